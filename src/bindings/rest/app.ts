@@ -1,0 +1,160 @@
+/**
+ * The REST door (spec 9.1): a Hono app whose routes are generated from the operations table.
+ * It frames bytes and headers into an OperationRequest and the result back into JSON; every
+ * decision is the pipeline's.
+ */
+import { Hono, type Context } from 'hono';
+import { parseDictionary } from 'structured-headers';
+import { randomUUID } from 'node:crypto';
+import { OPERATIONS, ProtocolError, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
+import { REST_ERRORS, problemBody } from './problems.js';
+
+export interface RestAppOptions {
+  pipeline: Pipeline;
+  /** The business profile document (served at /.well-known/usp). */
+  profile: () => Record<string, unknown>;
+  /** Our OpenAPI document (served at /openapi.json). */
+  openapi: () => Record<string, unknown>;
+  /** Largest accepted request body in bytes (413 above it). */
+  maxBodyBytes: number;
+  /** Seconds the profile may be cached (at least 60, spec 8.2.2). */
+  profileMaxAge?: number;
+}
+
+const JSON_TYPE = 'application/json';
+
+export function createRestApp(opts: RestAppOptions): Hono {
+  const app = new Hono();
+
+  app.use('*', async (c, next) => {
+    const correlationId = c.req.header('usp-correlation-id') ?? randomUUID();
+    await next();
+    c.res.headers.set('X-Content-Type-Options', 'nosniff');
+    c.res.headers.set('USP-Correlation-Id', correlationId);
+  });
+
+  app.get('/.well-known/usp', (c) => {
+    c.header('Cache-Control', `public, max-age=${Math.max(60, opts.profileMaxAge ?? 300)}`);
+    return c.json(opts.profile());
+  });
+  app.get('/openapi.json', (c) => {
+    c.header('Cache-Control', 'public, max-age=300');
+    return c.json(opts.openapi());
+  });
+
+  const byPath = new Map<string, OperationDef[]>();
+  for (const op of OPERATIONS) {
+    const list = byPath.get(op.rest.path) ?? [];
+    list.push(op);
+    byPath.set(op.rest.path, list);
+  }
+  for (const [path, ops] of byPath) {
+    const honoPath = path.replace(/\{(\w+)\}/g, ':$1');
+    for (const op of ops) {
+      app.on(op.rest.method, honoPath, (c) => handle(c, op, opts));
+    }
+    const allowed = ops.map((o) => o.rest.method).join(', ');
+    app.all(honoPath, (c) => {
+      c.header('Allow', allowed);
+      return problem(c, new ProtocolError('method_not_allowed', `${c.req.method} is not allowed here; use ${allowed}.`));
+    });
+  }
+
+  app.notFound((c) => problem(c, new ProtocolError('not_found', `No USP endpoint at ${c.req.path}.`)));
+  app.onError((err, c) => {
+    console.error('[usp-server] unexpected REST failure', err);
+    return problem(c, new ProtocolError('server_error', 'The business could not process the request.'));
+  });
+  return app;
+}
+
+async function handle(c: Context, op: OperationDef, opts: RestAppOptions): Promise<Response> {
+  let req: OperationRequest;
+  try {
+    req = await readRequest(c, op, opts);
+  } catch (err) {
+    if (err instanceof ProtocolError) return problem(c, err);
+    throw err;
+  }
+  const res = await opts.pipeline.execute(op, req);
+  if (!res.ok) return problem(c, res.error);
+  const body: Record<string, unknown> = { usp: res.usp, ...res.data };
+  if (res.messages.length > 0) body.messages = res.messages;
+  return c.json(body, res.status);
+}
+
+async function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): Promise<OperationRequest> {
+  let input: Record<string, unknown> = {};
+  if (op.rest.input === 'body' || (op.rest.input === 'none' && op.rest.method !== 'GET')) {
+    const declared = Number(c.req.header('content-length') ?? '0');
+    if (declared > opts.maxBodyBytes) throw tooLarge(opts.maxBodyBytes);
+    const raw = new Uint8Array(await c.req.arrayBuffer());
+    if (raw.byteLength > opts.maxBodyBytes) throw tooLarge(opts.maxBodyBytes);
+    if (raw.byteLength > 0 && op.rest.input === 'body') {
+      const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+      if (type !== JSON_TYPE && !type.endsWith('+json')) {
+        throw new ProtocolError('unsupported_media_type', 'Send the request body as application/json.');
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+      } catch {
+        throw new ProtocolError('invalid_request', 'The request body is not valid JSON.', { errors: [{ field: '(body)', message: 'malformed JSON' }] });
+      }
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        throw new ProtocolError('invalid_request', 'The request body must be a JSON object.', { errors: [{ field: '(body)', message: 'not an object' }] });
+      }
+      input = parsed as Record<string, unknown>;
+    }
+  } else if (op.rest.input === 'query') {
+    input = { ...c.req.query() };
+  }
+  Object.assign(input, c.req.param());
+
+  const req: OperationRequest = {
+    input,
+    profile: parseAgent(c.req.header('usp-agent')),
+    idempotencyKey: c.req.header('idempotency-key') ?? null,
+    ifMatch: c.req.header('if-match') ?? null,
+  };
+  const auth = c.req.header('authorization');
+  if (auth) {
+    const m = /^Bearer\s+(\S+)$/i.exec(auth);
+    if (m) req.credentials = { apiKey: m[1] };
+  }
+  return req;
+}
+
+/** USP-Agent is an RFC 8941 dictionary: `profile="https://..."`. */
+export function parseAgent(header: string | undefined): string | null {
+  if (header === undefined || header.trim() === '') return null;
+  let dict;
+  try {
+    dict = parseDictionary(header);
+  } catch {
+    throw new ProtocolError('invalid_request', 'USP-Agent must be a structured-field dictionary, e.g. profile="https://platform.example/profile.json".', {
+      errors: [{ field: 'USP-Agent', message: 'not an RFC 8941 dictionary' }],
+    });
+  }
+  const entry = dict.get('profile');
+  if (entry === undefined) return null;
+  const value = entry[0];
+  if (typeof value !== 'string') {
+    throw new ProtocolError('invalid_request', 'The USP-Agent profile member must be a quoted string.', {
+      errors: [{ field: 'USP-Agent', message: 'profile is not a string' }],
+    });
+  }
+  return value;
+}
+
+function tooLarge(max: number): ProtocolError {
+  return new ProtocolError('payload_too_large', `Request bodies are limited to ${max} bytes.`);
+}
+
+function problem(c: Context, err: ProtocolError): Response {
+  const status = REST_ERRORS[err.code].status;
+  const headers: Record<string, string> = { 'Content-Type': 'application/problem+json' };
+  if (err.retryAfter !== undefined) headers['Retry-After'] = String(err.retryAfter);
+  if (status === 401) headers['WWW-Authenticate'] = 'ApiKey realm="usp"';
+  return new Response(JSON.stringify(problemBody(err, c.req.path)), { status, headers });
+}

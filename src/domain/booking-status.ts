@@ -1,0 +1,48 @@
+/**
+ * The booking state machine (spec 5.1) as an explicit transition map: a move not listed here
+ * does not happen. Terminal states have no way out.
+ */
+import type { BookingStatus } from './records.js';
+
+export type BookingMove =
+  | 'confirm' // business approves a manual booking
+  | 'complete_actions' // last pending action done (payment)
+  | 'await_confirmation' // payment done, the business still has to confirm (manual mode)
+  | 'require_action' // a new action is pending (e.g. reschedule needs more payment)
+  | 'cancel' // buyer, platform or business cancels
+  | 'expire' // expires_at passed with something still pending
+  | 'reschedule' // same booking, new slot
+  | 'start' // business marks the service started
+  | 'complete' // business marks it done
+  | 'no_show'; // business marks the buyer absent
+
+export const BOOKING_TRANSITIONS: Readonly<Record<BookingStatus, Partial<Record<BookingMove, BookingStatus>>>> = {
+  pending: { confirm: 'confirmed', require_action: 'requires_action', cancel: 'canceled', expire: 'canceled', reschedule: 'pending' },
+  requires_action: { complete_actions: 'confirmed', await_confirmation: 'pending', cancel: 'canceled', expire: 'canceled', reschedule: 'requires_action' },
+  confirmed: { require_action: 'requires_action', cancel: 'canceled', reschedule: 'confirmed', start: 'in_progress', no_show: 'no_show' },
+  in_progress: { complete: 'completed', no_show: 'no_show' },
+  completed: {},
+  no_show: {},
+  canceled: {},
+};
+
+export const TERMINAL_STATUSES: readonly BookingStatus[] = ['completed', 'no_show', 'canceled'];
+
+export function isTerminal(status: BookingStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/** The state a move leads to, or null when the state machine forbids it. */
+export function nextStatus(from: BookingStatus, move: BookingMove): BookingStatus | null {
+  return BOOKING_TRANSITIONS[from][move] ?? null;
+}
+
+/** The moves allowed from a state, for error messages that say what can be done instead. */
+export function allowedMoves(from: BookingStatus): BookingMove[] {
+  return Object.keys(BOOKING_TRANSITIONS[from]) as BookingMove[];
+}
+
+/** Statuses in which a booking occupies its slot. */
+export function holdsSlot(status: BookingStatus): boolean {
+  return status === 'pending' || status === 'requires_action' || status === 'confirmed' || status === 'in_progress';
+}

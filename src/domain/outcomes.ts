@@ -1,0 +1,59 @@
+/**
+ * Business outcomes (spec 9.4): the request was understood and processed, and the answer is
+ * "no" or "yes, but". They travel as `messages[]` on a successful response on both doors.
+ */
+export type MessageType = 'error' | 'warning' | 'info';
+export type Severity = 'recoverable' | 'requires_buyer_input' | 'requires_buyer_review' | 'unrecoverable';
+
+export interface Message {
+  type: MessageType;
+  code: string;
+  content: string;
+  severity?: Severity;
+  path?: string;
+  content_type?: 'plain' | 'markdown';
+}
+
+export const OUTCOME_SEVERITY = {
+  slot_unavailable: 'recoverable',
+  hold_expired: 'recoverable',
+  booking_not_found: 'recoverable',
+  capacity_exceeded: 'recoverable',
+  payment_expired: 'recoverable',
+  price_mismatch: 'recoverable',
+  validation_error: 'requires_buyer_input',
+  booking_window_violated: 'requires_buyer_input',
+  payment_amount_mismatch: 'requires_buyer_input',
+  actions_pending: 'requires_buyer_input',
+  payment_required: 'requires_buyer_input',
+  reschedule_limit_reached: 'requires_buyer_review',
+  cancellation_not_allowed: 'requires_buyer_review',
+  reschedule_not_allowed: 'requires_buyer_review',
+  waitlist_full: 'recoverable',
+  offer_expired: 'recoverable',
+  entry_not_found: 'recoverable',
+  offer_already_accepted: 'recoverable',
+  hold_not_found: 'recoverable',
+  service_not_found: 'recoverable',
+  subscription_not_found: 'recoverable',
+  waitlist_not_available: 'recoverable',
+  already_in_state: 'recoverable',
+} as const satisfies Record<string, Severity>;
+
+export type OutcomeCode = keyof typeof OUTCOME_SEVERITY;
+
+export function errorMessage(code: OutcomeCode, content: string, path?: string): Message {
+  const m: Message = { type: 'error', code, content, severity: OUTCOME_SEVERITY[code] };
+  if (path) m.path = path;
+  return m;
+}
+
+export function warningMessage(code: string, content: string, path?: string): Message {
+  const m: Message = { type: 'warning', code, content };
+  if (path) m.path = path;
+  return m;
+}
+
+export function infoMessage(code: string, content: string): Message {
+  return { type: 'info', code, content };
+}

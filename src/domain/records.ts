@@ -1,0 +1,173 @@
+/**
+ * The resources the business keeps, in their published shapes (spec 4.2, 5.2, 11.1.1, 3.12.2),
+ * each wrapped with the private facts the business needs and never publishes.
+ */
+import type { Message } from './outcomes.js';
+
+export interface Buyer {
+  first_name: string;
+  last_name: string;
+  email: string;
+  phone_number?: string;
+  consent?: Record<string, boolean>;
+}
+
+export interface DeliveryAddress {
+  line1: string;
+  line2?: string;
+  city: string;
+  region?: string;
+  postal_code?: string;
+  country: string;
+  coordinates?: { lat: number; lng: number };
+}
+
+export type BookingStatus = 'pending' | 'requires_action' | 'confirmed' | 'in_progress' | 'completed' | 'no_show' | 'canceled';
+
+export interface PaymentContext {
+  amount_due: number;
+  currency: string;
+  description: string;
+  line_items: Array<{ label: string; amount: number; quantity: number; item_id: string }>;
+  metadata: { booking_id: string; service_id: string; service_type: string; slot_start?: string };
+  tax_amount?: number;
+}
+
+export interface Action {
+  type: string;
+  status: 'pending' | 'completed' | 'expired';
+  continue_url: string;
+  expires_at: string;
+  message?: Message;
+  payment_context?: PaymentContext;
+}
+
+export interface BookingPayment {
+  status: 'not_required' | 'pending' | 'deposit_paid' | 'paid' | 'refunded' | 'partially_refunded';
+  timing: 'at_booking' | 'at_service' | 'deposit_required';
+  amount?: number;
+  currency?: string;
+  amount_due?: number;
+  deposit_amount?: number;
+  amount_paid?: number;
+  transaction_id?: string;
+  order_reference?: string;
+}
+
+export interface Booking {
+  id: string;
+  service_id: string;
+  service_name: string;
+  slot: { id: string; start: string; end: string; duration: string };
+  buyer: Buyer;
+  recipient?: Buyer;
+  party_size: number;
+  resources?: Array<{ id: string; type: string; name: string }>;
+  location?: { id: string; name: string };
+  delivery_address?: DeliveryAddress;
+  status: BookingStatus;
+  confirmation_mode: 'auto' | 'manual';
+  payment?: BookingPayment;
+  actions?: Action[];
+  notes?: string;
+  cancellation?: { reason?: string; canceled_by: 'buyer' | 'business' | 'system'; fee: number; refund_amount: number; canceled_at: string };
+  created_at: string;
+  updated_at: string;
+  expires_at?: string;
+  revision: string;
+}
+
+/** What the business knows about a booking beyond what it publishes. */
+export interface BookingPrivate {
+  principal: string | null;
+  slot_key: string;
+  start_ms: number;
+  end_ms: number;
+  resource_ids: string[];
+  hold_id?: string;
+  reschedule_count: number;
+  /** Total price of the booking in minor units (0 when free). */
+  price_total: number;
+  /** What has been collected so far, in minor units. */
+  amount_paid: number;
+  expires_at_ms?: number;
+  post_payment_return_request?: { url: string; params?: Record<string, string> };
+  /** The business has confirmed this booking once (a later payment does not need a second approval). */
+  confirmed_once?: boolean;
+  /** Set when the booking came from a waitlist offer, to waive policies per 11.1.4. */
+  waitlist_entry_id?: string;
+}
+
+export interface BookingRecord {
+  booking: Booking;
+  priv: BookingPrivate;
+}
+
+export interface Hold {
+  id: string;
+  slot_id: string;
+  service_id: string;
+  spots: number;
+  expires_at: string;
+  status: 'active' | 'expired' | 'released' | 'converted';
+}
+
+export interface HoldRecord {
+  hold: Hold;
+  priv: {
+    principal: string | null;
+    slot_key: string;
+    start_ms: number;
+    end_ms: number;
+    resource_ids: string[];
+    expires_at_ms: number;
+    /** The booking this hold became, when converted. */
+    booking_id?: string;
+    /** The waitlist entry this hold keeps a place for, when the hold backs an offer. */
+    waitlist_entry_id?: string;
+    /** Buyer email when known (hold-abuse limits count per platform and buyer). */
+    buyer_key?: string;
+  };
+}
+
+export type WaitlistStatus = 'waiting' | 'offered' | 'accepted' | 'expired' | 'declined' | 'removed';
+
+export interface WaitlistEntry {
+  id: string;
+  service_id: string;
+  buyer: Buyer;
+  preferred_slots?: Array<{ start_date?: string; end_date?: string; time_of_day?: string }>;
+  status: WaitlistStatus;
+  position: number;
+  offered_slot?: { slot_id: string; start: string; end: string };
+  offer_expires_at?: string;
+  created_at: string;
+  revision: string;
+  /** The slot the buyer asked to wait for, when they named one. */
+  slot_id?: string;
+}
+
+export interface WaitlistRecord {
+  entry: WaitlistEntry;
+  priv: {
+    principal: string | null;
+    created_ms: number;
+    offer_hold_id?: string;
+    offer_expires_ms?: number;
+    booking_id?: string;
+  };
+}
+
+export interface FeedSubscription {
+  id: string;
+  callback_url: string;
+  categories?: string[];
+  events?: string[];
+  status: 'active' | 'paused' | 'canceled';
+  created_at: string;
+}
+
+export interface SubscriptionRecord {
+  subscription: FeedSubscription;
+  priv: { principal: string | null };
+}

@@ -1,0 +1,15 @@
+export { OPERATIONS, operationByName } from './table.js';
+export { Pipeline, silentLogger, parseInput, IDEMPOTENCY_RETENTION_MS } from './pipeline.js';
+export type { OperationRequest, OperationResponse, Logger, PipelineDeps } from './pipeline.js';
+export { ProtocolError, PROTOCOL_ERROR_CODES } from './errors.js';
+export type { ProtocolErrorCode, FieldError } from './errors.js';
+export type { OperationDef, AccessTier, CapabilityKey, RestRoute } from './define.js';
+export { USP_VERSION, uspEnvelope } from './envelope.js';
+export type { UspEnvelope } from './envelope.js';
+export { compileBusiness, systemClock, ManualClock, randomIds, randomToken } from './runtime.js';
+export type { Business, Caller, Clock, IdSource } from './runtime.js';
+export type { Credentials } from './authenticate.js';
+export { buildBusinessProfile } from './profile.js';
+export type { ProfileOptions } from './profile.js';
+export { sweep } from './sweep.js';
+export { syncCatalog } from './catalog-sync.js';

@@ -1,0 +1,209 @@
+/**
+ * The one path every call takes, whichever door it came through:
+ * identify the caller -> check the access tier -> validate input -> idempotency replay? ->
+ * handler in one store transaction (preconditions checked inside, events written to the outbox
+ * in the same transaction) -> store the idempotent result -> announce committed events.
+ */
+import { createHash } from 'node:crypto';
+import type { z } from 'zod';
+import type { Message } from '../domain/outcomes.js';
+import type { OutboxEvent, Store } from '../store/port.js';
+import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
+import type { OperationDef } from './define.js';
+import type { Business, Caller, Clock, IdSource, OperationContext, RaisedEvent } from './runtime.js';
+import { uspEnvelope, type UspEnvelope } from './envelope.js';
+import { authenticate, type Credentials } from './authenticate.js';
+
+/** Idempotency records are kept at least this long (spec 9.1.1). */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
+
+/** A call as both doors hand it over: raw input plus the protocol metadata that rode with it. */
+export interface OperationRequest {
+  /** Path parameters merged with the body or query; not yet validated. */
+  input: unknown;
+  /** Platform profile URI (USP-Agent `profile`, or `_meta.usp.profile`). */
+  profile?: string | null;
+  idempotencyKey?: string | null;
+  ifMatch?: string | null;
+  credentials?: Credentials;
+  /** A caller resolved outside the pipeline (the business's own CLI). */
+  trustedCaller?: Caller;
+}
+
+export type OperationResponse =
+  | { ok: true; status: 200 | 201; usp: UspEnvelope; data: Record<string, unknown>; messages: Message[]; replayed: boolean }
+  | { ok: false; error: ProtocolError };
+
+export interface Logger {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+export interface PipelineDeps {
+  store: Store;
+  biz: Business;
+  clock: Clock;
+  ids: IdSource;
+  log: Logger;
+  /** Called after a transaction that raised events has committed. */
+  onCommitted?: (events: readonly OutboxEvent[]) => void;
+  /** Publish `privileged_operations_require_authentication: false` and accept unauthenticated platforms. */
+  sandbox: boolean;
+  /** sha-256 hex digests of API keys that act as the business. */
+  adminKeyHashes: readonly string[];
+}
+
+interface StoredResult {
+  status: 200 | 201;
+  data: Record<string, unknown>;
+  messages: Message[];
+}
+
+export class Pipeline {
+  constructor(private readonly deps: PipelineDeps) {}
+
+  get business(): Business {
+    return this.deps.biz;
+  }
+
+  async execute(op: OperationDef, req: OperationRequest): Promise<OperationResponse> {
+    try {
+      return await this.run(op, req);
+    } catch (err) {
+      if (err instanceof ProtocolError) return { ok: false, error: err };
+      this.deps.log.error('operation failed', { operation: op.name, error: describe(err) });
+      return { ok: false, error: new ProtocolError('server_error', 'The business could not process the request.') };
+    }
+  }
+
+  private async run(op: OperationDef, req: OperationRequest): Promise<OperationResponse> {
+    const caller = req.trustedCaller ?? authenticate(op, req, this.deps);
+    const input = parseInput(op.input, req.input);
+    const usp = uspEnvelope(op);
+
+    const key = op.mutating ? normalizeIdempotencyKey(req.idempotencyKey) : undefined;
+    const scope = key ? `${caller.principal ?? (caller.business ? 'business' : 'anonymous')}|${op.name}|${key}` : undefined;
+    const requestHash = scope ? hashOf(input) : '';
+    const ifMatch = op.conditional && req.ifMatch ? normalizeRevision(req.ifMatch) : undefined;
+
+    const events: OutboxEvent[] = [];
+    const run = async (tx: OperationContext['tx']) => {
+      const now = this.deps.clock.now();
+      if (scope) {
+        const prior = await tx.idempotency.get(scope, now);
+        if (prior) {
+          if (prior.request_hash !== requestHash) {
+            throw new ProtocolError(
+              'idempotency_conflict',
+              'This idempotency key was already used with different parameters; use a new key for a new request.',
+            );
+          }
+          return { replayed: true, result: prior.body as StoredResult };
+        }
+      }
+      const ctx: OperationContext = {
+        tx,
+        now,
+        biz: this.deps.biz,
+        caller,
+        ids: this.deps.ids,
+        ifMatch,
+        emit: (e: RaisedEvent) => {
+          events.push({
+            event_id: this.deps.ids.next('evt'),
+            event: e.event,
+            order_key: e.orderKey,
+            principal: e.principal,
+            payload: e.payload,
+            created_ms: now,
+            due_ms: e.dueMs ?? now,
+          });
+        },
+      };
+      const res = await op.handle(input, ctx);
+      const result: StoredResult = {
+        status: res.messages?.some((m) => m.type === 'error') ? 200 : (res.status ?? 200),
+        data: res.data,
+        messages: res.messages ?? [],
+      };
+      for (const e of events) await tx.outbox.add(e);
+      if (scope) {
+        await tx.idempotency.put({
+          scope,
+          request_hash: requestHash,
+          status: result.status,
+          body: result,
+          created_ms: now,
+          expires_ms: now + IDEMPOTENCY_RETENTION_MS,
+        });
+      }
+      return { replayed: false, result };
+    };
+
+    const { replayed, result } = op.writes || scope ? await this.deps.store.transaction(run) : await this.deps.store.read(run);
+    if (events.length > 0 && this.deps.onCommitted) this.deps.onCommitted(events);
+    return { ok: true, status: result.status, usp, data: result.data, messages: result.messages, replayed };
+  }
+}
+
+/** Validate raw input against the operation's schema; every failure names its field. */
+export function parseInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+  const value = raw === undefined || raw === null ? {} : raw;
+  if (typeof value !== 'object' || Array.isArray(value)) throw invalidRequest('The request body must be a JSON object.');
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const errors: FieldError[] = parsed.error.issues.map((i) => ({ field: fieldPath(i.path), message: issueText(i) }));
+  const first = errors[0];
+  throw invalidRequest(`${first.field}: ${first.message}`, errors);
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
+  return out || '(body)';
+}
+
+function issueText(i: z.core.$ZodIssue): string {
+  if (i.code === 'invalid_type' && (i as { input?: unknown }).input === undefined) return 'is required';
+  return i.message;
+}
+
+function normalizeIdempotencyKey(key: string | null | undefined): string | undefined {
+  if (key === undefined || key === null) return undefined;
+  const k = key.trim();
+  if (k.length === 0 || k.length > 255 || !/^[\x21-\x7e]+$/.test(k)) {
+    throw invalidRequest('Idempotency-Key must be 1-255 visible ASCII characters (a UUID v4 is recommended).', [
+      { field: 'idempotency_key', message: 'invalid idempotency key' },
+    ]);
+  }
+  return k;
+}
+
+/** Accept `"rev"`, `W/"rev"` and bare `rev`: revisions are opaque strings compared exactly. */
+export function normalizeRevision(v: string): string {
+  let s = v.trim();
+  if (s.startsWith('W/')) s = s.slice(2);
+  if (s.length >= 2 && s.startsWith('"') && s.endsWith('"')) s = s.slice(1, -1);
+  return s;
+}
+
+/** Canonical hash of validated input: object keys sorted, so member order never matters. */
+export function hashOf(value: unknown): string {
+  return createHash('sha256').update(stableJson(value)).digest('base64url');
+}
+
+function stableJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  const keys = Object.keys(v as object)
+    .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}\n${err.stack ?? ''}` : String(err);
+}

@@ -1,0 +1,114 @@
+/**
+ * What every operation handler runs against: the business (compiled once at start), the store
+ * transaction, the caller, an injected clock and id source, and the events it raises.
+ */
+import { randomBytes } from 'node:crypto';
+import type { BusinessDef, ResourceDef, ServiceDef } from '../domain/business.js';
+import { publishService, type PublishedService } from '../domain/catalog.js';
+import type { Tx } from '../store/port.js';
+
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** A clock tests can move by hand. */
+export class ManualClock implements Clock {
+  constructor(private t: number) {}
+  now(): number {
+    return this.t;
+  }
+  set(ms: number): void {
+    this.t = ms;
+  }
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+export interface IdSource {
+  /** A new opaque id with a readable prefix, e.g. `bkg_3k9...` (at least 128 random bits). */
+  next(prefix: string): string;
+}
+
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/** Base32 of `bytes` random bytes (lower case, no padding). */
+export function randomToken(bytes: number): string {
+  const buf = randomBytes(bytes);
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const b of buf) {
+    value = (value << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      out += ALPHABET[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += ALPHABET[(value << (5 - bits)) & 31];
+  return out;
+}
+
+export const randomIds: IdSource = { next: (prefix) => `${prefix}_${randomToken(16)}` };
+
+/** The business compiled for fast lookups. Immutable for the life of the process. */
+export interface Business {
+  def: BusinessDef;
+  zone: string;
+  services: ReadonlyMap<string, ServiceDef>;
+  published: ReadonlyMap<string, PublishedService>;
+  resources: ReadonlyMap<string, ResourceDef>;
+  /** Services in catalog order. */
+  serviceOrder: readonly string[];
+}
+
+export function compileBusiness(def: BusinessDef): Business {
+  const services = new Map(def.services.map((s) => [s.id, s] as const));
+  const published = new Map(def.services.map((s) => [s.id, publishService(s, def)] as const));
+  return {
+    def,
+    zone: def.business.timezone,
+    services,
+    published,
+    resources: new Map(def.resources.map((r) => [r.id, r] as const)),
+    serviceOrder: def.services.map((s) => s.id),
+  };
+}
+
+/** Who is calling. Until platform authentication lands, the principal is the presented profile URI. */
+export interface Caller {
+  /** Stable identity the business binds resources to; null for anonymous public calls. */
+  principal: string | null;
+  /** Platform profile URI presented (USP-Agent / _meta.usp.profile). */
+  profile: string | null;
+  /** True when the caller is the business itself (admin API key or the local CLI). */
+  business: boolean;
+}
+
+export interface RaisedEvent {
+  event: string;
+  orderKey: string;
+  principal: string | null;
+  payload: Record<string, unknown>;
+  dueMs?: number;
+}
+
+export interface OperationContext {
+  tx: Tx;
+  now: number;
+  biz: Business;
+  caller: Caller;
+  ids: IdSource;
+  /** The caller's precondition (If-Match / _meta.usp.if_match), for conditional operations. */
+  ifMatch?: string;
+  /** Raise an event; it is written to the outbox in this transaction. */
+  emit(e: RaisedEvent): void;
+}
+
+export interface Services {
+  clock: Clock;
+  ids: IdSource;
+}

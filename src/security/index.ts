@@ -1,0 +1,2 @@
+export { hashApiKey, apiKeyMatches } from './api-key.js';
+export { checkProfileUrl } from './profile-url.js';

@@ -1,0 +1,242 @@
+/**
+ * The usp-server command line: `serve` runs the business, `bookings` lets the business act on its
+ * own bookings against the same database, `validate` checks a business file, `hash-key` prints the
+ * digest to put in a business file for an admin API key.
+ */
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import type { BusinessDef } from '../domain/business.js';
+import { BusinessFileError, loadBusinessFile, parseBusinessFile } from './business-file.js';
+import { createUspServer, consoleLogger } from './compose.js';
+import { operationByName, type OperationResponse } from '../operations/index.js';
+import { hashApiKey } from '../security/index.js';
+import { formatInstant } from '../domain/time.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+export const HELP = `usp-server: a Universal Scheduling Protocol business server (REST + MCP)
+
+Usage:
+  usp-server serve [--demo | --config FILE] [options]   run the business
+  usp-server bookings list [--status S] [--limit N]     list recent bookings
+  usp-server bookings get ID                            show one booking
+  usp-server bookings confirm ID                        confirm a manual-confirmation booking
+  usp-server bookings start|complete|no-show ID         mark a booking in progress / completed / no-show
+  usp-server bookings cancel ID [--reason TEXT]         cancel as the business (no fee, full refund)
+  usp-server validate FILE                              check a business file and exit
+  usp-server hash-key KEY                               print the sha-256 digest of an admin API key
+
+Business:
+  --demo                      serve the built-in demo business (implies --sandbox unless --require-auth)
+  --config FILE               serve the business described by FILE (JSON; see schemas/business-file.schema.json)
+
+Server (serve):
+  --port N                    port to listen on (default 8787, or $PORT)
+  --host H                    address to listen on (default 127.0.0.1)
+  --db PATH                   SQLite database file (default ./data/<business id>.db; ':memory:' for none)
+  --sandbox                   accept privileged calls without platform authentication and say so in the profile
+  --require-auth              refuse unauthenticated privileged calls (the default without --demo)
+  --admin-key KEY             an API key that acts as the business (Authorization: Bearer KEY); repeatable
+  --max-body-bytes N          largest accepted request body (default 65536)
+
+Business settings (override the business file's "settings"):
+  --hold-ttl SECONDS                    hold time-to-live (default 600)
+  --payment-ttl SECONDS                 how long a payment action stays open (default 1800)
+  --manual-confirmation-ttl SECONDS     how long a manual booking waits for the business (default 86400)
+  --waitlist-offer-ttl SECONDS          how long a waitlist offer can be accepted (default 900)
+  --max-query-days N                    longest availability query range in days (default 31)
+  --max-holds N                         active holds per platform and buyer on one service (default 3)
+  --max-waitlist N                      most entries on one service's waitlist (default 100)
+  --public-url URL                      public origin of the server (profile endpoints, checkout links)
+  --checkout-url TEMPLATE               checkout page URL; {booking_id} is replaced
+
+Other:
+  --help                      this text
+`;
+
+const OPTIONS = {
+  demo: { type: 'boolean' },
+  config: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  db: { type: 'string' },
+  sandbox: { type: 'boolean' },
+  'require-auth': { type: 'boolean' },
+  'admin-key': { type: 'string', multiple: true },
+  'max-body-bytes': { type: 'string' },
+  'hold-ttl': { type: 'string' },
+  'payment-ttl': { type: 'string' },
+  'manual-confirmation-ttl': { type: 'string' },
+  'waitlist-offer-ttl': { type: 'string' },
+  'max-query-days': { type: 'string' },
+  'max-holds': { type: 'string' },
+  'max-waitlist': { type: 'string' },
+  'public-url': { type: 'string' },
+  'checkout-url': { type: 'string' },
+  status: { type: 'string' },
+  limit: { type: 'string' },
+  reason: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+class UsageError extends Error {}
+
+export function demoBusinessPath(): string {
+  // dist/server/cli.js and src/server/cli.ts both sit next to demo-business.json (copied at build).
+  return join(HERE, 'demo-business.json');
+}
+
+function intFlag(flags: Flags, name: keyof Flags, min: number): number | undefined {
+  const v = flags[name];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${String(name)} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+export async function loadBusiness(flags: Flags): Promise<BusinessDef> {
+  if (flags.demo && flags.config) throw new UsageError('give either --demo or --config FILE, not both');
+  let def: BusinessDef;
+  if (flags.config) def = await loadBusinessFile(flags.config);
+  else if (flags.demo) def = parseBusinessFile(JSON.parse(readFileSync(demoBusinessPath(), 'utf8')), 'demo-business.json');
+  else throw new UsageError('give --demo or --config FILE (see --help)');
+  const s = { ...def.settings };
+  const set = <K extends keyof typeof s>(k: K, v: (typeof s)[K] | undefined) => {
+    if (v !== undefined) s[k] = v;
+  };
+  set('hold_ttl_seconds', intFlag(flags, 'hold-ttl', 1));
+  set('payment_ttl_seconds', intFlag(flags, 'payment-ttl', 1));
+  set('manual_confirmation_ttl_seconds', intFlag(flags, 'manual-confirmation-ttl', 1));
+  set('waitlist_offer_ttl_seconds', intFlag(flags, 'waitlist-offer-ttl', 1));
+  set('max_query_days', intFlag(flags, 'max-query-days', 1));
+  set('max_active_holds_per_buyer', intFlag(flags, 'max-holds', 1));
+  set('max_waitlist_entries', intFlag(flags, 'max-waitlist', 1));
+  if (flags['public-url'] !== undefined) {
+    try {
+      new URL(flags['public-url']);
+    } catch {
+      throw new UsageError(`--public-url must be an absolute URL, got ${JSON.stringify(flags['public-url'])}`);
+    }
+    s.public_url = flags['public-url'];
+  }
+  if (flags['checkout-url'] !== undefined) s.checkout_url_template = flags['checkout-url'];
+  return { ...def, settings: s };
+}
+
+function dbPath(flags: Flags, def: BusinessDef): string {
+  return flags.db ?? join(process.cwd(), 'data', `${def.business.id}.db`);
+}
+
+async function serveCommand(flags: Flags): Promise<void> {
+  const def = await loadBusiness(flags);
+  const sandbox = flags['require-auth'] ? false : Boolean(flags.sandbox || flags.demo);
+  const port = intFlag(flags, 'port', 0) ?? (process.env.PORT ? Number(process.env.PORT) : 8787);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port ${port}`);
+  const host = flags.host ?? '127.0.0.1';
+  const server = await createUspServer({
+    business: def,
+    db: dbPath(flags, def),
+    sandbox,
+    adminKeys: flags['admin-key'],
+    maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
+  });
+  const url = await server.listen(port, host);
+  consoleLogger.info(`${def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
+  if (sandbox) {
+    consoleLogger.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
+  } else {
+    consoleLogger.warn('platform authentication mechanisms are not available yet: privileged calls need the business API key.');
+  }
+  const stop = async () => {
+    await server.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+function printResponse(res: OperationResponse, zone: string): void {
+  if (!res.ok) throw new UsageError(`${res.error.code}: ${res.error.message}`);
+  for (const m of res.messages) console.error(`${m.type}: ${m.code}: ${m.content}`);
+  const b = res.data.booking as Record<string, any> | undefined;
+  if (b) console.log(JSON.stringify(b, null, 2));
+  void zone;
+}
+
+async function bookingsCommand(flags: Flags, args: string[]): Promise<void> {
+  const [sub, id] = args;
+  if (!flags.demo && !flags.config) flags = { ...flags, demo: true };
+  const def = await loadBusiness(flags);
+  const server = await createUspServer({ business: def, db: dbPath(flags, def), sandbox: true, sweepIntervalMs: 0, log: consoleLogger });
+  const caller = { principal: 'business', profile: null, business: true };
+  try {
+    if (sub === 'list') {
+      const limit = intFlag(flags, 'limit', 1) ?? 20;
+      const recs = await server.store.read((tx) => tx.bookings.recent(limit, flags.status));
+      for (const r of recs) {
+        const b = r.booking;
+        console.log(`${b.id}  ${b.status.padEnd(15)} ${formatInstant(r.priv.start_ms, server.biz.zone)}  ${b.service_name}  ${b.buyer.first_name} ${b.buyer.last_name}`);
+      }
+      if (recs.length === 0) console.log('no bookings');
+      return;
+    }
+    const opName = { get: 'get_booking', confirm: 'confirm_booking', start: 'start_booking', complete: 'complete_booking', 'no-show': 'mark_no_show', cancel: 'cancel_booking' }[sub ?? ''];
+    if (!opName) throw new UsageError(`unknown bookings command ${JSON.stringify(sub)} (see --help)`);
+    if (!id) throw new UsageError(`usp-server bookings ${sub} needs a booking id`);
+    const input: Record<string, unknown> = { booking_id: id };
+    if (sub === 'cancel' && flags.reason) input.reason = flags.reason;
+    printResponse(await server.pipeline.execute(operationByName(opName), { input, trustedCaller: caller }), server.biz.zone);
+  } finally {
+    await server.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    console.error(`usp-server: ${(err as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  const { values: flags, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (flags.help || !command) {
+    console.log(HELP);
+    return flags.help ? 0 : 2;
+  }
+  try {
+    switch (command) {
+      case 'serve':
+        await serveCommand(flags);
+        return -1; // keep running
+      case 'bookings':
+        await bookingsCommand(flags, rest);
+        return 0;
+      case 'validate': {
+        const file = rest[0] ?? flags.config;
+        if (!file) throw new UsageError('usp-server validate FILE');
+        const def = await loadBusinessFile(file);
+        console.log(`${file}: valid (${def.services.length} services, ${def.resources.length} resources)`);
+        return 0;
+      }
+      case 'hash-key':
+        if (!rest[0]) throw new UsageError('usp-server hash-key KEY');
+        console.log(hashApiKey(rest[0]));
+        return 0;
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)} (see --help)`);
+    }
+  } catch (err) {
+    if (err instanceof BusinessFileError || err instanceof UsageError) {
+      console.error(`usp-server: ${err.message}`);
+      return err instanceof UsageError ? 2 : 1;
+    }
+    console.error(`usp-server: ${(err as Error)?.message ?? String(err)}`);
+    return 1;
+  }
+}

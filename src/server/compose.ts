@@ -1,0 +1,144 @@
+/**
+ * The composition root: the one place that picks implementations (SQLite store, system clock,
+ * random ids) and wires the business, the pipeline and the doors together.
+ */
+import { serve, type ServerType } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import type { BusinessDef } from '../domain/business.js';
+import {
+  Pipeline,
+  buildBusinessProfile,
+  compileBusiness,
+  randomIds,
+  sweep,
+  syncCatalog,
+  systemClock,
+  type Business,
+  type Clock,
+  type IdSource,
+  type Logger,
+} from '../operations/index.js';
+import { openSqliteStore, type OutboxEvent, type Store } from '../store/index.js';
+import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
+import { hashApiKey } from '../security/index.js';
+import type { Hono } from 'hono';
+
+export interface ServerOptions {
+  business: BusinessDef;
+  /** SQLite file path or ':memory:'. */
+  db: string;
+  sandbox: boolean;
+  clock?: Clock;
+  ids?: IdSource;
+  log?: Logger;
+  /** Extra admin API keys in clear (hashed at start), e.g. from --admin-key. */
+  adminKeys?: string[];
+  maxBodyBytes?: number;
+  /** Run the housekeeping sweep this often (ms); 0 disables it. */
+  sweepIntervalMs?: number;
+  /** Receives events after their transaction commits (webhook dispatcher, MCP fan-out). */
+  onEvents?: (events: readonly OutboxEvent[]) => void;
+}
+
+export interface UspServer {
+  biz: Business;
+  store: Store;
+  pipeline: Pipeline;
+  app: Hono;
+  clock: Clock;
+  ids: IdSource;
+  profile(): Record<string, unknown>;
+  /** Listen on host:port (port 0 picks a free one); resolves with the base URL. */
+  listen(port: number, host?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export const consoleLogger: Logger = {
+  info: (msg, f) => console.error(`[usp-server] ${msg}${f ? ' ' + JSON.stringify(f) : ''}`),
+  warn: (msg, f) => console.error(`[usp-server] warning: ${msg}${f ? ' ' + JSON.stringify(f) : ''}`),
+  error: (msg, f) => console.error(`[usp-server] error: ${msg}${f ? ' ' + JSON.stringify(f) : ''}`),
+};
+
+export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
+  const clock = opts.clock ?? systemClock;
+  const ids = opts.ids ?? randomIds;
+  const log = opts.log ?? consoleLogger;
+  const biz = compileBusiness(opts.business);
+  const store = openSqliteStore({ path: opts.db });
+  const listeners: Array<(e: readonly OutboxEvent[]) => void> = [];
+  if (opts.onEvents) listeners.push(opts.onEvents);
+  const announce = (events: readonly OutboxEvent[]) => {
+    for (const l of listeners) {
+      try {
+        l(events);
+      } catch (err) {
+        log.error('event listener failed', { error: String(err) });
+      }
+    }
+  };
+  announce(await syncCatalog(store, biz, clock, ids));
+
+  const pipeline = new Pipeline({
+    store,
+    biz,
+    clock,
+    ids,
+    log,
+    sandbox: opts.sandbox,
+    adminKeyHashes: [...(opts.business.admin_api_key_hashes ?? []), ...(opts.adminKeys ?? []).map(hashApiKey)],
+    onCommitted: announce,
+  });
+
+  let baseUrl = opts.business.settings.public_url.replace(/\/$/, '');
+  const profile = () => buildBusinessProfile(biz, { baseUrl, sandbox: opts.sandbox });
+  let openapiDoc: Record<string, unknown> | undefined;
+  const app = createRestApp({
+    pipeline,
+    profile,
+    openapi: () => (openapiDoc ??= buildOpenApi(baseUrl)),
+    maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,
+  });
+
+  let timer: NodeJS.Timeout | undefined;
+  const interval = opts.sweepIntervalMs ?? 30_000;
+  if (interval > 0) {
+    timer = setInterval(() => {
+      sweep(store, biz, clock, ids).then(announce, (err) => log.error('sweep failed', { error: String(err) }));
+    }, interval);
+    timer.unref();
+  }
+
+  let http: ServerType | undefined;
+  return {
+    biz,
+    store,
+    pipeline,
+    app,
+    clock,
+    ids,
+    profile,
+    async listen(port, host = '127.0.0.1') {
+      await new Promise<void>((resolve, reject) => {
+        http = serve({ fetch: app.fetch, port, hostname: host }, () => resolve());
+        http.once('error', reject);
+      });
+      const addr = http!.address() as AddressInfo;
+      const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+      const url = `http://${shownHost}:${addr.port}`;
+      // When no public URL was configured, advertise the address actually listened on.
+      if (opts.business.settings.public_url === 'http://localhost:8787' && addr.port !== 8787) baseUrl = url;
+      return url;
+    },
+    async close() {
+      if (timer) clearInterval(timer);
+      if (http) {
+        const h = http as ServerType & { closeAllConnections?: () => void };
+        await new Promise<void>((resolve) => {
+          h.close(() => resolve());
+          h.closeAllConnections?.();
+        });
+      }
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * The storage port. Asynchronous on purpose: SQLite (synchronous driver) and PostgreSQL
+ * (asynchronous driver) sit behind the same interface. A transaction is an async function that
+ * receives the repositories; it commits when the function resolves and rolls back when it throws.
+ * Check-and-reserve (availability re-validation and the claim that books it) always happens inside
+ * one transaction.
+ */
+import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../domain/records.js';
+
+/** A resource occupied by a booking or an active hold over its blocked interval (buffers included). */
+export interface ClaimRow {
+  resource_id: string;
+  start_ms: number;
+  end_ms: number;
+  slot_key: string;
+  owner_id: string;
+  spots: number;
+  is_hold: boolean;
+  service_id: string;
+  /** When the claim stops counting by itself (holds, pending bookings); null = until removed. */
+  expires_at_ms: number | null;
+}
+
+export interface ClaimRepo {
+  /** Claims on any of the resources overlapping [fromMs, toMs) that have not expired at nowMs. */
+  active(resourceIds: readonly string[], fromMs: number, toMs: number, nowMs: number): Promise<ClaimRow[]>;
+  add(rows: readonly ClaimRow[]): Promise<void>;
+  removeOwner(ownerId: string): Promise<void>;
+  /** Hand a hold's claims to the booking made from it (same resources and interval). */
+  transfer(fromOwner: string, toOwner: string, expiresAtMs: number | null): Promise<void>;
+  setExpiry(ownerId: string, expiresAtMs: number | null): Promise<void>;
+}
+
+export interface BookingRepo {
+  get(id: string): Promise<BookingRecord | null>;
+  byHold(holdId: string): Promise<BookingRecord | null>;
+  insert(rec: BookingRecord): Promise<void>;
+  update(rec: BookingRecord): Promise<void>;
+  /** Most recently created first (for the business's own tools). */
+  recent(limit: number, status?: string): Promise<BookingRecord[]>;
+  /** Ids of pending / requires_action bookings whose expiry passed (for the sweeper). */
+  expiredPending(nowMs: number, limit: number): Promise<string[]>;
+}
+
+export interface HoldRepo {
+  get(id: string): Promise<HoldRecord | null>;
+  insert(rec: HoldRecord): Promise<void>;
+  update(rec: HoldRecord): Promise<void>;
+  /** Active, unexpired holds a principal has for one buyer on one service (hold-abuse limit). */
+  countActive(principal: string | null, buyerKey: string | null, serviceId: string, nowMs: number): Promise<number>;
+}
+
+export interface WaitlistQuery {
+  principal: string | null;
+  serviceId?: string;
+  status?: WaitlistStatus;
+  afterCreatedMs?: number;
+  afterId?: string;
+  limit: number;
+}
+
+export interface WaitlistRepo {
+  get(id: string): Promise<WaitlistRecord | null>;
+  insert(rec: WaitlistRecord): Promise<void>;
+  update(rec: WaitlistRecord): Promise<void>;
+  /** The caller's entries, oldest first, keyset-paginated. */
+  list(q: WaitlistQuery): Promise<WaitlistRecord[]>;
+  /** Entries of a service in the given statuses, oldest first. */
+  byService(serviceId: string, statuses: readonly WaitlistStatus[]): Promise<WaitlistRecord[]>;
+  /** Offered entries whose offer window passed (for the sweeper). */
+  expiredOffers(nowMs: number, limit: number): Promise<string[]>;
+}
+
+export interface IdempotencyRecord {
+  scope: string;
+  request_hash: string;
+  status: number;
+  body: unknown;
+  created_ms: number;
+  expires_ms: number;
+}
+
+export interface IdempotencyRepo {
+  get(scope: string, nowMs: number): Promise<IdempotencyRecord | null>;
+  put(rec: IdempotencyRecord): Promise<void>;
+  purge(nowMs: number): Promise<number>;
+}
+
+/** The catalog as last published: feeds and catalog events are computed from it. */
+export interface StoredService {
+  id: string;
+  /** The published Service object (without availability_hint). */
+  data: Record<string, unknown>;
+  fingerprint: string;
+  modified_ms: number;
+  deleted: boolean;
+}
+
+export interface CatalogRepo {
+  all(): Promise<StoredService[]>;
+  upsert(s: StoredService): Promise<void>;
+  /** Ascending (modified_ms, id) after the given position. */
+  feed(afterMs: number, afterId: string, limit: number, locationId?: string): Promise<StoredService[]>;
+}
+
+export interface SubscriptionRepo {
+  get(id: string): Promise<SubscriptionRecord | null>;
+  insert(rec: SubscriptionRecord): Promise<void>;
+  update(rec: SubscriptionRecord): Promise<void>;
+  active(): Promise<SubscriptionRecord[]>;
+}
+
+/** An event written in the same transaction as the change that caused it (webhook outbox). */
+export interface OutboxEvent {
+  event_id: string;
+  event: string;
+  /** Booking, waitlist entry or service id: events of one key are delivered in order. */
+  order_key: string;
+  /** Principal that owns the resource (its platform receives the event), or null for catalog events. */
+  principal: string | null;
+  payload: Record<string, unknown>;
+  created_ms: number;
+  /** When the event becomes due (reminders are scheduled ahead). */
+  due_ms: number;
+}
+
+export interface OutboxRepo {
+  add(e: OutboxEvent): Promise<void>;
+  /** Newest events first, for inspection. */
+  recent(limit: number): Promise<OutboxEvent[]>;
+}
+
+export interface KeyValueRepo {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string): Promise<void>;
+}
+
+export interface Tx {
+  claims: ClaimRepo;
+  bookings: BookingRepo;
+  holds: HoldRepo;
+  waitlist: WaitlistRepo;
+  idempotency: IdempotencyRepo;
+  catalog: CatalogRepo;
+  subscriptions: SubscriptionRepo;
+  outbox: OutboxRepo;
+  kv: KeyValueRepo;
+}
+
+export interface Store {
+  /** Run `fn` in one serializable write transaction. */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Run `fn` on a consistent read snapshot. Writes inside it are a programming error. */
+  read<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  readonly engine: 'sqlite' | 'postgres';
+}

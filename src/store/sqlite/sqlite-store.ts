@@ -1,0 +1,368 @@
+/**
+ * The embedded store: SQLite through better-sqlite3 in WAL mode. The driver is synchronous, so
+ * transactions are serialized through a promise queue: an async transaction body can await
+ * between statements without another request's statements landing inside it.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../domain/records.js';
+import type { ClaimRow, IdempotencyRecord, OutboxEvent, Store, StoredService, Tx, WaitlistQuery } from '../port.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+
+type Db = Database.Database;
+
+export interface SqliteStoreOptions {
+  /** File path, or ':memory:'. */
+  path: string;
+}
+
+export function openSqliteStore(opts: SqliteStoreOptions): Store {
+  if (opts.path !== ':memory:') mkdirSync(dirname(opts.path), { recursive: true });
+  const db = new Database(opts.path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+  return new SqliteStore(db);
+}
+
+function migrate(db: Db): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL)');
+  const row = db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null };
+  const done = row.v ?? 0;
+  for (let i = done; i < SQLITE_MIGRATIONS.length; i++) {
+    db.transaction(() => {
+      db.exec(SQLITE_MIGRATIONS[i]);
+      db.prepare('INSERT INTO schema_migrations (version, applied_ms) VALUES (?, ?)').run(i + 1, Date.now());
+    })();
+  }
+}
+
+class SqliteStore implements Store {
+  readonly engine = 'sqlite' as const;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly tx: Tx;
+  private closed = false;
+
+  constructor(private readonly db: Db) {
+    this.tx = buildRepos(db);
+  }
+
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.serialize(async () => {
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const out = await fn(this.tx);
+        this.db.exec('COMMIT');
+        return out;
+      } catch (err) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw err;
+      }
+    });
+  }
+
+  read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.serialize(async () => {
+      this.db.exec('BEGIN');
+      try {
+        return await fn(this.tx);
+      } finally {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue.catch(() => undefined);
+    this.db.close();
+  }
+
+  private serialize<T>(job: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    const run = this.queue.then(job, job);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+const json = (v: unknown) => JSON.stringify(v);
+const parse = <T>(s: string): T => JSON.parse(s) as T;
+
+function buildRepos(db: Db): Tx {
+  const q = {
+    claimsActive: (n: number) =>
+      db.prepare(
+        `SELECT * FROM claims WHERE resource_id IN (${Array(n).fill('?').join(',')})
+         AND start_ms < ? AND end_ms > ? AND (expires_at_ms IS NULL OR expires_at_ms > ?)`,
+      ),
+    claimInsert: db.prepare(
+      `INSERT INTO claims (resource_id, start_ms, end_ms, slot_key, owner_id, spots, is_hold, service_id, expires_at_ms)
+       VALUES (@resource_id, @start_ms, @end_ms, @slot_key, @owner_id, @spots, @is_hold, @service_id, @expires_at_ms)`,
+    ),
+    claimDelete: db.prepare('DELETE FROM claims WHERE owner_id = ?'),
+    claimTransfer: db.prepare('UPDATE claims SET owner_id = ?, is_hold = 0, expires_at_ms = ? WHERE owner_id = ?'),
+    claimExpiry: db.prepare('UPDATE claims SET expires_at_ms = ? WHERE owner_id = ?'),
+    bookingGet: db.prepare('SELECT data FROM bookings WHERE id = ?'),
+    bookingByHold: db.prepare('SELECT data FROM bookings WHERE hold_id = ?'),
+    bookingInsert: db.prepare(
+      'INSERT INTO bookings (id, service_id, status, hold_id, principal, expires_at_ms, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    bookingUpdate: db.prepare('UPDATE bookings SET status = ?, expires_at_ms = ?, data = ? WHERE id = ?'),
+    bookingExpired: db.prepare(
+      `SELECT id FROM bookings WHERE status IN ('pending', 'requires_action') AND expires_at_ms IS NOT NULL AND expires_at_ms <= ? LIMIT ?`,
+    ),
+    holdGet: db.prepare('SELECT data FROM holds WHERE id = ?'),
+    holdInsert: db.prepare(
+      'INSERT INTO holds (id, service_id, status, principal, buyer_key, expires_at_ms, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    holdUpdate: db.prepare('UPDATE holds SET status = ?, expires_at_ms = ?, data = ? WHERE id = ?'),
+    holdCount: db.prepare(
+      `SELECT COUNT(*) AS n FROM holds WHERE principal IS ? AND buyer_key IS ? AND service_id = ? AND status = 'active' AND expires_at_ms > ?`,
+    ),
+    wlGet: db.prepare('SELECT data FROM waitlist_entries WHERE id = ?'),
+    wlInsert: db.prepare(
+      'INSERT INTO waitlist_entries (id, service_id, status, principal, created_ms, offer_expires_ms, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    wlUpdate: db.prepare('UPDATE waitlist_entries SET status = ?, offer_expires_ms = ?, data = ? WHERE id = ?'),
+    wlExpiredOffers: db.prepare(
+      `SELECT id FROM waitlist_entries WHERE status = 'offered' AND offer_expires_ms IS NOT NULL AND offer_expires_ms <= ? LIMIT ?`,
+    ),
+    idemGet: db.prepare('SELECT * FROM idempotency WHERE scope = ? AND expires_ms > ?'),
+    idemPut: db.prepare(
+      `INSERT INTO idempotency (scope, request_hash, status, body, created_ms, expires_ms) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (scope) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status, body = excluded.body,
+       created_ms = excluded.created_ms, expires_ms = excluded.expires_ms`,
+    ),
+    idemPurge: db.prepare('DELETE FROM idempotency WHERE expires_ms <= ?'),
+    catAll: db.prepare('SELECT * FROM catalog ORDER BY id'),
+    catUpsert: db.prepare(
+      `INSERT INTO catalog (id, data, fingerprint, modified_ms, deleted) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET data = excluded.data, fingerprint = excluded.fingerprint,
+       modified_ms = excluded.modified_ms, deleted = excluded.deleted`,
+    ),
+    catFeed: db.prepare(
+      'SELECT * FROM catalog WHERE (modified_ms > ? OR (modified_ms = ? AND id > ?)) ORDER BY modified_ms, id LIMIT ?',
+    ),
+    subGet: db.prepare('SELECT data FROM feed_subscriptions WHERE id = ?'),
+    subInsert: db.prepare('INSERT INTO feed_subscriptions (id, status, principal, data) VALUES (?, ?, ?, ?)'),
+    subUpdate: db.prepare('UPDATE feed_subscriptions SET status = ?, data = ? WHERE id = ?'),
+    subActive: db.prepare(`SELECT data FROM feed_subscriptions WHERE status = 'active' ORDER BY id`),
+    outboxAdd: db.prepare(
+      'INSERT INTO outbox (event_id, event, order_key, principal, payload, created_ms, due_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    outboxRecent: db.prepare('SELECT * FROM outbox ORDER BY seq DESC LIMIT ?'),
+    kvGet: db.prepare('SELECT value FROM kv WHERE key = ?'),
+    kvSet: db.prepare('INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+  };
+  const activeCache = new Map<number, Database.Statement>();
+  const one = <T>(stmt: Database.Statement, ...args: unknown[]): T | null => {
+    const row = stmt.get(...args) as { data: string } | undefined;
+    return row ? parse<T>(row.data) : null;
+  };
+  const rowToService = (r: any): StoredService => ({
+    id: r.id,
+    data: parse(r.data),
+    fingerprint: r.fingerprint,
+    modified_ms: r.modified_ms,
+    deleted: r.deleted === 1,
+  });
+
+  return {
+    claims: {
+      async active(resourceIds, fromMs, toMs, nowMs) {
+        if (resourceIds.length === 0) return [];
+        let stmt = activeCache.get(resourceIds.length);
+        if (!stmt) activeCache.set(resourceIds.length, (stmt = q.claimsActive(resourceIds.length)));
+        const rows = stmt.all(...resourceIds, toMs, fromMs, nowMs) as any[];
+        return rows.map((r): ClaimRow => ({ ...r, is_hold: r.is_hold === 1 }));
+      },
+      async add(rows) {
+        for (const r of rows) q.claimInsert.run({ ...r, is_hold: r.is_hold ? 1 : 0 });
+      },
+      async removeOwner(ownerId) {
+        q.claimDelete.run(ownerId);
+      },
+      async transfer(fromOwner, toOwner, expiresAtMs) {
+        q.claimTransfer.run(toOwner, expiresAtMs, fromOwner);
+      },
+      async setExpiry(ownerId, expiresAtMs) {
+        q.claimExpiry.run(expiresAtMs, ownerId);
+      },
+    },
+    bookings: {
+      async get(id) {
+        return one<BookingRecord>(q.bookingGet, id);
+      },
+      async byHold(holdId) {
+        return one<BookingRecord>(q.bookingByHold, holdId);
+      },
+      async insert(rec) {
+        q.bookingInsert.run(
+          rec.booking.id,
+          rec.booking.service_id,
+          rec.booking.status,
+          rec.priv.hold_id ?? null,
+          rec.priv.principal,
+          rec.priv.expires_at_ms ?? null,
+          json(rec),
+        );
+      },
+      async update(rec) {
+        q.bookingUpdate.run(rec.booking.status, rec.priv.expires_at_ms ?? null, json(rec), rec.booking.id);
+      },
+      async recent(limit, status) {
+        const rows = (status
+          ? db.prepare('SELECT data FROM bookings WHERE status = ? ORDER BY rowid DESC LIMIT ?').all(status, limit)
+          : db.prepare('SELECT data FROM bookings ORDER BY rowid DESC LIMIT ?').all(limit)) as Array<{ data: string }>;
+        return rows.map((r) => parse<BookingRecord>(r.data));
+      },
+      async expiredPending(nowMs, limit) {
+        return (q.bookingExpired.all(nowMs, limit) as Array<{ id: string }>).map((r) => r.id);
+      },
+    },
+    holds: {
+      async get(id) {
+        return one<HoldRecord>(q.holdGet, id);
+      },
+      async insert(rec) {
+        q.holdInsert.run(
+          rec.hold.id,
+          rec.hold.service_id,
+          rec.hold.status,
+          rec.priv.principal,
+          rec.priv.buyer_key ?? null,
+          rec.priv.expires_at_ms,
+          json(rec),
+        );
+      },
+      async update(rec) {
+        q.holdUpdate.run(rec.hold.status, rec.priv.expires_at_ms, json(rec), rec.hold.id);
+      },
+      async countActive(principal, buyerKey, serviceId, nowMs) {
+        return (q.holdCount.get(principal, buyerKey, serviceId, nowMs) as { n: number }).n;
+      },
+    },
+    waitlist: {
+      async get(id) {
+        return one<WaitlistRecord>(q.wlGet, id);
+      },
+      async insert(rec) {
+        q.wlInsert.run(
+          rec.entry.id,
+          rec.entry.service_id,
+          rec.entry.status,
+          rec.priv.principal,
+          rec.priv.created_ms,
+          rec.priv.offer_expires_ms ?? null,
+          json(rec),
+        );
+      },
+      async update(rec) {
+        q.wlUpdate.run(rec.entry.status, rec.priv.offer_expires_ms ?? null, json(rec), rec.entry.id);
+      },
+      async list(w: WaitlistQuery) {
+        const where = ['principal IS ?'];
+        const args: unknown[] = [w.principal];
+        if (w.serviceId) (where.push('service_id = ?'), args.push(w.serviceId));
+        if (w.status) (where.push('status = ?'), args.push(w.status));
+        if (w.afterCreatedMs !== undefined) {
+          where.push('(created_ms > ? OR (created_ms = ? AND id > ?))');
+          args.push(w.afterCreatedMs, w.afterCreatedMs, w.afterId ?? '');
+        }
+        const rows = db
+          .prepare(`SELECT data FROM waitlist_entries WHERE ${where.join(' AND ')} ORDER BY created_ms, id LIMIT ?`)
+          .all(...args, w.limit) as Array<{ data: string }>;
+        return rows.map((r) => parse<WaitlistRecord>(r.data));
+      },
+      async byService(serviceId, statuses: readonly WaitlistStatus[]) {
+        if (statuses.length === 0) return [];
+        const rows = db
+          .prepare(
+            `SELECT data FROM waitlist_entries WHERE service_id = ? AND status IN (${statuses.map(() => '?').join(',')}) ORDER BY created_ms, id`,
+          )
+          .all(serviceId, ...statuses) as Array<{ data: string }>;
+        return rows.map((r) => parse<WaitlistRecord>(r.data));
+      },
+      async expiredOffers(nowMs, limit) {
+        return (q.wlExpiredOffers.all(nowMs, limit) as Array<{ id: string }>).map((r) => r.id);
+      },
+    },
+    idempotency: {
+      async get(scope, nowMs) {
+        const r = q.idemGet.get(scope, nowMs) as any;
+        return r ? ({ ...r, body: parse(r.body) } as IdempotencyRecord) : null;
+      },
+      async put(rec) {
+        q.idemPut.run(rec.scope, rec.request_hash, rec.status, json(rec.body), rec.created_ms, rec.expires_ms);
+      },
+      async purge(nowMs) {
+        return q.idemPurge.run(nowMs).changes;
+      },
+    },
+    catalog: {
+      async all() {
+        return (q.catAll.all() as any[]).map(rowToService);
+      },
+      async upsert(s) {
+        q.catUpsert.run(s.id, json(s.data), s.fingerprint, s.modified_ms, s.deleted ? 1 : 0);
+      },
+      async feed(afterMs, afterId, limit, locationId) {
+        const out: StoredService[] = [];
+        let cursorMs = afterMs;
+        let cursorId = afterId;
+        // Location filtering happens after the keyset scan, so keep scanning until the page is full.
+        for (;;) {
+          const rows = (q.catFeed.all(cursorMs, cursorMs, cursorId, limit) as any[]).map(rowToService);
+          for (const s of rows) {
+            if (!locationId || serviceAtLocation(s, locationId)) out.push(s);
+            if (out.length === limit) return out;
+          }
+          if (rows.length < limit) return out;
+          cursorMs = rows[rows.length - 1].modified_ms;
+          cursorId = rows[rows.length - 1].id;
+        }
+      },
+    },
+    subscriptions: {
+      async get(id) {
+        return one<SubscriptionRecord>(q.subGet, id);
+      },
+      async insert(rec) {
+        q.subInsert.run(rec.subscription.id, rec.subscription.status, rec.priv.principal, json(rec));
+      },
+      async update(rec) {
+        q.subUpdate.run(rec.subscription.status, json(rec), rec.subscription.id);
+      },
+      async active() {
+        return (q.subActive.all() as Array<{ data: string }>).map((r) => parse<SubscriptionRecord>(r.data));
+      },
+    },
+    outbox: {
+      async add(e: OutboxEvent) {
+        q.outboxAdd.run(e.event_id, e.event, e.order_key, e.principal, json(e.payload), e.created_ms, e.due_ms);
+      },
+      async recent(limit) {
+        return (q.outboxRecent.all(limit) as any[]).map((r) => ({ ...r, payload: parse(r.payload) }));
+      },
+    },
+    kv: {
+      async get(key) {
+        const r = q.kvGet.get(key) as { value: string } | undefined;
+        return r ? r.value : null;
+      },
+      async set(key, value) {
+        q.kvSet.run(key, value);
+      },
+    },
+  };
+}
+
+function serviceAtLocation(s: StoredService, locationId: string): boolean {
+  const locs = (s.data.locations as Array<{ id?: string }> | undefined) ?? [];
+  return locs.length === 0 || locs.some((l) => l.id === locationId);
+}
