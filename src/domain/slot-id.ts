@@ -1,7 +1,10 @@
 /**
  * Opaque, stable slot ids. A slot is fully identified by its service, its start instant and the
  * resource combination (one resource per requirement, in requirement order), so the id simply
- * carries those parts: "slot_" + base64url(JSON [serviceId, startMs, resourceIds]).
+ * carries those parts: "slot_" + base64url(payload), payload = startMs as 6 bytes big-endian
+ * followed by the UTF-8 JSON `[serviceId, resourceIds]`. The 6-byte head keeps the JSON aligned
+ * on a base64 boundary, so a generator encodes the JSON once per combination and only the
+ * 8 characters of the start per slot. startMs must lie in [0, 2^48) (1970 to year 10889).
  * The same parts always give the same id, and `decodeSlotId` only accepts ids in that canonical form.
  */
 
@@ -79,29 +82,49 @@ function isPlainId(x: unknown): x is string {
   return typeof x === 'string' && x.length > 0;
 }
 
-/** The opaque id of a slot. Throws only on parts that could never be a slot (empty ids, non-integer start). */
+const TWO_24 = 0x1000000;
+const MAX_START = 2 ** 48;
+
+function isStart(x: unknown): x is number {
+  return typeof x === 'number' && Number.isInteger(x) && x >= 0 && x < MAX_START;
+}
+
+function checkIds(serviceId: unknown, resourceIds: unknown): void {
+  if (!isPlainId(serviceId) || !Array.isArray(resourceIds) || !resourceIds.every(isPlainId)) {
+    throw new Error('invalid slot id parts: service and resource ids must be non-empty strings');
+  }
+}
+
+/** The 8 base64url characters of startMs as 6 big-endian bytes. */
+function startChars(startMs: number): string {
+  if (!isStart(startMs)) throw new Error(`invalid slot id parts: start ${startMs} is not an integer in [0, 2^48)`);
+  const hi = Math.floor(startMs / TWO_24);
+  const lo = startMs - hi * TWO_24;
+  return (
+    ALPHABET[(hi >> 18) & 63] + ALPHABET[(hi >> 12) & 63] + ALPHABET[(hi >> 6) & 63] + ALPHABET[hi & 63] +
+    ALPHABET[(lo >> 18) & 63] + ALPHABET[(lo >> 12) & 63] + ALPHABET[(lo >> 6) & 63] + ALPHABET[lo & 63]
+  );
+}
+
+function tailChars(serviceId: string, resourceIds: readonly string[]): string {
+  return toBase64Url(utf8(JSON.stringify([serviceId, resourceIds])));
+}
+
+/** The opaque id of a slot. Throws only on parts that could never be a slot (empty ids, start out of range). */
 export function encodeSlotId(parts: SlotIdParts): string {
   const { serviceId, startMs, resourceIds } = parts;
-  if (!isPlainId(serviceId) || !Number.isSafeInteger(startMs) || !Array.isArray(resourceIds) || !resourceIds.every(isPlainId)) {
-    throw new Error('invalid slot id parts');
-  }
-  return PREFIX + toBase64Url(utf8(JSON.stringify([serviceId, startMs, resourceIds])));
+  checkIds(serviceId, resourceIds);
+  return PREFIX + startChars(startMs) + tailChars(serviceId, resourceIds);
 }
 
 /**
  * A fast encoder for many slots of one service and resource combination (same output as encodeSlotId):
- * the JSON around the start instant is built once.
+ * the combination's part is encoded once, each call only encodes the start.
  */
 export function slotIdEncoder(serviceId: string, resourceIds: readonly string[]): (startMs: number) => string {
-  if (!isPlainId(serviceId) || !Array.isArray(resourceIds) || !resourceIds.every(isPlainId)) {
-    throw new Error('invalid slot id parts');
-  }
-  const head = `[${JSON.stringify(serviceId)},`;
-  const tail = `,${JSON.stringify(resourceIds)}]`;
-  return (startMs: number) => {
-    if (!Number.isSafeInteger(startMs)) throw new Error('invalid slot id parts');
-    return PREFIX + toBase64Url(utf8(head + String(startMs) + tail));
-  };
+  checkIds(serviceId, resourceIds);
+  const tail = tailChars(serviceId, resourceIds);
+  return (startMs: number) => PREFIX + startChars(startMs) + tail;
 }
 
 /** The parts of a slot id, or null when the id is malformed or not canonical. Never throws. */
@@ -109,12 +132,12 @@ export function decodeSlotId(id: unknown): SlotIdParts | null {
   try {
     if (typeof id !== 'string' || !id.startsWith(PREFIX) || id.length > 4096) return null;
     const bytes = fromBase64Url(id.slice(PREFIX.length));
-    if (!bytes || bytes.length === 0) return null;
-    const data: unknown = JSON.parse(decoder.decode(bytes));
-    if (!Array.isArray(data) || data.length !== 3) return null;
-    const [serviceId, startMs, resourceIds] = data as unknown[];
-    if (!isPlainId(serviceId) || typeof startMs !== 'number' || !Number.isSafeInteger(startMs)) return null;
-    if (!Array.isArray(resourceIds) || !resourceIds.every(isPlainId)) return null;
+    if (!bytes || bytes.length < 7) return null;
+    const startMs = ((bytes[0] << 16) | (bytes[1] << 8) | bytes[2]) * TWO_24 + ((bytes[3] << 16) | (bytes[4] << 8) | bytes[5]);
+    const data: unknown = JSON.parse(decoder.decode(bytes.subarray(6)));
+    if (!Array.isArray(data) || data.length !== 2) return null;
+    const [serviceId, resourceIds] = data as unknown[];
+    if (!isPlainId(serviceId) || !Array.isArray(resourceIds) || !resourceIds.every(isPlainId)) return null;
     const parts: SlotIdParts = { serviceId, startMs, resourceIds: [...resourceIds] };
     // Only the canonical spelling is an id (no alternative JSON whitespace or trailing bits).
     return encodeSlotId(parts) === id ? parts : null;
