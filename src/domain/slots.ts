@@ -201,7 +201,7 @@ function dayInfo(zone: string, date: string): DayInfo {
   let info = dayCache.get(cacheKey);
   if (info) return info;
   const startMs = localToUtcMs(date, '00:00', zone);
-  const endMs = localToUtcMs(date, '24:00', zone);
+  const endMs = localToUtcMs(addDays(date, 1), '00:00', zone); // = '24:00', shares the next day's memo
   info = { date, weekday: weekdayOf(date), startMs, endMs, uniform: endMs - startMs === DAY_MS };
   if (dayCache.size >= DAY_CACHE_LIMIT) dayCache.clear();
   dayCache.set(cacheKey, info);

@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import { DateTime } from 'luxon';
 import { describe, expect, test } from 'vitest';
 import {
   addDays,
@@ -114,6 +116,60 @@ describe('localToUtcMs turns local wall-clock time in a zone into an instant', (
     expect(() => localToUtcMs('2026-02-30', '09:00', NY)).toThrow();
     expect(() => localToUtcMs('2026-03-09', '24:30', NY)).toThrow();
     expect(() => localToUtcMs('2026-03-09', '09:00', 'Nowhere/Land')).toThrow();
+  });
+});
+
+describe('localToUtcMs agrees with luxon except that it resolves ambiguous times to the earlier instant', () => {
+  const zones = ['America/New_York', 'Europe/London', 'Australia/Sydney', 'America/Santiago', 'Asia/Kolkata', 'Pacific/Chatham', 'UTC'];
+  test('random local times in several zones (2020-2030)', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.integer({ min: 0, max: 11 * 366 }),
+        fc.integer({ min: 0, max: 1439 }),
+        (zone, dayIndex, minutes) => {
+          const date = addDays('2020-01-01', dayIndex);
+          const time = `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+          const ms = localToUtcMs(date, time, zone);
+          const [y, mo, d] = date.split('-').map(Number);
+          const luxonMs = DateTime.fromObject({ year: y, month: mo, day: d, hour: Math.floor(minutes / 60), minute: minutes % 60 }, { zone }).toMillis();
+          const wall = DateTime.fromMillis(ms, { zone }).toFormat("yyyy-MM-dd'T'HH:mm");
+          if (ms === luxonMs) return; // the usual case, and gaps (luxon's forward shift)
+          expect(ms).toBeLessThan(luxonMs); // ambiguous: both read as the same wall time, ours is earlier
+          expect(wall).toBe(`${date}T${time}`);
+          expect(DateTime.fromMillis(luxonMs, { zone }).toFormat("yyyy-MM-dd'T'HH:mm")).toBe(`${date}T${time}`);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('every 5 minutes of every 2026 transition day in those zones', () => {
+    let transitionDays = 0;
+    let ambiguous = 0;
+    for (const zone of zones) {
+      for (let i = 0; i < 365; i++) {
+        const date = addDays('2026-01-01', i);
+        const next = addDays(date, 1);
+        const [y, mo, d] = date.split('-').map(Number);
+        const [y2, mo2, d2] = next.split('-').map(Number);
+        const o1 = DateTime.fromObject({ year: y, month: mo, day: d }, { zone }).offset;
+        const o2 = DateTime.fromObject({ year: y2, month: mo2, day: d2, hour: 12 }, { zone }).offset;
+        if (o1 === o2) continue;
+        transitionDays++;
+        for (let m = 0; m < 1440; m += 5) {
+          const time = `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+          const ms = localToUtcMs(date, time, zone);
+          const luxonMs = DateTime.fromObject({ year: y, month: mo, day: d, hour: Math.floor(m / 60), minute: m % 60 }, { zone }).toMillis();
+          if (ms === luxonMs) continue;
+          ambiguous++;
+          expect(ms).toBeLessThan(luxonMs);
+          expect(DateTime.fromMillis(ms, { zone }).toFormat("yyyy-MM-dd'T'HH:mm")).toBe(`${date}T${time}`);
+        }
+      }
+    }
+    expect(transitionDays).toBeGreaterThanOrEqual(8);
+    expect(ambiguous).toBeGreaterThan(0);
   });
 });
 
