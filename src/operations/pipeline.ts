@@ -31,7 +31,7 @@ export interface OperationRequest {
 }
 
 export type OperationResponse =
-  | { ok: true; status: 200 | 201; usp: UspEnvelope; data: Record<string, unknown>; messages: Message[]; replayed: boolean }
+  | { ok: true; status: 200 | 201; usp: UspEnvelope; data: Record<string, unknown>; messages: Message[]; replayed: boolean; caller: Caller }
   | { ok: false; error: ProtocolError };
 
 export interface Logger {
@@ -145,7 +145,7 @@ export class Pipeline {
 
     const { replayed, result } = op.writes || scope ? await this.deps.store.transaction(run) : await this.deps.store.read(run);
     if (events.length > 0 && this.deps.onCommitted) this.deps.onCommitted(events);
-    return { ok: true, status: result.status, usp, data: result.data, messages: result.messages, replayed };
+    return { ok: true, status: result.status, usp, data: result.data, messages: result.messages, replayed, caller };
   }
 }
 

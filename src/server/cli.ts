@@ -12,6 +12,7 @@ import { BusinessFileError, loadBusinessFile, parseBusinessFile } from './busine
 import { createUspServer, consoleLogger } from './compose.js';
 import { operationByName, type OperationResponse } from '../operations/index.js';
 import { hashApiKey } from '../security/index.js';
+import { serveMcpStdio } from '../bindings/mcp/index.js';
 import { formatInstant } from '../domain/time.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -20,6 +21,7 @@ export const HELP = `usp-server: a Universal Scheduling Protocol business server
 
 Usage:
   usp-server serve [--demo | --config FILE] [options]   run the business
+  usp-server mcp [--demo | --config FILE] [--db PATH]  speak MCP over stdio (newline-delimited JSON-RPC)
   usp-server bookings list [--status S] [--limit N]     list recent bookings
   usp-server bookings get ID                            show one booking
   usp-server bookings confirm ID                        confirm a manual-confirmation booking
@@ -159,6 +161,24 @@ async function serveCommand(flags: Flags): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+async function mcpCommand(flags: Flags): Promise<void> {
+  const def = await loadBusiness(flags);
+  const sandbox = flags['require-auth'] ? false : Boolean(flags.sandbox || flags.demo);
+  // stdout carries the protocol: every log line goes to stderr (consoleLogger does).
+  const server = await createUspServer({ business: def, db: dbPath(flags, def), sandbox, adminKeys: flags['admin-key'] });
+  const stdio = await serveMcpStdio({ pipeline: server.pipeline }, server.hub);
+  consoleLogger.info(`${def.business.name}: MCP on stdio${sandbox ? ' (SANDBOX: privileged calls need no platform authentication)' : ''}`);
+  const stop = async () => {
+    await stdio.close().catch(() => undefined);
+    await server.close();
+    process.exit(0);
+  };
+  process.stdin.once('end', stop);
+  void stdio.closed.then(stop);
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
 function printResponse(res: OperationResponse, zone: string): void {
   if (!res.ok) throw new UsageError(`${res.error.code}: ${res.error.message}`);
   for (const m of res.messages) console.error(`${m.type}: ${m.code}: ${m.content}`);
@@ -214,6 +234,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'serve':
         await serveCommand(flags);
         return -1; // keep running
+      case 'mcp':
+        await mcpCommand(flags);
+        return -1;
       case 'bookings':
         await bookingsCommand(flags, rest);
         return 0;

@@ -22,6 +22,7 @@ import { openSqliteStore, type OutboxEvent, type Store } from '../store/index.js
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { hashApiKey } from '../security/index.js';
 import type { Hono } from 'hono';
+import { SessionHub, mountMcpHttp } from '../bindings/mcp/index.js';
 
 export interface ServerOptions {
   business: BusinessDef;
@@ -36,6 +37,10 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /** Run the housekeeping sweep this often (ms); 0 disables it. */
   sweepIntervalMs?: number;
+  /** Host header values accepted on the MCP endpoints (DNS-rebinding defence); empty = loopback names when listening on loopback. */
+  allowedHosts?: string[];
+  /** Browser origins accepted on the MCP endpoints. */
+  allowedOrigins?: string[];
   /** Receives events after their transaction commits (webhook dispatcher, MCP fan-out). */
   onEvents?: (events: readonly OutboxEvent[]) => void;
 }
@@ -45,6 +50,8 @@ export interface UspServer {
   store: Store;
   pipeline: Pipeline;
   app: Hono;
+  /** MCP sessions (stdio and HTTP) that receive usp_webhook notifications. */
+  hub: SessionHub;
   clock: Clock;
   ids: IdSource;
   profile(): Record<string, unknown>;
@@ -65,7 +72,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const log = opts.log ?? consoleLogger;
   const biz = compileBusiness(opts.business);
   const store = openSqliteStore({ path: opts.db });
-  const listeners: Array<(e: readonly OutboxEvent[]) => void> = [];
+  const hub = new SessionHub();
+  // Deferred a tick so the tool result that caused an event reaches the client before its notification.
+  const listeners: Array<(e: readonly OutboxEvent[]) => void> = [(e) => void setImmediate(() => hub.deliver(e))];
   if (opts.onEvents) listeners.push(opts.onEvents);
   const announce = (events: readonly OutboxEvent[]) => {
     for (const l of listeners) {
@@ -90,13 +99,20 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   });
 
   let baseUrl = opts.business.settings.public_url.replace(/\/$/, '');
-  const profile = () => buildBusinessProfile(biz, { baseUrl, sandbox: opts.sandbox });
+  const profile = () => buildBusinessProfile(biz, { baseUrl, mcpEndpoint: `${baseUrl}/mcp`, sandbox: opts.sandbox });
   let openapiDoc: Record<string, unknown> | undefined;
   const app = createRestApp({
     pipeline,
     profile,
     openapi: () => (openapiDoc ??= buildOpenApi(baseUrl)),
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,
+  });
+
+  // Filled at listen time with loopback names when listening on loopback and none were given.
+  const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
+  const mcpHttp = mountMcpHttp(app, { pipeline }, hub, {
+    allowedHosts,
+    allowedOrigins: opts.allowedOrigins ?? [],
   });
 
   let timer: NodeJS.Timeout | undefined;
@@ -114,6 +130,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     store,
     pipeline,
     app,
+    hub,
     clock,
     ids,
     profile,
@@ -123,6 +140,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
         http.once('error', reject);
       });
       const addr = http!.address() as AddressInfo;
+      if (allowedHosts.length === 0 && ['127.0.0.1', 'localhost', '::1'].includes(host)) allowedHosts.push('localhost', '127.0.0.1', '[::1]');
       const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
       const url = `http://${shownHost}:${addr.port}`;
       // When no public URL was configured, advertise the address actually listened on.
@@ -131,6 +149,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     },
     async close() {
       if (timer) clearInterval(timer);
+      await mcpHttp.close();
       if (http) {
         const h = http as ServerType & { closeAllConnections?: () => void };
         await new Promise<void>((resolve) => {

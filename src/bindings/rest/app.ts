@@ -55,8 +55,10 @@ export function createRestApp(opts: RestAppOptions): Hono {
     }
     const allowed = ops.map((o) => o.rest.method).join(', ');
     app.all(honoPath, (c) => {
-      c.header('Allow', allowed);
-      return problem(c, new ProtocolError('method_not_allowed', `${c.req.method} is not allowed here; use ${allowed}.`));
+      // problem() builds a fresh Response, so the Allow header goes on that response itself.
+      const res = problem(c, new ProtocolError('method_not_allowed', `${c.req.method} is not allowed here; use ${allowed}.`));
+      res.headers.set('Allow', allowed);
+      return res;
     });
   }
 

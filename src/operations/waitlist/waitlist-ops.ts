@@ -121,7 +121,7 @@ export const listWaitlist = defineOperation({
     const last = page[page.length - 1];
     const more = rows.length > limit;
     const next = more && last ? encodeCursor({ m: last.priv.created_ms, i: last.entry.id }) : null;
-    return ok({ entries: page.map((r) => r.entry), pagination: { cursor: next, next_cursor: next, has_more: more } });
+    return ok({ entries: page.map((r) => r.entry), pagination: { cursor: next, has_more: more, ...(next ? { next_cursor: next } : {}) } });
   },
 });
 

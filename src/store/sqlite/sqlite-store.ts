@@ -283,7 +283,7 @@ function buildRepos(db: Db): Tx {
         if (statuses.length === 0) return [];
         const rows = db
           .prepare(
-            `SELECT data FROM waitlist_entries WHERE service_id = ? AND status IN (${statuses.map(() => '?').join(',')}) ORDER BY created_ms, id`,
+            `SELECT data FROM waitlist_entries WHERE service_id = ? AND status IN (${statuses.map(() => '?').join(',')}) ORDER BY created_ms, rowid`,
           )
           .all(serviceId, ...statuses) as Array<{ data: string }>;
         return rows.map((r) => parse<WaitlistRecord>(r.data));
@@ -347,7 +347,18 @@ function buildRepos(db: Db): Tx {
         q.outboxAdd.run(e.event_id, e.event, e.order_key, e.principal, json(e.payload), e.created_ms, e.due_ms);
       },
       async recent(limit) {
-        return (q.outboxRecent.all(limit) as any[]).map((r) => ({ ...r, payload: parse(r.payload) }));
+        // Map column by column: the internal `seq` ordering column is not part of OutboxEvent.
+        return (q.outboxRecent.all(limit) as any[]).map(
+          (r): OutboxEvent => ({
+            event_id: r.event_id,
+            event: r.event,
+            order_key: r.order_key,
+            principal: r.principal,
+            payload: parse(r.payload),
+            created_ms: r.created_ms,
+            due_ms: r.due_ms,
+          }),
+        );
       },
     },
     kv: {

@@ -1,0 +1,51 @@
+/**
+ * Webhook events as MCP notifications (spec 9.2.3): every connected session that has acted for a
+ * platform principal receives that principal's booking and waitlist events as `usp_webhook`
+ * JSON-RPC notifications. Sessions register here; the composition root feeds committed events in.
+ */
+import type { OutboxEvent } from '../../operations/index.js';
+
+export interface NotifiableSession {
+  readonly id: string;
+  /** Principals this session has acted for (a session may serve one platform, or several in tests). */
+  readonly principals: Set<string>;
+  /** Catalog events go to sessions that subscribed to the feed. */
+  catalogSubscriber: boolean;
+  notify(method: string, params: Record<string, unknown>): void;
+}
+
+export function webhookPayload(e: OutboxEvent): Record<string, unknown> {
+  return { event: e.event, event_id: e.event_id, ...e.payload, timestamp: new Date(e.created_ms).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+}
+
+export class SessionHub {
+  private readonly sessions = new Map<string, NotifiableSession>();
+  private readonly modernListeners = new Set<(principal: string | null, payload: Record<string, unknown>) => void>();
+
+  register(s: NotifiableSession): () => void {
+    this.sessions.set(s.id, s);
+    return () => this.sessions.delete(s.id);
+  }
+
+  /** Stateless (2026-era) delivery: called with every event, routed by the listener. */
+  onEvent(listener: (principal: string | null, payload: Record<string, unknown>) => void): () => void {
+    this.modernListeners.add(listener);
+    return () => this.modernListeners.delete(listener);
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  deliver(events: readonly OutboxEvent[]): void {
+    for (const e of events) {
+      if (e.due_ms > e.created_ms) continue; // scheduled events (reminders) go out when due, not at commit
+      const payload = webhookPayload(e);
+      for (const s of this.sessions.values()) {
+        const wanted = e.principal === null ? s.catalogSubscriber : s.principals.has(e.principal);
+        if (wanted) s.notify('usp_webhook', payload);
+      }
+      for (const l of this.modernListeners) l(e.principal, payload);
+    }
+  }
+}

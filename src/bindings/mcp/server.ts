@@ -1,0 +1,141 @@
+/**
+ * One MCP server factory for every transport: a low-level SDK `Server` whose `tools/list` and
+ * `tools/call` come from the operations table. The door unwraps `_meta.usp`, hands the call to the
+ * pipeline, and wraps the result as `structuredContent` + a text summary; protocol errors become
+ * JSON-RPC errors with the USP codes, business outcomes stay results (with isError, decision D13).
+ */
+import { randomUUID } from 'node:crypto';
+import { ProtocolError as SdkProtocolError, Server } from '@modelcontextprotocol/server';
+import { ProtocolError, type Credentials, type OperationRequest, type Pipeline } from '../../operations/index.js';
+import { SERVER_INSTRUCTIONS } from './descriptions.js';
+import { toJsonRpcError } from './errors.js';
+import type { NotifiableSession } from './hub.js';
+import { summarize } from './summary.js';
+import { metaMembers, mcpTools } from './tools.js';
+
+type ListedTools = import('@modelcontextprotocol/server').ListToolsResult['tools'];
+type CallResult = import('@modelcontextprotocol/server').CallToolResult;
+
+export const SERVER_INFO = { name: 'usp-server', version: '0.1.0' };
+
+export interface McpDoorDeps {
+  pipeline: Pipeline;
+}
+
+/** The session a server instance serves; null for stateless (per-request) instances. */
+export type SessionLike = Pick<NotifiableSession, 'principals' | 'catalogSubscriber'> | null;
+
+export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS });
+  const tools = [...mcpTools().values()].map((e) => e.tool) as unknown as ListedTools;
+  server.setRequestHandler('tools/list', async () => ({ tools }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const headers = (ctx as { http?: { req?: Request } }).http?.req?.headers;
+    return (await callTool(deps, request.params as { name: string; arguments?: unknown }, headers, session)) as unknown as CallResult;
+  });
+  return server;
+}
+
+function rpcError(err: ProtocolError, correlationId?: string): SdkProtocolError {
+  const e = toJsonRpcError(err, correlationId);
+  return new SdkProtocolError(e.code, e.message, e.data);
+}
+
+export async function callTool(
+  deps: McpDoorDeps,
+  params: { name: string; arguments?: unknown },
+  headers: Headers | undefined,
+  session: SessionLike,
+): Promise<Record<string, unknown>> {
+  const entry = mcpTools().get(params.name);
+  if (!entry) {
+    throw rpcError(new ProtocolError('unknown_tool', `No tool named ${JSON.stringify(String(params.name)).slice(0, 200)}; call tools/list for the available tools.`, { detailCode: 'unknown_tool' }));
+  }
+  const args = params.arguments ?? {};
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    throw rpcError(new ProtocolError('invalid_request', 'arguments must be a JSON object.', { errors: [{ field: 'arguments', message: 'not an object' }] }));
+  }
+  const { _meta: rawMeta, ...input } = args as Record<string, unknown>;
+  let correlationId: string | undefined;
+  let req: OperationRequest;
+  try {
+    const meta = readMeta(rawMeta, metaMembers(entry.op));
+    correlationId = meta.correlation_id;
+    req = { input, profile: meta.profile ?? null, idempotencyKey: meta.idempotency_key ?? null, ifMatch: meta.if_match ?? null };
+    const credentials = readCredentials(meta.authorization, headers);
+    if (credentials) req.credentials = credentials;
+  } catch (err) {
+    if (err instanceof ProtocolError) throw rpcError(err, correlationId);
+    throw err;
+  }
+  correlationId ??= randomUUID();
+  const res = await deps.pipeline.execute(entry.op, req);
+  if (!res.ok) throw rpcError(res.error, correlationId);
+  if (session && res.caller.principal && !res.caller.business) session.principals.add(res.caller.principal);
+  if (session && entry.op.name === 'create_feed_subscription' && res.messages.length === 0) session.catalogSubscriber = true;
+
+  const structuredContent = { usp: res.usp, ...res.data, messages: res.messages };
+  const biz = deps.pipeline.business;
+  const text = summarize(entry.tool.name, res.data as Record<string, any>, res.messages, { zone: biz.zone, currency: biz.def.business.currency });
+  const result: Record<string, unknown> = {
+    structuredContent,
+    content: [{ type: 'text', text }],
+    _meta: { usp: { correlation_id: correlationId } },
+  };
+  if (res.messages.some((m) => m.type === 'error')) result.isError = true;
+  return result;
+}
+
+interface UspMeta {
+  profile?: string;
+  idempotency_key?: string;
+  if_match?: string;
+  correlation_id?: string;
+  authorization?: { mechanism: string; credential?: string; proof?: string };
+}
+
+/** `_meta.usp` is a closed object per access tier (openrpc McpUspMeta*): unknown members are refused. */
+function readMeta(raw: unknown, allowed: readonly string[]): UspMeta {
+  if (raw === undefined) return {};
+  const bad = (field: string, message: string) =>
+    new ProtocolError('invalid_request', `${field}: ${message}`, { errors: [{ field, message }] });
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('_meta', 'must be an object');
+  const usp = (raw as Record<string, unknown>).usp;
+  if (usp === undefined) return {};
+  if (typeof usp !== 'object' || usp === null || Array.isArray(usp)) throw bad('_meta.usp', 'must be an object');
+  const out: UspMeta = {};
+  for (const [k, v] of Object.entries(usp)) {
+    if (!allowed.includes(k)) throw bad(`_meta.usp.${k}`, 'is not allowed on this tool');
+    if (k === 'authorization') {
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad('_meta.usp.authorization', 'must be an object');
+      const a = v as Record<string, unknown>;
+      for (const m of Object.keys(a)) if (!['mechanism', 'credential', 'proof'].includes(m)) throw bad(`_meta.usp.authorization.${m}`, 'is not allowed');
+      if (typeof a.mechanism !== 'string') throw bad('_meta.usp.authorization.mechanism', 'is required');
+      for (const m of ['credential', 'proof']) if (a[m] !== undefined && typeof a[m] !== 'string') throw bad(`_meta.usp.authorization.${m}`, 'must be a string');
+      out.authorization = a as UspMeta['authorization'];
+      continue;
+    }
+    if (typeof v !== 'string' || v.length === 0 || v.length > 2048) throw bad(`_meta.usp.${k}`, 'must be a non-empty string');
+    (out as Record<string, string>)[k] = v;
+  }
+  return out;
+}
+
+/** Credentials ride in `_meta.usp.authorization` (both transports) or, over HTTP, the Authorization header. */
+function readCredentials(auth: UspMeta['authorization'], headers: Headers | undefined): Credentials | undefined {
+  if (auth) {
+    if (auth.mechanism === 'api_key') {
+      if (!auth.credential) {
+        throw new ProtocolError('authentication_required', 'mechanism api_key needs a credential.', { detailCode: 'credential_missing' });
+      }
+      return { apiKey: auth.credential };
+    }
+    // Unknown or not yet accepted mechanisms fail closed (spec 10.1.6).
+    throw new ProtocolError('authentication_required', `The mechanism ${JSON.stringify(auth.mechanism)} is not accepted by this business.`, {
+      detailCode: 'mechanism_not_accepted',
+    });
+  }
+  const h = headers?.get('authorization');
+  const m = h ? /^Bearer\s+(\S+)$/i.exec(h) : null;
+  return m ? { apiKey: m[1] } : undefined;
+}
