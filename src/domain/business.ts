@@ -152,6 +152,8 @@ export interface BusinessDef {
   services: ServiceDef[];
   /** Hashes (sha-256, hex) of API keys that act as the business itself. */
   admin_api_key_hashes?: string[];
+  /** Pre-established platforms: an id and the sha-256 (hex) of the API key each presents. */
+  platform_api_keys?: Array<{ id: string; sha256: string }>;
 }
 
 export const DEFAULT_SETTINGS: BusinessSettings = {

@@ -46,6 +46,8 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   conditional: boolean;
   /** Needs a write transaction even when not mutating from the caller's view (lazy expiry). */
   writes: boolean;
+  /** The existing resource a scoped operation addresses (per-resource authorization, credential scope). */
+  resource?: { kind: 'booking' | 'hold' | 'waitlist_entry' | 'subscription'; key: string };
   /** One line for the OpenAPI summary. */
   summary: string;
   input: S;

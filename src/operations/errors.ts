@@ -28,6 +28,7 @@ export const PROTOCOL_ERROR_CODES = [
   'unsupported_media_type',
   'unknown_tool',
   'limit_exceeded',
+  'algorithm_unsupported',
 ] as const;
 
 export type ProtocolErrorCode = (typeof PROTOCOL_ERROR_CODES)[number];

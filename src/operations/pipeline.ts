@@ -12,7 +12,8 @@ import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
 import type { OperationDef } from './define.js';
 import type { Business, Caller, Clock, IdSource, OperationContext, RaisedEvent } from './runtime.js';
 import { uspEnvelope, type UspEnvelope } from './envelope.js';
-import { authenticate, type Credentials } from './authenticate.js';
+import { authenticateCall, type Presented } from './authenticate.js';
+import { issueCredential, type AuthPolicy, type IssuedCredential } from '../security/index.js';
 
 /** Idempotency records are kept at least this long (spec 9.1.1). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
@@ -25,7 +26,8 @@ export interface OperationRequest {
   profile?: string | null;
   idempotencyKey?: string | null;
   ifMatch?: string | null;
-  credentials?: Credentials;
+  /** Credentials, proofs and HTTP evidence as the door carried them. */
+  presented?: Presented;
   /** A caller resolved outside the pipeline (the business's own CLI). */
   trustedCaller?: Caller;
 }
@@ -50,10 +52,8 @@ export interface PipelineDeps {
   log: Logger;
   /** Called after a transaction that raised events has committed. */
   onCommitted?: (events: readonly OutboxEvent[]) => void;
-  /** Publish `privileged_operations_require_authentication: false` and accept unauthenticated platforms. */
-  sandbox: boolean;
-  /** sha-256 hex digests of API keys that act as the business. */
-  adminKeyHashes: readonly string[];
+  /** How callers authenticate (mechanisms, sandbox, keys, profile checks). */
+  authPolicy: AuthPolicy;
 }
 
 interface StoredResult {
@@ -80,8 +80,8 @@ export class Pipeline {
   }
 
   private async run(op: OperationDef, req: OperationRequest): Promise<OperationResponse> {
-    const caller = req.trustedCaller ?? authenticate(op, req, this.deps);
     const input = parseInput(op.input, req.input);
+    const caller = req.trustedCaller ?? (await authenticateCall(op, input as Record<string, unknown>, req, this.deps, this.deps.clock.now()));
     const usp = uspEnvelope(op);
 
     const key = op.mutating ? normalizeIdempotencyKey(req.idempotencyKey) : undefined;
@@ -111,6 +111,10 @@ export class Pipeline {
         caller,
         ids: this.deps.ids,
         ifMatch,
+        issueCredential: async (kind, resourceId, expiresMs): Promise<IssuedCredential | undefined> => {
+          if (caller.business) return undefined;
+          return issueCredential(tx.security, { kind, resourceId, jkt: caller.jkt ?? null, principal: caller.principal, expiresMs });
+        },
         emit: (e: RaisedEvent) => {
           events.push({
             event_id: this.deps.ids.next('evt'),

@@ -11,6 +11,9 @@ export interface ProfileOptions {
   /** Absolute URL of the MCP Streamable HTTP endpoint, when MCP is served. */
   mcpEndpoint?: string;
   sandbox: boolean;
+  /** Mechanisms accepted for privileged operations. */
+  mechanisms?: readonly string[];
+  allowEs256?: boolean;
   /** JWKs of the business's webhook signing keys, when it signs. */
   keys?: Array<Record<string, unknown>>;
 }
@@ -50,7 +53,8 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
     },
     authorization: {
       privileged_operations_require_authentication: !opts.sandbox,
-      accepted_mechanisms: ['api_key'],
+      accepted_mechanisms: [...(opts.mechanisms ?? ['api_key'])],
+      ...(opts.mechanisms?.includes('platform_key_pop') ? { pop_algorithms: opts.allowEs256 ? ['EdDSA', 'ES256'] : ['EdDSA'] } : {}),
       ...(opts.sandbox
         ? { sandbox: true, note: 'Sandbox: privileged operations are accepted without platform authentication. Not for production use.' }
         : {}),

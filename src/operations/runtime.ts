@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { BusinessDef, ResourceDef, ServiceDef } from '../domain/business.js';
 import { publishService, type PublishedService } from '../domain/catalog.js';
 import type { Tx } from '../store/port.js';
+import type { IssuedCredential } from '../security/index.js';
 
 export interface Clock {
   now(): number;
@@ -86,6 +87,12 @@ export interface Caller {
   profile: string | null;
   /** True when the caller is the business itself (admin API key or the local CLI). */
   business: boolean;
+  /** Thumbprint of the key the caller proved (platform_key_pop): issued credentials are bound to it. */
+  jkt?: string;
+  /** The one resource a presented booking-scoped credential opens. */
+  credential?: { kind: string; id: string };
+  /** False when a sandbox accepted the call without any proof of identity. */
+  authenticated?: boolean;
 }
 
 export interface RaisedEvent {
@@ -106,6 +113,18 @@ export interface OperationContext {
   ifMatch?: string;
   /** Raise an event; it is written to the outbox in this transaction. */
   emit(e: RaisedEvent): void;
+  /**
+   * Issue a booking-scoped credential for a resource just created (bound to the caller's proven
+   * key when there is one); undefined for the business itself.
+   */
+  issueCredential(kind: 'booking' | 'hold' | 'waitlist_entry', resourceId: string, expiresMs: number): Promise<IssuedCredential | undefined>;
+}
+
+/** May the caller act on a resource created by `owner`? Its creator, its credential holder, or the business. */
+export function mayAct(caller: Caller, owner: string | null, resourceId: string): boolean {
+  if (caller.business) return true;
+  if (caller.credential && caller.credential.id === resourceId) return true;
+  return caller.principal !== null && owner === caller.principal;
 }
 
 export interface Services {

@@ -18,6 +18,7 @@ export async function sweep(store: Store, biz: Business, clock: Clock, ids: IdSo
       biz,
       ids,
       caller: { principal: 'business', profile: null, business: true },
+      issueCredential: async () => undefined,
       emit: (e) =>
         events.push({
           event_id: ids.next('evt'),

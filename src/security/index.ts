@@ -1,2 +1,12 @@
 export { hashApiKey, apiKeyMatches } from './api-key.js';
 export { checkProfileUrl } from './profile-url.js';
+export { AuthFailure, authenticateRequest, htuCandidates } from './authenticate.js';
+export type { AuthPolicy, AuthRequest, AuthenticatedCaller, HttpEvidence, McpAuthorization, VerifiedSignature, Access } from './authenticate.js';
+export { issueCredential, credentialHash } from './credentials.js';
+export type { IssuedCredential } from './credentials.js';
+export { hmacNonces } from './nonces.js';
+export type { NonceSource } from './nonces.js';
+export { tokenBuckets } from './rate-limit.js';
+export type { RateLimiter } from './rate-limit.js';
+export { verifyPopProof, PopFailure, POP_IAT_WINDOW_S } from './pop.js';
+export { argumentsDigest, canonicalArguments } from './jcs.js';

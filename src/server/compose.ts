@@ -20,7 +20,8 @@ import {
 } from '../operations/index.js';
 import { openSqliteStore, type OutboxEvent, type Store } from '../store/index.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
-import { hashApiKey } from '../security/index.js';
+import { buildAuthPolicy, type SecurityOptions } from './security-wiring.js';
+import type { ProfileResolver } from '../security/platform-profiles.js';
 import type { Hono } from 'hono';
 import { SessionHub, mountMcpHttp } from '../bindings/mcp/index.js';
 
@@ -41,6 +42,10 @@ export interface ServerOptions {
   allowedHosts?: string[];
   /** Browser origins accepted on the MCP endpoints. */
   allowedOrigins?: string[];
+  /** Authentication settings (mechanisms, profile fetching, nonces, rate limits). */
+  security?: SecurityOptions;
+  /** Believe X-Forwarded-Proto/Host from a TLS-terminating proxy. */
+  trustProxy?: boolean;
   /** Receives events after their transaction commits (webhook dispatcher, MCP fan-out). */
   onEvents?: (events: readonly OutboxEvent[]) => void;
 }
@@ -50,6 +55,8 @@ export interface UspServer {
   store: Store;
   pipeline: Pipeline;
   app: Hono;
+  /** Platform profile resolver (SSRF-safe fetch and cache). */
+  profiles: ProfileResolver;
   /** MCP sessions (stdio and HTTP) that receive usp_webhook notifications. */
   hub: SessionHub;
   clock: Clock;
@@ -87,25 +94,30 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   };
   announce(await syncCatalog(store, biz, clock, ids));
 
-  const pipeline = new Pipeline({
-    store,
-    biz,
-    clock,
-    ids,
-    log,
+  let baseUrl = opts.business.settings.public_url.replace(/\/$/, '');
+  let listenUrl: string | undefined;
+  const { policy: authPolicy, resolver } = await buildAuthPolicy({
+    business: opts.business,
     sandbox: opts.sandbox,
-    adminKeyHashes: [...(opts.business.admin_api_key_hashes ?? []), ...(opts.adminKeys ?? []).map(hashApiKey)],
-    onCommitted: announce,
+    adminKeys: opts.adminKeys ?? [],
+    store,
+    clock,
+    opts: opts.security ?? {},
+    // Every URI the business is reachable at is an acceptable proof audience (spec 9.2.2).
+    profileUris: () => [...new Set([baseUrl, listenUrl].filter((u): u is string => Boolean(u)).map((u) => `${u}/.well-known/usp`))],
+    origins: () => [...new Set([baseUrl, listenUrl].filter((u): u is string => Boolean(u)))],
   });
 
-  let baseUrl = opts.business.settings.public_url.replace(/\/$/, '');
-  const profile = () => buildBusinessProfile(biz, { baseUrl, mcpEndpoint: `${baseUrl}/mcp`, sandbox: opts.sandbox });
+  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce });
+  const profile = () =>
+    buildBusinessProfile(biz, { baseUrl, mcpEndpoint: `${baseUrl}/mcp`, sandbox: opts.sandbox, mechanisms: authPolicy.accepted, allowEs256: authPolicy.allowEs256 });
   let openapiDoc: Record<string, unknown> | undefined;
   const app = createRestApp({
     pipeline,
     profile,
     openapi: () => (openapiDoc ??= buildOpenApi(baseUrl)),
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,
+    trustProxy: opts.trustProxy,
   });
 
   // Filled at listen time with loopback names when listening on loopback and none were given.
@@ -130,6 +142,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     store,
     pipeline,
     app,
+    profiles: resolver,
     hub,
     clock,
     ids,
@@ -143,6 +156,10 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       if (allowedHosts.length === 0 && ['127.0.0.1', 'localhost', '::1'].includes(host)) allowedHosts.push('localhost', '127.0.0.1', '[::1]');
       const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
       const url = `http://${shownHost}:${addr.port}`;
+      listenUrl = url;
+      if (opts.security?.allowLoopbackProfiles && !['127.0.0.1', 'localhost', '::1'].includes(host)) {
+        throw new Error('--allow-loopback-profiles is only allowed when the server itself listens on loopback');
+      }
       // When no public URL was configured, advertise the address actually listened on.
       if (opts.business.settings.public_url === 'http://localhost:8787' && addr.port !== 8787) baseUrl = url;
       return url;

@@ -15,6 +15,8 @@ export type {
   OutboxEvent,
   OutboxRepo,
   KeyValueRepo,
+  CredentialRow,
+  SecurityRepo,
 } from './port.js';
 export { openSqliteStore } from './sqlite/sqlite-store.js';
 export type { SqliteStoreOptions } from './sqlite/sqlite-store.js';

@@ -135,7 +135,33 @@ export interface KeyValueRepo {
   set(key: string, value: string): Promise<void>;
 }
 
+/** A booking-scoped credential as the business keeps it: only the hash of its value. */
+export interface CredentialRow {
+  value_hash: string;
+  resource_kind: 'booking' | 'hold' | 'waitlist_entry';
+  resource_id: string;
+  /** RFC 7638 thumbprint the credential is bound to (cnf.jkt), when the caller proved a key. */
+  jkt: string | null;
+  principal: string | null;
+  expires_ms: number;
+  revoked: boolean;
+}
+
+export interface SecurityRepo {
+  putCredential(c: CredentialRow): Promise<void>;
+  credential(valueHash: string): Promise<CredentialRow | null>;
+  /** Invalidate every credential of a resource (terminal state). */
+  revokeCredentials(resourceId: string): Promise<void>;
+  /** Record a proof's jti; false when it was already seen and is still remembered. */
+  claimJti(jti: string, nowMs: number, keepUntilMs: number): Promise<boolean>;
+  /** The profile URI a principal first presented (trust on first use). */
+  boundProfile(principal: string): Promise<string | null>;
+  bindProfile(principal: string, profile: string, nowMs: number): Promise<void>;
+  purge(nowMs: number): Promise<void>;
+}
+
 export interface Tx {
+  security: SecurityRepo;
   claims: ClaimRepo;
   bookings: BookingRepo;
   holds: HoldRepo;

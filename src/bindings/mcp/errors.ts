@@ -29,6 +29,7 @@ export const MCP_ERROR_CODES = {
   unsupported_media_type: -32600,
   unknown_tool: -32602,
   limit_exceeded: -32600,
+  algorithm_unsupported: -32600,
 } as const satisfies Record<ProtocolErrorCode, number>;
 
 /** The USP code named in `message` when ours has no JSON-RPC number of its own. */
@@ -40,6 +41,7 @@ const WIRE_NAME: Partial<Record<ProtocolErrorCode, string>> = {
   payload_too_large: 'invalid_request',
   unsupported_media_type: 'invalid_request',
   limit_exceeded: 'invalid_request',
+  algorithm_unsupported: 'invalid_request',
   signature_invalid: 'authentication_required',
 };
 

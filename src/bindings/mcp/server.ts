@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ProtocolError as SdkProtocolError, Server } from '@modelcontextprotocol/server';
-import { ProtocolError, type Credentials, type OperationRequest, type Pipeline } from '../../operations/index.js';
+import { ProtocolError, type HttpEvidence, type OperationRequest, type Pipeline } from '../../operations/index.js';
 import { SERVER_INSTRUCTIONS } from './descriptions.js';
 import { toJsonRpcError } from './errors.js';
 import type { NotifiableSession } from './hub.js';
@@ -30,8 +30,8 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
   const tools = [...mcpTools().values()].map((e) => e.tool) as unknown as ListedTools;
   server.setRequestHandler('tools/list', async () => ({ tools }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const headers = (ctx as { http?: { req?: Request } }).http?.req?.headers;
-    return (await callTool(deps, request.params as { name: string; arguments?: unknown }, headers, session)) as unknown as CallResult;
+    const evidence = (ctx as { http?: { authInfo?: { extra?: { evidence?: HttpEvidence } } } }).http?.authInfo?.extra?.evidence;
+    return (await callTool(deps, request.params as { name: string; arguments?: unknown }, evidence, session)) as unknown as CallResult;
   });
   return server;
 }
@@ -44,7 +44,7 @@ function rpcError(err: ProtocolError, correlationId?: string): SdkProtocolError 
 export async function callTool(
   deps: McpDoorDeps,
   params: { name: string; arguments?: unknown },
-  headers: Headers | undefined,
+  evidence: HttpEvidence | undefined,
   session: SessionLike,
 ): Promise<Record<string, unknown>> {
   const entry = mcpTools().get(params.name);
@@ -61,9 +61,14 @@ export async function callTool(
   try {
     const meta = readMeta(rawMeta, metaMembers(entry.op));
     correlationId = meta.correlation_id;
-    req = { input, profile: meta.profile ?? null, idempotencyKey: meta.idempotency_key ?? null, ifMatch: meta.if_match ?? null };
-    const credentials = readCredentials(meta.authorization, headers);
-    if (credentials) req.credentials = credentials;
+    req = {
+      input,
+      profile: meta.profile ?? null,
+      idempotencyKey: meta.idempotency_key ?? null,
+      ifMatch: meta.if_match ?? null,
+      // The proof digest covers the raw arguments; the HTTP evidence carries signatures and bearer keys.
+      presented: { binding: 'mcp', mcp: { tool: entry.tool.name, rawArguments: args as Record<string, unknown>, authorization: meta.authorization }, http: evidence },
+    };
   } catch (err) {
     if (err instanceof ProtocolError) throw rpcError(err, correlationId);
     throw err;
@@ -119,23 +124,4 @@ function readMeta(raw: unknown, allowed: readonly string[]): UspMeta {
     (out as Record<string, string>)[k] = v;
   }
   return out;
-}
-
-/** Credentials ride in `_meta.usp.authorization` (both transports) or, over HTTP, the Authorization header. */
-function readCredentials(auth: UspMeta['authorization'], headers: Headers | undefined): Credentials | undefined {
-  if (auth) {
-    if (auth.mechanism === 'api_key') {
-      if (!auth.credential) {
-        throw new ProtocolError('authentication_required', 'mechanism api_key needs a credential.', { detailCode: 'credential_missing' });
-      }
-      return { apiKey: auth.credential };
-    }
-    // Unknown or not yet accepted mechanisms fail closed (spec 10.1.6).
-    throw new ProtocolError('authentication_required', `The mechanism ${JSON.stringify(auth.mechanism)} is not accepted by this business.`, {
-      detailCode: 'mechanism_not_accepted',
-    });
-  }
-  const h = headers?.get('authorization');
-  const m = h ? /^Bearer\s+(\S+)$/i.exec(h) : null;
-  return m ? { apiKey: m[1] } : undefined;
 }

@@ -109,7 +109,8 @@ function buildTool(op: OperationDef): ToolEntry {
       outputSchema: outputSchema(name),
       annotations: {
         title,
-        readOnlyHint: !op.mutating && !op.writes,
+        // Read-only from the caller's view: reads that take a write transaction for lazy expiry still change nothing it asked for.
+        readOnlyHint: !op.mutating,
         destructiveHint: destructive,
         // Idempotent in the MCP sense: repeating the same call has no further effect.
         idempotentHint: !op.mutating || op.name === 'release_hold',

@@ -17,6 +17,8 @@ export interface RestAppOptions {
   openapi: () => Record<string, unknown>;
   /** Largest accepted request body in bytes (413 above it). */
   maxBodyBytes: number;
+  /** Believe X-Forwarded-Proto / X-Forwarded-Host from a TLS-terminating proxy. */
+  trustProxy?: boolean;
   /** Seconds the profile may be cached (at least 60, spec 8.2.2). */
   profileMaxAge?: number;
 }
@@ -87,10 +89,11 @@ async function handle(c: Context, op: OperationDef, opts: RestAppOptions): Promi
 
 async function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): Promise<OperationRequest> {
   let input: Record<string, unknown> = {};
+  let raw = new Uint8Array(0);
   if (op.rest.input === 'body' || (op.rest.input === 'none' && op.rest.method !== 'GET')) {
     const declared = Number(c.req.header('content-length') ?? '0');
     if (declared > opts.maxBodyBytes) throw tooLarge(opts.maxBodyBytes);
-    const raw = new Uint8Array(await c.req.arrayBuffer());
+    raw = new Uint8Array(await c.req.arrayBuffer());
     if (raw.byteLength > opts.maxBodyBytes) throw tooLarge(opts.maxBodyBytes);
     if (raw.byteLength > 0 && op.rest.input === 'body') {
       const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
@@ -113,18 +116,28 @@ async function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): 
   }
   Object.assign(input, c.req.param());
 
-  const req: OperationRequest = {
+  const headers: Record<string, string> = {};
+  c.req.raw.headers.forEach((v, k) => (headers[k] = v));
+  return {
     input,
     profile: parseAgent(c.req.header('usp-agent')),
     idempotencyKey: c.req.header('idempotency-key') ?? null,
     ifMatch: c.req.header('if-match') ?? null,
+    // The exact bytes and headers: signatures, digests and DPoP proofs are checked below the door.
+    presented: { binding: 'rest', http: { method: c.req.method, url: publicUrl(c, opts), headers, body: raw } },
   };
-  const auth = c.req.header('authorization');
-  if (auth) {
-    const m = /^Bearer\s+(\S+)$/i.exec(auth);
-    if (m) req.credentials = { apiKey: m[1] };
+}
+
+/** The URL as the client addressed it (behind a TLS-terminating proxy, the forwarded scheme). */
+function publicUrl(c: Context, opts: RestAppOptions): string {
+  const url = new URL(c.req.url);
+  if (opts.trustProxy) {
+    const proto = c.req.header('x-forwarded-proto');
+    if (proto === 'https' || proto === 'http') url.protocol = `${proto}:`;
+    const host = c.req.header('x-forwarded-host');
+    if (host) url.host = host;
   }
-  return req;
+  return url.toString();
 }
 
 /** USP-Agent is an RFC 8941 dictionary: `profile="https://..."`. */
@@ -153,10 +166,24 @@ function tooLarge(max: number): ProtocolError {
   return new ProtocolError('payload_too_large', `Request bodies are limited to ${max} bytes.`);
 }
 
+/** RFC 9110 challenges naming every mechanism the business would accept (spec 10.1.6). */
+function wwwAuthenticate(accepted: readonly string[], err: ProtocolError): string {
+  const challenges: string[] = [];
+  const detail = err.detailCode && err.code === 'pop_proof_required' ? `, error="${err.detailCode === 'proof_nonce_required' ? 'use_dpop_nonce' : 'invalid_dpop_proof'}"` : '';
+  if (accepted.includes('platform_key_pop') || accepted.includes('booking_scoped_credential')) challenges.push(`DPoP realm="usp", algs="EdDSA ES256"${detail}`);
+  if (accepted.includes('http_message_signature')) challenges.push('Signature realm="usp"');
+  if (accepted.includes('api_key')) challenges.push('Bearer realm="usp"');
+  return challenges.join(', ') || 'Bearer realm="usp"';
+}
+
 function problem(c: Context, err: ProtocolError): Response {
   const status = REST_ERRORS[err.code].status;
   const headers: Record<string, string> = { 'Content-Type': 'application/problem+json' };
   if (err.retryAfter !== undefined) headers['Retry-After'] = String(err.retryAfter);
-  if (status === 401) headers['WWW-Authenticate'] = 'ApiKey realm="usp"';
+  if (status === 401) {
+    const accepted = (err.extra?.accepted_mechanisms as string[] | undefined) ?? ['api_key'];
+    headers['WWW-Authenticate'] = wwwAuthenticate(accepted, err);
+  }
+  if (err.detailCode === 'proof_nonce_required' && typeof err.extra?.nonce === 'string') headers['DPoP-Nonce'] = err.extra.nonce;
   return new Response(JSON.stringify(problemBody(err, c.req.path)), { status, headers });
 }

@@ -30,13 +30,14 @@ export const REST_ERRORS = {
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   unknown_tool: { status: 404, title: 'Unknown tool' },
   limit_exceeded: { status: 422, title: 'Limit exceeded' },
+  algorithm_unsupported: { status: 400, title: 'Algorithm unsupported' },
 } as const satisfies Record<ProtocolErrorCode, { status: number; title: string }>;
 
 const kebab = (s: string) => s.replace(/_/g, '-');
 
 /** The problem type names the finer reason when there is one (e.g. hold-limit-exceeded). */
 export function problemType(err: ProtocolError): string {
-  const specific = err.code === 'not_found' || err.code === 'rate_limited' ? (err.detailCode ?? err.code) : err.code;
+  const specific = ['not_found', 'rate_limited', 'signature_invalid', 'pop_proof_required'].includes(err.code) ? (err.detailCode ?? err.code) : err.code;
   return PROBLEM_BASE + kebab(specific);
 }
 

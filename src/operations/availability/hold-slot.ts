@@ -61,6 +61,7 @@ export const holdSlot = defineOperation({
         expires_at_ms: expiresMs,
       },
     });
-    return ok({ hold }, 201);
+    const credential = await ctx.issueCredential('hold', holdId, expiresMs);
+    return ok({ hold, ...(credential ? { booking_scoped_credential: credential } : {}) }, 201);
   },
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { errorMessage } from '../../domain/outcomes.js';
 import type { HoldRecord } from '../../domain/records.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import type { OperationContext } from '../runtime.js';
+import { mayAct, type OperationContext } from '../runtime.js';
 import { id } from '../schemas.js';
 import { offerFreedPlace } from '../engine/waitlist.js';
 
@@ -14,7 +14,7 @@ export function holdView(rec: HoldRecord, now: number): HoldRecord['hold'] {
 
 export async function loadHold(ctx: OperationContext, holdId: string): Promise<HoldRecord | null> {
   const rec = await ctx.tx.holds.get(holdId);
-  if (!rec || (!ctx.caller.business && rec.priv.principal !== ctx.caller.principal)) return null;
+  if (!rec || !mayAct(ctx.caller, rec.priv.principal, rec.hold.id)) return null;
   return rec;
 }
 
@@ -22,6 +22,7 @@ export const releaseHold = defineOperation({
   name: 'release_hold',
   tool: 'usp_availability_release',
   rest: { method: 'DELETE', path: '/availability/holds/{hold_id}', input: 'none' },
+  resource: { kind: 'hold', key: 'hold_id' },
   access: 'privileged_scoped',
   capability: 'dev.usp-protocol.services.availability',
   mutating: true,
@@ -37,6 +38,7 @@ export const releaseHold = defineOperation({
     if (view.status !== 'active') return ok({ hold: view });
     rec.hold.status = 'released';
     await ctx.tx.holds.update(rec);
+    await ctx.tx.security.revokeCredentials(rec.hold.id);
     await ctx.tx.claims.removeOwner(rec.hold.id);
     const service = ctx.biz.services.get(rec.hold.service_id);
     if (service) {

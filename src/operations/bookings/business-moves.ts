@@ -15,6 +15,7 @@ function businessMove(name: string, path: string, m: BookingMove, event: string,
   return defineOperation({
     name,
     rest: { method: 'POST', path, input: 'none' },
+    resource: { kind: 'booking', key: 'booking_id' },
     access: 'business_only',
     capability: 'dev.usp-protocol.services.bookings',
     mutating: true,

@@ -12,6 +12,7 @@ export const cancelBooking = defineOperation({
   name: 'cancel_booking',
   tool: 'usp_bookings_cancel',
   rest: { method: 'POST', path: '/bookings/{booking_id}/cancel', input: 'body' },
+  resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,

@@ -9,6 +9,7 @@ export const confirmBooking = defineOperation({
   name: 'confirm_booking',
   tool: 'usp_bookings_confirm',
   rest: { method: 'POST', path: '/bookings/{booking_id}/confirm', input: 'body' },
+  resource: { kind: 'booking', key: 'booking_id' },
   access: 'business_only',
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,

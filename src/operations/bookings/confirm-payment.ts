@@ -10,6 +10,7 @@ export const confirmPayment = defineOperation({
   name: 'confirm_payment',
   tool: 'usp_bookings_confirm_payment',
   rest: { method: 'POST', path: '/bookings/{booking_id}/confirm-payment', input: 'body' },
+  resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,

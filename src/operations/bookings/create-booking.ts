@@ -6,6 +6,8 @@ import { checkSlot } from '../engine/availability.js';
 import { createBookingRecord } from '../engine/bookings.js';
 import { Buyer, DeliveryAddress, id } from '../schemas.js';
 import { holdView, loadHold } from '../availability/release-hold.js';
+import { mayAct } from '../runtime.js';
+import { bookingCredentialExpiry } from '../engine/bookings.js';
 
 export const createBooking = defineOperation({
   name: 'create_booking',
@@ -49,7 +51,7 @@ export const createBooking = defineOperation({
     if (inp.hold_id) {
       // The same hold booked twice answers with the booking it already became (spec 5.3.1).
       const existing = await ctx.tx.bookings.byHold(inp.hold_id);
-      if (existing && (ctx.caller.business || existing.priv.principal === ctx.caller.principal)) return ok({ booking: existing.booking }, 201);
+      if (existing && mayAct(ctx.caller, existing.priv.principal, existing.booking.id)) return ok({ booking: existing.booking }, 201);
       hold = await loadHold(ctx, inp.hold_id);
       if (!hold) return outcome(errorMessage('validation_error', `No hold ${JSON.stringify(inp.hold_id)} belongs to this platform.`, '$.hold_id'));
       const view = holdView(hold, ctx.now);
@@ -91,6 +93,7 @@ export const createBooking = defineOperation({
       hold,
       postPaymentReturn: inp.post_payment_return_request,
     });
-    return ok({ booking: rec.booking }, 201);
+    const credential = await ctx.issueCredential('booking', rec.booking.id, bookingCredentialExpiry(rec));
+    return ok({ booking: rec.booking, ...(credential ? { booking_scoped_credential: credential } : {}) }, 201);
   },
 });

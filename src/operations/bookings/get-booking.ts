@@ -11,6 +11,7 @@ export const getBooking = defineOperation({
   name: 'get_booking',
   tool: 'usp_bookings_get',
   rest: { method: 'GET', path: '/bookings/{booking_id}', input: 'none' },
+  resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
   capability: 'dev.usp-protocol.services.bookings',
   mutating: false,

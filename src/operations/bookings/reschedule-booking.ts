@@ -14,6 +14,7 @@ export const rescheduleBooking = defineOperation({
   name: 'reschedule_booking',
   tool: 'usp_bookings_reschedule',
   rest: { method: 'POST', path: '/bookings/{booking_id}/reschedule', input: 'body' },
+  resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,

@@ -9,6 +9,7 @@ export const updateBooking = defineOperation({
   name: 'update_booking',
   tool: 'usp_bookings_update',
   rest: { method: 'PUT', path: '/bookings/{booking_id}', input: 'body' },
+  resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,

@@ -7,7 +7,7 @@ import type { SubscriptionRecord } from '../../domain/records.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, type OperationDef } from '../define.js';
 import { iso } from '../engine/bookings.js';
-import type { OperationContext } from '../runtime.js';
+import { mayAct, type OperationContext } from '../runtime.js';
 import { id } from '../schemas.js';
 
 export const CATALOG_EVENTS = ['service.created', 'service.updated', 'service.deleted', 'service.suspended'] as const;
@@ -57,7 +57,7 @@ const byId = z.object({ subscription_id: id('The subscription id.') });
 
 async function loadOwned(ctx: OperationContext, sid: string): Promise<SubscriptionRecord> {
   const rec = await ctx.tx.subscriptions.get(sid);
-  if (!rec || (!ctx.caller.business && rec.priv.principal !== ctx.caller.principal)) {
+  if (!rec || !mayAct(ctx.caller, rec.priv.principal, rec.subscription.id)) {
     throw new ProtocolError('not_found', `No feed subscription ${JSON.stringify(sid)} belongs to this platform.`, {
       detailCode: 'subscription_not_found',
     });
@@ -75,6 +75,7 @@ function lifecycle(
   return defineOperation({
     name,
     rest: { method, path, input: 'none' },
+    resource: { kind: 'subscription', key: 'subscription_id' },
     access: 'privileged_scoped',
     capability: 'dev.usp-protocol.services.catalog.subscriptions',
     mutating: to !== null,

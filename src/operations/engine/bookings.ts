@@ -13,7 +13,7 @@ import { formatDuration, formatInstant } from '../../domain/time.js';
 import { infoMessage } from '../../domain/outcomes.js';
 import type { ClaimRow } from '../../store/port.js';
 import { ProtocolError } from '../errors.js';
-import type { OperationContext } from '../runtime.js';
+import { mayAct, type OperationContext } from '../runtime.js';
 import { slotResources } from './availability.js';
 import { offerFreedPlace } from './waitlist.js';
 
@@ -239,7 +239,7 @@ export function checkRevision(ctx: OperationContext, current: string): void {
 export async function loadBooking(ctx: OperationContext, id: string): Promise<BookingRecord | null> {
   const rec = await ctx.tx.bookings.get(id);
   if (!rec) return null;
-  if (!ctx.caller.business && rec.priv.principal !== ctx.caller.principal) return null;
+  if (!mayAct(ctx.caller, rec.priv.principal, rec.booking.id)) return null;
   await expireIfDue(ctx, rec);
   return rec;
 }
@@ -265,9 +265,16 @@ export async function expireIfDue(ctx: OperationContext, rec: BookingRecord): Pr
 /** Remove a booking's claims and offer the freed place to the waitlist. */
 export async function freeSlot(ctx: OperationContext, rec: BookingRecord): Promise<void> {
   await ctx.tx.claims.removeOwner(rec.booking.id);
+  // Terminal state: the booking's credentials stop working (spec 10.1.6).
+  await ctx.tx.security.revokeCredentials(rec.booking.id);
   const service = ctx.biz.services.get(rec.booking.service_id);
   const p = rec.priv;
   if (service) await offerFreedPlace(ctx, service, { key: p.slot_key, startMs: p.start_ms, endMs: p.end_ms, resourceIds: p.resource_ids });
+}
+
+/** A booking's credential stays usable until a day after the service ends (its actionable window). */
+export function bookingCredentialExpiry(rec: BookingRecord): number {
+  return rec.priv.end_ms + 86_400_000;
 }
 
 export function emitBookingEvent(ctx: OperationContext, event: string, rec: BookingRecord, extra: Record<string, unknown> = {}): void {

@@ -8,7 +8,7 @@ import type { WaitlistRecord } from '../../domain/records.js';
 import { decodeSlotId, encodeSlotId, slotKey } from '../../domain/slot-id.js';
 import { findSlot, isCapacityType } from '../../domain/slots.js';
 import { formatInstant, localDate } from '../../domain/time.js';
-import type { OperationContext } from '../runtime.js';
+import { mayAct, type OperationContext } from '../runtime.js';
 import { loadClaims } from './availability.js';
 import { claimRows, iso } from './bookings.js';
 
@@ -105,6 +105,7 @@ export async function endOffer(ctx: OperationContext, rec: WaitlistRecord, statu
   delete rec.entry.offer_expires_at;
   rec.priv.offer_expires_ms = undefined;
   await ctx.tx.waitlist.update(rec);
+  await ctx.tx.security.revokeCredentials(rec.entry.id);
   if (!holdId) return;
   const hold = await ctx.tx.holds.get(holdId);
   if (!hold || hold.hold.status !== 'active') return;
@@ -129,7 +130,7 @@ export async function refreshPosition(ctx: OperationContext, rec: WaitlistRecord
 export async function loadEntry(ctx: OperationContext, id: string): Promise<WaitlistRecord | null> {
   const rec = await ctx.tx.waitlist.get(id);
   if (!rec) return null;
-  if (!ctx.caller.business && rec.priv.principal !== ctx.caller.principal) return null;
+  if (!mayAct(ctx.caller, rec.priv.principal, rec.entry.id)) return null;
   await expireOfferIfDue(ctx, rec);
   await refreshPosition(ctx, rec);
   return rec;

@@ -9,13 +9,15 @@ import { decodeSlotId } from '../../domain/slot-id.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../engine/availability.js';
-import { checkRevision, createBookingRecord, iso } from '../engine/bookings.js';
+import { bookingCredentialExpiry, checkRevision, createBookingRecord, iso } from '../engine/bookings.js';
 import { emitWaitlistEvent, endOffer, loadEntry, refreshPosition } from '../engine/waitlist.js';
 import type { OperationContext } from '../runtime.js';
 import { Buyer, decodeCursor, encodeCursor, id } from '../schemas.js';
 import { holdView } from '../availability/release-hold.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;
+/** A waitlist entry stays actionable this long (its credential's lifetime). */
+const WAITLIST_CREDENTIAL_DAYS = 90;
 const WAITLIST_STATUSES = ['waiting', 'offered', 'accepted', 'expired', 'declined', 'removed'] as const;
 
 const entryNotFound = (entryId: string) =>
@@ -70,12 +72,14 @@ export const joinWaitlist = defineOperation({
         created_at: iso(ctx.now),
         revision: ctx.ids.next('rev'),
       },
-      priv: { principal: ctx.caller.principal, created_ms: ctx.now },
+      // Queue order is (created_ms, id) and ids are random: keep created_ms strictly increasing in line so same-millisecond joins stay in join order.
+      priv: { principal: ctx.caller.principal, created_ms: line.reduce((m, w) => Math.max(m, w.priv.created_ms + 1), ctx.now) },
     };
     if (inp.slot_id) rec.entry.slot_id = inp.slot_id;
     if (inp.preferred_slots) rec.entry.preferred_slots = inp.preferred_slots;
     await ctx.tx.waitlist.insert(rec);
-    return ok({ entry: rec.entry }, 201);
+    const credential = await ctx.issueCredential('waitlist_entry', rec.entry.id, ctx.now + WAITLIST_CREDENTIAL_DAYS * 86_400_000);
+    return ok({ entry: rec.entry, ...(credential ? { booking_scoped_credential: credential } : {}) }, 201);
   },
 });
 
@@ -131,6 +135,7 @@ export const getWaitlistEntry = defineOperation({
   name: 'get_waitlist_entry',
   tool: 'usp_waitlist_get',
   rest: { method: 'GET', path: '/waitlist/{entry_id}', input: 'none' },
+  resource: { kind: 'waitlist_entry', key: 'entry_id' },
   access: 'privileged_scoped',
   capability: CAP,
   mutating: false,
@@ -156,6 +161,7 @@ export const leaveWaitlist = defineOperation({
   name: 'leave_waitlist',
   tool: 'usp_waitlist_leave',
   rest: { method: 'DELETE', path: '/waitlist/{entry_id}', input: 'none' },
+  resource: { kind: 'waitlist_entry', key: 'entry_id' },
   access: 'privileged_scoped',
   capability: CAP,
   mutating: true,
@@ -173,6 +179,7 @@ export const leaveWaitlist = defineOperation({
     rec.entry.status = 'removed';
     rec.entry.revision = ctx.ids.next('rev');
     await ctx.tx.waitlist.update(rec);
+    await ctx.tx.security.revokeCredentials(rec.entry.id);
     return ok({ entry: rec.entry });
   },
 });
@@ -181,6 +188,7 @@ export const acceptWaitlistOffer = defineOperation({
   name: 'accept_waitlist_offer',
   tool: 'usp_waitlist_accept',
   rest: { method: 'POST', path: '/waitlist/{entry_id}/accept', input: 'body' },
+  resource: { kind: 'waitlist_entry', key: 'entry_id' },
   access: 'privileged_scoped',
   capability: CAP,
   mutating: true,
@@ -222,13 +230,16 @@ async function acceptOffer(ctx: OperationContext, rec: WaitlistRecord) {
   rec.priv.booking_id = booking.booking.id;
   await ctx.tx.waitlist.update(rec);
   emitWaitlistEvent(ctx, 'waitlist.converted', rec);
-  return ok({ entry: e, booking: booking.booking });
+  await ctx.tx.security.revokeCredentials(e.id);
+  const credential = await ctx.issueCredential('booking', booking.booking.id, bookingCredentialExpiry(booking));
+  return ok({ entry: e, booking: booking.booking, ...(credential ? { booking_scoped_credential: credential } : {}) });
 }
 
 export const declineWaitlistOffer = defineOperation({
   name: 'decline_waitlist_offer',
   tool: 'usp_waitlist_decline',
   rest: { method: 'POST', path: '/waitlist/{entry_id}/decline', input: 'body' },
+  resource: { kind: 'waitlist_entry', key: 'entry_id' },
   access: 'privileged_scoped',
   capability: CAP,
   mutating: true,

@@ -82,4 +82,25 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   );
   `,
+  `
+  CREATE TABLE credentials (
+    value_hash TEXT PRIMARY KEY,
+    resource_kind TEXT NOT NULL,
+    resource_id TEXT NOT NULL,
+    jkt TEXT,
+    principal TEXT,
+    expires_ms INTEGER NOT NULL,
+    revoked INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX credentials_by_resource ON credentials (resource_id);
+  CREATE TABLE proof_jti (
+    jti TEXT PRIMARY KEY,
+    keep_until_ms INTEGER NOT NULL
+  );
+  CREATE TABLE principal_bindings (
+    principal TEXT PRIMARY KEY,
+    profile TEXT NOT NULL,
+    bound_ms INTEGER NOT NULL
+  );
+  `,
 ];

@@ -156,6 +156,18 @@ function buildRepos(db: Db): Tx {
       'INSERT INTO outbox (event_id, event, order_key, principal, payload, created_ms, due_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
     outboxRecent: db.prepare('SELECT * FROM outbox ORDER BY seq DESC LIMIT ?'),
+    credPut: db.prepare(
+      'INSERT INTO credentials (value_hash, resource_kind, resource_id, jkt, principal, expires_ms, revoked) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    credGet: db.prepare('SELECT * FROM credentials WHERE value_hash = ?'),
+    credRevoke: db.prepare('UPDATE credentials SET revoked = 1 WHERE resource_id = ?'),
+    jtiGet: db.prepare('SELECT keep_until_ms FROM proof_jti WHERE jti = ?'),
+    jtiPut: db.prepare(
+      'INSERT INTO proof_jti (jti, keep_until_ms) VALUES (?, ?) ON CONFLICT (jti) DO UPDATE SET keep_until_ms = excluded.keep_until_ms',
+    ),
+    jtiPurge: db.prepare('DELETE FROM proof_jti WHERE keep_until_ms <= ?'),
+    bindGet: db.prepare('SELECT profile FROM principal_bindings WHERE principal = ?'),
+    bindPut: db.prepare('INSERT INTO principal_bindings (principal, profile, bound_ms) VALUES (?, ?, ?) ON CONFLICT (principal) DO NOTHING'),
     kvGet: db.prepare('SELECT value FROM kv WHERE key = ?'),
     kvSet: db.prepare('INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
   };
@@ -173,6 +185,34 @@ function buildRepos(db: Db): Tx {
   });
 
   return {
+    security: {
+      async putCredential(c) {
+        q.credPut.run(c.value_hash, c.resource_kind, c.resource_id, c.jkt, c.principal, c.expires_ms, c.revoked ? 1 : 0);
+      },
+      async credential(valueHash) {
+        const r = q.credGet.get(valueHash) as any;
+        return r ? { ...r, revoked: r.revoked === 1 } : null;
+      },
+      async revokeCredentials(resourceId) {
+        q.credRevoke.run(resourceId);
+      },
+      async claimJti(jti, nowMs, keepUntilMs) {
+        const r = q.jtiGet.get(jti) as { keep_until_ms: number } | undefined;
+        if (r && r.keep_until_ms > nowMs) return false;
+        q.jtiPut.run(jti, keepUntilMs);
+        return true;
+      },
+      async boundProfile(principal) {
+        const r = q.bindGet.get(principal) as { profile: string } | undefined;
+        return r ? r.profile : null;
+      },
+      async bindProfile(principal, profile, nowMs) {
+        q.bindPut.run(principal, profile, nowMs);
+      },
+      async purge(nowMs) {
+        q.jtiPurge.run(nowMs);
+      },
+    },
     claims: {
       async active(resourceIds, fromMs, toMs, nowMs) {
         if (resourceIds.length === 0) return [];
@@ -283,7 +323,7 @@ function buildRepos(db: Db): Tx {
         if (statuses.length === 0) return [];
         const rows = db
           .prepare(
-            `SELECT data FROM waitlist_entries WHERE service_id = ? AND status IN (${statuses.map(() => '?').join(',')}) ORDER BY created_ms, rowid`,
+            `SELECT data FROM waitlist_entries WHERE service_id = ? AND status IN (${statuses.map(() => '?').join(',')}) ORDER BY created_ms, id`,
           )
           .all(serviceId, ...statuses) as Array<{ data: string }>;
         return rows.map((r) => parse<WaitlistRecord>(r.data));
