@@ -1,0 +1,327 @@
+/**
+ * The import rules of docs/ARCHITECTURE.md, enforced: every file under src/ is parsed (a real
+ * TypeScript parser, so comments and strings never count as imports), every static import, re-export
+ * and dynamic import() is resolved to a layer, and each layer's rule lists what it may import.
+ * A violation names file:line and the offending specifier.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join, posix, relative } from 'node:path';
+import { parseSync } from 'vite';
+import { describe, expect, test } from 'vitest';
+
+// ------------------------------------------------------------------------------------------------
+// The checker
+// ------------------------------------------------------------------------------------------------
+
+/** What an import specifier points at. */
+type Target =
+  | { kind: 'src'; layer: string; path: string }
+  | { kind: 'outside'; path: string }
+  | { kind: 'node'; name: string }
+  | { kind: 'package'; name: string }
+  /** A dynamic import whose argument is not a string literal: it cannot be checked, so no rule allows it. */
+  | { kind: 'computed' };
+
+export interface ImportRef {
+  /** Repository-relative posix path of the importing file, e.g. `src/store/port.ts`. */
+  file: string;
+  line: number;
+  specifier: string;
+  how: 'import' | 'export' | 'dynamic';
+  /** Every binding is a type (`import type`, `export type`, or only `type` names): erased at runtime. */
+  typeOnly: boolean;
+  /** `export * from` / `export * as ns from`. */
+  star: boolean;
+  target: Target;
+}
+
+export interface SourceFile {
+  path: string;
+  text: string;
+}
+
+const NODE_BUILTINS = new Set(builtinModules);
+
+function resolveTarget(file: string, specifier: string | null): Target {
+  if (specifier === null) return { kind: 'computed' };
+  if (specifier.startsWith('.')) {
+    const path = posix.normalize(posix.join(posix.dirname(file), specifier));
+    if (!path.startsWith('src/')) return { kind: 'outside', path };
+    const parts = path.split('/');
+    return { kind: 'src', layer: parts.length > 2 ? parts[1] : '(root)', path };
+  }
+  if (specifier.startsWith('node:') || NODE_BUILTINS.has(specifier.split('/')[0])) {
+    return { kind: 'node', name: specifier.replace(/^node:/, '') };
+  }
+  if (specifier.startsWith('/')) return { kind: 'outside', path: specifier };
+  const parts = specifier.split('/');
+  return { kind: 'package', name: specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0] };
+}
+
+function literal(raw: string): string | null {
+  const m = /^(['"`])([^'"`$]*)\1$/.exec(raw.trim());
+  return m ? m[2] : null;
+}
+
+/** Every import, re-export and dynamic import() of one file. Throws on a file that does not parse. */
+export function parseImports(src: SourceFile): ImportRef[] {
+  const result = parseSync(src.path, src.text, { lang: src.path.endsWith('x') ? 'tsx' : 'ts', sourceType: 'module' });
+  if (result.errors.length > 0) {
+    throw new Error(`${src.path} does not parse: ${result.errors.map((e) => e.message).join('; ')}`);
+  }
+  const lineStarts = [0];
+  for (let i = 0; i < src.text.length; i++) if (src.text[i] === '\n') lineStarts.push(i + 1);
+  const lineOf = (offset: number) => {
+    let lo = 0;
+    let hi = lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (lineStarts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+  const ref = (start: number, specifier: string | null, how: ImportRef['how'], typeOnly: boolean, star: boolean): ImportRef => ({
+    file: src.path,
+    line: lineOf(start),
+    specifier: specifier ?? '<computed>',
+    how,
+    typeOnly,
+    star,
+    target: resolveTarget(src.path, specifier),
+  });
+
+  const out: ImportRef[] = [];
+  const mod = result.module;
+  for (const imp of mod.staticImports) {
+    // A side-effect import (`import 'x'`) has no entries and is a runtime import.
+    const typeOnly = imp.entries.length > 0 && imp.entries.every((e) => e.isType);
+    out.push(ref(imp.start, imp.moduleRequest.value, 'import', typeOnly, false));
+  }
+  for (const exp of mod.staticExports) {
+    const reexports = exp.entries.filter((e) => e.moduleRequest);
+    if (reexports.length === 0) continue;
+    const star = reexports.some((e) => e.importName.kind === 'All' || e.importName.kind === 'AllButDefault');
+    const typeOnly = reexports.every((e) => e.isType);
+    out.push(ref(exp.start, reexports[0].moduleRequest!.value, 'export', typeOnly, star));
+  }
+  for (const dyn of mod.dynamicImports) {
+    out.push(ref(dyn.start, literal(src.text.slice(dyn.moduleRequest.start, dyn.moduleRequest.end)), 'dynamic', false, false));
+  }
+  return out.sort((a, b) => a.line - b.line);
+}
+
+export interface LayerRule {
+  /** The rule as ARCHITECTURE.md states it. */
+  name: string;
+  /** Files under this folder follow the rule. */
+  folder: string;
+  /** null when the import is allowed, else why it is not. */
+  check(imp: ImportRef): string | null;
+}
+
+/** One line per violation: `file:line imports 'specifier' (reason)`. */
+export function violations(rule: LayerRule, imports: readonly ImportRef[]): string[] {
+  return imports
+    .filter((imp) => imp.file.startsWith(rule.folder))
+    .flatMap((imp) => {
+      const why = rule.check(imp);
+      return why ? [`${imp.file}:${imp.line} ${imp.how}s '${imp.specifier}' (${why})`] : [];
+    });
+}
+
+/** Files that use `export *` (habit 11: each layer's public surface is a list of named exports). */
+export function starExports(imports: readonly ImportRef[]): string[] {
+  return imports.filter((imp) => imp.star).map((imp) => `${imp.file}:${imp.line} export * from '${imp.specifier}'`);
+}
+
+const describeTarget = (t: Target) =>
+  t.kind === 'src' ? `src/${t.layer}` : t.kind === 'outside' ? `outside src (${t.path})` : t.kind === 'node' ? `node built-in ${t.name}` : t.kind === 'package' ? `package ${t.name}` : 'a computed specifier';
+
+/** A rule built from what a layer may import; anything else is reported. */
+function allowOnly(
+  name: string,
+  folder: string,
+  allowed: {
+    layers: readonly string[];
+    /** Layers that may be imported for their types only (erased at runtime). */
+    typeOnlyLayers?: readonly string[];
+    /** Package names, or 'any'. */
+    packages: readonly string[] | 'any';
+    /** Node built-in names without `node:`, or 'any'. */
+    node: readonly string[] | 'any';
+  },
+): LayerRule {
+  return {
+    name,
+    folder,
+    check(imp) {
+      const t = imp.target;
+      if (t.kind === 'src') {
+        if (allowed.layers.includes(t.layer)) return null;
+        if (allowed.typeOnlyLayers?.includes(t.layer)) return imp.typeOnly ? null : `src/${t.layer} may be imported for types only`;
+        return `${describeTarget(t)} is not allowed here`;
+      }
+      if (t.kind === 'package' && (allowed.packages === 'any' || allowed.packages.includes(t.name))) return null;
+      if (t.kind === 'node' && (allowed.node === 'any' || allowed.node.includes(t.name))) return null;
+      return `${describeTarget(t)} is not allowed here`;
+    },
+  };
+}
+
+/** The rules of docs/ARCHITECTURE.md ("Layers and what each may import"). */
+export const RULES = {
+  domain: allowOnly('src/domain imports nothing with I/O: only its own files and luxon', 'src/domain/', {
+    layers: ['domain'],
+    packages: ['luxon'],
+    node: [],
+  }),
+  store: allowOnly('src/store imports only the domain, its own files, node built-ins and its drivers', 'src/store/', {
+    layers: ['store', 'domain'],
+    packages: ['better-sqlite3', 'pg'],
+    node: 'any',
+  }),
+  operations: allowOnly(
+    'src/operations imports only the domain, store types, security, its own files, zod and node:crypto',
+    'src/operations/',
+    { layers: ['operations', 'domain', 'security'], typeOnlyLayers: ['store'], packages: ['zod'], node: ['crypto'] },
+  ),
+  // Node built-ins are allowed: a door frames bytes (streams, stdio, request ids) and needs them.
+  bindings: allowOnly('src/bindings imports only src/operations, src/security, its own folder and packages: never the store or the domain', 'src/bindings/', {
+    layers: ['bindings', 'operations', 'security'],
+    packages: 'any',
+    node: 'any',
+  }),
+  security: allowOnly('src/security imports only the domain, the store, its own files, packages and node built-ins', 'src/security/', {
+    layers: ['security', 'domain', 'store'],
+    packages: 'any',
+    node: 'any',
+  }),
+  webhooks: allowOnly('src/webhooks imports only the store, security, its own files, packages and node built-ins', 'src/webhooks/', {
+    layers: ['webhooks', 'store', 'security'],
+    packages: 'any',
+    node: 'any',
+  }),
+} satisfies Record<string, LayerRule>;
+
+// ------------------------------------------------------------------------------------------------
+// The repository
+// ------------------------------------------------------------------------------------------------
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    const full = join(dir, d.name);
+    if (d.isDirectory()) return walk(full);
+    return /\.(ts|tsx|mts|cts)$/.test(d.name) && !d.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+const SOURCES: SourceFile[] = walk(join(ROOT, 'src')).map((full) => ({
+  path: relative(ROOT, full).split('\\').join('/'),
+  text: readFileSync(full, 'utf8'),
+}));
+const IMPORTS: ImportRef[] = SOURCES.flatMap(parseImports);
+
+describe('the layers of src/ import only what ARCHITECTURE.md allows', () => {
+  test('the walker sees the layers and their imports', () => {
+    const files = new Set(SOURCES.map((s) => s.path));
+    expect(files).toContain('src/store/port.ts');
+    expect(files).toContain('src/domain/records.ts');
+    expect(IMPORTS).toContainEqual(
+      expect.objectContaining({ file: 'src/store/sqlite/sqlite-store.ts', specifier: 'better-sqlite3', target: { kind: 'package', name: 'better-sqlite3' } }),
+    );
+    expect(IMPORTS).toContainEqual(
+      expect.objectContaining({ file: 'src/store/port.ts', typeOnly: true, target: { kind: 'src', layer: 'domain', path: 'src/domain/records.js' } }),
+    );
+  });
+
+  for (const rule of Object.values(RULES)) {
+    test(rule.name, () => {
+      expect(violations(rule, IMPORTS)).toEqual([]);
+    });
+  }
+
+  test('no file in src/ uses export *', () => {
+    expect(starExports(IMPORTS)).toEqual([]);
+  });
+});
+
+// ------------------------------------------------------------------------------------------------
+// The checker is real: it reports violations in small in-memory samples.
+// ------------------------------------------------------------------------------------------------
+
+describe('the layering checker reports what breaks a rule and nothing else', () => {
+  const check = (rule: LayerRule, path: string, text: string) => violations(rule, parseImports({ path, text }));
+
+  test('a domain file importing a driver, node:fs and the store is reported with file:line and specifier', () => {
+    const text = [
+      "import { DateTime } from 'luxon';",
+      "import type { Outcome } from './outcomes.js';",
+      "import Database from 'better-sqlite3';",
+      "import { readFileSync } from 'node:fs';",
+      "import type { Store } from '../store/port.js';",
+    ].join('\n');
+    expect(check(RULES.domain, 'src/domain/bad.ts', text)).toEqual([
+      "src/domain/bad.ts:3 imports 'better-sqlite3' (package better-sqlite3 is not allowed here)",
+      "src/domain/bad.ts:4 imports 'node:fs' (node built-in fs is not allowed here)",
+      "src/domain/bad.ts:5 imports '../store/port.js' (src/store is not allowed here)",
+    ]);
+  });
+
+  test('a binding reaching the store by re-export or dynamic import() is reported; operations are fine', () => {
+    const text = [
+      "import { OPERATIONS } from '../../operations/index.js';",
+      "export { openSqliteStore } from '../../store/index.js';",
+      'async function later() {',
+      "  const { slotKey } = await import('../../domain/slots.js');",
+      '  return slotKey;',
+      '}',
+    ].join('\n');
+    expect(check(RULES.bindings, 'src/bindings/mcp/server.ts', text)).toEqual([
+      "src/bindings/mcp/server.ts:2 exports '../../store/index.js' (src/store is not allowed here)",
+      "src/bindings/mcp/server.ts:4 dynamics '../../domain/slots.js' (src/domain is not allowed here)",
+    ]);
+  });
+
+  test('operations may import store types but not store values; a computed import() is never allowed', () => {
+    const text = [
+      "import type { Tx } from '../store/port.js';",
+      "import { type Store } from '../store/index.js';",
+      "import { openSqliteStore } from '../store/index.js';",
+      'const m = await import(name);',
+      "import { DateTime } from 'luxon';",
+    ].join('\n');
+    expect(check(RULES.operations, 'src/operations/x.ts', text)).toEqual([
+      "src/operations/x.ts:3 imports '../store/index.js' (src/store may be imported for types only)",
+      "src/operations/x.ts:4 dynamics '<computed>' (a computed specifier is not allowed here)",
+      "src/operations/x.ts:5 imports 'luxon' (package luxon is not allowed here)",
+    ]);
+  });
+
+  test('imports mentioned in comments and strings are not imports', () => {
+    const text = [
+      "// import Database from 'better-sqlite3';",
+      "/* export * from '../store/index.js'; import('node:fs') */",
+      "export const doc = \"import { x } from 'pg'; import('node:net')\";",
+      "export const tpl = `export * from '../store/port.js'`;",
+    ].join('\n');
+    const imports = parseImports({ path: 'src/domain/doc.ts', text });
+    expect(imports).toEqual([]);
+    expect(violations(RULES.domain, imports)).toEqual([]);
+  });
+
+  test('export * and export * as ns are both reported', () => {
+    const text = ["export * from './a.js';", "export { b } from './b.js';", "export * as c from './c.js';"].join('\n');
+    expect(starExports(parseImports({ path: 'src/operations/index.ts', text }))).toEqual([
+      "src/operations/index.ts:1 export * from './a.js'",
+      "src/operations/index.ts:3 export * from './c.js'",
+    ]);
+  });
+
+  test('a rule only judges files in its own folder', () => {
+    expect(check(RULES.domain, 'src/server/compose.ts', "import Database from 'better-sqlite3';")).toEqual([]);
+  });
+});

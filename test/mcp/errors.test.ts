@@ -1,0 +1,242 @@
+/**
+ * Protocol errors on the MCP door, pinned as they arrive at a v2 client over Streamable HTTP
+ * (spec §9.4; CONFORMANCE §9 and decisions D1, D2, D8, D10, D11, D13, D14): each protocol failure
+ * is a JSON-RPC error with the USP code and `data.code` / `data.content`; business outcomes are
+ * never JSON-RPC errors but results with `structuredContent.messages` and `isError: true`. The
+ * optional `_meta.usp.correlation_id` is echoed in `result._meta.usp.correlation_id`.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUYER, OTHER_PLATFORM, PLATFORM, startTestServer, type TestServer } from '../support/server.js';
+import { connectMcp, errorCodes, meta, nyDate, postRaw, type McpConn, type RpcError } from './helpers.js';
+
+let t: TestServer;
+let conn: McpConn;
+const day = (n: number) => nyDate(t.clock.now(), n);
+
+beforeAll(async () => {
+  t = await startTestServer();
+  conn = await connectMcp('v2', 'http', t.url);
+}, 60_000);
+afterAll(async () => {
+  await conn?.close();
+  await t?.close();
+});
+
+/** Free haircut slots on day(n), each at a distinct start time (so that no two claims collide). */
+async function haircutSlots(n: number): Promise<any[]> {
+  const r = await conn.call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(n), end_date: day(n), limit: 200 });
+  const seen = new Set<string>();
+  return (r.structuredContent.slots as any[]).filter((s) => !seen.has(s.start) && seen.add(s.start));
+}
+
+let slotCursor = 0;
+/** Books a fresh haircut (a different start time on each call) and returns the booking. */
+async function bookHaircut(profile = PLATFORM): Promise<any> {
+  const slots = await haircutSlots(5);
+  const slot = slots[slotCursor++ % slots.length];
+  const r = await conn.call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER, ...meta(profile, { idempotency_key: randomUUID() }) });
+  expect(errorCodes(r)).toEqual([]);
+  return r.structuredContent.booking;
+}
+
+interface ErrorCase {
+  rule: string;
+  code: number;
+  dataCode?: string;
+  /** Each string must appear in data.content. */
+  mentions?: string[];
+  run(): Promise<RpcError>;
+}
+
+const CASES: ErrorCase[] = [
+  {
+    rule: 'a missing required field is -32600 naming the field',
+    code: -32600,
+    dataCode: 'invalid_request',
+    mentions: ['service_id'],
+    run: () => conn.callError('usp_availability_query', { start_date: day(1), end_date: day(1) }),
+  },
+  {
+    rule: 'a field of the wrong type is -32600 naming the field',
+    code: -32600,
+    dataCode: 'invalid_request',
+    mentions: ['service_id'],
+    run: () => conn.callError('usp_availability_query', { service_id: 42, start_date: day(1), end_date: day(1) }),
+  },
+  {
+    rule: 'an unknown tool is MCP -32602 with data.code unknown_tool (D14)',
+    code: -32602,
+    dataCode: 'unknown_tool',
+    mentions: ['usp_bookings_teleport'],
+    run: () => conn.callError('usp_bookings_teleport', {}),
+  },
+  {
+    rule: 'a stale _meta.usp.if_match on cancel is -32002 revision_mismatch (restored after the SDK rewrite)',
+    code: -32002,
+    dataCode: 'revision_mismatch',
+    run: async () => {
+      const b = await bookHaircut();
+      return conn.callError('usp_bookings_cancel', { booking_id: b.id, ...meta(PLATFORM, { if_match: 'rev_stale' }) });
+    },
+  },
+  {
+    rule: 'an idempotency key reused with different params is -32600 idempotency_conflict (D1)',
+    code: -32600,
+    dataCode: 'idempotency_conflict',
+    run: async () => {
+      const [a, b] = await haircutSlots(6);
+      const key = randomUUID();
+      const first = await conn.call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: a.id, buyer: BUYER, ...meta(PLATFORM, { idempotency_key: key }) });
+      expect(errorCodes(first)).toEqual([]);
+      return conn.callError('usp_bookings_create', { service_id: 'svc_haircut', slot_id: b.id, buyer: BUYER, ...meta(PLATFORM, { idempotency_key: key }) });
+    },
+  },
+  {
+    rule: 'an availability range over the maximum is -32600 range_too_wide (D11)',
+    code: -32600,
+    dataCode: 'range_too_wide',
+    run: () => conn.callError('usp_availability_query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(45) }),
+  },
+  {
+    rule: 'rescheduling a canceled booking is -32600 booking_state_conflict (D2)',
+    code: -32600,
+    dataCode: 'booking_state_conflict',
+    mentions: ['canceled'],
+    run: async () => {
+      const b = await bookHaircut();
+      expect(errorCodes(await conn.call('usp_bookings_cancel', { booking_id: b.id, ...meta() }))).toEqual([]);
+      const [slot] = await haircutSlots(7);
+      return conn.callError('usp_bookings_reschedule', { booking_id: b.id, slot_id: slot.id, ...meta() });
+    },
+  },
+  {
+    rule: 'an unknown _meta.usp member is -32600 naming it',
+    code: -32600,
+    dataCode: 'invalid_request',
+    mentions: ['favourite_colour'],
+    run: () => conn.callError('usp_services_list', { _meta: { usp: { favourite_colour: 'teal' } } }),
+  },
+  {
+    rule: 'a non-https profile is -32602 invalid_profile_url',
+    code: -32602,
+    dataCode: 'invalid_profile_url',
+    run: () => conn.callError('usp_waitlist_list', meta('http://platform.example/profile.json')),
+  },
+  {
+    rule: 'a privileged tool without a profile is -32600 naming the profile (D7)',
+    code: -32600,
+    dataCode: 'invalid_request',
+    mentions: ['profile'],
+    run: () => conn.callError('usp_bookings_get', { booking_id: 'bkg_anything' }),
+  },
+  {
+    rule: 'usp_bookings_confirm called by a platform is -32006 authentication_required (D8)',
+    code: -32006,
+    run: async () => {
+      const [slot] = (await conn.call('usp_availability_query', { service_id: 'svc_color_consult', start_date: day(3), end_date: day(3) })).structuredContent.slots;
+      const r = await conn.call('usp_bookings_create', { service_id: 'svc_color_consult', slot_id: slot.id, buyer: BUYER, ...meta() });
+      expect(r.structuredContent.booking.status).toBe('pending');
+      return conn.callError('usp_bookings_confirm', { booking_id: r.structuredContent.booking.id, ...meta() });
+    },
+  },
+  {
+    rule: 'the active-hold limit is -32007 rate_limited with data.code hold_limit_exceeded (D10)',
+    code: -32007,
+    dataCode: 'hold_limit_exceeded',
+    run: async () => {
+      const holder = 'https://holder.example/profile.json';
+      const slots = await haircutSlots(8);
+      for (let i = 0; ; i++) {
+        expect(i, 'the hold limit was never reached').toBeLessThan(slots.length);
+        try {
+          const r = await conn.call('usp_availability_hold', { service_id: 'svc_haircut', slot_id: slots[i].id, ...meta(holder) });
+          expect(errorCodes(r)).toEqual([]);
+        } catch (err) {
+          return err as RpcError;
+        }
+      }
+    },
+  },
+];
+
+describe('protocol errors are JSON-RPC errors carrying the USP code, data.code and data.content', () => {
+  it.each(CASES)('$rule', async (c) => {
+    const err = await c.run();
+    expect(err.code).toBe(c.code);
+    expect(err.data, 'error data').toBeTypeOf('object');
+    expect(typeof err.data.code).toBe('string');
+    expect(typeof err.data.content).toBe('string');
+    expect(err.data.content.length).toBeGreaterThan(0);
+    if (c.dataCode) expect(err.data.code).toBe(c.dataCode);
+    for (const m of c.mentions ?? []) expect(err.data.content).toContain(m);
+  });
+
+  it('revision_mismatch leaves the server as -32002 in the raw JSON-RPC bytes', async () => {
+    const b = await bookHaircut();
+    const sessionId = conn.transport.sessionId as string;
+    const res = await postRaw(
+      t.url,
+      { sessionId, protocolVersion: conn.transport.protocolVersion },
+      JSON.stringify({ jsonrpc: '2.0', id: 'raw-412', method: 'tools/call', params: { name: 'usp_bookings_cancel', arguments: { booking_id: b.id, ...meta(PLATFORM, { if_match: '"rev_stale"' }) } } }),
+    );
+    expect(res.status).toBe(200);
+    const reply = res.messages.find((m) => m.id === 'raw-412');
+    expect(reply?.error).toMatchObject({ code: -32002, message: 'revision_mismatch', data: { code: 'revision_mismatch' } });
+  });
+});
+
+describe('business outcomes are results with messages and isError, never JSON-RPC errors (D3, D13)', () => {
+  it('a second booking of the same slot -> result with messages[0].code slot_unavailable', async () => {
+    const [slot] = (await conn.call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(9), end_date: day(9) })).structuredContent.slots;
+    const args = { service_id: 'svc_massage_60', slot_id: slot.id, buyer: BUYER };
+    const first = await conn.call('usp_bookings_create', { ...args, ...meta() });
+    expect(errorCodes(first)).toEqual([]);
+    const second = await conn.call('usp_bookings_create', { ...args, ...meta(OTHER_PLATFORM) });
+    expect(second.isError).toBe(true);
+    expect(second.structuredContent.messages[0]).toMatchObject({ type: 'error', code: 'slot_unavailable' });
+    expect(second.structuredContent.usp).toBeDefined();
+    expect(second.content[0].text).toContain('slot_unavailable');
+  });
+
+  it("reading another platform's booking -> result with messages[0].code booking_not_found", async () => {
+    const b = await bookHaircut();
+    const r = await conn.call('usp_bookings_get', { booking_id: b.id, ...meta(OTHER_PLATFORM) });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent.messages[0]).toMatchObject({ type: 'error', code: 'booking_not_found' });
+    expect(r.structuredContent.booking).toBeUndefined();
+  });
+
+  it('cancelling inside the no-cancellation window -> result with messages[0].code cancellation_not_allowed', async () => {
+    const slots = (await conn.call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(0), end_date: day(0) })).structuredContent.slots as any[];
+    const soon = slots.find((s) => Date.parse(s.start) - t.clock.now() < 2 * 3_600_000);
+    expect(soon, 'a massage slot starting within two hours (no_cancellation_after PT2H)').toBeDefined();
+    const b = (await conn.call('usp_bookings_create', { service_id: 'svc_massage_60', slot_id: soon.id, buyer: BUYER, ...meta() })).structuredContent.booking;
+    const r = await conn.call('usp_bookings_cancel', { booking_id: b.id, ...meta() });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent.messages[0]).toMatchObject({ type: 'error', code: 'cancellation_not_allowed' });
+  });
+});
+
+describe('_meta.usp.correlation_id joins a call to its result', () => {
+  it('a correlation_id sent is echoed in result._meta.usp.correlation_id', async () => {
+    const id = `corr-${randomUUID()}`;
+    const r = await conn.call('usp_services_list', { _meta: { usp: { correlation_id: id } } });
+    expect(r._meta?.usp?.correlation_id).toBe(id);
+  });
+
+  it('without one, the result still carries a generated correlation_id', async () => {
+    const a = await conn.call('usp_services_list', {});
+    const b = await conn.call('usp_services_list', {});
+    expect(a._meta?.usp?.correlation_id).toEqual(expect.any(String));
+    expect(a._meta.usp.correlation_id.length).toBeGreaterThan(0);
+    expect(b._meta?.usp?.correlation_id).not.toBe(a._meta.usp.correlation_id);
+  });
+
+  it('a protocol error after the metadata was read carries the sent correlation_id in data', async () => {
+    const id = `corr-${randomUUID()}`;
+    const err = await conn.callError('usp_availability_query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(45), _meta: { usp: { correlation_id: id } } });
+    expect(err.data.code).toBe('range_too_wide');
+    expect(err.data.correlation_id).toBe(id);
+  });
+});

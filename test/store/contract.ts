@@ -1,0 +1,818 @@
+/**
+ * The Store contract, written once and run against every engine (SQLite today, PostgreSQL later).
+ * It speaks only through the `Store` port: no SQL, no file paths, no engine pragmas. Each test gets
+ * a fresh, empty store from `open()` and closes it afterwards.
+ *
+ * Boundaries pinned here on purpose, so that every engine agrees: intervals are half-open
+ * [start, end), and an expiry instant equal to `now` has passed (claims, holds, pending bookings,
+ * waitlist offers and idempotency records all stop counting at their expiry).
+ */
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type {
+  BookingRecord,
+  BookingStatus,
+  HoldRecord,
+  SubscriptionRecord,
+  WaitlistRecord,
+  WaitlistStatus,
+} from '../../src/domain/records.js';
+import type { ClaimRow, IdempotencyRecord, OutboxEvent, Store, StoredService, Tx } from '../../src/store/port.js';
+
+const MIN = 60_000;
+/** Tuesday 2026-12-01 17:00Z. */
+const NOW = Date.parse('2026-12-01T17:00:00Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+// ------------------------------------------------------------------------------------------------
+// Record builders: valid records with only the fields a test cares about varying.
+// ------------------------------------------------------------------------------------------------
+
+function claim(owner: string, resource: string, startMs: number, endMs: number, over: Partial<ClaimRow> = {}): ClaimRow {
+  return {
+    resource_id: resource,
+    start_ms: startMs,
+    end_ms: endMs,
+    slot_key: `svc_cut|${startMs}`,
+    owner_id: owner,
+    spots: 1,
+    is_hold: false,
+    service_id: 'svc_cut',
+    expires_at_ms: null,
+    ...over,
+  };
+}
+
+interface BookingOpts {
+  status?: BookingStatus;
+  holdId?: string;
+  principal?: string | null;
+  expiresAtMs?: number;
+  createdMs?: number;
+  notes?: string;
+}
+
+function booking(id: string, o: BookingOpts = {}): BookingRecord {
+  const start = NOW + 24 * 60 * MIN;
+  const created = o.createdMs ?? NOW;
+  return {
+    booking: {
+      id,
+      service_id: 'svc_cut',
+      service_name: 'Haircut',
+      slot: { id: `slot_${id}`, start: iso(start), end: iso(start + 30 * MIN), duration: 'PT30M' },
+      buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+      party_size: 1,
+      status: o.status ?? 'confirmed',
+      confirmation_mode: 'auto',
+      created_at: iso(created),
+      updated_at: iso(created),
+      revision: 'rev_1',
+      ...(o.expiresAtMs !== undefined ? { expires_at: iso(o.expiresAtMs) } : {}),
+      ...(o.notes !== undefined ? { notes: o.notes } : {}),
+    },
+    priv: {
+      principal: o.principal === undefined ? 'https://platform.example/p.json' : o.principal,
+      slot_key: `svc_cut|${start}`,
+      start_ms: start,
+      end_ms: start + 30 * MIN,
+      resource_ids: ['res_alice'],
+      reschedule_count: 0,
+      price_total: 4500,
+      amount_paid: 0,
+      ...(o.holdId !== undefined ? { hold_id: o.holdId } : {}),
+      ...(o.expiresAtMs !== undefined ? { expires_at_ms: o.expiresAtMs } : {}),
+    },
+  };
+}
+
+interface HoldOpts {
+  principal?: string | null;
+  buyerKey?: string;
+  serviceId?: string;
+  status?: HoldRecord['hold']['status'];
+  expiresAtMs?: number;
+}
+
+function hold(id: string, o: HoldOpts = {}): HoldRecord {
+  const start = NOW + 24 * 60 * MIN;
+  const serviceId = o.serviceId ?? 'svc_cut';
+  const expires = o.expiresAtMs ?? NOW + 10 * MIN;
+  return {
+    hold: { id, slot_id: `slot_${id}`, service_id: serviceId, spots: 1, expires_at: iso(expires), status: o.status ?? 'active' },
+    priv: {
+      principal: o.principal === undefined ? 'P' : o.principal,
+      slot_key: `${serviceId}|${start}`,
+      start_ms: start,
+      end_ms: start + 30 * MIN,
+      resource_ids: ['res_alice'],
+      expires_at_ms: expires,
+      ...(o.buyerKey !== undefined ? { buyer_key: o.buyerKey } : {}),
+    },
+  };
+}
+
+interface EntryOpts {
+  principal?: string | null;
+  serviceId?: string;
+  status?: WaitlistStatus;
+  createdMs?: number;
+  offerExpiresMs?: number;
+}
+
+function entry(id: string, o: EntryOpts = {}): WaitlistRecord {
+  const created = o.createdMs ?? NOW;
+  return {
+    entry: {
+      id,
+      service_id: o.serviceId ?? 'svc_class',
+      buyer: { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' },
+      status: o.status ?? 'waiting',
+      position: 1,
+      created_at: iso(created),
+      revision: 'rev_1',
+      ...(o.offerExpiresMs !== undefined ? { offer_expires_at: iso(o.offerExpiresMs) } : {}),
+    },
+    priv: {
+      principal: o.principal === undefined ? 'P' : o.principal,
+      created_ms: created,
+      ...(o.offerExpiresMs !== undefined ? { offer_expires_ms: o.offerExpiresMs } : {}),
+    },
+  };
+}
+
+function service(id: string, modifiedMs: number, o: { locations?: string[]; deleted?: boolean; name?: string } = {}): StoredService {
+  return {
+    id,
+    data: {
+      id,
+      name: o.name ?? `Service ${id}`,
+      ...(o.locations ? { locations: o.locations.map((l) => ({ id: l, name: `Location ${l}` })) } : {}),
+    },
+    fingerprint: `fp_${id}_${modifiedMs}`,
+    modified_ms: modifiedMs,
+    deleted: o.deleted ?? false,
+  };
+}
+
+function subscription(id: string, status: SubscriptionRecord['subscription']['status'] = 'active'): SubscriptionRecord {
+  return {
+    subscription: { id, callback_url: `https://platform.example/hooks/${id}`, events: ['service.updated'], status, created_at: iso(NOW) },
+    priv: { principal: 'P' },
+  };
+}
+
+function event(id: string, createdMs: number): OutboxEvent {
+  return {
+    event_id: id,
+    event: 'booking.confirmed',
+    order_key: 'bkg_1',
+    principal: 'P',
+    payload: { booking_id: 'bkg_1', nested: { n: 1, list: [1, 'two', null] } },
+    created_ms: createdMs,
+    due_ms: createdMs,
+  };
+}
+
+function idem(scope: string, expiresMs: number, body: unknown = { ok: true }): IdempotencyRecord {
+  return { scope, request_hash: `hash_${scope}`, status: 201, body, created_ms: NOW - MIN, expires_ms: expiresMs };
+}
+
+const byOwnerResource = (a: ClaimRow, b: ClaimRow) =>
+  a.owner_id === b.owner_id ? a.resource_id.localeCompare(b.resource_id) : a.owner_id.localeCompare(b.owner_id);
+const ids = (rows: Array<{ id: string }>) => rows.map((r) => r.id);
+const sorted = (xs: string[]) => [...xs].sort();
+const tick = (ms = 5) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+// ------------------------------------------------------------------------------------------------
+
+export function storeContract(name: string, open: () => Promise<Store>): void {
+  describe(`Store contract (${name})`, () => {
+    let store: Store;
+    const write = <T>(fn: (tx: Tx) => Promise<T>) => store.transaction(fn);
+    const read = <T>(fn: (tx: Tx) => Promise<T>) => store.read(fn);
+
+    beforeEach(async () => {
+      store = await open();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    describe('claims.active() returns the unexpired claims on the asked resources that overlap [from, to)', () => {
+      test('a claim on a resource that was not asked about is not returned', async () => {
+        await write((tx) => tx.claims.add([claim('bkg_1', 'res_alice', 100, 200), claim('bkg_2', 'res_bob', 100, 200)]));
+        const rows = await read((tx) => tx.claims.active(['res_alice'], 0, 1000, NOW));
+        expect(rows.map((r) => r.owner_id)).toEqual(['bkg_1']);
+      });
+
+      test('claims on any of several asked resources are returned', async () => {
+        await write((tx) =>
+          tx.claims.add([claim('bkg_1', 'res_alice', 100, 200), claim('bkg_2', 'res_bob', 100, 200), claim('bkg_3', 'res_carol', 100, 200)]),
+        );
+        const rows = await read((tx) => tx.claims.active(['res_alice', 'res_carol'], 0, 1000, NOW));
+        expect(sorted(rows.map((r) => r.owner_id))).toEqual(['bkg_1', 'bkg_3']);
+      });
+
+      test('an interval that only touches a claim at its start or end does not overlap it', async () => {
+        await write((tx) => tx.claims.add([claim('bkg_1', 'res_alice', 100, 200)]));
+        expect(await read((tx) => tx.claims.active(['res_alice'], 200, 300, NOW))).toEqual([]);
+        expect(await read((tx) => tx.claims.active(['res_alice'], 0, 100, NOW))).toEqual([]);
+      });
+
+      test('partial, inner and enclosing overlaps are all returned', async () => {
+        await write((tx) => tx.claims.add([claim('bkg_1', 'res_alice', 100, 200)]));
+        for (const [from, to] of [
+          [199, 300],
+          [0, 101],
+          [120, 130],
+          [0, 1000],
+          [100, 200],
+        ]) {
+          const rows = await read((tx) => tx.claims.active(['res_alice'], from, to, NOW));
+          expect(rows.map((r) => r.owner_id), `[${from}, ${to})`).toEqual(['bkg_1']);
+        }
+      });
+
+      test('a claim stops counting at its expiry; a claim without expiry counts until removed', async () => {
+        await write((tx) =>
+          tx.claims.add([
+            claim('hld_past', 'res_alice', 100, 200, { is_hold: true, expires_at_ms: NOW - 1 }),
+            claim('hld_now', 'res_alice', 100, 200, { is_hold: true, expires_at_ms: NOW }),
+            claim('hld_later', 'res_alice', 100, 200, { is_hold: true, expires_at_ms: NOW + 1 }),
+            claim('bkg_forever', 'res_alice', 100, 200, { expires_at_ms: null }),
+          ]),
+        );
+        const rows = await read((tx) => tx.claims.active(['res_alice'], 0, 1000, NOW));
+        expect(sorted(rows.map((r) => r.owner_id))).toEqual(['bkg_forever', 'hld_later']);
+      });
+
+      test('an empty resource list returns no claims', async () => {
+        await write((tx) => tx.claims.add([claim('bkg_1', 'res_alice', 100, 200)]));
+        expect(await read((tx) => tx.claims.active([], 0, 1000, NOW))).toEqual([]);
+      });
+
+      test('a returned claim carries every field as written, is_hold as a boolean', async () => {
+        const rows = [
+          claim('hld_1', 'res_alice', 100, 200, { is_hold: true, spots: 3, expires_at_ms: NOW + MIN, slot_key: 'svc_yoga|100', service_id: 'svc_yoga' }),
+          claim('bkg_1', 'res_alice', 150, 250),
+        ];
+        await write((tx) => tx.claims.add(rows));
+        const got = await read((tx) => tx.claims.active(['res_alice'], 0, 1000, NOW));
+        expect([...got].sort(byOwnerResource)).toEqual([...rows].sort(byOwnerResource));
+      });
+    });
+
+    describe('claims are written and moved per owner', () => {
+      test('removeOwner deletes every claim of that owner and no other', async () => {
+        await write((tx) =>
+          tx.claims.add([claim('bkg_1', 'res_alice', 100, 200), claim('bkg_1', 'res_room', 100, 200), claim('bkg_2', 'res_alice', 300, 400)]),
+        );
+        await write((tx) => tx.claims.removeOwner('bkg_1'));
+        const rows = await read((tx) => tx.claims.active(['res_alice', 'res_room'], 0, 1000, NOW));
+        expect(rows.map((r) => r.owner_id)).toEqual(['bkg_2']);
+      });
+
+      test('transfer hands every claim of a hold to the booking as a non-hold claim with the new expiry', async () => {
+        await write((tx) =>
+          tx.claims.add([
+            claim('hld_1', 'res_alice', 100, 200, { is_hold: true, expires_at_ms: NOW + MIN, spots: 2 }),
+            claim('hld_1', 'res_room', 100, 200, { is_hold: true, expires_at_ms: NOW + MIN, spots: 2 }),
+          ]),
+        );
+        await write((tx) => tx.claims.transfer('hld_1', 'bkg_1', NOW + 30 * MIN));
+        const rows = (await read((tx) => tx.claims.active(['res_alice', 'res_room'], 0, 1000, NOW))).sort(byOwnerResource);
+        expect(rows).toEqual([
+          claim('bkg_1', 'res_alice', 100, 200, { is_hold: false, expires_at_ms: NOW + 30 * MIN, spots: 2 }),
+          claim('bkg_1', 'res_room', 100, 200, { is_hold: false, expires_at_ms: NOW + 30 * MIN, spots: 2 }),
+        ]);
+      });
+
+      test('a transfer with a null expiry keeps the claim after the hold would have expired', async () => {
+        await write((tx) => tx.claims.add([claim('hld_1', 'res_alice', 100, 200, { is_hold: true, expires_at_ms: NOW + MIN })]));
+        await write((tx) => tx.claims.transfer('hld_1', 'bkg_1', null));
+        const later = await read((tx) => tx.claims.active(['res_alice'], 0, 1000, NOW + 60 * MIN));
+        expect(later).toEqual([claim('bkg_1', 'res_alice', 100, 200)]);
+      });
+
+      test('setExpiry changes only that owner; a null expiry makes its claims count until removed', async () => {
+        await write((tx) =>
+          tx.claims.add([
+            claim('bkg_1', 'res_alice', 100, 200, { expires_at_ms: NOW + MIN }),
+            claim('bkg_2', 'res_alice', 300, 400, { expires_at_ms: NOW + MIN }),
+          ]),
+        );
+        await write((tx) => tx.claims.setExpiry('bkg_1', NOW - 1));
+        expect((await read((tx) => tx.claims.active(['res_alice'], 0, 1000, NOW))).map((r) => r.owner_id)).toEqual(['bkg_2']);
+
+        await write((tx) => tx.claims.setExpiry('bkg_1', null));
+        const muchLater = await read((tx) => tx.claims.active(['res_alice'], 0, 1000, NOW + 24 * 60 * MIN));
+        expect(muchLater).toEqual([claim('bkg_1', 'res_alice', 100, 200, { expires_at_ms: null })]);
+      });
+    });
+
+    describe('bookings are stored whole and found by id, by hold, by recency and by expiry', () => {
+      test('insert then get returns the same record; an unknown id returns null', async () => {
+        const rec = booking('bkg_1', { holdId: 'hld_1', notes: 'window seat', status: 'pending', expiresAtMs: NOW + MIN });
+        await write((tx) => tx.bookings.insert(rec));
+        expect(await read((tx) => tx.bookings.get('bkg_1'))).toEqual(rec);
+        expect(await read((tx) => tx.bookings.get('bkg_nope'))).toBeNull();
+      });
+
+      test('update replaces the stored record', async () => {
+        await write((tx) => tx.bookings.insert(booking('bkg_1', { status: 'pending', expiresAtMs: NOW + MIN })));
+        const next = booking('bkg_1', { status: 'confirmed', notes: 'confirmed by staff' });
+        next.booking.revision = 'rev_2';
+        await write((tx) => tx.bookings.update(next));
+        expect(await read((tx) => tx.bookings.get('bkg_1'))).toEqual(next);
+      });
+
+      test('byHold finds the booking made from a hold, also after an update; other holds find nothing', async () => {
+        await write(async (tx) => {
+          await tx.bookings.insert(booking('bkg_1', { holdId: 'hld_1' }));
+          await tx.bookings.insert(booking('bkg_2'));
+        });
+        expect((await read((tx) => tx.bookings.byHold('hld_1')))?.booking.id).toBe('bkg_1');
+        await write((tx) => tx.bookings.update(booking('bkg_1', { holdId: 'hld_1', status: 'canceled' })));
+        expect((await read((tx) => tx.bookings.byHold('hld_1')))?.booking.status).toBe('canceled');
+        expect(await read((tx) => tx.bookings.byHold('hld_2'))).toBeNull();
+      });
+
+      test('recent lists the most recently created first, honours the limit and filters by status', async () => {
+        await write(async (tx) => {
+          await tx.bookings.insert(booking('bkg_1', { createdMs: NOW - 3 * MIN, status: 'confirmed' }));
+          await tx.bookings.insert(booking('bkg_2', { createdMs: NOW - 2 * MIN, status: 'canceled' }));
+          await tx.bookings.insert(booking('bkg_3', { createdMs: NOW - MIN, status: 'confirmed' }));
+        });
+        expect((await read((tx) => tx.bookings.recent(10))).map((r) => r.booking.id)).toEqual(['bkg_3', 'bkg_2', 'bkg_1']);
+        expect((await read((tx) => tx.bookings.recent(2))).map((r) => r.booking.id)).toEqual(['bkg_3', 'bkg_2']);
+        expect((await read((tx) => tx.bookings.recent(10, 'confirmed'))).map((r) => r.booking.id)).toEqual(['bkg_3', 'bkg_1']);
+      });
+
+      test('updating an older booking does not move it ahead in recent', async () => {
+        await write(async (tx) => {
+          await tx.bookings.insert(booking('bkg_1', { createdMs: NOW - 2 * MIN }));
+          await tx.bookings.insert(booking('bkg_2', { createdMs: NOW - MIN }));
+        });
+        await write((tx) => tx.bookings.update(booking('bkg_1', { createdMs: NOW - 2 * MIN, status: 'completed' })));
+        expect((await read((tx) => tx.bookings.recent(10))).map((r) => r.booking.id)).toEqual(['bkg_2', 'bkg_1']);
+        expect((await read((tx) => tx.bookings.recent(10, 'completed'))).map((r) => r.booking.id)).toEqual(['bkg_1']);
+      });
+
+      test('expiredPending lists pending and requires_action bookings whose expiry passed, up to the limit', async () => {
+        await write(async (tx) => {
+          await tx.bookings.insert(booking('bkg_pending_past', { status: 'pending', expiresAtMs: NOW - MIN }));
+          await tx.bookings.insert(booking('bkg_action_now', { status: 'requires_action', expiresAtMs: NOW }));
+          await tx.bookings.insert(booking('bkg_pending_future', { status: 'pending', expiresAtMs: NOW + 1 }));
+          await tx.bookings.insert(booking('bkg_pending_no_expiry', { status: 'pending' }));
+          await tx.bookings.insert(booking('bkg_confirmed_past', { status: 'confirmed', expiresAtMs: NOW - MIN }));
+          await tx.bookings.insert(booking('bkg_canceled_past', { status: 'canceled', expiresAtMs: NOW - MIN }));
+        });
+        expect(sorted(await read((tx) => tx.bookings.expiredPending(NOW, 10)))).toEqual(['bkg_action_now', 'bkg_pending_past']);
+        expect(await read((tx) => tx.bookings.expiredPending(NOW, 1))).toHaveLength(1);
+      });
+
+      test('a pending booking updated to confirmed is no longer expired-pending', async () => {
+        await write((tx) => tx.bookings.insert(booking('bkg_1', { status: 'pending', expiresAtMs: NOW - MIN })));
+        await write((tx) => tx.bookings.update(booking('bkg_1', { status: 'confirmed' })));
+        expect(await read((tx) => tx.bookings.expiredPending(NOW, 10))).toEqual([]);
+      });
+    });
+
+    describe('holds are stored whole; countActive counts one principal and buyer on one service', () => {
+      test('insert then get returns the same record; update replaces it; an unknown id returns null', async () => {
+        const rec = hold('hld_1', { buyerKey: 'ada@example.com' });
+        await write((tx) => tx.holds.insert(rec));
+        expect(await read((tx) => tx.holds.get('hld_1'))).toEqual(rec);
+        const converted: HoldRecord = { hold: { ...rec.hold, status: 'converted' }, priv: { ...rec.priv, booking_id: 'bkg_1' } };
+        await write((tx) => tx.holds.update(converted));
+        expect(await read((tx) => tx.holds.get('hld_1'))).toEqual(converted);
+        expect(await read((tx) => tx.holds.get('hld_nope'))).toBeNull();
+      });
+
+      test('countActive honours principal, buyer, service, status and expiry', async () => {
+        await write(async (tx) => {
+          await tx.holds.insert(hold('hld_1', { principal: 'P', buyerKey: 'x' }));
+          await tx.holds.insert(hold('hld_2', { principal: 'P', buyerKey: 'x' }));
+          await tx.holds.insert(hold('hld_other_buyer', { principal: 'P', buyerKey: 'y' }));
+          await tx.holds.insert(hold('hld_no_buyer', { principal: 'P' }));
+          await tx.holds.insert(hold('hld_other_principal', { principal: 'Q', buyerKey: 'x' }));
+          await tx.holds.insert(hold('hld_anonymous', { principal: null }));
+          await tx.holds.insert(hold('hld_other_service', { principal: 'P', buyerKey: 'x', serviceId: 'svc_color' }));
+          await tx.holds.insert(hold('hld_released', { principal: 'P', buyerKey: 'x', status: 'released' }));
+          await tx.holds.insert(hold('hld_expired', { principal: 'P', buyerKey: 'x', expiresAtMs: NOW }));
+        });
+        const count = (p: string | null, b: string | null, s = 'svc_cut') => read((tx) => tx.holds.countActive(p, b, s, NOW));
+        expect(await count('P', 'x')).toBe(2);
+        expect(await count('P', 'y')).toBe(1);
+        expect(await count('P', null)).toBe(1);
+        expect(await count('Q', 'x')).toBe(1);
+        expect(await count('Q', null)).toBe(0);
+        expect(await count(null, null)).toBe(1);
+        expect(await count('P', 'x', 'svc_color')).toBe(1);
+        expect(await count('P', 'x', 'svc_none')).toBe(0);
+      });
+
+      test('a hold updated to released or converted stops counting', async () => {
+        await write(async (tx) => {
+          await tx.holds.insert(hold('hld_1', { principal: 'P' }));
+          await tx.holds.insert(hold('hld_2', { principal: 'P' }));
+        });
+        await write((tx) => tx.holds.update(hold('hld_1', { principal: 'P', status: 'released' })));
+        expect(await read((tx) => tx.holds.countActive('P', null, 'svc_cut', NOW))).toBe(1);
+        await write((tx) => tx.holds.update(hold('hld_2', { principal: 'P', status: 'converted' })));
+        expect(await read((tx) => tx.holds.countActive('P', null, 'svc_cut', NOW))).toBe(0);
+      });
+    });
+
+    describe('waitlist entries are listed per caller oldest first, keyset-paginated, and found per service and by offer expiry', () => {
+      const seed = () =>
+        write(async (tx) => {
+          // (created_ms, id) order for P: wl_a, wl_b (tie on created_ms), wl_c, wl_d, wl_e (tie).
+          await tx.waitlist.insert(entry('wl_e', { principal: 'P', createdMs: 300 }));
+          await tx.waitlist.insert(entry('wl_b', { principal: 'P', createdMs: 100, serviceId: 'svc_other' }));
+          await tx.waitlist.insert(entry('wl_q1', { principal: 'Q', createdMs: 50 }));
+          await tx.waitlist.insert(entry('wl_a', { principal: 'P', createdMs: 100 }));
+          await tx.waitlist.insert(entry('wl_anon', { principal: null, createdMs: 150 }));
+          await tx.waitlist.insert(entry('wl_d', { principal: 'P', createdMs: 300, status: 'offered', offerExpiresMs: NOW + MIN }));
+          await tx.waitlist.insert(entry('wl_c', { principal: 'P', createdMs: 200 }));
+          await tx.waitlist.insert(entry('wl_q2', { principal: 'Q', createdMs: 250 }));
+        });
+
+      test('insert then get returns the same record; update replaces it; an unknown id returns null', async () => {
+        const rec = entry('wl_1', { principal: 'P' });
+        await write((tx) => tx.waitlist.insert(rec));
+        expect(await read((tx) => tx.waitlist.get('wl_1'))).toEqual(rec);
+        const offered = entry('wl_1', { principal: 'P', status: 'offered', offerExpiresMs: NOW + MIN });
+        offered.priv.offer_hold_id = 'hld_1';
+        await write((tx) => tx.waitlist.update(offered));
+        expect(await read((tx) => tx.waitlist.get('wl_1'))).toEqual(offered);
+        expect(await read((tx) => tx.waitlist.get('wl_nope'))).toBeNull();
+      });
+
+      test('list returns only the caller’s entries, ordered by creation then id', async () => {
+        await seed();
+        expect(ids((await read((tx) => tx.waitlist.list({ principal: 'P', limit: 50 }))).map((r) => r.entry))).toEqual([
+          'wl_a',
+          'wl_b',
+          'wl_c',
+          'wl_d',
+          'wl_e',
+        ]);
+        expect(ids((await read((tx) => tx.waitlist.list({ principal: 'Q', limit: 50 }))).map((r) => r.entry))).toEqual(['wl_q1', 'wl_q2']);
+      });
+
+      test('an anonymous caller (null principal) sees only entries made without a principal', async () => {
+        await seed();
+        expect(ids((await read((tx) => tx.waitlist.list({ principal: null, limit: 50 }))).map((r) => r.entry))).toEqual(['wl_anon']);
+      });
+
+      test('walking pages after the last (created_ms, id) returns every entry exactly once, ties included', async () => {
+        await seed();
+        const seen: string[] = [];
+        let after: { afterCreatedMs?: number; afterId?: string } = {};
+        for (let page = 0; page < 10; page++) {
+          const rows = await read((tx) => tx.waitlist.list({ principal: 'P', limit: 2, ...after }));
+          seen.push(...rows.map((r) => r.entry.id));
+          if (rows.length < 2) break;
+          const last = rows[rows.length - 1];
+          after = { afterCreatedMs: last.priv.created_ms, afterId: last.entry.id };
+        }
+        expect(seen).toEqual(['wl_a', 'wl_b', 'wl_c', 'wl_d', 'wl_e']);
+        expect(ids((await read((tx) => tx.waitlist.list({ principal: 'P', limit: 2, afterCreatedMs: 100, afterId: 'wl_a' }))).map((r) => r.entry))).toEqual(['wl_b', 'wl_c']);
+      });
+
+      test('list filters by service and by status', async () => {
+        await seed();
+        const bySvc = await read((tx) => tx.waitlist.list({ principal: 'P', serviceId: 'svc_other', limit: 50 }));
+        expect(bySvc.map((r) => r.entry.id)).toEqual(['wl_b']);
+        const byStatus = await read((tx) => tx.waitlist.list({ principal: 'P', status: 'offered', limit: 50 }));
+        expect(byStatus.map((r) => r.entry.id)).toEqual(['wl_d']);
+      });
+
+      test('byService returns the service’s entries in the given statuses, oldest first', async () => {
+        await seed();
+        const waiting = await read((tx) => tx.waitlist.byService('svc_class', ['waiting']));
+        expect(waiting.map((r) => r.entry.id)).toEqual(['wl_q1', 'wl_a', 'wl_anon', 'wl_c', 'wl_q2', 'wl_e']);
+        const line = await read((tx) => tx.waitlist.byService('svc_class', ['waiting', 'offered']));
+        expect(line.map((r) => r.entry.id)).toEqual(['wl_q1', 'wl_a', 'wl_anon', 'wl_c', 'wl_q2', 'wl_d', 'wl_e']);
+        expect(await read((tx) => tx.waitlist.byService('svc_class', []))).toEqual([]);
+        expect(await read((tx) => tx.waitlist.byService('svc_none', ['waiting']))).toEqual([]);
+      });
+
+      test('an update to the status moves the entry between byService status sets', async () => {
+        await write((tx) => tx.waitlist.insert(entry('wl_1')));
+        await write((tx) => tx.waitlist.update(entry('wl_1', { status: 'removed' })));
+        expect(await read((tx) => tx.waitlist.byService('svc_class', ['waiting']))).toEqual([]);
+        expect((await read((tx) => tx.waitlist.byService('svc_class', ['removed']))).map((r) => r.entry.id)).toEqual(['wl_1']);
+      });
+
+      test('expiredOffers lists offered entries whose offer window passed, up to the limit', async () => {
+        await write(async (tx) => {
+          await tx.waitlist.insert(entry('wl_past', { status: 'offered', offerExpiresMs: NOW - MIN }));
+          await tx.waitlist.insert(entry('wl_now', { status: 'offered', offerExpiresMs: NOW }));
+          await tx.waitlist.insert(entry('wl_future', { status: 'offered', offerExpiresMs: NOW + 1 }));
+          await tx.waitlist.insert(entry('wl_accepted', { status: 'accepted', offerExpiresMs: NOW - MIN }));
+          await tx.waitlist.insert(entry('wl_waiting', { status: 'waiting' }));
+        });
+        expect(sorted(await read((tx) => tx.waitlist.expiredOffers(NOW, 10)))).toEqual(['wl_now', 'wl_past']);
+        expect(await read((tx) => tx.waitlist.expiredOffers(NOW, 1))).toHaveLength(1);
+      });
+    });
+
+    describe('idempotency records replay until they expire', () => {
+      test('put then get returns the record with its body; an unknown scope returns null', async () => {
+        const rec = idem('P|create_booking|key-1', NOW + MIN, { booking: { id: 'bkg_1' }, messages: [] });
+        await write((tx) => tx.idempotency.put(rec));
+        expect(await read((tx) => tx.idempotency.get(rec.scope, NOW))).toEqual(rec);
+        expect(await read((tx) => tx.idempotency.get('P|create_booking|key-2', NOW))).toBeNull();
+      });
+
+      test('get ignores a record whose expiry has passed', async () => {
+        await write((tx) => tx.idempotency.put(idem('s1', NOW)));
+        expect(await read((tx) => tx.idempotency.get('s1', NOW - 1))).not.toBeNull();
+        expect(await read((tx) => tx.idempotency.get('s1', NOW))).toBeNull();
+      });
+
+      test('put on an existing scope replaces the record', async () => {
+        await write((tx) => tx.idempotency.put(idem('s1', NOW - MIN, { first: true })));
+        const second: IdempotencyRecord = { ...idem('s1', NOW + MIN, { second: true }), request_hash: 'other', status: 200 };
+        await write((tx) => tx.idempotency.put(second));
+        expect(await read((tx) => tx.idempotency.get('s1', NOW))).toEqual(second);
+      });
+
+      test('purge deletes the expired records, counts them and keeps the live ones', async () => {
+        await write(async (tx) => {
+          await tx.idempotency.put(idem('old', NOW - MIN));
+          await tx.idempotency.put(idem('edge', NOW));
+          await tx.idempotency.put(idem('live', NOW + MIN));
+        });
+        expect(await write((tx) => tx.idempotency.purge(NOW))).toBe(2);
+        // Looked up from before their expiry, purged records are gone for good.
+        expect(await read((tx) => tx.idempotency.get('old', NOW - 2 * MIN))).toBeNull();
+        expect(await read((tx) => tx.idempotency.get('edge', NOW - 2 * MIN))).toBeNull();
+        expect(await read((tx) => tx.idempotency.get('live', NOW))).not.toBeNull();
+        expect(await write((tx) => tx.idempotency.purge(NOW))).toBe(0);
+      });
+    });
+
+    describe('the catalog keeps the last published services; the feed walks them by (modified_ms, id)', () => {
+      test('upsert inserts a service and replaces it on the same id; all returns each service once', async () => {
+        await write(async (tx) => {
+          await tx.catalog.upsert(service('svc_a', 100));
+          await tx.catalog.upsert(service('svc_b', 100));
+        });
+        const replaced = service('svc_a', 200, { name: 'Renamed', deleted: true });
+        await write((tx) => tx.catalog.upsert(replaced));
+        const all = (await read((tx) => tx.catalog.all())).sort((x, y) => x.id.localeCompare(y.id));
+        expect(all).toEqual([replaced, service('svc_b', 100)]);
+      });
+
+      test('an empty catalog has no services and an empty feed', async () => {
+        expect(await read((tx) => tx.catalog.all())).toEqual([]);
+        expect(await read((tx) => tx.catalog.feed(-1, '', 10))).toEqual([]);
+      });
+
+      test('feed returns services in ascending (modified_ms, id) strictly after the position, deletions included', async () => {
+        await write(async (tx) => {
+          await tx.catalog.upsert(service('svc_e', 300));
+          await tx.catalog.upsert(service('svc_b', 100));
+          await tx.catalog.upsert(service('svc_c', 50, { deleted: true }));
+          await tx.catalog.upsert(service('svc_a', 100));
+          await tx.catalog.upsert(service('svc_d', 200));
+        });
+        const feed = (afterMs: number, afterId: string, limit: number) => read((tx) => tx.catalog.feed(afterMs, afterId, limit));
+        expect(ids(await feed(-1, '', 10))).toEqual(['svc_c', 'svc_a', 'svc_b', 'svc_d', 'svc_e']);
+        expect((await feed(-1, '', 10))[0]).toEqual(service('svc_c', 50, { deleted: true }));
+        expect(ids(await feed(-1, '', 2))).toEqual(['svc_c', 'svc_a']);
+        expect(ids(await feed(100, 'svc_a', 10))).toEqual(['svc_b', 'svc_d', 'svc_e']);
+        expect(ids(await feed(100, 'svc_b', 2))).toEqual(['svc_d', 'svc_e']);
+        expect(ids(await feed(300, 'svc_e', 10))).toEqual([]);
+      });
+
+      test('a service modified again moves to its new place in the feed', async () => {
+        await write(async (tx) => {
+          await tx.catalog.upsert(service('svc_a', 100));
+          await tx.catalog.upsert(service('svc_b', 200));
+        });
+        await write((tx) => tx.catalog.upsert(service('svc_a', 300)));
+        expect(ids(await read((tx) => tx.catalog.feed(-1, '', 10)))).toEqual(['svc_b', 'svc_a']);
+        expect(ids(await read((tx) => tx.catalog.feed(200, 'svc_b', 10)))).toEqual(['svc_a']);
+      });
+
+      test('a location filter keeps scanning past filtered-out services until the page is full', async () => {
+        await write(async (tx) => {
+          // More non-matching services than the page size come first.
+          for (let i = 1; i <= 6; i++) await tx.catalog.upsert(service(`svc_b${i}`, i, { locations: ['loc_b'] }));
+          await tx.catalog.upsert(service('svc_a7', 7, { locations: ['loc_a'] }));
+          await tx.catalog.upsert(service('svc_b8', 8, { locations: ['loc_b'] }));
+          await tx.catalog.upsert(service('svc_ab9', 9, { locations: ['loc_b', 'loc_a'] }));
+          await tx.catalog.upsert(service('svc_a10', 10, { locations: ['loc_a'] }));
+        });
+        const feed = (afterMs: number, afterId: string) => read((tx) => tx.catalog.feed(afterMs, afterId, 2, 'loc_a'));
+        expect(ids(await feed(-1, ''))).toEqual(['svc_a7', 'svc_ab9']);
+        expect(ids(await feed(9, 'svc_ab9'))).toEqual(['svc_a10']);
+        expect(ids(await feed(10, 'svc_a10'))).toEqual([]);
+        expect(ids(await read((tx) => tx.catalog.feed(-1, '', 3, 'loc_none')))).toEqual([]);
+      });
+
+      test('a service that names no locations appears under every location filter', async () => {
+        await write(async (tx) => {
+          await tx.catalog.upsert(service('svc_b', 1, { locations: ['loc_b'] }));
+          await tx.catalog.upsert(service('svc_anywhere', 2));
+        });
+        expect(ids(await read((tx) => tx.catalog.feed(-1, '', 10, 'loc_a')))).toEqual(['svc_anywhere']);
+      });
+    });
+
+    describe('feed subscriptions are stored whole; active() lists the active ones', () => {
+      test('insert then get returns the same record; update replaces it; an unknown id returns null', async () => {
+        await write((tx) => tx.subscriptions.insert(subscription('sub_1')));
+        expect(await read((tx) => tx.subscriptions.get('sub_1'))).toEqual(subscription('sub_1'));
+        await write((tx) => tx.subscriptions.update(subscription('sub_1', 'paused')));
+        expect(await read((tx) => tx.subscriptions.get('sub_1'))).toEqual(subscription('sub_1', 'paused'));
+        expect(await read((tx) => tx.subscriptions.get('sub_nope'))).toBeNull();
+      });
+
+      test('active() lists only active subscriptions and follows status updates', async () => {
+        await write(async (tx) => {
+          await tx.subscriptions.insert(subscription('sub_1'));
+          await tx.subscriptions.insert(subscription('sub_2'));
+          await tx.subscriptions.insert(subscription('sub_3', 'paused'));
+          await tx.subscriptions.insert(subscription('sub_4', 'canceled'));
+        });
+        const active = async () => sorted((await read((tx) => tx.subscriptions.active())).map((r) => r.subscription.id));
+        expect(await active()).toEqual(['sub_1', 'sub_2']);
+        await write(async (tx) => {
+          await tx.subscriptions.update(subscription('sub_1', 'canceled'));
+          await tx.subscriptions.update(subscription('sub_3', 'active'));
+        });
+        expect(await active()).toEqual(['sub_2', 'sub_3']);
+      });
+    });
+
+    describe('the outbox keeps each event once, newest first', () => {
+      test('recent returns events exactly as added, newest first, up to the limit', async () => {
+        await write(async (tx) => {
+          await tx.outbox.add(event('evt_1', NOW - 2 * MIN));
+          await tx.outbox.add(event('evt_2', NOW - MIN));
+        });
+        await write((tx) => tx.outbox.add({ ...event('evt_3', NOW), principal: null, due_ms: NOW + 60 * MIN }));
+        expect(await read((tx) => tx.outbox.recent(10))).toEqual([
+          { ...event('evt_3', NOW), principal: null, due_ms: NOW + 60 * MIN },
+          event('evt_2', NOW - MIN),
+          event('evt_1', NOW - 2 * MIN),
+        ]);
+        expect((await read((tx) => tx.outbox.recent(2))).map((e) => e.event_id)).toEqual(['evt_3', 'evt_2']);
+      });
+
+      test('a second event with the same event_id is rejected and the first is kept', async () => {
+        await write((tx) => tx.outbox.add(event('evt_1', NOW - MIN)));
+        await expect(write((tx) => tx.outbox.add({ ...event('evt_1', NOW), event: 'booking.canceled' }))).rejects.toThrow();
+        expect(await read((tx) => tx.outbox.recent(10))).toEqual([event('evt_1', NOW - MIN)]);
+      });
+    });
+
+    describe('kv stores strings by key', () => {
+      test('an unknown key reads null; set stores a value and a second set replaces it', async () => {
+        expect(await read((tx) => tx.kv.get('k'))).toBeNull();
+        await write((tx) => tx.kv.set('k', 'one'));
+        expect(await read((tx) => tx.kv.get('k'))).toBe('one');
+        await write((tx) => tx.kv.set('k', 'two'));
+        expect(await read((tx) => tx.kv.get('k'))).toBe('two');
+        expect(await read((tx) => tx.kv.get('other'))).toBeNull();
+      });
+    });
+
+    describe('a transaction commits when its function resolves and rolls back when it throws', () => {
+      test('a transaction resolves with its function’s value and its writes are visible afterwards', async () => {
+        const out = await write(async (tx) => {
+          await tx.kv.set('k', 'v');
+          await tx.bookings.insert(booking('bkg_1'));
+          return 'done';
+        });
+        expect(out).toBe('done');
+        expect(await read((tx) => tx.kv.get('k'))).toBe('v');
+        expect(await write((tx) => tx.bookings.get('bkg_1'))).toEqual(booking('bkg_1'));
+      });
+
+      test('a transaction reads its own earlier writes', async () => {
+        const seen = await write(async (tx) => {
+          await tx.kv.set('k', 'v');
+          await tx.holds.insert(hold('hld_1'));
+          return { kv: await tx.kv.get('k'), holds: await tx.holds.countActive('P', null, 'svc_cut', NOW) };
+        });
+        expect(seen).toEqual({ kv: 'v', holds: 1 });
+      });
+
+      test('a throw rolls back every write of the transaction, inserts and updates alike, and rejects with the thrown error', async () => {
+        await write(async (tx) => {
+          await tx.kv.set('k', 'before');
+          await tx.bookings.insert(booking('bkg_old', { status: 'pending', expiresAtMs: NOW + MIN }));
+          await tx.claims.add([claim('bkg_old', 'res_alice', 100, 200)]);
+        });
+        const boom = new Error('boom');
+        await expect(
+          write(async (tx) => {
+            await tx.kv.set('k', 'after');
+            await tx.kv.set('k2', 'new');
+            await tx.bookings.update(booking('bkg_old', { status: 'canceled' }));
+            await tx.bookings.insert(booking('bkg_new', { holdId: 'hld_1' }));
+            await tx.claims.removeOwner('bkg_old');
+            await tx.claims.add([claim('bkg_new', 'res_bob', 100, 200)]);
+            await tx.holds.insert(hold('hld_1'));
+            await tx.waitlist.insert(entry('wl_1'));
+            await tx.idempotency.put(idem('s1', NOW + MIN));
+            await tx.catalog.upsert(service('svc_a', 100));
+            await tx.subscriptions.insert(subscription('sub_1'));
+            await tx.outbox.add(event('evt_1', NOW));
+            await tick();
+            throw boom;
+          }),
+        ).rejects.toBe(boom);
+
+        const after = await read(async (tx) => ({
+          k: await tx.kv.get('k'),
+          k2: await tx.kv.get('k2'),
+          old: await tx.bookings.get('bkg_old'),
+          neu: await tx.bookings.get('bkg_new'),
+          byHold: await tx.bookings.byHold('hld_1'),
+          claims: await tx.claims.active(['res_alice', 'res_bob'], 0, 1000, NOW),
+          hold: await tx.holds.get('hld_1'),
+          entry: await tx.waitlist.get('wl_1'),
+          idem: await tx.idempotency.get('s1', NOW),
+          catalog: await tx.catalog.all(),
+          sub: await tx.subscriptions.get('sub_1'),
+          outbox: await tx.outbox.recent(10),
+        }));
+        expect(after).toEqual({
+          k: 'before',
+          k2: null,
+          old: booking('bkg_old', { status: 'pending', expiresAtMs: NOW + MIN }),
+          neu: null,
+          byHold: null,
+          claims: [claim('bkg_old', 'res_alice', 100, 200)],
+          hold: null,
+          entry: null,
+          idem: null,
+          catalog: [],
+          sub: null,
+          outbox: [],
+        });
+      });
+
+      test('after a rolled-back transaction the store keeps working', async () => {
+        await expect(write(async () => Promise.reject(new Error('first fails')))).rejects.toThrow('first fails');
+        await write((tx) => tx.kv.set('k', 'v'));
+        expect(await read((tx) => tx.kv.get('k'))).toBe('v');
+      });
+
+      test('two concurrent read-then-write transactions on one counter never lose an update', async () => {
+        await write((tx) => tx.kv.set('counter', '0'));
+        const bump = () =>
+          write(async (tx) => {
+            const n = Number(await tx.kv.get('counter'));
+            await tick();
+            await tx.kv.set('counter', String(n + 1));
+          });
+        await Promise.all([bump(), bump()]);
+        expect(await read((tx) => tx.kv.get('counter'))).toBe('2');
+      });
+
+      test('many concurrent counter bumps, one of them failing, commit every other bump exactly once', async () => {
+        await write((tx) => tx.kv.set('counter', '0'));
+        const bump = (fail: boolean) =>
+          write(async (tx) => {
+            const n = Number(await tx.kv.get('counter'));
+            await tick(1);
+            await tx.kv.set('counter', String(n + 1));
+            if (fail) throw new Error('rolled back');
+          });
+        const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => bump(i === 4)));
+        expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+        expect(await read((tx) => tx.kv.get('counter'))).toBe('9');
+      });
+
+      test('read() sees data committed before it and resolves with its function’s value', async () => {
+        await write(async (tx) => {
+          await tx.kv.set('k', 'committed');
+          await tx.outbox.add(event('evt_1', NOW));
+        });
+        const seen = await read(async (tx) => ({ k: await tx.kv.get('k'), events: (await tx.outbox.recent(5)).length }));
+        expect(seen).toEqual({ k: 'committed', events: 1 });
+      });
+    });
+
+    describe('closing a store', () => {
+      test('close() is idempotent and a closed store rejects new transactions', async () => {
+        await store.close();
+        await store.close();
+        await expect(store.transaction((tx) => tx.kv.get('k'))).rejects.toThrow();
+        await expect(store.read((tx) => tx.kv.get('k'))).rejects.toThrow();
+      });
+
+      test('the store names its engine', () => {
+        expect(['sqlite', 'postgres']).toContain(store.engine);
+      });
+    });
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * The embedded SQLite store: the shared Store contract on an in-memory and on a file database,
+ * then what only SQLite has (schema migrations recorded in the file, WAL journaling).
+ */
+import Database from 'better-sqlite3';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { openSqliteStore } from '../../src/store/index.js';
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { storeContract } from './contract.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'usp-store-'));
+let files = 0;
+const freshFile = () => join(dir, `store-${++files}.db`);
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+storeContract('sqlite :memory:', async () => openSqliteStore({ path: ':memory:' }));
+storeContract('sqlite file', async () => openSqliteStore({ path: freshFile() }));
+
+describe('SQLite file databases keep their schema and data across opens', () => {
+  test('reopening the same file keeps its data and runs each migration only once', async () => {
+    const path = freshFile();
+    const first = openSqliteStore({ path });
+    await first.transaction(async (tx) => {
+      await tx.kv.set('k', 'kept');
+      await tx.catalog.upsert({ id: 'svc_a', data: { id: 'svc_a' }, fingerprint: 'fp', modified_ms: 1, deleted: false });
+    });
+    await first.close();
+
+    const second = openSqliteStore({ path });
+    try {
+      expect(await second.read((tx) => tx.kv.get('k'))).toBe('kept');
+      expect((await second.read((tx) => tx.catalog.all())).map((s) => s.id)).toEqual(['svc_a']);
+    } finally {
+      await second.close();
+    }
+
+    const raw = new Database(path, { readonly: true });
+    try {
+      const versions = raw.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as Array<{ version: number }>;
+      expect(versions.map((v) => v.version)).toEqual(SQLITE_MIGRATIONS.map((_, i) => i + 1));
+    } finally {
+      raw.close();
+    }
+  });
+
+  test('a file database runs in WAL mode', async () => {
+    const path = freshFile();
+    const store = openSqliteStore({ path });
+    try {
+      await store.transaction((tx) => tx.kv.set('k', 'v'));
+      // WAL is a persistent property of the file: a second connection reports it.
+      const raw = new Database(path, { readonly: true });
+      try {
+        expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+      } finally {
+        raw.close();
+      }
+      expect(existsSync(`${path}-wal`)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('opening a file in a directory that does not exist yet creates the directory', async () => {
+    const path = join(dir, 'nested', 'deeper', 'store.db');
+    const store = openSqliteStore({ path });
+    try {
+      await store.transaction((tx) => tx.kv.set('k', 'v'));
+      expect(existsSync(path)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+});
