@@ -636,6 +636,15 @@ const BusinessFileSchema = z.strictObject({
     z.array(z.string().regex(SHA256_HEX_RE, 'must be a lowercase hex SHA-256 digest (64 characters)')),
     'SHA-256 hex digests of API keys that act as the business itself.',
   ).optional(),
+  platform_api_keys: doc(
+    z.array(
+      z.strictObject({
+        id: z.string().min(1).max(200),
+        sha256: z.string().regex(SHA256_HEX_RE, 'must be a lowercase hex SHA-256 digest (64 characters)'),
+      }),
+    ),
+    'Pre-established platforms: an id each and the SHA-256 hex digest of the API key it presents (Authorization: Bearer).',
+  ).optional(),
 });
 
 // ---------------------------------------------------------------------------------------------

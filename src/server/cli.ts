@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import type { BusinessDef } from '../domain/business.js';
 import { BusinessFileError, loadBusinessFile, parseBusinessFile } from './business-file.js';
 import { createUspServer, consoleLogger } from './compose.js';
+import type { SecurityOptions } from './security-wiring.js';
 import { operationByName, type OperationResponse } from '../operations/index.js';
 import { hashApiKey } from '../security/index.js';
 import { serveMcpStdio } from '../bindings/mcp/index.js';
@@ -42,6 +43,16 @@ Server (serve):
   --require-auth              refuse unauthenticated privileged calls (the default without --demo)
   --admin-key KEY             an API key that acts as the business (Authorization: Bearer KEY); repeatable
   --max-body-bytes N          largest accepted request body (default 65536)
+  --tls-cert FILE --tls-key FILE   serve HTTPS directly with this PEM certificate and key
+  --trust-proxy               behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host, refuse requests it did not mark https
+
+Authentication (see README "Authentication"):
+  --allow-loopback-profiles   development: accept http://127.0.0.1 platform profiles and webhook URLs (loopback servers only)
+  --require-pop-nonce         challenge every proof of possession for a nonce
+  --allow-es256               accept ES256 proofs besides EdDSA
+  --profile-uri URL           another URI this business's profile is reachable at (accepted as proof aud); repeatable
+  --profile-allowlist PREFIX  only platforms whose profile URL starts with PREFIX; repeatable
+  --no-rate-limit             turn per-principal rate limits off (on by default outside the sandbox)
 
 Business settings (override the business file's "settings"):
   --hold-ttl SECONDS                    hold time-to-live (default 600)
@@ -80,6 +91,15 @@ const OPTIONS = {
   status: { type: 'string' },
   limit: { type: 'string' },
   reason: { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  'trust-proxy': { type: 'boolean' },
+  'allow-loopback-profiles': { type: 'boolean' },
+  'require-pop-nonce': { type: 'boolean' },
+  'allow-es256': { type: 'boolean' },
+  'profile-uri': { type: 'string', multiple: true },
+  'profile-allowlist': { type: 'string', multiple: true },
+  'no-rate-limit': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -129,6 +149,27 @@ export async function loadBusiness(flags: Flags): Promise<BusinessDef> {
   return { ...def, settings: s };
 }
 
+export function securityOptions(flags: Flags): SecurityOptions {
+  const o: SecurityOptions = {};
+  if (flags['allow-loopback-profiles']) o.allowLoopbackProfiles = true;
+  if (flags['require-pop-nonce']) o.requireNonce = true;
+  if (flags['allow-es256']) o.allowEs256 = true;
+  if (flags['profile-uri']) o.profileUris = flags['profile-uri'];
+  if (flags['profile-allowlist']) o.profileAllowlist = flags['profile-allowlist'];
+  if (flags['no-rate-limit']) o.rateLimits = false;
+  return o;
+}
+
+function tlsOptions(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
+  if (!flags['tls-cert'] && !flags['tls-key']) return undefined;
+  if (!flags['tls-cert'] || !flags['tls-key']) throw new UsageError('give both --tls-cert and --tls-key');
+  try {
+    return { cert: readFileSync(flags['tls-cert']), key: readFileSync(flags['tls-key']) };
+  } catch (err) {
+    throw new UsageError(`cannot read the TLS certificate or key: ${(err as Error).message}`);
+  }
+}
+
 function dbPath(flags: Flags, def: BusinessDef): string {
   return flags.db ?? join(process.cwd(), 'data', `${def.business.id}.db`);
 }
@@ -145,13 +186,22 @@ async function serveCommand(flags: Flags): Promise<void> {
     sandbox,
     adminKeys: flags['admin-key'],
     maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
+    security: securityOptions(flags),
+    trustProxy: flags['trust-proxy'],
+    tls: tlsOptions(flags),
   });
-  const url = await server.listen(port, host);
+  let url: string;
+  try {
+    url = await server.listen(port, host);
+  } catch (err) {
+    await server.close();
+    throw new UsageError((err as Error).message);
+  }
   consoleLogger.info(`${def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
   if (sandbox) {
     consoleLogger.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
   } else {
-    consoleLogger.warn('platform authentication mechanisms are not available yet: privileged calls need the business API key.');
+    consoleLogger.info('privileged operations require authentication: platform_key_pop, booking_scoped_credential, http_message_signature or api_key');
   }
   const stop = async () => {
     await server.close();
@@ -165,7 +215,7 @@ async function mcpCommand(flags: Flags): Promise<void> {
   const def = await loadBusiness(flags);
   const sandbox = flags['require-auth'] ? false : Boolean(flags.sandbox || flags.demo);
   // stdout carries the protocol: every log line goes to stderr (consoleLogger does).
-  const server = await createUspServer({ business: def, db: dbPath(flags, def), sandbox, adminKeys: flags['admin-key'] });
+  const server = await createUspServer({ business: def, db: dbPath(flags, def), sandbox, adminKeys: flags['admin-key'], security: securityOptions(flags) });
   const stdio = await serveMcpStdio({ pipeline: server.pipeline }, server.hub);
   consoleLogger.info(`${def.business.name}: MCP on stdio${sandbox ? ' (SANDBOX: privileged calls need no platform authentication)' : ''}`);
   const stop = async () => {

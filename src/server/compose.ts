@@ -3,6 +3,7 @@
  * random ids) and wires the business, the pipeline and the doors together.
  */
 import { serve, type ServerType } from '@hono/node-server';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { BusinessDef } from '../domain/business.js';
 import {
@@ -44,8 +45,10 @@ export interface ServerOptions {
   allowedOrigins?: string[];
   /** Authentication settings (mechanisms, profile fetching, nonces, rate limits). */
   security?: SecurityOptions;
-  /** Believe X-Forwarded-Proto/Host from a TLS-terminating proxy. */
+  /** Believe X-Forwarded-Proto/Host from a TLS-terminating proxy; plain-http requests it did not vouch for are refused. */
   trustProxy?: boolean;
+  /** Serve HTTPS directly with this PEM certificate chain and key. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
   /** Receives events after their transaction commits (webhook dispatcher, MCP fan-out). */
   onEvents?: (events: readonly OutboxEvent[]) => void;
 }
@@ -148,14 +151,21 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     ids,
     profile,
     async listen(port, host = '127.0.0.1') {
+      const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
+      // Plaintext only where nobody can listen in: loopback, or a proxy that terminated TLS (spec 10.2.1).
+      if (!opts.tls && !loopback && !opts.trustProxy) {
+        throw new Error(`refusing to serve plain HTTP on ${host}: give --tls-cert/--tls-key, listen on loopback, or run behind a TLS proxy with --trust-proxy`);
+      }
       await new Promise<void>((resolve, reject) => {
-        http = serve({ fetch: app.fetch, port, hostname: host }, () => resolve());
+        http = opts.tls
+          ? serve({ fetch: app.fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { cert: opts.tls.cert, key: opts.tls.key } }, () => resolve())
+          : serve({ fetch: app.fetch, port, hostname: host }, () => resolve());
         http.once('error', reject);
       });
       const addr = http!.address() as AddressInfo;
       if (allowedHosts.length === 0 && ['127.0.0.1', 'localhost', '::1'].includes(host)) allowedHosts.push('localhost', '127.0.0.1', '[::1]');
       const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-      const url = `http://${shownHost}:${addr.port}`;
+      const url = `${opts.tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
       listenUrl = url;
       if (opts.security?.allowLoopbackProfiles && !['127.0.0.1', 'localhost', '::1'].includes(host)) {
         throw new Error('--allow-loopback-profiles is only allowed when the server itself listens on loopback');

@@ -3,6 +3,9 @@
  * process. Logs must go to stderr only: stdout is the protocol.
  */
 import { randomUUID } from 'node:crypto';
+import { Transform } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { deserializeMessage } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { SessionHub, NotifiableSession } from './hub.js';
 import { createMcpServer, type McpDoorDeps } from './server.js';
@@ -18,7 +21,9 @@ export async function serveMcpStdio(deps: McpDoorDeps, hub: SessionHub, streams?
     },
   };
   const server = createMcpServer(deps, session);
-  const transport = guardSend(streams ? new StdioServerTransport(streams.stdin as never, streams.stdout as never) : new StdioServerTransport());
+  const stdout = streams?.stdout ?? process.stdout;
+  const stdin = screenInvalidLines(streams?.stdin ?? process.stdin, stdout);
+  const transport = guardSend(new StdioServerTransport(stdin as never, stdout as never));
   const unregister = hub.register(session);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
@@ -33,4 +38,64 @@ export async function serveMcpStdio(deps: McpDoorDeps, hub: SessionHub, streams?
       await server.close();
     },
   };
+}
+
+/** Lines longer than this go to the SDK untouched (its own read buffer refuses them). */
+const MAX_LINE_CHARS = 10 * 1024 * 1024;
+
+/**
+ * The SDK's stdio transport silently drops a line that is not JSON, or is JSON but not a valid
+ * JSON-RPC message (e.g. `params` that is not an object), so the caller waits forever. JSON-RPC 2.0
+ * wants an error reply: screen each line, answer -32700 / -32600 here (with the request id when
+ * it can be read), and pass every valid line on unchanged.
+ */
+function screenInvalidLines(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): NodeJS.ReadableStream {
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  const reply = (id: unknown, code: number, message: string) => {
+    const rid = typeof id === 'string' || typeof id === 'number' ? id : null;
+    output.write(JSON.stringify({ jsonrpc: '2.0', id: rid, error: { code, message } }) + '\n');
+  };
+  const screen = (line: string): string | null => {
+    if (!line.trim()) return null;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      reply(null, -32700, 'Parse error: the line is not JSON.');
+      return null;
+    }
+    try {
+      deserializeMessage(line);
+      return line;
+    } catch {
+      const id = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as { id?: unknown }).id : null;
+      reply(id, -32600, 'Invalid Request: not a valid JSON-RPC message (params must be an object).');
+      return null;
+    }
+  };
+  const screened = new Transform({
+    transform(chunk: Buffer | string, _enc, done) {
+      pending += typeof chunk === 'string' ? chunk : decoder.write(chunk);
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = screen(pending.slice(0, nl).replace(/\r$/, ''));
+        pending = pending.slice(nl + 1);
+        if (line !== null) this.push(line + '\n');
+      }
+      if (pending.length > MAX_LINE_CHARS) {
+        this.push(pending);
+        pending = '';
+      }
+      done();
+    },
+    flush(done) {
+      pending += decoder.end();
+      if (pending) this.push(pending);
+      done();
+    },
+  });
+  input.on('error', (err) => screened.destroy(err as Error));
+  input.pipe(screened);
+  return screened;
 }

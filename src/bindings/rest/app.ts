@@ -30,6 +30,11 @@ export function createRestApp(opts: RestAppOptions): Hono {
 
   app.use('*', async (c, next) => {
     const correlationId = c.req.header('usp-correlation-id') ?? randomUUID();
+    if (opts.trustProxy && c.req.header('x-forwarded-proto') !== 'https' && new URL(c.req.url).protocol !== 'https:') {
+      c.res = problem(c, new ProtocolError('invalid_request', 'Use HTTPS: this business does not accept plaintext requests.', { detailCode: 'https_required' }));
+      c.res.headers.set('USP-Correlation-Id', correlationId);
+      return;
+    }
     await next();
     c.res.headers.set('X-Content-Type-Options', 'nosniff');
     c.res.headers.set('USP-Correlation-Id', correlationId);
