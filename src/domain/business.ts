@@ -135,6 +135,8 @@ export interface BusinessSettings {
   max_waitlist_entries: number;
   /** Public origin the server is reachable at (profile endpoints, checkout links). */
   public_url: string;
+  /** `booking.reminder` goes out this long before the start (0 turns reminders off). */
+  reminder_offset_seconds: number;
   /** Checkout page template; `{booking_id}` and `{action_id}` are replaced. */
   checkout_url_template?: string;
 }
@@ -164,5 +166,6 @@ export const DEFAULT_SETTINGS: BusinessSettings = {
   max_query_days: 31,
   max_active_holds_per_buyer: 3,
   max_waitlist_entries: 100,
+  reminder_offset_seconds: 86400,
   public_url: 'http://localhost:8787',
 };

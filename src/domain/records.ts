@@ -80,6 +80,8 @@ export interface Booking {
 /** What the business knows about a booking beyond what it publishes. */
 export interface BookingPrivate {
   principal: string | null;
+  /** The platform profile URI presented when the booking was made (where its webhooks go). */
+  profile?: string | null;
   slot_key: string;
   start_ms: number;
   end_ms: number;
@@ -116,6 +118,7 @@ export interface HoldRecord {
   hold: Hold;
   priv: {
     principal: string | null;
+    profile?: string | null;
     slot_key: string;
     start_ms: number;
     end_ms: number;
@@ -151,6 +154,7 @@ export interface WaitlistRecord {
   entry: WaitlistEntry;
   priv: {
     principal: string | null;
+    profile?: string | null;
     created_ms: number;
     offer_hold_id?: string;
     offer_expires_ms?: number;

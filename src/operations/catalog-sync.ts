@@ -18,6 +18,7 @@ export async function syncCatalog(store: Store, biz: Business, clock: Clock, ids
         event,
         order_key: serviceId,
         principal: null,
+        profile: null,
         payload: { service_id: serviceId, data },
         created_ms: now,
         due_ms: now,

@@ -121,6 +121,7 @@ export class Pipeline {
             event: e.event,
             order_key: e.orderKey,
             principal: e.principal,
+            profile: e.profile ?? null,
             payload: e.payload,
             created_ms: now,
             due_ms: e.dueMs ?? now,

@@ -99,6 +99,8 @@ export interface RaisedEvent {
   event: string;
   orderKey: string;
   principal: string | null;
+  /** The owning platform's profile URI (its webhook_url receives the event). */
+  profile?: string | null;
   payload: Record<string, unknown>;
   dueMs?: number;
 }

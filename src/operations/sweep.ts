@@ -25,6 +25,7 @@ export async function sweep(store: Store, biz: Business, clock: Clock, ids: IdSo
           event: e.event,
           order_key: e.orderKey,
           principal: e.principal,
+          profile: e.profile ?? null,
           payload: e.payload,
           created_ms: now,
           due_ms: e.dueMs ?? now,

@@ -603,6 +603,9 @@ const SettingsSchema = doc(
         d.max_active_holds_per_buyer,
       ),
       max_waitlist_entries: doc(z.number().int().positive(), "Most entries on one service's waitlist.").default(d.max_waitlist_entries),
+      reminder_offset_seconds: doc(z.number().int().min(0), 'booking.reminder goes out this long before the start; 0 turns reminders off.').default(
+        d.reminder_offset_seconds,
+      ),
       public_url: httpUrl('Public origin of the server (absolute http(s) URL).').default(d.public_url),
       checkout_url_template: doc(
         z

@@ -23,6 +23,7 @@ import { openSqliteStore, type OutboxEvent, type Store } from '../store/index.js
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy, type SecurityOptions } from './security-wiring.js';
 import type { ProfileResolver } from '../security/platform-profiles.js';
+import { DEFAULT_RETRY, WebhookDispatcher, httpWebhookSender, loadKeyring, type RetryPolicy, type SigningKeyring, type WebhookSender } from '../webhooks/index.js';
 import type { Hono } from 'hono';
 import { SessionHub, mountMcpHttp } from '../bindings/mcp/index.js';
 
@@ -49,7 +50,16 @@ export interface ServerOptions {
   trustProxy?: boolean;
   /** Serve HTTPS directly with this PEM certificate chain and key. */
   tls?: { cert: string | Buffer; key: string | Buffer };
-  /** Receives events after their transaction commits (webhook dispatcher, MCP fan-out). */
+  /** Webhook delivery: retry schedule, timeout, signing key, or a replacement sender (tests). */
+  webhooks?: {
+    enabled?: boolean;
+    retry?: Partial<RetryPolicy>;
+    timeoutMs?: number;
+    pollMs?: number;
+    sender?: WebhookSender;
+    signingKey?: { kid: string; pem: string };
+  };
+  /** Receives events after their transaction commits. */
   onEvents?: (events: readonly OutboxEvent[]) => void;
 }
 
@@ -58,6 +68,10 @@ export interface UspServer {
   store: Store;
   pipeline: Pipeline;
   app: Hono;
+  /** The webhook dispatcher (outbox to signed deliveries and MCP notifications). */
+  dispatcher: WebhookDispatcher;
+  /** The business's webhook signing keys. */
+  keyring: SigningKeyring;
   /** Platform profile resolver (SSRF-safe fetch and cache). */
   profiles: ProfileResolver;
   /** MCP sessions (stdio and HTTP) that receive usp_webhook notifications. */
@@ -83,8 +97,10 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const biz = compileBusiness(opts.business);
   const store = openSqliteStore({ path: opts.db });
   const hub = new SessionHub();
-  // Deferred a tick so the tool result that caused an event reaches the client before its notification.
-  const listeners: Array<(e: readonly OutboxEvent[]) => void> = [(e) => void setImmediate(() => hub.deliver(e))];
+  // Committed events go through the outbox: the dispatcher is nudged, expands them into signed
+  // deliveries and hands each to the MCP sessions when it is due (reminders later, the rest at once).
+  let dispatcher: WebhookDispatcher | undefined;
+  const listeners: Array<(e: readonly OutboxEvent[]) => void> = [() => dispatcher?.nudge()];
   if (opts.onEvents) listeners.push(opts.onEvents);
   const announce = (events: readonly OutboxEvent[]) => {
     for (const l of listeners) {
@@ -112,8 +128,32 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   });
 
   const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce });
+
+  const keyring = await loadKeyring(store, clock.now(), opts.webhooks?.signingKey);
+  const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
+  const wh = opts.webhooks ?? {};
+  dispatcher = new WebhookDispatcher({
+    store,
+    now: () => clock.now(),
+    keyring,
+    sender: wh.sender ?? httpWebhookSender({ timeoutMs: wh.timeoutMs ?? 10_000, allowLoopback }),
+    retry: { ...DEFAULT_RETRY, ...(wh.retry ?? {}) },
+    resolveProfile: (url) => resolver.resolve(url),
+    allowLoopback,
+    onDue: (e) => hub.deliver([e]),
+    log,
+    pollMs: wh.pollMs,
+  });
+  if (wh.enabled !== false) dispatcher.start();
   const profile = () =>
-    buildBusinessProfile(biz, { baseUrl, mcpEndpoint: `${baseUrl}/mcp`, sandbox: opts.sandbox, mechanisms: authPolicy.accepted, allowEs256: authPolicy.allowEs256 });
+    buildBusinessProfile(biz, {
+      baseUrl,
+      mcpEndpoint: `${baseUrl}/mcp`,
+      sandbox: opts.sandbox,
+      mechanisms: authPolicy.accepted,
+      allowEs256: authPolicy.allowEs256,
+      keys: keyring.published(clock.now()),
+    });
   let openapiDoc: Record<string, unknown> | undefined;
   const app = createRestApp({
     pipeline,
@@ -146,6 +186,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     pipeline,
     app,
     profiles: resolver,
+    dispatcher,
+    keyring,
     hub,
     clock,
     ids,
@@ -176,6 +218,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     },
     async close() {
       if (timer) clearInterval(timer);
+      await dispatcher?.stop();
       await mcpHttp.close();
       if (http) {
         const h = http as ServerType & { closeAllConnections?: () => void };

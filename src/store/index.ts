@@ -17,6 +17,10 @@ export type {
   KeyValueRepo,
   CredentialRow,
   SecurityRepo,
+  WebhookRepo,
+  WebhookDelivery,
+  DeliveryAttempt,
+  DeliveryStatus,
 } from './port.js';
 export { openSqliteStore } from './sqlite/sqlite-store.js';
 export type { SqliteStoreOptions } from './sqlite/sqlite-store.js';

@@ -118,6 +118,8 @@ export interface OutboxEvent {
   order_key: string;
   /** Principal that owns the resource (its platform receives the event), or null for catalog events. */
   principal: string | null;
+  /** The owner's platform profile URI, whose webhook_url receives the event. */
+  profile: string | null;
   payload: Record<string, unknown>;
   created_ms: number;
   /** When the event becomes due (reminders are scheduled ahead). */
@@ -128,6 +130,60 @@ export interface OutboxRepo {
   add(e: OutboxEvent): Promise<void>;
   /** Newest events first, for inspection. */
   recent(limit: number): Promise<OutboxEvent[]>;
+  /** Events that are due and not yet dispatched, oldest first (with their outbox sequence). */
+  due(nowMs: number, limit: number): Promise<Array<OutboxEvent & { seq: number }>>;
+  markDispatched(seqs: readonly number[]): Promise<void>;
+  /** Withdraw scheduled events not yet dispatched (a reminder for a booking that moved or ended). */
+  cancelScheduled(orderKey: string, event: string): Promise<number>;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'canceled';
+
+/** One event going to one webhook target; its attempts are logged separately. */
+export interface WebhookDelivery {
+  id: number;
+  event_id: string;
+  event: string;
+  /** Outbox sequence of the event: deliveries of one order key to one target go out in this order. */
+  seq: number;
+  order_key: string;
+  target_url: string;
+  subscription_id: string | null;
+  /** The exact JSON body to send (the same bytes on every attempt). */
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_ms: number;
+  created_ms: number;
+  delivered_ms: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  last_latency_ms: number | null;
+}
+
+export interface DeliveryAttempt {
+  delivery_id: number;
+  attempt: number;
+  at_ms: number;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+export interface WebhookRepo {
+  /** Add a delivery (a duplicate event_id + target is ignored, so expansion can be retried safely). */
+  add(d: Omit<WebhookDelivery, 'id' | 'status' | 'attempts' | 'delivered_ms' | 'last_status' | 'last_error' | 'last_latency_ms'>): Promise<void>;
+  /**
+   * Lease due deliveries: pending, due, not leased by another worker, and with no earlier pending
+   * delivery of the same order key to the same target (causal order). Targets in `busy` are skipped.
+   */
+  claimDue(nowMs: number, limit: number, leaseUntilMs: number, busy: readonly string[]): Promise<WebhookDelivery[]>;
+  /** Record one attempt and the delivery's new state (clears the lease). */
+  recordAttempt(a: DeliveryAttempt, next: { status: DeliveryStatus; next_attempt_ms: number }): Promise<void>;
+  list(q: { status?: DeliveryStatus; limit: number }): Promise<WebhookDelivery[]>;
+  attempts(deliveryId: number): Promise<DeliveryAttempt[]>;
+  /** Put failed deliveries (one, or all when id is null) back in the queue. */
+  retry(id: number | null, nowMs: number): Promise<number>;
 }
 
 export interface KeyValueRepo {
@@ -162,6 +218,7 @@ export interface SecurityRepo {
 
 export interface Tx {
   security: SecurityRepo;
+  webhooks: WebhookRepo;
   claims: ClaimRepo;
   bookings: BookingRepo;
   holds: HoldRepo;

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLATFORM, startTestServer, type TestServer } from '../support/server.js';
-import { RawStdioSession, connectMcp, ensureBuilt, postRaw, type McpConn, type RawRpcResponse } from './helpers.js';
+import { RawStdioSession, connectMcp, ensureBuilt, postRaw, waitFor, type McpConn, type RawRpcResponse } from './helpers.js';
 
 const TOOLS = [
   'usp_services_list',
@@ -206,6 +206,20 @@ describe('malformed tools/call requests over stdio never crash the server proces
   }, 120_000);
   afterAll(async () => {
     await s?.close();
+  });
+
+  it('a line that is not JSON gets -32700 with a null id; a message whose params is not an object gets -32600 with its id', async () => {
+    const before = s.orphans.length;
+    s.child.stdin.write('this is not json\n');
+    expect(await waitFor(() => s.orphans.length > before)).toBe(true);
+    expect(s.orphans[before].error).toMatchObject({ code: -32700 });
+
+    for (const params of ['[]', '"x"', 'null', '42']) {
+      const id = `np-${params}`;
+      const reply = await s.sendLine(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":${params}}`, id);
+      expect(reply.error, `params ${params}`).toMatchObject({ code: -32600 });
+    }
+    expect(s.alive).toBe(true);
   });
 
   it('300 seeded malformed calls each get a JSON-RPC error or a result with messages; the process lives and serves usp_services_list', async () => {

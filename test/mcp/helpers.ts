@@ -335,6 +335,8 @@ export class RawStdioSession {
   private stderrText = '';
   private readonly pending = new Map<string, (m: RawRpcResponse) => void>();
   readonly notifications: Array<{ method: string; params?: any }> = [];
+  /** Responses whose id is null (the server could not read the request's id). */
+  readonly orphans: RawRpcResponse[] = [];
   readonly unparsable: string[] = [];
   private exitCode: number | null | undefined;
 
@@ -372,7 +374,9 @@ export class RawStdioSession {
         this.unparsable.push(line.slice(0, 300));
         continue;
       }
-      if (msg && msg.id !== undefined && (msg.result !== undefined || msg.error !== undefined)) {
+      if (msg && msg.id === null && msg.error !== undefined) {
+        this.orphans.push(msg);
+      } else if (msg && msg.id !== undefined && (msg.result !== undefined || msg.error !== undefined)) {
         const key = JSON.stringify(msg.id);
         const resolveFn = this.pending.get(key);
         if (resolveFn) {

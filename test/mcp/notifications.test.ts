@@ -2,7 +2,7 @@
  * Webhook events as MCP notifications (spec MCP binding "Webhook Notifications"; CONFORMANCE §5,
  * §10, decision D16): a session that made a booking receives `usp_webhook` JSON-RPC notifications
  * (event, event_id, booking_id, timestamp, data) when it is confirmed and canceled, on stdio and on
- * Streamable HTTP with v1 and v2 clients; a session acting for another platform never sees them;
+ * Streamable HTTP, with v1 and v2 clients; a session acting for another platform never sees them;
  * a confirmation made by the business over REST reaches the MCP session that booked.
  * Notifications are awaited with a bounded poll, never a fixed sleep.
  */
@@ -52,6 +52,7 @@ async function payThenCancel(env: McpEnv, conn: McpConn, profile: string, dayOff
 
 const TARGETS: Array<{ name: string; line: SdkLine; kind: TransportKind }> = [
   { name: 'v2 client over stdio', line: 'v2', kind: 'stdio' },
+  { name: 'v1 client over stdio', line: 'v1', kind: 'stdio' },
   { name: 'v2 client over Streamable HTTP', line: 'v2', kind: 'http' },
   { name: 'v1 client over Streamable HTTP', line: 'v1', kind: 'http' },
 ];

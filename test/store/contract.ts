@@ -167,6 +167,7 @@ function event(id: string, createdMs: number): OutboxEvent {
     event: 'booking.confirmed',
     order_key: 'bkg_1',
     principal: 'P',
+    profile: 'https://platform.example/p.json',
     payload: { booking_id: 'bkg_1', nested: { n: 1, list: [1, 'two', null] } },
     created_ms: createdMs,
     due_ms: createdMs,

@@ -39,7 +39,6 @@ export class SessionHub {
 
   deliver(events: readonly OutboxEvent[]): void {
     for (const e of events) {
-      if (e.due_ms > e.created_ms) continue; // scheduled events (reminders) go out when due, not at commit
       const payload = webhookPayload(e);
       for (const s of this.sessions.values()) {
         const wanted = e.principal === null ? s.catalogSubscriber : s.principals.has(e.principal);

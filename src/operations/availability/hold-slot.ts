@@ -54,6 +54,7 @@ export const holdSlot = defineOperation({
       hold,
       priv: {
         principal: ctx.caller.principal,
+        profile: ctx.caller.profile,
         slot_key: check.slot.key,
         start_ms: check.slot.startMs,
         end_ms: check.slot.endMs,

@@ -5,6 +5,7 @@ import { formatDuration, formatInstant, parseDuration } from '../../domain/time.
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../engine/availability.js';
 import { offerFreedPlace } from '../engine/waitlist.js';
+import { scheduleReminder } from '../engine/bookings.js';
 import { checkRevision, claimRows, emitBookingEvent, iso, loadBooking, move, paymentAction, stateConflict } from '../engine/bookings.js';
 import { id } from '../schemas.js';
 import { holdView, loadHold } from '../availability/release-hold.js';
@@ -98,6 +99,7 @@ export const rescheduleBooking = defineOperation({
       await ctx.tx.claims.setExpiry(b.id, expiresMs);
     }
     await ctx.tx.bookings.update(rec);
+    await scheduleReminder(ctx, rec);
     await offerFreedPlace(ctx, service, old);
     emitBookingEvent(ctx, 'booking.rescheduled', rec, { previous_slot: { start: formatInstant(old.startMs, zone), end: formatInstant(old.endMs, zone) } });
     return ok({ booking: b });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isTerminal } from '../../domain/booking-status.js';
 import { defineOperation, ok } from '../define.js';
-import { checkRevision, loadBooking, stateConflict, touch } from '../engine/bookings.js';
+import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch } from '../engine/bookings.js';
 import { Buyer, DeliveryAddress, id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 
@@ -35,6 +35,8 @@ export const updateBooking = defineOperation({
     if (inp.notes !== undefined) b.notes = inp.notes;
     touch(rec, ctx);
     await ctx.tx.bookings.update(rec);
+    // Details changed while the service is being delivered (spec 5.5.3).
+    if (b.status === 'in_progress') emitBookingEvent(ctx, 'booking.service_updated', rec);
     return ok({ booking: b });
   },
 });

@@ -73,6 +73,7 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
     booking,
     priv: {
       principal: nb.hold?.priv.principal ?? ctx.caller.principal,
+      profile: nb.hold?.priv.profile ?? ctx.caller.profile,
       slot_key: slot.key,
       start_ms: slot.startMs,
       end_ms: slot.endMs,
@@ -122,6 +123,7 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
   }
   if (booking.status === 'confirmed') rec.priv.confirmed_once = true;
   await ctx.tx.bookings.insert(rec);
+  await scheduleReminder(ctx, rec);
   if (booking.status === 'confirmed') {
     emitBookingEvent(ctx, 'booking.confirmed', rec);
   }
@@ -265,8 +267,9 @@ export async function expireIfDue(ctx: OperationContext, rec: BookingRecord): Pr
 /** Remove a booking's claims and offer the freed place to the waitlist. */
 export async function freeSlot(ctx: OperationContext, rec: BookingRecord): Promise<void> {
   await ctx.tx.claims.removeOwner(rec.booking.id);
-  // Terminal state: the booking's credentials stop working (spec 10.1.6).
+  // Terminal state: the booking's credentials stop working (spec 10.1.6), and no reminder follows.
   await ctx.tx.security.revokeCredentials(rec.booking.id);
+  await ctx.tx.outbox.cancelScheduled(rec.booking.id, 'booking.reminder');
   const service = ctx.biz.services.get(rec.booking.service_id);
   const p = rec.priv;
   if (service) await offerFreedPlace(ctx, service, { key: p.slot_key, startMs: p.start_ms, endMs: p.end_ms, resourceIds: p.resource_ids });
@@ -277,11 +280,29 @@ export function bookingCredentialExpiry(rec: BookingRecord): number {
   return rec.priv.end_ms + 86_400_000;
 }
 
+/** Schedule `booking.reminder` ahead of the start (spec 5.4.1), replacing any earlier one. */
+export async function scheduleReminder(ctx: OperationContext, rec: BookingRecord): Promise<void> {
+  await ctx.tx.outbox.cancelScheduled(rec.booking.id, 'booking.reminder');
+  const offset = ctx.biz.def.settings.reminder_offset_seconds * 1000;
+  if (offset <= 0) return;
+  const due = rec.priv.start_ms - offset;
+  if (due <= ctx.now) return;
+  ctx.emit({
+    event: 'booking.reminder',
+    orderKey: rec.booking.id,
+    principal: rec.priv.principal,
+    profile: rec.priv.profile ?? null,
+    payload: { booking_id: rec.booking.id, data: structuredClone(rec.booking) },
+    dueMs: due,
+  });
+}
+
 export function emitBookingEvent(ctx: OperationContext, event: string, rec: BookingRecord, extra: Record<string, unknown> = {}): void {
   ctx.emit({
     event,
     orderKey: rec.booking.id,
     principal: rec.priv.principal,
+    profile: rec.priv.profile ?? null,
     payload: { booking_id: rec.booking.id, ...extra, data: structuredClone(rec.booking) },
   });
 }

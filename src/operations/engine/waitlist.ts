@@ -24,6 +24,7 @@ export function emitWaitlistEvent(ctx: OperationContext, event: string, rec: Wai
     event,
     orderKey: rec.entry.id,
     principal: rec.priv.principal,
+    profile: rec.priv.profile ?? null,
     payload: { entry_id: rec.entry.id, service_id: rec.entry.service_id, data: structuredClone(rec.entry) },
   });
 }
@@ -70,6 +71,7 @@ export async function offerFreedPlace(ctx: OperationContext, service: ServiceDef
     hold: { id: holdId, slot_id: slotId, service_id: service.id, spots: 1, expires_at: iso(expiresMs), status: 'active' },
     priv: {
       principal: rec.priv.principal,
+      profile: rec.priv.profile ?? null,
       slot_key: open.key,
       start_ms: open.startMs,
       end_ms: open.endMs,

@@ -73,7 +73,7 @@ export const joinWaitlist = defineOperation({
         revision: ctx.ids.next('rev'),
       },
       // Queue order is (created_ms, id) and ids are random: keep created_ms strictly increasing in line so same-millisecond joins stay in join order.
-      priv: { principal: ctx.caller.principal, created_ms: line.reduce((m, w) => Math.max(m, w.priv.created_ms + 1), ctx.now) },
+      priv: { principal: ctx.caller.principal, profile: ctx.caller.profile, created_ms: line.reduce((m, w) => Math.max(m, w.priv.created_ms + 1), ctx.now) },
     };
     if (inp.slot_id) rec.entry.slot_id = inp.slot_id;
     if (inp.preferred_slots) rec.entry.preferred_slots = inp.preferred_slots;

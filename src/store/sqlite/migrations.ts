@@ -103,4 +103,40 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     bound_ms INTEGER NOT NULL
   );
   `,
+  `
+  ALTER TABLE outbox ADD COLUMN profile TEXT;
+  ALTER TABLE outbox ADD COLUMN status TEXT NOT NULL DEFAULT 'pending';
+  CREATE INDEX outbox_due ON outbox (status, due_ms, seq);
+  CREATE TABLE webhook_deliveries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id TEXT NOT NULL,
+    event TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    order_key TEXT NOT NULL,
+    target_url TEXT NOT NULL,
+    subscription_id TEXT,
+    body TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_ms INTEGER NOT NULL,
+    lease_until_ms INTEGER,
+    created_ms INTEGER NOT NULL,
+    delivered_ms INTEGER,
+    last_status INTEGER,
+    last_error TEXT,
+    last_latency_ms INTEGER,
+    UNIQUE (event_id, target_url)
+  );
+  CREATE INDEX deliveries_due ON webhook_deliveries (status, next_attempt_ms);
+  CREATE INDEX deliveries_order ON webhook_deliveries (order_key, target_url, seq);
+  CREATE TABLE webhook_attempts (
+    delivery_id INTEGER NOT NULL,
+    attempt INTEGER NOT NULL,
+    at_ms INTEGER NOT NULL,
+    status_code INTEGER,
+    latency_ms INTEGER NOT NULL,
+    error TEXT,
+    PRIMARY KEY (delivery_id, attempt)
+  );
+  `,
 ];

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../domain/records.js';
-import type { ClaimRow, IdempotencyRecord, OutboxEvent, Store, StoredService, Tx, WaitlistQuery } from '../port.js';
+import type { ClaimRow, DeliveryAttempt, IdempotencyRecord, OutboxEvent, Store, StoredService, Tx, WaitlistQuery, WebhookDelivery } from '../port.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
 type Db = Database.Database;
@@ -153,9 +153,37 @@ function buildRepos(db: Db): Tx {
     subUpdate: db.prepare('UPDATE feed_subscriptions SET status = ?, data = ? WHERE id = ?'),
     subActive: db.prepare(`SELECT data FROM feed_subscriptions WHERE status = 'active' ORDER BY id`),
     outboxAdd: db.prepare(
-      'INSERT INTO outbox (event_id, event, order_key, principal, payload, created_ms, due_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO outbox (event_id, event, order_key, principal, profile, payload, created_ms, due_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     outboxRecent: db.prepare('SELECT * FROM outbox ORDER BY seq DESC LIMIT ?'),
+    outboxDue: db.prepare(`SELECT * FROM outbox WHERE status = 'pending' AND due_ms <= ? ORDER BY seq LIMIT ?`),
+    outboxMark: db.prepare(`UPDATE outbox SET status = 'dispatched' WHERE seq = ?`),
+    outboxCancel: db.prepare(`UPDATE outbox SET status = 'canceled' WHERE order_key = ? AND event = ? AND status = 'pending'`),
+    whAdd: db.prepare(
+      `INSERT INTO webhook_deliveries (event_id, event, seq, order_key, target_url, subscription_id, body, status, attempts, next_attempt_ms, created_ms)
+       VALUES (@event_id, @event, @seq, @order_key, @target_url, @subscription_id, @body, 'pending', 0, @next_attempt_ms, @created_ms)
+       ON CONFLICT (event_id, target_url) DO NOTHING`,
+    ),
+    whDue: db.prepare(
+      `SELECT * FROM webhook_deliveries d
+       WHERE d.status = 'pending' AND d.next_attempt_ms <= ? AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= ?)
+       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.order_key = d.order_key AND e.target_url = d.target_url
+                       AND e.status = 'pending' AND e.seq < d.seq)
+       ORDER BY d.next_attempt_ms, d.seq LIMIT ?`,
+    ),
+    whLease: db.prepare('UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ?'),
+    whAttempt: db.prepare(
+      'INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, at_ms, status_code, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    whUpdate: db.prepare(
+      `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_ms = ?, lease_until_ms = NULL, last_status = ?, last_error = ?,
+       last_latency_ms = ?, delivered_ms = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_ms END WHERE id = ?`,
+    ),
+    whList: db.prepare('SELECT * FROM webhook_deliveries ORDER BY id DESC LIMIT ?'),
+    whListStatus: db.prepare('SELECT * FROM webhook_deliveries WHERE status = ? ORDER BY id DESC LIMIT ?'),
+    whAttempts: db.prepare('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt'),
+    whRetryOne: db.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = ?, lease_until_ms = NULL WHERE id = ? AND status = 'failed'`),
+    whRetryAll: db.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = ?, lease_until_ms = NULL WHERE status = 'failed'`),
     credPut: db.prepare(
       'INSERT INTO credentials (value_hash, resource_kind, resource_id, jkt, principal, expires_ms, revoked) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
@@ -184,7 +212,42 @@ function buildRepos(db: Db): Tx {
     deleted: r.deleted === 1,
   });
 
+  const toDelivery = (r: any): WebhookDelivery => {
+    const { lease_until_ms: _lease, ...rest } = r;
+    return rest as WebhookDelivery;
+  };
   return {
+    webhooks: {
+      async add(d) {
+        q.whAdd.run(d);
+      },
+      async claimDue(nowMs, limit, leaseUntilMs, busy) {
+        const out: WebhookDelivery[] = [];
+        const taken = new Set(busy);
+        for (const r of q.whDue.all(nowMs, nowMs, limit * 4 + busy.length) as any[]) {
+          if (taken.has(r.target_url)) continue;
+          taken.add(r.target_url);
+          q.whLease.run(leaseUntilMs, r.id);
+          out.push(toDelivery(r));
+          if (out.length === limit) break;
+        }
+        return out;
+      },
+      async recordAttempt(a, next) {
+        q.whAttempt.run(a.delivery_id, a.attempt, a.at_ms, a.status_code, a.latency_ms, a.error);
+        q.whUpdate.run(next.status, a.attempt, next.next_attempt_ms, a.status_code, a.error, a.latency_ms, next.status, a.at_ms, a.delivery_id);
+      },
+      async list(w) {
+        const rows = (w.status ? q.whListStatus.all(w.status, w.limit) : q.whList.all(w.limit)) as any[];
+        return rows.map(toDelivery);
+      },
+      async attempts(deliveryId) {
+        return q.whAttempts.all(deliveryId) as DeliveryAttempt[];
+      },
+      async retry(id, nowMs) {
+        return (id === null ? q.whRetryAll.run(nowMs) : q.whRetryOne.run(nowMs, id)).changes;
+      },
+    },
     security: {
       async putCredential(c) {
         q.credPut.run(c.value_hash, c.resource_kind, c.resource_id, c.jkt, c.principal, c.expires_ms, c.revoked ? 1 : 0);
@@ -384,7 +447,7 @@ function buildRepos(db: Db): Tx {
     },
     outbox: {
       async add(e: OutboxEvent) {
-        q.outboxAdd.run(e.event_id, e.event, e.order_key, e.principal, json(e.payload), e.created_ms, e.due_ms);
+        q.outboxAdd.run(e.event_id, e.event, e.order_key, e.principal, e.profile, json(e.payload), e.created_ms, e.due_ms);
       },
       async recent(limit) {
         // Map column by column: the internal `seq` ordering column is not part of OutboxEvent.
@@ -394,11 +457,31 @@ function buildRepos(db: Db): Tx {
             event: r.event,
             order_key: r.order_key,
             principal: r.principal,
+            profile: r.profile ?? null,
             payload: parse(r.payload),
             created_ms: r.created_ms,
             due_ms: r.due_ms,
           }),
         );
+      },
+      async due(nowMs, limit) {
+        return (q.outboxDue.all(nowMs, limit) as any[]).map((r) => ({
+          seq: r.seq,
+          event_id: r.event_id,
+          event: r.event,
+          order_key: r.order_key,
+          principal: r.principal,
+          profile: r.profile ?? null,
+          payload: parse(r.payload),
+          created_ms: r.created_ms,
+          due_ms: r.due_ms,
+        }));
+      },
+      async markDispatched(seqs) {
+        for (const s of seqs) q.outboxMark.run(s);
+      },
+      async cancelScheduled(orderKey, event) {
+        return q.outboxCancel.run(orderKey, event).changes;
       },
     },
     kv: {

@@ -1,0 +1,211 @@
+/**
+ * Shared helpers for the benchmarks: statistics, a generated business, child-process servers
+ * and small formatting utilities. Plain ESM over the compiled code in dist/.
+ */
+import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseBusinessFile } from '../dist/server/business-file.js';
+
+export const ROOT = join(import.meta.dirname, '..');
+
+/** Tuesday 2026-12-01 12:00 in New York (17:00Z), the instant the test suite pins its clock to. */
+export const BENCH_NOW = Date.parse('2026-12-01T17:00:00Z');
+export const ZONE = 'America/New_York';
+export const PLATFORM = 'https://platform.example/profiles/bench-agent.json';
+
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+// ---------------------------------------------------------------------------------------------
+
+/** Percentile by nearest rank over an unsorted array (copied and sorted). */
+export function percentile(values, p) {
+  if (values.length === 0) return NaN;
+  const sorted = Float64Array.from(values).sort();
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank];
+}
+
+export function summarize(samples) {
+  const sorted = Float64Array.from(samples).sort();
+  const at = (p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return { n: sorted.length, mean: sum / sorted.length, p50: at(50), p90: at(90), p99: at(99), min: sorted[0], max: sorted[sorted.length - 1] };
+}
+
+/** Elapsed milliseconds as a float from a process.hrtime.bigint() start. */
+export const msSince = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
+export const now = () => process.hrtime.bigint();
+
+/**
+ * Runs `fn` repeatedly for about `ms` milliseconds (at least `minIter` times) after `warmup`
+ * calls, returning per-call timings in milliseconds. `batch` calls are timed together when one
+ * call is too short for the timer (the per-call figure is then the batch mean).
+ */
+export function timeLoop(fn, { ms, warmup = 0, minIter = 5, batch = 1 }) {
+  for (let i = 0; i < warmup; i++) fn();
+  const samples = [];
+  const deadline = Date.now() + ms;
+  while (samples.length < minIter || Date.now() < deadline) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < batch; i++) fn();
+    samples.push(Number(process.hrtime.bigint() - t0) / 1e6 / batch);
+  }
+  return samples;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting
+// ---------------------------------------------------------------------------------------------
+
+export function fmt(v, digits = 2) {
+  if (v === undefined || v === null || Number.isNaN(v)) return '–';
+  if (typeof v !== 'number') return String(v);
+  if (Math.abs(v) >= 1000) return Math.round(v).toLocaleString('en-US');
+  if (Math.abs(v) >= 100) return v.toFixed(Math.max(0, digits - 2));
+  if (Math.abs(v) >= 10) return v.toFixed(Math.max(0, digits - 1));
+  return v.toFixed(digits);
+}
+
+export const fmtUs = (ms) => `${fmt(ms * 1000, 1)} µs`;
+export const fmtMs = (ms) => `${fmt(ms, 2)} ms`;
+export const fmtX = (r) => `${fmt(r, 2)}×`;
+export const fmtMb = (bytes) => `${fmt(bytes / 1048576, 1)} MB`;
+
+/** A Markdown table from a header row and rows of cells. */
+export function mdTable(header, rows) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** A plain-text table for the terminal. */
+export function textTable(header, rows) {
+  const all = [header, ...rows].map((r) => r.map((c) => String(c)));
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const line = (r) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
+  return [line(all[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n');
+}
+
+export const verdict = (ok) => (ok ? 'met' : 'MISSED');
+
+// ---------------------------------------------------------------------------------------------
+// Businesses
+// ---------------------------------------------------------------------------------------------
+
+export function demoBusinessDef() {
+  const raw = JSON.parse(readFileSync(join(ROOT, 'src/server/demo-business.json'), 'utf8'));
+  return parseBusinessFile(raw, 'demo-business.json');
+}
+
+/**
+ * A generated business: one appointment service (`svc_bench`) deliverable by any of `staff`
+ * staff members, each working `opens`–`closes` every day, `interval` minutes between slot starts,
+ * `duration` minutes long, bookable `maxAdvanceDays` ahead. Validated by the real business-file parser.
+ */
+export function generatedBusiness({ staff = 10, interval = 15, duration = 15, opens = '09:00', closes = '18:00', maxAdvanceDays = 60 } = {}) {
+  const resources = [];
+  for (let i = 0; i < staff; i++) {
+    const schedule = {};
+    for (const d of WEEKDAYS) schedule[d] = [{ opens, closes }];
+    resources.push({ id: `res_staff_${String(i).padStart(3, '0')}`, type: 'staff', name: `Staff ${i}`, location_id: 'loc_main', schedule });
+  }
+  const raw = {
+    business: {
+      id: 'biz_bench',
+      name: 'Bench Studio',
+      timezone: ZONE,
+      currency: 'USD',
+      locations: [{ id: 'loc_main', name: 'Bench Studio Main', address: '1 Bench Street, New York, NY 10001' }],
+    },
+    settings: { public_url: 'http://localhost:8787', max_query_days: 31, max_active_holds_per_buyer: 3 },
+    resources,
+    services: [
+      {
+        id: 'svc_bench',
+        name: 'Bench Appointment',
+        type: 'appointment',
+        status: 'active',
+        description: { plain: 'A generated appointment for benchmarks.' },
+        duration: { fixed: `PT${duration}M` },
+        pricing: { model: 'free', currency: 'USD' },
+        channel: { type: 'at_business_location' },
+        policies: {
+          cancellation: { allowed: true },
+          rescheduling: { allowed: true },
+          booking_window: { min_advance: 'PT0M', max_advance: `P${maxAdvanceDays}D`, slot_interval: `PT${interval}M` },
+          confirmation_mode: 'auto',
+          requires_payment: false,
+        },
+        requirements: [{ type: 'staff', name: 'Staff', selectable: true, resource_ids: resources.map((r) => r.id) }],
+        location_ids: ['loc_main'],
+      },
+    ],
+  };
+  return parseBusinessFile(raw, 'generated-bench-business');
+}
+
+/** The local midnight (America/New_York, no DST change in the bench range) of the day `n` days after BENCH_NOW's date. */
+export function benchDate(n) {
+  return new Date(BENCH_NOW + n * 86_400_000).toISOString().slice(0, 10);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child-process servers (bench/server-child.mjs)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Forks bench/server-child.mjs with `config` and resolves once it listens. The handle talks to the
+ * child over IPC: `rpc(type, payload)` sends one request and resolves with its reply.
+ */
+export async function startChild(config, { execArgv = [] } = {}) {
+  const child = fork(join(ROOT, 'bench/server-child.mjs'), [JSON.stringify(config)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv,
+  });
+  let seq = 0;
+  const pending = new Map();
+  let readyResolve, readyReject;
+  const ready = new Promise((res, rej) => ((readyResolve = res), (readyReject = rej)));
+  child.on('message', (m) => {
+    if (m.type === 'ready') return readyResolve(m);
+    if (m.type === 'error') return readyReject(new Error(m.message));
+    const p = pending.get(m.seq);
+    if (p) {
+      pending.delete(m.seq);
+      if (m.error) p.reject(new Error(m.error));
+      else p.resolve(m.result);
+    }
+  });
+  const exited = new Promise((res) => child.once('exit', (code, signal) => res({ code, signal })));
+  exited.then(() => readyReject(new Error('server child exited before it was ready')));
+  const info = await ready;
+  const rpc = (type, payload = {}) =>
+    new Promise((resolve, reject) => {
+      const s = ++seq;
+      pending.set(s, { resolve, reject });
+      child.send({ type, seq: s, ...payload });
+    });
+  return {
+    url: info.url,
+    pid: child.pid,
+    child,
+    rpc,
+    /** Restart peak tracking from the current RSS. */
+    resetPeak: () => rpc('reset-peak'),
+    /** { peakRss, rss, heapUsed } in bytes since the last reset. */
+    memory: () => rpc('memory'),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.send({ type: 'stop', seq: ++seq });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Sleeps `ms` milliseconds. */
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,154 @@
+/**
+ * A server in its own process for the HTTP benchmarks, so the load generator and the server never
+ * share an event loop (or a core, on the 2-core bench machine). Started by lib.mjs `startChild`
+ * with one JSON argument:
+ *
+ *   { kind: 'usp', business: 'demo' | { staff, interval, duration, maxAdvanceDays }, db?: string }
+ *   { kind: 'rest-floor' }   a bare Hono app answering static JSON bodies (set over IPC)
+ *   { kind: 'mcp-floor' }    the bare SDK echo server over Streamable HTTP (bench/mcp-floor.mjs)
+ *
+ * It reports over IPC: `ready` with its URL, and answers `memory` (peak RSS sampled every 10 ms
+ * since the last `reset-peak`, plus the kernel's lifetime peak), `audit` (double bookings, usp
+ * only), `stop`. The usp server runs with the clock pinned to BENCH_NOW, sandbox, no sweeper.
+ */
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { readFileSync } from 'node:fs';
+
+const config = JSON.parse(process.argv[2] ?? '{}');
+
+let peakRss = process.memoryUsage.rss();
+const sampler = setInterval(() => {
+  const r = process.memoryUsage.rss();
+  if (r > peakRss) peakRss = r;
+}, 10);
+sampler.unref();
+
+/** Lifetime peak RSS from /proc (VmHWM), in bytes; falls back to resourceUsage().maxRSS. */
+function lifetimePeak() {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Number(m[1]) * 1024;
+  } catch {
+    /* not Linux */
+  }
+  return process.resourceUsage().maxRSS * 1024;
+}
+
+let usp = null;
+let http = null;
+let floorBodies = {};
+const handlers = {
+  'reset-peak': () => {
+    peakRss = process.memoryUsage.rss();
+    return { rss: peakRss };
+  },
+  memory: () => {
+    const m = process.memoryUsage();
+    if (m.rss > peakRss) peakRss = m.rss;
+    return { peakRss, rss: m.rss, heapUsed: m.heapUsed, lifetimePeak: lifetimePeak() };
+  },
+  'set-bodies': (msg) => {
+    floorBodies = msg.bodies;
+    return { ok: true };
+  },
+  gc: () => {
+    globalThis.gc?.();
+    return { rss: process.memoryUsage.rss() };
+  },
+  audit: async () => auditBookings(),
+  stop: async () => {
+    if (usp) await usp.close();
+    if (http) await new Promise((r) => http.close(() => r()));
+    process.exit(0);
+  },
+};
+
+process.on('message', async (msg) => {
+  const h = handlers[msg.type];
+  if (!h) return process.send({ seq: msg.seq, error: `unknown request ${msg.type}` });
+  try {
+    process.send({ seq: msg.seq, result: await h(msg) });
+  } catch (err) {
+    process.send({ seq: msg.seq, error: String(err?.stack ?? err) });
+  }
+});
+process.on('disconnect', () => process.exit(0));
+
+/**
+ * Bookings that hold their slot (pending, requires_action, confirmed, in_progress), counted per
+ * slot and per resource interval: more than one on a slot, or two overlapping on one resource,
+ * is a double booking.
+ */
+async function auditBookings() {
+  const { holdsSlot } = await import('../dist/domain/booking-status.js');
+  const records = await usp.store.read((tx) => tx.bookings.recent(10_000_000));
+  const live = records.filter((r) => holdsSlot(r.booking.status));
+  const perSlot = new Map();
+  for (const r of live) perSlot.set(r.priv.slot_key, (perSlot.get(r.priv.slot_key) ?? 0) + 1);
+  let slotDoubles = 0;
+  for (const n of perSlot.values()) if (n > 1) slotDoubles += n - 1;
+  const perResource = new Map();
+  for (const r of live) {
+    for (const id of r.priv.resource_ids) {
+      let list = perResource.get(id);
+      if (!list) perResource.set(id, (list = []));
+      list.push([r.priv.start_ms, r.priv.end_ms]);
+    }
+  }
+  let overlaps = 0;
+  for (const list of perResource.values()) {
+    list.sort((a, b) => a[0] - b[0]);
+    let maxEnd = -Infinity;
+    for (const [s, e] of list) {
+      if (s < maxEnd) overlaps++;
+      if (e > maxEnd) maxEnd = e;
+    }
+  }
+  const byStatus = {};
+  for (const r of records) byStatus[r.booking.status] = (byStatus[r.booking.status] ?? 0) + 1;
+  return { total: records.length, live: live.length, slots: perSlot.size, slotDoubles, overlaps, byStatus };
+}
+
+function listen(fetch) {
+  return new Promise((resolve, reject) => {
+    http = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(`http://127.0.0.1:${info.port}`));
+    http.once('error', reject);
+  });
+}
+
+async function main() {
+  let url;
+  if (config.kind === 'usp') {
+    const { createUspServer } = await import('../dist/server/compose.js');
+    const { ManualClock, silentLogger } = await import('../dist/operations/index.js');
+    const lib = await import('./lib.mjs');
+    const business = config.business === 'demo' ? lib.demoBusinessDef() : lib.generatedBusiness(config.business);
+    usp = await createUspServer({
+      business,
+      db: config.db ?? ':memory:',
+      sandbox: true,
+      clock: new ManualClock(lib.BENCH_NOW),
+      log: silentLogger,
+      sweepIntervalMs: 0,
+    });
+    url = await usp.listen(0, '127.0.0.1');
+  } else if (config.kind === 'rest-floor') {
+    const app = new Hono();
+    // The same bytes the real route answers (captured by the bench), or a small static object.
+    app.all('*', (c) => c.json(floorBodies[`${c.req.method} ${c.req.path}`] ?? { ok: true }));
+    url = await listen(app.fetch);
+  } else if (config.kind === 'mcp-floor') {
+    const { createFloorMcpApp } = await import('./mcp-floor.mjs');
+    url = await listen(createFloorMcpApp().fetch);
+  } else {
+    throw new Error(`unknown kind ${config.kind}`);
+  }
+  peakRss = process.memoryUsage.rss();
+  process.send({ type: 'ready', url });
+}
+
+main().catch((err) => {
+  process.send?.({ type: 'error', message: String(err?.stack ?? err) });
+  process.exit(1);
+});

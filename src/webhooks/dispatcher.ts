@@ -1,0 +1,224 @@
+/**
+ * The webhook dispatcher: turns committed outbox events into deliveries and delivers them.
+ * - Expansion: each due event becomes one delivery per target (the owning platform's profile
+ *   `webhook_url`; matching feed subscriptions for catalog events), written with the event's exact
+ *   JSON body, and the event is handed to connected MCP sessions.
+ * - Delivery: signed POSTs, at least once (the event_id never changes), causal order per booking
+ *   and target, retries on the configured schedule, and one slow or dead endpoint never holds up
+ *   another (at most one delivery in flight per target; others proceed concurrently).
+ * Nothing is lost in a crash: undelivered events and deliveries are rows, picked up on restart.
+ */
+import type { OutboxEvent, Store, WebhookDelivery } from '../store/port.js';
+import type { PlatformProfile } from '../security/platform-profiles.js';
+import { checkWebhookUrl, type WebhookSender } from './sender.js';
+import { nextAttempt, type RetryPolicy } from './schedule.js';
+import type { SigningKeyring } from './signing-keys.js';
+
+export interface DispatcherLog {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface DispatcherOptions {
+  store: Store;
+  now: () => number;
+  keyring: SigningKeyring;
+  sender: WebhookSender;
+  retry: RetryPolicy;
+  /** Platform profile lookup (for `webhook_url`); failures mean no REST target for that event. */
+  resolveProfile: (url: string) => Promise<PlatformProfile>;
+  allowLoopback: boolean;
+  /** Each event once it is due (MCP `usp_webhook` fan-out). */
+  onDue?: (e: OutboxEvent) => void;
+  log: DispatcherLog;
+  /** Poll interval when idle; commits nudge the dispatcher sooner. */
+  pollMs?: number;
+  /** Most deliveries in flight at once. */
+  maxInFlight?: number;
+  /** A leased delivery returns to the queue if its worker vanished for this long. */
+  leaseMs?: number;
+}
+
+/** The JSON a webhook receiver gets: the event, its id, the resource id, a timestamp and the data. */
+export function eventBody(e: OutboxEvent, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { event: e.event, event_id: e.event_id, ...e.payload, ...extra, timestamp: new Date(e.created_ms).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+}
+
+export class WebhookDispatcher {
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  private again = false;
+  private stopped = false;
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(private readonly o: DispatcherOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Something was committed: look now rather than at the next poll. */
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  /** One pass: expand due events, then launch due deliveries. Resolves when launched, not when finished. */
+  async tick(): Promise<void> {
+    await this.expand();
+    await this.launch();
+  }
+
+  /** Wait until nothing is in flight (tests). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.loop(), ms);
+    this.timer.unref();
+  }
+
+  private async loop(): Promise<void> {
+    if (this.running || this.stopped) return;
+    this.running = true;
+    try {
+      do {
+        this.again = false;
+        await this.tick();
+      } while (this.again && !this.stopped);
+    } catch (err) {
+      this.o.log.warn('webhook dispatcher pass failed', { error: String(err) });
+    } finally {
+      this.running = false;
+      this.schedule(this.o.pollMs ?? 1000);
+    }
+  }
+
+  private async expand(): Promise<void> {
+    for (;;) {
+      const now = this.o.now();
+      const events = await this.o.store.read((tx) => tx.outbox.due(now, 50));
+      if (events.length === 0) return;
+      const subscriptions = events.some((e) => e.principal === null) ? await this.o.store.read((tx) => tx.subscriptions.active()) : [];
+      const rows: Array<Parameters<import('../store/port.js').WebhookRepo['add']>[0]> = [];
+      for (const e of events) {
+        if (e.principal === null) {
+          const categories = categoryIds(e.payload.data);
+          for (const s of subscriptions) {
+            const sub = s.subscription;
+            if (sub.events && !sub.events.includes(e.event)) continue;
+            if (sub.categories && sub.categories.length > 0 && !sub.categories.some((c) => categories.includes(c))) continue;
+            if (checkWebhookUrl(sub.callback_url, this.o.allowLoopback)) continue;
+            rows.push(this.row(e, sub.callback_url, sub.id, now));
+          }
+        } else if (e.profile) {
+          const url = await this.webhookUrl(e.profile);
+          if (url) rows.push(this.row(e, url, null, now));
+        }
+      }
+      await this.o.store.transaction(async (tx) => {
+        for (const r of rows) await tx.webhooks.add(r);
+        await tx.outbox.markDispatched(events.map((e) => e.seq));
+      });
+      for (const e of events) {
+        try {
+          this.o.onDue?.(e);
+        } catch (err) {
+          this.o.log.warn('MCP fan-out failed', { error: String(err) });
+        }
+      }
+      if (events.length < 50) return;
+    }
+  }
+
+  private row(e: OutboxEvent & { seq: number }, url: string, subscriptionId: string | null, now: number) {
+    return {
+      event_id: e.event_id,
+      event: e.event,
+      seq: e.seq,
+      order_key: e.order_key,
+      target_url: url,
+      subscription_id: subscriptionId,
+      body: JSON.stringify(eventBody(e, subscriptionId ? { subscription_id: subscriptionId } : {})),
+      next_attempt_ms: now,
+      created_ms: now,
+    };
+  }
+
+  private async webhookUrl(profileUrl: string): Promise<string | null> {
+    try {
+      const p = await this.o.resolveProfile(profileUrl);
+      if (!p.webhook_url) return null;
+      const problem = checkWebhookUrl(p.webhook_url, this.o.allowLoopback);
+      if (problem) {
+        this.o.log.warn('platform webhook_url refused', { profile: profileUrl, problem });
+        return null;
+      }
+      return p.webhook_url;
+    } catch (err) {
+      this.o.log.warn('platform profile unavailable; event goes to MCP sessions only', { profile: profileUrl, error: String(err) });
+      return null;
+    }
+  }
+
+  private async launch(): Promise<void> {
+    const max = this.o.maxInFlight ?? 32;
+    const room = max - this.inFlight.size;
+    if (room <= 0) return;
+    const now = this.o.now();
+    const lease = now + (this.o.leaseMs ?? 60_000);
+    const busy = [...this.inFlight.keys()];
+    const due = await this.o.store.transaction((tx) => tx.webhooks.claimDue(now, room, lease, busy));
+    for (const d of due) {
+      const p = this.deliver(d).finally(() => {
+        this.inFlight.delete(d.target_url);
+        // A finished delivery may unblock the next event for that target.
+        this.nudge();
+      });
+      this.inFlight.set(d.target_url, p);
+    }
+  }
+
+  private async deliver(d: WebhookDelivery): Promise<void> {
+    const attempt = d.attempts + 1;
+    const at = this.o.now();
+    const res = await this.o.sender.send(d.target_url, d.body, this.o.keyring.active(), at);
+    const ok = res.status !== null && res.status >= 200 && res.status < 300;
+    let status: WebhookDelivery['status'] = 'delivered';
+    let next = at;
+    if (!ok) {
+      const firstMs = attempt === 1 ? at : d.created_ms;
+      const n = nextAttempt(this.o.retry, attempt, firstMs, this.o.now());
+      if (n === null) {
+        status = 'failed';
+        this.o.log.warn('webhook delivery gave up', { event_id: d.event_id, target: d.target_url, attempts: attempt, error: res.error });
+      } else {
+        status = 'pending';
+        next = n;
+      }
+    }
+    await this.o.store.transaction((tx) =>
+      tx.webhooks.recordAttempt(
+        { delivery_id: d.id, attempt, at_ms: at, status_code: res.status, latency_ms: res.latencyMs, error: res.error },
+        { status, next_attempt_ms: next },
+      ),
+    );
+    if (status === 'pending') this.schedule(Math.max(0, next - this.o.now()));
+  }
+}
+
+function categoryIds(data: unknown): string[] {
+  const cats = (data as { categories?: Array<{ id?: string }> } | undefined)?.categories ?? [];
+  return cats.map((c) => c.id).filter((x): x is string => typeof x === 'string');
+}

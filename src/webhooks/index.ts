@@ -1,0 +1,8 @@
+export { WebhookDispatcher, eventBody } from './dispatcher.js';
+export type { DispatcherOptions } from './dispatcher.js';
+export { httpWebhookSender, signedDelivery, checkWebhookUrl, WEBHOOK_COMPONENTS } from './sender.js';
+export type { WebhookSender, SendResult } from './sender.js';
+export { nextAttempt, DEFAULT_RETRY } from './schedule.js';
+export type { RetryPolicy } from './schedule.js';
+export { loadKeyring, RETIRED_KEY_GRACE_MS } from './signing-keys.js';
+export type { SigningKeyring } from './signing-keys.js';
