@@ -283,12 +283,18 @@ async function finish(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<
   if (caller.principal !== null && !caller.business) {
     // Trust on first use: a principal keeps the profile URI it first presented (decision D9).
     const sec = await repo();
+    const mismatch = (boundTo: string | null) =>
+      fail('authentication_required', 'profile_binding_mismatch', 'This key is bound to a different platform profile.', `${caller.principal} bound to ${boundTo}, presented ${caller.profile}`);
     const boundTo = await sec.boundProfile(caller.principal);
-    if (boundTo === null) await sec.bindProfile(caller.principal, caller.profile, now);
-    else if (boundTo !== caller.profile) {
-      throw fail('authentication_required', 'profile_binding_mismatch', 'This key is bound to a different platform profile.', `${caller.principal} bound to ${boundTo}, presented ${caller.profile}`);
-    }
+    if (boundTo !== null && boundTo !== caller.profile) throw mismatch(boundTo);
+    // Only a profile that resolves is recorded: a refused first contact binds nothing.
     if (policy.checkProfile) await guarded(() => policy.checkProfile!(caller.profile!));
+    if (boundTo === null) {
+      await sec.bindProfile(caller.principal, caller.profile, now);
+      // First writer wins (insert-if-absent): a concurrent first contact with another URI loses here.
+      const winner = await sec.boundProfile(caller.principal);
+      if (winner !== caller.profile) throw mismatch(winner);
+    }
     if (policy.rateLimiter && req.rateBucket) {
       const wait = policy.rateLimiter.take(caller.principal, req.rateBucket, now);
       if (wait > 0) throw fail('rate_limited', 'rate_limited', `Too many requests; retry in ${wait} s.`, 'rate limit', { retry_after: wait });

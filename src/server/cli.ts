@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import type { BusinessDef } from '../domain/business.js';
 import { BusinessFileError, loadBusinessFile, parseBusinessFile } from './business-file.js';
-import { createUspServer, consoleLogger } from './compose.js';
+import { createUspServer, consoleLogger, type ServerOptions } from './compose.js';
 import type { SecurityOptions } from './security-wiring.js';
 import { operationByName, type OperationResponse } from '../operations/index.js';
 import { hashApiKey } from '../security/index.js';
@@ -28,6 +28,10 @@ Usage:
   usp-server bookings confirm ID                        confirm a manual-confirmation booking
   usp-server bookings start|complete|no-show ID         mark a booking in progress / completed / no-show
   usp-server bookings cancel ID [--reason TEXT]         cancel as the business (no fee, full refund)
+  usp-server webhooks list [--status S] [--limit N]    the delivery log (each attempt: status, latency, error)
+  usp-server webhooks retry ID|--failed                put a failed delivery (or all) back in the queue
+  usp-server keys list                                 webhook signing keys (active, retired)
+  usp-server keys rotate                               new signing key; the old one stays published 7 days
   usp-server validate FILE                              check a business file and exit
   usp-server hash-key KEY                               print the sha-256 digest of an admin API key
 
@@ -53,6 +57,14 @@ Authentication (see README "Authentication"):
   --profile-uri URL           another URI this business's profile is reachable at (accepted as proof aud); repeatable
   --profile-allowlist PREFIX  only platforms whose profile URL starts with PREFIX; repeatable
   --no-rate-limit             turn per-principal rate limits off (on by default outside the sandbox)
+
+Webhooks:
+  --webhook-retry-first SECONDS   first retry after (default 30)
+  --webhook-max-retries N         retries after the first attempt (default 3)
+  --webhook-max-total SECONDS     give up after (default 900)
+  --webhook-timeout SECONDS       per attempt (default 10)
+  --signing-key FILE --signing-kid KID   sign webhooks with this P-256 PEM key instead of a generated one
+  --reminder-offset SECONDS       booking.reminder this long before the start (default 86400; 0 = off)
 
 Business settings (override the business file's "settings"):
   --hold-ttl SECONDS                    hold time-to-live (default 600)
@@ -100,6 +112,14 @@ const OPTIONS = {
   'profile-uri': { type: 'string', multiple: true },
   'profile-allowlist': { type: 'string', multiple: true },
   'no-rate-limit': { type: 'boolean' },
+  'webhook-retry-first': { type: 'string' },
+  'webhook-max-retries': { type: 'string' },
+  'webhook-max-total': { type: 'string' },
+  'webhook-timeout': { type: 'string' },
+  'signing-key': { type: 'string' },
+  'signing-kid': { type: 'string' },
+  'reminder-offset': { type: 'string' },
+  failed: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -137,6 +157,7 @@ export async function loadBusiness(flags: Flags): Promise<BusinessDef> {
   set('max_query_days', intFlag(flags, 'max-query-days', 1));
   set('max_active_holds_per_buyer', intFlag(flags, 'max-holds', 1));
   set('max_waitlist_entries', intFlag(flags, 'max-waitlist', 1));
+  set('reminder_offset_seconds', intFlag(flags, 'reminder-offset', 0));
   if (flags['public-url'] !== undefined) {
     try {
       new URL(flags['public-url']);
@@ -157,6 +178,27 @@ export function securityOptions(flags: Flags): SecurityOptions {
   if (flags['profile-uri']) o.profileUris = flags['profile-uri'];
   if (flags['profile-allowlist']) o.profileAllowlist = flags['profile-allowlist'];
   if (flags['no-rate-limit']) o.rateLimits = false;
+  return o;
+}
+
+export function webhookOptions(flags: Flags): NonNullable<ServerOptions['webhooks']> {
+  const o: NonNullable<ServerOptions['webhooks']> = { retry: {} };
+  const first = intFlag(flags, 'webhook-retry-first', 0);
+  const retries = intFlag(flags, 'webhook-max-retries', 0);
+  const total = intFlag(flags, 'webhook-max-total', 0);
+  const timeout = intFlag(flags, 'webhook-timeout', 1);
+  if (first !== undefined) o.retry!.firstRetryMs = first * 1000;
+  if (retries !== undefined) o.retry!.maxRetries = retries;
+  if (total !== undefined) o.retry!.maxTotalMs = total * 1000;
+  if (timeout !== undefined) o.timeoutMs = timeout * 1000;
+  if (flags['signing-key'] || flags['signing-kid']) {
+    if (!flags['signing-key'] || !flags['signing-kid']) throw new UsageError('give both --signing-key FILE and --signing-kid KID');
+    try {
+      o.signingKey = { kid: flags['signing-kid'], pem: readFileSync(flags['signing-key'], 'utf8') };
+    } catch (err) {
+      throw new UsageError(`cannot read the signing key: ${(err as Error).message}`);
+    }
+  }
   return o;
 }
 
@@ -187,6 +229,7 @@ async function serveCommand(flags: Flags): Promise<void> {
     adminKeys: flags['admin-key'],
     maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
     security: securityOptions(flags),
+    webhooks: webhookOptions(flags),
     trustProxy: flags['trust-proxy'],
     tls: tlsOptions(flags),
   });
@@ -229,6 +272,55 @@ async function mcpCommand(flags: Flags): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+/** Open the business's database for an offline command (no listening, no dispatching). */
+async function openOffline(flags: Flags) {
+  if (!flags.demo && !flags.config) flags = { ...flags, demo: true };
+  const def = await loadBusiness(flags);
+  return createUspServer({ business: def, db: dbPath(flags, def), sandbox: true, sweepIntervalMs: 0, log: consoleLogger, webhooks: { enabled: false } });
+}
+
+async function webhooksCommand(flags: Flags, args: string[]): Promise<void> {
+  const server = await openOffline(flags);
+  try {
+    const [sub, id] = args;
+    if (sub === 'list') {
+      const status = flags.status as 'pending' | 'delivered' | 'failed' | 'canceled' | undefined;
+      const rows = await server.store.read((tx) => tx.webhooks.list({ status, limit: intFlag(flags, 'limit', 1) ?? 20 }));
+      for (const d of rows) {
+        console.log(`#${d.id}  ${d.status.padEnd(9)} ${d.event.padEnd(24)} ${d.event_id}  -> ${d.target_url}  attempts ${d.attempts}${d.last_status ? `  last HTTP ${d.last_status}` : ''}${d.last_error ? `  (${d.last_error})` : ''}`);
+        const attempts = await server.store.read((tx) => tx.webhooks.attempts(d.id));
+        for (const a of attempts) {
+          console.log(`      attempt ${a.attempt} at ${new Date(a.at_ms).toISOString()}: ${a.status_code ?? 'no response'} in ${a.latency_ms} ms${a.error ? ` - ${a.error}` : ''}`);
+        }
+      }
+      if (rows.length === 0) console.log('no deliveries');
+    } else if (sub === 'retry') {
+      const target = flags.failed ? null : Number(id);
+      if (target !== null && !Number.isInteger(target)) throw new UsageError('usp-server webhooks retry ID | --failed');
+      const n = await server.store.transaction((tx) => tx.webhooks.retry(target, Date.now()));
+      console.log(`${n} deliver${n === 1 ? 'y' : 'ies'} queued again; the running server sends them at its next pass`);
+    } else throw new UsageError(`unknown webhooks command ${JSON.stringify(sub)} (see --help)`);
+  } finally {
+    await server.close();
+  }
+}
+
+async function keysCommand(flags: Flags, args: string[]): Promise<void> {
+  const server = await openOffline(flags);
+  try {
+    if (args[0] === 'rotate') {
+      const kid = await server.keyring.rotate(Date.now());
+      console.log(`new signing key ${kid}; restart the server to sign with it (the old key stays published for 7 days)`);
+    } else if (args[0] === 'list' || args[0] === undefined) {
+      for (const k of server.keyring.list()) {
+        console.log(`${k.kid}  created ${new Date(k.created_ms).toISOString()}${k.retired_ms ? `  retired ${new Date(k.retired_ms).toISOString()}` : '  active'}`);
+      }
+    } else throw new UsageError(`unknown keys command ${JSON.stringify(args[0])} (see --help)`);
+  } finally {
+    await server.close();
+  }
+}
+
 function printResponse(res: OperationResponse, zone: string): void {
   if (!res.ok) throw new UsageError(`${res.error.code}: ${res.error.message}`);
   for (const m of res.messages) console.error(`${m.type}: ${m.code}: ${m.content}`);
@@ -241,7 +333,8 @@ async function bookingsCommand(flags: Flags, args: string[]): Promise<void> {
   const [sub, id] = args;
   if (!flags.demo && !flags.config) flags = { ...flags, demo: true };
   const def = await loadBusiness(flags);
-  const server = await createUspServer({ business: def, db: dbPath(flags, def), sandbox: true, sweepIntervalMs: 0, log: consoleLogger });
+  // Events raised here land in the outbox; the running server's dispatcher delivers them.
+  const server = await createUspServer({ business: def, db: dbPath(flags, def), sandbox: true, sweepIntervalMs: 0, log: consoleLogger, webhooks: { enabled: false } });
   const caller = { principal: 'business', profile: null, business: true };
   try {
     if (sub === 'list') {
@@ -289,6 +382,12 @@ export async function main(argv: string[]): Promise<number> {
         return -1;
       case 'bookings':
         await bookingsCommand(flags, rest);
+        return 0;
+      case 'webhooks':
+        await webhooksCommand(flags, rest);
+        return 0;
+      case 'keys':
+        await keysCommand(flags, rest);
         return 0;
       case 'validate': {
         const file = rest[0] ?? flags.config;

@@ -271,7 +271,7 @@ describe('platform profile URLs: https only, nothing private is ever fetched', (
     },
   );
 
-  test('the real resolver refuses special-use addresses before its transport or DNS is ever used', async () => {
+  test('the real resolver refuses special-use addresses before any connection: IP literals skip DNS, every DNS answer is vetted', async () => {
     let fetched = 0;
     const lookedUp: string[] = [];
     const fetchImpl: ProfileFetch = async () => {
