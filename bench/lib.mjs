@@ -3,7 +3,7 @@
  * and small formatting utilities. Plain ESM over the compiled code in dist/.
  */
 import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseBusinessFile } from '../dist/server/business-file.js';
 
@@ -205,6 +205,26 @@ export async function startChild(config, { execArgv = [] } = {}) {
       clearTimeout(timer);
     },
   };
+}
+
+/** Peak RSS (VmHWM) of any process of ours, in bytes; null when /proc is not there. */
+export function procPeakRss(pid) {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Reset a process's peak RSS to its current RSS (Linux: `5` into /proc/PID/clear_refs). */
+export function procResetPeak(pid) {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Sleeps `ms` milliseconds. */

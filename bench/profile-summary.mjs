@@ -28,11 +28,32 @@ export function summarizeProfile(path, top = 25) {
     fnTime.set(key, (fnTime.get(key) ?? 0) + t);
     fileTime.set(file, (fileTime.get(file) ?? 0) + t);
   }
+  // Inclusive time of our own functions (dist/): each sample counts once per function on its stack.
+  const parent = new Map();
+  for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const label = (n) => {
+    const url = n.callFrame.url.replace(/^file:\/\//, '').replace(/.*\/work\/main\//, '');
+    return `${n.callFrame.functionName || '(anonymous)'}  ${url}:${n.callFrame.lineNumber + 1}`;
+  };
+  const inclusive = new Map();
+  for (const [id, t] of self) {
+    const seen = new Set();
+    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+      const n = byId.get(cur);
+      if (!n.callFrame.url.includes('/dist/') && !n.callFrame.url.includes('/bench/')) continue;
+      const k = label(n);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      inclusive.set(k, (inclusive.get(k) ?? 0) + t);
+    }
+  }
   const pct = (t) => ((100 * t) / total).toFixed(1).padStart(5) + '%';
   const lines = [`total sampled ${(total / 1000).toFixed(0)} ms`, '', 'self time by function:'];
   for (const [k, t] of [...fnTime].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`${pct(t)}  ${k}`);
   lines.push('', 'self time by file / package:');
   for (const [k, t] of [...fileTime].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`${pct(t)}  ${k}`);
+  lines.push('', 'inclusive time, project functions:');
+  for (const [k, t] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`${pct(t)}  ${k}`);
   return lines.join('\n');
 }
 

@@ -9,7 +9,8 @@
  *   parsing, signature base, key import, ECDSA P-256 verify) against a bare ECDSA P-256 verify
  *   of the same signature base with a ready KeyObject.
  *
- * Each figure is the median over many batches of back-to-back calls (batch mean per call).
+ * Each figure is the median over many rounds; a round times one batch of every variant back to
+ * back, and ratios are the median of the per-round ratios (robust to load from other processes).
  */
 import { createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import { createPopKey, createSigningIdentity, signedHeaders, withMcpProof } from '../dist/client/platform-auth.js';
@@ -23,29 +24,31 @@ const TARGET_POP_RATIO = 1.5;
 const AUD = 'https://bench.example/.well-known/usp';
 const PROFILE = 'https://platform.example/profiles/agent.json';
 
-/** Median per-call time (ms) of a synchronous `fn`, timed in batches. */
-function medianSync(fn, ms, batch = 200) {
-  for (let i = 0; i < batch * 2; i++) fn();
-  const samples = [];
+/**
+ * Interleaved timing: every round runs one batch of each function back to back, so load from
+ * other processes hits all of them alike. Returns per function the per-call summary (batch
+ * means, ms) and the median over rounds of its ratio to the first function (the floor).
+ */
+async function compare(fns, ms, batch) {
+  const names = Object.keys(fns);
+  for (const n of names) for (let i = 0; i < batch; i++) await fns[n]();
+  const samples = Object.fromEntries(names.map((n) => [n, []]));
+  const ratios = Object.fromEntries(names.map((n) => [n, []]));
   const deadline = Date.now() + ms;
-  while (samples.length < 7 || Date.now() < deadline) {
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < batch; i++) fn();
-    samples.push(Number(process.hrtime.bigint() - t0) / 1e6 / batch);
+  while (samples[names[0]].length < 7 || Date.now() < deadline) {
+    const round = {};
+    for (const n of names) {
+      const fn = fns[n];
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < batch; i++) await fn();
+      round[n] = Number(process.hrtime.bigint() - t0) / 1e6 / batch;
+      samples[n].push(round[n]);
+    }
+    for (const n of names) ratios[n].push(round[n] / round[names[0]]);
   }
-  return summarize(samples);
-}
-
-async function medianAsync(fn, ms, batch = 200) {
-  for (let i = 0; i < batch * 2; i++) await fn();
-  const samples = [];
-  const deadline = Date.now() + ms;
-  while (samples.length < 7 || Date.now() < deadline) {
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < batch; i++) await fn();
-    samples.push(Number(process.hrtime.bigint() - t0) / 1e6 / batch);
-  }
-  return summarize(samples);
+  const out = {};
+  for (const n of names) out[n] = { ...summarize(samples[n]), ratio: summarize(ratios[n]).p50 };
+  return out;
 }
 
 /** Realistic `usp_bookings_create` arguments with their `_meta.usp` (proof added by withMcpProof). */
@@ -79,14 +82,18 @@ export async function run({ quick }) {
   if (!edFloor()) throw new Error('security: the bare Ed25519 verify failed');
   const digest = argumentsDigest(args);
 
-  const pop = {
-    floor: medianSync(edFloor, ms),
-    full: medianSync(popFull, ms),
-    digestOnly: medianSync(() => argumentsDigest(args), ms),
-    verifyOnly: medianSync(() => verifyPopProof(proof, expectation(digest)), ms),
-    thumbprint: medianSync(() => jwkThumbprint(key.publicJwk), ms),
-  };
-  const popRatio = pop.full.p50 / pop.floor.p50;
+  const pop = await compare(
+    {
+      floor: edFloor,
+      full: popFull,
+      digestOnly: () => argumentsDigest(args),
+      verifyOnly: () => verifyPopProof(proof, expectation(digest)),
+      thumbprint: () => jwkThumbprint(key.publicJwk),
+    },
+    ms,
+    100,
+  );
+  const popRatio = pop.full.ratio;
 
   // ---- RFC 9421 ------------------------------------------------------------------------------
   const ident = createSigningIdentity('bench-key-1');
@@ -123,13 +130,17 @@ export async function run({ quick }) {
   if (!ecFloor()) throw new Error('security: the rebuilt signature base does not verify (bench bug)');
   const { kid: _k, use: _u, alg: _a, ...bareJwk } = ident.publicJwk;
 
-  const sig = {
-    floor: medianSync(ecFloor, ms, 50),
-    full: await medianAsync(sigFull, ms, 50),
-    keyImport: medianSync(() => createPublicKey({ key: bareJwk, format: 'jwk' }), ms, 50),
-    digest: medianSync(() => verifyContentDigest(headers['content-digest'], bytes), ms, 200),
-  };
-  const sigRatio = sig.full.p50 / sig.floor.p50;
+  const sig = await compare(
+    {
+      floor: ecFloor,
+      full: sigFull,
+      keyImport: () => createPublicKey({ key: bareJwk, format: 'jwk' }),
+      digest: () => verifyContentDigest(headers['content-digest'], bytes),
+    },
+    ms,
+    50,
+  );
+  const sigRatio = sig.full.ratio;
 
   return {
     id: 'security',
@@ -141,13 +152,13 @@ export async function run({ quick }) {
         rows: [
           ['bare Ed25519 verify (floor)', fmtUs(pop.floor.p50), fmtX(1)],
           ['platform_key_pop: argumentsDigest + verifyPopProof', fmtUs(pop.full.p50), fmtX(popRatio)],
-          ['  of which argumentsDigest (JCS + SHA-256)', fmtUs(pop.digestOnly.p50), fmtX(pop.digestOnly.p50 / pop.floor.p50)],
-          ['  of which verifyPopProof', fmtUs(pop.verifyOnly.p50), fmtX(pop.verifyOnly.p50 / pop.floor.p50)],
-          ['  (inside it) jwkThumbprint', fmtUs(pop.thumbprint.p50), fmtX(pop.thumbprint.p50 / pop.floor.p50)],
+          ['  of which argumentsDigest (JCS + SHA-256)', fmtUs(pop.digestOnly.p50), fmtX(pop.digestOnly.ratio)],
+          ['  of which verifyPopProof', fmtUs(pop.verifyOnly.p50), fmtX(pop.verifyOnly.ratio)],
+          ['  (inside it) jwkThumbprint', fmtUs(pop.thumbprint.p50), fmtX(pop.thumbprint.ratio)],
           ['bare ECDSA P-256 verify of the signature base (floor)', fmtUs(sig.floor.p50), fmtX(1)],
           ['RFC 9421 verifyRequestSignature (resolved key)', fmtUs(sig.full.p50), fmtX(sigRatio)],
-          ['  (inside it) createPublicKey from the JWK', fmtUs(sig.keyImport.p50), fmtX(sig.keyImport.p50 / sig.floor.p50)],
-          ['  (inside it) Content-Digest check', fmtUs(sig.digest.p50), fmtX(sig.digest.p50 / sig.floor.p50)],
+          ['  (inside it) createPublicKey from the JWK', fmtUs(sig.keyImport.p50), fmtX(sig.keyImport.ratio)],
+          ['  (inside it) Content-Digest check', fmtUs(sig.digest.p50), fmtX(sig.digest.ratio)],
         ],
       },
     ],

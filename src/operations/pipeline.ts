@@ -93,6 +93,8 @@ export class Pipeline {
     const run = async (tx: OperationContext['tx']) => {
       const now = this.deps.clock.now();
       if (scope) {
+        // One key, one execution, even when two processes receive it at once.
+        await tx.lock([`idempotency:${scope}`]);
         const prior = await tx.idempotency.get(scope, now);
         if (prior) {
           if (prior.request_hash !== requestHash) {

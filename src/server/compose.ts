@@ -19,7 +19,7 @@ import {
   type IdSource,
   type Logger,
 } from '../operations/index.js';
-import { openSqliteStore, type OutboxEvent, type Store } from '../store/index.js';
+import { openStore, type OutboxEvent, type Store } from '../store/index.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy, type SecurityOptions } from './security-wiring.js';
 import type { ProfileResolver } from '../security/platform-profiles.js';
@@ -29,7 +29,7 @@ import { SessionHub, mountMcpHttp } from '../bindings/mcp/index.js';
 
 export interface ServerOptions {
   business: BusinessDef;
-  /** SQLite file path or ':memory:'. */
+  /** SQLite file path, ':memory:', or a postgres:// URL. */
   db: string;
   sandbox: boolean;
   clock?: Clock;
@@ -95,7 +95,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const ids = opts.ids ?? randomIds;
   const log = opts.log ?? consoleLogger;
   const biz = compileBusiness(opts.business);
-  const store = openSqliteStore({ path: opts.db });
+  const store = await openStore(opts.db);
   const hub = new SessionHub();
   // Committed events go through the outbox: the dispatcher is nudged, expands them into signed
   // deliveries and hands each to the MCP sessions when it is due (reminders later, the rest at once).
@@ -140,11 +140,20 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     retry: { ...DEFAULT_RETRY, ...(wh.retry ?? {}) },
     resolveProfile: (url) => resolver.resolve(url),
     allowLoopback,
-    onDue: (e) => hub.deliver([e]),
+    // One process: hand due events straight to its MCP sessions. Several processes on one database:
+    // announce them on the store's channel, and every process (this one included) fans them out.
+    onDue: store.channel ? undefined : (e) => hub.deliver([e]),
+    onAnnounce: store.channel ? (seqs) => store.channel!.publish(seqs) : undefined,
     log,
     pollMs: wh.pollMs,
   });
   if (wh.enabled !== false) dispatcher.start();
+  const unsubscribeChannel = store.channel?.subscribe((seqs) => {
+    store.read((tx) => tx.outbox.bySeq(seqs)).then(
+      (events) => hub.deliver(events),
+      (err) => log.warn('could not read announced events', { error: String(err) }),
+    );
+  });
   const profile = () =>
     buildBusinessProfile(biz, {
       baseUrl,
@@ -219,6 +228,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     async close() {
       if (timer) clearInterval(timer);
       await dispatcher?.stop();
+      unsubscribeChannel?.();
       await mcpHttp.close();
       if (http) {
         const h = http as ServerType & { closeAllConnections?: () => void };

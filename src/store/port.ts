@@ -132,7 +132,10 @@ export interface OutboxRepo {
   recent(limit: number): Promise<OutboxEvent[]>;
   /** Events that are due and not yet dispatched, oldest first (with their outbox sequence). */
   due(nowMs: number, limit: number): Promise<Array<OutboxEvent & { seq: number }>>;
-  markDispatched(seqs: readonly number[]): Promise<void>;
+  /** Mark events dispatched; returns the ones this call moved from pending (another worker may have won the rest). */
+  markDispatched(seqs: readonly number[]): Promise<number[]>;
+  /** Events by sequence (for processes told about them by another one). */
+  bySeq(seqs: readonly number[]): Promise<Array<OutboxEvent & { seq: number }>>;
   /** Withdraw scheduled events not yet dispatched (a reminder for a booking that moved or ended). */
   cancelScheduled(orderKey: string, event: string): Promise<number>;
 }
@@ -217,6 +220,12 @@ export interface SecurityRepo {
 }
 
 export interface Tx {
+  /**
+   * Serialize this transaction with any other that locks one of the same keys, until commit.
+   * Check-and-reserve locks the slot's resources (sorted) so that two processes can never both
+   * see a slot free and both take it. A no-op where transactions are already serial (SQLite).
+   */
+  lock(keys: readonly string[]): Promise<void>;
   security: SecurityRepo;
   webhooks: WebhookRepo;
   claims: ClaimRepo;
@@ -230,7 +239,15 @@ export interface Tx {
   kv: KeyValueRepo;
 }
 
+/** Cross-process announcement of dispatched events (PostgreSQL LISTEN/NOTIFY); absent in one process. */
+export interface EventChannel {
+  publish(seqs: readonly number[]): Promise<void>;
+  subscribe(listener: (seqs: number[]) => void): () => void;
+}
+
 export interface Store {
+  /** Present when several processes share the store and must hear about each other's events. */
+  readonly channel?: EventChannel;
   /** Run `fn` in one serializable write transaction. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Run `fn` on a consistent read snapshot. Writes inside it are a programming error. */

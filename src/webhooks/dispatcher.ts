@@ -28,8 +28,10 @@ export interface DispatcherOptions {
   /** Platform profile lookup (for `webhook_url`); failures mean no REST target for that event. */
   resolveProfile: (url: string) => Promise<PlatformProfile>;
   allowLoopback: boolean;
-  /** Each event once it is due (MCP `usp_webhook` fan-out). */
+  /** Each event once it is due (MCP `usp_webhook` fan-out in this process). */
   onDue?: (e: OutboxEvent) => void;
+  /** Tell other processes which events became due (they fan them out to their own sessions). */
+  onAnnounce?: (seqs: number[]) => Promise<void>;
   log: DispatcherLog;
   /** Poll interval when idle; commits nudge the dispatcher sooner. */
   pollMs?: number;
@@ -127,11 +129,15 @@ export class WebhookDispatcher {
           if (url) rows.push(this.row(e, url, null, now));
         }
       }
-      await this.o.store.transaction(async (tx) => {
+      const moved = await this.o.store.transaction(async (tx) => {
         for (const r of rows) await tx.webhooks.add(r);
-        await tx.outbox.markDispatched(events.map((e) => e.seq));
+        return tx.outbox.markDispatched(events.map((e) => e.seq));
       });
-      for (const e of events) {
+      // Only the worker that moved an event announces it: several processes may race on one outbox.
+      const mine = new Set(moved);
+      const announced = events.filter((e) => mine.has(e.seq));
+      if (announced.length > 0 && this.o.onAnnounce) await this.o.onAnnounce(announced.map((e) => e.seq));
+      for (const e of announced) {
         try {
           this.o.onDue?.(e);
         } catch (err) {

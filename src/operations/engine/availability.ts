@@ -97,6 +97,8 @@ export async function checkSlot(
   if (!parts) return { ok: false, reason: 'malformed' };
   if (parts.serviceId !== service.id) return { ok: false, reason: 'wrong_service' };
   if (!withinBookingWindow(service, parts.startMs, nowMs)) return { ok: false, reason: 'window' };
+  // Check-and-reserve: hold the slot's resources until commit so no other process can take them meanwhile.
+  await tx.lock([...parts.resourceIds].sort().map((r) => `resource:${r}`));
   const claims = await loadClaims(tx, service, parts.startMs, parts.startMs + 1, nowMs, ignoreOwners);
   const base = { service, resources: biz.resources, zone: biz.zone, nowMs, claims, partySize };
   const slot = findSlot(base, { startMs: parts.startMs, resourceIds: parts.resourceIds });

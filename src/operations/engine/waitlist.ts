@@ -55,6 +55,7 @@ export async function offerFreedPlace(ctx: OperationContext, service: ServiceDef
   if (slot.startMs <= ctx.now) return;
   const waiting = await ctx.tx.waitlist.byService(service.id, ['waiting']);
   if (waiting.length === 0) return;
+  await ctx.tx.lock([...slot.resourceIds].sort().map((r) => `resource:${r}`));
   const claims = await loadClaims(ctx.tx, service, slot.startMs, slot.startMs + 1, ctx.now);
   const base = { service, resources: ctx.biz.resources, zone: ctx.biz.zone, nowMs: ctx.now, claims, partySize: 1 };
   const open = findSlot(base, { startMs: slot.startMs, resourceIds: [...slot.resourceIds] });

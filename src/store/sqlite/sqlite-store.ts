@@ -157,7 +157,8 @@ function buildRepos(db: Db): Tx {
     ),
     outboxRecent: db.prepare('SELECT * FROM outbox ORDER BY seq DESC LIMIT ?'),
     outboxDue: db.prepare(`SELECT * FROM outbox WHERE status = 'pending' AND due_ms <= ? ORDER BY seq LIMIT ?`),
-    outboxMark: db.prepare(`UPDATE outbox SET status = 'dispatched' WHERE seq = ?`),
+    outboxMark: db.prepare(`UPDATE outbox SET status = 'dispatched' WHERE seq = ? AND status = 'pending'`),
+    outboxBySeq: db.prepare('SELECT * FROM outbox WHERE seq = ?'),
     outboxCancel: db.prepare(`UPDATE outbox SET status = 'canceled' WHERE order_key = ? AND event = ? AND status = 'pending'`),
     whAdd: db.prepare(
       `INSERT INTO webhook_deliveries (event_id, event, seq, order_key, target_url, subscription_id, body, status, attempts, next_attempt_ms, created_ms)
@@ -217,6 +218,9 @@ function buildRepos(db: Db): Tx {
     return rest as WebhookDelivery;
   };
   return {
+    async lock() {
+      // Transactions are already serial in this process (one connection, BEGIN IMMEDIATE).
+    },
     webhooks: {
       async add(d) {
         q.whAdd.run(d);
@@ -478,7 +482,17 @@ function buildRepos(db: Db): Tx {
         }));
       },
       async markDispatched(seqs) {
-        for (const s of seqs) q.outboxMark.run(s);
+        const moved: number[] = [];
+        for (const s of seqs) if (q.outboxMark.run(s).changes > 0) moved.push(s);
+        return moved;
+      },
+      async bySeq(seqs) {
+        const out = [];
+        for (const s of seqs) {
+          const r = q.outboxBySeq.get(s) as any;
+          if (r) out.push({ seq: r.seq, event_id: r.event_id, event: r.event, order_key: r.order_key, principal: r.principal, profile: r.profile ?? null, payload: parse<Record<string, unknown>>(r.payload), created_ms: r.created_ms, due_ms: r.due_ms });
+        }
+        return out;
       },
       async cancelScheduled(orderKey, event) {
         return q.outboxCancel.run(orderKey, event).changes;

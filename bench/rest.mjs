@@ -1,0 +1,98 @@
+/**
+ * Benchmark 3: REST overhead. autocannon on loopback, 64 connections, against
+ *  - usp-server (demo business, sandbox, in-memory SQLite, clock pinned) in a child process:
+ *    `POST /availability/query` (one day of svc_haircut) and `GET /services/svc_haircut`;
+ *  - the floor: a bare Hono app on @hono/node-server in a child process answering the very same
+ *    bytes as a static JSON body (captured from the real server first), so the ratio is the cost
+ *    of usp-server's own work and not of the payload size.
+ * The server's peak RSS during each run feeds benchmark 6.
+ */
+import autocannon from 'autocannon';
+import { PLATFORM, benchDate, fmt, fmtMs, fmtX, startChild, verdict } from './lib.mjs';
+
+const CONNECTIONS = 64;
+const TARGET_RATIO = 2;
+
+function cannon(opts) {
+  return new Promise((resolve, reject) => {
+    autocannon({ connections: CONNECTIONS, pipelining: 1, ...opts }, (err, res) => (err ? reject(err) : resolve(res)));
+  });
+}
+
+export function routes() {
+  const day = benchDate(1);
+  return [
+    {
+      name: 'POST /availability/query',
+      method: 'POST',
+      path: '/availability/query',
+      headers: { 'content-type': 'application/json', 'usp-agent': `profile="${PLATFORM}"` },
+      body: JSON.stringify({ service_id: 'svc_haircut', start_date: day, end_date: day }),
+    },
+    { name: 'GET /services/{id}', method: 'GET', path: '/services/svc_haircut', headers: { 'usp-agent': `profile="${PLATFORM}"` } },
+  ];
+}
+
+async function load(url, route, seconds) {
+  const res = await cannon({ url: url + route.path, method: route.method, headers: route.headers, body: route.body, duration: seconds });
+  const bad = res.non2xx + res.errors + res.timeouts;
+  if (bad > 0) throw new Error(`rest: ${route.name} on ${url}: ${res.non2xx} non-2xx, ${res.errors} errors, ${res.timeouts} timeouts`);
+  return { rps: res.requests.average, p50: res.latency.p50, p99: res.latency.p99, total: res.requests.total };
+}
+
+export async function run({ quick, cpuProf }) {
+  const seconds = quick ? 0.5 : 10;
+  const warm = quick ? 0.2 : 2;
+  const usp = await startChild({ kind: 'usp', business: 'demo' }, { execArgv: cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [] });
+  const floor = await startChild({ kind: 'rest-floor' });
+  const results = [];
+  const memory = [];
+  try {
+    // Capture the real bodies and hand them to the floor.
+    const bodies = {};
+    const sizes = {};
+    for (const r of routes()) {
+      const res = await fetch(usp.url + r.path, { method: r.method, headers: r.headers, body: r.body });
+      if (res.status !== 200) throw new Error(`rest: ${r.name} answered ${res.status}: ${await res.text()}`);
+      const json = await res.json();
+      bodies[`${r.method} ${r.path}`] = json;
+      sizes[r.name] = JSON.stringify(json).length;
+      if (r.path.startsWith('/availability') && !(json.slots?.length > 0)) throw new Error('rest: the availability query returned no slots');
+    }
+    await floor.rpc('set-bodies', { bodies });
+
+    for (const r of routes()) {
+      await load(usp.url, r, warm);
+      await usp.resetPeak();
+      const real = await load(usp.url, r, seconds);
+      const mem = await usp.memory();
+      memory.push({ load: `REST ${r.name}, ${CONNECTIONS} connections`, peakRss: mem.peakRss, lifetimePeak: mem.lifetimePeak });
+      await load(floor.url, r, warm);
+      await floor.resetPeak();
+      const base = await load(floor.url, r, seconds);
+      const fmem = await floor.memory();
+      results.push({ route: r.name, bytes: sizes[r.name], real, floor: base, ratio: base.rps / real.rps, floorPeakRss: fmem.peakRss });
+    }
+  } finally {
+    await usp.stop();
+    await floor.stop();
+  }
+
+  const rows = [];
+  for (const r of results) {
+    rows.push([r.route, 'usp-server', fmt(r.real.rps, 0), fmtMs(r.real.p50), fmtMs(r.real.p99), fmtX(r.ratio)]);
+    rows.push(['', `floor (bare Hono, same ${fmt(r.bytes, 0)}-byte body)`, fmt(r.floor.rps, 0), fmtMs(r.floor.p50), fmtMs(r.floor.p99), fmtX(1)]);
+  }
+  return {
+    id: 'rest',
+    title: `3. REST overhead (autocannon, ${CONNECTIONS} connections, ${seconds} s each)`,
+    sections: [{ caption: 'Throughput and latency', header: ['route', 'server', 'requests/s', 'p50', 'p99', 'floor req/s ÷ server req/s'], rows }],
+    notes: [
+      'Servers run in child processes (one core for the server, one for autocannon). usp-server: demo business, sandbox, in-memory SQLite, clock pinned to 2026-12-01 12:00 New York; the availability query asks for one day of svc_haircut (3 stylists, default limit 50).',
+      'autocannon reports latency at 1 ms resolution.',
+    ],
+    targets: results.map((r) => ({ name: `REST ${r.route} vs floor`, target: `within ${TARGET_RATIO}×`, value: `${fmtX(r.ratio)} (${fmt(r.real.rps, 0)} vs ${fmt(r.floor.rps, 0)} req/s)`, ok: r.ratio <= TARGET_RATIO })),
+    memory,
+    data: { results },
+  };
+}
