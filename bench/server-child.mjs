@@ -10,12 +10,15 @@
  * It reports over IPC: `ready` with its URL, and answers `memory` (peak RSS sampled every 10 ms
  * since the last `reset-peak`, plus the kernel's lifetime peak), `audit` (double bookings, usp
  * only), `stop`. The usp server runs with the clock pinned to BENCH_NOW, sandbox, no sweeper.
+ * USP_BENCH_DIST=path/to/another/dist (relative to bench/) loads another build, for A/B runs.
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { readFileSync } from 'node:fs';
 
 const config = JSON.parse(process.argv[2] ?? '{}');
+/** The compiled server to load: dist/ unless USP_BENCH_DIST names another build (A/B experiments). */
+const DIST = new URL(`${process.env.USP_BENCH_DIST ?? '../dist'}/`, import.meta.url).href;
 
 let peakRss = process.memoryUsage.rss();
 const sampler = setInterval(() => {
@@ -81,7 +84,7 @@ process.on('disconnect', () => process.exit(0));
  * is a double booking.
  */
 async function auditBookings() {
-  const { holdsSlot } = await import('../dist/domain/booking-status.js');
+  const { holdsSlot } = await import(`${DIST}domain/booking-status.js`);
   const records = await usp.store.read((tx) => tx.bookings.recent(10_000_000));
   const live = records.filter((r) => holdsSlot(r.booking.status));
   const perSlot = new Map();
@@ -120,8 +123,8 @@ function listen(fetch) {
 async function main() {
   let url;
   if (config.kind === 'usp') {
-    const { createUspServer } = await import('../dist/server/compose.js');
-    const { ManualClock, silentLogger } = await import('../dist/operations/index.js');
+    const { createUspServer } = await import(`${DIST}server/compose.js`);
+    const { ManualClock, silentLogger } = await import(`${DIST}operations/index.js`);
     const lib = await import('./lib.mjs');
     const business = config.business === 'demo' ? lib.demoBusinessDef() : lib.generatedBusiness(config.business);
     usp = await createUspServer({

@@ -64,9 +64,11 @@ export interface Business {
   resources: ReadonlyMap<string, ResourceDef>;
   /** Services in catalog order. */
   serviceOrder: readonly string[];
+  /** A sandbox: the built-in checkout page may stand in for a payment processor. */
+  sandbox: boolean;
 }
 
-export function compileBusiness(def: BusinessDef): Business {
+export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean } = {}): Business {
   const services = new Map(def.services.map((s) => [s.id, s] as const));
   const published = new Map(def.services.map((s) => [s.id, publishService(s, def)] as const));
   return {
@@ -76,6 +78,7 @@ export function compileBusiness(def: BusinessDef): Business {
     published,
     resources: new Map(def.resources.map((r) => [r.id, r] as const)),
     serviceOrder: def.services.map((s) => s.id),
+    sandbox: opts.sandbox ?? false,
   };
 }
 

@@ -25,6 +25,7 @@ import { cancelBooking } from './bookings/cancel-booking.js';
 import { rescheduleBooking } from './bookings/reschedule-booking.js';
 import { confirmPayment } from './bookings/confirm-payment.js';
 import { completeBooking, markNoShow, startBooking } from './bookings/business-moves.js';
+import { completeCheckout, viewCheckout } from './bookings/checkout.js';
 import {
   acceptWaitlistOffer,
   declineWaitlistOffer,
@@ -57,6 +58,8 @@ export const OPERATIONS: readonly OperationDef[] = [
   startBooking,
   completeBooking,
   markNoShow,
+  viewCheckout,
+  completeCheckout,
   joinWaitlist,
   listWaitlist,
   getWaitlistEntry,

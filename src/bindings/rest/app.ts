@@ -8,6 +8,7 @@ import { parseDictionary } from 'structured-headers';
 import { randomUUID } from 'node:crypto';
 import { OPERATIONS, ProtocolError, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
 import { REST_ERRORS, problemBody } from './problems.js';
+import { mountCheckoutPages } from './checkout-page.js';
 
 export interface RestAppOptions {
   pipeline: Pipeline;
@@ -48,6 +49,8 @@ export function createRestApp(opts: RestAppOptions): Hono {
     c.header('Cache-Control', 'public, max-age=300');
     return c.json(opts.openapi());
   });
+
+  mountCheckoutPages(app, opts.pipeline);
 
   const byPath = new Map<string, OperationDef[]>();
   for (const op of OPERATIONS) {

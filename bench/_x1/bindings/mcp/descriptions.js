@@ -1,0 +1,62 @@
+/**
+ * Tool descriptions are UI copy for a model: when to call the tool, what must come first, and
+ * what the assistant must tell the person afterwards. Keep each one short enough to be read.
+ */
+export const TOOL_TITLES = {
+    usp_services_list: 'Find services',
+    usp_services_get: 'Service details',
+    usp_services_lookup: 'Look up services by id',
+    usp_services_feed: 'Catalog change feed',
+    usp_services_feed_subscribe: 'Subscribe to catalog changes',
+    usp_availability_query: 'Check availability',
+    usp_availability_hold: 'Hold a time slot',
+    usp_availability_release: 'Release a hold',
+    usp_bookings_create: 'Book a slot',
+    usp_bookings_get: 'Read a booking',
+    usp_bookings_update: 'Update booking details',
+    usp_bookings_confirm: 'Confirm a booking (business only)',
+    usp_bookings_cancel: 'Cancel a booking',
+    usp_bookings_reschedule: 'Reschedule a booking',
+    usp_bookings_confirm_payment: 'Report a completed payment',
+    usp_waitlist_join: 'Join a waitlist',
+    usp_waitlist_list: 'List waitlist entries',
+    usp_waitlist_get: 'Read a waitlist entry',
+    usp_waitlist_leave: 'Leave a waitlist',
+    usp_waitlist_accept: 'Accept a waitlist offer',
+    usp_waitlist_decline: 'Decline a waitlist offer',
+};
+const RETRY = 'If the call fails or times out, retry with the same _meta.usp.idempotency_key: a retry never books twice.';
+export const TOOL_DESCRIPTIONS = {
+    usp_services_list: "Search this business's services (haircuts, classes, treatments...). Start here when the person describes what they want. Returns each service's id, price, duration, cancellation policy and an availability hint. Next: usp_availability_query with a service_id.",
+    usp_services_get: 'Get one service in full: pricing, duration, location, cancellation and rescheduling policy, whether payment or manual confirmation is needed. Tell the person the price and the cancellation terms before booking.',
+    usp_services_lookup: 'Fetch up to 100 services by id in one call. Unknown ids come back as service_not_found warnings, not errors.',
+    usp_services_feed: 'Incremental feed of catalog changes in modified_at order, for keeping a local copy in sync. Pass back pagination.next_cursor to continue.',
+    usp_services_feed_subscribe: 'Ask the business to POST catalog change events (service.created, updated, deleted, suspended) to an https callback_url.',
+    usp_availability_query: 'List bookable time slots for a service between start_date and end_date (YYYY-MM-DD, at most a month; a week is best). Times are in the business time zone unless timezone is given: always tell the person the time zone. Each slot has an id; pass it to usp_availability_hold or usp_bookings_create. For classes, pass party_size and read capacity.remaining; a slot in state waitlist is full (use usp_waitlist_join).',
+    usp_availability_hold: 'Reserve a slot for a few minutes while the person confirms details. Call after usp_availability_query and before usp_bookings_create. Tell the person the hold expires at hold.expires_at (say the time and zone) and that nothing is booked yet. If the slot was just taken, query again. ' +
+        RETRY,
+    usp_availability_release: 'Give back a hold the person no longer wants, so others can book it. Safe to call twice.',
+    usp_bookings_create: "Book a slot for the person (buyer first_name, last_name and email required). Use the slot_id (and hold_id if you held it). Always send _meta.usp.idempotency_key. Afterwards tell the person: the status; if status is requires_action, give them the payment link actions[0].continue_url exactly as returned, the amount and the deadline actions[0].expires_at, and say the booking is NOT confirmed or paid until they complete it; if status is pending, say the business still has to confirm it. " +
+        RETRY,
+    usp_bookings_get: 'Read a booking: status, time, pending actions, payment and cancellation details. Call it before acting on money (payment, cancellation fees, refunds) whenever you are unsure of the current state.',
+    usp_bookings_update: 'Change the buyer contact details, the recipient, the delivery address or the notes of a booking. Time and service cannot change here: use usp_bookings_reschedule.',
+    usp_bookings_confirm: 'Business only: approve a booking that is pending manual confirmation. Platforms cannot call this; tell the person the business will confirm, and check back with usp_bookings_get.',
+    usp_bookings_cancel: "Cancel a booking. Before calling, read the service's cancellation policy (usp_services_get) and tell the person any late-cancellation fee; cancel only once they agree. Afterwards tell them the fee and refund (booking.cancellation.fee, refund_amount). " +
+        RETRY,
+    usp_bookings_reschedule: 'Move a booking to another slot of the same service (query availability first). The booking keeps its id. Tell the person the new time with its time zone and any reschedule fee; if the booking comes back requires_action, give them the payment link verbatim. ' +
+        RETRY,
+    usp_bookings_confirm_payment: "Report that the person completed payment for a booking in requires_action, with the payment processor's transaction_id and the exact amount_due and currency. Only call after the payment really succeeded. If unsure whether it was recorded, read the booking with usp_bookings_get first. " +
+        RETRY,
+    usp_waitlist_join: 'Put the person on the waitlist when a class or slot is full (slot state waitlist). Tell them their position and that they will be offered a place if one frees; an offer must be accepted before it expires.',
+    usp_waitlist_list: "List this platform's waitlist entries (only yours), optionally by service or status.",
+    usp_waitlist_get: "Read a waitlist entry: position, status, and when offered, the offered slot and the deadline offer_expires_at (tell the person the deadline).",
+    usp_waitlist_leave: 'Take the person off a waitlist.',
+    usp_waitlist_accept: 'Accept an offered waitlist place: this books it immediately and returns the booking. Tell the person the booking details; if it is requires_action, give them the payment link verbatim and say it is not confirmed until paid. ' +
+        RETRY,
+    usp_waitlist_decline: 'Decline an offered waitlist place; it goes to the next person in line.',
+};
+export const SERVER_INSTRUCTIONS = `This server is a scheduling business speaking the Universal Scheduling Protocol.
+Flow: usp_services_list (find the service) -> usp_availability_query (pick a slot; times are in the business time zone, say the zone) -> optionally usp_availability_hold (tell the person when the hold expires) -> usp_bookings_create with buyer details and an idempotency_key.
+After booking: if status is requires_action, give the person actions[0].continue_url verbatim and say it is not paid or confirmed until they complete it; if pending, the business must still confirm.
+Privileged tools need _meta.usp.profile (your platform profile URL). Business outcomes (slot taken, policy refusals) come back as structuredContent.messages with isError true: read the message and follow its next step.`;
+//# sourceMappingURL=descriptions.js.map

@@ -1,0 +1,115 @@
+/**
+ * MCP tools generated from the operations table (spec 9.2.1): names, input schemas (our own zod
+ * schemas plus the `_meta.usp` wrapper the operation's access tier allows), output schemas and
+ * annotations. Built once per process: tool lists are shared constants.
+ */
+import { z } from 'zod';
+import { OPERATIONS } from '../../operations/index.js';
+import { TOOL_DESCRIPTIONS, TOOL_TITLES } from './descriptions.js';
+/** `_meta.usp` members per access tier (openrpc McpUspMeta* wrappers, plus the seed's correlation_id). */
+export function metaMembers(op) {
+    if (op.access === 'public')
+        return ['profile', 'correlation_id'];
+    const m = ['profile'];
+    if (op.mutating)
+        m.push('idempotency_key');
+    if (op.access !== 'privileged_platform' && op.mutating)
+        m.push('if_match');
+    m.push('authorization', 'correlation_id');
+    return m;
+}
+const META_PROPS = {
+    profile: { type: 'string', description: 'Your platform profile URL (https). Required on privileged tools.' },
+    idempotency_key: { type: 'string', description: 'A UUID v4 you generate once per intended action; reuse it on retries.' },
+    if_match: { type: 'string', description: 'The revision you last read; the write is refused if the resource changed since.' },
+    correlation_id: { type: 'string', description: 'Optional id to join logs across systems; echoed back.' },
+    authorization: {
+        type: 'object',
+        description: 'Credentials carried in the call: mechanism plus credential and/or proof.',
+        properties: {
+            mechanism: { type: 'string' },
+            credential: { type: 'string' },
+            proof: { type: 'string' },
+        },
+        required: ['mechanism'],
+        additionalProperties: false,
+    },
+};
+function metaSchema(op) {
+    const members = metaMembers(op);
+    const usp = {
+        type: 'object',
+        properties: Object.fromEntries(members.map((m) => [m, META_PROPS[m]])),
+        additionalProperties: false,
+    };
+    if (op.access !== 'public')
+        usp.required = ['profile'];
+    return { type: 'object', properties: { usp }, description: 'USP protocol metadata (profile, idempotency key, precondition, credentials).' };
+}
+/** Members of structuredContent beside `usp` and `messages`, per tool, for the output schema. */
+const PAYLOAD = {
+    usp_services_list: { services: { type: 'array', items: { type: 'object' } }, pagination: { type: 'object' } },
+    usp_services_get: { service: { type: 'object' } },
+    usp_services_lookup: { services: { type: 'array', items: { type: 'object' } } },
+    usp_services_feed: { items: { type: 'array', items: { type: 'object' } }, feed_meta: { type: 'object' }, pagination: { type: 'object' } },
+    usp_services_feed_subscribe: { subscription: { type: 'object' } },
+    usp_availability_query: { service_id: { type: 'string' }, slots: { type: 'array', items: { type: 'object' } }, opening_hours: { type: 'array' }, pagination: { type: 'object' } },
+    usp_availability_hold: { hold: { type: 'object' }, booking_scoped_credential: { type: 'object' } },
+    usp_availability_release: { hold: { type: 'object' } },
+    usp_waitlist_join: { entry: { type: 'object' }, booking_scoped_credential: { type: 'object' } },
+    usp_waitlist_list: { entries: { type: 'array', items: { type: 'object' } }, pagination: { type: 'object' } },
+    usp_waitlist_accept: { entry: { type: 'object' }, booking: { type: 'object' } },
+};
+const BOOKING_PAYLOAD = { booking: { type: 'object' }, booking_scoped_credential: { type: 'object' } };
+const ENTRY_PAYLOAD = { entry: { type: 'object' } };
+function outputSchema(tool) {
+    const payload = PAYLOAD[tool] ?? (tool.startsWith('usp_waitlist_') ? ENTRY_PAYLOAD : BOOKING_PAYLOAD);
+    return {
+        type: 'object',
+        properties: {
+            usp: { type: 'object', properties: { version: { type: 'string' }, capabilities: { type: 'object' } }, required: ['version'] },
+            ...payload,
+            messages: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, code: { type: 'string' }, content: { type: 'string' } }, required: ['type', 'content'] } },
+        },
+        required: ['usp', 'messages'],
+    };
+}
+function buildTool(op) {
+    const name = op.tool;
+    const input = z.toJSONSchema(op.input, { target: 'draft-7', io: 'input', unrepresentable: 'any' });
+    delete input.$schema;
+    const properties = { ...(input.properties ?? {}), _meta: metaSchema(op) };
+    const required = [...(input.required ?? [])];
+    if (op.access !== 'public')
+        required.push('_meta');
+    const title = TOOL_TITLES[name] ?? name;
+    const destructive = /cancel|leave|decline|release/.test(op.name);
+    return {
+        op,
+        tool: {
+            name,
+            title,
+            description: TOOL_DESCRIPTIONS[name] ?? op.summary,
+            inputSchema: { ...input, type: 'object', properties, required },
+            outputSchema: outputSchema(name),
+            annotations: {
+                title,
+                // Read-only from the caller's view: reads that take a write transaction for lazy expiry still change nothing it asked for.
+                readOnlyHint: !op.mutating,
+                destructiveHint: destructive,
+                // Idempotent in the MCP sense: repeating the same call has no further effect.
+                idempotentHint: !op.mutating || op.name === 'release_hold',
+                openWorldHint: false,
+            },
+        },
+    };
+}
+let cached;
+/** Every MCP tool, keyed by name, in operations-table order. */
+export function mcpTools() {
+    if (!cached) {
+        cached = new Map(OPERATIONS.filter((op) => op.tool).map((op) => [op.tool, buildTool(op)]));
+    }
+    return cached;
+}
+//# sourceMappingURL=tools.js.map

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { openingHours } from '../../domain/slots.js';
+import { errorMessage } from '../../domain/outcomes.js';
+import { DAY_MS, addDays, isIsoDate, isValidTimeZone, localToUtcMs, parseInstant } from '../../domain/time.js';
+import { ProtocolError, invalidRequest } from '../errors.js';
+import { defineOperation, ok, outcome } from '../define.js';
+import { presentSlot, querySlots } from '../engine/availability.js';
+import { DateOrInstant, decodeCursor, encodeCursor, id } from '../schemas.js';
+const DEFAULT_LIMIT = 50;
+const input = z.object({
+    service_id: id('The service to query.'),
+    start_date: DateOrInstant.describe('First day (YYYY-MM-DD, in `timezone`) or an RFC 3339 instant.'),
+    end_date: DateOrInstant.describe('Last day, inclusive (YYYY-MM-DD) or an RFC 3339 instant.'),
+    timezone: z.string().max(100).optional().describe('IANA zone for dates and returned times; defaults to the business zone.'),
+    resource_id: z.string().max(512).optional().describe('Only slots with this staff member, room or equipment.'),
+    party_size: z.number().int().min(1).max(1000).optional().describe('Spots needed (group classes, reservations); default 1.'),
+    location_id: z.string().max(512).optional(),
+    locale: z.string().max(35).optional(),
+    cursor: z.string().max(2048).optional(),
+    limit: z.number().int().min(1).max(500).optional(),
+});
+export const queryAvailability = defineOperation({
+    name: 'query_availability',
+    tool: 'usp_availability_query',
+    rest: { method: 'POST', path: '/availability/query', input: 'body' },
+    access: 'public',
+    capability: 'dev.usp-protocol.services.availability',
+    mutating: false,
+    conditional: false,
+    writes: false,
+    summary: 'Bookable time slots of a service between two dates, one slot per resource combination.',
+    input,
+    async handle(inp, ctx) {
+        const service = ctx.biz.services.get(inp.service_id);
+        if (!service) {
+            return outcome(errorMessage('service_not_found', `No service has the id ${JSON.stringify(inp.service_id)}.`, '$.service_id'), {
+                service_id: inp.service_id,
+                slots: [],
+            });
+        }
+        const zone = inp.timezone ?? ctx.biz.zone;
+        if (!isValidTimeZone(zone))
+            throw invalidRequest(`timezone ${JSON.stringify(zone)} is not an IANA time zone.`, [{ field: 'timezone', message: 'unknown time zone' }]);
+        const fromMs = isIsoDate(inp.start_date) ? localToUtcMs(inp.start_date, '00:00', zone) : parseInstant(inp.start_date);
+        const toMs = isIsoDate(inp.end_date) ? localToUtcMs(addDays(inp.end_date, 1), '00:00', zone) : parseInstant(inp.end_date);
+        if (toMs <= fromMs)
+            throw invalidRequest('end_date must not be before start_date.', [{ field: 'end_date', message: 'before start_date' }]);
+        const maxDays = ctx.biz.def.settings.max_query_days;
+        if (toMs - fromMs > maxDays * DAY_MS + 2 * 3_600_000) {
+            throw new ProtocolError('range_too_wide', `Query at most ${maxDays} days at a time; split the range into smaller queries.`, {
+                errors: [{ field: 'end_date', message: `range exceeds ${maxDays} days` }],
+                extra: { max_days: maxDays },
+            });
+        }
+        let offset = 0;
+        if (inp.cursor) {
+            const c = decodeCursor(inp.cursor);
+            if (!c || typeof c.o !== 'number' || c.o < 0)
+                throw invalidRequest('cursor is not a cursor this business issued.', [{ field: 'cursor', message: 'unknown cursor' }]);
+            offset = c.o;
+        }
+        const limit = inp.limit ?? DEFAULT_LIMIT;
+        const slots = await querySlots(ctx.tx, ctx.biz, service, fromMs, toMs, ctx.now, {
+            partySize: inp.party_size ?? 1,
+            resourceId: inp.resource_id,
+            locationId: inp.location_id,
+        });
+        const page = slots.slice(offset, offset + limit);
+        const hasMore = offset + limit < slots.length;
+        return ok({
+            service_id: service.id,
+            slots: page.map((s) => presentSlot(s, ctx.biz, service, zone)),
+            opening_hours: openingHours(service, ctx.biz.resources),
+            pagination: { cursor: hasMore ? encodeCursor({ o: offset + limit }) : null, has_more: hasMore },
+        });
+    },
+});
+//# sourceMappingURL=query-availability.js.map

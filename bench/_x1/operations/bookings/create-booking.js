@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { errorMessage } from '../../domain/outcomes.js';
+import { isCapacityType } from '../../domain/slots.js';
+import { defineOperation, ok, outcome } from '../define.js';
+import { checkSlot } from '../engine/availability.js';
+import { createBookingRecord } from '../engine/bookings.js';
+import { Buyer, DeliveryAddress, id } from '../schemas.js';
+import { holdView, loadHold } from '../availability/release-hold.js';
+import { mayAct } from '../runtime.js';
+import { bookingCredentialExpiry } from '../engine/bookings.js';
+export const createBooking = defineOperation({
+    name: 'create_booking',
+    tool: 'usp_bookings_create',
+    rest: { method: 'POST', path: '/bookings', input: 'body' },
+    access: 'privileged_platform',
+    capability: 'dev.usp-protocol.services.bookings',
+    mutating: true,
+    conditional: false,
+    writes: true,
+    summary: 'Book a slot, with or without a hold. Availability is always re-checked.',
+    input: z.object({
+        service_id: id('The service to book.'),
+        slot_id: id('A slot id from usp_availability_query (or the held slot).'),
+        hold_id: z.string().max(512).optional().describe('The hold from usp_availability_hold, if one was taken.'),
+        buyer: Buyer,
+        recipient: Buyer.optional().describe('The person receiving the service, when not the buyer.'),
+        party_size: z.number().int().min(1).max(1000).optional().describe('Spots for group classes and reservations; default 1.'),
+        resource_id: z.string().max(512).optional(),
+        delivery_address: DeliveryAddress.optional(),
+        notes: z.string().max(2000).optional(),
+        post_payment_return_request: z
+            .object({ url: z.url().max(2048), params: z.record(z.string(), z.string()).optional() })
+            .optional()
+            .describe('Where the checkout page sends the buyer back after paying or abandoning.'),
+    }),
+    async handle(inp, ctx) {
+        const service = ctx.biz.services.get(inp.service_id);
+        if (!service || ctx.biz.published.get(service.id)?.status !== 'active') {
+            return outcome(errorMessage('validation_error', `No bookable service has the id ${JSON.stringify(inp.service_id)}.`, '$.service_id'));
+        }
+        const partySize = inp.party_size ?? 1;
+        if (partySize > 1 && !isCapacityType(service)) {
+            return outcome(errorMessage('validation_error', 'Only group classes and reservations take a party size above 1.', '$.party_size'));
+        }
+        if (service.channel.type === 'at_buyer_location' && !inp.delivery_address) {
+            return outcome(errorMessage('validation_error', 'This service comes to the buyer: delivery_address is required.', '$.delivery_address'));
+        }
+        let hold;
+        if (inp.hold_id) {
+            // The same hold booked twice answers with the booking it already became (spec 5.3.1).
+            const existing = await ctx.tx.bookings.byHold(inp.hold_id);
+            if (existing && mayAct(ctx.caller, existing.priv.principal, existing.booking.id))
+                return ok({ booking: existing.booking }, 201);
+            hold = await loadHold(ctx, inp.hold_id);
+            if (!hold)
+                return outcome(errorMessage('validation_error', `No hold ${JSON.stringify(inp.hold_id)} belongs to this platform.`, '$.hold_id'));
+            const view = holdView(hold, ctx.now);
+            if (view.status === 'expired')
+                return outcome(errorMessage('hold_expired', 'The hold expired; query availability and hold again.', '$.hold_id'));
+            if (view.status !== 'active')
+                return outcome(errorMessage('validation_error', `The hold is ${view.status} and cannot be booked.`, '$.hold_id'));
+            if (hold.hold.slot_id !== inp.slot_id || hold.hold.service_id !== service.id) {
+                return outcome(errorMessage('validation_error', 'The hold is for a different slot; pass the slot_id that was held.', '$.slot_id'));
+            }
+            if (partySize > hold.hold.spots) {
+                return outcome(errorMessage('capacity_exceeded', `The hold covers ${hold.hold.spots} spot(s), fewer than the party of ${partySize}.`, '$.party_size'));
+            }
+        }
+        const check = await checkSlot(ctx.tx, ctx.biz, service, inp.slot_id, partySize, ctx.now, hold ? [hold.hold.id] : []);
+        if (!check.ok) {
+            switch (check.reason) {
+                case 'malformed':
+                case 'wrong_service':
+                    return outcome(errorMessage('validation_error', 'That slot id does not belong to this service; query availability again.', '$.slot_id'));
+                case 'window':
+                    return outcome(errorMessage('booking_window_violated', 'That slot is outside the booking window of this service.', '$.slot_id'));
+                case 'capacity':
+                    return outcome(errorMessage('capacity_exceeded', `Not enough spots remain for a party of ${partySize}.`, '$.party_size'));
+                default:
+                    return outcome(errorMessage('slot_unavailable', 'That slot is no longer available; query availability and pick another.', '$.slot_id'));
+            }
+        }
+        if (inp.resource_id && !check.slot.resourceIds.includes(inp.resource_id)) {
+            return outcome(errorMessage('validation_error', 'resource_id is not part of that slot; pick a slot with that resource.', '$.resource_id'));
+        }
+        const rec = await createBookingRecord(ctx, {
+            service,
+            slot: check.slot,
+            buyer: inp.buyer,
+            recipient: inp.recipient,
+            partySize,
+            deliveryAddress: inp.delivery_address,
+            notes: inp.notes,
+            hold,
+            postPaymentReturn: inp.post_payment_return_request,
+        });
+        const credential = await ctx.issueCredential('booking', rec.booking.id, bookingCredentialExpiry(rec));
+        return ok({ booking: rec.booking, ...(credential ? { booking_scoped_credential: credential } : {}) }, 201);
+    },
+});
+//# sourceMappingURL=create-booking.js.map

@@ -1,0 +1,139 @@
+import { findSlot, generateSlots, isCapacityType, slotDurationMs } from '../../domain/slots.js';
+import { decodeSlotId } from '../../domain/slot-id.js';
+import { DAY_MS, formatDuration, formatInstant, localDate, parseDuration } from '../../domain/time.js';
+export function candidateResourceIds(service) {
+    if (service.requirements.length === 0)
+        return [`service:${service.id}`];
+    const ids = new Set();
+    for (const r of service.requirements)
+        for (const id of r.resource_ids)
+            ids.add(id);
+    return [...ids];
+}
+function toClaim(r) {
+    return {
+        resourceId: r.resource_id,
+        startMs: r.start_ms,
+        endMs: r.end_ms,
+        slotKey: r.slot_key,
+        ownerId: r.owner_id,
+        spots: r.spots,
+        isHold: r.is_hold,
+    };
+}
+/** Claims that can affect slots starting in [fromMs, toMs), minus those owned by `ignoreOwners`. */
+export async function loadClaims(tx, service, fromMs, toMs, nowMs, ignoreOwners = []) {
+    const rows = await tx.claims.active(candidateResourceIds(service), fromMs - DAY_MS, toMs + DAY_MS, nowMs);
+    const out = [];
+    for (const r of rows)
+        if (!ignoreOwners.includes(r.owner_id))
+            out.push(toClaim(r));
+    return out;
+}
+export async function querySlots(tx, biz, service, fromMs, toMs, nowMs, f) {
+    const claims = await loadClaims(tx, service, fromMs, toMs, nowMs);
+    return generateSlots({
+        service,
+        resources: biz.resources,
+        zone: biz.zone,
+        fromMs,
+        toMs,
+        nowMs,
+        claims,
+        partySize: f.partySize,
+        resourceId: f.resourceId,
+        locationId: f.locationId,
+    });
+}
+/**
+ * Re-validate one slot at hold, booking or reschedule time, against the store as it is now inside
+ * this transaction. Claims of `ignoreOwners` (the caller's own hold, or the booking being moved)
+ * do not count against it.
+ */
+export async function checkSlot(tx, biz, service, slotId, partySize, nowMs, ignoreOwners = []) {
+    const parts = decodeSlotId(slotId);
+    if (!parts)
+        return { ok: false, reason: 'malformed' };
+    if (parts.serviceId !== service.id)
+        return { ok: false, reason: 'wrong_service' };
+    if (!withinBookingWindow(service, parts.startMs, nowMs))
+        return { ok: false, reason: 'window' };
+    // Check-and-reserve: hold the slot's resources until commit so no other process can take them meanwhile.
+    await tx.lock([...parts.resourceIds].sort().map((r) => `resource:${r}`));
+    const claims = await loadClaims(tx, service, parts.startMs, parts.startMs + 1, nowMs, ignoreOwners);
+    const base = { service, resources: biz.resources, zone: biz.zone, nowMs, claims, partySize };
+    const slot = findSlot(base, { startMs: parts.startMs, resourceIds: parts.resourceIds });
+    if (slot && slot.state !== 'waitlist')
+        return { ok: true, slot, parts };
+    if (isCapacityType(service)) {
+        // Distinguish "full for this party" from "gone": a single spot may still fit.
+        const single = partySize > 1 ? findSlot({ ...base, partySize: 1 }, { startMs: parts.startMs, resourceIds: parts.resourceIds }) : null;
+        if ((slot && slot.state === 'waitlist') || (single && single.state !== 'waitlist'))
+            return { ok: false, reason: 'capacity' };
+    }
+    return { ok: false, reason: 'unavailable' };
+}
+export function withinBookingWindow(service, startMs, nowMs) {
+    const w = service.policies.booking_window;
+    return startMs >= nowMs + parseDuration(w.min_advance) && startMs <= nowMs + parseDuration(w.max_advance);
+}
+/** A slot in the protocol's TimeSlot shape, times written in `zone`. */
+export function presentSlot(slot, biz, service, zone) {
+    const out = {
+        id: slot.id,
+        service_id: slot.serviceId,
+        start: formatInstant(slot.startMs, zone),
+        end: formatInstant(slot.endMs, zone),
+        duration: formatDuration(slot.durationMs),
+        state: slot.state,
+    };
+    if (slot.capacity)
+        out.capacity = { ...slot.capacity };
+    if (slot.resourceIds.length > 0 && service.requirements.length > 0) {
+        out.resources = slot.resourceIds.map((id) => {
+            const r = biz.resources.get(id);
+            return { id, type: r?.type ?? 'other', name: r?.name ?? id };
+        });
+    }
+    if (slot.locationId) {
+        const loc = biz.def.business.locations.find((l) => l.id === slot.locationId);
+        if (loc)
+            out.location = { id: loc.id, name: loc.name };
+    }
+    return out;
+}
+export function slotResources(biz, resourceIds) {
+    return resourceIds
+        .filter((id) => !id.startsWith('service:'))
+        .map((id) => {
+        const r = biz.resources.get(id);
+        return { id, type: r?.type ?? 'other', name: r?.name ?? id };
+    });
+}
+const HINT_TTL_MS = 5 * 60_000;
+const hintCache = new WeakMap();
+/** `availability_hint` (spec 3.6) from real availability over the next 7 days, cached for five minutes. */
+export async function availabilityHint(tx, biz, service, nowMs) {
+    let perBiz = hintCache.get(biz);
+    if (!perBiz)
+        hintCache.set(biz, (perBiz = new Map()));
+    const cached = perBiz.get(service.id);
+    if (cached && nowMs - cached.at < HINT_TTL_MS)
+        return cached.hint;
+    const slots = await querySlots(tx, biz, service, nowMs, nowMs + 7 * DAY_MS, nowMs, { partySize: 1 });
+    const open = slots.filter((s) => s.state !== 'waitlist');
+    const hint = { summary: '', generated_at: new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    if (open.length === 0) {
+        hint.summary = 'No openings in the next 7 days.';
+    }
+    else {
+        const first = open[0];
+        hint.next_available_date = localDate(first.startMs, biz.zone);
+        const starts = new Set(open.map((s) => s.startMs));
+        hint.summary = `${starts.size} start times open in the next 7 days; the next is ${formatInstant(first.startMs, biz.zone)} (${biz.zone}).`;
+    }
+    perBiz.set(service.id, { at: nowMs, hint });
+    return hint;
+}
+export { slotDurationMs, isCapacityType };
+//# sourceMappingURL=availability.js.map

@@ -1,0 +1,167 @@
+/**
+ * The one path every call takes, whichever door it came through:
+ * identify the caller -> check the access tier -> validate input -> idempotency replay? ->
+ * handler in one store transaction (preconditions checked inside, events written to the outbox
+ * in the same transaction) -> store the idempotent result -> announce committed events.
+ */
+import { createHash } from 'node:crypto';
+import { ProtocolError, invalidRequest } from './errors.js';
+import { uspEnvelope } from './envelope.js';
+import { authenticateCall } from './authenticate.js';
+import { issueCredential } from '../security/index.js';
+/** Idempotency records are kept at least this long (spec 9.1.1). */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
+export const silentLogger = { info() { }, warn() { }, error() { } };
+export class Pipeline {
+    deps;
+    constructor(deps) {
+        this.deps = deps;
+    }
+    get business() {
+        return this.deps.biz;
+    }
+    async execute(op, req) {
+        try {
+            return await this.run(op, req);
+        }
+        catch (err) {
+            if (err instanceof ProtocolError)
+                return { ok: false, error: err };
+            this.deps.log.error('operation failed', { operation: op.name, error: describe(err) });
+            return { ok: false, error: new ProtocolError('server_error', 'The business could not process the request.') };
+        }
+    }
+    async run(op, req) {
+        const input = parseInput(op.input, req.input);
+        const caller = req.trustedCaller ?? (await authenticateCall(op, input, req, this.deps, this.deps.clock.now()));
+        const usp = uspEnvelope(op);
+        const key = op.mutating ? normalizeIdempotencyKey(req.idempotencyKey) : undefined;
+        const scope = key ? `${caller.principal ?? (caller.business ? 'business' : 'anonymous')}|${op.name}|${key}` : undefined;
+        const requestHash = scope ? hashOf(input) : '';
+        const ifMatch = op.conditional && req.ifMatch ? normalizeRevision(req.ifMatch) : undefined;
+        const events = [];
+        const run = async (tx) => {
+            const now = this.deps.clock.now();
+            if (scope) {
+                // One key, one execution, even when two processes receive it at once.
+                await tx.lock([`idempotency:${scope}`]);
+                const prior = await tx.idempotency.get(scope, now);
+                if (prior) {
+                    if (prior.request_hash !== requestHash) {
+                        throw new ProtocolError('idempotency_conflict', 'This idempotency key was already used with different parameters; use a new key for a new request.');
+                    }
+                    return { replayed: true, result: prior.body };
+                }
+            }
+            const ctx = {
+                tx,
+                now,
+                biz: this.deps.biz,
+                caller,
+                ids: this.deps.ids,
+                ifMatch,
+                issueCredential: async (kind, resourceId, expiresMs) => {
+                    if (caller.business)
+                        return undefined;
+                    return issueCredential(tx.security, { kind, resourceId, jkt: caller.jkt ?? null, principal: caller.principal, expiresMs });
+                },
+                emit: (e) => {
+                    events.push({
+                        event_id: this.deps.ids.next('evt'),
+                        event: e.event,
+                        order_key: e.orderKey,
+                        principal: e.principal,
+                        profile: e.profile ?? null,
+                        payload: e.payload,
+                        created_ms: now,
+                        due_ms: e.dueMs ?? now,
+                    });
+                },
+            };
+            const res = await op.handle(input, ctx);
+            const result = {
+                status: res.messages?.some((m) => m.type === 'error') ? 200 : (res.status ?? 200),
+                data: res.data,
+                messages: res.messages ?? [],
+            };
+            for (const e of events)
+                await tx.outbox.add(e);
+            if (scope) {
+                await tx.idempotency.put({
+                    scope,
+                    request_hash: requestHash,
+                    status: result.status,
+                    body: result,
+                    created_ms: now,
+                    expires_ms: now + IDEMPOTENCY_RETENTION_MS,
+                });
+            }
+            return { replayed: false, result };
+        };
+        const { replayed, result } = op.writes || scope ? await this.deps.store.transaction(run) : await this.deps.store.read(run);
+        if (events.length > 0 && this.deps.onCommitted)
+            this.deps.onCommitted(events);
+        return { ok: true, status: result.status, usp, data: result.data, messages: result.messages, replayed, caller };
+    }
+}
+/** Validate raw input against the operation's schema; every failure names its field. */
+export function parseInput(schema, raw) {
+    const value = raw === undefined || raw === null ? {} : raw;
+    if (typeof value !== 'object' || Array.isArray(value))
+        throw invalidRequest('The request body must be a JSON object.');
+    const parsed = schema.safeParse(value);
+    if (parsed.success)
+        return parsed.data;
+    const errors = parsed.error.issues.map((i) => ({ field: fieldPath(i.path), message: issueText(i) }));
+    const first = errors[0];
+    throw invalidRequest(`${first.field}: ${first.message}`, errors);
+}
+function fieldPath(path) {
+    let out = '';
+    for (const p of path)
+        out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
+    return out || '(body)';
+}
+function issueText(i) {
+    if (i.code === 'invalid_type' && i.input === undefined)
+        return 'is required';
+    return i.message;
+}
+function normalizeIdempotencyKey(key) {
+    if (key === undefined || key === null)
+        return undefined;
+    const k = key.trim();
+    if (k.length === 0 || k.length > 255 || !/^[\x21-\x7e]+$/.test(k)) {
+        throw invalidRequest('Idempotency-Key must be 1-255 visible ASCII characters (a UUID v4 is recommended).', [
+            { field: 'idempotency_key', message: 'invalid idempotency key' },
+        ]);
+    }
+    return k;
+}
+/** Accept `"rev"`, `W/"rev"` and bare `rev`: revisions are opaque strings compared exactly. */
+export function normalizeRevision(v) {
+    let s = v.trim();
+    if (s.startsWith('W/'))
+        s = s.slice(2);
+    if (s.length >= 2 && s.startsWith('"') && s.endsWith('"'))
+        s = s.slice(1, -1);
+    return s;
+}
+/** Canonical hash of validated input: object keys sorted, so member order never matters. */
+export function hashOf(value) {
+    return createHash('sha256').update(stableJson(value)).digest('base64url');
+}
+function stableJson(v) {
+    if (v === null || typeof v !== 'object')
+        return JSON.stringify(v) ?? 'null';
+    if (Array.isArray(v))
+        return `[${v.map(stableJson).join(',')}]`;
+    const keys = Object.keys(v)
+        .filter((k) => v[k] !== undefined)
+        .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson(v[k])}`).join(',')}}`;
+}
+function describe(err) {
+    return err instanceof Error ? `${err.name}: ${err.message}\n${err.stack ?? ''}` : String(err);
+}
+//# sourceMappingURL=pipeline.js.map

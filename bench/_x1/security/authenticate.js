@@ -1,0 +1,253 @@
+import { apiKeyMatches, hashApiKey } from './api-key.js';
+import { credentialHash } from './credentials.js';
+import { argumentsDigest } from './jcs.js';
+import { PopFailure, POP_IAT_WINDOW_S, stripQuery, verifyPopProof } from './pop.js';
+import { checkProfileUrl } from './profile-url.js';
+import { SecurityFailure } from './failures.js';
+export class AuthFailure extends Error {
+    code;
+    detailCode;
+    publicMessage;
+    logDetail;
+    extra;
+    constructor(code, detailCode, 
+    /** What the caller is told. */
+    publicMessage, 
+    /** What the log is told. */
+    logDetail, extra = {}) {
+        super(publicMessage);
+        this.code = code;
+        this.detailCode = detailCode;
+        this.publicMessage = publicMessage;
+        this.logDetail = logDetail;
+        this.extra = extra;
+        this.name = 'AuthFailure';
+    }
+}
+const fail = (code, detailCode, publicMessage, logDetail = publicMessage, extra) => new AuthFailure(code, detailCode, publicMessage, logDetail, extra);
+const POP_PUBLIC = {
+    pop_proof_missing: 'A proof of possession is required with this credential.',
+    pop_proof_invalid: 'The proof of possession is not valid.',
+    pop_key_mismatch: 'The proof was not made with the key this credential is bound to.',
+    pop_proof_replayed: 'This proof was already used; make a new one for every call.',
+    proof_nonce_required: 'Repeat the call with a proof that carries the nonce given.',
+};
+function popError(e, policy, now) {
+    const extra = {};
+    if (e.code === 'proof_nonce_required')
+        extra.nonce = policy.nonces.issue(now);
+    return fail('pop_proof_required', e.code, POP_PUBLIC[e.code], e.detail, extra);
+}
+export async function authenticateRequest(req, policy, repo, now) {
+    const profile = req.profile;
+    if (profile !== null) {
+        const problem = checkProfileUrl(profile, policy.sandbox || policy.allowLoopbackProfiles);
+        if (problem)
+            throw fail('invalid_profile_url', 'invalid_profile_url', `The platform profile URL ${problem}.`);
+    }
+    const auth = req.mcp?.authorization;
+    const headers = req.http?.headers ?? {};
+    // Gather what was presented on either binding.
+    let apiKey;
+    let credentialValue;
+    let proof;
+    if (req.binding === 'mcp' && auth) {
+        switch (auth.mechanism) {
+            case 'api_key':
+                if (!auth.credential)
+                    throw fail('authentication_required', 'credential_missing', 'mechanism api_key needs a credential.');
+                apiKey = auth.credential;
+                break;
+            case 'platform_key_pop':
+                if (!auth.proof)
+                    throw fail('pop_proof_required', 'pop_proof_missing', POP_PUBLIC.pop_proof_missing);
+                proof = auth.proof;
+                credentialValue = auth.credential;
+                break;
+            case 'booking_scoped_credential':
+                if (!auth.credential)
+                    throw fail('authentication_required', 'credential_missing', 'mechanism booking_scoped_credential needs a credential.');
+                credentialValue = auth.credential;
+                proof = auth.proof;
+                break;
+            case 'http_message_signature':
+                break;
+            default:
+                // Unknown mechanisms fail closed (spec 10.1.6 forward compatibility).
+                throw fail('authentication_required', 'mechanism_not_accepted', `The mechanism ${JSON.stringify(auth.mechanism).slice(0, 80)} is not accepted here.`);
+        }
+    }
+    const authz = headers.authorization;
+    if (authz) {
+        const m = /^(Bearer|DPoP)\s+(\S+)$/i.exec(authz);
+        if (!m)
+            throw fail('authentication_required', 'invalid_credential', 'The Authorization header is not understood.');
+        if (m[2].startsWith('bsc_'))
+            credentialValue ??= m[2];
+        else if (m[1].toLowerCase() === 'bearer')
+            apiKey ??= m[2];
+        else
+            throw fail('authentication_required', 'invalid_credential', 'DPoP authorization carries a booking-scoped credential.');
+    }
+    if (req.binding === 'rest' && headers.dpop)
+        proof = headers.dpop;
+    // The business itself, or a pre-established platform key.
+    if (apiKey !== undefined) {
+        if (apiKeyMatches(apiKey, policy.adminKeyHashes)) {
+            return { principal: 'business', profile, business: true, authenticated: true, mechanism: 'api_key' };
+        }
+        const digest = hashApiKey(apiKey);
+        const platform = policy.platformKeys.find((k) => k.sha256 === digest);
+        if (!platform)
+            throw fail('authentication_required', 'invalid_credential', 'The API key presented is not valid for this business.');
+        return finish(req, policy, repo, now, { principal: `key:${platform.id}`, profile, business: false, authenticated: true, mechanism: 'api_key' });
+    }
+    if (req.access === 'business_only') {
+        throw fail('authentication_required', 'business_credential_required', 'Only the business itself may do this; authenticate with the business API key.');
+    }
+    if (req.access === 'public' && credentialValue === undefined && proof === undefined && !headers['signature-input']) {
+        return { principal: profile, profile, business: false, authenticated: false };
+    }
+    const sec = await repo();
+    const caller = { principal: null, profile, business: false, authenticated: false };
+    // Steps 1-3: the credential is known and unexpired, demands its proof when bound, and fits the resource.
+    let bound;
+    if (credentialValue !== undefined) {
+        const row = await sec.credential(credentialHash(credentialValue));
+        if (!row || row.revoked || row.expires_ms <= now) {
+            throw fail('authentication_required', 'credential_invalid', 'The booking-scoped credential is unknown, expired or no longer valid.');
+        }
+        if (row.jkt) {
+            bound = { jkt: row.jkt };
+            if (!proof)
+                throw fail('pop_proof_required', 'pop_proof_missing', POP_PUBLIC.pop_proof_missing, 'cnf-bound credential without a proof');
+        }
+        if (!req.resource || req.resource.id !== row.resource_id) {
+            throw fail('authentication_required', 'credential_scope_mismatch', 'This credential is for a different resource.');
+        }
+        caller.credential = { kind: row.resource_kind, id: row.resource_id };
+        caller.authenticated = true;
+        caller.mechanism = 'booking_scoped_credential';
+    }
+    // Steps 4-12: the proof.
+    if (proof !== undefined) {
+        let verified;
+        try {
+            verified = verifyPopProof(proof, {
+                binding: req.binding,
+                now,
+                method: req.binding === 'mcp' ? (req.mcp?.tool ?? '') : (req.http?.method ?? ''),
+                audiences: policy.audiences(),
+                htu: req.http ? htuCandidates(req.http, policy.origins()) : [],
+                argsDigest: req.mcp ? argumentsDigest(req.mcp.rawArguments) : undefined,
+                credential: credentialValue !== undefined ? { value: credentialValue, cnf: bound } : undefined,
+                nonce: { required: policy.requireNonce, valid: (n) => policy.nonces.valid(n, now) },
+                allowEs256: policy.allowEs256,
+            });
+        }
+        catch (e) {
+            if (e instanceof PopFailure)
+                throw popError(e, policy, now);
+            throw e;
+        }
+        if (!(await sec.claimJti(`${verified.jkt}|${verified.jti}`, now, now + 2 * POP_IAT_WINDOW_S * 1000 + 60_000))) {
+            throw popError(new PopFailure('pop_proof_replayed', `jti ${verified.jti} seen before`), policy, now);
+        }
+        caller.principal = `jkt:${verified.jkt}`;
+        caller.jkt = verified.jkt;
+        caller.authenticated = true;
+        caller.mechanism = 'platform_key_pop';
+    }
+    // RFC 9421 request signatures, keyed off the platform profile's published keys.
+    if (headers['signature-input'] || headers.signature) {
+        if (!policy.verifySignature)
+            throw fail('authentication_required', 'mechanism_not_accepted', 'HTTP message signatures are not accepted here.');
+        if (!req.http)
+            throw fail('authentication_required', 'mechanism_not_accepted', 'Signatures need the HTTP request.');
+        if (profile === null)
+            throw fail('invalid_request', 'profile_required', 'A signed request must name its platform profile (USP-Agent).');
+        const sig = await guarded(() => policy.verifySignature(req.http, profile));
+        if (caller.principal === null) {
+            caller.principal = `sig:${sig.thumbprint}`;
+            caller.mechanism = 'http_message_signature';
+        }
+        caller.authenticated = true;
+    }
+    return finish(req, policy, async () => sec, now, caller);
+}
+async function finish(req, policy, repo, now, caller) {
+    if (req.access === 'public') {
+        caller.principal ??= caller.profile;
+        return caller;
+    }
+    if (caller.profile === null) {
+        throw fail('invalid_request', 'profile_required', 'A platform profile is required on privileged operations (USP-Agent header or _meta.usp.profile).', 'no profile', {
+            errors: [{ field: 'profile', message: 'is required' }],
+        });
+    }
+    if (!caller.authenticated) {
+        if (!policy.sandbox) {
+            throw fail('authentication_required', 'authentication_missing', `This operation requires authentication (${policy.accepted.join(', ')}).`);
+        }
+        // Sandbox: the profile URI stands in for an identity; nothing is proven.
+        caller.principal = caller.profile;
+        return caller;
+    }
+    if (caller.principal !== null && !caller.business) {
+        // Trust on first use: a principal keeps the profile URI it first presented (decision D9).
+        const sec = await repo();
+        const mismatch = (boundTo) => fail('authentication_required', 'profile_binding_mismatch', 'This key is bound to a different platform profile.', `${caller.principal} bound to ${boundTo}, presented ${caller.profile}`);
+        const boundTo = await sec.boundProfile(caller.principal);
+        if (boundTo !== null && boundTo !== caller.profile)
+            throw mismatch(boundTo);
+        // Only a profile that resolves is recorded: a refused first contact binds nothing.
+        if (policy.checkProfile)
+            await guarded(() => policy.checkProfile(caller.profile));
+        if (boundTo === null) {
+            await sec.bindProfile(caller.principal, caller.profile, now);
+            // First writer wins (insert-if-absent): a concurrent first contact with another URI loses here.
+            const winner = await sec.boundProfile(caller.principal);
+            if (winner !== caller.profile)
+                throw mismatch(winner);
+        }
+        if (policy.rateLimiter && req.rateBucket) {
+            const wait = policy.rateLimiter.take(caller.principal, req.rateBucket, now);
+            if (wait > 0)
+                throw fail('rate_limited', 'rate_limited', `Too many requests; retry in ${wait} s.`, 'rate limit', { retry_after: wait });
+        }
+    }
+    return caller;
+}
+const SECURITY_PUBLIC = {
+    signature_missing: 'This request must be signed (RFC 9421).',
+    signature_invalid: 'The request signature does not verify.',
+    signature_expired: 'The request signature is too old.',
+    key_not_found: "The signing key is not in the platform profile's keys.",
+    digest_mismatch: 'Content-Digest does not match the request body.',
+    algorithm_unsupported: 'The signature algorithm is not supported (use ES256).',
+    profile_unreachable: 'The platform profile could not be fetched.',
+    profile_malformed: 'The platform profile is not a valid USP platform profile.',
+    profile_not_trusted: 'The platform profile is not on this business allowlist.',
+    invalid_profile_url: 'The platform profile URL is not acceptable.',
+};
+/** Run a check that throws SecurityFailure, and fold its failure into the one wire answer. */
+async function guarded(fn) {
+    try {
+        return await fn();
+    }
+    catch (e) {
+        if (!(e instanceof SecurityFailure))
+            throw e;
+        const code = e.code === 'digest_mismatch' || e.code === 'algorithm_unsupported' || e.code.startsWith('profile_') || e.code === 'invalid_profile_url'
+            ? e.code
+            : 'signature_invalid';
+        throw fail(code, e.code, SECURITY_PUBLIC[e.code] ?? 'Authentication failed.', e.detail, e.code.startsWith('signature') || e.code === 'key_not_found' ? { mechanism: 'http_message_signature' } : {});
+    }
+}
+/** Acceptable `htu` values: the URL as received and the same path on every public origin. */
+export function htuCandidates(http, origins) {
+    const received = stripQuery(http.url);
+    const path = new URL(received).pathname;
+    return [received, ...origins.map((o) => o.replace(/\/$/, '') + path)];
+}
+//# sourceMappingURL=authenticate.js.map

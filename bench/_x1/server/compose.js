@@ -1,0 +1,165 @@
+/**
+ * The composition root: the one place that picks implementations (SQLite store, system clock,
+ * random ids) and wires the business, the pipeline and the doors together.
+ */
+import { serve } from '@hono/node-server';
+import { createServer as createHttpsServer } from 'node:https';
+import { Pipeline, buildBusinessProfile, compileBusiness, randomIds, sweep, syncCatalog, systemClock, } from '../operations/index.js';
+import { openStore } from '../store/index.js';
+import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
+import { buildAuthPolicy } from './security-wiring.js';
+import { DEFAULT_RETRY, WebhookDispatcher, httpWebhookSender, loadKeyring } from '../webhooks/index.js';
+import { SessionHub, mountMcpHttp } from '../bindings/mcp/index.js';
+export const consoleLogger = {
+    info: (msg, f) => console.error(`[usp-server] ${msg}${f ? ' ' + JSON.stringify(f) : ''}`),
+    warn: (msg, f) => console.error(`[usp-server] warning: ${msg}${f ? ' ' + JSON.stringify(f) : ''}`),
+    error: (msg, f) => console.error(`[usp-server] error: ${msg}${f ? ' ' + JSON.stringify(f) : ''}`),
+};
+export async function createUspServer(opts) {
+    const clock = opts.clock ?? systemClock;
+    const ids = opts.ids ?? randomIds;
+    const log = opts.log ?? consoleLogger;
+    const biz = compileBusiness(opts.business, { sandbox: opts.sandbox });
+    const store = await openStore(opts.db);
+    const hub = new SessionHub();
+    // Committed events go through the outbox: the dispatcher is nudged, expands them into signed
+    // deliveries and hands each to the MCP sessions when it is due (reminders later, the rest at once).
+    let dispatcher;
+    const listeners = [() => dispatcher?.nudge()];
+    if (opts.onEvents)
+        listeners.push(opts.onEvents);
+    const announce = (events) => {
+        for (const l of listeners) {
+            try {
+                l(events);
+            }
+            catch (err) {
+                log.error('event listener failed', { error: String(err) });
+            }
+        }
+    };
+    announce(await syncCatalog(store, biz, clock, ids));
+    let baseUrl = opts.business.settings.public_url.replace(/\/$/, '');
+    let listenUrl;
+    const { policy: authPolicy, resolver } = await buildAuthPolicy({
+        business: opts.business,
+        sandbox: opts.sandbox,
+        adminKeys: opts.adminKeys ?? [],
+        store,
+        clock,
+        opts: opts.security ?? {},
+        // Every URI the business is reachable at is an acceptable proof audience (spec 9.2.2).
+        profileUris: () => [...new Set([baseUrl, listenUrl].filter((u) => Boolean(u)).map((u) => `${u}/.well-known/usp`))],
+        origins: () => [...new Set([baseUrl, listenUrl].filter((u) => Boolean(u)))],
+    });
+    const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce });
+    const keyring = await loadKeyring(store, clock.now(), opts.webhooks?.signingKey);
+    const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
+    const wh = opts.webhooks ?? {};
+    dispatcher = new WebhookDispatcher({
+        store,
+        now: () => clock.now(),
+        keyring,
+        sender: wh.sender ?? httpWebhookSender({ timeoutMs: wh.timeoutMs ?? 10_000, allowLoopback }),
+        retry: { ...DEFAULT_RETRY, ...(wh.retry ?? {}) },
+        resolveProfile: (url) => resolver.resolve(url),
+        allowLoopback,
+        // One process: hand due events straight to its MCP sessions. Several processes on one database:
+        // announce them on the store's channel, and every process (this one included) fans them out.
+        onDue: store.channel ? undefined : (e) => hub.deliver([e]),
+        onAnnounce: store.channel ? (seqs) => store.channel.publish(seqs) : undefined,
+        log,
+        pollMs: wh.pollMs,
+    });
+    if (wh.enabled !== false)
+        dispatcher.start();
+    const unsubscribeChannel = store.channel?.subscribe((seqs) => {
+        store.read((tx) => tx.outbox.bySeq(seqs)).then((events) => hub.deliver(events), (err) => log.warn('could not read announced events', { error: String(err) }));
+    });
+    const profile = () => buildBusinessProfile(biz, {
+        baseUrl,
+        mcpEndpoint: `${baseUrl}/mcp`,
+        sandbox: opts.sandbox,
+        mechanisms: authPolicy.accepted,
+        allowEs256: authPolicy.allowEs256,
+        keys: keyring.published(clock.now()),
+    });
+    let openapiDoc;
+    const app = createRestApp({
+        pipeline,
+        profile,
+        openapi: () => (openapiDoc ??= buildOpenApi(baseUrl)),
+        maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,
+        trustProxy: opts.trustProxy,
+    });
+    // Filled at listen time with loopback names when listening on loopback and none were given.
+    const allowedHosts = [...(opts.allowedHosts ?? [])];
+    const mcpHttp = mountMcpHttp(app, { pipeline }, hub, {
+        allowedHosts,
+        allowedOrigins: opts.allowedOrigins ?? [],
+    });
+    let timer;
+    const interval = opts.sweepIntervalMs ?? 30_000;
+    if (interval > 0) {
+        timer = setInterval(() => {
+            sweep(store, biz, clock, ids).then(announce, (err) => log.error('sweep failed', { error: String(err) }));
+        }, interval);
+        timer.unref();
+    }
+    let http;
+    return {
+        biz,
+        store,
+        pipeline,
+        app,
+        profiles: resolver,
+        dispatcher,
+        keyring,
+        hub,
+        clock,
+        ids,
+        profile,
+        async listen(port, host = '127.0.0.1') {
+            const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
+            // Plaintext only where nobody can listen in: loopback, or a proxy that terminated TLS (spec 10.2.1).
+            if (!opts.tls && !loopback && !opts.trustProxy) {
+                throw new Error(`refusing to serve plain HTTP on ${host}: give --tls-cert/--tls-key, listen on loopback, or run behind a TLS proxy with --trust-proxy`);
+            }
+            await new Promise((resolve, reject) => {
+                http = opts.tls
+                    ? serve({ fetch: app.fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { cert: opts.tls.cert, key: opts.tls.key } }, () => resolve())
+                    : serve({ fetch: app.fetch, port, hostname: host }, () => resolve());
+                http.once('error', reject);
+            });
+            const addr = http.address();
+            if (allowedHosts.length === 0 && ['127.0.0.1', 'localhost', '::1'].includes(host))
+                allowedHosts.push('localhost', '127.0.0.1', '[::1]');
+            const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+            const url = `${opts.tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
+            listenUrl = url;
+            if (opts.security?.allowLoopbackProfiles && !['127.0.0.1', 'localhost', '::1'].includes(host)) {
+                throw new Error('--allow-loopback-profiles is only allowed when the server itself listens on loopback');
+            }
+            // When no public URL was configured, advertise the address actually listened on.
+            if (opts.business.settings.public_url === 'http://localhost:8787' && addr.port !== 8787)
+                baseUrl = url;
+            return url;
+        },
+        async close() {
+            if (timer)
+                clearInterval(timer);
+            await dispatcher?.stop();
+            unsubscribeChannel?.();
+            await mcpHttp.close();
+            if (http) {
+                const h = http;
+                await new Promise((resolve) => {
+                    h.close(() => resolve());
+                    h.closeAllConnections?.();
+                });
+            }
+            await store.close();
+        },
+    };
+}
+//# sourceMappingURL=compose.js.map

@@ -1,0 +1,229 @@
+/**
+ * MCP over HTTP on the `serve` process:
+ * - `/mcp`, Streamable HTTP. 2025-era clients (initialize handshake) get a session with its own
+ *   server instance, a GET stream for notifications, and DELETE to end it. 2026-07-28 clients
+ *   (per-request envelope, `server/discover`) are served statelessly; their webhook events travel
+ *   as `notifications/resources/updated` on a `usp://webhooks/...` resource with the payload in params.
+ * - `/sse` + `/messages`, the legacy HTTP+SSE transport, for clients that only speak it.
+ * Host and Origin are checked against DNS rebinding before anything else.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { WebStandardStreamableHTTPServerTransport, createMcpHandler, isLegacyRequest, } from '@modelcontextprotocol/server';
+import { createMcpServer } from './server.js';
+import { guardSend, restoreInResponse } from './wire-fix.js';
+/** The resource a 2026-era client subscribes to for a principal's events. */
+export function webhookResourceUri(principal) {
+    return `usp://webhooks/${createHash('sha256').update(principal).digest('base64url')}`;
+}
+export function mountMcpHttp(app, deps, hub, opts) {
+    const sessions = new Map();
+    const jsonError = (status, code, message) => new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'Content-Type': 'application/json' } });
+    const guard = (req) => {
+        const host = req.headers.get('host') ?? '';
+        if (opts.allowedHosts.length > 0 && !opts.allowedHosts.includes(host) && !opts.allowedHosts.includes(host.replace(/:\d+$/, ''))) {
+            return jsonError(403, -32600, 'Host not allowed');
+        }
+        const origin = req.headers.get('origin');
+        if (origin) {
+            let ok = opts.allowedOrigins.includes(origin);
+            try {
+                ok ||= new URL(origin).host === host;
+            }
+            catch {
+                ok = false;
+            }
+            if (!ok)
+                return jsonError(403, -32600, 'Origin not allowed');
+        }
+        return null;
+    };
+    // 2026-07-28 era: one server per request, events on a subscriptions/listen stream.
+    const modern = createMcpHandler(() => createMcpServer(deps, null), { legacy: 'reject', onerror: () => undefined });
+    const unsubscribeModern = hub.onEvent((principal, payload) => {
+        if (!principal)
+            return;
+        modern.bus.publish({ kind: 'resource_updated', uri: webhookResourceUri(principal), params: { ...payload } });
+    });
+    const newSession = async () => {
+        const id = randomUUID();
+        const transport = guardSend(new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: () => void live.close() }));
+        const live = {
+            id,
+            principals: new Set(),
+            catalogSubscriber: false,
+            transport,
+            lastSeen: Date.now(),
+            queue: [],
+            notify(method, params) {
+                if (live.queue)
+                    live.queue.push({ method, params });
+                else
+                    server.notification({ method, params }).catch(() => undefined);
+            },
+            async close() {
+                if (!sessions.delete(id))
+                    return;
+                unregister();
+                await server.close().catch(() => undefined);
+            },
+        };
+        // The server records on `live` the principals it acts for, so events find their way back.
+        const server = createMcpServer(deps, live);
+        const unregister = hub.register(live);
+        sessions.set(id, live);
+        await server.connect(transport);
+        return live;
+    };
+    app.all('/mcp', async (c) => {
+        const req = c.req.raw;
+        const refused = guard(req);
+        if (refused)
+            return refused;
+        if (!(await isLegacyRequest(req)))
+            return restoreInResponse(await modern.fetch(req));
+        const sid = req.headers.get('mcp-session-id');
+        if (sid) {
+            const live = sessions.get(sid);
+            if (!live)
+                return jsonError(404, -32001, 'Session not found; initialize a new session.');
+            live.lastSeen = Date.now();
+            const res = await live.transport.handleRequest(req);
+            if (req.method === 'GET' && res.ok && live.queue) {
+                const pending = live.queue;
+                live.queue = null;
+                setImmediate(() => pending.forEach((n) => live.notify(n.method, n.params)));
+            }
+            return res;
+        }
+        if (req.method !== 'POST')
+            return jsonError(400, -32600, 'Missing Mcp-Session-Id header.');
+        const live = await newSession();
+        const res = await live.transport.handleRequest(req);
+        if (!res.ok)
+            await live.close();
+        return res;
+    });
+    // Legacy HTTP+SSE (2024-11-05 transport): GET /sse opens the stream, POST /messages?sessionId= carries requests.
+    app.get('/sse', async (c) => {
+        const refused = guard(c.req.raw);
+        if (refused)
+            return refused;
+        const transport = new SseTransport(`/messages`);
+        const live = {
+            id: transport.sessionId,
+            principals: new Set(),
+            catalogSubscriber: false,
+            transport,
+            lastSeen: Date.now(),
+            queue: null,
+            notify: (method, params) => void server.notification({ method, params }).catch(() => undefined),
+            close: async () => {
+                if (!sessions.delete(transport.sessionId))
+                    return;
+                unregister();
+                await server.close().catch(() => undefined);
+            },
+        };
+        const server = createMcpServer(deps, live);
+        const unregister = hub.register(live);
+        sessions.set(transport.sessionId, live);
+        transport.onclose = () => void live.close();
+        await server.connect(guardSend(transport));
+        return transport.response();
+    });
+    app.post('/messages', async (c) => {
+        const refused = guard(c.req.raw);
+        if (refused)
+            return refused;
+        const live = sessions.get(c.req.query('sessionId') ?? '');
+        if (!live || !(live.transport instanceof SseTransport))
+            return jsonError(404, -32001, 'Unknown sessionId.');
+        live.lastSeen = Date.now();
+        let message;
+        try {
+            message = (await c.req.json());
+        }
+        catch {
+            return jsonError(400, -32700, 'Parse error');
+        }
+        live.transport.receive(message, c.req.raw);
+        return new Response('Accepted', { status: 202 });
+    });
+    const idle = opts.idleTimeoutMs ?? 30 * 60_000;
+    const reaper = setInterval(() => {
+        const cutoff = Date.now() - idle;
+        for (const s of sessions.values())
+            if (s.lastSeen < cutoff && !(s.transport instanceof SseTransport && s.transport.open))
+                void s.close();
+    }, Math.min(idle, 60_000));
+    reaper.unref();
+    return {
+        sessionCount: () => sessions.size,
+        async close() {
+            clearInterval(reaper);
+            unsubscribeModern();
+            await Promise.all([...sessions.values()].map((s) => s.close()));
+            await modern.close();
+        },
+    };
+}
+/** The server side of the legacy HTTP+SSE transport, written against the SDK's Transport interface. */
+export class SseTransport {
+    endpoint;
+    sessionId = randomUUID();
+    onclose;
+    onerror;
+    onmessage;
+    open = false;
+    controller;
+    encoder = new TextEncoder();
+    keepAlive;
+    constructor(endpoint) {
+        this.endpoint = endpoint;
+    }
+    response() {
+        const stream = new ReadableStream({
+            start: (controller) => {
+                this.controller = controller;
+                this.open = true;
+                this.write(`event: endpoint\ndata: ${this.endpoint}?sessionId=${this.sessionId}\n\n`);
+                this.keepAlive = setInterval(() => this.write(': keep-alive\n\n'), 15_000);
+                this.keepAlive.unref();
+            },
+            cancel: () => void this.close(),
+        });
+        return new Response(stream, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' } });
+    }
+    async start() { }
+    receive(message, request) {
+        this.onmessage?.(message, { request });
+    }
+    async send(message) {
+        if (!this.open)
+            throw new Error('SSE stream is closed');
+        this.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    }
+    async close() {
+        if (!this.open)
+            return;
+        this.open = false;
+        if (this.keepAlive)
+            clearInterval(this.keepAlive);
+        try {
+            this.controller?.close();
+        }
+        catch {
+            /* already closed by the client */
+        }
+        this.onclose?.();
+    }
+    write(s) {
+        try {
+            this.controller?.enqueue(this.encoder.encode(s));
+        }
+        catch {
+            void this.close();
+        }
+    }
+}
+//# sourceMappingURL=http.js.map

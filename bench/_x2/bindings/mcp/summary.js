@@ -1,0 +1,100 @@
+function when(iso, zone) {
+    if (typeof iso !== 'string')
+        return 'an unknown time';
+    const d = new Date(iso);
+    if (Number.isNaN(d.getTime()))
+        return iso;
+    const text = new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        weekday: 'short',
+        month: 'short',
+        day: 'numeric',
+        year: 'numeric',
+        hour: 'numeric',
+        minute: '2-digit',
+        timeZoneName: 'short',
+    }).format(d);
+    return `${text} (${zone})`;
+}
+function money(amount, currency) {
+    if (typeof amount !== 'number')
+        return '';
+    const cur = typeof currency === 'string' ? currency : 'USD';
+    try {
+        return new Intl.NumberFormat('en-US', { style: 'currency', currency: cur }).format(amount / 100);
+    }
+    catch {
+        return `${(amount / 100).toFixed(2)} ${cur}`;
+    }
+}
+function bookingText(b, ctx) {
+    const lines = [`Booking ${b.id}: ${b.service_name}, ${when(b.slot?.start, ctx.zone)}; status ${b.status}.`];
+    if (b.resources?.length)
+        lines.push(`With ${b.resources.map((r) => r.name).join(', ')}.`);
+    if (b.location?.name)
+        lines.push(`At ${b.location.name}.`);
+    const pay = (b.actions ?? []).find((a) => a.status === 'pending' && a.type === 'payment');
+    if (b.status === 'requires_action' && pay) {
+        lines.push(`NOT confirmed and NOT paid yet: the person must pay ${money(pay.payment_context?.amount_due, pay.payment_context?.currency)} at ${pay.continue_url} before ${when(pay.expires_at, ctx.zone)}, or the booking is canceled. Give them that link exactly.`);
+    }
+    else if (b.status === 'pending') {
+        lines.push(`Waiting for the business to confirm${b.expires_at ? ` (by ${when(b.expires_at, ctx.zone)})` : ''}; it is not confirmed yet.`);
+    }
+    else if (b.status === 'confirmed') {
+        if (b.payment?.timing === 'at_service' && b.payment?.amount)
+            lines.push(`Pay ${money(b.payment.amount, b.payment.currency)} at the appointment.`);
+    }
+    else if (b.status === 'canceled' && b.cancellation) {
+        lines.push(`Canceled by ${b.cancellation.canceled_by}; fee ${money(b.cancellation.fee ?? 0, b.payment?.currency ?? ctx.currency)}, refund ${money(b.cancellation.refund_amount ?? 0, b.payment?.currency ?? ctx.currency)}.`);
+    }
+    if (b.revision)
+        lines.push(`Revision ${b.revision}.`);
+    return lines.join(' ');
+}
+export function summarize(tool, data, messages, ctx) {
+    const parts = [];
+    for (const m of messages)
+        parts.push(`${m.type === 'error' ? 'Could not complete' : m.type}: ${m.code ? `[${m.code}] ` : ''}${m.content}`);
+    if (data.booking)
+        parts.push(bookingText(data.booking, ctx));
+    if (data.hold) {
+        const h = data.hold;
+        parts.push(h.status === 'active'
+            ? `Slot held (hold ${h.id}) until ${when(h.expires_at, ctx.zone)}. Nothing is booked yet: book with usp_bookings_create before then.`
+            : `Hold ${h.id} is ${h.status}.`);
+    }
+    if (data.entry) {
+        const e = data.entry;
+        let t = `Waitlist entry ${e.id}: ${e.status}, position ${e.position}.`;
+        if (e.status === 'offered' && e.offered_slot)
+            t += ` A place is offered at ${when(e.offered_slot.start, ctx.zone)}; accept with usp_waitlist_accept before ${when(e.offer_expires_at, ctx.zone)}.`;
+        parts.push(t);
+    }
+    if (Array.isArray(data.slots)) {
+        const slots = data.slots;
+        if (slots.length === 0)
+            parts.push('No open slots in that range.');
+        else {
+            const shown = slots.slice(0, 8).map((s) => `${when(s.start, ctx.zone)}${s.resources?.length ? ` with ${s.resources.map((r) => r.name).join(' + ')}` : ''}${s.capacity ? `, ${s.capacity.remaining} spots left` : ''} [slot_id ${s.id}]`);
+            parts.push(`${slots.length} slot(s)${data.pagination?.has_more ? ' (more pages)' : ''}: ${shown.join('; ')}${slots.length > 8 ? '; ...' : ''}.`);
+        }
+    }
+    if (Array.isArray(data.services)) {
+        const services = data.services;
+        parts.push(services.length === 0
+            ? 'No matching services.'
+            : services.map((s) => `${s.name} [${s.id}]: ${s.pricing?.model === 'free' ? 'free' : money(s.pricing?.amount, s.pricing?.currency)}${s.duration?.fixed ? `, ${s.duration.fixed.replace('PT', '').toLowerCase()}` : ''}`).join('; ') + '.');
+    }
+    if (data.service)
+        parts.push(`${data.service.name} [${data.service.id}]: ${data.service.pricing?.model === 'free' ? 'free' : money(data.service.pricing?.amount, data.service.pricing?.currency)}.`);
+    if (Array.isArray(data.entries))
+        parts.push(`${data.entries.length} waitlist entr${data.entries.length === 1 ? 'y' : 'ies'}.`);
+    if (Array.isArray(data.items))
+        parts.push(`${data.items.length} catalog change(s).`);
+    if (data.subscription)
+        parts.push(`Feed subscription ${data.subscription.id} is ${data.subscription.status}.`);
+    if (parts.length === 0)
+        parts.push(`${tool} done.`);
+    return parts.join('\n');
+}
+//# sourceMappingURL=summary.js.map

@@ -1,0 +1,187 @@
+/**
+ * The REST door (spec 9.1): a Hono app whose routes are generated from the operations table.
+ * It frames bytes and headers into an OperationRequest and the result back into JSON; every
+ * decision is the pipeline's.
+ */
+import { Hono } from 'hono';
+import { parseDictionary } from 'structured-headers';
+import { randomUUID } from 'node:crypto';
+import { OPERATIONS, ProtocolError } from '../../operations/index.js';
+import { REST_ERRORS, problemBody } from './problems.js';
+import { mountCheckoutPages } from './checkout-page.js';
+const JSON_TYPE = 'application/json';
+export function createRestApp(opts) {
+    const app = new Hono();
+    app.use('*', async (c, next) => {
+        const correlationId = c.req.header('usp-correlation-id') ?? randomUUID();
+        if (opts.trustProxy && c.req.header('x-forwarded-proto') !== 'https' && new URL(c.req.url).protocol !== 'https:') {
+            c.res = problem(c, new ProtocolError('invalid_request', 'Use HTTPS: this business does not accept plaintext requests.', { detailCode: 'https_required' }));
+            c.res.headers.set('USP-Correlation-Id', correlationId);
+            return;
+        }
+        await next();
+        c.res.headers.set('X-Content-Type-Options', 'nosniff');
+        c.res.headers.set('USP-Correlation-Id', correlationId);
+    });
+    app.get('/.well-known/usp', (c) => {
+        c.header('Cache-Control', `public, max-age=${Math.max(60, opts.profileMaxAge ?? 300)}`);
+        return c.json(opts.profile());
+    });
+    app.get('/openapi.json', (c) => {
+        c.header('Cache-Control', 'public, max-age=300');
+        return c.json(opts.openapi());
+    });
+    mountCheckoutPages(app, opts.pipeline);
+    const byPath = new Map();
+    for (const op of OPERATIONS) {
+        const list = byPath.get(op.rest.path) ?? [];
+        list.push(op);
+        byPath.set(op.rest.path, list);
+    }
+    for (const [path, ops] of byPath) {
+        const honoPath = path.replace(/\{(\w+)\}/g, ':$1');
+        for (const op of ops) {
+            app.on(op.rest.method, honoPath, (c) => handle(c, op, opts));
+        }
+        const allowed = ops.map((o) => o.rest.method).join(', ');
+        app.all(honoPath, (c) => {
+            // problem() builds a fresh Response, so the Allow header goes on that response itself.
+            const res = problem(c, new ProtocolError('method_not_allowed', `${c.req.method} is not allowed here; use ${allowed}.`));
+            res.headers.set('Allow', allowed);
+            return res;
+        });
+    }
+    app.notFound((c) => problem(c, new ProtocolError('not_found', `No USP endpoint at ${c.req.path}.`)));
+    app.onError((err, c) => {
+        console.error('[usp-server] unexpected REST failure', err);
+        return problem(c, new ProtocolError('server_error', 'The business could not process the request.'));
+    });
+    return app;
+}
+async function handle(c, op, opts) {
+    let req;
+    try {
+        req = await readRequest(c, op, opts);
+    }
+    catch (err) {
+        if (err instanceof ProtocolError)
+            return problem(c, err);
+        throw err;
+    }
+    const res = await opts.pipeline.execute(op, req);
+    if (!res.ok)
+        return problem(c, res.error);
+    const body = { usp: res.usp, ...res.data };
+    if (res.messages.length > 0)
+        body.messages = res.messages;
+    return c.json(body, res.status);
+}
+async function readRequest(c, op, opts) {
+    let input = {};
+    let raw = new Uint8Array(0);
+    if (op.rest.input === 'body' || (op.rest.input === 'none' && op.rest.method !== 'GET')) {
+        const declared = Number(c.req.header('content-length') ?? '0');
+        if (declared > opts.maxBodyBytes)
+            throw tooLarge(opts.maxBodyBytes);
+        raw = new Uint8Array(await c.req.arrayBuffer());
+        if (raw.byteLength > opts.maxBodyBytes)
+            throw tooLarge(opts.maxBodyBytes);
+        if (raw.byteLength > 0 && op.rest.input === 'body') {
+            const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+            if (type !== JSON_TYPE && !type.endsWith('+json')) {
+                throw new ProtocolError('unsupported_media_type', 'Send the request body as application/json.');
+            }
+            let parsed;
+            try {
+                parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+            }
+            catch {
+                throw new ProtocolError('invalid_request', 'The request body is not valid JSON.', { errors: [{ field: '(body)', message: 'malformed JSON' }] });
+            }
+            if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+                throw new ProtocolError('invalid_request', 'The request body must be a JSON object.', { errors: [{ field: '(body)', message: 'not an object' }] });
+            }
+            input = parsed;
+        }
+    }
+    else if (op.rest.input === 'query') {
+        input = { ...c.req.query() };
+    }
+    Object.assign(input, c.req.param());
+    const headers = {};
+    c.req.raw.headers.forEach((v, k) => (headers[k] = v));
+    return {
+        input,
+        profile: parseAgent(c.req.header('usp-agent')),
+        idempotencyKey: c.req.header('idempotency-key') ?? null,
+        ifMatch: c.req.header('if-match') ?? null,
+        // The exact bytes and headers: signatures, digests and DPoP proofs are checked below the door.
+        presented: { binding: 'rest', http: { method: c.req.method, url: publicUrl(c, opts), headers, body: raw } },
+    };
+}
+/** The URL as the client addressed it (behind a TLS-terminating proxy, the forwarded scheme). */
+function publicUrl(c, opts) {
+    const url = new URL(c.req.url);
+    if (opts.trustProxy) {
+        const proto = c.req.header('x-forwarded-proto');
+        if (proto === 'https' || proto === 'http')
+            url.protocol = `${proto}:`;
+        const host = c.req.header('x-forwarded-host');
+        if (host)
+            url.host = host;
+    }
+    return url.toString();
+}
+/** USP-Agent is an RFC 8941 dictionary: `profile="https://..."`. */
+export function parseAgent(header) {
+    if (header === undefined || header.trim() === '')
+        return null;
+    let dict;
+    try {
+        dict = parseDictionary(header);
+    }
+    catch {
+        throw new ProtocolError('invalid_request', 'USP-Agent must be a structured-field dictionary, e.g. profile="https://platform.example/profile.json".', {
+            errors: [{ field: 'USP-Agent', message: 'not an RFC 8941 dictionary' }],
+        });
+    }
+    const entry = dict.get('profile');
+    if (entry === undefined)
+        return null;
+    const value = entry[0];
+    if (typeof value !== 'string') {
+        throw new ProtocolError('invalid_request', 'The USP-Agent profile member must be a quoted string.', {
+            errors: [{ field: 'USP-Agent', message: 'profile is not a string' }],
+        });
+    }
+    return value;
+}
+function tooLarge(max) {
+    return new ProtocolError('payload_too_large', `Request bodies are limited to ${max} bytes.`);
+}
+/** RFC 9110 challenges naming every mechanism the business would accept (spec 10.1.6). */
+function wwwAuthenticate(accepted, err) {
+    const challenges = [];
+    const detail = err.detailCode && err.code === 'pop_proof_required' ? `, error="${err.detailCode === 'proof_nonce_required' ? 'use_dpop_nonce' : 'invalid_dpop_proof'}"` : '';
+    if (accepted.includes('platform_key_pop') || accepted.includes('booking_scoped_credential'))
+        challenges.push(`DPoP realm="usp", algs="EdDSA ES256"${detail}`);
+    if (accepted.includes('http_message_signature'))
+        challenges.push('Signature realm="usp"');
+    if (accepted.includes('api_key'))
+        challenges.push('Bearer realm="usp"');
+    return challenges.join(', ') || 'Bearer realm="usp"';
+}
+function problem(c, err) {
+    const status = REST_ERRORS[err.code].status;
+    const headers = { 'Content-Type': 'application/problem+json' };
+    if (err.retryAfter !== undefined)
+        headers['Retry-After'] = String(err.retryAfter);
+    if (status === 401) {
+        const accepted = err.extra?.accepted_mechanisms ?? ['api_key'];
+        headers['WWW-Authenticate'] = wwwAuthenticate(accepted, err);
+    }
+    if (err.detailCode === 'proof_nonce_required' && typeof err.extra?.nonce === 'string')
+        headers['DPoP-Nonce'] = err.extra.nonce;
+    return new Response(JSON.stringify(problemBody(err, c.req.path)), { status, headers });
+}
+//# sourceMappingURL=app.js.map

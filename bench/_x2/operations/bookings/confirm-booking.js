@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { defineOperation, ok } from '../define.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move } from '../engine/bookings.js';
+import { id } from '../schemas.js';
+import { bookingNotFound } from './get-booking.js';
+/** The business approves a manual-confirmation booking (spec 5.3.4). Business-only (decision D8). */
+export const confirmBooking = defineOperation({
+    name: 'confirm_booking',
+    tool: 'usp_bookings_confirm',
+    rest: { method: 'POST', path: '/bookings/{booking_id}/confirm', input: 'body' },
+    resource: { kind: 'booking', key: 'booking_id' },
+    access: 'business_only',
+    capability: 'dev.usp-protocol.services.bookings',
+    mutating: true,
+    conditional: true,
+    writes: true,
+    summary: 'The business confirms a booking that waits for manual confirmation.',
+    input: z.object({ booking_id: id('The booking id.'), notes: z.string().max(2000).optional() }),
+    async handle(inp, ctx) {
+        const rec = await loadBooking(ctx, inp.booking_id);
+        if (!rec)
+            return bookingNotFound(inp.booking_id);
+        if (rec.booking.status === 'confirmed') {
+            return { data: { booking: rec.booking }, messages: [alreadyMessage('The booking is already confirmed.')] };
+        }
+        checkRevision(ctx, rec.booking.revision);
+        move(rec, 'confirm', ctx);
+        rec.priv.confirmed_once = true;
+        delete rec.booking.expires_at;
+        rec.priv.expires_at_ms = undefined;
+        await ctx.tx.claims.setExpiry(rec.booking.id, null);
+        await ctx.tx.bookings.update(rec);
+        emitBookingEvent(ctx, 'booking.confirmed', rec);
+        return ok({ booking: rec.booking });
+    },
+});
+//# sourceMappingURL=confirm-booking.js.map

@@ -1,0 +1,276 @@
+import { allowedMoves, nextStatus } from '../../domain/booking-status.js';
+import { amountDueAtBooking, bookingPrice, formatMoney } from '../../domain/pricing.js';
+import { blockedInterval } from '../../domain/slots.js';
+import { formatDuration, formatInstant } from '../../domain/time.js';
+import { infoMessage } from '../../domain/outcomes.js';
+import { ProtocolError } from '../errors.js';
+import { mayAct } from '../runtime.js';
+import { slotResources } from './availability.js';
+import { offerFreedPlace } from './waitlist.js';
+export const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+export function newRevision(ctx) {
+    return ctx.ids.next('rev');
+}
+/** Create the booking and take (or inherit from the hold) its claims. Call only after checkSlot. */
+export async function createBookingRecord(ctx, nb) {
+    const { service, slot } = nb;
+    const now = ctx.now;
+    const id = ctx.ids.next('bkg');
+    const zone = ctx.biz.zone;
+    const total = bookingPrice(service, nb.partySize, slot.durationMs);
+    const dueNow = amountDueAtBooking(service, total);
+    const settings = ctx.biz.def.settings;
+    const booking = {
+        id,
+        service_id: service.id,
+        service_name: service.name,
+        slot: { id: slot.id, start: formatInstant(slot.startMs, zone), end: formatInstant(slot.endMs, zone), duration: formatDuration(slot.durationMs) },
+        buyer: nb.buyer,
+        party_size: nb.partySize,
+        status: 'confirmed',
+        confirmation_mode: service.policies.confirmation_mode,
+        created_at: iso(now),
+        updated_at: iso(now),
+        revision: newRevision(ctx),
+    };
+    if (nb.recipient)
+        booking.recipient = nb.recipient;
+    const resources = slotResources(ctx.biz, slot.resourceIds);
+    if (resources.length > 0)
+        booking.resources = resources;
+    if (slot.locationId) {
+        const loc = ctx.biz.def.business.locations.find((l) => l.id === slot.locationId);
+        if (loc)
+            booking.location = { id: loc.id, name: loc.name };
+    }
+    if (nb.deliveryAddress)
+        booking.delivery_address = nb.deliveryAddress;
+    if (nb.notes !== undefined)
+        booking.notes = nb.notes;
+    const rec = {
+        booking,
+        priv: {
+            principal: nb.hold?.priv.principal ?? ctx.caller.principal,
+            profile: nb.hold?.priv.profile ?? ctx.caller.profile,
+            slot_key: slot.key,
+            start_ms: slot.startMs,
+            end_ms: slot.endMs,
+            resource_ids: [...slot.resourceIds],
+            hold_id: nb.hold?.hold.id,
+            reschedule_count: 0,
+            price_total: total,
+            amount_paid: 0,
+        },
+    };
+    if (nb.postPaymentReturn)
+        rec.priv.post_payment_return_request = nb.postPaymentReturn;
+    if (nb.waitlistEntryId)
+        rec.priv.waitlist_entry_id = nb.waitlistEntryId;
+    const pol = service.policies;
+    if (pol.requires_payment) {
+        booking.payment = {
+            status: dueNow > 0 ? 'pending' : 'not_required',
+            timing: pol.payment_timing ?? 'at_service',
+            amount: total,
+            currency: service.pricing.currency,
+            amount_due: dueNow,
+        };
+        if (pol.payment_timing === 'deposit_required')
+            booking.payment.deposit_amount = dueNow;
+    }
+    let expiresMs;
+    if (dueNow > 0) {
+        expiresMs = Math.min(now + settings.payment_ttl_seconds * 1000, slot.startMs);
+        booking.actions = [paymentAction(ctx, rec, service, dueNow, expiresMs, 'booking')];
+        booking.status = 'requires_action';
+    }
+    else if (pol.confirmation_mode === 'manual') {
+        expiresMs = Math.min(now + settings.manual_confirmation_ttl_seconds * 1000, slot.startMs);
+        booking.status = 'pending';
+    }
+    if (expiresMs !== undefined) {
+        booking.expires_at = iso(expiresMs);
+        rec.priv.expires_at_ms = expiresMs;
+    }
+    if (nb.hold) {
+        await ctx.tx.claims.transfer(nb.hold.hold.id, id, expiresMs ?? null);
+        nb.hold.hold.status = 'converted';
+        nb.hold.priv.booking_id = id;
+        await ctx.tx.holds.update(nb.hold);
+    }
+    else {
+        await ctx.tx.claims.add(claimRows(service, slot, id, nb.partySize, false, expiresMs ?? null));
+    }
+    if (booking.status === 'confirmed')
+        rec.priv.confirmed_once = true;
+    await ctx.tx.bookings.insert(rec);
+    await scheduleReminder(ctx, rec);
+    if (booking.status === 'confirmed') {
+        emitBookingEvent(ctx, 'booking.confirmed', rec);
+    }
+    return rec;
+}
+export function claimRows(service, slot, ownerId, spots, isHold, expiresAtMs) {
+    const blocked = blockedInterval(service, slot.startMs);
+    return slot.resourceIds.map((resource_id) => ({
+        resource_id,
+        start_ms: blocked.startMs,
+        end_ms: blocked.endMs,
+        slot_key: slot.key,
+        owner_id: ownerId,
+        spots,
+        is_hold: isHold,
+        service_id: service.id,
+        expires_at_ms: expiresAtMs,
+    }));
+}
+/** A hosted checkout link for a pending payment (spec 8.5.4): https in production, no secrets in the query. */
+export function checkoutUrl(ctx, bookingId) {
+    const s = ctx.biz.def.settings;
+    const template = s.checkout_url_template ?? `${s.public_url.replace(/\/$/, '')}/checkout/{booking_id}`;
+    return template.replace('{booking_id}', encodeURIComponent(bookingId));
+}
+export function paymentAction(ctx, rec, service, amountDue, expiresMs, what) {
+    const currency = service.pricing.currency;
+    const b = rec.booking;
+    const label = what === 'booking' ? (service.policies.payment_timing === 'deposit_required' ? `Deposit for ${service.name}` : service.name) : `Reschedule of ${service.name}`;
+    return {
+        type: 'payment',
+        status: 'pending',
+        continue_url: checkoutUrl(ctx, b.id),
+        expires_at: iso(expiresMs),
+        message: {
+            type: 'info',
+            code: 'payment_required',
+            content: `Pay ${formatMoney(amountDue, currency)} before ${formatInstant(expiresMs, ctx.biz.zone)} to confirm this booking.`,
+            severity: 'requires_buyer_input',
+        },
+        payment_context: {
+            amount_due: amountDue,
+            currency,
+            description: `${label}, ${b.slot.start}`,
+            line_items: [{ label, amount: amountDue, quantity: 1, item_id: service.id }],
+            metadata: { booking_id: b.id, service_id: service.id, service_type: service.type, slot_start: b.slot.start },
+        },
+    };
+}
+/** Apply a state-machine move or refuse it with booking_state_conflict naming what is allowed. */
+const PARTICIPLE = {
+    confirm: 'confirmed',
+    complete_actions: 'confirmed',
+    await_confirmation: 'confirmed',
+    require_action: 'changed',
+    cancel: 'canceled',
+    expire: 'expired',
+    reschedule: 'rescheduled',
+    start: 'started',
+    complete: 'completed',
+    no_show: 'marked as a no-show',
+};
+export function move(rec, m, ctx) {
+    const to = nextStatus(rec.booking.status, m);
+    if (!to)
+        throw stateConflict(rec, PARTICIPLE[m]);
+    rec.booking.status = to;
+    touch(rec, ctx);
+}
+/** Refuse a move the state machine forbids (decision D2), naming the status and what is allowed. */
+export function stateConflict(rec, participle) {
+    const status = rec.booking.status;
+    const allowed = allowedMoves(status);
+    const next = allowed.length > 0 ? ` From ${status} it can be: ${allowed.join(', ')}.` : ` ${status} is final.`;
+    return new ProtocolError('booking_state_conflict', `This booking is ${status}; it cannot be ${participle}.${next}`, {
+        detailCode: 'booking_state_conflict',
+        extra: { current_status: status, allowed_moves: allowed },
+    });
+}
+export function touch(rec, ctx) {
+    rec.booking.updated_at = iso(ctx.now);
+    rec.booking.revision = newRevision(ctx);
+}
+/** Reject a stale precondition (spec 5.6): compared before any write. */
+export function checkRevision(ctx, current) {
+    if (ctx.ifMatch !== undefined && ctx.ifMatch !== current) {
+        throw new ProtocolError('revision_mismatch', 'The resource changed since it was read; read it again and retry with the new revision.', {
+            extra: { current_revision: current },
+        });
+    }
+}
+/** Load a booking the caller may see, applying expiry first. Null when unknown or not the caller's. */
+export async function loadBooking(ctx, id) {
+    const rec = await ctx.tx.bookings.get(id);
+    if (!rec)
+        return null;
+    if (!mayAct(ctx.caller, rec.priv.principal, rec.booking.id))
+        return null;
+    await expireIfDue(ctx, rec);
+    return rec;
+}
+/** Pending and requires_action bookings whose `expires_at` passed become canceled (spec 5.1). */
+export async function expireIfDue(ctx, rec) {
+    const b = rec.booking;
+    if ((b.status !== 'pending' && b.status !== 'requires_action') || rec.priv.expires_at_ms === undefined)
+        return false;
+    if (rec.priv.expires_at_ms > ctx.now)
+        return false;
+    b.status = 'canceled';
+    for (const a of b.actions ?? [])
+        if (a.status === 'pending')
+            a.status = 'expired';
+    b.cancellation = { reason: 'expired', canceled_by: 'system', fee: 0, refund_amount: rec.priv.amount_paid, canceled_at: iso(rec.priv.expires_at_ms) };
+    if (b.payment && b.payment.status === 'pending')
+        b.payment.amount_due = 0;
+    delete b.expires_at;
+    rec.priv.expires_at_ms = undefined;
+    touch(rec, ctx);
+    await ctx.tx.bookings.update(rec);
+    await freeSlot(ctx, rec);
+    emitBookingEvent(ctx, 'booking.canceled', rec);
+    return true;
+}
+/** Remove a booking's claims and offer the freed place to the waitlist. */
+export async function freeSlot(ctx, rec) {
+    await ctx.tx.claims.removeOwner(rec.booking.id);
+    // Terminal state: the booking's credentials stop working (spec 10.1.6), and no reminder follows.
+    await ctx.tx.security.revokeCredentials(rec.booking.id);
+    await ctx.tx.outbox.cancelScheduled(rec.booking.id, 'booking.reminder');
+    const service = ctx.biz.services.get(rec.booking.service_id);
+    const p = rec.priv;
+    if (service)
+        await offerFreedPlace(ctx, service, { key: p.slot_key, startMs: p.start_ms, endMs: p.end_ms, resourceIds: p.resource_ids });
+}
+/** A booking's credential stays usable until a day after the service ends (its actionable window). */
+export function bookingCredentialExpiry(rec) {
+    return rec.priv.end_ms + 86_400_000;
+}
+/** Schedule `booking.reminder` ahead of the start (spec 5.4.1), replacing any earlier one. */
+export async function scheduleReminder(ctx, rec) {
+    await ctx.tx.outbox.cancelScheduled(rec.booking.id, 'booking.reminder');
+    const offset = ctx.biz.def.settings.reminder_offset_seconds * 1000;
+    if (offset <= 0)
+        return;
+    const due = rec.priv.start_ms - offset;
+    if (due <= ctx.now)
+        return;
+    ctx.emit({
+        event: 'booking.reminder',
+        orderKey: rec.booking.id,
+        principal: rec.priv.principal,
+        profile: rec.priv.profile ?? null,
+        payload: { booking_id: rec.booking.id, data: structuredClone(rec.booking) },
+        dueMs: due,
+    });
+}
+export function emitBookingEvent(ctx, event, rec, extra = {}) {
+    ctx.emit({
+        event,
+        orderKey: rec.booking.id,
+        principal: rec.priv.principal,
+        profile: rec.priv.profile ?? null,
+        payload: { booking_id: rec.booking.id, ...extra, data: structuredClone(rec.booking) },
+    });
+}
+export function alreadyMessage(content) {
+    return infoMessage('already_in_state', content);
+}
+//# sourceMappingURL=bookings.js.map

@@ -1,0 +1,54 @@
+/**
+ * Input shapes shared by several operations. These zod schemas are the single source: they
+ * validate what arrives, type the handlers, and are emitted as JSON Schema for MCP `tools/list`
+ * and for the published OpenAPI document. They are never stricter than the protocol: unknown
+ * members are dropped, not refused.
+ */
+import { z } from 'zod';
+import { isIsoDate, parseInstant } from '../domain/time.js';
+export const id = (what) => z.string().min(1).max(512).describe(what);
+export const Buyer = z
+    .object({
+    first_name: z.string().min(1).max(200),
+    last_name: z.string().min(1).max(200),
+    email: z.email().max(320),
+    phone_number: z.string().max(50).optional(),
+    consent: z.record(z.string(), z.boolean()).optional().describe('Consent flags the buyer granted (analytics, marketing, ...).'),
+})
+    .describe('The person booking: first_name, last_name and email are required.');
+export const DeliveryAddress = z
+    .object({
+    line1: z.string().min(1).max(500),
+    line2: z.string().max(500).optional(),
+    city: z.string().min(1).max(200),
+    region: z.string().max(200).optional(),
+    postal_code: z.string().max(50).optional(),
+    country: z.string().min(2).max(100),
+    coordinates: z.object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180) }).optional(),
+})
+    .describe('Where the service happens, required for services delivered at the buyer location.');
+export const PaginationRequest = z
+    .object({
+    cursor: z.string().max(2048).nullable().optional().describe('Opaque cursor from the previous page.'),
+    limit: z.number().int().min(1).max(100).optional(),
+})
+    .optional();
+export const DateOrInstant = z
+    .string()
+    .refine((s) => isIsoDate(s) || parseInstant(s) !== null, 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time');
+/** Opaque cursors: base64url JSON, so a tampered cursor is detected rather than trusted. */
+export function encodeCursor(v) {
+    return Buffer.from(JSON.stringify(v), 'utf8').toString('base64url');
+}
+export function decodeCursor(s) {
+    if (!s)
+        return null;
+    try {
+        const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
+        return v && typeof v === 'object' && !Array.isArray(v) ? v : null;
+    }
+    catch {
+        return null;
+    }
+}
+//# sourceMappingURL=schemas.js.map

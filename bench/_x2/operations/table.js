@@ -1,0 +1,57 @@
+import { listServices } from './catalog/list-services.js';
+import { getService } from './catalog/get-service.js';
+import { lookupServices } from './catalog/lookup-services.js';
+import { servicesFeed } from './catalog/services-feed.js';
+import { cancelFeedSubscription, createFeedSubscription, getFeedSubscription, pauseFeedSubscription, resumeFeedSubscription, } from './catalog/feed-subscriptions.js';
+import { queryAvailability } from './availability/query-availability.js';
+import { holdSlot } from './availability/hold-slot.js';
+import { releaseHold } from './availability/release-hold.js';
+import { createBooking } from './bookings/create-booking.js';
+import { getBooking } from './bookings/get-booking.js';
+import { updateBooking } from './bookings/update-booking.js';
+import { confirmBooking } from './bookings/confirm-booking.js';
+import { cancelBooking } from './bookings/cancel-booking.js';
+import { rescheduleBooking } from './bookings/reschedule-booking.js';
+import { confirmPayment } from './bookings/confirm-payment.js';
+import { completeBooking, markNoShow, startBooking } from './bookings/business-moves.js';
+import { completeCheckout, viewCheckout } from './bookings/checkout.js';
+import { acceptWaitlistOffer, declineWaitlistOffer, getWaitlistEntry, joinWaitlist, leaveWaitlist, listWaitlist, } from './waitlist/waitlist-ops.js';
+export const OPERATIONS = [
+    listServices,
+    servicesFeed,
+    lookupServices,
+    createFeedSubscription,
+    getFeedSubscription,
+    pauseFeedSubscription,
+    resumeFeedSubscription,
+    cancelFeedSubscription,
+    getService,
+    queryAvailability,
+    holdSlot,
+    releaseHold,
+    createBooking,
+    getBooking,
+    updateBooking,
+    confirmBooking,
+    cancelBooking,
+    rescheduleBooking,
+    confirmPayment,
+    startBooking,
+    completeBooking,
+    markNoShow,
+    viewCheckout,
+    completeCheckout,
+    joinWaitlist,
+    listWaitlist,
+    getWaitlistEntry,
+    leaveWaitlist,
+    acceptWaitlistOffer,
+    declineWaitlistOffer,
+];
+export function operationByName(name) {
+    const op = OPERATIONS.find((o) => o.name === name);
+    if (!op)
+        throw new Error(`unknown operation ${name}`);
+    return op;
+}
+//# sourceMappingURL=table.js.map

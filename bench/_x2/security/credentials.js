@@ -1,0 +1,45 @@
+/**
+ * Booking-scoped credentials (spec 10.1.6, profile.json BookingScopedCredential): `bsc_` plus 160
+ * random bits, issued on creation as a sibling of the resource, bound to the caller's key with
+ * `cnf.jkt` when it proved one, valid for the resource's actionable window, invalidated at
+ * terminal state. Only a hash of the value is stored.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+export function credentialHash(value) {
+    return createHash('sha256').update(value, 'utf8').digest('base64url');
+}
+export async function issueCredential(repo, args) {
+    // 20 random bytes = 160 bits, base32 (32 chars): never derived from the resource id.
+    const value = `bsc_${base32(randomBytes(20))}`;
+    await repo.putCredential({
+        value_hash: credentialHash(value),
+        resource_kind: args.kind,
+        resource_id: args.resourceId,
+        jkt: args.jkt,
+        principal: args.principal,
+        expires_ms: args.expiresMs,
+        revoked: false,
+    });
+    const out = { value, expires_at: new Date(args.expiresMs).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    if (args.jkt)
+        out.cnf = { jkt: args.jkt };
+    return out;
+}
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
+function base32(buf) {
+    let bits = 0;
+    let value = 0;
+    let out = '';
+    for (const b of buf) {
+        value = (value << 8) | b;
+        bits += 8;
+        while (bits >= 5) {
+            out += ALPHABET[(value >>> (bits - 5)) & 31];
+            bits -= 5;
+        }
+    }
+    if (bits > 0)
+        out += ALPHABET[(value << (5 - bits)) & 31];
+    return out;
+}
+//# sourceMappingURL=credentials.js.map

@@ -1,0 +1,161 @@
+/**
+ * `platform_key_pop` proofs (spec 10.1.6, 9.2.2; RFC 9449 on REST): a compact JWS signed by a
+ * key the platform never publishes. These checks are pure: they take the clock, the expected
+ * binding and the presented credential, and either return the proof's key thumbprint and jti or
+ * throw one PopFailure naming the step that failed. Replay (the jti cache) and the credential
+ * lookup are the caller's, because they need the store.
+ *
+ * Written on node:crypto rather than a JOSE library: verification is synchronous (no WebCrypto
+ * promise per call), which keeps proof checking close to the cost of a bare Ed25519 verify.
+ */
+import { createPublicKey, verify as cryptoVerify } from 'node:crypto';
+import { sha256b64url } from './jcs.js';
+import { jwkThumbprint } from './http-signatures.js';
+export class PopFailure extends Error {
+    code;
+    detail;
+    constructor(code, 
+    /** The precise cause, for the log only: never sent to the caller. */
+    detail) {
+        super(`${code}: ${detail}`);
+        this.code = code;
+        this.detail = detail;
+        this.name = 'PopFailure';
+    }
+}
+/** The skew allowed on `iat` either side of now (spec: 60 s). */
+export const POP_IAT_WINDOW_S = 60;
+const B64URL = /^[A-Za-z0-9_-]+$/;
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
+const MCP_CLAIMS = new Set(['usp_m', 'aud', 'usp_p', 'iat', 'jti', 'ath', 'nonce']);
+const REST_CLAIMS = new Set(['htm', 'htu', 'iat', 'jti', 'ath', 'nonce']);
+const HEADER_MEMBERS = new Set(['typ', 'alg', 'jwk', 'kid']);
+function decodeJson(part, what) {
+    let v;
+    try {
+        v = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    }
+    catch {
+        throw new PopFailure('pop_proof_invalid', `${what} is not base64url JSON`);
+    }
+    if (typeof v !== 'object' || v === null || Array.isArray(v))
+        throw new PopFailure('pop_proof_invalid', `${what} is not an object`);
+    return v;
+}
+const keyCache = new Map();
+function publicKeyOf(jwk, jkt) {
+    let key = keyCache.get(jkt);
+    if (!key) {
+        try {
+            key = createPublicKey({ key: jwk, format: 'jwk' });
+        }
+        catch {
+            throw new PopFailure('pop_proof_invalid', 'header jwk is not a usable public key');
+        }
+        if (keyCache.size > 10_000)
+            keyCache.clear();
+        keyCache.set(jkt, key);
+    }
+    return key;
+}
+/**
+ * Verify a proof in the order the spec fixes (steps 2 and 4-11; the caller did 1 and 3 and does
+ * 12). At issuance (`credential` absent) the thumbprint is returned for the caller to record.
+ */
+export function verifyPopProof(proof, exp) {
+    // Step 2: a sender-constrained credential is never accepted without its proof.
+    if (proof === undefined || proof === null || proof === '') {
+        throw new PopFailure('pop_proof_missing', exp.credential?.cnf ? 'cnf-bound credential presented without a proof' : 'no proof presented');
+    }
+    // Step 4: parse and typ.
+    const parts = proof.split('.');
+    if (parts.length !== 3 || !parts.every((p, i) => (i === 2 ? p === '' || B64URL.test(p) : B64URL.test(p)))) {
+        throw new PopFailure('pop_proof_invalid', 'not a compact JWS');
+    }
+    const header = decodeJson(parts[0], 'header');
+    for (const k of Object.keys(header))
+        if (!HEADER_MEMBERS.has(k))
+            throw new PopFailure('pop_proof_invalid', `unknown header member ${k}`);
+    const wantTyp = exp.binding === 'mcp' ? 'usp-pop+jwt' : 'dpop+jwt';
+    if (header.typ !== wantTyp)
+        throw new PopFailure('pop_proof_invalid', `typ ${String(header.typ)} is not ${wantTyp}`);
+    // Step 5: algorithm (never none), and a bare public key.
+    const alg = header.alg;
+    if (alg !== 'EdDSA' && !(alg === 'ES256' && exp.allowEs256))
+        throw new PopFailure('pop_proof_invalid', `alg ${String(alg)} not accepted`);
+    const jwk = header.jwk;
+    if (!jwk || typeof jwk !== 'object' || Array.isArray(jwk))
+        throw new PopFailure('pop_proof_invalid', 'header has no jwk');
+    if (PRIVATE_MEMBERS.some((m) => m in jwk))
+        throw new PopFailure('pop_proof_invalid', 'header jwk carries private key members');
+    if (alg === 'EdDSA' && (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string')) {
+        throw new PopFailure('pop_proof_invalid', 'EdDSA proofs need an Ed25519 OKP key');
+    }
+    if (alg === 'ES256' && (jwk.kty !== 'EC' || jwk.crv !== 'P-256'))
+        throw new PopFailure('pop_proof_invalid', 'ES256 proofs need a P-256 key');
+    // `kid` is ignored: the key comes from the header, never from a key set.
+    let jkt;
+    try {
+        jkt = jwkThumbprint(jwk);
+    }
+    catch {
+        throw new PopFailure('pop_proof_invalid', 'cannot compute the jwk thumbprint');
+    }
+    // Step 6: the key must be the one the credential was bound to.
+    if (exp.credential?.cnf && exp.credential.cnf.jkt !== jkt)
+        throw new PopFailure('pop_key_mismatch', 'proof key is not the credential cnf.jkt');
+    // Step 7: signature.
+    if (parts[2] === '')
+        throw new PopFailure('pop_proof_invalid', 'empty signature');
+    const key = publicKeyOf(jwk, jkt);
+    const data = Buffer.from(`${parts[0]}.${parts[1]}`, 'ascii');
+    const sig = Buffer.from(parts[2], 'base64url');
+    const ok = alg === 'EdDSA' ? cryptoVerify(null, data, key, sig) : cryptoVerify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, sig);
+    if (!ok)
+        throw new PopFailure('pop_proof_invalid', 'signature does not verify');
+    const claims = decodeJson(parts[1], 'payload');
+    const allowed = exp.binding === 'mcp' ? MCP_CLAIMS : REST_CLAIMS;
+    for (const k of Object.keys(claims))
+        if (!allowed.has(k))
+            throw new PopFailure('pop_proof_invalid', `unknown claim ${k}`);
+    // Step 8: target.
+    if (exp.binding === 'mcp') {
+        if (typeof claims.aud !== 'string' || !(exp.audiences ?? []).includes(claims.aud))
+            throw new PopFailure('pop_proof_invalid', `aud ${String(claims.aud)} is not this business`);
+        // Step 9: method and arguments.
+        if (claims.usp_m !== exp.method)
+            throw new PopFailure('pop_proof_invalid', `usp_m ${String(claims.usp_m)} is not ${exp.method}`);
+        if (typeof claims.usp_p !== 'string' || claims.usp_p !== exp.argsDigest)
+            throw new PopFailure('pop_proof_invalid', 'usp_p does not match the arguments');
+    }
+    else {
+        if (typeof claims.htm !== 'string' || claims.htm.toUpperCase() !== exp.method.toUpperCase())
+            throw new PopFailure('pop_proof_invalid', 'htm does not match');
+        if (typeof claims.htu !== 'string' || !(exp.htu ?? []).includes(stripQuery(claims.htu)))
+            throw new PopFailure('pop_proof_invalid', `htu ${String(claims.htu)} does not match`);
+    }
+    // Step 10: ath binds the credential (presentation only; absent at issuance).
+    if (exp.credential) {
+        if (claims.ath !== sha256b64url(exp.credential.value))
+            throw new PopFailure('pop_proof_invalid', 'ath does not match the credential');
+    }
+    else if (claims.ath !== undefined) {
+        throw new PopFailure('pop_proof_invalid', 'ath present without a credential');
+    }
+    // Step 11: freshness and nonce.
+    if (typeof claims.iat !== 'number' || !Number.isInteger(claims.iat))
+        throw new PopFailure('pop_proof_invalid', 'iat missing');
+    if (Math.abs(claims.iat - Math.floor(exp.now / 1000)) > POP_IAT_WINDOW_S)
+        throw new PopFailure('pop_proof_invalid', 'iat outside the window');
+    if (exp.nonce?.required && (typeof claims.nonce !== 'string' || !exp.nonce.valid(claims.nonce))) {
+        throw new PopFailure('proof_nonce_required', claims.nonce === undefined ? 'nonce required' : 'nonce not valid');
+    }
+    if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 256)
+        throw new PopFailure('pop_proof_invalid', 'jti missing');
+    return { jkt, jti: claims.jti, iat: claims.iat, jwk: jwk };
+}
+export function stripQuery(u) {
+    const i = u.search(/[?#]/);
+    return i >= 0 ? u.slice(0, i) : u;
+}
+//# sourceMappingURL=pop.js.map

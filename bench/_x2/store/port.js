@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=port.js.map

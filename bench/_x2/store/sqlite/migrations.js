@@ -1,0 +1,143 @@
+/** Schema of the embedded store. Each entry runs once, in order, recorded in `schema_migrations`. */
+export const SQLITE_MIGRATIONS = [
+    `
+  CREATE TABLE claims (
+    resource_id TEXT NOT NULL,
+    start_ms INTEGER NOT NULL,
+    end_ms INTEGER NOT NULL,
+    slot_key TEXT NOT NULL,
+    owner_id TEXT NOT NULL,
+    spots INTEGER NOT NULL,
+    is_hold INTEGER NOT NULL,
+    service_id TEXT NOT NULL,
+    expires_at_ms INTEGER,
+    PRIMARY KEY (owner_id, resource_id)
+  );
+  CREATE INDEX claims_by_resource ON claims (resource_id, start_ms);
+  CREATE TABLE bookings (
+    id TEXT PRIMARY KEY,
+    service_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    hold_id TEXT UNIQUE,
+    principal TEXT,
+    expires_at_ms INTEGER,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX bookings_pending_expiry ON bookings (expires_at_ms) WHERE status IN ('pending', 'requires_action');
+  CREATE TABLE holds (
+    id TEXT PRIMARY KEY,
+    service_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    principal TEXT,
+    buyer_key TEXT,
+    expires_at_ms INTEGER NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX holds_by_principal ON holds (principal, service_id, status);
+  CREATE TABLE waitlist_entries (
+    id TEXT PRIMARY KEY,
+    service_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    principal TEXT,
+    created_ms INTEGER NOT NULL,
+    offer_expires_ms INTEGER,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX waitlist_by_service ON waitlist_entries (service_id, status, created_ms);
+  CREATE INDEX waitlist_by_principal ON waitlist_entries (principal, created_ms, id);
+  CREATE TABLE idempotency (
+    scope TEXT PRIMARY KEY,
+    request_hash TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    expires_ms INTEGER NOT NULL
+  );
+  CREATE TABLE catalog (
+    id TEXT PRIMARY KEY,
+    data TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    modified_ms INTEGER NOT NULL,
+    deleted INTEGER NOT NULL
+  );
+  CREATE INDEX catalog_feed ON catalog (modified_ms, id);
+  CREATE TABLE feed_subscriptions (
+    id TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    principal TEXT,
+    data TEXT NOT NULL
+  );
+  CREATE TABLE outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id TEXT NOT NULL UNIQUE,
+    event TEXT NOT NULL,
+    order_key TEXT NOT NULL,
+    principal TEXT,
+    payload TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    due_ms INTEGER NOT NULL
+  );
+  CREATE TABLE kv (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
+    `
+  CREATE TABLE credentials (
+    value_hash TEXT PRIMARY KEY,
+    resource_kind TEXT NOT NULL,
+    resource_id TEXT NOT NULL,
+    jkt TEXT,
+    principal TEXT,
+    expires_ms INTEGER NOT NULL,
+    revoked INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX credentials_by_resource ON credentials (resource_id);
+  CREATE TABLE proof_jti (
+    jti TEXT PRIMARY KEY,
+    keep_until_ms INTEGER NOT NULL
+  );
+  CREATE TABLE principal_bindings (
+    principal TEXT PRIMARY KEY,
+    profile TEXT NOT NULL,
+    bound_ms INTEGER NOT NULL
+  );
+  `,
+    `
+  ALTER TABLE outbox ADD COLUMN profile TEXT;
+  ALTER TABLE outbox ADD COLUMN status TEXT NOT NULL DEFAULT 'pending';
+  CREATE INDEX outbox_due ON outbox (status, due_ms, seq);
+  CREATE TABLE webhook_deliveries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id TEXT NOT NULL,
+    event TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    order_key TEXT NOT NULL,
+    target_url TEXT NOT NULL,
+    subscription_id TEXT,
+    body TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_ms INTEGER NOT NULL,
+    lease_until_ms INTEGER,
+    created_ms INTEGER NOT NULL,
+    delivered_ms INTEGER,
+    last_status INTEGER,
+    last_error TEXT,
+    last_latency_ms INTEGER,
+    UNIQUE (event_id, target_url)
+  );
+  CREATE INDEX deliveries_due ON webhook_deliveries (status, next_attempt_ms);
+  CREATE INDEX deliveries_order ON webhook_deliveries (order_key, target_url, seq);
+  CREATE TABLE webhook_attempts (
+    delivery_id INTEGER NOT NULL,
+    attempt INTEGER NOT NULL,
+    at_ms INTEGER NOT NULL,
+    status_code INTEGER,
+    latency_ms INTEGER NOT NULL,
+    error TEXT,
+    PRIMARY KEY (delivery_id, attempt)
+  );
+  `,
+];
+//# sourceMappingURL=migrations.js.map

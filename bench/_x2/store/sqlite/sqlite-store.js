@@ -1,0 +1,455 @@
+/**
+ * The embedded store: SQLite through better-sqlite3 in WAL mode. The driver is synchronous, so
+ * transactions are serialized through a promise queue: an async transaction body can await
+ * between statements without another request's statements landing inside it.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+export function openSqliteStore(opts) {
+    if (opts.path !== ':memory:')
+        mkdirSync(dirname(opts.path), { recursive: true });
+    const db = new Database(opts.path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    return new SqliteStore(db);
+}
+function migrate(db) {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL)');
+    const row = db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get();
+    const done = row.v ?? 0;
+    for (let i = done; i < SQLITE_MIGRATIONS.length; i++) {
+        db.transaction(() => {
+            db.exec(SQLITE_MIGRATIONS[i]);
+            db.prepare('INSERT INTO schema_migrations (version, applied_ms) VALUES (?, ?)').run(i + 1, Date.now());
+        })();
+    }
+}
+class SqliteStore {
+    db;
+    engine = 'sqlite';
+    queue = Promise.resolve();
+    tx;
+    closed = false;
+    constructor(db) {
+        this.db = db;
+        this.tx = buildRepos(db);
+    }
+    transaction(fn) {
+        return this.serialize(async () => {
+            this.db.exec('BEGIN IMMEDIATE');
+            try {
+                const out = await fn(this.tx);
+                this.db.exec('COMMIT');
+                return out;
+            }
+            catch (err) {
+                if (this.db.inTransaction)
+                    this.db.exec('ROLLBACK');
+                throw err;
+            }
+        });
+    }
+    read(fn) {
+        return this.serialize(async () => {
+            this.db.exec('BEGIN');
+            try {
+                return await fn(this.tx);
+            }
+            finally {
+                if (this.db.inTransaction)
+                    this.db.exec('ROLLBACK');
+            }
+        });
+    }
+    async close() {
+        if (this.closed)
+            return;
+        this.closed = true;
+        await this.queue.catch(() => undefined);
+        this.db.close();
+    }
+    serialize(job) {
+        if (this.closed)
+            return Promise.reject(new Error('store is closed'));
+        const run = this.queue.then(job, job);
+        this.queue = run.catch(() => undefined);
+        return run;
+    }
+}
+const json = (v) => JSON.stringify(v);
+const parse = (s) => JSON.parse(s);
+function buildRepos(db) {
+    const q = {
+        claimsActive: (n) => db.prepare(`SELECT * FROM claims WHERE resource_id IN (${Array(n).fill('?').join(',')})
+         AND start_ms < ? AND end_ms > ? AND (expires_at_ms IS NULL OR expires_at_ms > ?)`),
+        claimInsert: db.prepare(`INSERT INTO claims (resource_id, start_ms, end_ms, slot_key, owner_id, spots, is_hold, service_id, expires_at_ms)
+       VALUES (@resource_id, @start_ms, @end_ms, @slot_key, @owner_id, @spots, @is_hold, @service_id, @expires_at_ms)`),
+        claimDelete: db.prepare('DELETE FROM claims WHERE owner_id = ?'),
+        claimTransfer: db.prepare('UPDATE claims SET owner_id = ?, is_hold = 0, expires_at_ms = ? WHERE owner_id = ?'),
+        claimExpiry: db.prepare('UPDATE claims SET expires_at_ms = ? WHERE owner_id = ?'),
+        bookingGet: db.prepare('SELECT data FROM bookings WHERE id = ?'),
+        bookingByHold: db.prepare('SELECT data FROM bookings WHERE hold_id = ?'),
+        bookingInsert: db.prepare('INSERT INTO bookings (id, service_id, status, hold_id, principal, expires_at_ms, data) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+        bookingUpdate: db.prepare('UPDATE bookings SET status = ?, expires_at_ms = ?, data = ? WHERE id = ?'),
+        bookingExpired: db.prepare(`SELECT id FROM bookings WHERE status IN ('pending', 'requires_action') AND expires_at_ms IS NOT NULL AND expires_at_ms <= ? LIMIT ?`),
+        holdGet: db.prepare('SELECT data FROM holds WHERE id = ?'),
+        holdInsert: db.prepare('INSERT INTO holds (id, service_id, status, principal, buyer_key, expires_at_ms, data) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+        holdUpdate: db.prepare('UPDATE holds SET status = ?, expires_at_ms = ?, data = ? WHERE id = ?'),
+        holdCount: db.prepare(`SELECT COUNT(*) AS n FROM holds WHERE principal IS ? AND buyer_key IS ? AND service_id = ? AND status = 'active' AND expires_at_ms > ?`),
+        wlGet: db.prepare('SELECT data FROM waitlist_entries WHERE id = ?'),
+        wlInsert: db.prepare('INSERT INTO waitlist_entries (id, service_id, status, principal, created_ms, offer_expires_ms, data) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+        wlUpdate: db.prepare('UPDATE waitlist_entries SET status = ?, offer_expires_ms = ?, data = ? WHERE id = ?'),
+        wlExpiredOffers: db.prepare(`SELECT id FROM waitlist_entries WHERE status = 'offered' AND offer_expires_ms IS NOT NULL AND offer_expires_ms <= ? LIMIT ?`),
+        idemGet: db.prepare('SELECT * FROM idempotency WHERE scope = ? AND expires_ms > ?'),
+        idemPut: db.prepare(`INSERT INTO idempotency (scope, request_hash, status, body, created_ms, expires_ms) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (scope) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status, body = excluded.body,
+       created_ms = excluded.created_ms, expires_ms = excluded.expires_ms`),
+        idemPurge: db.prepare('DELETE FROM idempotency WHERE expires_ms <= ?'),
+        catAll: db.prepare('SELECT * FROM catalog ORDER BY id'),
+        catUpsert: db.prepare(`INSERT INTO catalog (id, data, fingerprint, modified_ms, deleted) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET data = excluded.data, fingerprint = excluded.fingerprint,
+       modified_ms = excluded.modified_ms, deleted = excluded.deleted`),
+        catFeed: db.prepare('SELECT * FROM catalog WHERE (modified_ms > ? OR (modified_ms = ? AND id > ?)) ORDER BY modified_ms, id LIMIT ?'),
+        subGet: db.prepare('SELECT data FROM feed_subscriptions WHERE id = ?'),
+        subInsert: db.prepare('INSERT INTO feed_subscriptions (id, status, principal, data) VALUES (?, ?, ?, ?)'),
+        subUpdate: db.prepare('UPDATE feed_subscriptions SET status = ?, data = ? WHERE id = ?'),
+        subActive: db.prepare(`SELECT data FROM feed_subscriptions WHERE status = 'active' ORDER BY id`),
+        outboxAdd: db.prepare('INSERT INTO outbox (event_id, event, order_key, principal, profile, payload, created_ms, due_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+        outboxRecent: db.prepare('SELECT * FROM outbox ORDER BY seq DESC LIMIT ?'),
+        outboxDue: db.prepare(`SELECT * FROM outbox WHERE status = 'pending' AND due_ms <= ? ORDER BY seq LIMIT ?`),
+        outboxMark: db.prepare(`UPDATE outbox SET status = 'dispatched' WHERE seq = ? AND status = 'pending'`),
+        outboxBySeq: db.prepare('SELECT * FROM outbox WHERE seq = ?'),
+        outboxCancel: db.prepare(`UPDATE outbox SET status = 'canceled' WHERE order_key = ? AND event = ? AND status = 'pending'`),
+        whAdd: db.prepare(`INSERT INTO webhook_deliveries (event_id, event, seq, order_key, target_url, subscription_id, body, status, attempts, next_attempt_ms, created_ms)
+       VALUES (@event_id, @event, @seq, @order_key, @target_url, @subscription_id, @body, 'pending', 0, @next_attempt_ms, @created_ms)
+       ON CONFLICT (event_id, target_url) DO NOTHING`),
+        whDue: db.prepare(`SELECT * FROM webhook_deliveries d
+       WHERE d.status = 'pending' AND d.next_attempt_ms <= ? AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= ?)
+       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.order_key = d.order_key AND e.target_url = d.target_url
+                       AND e.status = 'pending' AND e.seq < d.seq)
+       ORDER BY d.next_attempt_ms, d.seq LIMIT ?`),
+        whLease: db.prepare('UPDATE webhook_deliveries SET lease_until_ms = ? WHERE id = ?'),
+        whAttempt: db.prepare('INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, at_ms, status_code, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?)'),
+        whUpdate: db.prepare(`UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_ms = ?, lease_until_ms = NULL, last_status = ?, last_error = ?,
+       last_latency_ms = ?, delivered_ms = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_ms END WHERE id = ?`),
+        whList: db.prepare('SELECT * FROM webhook_deliveries ORDER BY id DESC LIMIT ?'),
+        whListStatus: db.prepare('SELECT * FROM webhook_deliveries WHERE status = ? ORDER BY id DESC LIMIT ?'),
+        whAttempts: db.prepare('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt'),
+        whRetryOne: db.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = ?, lease_until_ms = NULL WHERE id = ? AND status = 'failed'`),
+        whRetryAll: db.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = ?, lease_until_ms = NULL WHERE status = 'failed'`),
+        credPut: db.prepare('INSERT INTO credentials (value_hash, resource_kind, resource_id, jkt, principal, expires_ms, revoked) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+        credGet: db.prepare('SELECT * FROM credentials WHERE value_hash = ?'),
+        credRevoke: db.prepare('UPDATE credentials SET revoked = 1 WHERE resource_id = ?'),
+        jtiGet: db.prepare('SELECT keep_until_ms FROM proof_jti WHERE jti = ?'),
+        jtiPut: db.prepare('INSERT INTO proof_jti (jti, keep_until_ms) VALUES (?, ?) ON CONFLICT (jti) DO UPDATE SET keep_until_ms = excluded.keep_until_ms'),
+        jtiPurge: db.prepare('DELETE FROM proof_jti WHERE keep_until_ms <= ?'),
+        bindGet: db.prepare('SELECT profile FROM principal_bindings WHERE principal = ?'),
+        bindPut: db.prepare('INSERT INTO principal_bindings (principal, profile, bound_ms) VALUES (?, ?, ?) ON CONFLICT (principal) DO NOTHING'),
+        kvGet: db.prepare('SELECT value FROM kv WHERE key = ?'),
+        kvSet: db.prepare('INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    };
+    const activeCache = new Map();
+    const one = (stmt, ...args) => {
+        const row = stmt.get(...args);
+        return row ? parse(row.data) : null;
+    };
+    const rowToService = (r) => ({
+        id: r.id,
+        data: parse(r.data),
+        fingerprint: r.fingerprint,
+        modified_ms: r.modified_ms,
+        deleted: r.deleted === 1,
+    });
+    const toDelivery = (r) => {
+        const { lease_until_ms: _lease, ...rest } = r;
+        return rest;
+    };
+    return {
+        async lock() {
+            // Transactions are already serial in this process (one connection, BEGIN IMMEDIATE).
+        },
+        webhooks: {
+            async add(d) {
+                q.whAdd.run(d);
+            },
+            async claimDue(nowMs, limit, leaseUntilMs, busy) {
+                const out = [];
+                const taken = new Set(busy);
+                for (const r of q.whDue.all(nowMs, nowMs, limit * 4 + busy.length)) {
+                    if (taken.has(r.target_url))
+                        continue;
+                    taken.add(r.target_url);
+                    q.whLease.run(leaseUntilMs, r.id);
+                    out.push(toDelivery(r));
+                    if (out.length === limit)
+                        break;
+                }
+                return out;
+            },
+            async recordAttempt(a, next) {
+                q.whAttempt.run(a.delivery_id, a.attempt, a.at_ms, a.status_code, a.latency_ms, a.error);
+                q.whUpdate.run(next.status, a.attempt, next.next_attempt_ms, a.status_code, a.error, a.latency_ms, next.status, a.at_ms, a.delivery_id);
+            },
+            async list(w) {
+                const rows = (w.status ? q.whListStatus.all(w.status, w.limit) : q.whList.all(w.limit));
+                return rows.map(toDelivery);
+            },
+            async attempts(deliveryId) {
+                return q.whAttempts.all(deliveryId);
+            },
+            async retry(id, nowMs) {
+                return (id === null ? q.whRetryAll.run(nowMs) : q.whRetryOne.run(nowMs, id)).changes;
+            },
+        },
+        security: {
+            async putCredential(c) {
+                q.credPut.run(c.value_hash, c.resource_kind, c.resource_id, c.jkt, c.principal, c.expires_ms, c.revoked ? 1 : 0);
+            },
+            async credential(valueHash) {
+                const r = q.credGet.get(valueHash);
+                return r ? { ...r, revoked: r.revoked === 1 } : null;
+            },
+            async revokeCredentials(resourceId) {
+                q.credRevoke.run(resourceId);
+            },
+            async claimJti(jti, nowMs, keepUntilMs) {
+                const r = q.jtiGet.get(jti);
+                if (r && r.keep_until_ms > nowMs)
+                    return false;
+                q.jtiPut.run(jti, keepUntilMs);
+                return true;
+            },
+            async boundProfile(principal) {
+                const r = q.bindGet.get(principal);
+                return r ? r.profile : null;
+            },
+            async bindProfile(principal, profile, nowMs) {
+                q.bindPut.run(principal, profile, nowMs);
+            },
+            async purge(nowMs) {
+                q.jtiPurge.run(nowMs);
+            },
+        },
+        claims: {
+            async active(resourceIds, fromMs, toMs, nowMs) {
+                if (resourceIds.length === 0)
+                    return [];
+                let stmt = activeCache.get(resourceIds.length);
+                if (!stmt)
+                    activeCache.set(resourceIds.length, (stmt = q.claimsActive(resourceIds.length)));
+                const rows = stmt.all(...resourceIds, toMs, fromMs, nowMs);
+                return rows.map((r) => ({ ...r, is_hold: r.is_hold === 1 }));
+            },
+            async add(rows) {
+                for (const r of rows)
+                    q.claimInsert.run({ ...r, is_hold: r.is_hold ? 1 : 0 });
+            },
+            async removeOwner(ownerId) {
+                q.claimDelete.run(ownerId);
+            },
+            async transfer(fromOwner, toOwner, expiresAtMs) {
+                q.claimTransfer.run(toOwner, expiresAtMs, fromOwner);
+            },
+            async setExpiry(ownerId, expiresAtMs) {
+                q.claimExpiry.run(expiresAtMs, ownerId);
+            },
+        },
+        bookings: {
+            async get(id) {
+                return one(q.bookingGet, id);
+            },
+            async byHold(holdId) {
+                return one(q.bookingByHold, holdId);
+            },
+            async insert(rec) {
+                q.bookingInsert.run(rec.booking.id, rec.booking.service_id, rec.booking.status, rec.priv.hold_id ?? null, rec.priv.principal, rec.priv.expires_at_ms ?? null, json(rec));
+            },
+            async update(rec) {
+                q.bookingUpdate.run(rec.booking.status, rec.priv.expires_at_ms ?? null, json(rec), rec.booking.id);
+            },
+            async recent(limit, status) {
+                const rows = (status
+                    ? db.prepare('SELECT data FROM bookings WHERE status = ? ORDER BY rowid DESC LIMIT ?').all(status, limit)
+                    : db.prepare('SELECT data FROM bookings ORDER BY rowid DESC LIMIT ?').all(limit));
+                return rows.map((r) => parse(r.data));
+            },
+            async expiredPending(nowMs, limit) {
+                return q.bookingExpired.all(nowMs, limit).map((r) => r.id);
+            },
+        },
+        holds: {
+            async get(id) {
+                return one(q.holdGet, id);
+            },
+            async insert(rec) {
+                q.holdInsert.run(rec.hold.id, rec.hold.service_id, rec.hold.status, rec.priv.principal, rec.priv.buyer_key ?? null, rec.priv.expires_at_ms, json(rec));
+            },
+            async update(rec) {
+                q.holdUpdate.run(rec.hold.status, rec.priv.expires_at_ms, json(rec), rec.hold.id);
+            },
+            async countActive(principal, buyerKey, serviceId, nowMs) {
+                return q.holdCount.get(principal, buyerKey, serviceId, nowMs).n;
+            },
+        },
+        waitlist: {
+            async get(id) {
+                return one(q.wlGet, id);
+            },
+            async insert(rec) {
+                q.wlInsert.run(rec.entry.id, rec.entry.service_id, rec.entry.status, rec.priv.principal, rec.priv.created_ms, rec.priv.offer_expires_ms ?? null, json(rec));
+            },
+            async update(rec) {
+                q.wlUpdate.run(rec.entry.status, rec.priv.offer_expires_ms ?? null, json(rec), rec.entry.id);
+            },
+            async list(w) {
+                const where = ['principal IS ?'];
+                const args = [w.principal];
+                if (w.serviceId)
+                    (where.push('service_id = ?'), args.push(w.serviceId));
+                if (w.status)
+                    (where.push('status = ?'), args.push(w.status));
+                if (w.afterCreatedMs !== undefined) {
+                    where.push('(created_ms > ? OR (created_ms = ? AND id > ?))');
+                    args.push(w.afterCreatedMs, w.afterCreatedMs, w.afterId ?? '');
+                }
+                const rows = db
+                    .prepare(`SELECT data FROM waitlist_entries WHERE ${where.join(' AND ')} ORDER BY created_ms, id LIMIT ?`)
+                    .all(...args, w.limit);
+                return rows.map((r) => parse(r.data));
+            },
+            async byService(serviceId, statuses) {
+                if (statuses.length === 0)
+                    return [];
+                const rows = db
+                    .prepare(`SELECT data FROM waitlist_entries WHERE service_id = ? AND status IN (${statuses.map(() => '?').join(',')}) ORDER BY created_ms, id`)
+                    .all(serviceId, ...statuses);
+                return rows.map((r) => parse(r.data));
+            },
+            async expiredOffers(nowMs, limit) {
+                return q.wlExpiredOffers.all(nowMs, limit).map((r) => r.id);
+            },
+        },
+        idempotency: {
+            async get(scope, nowMs) {
+                const r = q.idemGet.get(scope, nowMs);
+                return r ? { ...r, body: parse(r.body) } : null;
+            },
+            async put(rec) {
+                q.idemPut.run(rec.scope, rec.request_hash, rec.status, json(rec.body), rec.created_ms, rec.expires_ms);
+            },
+            async purge(nowMs) {
+                return q.idemPurge.run(nowMs).changes;
+            },
+        },
+        catalog: {
+            async all() {
+                return q.catAll.all().map(rowToService);
+            },
+            async upsert(s) {
+                q.catUpsert.run(s.id, json(s.data), s.fingerprint, s.modified_ms, s.deleted ? 1 : 0);
+            },
+            async feed(afterMs, afterId, limit, locationId) {
+                const out = [];
+                let cursorMs = afterMs;
+                let cursorId = afterId;
+                // Location filtering happens after the keyset scan, so keep scanning until the page is full.
+                for (;;) {
+                    const rows = q.catFeed.all(cursorMs, cursorMs, cursorId, limit).map(rowToService);
+                    for (const s of rows) {
+                        if (!locationId || serviceAtLocation(s, locationId))
+                            out.push(s);
+                        if (out.length === limit)
+                            return out;
+                    }
+                    if (rows.length < limit)
+                        return out;
+                    cursorMs = rows[rows.length - 1].modified_ms;
+                    cursorId = rows[rows.length - 1].id;
+                }
+            },
+        },
+        subscriptions: {
+            async get(id) {
+                return one(q.subGet, id);
+            },
+            async insert(rec) {
+                q.subInsert.run(rec.subscription.id, rec.subscription.status, rec.priv.principal, json(rec));
+            },
+            async update(rec) {
+                q.subUpdate.run(rec.subscription.status, json(rec), rec.subscription.id);
+            },
+            async active() {
+                return q.subActive.all().map((r) => parse(r.data));
+            },
+        },
+        outbox: {
+            async add(e) {
+                q.outboxAdd.run(e.event_id, e.event, e.order_key, e.principal, e.profile, json(e.payload), e.created_ms, e.due_ms);
+            },
+            async recent(limit) {
+                // Map column by column: the internal `seq` ordering column is not part of OutboxEvent.
+                return q.outboxRecent.all(limit).map((r) => ({
+                    event_id: r.event_id,
+                    event: r.event,
+                    order_key: r.order_key,
+                    principal: r.principal,
+                    profile: r.profile ?? null,
+                    payload: parse(r.payload),
+                    created_ms: r.created_ms,
+                    due_ms: r.due_ms,
+                }));
+            },
+            async due(nowMs, limit) {
+                return q.outboxDue.all(nowMs, limit).map((r) => ({
+                    seq: r.seq,
+                    event_id: r.event_id,
+                    event: r.event,
+                    order_key: r.order_key,
+                    principal: r.principal,
+                    profile: r.profile ?? null,
+                    payload: parse(r.payload),
+                    created_ms: r.created_ms,
+                    due_ms: r.due_ms,
+                }));
+            },
+            async markDispatched(seqs) {
+                const moved = [];
+                for (const s of seqs)
+                    if (q.outboxMark.run(s).changes > 0)
+                        moved.push(s);
+                return moved;
+            },
+            async bySeq(seqs) {
+                const out = [];
+                for (const s of seqs) {
+                    const r = q.outboxBySeq.get(s);
+                    if (r)
+                        out.push({ seq: r.seq, event_id: r.event_id, event: r.event, order_key: r.order_key, principal: r.principal, profile: r.profile ?? null, payload: parse(r.payload), created_ms: r.created_ms, due_ms: r.due_ms });
+                }
+                return out;
+            },
+            async cancelScheduled(orderKey, event) {
+                return q.outboxCancel.run(orderKey, event).changes;
+            },
+        },
+        kv: {
+            async get(key) {
+                const r = q.kvGet.get(key);
+                return r ? r.value : null;
+            },
+            async set(key, value) {
+                q.kvSet.run(key, value);
+            },
+        },
+    };
+}
+function serviceAtLocation(s, locationId) {
+    const locs = s.data.locations ?? [];
+    return locs.length === 0 || locs.some((l) => l.id === locationId);
+}
+//# sourceMappingURL=sqlite-store.js.map

@@ -1,0 +1,64 @@
+/**
+ * The business's webhook signing keys (spec 10.1.1): P-256, generated on first start and kept in
+ * the store (or supplied by the operator), published in the profile's `keys` and `signing_keys`.
+ * Rotation adds a new active key and keeps the retired one published for 7 days (decision D5).
+ */
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { generateSigningKey } from '../security/http-signatures.js';
+/** Retired keys stay published this long so in-flight deliveries still verify. */
+export const RETIRED_KEY_GRACE_MS = 7 * 86_400_000;
+const KV_KEY = 'webhook_signing_keys';
+export async function loadKeyring(store, nowMs, supplied) {
+    let keys = await store.transaction(async (tx) => {
+        const raw = await tx.kv.get(KV_KEY);
+        let list = raw ? JSON.parse(raw) : [];
+        if (supplied && !list.some((k) => k.kid === supplied.kid)) {
+            const priv = createPrivateKey(supplied.pem);
+            const pub = publicJwk(createPublicKey(priv), supplied.kid);
+            list = list.map((k) => (k.retired_ms ? k : { ...k, retired_ms: nowMs }));
+            list.push({ kid: supplied.kid, private_pem: priv.export({ format: 'pem', type: 'pkcs8' }).toString(), public_jwk: pub, created_ms: nowMs });
+        }
+        if (!list.some((k) => !k.retired_ms))
+            list.push(newKey(nowMs));
+        await tx.kv.set(KV_KEY, JSON.stringify(list));
+        return list;
+    });
+    const cache = new Map();
+    const priv = (k) => {
+        let o = cache.get(k.kid);
+        if (!o)
+            cache.set(k.kid, (o = createPrivateKey(k.private_pem)));
+        return o;
+    };
+    return {
+        active() {
+            const k = keys.filter((x) => !x.retired_ms).at(-1);
+            return { kid: k.kid, privateKey: priv(k) };
+        },
+        published(now) {
+            return keys.filter((k) => !k.retired_ms || now - k.retired_ms < RETIRED_KEY_GRACE_MS).map((k) => ({ ...k.public_jwk }));
+        },
+        async rotate(now) {
+            const fresh = newKey(now);
+            keys = keys.map((k) => (k.retired_ms ? k : { ...k, retired_ms: now }));
+            keys.push(fresh);
+            // Forget keys long past their grace period.
+            keys = keys.filter((k) => !k.retired_ms || now - k.retired_ms < 4 * RETIRED_KEY_GRACE_MS);
+            await store.transaction((tx) => tx.kv.set(KV_KEY, JSON.stringify(keys)));
+            return fresh.kid;
+        },
+        list() {
+            return keys.map(({ kid, created_ms, retired_ms }) => ({ kid, created_ms, retired_ms }));
+        },
+    };
+}
+function newKey(nowMs) {
+    const kid = `usp-webhook-${new Date(nowMs).toISOString().slice(0, 10)}-${Math.random().toString(36).slice(2, 8)}`;
+    const k = generateSigningKey(kid);
+    return { kid, private_pem: k.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), public_jwk: k.publicJwk, created_ms: nowMs };
+}
+function publicJwk(pub, kid) {
+    const j = pub.export({ format: 'jwk' });
+    return { kid, kty: j.kty, crv: j.crv, x: j.x, y: j.y, use: 'sig', alg: 'ES256' };
+}
+//# sourceMappingURL=signing-keys.js.map

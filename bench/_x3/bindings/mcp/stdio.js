@@ -1,0 +1,103 @@
+/**
+ * MCP over stdio: newline-delimited JSON-RPC on stdin/stdout, one session for the life of the
+ * process. Logs must go to stderr only: stdout is the protocol.
+ */
+import { randomUUID } from 'node:crypto';
+import { Transform } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { deserializeMessage } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { createMcpServer } from './server.js';
+import { guardSend } from './wire-fix.js';
+export async function serveMcpStdio(deps, hub, streams) {
+    const session = {
+        id: `stdio-${randomUUID()}`,
+        principals: new Set(),
+        catalogSubscriber: false,
+        notify: (method, params) => {
+            server.notification({ method, params }).catch(() => undefined);
+        },
+    };
+    const server = createMcpServer(deps, session);
+    const stdout = streams?.stdout ?? process.stdout;
+    const stdin = screenInvalidLines(streams?.stdin ?? process.stdin, stdout);
+    const transport = guardSend(new StdioServerTransport(stdin, stdout));
+    const unregister = hub.register(session);
+    let resolveClosed;
+    const closed = new Promise((r) => (resolveClosed = r));
+    server.onclose = () => {
+        unregister();
+        resolveClosed();
+    };
+    await server.connect(transport);
+    return {
+        closed,
+        async close() {
+            await server.close();
+        },
+    };
+}
+/** Lines longer than this go to the SDK untouched (its own read buffer refuses them). */
+const MAX_LINE_CHARS = 10 * 1024 * 1024;
+/**
+ * The SDK's stdio transport silently drops a line that is not JSON, or is JSON but not a valid
+ * JSON-RPC message (e.g. `params` that is not an object), so the caller waits forever. JSON-RPC 2.0
+ * wants an error reply: screen each line, answer -32700 / -32600 here (with the request id when
+ * it can be read), and pass every valid line on unchanged.
+ */
+function screenInvalidLines(input, output) {
+    const decoder = new StringDecoder('utf8');
+    let pending = '';
+    const reply = (id, code, message) => {
+        const rid = typeof id === 'string' || typeof id === 'number' ? id : null;
+        output.write(JSON.stringify({ jsonrpc: '2.0', id: rid, error: { code, message } }) + '\n');
+    };
+    const screen = (line) => {
+        if (!line.trim())
+            return null;
+        let parsed;
+        try {
+            parsed = JSON.parse(line);
+        }
+        catch {
+            reply(null, -32700, 'Parse error: the line is not JSON.');
+            return null;
+        }
+        try {
+            deserializeMessage(line);
+            return line;
+        }
+        catch {
+            const id = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed.id : null;
+            reply(id, -32600, 'Invalid Request: not a valid JSON-RPC message (params must be an object).');
+            return null;
+        }
+    };
+    const screened = new Transform({
+        transform(chunk, _enc, done) {
+            pending += typeof chunk === 'string' ? chunk : decoder.write(chunk);
+            let nl;
+            while ((nl = pending.indexOf('\n')) >= 0) {
+                const line = screen(pending.slice(0, nl).replace(/\r$/, ''));
+                pending = pending.slice(nl + 1);
+                if (line !== null)
+                    this.push(line + '\n');
+            }
+            if (pending.length > MAX_LINE_CHARS) {
+                this.push(pending);
+                pending = '';
+            }
+            done();
+        },
+        flush(done) {
+            pending += decoder.end();
+            if (pending)
+                this.push(pending);
+            done();
+        },
+    });
+    input.on('error', (err) => screened.destroy(err));
+    input.pipe(screened);
+    return screened;
+}
+//# sourceMappingURL=stdio.js.map

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { errorMessage } from '../../domain/outcomes.js';
+import { formatMoney } from '../../domain/pricing.js';
+import { defineOperation, ok, outcome } from '../define.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, stateConflict, touch } from '../engine/bookings.js';
+import { id } from '../schemas.js';
+import { bookingNotFound } from './get-booking.js';
+export const confirmPayment = defineOperation({
+    name: 'confirm_payment',
+    tool: 'usp_bookings_confirm_payment',
+    rest: { method: 'POST', path: '/bookings/{booking_id}/confirm-payment', input: 'body' },
+    resource: { kind: 'booking', key: 'booking_id' },
+    access: 'privileged_scoped',
+    capability: 'dev.usp-protocol.services.bookings',
+    mutating: true,
+    conditional: true,
+    writes: true,
+    summary: 'Report a completed payment for a booking that requires action; confirms it.',
+    input: z.object({
+        booking_id: id('The booking id.'),
+        payment_result: z.object({
+            status: z.enum(['paid', 'deposit_paid']),
+            transaction_id: z.string().min(1).max(500),
+            amount_paid: z.number().int().min(0),
+            currency: z.string().min(3).max(3),
+            provider: z.string().max(200).optional(),
+            order_reference: z.string().max(500).optional(),
+        }),
+    }),
+    async handle(inp, ctx) {
+        const rec = await loadBooking(ctx, inp.booking_id);
+        if (!rec)
+            return bookingNotFound(inp.booking_id);
+        const b = rec.booking;
+        if (b.status === 'canceled' && b.cancellation?.canceled_by === 'system' && b.actions?.some((a) => a.type === 'payment' && a.status === 'expired')) {
+            return outcome(errorMessage('payment_expired', 'The payment window closed and the booking was canceled; book again.'), { booking: b });
+        }
+        const action = b.actions?.find((a) => a.type === 'payment' && a.status === 'pending');
+        if (!action) {
+            if (b.status === 'confirmed' || b.status === 'pending') {
+                return { data: { booking: b }, messages: [alreadyMessage('No payment is pending on this booking.')] };
+            }
+            throw stateConflict(rec, 'paid');
+        }
+        checkRevision(ctx, b.revision);
+        const due = action.payment_context.amount_due;
+        const pr = inp.payment_result;
+        if (pr.currency.toUpperCase() !== action.payment_context.currency || pr.amount_paid !== due) {
+            return outcome(errorMessage('payment_amount_mismatch', `The payment must be exactly ${formatMoney(due, action.payment_context.currency)}; ${pr.amount_paid} ${pr.currency} was reported.`, '$.payment_result.amount_paid'), { booking: b });
+        }
+        action.status = 'completed';
+        rec.priv.amount_paid += pr.amount_paid;
+        if (b.payment) {
+            b.payment.status = b.payment.timing === 'deposit_required' && rec.priv.amount_paid < rec.priv.price_total ? 'deposit_paid' : 'paid';
+            b.payment.amount_due = 0;
+            b.payment.transaction_id = pr.transaction_id;
+            if (pr.order_reference)
+                b.payment.order_reference = pr.order_reference;
+        }
+        const stillPending = b.actions.some((a) => a.status === 'pending');
+        if (!stillPending) {
+            const manual = b.confirmation_mode === 'manual' && !rec.priv.confirmed_once;
+            move(rec, manual ? 'await_confirmation' : 'complete_actions', ctx);
+            if (!manual) {
+                delete b.expires_at;
+                rec.priv.expires_at_ms = undefined;
+                rec.priv.confirmed_once = true;
+                await ctx.tx.claims.setExpiry(b.id, null);
+            }
+            else {
+                const until = Math.min(ctx.now + ctx.biz.def.settings.manual_confirmation_ttl_seconds * 1000, rec.priv.start_ms);
+                rec.priv.expires_at_ms = until;
+                b.expires_at = new Date(until).toISOString().replace(/\.\d{3}Z$/, 'Z');
+                await ctx.tx.claims.setExpiry(b.id, until);
+            }
+        }
+        else {
+            touch(rec, ctx);
+        }
+        await ctx.tx.bookings.update(rec);
+        if (b.status === 'confirmed')
+            emitBookingEvent(ctx, 'booking.confirmed', rec);
+        return ok({ booking: b });
+    },
+});
+//# sourceMappingURL=confirm-payment.js.map

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { errorMessage } from '../../domain/outcomes.js';
+import { defineOperation, ok, outcome } from '../define.js';
+import { loadBooking } from '../engine/bookings.js';
+import { id } from '../schemas.js';
+export const bookingNotFound = (bookingId) => outcome(errorMessage('booking_not_found', `No booking ${JSON.stringify(bookingId)} belongs to this platform.`, '$.booking_id'));
+export const getBooking = defineOperation({
+    name: 'get_booking',
+    tool: 'usp_bookings_get',
+    rest: { method: 'GET', path: '/bookings/{booking_id}', input: 'none' },
+    resource: { kind: 'booking', key: 'booking_id' },
+    access: 'privileged_scoped',
+    capability: 'dev.usp-protocol.services.bookings',
+    mutating: false,
+    conditional: false,
+    // Reading applies expiry of pending bookings, which writes.
+    writes: true,
+    summary: 'Read a booking: status, pending actions, payment and cancellation details.',
+    input: z.object({ booking_id: id('The booking id.') }),
+    async handle(inp, ctx) {
+        const rec = await loadBooking(ctx, inp.booking_id);
+        if (!rec)
+            return bookingNotFound(inp.booking_id);
+        return ok({ booking: rec.booking });
+    },
+});
+//# sourceMappingURL=get-booking.js.map

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { errorMessage } from '../../domain/outcomes.js';
+import { bookingPrice, rescheduleTerms } from '../../domain/pricing.js';
+import { formatDuration, formatInstant, parseDuration } from '../../domain/time.js';
+import { defineOperation, ok, outcome } from '../define.js';
+import { checkSlot } from '../engine/availability.js';
+import { offerFreedPlace } from '../engine/waitlist.js';
+import { scheduleReminder } from '../engine/bookings.js';
+import { checkRevision, claimRows, emitBookingEvent, iso, loadBooking, move, paymentAction, stateConflict } from '../engine/bookings.js';
+import { id } from '../schemas.js';
+import { holdView, loadHold } from '../availability/release-hold.js';
+import { bookingNotFound } from './get-booking.js';
+export const rescheduleBooking = defineOperation({
+    name: 'reschedule_booking',
+    tool: 'usp_bookings_reschedule',
+    rest: { method: 'POST', path: '/bookings/{booking_id}/reschedule', input: 'body' },
+    resource: { kind: 'booking', key: 'booking_id' },
+    access: 'privileged_scoped',
+    capability: 'dev.usp-protocol.services.bookings',
+    mutating: true,
+    conditional: true,
+    writes: true,
+    summary: 'Move a booking to another slot of the same service; the booking keeps its id.',
+    input: z.object({
+        booking_id: id('The booking id.'),
+        slot_id: id('The new slot, from usp_availability_query.'),
+        hold_id: z.string().max(512).optional().describe('A hold on the new slot, if one was taken.'),
+    }),
+    async handle(inp, ctx) {
+        const rec = await loadBooking(ctx, inp.booking_id);
+        if (!rec)
+            return bookingNotFound(inp.booking_id);
+        const b = rec.booking;
+        if (b.status !== 'confirmed' && b.status !== 'pending' && b.status !== 'requires_action')
+            throw stateConflict(rec, 'rescheduled');
+        checkRevision(ctx, b.revision);
+        const service = ctx.biz.services.get(b.service_id);
+        const terms = rescheduleTerms(service, rec.priv.start_ms, ctx.now, rec.priv.reschedule_count, parseDuration);
+        if (!terms.allowed) {
+            return terms.reason === 'limit_reached'
+                ? outcome(errorMessage('reschedule_limit_reached', `This booking was already rescheduled ${rec.priv.reschedule_count} time(s), the most this service allows.`), { booking: b })
+                : outcome(errorMessage('reschedule_not_allowed', 'This service does not allow rescheduling; cancel and book again instead.'), { booking: b });
+        }
+        let hold;
+        if (inp.hold_id) {
+            hold = await loadHold(ctx, inp.hold_id);
+            const view = hold ? holdView(hold, ctx.now) : null;
+            if (!hold || !view)
+                return outcome(errorMessage('validation_error', `No hold ${JSON.stringify(inp.hold_id)} belongs to this platform.`, '$.hold_id'));
+            if (view.status === 'expired')
+                return outcome(errorMessage('hold_expired', 'The hold on the new slot expired; hold it again.', '$.hold_id'), { booking: b });
+            if (view.status !== 'active' || hold.hold.slot_id !== inp.slot_id) {
+                return outcome(errorMessage('validation_error', 'The hold is not an active hold on that slot.', '$.hold_id'));
+            }
+        }
+        const ignore = hold ? [b.id, hold.hold.id] : [b.id];
+        const check = await checkSlot(ctx.tx, ctx.biz, service, inp.slot_id, b.party_size, ctx.now, ignore);
+        if (!check.ok) {
+            if (check.reason === 'window')
+                return outcome(errorMessage('booking_window_violated', 'The new slot is outside the booking window.', '$.slot_id'), { booking: b });
+            if (check.reason === 'capacity')
+                return outcome(errorMessage('capacity_exceeded', 'The new slot has too few spots for this party.', '$.slot_id'), { booking: b });
+            if (check.reason === 'malformed' || check.reason === 'wrong_service') {
+                return outcome(errorMessage('validation_error', 'That slot id does not belong to this service.', '$.slot_id'), { booking: b });
+            }
+            return outcome(errorMessage('slot_unavailable', 'The new slot is no longer available; query availability and pick another.', '$.slot_id'), { booking: b });
+        }
+        const old = { key: rec.priv.slot_key, startMs: rec.priv.start_ms, endMs: rec.priv.end_ms, resourceIds: rec.priv.resource_ids };
+        const slot = check.slot;
+        // Swap the claims: the booking's old claims go, new ones come (or the hold's are inherited).
+        await ctx.tx.claims.removeOwner(b.id);
+        if (hold) {
+            await ctx.tx.claims.transfer(hold.hold.id, b.id, rec.priv.expires_at_ms ?? null);
+            hold.hold.status = 'converted';
+            hold.priv.booking_id = b.id;
+            await ctx.tx.holds.update(hold);
+        }
+        else {
+            await ctx.tx.claims.add(claimRows(service, slot, b.id, b.party_size, false, rec.priv.expires_at_ms ?? null));
+        }
+        const zone = ctx.biz.zone;
+        b.slot = { id: slot.id, start: formatInstant(slot.startMs, zone), end: formatInstant(slot.endMs, zone), duration: formatDuration(slot.durationMs) };
+        rec.priv.slot_key = slot.key;
+        rec.priv.start_ms = slot.startMs;
+        rec.priv.end_ms = slot.endMs;
+        rec.priv.resource_ids = [...slot.resourceIds];
+        rec.priv.reschedule_count += 1;
+        move(rec, 'reschedule', ctx);
+        // A higher price or a reschedule fee is collected before the booking counts as confirmed again.
+        const newTotal = bookingPrice(service, b.party_size, slot.durationMs);
+        const extra = Math.max(0, newTotal - rec.priv.price_total) + terms.fee;
+        rec.priv.price_total = newTotal;
+        if (b.payment)
+            b.payment.amount = newTotal;
+        if (extra > 0 && b.status === 'confirmed' && service.policies.requires_payment && service.policies.payment_timing !== 'at_service') {
+            const expiresMs = Math.min(ctx.now + ctx.biz.def.settings.payment_ttl_seconds * 1000, slot.startMs);
+            move(rec, 'require_action', ctx);
+            b.actions = [...(b.actions ?? []), paymentAction(ctx, rec, service, extra, expiresMs, 'reschedule')];
+            b.expires_at = iso(expiresMs);
+            rec.priv.expires_at_ms = expiresMs;
+            if (b.payment) {
+                b.payment.status = 'pending';
+                b.payment.amount_due = extra;
+            }
+            await ctx.tx.claims.setExpiry(b.id, expiresMs);
+        }
+        await ctx.tx.bookings.update(rec);
+        await scheduleReminder(ctx, rec);
+        await offerFreedPlace(ctx, service, old);
+        emitBookingEvent(ctx, 'booking.rescheduled', rec, { previous_slot: { start: formatInstant(old.startMs, zone), end: formatInstant(old.endMs, zone) } });
+        return ok({ booking: b });
+    },
+});
+//# sourceMappingURL=reschedule-booking.js.map

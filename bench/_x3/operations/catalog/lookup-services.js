@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { warningMessage } from '../../domain/outcomes.js';
+import { ProtocolError } from '../errors.js';
+import { defineOperation } from '../define.js';
+import { withHint } from './present.js';
+/** Most ids one lookup accepts (the spec requires at least 50). */
+export const MAX_LOOKUP_IDS = 100;
+export const lookupServices = defineOperation({
+    name: 'lookup_services',
+    tool: 'usp_services_lookup',
+    rest: { method: 'POST', path: '/services/lookup', input: 'body' },
+    access: 'public',
+    capability: 'dev.usp-protocol.services.catalog',
+    mutating: false,
+    conditional: false,
+    writes: false,
+    summary: `Fetch several services by id at once (up to ${MAX_LOOKUP_IDS}).`,
+    input: z.object({
+        ids: z.array(z.string().max(512)).min(1).describe(`Service ids to fetch, at most ${MAX_LOOKUP_IDS}; duplicates are ignored.`),
+        context: z.record(z.string(), z.unknown()).optional(),
+    }),
+    async handle(inp, ctx) {
+        if (inp.ids.length > MAX_LOOKUP_IDS) {
+            throw new ProtocolError('limit_exceeded', `At most ${MAX_LOOKUP_IDS} ids can be looked up at once; ${inp.ids.length} were sent.`, {
+                errors: [{ field: 'ids', message: `at most ${MAX_LOOKUP_IDS} items` }],
+            });
+        }
+        const seen = new Set();
+        const services = [];
+        const messages = [];
+        for (const [i, sid] of inp.ids.entries()) {
+            if (seen.has(sid))
+                continue;
+            seen.add(sid);
+            const s = ctx.biz.published.get(sid);
+            if (s)
+                services.push(await withHint(ctx, s));
+            else
+                messages.push(warningMessage('service_not_found', `No service has the id ${JSON.stringify(sid)}.`, `$.ids[${i}]`));
+        }
+        return { data: { services }, messages };
+    },
+});
+//# sourceMappingURL=lookup-services.js.map

@@ -1,0 +1,55 @@
+/**
+ * Protocol errors: the request could not be processed. Each door maps a code to its wire form
+ * (RFC 9457 problem + HTTP status, or a JSON-RPC error) through one exhaustive table.
+ * Business outcomes are never ProtocolErrors: they are messages in a successful result.
+ */
+export const PROTOCOL_ERROR_CODES = [
+    'invalid_request',
+    'invalid_profile_url',
+    'profile_unreachable',
+    'profile_malformed',
+    'profile_not_trusted',
+    'authentication_required',
+    'rate_limited',
+    'version_unsupported',
+    'service_unavailable',
+    'pop_proof_required',
+    'revision_mismatch',
+    'server_error',
+    // Codes the spec gives a REST status but no JSON-RPC number (decisions D1, D2, D11, D12).
+    'idempotency_conflict',
+    'booking_state_conflict',
+    'range_too_wide',
+    'signature_invalid',
+    'digest_mismatch',
+    'payload_too_large',
+    'not_found',
+    'method_not_allowed',
+    'unsupported_media_type',
+    'unknown_tool',
+    'limit_exceeded',
+    'algorithm_unsupported',
+];
+export class ProtocolError extends Error {
+    code;
+    /** Finer reason carried as `data.code` on MCP and as the problem's `code` member on REST. */
+    detailCode;
+    errors;
+    /** Extra members for the wire (e.g. `nonce`, `mechanism`, `current_status`). */
+    extra;
+    /** Seconds, for rate_limited and service_unavailable. */
+    retryAfter;
+    constructor(code, message, opts = {}) {
+        super(message);
+        this.name = 'ProtocolError';
+        this.code = code;
+        this.detailCode = opts.detailCode;
+        this.errors = opts.errors;
+        this.extra = opts.extra;
+        this.retryAfter = opts.retryAfter;
+    }
+}
+export function invalidRequest(message, errors, detailCode) {
+    return new ProtocolError('invalid_request', message, { errors, detailCode });
+}
+//# sourceMappingURL=errors.js.map

@@ -1,0 +1,399 @@
+/**
+ * RFC 9421 HTTP Message Signatures as USP uses them (spec §9.1.4 request signing, §10.1.1 webhook
+ * signing): ES256 (`ecdsa-p256-sha256`) with the fixed-width raw r||s value, `keyid` / `created` /
+ * `alg` as signature parameters, and the signature base built exactly per RFC 9421 §2.5.
+ * Ed25519 (`ed25519`) is implemented too, but a verifier accepts it only when asked to.
+ */
+import { createHash, createPublicKey, generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify, } from 'node:crypto';
+import { isInnerList, parseDictionary, serializeDictionary, serializeInnerList, serializeItem, } from 'structured-headers';
+import { verifyContentDigest } from './content-digest.js';
+import { AlgorithmUnsupported, KeyNotFound, SecurityFailure, SignatureExpired, SignatureInvalid, SignatureMissing, } from './failures.js';
+/** Allowed clock skew for a `created` in the future (spec: ±60 s, as for PoP `iat`). */
+const FUTURE_SKEW_SECONDS = 60;
+/** A component cannot be derived from the message; signers get a TypeError, verifiers `signature_invalid`. */
+class ComponentError extends Error {
+}
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+function normalizeFieldValue(value) {
+    // RFC 9421 §2.1: obs-fold becomes one space; leading and trailing whitespace is stripped.
+    return value.replace(/\r?\n[ \t]+/g, ' ').replace(/^[ \t]+|[ \t]+$/g, '');
+}
+function isHeaders(h) {
+    return typeof Headers !== 'undefined' && h instanceof Headers;
+}
+function headerReader(headers) {
+    if (isHeaders(headers)) {
+        return (name) => {
+            const v = headers.get(name);
+            return v === null ? undefined : normalizeFieldValue(v);
+        };
+    }
+    return (name) => {
+        const values = [];
+        for (const [k, v] of Object.entries(headers)) {
+            if (k.toLowerCase() === name && typeof v === 'string')
+                values.push(normalizeFieldValue(v));
+        }
+        // RFC 9421 §2.1: several field lines combine with ", ".
+        return values.length === 0 ? undefined : values.join(', ');
+    };
+}
+function headerNames(headers) {
+    if (isHeaders(headers))
+        return [...headers.keys()];
+    return Object.keys(headers).map((k) => k.toLowerCase());
+}
+function requestView(method, url, headers) {
+    return { request: { method, url }, header: headerReader(headers) };
+}
+function componentValue(id, view) {
+    if (id.startsWith('@')) {
+        if (id === '@status') {
+            if (view.status === undefined)
+                throw new ComponentError('@status exists only on responses');
+            return String(view.status);
+        }
+        const req = view.request;
+        if (req === undefined)
+            throw new ComponentError(`${id} cannot be derived from a response`);
+        const { url } = req;
+        switch (id) {
+            case '@method':
+                // RFC 9421 §2.2.1: the method as sent, no case change.
+                if (!TOKEN.test(req.method))
+                    throw new ComponentError('the method is not an HTTP token');
+                return req.method;
+            case '@target-uri': {
+                const target = new URL(url.href);
+                target.hash = '';
+                return target.href;
+            }
+            case '@authority':
+                // WHATWG URL already lower-cases the host and drops the scheme's default port (RFC 9421 §2.2.3).
+                return url.host;
+            case '@scheme':
+                return url.protocol.slice(0, -1);
+            case '@request-target':
+                return `${url.pathname || '/'}${url.search}`;
+            case '@path':
+                return url.pathname || '/';
+            case '@query':
+                // RFC 9421 §2.2.7: an absent or empty query is the lone "?".
+                return url.search || '?';
+            default:
+                throw new ComponentError(`unsupported derived component ${id}`);
+        }
+    }
+    const value = view.header(id);
+    if (value === undefined)
+        throw new ComponentError(`covered header ${id} is absent`);
+    if (/[\r\n]/.test(value))
+        throw new ComponentError(`header ${id} contains a line break`);
+    return value;
+}
+/** RFC 9421 §2.5: one `"name": value` line per covered component, then `"@signature-params"` last. */
+function signatureBase(covered, input, view) {
+    const lines = covered.map((id) => `${serializeItem([id, new Map()])}: ${componentValue(id, view)}`);
+    lines.push(`"@signature-params": ${serializeInnerList(input)}`);
+    return lines.join('\n');
+}
+/** Every component identifier a request can supply: the derived ones, `@query` when a query is present, and each header. */
+function presentComponents(url, headers) {
+    const present = new Set(['@method', '@authority', '@path', '@target-uri', '@scheme', '@request-target']);
+    if (url.search !== '')
+        present.add('@query');
+    for (const name of headerNames(headers))
+        present.add(name);
+    return present;
+}
+const USP_CONDITIONAL = ['@query', 'usp-agent', 'idempotency-key', 'content-digest', 'content-type'];
+/**
+ * The USP covered-component rule (§9.1.4): `@method`, `@authority`, `@path` always, plus `@query`,
+ * `usp-agent`, `idempotency-key`, `content-digest` and `content-type` whenever the request carries
+ * them. Accepts the request itself or the `present` set handed to `requiredComponents`.
+ */
+export function uspRequiredComponents(input) {
+    const present = input instanceof Set ? input : presentComponents(new URL(input.url), input.headers);
+    return ['@method', '@authority', '@path', ...USP_CONDITIONAL.filter((c) => present.has(c))];
+}
+// ------------------------------------------------------------------------------------------------
+// Keys
+// ------------------------------------------------------------------------------------------------
+function algorithmOfPrivateKey(key) {
+    if (key.type !== 'private')
+        throw new TypeError('signing needs a private key');
+    if (key.asymmetricKeyType === 'ed25519')
+        return 'ed25519';
+    if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1')
+        return 'ecdsa-p256-sha256';
+    throw new TypeError(`no supported signature algorithm for a ${key.asymmetricKeyType} key`);
+}
+/** The RFC 9421 algorithm a public JWK verifies, or null when it is none we implement. */
+function algorithmOfJwk(jwk) {
+    if (jwk.kty === 'EC' && jwk.crv === 'P-256' && (jwk.alg === undefined || jwk.alg === 'ES256'))
+        return 'ecdsa-p256-sha256';
+    if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519' && (jwk.alg === undefined || jwk.alg === 'EdDSA' || jwk.alg === 'Ed25519')) {
+        return 'ed25519';
+    }
+    return null;
+}
+function describeKey(jwk) {
+    return [jwk.kty, jwk.crv, jwk.alg].filter((v) => v !== undefined).join('/') || 'untyped';
+}
+function importPublicKey(jwk) {
+    // Only the public members: a stray `d` must never turn verification into private-key use.
+    const pub = jwk.kty === 'EC' ? { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } : { kty: jwk.kty, crv: jwk.crv, x: jwk.x };
+    return createPublicKey({ key: pub, format: 'jwk' });
+}
+const THUMBPRINT_MEMBERS = new Map([
+    ['EC', ['crv', 'kty', 'x', 'y']],
+    ['OKP', ['crv', 'kty', 'x']],
+    ['RSA', ['e', 'kty', 'n']],
+]);
+/**
+ * RFC 7638 JWK thumbprint: base64url SHA-256 of the required members in lexicographic order, no
+ * whitespace. Identifies a key as a principal. Throws `AlgorithmUnsupported` for a kty other than
+ * EC, OKP or RSA, and a TypeError when a required member is missing.
+ */
+export function jwkThumbprint(jwk) {
+    const members = THUMBPRINT_MEMBERS.get(String(jwk.kty));
+    if (members === undefined)
+        throw new AlgorithmUnsupported(`no RFC 7638 thumbprint for kty ${String(jwk.kty)}`);
+    const canonical = {};
+    for (const m of members) {
+        const v = jwk[m];
+        if (typeof v !== 'string')
+            throw new TypeError(`JWK member ${m} is required for a ${String(jwk.kty)} thumbprint`);
+        canonical[m] = v;
+    }
+    return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url');
+}
+/** A fresh P-256 signing key; `publicJwk` (kid, kty, crv, x, y, use `sig`, alg `ES256`) is what a profile publishes in `keys`. */
+export function generateSigningKey(kid) {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { kty, crv, x, y } = publicKey.export({ format: 'jwk' });
+    return { kid, privateKey, publicJwk: { kid, kty, crv, x, y, use: 'sig', alg: 'ES256' } };
+}
+// ------------------------------------------------------------------------------------------------
+// Signing
+// ------------------------------------------------------------------------------------------------
+function signView(view, key, opts) {
+    const algorithm = algorithmOfPrivateKey(key.privateKey);
+    const components = opts.components.map((c) => (c.startsWith('@') ? c : c.toLowerCase()));
+    if (new Set(components).size !== components.length)
+        throw new TypeError('a component may be covered only once');
+    if (components.includes('@signature-params'))
+        throw new TypeError('@signature-params cannot be covered');
+    const params = new Map();
+    params.set('keyid', key.kid);
+    for (const [name, value] of [['created', opts.created], ['expires', opts.expires]]) {
+        if (value === undefined)
+            continue;
+        if (!Number.isInteger(value))
+            throw new TypeError(`${name} must be an integer number of seconds`);
+        params.set(name, value);
+    }
+    params.set('alg', algorithm);
+    const items = components.map((c) => [c, new Map()]);
+    const input = [items, params];
+    let base;
+    try {
+        base = signatureBase(components, input, view);
+    }
+    catch (err) {
+        if (err instanceof ComponentError)
+            throw new TypeError(err.message);
+        throw err;
+    }
+    const data = Buffer.from(base, 'utf8');
+    const signature = algorithm === 'ed25519'
+        ? cryptoSign(null, data, key.privateKey)
+        : cryptoSign('sha256', data, { key: key.privateKey, dsaEncoding: 'ieee-p1363' });
+    const label = opts.label ?? 'sig1';
+    return {
+        'Signature-Input': serializeDictionary(new Map([[label, input]])),
+        Signature: serializeDictionary(new Map([[label, [signature, new Map()]]])),
+    };
+}
+function checkBodyDigest(headers, body) {
+    if (body === undefined)
+        return;
+    const digest = headerReader(headers)('content-digest');
+    if (digest !== undefined)
+        verifyContentDigest(digest, body);
+}
+/**
+ * Signs a request (RFC 9421 §3.1) and returns the two header values to add. `keyid`, `created` (when
+ * given) and `alg` ride as signature parameters. Throws a TypeError for a local mistake (a covered
+ * header that is absent, an unsupported key) and `DigestMismatch` when `body` contradicts the
+ * `Content-Digest` header being signed.
+ */
+export function signRequest(msg, key, opts) {
+    checkBodyDigest(msg.headers, msg.body);
+    return signView(requestView(msg.method, new URL(msg.url), msg.headers), key, opts);
+}
+/** Signs a response (booking confirmations, pricing: spec §10.1.1): `@status` and header fields only. */
+export function signResponse(msg, key, opts) {
+    checkBodyDigest(msg.headers, msg.body);
+    return signView({ status: msg.status, header: headerReader(msg.headers) }, key, opts);
+}
+// ------------------------------------------------------------------------------------------------
+// Verification
+// ------------------------------------------------------------------------------------------------
+function parseSignatureField(name, raw) {
+    try {
+        return parseDictionary(raw);
+    }
+    catch (err) {
+        throw new SignatureInvalid(`${name} is not an RFC 8941 dictionary: ${err.message}`);
+    }
+}
+function integerParam(params, name) {
+    const v = params.get(name);
+    if (v === undefined)
+        return undefined;
+    if (typeof v !== 'number' || !Number.isInteger(v))
+        throw new SignatureInvalid(`${name} must be an integer`);
+    return v;
+}
+/**
+ * Verifies an inbound request's RFC 9421 signature (spec §9.1.4). Order: both signature fields
+ * present (`signature_missing`); `Content-Digest` against the raw body before any signature work
+ * (`digest_mismatch`); then per label: structure, covered components (`requiredComponents`, and
+ * `@target-uri` only alongside `@authority` and `@path`), freshness of `created` / `expires` when
+ * present (`signature_expired`; `created` itself is never required), `keyid` resolution
+ * (`key_not_found`), key algorithm (`algorithm_unsupported`) and the signature itself (a 64-byte
+ * raw value; DER fails as `signature_invalid`). With several labels the first that verifies wins;
+ * if none does, the first label's failure is thrown. Errors from `resolveKey` propagate.
+ */
+export async function verifyRequestSignature(msg, resolveKey, opts) {
+    const url = new URL(msg.url);
+    const view = requestView(msg.method, url, msg.headers);
+    const inputRaw = view.header('signature-input');
+    const signatureRaw = view.header('signature');
+    if (inputRaw === undefined && signatureRaw === undefined) {
+        throw new SignatureMissing('the request has no Signature or Signature-Input header');
+    }
+    if (inputRaw === undefined || signatureRaw === undefined) {
+        throw new SignatureInvalid('Signature and Signature-Input must both be present');
+    }
+    // RFC 9530 before RFC 9421: a body that does not match its digest is malformed, whoever signed it.
+    const digest = view.header('content-digest');
+    if (digest !== undefined)
+        verifyContentDigest(digest, msg.body ?? new Uint8Array(0));
+    const inputs = parseSignatureField('Signature-Input', inputRaw);
+    const signatures = parseSignatureField('Signature', signatureRaw);
+    if (opts.label !== undefined && !inputs.has(opts.label)) {
+        throw new SignatureMissing(`no signature labelled ${opts.label}`);
+    }
+    const labels = opts.label !== undefined ? [opts.label] : [...inputs.keys()];
+    if (labels.length === 0)
+        throw new SignatureMissing('Signature-Input lists no signature');
+    const ctx = { view, present: presentComponents(url, msg.headers), inputs, signatures, resolveKey, opts };
+    let firstFailure;
+    for (const label of labels) {
+        try {
+            return await verifyLabel(label, ctx);
+        }
+        catch (err) {
+            if (!(err instanceof SecurityFailure))
+                throw err;
+            firstFailure ??= err;
+        }
+    }
+    throw firstFailure ?? new SignatureInvalid('no signature verified');
+}
+async function verifyLabel(label, ctx) {
+    const { opts } = ctx;
+    const input = ctx.inputs.get(label);
+    if (input === undefined || !isInnerList(input))
+        throw new SignatureInvalid(`Signature-Input ${label} is not an inner list`);
+    const sigMember = ctx.signatures.get(label);
+    if (sigMember === undefined)
+        throw new SignatureInvalid(`no Signature value for label ${label}`);
+    if (isInnerList(sigMember) || !(sigMember[0] instanceof ArrayBuffer)) {
+        throw new SignatureInvalid(`Signature ${label} is not a byte sequence`);
+    }
+    const signature = new Uint8Array(sigMember[0]);
+    const [items, params] = input;
+    const covered = [];
+    for (const [name, itemParams] of items) {
+        if (typeof name !== 'string')
+            throw new SignatureInvalid('component identifiers must be strings');
+        if (itemParams.size > 0)
+            throw new SignatureInvalid(`component parameters are not supported (${name})`);
+        if (name === '@signature-params')
+            throw new SignatureInvalid('@signature-params cannot be covered');
+        if (!name.startsWith('@') && name !== name.toLowerCase())
+            throw new SignatureInvalid(`field name ${name} is not lower-case`);
+        if (covered.includes(name))
+            throw new SignatureInvalid(`component ${name} is covered twice`);
+        covered.push(name);
+    }
+    const keyid = params.get('keyid');
+    if (typeof keyid !== 'string' || keyid === '')
+        throw new SignatureInvalid('the keyid parameter is required');
+    const created = integerParam(params, 'created');
+    const expires = integerParam(params, 'expires');
+    const alg = params.get('alg');
+    if (alg !== undefined && typeof alg !== 'string')
+        throw new SignatureInvalid('alg must be a string');
+    // §9.1.4 covered components; @target-uri may be added, never substituted.
+    for (const required of opts.requiredComponents(ctx.present)) {
+        if (!covered.includes(required))
+            throw new SignatureInvalid(`${required} is present but not covered`);
+    }
+    if (covered.includes('@target-uri') && !(covered.includes('@authority') && covered.includes('@path'))) {
+        throw new SignatureInvalid('@target-uri does not replace @authority and @path');
+    }
+    const nowSeconds = Math.floor(opts.now / 1000);
+    if (created !== undefined) {
+        if (created > nowSeconds + FUTURE_SKEW_SECONDS)
+            throw new SignatureExpired('created lies in the future');
+        if (opts.maxAgeSeconds !== undefined && nowSeconds - created > opts.maxAgeSeconds) {
+            throw new SignatureExpired(`created is older than ${opts.maxAgeSeconds} s`);
+        }
+    }
+    if (expires !== undefined && nowSeconds > expires)
+        throw new SignatureExpired('the signature has expired');
+    const accepted = opts.algorithms ?? ['ecdsa-p256-sha256'];
+    if (alg !== undefined && !accepted.includes(alg)) {
+        throw new AlgorithmUnsupported(`alg ${alg} is not accepted`);
+    }
+    const jwk = await ctx.resolveKey(keyid);
+    if (jwk === null)
+        throw new KeyNotFound(`no usable key with kid ${keyid}`);
+    const algorithm = algorithmOfJwk(jwk);
+    if (algorithm === null || !accepted.includes(algorithm)) {
+        throw new AlgorithmUnsupported(`key ${keyid} (${describeKey(jwk)}) is not an accepted signing key`);
+    }
+    if (alg !== undefined && alg !== algorithm)
+        throw new SignatureInvalid(`alg ${alg} does not match key ${keyid}`);
+    let base;
+    try {
+        base = signatureBase(covered, input, ctx.view);
+    }
+    catch (err) {
+        if (err instanceof ComponentError)
+            throw new SignatureInvalid(err.message);
+        throw err;
+    }
+    // Both algorithms produce exactly 64 bytes; an ASN.1/DER ECDSA value (70-72 bytes) is refused here.
+    if (signature.length !== 64)
+        throw new SignatureInvalid(`signature is ${signature.length} bytes, not a 64-byte raw value`);
+    let publicKey;
+    try {
+        publicKey = importPublicKey(jwk);
+    }
+    catch (err) {
+        throw new SignatureInvalid(`key ${keyid} cannot be imported: ${err.message}`);
+    }
+    const data = Buffer.from(base, 'utf8');
+    const ok = algorithm === 'ed25519'
+        ? cryptoVerify(null, data, publicKey, signature)
+        : cryptoVerify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature);
+    if (!ok)
+        throw new SignatureInvalid('the signature does not verify');
+    return { keyid, jwk, label, covered, ...(created !== undefined ? { created } : {}), algorithm };
+}
+//# sourceMappingURL=http-signatures.js.map

@@ -1,0 +1,367 @@
+/**
+ * Platform profile resolution (spec §8.2.2-8.2.3): a caller-chosen URL fetched as an outbound
+ * request, so it is hardened against SSRF. https only; every resolved address vetted before any
+ * connection and the connection pinned to the vetted address (no second DNS answer, so no
+ * rebinding); no redirects; a deadline and a byte cap enforced while streaming; successes cached
+ * for max(60 s, max-age), failures for a sixth of the floor; concurrent resolves share one fetch.
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import { InvalidProfileUrl, ProfileMalformed, ProfileNotTrusted, ProfileUnreachable, SecurityFailure, } from './failures.js';
+import { isLoopbackAddress, isSpecialUseAddress } from './ssrf.js';
+// ------------------------------------------------------------------------------------------------
+// URL and allowlist
+// ------------------------------------------------------------------------------------------------
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+function parseProfileUrl(raw, allowLoopback) {
+    let url;
+    try {
+        url = new URL(raw);
+    }
+    catch {
+        throw new InvalidProfileUrl('the profile URL is not an absolute URL');
+    }
+    if (url.username !== '' || url.password !== '')
+        throw new InvalidProfileUrl('the profile URL carries credentials');
+    if (url.protocol === 'https:')
+        return url;
+    if (url.protocol === 'http:' && allowLoopback && LOOPBACK_HOSTS.has(url.hostname))
+        return url;
+    throw new InvalidProfileUrl(`the profile URL must use https, not ${url.protocol}`);
+}
+/** Prefix match on a boundary, so `https://agent.example` does not admit `https://agent.example.evil`. */
+function matchesPrefix(href, prefix) {
+    if (!href.startsWith(prefix))
+        return false;
+    if (href.length === prefix.length || /[/?#]$/.test(prefix))
+        return true;
+    return '/?#'.includes(href[prefix.length]);
+}
+function cacheKey(url) {
+    const u = new URL(url.href);
+    u.hash = '';
+    return u.href;
+}
+// ------------------------------------------------------------------------------------------------
+// Fetch: vetted address, pinned connection, deadline, byte cap
+// ------------------------------------------------------------------------------------------------
+async function defaultLookup(host) {
+    const answers = await dnsLookup(host, { all: true, verbatim: true });
+    return answers.map((a) => a.address);
+}
+/** node:http(s) GET whose DNS lookup always answers the vetted address. */
+export const pinnedFetch = (req) => new Promise((resolvePromise, reject) => {
+    const { url, address, family } = req;
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const clientRequest = send({
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port === '' ? undefined : Number(url.port),
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        headers: { accept: 'application/json', 'user-agent': 'usp-server profile resolver' },
+        agent: false,
+        signal: req.signal,
+        lookup: (_host, options, callback) => {
+            // Pinning: whatever node asks, the answer is the address vetted before the connection.
+            if (options.all) {
+                callback(null, [{ address, family }]);
+            }
+            else {
+                callback(null, address, family);
+            }
+        },
+    }, (res) => {
+        // Errors after an early stop (cap, deadline, unread 3xx body) must not go unhandled; readers see them anyway.
+        res.on('error', () => undefined);
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+            if (value === undefined)
+                continue;
+            for (const v of Array.isArray(value) ? value : [value])
+                headers.append(name, v);
+        }
+        resolvePromise({ status: res.statusCode ?? 0, headers, body: res });
+    });
+    clientRequest.on('error', reject);
+    clientRequest.end();
+});
+function deadlineError(signal) {
+    return new Promise((_, reject) => {
+        const fail = () => reject(new ProfileUnreachable('the profile fetch timed out'));
+        if (signal.aborted)
+            fail();
+        else
+            signal.addEventListener('abort', fail, { once: true });
+    });
+}
+async function readCapped(body, maxBytes, deadline) {
+    const chunks = [];
+    let total = 0;
+    const iterator = body[Symbol.asyncIterator]();
+    let finished = false;
+    try {
+        for (;;) {
+            const next = await Promise.race([iterator.next(), deadline]);
+            if (next.done)
+                break;
+            total += next.value.byteLength;
+            if (total > maxBytes)
+                throw new ProfileUnreachable(`the profile exceeds ${maxBytes} bytes`);
+            chunks.push(next.value);
+        }
+        finished = true;
+    }
+    finally {
+        // Stopped early (cap, deadline, error): let the body go without waiting for it.
+        if (!finished)
+            void Promise.resolve(iterator.return?.()).catch(() => undefined);
+    }
+    return Buffer.concat(chunks);
+}
+function maxAgeOf(cacheControl) {
+    if (cacheControl === null)
+        return undefined;
+    const m = /(?:^|,)\s*max-age\s*=\s*"?(\d+)"?\s*(?=,|$)/i.exec(cacheControl);
+    return m ? Number(m[1]) : undefined;
+}
+// ------------------------------------------------------------------------------------------------
+// Parsing (forward compatible: unknown members are ignored)
+// ------------------------------------------------------------------------------------------------
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+function isObject(v) {
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+function keyArray(doc, name) {
+    const v = doc[name];
+    if (v === undefined)
+        return [];
+    if (!Array.isArray(v))
+        throw new ProfileMalformed(`${name} is not an array of JWKs`);
+    // Entries that are not objects are unusable keys: skipped, not fatal (spec §10.1.1 forward compatibility).
+    return v.filter(isObject);
+}
+/** Validates a profile document; throws ProfileMalformed. */
+export function parsePlatformProfile(url, bytes) {
+    let doc;
+    try {
+        doc = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    }
+    catch {
+        throw new ProfileMalformed('the profile is not UTF-8 JSON');
+    }
+    if (!isObject(doc))
+        throw new ProfileMalformed('the profile is not a JSON object');
+    const usp = doc.usp;
+    if (!isObject(usp))
+        throw new ProfileMalformed('the profile has no usp object');
+    if (typeof usp.version !== 'string' || !DATE.test(usp.version))
+        throw new ProfileMalformed('usp.version is not YYYY-MM-DD');
+    if (!isObject(usp.capabilities))
+        throw new ProfileMalformed('usp.capabilities is not an object');
+    const webhook = doc.webhook_url;
+    if (webhook !== undefined && typeof webhook !== 'string')
+        throw new ProfileMalformed('webhook_url is not a string');
+    return {
+        url,
+        version: usp.version,
+        capabilities: usp.capabilities,
+        ...(webhook !== undefined ? { webhook_url: webhook } : {}),
+        keys: keyArray(doc, 'keys'),
+        signing_keys: keyArray(doc, 'signing_keys'),
+        raw: doc,
+    };
+}
+// ------------------------------------------------------------------------------------------------
+// Keys
+// ------------------------------------------------------------------------------------------------
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
+/** A key that can serve signature verification at all; which algorithms the verifier accepts is its own call. */
+function usableForVerification(jwk) {
+    if (typeof jwk.kty !== 'string' || jwk.kty === 'oct')
+        return false;
+    if (jwk.use !== undefined && jwk.use !== 'sig')
+        return false;
+    if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify')))
+        return false;
+    return !PRIVATE_MEMBERS.some((m) => jwk[m] !== undefined);
+}
+/**
+ * The key with `kid === keyid`: `keys` first, then `signing_keys` (spec §9.1.4, §10.1.1). Keys that
+ * cannot verify anything (no kty, symmetric, `use` other than `sig`, `key_ops` without `verify`,
+ * private members) are skipped, never fatal. A key of an algorithm the verifier does not implement
+ * is returned, so that the verifier can answer `algorithm_unsupported` rather than `key_not_found`.
+ */
+export function findKey(profile, keyid) {
+    for (const set of [profile.keys, profile.signing_keys]) {
+        const hit = set.find((k) => k.kid === keyid && usableForVerification(k));
+        if (hit !== undefined)
+            return hit;
+    }
+    return null;
+}
+/**
+ * Builds a platform profile resolver. Order per call: URL (`invalid_profile_url`), allowlist
+ * (`profile_not_trusted`), cache, then one shared fetch: DNS, every address vetted
+ * (`profile_unreachable` for any special-use answer, loopback excepted only with `allowLoopback`),
+ * pinned GET, 2xx only (3xx is never followed), byte cap and deadline, then parsing
+ * (`profile_malformed`).
+ */
+export function createProfileResolver(opts) {
+    const timeoutMs = opts.timeoutMs ?? 3000;
+    const maxBytes = opts.maxBytes ?? 256 * 1024;
+    const minTtlMs = (opts.minTtlSeconds ?? 60) * 1000;
+    const maxTtlMs = Math.max(minTtlMs, (opts.maxTtlSeconds ?? 86_400) * 1000);
+    const negativeTtlMs = minTtlMs / 6;
+    const maxEntries = opts.maxEntries ?? 1000;
+    const fetchImpl = opts.fetchImpl ?? pinnedFetch;
+    const lookup = opts.lookup ?? defaultLookup;
+    const now = opts.now ?? Date.now;
+    const cache = new Map();
+    const inflight = new Map();
+    const lastForcedRefresh = new Map();
+    function remember(key, entry) {
+        cache.delete(key);
+        cache.set(key, entry);
+        while (cache.size > maxEntries)
+            cache.delete(cache.keys().next().value);
+    }
+    async function vettedAddress(url, signal, deadline) {
+        const host = url.hostname.replace(/^\[|\]$/g, '');
+        let addresses;
+        if (isIP(host) !== 0) {
+            addresses = [host];
+        }
+        else {
+            try {
+                addresses = await Promise.race([lookup(host), deadline]);
+            }
+            catch (err) {
+                if (err instanceof SecurityFailure)
+                    throw err;
+                throw new ProfileUnreachable(`DNS lookup of ${host} failed: ${err.message}`);
+            }
+        }
+        if (signal.aborted)
+            throw new ProfileUnreachable('the profile fetch timed out');
+        if (addresses.length === 0)
+            throw new ProfileUnreachable(`${host} has no address`);
+        // Every answer is vetted, not only the one we would use: a mixed answer is a rebinding attempt.
+        for (const a of addresses) {
+            if (isSpecialUseAddress(a) && !(opts.allowLoopback && isLoopbackAddress(a))) {
+                throw new ProfileUnreachable(`${host} resolves to the special-use address ${a}`);
+            }
+        }
+        // IPv4 first: verbatim resolver order often puts ::1 first for localhost, where dev servers bind 127.0.0.1.
+        const address = addresses.find((a) => isIP(a) === 4) ?? addresses[0];
+        return { address, family: isIP(address) === 6 ? 6 : 4 };
+    }
+    async function fetchProfile(url, key) {
+        const controller = new AbortController();
+        const timer = setTimeout(() => controller.abort(), timeoutMs);
+        const deadline = deadlineError(controller.signal);
+        deadline.catch(() => undefined);
+        try {
+            const { address, family } = await vettedAddress(url, controller.signal, deadline);
+            let res;
+            try {
+                res = await Promise.race([fetchImpl({ url, address, family, signal: controller.signal }), deadline]);
+            }
+            catch (err) {
+                if (err instanceof SecurityFailure)
+                    throw err;
+                throw new ProfileUnreachable(`fetching the profile failed: ${err.message}`);
+            }
+            if (res.status >= 300 && res.status < 400)
+                throw new ProfileUnreachable(`the profile answered ${res.status}; redirects are not followed`);
+            if (res.status < 200 || res.status >= 300)
+                throw new ProfileUnreachable(`the profile answered ${res.status}`);
+            const declared = Number(res.headers.get('content-length') ?? NaN);
+            if (declared > maxBytes)
+                throw new ProfileUnreachable(`the profile declares ${declared} bytes, over ${maxBytes}`);
+            let bytes;
+            try {
+                bytes = res.body === null ? new Uint8Array(0) : await readCapped(res.body, maxBytes, deadline);
+            }
+            catch (err) {
+                if (err instanceof SecurityFailure)
+                    throw err;
+                throw new ProfileUnreachable(`reading the profile failed: ${err.message}`);
+            }
+            const profile = parsePlatformProfile(key, bytes);
+            const maxAge = maxAgeOf(res.headers.get('cache-control'));
+            const ttlMs = Math.min(maxTtlMs, Math.max(minTtlMs, (maxAge ?? 0) * 1000));
+            return { profile, ttlMs };
+        }
+        finally {
+            clearTimeout(timer);
+            controller.abort(); // releases the socket on every path; harmless after success
+        }
+    }
+    function start(url, key) {
+        const pending = fetchProfile(url, key).then(({ profile, ttlMs }) => {
+            remember(key, { ok: true, profile, expiresAt: now() + ttlMs });
+            return profile;
+        }, (err) => {
+            if (err instanceof SecurityFailure)
+                remember(key, { ok: false, failure: err, expiresAt: now() + negativeTtlMs });
+            throw err;
+        });
+        const shared = pending.finally(() => inflight.delete(key));
+        inflight.set(key, shared);
+        return shared;
+    }
+    function keyOf(raw) {
+        try {
+            return cacheKey(new URL(raw));
+        }
+        catch {
+            return null;
+        }
+    }
+    return {
+        async resolve(raw) {
+            const url = parseProfileUrl(raw, opts.allowLoopback);
+            const key = cacheKey(url);
+            if (opts.allowlist !== undefined && !opts.allowlist.some((p) => matchesPrefix(key, p))) {
+                throw new ProfileNotTrusted(`${key} is not on the profile allowlist`);
+            }
+            const cached = cache.get(key);
+            if (cached !== undefined) {
+                if (cached.expiresAt > now()) {
+                    remember(key, cached); // refresh LRU position
+                    if (cached.ok)
+                        return cached.profile;
+                    throw cached.failure;
+                }
+                cache.delete(key);
+            }
+            return inflight.get(key) ?? start(url, key);
+        },
+        invalidate(raw) {
+            const key = keyOf(raw);
+            if (key !== null)
+                cache.delete(key);
+        },
+        refreshForUnknownKey(raw) {
+            const key = keyOf(raw);
+            if (key === null)
+                return false;
+            const origin = new URL(key).origin;
+            const last = lastForcedRefresh.get(origin);
+            if (last !== undefined && now() - last < minTtlMs)
+                return false;
+            lastForcedRefresh.set(origin, now());
+            if (lastForcedRefresh.size > maxEntries) {
+                for (const [o, t] of lastForcedRefresh)
+                    if (now() - t >= minTtlMs)
+                        lastForcedRefresh.delete(o);
+            }
+            cache.delete(key);
+            return true;
+        },
+    };
+}
+//# sourceMappingURL=platform-profiles.js.map
