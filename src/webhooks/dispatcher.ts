@@ -41,9 +41,13 @@ export interface DispatcherOptions {
   leaseMs?: number;
 }
 
-/** The JSON a webhook receiver gets: the event, its id, the resource id, a timestamp and the data. */
+/**
+ * The JSON a webhook receiver gets: the event, its id, the resource id, a timestamp and the data.
+ * The timestamp is when the event occurs: its due time (a reminder happens when it is due, not
+ * when the booking that scheduled it was made); for every other event that is its creation time.
+ */
 export function eventBody(e: OutboxEvent, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { event: e.event, event_id: e.event_id, ...e.payload, ...extra, timestamp: new Date(e.created_ms).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  return { event: e.event, event_id: e.event_id, ...e.payload, ...extra, timestamp: new Date(Math.max(e.created_ms, e.due_ms)).toISOString().replace(/\.\d{3}Z$/, 'Z') };
 }
 
 export class WebhookDispatcher {

@@ -1,0 +1,173 @@
+/**
+ * Schema of the PostgreSQL store. Each entry runs once, in order, recorded in `schema_migrations`;
+ * the runner holds a session advisory lock so that several processes starting together on an empty
+ * database apply every migration exactly once.
+ *
+ * Tables mirror the SQLite schema column for column: BIGINT for epoch milliseconds, TEXT for the
+ * JSON documents in `data`/`payload`/`body` (byte-for-byte parity with SQLite), BOOLEAN for flags.
+ * Ids that are ordered or paginated on use the "C" collation so that they sort bytewise, as in SQLite.
+ */
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE claims (
+    resource_id TEXT NOT NULL,
+    start_ms BIGINT NOT NULL,
+    end_ms BIGINT NOT NULL,
+    slot_key TEXT NOT NULL,
+    owner_id TEXT NOT NULL,
+    spots INTEGER NOT NULL,
+    is_hold BOOLEAN NOT NULL,
+    service_id TEXT NOT NULL,
+    expires_at_ms BIGINT,
+    PRIMARY KEY (owner_id, resource_id),
+    -- Database-level net under the advisory locks: two firm claims (no expiry: confirmed bookings)
+    -- of different slots never overlap on one resource. Claims of one shared slot (group classes)
+    -- may. Holds and pending bookings expire by the caller's clock, which a constraint cannot see,
+    -- so they are left to the check-and-reserve lock; they become firm (and checked) on confirmation.
+    CONSTRAINT claims_no_overlap EXCLUDE USING gist (
+      resource_id WITH =,
+      int8range(start_ms, GREATEST(start_ms, end_ms)) WITH &&,
+      slot_key WITH <>
+    ) WHERE (expires_at_ms IS NULL)
+  );
+  CREATE INDEX claims_by_resource ON claims (resource_id, start_ms);
+
+  CREATE TABLE bookings (
+    seq BIGSERIAL NOT NULL UNIQUE,
+    id TEXT PRIMARY KEY,
+    service_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    hold_id TEXT UNIQUE,
+    principal TEXT,
+    expires_at_ms BIGINT,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX bookings_pending_expiry ON bookings (expires_at_ms) WHERE status IN ('pending', 'requires_action');
+  CREATE INDEX bookings_by_status ON bookings (status, seq);
+
+  CREATE TABLE holds (
+    id TEXT PRIMARY KEY,
+    service_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    principal TEXT,
+    buyer_key TEXT,
+    expires_at_ms BIGINT NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX holds_by_principal ON holds (principal, service_id, status);
+
+  CREATE TABLE waitlist_entries (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    service_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    principal TEXT,
+    created_ms BIGINT NOT NULL,
+    offer_expires_ms BIGINT,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX waitlist_by_service ON waitlist_entries (service_id, status, created_ms);
+  CREATE INDEX waitlist_by_principal ON waitlist_entries (principal, created_ms, id);
+
+  CREATE TABLE idempotency (
+    scope TEXT PRIMARY KEY,
+    request_hash TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    created_ms BIGINT NOT NULL,
+    expires_ms BIGINT NOT NULL
+  );
+  CREATE INDEX idempotency_expiry ON idempotency (expires_ms);
+
+  CREATE TABLE catalog (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    data TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    modified_ms BIGINT NOT NULL,
+    deleted BOOLEAN NOT NULL
+  );
+  CREATE INDEX catalog_feed ON catalog (modified_ms, id);
+
+  CREATE TABLE feed_subscriptions (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    status TEXT NOT NULL,
+    principal TEXT,
+    data TEXT NOT NULL
+  );
+
+  CREATE TABLE outbox (
+    seq BIGSERIAL PRIMARY KEY,
+    event_id TEXT NOT NULL UNIQUE,
+    event TEXT NOT NULL,
+    order_key TEXT NOT NULL,
+    principal TEXT,
+    profile TEXT,
+    payload TEXT NOT NULL,
+    created_ms BIGINT NOT NULL,
+    due_ms BIGINT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending'
+  );
+  CREATE INDEX outbox_due ON outbox (status, due_ms, seq);
+  CREATE INDEX outbox_by_order_key ON outbox (order_key, event) WHERE status = 'pending';
+
+  CREATE TABLE kv (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+
+  CREATE TABLE credentials (
+    value_hash TEXT PRIMARY KEY,
+    resource_kind TEXT NOT NULL,
+    resource_id TEXT NOT NULL,
+    jkt TEXT,
+    principal TEXT,
+    expires_ms BIGINT NOT NULL,
+    revoked BOOLEAN NOT NULL DEFAULT FALSE
+  );
+  CREATE INDEX credentials_by_resource ON credentials (resource_id);
+
+  CREATE TABLE proof_jti (
+    jti TEXT PRIMARY KEY,
+    keep_until_ms BIGINT NOT NULL
+  );
+  CREATE INDEX proof_jti_expiry ON proof_jti (keep_until_ms);
+
+  CREATE TABLE principal_bindings (
+    principal TEXT PRIMARY KEY,
+    profile TEXT NOT NULL,
+    bound_ms BIGINT NOT NULL
+  );
+
+  CREATE TABLE webhook_deliveries (
+    id BIGSERIAL PRIMARY KEY,
+    event_id TEXT NOT NULL,
+    event TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    order_key TEXT NOT NULL,
+    target_url TEXT NOT NULL,
+    subscription_id TEXT,
+    body TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_ms BIGINT NOT NULL,
+    lease_until_ms BIGINT,
+    created_ms BIGINT NOT NULL,
+    delivered_ms BIGINT,
+    last_status INTEGER,
+    last_error TEXT,
+    last_latency_ms DOUBLE PRECISION,
+    UNIQUE (event_id, target_url)
+  );
+  CREATE INDEX deliveries_due ON webhook_deliveries (status, next_attempt_ms);
+  CREATE INDEX deliveries_order ON webhook_deliveries (order_key, target_url, seq);
+
+  CREATE TABLE webhook_attempts (
+    delivery_id BIGINT NOT NULL,
+    attempt INTEGER NOT NULL,
+    at_ms BIGINT NOT NULL,
+    status_code INTEGER,
+    latency_ms DOUBLE PRECISION NOT NULL,
+    error TEXT,
+    PRIMARY KEY (delivery_id, attempt)
+  );
+  `,
+];
