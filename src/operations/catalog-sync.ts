@@ -10,6 +10,7 @@ import type { Business, Clock, IdSource } from './runtime.js';
 export async function syncCatalog(store: Store, biz: Business, clock: Clock, ids: IdSource): Promise<OutboxEvent[]> {
   const events: OutboxEvent[] = [];
   await store.transaction(async (tx) => {
+    events.length = 0; // the store may run this again after a deadlock
     const now = clock.now();
     const stored = new Map((await tx.catalog.all()).map((s) => [s.id, s] as const));
     const raise = (event: string, serviceId: string, data: Record<string, unknown>) => {

@@ -10,7 +10,7 @@ import type { Message } from '../domain/outcomes.js';
 import type { OutboxEvent, Store } from '../store/port.js';
 import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
 import type { OperationDef } from './define.js';
-import type { Business, Caller, Clock, IdSource, OperationContext, RaisedEvent } from './runtime.js';
+import { outboxEvent, type Business, type Caller, type Clock, type IdSource, type OperationContext, type RaisedEvent } from './runtime.js';
 import { uspEnvelope, type UspEnvelope } from './envelope.js';
 import { authenticateCall, type Presented } from './authenticate.js';
 import { issueCredential, type AuthPolicy, type IssuedCredential } from '../security/index.js';
@@ -91,6 +91,8 @@ export class Pipeline {
 
     const events: OutboxEvent[] = [];
     const run = async (tx: OperationContext['tx']) => {
+      // A store may run this again after a deadlock or serialization failure: start from scratch.
+      events.length = 0;
       const now = this.deps.clock.now();
       if (scope) {
         // One key, one execution, even when two processes receive it at once.
@@ -118,16 +120,7 @@ export class Pipeline {
           return issueCredential(tx.security, { kind, resourceId, jkt: caller.jkt ?? null, principal: caller.principal, expiresMs });
         },
         emit: (e: RaisedEvent) => {
-          events.push({
-            event_id: this.deps.ids.next('evt'),
-            event: e.event,
-            order_key: e.orderKey,
-            principal: e.principal,
-            profile: e.profile ?? null,
-            payload: e.payload,
-            created_ms: now,
-            due_ms: e.dueMs ?? now,
-          });
+          events.push(outboxEvent(e, this.deps.ids, now));
         },
       };
       const res = await op.handle(input, ctx);

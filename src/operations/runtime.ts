@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import type { BusinessDef, ResourceDef, ServiceDef } from '../domain/business.js';
 import { publishService, type PublishedService } from '../domain/catalog.js';
-import type { Tx } from '../store/port.js';
-import type { IssuedCredential } from '../security/index.js';
+import type { OutboxEvent, Tx } from '../store/port.js';
+import { base32, type IssuedCredential } from '../security/index.js';
 
 export interface Clock {
   now(): number;
@@ -33,24 +33,9 @@ export interface IdSource {
   next(prefix: string): string;
 }
 
-const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
-
 /** Base32 of `bytes` random bytes (lower case, no padding). */
 export function randomToken(bytes: number): string {
-  const buf = randomBytes(bytes);
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const b of buf) {
-    value = (value << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += ALPHABET[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += ALPHABET[(value << (5 - bits)) & 31];
-  return out;
+  return base32(randomBytes(bytes));
 }
 
 export const randomIds: IdSource = { next: (prefix) => `${prefix}_${randomToken(16)}` };
@@ -123,6 +108,20 @@ export interface OperationContext {
    * key when there is one); undefined for the business itself.
    */
   issueCredential(kind: 'booking' | 'hold' | 'waitlist_entry', resourceId: string, expiresMs: number): Promise<IssuedCredential | undefined>;
+}
+
+/** The outbox row for an event raised at `now`. */
+export function outboxEvent(e: RaisedEvent, ids: IdSource, now: number): OutboxEvent {
+  return {
+    event_id: ids.next('evt'),
+    event: e.event,
+    order_key: e.orderKey,
+    principal: e.principal,
+    profile: e.profile ?? null,
+    payload: e.payload,
+    created_ms: now,
+    due_ms: e.dueMs ?? now,
+  };
 }
 
 /** May the caller act on a resource created by `owner`? Its creator, its credential holder, or the business. */

@@ -6,11 +6,12 @@
 import type { OutboxEvent, Store } from '../store/port.js';
 import { expireIfDue } from './engine/bookings.js';
 import { expireOfferIfDue } from './engine/waitlist.js';
-import type { Business, Clock, IdSource, OperationContext } from './runtime.js';
+import { outboxEvent, type Business, type Clock, type IdSource, type OperationContext } from './runtime.js';
 
 export async function sweep(store: Store, biz: Business, clock: Clock, ids: IdSource, batch = 100): Promise<OutboxEvent[]> {
   const events: OutboxEvent[] = [];
   await store.transaction(async (tx) => {
+    events.length = 0; // the store may run this again after a deadlock
     const now = clock.now();
     const ctx: OperationContext = {
       tx,
@@ -19,17 +20,7 @@ export async function sweep(store: Store, biz: Business, clock: Clock, ids: IdSo
       ids,
       caller: { principal: 'business', profile: null, business: true },
       issueCredential: async () => undefined,
-      emit: (e) =>
-        events.push({
-          event_id: ids.next('evt'),
-          event: e.event,
-          order_key: e.orderKey,
-          principal: e.principal,
-          profile: e.profile ?? null,
-          payload: e.payload,
-          created_ms: now,
-          due_ms: e.dueMs ?? now,
-        }),
+      emit: (e) => void events.push(outboxEvent(e, ids, now)),
     };
     for (const id of await tx.bookings.expiredPending(now, batch)) {
       const rec = await tx.bookings.get(id);

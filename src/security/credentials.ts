@@ -38,7 +38,9 @@ export async function issueCredential(
 }
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
-function base32(buf: Buffer): string {
+
+/** Lower-case base32 without padding (ids and credential values). */
+export function base32(buf: Uint8Array): string {
   let bits = 0;
   let value = 0;
   let out = '';

@@ -146,6 +146,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     onAnnounce: store.channel ? (seqs) => store.channel!.publish(seqs) : undefined,
     log,
     pollMs: wh.pollMs,
+    // A lease outlasts one attempt (in this process a busy target is never claimed twice anyway);
+    // kept short so the deliveries of a server killed mid-attempt resume soon after a restart.
+    leaseMs: 2 * (wh.timeoutMs ?? 10_000) + 5_000,
   });
   if (wh.enabled !== false) dispatcher.start();
   const unsubscribeChannel = store.channel?.subscribe((seqs) => {

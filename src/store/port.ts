@@ -248,7 +248,11 @@ export interface EventChannel {
 export interface Store {
   /** Present when several processes share the store and must hear about each other's events. */
   readonly channel?: EventChannel;
-  /** Run `fn` in one serializable write transaction. */
+  /**
+   * Run `fn` in one serializable write transaction. An engine with real concurrency (PostgreSQL) may
+   * roll back and run `fn` again after a deadlock or a conflicting claim, so `fn` keeps its effects
+   * inside the transaction (or resets them when it starts).
+   */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Run `fn` on a consistent read snapshot. Writes inside it are a programming error. */
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;

@@ -213,6 +213,17 @@ function buildRepos(db: Db): Tx {
     deleted: r.deleted === 1,
   });
 
+  const toOutbox = (r: any): OutboxEvent & { seq: number } => ({
+    seq: r.seq,
+    event_id: r.event_id,
+    event: r.event,
+    order_key: r.order_key,
+    principal: r.principal,
+    profile: r.profile ?? null,
+    payload: parse<Record<string, unknown>>(r.payload),
+    created_ms: r.created_ms,
+    due_ms: r.due_ms,
+  });
   const toDelivery = (r: any): WebhookDelivery => {
     const { lease_until_ms: _lease, ...rest } = r;
     return rest as WebhookDelivery;
@@ -454,32 +465,14 @@ function buildRepos(db: Db): Tx {
         q.outboxAdd.run(e.event_id, e.event, e.order_key, e.principal, e.profile, json(e.payload), e.created_ms, e.due_ms);
       },
       async recent(limit) {
-        // Map column by column: the internal `seq` ordering column is not part of OutboxEvent.
-        return (q.outboxRecent.all(limit) as any[]).map(
-          (r): OutboxEvent => ({
-            event_id: r.event_id,
-            event: r.event,
-            order_key: r.order_key,
-            principal: r.principal,
-            profile: r.profile ?? null,
-            payload: parse(r.payload),
-            created_ms: r.created_ms,
-            due_ms: r.due_ms,
-          }),
-        );
+        // The internal `seq` ordering column is not part of OutboxEvent.
+        return (q.outboxRecent.all(limit) as any[]).map((r) => {
+          const { seq: _seq, ...e } = toOutbox(r);
+          return e;
+        });
       },
       async due(nowMs, limit) {
-        return (q.outboxDue.all(nowMs, limit) as any[]).map((r) => ({
-          seq: r.seq,
-          event_id: r.event_id,
-          event: r.event,
-          order_key: r.order_key,
-          principal: r.principal,
-          profile: r.profile ?? null,
-          payload: parse(r.payload),
-          created_ms: r.created_ms,
-          due_ms: r.due_ms,
-        }));
+        return (q.outboxDue.all(nowMs, limit) as any[]).map(toOutbox);
       },
       async markDispatched(seqs) {
         const moved: number[] = [];
@@ -487,12 +480,7 @@ function buildRepos(db: Db): Tx {
         return moved;
       },
       async bySeq(seqs) {
-        const out = [];
-        for (const s of seqs) {
-          const r = q.outboxBySeq.get(s) as any;
-          if (r) out.push({ seq: r.seq, event_id: r.event_id, event: r.event, order_key: r.order_key, principal: r.principal, profile: r.profile ?? null, payload: parse<Record<string, unknown>>(r.payload), created_ms: r.created_ms, due_ms: r.due_ms });
-        }
-        return out;
+        return seqs.map((s) => q.outboxBySeq.get(s) as any).filter(Boolean).map(toOutbox);
       },
       async cancelScheduled(orderKey, event) {
         return q.outboxCancel.run(orderKey, event).changes;
