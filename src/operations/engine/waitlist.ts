@@ -6,7 +6,7 @@
 import type { ServiceDef } from '../../domain/business.js';
 import type { WaitlistRecord } from '../../domain/records.js';
 import { decodeSlotId, encodeSlotId, slotKey } from '../../domain/slot-id.js';
-import { findSlot, isCapacityType } from '../../domain/slots.js';
+import { findSlot } from '../../domain/slots.js';
 import { formatInstant, localDate } from '../../domain/time.js';
 import { mayAct, type OperationContext } from '../runtime.js';
 import { loadClaims } from './availability.js';
@@ -49,19 +49,27 @@ function wantsSlot(rec: WaitlistRecord, slot: FreedSlot, zone: string): boolean 
   });
 }
 
-/** Offer a freed place to the first waiting entry that wants it, if the place is really free. */
+/**
+ * Offer freed places to the waiting entries that want them, first come first served, one place
+ * per entry, for as many places as are really free (a party of four leaving frees four).
+ */
 export async function offerFreedPlace(ctx: OperationContext, service: ServiceDef, slot: FreedSlot): Promise<void> {
-  if (!service.capacity?.waitlist) return;
-  if (slot.startMs <= ctx.now) return;
+  const most = service.capacity?.max ?? 1;
+  for (let i = 0; i < most; i++) if (!(await offerOnePlace(ctx, service, slot))) return;
+}
+
+async function offerOnePlace(ctx: OperationContext, service: ServiceDef, slot: FreedSlot): Promise<boolean> {
+  if (!service.capacity?.waitlist) return false;
+  if (slot.startMs <= ctx.now) return false;
   const waiting = await ctx.tx.waitlist.byService(service.id, ['waiting']);
-  if (waiting.length === 0) return;
+  if (waiting.length === 0) return false;
   await ctx.tx.lock([...slot.resourceIds].sort().map((r) => `resource:${r}`));
   const claims = await loadClaims(ctx.tx, service, slot.startMs, slot.startMs + 1, ctx.now);
   const base = { service, resources: ctx.biz.resources, zone: ctx.biz.zone, nowMs: ctx.now, claims, partySize: 1 };
   const open = findSlot(base, { startMs: slot.startMs, resourceIds: [...slot.resourceIds] });
-  if (!open || open.state === 'waitlist') return;
+  if (!open || open.state === 'waitlist') return false;
   const rec = waiting.find((w) => wantsSlot(w, slot, ctx.biz.zone));
-  if (!rec) return;
+  if (!rec) return false;
 
   const ttl = ctx.biz.def.settings.waitlist_offer_ttl_seconds * 1000;
   const expiresMs = Math.min(ctx.now + ttl, slot.startMs);
@@ -89,7 +97,22 @@ export async function offerFreedPlace(ctx: OperationContext, service: ServiceDef
   rec.priv.offer_expires_ms = expiresMs;
   await ctx.tx.waitlist.update(rec);
   emitWaitlistEvent(ctx, 'waitlist.spot_offered', rec);
-  void isCapacityType;
+  return true;
+}
+
+/**
+ * After an entry leaves the line (accepted, removed, expired, declined), the entries behind it move
+ * up: store their new positions and tell their platforms (`waitlist.position_changed`).
+ */
+export async function announcePositions(ctx: OperationContext, serviceId: string): Promise<void> {
+  const line = await ctx.tx.waitlist.byService(serviceId, ['waiting', 'offered']);
+  for (const [i, rec] of line.entries()) {
+    if (rec.entry.position === i + 1) continue;
+    rec.entry.position = i + 1;
+    rec.entry.revision = ctx.ids.next('rev');
+    await ctx.tx.waitlist.update(rec);
+    emitWaitlistEvent(ctx, 'waitlist.position_changed', rec);
+  }
 }
 
 /** An offer past its window expires; its place goes to the next entry in line. */
@@ -109,6 +132,7 @@ export async function endOffer(ctx: OperationContext, rec: WaitlistRecord, statu
   rec.priv.offer_expires_ms = undefined;
   await ctx.tx.waitlist.update(rec);
   await ctx.tx.security.revokeCredentials(rec.entry.id);
+  await announcePositions(ctx, rec.entry.service_id);
   if (!holdId) return;
   const hold = await ctx.tx.holds.get(holdId);
   if (!hold || hold.hold.status !== 'active') return;

@@ -10,7 +10,7 @@ import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../engine/availability.js';
 import { bookingCredentialExpiry, checkRevision, createBookingRecord, iso } from '../engine/bookings.js';
-import { emitWaitlistEvent, endOffer, loadEntry, refreshPosition } from '../engine/waitlist.js';
+import { announcePositions, emitWaitlistEvent, endOffer, loadEntry, refreshPosition } from '../engine/waitlist.js';
 import type { OperationContext } from '../runtime.js';
 import { Buyer, decodeCursor, encodeCursor, id } from '../schemas.js';
 import { holdView } from '../availability/release-hold.js';
@@ -180,6 +180,7 @@ export const leaveWaitlist = defineOperation({
     rec.entry.revision = ctx.ids.next('rev');
     await ctx.tx.waitlist.update(rec);
     await ctx.tx.security.revokeCredentials(rec.entry.id);
+    await announcePositions(ctx, rec.entry.service_id);
     return ok({ entry: rec.entry });
   },
 });
@@ -231,6 +232,7 @@ async function acceptOffer(ctx: OperationContext, rec: WaitlistRecord) {
   await ctx.tx.waitlist.update(rec);
   emitWaitlistEvent(ctx, 'waitlist.converted', rec);
   await ctx.tx.security.revokeCredentials(e.id);
+  await announcePositions(ctx, e.service_id);
   const credential = await ctx.issueCredential('booking', booking.booking.id, bookingCredentialExpiry(booking));
   return ok({ entry: e, booking: booking.booking, ...(credential ? { booking_scoped_credential: credential } : {}) });
 }
