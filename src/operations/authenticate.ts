@@ -64,7 +64,7 @@ export async function authenticateCall(
       async () => autoTransactional(deps.store),
       now,
     );
-    return { principal: c.principal, profile: c.profile, business: c.business, jkt: c.jkt, credential: c.credential, authenticated: c.authenticated };
+    return { principal: c.principal, profile: c.profile, business: c.business, jkt: c.jkt, credential: c.credential, authenticated: c.authenticated, platform: c.platform };
   } catch (err) {
     if (!(err instanceof AuthFailure)) throw err;
     deps.log.warn('authentication refused', { operation: op.name, code: err.detailCode, detail: err.logDetail });

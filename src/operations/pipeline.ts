@@ -11,7 +11,7 @@ import type { OutboxEvent, Store } from '../store/port.js';
 import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
 import type { OperationDef } from './define.js';
 import { outboxEvent, type Business, type Caller, type Clock, type IdSource, type OperationContext, type RaisedEvent } from './runtime.js';
-import { uspEnvelope, type UspEnvelope } from './envelope.js';
+import { USP_VERSION, uspEnvelope, type UspEnvelope } from './envelope.js';
 import { authenticateCall, type Presented } from './authenticate.js';
 import { issueCredential, type AuthPolicy, type IssuedCredential } from '../security/index.js';
 
@@ -83,6 +83,8 @@ export class Pipeline {
     const input = parseInput(op.input, req.input);
     const caller = req.trustedCaller ?? (await authenticateCall(op, input as Record<string, unknown>, req, this.deps, this.deps.clock.now()));
     const usp = uspEnvelope(op);
+    const refused = negotiate(op, caller);
+    if (refused) return { ok: true, status: 200, usp, data: {}, messages: [refused], replayed: false, caller };
 
     const key = op.mutating ? normalizeIdempotencyKey(req.idempotencyKey) : undefined;
     const scope = key ? `${caller.principal ?? (caller.business ? 'business' : 'anonymous')}|${op.name}|${key}` : undefined;
@@ -147,6 +149,31 @@ export class Pipeline {
     if (events.length > 0 && this.deps.onCommitted) this.deps.onCommitted(events);
     return { ok: true, status: result.status, usp, data: result.data, messages: result.messages, replayed, caller };
   }
+}
+
+/**
+ * Version and capability negotiation against a fetched platform profile (spec 8.3, 8.4, decision
+ * D6). A platform whose newest version is older than ours cannot be served; one that declares
+ * capabilities but none that this operation needs gets `capabilities_incompatible` as a business
+ * outcome. A profile that declares no capabilities at all is not restricted.
+ */
+function negotiate(op: OperationDef, caller: Caller): Message | null {
+  const p = caller.platform;
+  if (!p) return null;
+  if (p.version < USP_VERSION) {
+    throw new ProtocolError('version_unsupported', `This business speaks USP ${USP_VERSION}; the platform profile declares ${p.version} at most.`, {
+      extra: { supported_versions: [USP_VERSION] },
+    });
+  }
+  if (p.capabilities.length === 0) return null;
+  const needed = op.capability;
+  const ok = p.capabilities.some((k) => k === needed || needed.startsWith(`${k}.`));
+  if (ok) return null;
+  return {
+    type: 'error',
+    code: 'capabilities_incompatible',
+    content: `The platform profile declares none of the capabilities this operation needs (${needed}).`,
+  };
 }
 
 /** Validate raw input against the operation's schema; every failure names its field. */

@@ -81,6 +81,8 @@ export interface Caller {
   credential?: { kind: string; id: string };
   /** False when a sandbox accepted the call without any proof of identity. */
   authenticated?: boolean;
+  /** Version and capability keys the caller's platform profile declares (when it was fetched). */
+  platform?: { version: string; capabilities: string[] };
 }
 
 export interface RaisedEvent {

@@ -88,6 +88,13 @@ export interface AuthenticatedCaller {
   credential?: { kind: string; id: string };
   mechanism?: string;
   authenticated: boolean;
+  /** What the fetched platform profile declares, for version and capability negotiation (spec 8.3, 8.4). */
+  platform?: PlatformSummary;
+}
+
+export interface PlatformSummary {
+  version: string;
+  capabilities: string[];
 }
 
 export interface VerifiedSignature {
@@ -109,7 +116,7 @@ export interface AuthPolicy {
   allowEs256: boolean;
   allowLoopbackProfiles: boolean;
   /** Resolve and check the platform profile (fetch, SSRF rules); absent in sandbox without fetching. */
-  checkProfile?: (url: string) => Promise<void>;
+  checkProfile?: (url: string) => Promise<PlatformSummary | void>;
   /** RFC 9421 verification at the HTTP layer; absent when signatures are not accepted. */
   verifySignature?: (http: HttpEvidence, profile: string) => Promise<VerifiedSignature>;
   rateLimiter?: RateLimiter;
@@ -288,7 +295,10 @@ async function finish(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<
     const boundTo = await sec.boundProfile(caller.principal);
     if (boundTo !== null && boundTo !== caller.profile) throw mismatch(boundTo);
     // Only a profile that resolves is recorded: a refused first contact binds nothing.
-    if (policy.checkProfile) await guarded(() => policy.checkProfile!(caller.profile!));
+    if (policy.checkProfile) {
+      const summary = await guarded(() => policy.checkProfile!(caller.profile!));
+      if (summary) caller.platform = summary;
+    }
     if (boundTo === null) {
       await sec.bindProfile(caller.principal, caller.profile, now);
       // First writer wins (insert-if-absent): a concurrent first contact with another URI loses here.

@@ -84,7 +84,12 @@ export async function buildAuthPolicy(args: {
     requireNonce: Boolean(opts.requireNonce),
     allowEs256: Boolean(opts.allowEs256),
     allowLoopbackProfiles: Boolean(opts.allowLoopbackProfiles),
-    checkProfile: fetchProfiles ? async (url) => void (await resolver.resolve(url)) : undefined,
+    checkProfile: fetchProfiles
+      ? async (url) => {
+          const p = await resolver.resolve(url);
+          return { version: p.version, capabilities: Object.keys(p.capabilities) };
+        }
+      : undefined,
     verifySignature,
     rateLimiter: limits ? tokenBuckets(limits) : undefined,
     accepted: ACCEPTED_MECHANISMS,

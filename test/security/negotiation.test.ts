@@ -1,0 +1,65 @@
+/**
+ * Version and capability negotiation against the fetched platform profile (spec 8.3, 8.4,
+ * decision D6): a platform whose newest version is older than ours is refused with
+ * version_unsupported; one that declares capabilities but none an operation needs gets
+ * capabilities_incompatible as a business outcome; a profile with no capabilities is not restricted.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPopKey, dpopHeaders } from '../../src/client/platform-auth.js';
+import { silentLogger } from '../../src/operations/index.js';
+import { createUspServer, type UspServer } from '../../src/server/compose.js';
+import { nyDate } from '../mcp/helpers.js';
+import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
+import { demoBusiness } from '../support/server.js';
+
+describe('negotiation with the platform profile on privileged calls', () => {
+  let server: UspServer;
+  let url: string;
+  let profiles: ProfileServer;
+
+  beforeAll(async () => {
+    profiles = await startProfileServer();
+    server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: false, log: silentLogger, sweepIntervalMs: 0, security: { allowLoopbackProfiles: true } });
+    url = await server.listen(0);
+  });
+  afterAll(async () => {
+    await server.close();
+    await profiles.close();
+  });
+
+  async function hold(profile: string) {
+    const day = nyDate(Date.now(), 3);
+    const q = await (await fetch(`${url}/availability/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ service_id: 'svc_haircut', start_date: day, end_date: day }) })).json();
+    const key = createPopKey();
+    const res = await fetch(`${url}/availability/holds`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'USP-Agent': `profile="${profile}"`, ...dpopHeaders(key, 'POST', `${url}/availability/holds`) },
+      body: JSON.stringify({ service_id: 'svc_haircut', slot_id: q.slots[0].id }),
+    });
+    return { status: res.status, body: await res.json() };
+  }
+
+  it('a platform whose newest version is older than ours is refused with version_unsupported (400)', async () => {
+    const p = profiles.setRaw('/old.json', JSON.stringify({ usp: { version: '2025-10-01', capabilities: {} } }), 200, { 'Content-Type': 'application/json' });
+    const r = await hold(p);
+    expect(r.status).toBe(400);
+    expect(r.body.type).toBe('https://usp-protocol.dev/errors/version-unsupported');
+  });
+
+  it('a platform declaring only the catalog gets capabilities_incompatible on a hold, as HTTP 200', async () => {
+    const caps = { 'dev.usp-protocol.services.catalog': [{ version: '2026-08-20' }] };
+    const p = profiles.setRaw('/catalog-only.json', JSON.stringify({ usp: { version: '2026-08-20', capabilities: caps } }), 200, { 'Content-Type': 'application/json' });
+    const r = await hold(p);
+    expect(r.status).toBe(200);
+    expect(r.body.messages[0].code).toBe('capabilities_incompatible');
+    expect(r.body.hold).toBeUndefined();
+  });
+
+  it('a platform declaring availability, or no capabilities at all, is served', async () => {
+    const caps = { 'dev.usp-protocol.services.availability': [{ version: '2026-08-20' }] };
+    const p1 = profiles.setRaw('/avail.json', JSON.stringify({ usp: { version: '2026-08-20', capabilities: caps } }), 200, { 'Content-Type': 'application/json' });
+    expect((await hold(p1)).status).toBe(201);
+    const p2 = profiles.addProfile('/plain.json');
+    expect((await hold(p2)).status).toBe(201);
+  });
+});
