@@ -51,9 +51,11 @@ export interface Business {
   serviceOrder: readonly string[];
   /** A sandbox: the built-in checkout page may stand in for a payment processor. */
   sandbox: boolean;
+  /** Development: http://127.0.0.1 callback URLs are accepted (--allow-loopback-profiles). */
+  allowLoopbackUrls: boolean;
 }
 
-export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean } = {}): Business {
+export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; allowLoopbackUrls?: boolean } = {}): Business {
   const services = new Map(def.services.map((s) => [s.id, s] as const));
   const published = new Map(def.services.map((s) => [s.id, publishService(s, def)] as const));
   return {
@@ -64,6 +66,7 @@ export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean } = 
     resources: new Map(def.resources.map((r) => [r.id, r] as const)),
     serviceOrder: def.services.map((s) => s.id),
     sandbox: opts.sandbox ?? false,
+    allowLoopbackUrls: opts.allowLoopbackUrls ?? false,
   };
 }
 

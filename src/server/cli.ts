@@ -42,7 +42,7 @@ Business:
 Server (serve):
   --port N                    port to listen on (default 8787, or $PORT)
   --host H                    address to listen on (default 127.0.0.1)
-  --db PATH                   SQLite database file (default ./data/<business id>.db; ':memory:' for none)
+  --db PATH                   SQLite database file, or a postgres:// URL (default $DATABASE_URL, else ./data/<business id>.db; ':memory:' for none)
   --sandbox                   accept privileged calls without platform authentication and say so in the profile
   --require-auth              refuse unauthenticated privileged calls (the default without --demo)
   --admin-key KEY             an API key that acts as the business (Authorization: Bearer KEY); repeatable
@@ -213,7 +213,7 @@ function tlsOptions(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
 }
 
 function dbPath(flags: Flags, def: BusinessDef): string {
-  return flags.db ?? join(process.cwd(), 'data', `${def.business.id}.db`);
+  return flags.db ?? (process.env.DATABASE_URL || join(process.cwd(), 'data', `${def.business.id}.db`));
 }
 
 async function serveCommand(flags: Flags): Promise<void> {

@@ -94,7 +94,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const clock = opts.clock ?? systemClock;
   const ids = opts.ids ?? randomIds;
   const log = opts.log ?? consoleLogger;
-  const biz = compileBusiness(opts.business, { sandbox: opts.sandbox });
+  const biz = compileBusiness(opts.business, { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles });
   const store = await openStore(opts.db);
   const hub = new SessionHub();
   // Committed events go through the outbox: the dispatcher is nudged, expands them into signed

@@ -41,6 +41,9 @@ export interface DispatcherOptions {
   leaseMs?: number;
 }
 
+/** Deliveries to a platform name its profile; the webhook_url is resolved when sending. */
+export const PROFILE_TARGET = 'profile:';
+
 /**
  * The JSON a webhook receiver gets: the event, its id, the resource id, a timestamp and the data.
  * The timestamp is when the event occurs: its due time (a reminder happens when it is due, not
@@ -54,7 +57,8 @@ export class WebhookDispatcher {
   private timer?: NodeJS.Timeout;
   private running = false;
   private again = false;
-  private stopped = false;
+  /** Until start(): a dispatcher that was never started ignores nudges. */
+  private stopped = true;
   private readonly inFlight = new Map<string, Promise<void>>();
 
   constructor(private readonly o: DispatcherOptions) {}
@@ -71,10 +75,13 @@ export class WebhookDispatcher {
     else this.schedule(0);
   }
 
-  async stop(): Promise<void> {
+  /** Stop; in-flight deliveries get a moment to finish, and any cut short are retried by the next run. */
+  async stop(graceMs = 1000): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await Promise.allSettled([...this.inFlight.values()]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.inFlight.values()]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
   }
 
   /** One pass: expand due events, then launch due deliveries. Resolves when launched, not when finished. */
@@ -129,8 +136,9 @@ export class WebhookDispatcher {
             rows.push(this.row(e, sub.callback_url, sub.id, now));
           }
         } else if (e.profile) {
-          const url = await this.webhookUrl(e.profile);
-          if (url) rows.push(this.row(e, url, null, now));
+          // The platform's webhook_url is looked up when sending, so an unreachable profile is
+          // retried on the delivery schedule instead of losing the event.
+          rows.push(this.row(e, PROFILE_TARGET + e.profile, null, now));
         }
       }
       const moved = await this.o.store.transaction(async (tx) => {
@@ -166,19 +174,25 @@ export class WebhookDispatcher {
     };
   }
 
+  /** The platform's webhook_url, null when it registers none (or one we refuse); throws when the profile is unreachable. */
   private async webhookUrl(profileUrl: string): Promise<string | null> {
-    try {
-      const p = await this.o.resolveProfile(profileUrl);
-      if (!p.webhook_url) return null;
-      const problem = checkWebhookUrl(p.webhook_url, this.o.allowLoopback);
-      if (problem) {
-        this.o.log.warn('platform webhook_url refused', { profile: profileUrl, problem });
-        return null;
-      }
-      return p.webhook_url;
-    } catch (err) {
-      this.o.log.warn('platform profile unavailable; event goes to MCP sessions only', { profile: profileUrl, error: String(err) });
+    const p = await this.o.resolveProfile(profileUrl);
+    if (!p.webhook_url) return null;
+    const problem = checkWebhookUrl(p.webhook_url, this.o.allowLoopback);
+    if (problem) {
+      this.o.log.warn('platform webhook_url refused', { profile: profileUrl, problem });
       return null;
+    }
+    return p.webhook_url;
+  }
+
+  /** Where a delivery goes now: a subscription's callback, or the owning platform's current webhook_url. */
+  private async target(d: WebhookDelivery): Promise<{ url: string | null; error?: string }> {
+    if (!d.target_url.startsWith(PROFILE_TARGET)) return { url: d.target_url };
+    try {
+      return { url: await this.webhookUrl(d.target_url.slice(PROFILE_TARGET.length)) };
+    } catch (err) {
+      return { url: null, error: `platform profile unavailable: ${String((err as Error).message ?? err)}` };
     }
   }
 
@@ -203,7 +217,20 @@ export class WebhookDispatcher {
   private async deliver(d: WebhookDelivery): Promise<void> {
     const attempt = d.attempts + 1;
     const at = this.o.now();
-    const res = await this.o.sender.send(d.target_url, d.body, this.o.keyring.active(), at);
+    const target = await this.target(d);
+    if (target.url === null && !target.error) {
+      // The platform registers no webhook_url: it hears about the event through MCP, if at all.
+      await this.o.store.transaction((tx) =>
+        tx.webhooks.recordAttempt(
+          { delivery_id: d.id, attempt, at_ms: at, status_code: null, latency_ms: 0, error: 'the platform profile registers no webhook_url' },
+          { status: 'canceled', next_attempt_ms: at },
+        ),
+      );
+      return;
+    }
+    const res = target.url
+      ? await this.o.sender.send(target.url, d.body, this.o.keyring.active(), at)
+      : { status: null, latencyMs: 0, error: target.error ?? 'no target' };
     const ok = res.status !== null && res.status >= 200 && res.status < 300;
     let status: WebhookDelivery['status'] = 'delivered';
     let next = at;

@@ -50,6 +50,11 @@ export interface WebhookReceiver {
   script(path: string, replies: readonly Reply[]): void;
   /** The answer for `path` once its script is used up (every path: 200 by default). */
   setDefault(path: string, reply: Reply): void;
+  /**
+   * Decide per request: consulted before the script; returning undefined falls through to the
+   * script, then the default. Pass null to remove.
+   */
+  setResponder(path: string, fn: ((req: ReceivedRequest) => Reply | undefined) | null): void;
   /** Every request received, in arrival order (optionally only those for `path`). */
   requests(path?: string): ReceivedRequest[];
   /** TCP connections accepted so far. */
@@ -71,6 +76,7 @@ function normalize(reply: Reply): { status: number; body: string; headers: Recor
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const scripts = new Map<string, Reply[]>();
   const defaults = new Map<string, Reply>();
+  const responders = new Map<string, (req: ReceivedRequest) => Reply | undefined>();
   const log: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
@@ -104,8 +110,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         json,
       };
       log.push(rec);
+      const chosen = responders.get(path)?.(rec);
       const queue = scripts.get(path);
-      const reply = normalize(queue && queue.length > 0 ? queue.shift()! : (defaults.get(path) ?? 200));
+      const reply = normalize(chosen ?? (queue && queue.length > 0 ? queue.shift()! : (defaults.get(path) ?? 200)));
       if (reply === 'hang') {
         hanging.add(res);
         res.on('close', () => hanging.delete(res));
@@ -150,6 +157,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     },
     setDefault(p, reply) {
       defaults.set(norm(p), reply);
+    },
+    setResponder(p, fn) {
+      if (fn) responders.set(norm(p), fn);
+      else responders.delete(norm(p));
     },
     requests: (p) => (p === undefined ? [...log] : log.filter((r) => r.path === norm(p))),
     connections: () => conns,

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { SubscriptionRecord } from '../../domain/records.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
+import { checkProfileUrl } from '../../security/index.js';
 import { defineOperation, ok, type OperationDef } from '../define.js';
 import { iso } from '../engine/bookings.js';
 import { mayAct, type OperationContext } from '../runtime.js';
@@ -28,15 +29,9 @@ export const createFeedSubscription = defineOperation({
     events: z.array(z.enum(CATALOG_EVENTS)).min(1).optional().describe('Defaults to every service.* event.'),
   }),
   async handle(inp, ctx) {
-    let url: URL;
-    try {
-      url = new URL(inp.callback_url);
-    } catch {
-      throw invalidRequest('callback_url must be an absolute URL.', [{ field: 'callback_url', message: 'not an absolute URL' }]);
-    }
-    if (url.protocol !== 'https:') {
-      throw invalidRequest('callback_url must use https.', [{ field: 'callback_url', message: 'must use https' }]);
-    }
+    // https only (plain http to loopback in development, like platform profiles).
+    const problem = checkProfileUrl(inp.callback_url, ctx.biz.allowLoopbackUrls);
+    if (problem) throw invalidRequest(`callback_url ${problem}.`, [{ field: 'callback_url', message: problem }]);
     const rec: SubscriptionRecord = {
       subscription: {
         id: ctx.ids.next('sub'),
