@@ -7,7 +7,8 @@
  * - `/sse` + `/messages`, the legacy HTTP+SSE transport, for clients that only speak it.
  * Host and Origin are checked against DNS rebinding before anything else.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { webhookResourceUri } from './webhook-resource.js';
 import type { Hono } from 'hono';
 import {
   WebStandardStreamableHTTPServerTransport,
@@ -37,11 +38,6 @@ interface LiveSession extends NotifiableSession {
   close(): Promise<void>;
 }
 
-/** The resource a 2026-era client subscribes to for a principal's events. */
-export function webhookResourceUri(principal: string): string {
-  return `usp://webhooks/${createHash('sha256').update(principal).digest('base64url')}`;
-}
-
 export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts: McpHttpOptions): { close(): Promise<void>; sessionCount(): number } {
   const sessions = new Map<string, LiveSession>();
   const jsonError = (status: number, code: number, message: string) =>
@@ -69,7 +65,7 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
   const modern = createMcpHandler(() => createMcpServer(deps, null), { legacy: 'reject', onerror: () => undefined });
   const unsubscribeModern = hub.onEvent((principal, payload) => {
     if (!principal) return;
-    modern.bus.publish({ kind: 'resource_updated', uri: webhookResourceUri(principal), params: { ...payload } as never });
+    modern.bus.publish({ kind: 'resource_updated', uri: webhookResourceUri(principal), params: { ...payload, _meta: { 'dev.usp-protocol/webhook': payload } } as never });
   });
 
   const newSession = async (): Promise<LiveSession> => {

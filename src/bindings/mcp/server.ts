@@ -11,6 +11,7 @@ import { SERVER_INSTRUCTIONS } from './descriptions.js';
 import { toJsonRpcError } from './errors.js';
 import type { NotifiableSession } from './hub.js';
 import { summarize } from './summary.js';
+import { WEBHOOK_RESOURCE_PREFIX, webhookResourceUri } from './webhook-resource.js';
 import { metaMembers, mcpTools } from './tools.js';
 
 type ListedTools = import('@modelcontextprotocol/server').ListToolsResult['tools'];
@@ -26,7 +27,30 @@ export interface McpDoorDeps {
 export type SessionLike = Pick<NotifiableSession, 'principals' | 'catalogSubscriber'> | null;
 
 export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS });
+  // resources.subscribe: 2026-era clients listen on usp://webhooks/<principal hash> for their events.
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false } },
+    instructions: SERVER_INSTRUCTIONS,
+  });
+  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
+  server.setRequestHandler('resources/templates/list', async () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: `${WEBHOOK_RESOURCE_PREFIX}{principal_hash}`,
+        name: 'usp-webhooks',
+        description: 'Booking and waitlist events of one platform principal; subscribe (subscriptions/listen) to receive them as notifications/resources/updated. Each tool result names yours in _meta.usp.webhook_resource.',
+        mimeType: 'application/json',
+      },
+    ],
+  }));
+  server.setRequestHandler('resources/read', async (request) => {
+    const uri = String((request.params as { uri?: unknown }).uri ?? '');
+    if (!uri.startsWith(WEBHOOK_RESOURCE_PREFIX)) {
+      throw new SdkProtocolError(-32602, 'not_found', { code: 'resource_not_found', content: `No resource ${uri.slice(0, 200)}.`, uri });
+    }
+    const text = JSON.stringify({ note: 'Events arrive as notifications/resources/updated on this URI, with the event in params.' });
+    return { contents: [{ uri, mimeType: 'application/json', text }] };
+  });
   const tools = [...mcpTools().values()].map((e) => e.tool) as unknown as ListedTools;
   server.setRequestHandler('tools/list', async () => ({ tools }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
@@ -80,12 +104,14 @@ export async function callTool(
   if (session && entry.op.name === 'create_feed_subscription' && res.messages.length === 0) session.catalogSubscriber = true;
 
   const structuredContent = { usp: res.usp, ...res.data, messages: res.messages };
+  const uspMeta: Record<string, unknown> = { correlation_id: correlationId };
+  if (res.caller.principal && !res.caller.business) uspMeta.webhook_resource = webhookResourceUri(res.caller.principal);
   const biz = deps.pipeline.business;
   const text = summarize(entry.tool.name, res.data as Record<string, any>, res.messages, { zone: biz.zone, currency: biz.def.business.currency });
   const result: Record<string, unknown> = {
     structuredContent,
     content: [{ type: 'text', text }],
-    _meta: { usp: { correlation_id: correlationId } },
+    _meta: { usp: uspMeta },
   };
   if (res.messages.some((m) => m.type === 'error')) result.isError = true;
   return result;
