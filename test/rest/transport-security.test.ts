@@ -1,0 +1,99 @@
+/**
+ * Transport rules (spec 10.2.1, 9.2): HTTPS is served directly when given a certificate; plain HTTP
+ * only on loopback or behind a TLS proxy that says so; the MCP endpoints refuse foreign Host and
+ * Origin headers (DNS rebinding).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/operations/index.js';
+import { createUspServer, type UspServer } from '../../src/server/compose.js';
+import { demoBusiness, startTestServer, type TestServer } from '../support/server.js';
+
+function selfSigned(): { cert: Buffer; key: Buffer } {
+  const dir = mkdtempSync(join(tmpdir(), 'usp-tls-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+  return { cert: readFileSync(join(dir, 'cert.pem')), key: readFileSync(join(dir, 'key.pem')) };
+}
+
+function httpsGet(url: string, ca: Buffer): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { ca }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('HTTPS and plaintext', () => {
+  let server: UspServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('serves HTTPS directly with a certificate and key, and the profile names https endpoints', async () => {
+    const tls = selfSigned();
+    server = await createUspServer({ business: demoBusiness({ public_url: 'https://127.0.0.1:8443' }), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, tls });
+    const url = await server.listen(0, '127.0.0.1');
+    expect(url.startsWith('https://')).toBe(true);
+    const res = await httpsGet(`${url}/.well-known/usp`, tls.cert);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).usp.services['dev.usp-protocol.services'][0].endpoint).toMatch(/^https:/);
+  });
+
+  it('refuses to serve plain HTTP on a non-loopback address without TLS or a trusted proxy', async () => {
+    server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0 });
+    await expect(server.listen(0, '0.0.0.0')).rejects.toThrow(/plain HTTP/);
+  });
+
+  it('behind --trust-proxy, a request the proxy did not mark https is refused', async () => {
+    server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, trustProxy: true });
+    const url = await server.listen(0, '127.0.0.1');
+    const plain = await fetch(`${url}/services/list`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(plain.status).toBe(400);
+    expect((await plain.json()).code).toBe('https_required');
+    const proxied = await fetch(`${url}/services/list`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Forwarded-Proto': 'https' }, body: '{}' });
+    expect(proxied.status).toBe(200);
+  });
+});
+
+describe('the MCP endpoints refuse foreign Host and Origin headers (DNS rebinding)', () => {
+  let t: TestServer;
+  afterEach(() => t?.close());
+  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+
+  it('a page on another origin cannot open a session', async () => {
+    t = await startTestServer();
+    const res = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { ...headers, Origin: 'http://evil.example' }, body: init });
+    expect(res.status).toBe(403);
+  });
+
+  it('a rebinding host name is refused', async () => {
+    t = await startTestServer();
+    const port = new URL(t.url).port;
+    const { request: httpRequest } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { ...headers, Host: `evil.example:${port}` } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(init);
+    });
+    expect(status).toBe(403);
+  });
+
+  it('the same request from the server own origin is served', async () => {
+    t = await startTestServer();
+    const res = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { ...headers, Origin: t.url }, body: init });
+    expect(res.status).toBe(200);
+  });
+});
