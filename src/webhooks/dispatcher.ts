@@ -203,13 +203,18 @@ export class WebhookDispatcher {
     const now = this.o.now();
     const lease = now + (this.o.leaseMs ?? 60_000);
     const busy = [...this.inFlight.keys()];
+    if (this.stopped) return;
     const due = await this.o.store.transaction((tx) => tx.webhooks.claimDue(now, room, lease, busy));
+    // Stopped meanwhile: the leases lapse and the next run sends these.
+    if (this.stopped) return;
     for (const d of due) {
-      const p = this.deliver(d).finally(() => {
-        this.inFlight.delete(d.target_url);
-        // A finished delivery may unblock the next event for that target.
-        this.nudge();
-      });
+      const p = this.deliver(d)
+        .catch((err) => this.o.log.warn('webhook delivery could not be recorded; it will be retried', { event_id: d.event_id, error: String(err) }))
+        .finally(() => {
+          this.inFlight.delete(d.target_url);
+          // A finished delivery may unblock the next event for that target.
+          this.nudge();
+        });
       this.inFlight.set(d.target_url, p);
     }
   }

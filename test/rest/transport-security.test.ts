@@ -58,7 +58,7 @@ describe('HTTPS and plaintext', () => {
     const url = await server.listen(0, '127.0.0.1');
     const plain = await fetch(`${url}/services/list`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
     expect(plain.status).toBe(400);
-    expect((await plain.json()).code).toBe('https_required');
+    expect(((await plain.json()) as any).code).toBe('https_required');
     const proxied = await fetch(`${url}/services/list`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Forwarded-Proto': 'https' }, body: '{}' });
     expect(proxied.status).toBe(200);
   });

@@ -29,14 +29,14 @@ describe('negotiation with the platform profile on privileged calls', () => {
 
   async function hold(profile: string) {
     const day = nyDate(Date.now(), 3);
-    const q = await (await fetch(`${url}/availability/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ service_id: 'svc_haircut', start_date: day, end_date: day }) })).json();
+    const q: any = await (await fetch(`${url}/availability/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ service_id: 'svc_haircut', start_date: day, end_date: day }) })).json();
     const key = createPopKey();
     const res = await fetch(`${url}/availability/holds`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'USP-Agent': `profile="${profile}"`, ...dpopHeaders(key, 'POST', `${url}/availability/holds`) },
       body: JSON.stringify({ service_id: 'svc_haircut', slot_id: q.slots[0].id }),
     });
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: (await res.json()) as any };
   }
 
   it('a platform whose newest version is older than ours is refused with version_unsupported (400)', async () => {

@@ -8,10 +8,11 @@
  *   committed before it, in particular after a lock was granted. `Tx.lock(keys)` takes
  *   transaction-scoped advisory locks (check-and-reserve locks `resource:<id>` keys, the pipeline
  *   locks its idempotency scope), so two processes can never both see a slot free and both take it.
- * - Keyed reads in a write transaction lock what they read until commit: `get`/`byHold` rows are read
- *   `FOR UPDATE`, `kv.get` and `catalog.all` also take an advisory lock on their key, so
- *   read-then-write (a counter, get-or-create of a secret, a catalog sync at start-up) never loses an
- *   update, even when the row does not exist yet.
+ * - Reads that a write transaction acts on lock what they read until commit: `get`/`byHold` rows
+ *   are read `FOR UPDATE`; `kv.get`, `catalog.all`, `holds.countActive` and `waitlist.byService`
+ *   take an advisory lock on their key, so read-then-write (a counter, get-or-create of a secret, the
+ *   catalog sync at start-up, the hold limit, a service's waitlist line) never loses an update, even
+ *   when the rows do not exist yet.
  * - A deadlock (40P01), a serialization failure (40001), or a claim overlap caught by the exclusion
  *   constraint (23P01, see migrations.ts) rolls back and runs `fn` again, up to `maxRetries` times
  *   with jittered backoff: re-run, the operation re-checks the slot under its lock and answers
@@ -609,6 +610,8 @@ function buildRepos(client: pg.PoolClient, mode: Mode): Tx {
         ]);
       },
       async countActive(principal, buyerKey, serviceId, nowMs) {
+        // Count-then-insert (the hold-abuse limit) stays serial per principal, buyer and service.
+        await lockKey(`holds:${principal ?? ''}|${buyerKey ?? ''}|${serviceId}`);
         const r = await rows<{ n: number }>(
           `SELECT COUNT(*) AS n FROM holds WHERE principal IS NOT DISTINCT FROM $1 AND buyer_key IS NOT DISTINCT FROM $2
            AND service_id = $3 AND status = 'active' AND expires_at_ms > $4`,
@@ -653,6 +656,8 @@ function buildRepos(client: pg.PoolClient, mode: Mode): Tx {
       },
       async byService(serviceId, statuses: readonly WaitlistStatus[]) {
         if (statuses.length === 0) return [];
+        // The line of one service is read-then-written (join, offer a freed place, move up): one at a time.
+        await lockKey(`waitlist:${serviceId}`);
         const r = await rows<{ data: string }>(
           'SELECT data FROM waitlist_entries WHERE service_id = $1 AND status = ANY($2::text[]) ORDER BY created_ms, id',
           [serviceId, statuses],
