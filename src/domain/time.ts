@@ -167,7 +167,7 @@ export function addDays(date: string, n: number): string {
 /** Local calendar date of an instant in `zone`. */
 export function localDate(ms: number, zone: string): string {
   if (!Number.isFinite(ms) || !isValidTimeZone(zone)) throw new Error(`invalid instant or zone: ${ms} ${zone}`);
-  const local = ms + IANAZone.create(zone).offset(ms) * MINUTE_MS;
+  const local = ms + zoneOffset(ms, zone) * MINUTE_MS;
   return utcMsToDate(Math.floor(local / DAY_MS) * DAY_MS);
 }
 
@@ -214,11 +214,47 @@ export function localToUtcMs(date: string, time: string, zone: string): number {
 
 const wallMemo = new Map<string, number>();
 
+/**
+ * The zone's UTC offset in minutes at `ms`. Asking Intl is slow (it dominated availability answers),
+ * so offsets are memoised per zone and UTC hour, but only for hours whose two ends agree: an hour
+ * that contains a transition is always asked exactly.
+ */
+export function zoneOffset(ms: number, zone: string): number {
+  const hour = Math.floor(ms / HOUR_MS);
+  const key = `${zone}|${hour}`;
+  const hit = offsetMemo.get(key);
+  if (hit !== undefined) return hit;
+  const z = IANAZone.create(zone);
+  if (!z.isValid) throw new Error(`invalid time zone "${zone}"`);
+  const start = z.offset(hour * HOUR_MS);
+  const end = z.offset((hour + 1) * HOUR_MS - 1);
+  if (start !== end) return z.offset(ms);
+  if (offsetMemo.size >= 100_000) offsetMemo.clear();
+  offsetMemo.set(key, start);
+  return start;
+}
+
+const offsetMemo = new Map<string, number>();
+const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
+
 /** RFC 3339 in `zone` with its offset and no fractional seconds, e.g. "2026-03-09T09:00:00-04:00" ("Z" in UTC). */
 export function formatInstant(ms: number, zone: string): string {
-  const dt = DateTime.fromMillis(Math.floor(ms / 1000) * 1000, { zone });
-  if (!dt.isValid) throw new Error(`invalid instant or zone: ${ms} ${zone}`);
-  return dt.toISO({ suppressMilliseconds: true, includeOffset: true }) as string;
+  const whole = Math.floor(ms / 1000) * 1000;
+  const off = Number.isFinite(whole) ? zoneOffset(whole, zone) : Number.NaN;
+  const local = new Date(whole + off * MINUTE_MS);
+  const y = local.getUTCFullYear();
+  if (off === 0 || !Number.isFinite(off) || y < 1000 || y > 9999) {
+    // Rare shapes ("Z" for UTC zones, years outside 4 digits): let luxon write them.
+    const dt = DateTime.fromMillis(whole, { zone });
+    if (!dt.isValid) throw new Error(`invalid instant or zone: ${ms} ${zone}`);
+    return dt.toISO({ suppressMilliseconds: true, includeOffset: true }) as string;
+  }
+  const sign = off < 0 ? '-' : '+';
+  const abs = Math.abs(off);
+  return (
+    `${y}-${pad2(local.getUTCMonth() + 1)}-${pad2(local.getUTCDate())}T${pad2(local.getUTCHours())}:${pad2(local.getUTCMinutes())}:${pad2(local.getUTCSeconds())}` +
+    `${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
+  );
 }
 
 const INSTANT_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
