@@ -136,6 +136,7 @@ async function uncontended(url, seconds, warmSeconds) {
   const lat = [];
   let booked = 0;
   let failed = 0;
+  let allBooked = 0;
   const runFor = async (ms, record) => {
     const deadline = Date.now() + ms;
     const t0 = process.hrtime.bigint();
@@ -145,6 +146,7 @@ async function uncontended(url, seconds, warmSeconds) {
         while (Date.now() < deadline) {
           const a = process.hrtime.bigint();
           const outcome = await holdAndBook(c, next(j++), profile);
+          if (outcome === 'booked') allBooked++;
           if (!record) continue;
           if (outcome === 'booked') {
             booked++;
@@ -159,7 +161,7 @@ async function uncontended(url, seconds, warmSeconds) {
   c.latencies.length = 0;
   const elapsed = await runFor(seconds * 1000, true);
   c.close();
-  return { booked, failed, elapsed, rate: booked / elapsed, booking: summarize(lat), request: summarize(c.latencies), requests: c.latencies.length };
+  return { booked, failed, allBooked, elapsed, rate: booked / elapsed, booking: summarize(lat), request: summarize(c.latencies), requests: c.latencies.length };
 }
 
 async function contended(url, seconds) {
@@ -197,9 +199,9 @@ async function contended(url, seconds) {
 }
 
 export async function run({ quick, cpuProf }) {
-  const seconds = quick ? 0.4 : 8;
+  const seconds = quick ? 0.3 : 8;
   const warm = quick ? 0.1 : 1;
-  const contendedSeconds = quick ? 0.4 : 5;
+  const contendedSeconds = quick ? 0.2 : 5;
   const rows = [];
   const targets = [];
   const notes = [];
@@ -210,7 +212,7 @@ export async function run({ quick, cpuProf }) {
   for (const engine of engines()) {
     if (engine.skip) {
       notes.push(`${engine.name}: ${engine.skip}.`);
-      rows.push([engine.name, 'skipped', '–', '–', '–', '–', '–']);
+      rows.push([engine.name, 'skipped', '–', '–', '–', '–', '–', '–']);
       continue;
     }
     const { db, cleanup } = engine.prepare();
@@ -220,9 +222,11 @@ export async function run({ quick, cpuProf }) {
       {
         const s = await startChild({ kind: 'usp', business: BUSINESS, db }, { execArgv });
         try {
-          await s.resetPeak();
+          const before = await s.resetPeak();
           u = await uncontended(s.url, seconds, warm);
-          memory.push({ load: `${engine.name} bookings, ${CLIENTS} clients uncontended`, peakRss: (await s.memory()).peakRss });
+          const mem = await s.memory();
+          u.cpuMsPerBooking = (mem.cpuMs - before.cpuMs) / u.allBooked;
+          memory.push({ load: `${engine.name} bookings, ${CLIENTS} clients uncontended`, peakRss: mem.peakRss });
           uAudit = await s.rpc('audit');
         } finally {
           await s.stop();
@@ -233,9 +237,11 @@ export async function run({ quick, cpuProf }) {
       try {
         const s = await startChild({ kind: 'usp', business: BUSINESS, db: second.db }, { execArgv });
         try {
-          await s.resetPeak();
+          const before = await s.resetPeak();
           k = await contended(s.url, contendedSeconds);
-          memory.push({ load: `${engine.name} bookings, ${CLIENTS} clients on one slot`, peakRss: (await s.memory()).peakRss });
+          const mem = await s.memory();
+          k.cpuMsPerAttempt = (mem.cpuMs - before.cpuMs) / k.attempts;
+          memory.push({ load: `${engine.name} bookings, ${CLIENTS} clients on one slot`, peakRss: mem.peakRss });
           kAudit = await s.rpc('audit');
         } finally {
           await s.stop();
@@ -253,6 +259,7 @@ export async function run({ quick, cpuProf }) {
         `${fmtMs(u.booking.p50)} / ${fmtMs(u.booking.p99)}`,
         `${fmtMs(u.request.p50)} / ${fmtMs(u.request.p99)}`,
         `${fmt(u.booked, 0)} booked${u.failed ? `, ${u.failed} refused` : ''}`,
+        `${fmtMs(u.cpuMsPerBooking)} per booking`,
         String(uDoubles),
       ]);
       rows.push([
@@ -262,6 +269,7 @@ export async function run({ quick, cpuProf }) {
         `${fmtMs(k.attempt.p50)} / ${fmtMs(k.attempt.p99)} per attempt`,
         `${fmtMs(k.request.p50)} / ${fmtMs(k.request.p99)}`,
         `${fmt(k.rounds, 0)} rounds, ${fmt(k.booked, 0)} booked`,
+        `${fmtMs(k.cpuMsPerAttempt)} per attempt`,
         String(kDoubles),
       ]);
       notes.push(
@@ -279,7 +287,7 @@ export async function run({ quick, cpuProf }) {
       cleanup();
       if (engine.name !== 'SQLite' && /postgres|ECONNREFUSED|connect/i.test(String(err))) {
         notes.push(`${engine.name}: skipped, the server could not use ${engine.name}: ${String(err.message ?? err).split('\n')[0]}`);
-        rows.push([engine.name, 'skipped', '–', '–', '–', '–', '–']);
+        rows.push([engine.name, 'skipped', '–', '–', '–', '–', '–', '–']);
         continue;
       }
       throw err;
@@ -293,7 +301,7 @@ export async function run({ quick, cpuProf }) {
   return {
     id: 'bookings',
     title: `4. Booking writes (REST, ${CLIENTS} concurrent clients)`,
-    sections: [{ caption: 'Hold + create', header: ['engine', 'scenario', 'bookings/s', 'booking p50 / p99', 'request p50 / p99', 'count', 'double bookings'], rows }],
+    sections: [{ caption: 'Hold + create', header: ['engine', 'scenario', 'bookings/s', 'booking p50 / p99', 'request p50 / p99', 'count', 'server CPU', 'double bookings'], rows }],
     notes,
     targets,
     memory,

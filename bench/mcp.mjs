@@ -16,7 +16,6 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { PLATFORM, ROOT, benchDate, fmt, fmtMs, fmtX, procPeakRss, procResetPeak, startChild, summarize } from './lib.mjs';
 
 const TARGET_RATIO = 1.5;
-const CHUNK = 100;
 
 /** New York calendar date `days` after `ms`. */
 function nyDate(ms, days) {
@@ -48,13 +47,13 @@ async function check(client, tool, args) {
  * `calls` sequential calls of each side, interleaved in chunks; stops early (quick mode) once
  * `maxMs` has passed. Returns per-side latency summaries (ms) and calls/s.
  */
-async function race(sides, { calls, warmup, maxMs }) {
+async function race(sides, { calls, warmup, maxMs, chunk }) {
   for (const s of sides) for (let i = 0; i < warmup; i++) await s.call();
   const lat = sides.map(() => []);
   const busy = sides.map(() => 0);
   const deadline = Date.now() + maxMs;
   while (lat[0].length < calls && (Date.now() < deadline || lat[0].length < 20)) {
-    const n = Math.min(CHUNK, calls - lat[0].length);
+    const n = Math.min(chunk, calls - lat[0].length);
     for (let k = 0; k < sides.length; k++) {
       const t0 = process.hrtime.bigint();
       for (let i = 0; i < n; i++) {
@@ -69,7 +68,7 @@ async function race(sides, { calls, warmup, maxMs }) {
 }
 
 export async function run({ quick }) {
-  const opts = quick ? { calls: 2000, warmup: 10, maxMs: 150 } : { calls: 3000, warmup: 300, maxMs: 120_000 };
+  const opts = quick ? { calls: 2000, warmup: 5, maxMs: 100, chunk: 10 } : { calls: 3000, warmup: 300, maxMs: 120_000, chunk: 100 };
   const results = [];
   const memory = [];
 
@@ -140,7 +139,7 @@ export async function run({ quick }) {
     sections: [{ caption: 'Calls', header: ['transport', 'tool', 'calls', 'calls/s', 'p50', 'p99', 'p50 ÷ floor p50', 'floor calls/s ÷ calls/s'], rows }],
     notes: [
       'stdio: `usp-server mcp --demo --db :memory:` (real clock; the query asks for tomorrow). HTTP: usp-server in a child process (demo business, clock pinned), one 2025-11-25 session per client. The availability query asks for one day of svc_haircut (3 stylists, default limit 50 slots).',
-      'Client, real server and floor server run at the same time in separate processes; real and floor calls alternate in chunks of 100.',
+      'Client, real server and floor server run at the same time in separate processes; real and floor calls alternate in chunks of 100. Latencies are measured in the client, so they include the SDK client\'s own cost (the same on both sides).',
     ],
     targets: results.map((r) => ({
       name: `MCP ${r.transport} ${r.tool} vs floor (p50)`,

@@ -31,6 +31,9 @@ export async function sweep(store: Store, biz: Business, clock: Clock, ids: IdSo
       if (rec) await expireOfferIfDue(ctx, rec);
     }
     await tx.idempotency.purge(now);
+    // Claims of past services and lapsed holds keep availability queries and re-checks fast.
+    await tx.claims.purgeEnded(now - 86_400_000, now);
+    await tx.security.purge(now);
     for (const e of events) await tx.outbox.add(e);
   });
   return events;

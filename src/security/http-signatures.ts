@@ -257,10 +257,20 @@ function describeKey(jwk: JsonWebKey): string {
   return [jwk.kty, jwk.crv, jwk.alg].filter((v) => v !== undefined).join('/') || 'untyped';
 }
 
+/** Imported keys by their public members: decoding a P-256 point costs about as much as a verify. */
+const importedKeys = new Map<string, KeyObject>();
+
 function importPublicKey(jwk: JsonWebKey): KeyObject {
   // Only the public members: a stray `d` must never turn verification into private-key use.
   const pub: JsonWebKey = jwk.kty === 'EC' ? { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } : { kty: jwk.kty, crv: jwk.crv, x: jwk.x };
-  return createPublicKey({ key: pub, format: 'jwk' });
+  const id = `${pub.kty}|${pub.crv}|${pub.x}|${pub.y ?? ''}`;
+  let key = importedKeys.get(id);
+  if (!key) {
+    key = createPublicKey({ key: pub, format: 'jwk' });
+    if (importedKeys.size >= 10_000) importedKeys.clear();
+    importedKeys.set(id, key);
+  }
+  return key;
 }
 
 const THUMBPRINT_MEMBERS = new Map<string, readonly string[]>([

@@ -29,6 +29,8 @@ export interface ClaimRepo {
   /** Hand a hold's claims to the booking made from it (same resources and interval). */
   transfer(fromOwner: string, toOwner: string, expiresAtMs: number | null): Promise<void>;
   setExpiry(ownerId: string, expiresAtMs: number | null): Promise<void>;
+  /** Forget claims that can no longer matter: ended before `endedBeforeMs`, or expired by `nowMs`. */
+  purgeEnded(endedBeforeMs: number, nowMs: number): Promise<number>;
 }
 
 export interface BookingRepo {

@@ -37,6 +37,8 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** Most deliveries in flight at once. */
   maxInFlight?: number;
+  /** How long a nudge waits so that one pass serves several commits (default 5 ms). */
+  debounceMs?: number;
   /** A leased delivery returns to the queue if its worker vanished for this long. */
   leaseMs?: number;
 }
@@ -55,10 +57,13 @@ export function eventBody(e: OutboxEvent, extra: Record<string, unknown> = {}): 
 
 export class WebhookDispatcher {
   private timer?: NodeJS.Timeout;
+  private timerAt = 0;
   private running = false;
   private again = false;
   /** Until start(): a dispatcher that was never started ignores nudges. */
   private stopped = true;
+  /** A nudge is already scheduled. */
+  private pending = false;
   private readonly inFlight = new Map<string, Promise<void>>();
 
   constructor(private readonly o: DispatcherOptions) {}
@@ -69,16 +74,21 @@ export class WebhookDispatcher {
   }
 
   /** Something was committed: look now rather than at the next poll. */
+  /** Something was committed: look soon. A few milliseconds' wait lets one pass serve a burst of commits. */
   nudge(): void {
     if (this.stopped) return;
     if (this.running) this.again = true;
-    else this.schedule(0);
+    else if (!this.pending) {
+      this.pending = true;
+      this.schedule(this.o.debounceMs ?? 5);
+    }
   }
 
   /** Stop; in-flight deliveries get a moment to finish, and any cut short are retried by the next run. */
   async stop(graceMs = 1000): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.inFlight.values()]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
     clearTimeout(timer);
@@ -95,14 +105,22 @@ export class WebhookDispatcher {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
   }
 
+  /** Run a pass in `ms`, unless one is already due sooner (a later request never postpones an earlier one). */
   private schedule(ms: number): void {
     if (this.stopped) return;
+    const at = Date.now() + ms;
+    if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.loop(), ms);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.loop();
+    }, ms);
     this.timer.unref();
   }
 
   private async loop(): Promise<void> {
+    this.pending = false;
     if (this.running || this.stopped) return;
     this.running = true;
     try {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type pg from 'pg';
 import { BIN, REPO_ROOT, ensureBuilt, nyDate } from '../mcp/helpers.js';
 import { PG_URL, adminClient, dropSchema, noteSkipped, schemaName, urlWithSchema } from './helpers.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 
 interface Proc {
   url: string;
@@ -117,7 +118,7 @@ if (!PG_URL) {
 
     test('the three processes share one schema, migrated once', async () => {
       const v = await admin.query('SELECT version FROM schema_migrations ORDER BY version');
-      expect(v.rows.map((r) => r.version)).toEqual([1]);
+      expect(v.rows.map((r) => r.version)).toEqual(Array.from({ length: POSTGRES_MIGRATIONS.length }, (_, i) => i + 1));
       // The catalog was published once, not once per process.
       const created = await admin.query(`SELECT count(*)::int AS n FROM outbox WHERE event = 'service.created'`);
       const services = await admin.query('SELECT count(*)::int AS n FROM catalog');

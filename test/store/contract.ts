@@ -309,6 +309,20 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         const muchLater = await read((tx) => tx.claims.active(['res_alice'], 0, 1000, NOW + 24 * 60 * MIN));
         expect(muchLater).toEqual([claim('bkg_1', 'res_alice', 100, 200, { expires_at_ms: null })]);
       });
+
+      test('purgeEnded forgets claims that ended before the cut-off or have expired, and keeps the rest', async () => {
+        await write((tx) =>
+          tx.claims.add([
+            claim('old', 'res_alice', 100, 200),
+            claim('lapsed_hold', 'res_alice', 5000, 6000, { is_hold: true, expires_at_ms: NOW - 1 }),
+            claim('live', 'res_alice', 5000, 6000),
+            claim('live_hold', 'res_bob', 5000, 6000, { is_hold: true, expires_at_ms: NOW + MIN }),
+          ]),
+        );
+        expect(await write((tx) => tx.claims.purgeEnded(200, NOW))).toBe(2);
+        const left = await read((tx) => tx.claims.active(['res_alice', 'res_bob'], 0, 10_000, NOW));
+        expect(left.map((r) => r.owner_id).sort()).toEqual(['live', 'live_hold']);
+      });
     });
 
     describe('bookings are stored whole and found by id, by hold, by recency and by expiry', () => {

@@ -38,8 +38,9 @@ export async function loadClaims(
   toMs: number,
   nowMs: number,
   ignoreOwners: readonly string[] = [],
+  resourceIds: readonly string[] = candidateResourceIds(service),
 ): Promise<Claim[]> {
-  const rows = await tx.claims.active(candidateResourceIds(service), fromMs - DAY_MS, toMs + DAY_MS, nowMs);
+  const rows = await tx.claims.active(resourceIds, fromMs - DAY_MS, toMs + DAY_MS, nowMs);
   const out: Claim[] = [];
   for (const r of rows) if (!ignoreOwners.includes(r.owner_id)) out.push(toClaim(r));
   return out;
@@ -99,7 +100,8 @@ export async function checkSlot(
   if (!withinBookingWindow(service, parts.startMs, nowMs)) return { ok: false, reason: 'window' };
   // Check-and-reserve: hold the slot's resources until commit so no other process can take them meanwhile.
   await tx.lock([...parts.resourceIds].sort().map((r) => `resource:${r}`));
-  const claims = await loadClaims(tx, service, parts.startMs, parts.startMs + 1, nowMs, ignoreOwners);
+  // Only the slot's own resources can make it unavailable.
+  const claims = await loadClaims(tx, service, parts.startMs, parts.startMs + 1, nowMs, ignoreOwners, parts.resourceIds);
   const base = { service, resources: biz.resources, zone: biz.zone, nowMs, claims, partySize };
   const slot = findSlot(base, { startMs: parts.startMs, resourceIds: parts.resourceIds });
   if (slot && slot.state !== 'waitlist') return { ok: true, slot, parts };

@@ -64,7 +64,7 @@ async function offerOnePlace(ctx: OperationContext, service: ServiceDef, slot: F
   const waiting = await ctx.tx.waitlist.byService(service.id, ['waiting']);
   if (waiting.length === 0) return false;
   await ctx.tx.lock([...slot.resourceIds].sort().map((r) => `resource:${r}`));
-  const claims = await loadClaims(ctx.tx, service, slot.startMs, slot.startMs + 1, ctx.now);
+  const claims = await loadClaims(ctx.tx, service, slot.startMs, slot.startMs + 1, ctx.now, [], slot.resourceIds);
   const base = { service, resources: ctx.biz.resources, zone: ctx.biz.zone, nowMs: ctx.now, claims, partySize: 1 };
   const open = findSlot(base, { startMs: slot.startMs, resourceIds: [...slot.resourceIds] });
   if (!open || open.state === 'waitlist') return false;

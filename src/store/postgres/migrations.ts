@@ -170,4 +170,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (delivery_id, attempt)
   );
   `,
+  `
+  CREATE INDEX IF NOT EXISTS outbox_scheduled ON outbox (order_key, event) WHERE status = 'pending';
+  `,
 ];

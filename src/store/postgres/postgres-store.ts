@@ -539,6 +539,9 @@ function buildRepos(client: pg.PoolClient, mode: Mode): Tx {
       async removeOwner(ownerId) {
         await q('DELETE FROM claims WHERE owner_id = $1', [ownerId]);
       },
+      async purgeEnded(endedBeforeMs, nowMs) {
+        return (await q('DELETE FROM claims WHERE end_ms <= $1 OR (expires_at_ms IS NOT NULL AND expires_at_ms <= $2)', [endedBeforeMs, nowMs])).rowCount ?? 0;
+      },
       async transfer(fromOwner, toOwner, expiresAtMs) {
         await q('UPDATE claims SET owner_id = $1, is_hold = FALSE, expires_at_ms = $2 WHERE owner_id = $3', [toOwner, expiresAtMs, fromOwner]);
       },

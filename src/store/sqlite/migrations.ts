@@ -139,4 +139,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (delivery_id, attempt)
   );
   `,
+  `
+  CREATE INDEX outbox_scheduled ON outbox (order_key, event) WHERE status = 'pending';
+  `,
 ];

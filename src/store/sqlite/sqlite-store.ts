@@ -107,6 +107,7 @@ function buildRepos(db: Db): Tx {
     claimDelete: db.prepare('DELETE FROM claims WHERE owner_id = ?'),
     claimTransfer: db.prepare('UPDATE claims SET owner_id = ?, is_hold = 0, expires_at_ms = ? WHERE owner_id = ?'),
     claimExpiry: db.prepare('UPDATE claims SET expires_at_ms = ? WHERE owner_id = ?'),
+    claimPurge: db.prepare('DELETE FROM claims WHERE end_ms <= ? OR (expires_at_ms IS NOT NULL AND expires_at_ms <= ?)'),
     bookingGet: db.prepare('SELECT data FROM bookings WHERE id = ?'),
     bookingByHold: db.prepare('SELECT data FROM bookings WHERE hold_id = ?'),
     bookingInsert: db.prepare(
@@ -310,6 +311,9 @@ function buildRepos(db: Db): Tx {
       },
       async setExpiry(ownerId, expiresAtMs) {
         q.claimExpiry.run(expiresAtMs, ownerId);
+      },
+      async purgeEnded(endedBeforeMs, nowMs) {
+        return q.claimPurge.run(endedBeforeMs, nowMs).changes;
       },
     },
     bookings: {

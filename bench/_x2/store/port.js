@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=port.js.map
