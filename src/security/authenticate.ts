@@ -199,7 +199,8 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
   if (req.access === 'business_only') {
     throw fail('authentication_required', 'business_credential_required', 'Only the business itself may do this; authenticate with the business API key.');
   }
-  if (req.access === 'public' && credentialValue === undefined && proof === undefined && !headers['signature-input']) {
+  // A public call needs no identity: a signature on it is checked only when it names a profile.
+  if (req.access === 'public' && credentialValue === undefined && proof === undefined && (!headers['signature-input'] || profile === null)) {
     return { principal: profile, profile, business: false, authenticated: false };
   }
 

@@ -14,9 +14,11 @@ import {
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
   isLegacyRequest,
+  type AuthInfo,
   type JSONRPCMessage,
   type Transport,
 } from '@modelcontextprotocol/server';
+import type { HttpEvidence } from '../../operations/index.js';
 import type { NotifiableSession, SessionHub } from './hub.js';
 import { createMcpServer, type McpDoorDeps } from './server.js';
 import { guardSend, restoreInResponse } from './wire-fix.js';
@@ -102,14 +104,17 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
     const req = c.req.raw;
     const refused = guard(req);
     if (refused) return refused;
-    if (!(await isLegacyRequest(req))) return restoreInResponse(await modern.fetch(req));
+    // The exact bytes and headers ride along so RFC 9421 signatures and bearer keys are checked
+    // below the door, the same as on REST.
+    const authInfo = await evidenceFor(req);
+    if (!(await isLegacyRequest(req))) return restoreInResponse(await modern.fetch(req, { authInfo }));
 
     const sid = req.headers.get('mcp-session-id');
     if (sid) {
       const live = sessions.get(sid);
       if (!live) return jsonError(404, -32001, 'Session not found; initialize a new session.');
       live.lastSeen = Date.now();
-      const res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req);
+      const res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req, { authInfo });
       if (req.method === 'GET' && res.ok && live.queue) {
         const pending = live.queue;
         live.queue = null;
@@ -119,7 +124,7 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
     }
     if (req.method !== 'POST') return jsonError(400, -32600, 'Missing Mcp-Session-Id header.');
     const live = await newSession();
-    const res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req);
+    const res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req, { authInfo });
     if (!res.ok) await live.close();
     return res;
   });
@@ -157,13 +162,14 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
     const live = sessions.get(c.req.query('sessionId') ?? '');
     if (!live || !(live.transport instanceof SseTransport)) return jsonError(404, -32001, 'Unknown sessionId.');
     live.lastSeen = Date.now();
+    const raw = new Uint8Array(await c.req.arrayBuffer());
     let message: JSONRPCMessage;
     try {
-      message = (await c.req.json()) as JSONRPCMessage;
+      message = JSON.parse(new TextDecoder().decode(raw)) as JSONRPCMessage;
     } catch {
       return jsonError(400, -32700, 'Parse error');
     }
-    live.transport.receive(message, c.req.raw);
+    live.transport.receive(message, c.req.raw, authInfoFor(c.req.raw, raw));
     return new Response('Accepted', { status: 202 });
   });
 
@@ -183,6 +189,19 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
       await modern.close();
     },
   };
+}
+
+/** The request as evidence for authentication (its body read from a clone; the transport reads the original). */
+async function evidenceFor(req: Request): Promise<AuthInfo> {
+  const body = req.method === 'POST' ? new Uint8Array(await req.clone().arrayBuffer()) : new Uint8Array(0);
+  return authInfoFor(req, body);
+}
+
+function authInfoFor(req: Request, body: Uint8Array): AuthInfo {
+  const headers: Record<string, string> = {};
+  req.headers.forEach((v, k) => (headers[k] = v));
+  const evidence: HttpEvidence = { method: req.method, url: req.url, headers, body };
+  return { token: '', clientId: '', scopes: [], extra: { evidence } };
 }
 
 /** The server side of the legacy HTTP+SSE transport, written against the SDK's Transport interface. */
@@ -214,8 +233,8 @@ export class SseTransport implements Transport {
 
   async start(): Promise<void> {}
 
-  receive(message: JSONRPCMessage, request: Request): void {
-    this.onmessage?.(message, { request } as never);
+  receive(message: JSONRPCMessage, request: Request, authInfo?: AuthInfo): void {
+    this.onmessage?.(message, { request, authInfo } as never);
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
