@@ -615,3 +615,23 @@ export function popVectors(): Array<{ file: string; vector: any }> {
 export function readSpecJson(relPath: string): Json {
   return readJson(path.join(requireSpecDir(), relPath));
 }
+
+/**
+ * Check one REST response against the official artifacts: a documented status against its OpenAPI
+ * schema; a business outcome (HTTP 200 carrying an error message, which the OpenAPI does not
+ * document for creations) message by message, with any booking or waitlist entry against its own
+ * definition. Returns false (checking nothing) when the spec folder is absent.
+ */
+export function conformRestResponse(method: string, path: string, res: { status: number; body: any }): boolean {
+  if (!specDir) return false;
+  const label = `${method} ${path} ${res.status}`;
+  const messages: any[] = Array.isArray(res.body?.messages) ? res.body.messages : [];
+  if (res.status < 300 && messages.some((m) => m.type === 'error')) {
+    for (const m of messages) assertValid(validateSchemaDef('booking.json', 'Message', m), `${label} message`);
+    if (res.body.entry) assertValid(validateSchemaDef('waitlist.json', 'WaitlistEntry', res.body.entry), `${label} entry`);
+    if (res.body.booking) assertValid(validateSchemaDef('booking.json', 'Booking', res.body.booking), `${label} booking`);
+  } else {
+    assertValid(validateRestResponse(method, path, res.status, res.body), label);
+  }
+  return true;
+}
