@@ -1,10 +1,21 @@
 import type { PublishedService } from '../../domain/catalog.js';
-import { availabilityHint } from '../engine/availability.js';
+import { availabilityHint, type AvailabilityHint } from '../engine/availability.js';
 import type { OperationContext } from '../runtime.js';
 
-/** The published service with its availability hint computed from real availability. */
+/** The service with a given hint, built once per (service, hint): hints are cached for minutes. */
+const withHints = new WeakMap<AvailabilityHint, WeakMap<PublishedService, Record<string, unknown>>>();
+
+/**
+ * The published service with its availability hint computed from real availability. The result
+ * is shared between answers (it is serialized, never mutated).
+ */
 export async function withHint(ctx: OperationContext, s: PublishedService): Promise<Record<string, unknown>> {
   const def = ctx.biz.services.get(s.id);
-  if (!def || (s.status ?? 'active') !== 'active') return { ...s };
-  return { ...s, availability_hint: await availabilityHint(ctx.tx, ctx.biz, def, ctx.now) };
+  if (!def || (s.status ?? 'active') !== 'active') return s;
+  const hint = await availabilityHint(ctx.tx, ctx.biz, def, ctx.now);
+  let perHint = withHints.get(hint);
+  if (!perHint) withHints.set(hint, (perHint = new WeakMap()));
+  let out = perHint.get(s);
+  if (!out) perHint.set(s, (out = { ...s, availability_hint: hint }));
+  return out;
 }
