@@ -221,25 +221,39 @@ const wallMemo = new Map<string, number>();
  */
 export function zoneOffset(ms: number, zone: string): number {
   const hour = Math.floor(ms / HOUR_MS);
-  const key = `${zone}|${hour}`;
-  const hit = offsetMemo.get(key);
+  let memo = offsetMemo.get(zone);
+  if (!memo) offsetMemo.set(zone, (memo = new Map()));
+  const hit = memo.get(hour);
   if (hit !== undefined) return hit;
   const z = IANAZone.create(zone);
   if (!z.isValid) throw new Error(`invalid time zone "${zone}"`);
   const start = z.offset(hour * HOUR_MS);
   const end = z.offset((hour + 1) * HOUR_MS - 1);
   if (start !== end) return z.offset(ms);
-  if (offsetMemo.size >= 100_000) offsetMemo.clear();
-  offsetMemo.set(key, start);
+  if (memo.size >= 100_000) memo.clear();
+  memo.set(hour, start);
   return start;
 }
 
-const offsetMemo = new Map<string, number>();
+const offsetMemo = new Map<string, Map<number, number>>();
+/** Formatted instants per zone: the same slot times are written again on every query. */
+const formatMemo = new Map<string, Map<number, string>>();
 const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
 
 /** RFC 3339 in `zone` with its offset and no fractional seconds, e.g. "2026-03-09T09:00:00-04:00" ("Z" in UTC). */
 export function formatInstant(ms: number, zone: string): string {
   const whole = Math.floor(ms / 1000) * 1000;
+  let memo = formatMemo.get(zone);
+  if (!memo) formatMemo.set(zone, (memo = new Map()));
+  const hit = memo.get(whole);
+  if (hit !== undefined) return hit;
+  const text = writeInstant(whole, zone, ms);
+  if (memo.size >= 50_000) memo.clear();
+  memo.set(whole, text);
+  return text;
+}
+
+function writeInstant(whole: number, zone: string, ms: number): string {
   const off = Number.isFinite(whole) ? zoneOffset(whole, zone) : Number.NaN;
   const local = new Date(whole + off * MINUTE_MS);
   const y = local.getUTCFullYear();

@@ -9,6 +9,14 @@ import { DateOrInstant, decodeCursor, encodeCursor, id } from '../schemas.js';
 
 const DEFAULT_LIMIT = 50;
 
+/** Opening hours depend only on the business definition: computed once per service. */
+const hoursCache = new WeakMap<object, ReturnType<typeof openingHours>>();
+function hoursOf(service: Parameters<typeof openingHours>[0], resources: Parameters<typeof openingHours>[1]) {
+  let h = hoursCache.get(service);
+  if (!h) hoursCache.set(service, (h = openingHours(service, resources)));
+  return h;
+}
+
 const input = z.object({
   service_id: id('The service to query.'),
   start_date: DateOrInstant.describe('First day (YYYY-MM-DD, in `timezone`) or an RFC 3339 instant.'),
@@ -70,7 +78,7 @@ export const queryAvailability = defineOperation({
     return ok({
       service_id: service.id,
       slots: page.map((s) => presentSlot(s, ctx.biz, service, zone)),
-      opening_hours: openingHours(service, ctx.biz.resources),
+      opening_hours: hoursOf(service, ctx.biz.resources),
       pagination: { cursor: hasMore ? encodeCursor({ o: offset + limit }) : null, has_more: hasMore },
     });
   },
