@@ -78,6 +78,7 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
     const live: LiveSession = {
       id,
       principals: new Set(),
+      resources: new Set(),
       catalogSubscriber: false,
       transport,
       lastSeen: Date.now(),
@@ -137,6 +138,7 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
     const live: LiveSession = {
       id: transport.sessionId,
       principals: new Set(),
+      resources: new Set(),
       catalogSubscriber: false,
       transport,
       lastSeen: Date.now(),

@@ -9,6 +9,8 @@ export interface NotifiableSession {
   readonly id: string;
   /** Principals this session has acted for (a session may serve one platform, or several in tests). */
   readonly principals: Set<string>;
+  /** Bookings and waitlist entries this session acted on with their booking-scoped credential. */
+  readonly resources: Set<string>;
   /** Catalog events go to sessions that subscribed to the feed. */
   catalogSubscriber: boolean;
   notify(method: string, params: Record<string, unknown>): void;
@@ -41,7 +43,8 @@ export class SessionHub {
     for (const e of events) {
       const payload = webhookPayload(e);
       for (const s of this.sessions.values()) {
-        const wanted = e.principal === null ? s.catalogSubscriber : s.principals.has(e.principal);
+        // The platform that made the resource, or a session holding its credential.
+        const wanted = e.principal === null ? s.catalogSubscriber : s.principals.has(e.principal) || s.resources.has(e.order_key);
         if (wanted) s.notify('usp_webhook', payload);
       }
       for (const l of this.modernListeners) l(e.principal, payload);

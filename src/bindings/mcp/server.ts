@@ -24,7 +24,7 @@ export interface McpDoorDeps {
 }
 
 /** The session a server instance serves; null for stateless (per-request) instances. */
-export type SessionLike = Pick<NotifiableSession, 'principals' | 'catalogSubscriber'> | null;
+export type SessionLike = Pick<NotifiableSession, 'principals' | 'resources' | 'catalogSubscriber'> | null;
 
 export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server {
   // resources.subscribe: 2026-era clients listen on usp://webhooks/<principal hash> for their events.
@@ -101,6 +101,7 @@ export async function callTool(
   const res = await deps.pipeline.execute(entry.op, req);
   if (!res.ok) throw rpcError(res.error, correlationId);
   if (session && res.caller.principal && !res.caller.business) session.principals.add(res.caller.principal);
+  if (session && res.caller.credential) session.resources.add(res.caller.credential.id);
   if (session && entry.op.name === 'create_feed_subscription' && res.messages.length === 0) session.catalogSubscriber = true;
 
   const structuredContent = { usp: res.usp, ...res.data, messages: res.messages };

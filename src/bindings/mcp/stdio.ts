@@ -15,6 +15,7 @@ export async function serveMcpStdio(deps: McpDoorDeps, hub: SessionHub, streams?
   const session: NotifiableSession = {
     id: `stdio-${randomUUID()}`,
     principals: new Set(),
+    resources: new Set(),
     catalogSubscriber: false,
     notify: (method, params) => {
       server.notification({ method, params } as never).catch(() => undefined);
