@@ -300,3 +300,8 @@ export function parseInstant(s: unknown): number | null {
   dt.setUTCHours(h, mi, sec, ms);
   return dt.getTime() - offsetMin * MINUTE_MS;
 }
+
+/** An instant as RFC 3339 UTC without fractional seconds, e.g. "2026-12-01T17:00:00Z". */
+export function isoUtc(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

@@ -6,6 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { SecurityRepo } from '../store/port.js';
+import { isoUtc } from '../domain/time.js';
 
 export interface IssuedCredential {
   value: string;
@@ -32,7 +33,7 @@ export async function issueCredential(
     expires_ms: args.expiresMs,
     revoked: false,
   });
-  const out: IssuedCredential = { value, expires_at: new Date(args.expiresMs).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  const out: IssuedCredential = { value, expires_at: isoUtc(args.expiresMs) };
   if (args.jkt) out.cnf = { jkt: args.jkt };
   return out;
 }

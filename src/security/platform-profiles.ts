@@ -5,6 +5,7 @@
  * rebinding); no redirects; a deadline and a byte cap enforced while streaming; successes cached
  * for max(60 s, max-age), failures for a sixth of the floor; concurrent resolves share one fetch.
  */
+import { outboundUrlProblem } from './profile-url.js';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import type { JsonWebKey } from 'node:crypto';
@@ -94,19 +95,17 @@ export interface ProfileResolver {
 // URL and allowlist
 // ------------------------------------------------------------------------------------------------
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
 function parseProfileUrl(raw: string, allowLoopback: boolean): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new InvalidProfileUrl('the profile URL is not an absolute URL');
+  switch (outboundUrlProblem(raw, allowLoopback, { refuseCredentials: true })) {
+    case 'not_absolute':
+      throw new InvalidProfileUrl('the profile URL is not an absolute URL');
+    case 'credentials':
+      throw new InvalidProfileUrl('the profile URL carries credentials');
+    case 'not_https':
+      throw new InvalidProfileUrl(`the profile URL must use https, not ${new URL(raw).protocol}`);
+    default:
+      return new URL(raw);
   }
-  if (url.username !== '' || url.password !== '') throw new InvalidProfileUrl('the profile URL carries credentials');
-  if (url.protocol === 'https:') return url;
-  if (url.protocol === 'http:' && allowLoopback && LOOPBACK_HOSTS.has(url.hostname)) return url;
-  throw new InvalidProfileUrl(`the profile URL must use https, not ${url.protocol}`);
 }
 
 /** Prefix match on a boundary, so `https://agent.example` does not admit `https://agent.example.evil`. */

@@ -19,7 +19,7 @@ import {
   type IdSource,
   type Logger,
 } from '../operations/index.js';
-import { openStore, type OutboxEvent, type Store } from '../store/index.js';
+import { eventBody, openStore, type OutboxEvent, type Store } from '../store/index.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy, type SecurityOptions } from './security-wiring.js';
 import type { ProfileResolver } from '../security/platform-profiles.js';
@@ -142,7 +142,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     allowLoopback,
     // One process: hand due events straight to its MCP sessions. Several processes on one database:
     // announce them on the store's channel, and every process (this one included) fans them out.
-    onDue: store.channel ? undefined : (e) => hub.deliver([e]),
+    onDue: store.channel ? undefined : (e) => hub.deliver([{ ...e, body: eventBody(e) }]),
     onAnnounce: store.channel ? (seqs) => store.channel!.publish(seqs) : undefined,
     log,
     pollMs: wh.pollMs,
@@ -153,7 +153,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   if (wh.enabled !== false) dispatcher.start();
   const unsubscribeChannel = store.channel?.subscribe((seqs) => {
     store.read((tx) => tx.outbox.bySeq(seqs)).then(
-      (events) => hub.deliver(events),
+      (events) => hub.deliver(events.map((e) => ({ ...e, body: eventBody(e) }))),
       (err) => log.warn('could not read announced events', { error: String(err) }),
     );
   });

@@ -24,6 +24,7 @@ export type {
   EventChannel,
 } from './port.js';
 export { openSqliteStore } from './sqlite/sqlite-store.js';
+export { eventBody } from './port.js';
 export type { SqliteStoreOptions } from './sqlite/sqlite-store.js';
 
 import type { Store as StoreT } from './port.js';

@@ -5,6 +5,7 @@
  * Check-and-reserve (availability re-validation and the claim that books it) always happens inside
  * one transaction.
  */
+import { isoUtc } from '../domain/time.js';
 import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../domain/records.js';
 
 /** A resource occupied by a booking or an active hold over its blocked interval (buffers included). */
@@ -126,6 +127,15 @@ export interface OutboxEvent {
   created_ms: number;
   /** When the event becomes due (reminders are scheduled ahead). */
   due_ms: number;
+}
+
+/**
+ * The JSON an event is delivered as, by webhook or MCP notification: the event, its id, the
+ * resource id, a timestamp and the data. The timestamp is when the event occurs: its due time
+ * (a reminder happens when it is due, not when the booking that scheduled it was made).
+ */
+export function eventBody(e: OutboxEvent, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { event: e.event, event_id: e.event_id, ...e.payload, ...extra, timestamp: isoUtc(Math.max(e.created_ms, e.due_ms)) };
 }
 
 export interface OutboxRepo {

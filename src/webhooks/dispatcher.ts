@@ -8,7 +8,7 @@
  *   another (at most one delivery in flight per target; others proceed concurrently).
  * Nothing is lost in a crash: undelivered events and deliveries are rows, picked up on restart.
  */
-import type { OutboxEvent, Store, WebhookDelivery } from '../store/port.js';
+import { eventBody, type OutboxEvent, type Store, type WebhookDelivery } from '../store/port.js';
 import type { PlatformProfile } from '../security/platform-profiles.js';
 import { checkWebhookUrl, type WebhookSender } from './sender.js';
 import { nextAttempt, type RetryPolicy } from './schedule.js';
@@ -45,15 +45,6 @@ export interface DispatcherOptions {
 
 /** Deliveries to a platform name its profile; the webhook_url is resolved when sending. */
 export const PROFILE_TARGET = 'profile:';
-
-/**
- * The JSON a webhook receiver gets: the event, its id, the resource id, a timestamp and the data.
- * The timestamp is when the event occurs: its due time (a reminder happens when it is due, not
- * when the booking that scheduled it was made); for every other event that is its creation time.
- */
-export function eventBody(e: OutboxEvent, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { event: e.event, event_id: e.event_id, ...e.payload, ...extra, timestamp: new Date(Math.max(e.created_ms, e.due_ms)).toISOString().replace(/\.\d{3}Z$/, 'Z') };
-}
 
 export class WebhookDispatcher {
   private timer?: NodeJS.Timeout;

@@ -1,4 +1,5 @@
-export { WebhookDispatcher, eventBody } from './dispatcher.js';
+export { WebhookDispatcher } from './dispatcher.js';
+export { eventBody } from '../store/port.js';
 export type { DispatcherOptions } from './dispatcher.js';
 export { httpWebhookSender, signedDelivery, checkWebhookUrl, WEBHOOK_COMPONENTS } from './sender.js';
 export type { WebhookSender, SendResult } from './sender.js';

@@ -12,6 +12,7 @@ import type { KeyObject } from 'node:crypto';
 import { contentDigest } from '../security/content-digest.js';
 import { signRequest } from '../security/http-signatures.js';
 import { isLoopbackAddress, isSpecialUseAddress } from '../security/ssrf.js';
+import { outboundUrlProblem } from '../security/profile-url.js';
 
 export interface SendResult {
   status: number | null;
@@ -38,16 +39,8 @@ export function signedDelivery(url: string, body: string, key: { kid: string; pr
 
 /** Where a webhook may go: https anywhere public; http only to loopback when allowed (development). */
 export function checkWebhookUrl(raw: string, allowLoopback: boolean): string | null {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return 'not an absolute URL';
-  }
-  if (u.username || u.password) return 'carries credentials';
-  if (u.protocol === 'https:') return null;
-  if (u.protocol === 'http:' && allowLoopback && ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) return null;
-  return 'must use https';
+  const p = outboundUrlProblem(raw, allowLoopback, { refuseCredentials: true });
+  return p === null ? null : { not_absolute: 'not an absolute URL', credentials: 'carries credentials', not_https: 'must use https' }[p];
 }
 
 export function httpWebhookSender(opts: { timeoutMs: number; allowLoopback: boolean; lookup?: (host: string) => Promise<string[]> }): WebhookSender {

@@ -3,7 +3,6 @@
  * platform principal receives that principal's booking and waitlist events as `usp_webhook`
  * JSON-RPC notifications. Sessions register here; the composition root feeds committed events in.
  */
-import type { OutboxEvent } from '../../operations/index.js';
 
 export interface NotifiableSession {
   readonly id: string;
@@ -16,9 +15,6 @@ export interface NotifiableSession {
   notify(method: string, params: Record<string, unknown>): void;
 }
 
-export function webhookPayload(e: OutboxEvent): Record<string, unknown> {
-  return { event: e.event, event_id: e.event_id, ...e.payload, timestamp: new Date(e.created_ms).toISOString().replace(/\.\d{3}Z$/, 'Z') };
-}
 
 export class SessionHub {
   private readonly sessions = new Map<string, NotifiableSession>();
@@ -39,9 +35,10 @@ export class SessionHub {
     return this.sessions.size;
   }
 
-  deliver(events: readonly OutboxEvent[]): void {
+  /** Fan events out; each comes with its delivered body (the same JSON a webhook receiver gets). */
+  deliver(events: ReadonlyArray<{ principal: string | null; order_key: string; body: Record<string, unknown> }>): void {
     for (const e of events) {
-      const payload = webhookPayload(e);
+      const payload = e.body;
       for (const s of this.sessions.values()) {
         // The platform that made the resource, or a session holding its credential.
         const wanted = e.principal === null ? s.catalogSubscriber : s.principals.has(e.principal) || s.resources.has(e.order_key);

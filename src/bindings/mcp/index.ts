@@ -3,7 +3,7 @@ export type { McpDoorDeps } from './server.js';
 export { mcpTools, metaMembers } from './tools.js';
 export type { ToolEntry } from './tools.js';
 export { MCP_ERROR_CODES, toJsonRpcError } from './errors.js';
-export { SessionHub, webhookPayload } from './hub.js';
+export { SessionHub } from './hub.js';
 export type { NotifiableSession } from './hub.js';
 export { mountMcpHttp, SseTransport } from './http.js';
 export { webhookResourceUri, WEBHOOK_RESOURCE_PREFIX } from './webhook-resource.js';

@@ -4,7 +4,7 @@ import type { HoldRecord } from '../../domain/records.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { mayAct, type OperationContext } from '../runtime.js';
 import { id } from '../schemas.js';
-import { offerFreedPlace } from '../engine/waitlist.js';
+import { endHold } from '../engine/waitlist.js';
 
 /** A hold past its expiry reads as expired, whether or not anything has swept it yet. */
 export function holdView(rec: HoldRecord, now: number): HoldRecord['hold'] {
@@ -36,14 +36,7 @@ export const releaseHold = defineOperation({
     if (!rec) return outcome(errorMessage('hold_not_found', `No hold ${JSON.stringify(inp.hold_id)} belongs to this platform.`, '$.hold_id'));
     const view = holdView(rec, ctx.now);
     if (view.status !== 'active') return ok({ hold: view });
-    rec.hold.status = 'released';
-    await ctx.tx.holds.update(rec);
-    await ctx.tx.security.revokeCredentials(rec.hold.id);
-    await ctx.tx.claims.removeOwner(rec.hold.id);
-    const service = ctx.biz.services.get(rec.hold.service_id);
-    if (service) {
-      await offerFreedPlace(ctx, service, { key: rec.priv.slot_key, startMs: rec.priv.start_ms, endMs: rec.priv.end_ms, resourceIds: rec.priv.resource_ids });
-    }
+    await endHold(ctx, rec, 'released');
     return ok({ hold: rec.hold });
   },
 });

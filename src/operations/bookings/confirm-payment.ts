@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { errorMessage } from '../../domain/outcomes.js';
 import { formatMoney } from '../../domain/pricing.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, stateConflict, touch } from '../engine/bookings.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, iso, loadBooking, move, stateConflict, touch } from '../engine/bookings.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 
@@ -71,7 +71,7 @@ export const confirmPayment = defineOperation({
       } else {
         const until = Math.min(ctx.now + ctx.biz.def.settings.manual_confirmation_ttl_seconds * 1000, rec.priv.start_ms);
         rec.priv.expires_at_ms = until;
-        b.expires_at = new Date(until).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        b.expires_at = iso(until);
         await ctx.tx.claims.setExpiry(b.id, until);
       }
     } else {

@@ -4,7 +4,7 @@ import { bookingPrice, rescheduleTerms } from '../../domain/pricing.js';
 import { formatDuration, formatInstant, parseDuration } from '../../domain/time.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../engine/availability.js';
-import { offerFreedPlace } from '../engine/waitlist.js';
+import { freedSlotOf, offerFreedPlace } from '../engine/waitlist.js';
 import { scheduleReminder } from '../engine/bookings.js';
 import { checkRevision, claimRows, emitBookingEvent, iso, loadBooking, move, paymentAction, stateConflict } from '../engine/bookings.js';
 import { id } from '../schemas.js';
@@ -60,7 +60,7 @@ export const rescheduleBooking = defineOperation({
       }
       return outcome(errorMessage('slot_unavailable', 'The new slot is no longer available; query availability and pick another.', '$.slot_id'), { booking: b });
     }
-    const old = { key: rec.priv.slot_key, startMs: rec.priv.start_ms, endMs: rec.priv.end_ms, resourceIds: rec.priv.resource_ids };
+    const old = freedSlotOf(rec.priv);
     const slot = check.slot;
     // Swap the claims: the booking's old claims go, new ones come (or the hold's are inherited).
     await ctx.tx.claims.removeOwner(b.id);

@@ -5,9 +5,9 @@
  * correctness.
  */
 import type { ServiceDef } from '../../domain/business.js';
-import { findSlot, generateSlots, isCapacityType, slotDurationMs, type Claim, type SlotCandidate } from '../../domain/slots.js';
+import { findSlot, generateSlots, isCapacityType, type Claim, type SlotCandidate } from '../../domain/slots.js';
 import { decodeSlotId, type SlotIdParts } from '../../domain/slot-id.js';
-import { DAY_MS, formatDuration, formatInstant, localDate, parseDuration } from '../../domain/time.js';
+import { DAY_MS, formatDuration, formatInstant, isoUtc, localDate, parseDuration } from '../../domain/time.js';
 import type { ClaimRow, Tx } from '../../store/port.js';
 import type { Business } from '../runtime.js';
 
@@ -168,7 +168,7 @@ export async function availabilityHint(tx: Tx, biz: Business, service: ServiceDe
   if (cached && nowMs - cached.at < HINT_TTL_MS) return cached.hint;
   const slots = await querySlots(tx, biz, service, nowMs, nowMs + 7 * DAY_MS, nowMs, { partySize: 1 });
   const open = slots.filter((s) => s.state !== 'waitlist');
-  const hint: AvailabilityHint = { summary: '', generated_at: new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  const hint: AvailabilityHint = { summary: '', generated_at: isoUtc(nowMs) };
   if (open.length === 0) {
     hint.summary = 'No openings in the next 7 days.';
   } else {
@@ -181,4 +181,3 @@ export async function availabilityHint(tx: Tx, biz: Business, service: ServiceDe
   return hint;
 }
 
-export { slotDurationMs, isCapacityType };

@@ -9,15 +9,16 @@ import { amountDueAtBooking, bookingPrice, formatMoney } from '../../domain/pric
 import type { Action, Booking, BookingRecord, Buyer, DeliveryAddress, HoldRecord } from '../../domain/records.js';
 import type { SlotCandidate } from '../../domain/slots.js';
 import { blockedInterval } from '../../domain/slots.js';
-import { formatDuration, formatInstant } from '../../domain/time.js';
+import { formatDuration, formatInstant, isoUtc } from '../../domain/time.js';
 import { infoMessage } from '../../domain/outcomes.js';
 import type { ClaimRow } from '../../store/port.js';
 import { ProtocolError } from '../errors.js';
 import { mayAct, type OperationContext } from '../runtime.js';
 import { slotResources } from './availability.js';
-import { offerFreedPlace } from './waitlist.js';
+import { freedSlotOf, offerFreedPlace } from './waitlist.js';
 
-export const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** Instants on the wire: RFC 3339 UTC without fractional seconds. */
+export const iso = isoUtc;
 
 export function newRevision(ctx: OperationContext): string {
   return ctx.ids.next('rev');
@@ -271,8 +272,7 @@ export async function freeSlot(ctx: OperationContext, rec: BookingRecord): Promi
   await ctx.tx.security.revokeCredentials(rec.booking.id);
   await ctx.tx.outbox.cancelScheduled(rec.booking.id, 'booking.reminder');
   const service = ctx.biz.services.get(rec.booking.service_id);
-  const p = rec.priv;
-  if (service) await offerFreedPlace(ctx, service, { key: p.slot_key, startMs: p.start_ms, endMs: p.end_ms, resourceIds: p.resource_ids });
+  if (service) await offerFreedPlace(ctx, service, freedSlotOf(rec.priv));
 }
 
 /** A booking's credential stays usable until a day after the service ends (its actionable window). */

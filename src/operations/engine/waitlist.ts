@@ -4,19 +4,43 @@
  * pass their window expire (on read, and by the sweeper) and the place moves down the queue.
  */
 import type { ServiceDef } from '../../domain/business.js';
-import type { WaitlistRecord } from '../../domain/records.js';
+import type { HoldRecord, WaitlistRecord } from '../../domain/records.js';
 import { decodeSlotId, encodeSlotId, slotKey } from '../../domain/slot-id.js';
 import { findSlot } from '../../domain/slots.js';
 import { formatInstant, localDate } from '../../domain/time.js';
 import { mayAct, type OperationContext } from '../runtime.js';
 import { loadClaims } from './availability.js';
-import { claimRows, iso } from './bookings.js';
+import { claimRows, iso, newRevision } from './bookings.js';
 
 export interface FreedSlot {
   key: string;
   startMs: number;
   endMs: number;
   resourceIds: readonly string[];
+}
+
+/** The slot a booking or hold occupied, from its private record. */
+export function freedSlotOf(p: { slot_key: string; start_ms: number; end_ms: number; resource_ids: readonly string[] }): FreedSlot {
+  return { key: p.slot_key, startMs: p.start_ms, endMs: p.end_ms, resourceIds: p.resource_ids };
+}
+
+/**
+ * End an active hold (released by its holder, or expired with the offer it backed): its
+ * credential stops working, its claims go, and the freed place goes down the waitlist.
+ */
+export async function endHold(ctx: OperationContext, hold: HoldRecord, status: 'released' | 'expired'): Promise<void> {
+  hold.hold.status = status;
+  await ctx.tx.holds.update(hold);
+  await ctx.tx.security.revokeCredentials(hold.hold.id);
+  await ctx.tx.claims.removeOwner(hold.hold.id);
+  const service = ctx.biz.services.get(hold.hold.service_id);
+  if (service) await offerFreedPlace(ctx, service, freedSlotOf(hold.priv));
+}
+
+/** Apply a lapsed offer and recompute the place in line: what a reader of an entry must see. */
+export async function settleEntry(ctx: OperationContext, rec: WaitlistRecord): Promise<void> {
+  await expireOfferIfDue(ctx, rec);
+  await refreshPosition(ctx, rec);
 }
 
 export function emitWaitlistEvent(ctx: OperationContext, event: string, rec: WaitlistRecord): void {
@@ -92,7 +116,7 @@ async function offerOnePlace(ctx: OperationContext, service: ServiceDef, slot: F
   rec.entry.status = 'offered';
   rec.entry.offered_slot = { slot_id: slotId, start: formatInstant(open.startMs, ctx.biz.zone), end: formatInstant(open.endMs, ctx.biz.zone) };
   rec.entry.offer_expires_at = iso(expiresMs);
-  rec.entry.revision = ctx.ids.next('rev');
+  rec.entry.revision = newRevision(ctx);
   rec.priv.offer_hold_id = holdId;
   rec.priv.offer_expires_ms = expiresMs;
   await ctx.tx.waitlist.update(rec);
@@ -109,7 +133,7 @@ export async function announcePositions(ctx: OperationContext, serviceId: string
   for (const [i, rec] of line.entries()) {
     if (rec.entry.position === i + 1) continue;
     rec.entry.position = i + 1;
-    rec.entry.revision = ctx.ids.next('rev');
+    rec.entry.revision = newRevision(ctx);
     await ctx.tx.waitlist.update(rec);
     emitWaitlistEvent(ctx, 'waitlist.position_changed', rec);
   }
@@ -127,7 +151,7 @@ export async function expireOfferIfDue(ctx: OperationContext, rec: WaitlistRecor
 export async function endOffer(ctx: OperationContext, rec: WaitlistRecord, status: 'expired' | 'declined'): Promise<void> {
   const holdId = rec.priv.offer_hold_id;
   rec.entry.status = status;
-  rec.entry.revision = ctx.ids.next('rev');
+  rec.entry.revision = newRevision(ctx);
   delete rec.entry.offer_expires_at;
   rec.priv.offer_expires_ms = undefined;
   await ctx.tx.waitlist.update(rec);
@@ -135,14 +159,7 @@ export async function endOffer(ctx: OperationContext, rec: WaitlistRecord, statu
   await announcePositions(ctx, rec.entry.service_id);
   if (!holdId) return;
   const hold = await ctx.tx.holds.get(holdId);
-  if (!hold || hold.hold.status !== 'active') return;
-  hold.hold.status = status === 'expired' ? 'expired' : 'released';
-  await ctx.tx.holds.update(hold);
-  await ctx.tx.claims.removeOwner(holdId);
-  const service = ctx.biz.services.get(rec.entry.service_id);
-  if (service) {
-    await offerFreedPlace(ctx, service, { key: hold.priv.slot_key, startMs: hold.priv.start_ms, endMs: hold.priv.end_ms, resourceIds: hold.priv.resource_ids });
-  }
+  if (hold && hold.hold.status === 'active') await endHold(ctx, hold, status === 'expired' ? 'expired' : 'released');
 }
 
 /** 1-based place among the entries still in line (waiting or offered), oldest first. */
@@ -158,7 +175,6 @@ export async function loadEntry(ctx: OperationContext, id: string): Promise<Wait
   const rec = await ctx.tx.waitlist.get(id);
   if (!rec) return null;
   if (!mayAct(ctx.caller, rec.priv.principal, rec.entry.id)) return null;
-  await expireOfferIfDue(ctx, rec);
-  await refreshPosition(ctx, rec);
+  await settleEntry(ctx, rec);
   return rec;
 }

@@ -9,8 +9,8 @@ import { decodeSlotId } from '../../domain/slot-id.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../engine/availability.js';
-import { bookingCredentialExpiry, checkRevision, createBookingRecord, iso } from '../engine/bookings.js';
-import { announcePositions, emitWaitlistEvent, endOffer, loadEntry, refreshPosition } from '../engine/waitlist.js';
+import { bookingCredentialExpiry, checkRevision, createBookingRecord, iso, newRevision } from '../engine/bookings.js';
+import { announcePositions, emitWaitlistEvent, endOffer, loadEntry, settleEntry } from '../engine/waitlist.js';
 import type { OperationContext } from '../runtime.js';
 import { Buyer, decodeCursor, encodeCursor, id } from '../schemas.js';
 import { holdView } from '../availability/release-hold.js';
@@ -70,7 +70,7 @@ export const joinWaitlist = defineOperation({
         status: 'waiting',
         position: line.length + 1,
         created_at: iso(ctx.now),
-        revision: ctx.ids.next('rev'),
+        revision: newRevision(ctx),
       },
       // Queue order is (created_ms, id) and ids are random: keep created_ms strictly increasing in line so same-millisecond joins stay in join order.
       priv: { principal: ctx.caller.principal, profile: ctx.caller.profile, created_ms: line.reduce((m, w) => Math.max(m, w.priv.created_ms + 1), ctx.now) },
@@ -117,11 +117,7 @@ export const listWaitlist = defineOperation({
       limit: limit + 1,
     });
     const page = rows.slice(0, limit);
-    for (const r of page) {
-      const { expireOfferIfDue } = await import('../engine/waitlist.js');
-      await expireOfferIfDue(ctx, r);
-      await refreshPosition(ctx, r);
-    }
+    for (const r of page) await settleEntry(ctx, r);
     const last = page[page.length - 1];
     const more = rows.length > limit;
     const next = more && last ? encodeCursor({ m: last.priv.created_ms, i: last.entry.id }) : null;
@@ -177,7 +173,7 @@ export const leaveWaitlist = defineOperation({
     checkRevision(ctx, rec.entry.revision);
     if (rec.entry.status === 'offered') await endOffer(ctx, rec, 'declined');
     rec.entry.status = 'removed';
-    rec.entry.revision = ctx.ids.next('rev');
+    rec.entry.revision = newRevision(ctx);
     await ctx.tx.waitlist.update(rec);
     await ctx.tx.security.revokeCredentials(rec.entry.id);
     await announcePositions(ctx, rec.entry.service_id);
@@ -225,7 +221,7 @@ async function acceptOffer(ctx: OperationContext, rec: WaitlistRecord) {
     waitlistEntryId: e.id,
   });
   e.status = 'accepted';
-  e.revision = ctx.ids.next('rev');
+  e.revision = newRevision(ctx);
   delete e.offer_expires_at;
   rec.priv.offer_expires_ms = undefined;
   rec.priv.booking_id = booking.booking.id;
