@@ -71,7 +71,7 @@ export interface BookingPageView {
 function durationWords(iso: string): string {
   const ms = parseDuration(iso);
   const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
-  if (ms % 86_400_000 === 0) return plural(ms / 86_400_000, 'day');
+  if (ms % 86_400_000 === 0 && ms >= 2 * 86_400_000) return plural(ms / 86_400_000, 'day');
   if (ms % 3_600_000 === 0) return plural(ms / 3_600_000, 'hour');
   return plural(Math.round(ms / 60_000), 'minute');
 }
