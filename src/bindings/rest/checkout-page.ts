@@ -128,14 +128,8 @@ class Words {
     return `${day}, ${times}`;
   }
   time(iso: string): string {
-    const d = new Date(iso);
-    const sameDay = Math.abs(d.getTime() - Date.now()) < 20 * 3_600_000;
-    return new Intl.DateTimeFormat(this.locale, {
-      timeZone: this.zone,
-      hour: 'numeric',
-      minute: '2-digit',
-      ...(sameDay ? {} : { weekday: 'short', day: 'numeric', month: 'short' }),
-    }).format(d);
+    // Always with the day: the page may be read hours later, and the server's clock is not the reader's.
+    return new Intl.DateTimeFormat(this.locale, { timeZone: this.zone, weekday: 'short', day: 'numeric', month: 'short', hour: 'numeric', minute: '2-digit' }).format(new Date(iso));
   }
   money(minor: number, currency: string): string {
     try {
