@@ -147,6 +147,8 @@ export interface BusinessDef {
     name: string;
     timezone: string;
     currency: string;
+    /** BCP 47 tag: the buyer pages' formats when the browser asks for none we can use (default en-US). */
+    locale?: string;
     locations: LocationDef[];
   };
   settings: BusinessSettings;

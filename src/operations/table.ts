@@ -26,6 +26,7 @@ import { rescheduleBooking } from './bookings/reschedule-booking.js';
 import { confirmPayment } from './bookings/confirm-payment.js';
 import { completeBooking, markNoShow, startBooking } from './bookings/business-moves.js';
 import { completeCheckout, viewCheckout } from './bookings/checkout.js';
+import { bookingCalendarFile, viewBookingPage } from './bookings/booking-page.js';
 import {
   acceptWaitlistOffer,
   declineWaitlistOffer,
@@ -60,6 +61,8 @@ export const OPERATIONS: readonly OperationDef[] = [
   markNoShow,
   viewCheckout,
   completeCheckout,
+  viewBookingPage,
+  bookingCalendarFile,
   joinWaitlist,
   listWaitlist,
   getWaitlistEntry,

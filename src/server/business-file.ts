@@ -624,6 +624,10 @@ const BusinessSchema = doc(
     name: nonEmpty(),
     timezone: timeZone(),
     currency: currencyCode('Operating currency (ISO 4217); every service is priced in it.'),
+    locale: doc(
+      z.string().max(35).refine((v) => { try { return Intl.getCanonicalLocales(v).length === 1; } catch { return false; } }, 'must be a BCP 47 language tag'),
+      'Language of the buyer pages when the browser names none we can use (BCP 47, e.g. "en-US"); default "en-US".',
+    ).optional(),
     locations: doc(z.array(LocationSchema), 'Places of business; [] for a business without premises.'),
   }),
   { id: 'Business', description: 'Identity, time zone, currency and locations of the business.' },

@@ -255,10 +255,13 @@ describe('pagination: limit and opaque cursor (§9.1.2)', () => {
     expect(collected.map((s) => s.id)).toEqual(all.map((s) => s.id));
   });
 
-  it('the default page is 50 slots', async () => {
-    const res = await query({ service_id: 'svc_haircut', start_date: day(1), end_date: day(1) });
-    expect(res.body.slots).toHaveLength(50);
-    expect(res.body.pagination.has_more).toBe(true);
+  it('the default page holds a whole day of one service, and a week is paged at 200 slots', async () => {
+    const dayRes = await query({ service_id: 'svc_haircut', start_date: day(1), end_date: day(1) });
+    expect(dayRes.body.slots.length).toBeGreaterThan(50);
+    expect(dayRes.body.pagination.has_more).toBe(false);
+    const week = await query({ service_id: 'svc_haircut', start_date: day(1), end_date: day(7) });
+    expect(week.body.slots).toHaveLength(200);
+    expect(week.body.pagination.has_more).toBe(true);
   });
 
   it('a cursor the business never issued is invalid_request', async () => {

@@ -58,6 +58,73 @@ function money(amount: unknown, currency: unknown): string {
   }
 }
 
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+const clockFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** "Fri 4 Dec" and "9:00" of an instant in `zone`. */
+function dayAndClock(ms: number, zone: string): [string, string] {
+  const d = new Date(ms);
+  const day = cached(dayFormats, zone, () => new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' }));
+  const clock = cached(clockFormats, zone, () => new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: 'numeric', minute: '2-digit', hourCycle: 'h23' }));
+  return [day.format(d).replace(',', ''), clock.format(d).replace(/^0(\d)/, '$1')];
+}
+
+/** "New York time (America/New_York)": the city people say, and the zone a program can use. */
+function zoneLabel(zone: string): string {
+  const city = zone.split('/').pop()!.replace(/_/g, ' ');
+  return zone.includes('/') ? `${city} time (${zone})` : zone;
+}
+
+/**
+ * Availability as a model reads it: grouped by day, then by start time, each resource combination
+ * named once per time with its slot id beside it, so every slot in `structuredContent` can be
+ * booked from the text alone. It says the zone once, the range it covers and how to get the rest.
+ */
+function slotsText(data: Record<string, any>, zone: string): string {
+  const slots = data.slots as Array<Record<string, any>>;
+  if (slots.length === 0) return `No open slots in that range (times would be in ${zoneLabel(zone)}).`;
+  const days: string[] = [];
+  let currentDay = '';
+  let currentTime = '';
+  let line: string[] = [];
+  let times: string[] = [];
+  const flushTime = () => {
+    if (times.length) line.push(`${currentTime} ${times.join(', ')}`);
+    times = [];
+  };
+  const flushDay = () => {
+    flushTime();
+    if (line.length) days.push(`${currentDay}: ${line.join(' · ')}`);
+    line = [];
+  };
+  for (const s of slots) {
+    const ms = Date.parse(s.start);
+    const [day, clock] = Number.isNaN(ms) ? ['Unknown day', String(s.start)] : dayAndClock(ms, zone);
+    if (day !== currentDay) {
+      flushDay();
+      currentDay = day;
+      currentTime = '';
+    }
+    if (clock !== currentTime) {
+      flushTime();
+      currentTime = clock;
+    }
+    const who = s.resources?.length ? s.resources.map((r: any) => r.name).join(' + ') : '';
+    const spots = s.capacity ? ` (${s.capacity.remaining} left)` : '';
+    times.push(`${who}${spots}${who || spots ? ' ' : ''}${s.id}`);
+  }
+  flushDay();
+  const first = dayAndClock(Date.parse(slots[0].start), zone).join(' ');
+  const last = dayAndClock(Date.parse(slots[slots.length - 1].start), zone).join(' ');
+  const more = data.pagination?.has_more
+    ? ` More slots follow ${last}: call usp_availability_query again with the same arguments and cursor "${data.pagination.cursor}" (or a later start_date).`
+    : ' That is every open slot in the range asked.';
+  return (
+    `${slots.length} open slot${slots.length === 1 ? '' : 's'} from ${first} to ${last}, times in ${zoneLabel(zone)}; each name is followed by the slot_id to hold or book.${more}\n` +
+    days.join('\n')
+  );
+}
+
 function bookingText(b: Record<string, any>, ctx: SummaryContext): string {
   const lines = [`Booking ${b.id}: ${b.service_name}, ${when(b.slot?.start, ctx.zone)}; status ${b.status}.`];
   if (b.resources?.length) lines.push(`With ${b.resources.map((r: any) => r.name).join(', ')}.`);
@@ -96,14 +163,7 @@ export function summarize(tool: string, data: Record<string, any>, messages: Mes
     if (e.status === 'offered' && e.offered_slot) t += ` A place is offered at ${when(e.offered_slot.start, ctx.zone)}; accept with usp_waitlist_accept before ${when(e.offer_expires_at, ctx.zone)}.`;
     parts.push(t);
   }
-  if (Array.isArray(data.slots)) {
-    const slots = data.slots as Array<Record<string, any>>;
-    if (slots.length === 0) parts.push('No open slots in that range.');
-    else {
-      const shown = slots.slice(0, 8).map((s) => `${when(s.start, ctx.zone)}${s.resources?.length ? ` with ${s.resources.map((r: any) => r.name).join(' + ')}` : ''}${s.capacity ? `, ${s.capacity.remaining} spots left` : ''} [slot_id ${s.id}]`);
-      parts.push(`${slots.length} slot(s)${data.pagination?.has_more ? ' (more pages)' : ''}: ${shown.join('; ')}${slots.length > 8 ? '; ...' : ''}.`);
-    }
-  }
+  if (Array.isArray(data.slots)) parts.push(slotsText(data, ctx.zone));
   if (Array.isArray(data.services)) {
     const services = data.services as Array<Record<string, any>>;
     parts.push(

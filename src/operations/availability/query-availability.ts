@@ -7,7 +7,8 @@ import { defineOperation, ok, outcome } from '../define.js';
 import { presentSlot, querySlots } from '../engine/availability.js';
 import { DateOrInstant, decodeCursor, encodeCursor, id } from '../schemas.js';
 
-const DEFAULT_LIMIT = 50;
+/** Large enough that one day of one service fits one answer (the demo's busiest day has 108 slots). */
+const DEFAULT_LIMIT = 200;
 
 /** Opening hours depend only on the business definition: computed once per service. */
 const hoursCache = new WeakMap<object, ReturnType<typeof openingHours>>();
