@@ -3,8 +3,10 @@
  * booking from its continue_url through payment to the booking page, and a manual booking through
  * the business's confirmation, at phone (390x844) and desktop (1280x800) widths. Every page runs
  * with JavaScript off, loads nothing from another origin, and passes axe-core with no serious or
- * critical violation. Screenshots land in docs/screenshots/ (referenced from the README).
+ * critical violation. Screenshots land in a temporary folder, or in docs/screenshots/ (referenced
+ * from the README) when USP_SCREENSHOTS=1, so an ordinary run leaves the tree clean.
  */
+import { tmpdir } from 'node:os';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -14,7 +16,7 @@ import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../supp
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) console.warn(`[buyer-pages.browser] skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
-const SHOTS = join(import.meta.dirname, '../../docs/screenshots');
+const SHOTS = process.env.USP_SCREENSHOTS === '1' ? join(import.meta.dirname, '../../docs/screenshots') : join(tmpdir(), 'usp-screenshots');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
 
