@@ -183,7 +183,7 @@ describe('protocol errors are JSON-RPC errors carrying the USP code, data.code a
     );
     expect(res.status).toBe(200);
     const reply = res.messages.find((m) => m.id === 'raw-412');
-    expect(reply?.error).toMatchObject({ code: -32002, message: 'revision_mismatch', data: { code: 'revision_mismatch' } });
+    expect(reply?.error).toMatchObject({ code: -32002, message: expect.stringMatching(/^revision_mismatch: /), data: { code: 'revision_mismatch' } });
   });
 });
 

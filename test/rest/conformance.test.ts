@@ -60,7 +60,7 @@ describeConformance('every REST operation answers in the shape the official Open
     for (const id of ['svc_haircut', 'svc_yoga_class', 'svc_color_consult', 'svc_massage_60', 'svc_bridal_trial', 'svc_home_blowout']) {
       conforms('GET', '/services/{service_id}', await t.call('GET', `/services/${id}`, undefined, { profile: null }), 200);
     }
-    conforms('GET', '/services/{service_id}', await t.call('GET', '/services/svc_nope', undefined, { profile: null }), 404);
+    outcomeConforms(await t.call('GET', '/services/svc_nope', undefined, { profile: null }), 'service_not_found');
     conforms('POST', '/services/lookup', await t.call('POST', '/services/lookup', { ids: ['svc_haircut', 'svc_haircut', 'svc_nope'] }, { profile: null }), 200);
     const tooMany = Array.from({ length: 101 }, (_, i) => `svc_${i}`);
     conforms('POST', '/services/lookup', await t.call('POST', '/services/lookup', { ids: tooMany }, { profile: null }), 422);
