@@ -42,7 +42,7 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
       {
         uriTemplate: `${WEBHOOK_RESOURCE_PREFIX}{principal_hash}`,
         name: 'usp-webhooks',
-        description: 'Booking and waitlist events of one platform principal; subscribe (subscriptions/listen) to receive them as notifications/resources/updated. Each tool result names yours in _meta.usp.webhook_resource.',
+        description: 'Booking and waitlist events of one platform principal; subscribe (resources/subscribe, or subscriptions/listen on the stateless revision) to receive notifications/resources/updated, and read it for your recent events, newest first. Each tool result names yours in _meta.usp.webhook_resource.',
         mimeType: 'application/json',
       },
     ],
