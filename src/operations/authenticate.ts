@@ -43,7 +43,7 @@ function autoTransactional(store: Store): SecurityRepo {
 export async function authenticateCall(
   op: OperationDef,
   input: Record<string, unknown>,
-  req: { profile?: string | null; presented?: Presented },
+  req: { profile?: string | null; presented?: Presented; correlationId?: string },
   deps: { store: Store; authPolicy: AuthPolicy; log: Logger },
   now: number,
 ): Promise<Caller> {
@@ -67,7 +67,7 @@ export async function authenticateCall(
     return { principal: c.principal, profile: c.profile, business: c.business, jkt: c.jkt, credential: c.credential, authenticated: c.authenticated, platform: c.platform };
   } catch (err) {
     if (!(err instanceof AuthFailure)) throw err;
-    deps.log.warn('authentication refused', { operation: op.name, code: err.detailCode, detail: err.logDetail });
+    deps.log.warn('authentication refused', { operation: op.name, correlation_id: req.correlationId, code: err.detailCode, detail: err.logDetail });
     const code: ProtocolErrorCode = err.code;
     const errors = err.extra.errors as Array<{ field: string; message: string }> | undefined;
     const { errors: _e, retry_after, ...extra } = err.extra;

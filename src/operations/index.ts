@@ -2,6 +2,7 @@ export { OPERATIONS, operationByName } from './table.js';
 export { Pipeline, silentLogger, parseInput, IDEMPOTENCY_RETENTION_MS } from './pipeline.js';
 export type { OperationRequest, OperationResponse, Logger, PipelineDeps } from './pipeline.js';
 export { ProtocolError, PROTOCOL_ERROR_CODES } from './errors.js';
+export { callerCorrelationId, correlationIdOf } from './correlation.js';
 export type { ProtocolErrorCode, FieldError } from './errors.js';
 export type { OperationDef, AccessTier, CapabilityKey, RestRoute } from './define.js';
 export { USP_VERSION, uspEnvelope } from './envelope.js';

@@ -19,6 +19,13 @@ export interface ProfileOptions {
 }
 
 const SPEC = 'https://usp-protocol.dev/specification';
+
+/**
+ * Older protocol versions this server still serves, each with the URI of its profile (spec 8.2.4).
+ * It speaks one version, so the map is empty: published anyway, so a platform reads "none" rather
+ * than "unknown".
+ */
+export const OLDER_VERSIONS: Readonly<Record<string, string>> = {};
 const SCHEMAS = 'https://usp-protocol.dev/schemas';
 
 export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Record<string, unknown> {
@@ -36,6 +43,7 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
   const profile: Record<string, unknown> = {
     usp: {
       version: USP_VERSION,
+      supported_versions: { ...OLDER_VERSIONS },
       services: { 'dev.usp-protocol.services': bindings },
       capabilities: {
         'dev.usp-protocol.services.catalog': cap('3-service-catalog', 'services/catalog.json', { search: true }),

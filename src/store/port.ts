@@ -142,6 +142,8 @@ export interface OutboxRepo {
   add(e: OutboxEvent): Promise<void>;
   /** Newest events first, for inspection. */
   recent(limit: number): Promise<OutboxEvent[]>;
+  /** The delivered bodies (eventBody) of one principal's dispatched events, newest first. */
+  recentBodies(principal: string, limit: number): Promise<Array<Record<string, unknown>>>;
   /** Events that are due and not yet dispatched, oldest first (with their outbox sequence). */
   due(nowMs: number, limit: number): Promise<Array<OutboxEvent & { seq: number }>>;
   /** Mark events dispatched; returns the ones this call moved from pending (another worker may have won the rest). */

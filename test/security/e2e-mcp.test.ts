@@ -175,7 +175,7 @@ describe.each([{ kind: 'stdio' as const }, { kind: 'http' as const }])('platform
     expect(list.structuredContent.services.length).toBeGreaterThan(0);
     const e = await conn.callError('usp_bookings_create', createArgs(A, 'slot_unused'));
     expect(e.code).toBe(-32006);
-    expect(e.message).toBe('authentication_required');
+    expect(e.message).toMatch(/^authentication_required: \S/);
     expect(e.data.code).toBe('authentication_missing');
     expect(e.data.accepted_mechanisms).toEqual(expect.arrayContaining(['platform_key_pop', 'booking_scoped_credential']));
   });

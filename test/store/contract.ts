@@ -680,6 +680,24 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         expect((await read((tx) => tx.outbox.recent(2))).map((e) => e.event_id)).toEqual(['evt_3', 'evt_2']);
       });
 
+      test("recentBodies answers one principal's dispatched events as delivered bodies, newest first, up to the limit", async () => {
+        await write(async (tx) => {
+          await tx.outbox.add(event('evt_1', NOW - 3 * MIN));
+          await tx.outbox.add({ ...event('evt_2', NOW - 2 * MIN), principal: 'Q' });
+          await tx.outbox.add(event('evt_3', NOW - MIN));
+          await tx.outbox.add(event('evt_4', NOW));
+        });
+        // Nothing dispatched yet: nothing is news.
+        expect(await read((tx) => tx.outbox.recentBodies('P', 10))).toEqual([]);
+        const due = await read((tx) => tx.outbox.due(NOW, 10));
+        await write((tx) => tx.outbox.markDispatched(due.filter((e) => e.event_id !== 'evt_4').map((e) => e.seq)));
+        const bodies = await read((tx) => tx.outbox.recentBodies('P', 10));
+        expect(bodies.map((b) => b.event_id)).toEqual(['evt_3', 'evt_1']);
+        expect(bodies[0]).toEqual({ event: 'booking.confirmed', event_id: 'evt_3', booking_id: 'bkg_1', nested: { n: 1, list: [1, 'two', null] }, timestamp: new Date(NOW - MIN).toISOString().replace(/\.\d{3}Z$/, 'Z') });
+        expect((await read((tx) => tx.outbox.recentBodies('P', 1))).map((b) => b.event_id)).toEqual(['evt_3']);
+        expect((await read((tx) => tx.outbox.recentBodies('Q', 10))).map((b) => b.event_id)).toEqual(['evt_2']);
+      });
+
       test('a second event with the same event_id is rejected and the first is kept', async () => {
         await write((tx) => tx.outbox.add(event('evt_1', NOW - MIN)));
         await expect(write((tx) => tx.outbox.add({ ...event('evt_1', NOW), event: 'booking.canceled' }))).rejects.toThrow();

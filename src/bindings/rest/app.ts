@@ -5,8 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { parseDictionary } from 'structured-headers';
-import { randomUUID } from 'node:crypto';
-import { OPERATIONS, ProtocolError, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
+import { OPERATIONS, ProtocolError, correlationIdOf, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
 import { REST_ERRORS, problemBody } from './problems.js';
 import { mountCheckoutPages } from './checkout-page.js';
 
@@ -30,7 +29,9 @@ export function createRestApp(opts: RestAppOptions): Hono {
   const app = new Hono();
 
   app.use('*', async (c, next) => {
-    const correlationId = c.req.header('usp-correlation-id') ?? randomUUID();
+    // The caller's id (or a fresh one) answers every response and rides into the pipeline's logs.
+    const correlationId = correlationIdOf(c.req.header('usp-correlation-id'));
+    c.set('correlationId' as never, correlationId as never);
     if (opts.trustProxy && c.req.header('x-forwarded-proto') !== 'https' && new URL(c.req.url).protocol !== 'https:') {
       c.res = problem(c, new ProtocolError('invalid_request', 'Use HTTPS: this business does not accept plaintext requests.', { detailCode: 'https_required' }));
       c.res.headers.set('USP-Correlation-Id', correlationId);
@@ -131,6 +132,7 @@ async function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): 
     profile: parseAgent(c.req.header('usp-agent')),
     idempotencyKey: c.req.header('idempotency-key') ?? null,
     ifMatch: c.req.header('if-match') ?? null,
+    correlationId: c.get('correlationId' as never) as string | undefined,
     // The exact bytes and headers: signatures, digests and DPoP proofs are checked below the door.
     presented: { binding: 'rest', http: { method: c.req.method, url: publicUrl(c, opts), headers, body: raw } },
   };
