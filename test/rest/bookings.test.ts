@@ -292,6 +292,32 @@ describe('cancellation follows the service policy and frees the slot', () => {
     expect(r.body.booking.cancellation).toMatchObject({ canceled_by: 'buyer', fee: 2000, refund_amount: 0 });
   });
 
+  it('the late fee is announced by a warning, and the payment block shows it as due instead of not_required', async () => {
+    const [slot] = await availableSlots(t, 'svc_haircut', day(2));
+    const booking = await bookOk(t, 'svc_haircut', slot.id);
+    expect(booking.payment).toMatchObject({ status: 'not_required', amount_due: 0 });
+    t.clock.set(Date.parse(slot.start) - 10 * HOUR);
+    const r = await t.call('POST', `/bookings/${booking.id}/cancel`, {});
+    conform('POST', '/bookings/{booking_id}/cancel', r);
+    expect(r.status).toBe(200);
+    expect(errorCodes(r.body)).toEqual([]);
+    expect(r.body.messages).toHaveLength(1);
+    expect(r.body.messages[0]).toMatchObject({ type: 'warning', code: 'late_cancellation_fee', severity: 'requires_buyer_review' });
+    expect(r.body.messages[0].content).toContain('$20.00');
+    expect(r.body.messages[0].content).toContain('24 hours');
+    expect(r.body.booking.payment).toMatchObject({ status: 'pending', amount_due: 2000, currency: 'USD' });
+    const read = await getBooking(t, booking.id);
+    expect(read.body.booking.payment).toEqual(r.body.booking.payment);
+  });
+
+  it('inside the free window no fee warning is given and the payment block stays not_required', async () => {
+    const [slot] = await availableSlots(t, 'svc_haircut', day(3));
+    const booking = await bookOk(t, 'svc_haircut', slot.id);
+    const r = await t.call('POST', `/bookings/${booking.id}/cancel`, {});
+    expect(r.body.messages ?? []).toEqual([]);
+    expect(r.body.booking.payment).toMatchObject({ status: 'not_required', amount_due: 0 });
+  });
+
   it('the business canceling with its admin key is canceled_by business with fee 0, even late', async () => {
     const [slot] = await availableSlots(t, 'svc_haircut', day(2));
     const booking = await bookOk(t, 'svc_haircut', slot.id);

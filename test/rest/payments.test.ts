@@ -253,6 +253,21 @@ describe('confirm-payment in the wrong currency points at the currency, not the 
   });
 });
 
+describe('a late cancellation of a paid booking keeps the fee from the payment and says so', () => {
+  it('massage paid in full, canceled 10 h before: fee 5500 kept, 5500 refunded, partially_refunded, nothing due, a warning naming both sums', async () => {
+    const { booking, slot } = await bookOk(t, 'svc_massage_60', day(2));
+    expect(errorCodes((await confirmPayment(t, booking.id, paid(MASSAGE_PRICE))).body)).toEqual([]);
+    t.clock.set(Date.parse(slot.start) - 10 * 3_600_000);
+    const r = await call(t, 'POST', `/bookings/${booking.id}/cancel`, '/bookings/{booking_id}/cancel', {});
+    expect(r.status).toBe(200);
+    expect(r.body.booking.cancellation).toMatchObject({ fee: 5500, refund_amount: 5500 });
+    expect(r.body.booking.payment).toMatchObject({ status: 'partially_refunded', amount_due: 0 });
+    expect(r.body.messages).toHaveLength(1);
+    expect(r.body.messages[0]).toMatchObject({ type: 'warning', code: 'late_cancellation_fee' });
+    expect(r.body.messages[0].content).toMatch(/\$55\.00.*kept.*\$55\.00 is refunded/);
+  });
+});
+
 describe('a service paid at the service is confirmed at once with nothing to pay', () => {
   it('haircut: confirmed, payment not_required or amount_due 0, no pending actions', async () => {
     const { booking } = await bookOk(t, 'svc_haircut', day(2));
