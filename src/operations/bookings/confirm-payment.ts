@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { errorMessage } from '../../domain/outcomes.js';
 import { formatMoney } from '../../domain/pricing.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, iso, loadBooking, move, stateConflict, touch } from '../engine/bookings.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, iso, loadBooking, move, remindIfInsideWindow, stateConflict, touch } from '../engine/bookings.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 
@@ -86,7 +86,10 @@ export const confirmPayment = defineOperation({
       touch(rec, ctx);
     }
     await ctx.tx.bookings.update(rec);
-    if (b.status === 'confirmed') emitBookingEvent(ctx, 'booking.confirmed', rec);
+    if (b.status === 'confirmed') {
+      emitBookingEvent(ctx, 'booking.confirmed', rec);
+      remindIfInsideWindow(ctx, rec);
+    }
     return ok({ booking: b });
   },
 });
