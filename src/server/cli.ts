@@ -284,7 +284,7 @@ async function webhooksCommand(flags: Flags, args: string[]): Promise<void> {
   try {
     const [sub, id] = args;
     if (sub === 'list') {
-      const status = flags.status as 'pending' | 'delivered' | 'failed' | 'canceled' | undefined;
+      const status = flags.status as 'pending' | 'delivered' | 'failed' | 'canceled' | 'skipped' | undefined;
       const rows = await server.store.read((tx) => tx.webhooks.list({ status, limit: intFlag(flags, 'limit', 1) ?? 20 }));
       for (const d of rows) {
         console.log(`#${d.id}  ${d.status.padEnd(9)} ${d.event.padEnd(24)} ${d.event_id}  -> ${d.target_url}  attempts ${d.attempts}${d.last_status ? `  last HTTP ${d.last_status}` : ''}${d.last_error ? `  (${d.last_error})` : ''}`);
