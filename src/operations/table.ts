@@ -26,6 +26,7 @@ import { rescheduleBooking } from './bookings/reschedule-booking.js';
 import { confirmPayment } from './bookings/confirm-payment.js';
 import { completeBooking, markNoShow, startBooking } from './bookings/business-moves.js';
 import { completeCheckout, viewCheckout } from './bookings/checkout.js';
+import { openDispute, resolveDispute, reviewDispute } from './bookings/disputes.js';
 import {
   acceptWaitlistOffer,
   declineWaitlistOffer,
@@ -58,6 +59,9 @@ export const OPERATIONS: readonly OperationDef[] = [
   startBooking,
   completeBooking,
   markNoShow,
+  openDispute,
+  reviewDispute,
+  resolveDispute,
   viewCheckout,
   completeCheckout,
   joinWaitlist,
