@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUYER, PLATFORM, startTestServer, type TestServer } from '../support/server.js';
+import { ADMIN_KEY, BUYER, PLATFORM, startTestServer, type TestServer } from '../support/server.js';
+import { validateMcpResult } from '../support/spec.js';
 import { connectMcp, errorCodes, meta, nyDate, type McpConn } from './helpers.js';
 
 let t: TestServer;
@@ -40,5 +41,24 @@ describe('usp_bookings_update refuses members it cannot change, naming the tool 
     expect(read.structuredContent.booking.status).toBe('confirmed');
     expect(read.structuredContent.booking.notes).toBeUndefined();
     expect(read.structuredContent.booking.revision).toBe(booking.revision);
+  });
+});
+
+describe('a dispute opened by the business is visible to the platform through usp_bookings_get', () => {
+  it('the booking read over MCP carries the dispute, and the result validates against the OpenRPC result schema', async () => {
+    const q = await conn.call('usp_availability_query', { service_id: 'svc_massage_60', start_date: nyDate(t.clock.now(), 3), end_date: nyDate(t.clock.now(), 3) });
+    const created = await conn.call('usp_bookings_create', { service_id: 'svc_massage_60', slot_id: q.structuredContent.slots[0].id, buyer: BUYER, ...meta(PLATFORM, { idempotency_key: randomUUID() }) });
+    const b = created.structuredContent.booking;
+    const due = b.actions[0].payment_context;
+    await conn.call('usp_bookings_confirm_payment', {
+      booking_id: b.id,
+      payment_result: { status: 'paid', transaction_id: 'txn_mcp', amount_paid: due.amount_due, currency: due.currency },
+      ...meta(PLATFORM, { idempotency_key: randomUUID() }),
+    });
+    const opened = await t.call('POST', `/admin/bookings/${b.id}/dispute`, { reason: 'unauthorized' }, { profile: null, apiKey: ADMIN_KEY });
+    expect(opened.status).toBe(200);
+    const read = await conn.call('usp_bookings_get', { booking_id: b.id, ...meta() });
+    expect(read.structuredContent.booking.dispute).toMatchObject({ status: 'opened', reason: 'unauthorized' });
+    expect(validateMcpResult('usp_bookings_get', read.structuredContent)).toEqual([]);
   });
 });
