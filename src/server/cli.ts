@@ -28,6 +28,10 @@ Usage:
   usp-server bookings confirm ID                        confirm a manual-confirmation booking
   usp-server bookings start|complete|no-show ID         mark a booking in progress / completed / no-show
   usp-server bookings cancel ID [--reason TEXT]         cancel as the business (no fee, full refund)
+  usp-server bookings dispute-open ID --reason CODE     record a payment dispute (chargeback) on a paid booking
+  usp-server bookings dispute-review ID                 the open dispute is under review
+  usp-server bookings dispute-resolve ID --outcome buyer|business [--refund MINOR_UNITS]
+                                                        resolve it (for the buyer: refund, all collected by default)
   usp-server webhooks list [--status S] [--limit N]    the delivery log (each attempt: status, latency, error)
   usp-server webhooks retry ID|--failed                put a failed delivery (or all) back in the queue
   usp-server keys list                                 webhook signing keys (active, retired)
@@ -120,6 +124,8 @@ const OPTIONS = {
   'signing-kid': { type: 'string' },
   'reminder-offset': { type: 'string' },
   failed: { type: 'boolean' },
+  outcome: { type: 'string' },
+  refund: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -284,7 +290,7 @@ async function webhooksCommand(flags: Flags, args: string[]): Promise<void> {
   try {
     const [sub, id] = args;
     if (sub === 'list') {
-      const status = flags.status as 'pending' | 'delivered' | 'failed' | 'canceled' | undefined;
+      const status = flags.status as 'pending' | 'delivered' | 'failed' | 'canceled' | 'skipped' | undefined;
       const rows = await server.store.read((tx) => tx.webhooks.list({ status, limit: intFlag(flags, 'limit', 1) ?? 20 }));
       for (const d of rows) {
         console.log(`#${d.id}  ${d.status.padEnd(9)} ${d.event.padEnd(24)} ${d.event_id}  -> ${d.target_url}  attempts ${d.attempts}${d.last_status ? `  last HTTP ${d.last_status}` : ''}${d.last_error ? `  (${d.last_error})` : ''}`);
@@ -347,11 +353,26 @@ async function bookingsCommand(flags: Flags, args: string[]): Promise<void> {
       if (recs.length === 0) console.log('no bookings');
       return;
     }
-    const opName = { get: 'get_booking', confirm: 'confirm_booking', start: 'start_booking', complete: 'complete_booking', 'no-show': 'mark_no_show', cancel: 'cancel_booking' }[sub ?? ''];
+    const opName = {
+      get: 'get_booking',
+      confirm: 'confirm_booking',
+      start: 'start_booking',
+      complete: 'complete_booking',
+      'no-show': 'mark_no_show',
+      cancel: 'cancel_booking',
+      'dispute-open': 'open_dispute',
+      'dispute-review': 'review_dispute',
+      'dispute-resolve': 'resolve_dispute',
+    }[sub ?? ''];
     if (!opName) throw new UsageError(`unknown bookings command ${JSON.stringify(sub)} (see --help)`);
     if (!id) throw new UsageError(`usp-server bookings ${sub} needs a booking id`);
     const input: Record<string, unknown> = { booking_id: id };
     if (sub === 'cancel' && flags.reason) input.reason = flags.reason;
+    if (sub === 'dispute-open') input.reason = flags.reason;
+    if (sub === 'dispute-resolve') {
+      input.outcome = flags.outcome;
+      if (flags.refund !== undefined) input.refund_amount = intFlag(flags, 'refund', 1);
+    }
     printResponse(await server.pipeline.execute(operationByName(opName), { input, trustedCaller: caller }), server.biz.zone);
   } finally {
     await server.close();

@@ -154,7 +154,8 @@ export interface OutboxRepo {
   cancelScheduled(orderKey: string, event: string): Promise<number>;
 }
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'canceled';
+/** `skipped`: the target is a reserved name (RFC 2606, 6761) and was never contacted. */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'canceled' | 'skipped';
 
 /** One event going to one webhook target; its attempts are logged separately. */
 export interface WebhookDelivery {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineOperation, ok } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move } from '../engine/bookings.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow } from '../engine/bookings.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 
@@ -31,6 +31,7 @@ export const confirmBooking = defineOperation({
     await ctx.tx.claims.setExpiry(rec.booking.id, null);
     await ctx.tx.bookings.update(rec);
     emitBookingEvent(ctx, 'booking.confirmed', rec);
+    remindIfInsideWindow(ctx, rec);
     return ok({ booking: rec.booking });
   },
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { errorMessage } from '../../domain/outcomes.js';
 import { formatMoney } from '../../domain/pricing.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, iso, loadBooking, move, stateConflict, touch } from '../engine/bookings.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, iso, loadBooking, move, remindIfInsideWindow, stateConflict, touch } from '../engine/bookings.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 
@@ -45,7 +45,15 @@ export const confirmPayment = defineOperation({
     checkRevision(ctx, b.revision);
     const due = action.payment_context!.amount_due;
     const pr = inp.payment_result;
-    if (pr.currency.toUpperCase() !== action.payment_context!.currency || pr.amount_paid !== due) {
+    const currency = action.payment_context!.currency;
+    // No currency-specific code exists in spec 9.4: the mismatch code stays, the path names the field at fault.
+    if (pr.currency.toUpperCase() !== currency) {
+      return outcome(
+        errorMessage('payment_amount_mismatch', `The payment must be made in ${currency}; ${pr.currency} was reported. Report the payment of ${formatMoney(due, currency)}.`, '$.payment_result.currency'),
+        { booking: b },
+      );
+    }
+    if (pr.amount_paid !== due) {
       return outcome(
         errorMessage('payment_amount_mismatch', `The payment must be exactly ${formatMoney(due, action.payment_context!.currency)}; ${pr.amount_paid} ${pr.currency} was reported.`, '$.payment_result.amount_paid'),
         { booking: b },
@@ -78,7 +86,10 @@ export const confirmPayment = defineOperation({
       touch(rec, ctx);
     }
     await ctx.tx.bookings.update(rec);
-    if (b.status === 'confirmed') emitBookingEvent(ctx, 'booking.confirmed', rec);
+    if (b.status === 'confirmed') {
+      emitBookingEvent(ctx, 'booking.confirmed', rec);
+      remindIfInsideWindow(ctx, rec);
+    }
     return ok({ booking: b });
   },
 });

@@ -99,9 +99,9 @@ export const rescheduleBooking = defineOperation({
       await ctx.tx.claims.setExpiry(b.id, expiresMs);
     }
     await ctx.tx.bookings.update(rec);
-    await scheduleReminder(ctx, rec);
     await offerFreedPlace(ctx, service, old);
     emitBookingEvent(ctx, 'booking.rescheduled', rec, { previous_slot: { start: formatInstant(old.startMs, zone), end: formatInstant(old.endMs, zone) } });
+    await scheduleReminder(ctx, rec);
     return ok({ booking: b });
   },
 });

@@ -124,10 +124,11 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
   }
   if (booking.status === 'confirmed') rec.priv.confirmed_once = true;
   await ctx.tx.bookings.insert(rec);
-  await scheduleReminder(ctx, rec);
   if (booking.status === 'confirmed') {
     emitBookingEvent(ctx, 'booking.confirmed', rec);
   }
+  // After booking.confirmed: a booking made inside the reminder window is reminded at once.
+  await scheduleReminder(ctx, rec);
   return rec;
 }
 
@@ -280,20 +281,47 @@ export function bookingCredentialExpiry(rec: BookingRecord): number {
   return rec.priv.end_ms + 86_400_000;
 }
 
-/** Schedule `booking.reminder` ahead of the start (spec 5.4.1), replacing any earlier one. */
+/** A booking confirmed inside the reminder window is reminded at once only if at least this long remains. */
+export const REMINDER_MIN_LEAD_MS = 3_600_000;
+
+/**
+ * Schedule `booking.reminder` ahead of the start (spec 5.4.1), replacing any earlier one. A
+ * booking made (or moved) inside the reminder window is reminded at once when it is confirmed and
+ * at least REMINDER_MIN_LEAD_MS remain before its start; with less, no reminder is sent.
+ */
 export async function scheduleReminder(ctx: OperationContext, rec: BookingRecord): Promise<void> {
   await ctx.tx.outbox.cancelScheduled(rec.booking.id, 'booking.reminder');
   const offset = ctx.biz.def.settings.reminder_offset_seconds * 1000;
   if (offset <= 0) return;
   const due = rec.priv.start_ms - offset;
-  if (due <= ctx.now) return;
+  if (due <= ctx.now) {
+    remindIfInsideWindow(ctx, rec);
+    return;
+  }
+  emitReminder(ctx, rec, due);
+}
+
+/**
+ * The reminder a booking gets when it becomes confirmed inside the reminder window (booked late,
+ * or paid or approved late): at once, if at least REMINDER_MIN_LEAD_MS remain. A booking whose
+ * reminder time is still ahead keeps its scheduled one.
+ */
+export function remindIfInsideWindow(ctx: OperationContext, rec: BookingRecord): void {
+  const offset = ctx.biz.def.settings.reminder_offset_seconds * 1000;
+  if (offset <= 0 || rec.booking.status !== 'confirmed') return;
+  if (rec.priv.start_ms - offset > ctx.now) return;
+  if (rec.priv.start_ms - ctx.now < REMINDER_MIN_LEAD_MS) return;
+  emitReminder(ctx, rec);
+}
+
+function emitReminder(ctx: OperationContext, rec: BookingRecord, dueMs?: number): void {
   ctx.emit({
     event: 'booking.reminder',
     orderKey: rec.booking.id,
     principal: rec.priv.principal,
     profile: rec.priv.profile ?? null,
     payload: { booking_id: rec.booking.id, data: structuredClone(rec.booking) },
-    dueMs: due,
+    ...(dueMs === undefined ? {} : { dueMs }),
   });
 }
 
