@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { Message } from '../domain/outcomes.js';
 import type { OperationContext } from './runtime.js';
+import { ProtocolError } from './errors.js';
 
 export type AccessTier = 'public' | 'privileged_platform' | 'privileged_scoped' | 'business_only';
 
@@ -65,4 +66,15 @@ export function ok(data: Record<string, unknown>, status: 200 | 201 = 200): Oper
 /** A business outcome: HTTP 200 / MCP result with the message, and whatever data still applies. */
 export function outcome(message: Message, data: Record<string, unknown> = {}): OperationResult {
   return { data, messages: [message], status: 200 };
+}
+
+/**
+ * Defence in depth for the handlers of business-only operations: authentication already refuses
+ * every platform, but a handler acts only for the business itself, whatever let the call through.
+ */
+export function requireBusiness(ctx: OperationContext): void {
+  if (ctx.caller.business) return;
+  throw new ProtocolError('authentication_required', 'Only the business itself may do this; authenticate with the business API key.', {
+    detailCode: 'business_credential_required',
+  });
 }

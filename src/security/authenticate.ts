@@ -194,11 +194,11 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
     const digest = hashApiKey(apiKey);
     const platform = policy.platformKeys.find((k) => k.sha256 === digest);
     if (!platform) throw fail('authentication_required', 'invalid_credential', 'The API key presented is not valid for this business.');
+    // A platform's own key never stands in for the business (spec 10.1.6).
+    if (req.access === 'business_only') throw businessOnly(`platform key ${platform.id} on a business-only operation`);
     return finish(req, policy, repo, now, { principal: `key:${platform.id}`, profile, business: false, authenticated: true, mechanism: 'api_key' });
   }
-  if (req.access === 'business_only') {
-    throw fail('authentication_required', 'business_credential_required', 'Only the business itself may do this; authenticate with the business API key.');
-  }
+  if (req.access === 'business_only') throw businessOnly('no business credential on a business-only operation');
   // A public call needs no identity: a signature on it is checked only when it names a profile.
   if (req.access === 'public' && credentialValue === undefined && proof === undefined && (!headers['signature-input'] || profile === null)) {
     return { principal: profile, profile, business: false, authenticated: false };
@@ -270,7 +270,12 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
   return finish(req, policy, async () => sec, now, caller);
 }
 
+const businessOnly = (logDetail: string) =>
+  fail('authentication_required', 'business_credential_required', 'Only the business itself may do this; authenticate with the business API key.', logDetail);
+
 async function finish(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<SecurityRepo>, now: number, caller: AuthenticatedCaller): Promise<AuthenticatedCaller> {
+  // Whatever a platform proved, it is not the business.
+  if (req.access === 'business_only' && !caller.business) throw businessOnly(`${caller.principal ?? 'anonymous'} on a business-only operation`);
   if (req.access === 'public') {
     caller.principal ??= caller.profile;
     return caller;
