@@ -2,7 +2,7 @@
  * The pipeline's view of authentication: hand what the door carried to the security module and
  * turn its one failure type into the protocol error the spec names for it.
  */
-import { AuthFailure, authenticateRequest, type AuthPolicy, type HttpEvidence, type McpAuthorization } from '../security/index.js';
+import { AuthFailure, authenticateRequest, popAlgorithms, type AuthPolicy, type HttpEvidence, type McpAuthorization } from '../security/index.js';
 import type { SecurityRepo, Store } from '../store/port.js';
 import { ProtocolError, type ProtocolErrorCode } from './errors.js';
 import type { OperationDef } from './define.js';
@@ -75,8 +75,15 @@ export async function authenticateCall(
       // A missing field is a plain invalid_request (its errors[] name the field).
       detailCode: code === 'invalid_request' ? undefined : err.detailCode,
       errors,
-      extra: { ...extra, accepted_mechanisms: deps.authPolicy.accepted },
+      // What is accepted rides with every refusal; the REST door names the same algorithms in its challenge.
+      extra: { ...extra, accepted_mechanisms: deps.authPolicy.accepted, ...popAlgorithmsOf(deps.authPolicy) },
       retryAfter: typeof retry_after === 'number' ? retry_after : undefined,
     });
   }
+}
+
+/** `pop_algorithms`, when a proof mechanism is accepted: exactly what the proof check accepts. */
+function popAlgorithmsOf(policy: AuthPolicy): { pop_algorithms?: readonly string[] } {
+  const proofs = policy.accepted.includes('platform_key_pop') || policy.accepted.includes('booking_scoped_credential');
+  return proofs ? { pop_algorithms: popAlgorithms(policy.allowEs256) } : {};
 }

@@ -8,5 +8,5 @@ export { hmacNonces } from './nonces.js';
 export type { NonceSource } from './nonces.js';
 export { tokenBuckets } from './rate-limit.js';
 export type { RateLimiter } from './rate-limit.js';
-export { verifyPopProof, PopFailure, POP_IAT_WINDOW_S } from './pop.js';
+export { verifyPopProof, popAlgorithms, PopFailure, POP_IAT_WINDOW_S } from './pop.js';
 export { argumentsDigest, canonicalArguments } from './jcs.js';

@@ -23,6 +23,7 @@ import { eventBody, openStore, type OutboxEvent, type Store } from '../store/ind
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy, type SecurityOptions } from './security-wiring.js';
 import type { ProfileResolver } from '../security/platform-profiles.js';
+import { popAlgorithms } from '../security/index.js';
 import { DEFAULT_RETRY, WebhookDispatcher, httpWebhookSender, loadKeyring, type RetryPolicy, type SigningKeyring, type WebhookSender } from '../webhooks/index.js';
 import type { Hono } from 'hono';
 import { SessionHub, mountMcpHttp } from '../bindings/mcp/index.js';
@@ -127,6 +128,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     origins: () => [...new Set([baseUrl, listenUrl].filter((u): u is string => Boolean(u)))],
   });
 
+  // One list for what the proof check accepts, the profile publishes and the DPoP challenge names.
+  const popAlgs = popAlgorithms(authPolicy.allowEs256);
   const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce });
 
   const keyring = await loadKeyring(store, clock.now(), opts.webhooks?.signingKey);
@@ -163,7 +166,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       mcpEndpoint: `${baseUrl}/mcp`,
       sandbox: opts.sandbox,
       mechanisms: authPolicy.accepted,
-      allowEs256: authPolicy.allowEs256,
+      popAlgorithms: popAlgs,
       keys: keyring.published(clock.now()),
     });
   let openapiDoc: Record<string, unknown> | undefined;
