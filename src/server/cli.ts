@@ -48,7 +48,8 @@ Server (serve):
   --admin-key KEY             an API key that acts as the business (Authorization: Bearer KEY); repeatable
   --max-body-bytes N          largest accepted request body (default 65536)
   --tls-cert FILE --tls-key FILE   serve HTTPS directly with this PEM certificate and key
-  --trust-proxy               behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host, refuse requests it did not mark https
+  --trust-proxy               behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host/For, refuse requests it did not mark https
+  --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g. http://localhost:6274; repeatable
 
 Authentication (see README "Authentication"):
   --allow-loopback-profiles   development: accept http://127.0.0.1 platform profiles and webhook URLs (loopback servers only)
@@ -106,6 +107,7 @@ const OPTIONS = {
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   'trust-proxy': { type: 'boolean' },
+  'allow-origin': { type: 'string', multiple: true },
   'allow-loopback-profiles': { type: 'boolean' },
   'require-pop-nonce': { type: 'boolean' },
   'allow-es256': { type: 'boolean' },
@@ -212,6 +214,24 @@ function tlsOptions(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
   }
 }
 
+/** Listener settings of `serve`: browser origins allowed on the MCP endpoints. */
+export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins'> {
+  const o: Pick<ServerOptions, 'allowedOrigins'> = {};
+  if (flags['allow-origin']) {
+    o.allowedOrigins = flags['allow-origin'].map((v) => {
+      let origin: string | undefined;
+      try {
+        origin = new URL(v).origin;
+      } catch {
+        origin = undefined;
+      }
+      if (!origin || origin === 'null' || origin !== v) throw new UsageError(`--allow-origin must be an origin such as http://localhost:6274 (scheme, host, port; no path), got ${JSON.stringify(v)}`);
+      return origin;
+    });
+  }
+  return o;
+}
+
 function dbPath(flags: Flags, def: BusinessDef): string {
   return flags.db ?? (process.env.DATABASE_URL || join(process.cwd(), 'data', `${def.business.id}.db`));
 }
@@ -232,6 +252,7 @@ async function serveCommand(flags: Flags): Promise<void> {
     webhooks: webhookOptions(flags),
     trustProxy: flags['trust-proxy'],
     tls: tlsOptions(flags),
+    ...httpOptions(flags),
   });
   let url: string;
   try {

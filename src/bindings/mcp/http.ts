@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { webhookResourceUri } from './webhook-resource.js';
 import type { Hono } from 'hono';
+import { cors } from 'hono/cors';
 import {
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
@@ -26,7 +27,7 @@ import { guardSend, restoreInResponse } from './wire-fix.js';
 export interface McpHttpOptions {
   /** Host header values accepted (host or host:port); empty means any (behind a trusted proxy). */
   allowedHosts: readonly string[];
-  /** Origins accepted when a browser sends one; empty means none but same-host. */
+  /** Origins accepted when a browser sends one (and answered CORS preflights); empty means none but same-host. */
   allowedOrigins: readonly string[];
   /** Sessions idle longer than this are closed (the SDK never expires them). */
   idleTimeoutMs?: number;
@@ -45,23 +46,43 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
   const jsonError = (status: number, code: number, message: string) =>
     new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'Content-Type': 'application/json' } });
 
+  const originAllowed = (origin: string, host: string): boolean => {
+    if (opts.allowedOrigins.includes(origin)) return true;
+    try {
+      return new URL(origin).host === host;
+    } catch {
+      return false;
+    }
+  };
   const guard = (req: Request): Response | null => {
     const host = req.headers.get('host') ?? '';
     if (opts.allowedHosts.length > 0 && !opts.allowedHosts.includes(host) && !opts.allowedHosts.includes(host.replace(/:\d+$/, ''))) {
       return jsonError(403, -32600, 'Host not allowed');
     }
     const origin = req.headers.get('origin');
-    if (origin) {
-      let ok = opts.allowedOrigins.includes(origin);
-      try {
-        ok ||= new URL(origin).host === host;
-      } catch {
-        ok = false;
-      }
-      if (!ok) return jsonError(403, -32600, 'Origin not allowed');
-    }
+    if (origin && !originAllowed(origin, host)) return jsonError(403, -32600, 'Origin not allowed');
     return null;
   };
+
+  // Host and Origin first (preflights included: a refused origin gets 403, never a CORS answer);
+  // then CORS for the origins allowed, so browser-based clients (the MCP Inspector) can connect.
+  for (const path of ['/mcp', '/sse', '/messages']) {
+    app.use(path, async (c, next) => {
+      const refused = guard(c.req.raw);
+      if (refused) return refused;
+      await next();
+    });
+    app.use(
+      path,
+      cors({
+        origin: (origin, c) => (origin && originAllowed(origin, c.req.header('host') ?? '') ? origin : null),
+        allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+        // Request headers are echoed from the preflight; the MCP and USP response headers are exposed.
+        exposeHeaders: ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'USP-Correlation-Id', 'WWW-Authenticate', 'Retry-After', 'DPoP-Nonce'],
+        maxAge: 600,
+      }),
+    );
+  }
 
   // 2026-07-28 era: one server per request, events on a subscriptions/listen stream.
   const modern = createMcpHandler(() => createMcpServer(deps, null), { legacy: 'reject', onerror: () => undefined });
@@ -103,8 +124,6 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
 
   app.all('/mcp', async (c) => {
     const req = c.req.raw;
-    const refused = guard(req);
-    if (refused) return refused;
     // The exact bytes and headers ride along so RFC 9421 signatures and bearer keys are checked
     // below the door, the same as on REST.
     const authInfo = await evidenceFor(req);
@@ -132,8 +151,6 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
 
   // Legacy HTTP+SSE (2024-11-05 transport): GET /sse opens the stream, POST /messages?sessionId= carries requests.
   app.get('/sse', async (c) => {
-    const refused = guard(c.req.raw);
-    if (refused) return refused;
     const transport = new SseTransport(`/messages`);
     const live: LiveSession = {
       id: transport.sessionId,
@@ -159,8 +176,6 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
   });
 
   app.post('/messages', async (c) => {
-    const refused = guard(c.req.raw);
-    if (refused) return refused;
     const live = sessions.get(c.req.query('sessionId') ?? '');
     if (!live || !(live.transport instanceof SseTransport)) return jsonError(404, -32001, 'Unknown sessionId.');
     live.lastSeen = Date.now();
