@@ -50,6 +50,10 @@ Server (serve):
   --tls-cert FILE --tls-key FILE   serve HTTPS directly with this PEM certificate and key
   --trust-proxy               behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host/For, refuse requests it did not mark https
   --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g. http://localhost:6274; repeatable
+  --headers-timeout SECONDS   a request's headers must arrive within this (default 10)
+  --request-timeout SECONDS   a whole request must arrive within this (default 30)
+  --keep-alive-timeout SECONDS  idle keep-alive connections are closed after this (default 5)
+  --max-connections N         connections beyond N are closed on arrival (default 1000)
 
 Authentication (see README "Authentication"):
   --allow-loopback-profiles   development: accept http://127.0.0.1 platform profiles and webhook URLs (loopback servers only)
@@ -108,6 +112,10 @@ const OPTIONS = {
   'tls-key': { type: 'string' },
   'trust-proxy': { type: 'boolean' },
   'allow-origin': { type: 'string', multiple: true },
+  'headers-timeout': { type: 'string' },
+  'request-timeout': { type: 'string' },
+  'keep-alive-timeout': { type: 'string' },
+  'max-connections': { type: 'string' },
   'allow-loopback-profiles': { type: 'boolean' },
   'require-pop-nonce': { type: 'boolean' },
   'allow-es256': { type: 'boolean' },
@@ -214,9 +222,23 @@ function tlsOptions(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
   }
 }
 
-/** Listener settings of `serve`: browser origins allowed on the MCP endpoints. */
-export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins'> {
-  const o: Pick<ServerOptions, 'allowedOrigins'> = {};
+/** Listener settings of `serve`: connection limits, browser origins allowed on the MCP endpoints. */
+export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' | 'connections'> {
+  const o: Pick<ServerOptions, 'allowedOrigins' | 'connections'> = {};
+  const connections: NonNullable<ServerOptions['connections']> = {};
+  const seconds = (name: keyof Flags) => {
+    const v = intFlag(flags, name, 1);
+    return v === undefined ? undefined : v * 1000;
+  };
+  const headers = seconds('headers-timeout');
+  const request = seconds('request-timeout');
+  const keepAlive = seconds('keep-alive-timeout');
+  const maxConnections = intFlag(flags, 'max-connections', 1);
+  if (headers !== undefined) connections.headersTimeoutMs = headers;
+  if (request !== undefined) connections.requestTimeoutMs = request;
+  if (keepAlive !== undefined) connections.keepAliveTimeoutMs = keepAlive;
+  if (maxConnections !== undefined) connections.maxConnections = maxConnections;
+  if (Object.keys(connections).length > 0) o.connections = connections;
   if (flags['allow-origin']) {
     o.allowedOrigins = flags['allow-origin'].map((v) => {
       let origin: string | undefined;
