@@ -17,6 +17,19 @@ export type CapabilityKey =
   | 'dev.usp-protocol.services.bookings'
   | 'dev.usp-protocol.services.waitlist';
 
+/**
+ * A class of rate limit (spec 10.2.2); each has its own tokens per minute. `public` covers the
+ * anonymous tier, `reads` privileged reads and small writes, `holds` and `bookings` the writes that
+ * reserve capacity.
+ */
+export type RateBucket = 'public' | 'reads' | 'holds' | 'bookings';
+
+export interface RateRule<I = unknown> {
+  bucket: RateBucket;
+  /** Tokens one call takes (default 1): heavier calls cost more, from validated input. */
+  cost?: (input: I) => number;
+}
+
 export interface OperationResult {
   /** Members of the response beside `usp` and `messages` (e.g. `{ booking }`). */
   data: Record<string, unknown>;
@@ -49,6 +62,11 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   writes: boolean;
   /** The existing resource a scoped operation addresses (per-resource authorization, credential scope). */
   resource?: { kind: 'booking' | 'hold' | 'waitlist_entry' | 'subscription'; key: string };
+  /**
+   * Rate-limit class and cost of one call. Default: `public` for the public tier, `reads` for
+   * privileged ones, each call costing 1; business-only calls (the business itself) are not limited.
+   */
+  rate?: RateRule<z.output<S>>;
   /** One line for the OpenAPI summary. */
   summary: string;
   input: S;
@@ -77,4 +95,11 @@ export function requireBusiness(ctx: OperationContext): void {
   throw new ProtocolError('authentication_required', 'Only the business itself may do this; authenticate with the business API key.', {
     detailCode: 'business_credential_required',
   });
+}
+
+/** The rate rule an operation runs under: its own, else its access tier's. */
+export function rateRuleOf(op: OperationDef): RateRule<unknown> | undefined {
+  if (op.rate) return op.rate as RateRule<unknown>;
+  if (op.access === 'business_only') return undefined;
+  return { bucket: op.access === 'public' ? 'public' : 'reads' };
 }

@@ -63,6 +63,8 @@ export interface HttpEvidence {
   /** Lower-cased header names. */
   headers: Record<string, string>;
   body?: Uint8Array;
+  /** The client's address (rate limits per address); absent when there is none (in-process). */
+  clientAddress?: string;
 }
 
 export interface AuthRequest {
@@ -74,8 +76,6 @@ export interface AuthRequest {
   /** MCP: the tool name and the raw `arguments` (for `usp_p`), and `_meta.usp.authorization`. */
   mcp?: { tool: string; rawArguments: Record<string, unknown>; authorization?: McpAuthorization };
   http?: HttpEvidence;
-  /** Bucket for rate limiting (e.g. 'bookings', 'holds'). */
-  rateBucket?: string;
 }
 
 export interface AuthenticatedCaller {
@@ -119,7 +119,10 @@ export interface AuthPolicy {
   checkProfile?: (url: string) => Promise<PlatformSummary | void>;
   /** RFC 9421 verification at the HTTP layer; absent when signatures are not accepted. */
   verifySignature?: (http: HttpEvidence, profile: string) => Promise<VerifiedSignature>;
+  /** Per-address, per-profile and per-key limits, applied by the pipeline once the caller is known. */
   rateLimiter?: RateLimiter;
+  /** Clock of the rate limiter (monotonic ms): request rates are measured in real time, whatever the business clock says. */
+  rateClock?: () => number;
   accepted: readonly string[];
 }
 
@@ -310,10 +313,6 @@ async function finish(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<
       // First writer wins (insert-if-absent): a concurrent first contact with another URI loses here.
       const winner = await sec.boundProfile(caller.principal);
       if (winner !== caller.profile) throw mismatch(winner);
-    }
-    if (policy.rateLimiter && req.rateBucket) {
-      const wait = policy.rateLimiter.take(caller.principal, req.rateBucket, now);
-      if (wait > 0) throw fail('rate_limited', 'rate_limited', `Too many requests; retry in ${wait} s.`, 'rate limit', { retry_after: wait });
     }
   }
   return caller;

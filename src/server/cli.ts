@@ -54,6 +54,9 @@ Server (serve):
   --request-timeout SECONDS   a whole request must arrive within this (default 30)
   --keep-alive-timeout SECONDS  idle keep-alive connections are closed after this (default 5)
   --max-connections N         connections beyond N are closed on arrival (default 1000)
+  --mcp-max-sessions N        MCP sessions open at once; over it initialize gets 503 (default 1000)
+  --mcp-max-sessions-per-address N  MCP sessions one client address may hold; over it 429 (default 100)
+  --mcp-unused-session-timeout SECONDS  close a session the client never came back to after initialize (default 60)
 
 Authentication (see README "Authentication"):
   --allow-loopback-profiles   development: accept http://127.0.0.1 platform profiles and webhook URLs (loopback servers only)
@@ -61,7 +64,10 @@ Authentication (see README "Authentication"):
   --allow-es256               accept ES256 proofs besides EdDSA
   --profile-uri URL           another URI this business's profile is reachable at (accepted as proof aud); repeatable
   --profile-allowlist PREFIX  only platforms whose profile URL starts with PREFIX; repeatable
-  --no-rate-limit             turn per-principal rate limits off (on by default outside the sandbox)
+  --rate-limit CLASS=N        tokens per minute for public|reads|holds|bookings, per address, profile and key (0 = off); repeatable
+                              defaults public=1200 reads=300 holds=30 bookings=20 (ten times that in the sandbox);
+                              a 31-day availability query costs 31 public tokens, any other call 1
+  --no-rate-limit             turn rate limits off
 
 Webhooks:
   --webhook-retry-first SECONDS   first retry after (default 30)
@@ -116,6 +122,10 @@ const OPTIONS = {
   'request-timeout': { type: 'string' },
   'keep-alive-timeout': { type: 'string' },
   'max-connections': { type: 'string' },
+  'mcp-max-sessions': { type: 'string' },
+  'mcp-max-sessions-per-address': { type: 'string' },
+  'mcp-unused-session-timeout': { type: 'string' },
+  'rate-limit': { type: 'string', multiple: true },
   'allow-loopback-profiles': { type: 'boolean' },
   'require-pop-nonce': { type: 'boolean' },
   'allow-es256': { type: 'boolean' },
@@ -187,6 +197,15 @@ export function securityOptions(flags: Flags): SecurityOptions {
   if (flags['allow-es256']) o.allowEs256 = true;
   if (flags['profile-uri']) o.profileUris = flags['profile-uri'];
   if (flags['profile-allowlist']) o.profileAllowlist = flags['profile-allowlist'];
+  if (flags['rate-limit']) {
+    const limits: Record<string, number> = {};
+    for (const v of flags['rate-limit']) {
+      const m = /^(public|reads|holds|bookings)=(\d+)$/.exec(v);
+      if (!m) throw new UsageError(`--rate-limit takes CLASS=N with CLASS one of public, reads, holds, bookings and N tokens per minute, got ${JSON.stringify(v)}`);
+      limits[m[1]] = Number(m[2]);
+    }
+    o.rateLimits = limits;
+  }
   if (flags['no-rate-limit']) o.rateLimits = false;
   return o;
 }
@@ -223,8 +242,16 @@ function tlsOptions(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
 }
 
 /** Listener settings of `serve`: connection limits, browser origins allowed on the MCP endpoints. */
-export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' | 'connections'> {
-  const o: Pick<ServerOptions, 'allowedOrigins' | 'connections'> = {};
+export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' | 'connections' | 'mcpSessions'> {
+  const o: Pick<ServerOptions, 'allowedOrigins' | 'connections' | 'mcpSessions'> = {};
+  const sessions: NonNullable<ServerOptions['mcpSessions']> = {};
+  const maxSessions = intFlag(flags, 'mcp-max-sessions', 1);
+  const perAddress = intFlag(flags, 'mcp-max-sessions-per-address', 1);
+  const unused = intFlag(flags, 'mcp-unused-session-timeout', 1);
+  if (maxSessions !== undefined) sessions.maxSessions = maxSessions;
+  if (perAddress !== undefined) sessions.maxSessionsPerAddress = perAddress;
+  if (unused !== undefined) sessions.unusedSessionTimeoutMs = unused * 1000;
+  if (Object.keys(sessions).length > 0) o.mcpSessions = sessions;
   const connections: NonNullable<ServerOptions['connections']> = {};
   const seconds = (name: keyof Flags) => {
     const v = intFlag(flags, name, 1);

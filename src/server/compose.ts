@@ -23,9 +23,10 @@ import { eventBody, openStore, type OutboxEvent, type Store } from '../store/ind
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy, type SecurityOptions } from './security-wiring.js';
 import type { ProfileResolver } from '../security/platform-profiles.js';
-import { popAlgorithms } from '../security/index.js';
+import { clientAddressKey, popAlgorithms } from '../security/index.js';
 import { DEFAULT_RETRY, WebhookDispatcher, httpWebhookSender, loadKeyring, type RetryPolicy, type SigningKeyring, type WebhookSender } from '../webhooks/index.js';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import type { IncomingMessage } from 'node:http';
 import { SessionHub, mountMcpHttp } from '../bindings/mcp/index.js';
 
 export interface ServerOptions {
@@ -51,6 +52,8 @@ export interface ServerOptions {
   trustProxy?: boolean;
   /** Connection limits of the HTTP listener (slow clients, idle keep-alive, too many sockets). */
   connections?: Partial<ConnectionLimits>;
+  /** MCP sessions: caps (global, per client address) and how soon unused and idle ones are closed. */
+  mcpSessions?: { maxSessions?: number; maxSessionsPerAddress?: number; unusedSessionTimeoutMs?: number; idleTimeoutMs?: number };
   /** Serve HTTPS directly with this PEM certificate chain and key. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Webhook delivery: retry schedule, timeout, signing key, or a replacement sender (tests). */
@@ -185,6 +188,19 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       popAlgorithms: popAlgs,
       keys: keyring.published(clock.now()),
     });
+  /**
+   * Who is on the other end, for per-address limits: the socket's peer, or behind --trust-proxy the
+   * last X-Forwarded-For hop (the one our proxy appended; hops before it are the client's word).
+   * IPv6 addresses count per /64.
+   */
+  const clientAddress = (c: Context): string | undefined => {
+    if (opts.trustProxy) {
+      const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+      if (hops.length > 0) return clientAddressKey(hops[hops.length - 1]);
+    }
+    const peer = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
+    return peer ? clientAddressKey(peer) : undefined;
+  };
   let openapiDoc: Record<string, unknown> | undefined;
   const app = createRestApp({
     pipeline,
@@ -192,6 +208,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     openapi: () => (openapiDoc ??= buildOpenApi(baseUrl)),
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,
     trustProxy: opts.trustProxy,
+    clientAddress: (c) => clientAddress(c),
   });
 
   // Filled at listen time with loopback names when listening on loopback and none were given.
@@ -199,6 +216,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const mcpHttp = mountMcpHttp(app, { pipeline }, hub, {
     allowedHosts,
     allowedOrigins: opts.allowedOrigins ?? [],
+    clientAddress,
+    ...(opts.mcpSessions ?? {}),
   });
 
   let timer: NodeJS.Timeout | undefined;

@@ -20,6 +20,8 @@ export interface RestAppOptions {
   maxBodyBytes: number;
   /** Believe X-Forwarded-Proto / X-Forwarded-Host from a TLS-terminating proxy. */
   trustProxy?: boolean;
+  /** The client's address (per-address rate limits), as the server resolves it; absent in-process. */
+  clientAddress?: (c: Context) => string | undefined;
   /** Seconds the profile may be cached (at least 60, spec 8.2.2). */
   profileMaxAge?: number;
 }
@@ -132,7 +134,7 @@ async function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): 
     idempotencyKey: c.req.header('idempotency-key') ?? null,
     ifMatch: c.req.header('if-match') ?? null,
     // The exact bytes and headers: signatures, digests and DPoP proofs are checked below the door.
-    presented: { binding: 'rest', http: { method: c.req.method, url: publicUrl(c, opts), headers, body: raw } },
+    presented: { binding: 'rest', http: { method: c.req.method, url: publicUrl(c, opts), headers, body: raw, clientAddress: opts.clientAddress?.(c) } },
   };
 }
 
