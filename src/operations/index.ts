@@ -4,7 +4,7 @@ export type { OperationRequest, OperationResponse, Logger, PipelineDeps } from '
 export { ProtocolError, PROTOCOL_ERROR_CODES } from './errors.js';
 export { callerCorrelationId, correlationIdOf } from './correlation.js';
 export type { ProtocolErrorCode, FieldError } from './errors.js';
-export type { OperationDef, AccessTier, CapabilityKey, RestRoute } from './define.js';
+export type { OperationDef, AccessTier, CapabilityKey, RestRoute, RateBucket } from './define.js';
 export { USP_VERSION, uspEnvelope } from './envelope.js';
 export type { UspEnvelope } from './envelope.js';
 export { compileBusiness, systemClock, ManualClock, randomIds, randomToken } from './runtime.js';

@@ -13,7 +13,8 @@ export interface ProfileOptions {
   sandbox: boolean;
   /** Mechanisms accepted for privileged operations. */
   mechanisms?: readonly string[];
-  allowEs256?: boolean;
+  /** Proof algorithms accepted (popAlgorithms), published as `pop_algorithms`. */
+  popAlgorithms?: readonly string[];
   /** JWKs of the business's webhook signing keys, when it signs. */
   keys?: Array<Record<string, unknown>>;
 }
@@ -62,7 +63,7 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
     authorization: {
       privileged_operations_require_authentication: !opts.sandbox,
       accepted_mechanisms: [...(opts.mechanisms ?? ['api_key'])],
-      ...(opts.mechanisms?.includes('platform_key_pop') ? { pop_algorithms: opts.allowEs256 ? ['EdDSA', 'ES256'] : ['EdDSA'] } : {}),
+      ...(opts.mechanisms?.includes('platform_key_pop') ? { pop_algorithms: [...(opts.popAlgorithms ?? ['EdDSA'])] } : {}),
       ...(opts.sandbox
         ? { sandbox: true, note: 'Sandbox: privileged operations are accepted without platform authentication. Not for production use.' }
         : {}),

@@ -52,7 +52,15 @@ Server (serve):
   --admin-key KEY             an API key that acts as the business (Authorization: Bearer KEY); repeatable
   --max-body-bytes N          largest accepted request body (default 65536)
   --tls-cert FILE --tls-key FILE   serve HTTPS directly with this PEM certificate and key
-  --trust-proxy               behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host, refuse requests it did not mark https
+  --trust-proxy               behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host/For, refuse requests it did not mark https
+  --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g. http://localhost:6274; repeatable
+  --headers-timeout SECONDS   a request's headers must arrive within this (default 10)
+  --request-timeout SECONDS   a whole request must arrive within this (default 30)
+  --keep-alive-timeout SECONDS  idle keep-alive connections are closed after this (default 5)
+  --max-connections N         connections beyond N are closed on arrival (default 1000)
+  --mcp-max-sessions N        MCP sessions open at once; over it initialize gets 503 (default 1000)
+  --mcp-max-sessions-per-address N  MCP sessions one client address may hold; over it 429 (default 100)
+  --mcp-unused-session-timeout SECONDS  close a session the client never came back to after initialize (default 60)
 
 Authentication (see README "Authentication"):
   --allow-loopback-profiles   development: accept http://127.0.0.1 platform profiles and webhook URLs (loopback servers only)
@@ -60,7 +68,10 @@ Authentication (see README "Authentication"):
   --allow-es256               accept ES256 proofs besides EdDSA
   --profile-uri URL           another URI this business's profile is reachable at (accepted as proof aud); repeatable
   --profile-allowlist PREFIX  only platforms whose profile URL starts with PREFIX; repeatable
-  --no-rate-limit             turn per-principal rate limits off (on by default outside the sandbox)
+  --rate-limit CLASS=N        tokens per minute for public|reads|holds|bookings, per address, profile and key (0 = off); repeatable
+                              defaults public=1200 reads=300 holds=30 bookings=20 (ten times that in the sandbox);
+                              a 31-day availability query costs 31 public tokens, any other call 1
+  --no-rate-limit             turn rate limits off
 
 Webhooks:
   --webhook-retry-first SECONDS   first retry after (default 30)
@@ -110,6 +121,15 @@ const OPTIONS = {
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   'trust-proxy': { type: 'boolean' },
+  'allow-origin': { type: 'string', multiple: true },
+  'headers-timeout': { type: 'string' },
+  'request-timeout': { type: 'string' },
+  'keep-alive-timeout': { type: 'string' },
+  'max-connections': { type: 'string' },
+  'mcp-max-sessions': { type: 'string' },
+  'mcp-max-sessions-per-address': { type: 'string' },
+  'mcp-unused-session-timeout': { type: 'string' },
+  'rate-limit': { type: 'string', multiple: true },
   'allow-loopback-profiles': { type: 'boolean' },
   'require-pop-nonce': { type: 'boolean' },
   'allow-es256': { type: 'boolean' },
@@ -183,6 +203,15 @@ export function securityOptions(flags: Flags): SecurityOptions {
   if (flags['allow-es256']) o.allowEs256 = true;
   if (flags['profile-uri']) o.profileUris = flags['profile-uri'];
   if (flags['profile-allowlist']) o.profileAllowlist = flags['profile-allowlist'];
+  if (flags['rate-limit']) {
+    const limits: Record<string, number> = {};
+    for (const v of flags['rate-limit']) {
+      const m = /^(public|reads|holds|bookings)=(\d+)$/.exec(v);
+      if (!m) throw new UsageError(`--rate-limit takes CLASS=N with CLASS one of public, reads, holds, bookings and N tokens per minute, got ${JSON.stringify(v)}`);
+      limits[m[1]] = Number(m[2]);
+    }
+    o.rateLimits = limits;
+  }
   if (flags['no-rate-limit']) o.rateLimits = false;
   return o;
 }
@@ -218,6 +247,46 @@ function tlsOptions(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
   }
 }
 
+/** Listener settings of `serve`: connection limits, browser origins allowed on the MCP endpoints. */
+export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' | 'connections' | 'mcpSessions'> {
+  const o: Pick<ServerOptions, 'allowedOrigins' | 'connections' | 'mcpSessions'> = {};
+  const sessions: NonNullable<ServerOptions['mcpSessions']> = {};
+  const maxSessions = intFlag(flags, 'mcp-max-sessions', 1);
+  const perAddress = intFlag(flags, 'mcp-max-sessions-per-address', 1);
+  const unused = intFlag(flags, 'mcp-unused-session-timeout', 1);
+  if (maxSessions !== undefined) sessions.maxSessions = maxSessions;
+  if (perAddress !== undefined) sessions.maxSessionsPerAddress = perAddress;
+  if (unused !== undefined) sessions.unusedSessionTimeoutMs = unused * 1000;
+  if (Object.keys(sessions).length > 0) o.mcpSessions = sessions;
+  const connections: NonNullable<ServerOptions['connections']> = {};
+  const seconds = (name: keyof Flags) => {
+    const v = intFlag(flags, name, 1);
+    return v === undefined ? undefined : v * 1000;
+  };
+  const headers = seconds('headers-timeout');
+  const request = seconds('request-timeout');
+  const keepAlive = seconds('keep-alive-timeout');
+  const maxConnections = intFlag(flags, 'max-connections', 1);
+  if (headers !== undefined) connections.headersTimeoutMs = headers;
+  if (request !== undefined) connections.requestTimeoutMs = request;
+  if (keepAlive !== undefined) connections.keepAliveTimeoutMs = keepAlive;
+  if (maxConnections !== undefined) connections.maxConnections = maxConnections;
+  if (Object.keys(connections).length > 0) o.connections = connections;
+  if (flags['allow-origin']) {
+    o.allowedOrigins = flags['allow-origin'].map((v) => {
+      let origin: string | undefined;
+      try {
+        origin = new URL(v).origin;
+      } catch {
+        origin = undefined;
+      }
+      if (!origin || origin === 'null' || origin !== v) throw new UsageError(`--allow-origin must be an origin such as http://localhost:6274 (scheme, host, port; no path), got ${JSON.stringify(v)}`);
+      return origin;
+    });
+  }
+  return o;
+}
+
 function dbPath(flags: Flags, def: BusinessDef): string {
   return flags.db ?? (process.env.DATABASE_URL || join(process.cwd(), 'data', `${def.business.id}.db`));
 }
@@ -238,6 +307,7 @@ async function serveCommand(flags: Flags): Promise<void> {
     webhooks: webhookOptions(flags),
     trustProxy: flags['trust-proxy'],
     tls: tlsOptions(flags),
+    ...httpOptions(flags),
   });
   let url: string;
   try {

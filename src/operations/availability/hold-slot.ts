@@ -12,6 +12,7 @@ export const holdSlot = defineOperation({
   tool: 'usp_availability_hold',
   rest: { method: 'POST', path: '/availability/holds', input: 'body' },
   access: 'privileged_platform',
+  rate: { bucket: 'holds' },
   capability: 'dev.usp-protocol.services.availability',
   mutating: true,
   conditional: false,

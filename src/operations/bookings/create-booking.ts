@@ -14,6 +14,7 @@ export const createBooking = defineOperation({
   tool: 'usp_bookings_create',
   rest: { method: 'POST', path: '/bookings', input: 'body' },
   access: 'privileged_platform',
+  rate: { bucket: 'bookings' },
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,
   conditional: false,

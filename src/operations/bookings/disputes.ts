@@ -12,7 +12,7 @@ import { errorMessage } from '../../domain/outcomes.js';
 import { formatMoney } from '../../domain/pricing.js';
 import type { BookingRecord } from '../../domain/records.js';
 import { ProtocolError } from '../errors.js';
-import { defineOperation, ok, outcome } from '../define.js';
+import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
 import { checkRevision, emitBookingEvent, iso, loadBooking, touch } from '../engine/bookings.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
@@ -47,6 +47,7 @@ export const openDispute = defineOperation({
       .describe('Machine-readable reason; well-known values: service_not_provided, quality_issue, unauthorized, duplicate.'),
   }),
   async handle(inp, ctx) {
+    requireBusiness(ctx);
     const rec = await loadBooking(ctx, inp.booking_id);
     if (!rec) return bookingNotFound(inp.booking_id);
     const b = rec.booking;
@@ -75,6 +76,7 @@ export const reviewDispute = defineOperation({
   summary: "The booking's open dispute is under review by the payment processor.",
   input: z.object({ booking_id: id('The booking id.') }),
   async handle(inp, ctx) {
+    requireBusiness(ctx);
     const rec = await loadBooking(ctx, inp.booking_id);
     if (!rec) return bookingNotFound(inp.booking_id);
     const d = rec.booking.dispute;
@@ -109,6 +111,7 @@ export const resolveDispute = defineOperation({
       .describe('Minor units refunded when resolved for the buyer; default everything collected.'),
   }),
   async handle(inp, ctx) {
+    requireBusiness(ctx);
     const rec = await loadBooking(ctx, inp.booking_id);
     if (!rec) return bookingNotFound(inp.booking_id);
     const b = rec.booking;
