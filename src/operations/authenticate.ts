@@ -7,7 +7,7 @@ import type { SecurityRepo, Store } from '../store/port.js';
 import { ProtocolError, type ProtocolErrorCode } from './errors.js';
 import type { OperationDef } from './define.js';
 import type { Caller } from './runtime.js';
-import type { Logger } from './pipeline.js';
+import type { Logger } from './logger.js';
 
 /** What rode with the call besides its input, as the door saw it. */
 export interface Presented {

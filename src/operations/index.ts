@@ -1,6 +1,8 @@
 export { OPERATIONS, operationByName } from './table.js';
-export { Pipeline, silentLogger, parseInput, IDEMPOTENCY_RETENTION_MS } from './pipeline.js';
-export type { OperationRequest, OperationResponse, Logger, PipelineDeps } from './pipeline.js';
+export { Pipeline, parseInput, IDEMPOTENCY_RETENTION_MS } from './pipeline.js';
+export type { OperationRequest, OperationResponse, PipelineDeps } from './pipeline.js';
+export { silentLogger } from './logger.js';
+export type { Logger } from './logger.js';
 export { ProtocolError, PROTOCOL_ERROR_CODES } from './errors.js';
 export type { ProtocolErrorCode, FieldError } from './errors.js';
 export type { OperationDef, AccessTier, CapabilityKey, RestRoute } from './define.js';

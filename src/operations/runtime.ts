@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { BusinessDef, ResourceDef, ServiceDef } from '../domain/business.js';
 import { publishService, type PublishedService } from '../domain/catalog.js';
 import type { OutboxEvent, Tx } from '../store/port.js';
+import { isoUtc } from '../domain/time.js';
 import { base32, type IssuedCredential } from '../security/index.js';
 
 export interface Clock {
@@ -113,6 +114,14 @@ export interface OperationContext {
    * key when there is one); undefined for the business itself.
    */
   issueCredential(kind: 'booking' | 'hold' | 'waitlist_entry', resourceId: string, expiresMs: number): Promise<IssuedCredential | undefined>;
+}
+
+/** Instants on the wire: RFC 3339 UTC without fractional seconds. */
+export const iso = isoUtc;
+
+/** A new revision token for a resource just written. */
+export function newRevision(ctx: OperationContext): string {
+  return ctx.ids.next('rev');
 }
 
 /** The outbox row for an event raised at `now`. */

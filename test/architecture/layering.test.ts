@@ -136,6 +136,81 @@ export function starExports(imports: readonly ImportRef[]): string[] {
   return imports.filter((imp) => imp.star).map((imp) => `${imp.file}:${imp.line} export * from '${imp.specifier}'`);
 }
 
+/**
+ * Every import cycle among the files of src/, type-only imports included (a cycle of types still
+ * ties two files together), each as `a.ts -> b.ts -> a.ts` starting from its smallest path.
+ * Strongly connected components (Tarjan) so that every file in a tangle is named once.
+ */
+export function importCycles(imports: readonly ImportRef[]): string[] {
+  const edges = new Map<string, Set<string>>();
+  for (const imp of imports) {
+    if (imp.target.kind !== 'src') continue;
+    const to = imp.target.path.replace(/\.(js|mjs|cjs)$/, (ext) => ext.replace('js', 'ts'));
+    if (!edges.has(imp.file)) edges.set(imp.file, new Set());
+    edges.get(imp.file)!.add(to);
+  }
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, counter);
+    low.set(v, counter);
+    counter++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || edges.get(v)?.has(v)) components.push(component);
+    }
+  };
+  for (const v of [...edges.keys()].sort()) if (!index.has(v)) visit(v);
+  // Name each tangle by one cycle through it: a shortest path back to its smallest file.
+  return components
+    .map((component) => {
+      const members = new Set(component);
+      const start = [...component].sort()[0];
+      const previous = new Map<string, string>();
+      const queue = [start];
+      let found = false;
+      while (queue.length > 0 && !found) {
+        const v = queue.shift()!;
+        for (const w of [...(edges.get(v) ?? [])].sort()) {
+          if (!members.has(w)) continue;
+          if (w === start) {
+            previous.set(start, v);
+            found = true;
+            break;
+          }
+          if (!previous.has(w)) {
+            previous.set(w, v);
+            queue.push(w);
+          }
+        }
+      }
+      const path = [start];
+      for (let v = previous.get(start)!; v !== start; v = previous.get(v)!) path.splice(1, 0, v);
+      path.push(start);
+      const extra = component.length > path.length - 1 ? ` (tangle of ${component.length} files: ${[...component].sort().join(', ')})` : '';
+      return path.join(' -> ') + extra;
+    })
+    .sort();
+}
+
 const describeTarget = (t: Target) =>
   t.kind === 'src' ? `src/${t.layer}` : t.kind === 'outside' ? `outside src (${t.path})` : t.kind === 'node' ? `node built-in ${t.name}` : t.kind === 'package' ? `package ${t.name}` : 'a computed specifier';
 
@@ -247,6 +322,10 @@ describe('the layers of src/ import only what ARCHITECTURE.md allows', () => {
   test('no file in src/ uses export *', () => {
     expect(starExports(IMPORTS)).toEqual([]);
   });
+
+  test('no file in src/ takes part in an import cycle, type-only imports included', () => {
+    expect(importCycles(IMPORTS)).toEqual([]);
+  });
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -319,6 +398,31 @@ describe('the layering checker reports what breaks a rule and nothing else', () 
       "src/operations/index.ts:1 export * from './a.js'",
       "src/operations/index.ts:3 export * from './c.js'",
     ]);
+  });
+
+  test('an import cycle is reported once, type-only edges included, from its smallest file', () => {
+    const imports = [
+      ...parseImports({ path: 'src/operations/pipeline.ts', text: "import { authenticateCall } from './authenticate.js';" }),
+      ...parseImports({ path: 'src/operations/authenticate.ts', text: "import type { Logger } from './pipeline.js';\nimport { x } from './errors.js';" }),
+      ...parseImports({ path: 'src/operations/errors.ts', text: "import { z } from 'zod';" }),
+      ...parseImports({ path: 'src/domain/a.ts', text: "import { b } from './b.js';" }),
+      ...parseImports({ path: 'src/domain/b.ts', text: "import { c } from './c.js';" }),
+      ...parseImports({ path: 'src/domain/c.ts', text: "export { a } from './a.js';" }),
+      ...parseImports({ path: 'src/domain/self.ts', text: "import { me } from './self.js';" }),
+    ];
+    expect(importCycles(imports)).toEqual([
+      'src/domain/a.ts -> src/domain/b.ts -> src/domain/c.ts -> src/domain/a.ts',
+      'src/domain/self.ts -> src/domain/self.ts',
+      'src/operations/authenticate.ts -> src/operations/pipeline.ts -> src/operations/authenticate.ts',
+    ]);
+  });
+
+  test('imports that only converge are not a cycle', () => {
+    const imports = [
+      ...parseImports({ path: 'src/operations/pipeline.ts', text: "import { a } from './authenticate.js';\nimport type { L } from './logger.js';" }),
+      ...parseImports({ path: 'src/operations/authenticate.ts', text: "import type { L } from './logger.js';" }),
+    ];
+    expect(importCycles(imports)).toEqual([]);
   });
 
   test('a rule only judges files in its own folder', () => {

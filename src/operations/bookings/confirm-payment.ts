@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { errorMessage } from '../../domain/outcomes.js';
 import { formatMoney } from '../../domain/pricing.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, iso, loadBooking, move, stateConflict, touch } from '../engine/bookings.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, stateConflict, touch } from '../engine/bookings.js';
+import { iso } from '../runtime.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 

@@ -8,9 +8,8 @@ import type { HoldRecord, WaitlistRecord } from '../../domain/records.js';
 import { decodeSlotId, encodeSlotId, slotKey } from '../../domain/slot-id.js';
 import { findSlot } from '../../domain/slots.js';
 import { formatInstant, localDate } from '../../domain/time.js';
-import { mayAct, type OperationContext } from '../runtime.js';
-import { loadClaims } from './availability.js';
-import { claimRows, iso, newRevision } from './bookings.js';
+import { iso, mayAct, newRevision, type OperationContext } from '../runtime.js';
+import { claimRows, loadClaims } from './availability.js';
 
 export interface FreedSlot {
   key: string;

@@ -9,9 +9,9 @@ import { decodeSlotId } from '../../domain/slot-id.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../engine/availability.js';
-import { bookingCredentialExpiry, checkRevision, createBookingRecord, iso, newRevision } from '../engine/bookings.js';
+import { bookingCredentialExpiry, checkRevision, createBookingRecord } from '../engine/bookings.js';
 import { announcePositions, emitWaitlistEvent, endOffer, loadEntry, settleEntry } from '../engine/waitlist.js';
-import type { OperationContext } from '../runtime.js';
+import { iso, newRevision, type OperationContext } from '../runtime.js';
 import { Buyer, decodeCursor, encodeCursor, id } from '../schemas.js';
 import { holdView } from '../availability/release-hold.js';
 
