@@ -1,4 +1,8 @@
-/** The pure domain layer: business definitions, time helpers, slot ids and slot generation. */
+/**
+ * The pure domain layer: business definitions, time helpers, slot ids and slot generation, the
+ * booking state machine, pricing and policy terms, the records the store keeps and business outcomes.
+ * Other layers import the domain through this file only.
+ */
 export { WEEKDAYS, DEFAULT_SETTINGS } from './business.js';
 export type {
   Weekday,
@@ -34,6 +38,7 @@ export {
   localToUtcMs,
   formatInstant,
   parseInstant,
+  isoUtc,
 } from './time.js';
 
 export { encodeSlotId, decodeSlotId, slotIdEncoder, slotKey } from './slot-id.js';
@@ -49,3 +54,34 @@ export {
   selfResourceId,
 } from './slots.js';
 export type { Claim, SlotCandidate, SlotQuery, SlotState, OpeningHoursEntry } from './slots.js';
+
+export { errorMessage, warningMessage, infoMessage, OUTCOME_SEVERITY } from './outcomes.js';
+export type { Message, MessageType, Severity, OutcomeCode } from './outcomes.js';
+
+export { BOOKING_TRANSITIONS, TERMINAL_STATUSES, isTerminal, nextStatus, allowedMoves, holdsSlot } from './booking-status.js';
+export type { BookingMove } from './booking-status.js';
+
+export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, formatMoney } from './pricing.js';
+export type { CancellationTerms, RescheduleTerms } from './pricing.js';
+
+export { publishService, serviceLocationIds, primaryCategory, searchableText } from './catalog.js';
+export type { PublishedService } from './catalog.js';
+
+export type {
+  Buyer,
+  DeliveryAddress,
+  BookingStatus,
+  PaymentContext,
+  Action,
+  BookingPayment,
+  Booking,
+  BookingPrivate,
+  BookingRecord,
+  Hold,
+  HoldRecord,
+  WaitlistStatus,
+  WaitlistEntry,
+  WaitlistRecord,
+  FeedSubscription,
+  SubscriptionRecord,
+} from './records.js';

@@ -3,7 +3,7 @@
  * turn its one failure type into the protocol error the spec names for it.
  */
 import { AuthFailure, authenticateRequest, type AuthPolicy, type HttpEvidence, type McpAuthorization } from '../security/index.js';
-import type { SecurityRepo, Store } from '../store/port.js';
+import type { SecurityRepo, Store } from '../store/index.js';
 import { ProtocolError, type ProtocolErrorCode } from './errors.js';
 import type { OperationDef } from './define.js';
 import type { Caller } from './runtime.js';

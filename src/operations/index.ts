@@ -16,5 +16,5 @@ export { buildBusinessProfile } from './profile.js';
 export type { ProfileOptions } from './profile.js';
 export { sweep } from './sweep.js';
 export { syncCatalog } from './catalog-sync.js';
-export type { Message } from '../domain/outcomes.js';
-export type { OutboxEvent } from '../store/port.js';
+export type { Message } from '../domain/index.js';
+export type { OutboxEvent } from '../store/index.js';

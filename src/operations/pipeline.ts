@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import type { Message } from '../domain/outcomes.js';
-import type { OutboxEvent, Store } from '../store/port.js';
+import type { Message } from '../domain/index.js';
+import type { OutboxEvent, Store } from '../store/index.js';
 import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
 import type { OperationDef } from './define.js';
 import { outboxEvent, type Business, type Caller, type Clock, type IdSource, type OperationContext, type RaisedEvent } from './runtime.js';

@@ -3,10 +3,8 @@
  * transaction, the caller, an injected clock and id source, and the events it raises.
  */
 import { randomBytes } from 'node:crypto';
-import type { BusinessDef, ResourceDef, ServiceDef } from '../domain/business.js';
-import { publishService, type PublishedService } from '../domain/catalog.js';
-import type { OutboxEvent, Tx } from '../store/port.js';
-import { isoUtc } from '../domain/time.js';
+import { type BusinessDef, type ResourceDef, type ServiceDef, publishService, type PublishedService, isoUtc } from '../domain/index.js';
+import type { OutboxEvent, Tx } from '../store/index.js';
 import { base32, type IssuedCredential } from '../security/index.js';
 
 export interface Clock {

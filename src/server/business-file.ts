@@ -18,7 +18,7 @@
 import { readFile } from 'node:fs/promises';
 import { DateTime, Duration, IANAZone } from 'luxon';
 import { z } from 'zod';
-import { DEFAULT_SETTINGS, WEEKDAYS, type BusinessDef } from '../domain/business.js';
+import { DEFAULT_SETTINGS, WEEKDAYS, type BusinessDef } from '../domain/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // Errors

@@ -137,6 +137,28 @@ export function starExports(imports: readonly ImportRef[]): string[] {
 }
 
 /**
+ * The folder whose index.ts is its public surface: `src/bindings/rest` and `src/bindings/mcp` each
+ * have their own, every other layer is the first folder under src/, and files directly in src/ are
+ * the package root (`src/index.ts`).
+ */
+export function surfaceOf(path: string): string {
+  const parts = path.split('/');
+  if (parts.length <= 2) return 'src';
+  return parts[1] === 'bindings' && parts.length > 3 ? parts.slice(0, 3).join('/') : parts.slice(0, 2).join('/');
+}
+
+/** Imports that reach into another layer past its index.ts (habit 11); imports within a layer are free. */
+export function bypassedIndexes(imports: readonly ImportRef[]): string[] {
+  return imports.flatMap((imp) => {
+    if (imp.target.kind !== 'src') return [];
+    const from = surfaceOf(imp.file);
+    const to = surfaceOf(imp.target.path);
+    if (from === to || imp.target.path === `${to}/index.js`) return [];
+    return [`${imp.file}:${imp.line} ${imp.how}s '${imp.specifier}' (use ${to}/index.ts)`];
+  });
+}
+
+/**
  * Every import cycle among the files of src/, type-only imports included (a cycle of types still
  * ties two files together), each as `a.ts -> b.ts -> a.ts` starting from its smallest path.
  * Strongly connected components (Tarjan) so that every file in a tangle is named once.
@@ -309,7 +331,7 @@ describe('the layers of src/ import only what ARCHITECTURE.md allows', () => {
       expect.objectContaining({ file: 'src/store/sqlite/sqlite-store.ts', specifier: 'better-sqlite3', target: { kind: 'package', name: 'better-sqlite3' } }),
     );
     expect(IMPORTS).toContainEqual(
-      expect.objectContaining({ file: 'src/store/port.ts', typeOnly: true, target: { kind: 'src', layer: 'domain', path: 'src/domain/records.js' } }),
+      expect.objectContaining({ file: 'src/store/sqlite/sqlite-store.ts', typeOnly: true, target: { kind: 'src', layer: 'domain', path: 'src/domain/index.js' } }),
     );
   });
 
@@ -321,6 +343,10 @@ describe('the layers of src/ import only what ARCHITECTURE.md allows', () => {
 
   test('no file in src/ uses export *', () => {
     expect(starExports(IMPORTS)).toEqual([]);
+  });
+
+  test('a file imports another layer only through that layer\'s index.ts', () => {
+    expect(bypassedIndexes(IMPORTS)).toEqual([]);
   });
 
   test('no file in src/ takes part in an import cycle, type-only imports included', () => {
@@ -423,6 +449,32 @@ describe('the layering checker reports what breaks a rule and nothing else', () 
       ...parseImports({ path: 'src/operations/authenticate.ts', text: "import type { L } from './logger.js';" }),
     ];
     expect(importCycles(imports)).toEqual([]);
+  });
+
+  test('reaching past another layer\'s index.ts is reported, by import, re-export and import(); within a layer it is not', () => {
+    const text = [
+      "import type { Tx } from '../../store/port.js';",
+      "import { type Store } from '../../store/index.js';",
+      "import { loadClaims } from '../engine/availability.js';",
+      "export { slotKey } from '../../domain/slot-id.js';",
+      "const rest = await import('../../bindings/rest/app.js');",
+      "import { OPERATIONS } from '../index.js';",
+    ].join('\n');
+    expect(bypassedIndexes(parseImports({ path: 'src/operations/bookings/x.ts', text }))).toEqual([
+      "src/operations/bookings/x.ts:1 imports '../../store/port.js' (use src/store/index.ts)",
+      "src/operations/bookings/x.ts:4 exports '../../domain/slot-id.js' (use src/domain/index.ts)",
+      "src/operations/bookings/x.ts:5 dynamics '../../bindings/rest/app.js' (use src/bindings/rest/index.ts)",
+    ]);
+  });
+
+  test('the two doors are separate surfaces, and the package root is one too', () => {
+    expect(bypassedIndexes(parseImports({ path: 'src/bindings/mcp/http.ts', text: "import { problemBody } from '../rest/problems.js';" }))).toEqual([
+      "src/bindings/mcp/http.ts:1 imports '../rest/problems.js' (use src/bindings/rest/index.ts)",
+    ]);
+    expect(bypassedIndexes(parseImports({ path: 'src/index.ts', text: "export { createUspServer } from './server/compose.js';" }))).toEqual([
+      "src/index.ts:1 exports './server/compose.js' (use src/server/index.ts)",
+    ]);
+    expect(bypassedIndexes(parseImports({ path: 'src/index.ts', text: "export { createUspServer } from './server/index.js';" }))).toEqual([]);
   });
 
   test('a rule only judges files in its own folder', () => {

@@ -1,9 +1,6 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
-import { cancellationTerms } from '../../domain/pricing.js';
-import { parseDuration } from '../../domain/time.js';
+import { errorMessage, cancellationTerms, parseDuration, nextStatus } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { nextStatus } from '../../domain/booking-status.js';
 import { checkRevision, emitBookingEvent, freeSlot, loadBooking, move, stateConflict } from '../engine/bookings.js';
 import { iso } from '../runtime.js';
 import { id } from '../schemas.js';

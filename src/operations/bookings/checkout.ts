@@ -6,8 +6,7 @@
  * platform's `post_payment_return_request` URL with its params appended verbatim.
  */
 import { z } from 'zod';
-import { formatMoney } from '../../domain/pricing.js';
-import { formatInstant } from '../../domain/time.js';
+import { formatMoney, formatInstant } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
 import { expireIfDue } from '../engine/bookings.js';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
-import { formatMoney } from '../../domain/pricing.js';
+import { errorMessage, formatMoney } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, stateConflict, touch } from '../engine/bookings.js';
 import { iso } from '../runtime.js';

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
-import { bookingPrice, rescheduleTerms } from '../../domain/pricing.js';
-import { formatDuration, formatInstant, parseDuration } from '../../domain/time.js';
+import { errorMessage, bookingPrice, rescheduleTerms, formatDuration, formatInstant, parseDuration } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot, claimRows } from '../engine/availability.js';
 import { iso } from '../runtime.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isTerminal } from '../../domain/booking-status.js';
+import { isTerminal } from '../../domain/index.js';
 import { defineOperation, ok } from '../define.js';
 import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch } from '../engine/bookings.js';
 import { Buyer, DeliveryAddress, id } from '../schemas.js';

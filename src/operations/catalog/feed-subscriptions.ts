@@ -3,7 +3,7 @@
  * Privileged and owned by the creating principal; delivery is the webhook dispatcher's job.
  */
 import { z } from 'zod';
-import type { SubscriptionRecord } from '../../domain/records.js';
+import type { SubscriptionRecord } from '../../domain/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { checkProfileUrl } from '../../security/index.js';
 import { defineOperation, ok, type OperationDef } from '../define.js';

@@ -4,11 +4,24 @@
  * pending bookings are ignored here (their claims carry an expiry), so no sweeper is needed for
  * correctness.
  */
-import type { ServiceDef } from '../../domain/business.js';
-import { blockedInterval, findSlot, generateSlots, isCapacityType, type Claim, type SlotCandidate } from '../../domain/slots.js';
-import { decodeSlotId, type SlotIdParts } from '../../domain/slot-id.js';
-import { DAY_MS, formatDuration, formatInstant, isoUtc, localDate, parseDuration } from '../../domain/time.js';
-import type { ClaimRow, Tx } from '../../store/port.js';
+import {
+  type ServiceDef,
+  blockedInterval,
+  findSlot,
+  generateSlots,
+  isCapacityType,
+  type Claim,
+  type SlotCandidate,
+  decodeSlotId,
+  type SlotIdParts,
+  DAY_MS,
+  formatDuration,
+  formatInstant,
+  isoUtc,
+  localDate,
+  parseDuration,
+} from '../../domain/index.js';
+import type { ClaimRow, Tx } from '../../store/index.js';
 import type { Business } from '../runtime.js';
 
 export function candidateResourceIds(service: ServiceDef): string[] {

@@ -3,13 +3,25 @@
  * validated slot, moving it through the state machine, expiring what waited too long, and freeing
  * its slot (which may offer the place to the waitlist).
  */
-import type { ServiceDef } from '../../domain/business.js';
-import { allowedMoves, nextStatus, type BookingMove } from '../../domain/booking-status.js';
-import { amountDueAtBooking, bookingPrice, formatMoney } from '../../domain/pricing.js';
-import type { Action, Booking, BookingRecord, Buyer, DeliveryAddress, HoldRecord } from '../../domain/records.js';
-import type { SlotCandidate } from '../../domain/slots.js';
-import { formatDuration, formatInstant } from '../../domain/time.js';
-import { infoMessage } from '../../domain/outcomes.js';
+import {
+  type ServiceDef,
+  allowedMoves,
+  nextStatus,
+  type BookingMove,
+  amountDueAtBooking,
+  bookingPrice,
+  formatMoney,
+  type Action,
+  type Booking,
+  type BookingRecord,
+  type Buyer,
+  type DeliveryAddress,
+  type HoldRecord,
+  type SlotCandidate,
+  formatDuration,
+  formatInstant,
+  infoMessage,
+} from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { iso, mayAct, newRevision, type OperationContext } from '../runtime.js';
 import { claimRows, slotResources } from './availability.js';

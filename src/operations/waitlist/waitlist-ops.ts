@@ -3,9 +3,7 @@
  * created them (decision D15); accepting an offer books atomically in the same transaction.
  */
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
-import type { WaitlistRecord } from '../../domain/records.js';
-import { decodeSlotId } from '../../domain/slot-id.js';
+import { errorMessage, type WaitlistRecord, decodeSlotId } from '../../domain/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../engine/availability.js';
