@@ -55,33 +55,25 @@ export {
 } from './slots.js';
 export type { Claim, SlotCandidate, SlotQuery, SlotState, OpeningHoursEntry } from './slots.js';
 
-export { errorMessage, warningMessage, infoMessage, OUTCOME_SEVERITY } from './outcomes.js';
-export type { Message, MessageType, Severity, OutcomeCode } from './outcomes.js';
+export { errorMessage, warningMessage, infoMessage } from './outcomes.js';
+export type { Message } from './outcomes.js';
 
-export { BOOKING_TRANSITIONS, TERMINAL_STATUSES, isTerminal, nextStatus, allowedMoves, holdsSlot } from './booking-status.js';
+export { isTerminal, nextStatus, allowedMoves } from './booking-status.js';
 export type { BookingMove } from './booking-status.js';
 
 export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, formatMoney } from './pricing.js';
-export type { CancellationTerms, RescheduleTerms } from './pricing.js';
 
-export { publishService, serviceLocationIds, primaryCategory, searchableText } from './catalog.js';
+export { publishService, primaryCategory, searchableText } from './catalog.js';
 export type { PublishedService } from './catalog.js';
 
 export type {
   Buyer,
   DeliveryAddress,
-  BookingStatus,
-  PaymentContext,
   Action,
-  BookingPayment,
   Booking,
-  BookingPrivate,
   BookingRecord,
-  Hold,
   HoldRecord,
   WaitlistStatus,
-  WaitlistEntry,
   WaitlistRecord,
-  FeedSubscription,
   SubscriptionRecord,
 } from './records.js';
