@@ -69,7 +69,11 @@ export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; all
   };
 }
 
-/** Who is calling. Until platform authentication lands, the principal is the presented profile URI. */
+/**
+ * Who is calling, as the security module authenticated it (src/security/authenticate.ts): the
+ * principal is what the caller proved (its key, its signing key, its API key); only on public calls
+ * and in a sandbox without proof does the presented profile URI stand in for it.
+ */
 export interface Caller {
   /** Stable identity the business binds resources to; null for anonymous public calls. */
   principal: string | null;
@@ -141,9 +145,4 @@ export function mayAct(caller: Caller, owner: string | null, resourceId: string)
   if (caller.business) return true;
   if (caller.credential && caller.credential.id === resourceId) return true;
   return caller.principal !== null && owner === caller.principal;
-}
-
-export interface Services {
-  clock: Clock;
-  ids: IdSource;
 }

@@ -1,5 +1,5 @@
 /**
- * The Store contract, written once and run against every engine (SQLite today, PostgreSQL later).
+ * The Store contract, written once and run against every engine (SQLite and PostgreSQL).
  * It speaks only through the `Store` port: no SQL, no file paths, no engine pragmas. Each test gets
  * a fresh, empty store from `open()` and closes it afterwards.
  *
