@@ -6,10 +6,7 @@
  * stdio and a raw POST helper for an open Streamable HTTP session, for requests an SDK client
  * would refuse to send.
  */
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { z } from 'zod';
 import { z as z3 } from 'zod/v3';
 import { Client as ClientV2, SSEClientTransport as SseV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
@@ -19,9 +16,8 @@ import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/clien
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport as SseV1 } from '@modelcontextprotocol/sdk/client/sse.js';
 import { PLATFORM, TEST_NOW, startTestServer, type TestServer } from '../support/server.js';
+import { BIN, REPO_ROOT, ensureBuilt } from '../support/build.js';
 
-export const REPO_ROOT = resolve(import.meta.dirname, '../..');
-export const BIN = join(REPO_ROOT, 'bin/usp-server.js');
 export const ZONE = 'America/New_York';
 
 export type SdkLine = 'v1' | 'v2';
@@ -86,64 +82,6 @@ function normalizeError(err: unknown): RpcError {
   const e = err as { code?: unknown; message?: unknown; data?: unknown };
   if (typeof e?.code !== 'number') throw err;
   return { code: e.code, message: String(e.message ?? ''), data: e.data };
-}
-
-// ---------------------------------------------------------------------------
-// dist/ for the stdio binary
-// ---------------------------------------------------------------------------
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-function distIsFresh(): boolean {
-  const cli = join(REPO_ROOT, 'dist/server/cli.js');
-  if (!existsSync(cli) || !existsSync(join(REPO_ROOT, 'dist/server/demo-business.json'))) return false;
-  return statSync(cli).mtimeMs >= newestMtime(join(REPO_ROOT, 'src'));
-}
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-/**
- * `bin/usp-server.js` runs `dist/`: rebuild it when any file under src/ is newer than
- * dist/server/cli.js. Test files run in parallel, so one builds under a lock directory while the
- * others wait. A failed build (another change mid-edit) is tolerated when a dist already exists.
- */
-export function ensureBuilt(): void {
-  if (distIsFresh()) return;
-  const lock = join(tmpdir(), 'usp-server-mcp-tests-build.lock');
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
-      } catch {
-        /* released meanwhile */
-      }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for the build lock ${lock}`);
-      sleepSync(200);
-      if (distIsFresh()) return;
-    }
-  }
-  try {
-    if (!distIsFresh()) execFileSync('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, stdio: 'pipe' });
-  } catch (err) {
-    if (!existsSync(join(REPO_ROOT, 'dist/server/cli.js'))) throw err;
-    const e = err as { stdout?: unknown; stderr?: unknown };
-    console.warn(`[mcp tests] npm run build failed; using the existing dist/:\n${`${String(e.stdout ?? '')}${String(e.stderr ?? '')}`.slice(0, 1500)}`);
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
 }
 
 /** The argv that starts the stdio server on the demo business with an in-memory database. */
