@@ -15,7 +15,8 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport as SseV1 } from '@modelcontextprotocol/sdk/client/sse.js';
-import { PLATFORM, TEST_NOW, startTestServer, type TestServer } from '../support/server.js';
+import { PLATFORM, startTestServer, type TestServer } from '../support/server.js';
+import { TEST_NOW, waitFor } from '../support/time.js';
 import { BIN, REPO_ROOT, ensureBuilt } from '../support/build.js';
 
 export const ZONE = 'America/New_York';
@@ -63,16 +64,6 @@ export function meta(profile: string | null = PLATFORM, extra: Record<string, un
   return { _meta: { usp: { ...(profile === null ? {} : { profile }), ...extra } } };
 }
 
-/** Polls `predicate` every 20 ms for at most `ms`; resolves true as soon as it holds, false on timeout. */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await predicate()) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** The New York calendar date `days` days after `fromMs` (YYYY-MM-DD). */
 export function nyDate(fromMs: number, days = 0): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(fromMs + days * 86_400_000));
@@ -85,6 +76,8 @@ function normalizeError(err: unknown): RpcError {
 }
 
 /** The argv that starts the stdio server on the demo business with an in-memory database. */
+export { waitFor };
+
 export const STDIO_ARGS = [BIN, 'mcp', '--demo', '--db', ':memory:'];
 
 // ---------------------------------------------------------------------------
