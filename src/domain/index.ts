@@ -3,7 +3,9 @@
  * booking state machine, pricing and policy terms, the records the store keeps and business outcomes.
  * Other layers import the domain through this file only.
  */
-export { WEEKDAYS, DEFAULT_SETTINGS } from './business.js';
+export { WEEKDAYS, DEFAULT_SETTINGS, BusinessFileSchema, DurationSchema, ServiceSchema, businessDocs } from './business.js';
+export { formatPath, serviceRules, wholeFileRules, ROOT_PATH, DURATION_RULES_JSON_SCHEMA, SERVICE_RULES_JSON_SCHEMA } from './business-rules.js';
+export type { PathSegment, IssueSink, ServiceFacts } from './business-rules.js';
 export type {
   Weekday,
   LocalInterval,
