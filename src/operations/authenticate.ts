@@ -3,11 +3,11 @@
  * turn its one failure type into the protocol error the spec names for it.
  */
 import { AuthFailure, authenticateRequest, popAlgorithms, type AuthPolicy, type HttpEvidence, type McpAuthorization } from '../security/index.js';
-import type { SecurityRepo, Store } from '../store/port.js';
+import type { SecurityRepo, Store } from '../store/index.js';
 import { ProtocolError, type ProtocolErrorCode } from './errors.js';
 import { rateRuleOf, type OperationDef } from './define.js';
 import type { Caller } from './runtime.js';
-import type { Logger } from './pipeline.js';
+import type { Logger } from './logger.js';
 
 /** What rode with the call besides its input, as the door saw it. */
 export interface Presented {

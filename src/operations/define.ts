@@ -4,7 +4,7 @@
  * precondition (conditional write), its input schema and its handler.
  */
 import type { z } from 'zod';
-import type { Message } from '../domain/outcomes.js';
+import type { Message } from '../domain/index.js';
 import type { OperationContext } from './runtime.js';
 import { ProtocolError } from './errors.js';
 

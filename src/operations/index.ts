@@ -1,6 +1,8 @@
 export { OPERATIONS, operationByName } from './table.js';
-export { Pipeline, silentLogger, parseInput, IDEMPOTENCY_RETENTION_MS } from './pipeline.js';
-export type { OperationRequest, OperationResponse, Logger, PipelineDeps } from './pipeline.js';
+export { Pipeline, parseInput, IDEMPOTENCY_RETENTION_MS } from './pipeline.js';
+export type { OperationRequest, OperationResponse, PipelineDeps } from './pipeline.js';
+export { silentLogger } from './logger.js';
+export type { Logger } from './logger.js';
 export { ProtocolError, PROTOCOL_ERROR_CODES } from './errors.js';
 export { callerCorrelationId, correlationIdOf } from './correlation.js';
 export type { ProtocolErrorCode, FieldError } from './errors.js';
@@ -15,5 +17,5 @@ export { buildBusinessProfile } from './profile.js';
 export type { ProfileOptions } from './profile.js';
 export { sweep } from './sweep.js';
 export { syncCatalog } from './catalog-sync.js';
-export type { Message } from '../domain/outcomes.js';
-export type { OutboxEvent } from '../store/port.js';
+export type { Message } from '../domain/index.js';
+export type { OutboxEvent } from '../store/index.js';

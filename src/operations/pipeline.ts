@@ -6,13 +6,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import { errorMessage, type Message } from '../domain/outcomes.js';
-import type { OutboxEvent, Store } from '../store/port.js';
+import { errorMessage, type Message } from '../domain/index.js';
+import type { OutboxEvent, Store } from '../store/index.js';
 import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
 import type { OperationDef } from './define.js';
 import { outboxEvent, type Business, type Caller, type Clock, type IdSource, type OperationContext, type RaisedEvent } from './runtime.js';
 import { USP_VERSION, uspEnvelope, type UspEnvelope } from './envelope.js';
 import { authenticateCall, type Presented } from './authenticate.js';
+import type { Logger } from './logger.js';
 import { issueCredential, type AuthPolicy, type IssuedCredential } from '../security/index.js';
 
 /** Idempotency records are kept at least this long (spec 9.1.1). */
@@ -37,14 +38,6 @@ export interface OperationRequest {
 export type OperationResponse =
   | { ok: true; status: 200 | 201; usp: UspEnvelope; data: Record<string, unknown>; messages: Message[]; replayed: boolean; caller: Caller }
   | { ok: false; error: ProtocolError };
-
-export interface Logger {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
-
-export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
 
 export interface PipelineDeps {
   store: Store;

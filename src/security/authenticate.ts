@@ -8,7 +8,7 @@
  * admin key). A booking-scoped credential adds access to one resource on top of (or instead of)
  * a principal.
  */
-import type { SecurityRepo } from '../store/port.js';
+import type { SecurityRepo } from '../store/index.js';
 import { apiKeyMatches, hashApiKey } from './api-key.js';
 import { credentialHash } from './credentials.js';
 import { argumentsDigest } from './jcs.js';

@@ -7,14 +7,13 @@ import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import type { BusinessDef } from '../domain/business.js';
+import { type BusinessDef, formatInstant } from '../domain/index.js';
 import { BusinessFileError, loadBusinessFile, parseBusinessFile } from './business-file.js';
 import { createUspServer, consoleLogger, type ServerOptions } from './compose.js';
 import type { SecurityOptions } from './security-wiring.js';
 import { operationByName, type OperationResponse } from '../operations/index.js';
 import { hashApiKey } from '../security/index.js';
 import { serveMcpStdio } from '../bindings/mcp/index.js';
-import { formatInstant } from '../domain/time.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 

@@ -5,7 +5,7 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { BusinessDef } from '../domain/business.js';
+import type { BusinessDef } from '../domain/index.js';
 import {
   Pipeline,
   buildBusinessProfile,
@@ -22,9 +22,16 @@ import {
 import { eventBody, openStore, type OutboxEvent, type Store } from '../store/index.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy, type SecurityOptions } from './security-wiring.js';
-import type { ProfileResolver } from '../security/platform-profiles.js';
-import { clientAddressKey, popAlgorithms } from '../security/index.js';
-import { DEFAULT_RETRY, WebhookDispatcher, httpWebhookSender, loadKeyring, type RetryPolicy, type SigningKeyring, type WebhookSender } from '../webhooks/index.js';
+import { clientAddressKey, popAlgorithms, type ProfileResolver } from '../security/index.js';
+import {
+  DEFAULT_RETRY,
+  WebhookDispatcher,
+  httpWebhookSender,
+  loadKeyring,
+  type RetryPolicy,
+  type SigningKeyring,
+  type WebhookSender,
+} from '../webhooks/index.js';
 import type { Context, Hono } from 'hono';
 import type { IncomingMessage } from 'node:http';
 import { SessionHub, mountMcpHttp } from '../bindings/mcp/index.js';

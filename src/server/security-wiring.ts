@@ -3,11 +3,21 @@
  * fetches platform profiles from (and from where never), the nonce secret, rate limits.
  */
 import { randomBytes } from 'node:crypto';
-import type { BusinessDef } from '../domain/business.js';
-import type { AuthPolicy, HttpEvidence, VerifiedSignature } from '../security/index.js';
-import { hashApiKey, hmacNonces, tokenBuckets } from '../security/index.js';
-import { jwkThumbprint, uspRequiredComponents, verifyRequestSignature } from '../security/http-signatures.js';
-import { createProfileResolver, findKey, type ProfileResolver } from '../security/platform-profiles.js';
+import type { BusinessDef } from '../domain/index.js';
+import {
+  type AuthPolicy,
+  type HttpEvidence,
+  type VerifiedSignature,
+  hashApiKey,
+  hmacNonces,
+  tokenBuckets,
+  jwkThumbprint,
+  uspRequiredComponents,
+  verifyRequestSignature,
+  createProfileResolver,
+  findKey,
+  type ProfileResolver,
+} from '../security/index.js';
 import type { Store } from '../store/index.js';
 import type { Clock, RateBucket } from '../operations/index.js';
 

@@ -5,8 +5,7 @@
  * Check-and-reserve (availability re-validation and the claim that books it) always happens inside
  * one transaction.
  */
-import { isoUtc } from '../domain/time.js';
-import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../domain/records.js';
+import { isoUtc, type BookingRecord, type HoldRecord, type SubscriptionRecord, type WaitlistRecord, type WaitlistStatus } from '../domain/index.js';
 
 /** A resource occupied by a booking or an active hold over its blocked interval (buffers included). */
 export interface ClaimRow {

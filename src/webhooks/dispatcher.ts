@@ -8,9 +8,8 @@
  *   another (at most one delivery in flight per target; others proceed concurrently).
  * Nothing is lost in a crash: undelivered events and deliveries are rows, picked up on restart.
  */
-import { eventBody, type OutboxEvent, type Store, type WebhookDelivery } from '../store/port.js';
-import type { PlatformProfile } from '../security/platform-profiles.js';
-import { isReservedName } from '../security/ssrf.js';
+import { eventBody, type OutboxEvent, type Store, type WebhookDelivery } from '../store/index.js';
+import { isReservedName, type PlatformProfile } from '../security/index.js';
 import { checkWebhookUrl, type WebhookSender } from './sender.js';
 import { nextAttempt, type RetryPolicy } from './schedule.js';
 import type { SigningKeyring } from './signing-keys.js';

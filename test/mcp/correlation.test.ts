@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { PLATFORM, startTestServer, type TestServer } from '../support/server.js';
-import { connectMcp, ensureBuilt, meta, type McpConn } from './helpers.js';
+import { connectMcp, meta, type McpConn } from './helpers.js';
+import { ensureBuilt } from '../support/build.js';
 
 type Line = { msg: string; fields?: Record<string, unknown> };
 const logged: Line[] = [];

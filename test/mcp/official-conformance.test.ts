@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ensureBuilt } from './helpers.js';
+import { BIN, ensureBuilt } from '../support/build.js';
 import { ensureNode22, node22Unavailable } from '../support/node22.js';
 
 const CLI = resolve(import.meta.dirname, '../../node_modules/@modelcontextprotocol/conformance/dist/index.js');

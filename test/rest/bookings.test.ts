@@ -10,11 +10,11 @@ import {
   ADMIN_KEY,
   BUYER,
   OTHER_PLATFORM,
-  TEST_NOW,
   day,
   startTestServer,
   type TestServer,
 } from '../support/server.js';
+import { TEST_NOW } from '../support/time.js';
 import { conformRestResponse, describeConformance } from '../support/spec.js';
 
 type Res = { status: number; body: any; headers: Headers };

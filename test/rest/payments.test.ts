@@ -5,7 +5,8 @@
  * seen here, `requires_action` holds exactly when a pending action exists.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BUYER, OTHER_PLATFORM, TEST_NOW, day, demoBusiness, startTestServer, type TestServer } from '../support/server.js';
+import { BUYER, OTHER_PLATFORM, day, demoBusiness, startTestServer, type TestServer } from '../support/server.js';
+import { TEST_NOW } from '../support/time.js';
 import { conformRestResponse, describeConformance } from '../support/spec.js';
 
 type Res = { status: number; body: any; headers: Headers };

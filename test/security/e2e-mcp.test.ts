@@ -15,7 +15,8 @@ import { createPopKey, mcpProof, withMcpProof, type PopKey, type ProofOptions } 
 import { silentLogger } from '../../src/operations/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import type { SecurityOptions } from '../../src/server/security-wiring.js';
-import { BIN, REPO_ROOT, ensureBuilt, nyDate } from '../mcp/helpers.js';
+import { BIN, REPO_ROOT, ensureBuilt } from '../support/build.js';
+import { nyDate } from '../mcp/helpers.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
 import { ADMIN_KEY, BUYER, demoBusiness } from '../support/server.js';
 

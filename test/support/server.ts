@@ -9,9 +9,7 @@ import { ManualClock } from '../../src/operations/index.js';
 import { parseBusinessFile } from '../../src/server/business-file.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import { silentLogger, type Logger } from '../../src/operations/index.js';
-
-/** Tuesday 2026-12-01 12:00 in New York (17:00Z): the demo business is open every day after it. */
-export const TEST_NOW = Date.parse('2026-12-01T17:00:00Z');
+import { TEST_NOW } from './time.js';
 
 export const PLATFORM = 'https://platform.example/profiles/agent.json';
 export const OTHER_PLATFORM = 'https://other-platform.example/profile.json';

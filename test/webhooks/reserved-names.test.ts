@@ -15,7 +15,8 @@ import { isReservedName } from '../../src/security/ssrf.js';
 import { main as cliMain } from '../../src/server/cli.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import type { WebhookSender } from '../../src/webhooks/index.js';
-import { BUYER, TEST_NOW, day, demoBusiness } from '../support/server.js';
+import { BUYER, day, demoBusiness } from '../support/server.js';
+import { TEST_NOW } from '../support/time.js';
 
 describe('isReservedName: the names of RFC 2606 and RFC 6761', () => {
   it('reserved: the four TLDs, names under them, and example.com/net/org with their subdomains, in any case and with a trailing dot', () => {

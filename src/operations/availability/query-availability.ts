@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { openingHours } from '../../domain/slots.js';
-import { errorMessage } from '../../domain/outcomes.js';
-import { DAY_MS, addDays, isIsoDate, isValidTimeZone, localToUtcMs, parseInstant } from '../../domain/time.js';
+import { openingHours, errorMessage, DAY_MS, addDays, isIsoDate, isValidTimeZone, localToUtcMs, parseInstant } from '../../domain/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { presentSlot, querySlots } from '../engine/availability.js';

@@ -4,7 +4,7 @@
  * reload after the business confirms, reschedules or cancels shows the new state.
  */
 import { z } from 'zod';
-import { bookingCalendar } from '../../domain/icalendar.js';
+import { bookingCalendar } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
 import { expireIfDue } from '../engine/bookings.js';

@@ -3,7 +3,7 @@
  * completed or a no-show. Business-only; exposed on the admin REST paths and the CLI.
  */
 import { z } from 'zod';
-import type { BookingMove } from '../../domain/booking-status.js';
+import type { BookingMove } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness, type OperationDef } from '../define.js';
 import { checkRevision, emitBookingEvent, freeSlot, loadBooking, move } from '../engine/bookings.js';
 import { id } from '../schemas.js';

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { errorMessage, type Message } from '../../domain/outcomes.js';
-import { cancellationTerms, formatMoney } from '../../domain/pricing.js';
-import { parseDuration } from '../../domain/time.js';
+import { errorMessage, cancellationTerms, formatMoney, parseDuration, nextStatus, type Message } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { nextStatus } from '../../domain/booking-status.js';
-import { checkRevision, emitBookingEvent, freeSlot, iso, loadBooking, move, stateConflict } from '../engine/bookings.js';
+import { checkRevision, emitBookingEvent, freeSlot, loadBooking, move, stateConflict } from '../engine/bookings.js';
+import { iso } from '../runtime.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 

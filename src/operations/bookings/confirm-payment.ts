@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
-import { formatMoney } from '../../domain/pricing.js';
+import { errorMessage, formatMoney } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, iso, loadBooking, move, remindIfInsideWindow, stateConflict, touch } from '../engine/bookings.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow, stateConflict, touch } from '../engine/bookings.js';
+import { iso } from '../runtime.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
-import { isCapacityType } from '../../domain/slots.js';
+import { errorMessage, isCapacityType } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../engine/availability.js';
 import { createBookingRecord } from '../engine/bookings.js';

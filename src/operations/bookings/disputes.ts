@@ -7,13 +7,11 @@
  * raised in the same transaction, and a refund also raises `booking.refund_issued`.
  */
 import { z } from 'zod';
-import { nextDisputeStatus, type DisputeMove } from '../../domain/disputes.js';
-import { errorMessage } from '../../domain/outcomes.js';
-import { formatMoney } from '../../domain/pricing.js';
-import type { BookingRecord } from '../../domain/records.js';
+import { errorMessage, formatMoney, nextDisputeStatus, type BookingRecord, type DisputeMove } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
-import { checkRevision, emitBookingEvent, iso, loadBooking, touch } from '../engine/bookings.js';
+import { checkRevision, emitBookingEvent, loadBooking, touch } from '../engine/bookings.js';
+import { iso } from '../runtime.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 

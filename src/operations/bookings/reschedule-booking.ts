@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
-import { bookingPrice, rescheduleTerms } from '../../domain/pricing.js';
-import { formatDuration, formatInstant, parseDuration } from '../../domain/time.js';
+import { errorMessage, bookingPrice, rescheduleTerms, formatDuration, formatInstant, parseDuration } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkSlot } from '../engine/availability.js';
+import { checkSlot, claimRows } from '../engine/availability.js';
+import { iso } from '../runtime.js';
 import { freedSlotOf, offerFreedPlace } from '../engine/waitlist.js';
 import { scheduleReminder } from '../engine/bookings.js';
-import { checkRevision, claimRows, emitBookingEvent, iso, loadBooking, move, paymentAction, stateConflict } from '../engine/bookings.js';
+import { checkRevision, emitBookingEvent, loadBooking, move, paymentAction, stateConflict } from '../engine/bookings.js';
 import { id } from '../schemas.js';
 import { holdView, loadHold } from '../availability/release-hold.js';
 import { bookingNotFound } from './get-booking.js';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { isTerminal } from '../../domain/booking-status.js';
-import { errorMessage, type Message } from '../../domain/outcomes.js';
+import { isTerminal, errorMessage, type Message } from '../../domain/index.js';
 import { defineOperation, ok, type OperationResult } from '../define.js';
 import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch } from '../engine/bookings.js';
 import { Buyer, DeliveryAddress, id } from '../schemas.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
+import { errorMessage } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { id } from '../schemas.js';
 import { withHint } from './present.js';

@@ -3,26 +3,29 @@
  * validated slot, moving it through the state machine, expiring what waited too long, and freeing
  * its slot (which may offer the place to the waitlist).
  */
-import type { ServiceDef } from '../../domain/business.js';
-import { allowedMoves, nextStatus, type BookingMove } from '../../domain/booking-status.js';
-import { amountDueAtBooking, bookingPrice, formatMoney } from '../../domain/pricing.js';
-import type { Action, Booking, BookingRecord, Buyer, DeliveryAddress, HoldRecord } from '../../domain/records.js';
-import type { SlotCandidate } from '../../domain/slots.js';
-import { blockedInterval } from '../../domain/slots.js';
-import { formatDuration, formatInstant, isoUtc } from '../../domain/time.js';
-import { infoMessage } from '../../domain/outcomes.js';
-import type { ClaimRow } from '../../store/port.js';
+import {
+  type ServiceDef,
+  allowedMoves,
+  nextStatus,
+  type BookingMove,
+  amountDueAtBooking,
+  bookingPrice,
+  formatMoney,
+  type Action,
+  type Booking,
+  type BookingRecord,
+  type Buyer,
+  type DeliveryAddress,
+  type HoldRecord,
+  type SlotCandidate,
+  formatDuration,
+  formatInstant,
+  infoMessage,
+} from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
-import { mayAct, type OperationContext } from '../runtime.js';
-import { slotResources } from './availability.js';
+import { iso, mayAct, newRevision, type OperationContext } from '../runtime.js';
+import { claimRows, slotResources } from './availability.js';
 import { freedSlotOf, offerFreedPlace } from './waitlist.js';
-
-/** Instants on the wire: RFC 3339 UTC without fractional seconds. */
-export const iso = isoUtc;
-
-export function newRevision(ctx: OperationContext): string {
-  return ctx.ids.next('rev');
-}
 
 export interface NewBooking {
   service: ServiceDef;
@@ -130,28 +133,6 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
   // After booking.confirmed: a booking made inside the reminder window is reminded at once.
   await scheduleReminder(ctx, rec);
   return rec;
-}
-
-export function claimRows(
-  service: ServiceDef,
-  slot: { key: string; startMs: number; resourceIds: readonly string[] },
-  ownerId: string,
-  spots: number,
-  isHold: boolean,
-  expiresAtMs: number | null,
-): ClaimRow[] {
-  const blocked = blockedInterval(service, slot.startMs);
-  return slot.resourceIds.map((resource_id) => ({
-    resource_id,
-    start_ms: blocked.startMs,
-    end_ms: blocked.endMs,
-    slot_key: slot.key,
-    owner_id: ownerId,
-    spots,
-    is_hold: isHold,
-    service_id: service.id,
-    expires_at_ms: expiresAtMs,
-  }));
 }
 
 /** A hosted checkout link for a pending payment (spec 8.5.4): https in production, no secrets in the query. */

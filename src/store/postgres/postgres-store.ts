@@ -21,7 +21,7 @@
  * - `channel` announces dispatched outbox sequences to every process over LISTEN/NOTIFY.
  */
 import pg from 'pg';
-import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../domain/records.js';
+import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../domain/index.js';
 import type {
   ClaimRow,
   DeliveryAttempt,
