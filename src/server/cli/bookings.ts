@@ -1,0 +1,64 @@
+/** `usp-server bookings`: the business acts on its own bookings, against the server's database. */
+import { operationByName, type OperationResponse } from '../../operations/index.js';
+import { formatInstant } from '../../domain/time.js';
+import { OFFLINE_HELP, UsageError, intFlag, openOffline, type Command, type Flags } from './common.js';
+
+const HELP = `usp-server bookings: act on the business's bookings as the business itself
+
+Usage:
+  usp-server bookings list [--status S] [--limit N]     list recent bookings (default 20)
+  usp-server bookings get ID                            show one booking
+  usp-server bookings confirm ID                        confirm a manual-confirmation booking
+  usp-server bookings start|complete|no-show ID         mark a booking in progress / completed / no-show
+  usp-server bookings cancel ID [--reason TEXT]         cancel as the business (no fee, full refund)
+
+Events these raise go to the database's outbox; the running server delivers them.
+
+${OFFLINE_HELP}
+`;
+
+const OPERATIONS: Record<string, string> = {
+  get: 'get_booking',
+  confirm: 'confirm_booking',
+  start: 'start_booking',
+  complete: 'complete_booking',
+  'no-show': 'mark_no_show',
+  cancel: 'cancel_booking',
+};
+
+function printResponse(res: OperationResponse): void {
+  if (!res.ok) throw new UsageError(`${res.error.code}: ${res.error.message}`);
+  for (const m of res.messages) console.error(`${m.type}: ${m.code}: ${m.content}`);
+  const b = res.data.booking as Record<string, unknown> | undefined;
+  if (b) console.log(JSON.stringify(b, null, 2));
+}
+
+async function run(flags: Flags, args: string[]): Promise<number> {
+  const [sub, id] = args;
+  const opName = sub === 'list' ? undefined : OPERATIONS[sub ?? ''];
+  if (sub !== 'list' && !opName) throw new UsageError(`unknown bookings command ${JSON.stringify(sub ?? '')} (see usp-server bookings --help)`);
+  if (opName && !id) throw new UsageError(`usp-server bookings ${sub} needs a booking id`);
+  // Events raised here land in the outbox; the running server's dispatcher delivers them.
+  const { server } = await openOffline(flags);
+  const caller = { principal: 'business', profile: null, business: true };
+  try {
+    if (!opName) {
+      const limit = intFlag(flags, 'limit', 1) ?? 20;
+      const recs = await server.store.read((tx) => tx.bookings.recent(limit, flags.status));
+      for (const r of recs) {
+        const b = r.booking;
+        console.log(`${b.id}  ${b.status.padEnd(15)} ${formatInstant(r.priv.start_ms, server.biz.zone)}  ${b.service_name}  ${b.buyer.first_name} ${b.buyer.last_name}`);
+      }
+      if (recs.length === 0) console.log('no bookings');
+      return 0;
+    }
+    const input: Record<string, unknown> = { booking_id: id };
+    if (sub === 'cancel' && flags.reason) input.reason = flags.reason;
+    printResponse(await server.pipeline.execute(operationByName(opName), { input, trustedCaller: caller }));
+    return 0;
+  } finally {
+    await server.close();
+  }
+}
+
+export const bookingsCommand: Command = { name: 'bookings', summary: 'act on bookings as the business (list, get, confirm, start, complete, no-show, cancel)', help: HELP, run };
