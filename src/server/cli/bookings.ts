@@ -1,7 +1,7 @@
 /** `usp-server bookings`: the business acts on its own bookings, against the server's database. */
 import { operationByName, type OperationResponse } from '../../operations/index.js';
 import { formatInstant } from '../../domain/time.js';
-import { OFFLINE_HELP, UsageError, intFlag, openOffline, type Command, type Flags } from './common.js';
+import { CommandError, OFFLINE_HELP, UsageError, intFlag, openOffline, shownDb, type Command, type Flags } from './common.js';
 
 const HELP = `usp-server bookings: act on the business's bookings as the business itself
 
@@ -26,11 +26,24 @@ const OPERATIONS: Record<string, string> = {
   cancel: 'cancel_booking',
 };
 
-function printResponse(res: OperationResponse): void {
-  if (!res.ok) throw new UsageError(`${res.error.code}: ${res.error.message}`);
-  for (const m of res.messages) console.error(`${m.type}: ${m.code}: ${m.content}`);
+/**
+ * Print the booking and the messages; a protocol error or a message of type error is a failure
+ * (exit 1), and an unknown id names the database that was read, since the usual cause is a
+ * command pointed at another database than the server's.
+ */
+function printResponse(res: OperationResponse, db: string): void {
+  if (!res.ok) throw new CommandError(`${res.error.code}: ${res.error.message}`);
+  const failures = res.messages.filter((m) => m.type === 'error');
+  for (const m of res.messages) if (m.type !== 'error') console.error(`${m.type}: ${m.code}: ${m.content}`);
   const b = res.data.booking as Record<string, unknown> | undefined;
-  if (b) console.log(JSON.stringify(b, null, 2));
+  if (b && failures.length === 0) console.log(JSON.stringify(b, null, 2));
+  if (failures.length === 0) return;
+  const lines = failures.map((m) =>
+    m.code === 'booking_not_found'
+      ? `${m.code}: no such booking in ${shownDb(db)} (give the --demo or --config and the --db the server runs with)`
+      : `${m.code}: ${m.content}`,
+  );
+  throw new CommandError(lines.join('\n'));
 }
 
 async function run(flags: Flags, args: string[]): Promise<number> {
@@ -39,7 +52,7 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   if (sub !== 'list' && !opName) throw new UsageError(`unknown bookings command ${JSON.stringify(sub ?? '')} (see usp-server bookings --help)`);
   if (opName && !id) throw new UsageError(`usp-server bookings ${sub} needs a booking id`);
   // Events raised here land in the outbox; the running server's dispatcher delivers them.
-  const { server } = await openOffline(flags);
+  const { server, db } = await openOffline(flags);
   const caller = { principal: 'business', profile: null, business: true };
   try {
     if (!opName) {
@@ -54,7 +67,7 @@ async function run(flags: Flags, args: string[]): Promise<number> {
     }
     const input: Record<string, unknown> = { booking_id: id };
     if (sub === 'cancel' && flags.reason) input.reason = flags.reason;
-    printResponse(await server.pipeline.execute(operationByName(opName), { input, trustedCaller: caller }));
+    printResponse(await server.pipeline.execute(operationByName(opName), { input, trustedCaller: caller }), db);
     return 0;
   } finally {
     await server.close();

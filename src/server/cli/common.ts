@@ -113,6 +113,18 @@ export function dbPath(flags: Flags, def: BusinessDef): string {
   return flags.db ?? (process.env.DATABASE_URL || join(process.cwd(), 'data', `${def.business.id}.db`));
 }
 
+/** The database as a message may name it: a postgres:// URL without its password. */
+export function shownDb(db: string): string {
+  if (!/^postgres(ql)?:\/\//.test(db)) return db;
+  try {
+    const u = new URL(db);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://...';
+  }
+}
+
 /** Open the business's database for an offline command (no listening, no dispatching). */
 export async function openOffline(flags: Flags) {
   if (!flags.demo && !flags.config) flags = { ...flags, demo: true };

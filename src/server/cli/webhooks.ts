@@ -1,5 +1,5 @@
 /** `usp-server webhooks`: the delivery log, and putting failed deliveries back in the queue. */
-import { OFFLINE_HELP, UsageError, intFlag, openOffline, type Command, type Flags } from './common.js';
+import { CommandError, OFFLINE_HELP, UsageError, intFlag, openOffline, shownDb, type Command, type Flags } from './common.js';
 
 const HELP = `usp-server webhooks: the webhook delivery log
 
@@ -15,7 +15,7 @@ ${OFFLINE_HELP}
 async function run(flags: Flags, args: string[]): Promise<number> {
   const [sub, id] = args;
   if (sub !== 'list' && sub !== 'retry') throw new UsageError(`unknown webhooks command ${JSON.stringify(sub ?? '')} (see usp-server webhooks --help)`);
-  const { server } = await openOffline(flags);
+  const { server, db } = await openOffline(flags);
   try {
     if (sub === 'list') {
       const status = flags.status as 'pending' | 'delivered' | 'failed' | 'canceled' | undefined;
@@ -32,6 +32,7 @@ async function run(flags: Flags, args: string[]): Promise<number> {
       const target = flags.failed ? null : Number(id);
       if (target !== null && !Number.isInteger(target)) throw new UsageError('usp-server webhooks retry ID | --failed');
       const n = await server.store.transaction((tx) => tx.webhooks.retry(target, Date.now()));
+      if (target !== null && n === 0) throw new CommandError(`no failed delivery #${target} in ${shownDb(db)} (usp-server webhooks list --status failed shows them)`);
       console.log(`${n} deliver${n === 1 ? 'y' : 'ies'} queued again; the running server sends them at its next pass`);
     }
     return 0;
