@@ -133,8 +133,11 @@ export interface BusinessSettings {
   max_active_holds_per_buyer: number;
   /** Most entries on one service's waitlist. */
   max_waitlist_entries: number;
-  /** Public origin the server is reachable at (profile endpoints, checkout links). */
-  public_url: string;
+  /**
+   * Public origin the server is reachable at (profile endpoints, checkout links). Absent: the
+   * address the server listens on (see docs/DECISIONS.md, "Hardening: a new user").
+   */
+  public_url?: string;
   /** `booking.reminder` goes out this long before the start (0 turns reminders off). */
   reminder_offset_seconds: number;
   /** Checkout page template; `{booking_id}` and `{action_id}` are replaced. */
@@ -167,5 +170,4 @@ export const DEFAULT_SETTINGS: BusinessSettings = {
   max_active_holds_per_buyer: 3,
   max_waitlist_entries: 100,
   reminder_offset_seconds: 86400,
-  public_url: 'http://localhost:8787',
 };

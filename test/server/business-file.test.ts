@@ -62,7 +62,7 @@ describe('the demo business file', () => {
     const def = await loadBusinessFile(demoPath);
     expect(def.business.id).toBe('biz_maple_pine');
     expect(def.business.timezone).toBe('America/New_York');
-    expect(def.settings).toEqual({ ...DEFAULT_SETTINGS, public_url: 'http://localhost:8787' });
+    expect(def.settings).toEqual(DEFAULT_SETTINGS);
     expect('$schema' in def).toBe(false);
     expect(demo().$schema).toBe('../../schemas/business-file.schema.json');
   });
@@ -206,8 +206,8 @@ describe('broken business files', () => {
   });
 
   it('rejects a public_url that is not an absolute http(s) URL', () => {
-    rejects((f) => (f.settings.public_url = 'localhost:8787'), 'settings.public_url', /http/);
-    rejects((f) => (f.settings.public_url = 'ftp://example.com'), 'settings.public_url');
+    rejects((f) => (f.settings = { public_url: 'localhost:8787' }), 'settings.public_url', /http/);
+    rejects((f) => (f.settings = { public_url: 'ftp://example.com' }), 'settings.public_url');
   });
 
   it('rejects unknown top-level members and unknown service members', () => {

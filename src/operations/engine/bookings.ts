@@ -155,8 +155,7 @@ export function claimRows(
 
 /** A hosted checkout link for a pending payment (spec 8.5.4): https in production, no secrets in the query. */
 export function checkoutUrl(ctx: OperationContext, bookingId: string): string {
-  const s = ctx.biz.def.settings;
-  const template = s.checkout_url_template ?? `${s.public_url.replace(/\/$/, '')}/checkout/{booking_id}`;
+  const template = ctx.biz.def.settings.checkout_url_template ?? `${ctx.biz.publicUrl}/checkout/{booking_id}`;
   return template.replace('{booking_id}', encodeURIComponent(bookingId));
 }
 
