@@ -166,5 +166,6 @@ export const SETTINGS_HELP = `Business settings (override the business file's "s
   --max-holds N                         active holds per platform and buyer on one service (default 3)
   --max-waitlist N                      most entries on one service's waitlist (default 100)
   --reminder-offset SECONDS             booking.reminder this long before the start (default 86400; 0 = off)
-  --public-url URL                      public origin of the server (profile endpoints, checkout links)
+  --public-url URL                      public origin of the server (profile endpoints, checkout links; default the file's
+                                        settings.public_url, else the listening address; https required beyond loopback)
   --checkout-url TEMPLATE               checkout page URL; {booking_id} is replaced`;
