@@ -2,11 +2,12 @@
  * The command line as a new user meets it: the built `bin/usp-server.js`, spawned (run
  * `npm run build` first).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { BIN, runCli, startServeCli } from '../support/cli.js';
 import { BUYER, day, startTestServer } from '../support/server.js';
 
 const COMMANDS = ['serve', 'mcp', 'bookings', 'webhooks', 'keys', 'validate', 'hash-key'];
@@ -97,5 +98,87 @@ describe('every failure of a command exits non-zero; an unknown id names the dat
     const r = await runCli(['bookings', 'get', 'bk_x', '--db', 'postgres://usp:s3cret@127.0.0.1:1/nope'], { timeoutMs: 20_000 });
     expect(r.code).toBe(1);
     expect(r.stderr).not.toContain('s3cret');
+  });
+});
+
+/** Start `usp-server mcp ...`, wait for the line naming its database, then end it by closing stdin. */
+function mcpDatabaseLine(args: string[], cwd: string, env: Record<string, string | undefined>): Promise<{ line: string; code: number | null }> {
+  return new Promise((resolvePromise, reject) => {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env };
+    delete childEnv.DATABASE_URL;
+    for (const [k, v] of Object.entries(env)) {
+      if (v === undefined) delete childEnv[k];
+      else childEnv[k] = v;
+    }
+    const child = spawn(process.execPath, [BIN, 'mcp', ...args], { cwd, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    let line: string | undefined;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`usp-server mcp did not start\n${stderr}`));
+    }, 15_000);
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString('utf8');
+      const m = /database: (.+)/.exec(stderr);
+      if (m && line === undefined) {
+        line = m[1]!;
+        child.stdin.end();
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (line === undefined) reject(new Error(`usp-server mcp exited with ${code} before naming its database\n${stderr}`));
+      else resolvePromise({ line, code });
+    });
+  });
+}
+
+describe('without --db, every command keeps its database in the per-user data directory', () => {
+  let dir: string;
+  let cwd: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'usp-datadir-'));
+    cwd = join(dir, 'assistant-cwd');
+    mkdirSync(cwd);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('mcp uses $XDG_DATA_HOME/usp-server/<business id>.db, creates it, says so on stderr, and leaves the working directory alone', async () => {
+    const xdg = join(dir, 'xdg');
+    const r = await mcpDatabaseLine(['--demo'], cwd, { XDG_DATA_HOME: xdg });
+    const expected = join(xdg, 'usp-server', 'biz_maple_pine.db');
+    expect(r.line).toBe(expected);
+    expect(r.code).toBe(0);
+    expect(existsSync(expected)).toBe(true);
+    expect(statSync(join(xdg, 'usp-server')).mode & 0o077).toBe(0);
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it('mcp falls back to ~/.local/share/usp-server without $XDG_DATA_HOME (and with a relative one, which XDG says to ignore)', async () => {
+    const home = join(dir, 'home');
+    mkdirSync(home);
+    const expected = join(home, '.local', 'share', 'usp-server', 'biz_maple_pine.db');
+    expect((await mcpDatabaseLine(['--demo'], cwd, { HOME: home, XDG_DATA_HOME: undefined })).line).toBe(expected);
+    expect((await mcpDatabaseLine(['--demo'], cwd, { HOME: home, XDG_DATA_HOME: 'relative/dir' })).line).toBe(expected);
+    expect(existsSync(expected)).toBe(true);
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it('serve and the bookings commands use the same file, from any directory; --db and $DATABASE_URL still win', async () => {
+    const xdg = join(dir, 'xdg-serve');
+    const expected = join(xdg, 'usp-server', 'biz_maple_pine.db');
+    const s = await startServeCli(['--demo', '--port', '0'], { cwd, env: { XDG_DATA_HOME: xdg } });
+    try {
+      expect(s.stderr()).toContain(`database: ${expected}`);
+    } finally {
+      await s.stop();
+    }
+    const list = await runCli(['bookings', 'get', 'bk_nope'], { cwd: dir, env: { XDG_DATA_HOME: xdg } });
+    expect(list.code).toBe(1);
+    expect(list.stderr).toContain(expected);
+    const other = join(dir, 'explicit.db');
+    expect((await runCli(['bookings', 'get', 'bk_nope', '--db', other], { cwd, env: { XDG_DATA_HOME: xdg } })).stderr).toContain(other);
+    expect((await runCli(['bookings', 'get', 'bk_nope'], { cwd, env: { XDG_DATA_HOME: xdg, DATABASE_URL: other } })).stderr).toContain(other);
+    expect(readdirSync(cwd)).toEqual([]);
   });
 });

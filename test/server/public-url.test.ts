@@ -53,7 +53,7 @@ describe('the public origin is one a platform and a buyer can reach', () => {
       expect(port).not.toBe('8787');
       const profile = await (await fetch(`${s.url}/.well-known/usp`)).json();
       expect(restAndMcpEndpoints(profile)).toEqual([s.url, `${s.url}/mcp`]);
-      const openapi = await (await fetch(`${s.url}/openapi.json`)).json();
+      const openapi = (await (await fetch(`${s.url}/openapi.json`)).json()) as { servers: unknown };
       expect(openapi.servers).toEqual([{ url: s.url }]);
       const link = await paidBookingContinueUrl(s.url);
       expect(link.startsWith(`${s.url}/checkout/`)).toBe(true);

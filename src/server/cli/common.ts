@@ -3,9 +3,10 @@
  * business (with the settings flags applied), the database to open, and the help sections several
  * commands print. The flag table itself (OPTIONS) is in ../cli.ts.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { parseArgs } from 'node:util';
 import type { BusinessDef } from '../../domain/business.js';
 import { loadBusinessFile, parseBusinessFile } from '../business-file.js';
@@ -109,8 +110,28 @@ export function webhookOptions(flags: Flags): NonNullable<ServerOptions['webhook
   return o;
 }
 
+/**
+ * Where databases live when no --db or $DATABASE_URL names one: a per-user data directory
+ * ($XDG_DATA_HOME/usp-server, else ~/.local/share/usp-server), never the working directory, which
+ * for a desktop assistant is wherever the assistant happens to run.
+ */
+export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
+  // The XDG base directory spec: a relative $XDG_DATA_HOME is invalid and ignored.
+  const base = env.XDG_DATA_HOME && isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
+  return join(base, 'usp-server');
+}
+
+/** --db, else $DATABASE_URL, else <data dir>/<business id>.db (the directory is created, private to the user). */
 export function dbPath(flags: Flags, def: BusinessDef): string {
-  return flags.db ?? (process.env.DATABASE_URL || join(process.cwd(), 'data', `${def.business.id}.db`));
+  if (flags.db) return flags.db;
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const dir = dataDir();
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new CommandError(`cannot create the data directory ${dir}: ${(err as Error).message} (give --db PATH)`);
+  }
+  return join(dir, `${def.business.id}.db`);
 }
 
 /** The database as a message may name it: a postgres:// URL without its password. */
@@ -138,7 +159,9 @@ export const BUSINESS_HELP = `Business:
   --demo                      the built-in demo business (implies --sandbox unless --require-auth)
   --config FILE               the business described by FILE (JSON; see schemas/business-file.schema.json)`;
 
-export const DB_HELP = `  --db PATH                   SQLite database file, or a postgres:// URL (default $DATABASE_URL, else ./data/<business id>.db; ':memory:' for none)`;
+export const DB_HELP = `  --db PATH                   SQLite database file, or a postgres:// URL (default $DATABASE_URL, else
+                              $XDG_DATA_HOME/usp-server/<business id>.db, else ~/.local/share/usp-server/<business id>.db;
+                              ':memory:' keeps nothing)`;
 
 /** For the commands that act on a running business's database (bookings, webhooks, keys). */
 export const OFFLINE_HELP = `Database (give the same business and database as the server):

@@ -1,7 +1,7 @@
 /** `usp-server mcp`: speak MCP over stdio, for desktop assistants. */
 import { createUspServer, consoleLogger } from '../compose.js';
 import { serveMcpStdio } from '../../bindings/mcp/index.js';
-import { AUTH_HELP, ACCESS_HELP, BUSINESS_HELP, DB_HELP, SETTINGS_HELP, dbPath, loadBusiness, securityOptions, type Command, type Flags } from './common.js';
+import { AUTH_HELP, ACCESS_HELP, BUSINESS_HELP, DB_HELP, SETTINGS_HELP, dbPath, loadBusiness, shownDb, securityOptions, type Command, type Flags } from './common.js';
 
 const HELP = `usp-server mcp: speak MCP over stdio (newline-delimited JSON-RPC on stdin/stdout; logs on stderr)
 
@@ -23,9 +23,11 @@ async function run(flags: Flags): Promise<number> {
   const def = await loadBusiness(flags);
   const sandbox = flags['require-auth'] ? false : Boolean(flags.sandbox || flags.demo);
   // stdout carries the protocol: every log line goes to stderr (consoleLogger does).
-  const server = await createUspServer({ business: def, db: dbPath(flags, def), sandbox, adminKeys: flags['admin-key'], security: securityOptions(flags) });
+  const db = dbPath(flags, def);
+  const server = await createUspServer({ business: def, db, sandbox, adminKeys: flags['admin-key'], security: securityOptions(flags) });
   const stdio = await serveMcpStdio({ pipeline: server.pipeline }, server.hub);
   consoleLogger.info(`${def.business.name}: MCP on stdio${sandbox ? ' (SANDBOX: privileged calls need no platform authentication)' : ''}`);
+  consoleLogger.info(`database: ${shownDb(db)}`);
   const stop = async () => {
     await stdio.close().catch(() => undefined);
     await server.close();

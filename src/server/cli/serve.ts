@@ -9,6 +9,7 @@ import {
   SETTINGS_HELP,
   UsageError,
   dbPath,
+  shownDb,
   intFlag,
   loadBusiness,
   securityOptions,
@@ -61,9 +62,10 @@ async function run(flags: Flags): Promise<number> {
   const port = intFlag(flags, 'port', 0) ?? (process.env.PORT ? Number(process.env.PORT) : 8787);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port ${port}`);
   const host = flags.host ?? '127.0.0.1';
+  const db = dbPath(flags, def);
   const server = await createUspServer({
     business: def,
-    db: dbPath(flags, def),
+    db,
     sandbox,
     adminKeys: flags['admin-key'],
     maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
@@ -79,6 +81,7 @@ async function run(flags: Flags): Promise<number> {
     await server.close();
     throw new UsageError((err as Error).message);
   }
+  consoleLogger.info(`database: ${shownDb(db)}`);
   consoleLogger.info(`${def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
   if (sandbox) {
     consoleLogger.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
