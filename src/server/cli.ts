@@ -112,7 +112,7 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(flags, rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      console.error(`usp-server: ${err.message}`);
+      console.error(err.message.startsWith('Usage: ') ? err.message : `usp-server: ${err.message}`);
       return 2;
     }
     if (err instanceof BusinessFileError || err instanceof CommandError) {

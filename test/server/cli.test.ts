@@ -3,11 +3,11 @@
  * `npm run build` first).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, startServeCli } from '../support/cli.js';
+import { BIN, REPO_ROOT, runCli, startServeCli } from '../support/cli.js';
 import { BUYER, day, startTestServer } from '../support/server.js';
 
 const COMMANDS = ['serve', 'mcp', 'bookings', 'webhooks', 'keys', 'validate', 'hash-key'];
@@ -180,5 +180,44 @@ describe('without --db, every command keeps its database in the per-user data di
     expect((await runCli(['bookings', 'get', 'bk_nope', '--db', other], { cwd, env: { XDG_DATA_HOME: xdg } })).stderr).toContain(other);
     expect((await runCli(['bookings', 'get', 'bk_nope'], { cwd, env: { XDG_DATA_HOME: xdg, DATABASE_URL: other } })).stderr).toContain(other);
     expect(readdirSync(cwd)).toEqual([]);
+  });
+});
+
+describe('validate, as the README shows it', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'usp-validate-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('without a file prints a usage line and exits 2', async () => {
+    const r = await runCli(['validate']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n')[0]).toMatch(/^Usage: usp-server validate FILE\b/);
+  });
+
+  it('a copy of the demo file validates wherever it is copied', async () => {
+    copyFileSync(join(REPO_ROOT, 'src/server/demo-business.json'), join(dir, 'copy.json'));
+    const r = await runCli(['validate', 'copy.json'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('copy.json: valid (6 services, 11 resources)\n');
+  });
+
+  it("the README's sample error output is what validate prints for the file it describes", async () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const block = /```\n\$ usp-server validate business\.json\n([\s\S]*?)```/.exec(readme);
+    expect(block, 'README has a "$ usp-server validate business.json" sample').not.toBeNull();
+    // The file the README describes: the demo with the paid massage's payment_timing removed and
+    // Ava's Monday closing before it opens.
+    const file = JSON.parse(readFileSync(join(REPO_ROOT, 'src/server/demo-business.json'), 'utf8'));
+    expect(file.services[3].id).toBe('svc_massage_60');
+    expect(file.resources[0].name).toBe('Ava Chen');
+    delete file.services[3].policies.payment_timing;
+    file.resources[0].schedule.monday[0] = { opens: '18:00', closes: '09:00' };
+    writeFileSync(join(dir, 'business.json'), JSON.stringify(file, null, 2));
+    const r = await runCli(['validate', 'business.json'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toBe(block![1]);
   });
 });

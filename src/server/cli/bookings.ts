@@ -50,7 +50,7 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   const [sub, id] = args;
   const opName = sub === 'list' ? undefined : OPERATIONS[sub ?? ''];
   if (sub !== 'list' && !opName) throw new UsageError(`unknown bookings command ${JSON.stringify(sub ?? '')} (see usp-server bookings --help)`);
-  if (opName && !id) throw new UsageError(`usp-server bookings ${sub} needs a booking id`);
+  if (opName && !id) throw new UsageError(`Usage: usp-server bookings ${sub} ID   (usp-server bookings --help says more)`);
   // Events raised here land in the outbox; the running server's dispatcher delivers them.
   const { server, db } = await openOffline(flags);
   const caller = { principal: 'business', profile: null, business: true };

@@ -12,7 +12,7 @@ Put the digest in the business file's "admin_api_key_hashes" (a key that acts as
 `;
 
 async function run(_flags: Flags, args: string[]): Promise<number> {
-  if (!args[0]) throw new UsageError('usp-server hash-key KEY');
+  if (!args[0]) throw new UsageError('Usage: usp-server hash-key KEY   (usp-server hash-key --help says more)');
   console.log(hashApiKey(args[0]));
   return 0;
 }

@@ -12,7 +12,7 @@ Prints "FILE: valid (...)" and exits 0, or one line per problem, naming the fiel
 
 async function run(flags: Flags, args: string[]): Promise<number> {
   const file = args[0] ?? flags.config;
-  if (!file) throw new UsageError('usp-server validate FILE');
+  if (!file) throw new UsageError('Usage: usp-server validate FILE   (usp-server validate --help says more)');
   const def = await loadBusinessFile(file);
   console.log(`${file}: valid (${def.services.length} services, ${def.resources.length} resources)`);
   return 0;
