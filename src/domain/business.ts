@@ -482,7 +482,6 @@ const d = {
   max_active_holds_per_buyer: 3,
   max_waitlist_entries: 100,
   reminder_offset_seconds: 86400,
-  public_url: 'http://localhost:8787',
 };
 
 const SettingsSchema = doc(
@@ -502,7 +501,7 @@ const SettingsSchema = doc(
       reminder_offset_seconds: doc(z.number().int().min(0), 'booking.reminder goes out this long before the start; 0 turns reminders off.').default(
         d.reminder_offset_seconds,
       ),
-      public_url: httpUrl('Public origin of the server (absolute http(s) URL).').default(d.public_url),
+      public_url: httpUrl('Public origin of the server (absolute http(s) URL); --public-url overrides it. Absent: the address the server listens on.').optional(),
       checkout_url_template: doc(
         z
           .string()

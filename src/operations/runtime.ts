@@ -52,7 +52,15 @@ export interface Business {
   sandbox: boolean;
   /** Development: http://127.0.0.1 callback URLs are accepted (--allow-loopback-profiles). */
   allowLoopbackUrls: boolean;
+  /**
+   * The public origin (no trailing slash) of profile endpoints and checkout links: the configured
+   * public URL, else the address the server listens on once it does (the composition root sets it).
+   */
+  publicUrl: string;
 }
+
+/** The public origin before the server listens anywhere (stdio MCP): where `serve` listens by default. */
+export const DEFAULT_PUBLIC_URL = 'http://localhost:8787';
 
 export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; allowLoopbackUrls?: boolean } = {}): Business {
   const services = new Map(def.services.map((s) => [s.id, s] as const));
@@ -66,6 +74,7 @@ export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; all
     serviceOrder: def.services.map((s) => s.id),
     sandbox: opts.sandbox ?? false,
     allowLoopbackUrls: opts.allowLoopbackUrls ?? false,
+    publicUrl: (def.settings.public_url ?? DEFAULT_PUBLIC_URL).replace(/\/$/, ''),
   };
 }
 

@@ -140,7 +140,10 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   };
   announce(await syncCatalog(store, biz, clock, ids));
 
-  let baseUrl = opts.business.settings.public_url.replace(/\/$/, '');
+  // The public origin: the configured one (--public-url, else the business file's settings.public_url),
+  // else the address listened on, known after listen(); until then (stdio) where `serve` listens by default.
+  const configuredPublicUrl = opts.business.settings.public_url?.replace(/\/$/, '');
+  let baseUrl = biz.publicUrl;
   let listenUrl: string | undefined;
   const { policy: authPolicy, resolver } = await buildAuthPolicy({
     business: opts.business,
@@ -267,6 +270,13 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
         keepAliveTimeout: limits.keepAliveTimeoutMs,
         connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4))),
       };
+      // Reachable from elsewhere: checkout links and profile endpoints must name the https origin
+      // platforms and buyers reach, which the listening address does not tell.
+      if (!loopback && !opts.sandbox && !configuredPublicUrl?.startsWith('https://')) {
+        throw new Error(
+          `refusing to start on ${host} without an https public URL${configuredPublicUrl ? ` (got ${configuredPublicUrl})` : ''}: give --public-url https://<the address platforms and buyers reach>`,
+        );
+      }
       await new Promise<void>((resolve, reject) => {
         http = opts.tls
           ? serve({ fetch: app.fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { cert: opts.tls.cert, key: opts.tls.key, ...timing } }, () => resolve())
@@ -287,7 +297,11 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
         throw new Error('--allow-loopback-profiles is only allowed when the server itself listens on loopback');
       }
       // When no public URL was configured, advertise the address actually listened on.
-      if (opts.business.settings.public_url === 'http://localhost:8787' && addr.port !== 8787) baseUrl = url;
+      if (!configuredPublicUrl) {
+        baseUrl = url;
+        biz.publicUrl = url;
+        openapiDoc = undefined;
+      }
       return url;
     },
     async close() {

@@ -137,8 +137,7 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
 
 /** A hosted checkout link for a pending payment (spec 8.5.4): https in production, no secrets in the query. */
 export function checkoutUrl(ctx: OperationContext, bookingId: string): string {
-  const s = ctx.biz.def.settings;
-  const template = s.checkout_url_template ?? `${s.public_url.replace(/\/$/, '')}/checkout/{booking_id}`;
+  const template = ctx.biz.def.settings.checkout_url_template ?? `${ctx.biz.publicUrl}/checkout/{booking_id}`;
   return template.replace('{booking_id}', encodeURIComponent(bookingId));
 }
 
