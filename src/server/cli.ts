@@ -43,6 +43,8 @@ Server (serve):
   --port N                    port to listen on (default 8787, or $PORT)
   --host H                    address to listen on (default 127.0.0.1)
   --db PATH                   SQLite database file, or a postgres:// URL (default $DATABASE_URL, else ./data/<business id>.db; ':memory:' for none)
+  --db-connect-timeout MS     PostgreSQL: give up opening a connection after MS milliseconds (default 5000)
+  --db-statement-timeout MS   PostgreSQL statement_timeout; SQLite: wait for another process's write lock (default 5000)
   --sandbox                   accept privileged calls without platform authentication and say so in the profile
   --require-auth              refuse unauthenticated privileged calls (the default without --demo)
   --admin-key KEY             an API key that acts as the business (Authorization: Bearer KEY); repeatable
@@ -87,6 +89,8 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   db: { type: 'string' },
+  'db-connect-timeout': { type: 'string' },
+  'db-statement-timeout': { type: 'string' },
   sandbox: { type: 'boolean' },
   'require-auth': { type: 'boolean' },
   'admin-key': { type: 'string', multiple: true },
@@ -225,6 +229,7 @@ async function serveCommand(flags: Flags): Promise<void> {
   const server = await createUspServer({
     business: def,
     db: dbPath(flags, def),
+    dbTimeouts: { connectTimeoutMs: intFlag(flags, 'db-connect-timeout', 100), statementTimeoutMs: intFlag(flags, 'db-statement-timeout', 100) },
     sandbox,
     adminKeys: flags['admin-key'],
     maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
