@@ -9,6 +9,7 @@ import { ManualClock } from '../../src/operations/index.js';
 import { parseBusinessFile } from '../../src/server/business-file.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import { silentLogger } from '../../src/operations/index.js';
+import type { StoreTimeouts } from '../../src/store/index.js';
 
 /** Tuesday 2026-12-01 12:00 in New York (17:00Z): the demo business is open every day after it. */
 export const TEST_NOW = Date.parse('2026-12-01T17:00:00Z');
@@ -41,11 +42,14 @@ export interface CallOptions {
   rawBody?: string;
 }
 
-export async function startTestServer(opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string; dbTimeouts?: StoreTimeouts } = {},
+): Promise<TestServer> {
   const clock = new ManualClock(opts.now ?? TEST_NOW);
   const server = await createUspServer({
     business: opts.business ?? demoBusiness(),
     db: opts.db ?? ':memory:',
+    dbTimeouts: opts.dbTimeouts,
     sandbox: opts.sandbox ?? true,
     clock,
     log: silentLogger,
