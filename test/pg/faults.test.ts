@@ -14,6 +14,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BIN, REPO_ROOT, ensureBuilt, nyDate } from '../mcp/helpers.js';
 import { openPostgresStore, type PostgresEventChannel } from '../../src/store/postgres/postgres-store.js';
 import { StoreUnavailable } from '../../src/store/index.js';
+import { createUspServer } from '../../src/server/compose.js';
+import { demoBusiness } from '../support/server.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import { startProfileServer } from '../support/profile-server.js';
 
 const PORT = Number(process.env.USP_TEST_PG_FAULTS_PORT || 5439);
 const DATA = `/tmp/usp-pgdata-faults-${PORT}`;
@@ -313,5 +317,76 @@ if (SKIP) {
         await writer.close();
       }
     }, 40_000);
+
+    test('the webhook dispatcher pauses while the database is away and resumes with its lease intact: a delivery sent but not recorded is sent again, same event_id, only after its lease lapses', async () => {
+      const rx = await startWebhookReceiver();
+      const profiles = await startProfileServer();
+      const lines: string[] = [];
+      const log = {
+        info: (m: string) => lines.push(`info ${m}`),
+        warn: (m: string) => lines.push(`warn ${m}`),
+        error: (m: string) => lines.push(`error ${m}`),
+      };
+      const timeoutMs = 1000;
+      // The composition root leases a delivery for two attempts' timeouts plus 5 s.
+      const leaseMs = 2 * timeoutMs + 5000;
+      const app = await createUspServer({
+        business: demoBusiness(),
+        db: `${URL_BASE}?schema=${schema}_wh`,
+        dbTimeouts: { connectTimeoutMs: 500, statementTimeoutMs: 2000 },
+        sandbox: true,
+        log,
+        sweepIntervalMs: 0,
+        security: { allowLoopbackProfiles: true },
+        webhooks: { timeoutMs, pollMs: 50, retry: { firstRetryMs: 50, maxRetries: 3, maxTotalMs: 60_000 } },
+      });
+      try {
+        const url = await app.listen(0, '127.0.0.1');
+        const platform = profiles.addProfile('/platforms/outage.json', { webhook_url: rx.url('/outage') });
+        // The first attempt is answered 200 only after the database has been stopped: it cannot be recorded.
+        rx.setResponder('/outage', (req) => (req.index === 0 ? { status: 200, delayMs: 700 } : undefined));
+        const day = nyDate(Date.now(), 25);
+        const q = await call(url, 'POST', '/availability/query', { service_id: 'svc_haircut', start_date: day, end_date: day, limit: 1 });
+        const booked = await call(url, 'POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER(9) }, { 'USP-Agent': `profile="${platform}"` });
+        expect(booked.status).toBe(201);
+        expect(await rx.waitFor((r) => r.length === 1, 5000)).toBe(true);
+        cluster('stop');
+        try {
+          await sleep(1500);
+          expect(lines.filter((l) => l.includes('webhook dispatcher paused'))).toHaveLength(1);
+          expect(lines.some((l) => l.includes('could not be recorded'))).toBe(true);
+        } finally {
+          cluster('start');
+        }
+        await expect.poll(() => lines.some((l) => l.includes('webhook dispatcher resumed')), { timeout: 10_000, interval: 100 }).toBe(true);
+        // Sent again once the lease lapses, not before; the same event.
+        expect(await rx.waitFor((r) => r.length >= 2, leaseMs + 5000)).toBe(true);
+        const [first, second] = rx.requests('/outage');
+        expect(second.json.event_id).toBe(first.json.event_id);
+        expect(second.mono - first.mono).toBeGreaterThanOrEqual(leaseMs - 1000);
+        const c = new pg.Client({ connectionString: URL_BASE, options: `-c search_path=${schema}_wh,public` });
+        c.on('error', () => undefined);
+        await c.connect();
+        try {
+          await expect
+            .poll(async () => (await c.query(`SELECT status FROM webhook_deliveries WHERE event_id = $1`, [first.json.event_id])).rows[0]?.status, {
+              timeout: 5000,
+              interval: 100,
+            })
+            .toBe('delivered');
+        } finally {
+          await c.end();
+        }
+      } finally {
+        await app.close();
+        await rx.close();
+        await profiles.close();
+        const c = new pg.Client({ connectionString: URL_BASE });
+        c.on('error', () => undefined);
+        await c.connect();
+        await c.query(`DROP SCHEMA IF EXISTS ${schema}_wh CASCADE`);
+        await c.end();
+      }
+    }, 60_000);
   });
 }
