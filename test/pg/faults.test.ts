@@ -54,10 +54,10 @@ interface Proc {
   log(): string;
 }
 
-function startServer(db: string): Promise<Proc> {
+function startServer(db: string, extra: string[] = []): Promise<Proc> {
   const child = spawn(
     process.execPath,
-    [BIN, 'serve', '--demo', '--db', db, '--port', '0', '--db-connect-timeout', '1000', '--db-statement-timeout', '3000'],
+    [BIN, 'serve', '--demo', '--db', db, '--port', '0', '--db-connect-timeout', '1000', '--db-statement-timeout', '3000', ...extra],
     { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: '' }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let log = '';
@@ -110,6 +110,18 @@ const agent = (i: number) => ({ 'USP-Agent': `profile="https://platform-${i}.exa
 const BUYER = (i: number) => ({ first_name: `Buyer${i}`, last_name: 'Faults', email: `buyer${i}@example.com` });
 const alive = (p: Proc) => p.child.exitCode === null && p.child.signalCode === null;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Slots that never overlap: per stylist, starts at least two hours apart. */
+function spread(slots: Array<{ id: string; start: string; resources?: Array<{ id: string }> }>): Array<{ id: string }> {
+  const last = new Map<string, number>();
+  return slots.filter((s) => {
+    const res = s.resources?.[0]?.id ?? '';
+    const start = Date.parse(s.start);
+    if (start - (last.get(res) ?? -Infinity) < 2 * 3600_000) return false;
+    last.set(res, start);
+    return true;
+  });
+}
 
 function tally(answers: Answer[]): Record<string, number> {
   const out: Record<string, number> = {};
@@ -388,5 +400,74 @@ if (SKIP) {
         await c.end();
       }
     }, 60_000);
+
+    test('SIGKILL of a process holding webhook leases, under booking load: the other two carry on, and deliver its leased webhooks once the leases lapse', async () => {
+      const rx = await startWebhookReceiver();
+      const profiles = await startProfileServer();
+      const kdb = `${URL_BASE}?schema=${schema}_kill`;
+      const timeoutS = 6;
+      const leaseMs = 2 * timeoutS * 1000 + 5000;
+      const extra = ['--allow-loopback-profiles', '--webhook-timeout', String(timeoutS), '--webhook-retry-first', '1'];
+      const procs: Proc[] = [];
+      try {
+        procs.push(await startServer(kdb, extra));
+        const victim = procs[0];
+        rx.setDefault('/kill', 'hang');
+        const platforms = Array.from({ length: 4 }, (_, i) => profiles.addProfile(`/platforms/kill-${i}.json`, { webhook_url: rx.url('/kill') }));
+        const free: Array<{ id: string }> = [];
+        for (const d of [26, 27, 28, 29]) {
+          const day = nyDate(Date.now(), d);
+          const q = await call(victim.url, 'POST', '/availability/query', { service_id: 'svc_haircut', start_date: day, end_date: day, limit: 100 });
+          free.push(...spread(q.body.slots));
+        }
+        expect(free.length).toBeGreaterThan(platforms.length + 4);
+        const events: string[] = [];
+        for (const [i, platform] of platforms.entries()) {
+          const r = await call(victim.url, 'POST', '/bookings', { service_id: 'svc_haircut', slot_id: free[i].id, buyer: BUYER(i) }, { 'USP-Agent': `profile="${platform}"` });
+          expect(r.status, JSON.stringify(r.body)).toBe(201);
+        }
+        // Only the victim runs: it leases every delivery, and each attempt hangs.
+        expect(await rx.waitFor((r) => r.length === platforms.length, 5000)).toBe(true);
+        const firstAt = Math.min(...rx.requests('/kill').map((r) => r.mono));
+        for (const r of rx.requests('/kill')) events.push(r.json.event_id);
+        procs.push(...(await Promise.all([startServer(kdb, extra), startServer(kdb, extra)])));
+        rx.setDefault('/kill', 200);
+        let stop = false;
+        const load = (async () => {
+          const answers: Answer[] = [];
+          for (let i = 0; !stop && i + platforms.length < free.length; i++) {
+            answers.push(await call(procs[1 + (i % 2)].url, 'POST', '/bookings', { service_id: 'svc_haircut', slot_id: free[i + platforms.length].id, buyer: BUYER(i) }, agent(i)));
+            await sleep(200);
+          }
+          return answers;
+        })();
+        victim.child.kill('SIGKILL');
+        const killedAt = performance.now();
+        // The attempts were still open when it died: their leases, not a recorded failure, hold them.
+        expect(killedAt - firstAt).toBeLessThan(timeoutS * 1000);
+        expect(rx.requests('/kill').every((r) => r.answered === null)).toBe(true);
+        // Every leased event reaches the receiver again, from a survivor, after its lease lapsed.
+        const delivered = () => new Set(rx.requests('/kill').filter((r) => r.answered === 200).map((r) => r.json.event_id));
+        await expect.poll(() => events.every((e) => delivered().has(e)), { timeout: leaseMs + 10_000, interval: 200 }).toBe(true);
+        const resent = rx.requests('/kill').filter((r) => r.answered === 200);
+        expect(Math.min(...resent.map((r) => r.mono)) - firstAt).toBeGreaterThanOrEqual(leaseMs - 1500);
+        stop = true;
+        const answers = await load;
+        metrics.killLoad = tally(answers);
+        expect(answers.length).toBeGreaterThan(0);
+        expect(answers.filter((a) => a.status !== 201 && a.status !== 200)).toEqual([]);
+        expect(alive(procs[1]) && alive(procs[2])).toBe(true);
+      } finally {
+        for (const p of procs) if (alive(p)) p.child.kill('SIGTERM');
+        await Promise.all(procs.map((p) => (alive(p) ? new Promise((r) => p.child.once('exit', r)) : null)));
+        await rx.close();
+        await profiles.close();
+        const c = new pg.Client({ connectionString: URL_BASE });
+        c.on('error', () => undefined);
+        await c.connect();
+        await c.query(`DROP SCHEMA IF EXISTS ${schema}_kill CASCADE`);
+        await c.end();
+      }
+    }, 90_000);
   });
 }
