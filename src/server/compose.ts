@@ -98,7 +98,10 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const ids = opts.ids ?? randomIds;
   const log = opts.log ?? consoleLogger;
   const biz = compileBusiness(opts.business, { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles });
-  const store = await openStore(opts.db, opts.dbTimeouts);
+  // A connection that breaks (a database restart) is logged here and replaced; calls meanwhile answer 503.
+  const store = await openStore(opts.db, opts.dbTimeouts, (err) =>
+    log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }),
+  );
   const hub = new SessionHub();
   // Committed events go through the outbox: the dispatcher is nudged, expands them into signed
   // deliveries and hands each to the MCP sessions when it is due (reminders later, the rest at once).

@@ -39,10 +39,15 @@ export interface StoreTimeouts {
 }
 
 /** Pick the engine from the location: a postgres:// URL selects PostgreSQL, anything else is a SQLite path. */
-export async function openStore(location: string, timeouts: StoreTimeouts = {}): Promise<StoreT> {
+export async function openStore(location: string, timeouts: StoreTimeouts = {}, onConnectionError?: (err: Error) => void): Promise<StoreT> {
   if (/^postgres(ql)?:\/\//.test(location)) {
     const { openPostgresStore } = await import('./postgres/postgres-store.js');
-    return openPostgresStore({ url: location, connectTimeoutMs: timeouts.connectTimeoutMs, statementTimeoutMs: timeouts.statementTimeoutMs });
+    return openPostgresStore({
+      url: location,
+      connectTimeoutMs: timeouts.connectTimeoutMs,
+      statementTimeoutMs: timeouts.statementTimeoutMs,
+      onError: onConnectionError,
+    });
   }
   return openSqlite({ path: location, busyTimeoutMs: timeouts.statementTimeoutMs });
 }
