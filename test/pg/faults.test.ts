@@ -156,7 +156,7 @@ if (SKIP) {
       await c.end();
       proc = await startServer(db);
       // Many distinct haircut slots over the coming days: each booking takes a fresh one.
-      for (let d = 2; d <= 12 && slots.length < 2000; d++) {
+      for (let d = 2; d <= 19 && slots.length < 4000; d++) {
         const r = await call(proc.url, 'POST', '/availability/query', { service_id: 'svc_haircut', start_date: nyDate(Date.now(), d), end_date: nyDate(Date.now(), d), limit: 500 });
         expect(r.status).toBe(200);
         slots.push(...r.body.slots);
@@ -189,6 +189,8 @@ if (SKIP) {
       await Promise.all(
         Array.from({ length: 8 }, async (_, worker) => {
           while (!until()) {
+            // Paced, so that the slots last well past the restart on a fast machine.
+            await sleep(20);
             const slot = slots[next++ % slots.length];
             const key = `k-${schema}-${worker}-${next}`;
             for (let tries = 0; tries < 40 && !until(); tries++) {
@@ -199,6 +201,7 @@ if (SKIP) {
               answers.push(a);
               if (a.status === 201) booked.push({ id: a.body.booking.id, slot: slot.id, at: a.at });
               if (a.status !== 503) break;
+              // Retry-After, scaled down: the test cannot wait whole seconds per retry.
               await sleep(Math.min(1000, Number(a.headers?.get('retry-after') ?? 1) * 100));
             }
           }
