@@ -15,7 +15,7 @@ import { BIN, REPO_ROOT, ensureBuilt, nyDate } from '../mcp/helpers.js';
 import { openPostgresStore, type PostgresEventChannel } from '../../src/store/postgres/postgres-store.js';
 import { StoreUnavailable } from '../../src/store/index.js';
 import { createUspServer } from '../../src/server/compose.js';
-import { demoBusiness } from '../support/server.js';
+import { demoBusiness, startTestServer } from '../support/server.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { startProfileServer } from '../support/profile-server.js';
 
@@ -472,5 +472,32 @@ if (SKIP) {
         await c.end();
       }
     }, 90_000);
+
+    test('the clock jumping forward past a hold expiry on PostgreSQL: the slot is free again for another platform and booking with the old hold is hold_expired', async () => {
+      const t = await startTestServer({ db: `${URL_BASE}?schema=${schema}_clock` });
+      try {
+        const date = nyDate(t.clock.now(), 3);
+        const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: date, end_date: date, limit: 1 });
+        const slot = q.body.slots[0];
+        const first = 'https://platform-a.example/profiles/clock.json';
+        const h = await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id }, { profile: first });
+        expect(h.status).toBe(201);
+        const other = 'https://platform-b.example/profiles/clock.json';
+        expect((await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id }, { profile: other })).status).toBe(200);
+        // An NTP step or a resumed VM: ten minutes and a second pass at once.
+        t.clock.advance(600_000 + 1000);
+        expect((await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id }, { profile: other })).status).toBe(201);
+        const late = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, hold_id: h.body.hold.id, buyer: BUYER(1) }, { profile: first });
+        expect(late.status).toBe(200);
+        expect(late.body.messages[0]).toMatchObject({ type: 'error', code: 'hold_expired' });
+      } finally {
+        await t.close();
+        const c = new pg.Client({ connectionString: URL_BASE });
+        c.on('error', () => undefined);
+        await c.connect();
+        await c.query(`DROP SCHEMA IF EXISTS ${schema}_clock CASCADE`);
+        await c.end();
+      }
+    }, 30_000);
   });
 }
