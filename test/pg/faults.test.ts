@@ -140,6 +140,8 @@ if (SKIP) {
 } else {
   describe('a PostgreSQL restart or stop is a blip of 503s: the server stays up and loses no answered booking', () => {
     let proc: Proc;
+    /** A second process on the same database: a restart must leave every process up. */
+    let peer: Proc;
     let admin: pg.Client;
     let slots: Array<{ id: string }> = [];
     let next = 0;
@@ -155,6 +157,7 @@ if (SKIP) {
       await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await c.end();
       proc = await startServer(db);
+      peer = await startServer(db);
       // Many distinct haircut slots over the coming days: each booking takes a fresh one.
       for (let d = 2; d <= 19 && slots.length < 4000; d++) {
         const r = await call(proc.url, 'POST', '/availability/query', { service_id: 'svc_haircut', start_date: nyDate(Date.now(), d), end_date: nyDate(Date.now(), d), limit: 500 });
@@ -165,9 +168,11 @@ if (SKIP) {
     }, 90_000);
 
     afterAll(async () => {
-      if (proc && alive(proc)) {
-        proc.child.kill('SIGTERM');
-        await new Promise((r) => proc.child.once('exit', r));
+      for (const p of [proc, peer]) {
+        if (p && alive(p)) {
+          p.child.kill('SIGTERM');
+          await new Promise((r) => p.child.once('exit', r));
+        }
       }
       await admin?.end().catch(() => undefined);
       try {
@@ -178,6 +183,12 @@ if (SKIP) {
         await c.end();
       } catch {
         /* the cluster is throwaway */
+      }
+      // Leave nothing running behind the suite.
+      try {
+        cluster('stop');
+      } catch {
+        /* already stopped */
       }
       console.info(`[pg faults] ${JSON.stringify(metrics)}`);
     }, 60_000);
@@ -194,7 +205,7 @@ if (SKIP) {
             const slot = slots[next++ % slots.length];
             const key = `k-${schema}-${worker}-${next}`;
             for (let tries = 0; tries < 40 && !until(); tries++) {
-              const a = await call(proc.url, 'POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER(worker) }, {
+              const a = await call((worker % 2 ? peer : proc).url, 'POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER(worker) }, {
                 ...agent(worker),
                 'Idempotency-Key': key,
               });
@@ -224,7 +235,7 @@ if (SKIP) {
       for (const b of booked) expect(bySlot.get(b.id)).toBe(b.slot);
     }
 
-    test('pg_ctl restart -m fast under eight booking clients: the process stays up, clients see only 2xx or 503, bookings resume within seconds, every 201 is stored', async () => {
+    test('pg_ctl restart -m fast under eight booking clients on two processes: both stay up, clients see only 2xx or 503, bookings resume within seconds, every 201 is stored', async () => {
       let stop = false;
       let restartedAt = 0;
       const load = bookingLoad(() => stop);
@@ -238,6 +249,7 @@ if (SKIP) {
       const { answers, booked } = await load;
       metrics.restart = tally(answers);
       expect(alive(proc), proc.log()).toBe(true);
+      expect(alive(peer), peer.log()).toBe(true);
       const statuses = new Set(answers.map((a) => a.status));
       expect([...statuses].filter((s) => s !== 200 && s !== 201 && s !== 503), JSON.stringify(metrics.restart)).toEqual([]);
       for (const a of answers.filter((x) => x.status === 503)) {
@@ -250,6 +262,7 @@ if (SKIP) {
       expect(metrics.firstBookingAfterRestartMs).toBeLessThan(3000);
       await expectAllStored(booked);
       expect(await (await call(proc.url, 'GET', '/readyz')).status).toBe(200);
+      expect(await (await call(peer.url, 'GET', '/readyz')).status).toBe(200);
     }, 40_000);
 
     test('stopped for three seconds: calls answer 503 at once, /readyz says not ready, profile and catalog still answer; started again, all recovers by itself', async () => {
