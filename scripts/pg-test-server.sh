@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL for the test suites: `start` installs PostgreSQL from the Debian packages
 # if it is missing, creates a trust-auth cluster once, starts it on 127.0.0.1:5433 and creates the
-# database usp_test, then prints its URL; `stop` stops it; `url` prints the URL. Idempotent.
+# database usp_test, then prints its URL; `stop` stops it (fast shutdown: sessions are cut);
+# `restart` restarts it the same way (what an upgrade or a failover does to clients); `url` prints
+# the URL. Idempotent. USP_PG_PORT and USP_PG_DATA pick another cluster (the fault suite uses its own).
 # As root the cluster runs as the `postgres` user (initdb refuses root); otherwise as the caller.
 set -euo pipefail
 
@@ -75,9 +77,16 @@ stop() {
   if running; then as_owner "$bin/pg_ctl" -D "$DATA" -m fast -w stop >/dev/null; fi
 }
 
+restart() {
+  local bin; bin="$(pg_bin)"
+  if ! running; then start >/dev/null; return 0; fi
+  as_owner "$bin/pg_ctl" -D "$DATA" -m fast -w -t 60 restart >/dev/null
+}
+
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
+  restart) restart ;;
   url) echo "$URL" ;;
-  *) echo "usage: $0 start|stop|url" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|restart|url" >&2; exit 2 ;;
 esac

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { errorMessage, type Message } from '../domain/index.js';
-import type { OutboxEvent, Store } from '../store/index.js';
+import type { OutboxEvent, Store, StoreUnavailable } from '../store/index.js';
+import { isStoreUnavailable } from './store-faults.js';
 import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
 import type { OperationDef } from './define.js';
 import { outboxEvent, type Business, type Caller, type Clock, type IdSource, type OperationContext, type RaisedEvent } from './runtime.js';
@@ -78,6 +79,7 @@ export class Pipeline {
       return await this.run(op, req);
     } catch (err) {
       if (err instanceof ProtocolError) return { ok: false, error: err };
+      if (isStoreUnavailable(err)) return { ok: false, error: storeUnavailable(op.name, err, this.deps.log) };
       this.deps.log.error('operation failed', { operation: op.name, correlation_id: req.correlationId, error: describe(err) });
       return { ok: false, error: new ProtocolError('server_error', 'The business could not process the request.') };
     }
@@ -153,6 +155,21 @@ export class Pipeline {
     if (events.length > 0 && this.deps.onCommitted) this.deps.onCommitted(events);
     return { ok: true, status: result.status, usp, data: result.data, messages: result.messages, replayed, caller };
   }
+}
+
+/** Seconds a caller is asked to wait when the database is away (a restart takes a few). */
+export const STORE_RETRY_AFTER_S = 2;
+
+/**
+ * The database could not serve the call: answer service_unavailable with Retry-After, whichever
+ * door asked. Nothing was committed, or a cut-off COMMIT may have landed: the same call with the
+ * same Idempotency-Key is safe either way.
+ */
+function storeUnavailable(operation: string, err: StoreUnavailable, log: Logger): ProtocolError {
+  log.warn('database unavailable', { operation, reason: err.reason });
+  return new ProtocolError('service_unavailable', 'The business cannot reach its database right now; retry shortly with the same Idempotency-Key.', {
+    retryAfter: STORE_RETRY_AFTER_S,
+  });
 }
 
 /**

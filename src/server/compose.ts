@@ -19,7 +19,8 @@ import {
   type IdSource,
   type Logger,
 } from '../operations/index.js';
-import { eventBody, openStore, type OutboxEvent, type Store } from '../store/index.js';
+import { StoreUnavailable, eventBody, openStore, type OutboxEvent, type Store, type StoreTimeouts } from '../store/index.js';
+import { probeHandler } from './probes.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy, type SecurityOptions } from './security-wiring.js';
 import { clientAddressKey, popAlgorithms, type ProfileResolver } from '../security/index.js';
@@ -40,6 +41,8 @@ export interface ServerOptions {
   business: BusinessDef;
   /** SQLite file path, ':memory:', or a postgres:// URL. */
   db: string;
+  /** Bounds on waiting for the database (connect, statement or lock wait). */
+  dbTimeouts?: StoreTimeouts;
   sandbox: boolean;
   clock?: Clock;
   ids?: IdSource;
@@ -122,7 +125,10 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const ids = opts.ids ?? randomIds;
   const log = opts.log ?? consoleLogger;
   const biz = compileBusiness(opts.business, { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles });
-  const store = await openStore(opts.db);
+  // A connection that breaks (a database restart) is logged here and replaced; calls meanwhile answer 503.
+  const store = await openStore(opts.db, opts.dbTimeouts, (err) =>
+    log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }),
+  );
   const hub = new SessionHub();
   // Committed events go through the outbox: the dispatcher is nudged, expands them into signed
   // deliveries and hands each to the MCP sessions when it is due (reminders later, the rest at once).
@@ -183,10 +189,14 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     leaseMs: 2 * (wh.timeoutMs ?? 10_000) + 5_000,
   });
   if (wh.enabled !== false) dispatcher.start();
-  const unsubscribeChannel = store.channel?.subscribe((seqs) => {
+  const unsubscribeChannel = store.channel?.subscribe(function fanOut(seqs, tries = 0) {
     store.read((tx) => tx.outbox.bySeq(seqs)).then(
       (events) => hub.deliver(events.map((e) => ({ ...e, body: eventBody(e) }))),
-      (err) => log.warn('could not read announced events', { error: String(err) }),
+      (err) => {
+        // Announced just as the database went away: try again for a while rather than drop them.
+        if (err instanceof StoreUnavailable && tries < 10) setTimeout(() => fanOut(seqs, tries + 1), 1000).unref();
+        else log.warn('could not read announced events', { error: String(err) });
+      },
     );
   });
   const profile = () =>
@@ -234,12 +244,17 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const interval = opts.sweepIntervalMs ?? 30_000;
   if (interval > 0) {
     timer = setInterval(() => {
-      sweep(store, biz, clock, ids).then(announce, (err) => log.error('sweep failed', { error: String(err) }));
+      sweep(store, biz, clock, ids).then(announce, (err) =>
+        err instanceof StoreUnavailable ? log.warn('sweep skipped: database unavailable', { reason: err.reason }) : log.error('sweep failed', { error: String(err) }),
+      );
     }, interval);
     timer.unref();
   }
 
   let http: ServerType | undefined;
+  // /healthz and /readyz are answered before any door, so no door's rules apply to a probe.
+  const probes = probeHandler(store);
+  const fetch = (req: Request, ...rest: unknown[]) => probes(req) ?? (app.fetch as (r: Request, ...a: unknown[]) => Response | Promise<Response>)(req, ...rest);
   return {
     biz,
     store,
@@ -279,8 +294,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       }
       await new Promise<void>((resolve, reject) => {
         http = opts.tls
-          ? serve({ fetch: app.fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { cert: opts.tls.cert, key: opts.tls.key, ...timing } }, () => resolve())
-          : serve({ fetch: app.fetch, port, hostname: host, serverOptions: timing }, () => resolve());
+          ? serve({ fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { cert: opts.tls.cert, key: opts.tls.key, ...timing } }, () => resolve())
+          : serve({ fetch, port, hostname: host, serverOptions: timing }, () => resolve());
         http.once('error', reject);
         const server = http as ServerType & { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; maxConnections: number };
         server.headersTimeout = limits.headersTimeoutMs;

@@ -24,17 +24,30 @@ export type {
   EventChannel,
 } from './port.js';
 export { openSqliteStore } from './sqlite/sqlite-store.js';
-export { eventBody } from './port.js';
+export { eventBody, StoreUnavailable } from './port.js';
 export type { SqliteStoreOptions } from './sqlite/sqlite-store.js';
 
 import type { Store as StoreT } from './port.js';
 import { openSqliteStore as openSqlite } from './sqlite/sqlite-store.js';
 
+/** Bounds on waiting for the database, so that an outage answers quickly instead of hanging calls. */
+export interface StoreTimeouts {
+  /** PostgreSQL: give up opening a connection after this long (default 5000 ms). */
+  connectTimeoutMs?: number;
+  /** PostgreSQL: statement_timeout; SQLite: how long to wait for another process's write lock (default 5000 ms). */
+  statementTimeoutMs?: number;
+}
+
 /** Pick the engine from the location: a postgres:// URL selects PostgreSQL, anything else is a SQLite path. */
-export async function openStore(location: string): Promise<StoreT> {
+export async function openStore(location: string, timeouts: StoreTimeouts = {}, onConnectionError?: (err: Error) => void): Promise<StoreT> {
   if (/^postgres(ql)?:\/\//.test(location)) {
     const { openPostgresStore } = await import('./postgres/postgres-store.js');
-    return openPostgresStore({ url: location });
+    return openPostgresStore({
+      url: location,
+      connectTimeoutMs: timeouts.connectTimeoutMs,
+      statementTimeoutMs: timeouts.statementTimeoutMs,
+      onError: onConnectionError,
+    });
   }
-  return openSqlite({ path: location });
+  return openSqlite({ path: location, busyTimeoutMs: timeouts.statementTimeoutMs });
 }

@@ -259,6 +259,27 @@ export interface EventChannel {
   subscribe(listener: (seqs: number[]) => void): () => void;
 }
 
+/**
+ * The database cannot serve this call right now: the connection is down or was cut, connecting or a
+ * statement timed out, the file is locked past the wait, read-only, gone or the disk is full. It is
+ * typed so that the pipeline answers `service_unavailable` (retry later) instead of `server_error`,
+ * and so that the webhook dispatcher and sweeper pause quietly. Nothing the call meant to write was
+ * committed, except that a write whose COMMIT was cut off may or may not have landed: a retry with
+ * the same Idempotency-Key answers from the stored result if it did.
+ */
+export class StoreUnavailable extends Error {
+  override readonly name = 'StoreUnavailable';
+  /** Brand: layers that import the store for types only recognise the fault by it. */
+  readonly storeUnavailable = true as const;
+  constructor(
+    /** A short, loggable reason (`connection refused`, `database is locked`, ...). */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`database unavailable: ${reason}`, options);
+  }
+}
+
 export interface Store {
   /** Present when several processes share the store and must hear about each other's events. */
   readonly channel?: EventChannel;
@@ -270,6 +291,8 @@ export interface Store {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Run `fn` on a consistent read snapshot. Writes inside it are a programming error. */
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Resolve when the database answers a trivial query and can take writes; throw StoreUnavailable otherwise (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
   readonly engine: 'sqlite' | 'postgres';
 }

@@ -7,8 +7,10 @@
  *   and target, retries on the configured schedule, and one slow or dead endpoint never holds up
  *   another (at most one delivery in flight per target; others proceed concurrently).
  * Nothing is lost in a crash: undelivered events and deliveries are rows, picked up on restart.
+ * While the database is unavailable the dispatcher pauses (one log line), keeps polling, and resumes
+ * when a pass succeeds; a delivery sent but not recorded keeps its lease and is sent again after it lapses.
  */
-import { eventBody, type OutboxEvent, type Store, type WebhookDelivery } from '../store/index.js';
+import { StoreUnavailable, eventBody, type OutboxEvent, type Store, type WebhookDelivery } from '../store/index.js';
 import { isReservedName, type PlatformProfile } from '../security/index.js';
 import { checkWebhookUrl, type WebhookSender } from './sender.js';
 import { nextAttempt, type RetryPolicy } from './schedule.js';
@@ -58,6 +60,8 @@ export class WebhookDispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Reserved-name targets already logged (each is logged once per process; bounded). */
   private readonly skippedLogged = new Set<string>();
+  /** The last pass met an unavailable database (logged once, until a pass succeeds). */
+  private paused = false;
 
   constructor(private readonly o: DispatcherOptions) {}
 
@@ -93,6 +97,11 @@ export class WebhookDispatcher {
     await this.launch();
   }
 
+  /** True while the database is unavailable to the dispatcher (it retries every poll). */
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
   /** Wait until nothing is in flight (tests). */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
@@ -121,8 +130,17 @@ export class WebhookDispatcher {
         this.again = false;
         await this.tick();
       } while (this.again && !this.stopped);
+      if (this.paused) {
+        this.paused = false;
+        this.o.log.info('webhook dispatcher resumed: the database is back');
+      }
     } catch (err) {
-      this.o.log.warn('webhook dispatcher pass failed', { error: String(err) });
+      if (err instanceof StoreUnavailable) {
+        if (!this.paused) this.o.log.warn('webhook dispatcher paused: database unavailable', { reason: err.reason });
+        this.paused = true;
+      } else {
+        this.o.log.warn('webhook dispatcher pass failed', { error: String(err) });
+      }
     } finally {
       this.running = false;
       this.schedule(this.o.pollMs ?? 1000);

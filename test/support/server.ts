@@ -9,6 +9,7 @@ import { ManualClock } from '../../src/operations/index.js';
 import { parseBusinessFile } from '../../src/server/business-file.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import { silentLogger, type Logger } from '../../src/operations/index.js';
+import type { StoreTimeouts } from '../../src/store/index.js';
 import { TEST_NOW } from './time.js';
 
 export const PLATFORM = 'https://platform.example/profiles/agent.json';
@@ -39,11 +40,14 @@ export interface CallOptions {
   rawBody?: string;
 }
 
-export async function startTestServer(opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string; log?: Logger } = {}): Promise<TestServer> {
+export async function startTestServer(
+  opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string; log?: Logger; dbTimeouts?: StoreTimeouts } = {},
+): Promise<TestServer> {
   const clock = new ManualClock(opts.now ?? TEST_NOW);
   const server = await createUspServer({
     business: opts.business ?? demoBusiness(),
     db: opts.db ?? ':memory:',
+    dbTimeouts: opts.dbTimeouts,
     sandbox: opts.sandbox ?? true,
     clock,
     log: opts.log ?? silentLogger,

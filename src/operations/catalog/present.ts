@@ -1,6 +1,7 @@
 import type { PublishedService } from '../../domain/index.js';
 import { availabilityHint, type AvailabilityHint } from '../engine/availability.js';
 import type { OperationContext } from '../runtime.js';
+import { isStoreUnavailable } from '../store-faults.js';
 
 /** The service with a given hint, built once per (service, hint): hints are cached for minutes. */
 const withHints = new WeakMap<AvailabilityHint, WeakMap<PublishedService, Record<string, unknown>>>();
@@ -12,7 +13,15 @@ const withHints = new WeakMap<AvailabilityHint, WeakMap<PublishedService, Record
 export async function withHint(ctx: OperationContext, s: PublishedService): Promise<Record<string, unknown>> {
   const def = ctx.biz.services.get(s.id);
   if (!def || (s.status ?? 'active') !== 'active') return s;
-  const hint = await availabilityHint(ctx.tx, ctx.biz, def, ctx.now);
+  let hint: AvailabilityHint;
+  try {
+    hint = await availabilityHint(ctx.tx, ctx.biz, def, ctx.now);
+  } catch (err) {
+    // The hint is optional and only a hint: while the database is away the catalog is still
+    // served from memory, without it, rather than refused.
+    if (isStoreUnavailable(err)) return s;
+    throw err;
+  }
   let perHint = withHints.get(hint);
   if (!perHint) withHints.set(hint, (perHint = new WeakMap()));
   let out = perHint.get(s);

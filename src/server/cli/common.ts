@@ -20,6 +20,8 @@ export const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   db: { type: 'string' },
+  'db-connect-timeout': { type: 'string' },
+  'db-statement-timeout': { type: 'string' },
   sandbox: { type: 'boolean' },
   'require-auth': { type: 'boolean' },
   'admin-key': { type: 'string', multiple: true },

@@ -29,6 +29,8 @@ Server:
   --port N                    port to listen on (default 8787, or $PORT; 0 picks a free one)
   --host H                    address to listen on (default 127.0.0.1)
 ${DB_HELP}
+  --db-connect-timeout MS     PostgreSQL: give up opening a connection after MS milliseconds (default 5000)
+  --db-statement-timeout MS   PostgreSQL statement_timeout; SQLite: wait for another process's write lock (default 5000)
 ${ACCESS_HELP}
   --max-body-bytes N          largest accepted request body (default 65536)
   --tls-cert FILE --tls-key FILE   serve HTTPS directly with this PEM certificate and key
@@ -114,6 +116,7 @@ async function run(flags: Flags): Promise<number> {
   const server = await createUspServer({
     business: def,
     db,
+    dbTimeouts: { connectTimeoutMs: intFlag(flags, 'db-connect-timeout', 100), statementTimeoutMs: intFlag(flags, 'db-statement-timeout', 100) },
     sandbox,
     adminKeys: flags['admin-key'],
     maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),

@@ -19,6 +19,13 @@
  *   slot_unavailable as data. `fn` must therefore keep its effects inside the transaction.
  * - `read(fn)` is a REPEATABLE READ, READ ONLY transaction: one consistent snapshot.
  * - `channel` announces dispatched outbox sequences to every process over LISTEN/NOTIFY.
+ *
+ * When the database goes away (a restart, a failover, a network cut), nothing here takes the process
+ * down: every client we create has an 'error' listener, a connection that broke is dropped from the
+ * pool rather than reused, and a call that meets the fault fails with `StoreUnavailable` at once
+ * (connecting and every statement are bounded by timeouts; right after a failed connect, calls fail
+ * without trying again for a moment, so an unreachable host does not make each call wait). The
+ * LISTEN connection reconnects with backoff and then announces what was dispatched meanwhile.
  */
 import pg from 'pg';
 import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../domain/index.js';
@@ -34,7 +41,7 @@ import type {
   WaitlistQuery,
   WebhookDelivery,
 } from '../port.js';
-import { eventBody } from '../port.js';
+import { StoreUnavailable, eventBody } from '../port.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -48,7 +55,14 @@ export interface PostgresStoreOptions {
   maxRetries?: number;
   /** Connection-level errors on idle connections (default: written to stderr). */
   onError?: (err: Error) => void;
+  /** Give up opening a connection after this long (default 5000 ms). */
+  connectTimeoutMs?: number;
+  /** statement_timeout of every connection, and (plus a margin) how long we wait for any reply (default 5000 ms). */
+  statementTimeoutMs?: number;
 }
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
 
 /** Two firm claims of different slots overlapped on a resource: the database refused the second. */
 export class ClaimConflict extends Error {
@@ -75,14 +89,25 @@ const types = {
 
 export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Store> {
   const { connectionString, schema } = splitSchema(opts.url, opts.schema);
+  const statementTimeout = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const base: pg.ClientConfig = {
     connectionString,
     types,
     ...(schema ? { options: `-c search_path=${schema},public` } : {}),
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    // The server cancels a statement past statement_timeout; the client stops waiting a little later
+    // in case the server itself is gone without closing the socket.
+    ...(statementTimeout > 0 ? { statement_timeout: statementTimeout, query_timeout: statementTimeout + 2000 } : {}),
+    keepAlive: true,
   };
   const onError = opts.onError ?? ((err: Error) => console.error(`[usp-server] postgres: ${err.message}`));
   const pool = new pg.Pool({ ...base, max: opts.poolSize ?? 10 });
+  // An idle pooled connection that breaks is reported here and dropped by the pool.
   pool.on('error', (err) => onError(err));
+  // A connection that breaks while checked out emits 'error' too, and pg-pool listens only while it
+  // is idle: without this an administrator's shutdown (57P01) would be an unhandled 'error' event
+  // that ends the process. The statement in flight fails on its own and run() drops the connection.
+  pool.on('connect', (client) => client.on('error', (err) => onError(err)));
   try {
     await migrate(pool, schema);
     const current = (await pool.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? 'public';
@@ -90,7 +115,8 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     return new PostgresStore(pool, new PgChannel(base, pool, channelName, onError), opts.maxRetries ?? 5);
   } catch (err) {
     await pool.end().catch(() => undefined);
-    throw err;
+    const fault = connectionFault(err);
+    throw fault ? new StoreUnavailable(fault, { cause: err }) : err;
   }
 }
 
@@ -155,6 +181,31 @@ function pgCode(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/**
+ * The database (or the way to it) failed, not the statement: the reason, or undefined for an error
+ * the statement itself caused. SQLSTATE classes 08 (connection exception), 57P0x (the server is
+ * shutting down or starting), 53300 (too many connections), 57014 (statement timeout), 25006 (a
+ * read-only standby after a failover); socket errors; and pg's own messages for a cut connection.
+ */
+export function connectionFault(err: unknown): string | undefined {
+  const code = pgCode(err);
+  const message = err instanceof Error ? err.message : String(err);
+  if (code) {
+    if (code.startsWith('08') || code.startsWith('57P') || code === '53300' || code === '57014' || code === '25006') return `${code} ${message}`;
+    if (/^E[A-Z]+$/.test(code) && /^(ECONN|EPIPE|ETIMEDOUT|EHOST|ENET|ENOTFOUND|EAI_AGAIN)/.test(code)) return `${code} ${message}`;
+  }
+  if (err instanceof AggregateError) return err.errors.map(connectionFault).find((f) => f !== undefined);
+  if (
+    /Connection terminated|timeout exceeded when trying to connect|not queryable|Query read timeout|connect ECONNREFUSED|Connection refused/i.test(message)
+  ) {
+    return message;
+  }
+  return undefined;
+}
+
+/** After a failed connect, calls fail at once for this long instead of each trying (and maybe waiting) again. */
+const FAIL_FAST_MS = 250;
+
 /** Worth running the whole transaction again: the next attempt sees the winner's committed state. */
 function retryable(err: unknown): boolean {
   if (err instanceof ClaimConflict) return true;
@@ -167,6 +218,8 @@ function retryable(err: unknown): boolean {
 class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
   private closed = false;
+  private failFastUntil = 0;
+  private lastFault = 'the database could not be reached';
 
   constructor(
     private readonly pool: pg.Pool,
@@ -182,6 +235,29 @@ class PostgresStore implements Store {
     return this.run('read', fn);
   }
 
+  async ping(): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const c = await this.acquire();
+      let broken = false;
+      try {
+        const r = await c.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+        // After a failover the old address may lead to a standby: it answers, but takes no writes.
+        if (r.rows[0]?.standby) throw new StoreUnavailable('the database is a read-only standby (in recovery)');
+        return;
+      } catch (err) {
+        if (err instanceof StoreUnavailable) throw err;
+        const fault = connectionFault(err);
+        if (!fault) throw err;
+        broken = true;
+        // The first pooled connection may be one a restart cut while it sat idle: try a fresh one.
+        if (attempt === 0) continue;
+        throw new StoreUnavailable(fault, { cause: err });
+      } finally {
+        c.release(broken || undefined);
+      }
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -189,23 +265,65 @@ class PostgresStore implements Store {
     await this.pool.end();
   }
 
+  /** A pooled connection, or StoreUnavailable at once when the database cannot be reached. */
+  private async acquire(): Promise<pg.PoolClient> {
+    if (Date.now() < this.failFastUntil) throw new StoreUnavailable(this.lastFault);
+    try {
+      return await this.pool.connect();
+    } catch (err) {
+      const fault = connectionFault(err);
+      if (!fault) throw err;
+      this.lastFault = fault;
+      this.failFastUntil = Date.now() + FAIL_FAST_MS;
+      throw new StoreUnavailable(fault, { cause: err });
+    }
+  }
+
   private async run<T>(mode: Mode, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    let staleRetried = false;
     for (let attempt = 0; ; attempt++) {
       if (this.closed) throw new Error('store is closed');
-      const client = await this.pool.connect();
+      // A read transaction takes its connection at its first statement: a call answered from
+      // memory (the catalog) then works while the database is away.
+      let client: pg.PoolClient | undefined;
+      let opening: Promise<pg.PoolClient> | undefined;
+      let begun = false;
+      const session = (): Promise<pg.PoolClient> =>
+        (opening ??= (async () => {
+          const c = await this.acquire();
+          client = c;
+          await c.query(mode === 'write' ? 'BEGIN ISOLATION LEVEL READ COMMITTED' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+          begun = true;
+          return c;
+        })());
       let broken = false;
       try {
-        await client.query(mode === 'write' ? 'BEGIN ISOLATION LEVEL READ COMMITTED' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        const out = await fn(buildRepos(client, mode));
-        const end = await client.query(mode === 'write' ? 'COMMIT' : 'ROLLBACK');
-        // COMMIT of a transaction a swallowed error had aborted answers ROLLBACK: nothing was written.
-        if (mode === 'write' && end.command === 'ROLLBACK') throw new Error('transaction was aborted by an earlier error and rolled back');
+        if (mode === 'write') await session();
+        const out = await fn(buildRepos(session, mode));
+        if (client) {
+          const end = await client.query(mode === 'write' ? 'COMMIT' : 'ROLLBACK');
+          // COMMIT of a transaction a swallowed error had aborted answers ROLLBACK: nothing was written.
+          if (mode === 'write' && end.command === 'ROLLBACK') throw new Error('transaction was aborted by an earlier error and rolled back');
+        }
         return out;
       } catch (err) {
-        try {
-          await client.query('ROLLBACK');
-        } catch {
+        if (client) {
+          try {
+            await client.query('ROLLBACK');
+          } catch {
+            broken = true;
+          }
+        }
+        const fault = err instanceof StoreUnavailable ? err.reason : connectionFault(err);
+        if (fault) {
           broken = true;
+          // A pooled connection that a restart had cut before we used it: nothing was done on it,
+          // so one fresh connection may serve the call.
+          if (client && !begun && !staleRetried && !this.closed) {
+            staleRetried = true;
+            continue;
+          }
+          throw err instanceof StoreUnavailable ? err : new StoreUnavailable(fault, { cause: err });
         }
         if (mode === 'write' && attempt < this.maxRetries && retryable(err) && !this.closed) {
           await sleep(1 + Math.random() * 5 * 2 ** attempt);
@@ -213,7 +331,7 @@ class PostgresStore implements Store {
         }
         throw err;
       } finally {
-        client.release(broken || undefined);
+        client?.release(broken || undefined);
       }
     }
   }
@@ -232,6 +350,13 @@ class PgChannel implements PostgresEventChannel {
   private connecting?: Promise<void>;
   private retryTimer?: NodeJS.Timeout;
   private closed = false;
+  /** Highest sequence announced to our listeners; -1 until the first connection reads where the outbox stands. */
+  private lastSeq = -1;
+  /** Recently announced sequences (a catch-up and a late notification may name the same one). */
+  private readonly seen = new Set<number>();
+  /** When the LISTEN connection was lost (for the catch-up); undefined while connected. */
+  private lostAtMs?: number;
+  private failures = 0;
 
   constructor(
     private readonly config: pg.ClientConfig,
@@ -287,6 +412,28 @@ class PgChannel implements PostgresEventChannel {
     return this.connecting;
   }
 
+  /** Hand sequences not announced before to the listeners. */
+  private announce(seqs: readonly number[]): void {
+    const fresh = seqs.filter((n) => !this.seen.has(n));
+    if (fresh.length === 0) return;
+    for (const n of fresh) {
+      this.seen.add(n);
+      if (n > this.lastSeq) this.lastSeq = n;
+    }
+    // Forget the oldest (a Set iterates in insertion order).
+    for (const n of this.seen) {
+      if (this.seen.size <= SEEN_KEPT) break;
+      this.seen.delete(n);
+    }
+    for (const l of [...this.listeners]) {
+      try {
+        l(fresh);
+      } catch (err) {
+        this.onError(err as Error);
+      }
+    }
+  }
+
   private async connect(): Promise<void> {
     // A dedicated connection: LISTEN belongs to a session, and a pooled one goes back to the pool.
     const c = new pg.Client(this.config);
@@ -296,14 +443,7 @@ class PgChannel implements PostgresEventChannel {
         .split(',')
         .map(Number)
         .filter((n) => Number.isSafeInteger(n));
-      if (seqs.length === 0) return;
-      for (const l of [...this.listeners]) {
-        try {
-          l(seqs);
-        } catch (err) {
-          this.onError(err as Error);
-        }
-      }
+      if (seqs.length > 0) this.announce(seqs);
     });
     c.on('error', (err) => {
       this.onError(err);
@@ -317,31 +457,62 @@ class PgChannel implements PostgresEventChannel {
         await c.end().catch(() => undefined);
         return;
       }
-      this.client = c;
+      // Listening from here on; what was dispatched before is read from the outbox itself (through
+      // the pool: this connection only ever LISTENs).
+      if (this.lastSeq < 0) {
+        const r = await this.pool.query<{ m: number }>(`SELECT COALESCE(MAX(seq), 0) AS m FROM outbox WHERE status = 'dispatched'`);
+        this.lastSeq = Math.max(this.lastSeq, r.rows[0]?.m ?? 0);
+        this.client = c;
+      } else {
+        // Catch up on what other processes (or this one) dispatched while we were not listening:
+        // everything after the last sequence we announced, and anything that fell due since we
+        // lost the connection (a reminder dispatched late carries an older sequence).
+        const since = (this.lostAtMs ?? Date.now()) - CATCH_UP_DUE_MARGIN_MS;
+        const r = await this.pool.query<{ seq: number }>(
+          `SELECT seq FROM outbox WHERE status = 'dispatched' AND (seq > $1 OR due_ms >= $2) ORDER BY seq LIMIT ${CATCH_UP_LIMIT}`,
+          [this.lastSeq, since],
+        );
+        this.client = c;
+        this.lostAtMs = undefined;
+        this.announce(r.rows.map((x) => x.seq));
+      }
+      this.failures = 0;
     } catch (err) {
       this.onError(err as Error);
+      if (this.client === c) this.client = undefined;
       c.end().catch(() => undefined);
       this.retryLater();
     }
   }
 
-  /** The LISTEN connection dropped: reconnect (notifications sent meanwhile are missed). */
+  /** The LISTEN connection dropped: reconnect, then catch up on what was announced meanwhile. */
   private lost(c: pg.Client): void {
     if (this.client !== c) return;
     this.client = undefined;
+    this.lostAtMs ??= Date.now();
     c.end().catch(() => undefined);
     this.retryLater();
   }
 
+  /** Reconnect after a growing, jittered delay (250 ms doubling up to 10 s) so a restart is not hammered. */
   private retryLater(): void {
     if (this.closed || this.retryTimer) return;
+    this.lostAtMs ??= Date.now();
+    const delay = Math.min(10_000, 250 * 2 ** this.failures++) * (0.5 + Math.random() / 2);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       void this.ensure();
-    }, 500);
+    }, delay);
     this.retryTimer.unref();
   }
 }
+
+/** Sequences remembered to drop a duplicate announcement. */
+const SEEN_KEPT = 10_000;
+/** Most events one catch-up announces. */
+const CATCH_UP_LIMIT = 5000;
+/** A catch-up also takes events due up to this long before the connection was lost. */
+const CATCH_UP_DUE_MARGIN_MS = 60_000;
 
 // ------------------------------------------------------------------------------------------------
 // Repositories bound to one transaction's connection
@@ -355,8 +526,9 @@ const OUTBOX_COLUMNS = 'seq, event_id, event, order_key, principal, profile, pay
 const DELIVERY_COLUMNS =
   'id, event_id, event, seq, order_key, target_url, subscription_id, body, status, attempts, next_attempt_ms, created_ms, delivered_ms, last_status, last_error, last_latency_ms';
 
-function buildRepos(client: pg.PoolClient, mode: Mode): Tx {
+function buildRepos(session: () => Promise<pg.PoolClient>, mode: Mode): Tx {
   const q = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
+    const client = await session();
     try {
       return await client.query<R>(text, values);
     } catch (err) {

@@ -2,13 +2,17 @@
  * The embedded store: SQLite through better-sqlite3 in WAL mode. The driver is synchronous, so
  * transactions are serialized through a promise queue: an async transaction body can await
  * between statements without another request's statements landing inside it.
+ *
+ * Faults of the file rather than of the statement (another process holding the write lock past
+ * the busy timeout, a read-only or removed file, a full disk, an I/O error) fail the call with
+ * `StoreUnavailable`; the transaction is rolled back, so nothing half-written stays behind.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../domain/index.js';
 import type { ClaimRow, DeliveryAttempt, IdempotencyRecord, OutboxEvent, Store, StoredService, Tx, WaitlistQuery, WebhookDelivery } from '../port.js';
-import { eventBody } from '../port.js';
+import { StoreUnavailable, eventBody } from '../port.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
 type Db = Database.Database;
@@ -16,17 +20,64 @@ type Db = Database.Database;
 export interface SqliteStoreOptions {
   /** File path, or ':memory:'. */
   path: string;
+  /**
+   * How long a write waits for another process's lock before the call answers service_unavailable
+   * (SQLite busy_timeout, default 5000 ms). The driver is synchronous: the wait blocks this process.
+   */
+  busyTimeoutMs?: number;
+}
+
+/** SQLite result codes that mean the file, not the statement, is at fault (extended codes start with these). */
+const FILE_FAULTS = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_PROTOCOL'];
+
+const FAULT_REASON: Record<string, string> = {
+  SQLITE_BUSY: 'the database file is locked by another process',
+  SQLITE_LOCKED: 'the database file is locked',
+  SQLITE_READONLY_DBMOVED: 'the database file was moved or deleted',
+  SQLITE_READONLY: 'the database file is read-only',
+  SQLITE_FULL: 'the disk is full',
+  SQLITE_IOERR: 'an I/O error on the database file',
+  SQLITE_CANTOPEN: 'the database file cannot be opened (missing directory, no permission, or a read-only file system)',
+  SQLITE_PROTOCOL: 'the database file lock protocol failed',
+};
+
+/** The file-level fault behind an error, as StoreUnavailable; undefined when the statement itself failed. */
+export function sqliteFault(err: unknown): StoreUnavailable | undefined {
+  if (err instanceof StoreUnavailable) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !FILE_FAULTS.some((f) => code === f || code.startsWith(`${f}_`))) return undefined;
+  const reason = FAULT_REASON[code] ?? FAULT_REASON[FILE_FAULTS.find((f) => code.startsWith(f))!];
+  return new StoreUnavailable(`${reason} (${code})`, { cause: err });
 }
 
 export function openSqliteStore(opts: SqliteStoreOptions): Store {
   if (opts.path !== ':memory:') mkdirSync(dirname(opts.path), { recursive: true });
-  const db = new Database(opts.path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
-  db.pragma('foreign_keys = ON');
-  migrate(db);
-  return new SqliteStore(db);
+  let db: Db | undefined;
+  try {
+    db = new Database(opts.path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+  } catch (err) {
+    db?.close();
+    // A read-only, locked or full file at start: say so plainly (the process will not start).
+    throw sqliteFault(err) ?? err;
+  }
+  let file: WatchedFile | undefined;
+  if (opts.path !== ':memory:' && opts.path !== '') {
+    const st = statSync(opts.path);
+    file = { path: opts.path, dev: st.dev, ino: st.ino };
+  }
+  return new SqliteStore(db, file);
+}
+
+/** The file the connection opened: SQLite keeps writing to it even after it is deleted or replaced. */
+interface WatchedFile {
+  path: string;
+  dev: number;
+  ino: number;
 }
 
 function migrate(db: Db): void {
@@ -53,7 +104,10 @@ class SqliteStore implements Store {
   private readonly commit: Database.Statement;
   private readonly rollback: Database.Statement;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly file?: WatchedFile,
+  ) {
     this.tx = buildRepos(db);
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.beginRead = db.prepare('BEGIN');
@@ -63,27 +117,78 @@ class SqliteStore implements Store {
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.serialize(async () => {
-      this.begin.run();
       try {
-        const out = await fn(this.tx);
-        this.commit.run();
-        return out;
+        this.checkFile();
+        this.begin.run();
+        try {
+          const out = await fn(this.tx);
+          this.commit.run();
+          return out;
+        } catch (err) {
+          this.abort();
+          throw err;
+        }
       } catch (err) {
-        if (this.db.inTransaction) this.rollback.run();
-        throw err;
+        throw sqliteFault(err) ?? err;
       }
     });
   }
 
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.serialize(async () => {
-      this.beginRead.run();
       try {
-        return await fn(this.tx);
-      } finally {
-        if (this.db.inTransaction) this.rollback.run();
+        this.checkFile();
+        this.beginRead.run();
+        try {
+          return await fn(this.tx);
+        } finally {
+          this.abort();
+        }
+      } catch (err) {
+        throw sqliteFault(err) ?? err;
       }
     });
+  }
+
+  /** Readiness: the file is still where we opened it and a write lock can be taken (then released). */
+  ping(): Promise<void> {
+    if (this.file) {
+      // A write of a few bytes may still fit in a page the file already has: look at the disk too.
+      const fs = statfsSync(dirname(this.file.path));
+      if (fs.bavail * fs.bsize < MIN_FREE_BYTES) return Promise.reject(new StoreUnavailable('the disk is full (SQLITE_FULL)'));
+    }
+    return this.transaction(async () => {
+      // A write proves the file takes writes (not read-only, not moved); it is rolled back below.
+      this.db.prepare("INSERT INTO main.kv (key, value) VALUES ('usp:ping', '') ON CONFLICT (key) DO NOTHING").run();
+      throw PING_DONE;
+    }).catch((err) => {
+      if (err !== PING_DONE) throw err;
+    });
+  }
+
+  /**
+   * The path still names the file we opened. A deleted or replaced file is not noticed by SQLite:
+   * writes would go on into a file nobody will ever open again (lost at the next start), and reads
+   * would not see a restored copy. A stat per transaction costs a few microseconds.
+   */
+  private checkFile(): void {
+    if (!this.file) return;
+    let st;
+    try {
+      st = statSync(this.file.path);
+    } catch {
+      throw new StoreUnavailable(`the database file ${this.file.path} was moved or deleted`);
+    }
+    if (st.ino !== this.file.ino || st.dev !== this.file.dev) throw new StoreUnavailable(`the database file ${this.file.path} was replaced by another file`);
+  }
+
+  /** Roll back whatever is open; a failing rollback (the disk went away) must not hide the first error. */
+  private abort(): void {
+    try {
+      if (this.db.inTransaction) this.rollback.run();
+    } catch {
+      /* SQLite rolled back itself, or cannot: the transaction did not commit either way */
+    }
   }
 
   async close(): Promise<void> {
@@ -100,6 +205,10 @@ class SqliteStore implements Store {
     return run;
   }
 }
+
+const PING_DONE = Symbol('ping done');
+/** Readiness fails below this much free space next to the database file. */
+const MIN_FREE_BYTES = 256 * 1024;
 
 const json = (v: unknown) => JSON.stringify(v);
 const parse = <T>(s: string): T => JSON.parse(s) as T;
