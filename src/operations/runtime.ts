@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BusinessDef, ResourceDef, ServiceDef } from '../domain/business.js';
 import { publishService, type PublishedService } from '../domain/catalog.js';
+import { findSlotTagClash } from '../domain/slot-tags.js';
 import type { OutboxEvent, Tx } from '../store/port.js';
 import { base32, type IssuedCredential } from '../security/index.js';
 
@@ -55,15 +56,19 @@ export interface Business {
   allowLoopbackUrls: boolean;
 }
 
+/** Throws SlotTagClash when two resource combinations of the business would share a slot id tag. */
 export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; allowLoopbackUrls?: boolean } = {}): Business {
   const services = new Map(def.services.map((s) => [s.id, s] as const));
   const published = new Map(def.services.map((s) => [s.id, publishService(s, def)] as const));
+  const resources = new Map(def.resources.map((r) => [r.id, r] as const));
+  const clash = findSlotTagClash(def.services, resources);
+  if (clash) throw clash;
   return {
     def,
     zone: def.business.timezone,
     services,
     published,
-    resources: new Map(def.resources.map((r) => [r.id, r] as const)),
+    resources,
     serviceOrder: def.services.map((s) => s.id),
     sandbox: opts.sandbox ?? false,
     allowLoopbackUrls: opts.allowLoopbackUrls ?? false,

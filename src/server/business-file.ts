@@ -19,6 +19,7 @@ import { readFile } from 'node:fs/promises';
 import { DateTime, Duration, IANAZone } from 'luxon';
 import { z } from 'zod';
 import { DEFAULT_SETTINGS, WEEKDAYS, type BusinessDef } from '../domain/business.js';
+import { findSlotTagClash } from '../domain/slot-tags.js';
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -788,6 +789,12 @@ export function parseBusinessFile(json: unknown, source?: string): BusinessDef {
   if (unique.length > 0 || !result.success) throw new BusinessFileError(unique, source);
 
   const { $schema: _ignored, ...def } = result.data;
+  // Slot ids name resource combinations by a 48-bit tag: refuse a file in which two would share one.
+  const clash = findSlotTagClash(def.services, new Map(def.resources.map((r) => [r.id, r] as const)));
+  if (clash) {
+    const at = def.services.findIndex((s) => s.id === clash.second.serviceId);
+    throw new BusinessFileError([{ path: `services[${at}]`, message: clash.message }], source);
+  }
   return def;
 }
 

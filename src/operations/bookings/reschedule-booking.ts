@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { errorMessage } from '../../domain/outcomes.js';
+import { sameSlotId } from '../../domain/slot-id.js';
 import { bookingPrice, rescheduleTerms } from '../../domain/pricing.js';
 import { formatDuration, formatInstant, parseDuration } from '../../domain/time.js';
 import { defineOperation, ok, outcome } from '../define.js';
@@ -46,7 +47,7 @@ export const rescheduleBooking = defineOperation({
       const view = hold ? holdView(hold, ctx.now) : null;
       if (!hold || !view) return outcome(errorMessage('validation_error', `No hold ${JSON.stringify(inp.hold_id)} belongs to this platform.`, '$.hold_id'));
       if (view.status === 'expired') return outcome(errorMessage('hold_expired', 'The hold on the new slot expired; hold it again.', '$.hold_id'), { booking: b });
-      if (view.status !== 'active' || hold.hold.slot_id !== inp.slot_id) {
+      if (view.status !== 'active' || !sameSlotId(hold.hold.slot_id, inp.slot_id)) {
         return outcome(errorMessage('validation_error', 'The hold is not an active hold on that slot.', '$.hold_id'));
       }
     }

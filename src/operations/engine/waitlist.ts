@@ -5,7 +5,7 @@
  */
 import type { ServiceDef } from '../../domain/business.js';
 import type { HoldRecord, WaitlistRecord } from '../../domain/records.js';
-import { decodeSlotId, encodeSlotId, slotKey } from '../../domain/slot-id.js';
+import { decodeSlotId, encodeSlotId, slotTag } from '../../domain/slot-id.js';
 import { findSlot } from '../../domain/slots.js';
 import { formatInstant, localDate } from '../../domain/time.js';
 import { mayAct, type OperationContext } from '../runtime.js';
@@ -56,7 +56,7 @@ export function emitWaitlistEvent(ctx: OperationContext, event: string, rec: Wai
 function wantsSlot(rec: WaitlistRecord, slot: FreedSlot, zone: string): boolean {
   if (rec.entry.slot_id) {
     const p = decodeSlotId(rec.entry.slot_id);
-    return p !== null && p.startMs === slot.startMs && (p.resourceIds.length === 0 || slotKey(p) === slot.key);
+    return p !== null && p.startMs === slot.startMs && p.tag === slotTag(rec.entry.service_id, slot.resourceIds);
   }
   const prefs = rec.entry.preferred_slots ?? [];
   if (prefs.length === 0) return true;
