@@ -140,10 +140,23 @@ function checkIds(serviceId: unknown, resourceIds: unknown): void {
   }
 }
 
-/** The start: 6 characters of minutes on a whole minute, else 8 characters of milliseconds. */
+const TWO_18 = 0x40000;
+
+/** The start: 6 characters of minutes on a whole minute, else 8 characters of milliseconds (on the hot path: bit operations on halves). */
 function startChars(startMs: number): string {
   if (!isStart(startMs)) throw new Error(`invalid slot id parts: start ${startMs} is not an integer in [0, 2^48)`);
-  return startMs % MINUTE_MS === 0 ? numberToChars(startMs / MINUTE_MS, MINUTE_CHARS) : numberToChars(startMs, MS_CHARS);
+  if (startMs % MINUTE_MS === 0) {
+    const m = startMs / MINUTE_MS; // < 2^36
+    const hi = Math.floor(m / TWO_18);
+    const lo = m - hi * TWO_18;
+    return ALPHABET[hi >> 12] + ALPHABET[(hi >> 6) & 63] + ALPHABET[hi & 63] + ALPHABET[lo >> 12] + ALPHABET[(lo >> 6) & 63] + ALPHABET[lo & 63];
+  }
+  const hi = Math.floor(startMs / TWO_24);
+  const lo = startMs - hi * TWO_24;
+  return (
+    ALPHABET[(hi >> 18) & 63] + ALPHABET[(hi >> 12) & 63] + ALPHABET[(hi >> 6) & 63] + ALPHABET[hi & 63] +
+    ALPHABET[(lo >> 18) & 63] + ALPHABET[(lo >> 12) & 63] + ALPHABET[(lo >> 6) & 63] + ALPHABET[lo & 63]
+  );
 }
 
 /**
