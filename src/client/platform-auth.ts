@@ -5,9 +5,7 @@
  * this project's tests; written to be read and copied by platform authors.
  */
 import { createHash, generateKeyPairSync, randomUUID, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { argumentsDigest } from '../security/jcs.js';
-import { contentDigest } from '../security/content-digest.js';
-import { generateSigningKey, jwkThumbprint, signRequest } from '../security/http-signatures.js';
+import { argumentsDigest, contentDigest, generateSigningKey, jwkThumbprint, signRequest } from '../security/index.js';
 
 export interface PopKey {
   privateKey: KeyObject;

@@ -1,166 +1,479 @@
 /**
- * The business as the domain sees it: what the business file describes, after validation.
+ * The business as the domain sees it: what the business file describes, after validation. The shape
+ * is written once, as the zod schema below (shapes, single values and the per-object refinements,
+ * with the protocol's rules from business-rules.ts); the types the rest of the code uses are
+ * inferred from it, and the server emits it as the business file's JSON Schema.
  * Times of day are local to the business time zone ("HH:MM", 24 h); instants are RFC 3339
  * strings or epoch milliseconds (UTC). Durations are ISO 8601 strings (e.g. "PT30M", "P30D").
  */
+import { DateTime, Duration, IANAZone } from 'luxon';
+import { z } from 'zod';
+import { RESOURCE_TYPES, serviceRules, type PathSegment } from './business-rules.js';
 
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
-/** A local opening interval on one day, "HH:MM" to "HH:MM" (closes > opens; "24:00" allowed as a close). */
-export interface LocalInterval {
-  opens: string;
-  closes: string;
+// ---------------------------------------------------------------------------------------------
+// Documentation registry (feeds the emitted JSON Schema; a registry of our own, not zod's global
+// one, so repeated module loads never collide on ids)
+
+export interface SchemaDoc {
+  id?: string;
+  title?: string;
+  description?: string;
+  examples?: unknown[];
 }
 
-export type WeeklyHours = Partial<Record<Weekday, LocalInterval[]>>;
+/** Titles, descriptions and examples of the schemas below, for the emitted JSON Schema. */
+export const businessDocs = z.registry<SchemaDoc>();
 
-/** A dated override of the weekly hours: `hours: []` closes the whole day. */
-export interface DatedException {
-  date: string; // YYYY-MM-DD, local
-  hours: LocalInterval[];
-  reason?: string;
+/** Attaches documentation to a schema instance (shared instances are documented once, where defined). */
+function doc<T extends z.ZodType>(schema: T, meta: SchemaDoc | string): T {
+  if (businessDocs.has(schema)) throw new Error('schema documented twice');
+  businessDocs.add(schema, typeof meta === 'string' ? { description: meta } : meta);
+  return schema;
 }
 
-/** An absence: the resource is unavailable between two instants (RFC 3339 with offset). */
-export interface TimeOff {
-  start: string;
-  end: string;
-  reason?: string;
+// ---------------------------------------------------------------------------------------------
+// Scalar formats
+
+const ISO_DURATION_RE = /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/;
+const LOCAL_TIME_RE = /^([01]\d|2[0-3]):[0-5]\d$/;
+const CLOSING_TIME_RE = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
+const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+const INSTANT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const CURRENCY_RE = /^[A-Z]{3}$/;
+const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+const HANDLE_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const HTTP_URL_RE = /^https?:\/\/\S+$/i;
+const SERVICE_TYPE_RE = /^(appointment|group|reservation|rental|field_service|[a-z][a-z0-9-]*(\.[a-z0-9][a-z0-9_-]*)+)$/;
+const LOCALE_RE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
+const SHA256_HEX_RE = /^[0-9a-f]{64}$/;
+
+function durationMillis(iso: string): number {
+  return Duration.fromISO(iso).toMillis();
 }
 
-export type ResourceType = 'staff' | 'room' | 'equipment' | 'other';
-
-export interface ResourceDef {
-  id: string;
-  type: ResourceType;
-  name: string;
-  location_id?: string;
-  schedule: WeeklyHours;
-  exceptions?: DatedException[];
-  time_off?: TimeOff[];
+function minutesOf(hhmm: string): number {
+  return Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 }
 
-export interface LocationDef {
-  id: string;
-  name: string;
-  address?: string;
-  coordinates?: { lat: number; lng: number };
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
-/**
- * One requirement of a service: one resource of `type`, chosen among `resource_ids`.
- * A slot is one combination: exactly one resource per requirement.
- */
-export interface ResourceRequirementDef {
-  type: ResourceType;
-  name?: string;
-  selectable?: boolean;
-  resource_ids: string[];
+const idString = () => z.string().regex(ID_RE, 'must be 1-128 characters: letters, digits, ".", "_", ":" or "-", starting with a letter or digit');
+
+const nonEmpty = () => z.string().trim().min(1, 'must not be empty');
+
+/** An ISO 8601 duration such as "PT45M" or "P30D"; `positive` rejects zero-length durations. */
+const isoDuration = (description: string, positive = false) =>
+  doc(
+    z
+      .string()
+      .regex(ISO_DURATION_RE, 'must be an ISO 8601 duration such as "PT30M" or "P30D"')
+      .refine((v) => !ISO_DURATION_RE.test(v) || Duration.fromISO(v).isValid, 'is not a valid ISO 8601 duration')
+      .refine((v) => !positive || !ISO_DURATION_RE.test(v) || durationMillis(v) > 0, 'must be longer than zero'),
+    { description: `${description} (ISO 8601 duration)`, examples: [positive ? 'PT45M' : 'PT15M'] },
+  );
+
+const openingTime = () => z.string().regex(LOCAL_TIME_RE, 'must be a local time "HH:MM" between 00:00 and 23:59');
+const closingTime = () => z.string().regex(CLOSING_TIME_RE, 'must be a local time "HH:MM" between 00:01 and 24:00');
+
+const localDate = () =>
+  z
+    .string()
+    .regex(DATE_RE, 'must be a date YYYY-MM-DD')
+    .refine((v) => !DATE_RE.test(v) || DateTime.fromFormat(v, 'yyyy-MM-dd').isValid, 'is not a calendar date');
+
+const instant = (description: string) =>
+  doc(
+    z
+      .string()
+      .regex(INSTANT_RE, 'must be an RFC 3339 date-time with an offset, e.g. "2026-03-02T09:00:00-05:00"')
+      .refine((v) => !INSTANT_RE.test(v) || DateTime.fromISO(v, { setZone: true }).isValid, 'is not a valid date-time'),
+    { description: `${description} (RFC 3339 date-time with offset)` },
+  );
+
+const currencyCode = (description: string) =>
+  doc(z.string().regex(CURRENCY_RE, 'must be an ISO 4217 currency code: three uppercase letters, e.g. "USD"'), description);
+
+const timeZone = () =>
+  doc(
+    z.string().refine((v) => IANAZone.isValidZone(v), 'must be an IANA time zone such as "America/New_York"'),
+    { description: 'IANA time zone of the business; all local times in the file are in this zone.', examples: ['America/New_York'] },
+  );
+
+const httpUrl = (description: string) =>
+  doc(z.string().regex(HTTP_URL_RE, 'must be an absolute http(s) URL').refine((v) => !HTTP_URL_RE.test(v) || isHttpUrl(v), 'must be an absolute http(s) URL'), description);
+
+const minorUnits = (description: string) => doc(z.number().int().nonnegative(), `${description} (integer, minor currency units)`);
+
+// ---------------------------------------------------------------------------------------------
+// Opening hours
+
+const LocalIntervalSchema = doc(
+  z
+    .strictObject({
+      opens: doc(openingTime(), 'Local opening time "HH:MM".'),
+      closes: doc(closingTime(), 'Local closing time "HH:MM"; "24:00" means midnight at the end of the day.'),
+    })
+    .superRefine((v, ctx) => {
+      if (minutesOf(v.closes) <= minutesOf(v.opens)) {
+        ctx.addIssue({ code: 'custom', path: ['closes'], message: `must be later than opens (${v.opens})` });
+      }
+    }),
+  { id: 'LocalInterval', description: 'A local time interval within one day; closes must be later than opens.' },
+);
+
+/** Issues for overlapping intervals in one day's list (the list is otherwise valid). */
+function checkNoOverlap(intervals: Array<{ opens: string; closes: string }>, ctx: z.RefinementCtx, path: PathSegment[]): void {
+  const order = intervals.map((iv, i) => ({ i, from: minutesOf(iv.opens), to: minutesOf(iv.closes) })).sort((a, b) => a.from - b.from);
+  for (let k = 1; k < order.length; k++) {
+    if (order[k].from < order[k - 1].to) {
+      ctx.addIssue({ code: 'custom', path: [...path, order[k].i], message: `overlaps the interval at index ${order[k - 1].i}` });
+    }
+  }
 }
 
-export type ServiceType = 'appointment' | 'group' | 'reservation' | 'rental' | 'field_service' | string;
+const dayIntervals = (day: string) => doc(z.array(LocalIntervalSchema), `Intervals on ${day}; omit the day or use [] when closed.`);
 
-/**
- * A service as the business file writes it: the published fields of the USP Service object
- * (less `business_id` and `availability_hint`, which the server computes) plus how it is delivered.
- * `resources` (the published ResourceRequirement list) and `locations` are derived from
- * `requirements` and `location_ids`.
- */
-export interface ServiceDef {
-  id: string;
-  name: string;
-  type: ServiceType;
-  status?: 'active' | 'suspended' | 'archived';
-  description?: string | { plain: string; markdown?: string; html?: string };
-  categories?: Array<Record<string, unknown>>;
-  duration: {
-    fixed?: string;
-    range?: { min: string; max: string; step?: string };
-    undetermined?: true;
-    buffer_before?: string;
-    buffer_after?: string;
-  };
-  pricing: {
-    model: 'fixed' | 'hourly' | 'per_person' | 'variable' | 'free';
-    amount?: number;
-    currency: string;
-    price_range?: { min: number; max: number };
-    deposit?: { type: 'fixed' | 'percentage'; value: number; refundable?: boolean };
-  };
-  channel: { type: 'at_business_location' | 'at_buyer_location' | 'virtual' | 'phone' | 'hybrid'; virtual_provider?: string; instructions?: string; service_area?: string };
-  policies: {
-    cancellation: { allowed: boolean; free_cancellation_until?: string; late_cancellation_fee?: number; no_cancellation_after?: string };
-    rescheduling: { allowed: boolean; free_reschedule_until?: string; max_reschedules?: number; fee?: number };
-    no_show?: { fee?: number; fee_percentage?: number; grace_period?: string };
-    booking_window: { min_advance: string; max_advance: string; slot_interval: string };
-    confirmation_mode: 'auto' | 'manual';
-    requires_payment: boolean;
-    payment_timing?: 'at_booking' | 'at_service' | 'deposit_required';
-  };
-  /** Group and reservation: spots per slot, and whether a full slot can be waitlisted. */
-  capacity?: { min?: number; max: number; waitlist?: boolean };
-  provider?: { name: string; url?: string };
-  media?: Array<Record<string, unknown>>;
-  rating?: { value: number; scale_max: number; scale_min?: number; count?: number };
-  handle?: string;
-  url?: string;
-  tags?: string[];
-  metadata?: Record<string, unknown>;
-  links?: Array<{ type: string; url: string }>;
-  localized?: Record<string, Record<string, string>>;
-  /** Delivery: which resources can deliver the service. Empty means the service is its own resource. */
-  requirements: ResourceRequirementDef[];
-  /** Locations where the service is offered (ids of `business.locations`). */
-  location_ids?: string[];
-  /** Optional weekly hours in which the service may start and end (e.g. a class timetable). */
-  hours?: WeeklyHours;
-}
+const WeeklyHoursSchema = doc(
+  z
+    .strictObject(Object.fromEntries(WEEKDAYS.map((d) => [d, dayIntervals(d).optional()])) as Record<(typeof WEEKDAYS)[number], z.ZodOptional<z.ZodArray<typeof LocalIntervalSchema>>>)
+    .superRefine((week, ctx) => {
+      for (const day of WEEKDAYS) {
+        const list = week[day];
+        if (list) checkNoOverlap(list, ctx, [day]);
+      }
+    }),
+  {
+    id: 'WeeklyHours',
+    description: 'Weekly recurring local hours, by weekday; a missing day is closed. On a resource: its working hours. On a service: the window in which bookings must start and end (e.g. a class timetable).',
+  },
+);
 
-/** Knobs of the running business; every one is also a CLI flag. */
-export interface BusinessSettings {
-  /** Hold time-to-live in seconds (spec suggests 5-10 minutes). */
-  hold_ttl_seconds: number;
-  /** How long a payment action stays open before the booking expires, in seconds. */
-  payment_ttl_seconds: number;
-  /** How long a manual-confirmation booking waits for the business, in seconds. */
-  manual_confirmation_ttl_seconds: number;
-  /** How long a waitlist offer can be accepted, in seconds. */
-  waitlist_offer_ttl_seconds: number;
-  /** Longest availability query range in days (longer answers range_too_wide). */
-  max_query_days: number;
-  /** Concurrent active holds allowed per platform and buyer for one service (spec 10.1.2). */
-  max_active_holds_per_buyer: number;
-  /** Most entries on one service's waitlist. */
-  max_waitlist_entries: number;
-  /** Public origin the server is reachable at (profile endpoints, checkout links). */
-  public_url: string;
-  /** `booking.reminder` goes out this long before the start (0 turns reminders off). */
-  reminder_offset_seconds: number;
-  /** Checkout page template; `{booking_id}` and `{action_id}` are replaced. */
-  checkout_url_template?: string;
-}
+const DatedExceptionSchema = doc(
+  z
+    .strictObject({
+      date: doc(localDate(), 'Local date YYYY-MM-DD.'),
+      hours: doc(z.array(LocalIntervalSchema), 'Hours on that date, replacing the weekly hours; [] closes the whole day.'),
+      reason: z.string().optional(),
+    })
+    .superRefine((v, ctx) => checkNoOverlap(v.hours, ctx, ['hours'])),
+  { id: 'DatedException', description: 'A dated override of the weekly schedule.' },
+);
 
-export interface BusinessDef {
-  business: {
-    id: string;
-    name: string;
-    timezone: string;
-    currency: string;
-    /** BCP 47 tag: the buyer pages' formats when the browser asks for none we can use (default en-US). */
-    locale?: string;
-    locations: LocationDef[];
-  };
-  settings: BusinessSettings;
-  resources: ResourceDef[];
-  services: ServiceDef[];
-  /** Hashes (sha-256, hex) of API keys that act as the business itself. */
-  admin_api_key_hashes?: string[];
-  /** Pre-established platforms: an id and the sha-256 (hex) of the API key each presents. */
-  platform_api_keys?: Array<{ id: string; sha256: string }>;
-}
+const TimeOffSchema = doc(
+  z
+    .strictObject({
+      start: instant('First instant of the absence'),
+      end: instant('End of the absence (exclusive)'),
+      reason: z.string().optional(),
+    })
+    .superRefine((v, ctx) => {
+      const start = DateTime.fromISO(v.start, { setZone: true });
+      const end = DateTime.fromISO(v.end, { setZone: true });
+      if (end.toMillis() <= start.toMillis()) ctx.addIssue({ code: 'custom', path: ['end'], message: 'must be later than start' });
+    }),
+  { id: 'TimeOff', description: 'An absence between two instants.' },
+);
 
-export const DEFAULT_SETTINGS: BusinessSettings = {
+// ---------------------------------------------------------------------------------------------
+// Locations and resources
+
+const LocationSchema = doc(
+  z.strictObject({
+    id: doc(idString(), 'Location id, unique among the business locations.'),
+    name: nonEmpty(),
+    address: z.string().optional(),
+    coordinates: z
+      .strictObject({
+        lat: z.number().min(-90).max(90),
+        lng: z.number().min(-180).max(180),
+      })
+      .optional(),
+  }),
+  { id: 'Location', description: 'A place where the business delivers services.' },
+);
+
+const resourceType = () => z.enum(RESOURCE_TYPES);
+
+const ResourceSchema = doc(
+  z
+    .strictObject({
+      id: doc(idString(), 'Resource id, unique among the resources.'),
+      type: doc(resourceType(), 'What kind of resource this is.'),
+      name: nonEmpty(),
+      location_id: doc(idString(), 'Id of the business location the resource belongs to.').optional(),
+      schedule: WeeklyHoursSchema,
+      exceptions: z.array(DatedExceptionSchema).optional(),
+      time_off: z.array(TimeOffSchema).optional(),
+    })
+    .superRefine((r, ctx) => {
+      const seen = new Map<string, number>();
+      r.exceptions?.forEach((ex, i) => {
+        const first = seen.get(ex.date);
+        if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['exceptions', i, 'date'], message: `duplicate date (also at exceptions[${first}])` });
+        else seen.set(ex.date, i);
+      });
+    }),
+  { id: 'Resource', description: 'A staff member, room, piece of equipment or other resource that services need.' },
+);
+
+// ---------------------------------------------------------------------------------------------
+// Services
+
+export const DurationSchema = doc(
+  z
+    .strictObject({
+      fixed: isoDuration('Exact length of the service', true).optional(),
+      range: z
+        .strictObject({
+          min: isoDuration('Shortest bookable length', true),
+          max: isoDuration('Longest bookable length', true),
+          step: isoDuration('Increment between bookable lengths', true).optional(),
+        })
+        .superRefine((r, ctx) => {
+          if (durationMillis(r.max) < durationMillis(r.min)) ctx.addIssue({ code: 'custom', path: ['max'], message: 'must not be shorter than min' });
+        })
+        .optional(),
+      undetermined: doc(z.literal(true), 'The service has no meaningful length to show.').optional(),
+      buffer_before: isoDuration('Blocked preparation time before the service').optional(),
+      buffer_after: isoDuration('Blocked clean-up time after the service').optional(),
+    })
+    .superRefine((d, ctx) => {
+      const present = (['fixed', 'range', 'undetermined'] as const).filter((k) => d[k] !== undefined);
+      if (present.length === 0) {
+        ctx.addIssue({ code: 'custom', path: [], message: 'needs exactly one of fixed, range or undetermined (USP §3.11)' });
+      } else if (present.length > 1) {
+        ctx.addIssue({ code: 'custom', path: [present[1]], message: `cannot be combined with ${present[0]}: exactly one of fixed, range or undetermined (USP §3.11)` });
+      }
+    }),
+  { id: 'Duration', description: 'How long the service takes: exactly one of fixed, range or undetermined, plus optional buffers.' },
+);
+
+const PRICING_MODELS = ['fixed', 'hourly', 'per_person', 'variable', 'free'] as const;
+
+const PricingSchema = doc(
+  z
+    .strictObject({
+      model: doc(z.enum(PRICING_MODELS), 'Pricing model.'),
+      amount: minorUnits('Price').optional(),
+      currency: currencyCode('ISO 4217 currency code; must equal the business currency.'),
+      price_range: z
+        .strictObject({ min: minorUnits('Lowest price'), max: minorUnits('Highest price') })
+        .superRefine((r, ctx) => {
+          if (r.max < r.min) ctx.addIssue({ code: 'custom', path: ['max'], message: 'must not be less than min' });
+        })
+        .optional(),
+      deposit: z
+        .strictObject({
+          type: z.enum(['fixed', 'percentage']),
+          value: doc(z.number().positive(), 'Deposit in minor units (fixed) or percent of the price (percentage).'),
+          refundable: z.boolean().optional(),
+        })
+        .superRefine((d, ctx) => {
+          if (d.type === 'percentage' && d.value > 100) ctx.addIssue({ code: 'custom', path: ['value'], message: 'a percentage deposit must be at most 100' });
+          if (d.type === 'fixed' && !Number.isInteger(d.value)) ctx.addIssue({ code: 'custom', path: ['value'], message: 'a fixed deposit is an integer amount in minor currency units' });
+        })
+        .optional(),
+    }),
+  { id: 'Pricing', description: 'How the service is priced (amounts in minor currency units).' },
+);
+
+const ChannelSchema = doc(
+  z.strictObject({
+    type: z.enum(['at_business_location', 'at_buyer_location', 'virtual', 'phone', 'hybrid']),
+    virtual_provider: z.string().optional(),
+    instructions: z.string().optional(),
+    service_area: doc(z.string(), 'Free-text description of the area served (buyer-location services).').optional(),
+  }),
+  { id: 'Channel', description: 'Where or how the service is delivered.' },
+);
+
+const PoliciesSchema = doc(
+  z.strictObject({
+    cancellation: z.strictObject({
+      allowed: z.boolean(),
+      free_cancellation_until: isoDuration('Free cancellation up to this long before the start').optional(),
+      late_cancellation_fee: minorUnits('Fee for a cancellation after the free window').optional(),
+      no_cancellation_after: isoDuration('No cancellation within this long before the start').optional(),
+    }),
+    rescheduling: z.strictObject({
+      allowed: z.boolean(),
+      free_reschedule_until: isoDuration('Free rescheduling up to this long before the start').optional(),
+      max_reschedules: z.number().int().nonnegative().optional(),
+      fee: minorUnits('Fee for rescheduling after the free window').optional(),
+    }),
+    no_show: z
+      .strictObject({
+        fee: minorUnits('No-show fee').optional(),
+        fee_percentage: z.number().int().min(0).max(100).optional(),
+        grace_period: isoDuration('Lateness tolerated before a no-show').optional(),
+      })
+      .optional(),
+    booking_window: z
+      .strictObject({
+        min_advance: isoDuration('Earliest a slot can be booked before it starts'),
+        max_advance: isoDuration('Furthest ahead a slot can be booked', true),
+        slot_interval: isoDuration('Spacing between slot starts', true),
+      })
+      .superRefine((w, ctx) => {
+        if (durationMillis(w.max_advance) < durationMillis(w.min_advance)) {
+          ctx.addIssue({ code: 'custom', path: ['max_advance'], message: 'must not be shorter than min_advance' });
+        }
+      }),
+    confirmation_mode: z.enum(['auto', 'manual']),
+    requires_payment: z.boolean(),
+    payment_timing: z.enum(['at_booking', 'at_service', 'deposit_required']).optional(),
+  }),
+  { id: 'ServicePolicies', description: 'Cancellation, rescheduling, no-show, booking window and payment policies.' },
+);
+
+const CapacitySchema = doc(
+  z
+    .strictObject({
+      min: doc(z.number().int().min(1), 'Smallest party size accepted.').optional(),
+      max: doc(z.number().int().min(1), 'Spots per slot.'),
+      waitlist: doc(z.boolean(), 'Whether a full slot can be waitlisted.').optional(),
+    })
+    .superRefine((c, ctx) => {
+      if (c.min !== undefined && c.min > c.max) ctx.addIssue({ code: 'custom', path: ['min'], message: `must not exceed max (${c.max})` });
+    }),
+  { id: 'Capacity', description: 'Participants per slot; required for group and reservation services.' },
+);
+
+const CategorySchema = doc(
+  z.looseObject({
+    taxonomy: doc(nonEmpty(), 'Labeling system, e.g. "merchant" or an external taxonomy.'),
+    id: z.string().optional(),
+    name: z.string().optional(),
+    parent_id: z.string().optional(),
+    value: doc(z.string(), 'Taxonomy-native code or path; required outside the merchant taxonomy.').optional(),
+    primary: z.boolean().optional(),
+  }),
+  { id: 'ServiceCategory', description: 'A category label within one taxonomy.' },
+);
+
+const DescriptionSchema = doc(
+  z.union(
+    [
+      z.string(),
+      z.strictObject({ plain: z.string(), markdown: z.string().optional(), html: z.string().optional() }),
+    ],
+    { error: 'must be a string or an object with a "plain" member' },
+  ),
+  { id: 'Description', description: 'Plain-text description, or { plain, markdown?, html? }.' },
+);
+
+const LinkSchema = doc(
+  z.strictObject({ type: nonEmpty(), url: httpUrl('Address of the page.'), title: z.string().optional() }),
+  { id: 'Link', description: 'A typed link to a policy or information page.' },
+);
+
+const MediaSchema = doc(
+  z.looseObject({
+    type: doc(nonEmpty(), 'Media format, e.g. "image" or "video".'),
+    url: httpUrl('Address of the media.'),
+    alt_text: z.string().optional(),
+    role: z.enum(['hero', 'gallery', 'thumbnail']).optional(),
+    width: z.number().int().min(1).optional(),
+    height: z.number().int().min(1).optional(),
+  }),
+  { id: 'Media', description: 'An image or video of the service.' },
+);
+
+const RatingSchema = doc(
+  z
+    .strictObject({
+      value: z.number().min(0),
+      scale_max: z.number().min(1),
+      scale_min: z.number().min(0).optional(),
+      count: z.number().int().min(0).optional(),
+    })
+    .superRefine((r, ctx) => {
+      const min = r.scale_min ?? 1;
+      if (r.value < min || r.value > r.scale_max) ctx.addIssue({ code: 'custom', path: ['value'], message: `must lie between ${min} and ${r.scale_max}` });
+    }),
+  { id: 'Rating', description: 'Aggregate rating of the service.' },
+);
+
+const LOCALIZED_KEYS = ['name', 'description', 'category_name', 'channel_instructions'];
+
+const LocalizedSchema = doc(
+  z.record(
+    z.string().refine((k) => LOCALIZED_KEYS.includes(k), `must be one of ${LOCALIZED_KEYS.join(', ')}`),
+    z.record(z.string().regex(LOCALE_RE, 'must be a BCP 47 language tag such as "es" or "zh-Hant"'), z.string()),
+  ),
+  { id: 'LocalizedFields', description: 'Per-locale overrides of name, description, category_name and channel_instructions.' },
+);
+
+const RequirementSchema = doc(
+  z
+    .strictObject({
+      type: doc(resourceType(), 'Kind of resource required.'),
+      name: doc(z.string(), 'Label shown to the buyer, e.g. "Stylist".').optional(),
+      selectable: doc(z.boolean(), 'Whether the buyer may choose which resource.').optional(),
+      resource_ids: doc(z.array(idString()).min(1, 'must list at least one resource'), 'Ids of the resources (of `type`) that can fill this requirement.'),
+    })
+    .superRefine((r, ctx) => {
+      r.resource_ids.forEach((id, i) => {
+        const first = r.resource_ids.indexOf(id);
+        if (first !== i) ctx.addIssue({ code: 'custom', path: ['resource_ids', i], message: `duplicate resource id "${id}"` });
+      });
+    }),
+  { id: 'ResourceRequirement', description: 'One resource of a type, chosen among resource_ids, is needed for each booking.' },
+);
+
+const ServiceObject = z.strictObject({
+  id: doc(idString(), 'Service id, unique among the services.'),
+  name: nonEmpty(),
+  type: doc(
+    z.string().regex(SERVICE_TYPE_RE, 'must be appointment, group, reservation, rental, field_service or a reverse-domain vertical such as "com.example.lessons"'),
+    'Service vertical.',
+  ),
+  status: z.enum(['active', 'suspended', 'archived']).optional(),
+  description: DescriptionSchema.optional(),
+  categories: z.array(CategorySchema).optional(),
+  duration: DurationSchema,
+  pricing: PricingSchema,
+  channel: ChannelSchema,
+  policies: PoliciesSchema,
+  capacity: CapacitySchema.optional(),
+  provider: z.strictObject({ name: nonEmpty(), url: httpUrl('Business website.').optional(), links: z.array(LinkSchema).optional() }).optional(),
+  media: z.array(MediaSchema).optional(),
+  rating: RatingSchema.optional(),
+  handle: doc(z.string().regex(HANDLE_RE, 'must be a lowercase slug such as "womens-haircut"'), 'URL-friendly slug.').optional(),
+  url: httpUrl('Canonical page of the service.').optional(),
+  tags: z.array(nonEmpty()).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  links: z.array(LinkSchema).optional(),
+  localized: LocalizedSchema.optional(),
+  requirements: doc(z.array(RequirementSchema), 'Resources needed to deliver the service; [] means the service is its own resource (then `hours` is required).'),
+  location_ids: doc(z.array(idString()), 'Ids of the business locations where the service is offered.').optional(),
+  hours: WeeklyHoursSchema.optional(),
+});
+
+export const ServiceSchema = doc(
+  ServiceObject.superRefine((s, ctx) => serviceRules(s, (path, message) => ctx.addIssue({ code: 'custom', path, message }))),
+  {
+    id: 'Service',
+    description: 'A bookable service: the published USP Service fields (without business_id, availability_hint, resources and locations, which the server derives) plus how it is delivered.',
+  },
+);
+
+
+// ---------------------------------------------------------------------------------------------
+// Settings and the whole file
+
+/** What each setting is when the file omits it (DEFAULT_SETTINGS below). */
+const d = {
   hold_ttl_seconds: 600,
   payment_ttl_seconds: 1800,
   manual_confirmation_ttl_seconds: 86400,
@@ -169,5 +482,101 @@ export const DEFAULT_SETTINGS: BusinessSettings = {
   max_active_holds_per_buyer: 3,
   max_waitlist_entries: 100,
   reminder_offset_seconds: 86400,
-  public_url: 'http://localhost:8787',
 };
+
+const SettingsSchema = doc(
+  z
+    .strictObject({
+      hold_ttl_seconds: doc(z.number().int().positive(), 'Hold time-to-live in seconds.').default(d.hold_ttl_seconds),
+      payment_ttl_seconds: doc(z.number().int().positive(), 'How long a payment action stays open, in seconds.').default(d.payment_ttl_seconds),
+      manual_confirmation_ttl_seconds: doc(z.number().int().positive(), 'How long a manual-confirmation booking waits for the business, in seconds.').default(
+        d.manual_confirmation_ttl_seconds,
+      ),
+      waitlist_offer_ttl_seconds: doc(z.number().int().positive(), 'How long a waitlist offer can be accepted, in seconds.').default(d.waitlist_offer_ttl_seconds),
+      max_query_days: doc(z.number().int().positive(), 'Longest availability query range, in days.').default(d.max_query_days),
+      max_active_holds_per_buyer: doc(z.number().int().positive(), 'Concurrent active holds per platform and buyer for one service.').default(
+        d.max_active_holds_per_buyer,
+      ),
+      max_waitlist_entries: doc(z.number().int().positive(), "Most entries on one service's waitlist.").default(d.max_waitlist_entries),
+      reminder_offset_seconds: doc(z.number().int().min(0), 'booking.reminder goes out this long before the start; 0 turns reminders off.').default(
+        d.reminder_offset_seconds,
+      ),
+      public_url: httpUrl('Public origin of the server (absolute http(s) URL); --public-url overrides it. Absent: the address the server listens on.').optional(),
+      checkout_url_template: doc(
+        z
+          .string()
+          .refine((v) => isHttpUrl(v.replaceAll('{booking_id}', 'b').replaceAll('{action_id}', 'a')), 'must be an absolute http(s) URL (placeholders {booking_id}, {action_id})'),
+        'Checkout page template; {booking_id} and {action_id} are replaced.',
+      ).optional(),
+    })
+    .prefault({}),
+  { id: 'Settings', description: 'Knobs of the running server; every member is optional and has a default.' },
+);
+
+const BusinessSchema = doc(
+  z.strictObject({
+    id: doc(idString(), 'Business id.'),
+    name: nonEmpty(),
+    timezone: timeZone(),
+    currency: currencyCode('Operating currency (ISO 4217); every service is priced in it.'),
+    locale: doc(
+      z.string().max(35).refine((v) => { try { return Intl.getCanonicalLocales(v).length === 1; } catch { return false; } }, 'must be a BCP 47 language tag'),
+      'Language of the buyer pages when the browser names none we can use (BCP 47, e.g. "en-US"); default "en-US".',
+    ).optional(),
+    locations: doc(z.array(LocationSchema), 'Places of business; [] for a business without premises.'),
+  }),
+  { id: 'Business', description: 'Identity, time zone, currency and locations of the business.' },
+);
+
+/** The business file as a whole: the one written shape of a business (the types below are inferred from it). */
+export const BusinessFileSchema = z.strictObject({
+  $schema: doc(z.string(), 'Reference to this JSON Schema, for editors; ignored by the server.').optional(),
+  business: BusinessSchema,
+  settings: SettingsSchema,
+  resources: doc(z.array(ResourceSchema), 'Staff, rooms and equipment.'),
+  services: doc(z.array(ServiceSchema).min(1, 'must list at least one service'), 'Bookable services.'),
+  admin_api_key_hashes: doc(
+    z.array(z.string().regex(SHA256_HEX_RE, 'must be a lowercase hex SHA-256 digest (64 characters)')),
+    'SHA-256 hex digests of API keys that act as the business itself.',
+  ).optional(),
+  platform_api_keys: doc(
+    z.array(
+      z.strictObject({
+        id: z.string().min(1).max(200),
+        sha256: z.string().regex(SHA256_HEX_RE, 'must be a lowercase hex SHA-256 digest (64 characters)'),
+      }),
+    ),
+    'Pre-established platforms: an id each and the SHA-256 hex digest of the API key it presents (Authorization: Bearer).',
+  ).optional(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// The types, inferred from the schema
+
+/** A local opening interval on one day, "HH:MM" to "HH:MM" (closes > opens; "24:00" allowed as a close). */
+export type LocalInterval = z.output<typeof LocalIntervalSchema>;
+export type WeeklyHours = z.output<typeof WeeklyHoursSchema>;
+/** A dated override of the weekly hours: `hours: []` closes the whole day. */
+export type DatedException = z.output<typeof DatedExceptionSchema>;
+/** An absence: the resource is unavailable between two instants (RFC 3339 with offset). */
+export type TimeOff = z.output<typeof TimeOffSchema>;
+export type ResourceType = (typeof RESOURCE_TYPES)[number];
+export type ResourceDef = z.output<typeof ResourceSchema>;
+export type LocationDef = z.output<typeof LocationSchema>;
+/**
+ * One requirement of a service: one resource of `type`, chosen among `resource_ids`.
+ * A slot is one combination: exactly one resource per requirement.
+ */
+export type ResourceRequirementDef = z.output<typeof RequirementSchema>;
+export type ServiceType = ServiceDef['type'];
+/**
+ * A service as the business file writes it: the published fields of the USP Service object
+ * (less `business_id` and `availability_hint`, which the server computes) plus how it is delivered:
+ * `requirements` (empty means the service is its own resource), `location_ids` and optional `hours`.
+ */
+export type ServiceDef = z.output<typeof ServiceSchema>;
+/** Knobs of the running business; every one is also a CLI flag. */
+export type BusinessSettings = z.output<typeof SettingsSchema>;
+export type BusinessDef = Omit<z.output<typeof BusinessFileSchema>, '$schema'>;
+
+export const DEFAULT_SETTINGS: BusinessSettings = d;

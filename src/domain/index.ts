@@ -1,5 +1,11 @@
-/** The pure domain layer: business definitions, time helpers, slot ids and slot generation. */
-export { WEEKDAYS, DEFAULT_SETTINGS } from './business.js';
+/**
+ * The pure domain layer: business definitions, time helpers, slot ids and slot generation, the
+ * booking state machine, pricing and policy terms, the records the store keeps and business outcomes.
+ * Other layers import the domain through this file only.
+ */
+export { WEEKDAYS, DEFAULT_SETTINGS, BusinessFileSchema, DurationSchema, ServiceSchema, businessDocs } from './business.js';
+export { formatPath, serviceRules, wholeFileRules, ROOT_PATH, DURATION_RULES_JSON_SCHEMA, SERVICE_RULES_JSON_SCHEMA } from './business-rules.js';
+export type { PathSegment, IssueSink, ServiceFacts } from './business-rules.js';
 export type {
   Weekday,
   LocalInterval,
@@ -34,6 +40,7 @@ export {
   localToUtcMs,
   formatInstant,
   parseInstant,
+  isoUtc,
 } from './time.js';
 
 export { encodeSlotId, decodeSlotId, slotIdEncoder, slotKey, slotTag, sameSlotId } from './slot-id.js';
@@ -51,3 +58,29 @@ export {
   selfResourceId,
 } from './slots.js';
 export type { Claim, SlotCandidate, SlotQuery, SlotState, OpeningHoursEntry } from './slots.js';
+
+export { errorMessage, warningMessage, infoMessage } from './outcomes.js';
+export type { Message } from './outcomes.js';
+
+export { isTerminal, nextStatus, allowedMoves } from './booking-status.js';
+export type { BookingMove } from './booking-status.js';
+
+export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, formatMoney } from './pricing.js';
+
+export { publishService, primaryCategory, searchableText } from './catalog.js';
+export type { PublishedService } from './catalog.js';
+
+export type {
+  Buyer,
+  DeliveryAddress,
+  Action,
+  Booking,
+  BookingRecord,
+  HoldRecord,
+  WaitlistStatus,
+  WaitlistRecord,
+  SubscriptionRecord,
+} from './records.js';
+export { nextDisputeStatus } from './disputes.js';
+export type { DisputeMove } from './disputes.js';
+export { bookingCalendar } from './icalendar.js';

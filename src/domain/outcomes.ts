@@ -38,6 +38,8 @@ export const OUTCOME_SEVERITY = {
   subscription_not_found: 'recoverable',
   waitlist_not_available: 'recoverable',
   already_in_state: 'recoverable',
+  // Spec 9.4: no capability in common is an operator's configuration problem, not the buyer's.
+  capabilities_incompatible: 'unrecoverable',
 } as const satisfies Record<string, Severity>;
 
 export type OutcomeCode = keyof typeof OUTCOME_SEVERITY;
@@ -48,12 +50,17 @@ export function errorMessage(code: OutcomeCode, content: string, path?: string):
   return m;
 }
 
+/** Every message carries a severity: the code's own, or `recoverable` for a code outside the table. */
+export function severityOf(code: string): Severity {
+  return (OUTCOME_SEVERITY as Record<string, Severity>)[code] ?? 'recoverable';
+}
+
 export function warningMessage(code: string, content: string, path?: string): Message {
-  const m: Message = { type: 'warning', code, content };
+  const m: Message = { type: 'warning', code, content, severity: severityOf(code) };
   if (path) m.path = path;
   return m;
 }
 
 export function infoMessage(code: string, content: string): Message {
-  return { type: 'info', code, content };
+  return { type: 'info', code, content, severity: severityOf(code) };
 }

@@ -2,6 +2,7 @@
  * The resources the business keeps, in their published shapes (spec 4.2, 5.2, 11.1.1, 3.12.2),
  * each wrapped with the private facts the business needs and never publishes.
  */
+import type { Dispute } from './disputes.js';
 import type { Message } from './outcomes.js';
 
 export interface Buyer {
@@ -71,6 +72,8 @@ export interface Booking {
   actions?: Action[];
   notes?: string;
   cancellation?: { reason?: string; canceled_by: 'buyer' | 'business' | 'system'; fee: number; refund_amount: number; canceled_at: string };
+  /** A payment dispute (spec 5.5.2); it never changes `status`. */
+  dispute?: Dispute;
   created_at: string;
   updated_at: string;
   expires_at?: string;

@@ -2,7 +2,9 @@
  * Slot generation (USP §4.1): a slot is one start time for one combination of resources, exactly one
  * resource per requirement of the service ("one slot per resource combination").
  *
- * Pipeline for one query:
+ * Pipeline for one query (each step is one function below `generate`):
+ *  0. the resource combinations the query allows, each with the location it serves, and the booking
+ *     window's range and slot grid;
  *  1. the local dates the (booking-window-clipped) range touches, plus margins, are expanded once;
  *     each date's wall-clock intervals become UTC instants with one zone lookup per date
  *     (per time only on a day with a UTC-offset change);
@@ -405,27 +407,59 @@ interface InternalQuery extends Omit<SlotQuery, 'resourceId'> {
   onlyCombination?: readonly string[];
 }
 
-function generate(q: InternalQuery): SlotCandidate[] {
-  const { service, zone } = q;
-  const selfResource = service.requirements.length === 0;
-  if (selfResource && !service.hours) return [];
+/** The query's constants: the slot grid, the buffers and the range clipped to the booking window. */
+interface Plan {
+  service: ServiceDef;
+  selfResource: boolean;
+  durationMs: number;
+  intervalMs: number;
+  before: number;
+  after: number;
+  /** Candidate starts lie in [from, to). */
+  from: number;
+  to: number;
+  /** A capacity type: same-slot claims share the slot (counted) instead of blocking it. */
+  capacity: boolean;
+  total: number;
+  waitlist: boolean;
+  partySize: number;
+}
 
+/** The grid and range of a query; null when it can offer nothing (no duration, an empty window). */
+function planQuery(q: InternalQuery): Plan | null {
+  const { service } = q;
+  const selfResource = service.requirements.length === 0;
+  if (selfResource && !service.hours) return null;
   const durationMs = slotDurationMs(service);
   let intervalMs = parseDuration(service.policies.booking_window.slot_interval);
   if (!(intervalMs > 0)) intervalMs = durationMs;
-  if (!(intervalMs > 0) || !(durationMs > 0)) return [];
-  const before = bufferMs(service.duration.buffer_before);
-  const after = bufferMs(service.duration.buffer_after);
+  if (!(intervalMs > 0) || !(durationMs > 0)) return null;
   const minAdvance = parseDuration(service.policies.booking_window.min_advance);
   const maxAdvance = parseDuration(service.policies.booking_window.max_advance);
-
   const from = Math.max(q.fromMs, q.nowMs + minAdvance, q.nowMs);
   const to = Math.min(q.toMs, q.nowMs + maxAdvance + 1); // start <= now + max_advance
-  if (!(from < to)) return [];
+  if (!(from < to)) return null;
+  return {
+    service,
+    selfResource,
+    durationMs,
+    intervalMs,
+    before: bufferMs(service.duration.buffer_before),
+    after: bufferMs(service.duration.buffer_after),
+    from,
+    to,
+    capacity: isCapacityType(service),
+    total: service.capacity?.max ?? 1,
+    waitlist: service.capacity?.waitlist === true,
+    partySize: Math.max(1, Math.floor(Number.isFinite(q.partySize) ? q.partySize : 1)),
+  };
+}
 
-  // Combinations.
+/** The resource combinations the query allows, each with the location it serves (step 0). */
+function locatedCombinations(q: InternalQuery, plan: Plan): Combination[] {
+  const { service } = plan;
   let combos: string[][];
-  if (selfResource) {
+  if (plan.selfResource) {
     const only = q.onlyCombination;
     const self = selfResourceId(service.id);
     combos = !only || (only.length === 1 && only[0] === self) ? [[self]] : [];
@@ -435,114 +469,160 @@ function generate(q: InternalQuery): SlotCandidate[] {
   if (q.resourceId !== undefined) combos = combos.filter((c) => c.includes(q.resourceId as string));
   const located: Combination[] = [];
   for (const ids of combos) {
-    const loc = selfResource
-      ? combinationLocation(service, [])
-      : combinationLocation(service, ids.map((id) => q.resources.get(id)));
+    const loc = plan.selfResource ? combinationLocation(service, []) : combinationLocation(service, ids.map((id) => q.resources.get(id)));
     if (!loc.ok) continue;
     if (q.locationId !== undefined && loc.locationId !== q.locationId) continue;
     located.push({ resourceIds: ids, locationId: loc.locationId });
   }
-  if (located.length === 0) return [];
+  return located;
+}
 
-  // Local days touched by [from, to) plus margins (a slot and its buffers may run into later days).
-  const firstDate = addDays(localDate(from, zone), -1);
-  const lastDate = addDays(localDate(to - 1, zone), 1 + Math.ceil((durationMs + after) / DAY_MS));
+/** Step 1: the local days touched by [from, to) plus margins (a slot and its buffers may run into later days). */
+function expandDays(plan: Plan, zone: string): DayInfo[] {
+  const firstDate = addDays(localDate(plan.from, zone), -1);
+  const lastDate = addDays(localDate(plan.to - 1, zone), 1 + Math.ceil((plan.durationMs + plan.after) / DAY_MS));
   const days: DayInfo[] = [];
   for (let d = firstDate; d <= lastDate; d = addDays(d, 1)) days.push(dayInfo(zone, d));
-  const midnights = days.map((d) => d.startMs);
+  return days;
+}
 
-  // Working time per resource (once), service hours (once).
+/** Step 2: working time per resource, computed once per resource on first use. */
+function workingTimes(q: InternalQuery, plan: Plan, days: readonly DayInfo[]): (id: string) => Iv[] {
   const working = new Map<string, Iv[]>();
-  const workingOf = (id: string): Iv[] => {
+  return (id) => {
     let w = working.get(id);
     if (!w) {
-      const src: ScheduleSource = selfResource ? { schedule: service.hours } : (q.resources.get(id) as ResourceDef);
-      w = workingTime(src, days, zone);
+      const src: ScheduleSource = plan.selfResource ? { schedule: plan.service.hours } : (q.resources.get(id) as ResourceDef);
+      w = workingTime(src, days, q.zone);
       working.set(id, w);
     }
     return w;
   };
-  const serviceHours = !selfResource && service.hours ? workingTime({ schedule: service.hours }, days, zone) : null;
+}
 
+/** Step 3: the windows where every resource of a combination works (within the service hours, if any). */
+function combinationWindows(combo: Combination, serviceHours: Iv[] | null, workingOf: (id: string) => Iv[]): Iv[] {
+  let windows: Iv[] | null = serviceHours;
+  for (const id of combo.resourceIds) {
+    windows = windows === null ? workingOf(id) : intersectIntervals(windows, workingOf(id));
+    if (windows.length === 0) break;
+  }
+  return windows ?? [];
+}
+
+/** What occupies the query's resources: claims indexed per resource, and same-slot usage for capacity types. */
+interface Occupancy {
+  claimIndexes: Map<string, ClaimIndex>;
+  usage: Map<string, { used: number; held: number }> | null;
+}
+
+function occupancyOf(q: InternalQuery, plan: Plan, located: readonly Combination[]): Occupancy {
   const wanted = new Set<string>();
   for (const c of located) for (const id of c.resourceIds) wanted.add(id);
-  const claimIndexes = buildClaimIndexes(q.claims, wanted);
-  const capacity = isCapacityType(service);
-  const usage = capacity ? capacityUsage(q.claims, service.id) : null;
-  const total = service.capacity?.max ?? 1;
-  const waitlist = service.capacity?.waitlist === true;
-  const partySize = Math.max(1, Math.floor(Number.isFinite(q.partySize) ? q.partySize : 1));
+  return { claimIndexes: buildClaimIndexes(q.claims, wanted), usage: plan.capacity ? capacityUsage(q.claims, plan.service.id) : null };
+}
 
+/** One combination's constants while its starts are walked. */
+interface ComboGrid {
+  combo: Combination;
+  indexes: ClaimIndex[];
+  encodeId: (startMs: number) => string;
+  keyPrefix: string;
+  keySuffix: string;
+}
+
+/** Step 4: candidate starts of one combination, window by window. */
+function combinationSlots(plan: Plan, occupancy: Occupancy, combo: Combination, windows: readonly Iv[], midnights: readonly number[], out: SlotCandidate[]): void {
+  const grid: ComboGrid = {
+    combo,
+    indexes: combo.resourceIds.map((id) => occupancy.claimIndexes.get(id) ?? EMPTY_INDEX),
+    encodeId: slotIdEncoder(plan.service.id, combo.resourceIds),
+    keyPrefix: `${plan.service.id}|`,
+    keySuffix: `|${combo.resourceIds.join(',')}`,
+  };
+  let m = 0; // index into midnights
+  for (const w of windows) {
+    if (w.s >= plan.to || w.e - w.s < plan.durationMs) continue;
+    if (w.e < plan.from) continue;
+    while (m < midnights.length && midnights[m] <= w.s) m++;
+    windowSlots(plan, occupancy, grid, w, midnights, m, out);
+  }
+}
+
+/**
+ * Step 4 within one window: starts step by the slot interval from each anchor (the window start and
+ * each local midnight strictly inside the window, `midnights[m]` onwards), and a slot fits when it
+ * ends inside the window.
+ */
+function windowSlots(plan: Plan, occupancy: Occupancy, grid: ComboGrid, w: Iv, midnights: readonly number[], m: number, out: SlotCandidate[]): void {
+  const { from, to, intervalMs, durationMs } = plan;
+  let anchor = w.s;
+  let k = m;
+  while (anchor < w.e && anchor < to) {
+    const segEnd = k < midnights.length && midnights[k] < w.e ? midnights[k] : w.e;
+    let s = anchor;
+    if (s < from) s = anchor + Math.ceil((from - anchor) / intervalMs) * intervalMs;
+    for (; s < segEnd && s < to; s += intervalMs) {
+      if (s + durationMs > w.e) break;
+      const slot = slotAt(plan, occupancy, grid, s);
+      if (slot) out.push(slot);
+    }
+    if (segEnd >= w.e) break;
+    anchor = segEnd;
+    k++;
+  }
+}
+
+/** Step 5: the slot starting at `s` unless a claim blocks it (buffers included) or, for capacity types, it is full. */
+function slotAt(plan: Plan, occupancy: Occupancy, grid: ComboGrid, s: number): SlotCandidate | null {
+  const end = s + plan.durationMs;
+  const sharedKey = plan.capacity ? grid.keyPrefix + s + grid.keySuffix : null;
+  const a = s - plan.before;
+  const b = end + plan.after;
+  for (let r = 0; r < grid.indexes.length; r++) {
+    if (isBlocked(grid.indexes[r], a, b, sharedKey)) return null;
+  }
+  let state: SlotState = 'available';
+  let cap: SlotCandidate['capacity'];
+  if (plan.capacity) {
+    const u = occupancy.usage!.get(sharedKey as string);
+    const held = u ? u.held : 0;
+    const used = u ? u.used : 0;
+    const remaining = Math.max(0, plan.total - used - held);
+    if (remaining >= plan.partySize) state = remaining < 3 || remaining < 0.2 * plan.total ? 'limited' : 'available';
+    else if (plan.waitlist) state = 'waitlist';
+    else return null;
+    cap = { total: plan.total, remaining, held };
+  }
+  const slot: SlotCandidate = {
+    key: sharedKey ?? grid.keyPrefix + s + grid.keySuffix,
+    id: grid.encodeId(s),
+    serviceId: plan.service.id,
+    startMs: s,
+    endMs: end,
+    durationMs: plan.durationMs,
+    resourceIds: grid.combo.resourceIds,
+    state,
+  };
+  if (grid.combo.locationId !== undefined) slot.locationId = grid.combo.locationId;
+  if (cap) slot.capacity = cap;
+  return slot;
+}
+
+function generate(q: InternalQuery): SlotCandidate[] {
+  const plan = planQuery(q);
+  if (!plan) return [];
+  const located = locatedCombinations(q, plan);
+  if (located.length === 0) return [];
+  const days = expandDays(plan, q.zone);
+  const workingOf = workingTimes(q, plan, days);
+  const serviceHours = !plan.selfResource && plan.service.hours ? workingTime({ schedule: plan.service.hours }, days, q.zone) : null;
+  const occupancy = occupancyOf(q, plan, located);
+  const midnights = days.map((d) => d.startMs);
   const out: SlotCandidate[] = [];
   for (const combo of located) {
-    let windows: Iv[] | null = serviceHours;
-    for (const id of combo.resourceIds) {
-      windows = windows === null ? workingOf(id) : intersectIntervals(windows, workingOf(id));
-      if (windows.length === 0) break;
-    }
-    if (!windows || windows.length === 0) continue;
-    const indexes = combo.resourceIds.map((id) => claimIndexes.get(id) ?? EMPTY_INDEX);
-    const encodeId = slotIdEncoder(service.id, combo.resourceIds);
-    const keyPrefix = `${service.id}|`;
-    const keySuffix = `|${combo.resourceIds.join(',')}`;
-
-    let m = 0; // index into midnights
-    for (const w of windows) {
-      if (w.s >= to || w.e - w.s < durationMs) continue;
-      if (w.e < from) continue;
-      // Anchors: the window start and each local midnight strictly inside the window.
-      while (m < midnights.length && midnights[m] <= w.s) m++;
-      let anchor = w.s;
-      let k = m;
-      while (anchor < w.e && anchor < to) {
-        const segEnd = k < midnights.length && midnights[k] < w.e ? midnights[k] : w.e;
-        let s = anchor;
-        if (s < from) s = anchor + Math.ceil((from - anchor) / intervalMs) * intervalMs;
-        for (; s < segEnd && s < to; s += intervalMs) {
-          const end = s + durationMs;
-          if (end > w.e) break;
-          const a = s - before;
-          const b = end + after;
-          const sharedKey = capacity ? keyPrefix + s + keySuffix : null;
-          let blocked = false;
-          for (let r = 0; r < indexes.length; r++) {
-            if (isBlocked(indexes[r], a, b, sharedKey)) {
-              blocked = true;
-              break;
-            }
-          }
-          if (blocked) continue;
-          let state: SlotState = 'available';
-          let cap: SlotCandidate['capacity'];
-          if (capacity) {
-            const u = usage!.get(sharedKey as string);
-            const held = u ? u.held : 0;
-            const used = u ? u.used : 0;
-            const remaining = Math.max(0, total - used - held);
-            if (remaining >= partySize) state = remaining < 3 || remaining < 0.2 * total ? 'limited' : 'available';
-            else if (waitlist) state = 'waitlist';
-            else continue;
-            cap = { total, remaining, held };
-          }
-          const slot: SlotCandidate = {
-            key: sharedKey ?? keyPrefix + s + keySuffix,
-            id: encodeId(s),
-            serviceId: service.id,
-            startMs: s,
-            endMs: end,
-            durationMs,
-            resourceIds: combo.resourceIds,
-            state,
-          };
-          if (combo.locationId !== undefined) slot.locationId = combo.locationId;
-          if (cap) slot.capacity = cap;
-          out.push(slot);
-        }
-        if (segEnd >= w.e) break;
-        anchor = segEnd;
-        k++;
-      }
-    }
+    const windows = combinationWindows(combo, serviceHours, workingOf);
+    if (windows.length > 0) combinationSlots(plan, occupancy, combo, windows, midnights, out);
   }
   out.sort((x, y) => x.startMs - y.startMs || compareIds(x.resourceIds, y.resourceIds));
   // Each slot gets its own resourceIds array (combinations share theirs while generating).

@@ -2,12 +2,12 @@
  * The pipeline's view of authentication: hand what the door carried to the security module and
  * turn its one failure type into the protocol error the spec names for it.
  */
-import { AuthFailure, authenticateRequest, type AuthPolicy, type HttpEvidence, type McpAuthorization } from '../security/index.js';
-import type { SecurityRepo, Store } from '../store/port.js';
+import { AuthFailure, authenticateRequest, popAlgorithms, type AuthPolicy, type HttpEvidence, type McpAuthorization } from '../security/index.js';
+import type { SecurityRepo, Store } from '../store/index.js';
 import { ProtocolError, type ProtocolErrorCode } from './errors.js';
-import type { OperationDef } from './define.js';
+import { rateRuleOf, type OperationDef } from './define.js';
 import type { Caller } from './runtime.js';
-import type { Logger } from './pipeline.js';
+import type { Logger } from './logger.js';
 
 /** What rode with the call besides its input, as the door saw it. */
 export interface Presented {
@@ -15,17 +15,6 @@ export interface Presented {
   mcp?: { tool: string; rawArguments: Record<string, unknown>; authorization?: McpAuthorization };
   http?: HttpEvidence;
 }
-
-const RATE_BUCKET: Record<string, string> = {
-  hold_slot: 'holds',
-  create_booking: 'bookings',
-  cancel_booking: 'bookings',
-  reschedule_booking: 'bookings',
-  update_booking: 'bookings',
-  confirm_payment: 'bookings',
-  join_waitlist: 'bookings',
-  accept_waitlist_offer: 'bookings',
-};
 
 /** Each security store call runs in its own short transaction: network waits never hold the store. */
 function autoTransactional(store: Store): SecurityRepo {
@@ -43,7 +32,7 @@ function autoTransactional(store: Store): SecurityRepo {
 export async function authenticateCall(
   op: OperationDef,
   input: Record<string, unknown>,
-  req: { profile?: string | null; presented?: Presented },
+  req: { profile?: string | null; presented?: Presented; correlationId?: string },
   deps: { store: Store; authPolicy: AuthPolicy; log: Logger },
   now: number,
 ): Promise<Caller> {
@@ -58,16 +47,17 @@ export async function authenticateCall(
         profile: req.profile ?? null,
         mcp: presented.mcp,
         http: presented.http,
-        rateBucket: RATE_BUCKET[op.name],
       },
       deps.authPolicy,
       async () => autoTransactional(deps.store),
       now,
     );
-    return { principal: c.principal, profile: c.profile, business: c.business, jkt: c.jkt, credential: c.credential, authenticated: c.authenticated, platform: c.platform };
+    const caller: Caller = { principal: c.principal, profile: c.profile, business: c.business, jkt: c.jkt, credential: c.credential, authenticated: c.authenticated, platform: c.platform };
+    limitRate(op, input, caller, presented, deps.authPolicy, deps.log);
+    return caller;
   } catch (err) {
     if (!(err instanceof AuthFailure)) throw err;
-    deps.log.warn('authentication refused', { operation: op.name, code: err.detailCode, detail: err.logDetail });
+    deps.log.warn('authentication refused', { operation: op.name, correlation_id: req.correlationId, code: err.detailCode, detail: err.logDetail });
     const code: ProtocolErrorCode = err.code;
     const errors = err.extra.errors as Array<{ field: string; message: string }> | undefined;
     const { errors: _e, retry_after, ...extra } = err.extra;
@@ -75,8 +65,36 @@ export async function authenticateCall(
       // A missing field is a plain invalid_request (its errors[] name the field).
       detailCode: code === 'invalid_request' ? undefined : err.detailCode,
       errors,
-      extra: { ...extra, accepted_mechanisms: deps.authPolicy.accepted },
+      // What is accepted rides with every refusal; the REST door names the same algorithms in its challenge.
+      extra: { ...extra, accepted_mechanisms: deps.authPolicy.accepted, ...popAlgorithmsOf(deps.authPolicy) },
       retryAfter: typeof retry_after === 'number' ? retry_after : undefined,
     });
   }
+}
+
+/** `pop_algorithms`, when a proof mechanism is accepted: exactly what the proof check accepts. */
+function popAlgorithmsOf(policy: AuthPolicy): { pop_algorithms?: readonly string[] } {
+  const proofs = policy.accepted.includes('platform_key_pop') || policy.accepted.includes('booking_scoped_credential');
+  return proofs ? { pop_algorithms: popAlgorithms(policy.allowEs256) } : {};
+}
+
+/**
+ * Rate limits (spec 10.2.2), public calls included: the call's cost is taken at once from the
+ * buckets of its client address, its profile URI and its authenticated key, so a fresh key (or
+ * profile, or address) per request escapes nothing. The business's own calls are not limited.
+ */
+function limitRate(op: OperationDef, input: Record<string, unknown>, caller: Caller, presented: Presented, policy: AuthPolicy, log: Logger): void {
+  const limiter = policy.rateLimiter;
+  const rule = rateRuleOf(op);
+  if (!limiter || !rule || caller.business) return;
+  const subjects: string[] = [];
+  const address = presented.http?.clientAddress;
+  if (address) subjects.push(`addr:${address}`);
+  if (caller.profile) subjects.push(`profile:${caller.profile}`);
+  if (caller.authenticated && caller.principal) subjects.push(`key:${caller.principal}`);
+  const cost = rule.cost ? rule.cost(input) : 1;
+  const wait = limiter.take(subjects, rule.bucket, cost, (policy.rateClock ?? (() => performance.now()))());
+  if (wait === 0) return;
+  log.warn('rate limited', { operation: op.name, bucket: rule.bucket, cost, subjects: subjects.map((s) => s.slice(0, 120)) });
+  throw new ProtocolError('rate_limited', `Too many requests; retry in ${wait} s.`, { retryAfter: wait, extra: { bucket: rule.bucket } });
 }

@@ -4,7 +4,7 @@
  * catalog event in the outbox, in one transaction.
  */
 import { createHash } from 'node:crypto';
-import type { OutboxEvent, Store } from '../store/port.js';
+import type { OutboxEvent, Store } from '../store/index.js';
 import type { Business, Clock, IdSource } from './runtime.js';
 
 export async function syncCatalog(store: Store, biz: Business, clock: Clock, ids: IdSource): Promise<OutboxEvent[]> {

@@ -4,8 +4,9 @@
  * precondition (conditional write), its input schema and its handler.
  */
 import type { z } from 'zod';
-import type { Message } from '../domain/outcomes.js';
+import type { Message } from '../domain/index.js';
 import type { OperationContext } from './runtime.js';
+import { ProtocolError } from './errors.js';
 
 export type AccessTier = 'public' | 'privileged_platform' | 'privileged_scoped' | 'business_only';
 
@@ -15,6 +16,19 @@ export type CapabilityKey =
   | 'dev.usp-protocol.services.availability'
   | 'dev.usp-protocol.services.bookings'
   | 'dev.usp-protocol.services.waitlist';
+
+/**
+ * A class of rate limit (spec 10.2.2); each has its own tokens per minute. `public` covers the
+ * anonymous tier, `reads` privileged reads and small writes, `holds` and `bookings` the writes that
+ * reserve capacity.
+ */
+export type RateBucket = 'public' | 'reads' | 'holds' | 'bookings';
+
+export interface RateRule<I = unknown> {
+  bucket: RateBucket;
+  /** Tokens one call takes (default 1): heavier calls cost more, from validated input. */
+  cost?: (input: I) => number;
+}
 
 export interface OperationResult {
   /** Members of the response beside `usp` and `messages` (e.g. `{ booking }`). */
@@ -48,6 +62,11 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   writes: boolean;
   /** The existing resource a scoped operation addresses (per-resource authorization, credential scope). */
   resource?: { kind: 'booking' | 'hold' | 'waitlist_entry' | 'subscription'; key: string };
+  /**
+   * Rate-limit class and cost of one call. Default: `public` for the public tier, `reads` for
+   * privileged ones, each call costing 1; business-only calls (the business itself) are not limited.
+   */
+  rate?: RateRule<z.output<S>>;
   /** One line for the OpenAPI summary. */
   summary: string;
   input: S;
@@ -65,4 +84,22 @@ export function ok(data: Record<string, unknown>, status: 200 | 201 = 200): Oper
 /** A business outcome: HTTP 200 / MCP result with the message, and whatever data still applies. */
 export function outcome(message: Message, data: Record<string, unknown> = {}): OperationResult {
   return { data, messages: [message], status: 200 };
+}
+
+/**
+ * Defence in depth for the handlers of business-only operations: authentication already refuses
+ * every platform, but a handler acts only for the business itself, whatever let the call through.
+ */
+export function requireBusiness(ctx: OperationContext): void {
+  if (ctx.caller.business) return;
+  throw new ProtocolError('authentication_required', 'Only the business itself may do this; authenticate with the business API key.', {
+    detailCode: 'business_credential_required',
+  });
+}
+
+/** The rate rule an operation runs under: its own, else its access tier's. */
+export function rateRuleOf(op: OperationDef): RateRule<unknown> | undefined {
+  if (op.rate) return op.rate as RateRule<unknown>;
+  if (op.access === 'business_only') return undefined;
+  return { bucket: op.access === 'public' ? 'public' : 'reads' };
 }

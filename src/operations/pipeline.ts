@@ -6,13 +6,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import type { Message } from '../domain/outcomes.js';
-import type { OutboxEvent, Store } from '../store/port.js';
+import { errorMessage, type Message } from '../domain/index.js';
+import type { OutboxEvent, Store } from '../store/index.js';
 import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
 import type { OperationDef } from './define.js';
 import { outboxEvent, type Business, type Caller, type Clock, type IdSource, type OperationContext, type RaisedEvent } from './runtime.js';
 import { USP_VERSION, uspEnvelope, type UspEnvelope } from './envelope.js';
 import { authenticateCall, type Presented } from './authenticate.js';
+import type { Logger } from './logger.js';
 import { issueCredential, type AuthPolicy, type IssuedCredential } from '../security/index.js';
 
 /** Idempotency records are kept at least this long (spec 9.1.1). */
@@ -30,19 +31,13 @@ export interface OperationRequest {
   presented?: Presented;
   /** A caller resolved outside the pipeline (the business's own CLI). */
   trustedCaller?: Caller;
+  /** The caller's correlation id (or the door's fresh one): written into every log line about the call. */
+  correlationId?: string;
 }
 
 export type OperationResponse =
   | { ok: true; status: 200 | 201; usp: UspEnvelope; data: Record<string, unknown>; messages: Message[]; replayed: boolean; caller: Caller }
   | { ok: false; error: ProtocolError };
-
-export interface Logger {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
-
-export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
 
 export interface PipelineDeps {
   store: Store;
@@ -69,12 +64,21 @@ export class Pipeline {
     return this.deps.biz;
   }
 
+  /**
+   * The principal's most recent events, newest first (at most `limit`), as delivered: read from the
+   * store's outbox, so every process sharing the store answers the same. Only events already due
+   * and dispatched; scheduled reminders are not news yet.
+   */
+  async recentEvents(principal: string, limit: number): Promise<Record<string, unknown>[]> {
+    return this.deps.store.read((tx) => tx.outbox.recentBodies(principal, Math.max(1, Math.min(limit, 100))));
+  }
+
   async execute(op: OperationDef, req: OperationRequest): Promise<OperationResponse> {
     try {
       return await this.run(op, req);
     } catch (err) {
       if (err instanceof ProtocolError) return { ok: false, error: err };
-      this.deps.log.error('operation failed', { operation: op.name, error: describe(err) });
+      this.deps.log.error('operation failed', { operation: op.name, correlation_id: req.correlationId, error: describe(err) });
       return { ok: false, error: new ProtocolError('server_error', 'The business could not process the request.') };
     }
   }
@@ -169,11 +173,7 @@ function negotiate(op: OperationDef, caller: Caller): Message | null {
   const needed = op.capability;
   const ok = p.capabilities.some((k) => k === needed || needed.startsWith(`${k}.`));
   if (ok) return null;
-  return {
-    type: 'error',
-    code: 'capabilities_incompatible',
-    content: `The platform profile declares none of the capabilities this operation needs (${needed}).`,
-  };
+  return errorMessage('capabilities_incompatible', `The platform profile declares none of the capabilities this operation needs (${needed}).`);
 }
 
 /** Validate raw input against the operation's schema; every failure names its field. */

@@ -13,12 +13,20 @@ export interface ProfileOptions {
   sandbox: boolean;
   /** Mechanisms accepted for privileged operations. */
   mechanisms?: readonly string[];
-  allowEs256?: boolean;
+  /** Proof algorithms accepted (popAlgorithms), published as `pop_algorithms`. */
+  popAlgorithms?: readonly string[];
   /** JWKs of the business's webhook signing keys, when it signs. */
   keys?: Array<Record<string, unknown>>;
 }
 
 const SPEC = 'https://usp-protocol.dev/specification';
+
+/**
+ * Older protocol versions this server still serves, each with the URI of its profile (spec 8.2.4).
+ * It speaks one version, so the map is empty: published anyway, so a platform reads "none" rather
+ * than "unknown".
+ */
+export const OLDER_VERSIONS: Readonly<Record<string, string>> = {};
 const SCHEMAS = 'https://usp-protocol.dev/schemas';
 
 export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Record<string, unknown> {
@@ -36,6 +44,7 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
   const profile: Record<string, unknown> = {
     usp: {
       version: USP_VERSION,
+      supported_versions: { ...OLDER_VERSIONS },
       services: { 'dev.usp-protocol.services': bindings },
       capabilities: {
         'dev.usp-protocol.services.catalog': cap('3-service-catalog', 'services/catalog.json', { search: true }),
@@ -54,7 +63,7 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
     authorization: {
       privileged_operations_require_authentication: !opts.sandbox,
       accepted_mechanisms: [...(opts.mechanisms ?? ['api_key'])],
-      ...(opts.mechanisms?.includes('platform_key_pop') ? { pop_algorithms: opts.allowEs256 ? ['EdDSA', 'ES256'] : ['EdDSA'] } : {}),
+      ...(opts.mechanisms?.includes('platform_key_pop') ? { pop_algorithms: [...(opts.popAlgorithms ?? ['EdDSA'])] } : {}),
       ...(opts.sandbox
         ? { sandbox: true, note: 'Sandbox: privileged operations are accepted without platform authentication. Not for production use.' }
         : {}),

@@ -3,10 +3,8 @@
  * transaction, the caller, an injected clock and id source, and the events it raises.
  */
 import { randomBytes } from 'node:crypto';
-import type { BusinessDef, ResourceDef, ServiceDef } from '../domain/business.js';
-import { publishService, type PublishedService } from '../domain/catalog.js';
-import { findSlotTagClash } from '../domain/slot-tags.js';
-import type { OutboxEvent, Tx } from '../store/port.js';
+import { type BusinessDef, type ResourceDef, type ServiceDef, publishService, type PublishedService, isoUtc, findSlotTagClash } from '../domain/index.js';
+import type { OutboxEvent, Tx } from '../store/index.js';
 import { base32, type IssuedCredential } from '../security/index.js';
 
 export interface Clock {
@@ -54,7 +52,15 @@ export interface Business {
   sandbox: boolean;
   /** Development: http://127.0.0.1 callback URLs are accepted (--allow-loopback-profiles). */
   allowLoopbackUrls: boolean;
+  /**
+   * The public origin (no trailing slash) of profile endpoints and checkout links: the configured
+   * public URL, else the address the server listens on once it does (the composition root sets it).
+   */
+  publicUrl: string;
 }
+
+/** The public origin before the server listens anywhere (stdio MCP): where `serve` listens by default. */
+export const DEFAULT_PUBLIC_URL = 'http://localhost:8787';
 
 /** Throws SlotTagClash when two resource combinations of the business would share a slot id tag. */
 export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; allowLoopbackUrls?: boolean } = {}): Business {
@@ -72,10 +78,15 @@ export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; all
     serviceOrder: def.services.map((s) => s.id),
     sandbox: opts.sandbox ?? false,
     allowLoopbackUrls: opts.allowLoopbackUrls ?? false,
+    publicUrl: (def.settings.public_url ?? DEFAULT_PUBLIC_URL).replace(/\/$/, ''),
   };
 }
 
-/** Who is calling. Until platform authentication lands, the principal is the presented profile URI. */
+/**
+ * Who is calling, as the security module authenticated it (src/security/authenticate.ts): the
+ * principal is what the caller proved (its key, its signing key, its API key); only on public calls
+ * and in a sandbox without proof does the presented profile URI stand in for it.
+ */
 export interface Caller {
   /** Stable identity the business binds resources to; null for anonymous public calls. */
   principal: string | null;
@@ -120,6 +131,14 @@ export interface OperationContext {
   issueCredential(kind: 'booking' | 'hold' | 'waitlist_entry', resourceId: string, expiresMs: number): Promise<IssuedCredential | undefined>;
 }
 
+/** Instants on the wire: RFC 3339 UTC without fractional seconds. */
+export const iso = isoUtc;
+
+/** A new revision token for a resource just written. */
+export function newRevision(ctx: OperationContext): string {
+  return ctx.ids.next('rev');
+}
+
 /** The outbox row for an event raised at `now`. */
 export function outboxEvent(e: RaisedEvent, ids: IdSource, now: number): OutboxEvent {
   return {
@@ -139,9 +158,4 @@ export function mayAct(caller: Caller, owner: string | null, resourceId: string)
   if (caller.business) return true;
   if (caller.credential && caller.credential.id === resourceId) return true;
   return caller.principal !== null && owner === caller.principal;
-}
-
-export interface Services {
-  clock: Clock;
-  ids: IdSource;
 }

@@ -5,7 +5,7 @@
  * members are dropped, not refused.
  */
 import { z } from 'zod';
-import { isIsoDate, parseInstant } from '../domain/time.js';
+import { isIsoDate, parseInstant } from '../domain/index.js';
 
 export const id = (what: string) => z.string().min(1).max(512).describe(what);
 

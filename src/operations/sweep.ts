@@ -3,7 +3,7 @@
  * is also applied whenever a resource is read. Expires overdue pending bookings and waitlist
  * offers (raising their events and passing freed places on) and purges old idempotency records.
  */
-import type { OutboxEvent, Store } from '../store/port.js';
+import type { OutboxEvent, Store } from '../store/index.js';
 import { expireIfDue } from './engine/bookings.js';
 import { expireOfferIfDue } from './engine/waitlist.js';
 import { outboxEvent, type Business, type Clock, type IdSource, type OperationContext } from './runtime.js';

@@ -27,6 +27,7 @@ import { confirmPayment } from './bookings/confirm-payment.js';
 import { completeBooking, markNoShow, startBooking } from './bookings/business-moves.js';
 import { completeCheckout, viewCheckout } from './bookings/checkout.js';
 import { bookingCalendarFile, viewBookingPage } from './bookings/booking-page.js';
+import { openDispute, resolveDispute, reviewDispute } from './bookings/disputes.js';
 import {
   acceptWaitlistOffer,
   declineWaitlistOffer,
@@ -59,6 +60,9 @@ export const OPERATIONS: readonly OperationDef[] = [
   startBooking,
   completeBooking,
   markNoShow,
+  openDispute,
+  reviewDispute,
+  resolveDispute,
   viewCheckout,
   completeCheckout,
   viewBookingPage,

@@ -8,7 +8,7 @@
  * admin key). A booking-scoped credential adds access to one resource on top of (or instead of)
  * a principal.
  */
-import type { SecurityRepo } from '../store/port.js';
+import type { SecurityRepo } from '../store/index.js';
 import { apiKeyMatches, hashApiKey } from './api-key.js';
 import { credentialHash } from './credentials.js';
 import { argumentsDigest } from './jcs.js';
@@ -63,6 +63,8 @@ export interface HttpEvidence {
   /** Lower-cased header names. */
   headers: Record<string, string>;
   body?: Uint8Array;
+  /** The client's address (rate limits per address); absent when there is none (in-process). */
+  clientAddress?: string;
 }
 
 export interface AuthRequest {
@@ -74,8 +76,6 @@ export interface AuthRequest {
   /** MCP: the tool name and the raw `arguments` (for `usp_p`), and `_meta.usp.authorization`. */
   mcp?: { tool: string; rawArguments: Record<string, unknown>; authorization?: McpAuthorization };
   http?: HttpEvidence;
-  /** Bucket for rate limiting (e.g. 'bookings', 'holds'). */
-  rateBucket?: string;
 }
 
 export interface AuthenticatedCaller {
@@ -119,7 +119,10 @@ export interface AuthPolicy {
   checkProfile?: (url: string) => Promise<PlatformSummary | void>;
   /** RFC 9421 verification at the HTTP layer; absent when signatures are not accepted. */
   verifySignature?: (http: HttpEvidence, profile: string) => Promise<VerifiedSignature>;
+  /** Per-address, per-profile and per-key limits, applied by the pipeline once the caller is known. */
   rateLimiter?: RateLimiter;
+  /** Clock of the rate limiter (monotonic ms): request rates are measured in real time, whatever the business clock says. */
+  rateClock?: () => number;
   accepted: readonly string[];
 }
 
@@ -194,11 +197,11 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
     const digest = hashApiKey(apiKey);
     const platform = policy.platformKeys.find((k) => k.sha256 === digest);
     if (!platform) throw fail('authentication_required', 'invalid_credential', 'The API key presented is not valid for this business.');
+    // A platform's own key never stands in for the business (spec 10.1.6).
+    if (req.access === 'business_only') throw businessOnly(`platform key ${platform.id} on a business-only operation`);
     return finish(req, policy, repo, now, { principal: `key:${platform.id}`, profile, business: false, authenticated: true, mechanism: 'api_key' });
   }
-  if (req.access === 'business_only') {
-    throw fail('authentication_required', 'business_credential_required', 'Only the business itself may do this; authenticate with the business API key.');
-  }
+  if (req.access === 'business_only') throw businessOnly('no business credential on a business-only operation');
   // A public call needs no identity: a signature on it is checked only when it names a profile.
   if (req.access === 'public' && credentialValue === undefined && proof === undefined && (!headers['signature-input'] || profile === null)) {
     return { principal: profile, profile, business: false, authenticated: false };
@@ -270,7 +273,12 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
   return finish(req, policy, async () => sec, now, caller);
 }
 
+const businessOnly = (logDetail: string) =>
+  fail('authentication_required', 'business_credential_required', 'Only the business itself may do this; authenticate with the business API key.', logDetail);
+
 async function finish(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<SecurityRepo>, now: number, caller: AuthenticatedCaller): Promise<AuthenticatedCaller> {
+  // Whatever a platform proved, it is not the business.
+  if (req.access === 'business_only' && !caller.business) throw businessOnly(`${caller.principal ?? 'anonymous'} on a business-only operation`);
   if (req.access === 'public') {
     caller.principal ??= caller.profile;
     return caller;
@@ -305,10 +313,6 @@ async function finish(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<
       // First writer wins (insert-if-absent): a concurrent first contact with another URI loses here.
       const winner = await sec.boundProfile(caller.principal);
       if (winner !== caller.profile) throw mismatch(winner);
-    }
-    if (policy.rateLimiter && req.rateBucket) {
-      const wait = policy.rateLimiter.take(caller.principal, req.rateBucket, now);
-      if (wait > 0) throw fail('rate_limited', 'rate_limited', `Too many requests; retry in ${wait} s.`, 'rate limit', { retry_after: wait });
     }
   }
   return caller;

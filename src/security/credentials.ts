@@ -5,8 +5,8 @@
  * terminal state. Only a hash of the value is stored.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { SecurityRepo } from '../store/port.js';
-import { isoUtc } from '../domain/time.js';
+import type { SecurityRepo } from '../store/index.js';
+import { isoUtc } from '../domain/index.js';
 
 export interface IssuedCredential {
   value: string;

@@ -52,6 +52,14 @@ export interface PopExpectation {
   allowEs256?: boolean;
 }
 
+/**
+ * The proof algorithms this verifier accepts: EdDSA always, ES256 when allowed. The one source for
+ * the check below, the profile's `pop_algorithms` and the `algs` of the DPoP challenge.
+ */
+export function popAlgorithms(allowEs256: boolean | undefined): readonly ('EdDSA' | 'ES256')[] {
+  return allowEs256 ? ['EdDSA', 'ES256'] : ['EdDSA'];
+}
+
 export interface VerifiedProof {
   jkt: string;
   jti: string;
@@ -112,7 +120,7 @@ export function verifyPopProof(proof: string | null | undefined, exp: PopExpecta
   if (header.typ !== wantTyp) throw new PopFailure('pop_proof_invalid', `typ ${String(header.typ)} is not ${wantTyp}`);
   // Step 5: algorithm (never none), and a bare public key.
   const alg = header.alg;
-  if (alg !== 'EdDSA' && !(alg === 'ES256' && exp.allowEs256)) throw new PopFailure('pop_proof_invalid', `alg ${String(alg)} not accepted`);
+  if (!(popAlgorithms(exp.allowEs256) as readonly unknown[]).includes(alg)) throw new PopFailure('pop_proof_invalid', `alg ${String(alg)} not accepted`);
   const jwk = header.jwk as Record<string, unknown> | undefined;
   if (!jwk || typeof jwk !== 'object' || Array.isArray(jwk)) throw new PopFailure('pop_proof_invalid', 'header has no jwk');
   if (PRIVATE_MEMBERS.some((m) => m in jwk)) throw new PopFailure('pop_proof_invalid', 'header jwk carries private key members');

@@ -1,30 +1,80 @@
 /**
- * Per-principal rate limits (spec 10.2.2): a token bucket per principal and class of operation.
- * In-memory per process; a limit is a courtesy to the business, not a correctness guarantee.
+ * Rate limits (spec 10.2.2): token buckets per class of operation and per subject, where a call's
+ * subjects are its client address, its platform profile URI and its authenticated key. A call takes
+ * its cost (a 31-day availability query costs more than reading one service) from every subject's
+ * bucket at once, or from none, so a fresh key per request, a fresh profile or a fresh address
+ * alone escapes nothing. In-memory per process; a limit is a courtesy to the business, not a
+ * correctness guarantee.
  */
+import { isIPv4, isIPv6 } from 'node:net';
+
 export interface RateLimiter {
-  /** Seconds to wait when over the limit, or 0 when the call may proceed. */
-  take(principal: string, bucket: string, nowMs: number): number;
+  /**
+   * Take `cost` tokens from the `bucket` of every subject, all or none. Returns the seconds to wait
+   * when any subject is short, or 0 when the call may proceed.
+   */
+  take(subjects: readonly string[], bucket: string, cost: number, nowMs: number): number;
+  /** Buckets held (bounded by `maxEntries`). */
+  size(): number;
 }
 
-export function tokenBuckets(perMinute: Readonly<Record<string, number>>): RateLimiter {
+export interface TokenBucketOptions {
+  /**
+   * Most buckets kept. Beyond it the least recently used go first: those idle a minute are full
+   * anyway, and a subject that is being limited is touched on every call, so filling the table
+   * with fresh subjects resets no one who is being held back. Default 100,000.
+   */
+  maxEntries?: number;
+}
+
+/** `perMinute[bucket]`: tokens a subject gets per minute, also the most it can spend at once. */
+export function tokenBuckets(perMinute: Readonly<Record<string, number>>, opts: TokenBucketOptions = {}): RateLimiter {
+  const maxEntries = opts.maxEntries ?? 100_000;
+  // A Map iterates in insertion order: re-inserting on every touch keeps the least recent first.
   const buckets = new Map<string, { tokens: number; at: number }>();
   return {
-    take(principal, bucket, nowMs) {
+    take(subjects, bucket, cost, nowMs) {
       const limit = perMinute[bucket];
-      if (!limit) return 0;
-      const key = `${bucket}|${principal}`;
-      const b = buckets.get(key) ?? { tokens: limit, at: nowMs };
-      b.tokens = Math.min(limit, b.tokens + ((nowMs - b.at) / 60_000) * limit);
-      b.at = nowMs;
-      if (buckets.size > 100_000) buckets.clear();
-      if (b.tokens >= 1) {
-        b.tokens -= 1;
+      if (!limit || subjects.length === 0) return 0;
+      // No call costs more than a full bucket, or it could never pass.
+      const need = Math.min(Math.max(cost, 0), limit);
+      const states = [...new Set(subjects)].map((s) => {
+        const key = `${bucket}|${s}`;
+        const prior = buckets.get(key);
+        const tokens = prior ? Math.min(limit, prior.tokens + (Math.max(0, nowMs - prior.at) / 60_000) * limit) : limit;
+        return { key, b: { tokens, at: nowMs } };
+      });
+      let wait = 0;
+      for (const { b } of states) if (b.tokens < need) wait = Math.max(wait, Math.ceil(((need - b.tokens) * 60) / limit));
+      for (const { key, b } of states) {
+        if (wait === 0) b.tokens -= need;
+        buckets.delete(key);
         buckets.set(key, b);
-        return 0;
       }
-      buckets.set(key, b);
-      return Math.max(1, Math.ceil(((1 - b.tokens) * 60) / limit));
+      while (buckets.size > maxEntries) buckets.delete(buckets.keys().next().value as string);
+      return wait === 0 ? 0 : Math.max(1, wait);
     },
+    size: () => buckets.size,
   };
+}
+
+/**
+ * The subject a client address counts as: IPv4 as is (IPv4-mapped IPv6 unwrapped), IPv6 per /64,
+ * since one host is routinely given a whole /64 and could otherwise use a fresh address per call.
+ */
+export function clientAddressKey(address: string): string {
+  let a = address.trim();
+  if (a.startsWith('[') && a.endsWith(']')) a = a.slice(1, -1);
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a);
+  if (mapped) return mapped[1];
+  if (isIPv4(a)) return a;
+  if (!isIPv6(a)) return a;
+  const [head, tail = ''] = a.split('::');
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const groups = a.includes('::') ? [...h, ...Array(8 - h.length - t.length).fill('0'), ...t] : h;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }

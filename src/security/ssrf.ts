@@ -116,3 +116,26 @@ export function isLoopbackAddress(ip: string): boolean {
   if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return true;
   return g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff && embeddedV4(g) >>> 24 === 127;
 }
+
+/** Names reserved for documentation, testing and local use (RFC 2606, RFC 6761): never real targets. */
+const RESERVED_TLDS = ['example', 'test', 'invalid', 'localhost'];
+const RESERVED_DOMAINS = ['example.com', 'example.net', 'example.org'];
+
+/**
+ * True when `host` is, or is under, a name reserved by RFC 2606 / RFC 6761 (`.example`, `.test`,
+ * `.invalid`, `.localhost`, `example.com`, `example.net`, `example.org`). Pure: no DNS. IP
+ * literals are never reserved names (their ranges are judged by isSpecialUseAddress).
+ */
+export function isReservedName(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/\.$/, '');
+  if (h === '' || isIPv4(stripBrackets(h)) || isIPv6(stripBrackets(h))) return false;
+  const labels = h.split('.');
+  if (RESERVED_TLDS.includes(labels[labels.length - 1])) return true;
+  return RESERVED_DOMAINS.some((d) => h === d || h.endsWith(`.${d}`));
+}
+
+/** `localhost` and names under `.localhost` (RFC 6761 6.3: they always mean the loopback interface). */
+export function isLocalhostName(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/\.$/, '');
+  return h === 'localhost' || h.endsWith('.localhost');
+}

@@ -5,7 +5,7 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { BusinessDef } from '../domain/business.js';
+import type { BusinessDef } from '../domain/index.js';
 import {
   Pipeline,
   buildBusinessProfile,
@@ -22,9 +22,18 @@ import {
 import { eventBody, openStore, type OutboxEvent, type Store } from '../store/index.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy, type SecurityOptions } from './security-wiring.js';
-import type { ProfileResolver } from '../security/platform-profiles.js';
-import { DEFAULT_RETRY, WebhookDispatcher, httpWebhookSender, loadKeyring, type RetryPolicy, type SigningKeyring, type WebhookSender } from '../webhooks/index.js';
-import type { Hono } from 'hono';
+import { clientAddressKey, popAlgorithms, type ProfileResolver } from '../security/index.js';
+import {
+  DEFAULT_RETRY,
+  WebhookDispatcher,
+  httpWebhookSender,
+  loadKeyring,
+  type RetryPolicy,
+  type SigningKeyring,
+  type WebhookSender,
+} from '../webhooks/index.js';
+import type { Context, Hono } from 'hono';
+import type { IncomingMessage } from 'node:http';
 import { SessionHub, mountMcpHttp } from '../bindings/mcp/index.js';
 
 export interface ServerOptions {
@@ -48,6 +57,10 @@ export interface ServerOptions {
   security?: SecurityOptions;
   /** Believe X-Forwarded-Proto/Host from a TLS-terminating proxy; plain-http requests it did not vouch for are refused. */
   trustProxy?: boolean;
+  /** Connection limits of the HTTP listener (slow clients, idle keep-alive, too many sockets). */
+  connections?: Partial<ConnectionLimits>;
+  /** MCP sessions: caps (global, per client address) and how soon unused and idle ones are closed. */
+  mcpSessions?: { maxSessions?: number; maxSessionsPerAddress?: number; unusedSessionTimeoutMs?: number; idleTimeoutMs?: number };
   /** Serve HTTPS directly with this PEM certificate chain and key. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Webhook delivery: retry schedule, timeout, signing key, or a replacement sender (tests). */
@@ -62,6 +75,20 @@ export interface ServerOptions {
   /** Receives events after their transaction commits. */
   onEvents?: (events: readonly OutboxEvent[]) => void;
 }
+
+/** How long a client may take and how many may be connected at once; every one has a safe default. */
+export interface ConnectionLimits {
+  /** A request's headers must arrive within this (slow-loris defence). Default 10 s. */
+  headersTimeoutMs: number;
+  /** The whole request (headers and body) must arrive within this; long responses (SSE) are not cut. Default 30 s. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. Default 5 s. */
+  keepAliveTimeoutMs: number;
+  /** Connections beyond this are closed on arrival. Default 1000. */
+  maxConnections: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 1000 };
 
 export interface UspServer {
   biz: Business;
@@ -113,7 +140,10 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   };
   announce(await syncCatalog(store, biz, clock, ids));
 
-  let baseUrl = opts.business.settings.public_url.replace(/\/$/, '');
+  // The public origin: the configured one (--public-url, else the business file's settings.public_url),
+  // else the address listened on, known after listen(); until then (stdio) where `serve` listens by default.
+  const configuredPublicUrl = opts.business.settings.public_url?.replace(/\/$/, '');
+  let baseUrl = biz.publicUrl;
   let listenUrl: string | undefined;
   const { policy: authPolicy, resolver } = await buildAuthPolicy({
     business: opts.business,
@@ -127,6 +157,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     origins: () => [...new Set([baseUrl, listenUrl].filter((u): u is string => Boolean(u)))],
   });
 
+  // One list for what the proof check accepts, the profile publishes and the DPoP challenge names.
+  const popAlgs = popAlgorithms(authPolicy.allowEs256);
   const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce });
 
   const keyring = await loadKeyring(store, clock.now(), opts.webhooks?.signingKey);
@@ -163,9 +195,22 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       mcpEndpoint: `${baseUrl}/mcp`,
       sandbox: opts.sandbox,
       mechanisms: authPolicy.accepted,
-      allowEs256: authPolicy.allowEs256,
+      popAlgorithms: popAlgs,
       keys: keyring.published(clock.now()),
     });
+  /**
+   * Who is on the other end, for per-address limits: the socket's peer, or behind --trust-proxy the
+   * last X-Forwarded-For hop (the one our proxy appended; hops before it are the client's word).
+   * IPv6 addresses count per /64.
+   */
+  const clientAddress = (c: Context): string | undefined => {
+    if (opts.trustProxy) {
+      const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+      if (hops.length > 0) return clientAddressKey(hops[hops.length - 1]);
+    }
+    const peer = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
+    return peer ? clientAddressKey(peer) : undefined;
+  };
   let openapiDoc: Record<string, unknown> | undefined;
   const app = createRestApp({
     pipeline,
@@ -173,6 +218,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     openapi: () => (openapiDoc ??= buildOpenApi(baseUrl)),
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,
     trustProxy: opts.trustProxy,
+    clientAddress: (c) => clientAddress(c),
   });
 
   // Filled at listen time with loopback names when listening on loopback and none were given.
@@ -180,6 +226,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const mcpHttp = mountMcpHttp(app, { pipeline }, hub, {
     allowedHosts,
     allowedOrigins: opts.allowedOrigins ?? [],
+    clientAddress,
+    ...(opts.mcpSessions ?? {}),
   });
 
   let timer: NodeJS.Timeout | undefined;
@@ -210,11 +258,35 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       if (!opts.tls && !loopback && !opts.trustProxy) {
         throw new Error(`refusing to serve plain HTTP on ${host}: give --tls-cert/--tls-key, listen on loopback, or run behind a TLS proxy with --trust-proxy`);
       }
+      const limits = { ...DEFAULT_CONNECTION_LIMITS, ...(opts.connections ?? {}) };
+      if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+        throw new Error(`the header deadline (${limits.headersTimeoutMs / 1000} s) must not exceed the request deadline (${limits.requestTimeoutMs / 1000} s): adjust --headers-timeout or --request-timeout`);
+      }
+      // Node checks the header and request deadlines on this interval (30 s by default): keep it a
+      // fraction of the shortest deadline so a slow client is cut close to its deadline.
+      const timing = {
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        keepAliveTimeout: limits.keepAliveTimeoutMs,
+        connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4))),
+      };
+      // Reachable from elsewhere: checkout links and profile endpoints must name the https origin
+      // platforms and buyers reach, which the listening address does not tell.
+      if (!loopback && !opts.sandbox && !configuredPublicUrl?.startsWith('https://')) {
+        throw new Error(
+          `refusing to start on ${host} without an https public URL${configuredPublicUrl ? ` (got ${configuredPublicUrl})` : ''}: give --public-url https://<the address platforms and buyers reach>`,
+        );
+      }
       await new Promise<void>((resolve, reject) => {
         http = opts.tls
-          ? serve({ fetch: app.fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { cert: opts.tls.cert, key: opts.tls.key } }, () => resolve())
-          : serve({ fetch: app.fetch, port, hostname: host }, () => resolve());
+          ? serve({ fetch: app.fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { cert: opts.tls.cert, key: opts.tls.key, ...timing } }, () => resolve())
+          : serve({ fetch: app.fetch, port, hostname: host, serverOptions: timing }, () => resolve());
         http.once('error', reject);
+        const server = http as ServerType & { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; maxConnections: number };
+        server.headersTimeout = limits.headersTimeoutMs;
+        server.requestTimeout = limits.requestTimeoutMs;
+        server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+        server.maxConnections = limits.maxConnections;
       });
       const addr = http!.address() as AddressInfo;
       if (allowedHosts.length === 0 && ['127.0.0.1', 'localhost', '::1'].includes(host)) allowedHosts.push('localhost', '127.0.0.1', '[::1]');
@@ -225,7 +297,11 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
         throw new Error('--allow-loopback-profiles is only allowed when the server itself listens on loopback');
       }
       // When no public URL was configured, advertise the address actually listened on.
-      if (opts.business.settings.public_url === 'http://localhost:8787' && addr.port !== 8787) baseUrl = url;
+      if (!configuredPublicUrl) {
+        baseUrl = url;
+        biz.publicUrl = url;
+        openapiDoc = undefined;
+      }
       return url;
     },
     async close() {

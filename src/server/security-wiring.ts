@@ -3,13 +3,23 @@
  * fetches platform profiles from (and from where never), the nonce secret, rate limits.
  */
 import { randomBytes } from 'node:crypto';
-import type { BusinessDef } from '../domain/business.js';
-import type { AuthPolicy, HttpEvidence, VerifiedSignature } from '../security/index.js';
-import { hashApiKey, hmacNonces, tokenBuckets } from '../security/index.js';
-import { jwkThumbprint, uspRequiredComponents, verifyRequestSignature } from '../security/http-signatures.js';
-import { createProfileResolver, findKey, type ProfileResolver } from '../security/platform-profiles.js';
+import type { BusinessDef } from '../domain/index.js';
+import {
+  type AuthPolicy,
+  type HttpEvidence,
+  type VerifiedSignature,
+  hashApiKey,
+  hmacNonces,
+  tokenBuckets,
+  jwkThumbprint,
+  uspRequiredComponents,
+  verifyRequestSignature,
+  createProfileResolver,
+  findKey,
+  type ProfileResolver,
+} from '../security/index.js';
 import type { Store } from '../store/index.js';
-import type { Clock } from '../operations/index.js';
+import type { Clock, RateBucket } from '../operations/index.js';
 
 export interface SecurityOptions {
   /** Accept http://127.0.0.1 platform profiles and webhook URLs (development; loopback servers only). */
@@ -20,8 +30,14 @@ export interface SecurityOptions {
   allowEs256?: boolean;
   /** Further profile URIs the business is reachable at (accepted as proof `aud`). */
   profileUris?: string[];
-  /** Per-principal limits per minute by class; false turns them off. Default on unless sandbox. */
-  rateLimits?: Record<string, number> | false;
+  /**
+   * Tokens per minute by class (`public`, `reads`, `holds`, `bookings`), applied per client address,
+   * per profile URI and per key; merged over the defaults (0 turns a class off); false turns all off.
+   * Default DEFAULT_RATE_LIMITS, or SANDBOX_RATE_LIMITS in a sandbox.
+   */
+  rateLimits?: Partial<Record<RateBucket, number>> | false;
+  /** Most rate-limit buckets kept in memory (least recently used evicted first). Default 100,000. */
+  rateLimitEntries?: number;
   /** Platform profile URL prefixes trusted; absent = open. */
   profileAllowlist?: string[];
   /** Fetch platform profiles on privileged calls (default: when not a sandbox). */
@@ -30,7 +46,11 @@ export interface SecurityOptions {
   profileResolver?: ProfileResolver;
 }
 
-export const DEFAULT_RATE_LIMITS = { holds: 30, bookings: 20 };
+/** Tokens per minute per subject. A 31-day availability query costs 31 tokens of `public`, any other call 1. */
+export const DEFAULT_RATE_LIMITS: Readonly<Record<RateBucket, number>> = { public: 1200, reads: 300, holds: 30, bookings: 20 };
+
+/** The sandbox (the demo, tests, the curl walkthrough) is ten times as generous, but not unlimited. */
+export const SANDBOX_RATE_LIMITS: Readonly<Record<RateBucket, number>> = { public: 12_000, reads: 3_000, holds: 300, bookings: 200 };
 
 export const ACCEPTED_MECHANISMS = ['platform_key_pop', 'booking_scoped_credential', 'http_message_signature', 'api_key'] as const;
 
@@ -55,7 +75,7 @@ export async function buildAuthPolicy(args: {
     opts.profileResolver ??
     createProfileResolver({ allowLoopback: Boolean(opts.allowLoopbackProfiles), allowlist: opts.profileAllowlist, now: () => args.clock.now() });
   const fetchProfiles = opts.fetchProfiles ?? !args.sandbox;
-  const limits = opts.rateLimits === false ? undefined : (opts.rateLimits ?? (args.sandbox ? undefined : DEFAULT_RATE_LIMITS));
+  const limits = opts.rateLimits === false ? undefined : { ...(args.sandbox ? SANDBOX_RATE_LIMITS : DEFAULT_RATE_LIMITS), ...(opts.rateLimits ?? {}) };
 
   const verifySignature = async (http: HttpEvidence, profileUrl: string): Promise<VerifiedSignature> => {
     const resolveKey = async (keyid: string) => {
@@ -91,7 +111,7 @@ export async function buildAuthPolicy(args: {
         }
       : undefined,
     verifySignature,
-    rateLimiter: limits ? tokenBuckets(limits) : undefined,
+    rateLimiter: limits ? tokenBuckets(limits, { maxEntries: opts.rateLimitEntries }) : undefined,
     accepted: ACCEPTED_MECHANISMS,
   };
   return { policy, resolver };

@@ -5,8 +5,7 @@
  * Check-and-reserve (availability re-validation and the claim that books it) always happens inside
  * one transaction.
  */
-import { isoUtc } from '../domain/time.js';
-import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../domain/records.js';
+import { isoUtc, type BookingRecord, type HoldRecord, type SubscriptionRecord, type WaitlistRecord, type WaitlistStatus } from '../domain/index.js';
 
 /** A resource occupied by a booking or an active hold over its blocked interval (buffers included). */
 export interface ClaimRow {
@@ -142,6 +141,8 @@ export interface OutboxRepo {
   add(e: OutboxEvent): Promise<void>;
   /** Newest events first, for inspection. */
   recent(limit: number): Promise<OutboxEvent[]>;
+  /** The delivered bodies (eventBody) of one principal's dispatched events, newest first. */
+  recentBodies(principal: string, limit: number): Promise<Array<Record<string, unknown>>>;
   /** Events that are due and not yet dispatched, oldest first (with their outbox sequence). */
   due(nowMs: number, limit: number): Promise<Array<OutboxEvent & { seq: number }>>;
   /** Mark events dispatched; returns the ones this call moved from pending (another worker may have won the rest). */
@@ -152,7 +153,8 @@ export interface OutboxRepo {
   cancelScheduled(orderKey: string, event: string): Promise<number>;
 }
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'canceled';
+/** `skipped`: the target is a reserved name (RFC 2606, 6761) and was never contacted. */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'canceled' | 'skipped';
 
 /** One event going to one webhook target; its attempts are logged separately. */
 export interface WebhookDelivery {

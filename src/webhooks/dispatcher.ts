@@ -8,8 +8,8 @@
  *   another (at most one delivery in flight per target; others proceed concurrently).
  * Nothing is lost in a crash: undelivered events and deliveries are rows, picked up on restart.
  */
-import { eventBody, type OutboxEvent, type Store, type WebhookDelivery } from '../store/port.js';
-import type { PlatformProfile } from '../security/platform-profiles.js';
+import { eventBody, type OutboxEvent, type Store, type WebhookDelivery } from '../store/index.js';
+import { isReservedName, type PlatformProfile } from '../security/index.js';
 import { checkWebhookUrl, type WebhookSender } from './sender.js';
 import { nextAttempt, type RetryPolicy } from './schedule.js';
 import type { SigningKeyring } from './signing-keys.js';
@@ -56,6 +56,8 @@ export class WebhookDispatcher {
   /** A nudge is already scheduled. */
   private pending = false;
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Reserved-name targets already logged (each is logged once per process; bounded). */
+  private readonly skippedLogged = new Set<string>();
 
   constructor(private readonly o: DispatcherOptions) {}
 
@@ -228,10 +230,47 @@ export class WebhookDispatcher {
     }
   }
 
+  /**
+   * The reserved name (RFC 2606, RFC 6761) `url` points at, or null. Such a target is never
+   * contacted: no DNS look-up, no connection. Plain `localhost` stays usable when loopback
+   * targets are allowed (development).
+   */
+  private reservedHost(url: string): string | null {
+    let host: string;
+    try {
+      host = new URL(url).hostname;
+    } catch {
+      return null;
+    }
+    if (this.o.allowLoopback && host.toLowerCase() === 'localhost') return null;
+    return isReservedName(host) ? host : null;
+  }
+
+  /** Record a delivery to a reserved name as skipped, and say so in the log once per target. */
+  private async skip(d: WebhookDelivery, attempt: number, at: number, host: string): Promise<void> {
+    const key = d.target_url;
+    if (!this.skippedLogged.has(key)) {
+      if (this.skippedLogged.size >= 1000) this.skippedLogged.clear();
+      this.skippedLogged.add(key);
+      this.o.log.warn('webhook target is a reserved name (RFC 2606, RFC 6761): its deliveries are skipped', { target: d.target_url, host });
+    }
+    await this.o.store.transaction((tx) =>
+      tx.webhooks.recordAttempt(
+        { delivery_id: d.id, attempt, at_ms: at, status_code: null, latency_ms: 0, error: `skipped: ${host} is a reserved name` },
+        { status: 'skipped', next_attempt_ms: at },
+      ),
+    );
+  }
+
   private async deliver(d: WebhookDelivery): Promise<void> {
     const attempt = d.attempts + 1;
     const at = this.o.now();
+    // A profile or callback on a reserved name is skipped before its profile is fetched.
+    const named = this.reservedHost(d.target_url.startsWith(PROFILE_TARGET) ? d.target_url.slice(PROFILE_TARGET.length) : d.target_url);
+    if (named) return this.skip(d, attempt, at, named);
     const target = await this.target(d);
+    const hookName = target.url ? this.reservedHost(target.url) : null;
+    if (hookName) return this.skip(d, attempt, at, hookName);
     if (target.url === null && !target.error) {
       // The platform registers no webhook_url: it hears about the event through MCP, if at all.
       await this.o.store.transaction((tx) =>

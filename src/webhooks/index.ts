@@ -1,5 +1,5 @@
 export { WebhookDispatcher } from './dispatcher.js';
-export { eventBody } from '../store/port.js';
+export { eventBody } from '../store/index.js';
 export type { DispatcherOptions } from './dispatcher.js';
 export { httpWebhookSender, signedDelivery, checkWebhookUrl, WEBHOOK_COMPONENTS } from './sender.js';
 export type { WebhookSender, SendResult } from './sender.js';

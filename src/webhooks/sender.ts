@@ -9,10 +9,7 @@ import { request as httpsRequest } from 'node:https';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { KeyObject } from 'node:crypto';
-import { contentDigest } from '../security/content-digest.js';
-import { signRequest } from '../security/http-signatures.js';
-import { isLoopbackAddress, isSpecialUseAddress } from '../security/ssrf.js';
-import { outboundUrlProblem } from '../security/profile-url.js';
+import { contentDigest, signRequest, isLoopbackAddress, isSpecialUseAddress, outboundUrlProblem } from '../security/index.js';
 
 export interface SendResult {
   status: number | null;

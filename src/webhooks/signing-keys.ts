@@ -4,8 +4,8 @@
  * Rotation adds a new active key and keeps the retired one published for 7 days (decision D5).
  */
 import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import type { Store } from '../store/port.js';
-import { generateSigningKey } from '../security/http-signatures.js';
+import type { Store } from '../store/index.js';
+import { generateSigningKey } from '../security/index.js';
 
 /** Retired keys stay published this long so in-flight deliveries still verify. */
 export const RETIRED_KEY_GRACE_MS = 7 * 86_400_000;

@@ -136,6 +136,103 @@ export function starExports(imports: readonly ImportRef[]): string[] {
   return imports.filter((imp) => imp.star).map((imp) => `${imp.file}:${imp.line} export * from '${imp.specifier}'`);
 }
 
+/**
+ * The folder whose index.ts is its public surface: `src/bindings/rest` and `src/bindings/mcp` each
+ * have their own, every other layer is the first folder under src/, and files directly in src/ are
+ * the package root (`src/index.ts`).
+ */
+export function surfaceOf(path: string): string {
+  const parts = path.split('/');
+  if (parts.length <= 2) return 'src';
+  return parts[1] === 'bindings' && parts.length > 3 ? parts.slice(0, 3).join('/') : parts.slice(0, 2).join('/');
+}
+
+/** Imports that reach into another layer past its index.ts (habit 11); imports within a layer are free. */
+export function bypassedIndexes(imports: readonly ImportRef[]): string[] {
+  return imports.flatMap((imp) => {
+    if (imp.target.kind !== 'src') return [];
+    const from = surfaceOf(imp.file);
+    const to = surfaceOf(imp.target.path);
+    if (from === to || imp.target.path === `${to}/index.js`) return [];
+    return [`${imp.file}:${imp.line} ${imp.how}s '${imp.specifier}' (use ${to}/index.ts)`];
+  });
+}
+
+/**
+ * Every import cycle among the files of src/, type-only imports included (a cycle of types still
+ * ties two files together), each as `a.ts -> b.ts -> a.ts` starting from its smallest path.
+ * Strongly connected components (Tarjan) so that every file in a tangle is named once.
+ */
+export function importCycles(imports: readonly ImportRef[]): string[] {
+  const edges = new Map<string, Set<string>>();
+  for (const imp of imports) {
+    if (imp.target.kind !== 'src') continue;
+    const to = imp.target.path.replace(/\.(js|mjs|cjs)$/, (ext) => ext.replace('js', 'ts'));
+    if (!edges.has(imp.file)) edges.set(imp.file, new Set());
+    edges.get(imp.file)!.add(to);
+  }
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, counter);
+    low.set(v, counter);
+    counter++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || edges.get(v)?.has(v)) components.push(component);
+    }
+  };
+  for (const v of [...edges.keys()].sort()) if (!index.has(v)) visit(v);
+  // Name each tangle by one cycle through it: a shortest path back to its smallest file.
+  return components
+    .map((component) => {
+      const members = new Set(component);
+      const start = [...component].sort()[0];
+      const previous = new Map<string, string>();
+      const queue = [start];
+      let found = false;
+      while (queue.length > 0 && !found) {
+        const v = queue.shift()!;
+        for (const w of [...(edges.get(v) ?? [])].sort()) {
+          if (!members.has(w)) continue;
+          if (w === start) {
+            previous.set(start, v);
+            found = true;
+            break;
+          }
+          if (!previous.has(w)) {
+            previous.set(w, v);
+            queue.push(w);
+          }
+        }
+      }
+      const path = [start];
+      for (let v = previous.get(start)!; v !== start; v = previous.get(v)!) path.splice(1, 0, v);
+      path.push(start);
+      const extra = component.length > path.length - 1 ? ` (tangle of ${component.length} files: ${[...component].sort().join(', ')})` : '';
+      return path.join(' -> ') + extra;
+    })
+    .sort();
+}
+
 const describeTarget = (t: Target) =>
   t.kind === 'src' ? `src/${t.layer}` : t.kind === 'outside' ? `outside src (${t.path})` : t.kind === 'node' ? `node built-in ${t.name}` : t.kind === 'package' ? `package ${t.name}` : 'a computed specifier';
 
@@ -172,9 +269,12 @@ function allowOnly(
 
 /** The rules of docs/ARCHITECTURE.md ("Layers and what each may import"). */
 export const RULES = {
-  domain: allowOnly('src/domain imports nothing with I/O: only its own files, luxon and @noble/hashes', 'src/domain/', {
+  // zod is allowed: the business definition's shape is written once, as a zod schema in the domain,
+  // and its types are inferred from it. zod only describes and checks values; it does no I/O.
+  // @noble/hashes: SHA-256 of slot id tags (pure computation, no I/O; node:crypto is not allowed here).
+  domain: allowOnly('src/domain imports nothing with I/O: only its own files, luxon, zod and @noble/hashes', 'src/domain/', {
     layers: ['domain'],
-    packages: ['luxon', '@noble/hashes'],
+    packages: ['luxon', 'zod', '@noble/hashes'],
     node: [],
   }),
   store: allowOnly('src/store imports only the domain, its own files, node built-ins and its drivers', 'src/store/', {
@@ -234,7 +334,7 @@ describe('the layers of src/ import only what ARCHITECTURE.md allows', () => {
       expect.objectContaining({ file: 'src/store/sqlite/sqlite-store.ts', specifier: 'better-sqlite3', target: { kind: 'package', name: 'better-sqlite3' } }),
     );
     expect(IMPORTS).toContainEqual(
-      expect.objectContaining({ file: 'src/store/port.ts', typeOnly: true, target: { kind: 'src', layer: 'domain', path: 'src/domain/records.js' } }),
+      expect.objectContaining({ file: 'src/store/sqlite/sqlite-store.ts', typeOnly: true, target: { kind: 'src', layer: 'domain', path: 'src/domain/index.js' } }),
     );
   });
 
@@ -246,6 +346,14 @@ describe('the layers of src/ import only what ARCHITECTURE.md allows', () => {
 
   test('no file in src/ uses export *', () => {
     expect(starExports(IMPORTS)).toEqual([]);
+  });
+
+  test('a file imports another layer only through that layer\'s index.ts', () => {
+    expect(bypassedIndexes(IMPORTS)).toEqual([]);
+  });
+
+  test('no file in src/ takes part in an import cycle, type-only imports included', () => {
+    expect(importCycles(IMPORTS)).toEqual([]);
   });
 });
 
@@ -319,6 +427,57 @@ describe('the layering checker reports what breaks a rule and nothing else', () 
       "src/operations/index.ts:1 export * from './a.js'",
       "src/operations/index.ts:3 export * from './c.js'",
     ]);
+  });
+
+  test('an import cycle is reported once, type-only edges included, from its smallest file', () => {
+    const imports = [
+      ...parseImports({ path: 'src/operations/pipeline.ts', text: "import { authenticateCall } from './authenticate.js';" }),
+      ...parseImports({ path: 'src/operations/authenticate.ts', text: "import type { Logger } from './pipeline.js';\nimport { x } from './errors.js';" }),
+      ...parseImports({ path: 'src/operations/errors.ts', text: "import { z } from 'zod';" }),
+      ...parseImports({ path: 'src/domain/a.ts', text: "import { b } from './b.js';" }),
+      ...parseImports({ path: 'src/domain/b.ts', text: "import { c } from './c.js';" }),
+      ...parseImports({ path: 'src/domain/c.ts', text: "export { a } from './a.js';" }),
+      ...parseImports({ path: 'src/domain/self.ts', text: "import { me } from './self.js';" }),
+    ];
+    expect(importCycles(imports)).toEqual([
+      'src/domain/a.ts -> src/domain/b.ts -> src/domain/c.ts -> src/domain/a.ts',
+      'src/domain/self.ts -> src/domain/self.ts',
+      'src/operations/authenticate.ts -> src/operations/pipeline.ts -> src/operations/authenticate.ts',
+    ]);
+  });
+
+  test('imports that only converge are not a cycle', () => {
+    const imports = [
+      ...parseImports({ path: 'src/operations/pipeline.ts', text: "import { a } from './authenticate.js';\nimport type { L } from './logger.js';" }),
+      ...parseImports({ path: 'src/operations/authenticate.ts', text: "import type { L } from './logger.js';" }),
+    ];
+    expect(importCycles(imports)).toEqual([]);
+  });
+
+  test('reaching past another layer\'s index.ts is reported, by import, re-export and import(); within a layer it is not', () => {
+    const text = [
+      "import type { Tx } from '../../store/port.js';",
+      "import { type Store } from '../../store/index.js';",
+      "import { loadClaims } from '../engine/availability.js';",
+      "export { slotKey } from '../../domain/slot-id.js';",
+      "const rest = await import('../../bindings/rest/app.js');",
+      "import { OPERATIONS } from '../index.js';",
+    ].join('\n');
+    expect(bypassedIndexes(parseImports({ path: 'src/operations/bookings/x.ts', text }))).toEqual([
+      "src/operations/bookings/x.ts:1 imports '../../store/port.js' (use src/store/index.ts)",
+      "src/operations/bookings/x.ts:4 exports '../../domain/slot-id.js' (use src/domain/index.ts)",
+      "src/operations/bookings/x.ts:5 dynamics '../../bindings/rest/app.js' (use src/bindings/rest/index.ts)",
+    ]);
+  });
+
+  test('the two doors are separate surfaces, and the package root is one too', () => {
+    expect(bypassedIndexes(parseImports({ path: 'src/bindings/mcp/http.ts', text: "import { problemBody } from '../rest/problems.js';" }))).toEqual([
+      "src/bindings/mcp/http.ts:1 imports '../rest/problems.js' (use src/bindings/rest/index.ts)",
+    ]);
+    expect(bypassedIndexes(parseImports({ path: 'src/index.ts', text: "export { createUspServer } from './server/compose.js';" }))).toEqual([
+      "src/index.ts:1 exports './server/compose.js' (use src/server/index.ts)",
+    ]);
+    expect(bypassedIndexes(parseImports({ path: 'src/index.ts', text: "export { createUspServer } from './server/index.js';" }))).toEqual([]);
   });
 
   test('a rule only judges files in its own folder', () => {

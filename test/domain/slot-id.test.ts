@@ -11,7 +11,8 @@ import type { BusinessDef, ResourceDef, ServiceDef } from '../../src/domain/busi
 import { decodeSlotId, encodeSlotId, sameSlotId, slotIdEncoder, slotTag } from '../../src/domain/slot-id.js';
 import { findSlotTagClash, resolveSlotId, serviceCombinations, SlotTagClash, slotTagIndex } from '../../src/domain/slot-tags.js';
 import { generateSlots } from '../../src/domain/slots.js';
-import { demoBusiness, TEST_NOW } from '../support/server.js';
+import { demoBusiness } from '../support/server.js';
+import { TEST_NOW } from '../support/time.js';
 
 const MIN = 60_000;
 const DAY = 24 * 60 * MIN;

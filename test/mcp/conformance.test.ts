@@ -257,6 +257,16 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
     expect(reRead, 'usp_bookings_get or usp_bookings_confirm_payment tells the model to read the booking before acting on money').toBe(true);
   });
 
+  it('usp_bookings_confirm_payment says when to call it (own processor only) and that a continue_url checkout needs no call', () => {
+    const d = tools.find((tl) => tl.name === 'usp_bookings_confirm_payment')!.description as string;
+    // Who calls it: only a platform that collected the money through its own payment processor.
+    expect(d).toMatch(/^Only for a platform that took the payment itself, through its own payment processor/);
+    // The hosted checkout: give the person the continue_url and do not call this tool.
+    expect(d).toMatch(/Do not call it when the person pays on the business's checkout page \(the payment action's continue_url\)/);
+    // The business learns of that payment by itself; read the booking to see it confirmed.
+    expect(d).toMatch(/the business learns of that payment by itself[^.]*usp_bookings_get/);
+  });
+
   it('annotations: read-only tools have readOnlyHint true; cancel, leave, decline and release have destructiveHint true', () => {
     const byName = new Map(tools.map((tl) => [tl.name, tl]));
     for (const name of READ_ONLY) expect(byName.get(name)?.annotations?.readOnlyHint, `${name} readOnlyHint`).toBe(true);

@@ -183,7 +183,42 @@ describe('protocol errors are JSON-RPC errors carrying the USP code, data.code a
     );
     expect(res.status).toBe(200);
     const reply = res.messages.find((m) => m.id === 'raw-412');
-    expect(reply?.error).toMatchObject({ code: -32002, message: 'revision_mismatch', data: { code: 'revision_mismatch' } });
+    expect(reply?.error).toMatchObject({ code: -32002, message: expect.stringMatching(/^revision_mismatch: /), data: { code: 'revision_mismatch' } });
+  });
+});
+
+/** The code a case's message starts with: the USP code the JSON-RPC number stands for. */
+const WIRE: Record<number, string> = { [-32600]: 'invalid_request', [-32602]: '', [-32002]: 'revision_mismatch', [-32006]: 'authentication_required', [-32007]: 'rate_limited' };
+
+describe('an error message is a sentence that starts with the code and says what to change (MCP hosts show only the message)', () => {
+  it.each(CASES)('$rule: message = "<code>: <data.content>"', async (c) => {
+    const err = await c.run();
+    const code = WIRE[c.code] || err.data.code;
+    expect(err.message.startsWith(`${code}: `), err.message).toBe(true);
+    expect(err.message).toContain(err.data.content.replace(/\.$/, ''));
+  });
+
+  it('a bad date names the field and the format: "invalid_request: start_date: must be a date (YYYY-MM-DD)..."', async () => {
+    const err = await conn.callError('usp_availability_query', { service_id: 'svc_haircut', start_date: 'tomorrow', end_date: day(1) });
+    expect(err.message).toMatch(/^invalid_request: start_date: must be a date \(YYYY-MM-DD\)/);
+    expect(err.data).toMatchObject({ code: 'invalid_request', content: expect.stringContaining('start_date') });
+  });
+
+  it('a privileged call without a profile says to send one: "invalid_request: A platform profile is required..."', async () => {
+    const err = await conn.callError('usp_waitlist_list', {});
+    expect(err.message).toMatch(/^invalid_request: A platform profile is required on privileged operations/);
+    expect(err.data.content).toMatch(/^A platform profile is required/);
+  });
+});
+
+describe('an unknown service id is a business outcome on MCP too (D3)', () => {
+  it('usp_services_get with an unknown id -> result with isError and messages[0].code service_not_found, not -32602', async () => {
+    const r = await conn.call('usp_services_get', { service_id: 'svc_nope' });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent.messages).toEqual([
+      { type: 'error', code: 'service_not_found', severity: 'recoverable', path: '$.service_id', content: expect.stringContaining('usp_services_list') },
+    ]);
+    expect(r.structuredContent.service).toBeUndefined();
   });
 });
 

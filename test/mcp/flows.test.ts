@@ -136,7 +136,12 @@ describe.each(FULL)('$name: the booking lifecycle runs end to end through MCP to
     const entry = joined.structuredContent.entry;
     expect(entry).toMatchObject({ status: 'waiting', position: 1, slot_id: slot.id });
 
-    expectBooking(await conn.call('usp_bookings_cancel', { booking_id: single.id, ...meta(OTHER_PLATFORM) }));
+    // The class is within a day (real clock): a cancel inside its 12 h window carries the late-fee warning.
+    const canceled = await conn.call('usp_bookings_cancel', { booking_id: single.id, ...meta(OTHER_PLATFORM) });
+    expectEnvelope(canceled);
+    expect(canceled.structuredContent.booking.status).toBe('canceled');
+    for (const m of canceled.structuredContent.messages) expect(m).toMatchObject({ type: 'warning', code: 'late_cancellation_fee' });
+    expect(canceled.structuredContent.messages.length > 0).toBe(canceled.structuredContent.booking.cancellation.fee > 0);
 
     const offered = await conn.call('usp_waitlist_get', { entry_id: entry.id, ...meta() });
     expectSuccess(offered);

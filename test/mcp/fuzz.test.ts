@@ -9,7 +9,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLATFORM, startTestServer, type TestServer } from '../support/server.js';
-import { RawStdioSession, connectMcp, ensureBuilt, postRaw, waitFor, type McpConn, type RawRpcResponse } from './helpers.js';
+import { RawStdioSession, connectMcp, postRaw, waitFor, type McpConn, type RawRpcResponse } from './helpers.js';
+import { ensureBuilt } from '../support/build.js';
 
 const TOOLS = [
   'usp_services_list',

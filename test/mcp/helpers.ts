@@ -6,10 +6,7 @@
  * stdio and a raw POST helper for an open Streamable HTTP session, for requests an SDK client
  * would refuse to send.
  */
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { z } from 'zod';
 import { z as z3 } from 'zod/v3';
 import { Client as ClientV2, SSEClientTransport as SseV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
@@ -18,10 +15,10 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport as SseV1 } from '@modelcontextprotocol/sdk/client/sse.js';
-import { PLATFORM, TEST_NOW, startTestServer, type TestServer } from '../support/server.js';
+import { PLATFORM, startTestServer, type TestServer } from '../support/server.js';
+import { TEST_NOW, waitFor } from '../support/time.js';
+import { BIN, REPO_ROOT, ensureBuilt } from '../support/build.js';
 
-export const REPO_ROOT = resolve(import.meta.dirname, '../..');
-export const BIN = join(REPO_ROOT, 'bin/usp-server.js');
 export const ZONE = 'America/New_York';
 
 export type SdkLine = 'v1' | 'v2';
@@ -67,16 +64,6 @@ export function meta(profile: string | null = PLATFORM, extra: Record<string, un
   return { _meta: { usp: { ...(profile === null ? {} : { profile }), ...extra } } };
 }
 
-/** Polls `predicate` every 20 ms for at most `ms`; resolves true as soon as it holds, false on timeout. */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await predicate()) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** The New York calendar date `days` days after `fromMs` (YYYY-MM-DD). */
 export function nyDate(fromMs: number, days = 0): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(fromMs + days * 86_400_000));
@@ -88,65 +75,9 @@ function normalizeError(err: unknown): RpcError {
   return { code: e.code, message: String(e.message ?? ''), data: e.data };
 }
 
-// ---------------------------------------------------------------------------
-// dist/ for the stdio binary
-// ---------------------------------------------------------------------------
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-function distIsFresh(): boolean {
-  const cli = join(REPO_ROOT, 'dist/server/cli.js');
-  if (!existsSync(cli) || !existsSync(join(REPO_ROOT, 'dist/server/demo-business.json'))) return false;
-  return statSync(cli).mtimeMs >= newestMtime(join(REPO_ROOT, 'src'));
-}
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-/**
- * `bin/usp-server.js` runs `dist/`: rebuild it when any file under src/ is newer than
- * dist/server/cli.js. Test files run in parallel, so one builds under a lock directory while the
- * others wait. A failed build (another change mid-edit) is tolerated when a dist already exists.
- */
-export function ensureBuilt(): void {
-  if (distIsFresh()) return;
-  const lock = join(tmpdir(), 'usp-server-mcp-tests-build.lock');
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
-      } catch {
-        /* released meanwhile */
-      }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for the build lock ${lock}`);
-      sleepSync(200);
-      if (distIsFresh()) return;
-    }
-  }
-  try {
-    if (!distIsFresh()) execFileSync('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, stdio: 'pipe' });
-  } catch (err) {
-    if (!existsSync(join(REPO_ROOT, 'dist/server/cli.js'))) throw err;
-    const e = err as { stdout?: unknown; stderr?: unknown };
-    console.warn(`[mcp tests] npm run build failed; using the existing dist/:\n${`${String(e.stdout ?? '')}${String(e.stderr ?? '')}`.slice(0, 1500)}`);
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-
 /** The argv that starts the stdio server on the demo business with an in-memory database. */
+export { waitFor };
+
 export const STDIO_ARGS = [BIN, 'mcp', '--demo', '--db', ':memory:'];
 
 // ---------------------------------------------------------------------------

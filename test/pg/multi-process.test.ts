@@ -8,7 +8,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type pg from 'pg';
-import { BIN, REPO_ROOT, ensureBuilt, nyDate } from '../mcp/helpers.js';
+import { BIN, REPO_ROOT, ensureBuilt } from '../support/build.js';
+import { nyDate } from '../mcp/helpers.js';
 import { PG_URL, adminClient, dropSchema, noteSkipped, schemaName, urlWithSchema } from './helpers.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 

@@ -3,7 +3,8 @@
  * capacity, filters, errors, time zones, pagination and DST.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_NOW, day, startTestServer, type TestServer } from '../support/server.js';
+import { day, startTestServer, type TestServer } from '../support/server.js';
+import { TEST_NOW } from '../support/time.js';
 
 const ERRORS = 'https://usp-protocol.dev/errors/';
 const STYLISTS = ['res_stylist_ava', 'res_stylist_ben', 'res_stylist_carla'];

@@ -10,11 +10,11 @@ import {
   ADMIN_KEY,
   BUYER,
   OTHER_PLATFORM,
-  TEST_NOW,
   day,
   startTestServer,
   type TestServer,
 } from '../support/server.js';
+import { TEST_NOW } from '../support/time.js';
 import { conformRestResponse, describeConformance } from '../support/spec.js';
 
 type Res = { status: number; body: any; headers: Headers };
@@ -201,6 +201,37 @@ describe('update is a partial change of buyer, recipient, delivery address or no
   });
 });
 
+describe('update refuses the members it cannot change with validation_error naming the operation to use (spec 5.3.3)', () => {
+  it('status, service_id and slot_id answer one validation_error each, on the field, naming cancel, a new booking and reschedule; nothing changes', async () => {
+    const [slot] = await availableSlots(t, 'svc_haircut', day(2));
+    const booking = await bookOk(t, 'svc_haircut', slot.id, { notes: 'window seat' });
+    const r = await t.call('PUT', `/bookings/${booking.id}`, { notes: 'changed', status: 'canceled', service_id: 'svc_massage_60', slot_id: 'x' });
+    conform('PUT', '/bookings/{booking_id}', r);
+    expect(r.status).toBe(200);
+    expect(errorCodes(r.body)).toEqual(['validation_error', 'validation_error', 'validation_error']);
+    const byPath = Object.fromEntries(r.body.messages.map((m: any) => [m.path, m]));
+    expect(Object.keys(byPath).sort()).toEqual(['$.service_id', '$.slot_id', '$.status']);
+    expect(byPath['$.status'].content).toMatch(/cancel/);
+    expect(byPath['$.service_id'].content).toMatch(/new one/);
+    expect(byPath['$.slot_id'].content).toMatch(/reschedule/);
+    for (const m of r.body.messages) expect(m.severity).toBe('requires_buyer_input');
+
+    const read = await getBooking(t, booking.id);
+    expect(read.body.booking.status).toBe('confirmed');
+    expect(read.body.booking.notes).toBe('window seat');
+    expect(read.body.booking.revision).toBe(booking.revision);
+  });
+
+  it('members that are not booking members at all are still ignored (never stricter than the protocol)', async () => {
+    const [slot] = await availableSlots(t, 'svc_haircut', day(2));
+    const booking = await bookOk(t, 'svc_haircut', slot.id);
+    const r = await t.call('PUT', `/bookings/${booking.id}`, { notes: 'quiet chair', x_vendor_hint: 1 });
+    expect(r.status).toBe(200);
+    expect(r.body.messages ?? []).toEqual([]);
+    expect(r.body.booking.notes).toBe('quiet chair');
+  });
+});
+
 describe('moves the state machine forbids are 409 booking-state-conflict naming the current status (D2)', () => {
   it('update and reschedule of a canceled booking are refused and change nothing', async () => {
     const slots = await availableSlots(t, 'svc_haircut', day(3));
@@ -259,6 +290,32 @@ describe('cancellation follows the service policy and frees the slot', () => {
     expect(r.status).toBe(200);
     expect(r.body.booking.status).toBe('canceled');
     expect(r.body.booking.cancellation).toMatchObject({ canceled_by: 'buyer', fee: 2000, refund_amount: 0 });
+  });
+
+  it('the late fee is announced by a warning, and the payment block shows it as due instead of not_required', async () => {
+    const [slot] = await availableSlots(t, 'svc_haircut', day(2));
+    const booking = await bookOk(t, 'svc_haircut', slot.id);
+    expect(booking.payment).toMatchObject({ status: 'not_required', amount_due: 0 });
+    t.clock.set(Date.parse(slot.start) - 10 * HOUR);
+    const r = await t.call('POST', `/bookings/${booking.id}/cancel`, {});
+    conform('POST', '/bookings/{booking_id}/cancel', r);
+    expect(r.status).toBe(200);
+    expect(errorCodes(r.body)).toEqual([]);
+    expect(r.body.messages).toHaveLength(1);
+    expect(r.body.messages[0]).toMatchObject({ type: 'warning', code: 'late_cancellation_fee', severity: 'requires_buyer_review' });
+    expect(r.body.messages[0].content).toContain('$20.00');
+    expect(r.body.messages[0].content).toContain('24 hours');
+    expect(r.body.booking.payment).toMatchObject({ status: 'pending', amount_due: 2000, currency: 'USD' });
+    const read = await getBooking(t, booking.id);
+    expect(read.body.booking.payment).toEqual(r.body.booking.payment);
+  });
+
+  it('inside the free window no fee warning is given and the payment block stays not_required', async () => {
+    const [slot] = await availableSlots(t, 'svc_haircut', day(3));
+    const booking = await bookOk(t, 'svc_haircut', slot.id);
+    const r = await t.call('POST', `/bookings/${booking.id}/cancel`, {});
+    expect(r.body.messages ?? []).toEqual([]);
+    expect(r.body.booking.payment).toMatchObject({ status: 'not_required', amount_due: 0 });
   });
 
   it('the business canceling with its admin key is canceled_by business with fee 0, even late', async () => {

@@ -160,10 +160,13 @@ describe('get: one service, with a computed availability hint (§3.6, §3.12)', 
     expect(s.requirements).toBeUndefined();
   });
 
-  it('an unknown id answers a 404 problem naming service_not_found', async () => {
+  it('an unknown id is a business outcome (D3): 200 with an error message service_not_found on $.service_id and no service', async () => {
     const res = await t.call('GET', '/services/svc_nope', undefined, { profile: null });
-    expectProblem(res, 404, 'service-not-found');
-    expect(res.body.code).toBe('service_not_found');
+    expect(res.status).toBe(200);
+    expect(res.body.service).toBeUndefined();
+    expect(res.body.messages).toEqual([
+      { type: 'error', code: 'service_not_found', severity: 'recoverable', path: '$.service_id', content: expect.stringContaining('svc_nope') },
+    ]);
   });
 });
 

@@ -53,6 +53,16 @@ describeConformance('every REST operation answers in the shape the official Open
     assertValid(validateRestResponse('GET', '/.well-known/usp', 200, res.body), 'GET /.well-known/usp 200');
   });
 
+  it('the business profile publishes supported_versions (spec 8.2.4): an empty map of older versions, valid per business_schema', async () => {
+    const res = await t.call('GET', '/.well-known/usp', undefined, { profile: null });
+    expect(res.body.usp.supported_versions).toEqual({});
+    assertValid(validateSchemaDef('usp.json', 'business_schema', res.body.usp), 'usp.json business_schema');
+    // The schema checks what a non-empty map would hold: older YYYY-MM-DD keys, URI values.
+    const older = { ...res.body.usp, supported_versions: { '2026-02-21': 'https://salon.example/.well-known/usp-2026-02-21' } };
+    assertValid(validateSchemaDef('usp.json', 'business_schema', older), 'with an older version');
+    expect(validateSchemaDef('usp.json', 'business_schema', { ...res.body.usp, supported_versions: { latest: 'x' } }).length).toBeGreaterThan(0);
+  });
+
   it('catalog: list, get, lookup and feed, with their problems', async () => {
     conforms('POST', '/services/list', await t.call('POST', '/services/list', { query: 'hair', pagination: { limit: 2 } }, { profile: null }), 200);
     conforms('POST', '/services/list', await t.call('POST', '/services/list', { filters: { type: 'group' } }, { profile: null }), 200);
@@ -60,7 +70,7 @@ describeConformance('every REST operation answers in the shape the official Open
     for (const id of ['svc_haircut', 'svc_yoga_class', 'svc_color_consult', 'svc_massage_60', 'svc_bridal_trial', 'svc_home_blowout']) {
       conforms('GET', '/services/{service_id}', await t.call('GET', `/services/${id}`, undefined, { profile: null }), 200);
     }
-    conforms('GET', '/services/{service_id}', await t.call('GET', '/services/svc_nope', undefined, { profile: null }), 404);
+    outcomeConforms(await t.call('GET', '/services/svc_nope', undefined, { profile: null }), 'service_not_found');
     conforms('POST', '/services/lookup', await t.call('POST', '/services/lookup', { ids: ['svc_haircut', 'svc_haircut', 'svc_nope'] }, { profile: null }), 200);
     const tooMany = Array.from({ length: 101 }, (_, i) => `svc_${i}`);
     conforms('POST', '/services/lookup', await t.call('POST', '/services/lookup', { ids: tooMany }, { profile: null }), 422);

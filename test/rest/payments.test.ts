@@ -5,7 +5,8 @@
  * seen here, `requires_action` holds exactly when a pending action exists.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BUYER, OTHER_PLATFORM, TEST_NOW, day, demoBusiness, startTestServer, type TestServer } from '../support/server.js';
+import { BUYER, OTHER_PLATFORM, day, demoBusiness, startTestServer, type TestServer } from '../support/server.js';
+import { TEST_NOW } from '../support/time.js';
 import { conformRestResponse, describeConformance } from '../support/spec.js';
 
 type Res = { status: number; body: any; headers: Headers };
@@ -85,8 +86,8 @@ describe('a service paid at booking waits in requires_action with one payment ac
     const [action] = booking.actions;
     expect(action.type).toBe('payment');
     expect(action.status).toBe('pending');
-    const publicUrl = demoBusiness().settings.public_url;
-    expect(action.continue_url.startsWith('https://') || action.continue_url.startsWith(publicUrl)).toBe(true);
+    // The demo sets no public URL: the checkout link is on the address the server listens on.
+    expect(action.continue_url.startsWith(`${t.url}/checkout/`)).toBe(true);
     expect(new URL(action.continue_url).search).toBe('');
     expect(Date.parse(action.expires_at)).toBeGreaterThan(TEST_NOW);
     expect(Date.parse(action.expires_at)).toBeLessThanOrEqual(Date.parse(booking.expires_at));
@@ -121,6 +122,8 @@ describe('confirm-payment validates the amount, then confirms the booking', () =
     expect(r.status).toBe(200);
     expect(errorCodes(r.body)).toEqual(['payment_amount_mismatch']);
     expect(r.body.messages[0].severity).toBe('requires_buyer_input');
+
+    expect(r.body.messages[0].path).toBe('$.payment_result.amount_paid');
 
     const wrongCurrency = await confirmPayment(t, booking.id, { ...paid(MASSAGE_PRICE), currency: 'EUR' });
     expect(errorCodes(wrongCurrency.body)).toEqual(['payment_amount_mismatch']);
@@ -226,6 +229,43 @@ describe('a deposit service collects the deposit first', () => {
     expect(r.body.booking.status).toBe('confirmed');
     expect(r.body.booking.payment.status).toBe('deposit_paid');
     expect(r.body.booking.actions.map((a: any) => a.status)).toEqual(['completed']);
+  });
+});
+
+describe('confirm-payment in the wrong currency points at the currency, not the amount', () => {
+  it('the right amount in EUR for a USD payment -> payment_amount_mismatch on $.payment_result.currency naming both currencies', async () => {
+    const { booking } = await bookOk(t, 'svc_massage_60', day(2));
+    const r = await confirmPayment(t, booking.id, { ...paid(MASSAGE_PRICE), currency: 'EUR' });
+    expect(r.status).toBe(200);
+    expect(errorCodes(r.body)).toEqual(['payment_amount_mismatch']);
+    expect(r.body.messages[0].path).toBe('$.payment_result.currency');
+    expect(r.body.messages[0].content).toMatch(/USD/);
+    expect(r.body.messages[0].content).toMatch(/EUR/);
+    const read = await getBooking(t, booking.id);
+    expect(read.body.booking.status).toBe('requires_action');
+    expect(read.body.booking.revision).toBe(booking.revision);
+  });
+
+  it('a lower-case currency code of the right currency is accepted', async () => {
+    const { booking } = await bookOk(t, 'svc_massage_60', day(2));
+    const r = await confirmPayment(t, booking.id, { ...paid(MASSAGE_PRICE), currency: 'usd' });
+    expect(errorCodes(r.body)).toEqual([]);
+    expect(r.body.booking.status).toBe('confirmed');
+  });
+});
+
+describe('a late cancellation of a paid booking keeps the fee from the payment and says so', () => {
+  it('massage paid in full, canceled 10 h before: fee 5500 kept, 5500 refunded, partially_refunded, nothing due, a warning naming both sums', async () => {
+    const { booking, slot } = await bookOk(t, 'svc_massage_60', day(2));
+    expect(errorCodes((await confirmPayment(t, booking.id, paid(MASSAGE_PRICE))).body)).toEqual([]);
+    t.clock.set(Date.parse(slot.start) - 10 * 3_600_000);
+    const r = await call(t, 'POST', `/bookings/${booking.id}/cancel`, '/bookings/{booking_id}/cancel', {});
+    expect(r.status).toBe(200);
+    expect(r.body.booking.cancellation).toMatchObject({ fee: 5500, refund_amount: 5500 });
+    expect(r.body.booking.payment).toMatchObject({ status: 'partially_refunded', amount_due: 0 });
+    expect(r.body.messages).toHaveLength(1);
+    expect(r.body.messages[0]).toMatchObject({ type: 'warning', code: 'late_cancellation_fee' });
+    expect(r.body.messages[0].content).toMatch(/\$55\.00.*kept.*\$55\.00 is refunded/);
   });
 });
 

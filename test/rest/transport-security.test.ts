@@ -97,3 +97,58 @@ describe('the MCP endpoints refuse foreign Host and Origin headers (DNS rebindin
     expect(res.status).toBe(200);
   });
 });
+
+describe('CORS on the MCP endpoints: browser clients from an allowed origin (--allow-origin), no one else', () => {
+  const ALLOWED = 'http://localhost:6274';
+  let server: UspServer | undefined;
+  let url = '';
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  const start = async () => {
+    server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, allowedOrigins: [ALLOWED] });
+    url = await server.listen(0, '127.0.0.1');
+  };
+  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'inspector', version: '1' } } });
+  const preflight = (path: string, origin: string, method = 'POST') =>
+    fetch(`${url}${path}`, {
+      method: 'OPTIONS',
+      headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': 'content-type, mcp-session-id, mcp-protocol-version, authorization' },
+    });
+
+  it.each(['/mcp', '/sse', '/messages'])('a preflight to %s from an allowed origin is answered 204 with that origin, the methods and the requested headers', async (path) => {
+    await start();
+    const res = await preflight(path, ALLOWED, path === '/sse' ? 'GET' : 'POST');
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+    expect(res.headers.get('access-control-allow-methods')).toMatch(/POST/);
+    expect(res.headers.get('access-control-allow-methods')).toMatch(/DELETE/);
+    expect((res.headers.get('access-control-allow-headers') ?? '').toLowerCase()).toContain('mcp-session-id');
+    expect(res.headers.get('vary')).toMatch(/Origin/);
+  });
+
+  it.each(['/mcp', '/sse', '/messages'])('a preflight to %s from another origin is refused 403 with no CORS grant', async (path) => {
+    await start();
+    const res = await preflight(path, 'http://evil.example');
+    expect(res.status).toBe(403);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('the actual initialize from the allowed origin is served and exposes Mcp-Session-Id to the page', async () => {
+    await start();
+    const res = await fetch(`${url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Origin: ALLOWED }, body: init });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+    const exposed = (res.headers.get('access-control-expose-headers') ?? '').toLowerCase();
+    for (const h of ['mcp-session-id', 'mcp-protocol-version', 'usp-correlation-id']) expect(exposed).toContain(h);
+    expect(res.headers.get('mcp-session-id')).toBeTruthy();
+  });
+
+  it('the actual initialize from another origin is refused 403 with no CORS grant', async () => {
+    await start();
+    const res = await fetch(`${url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Origin: 'http://evil.example' }, body: init });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});

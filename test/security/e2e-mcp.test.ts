@@ -15,7 +15,8 @@ import { createPopKey, mcpProof, withMcpProof, type PopKey, type ProofOptions } 
 import { silentLogger } from '../../src/operations/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import type { SecurityOptions } from '../../src/server/security-wiring.js';
-import { BIN, REPO_ROOT, ensureBuilt, nyDate } from '../mcp/helpers.js';
+import { BIN, REPO_ROOT, ensureBuilt } from '../support/build.js';
+import { nyDate } from '../mcp/helpers.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
 import { ADMIN_KEY, BUYER, demoBusiness } from '../support/server.js';
 
@@ -175,7 +176,7 @@ describe.each([{ kind: 'stdio' as const }, { kind: 'http' as const }])('platform
     expect(list.structuredContent.services.length).toBeGreaterThan(0);
     const e = await conn.callError('usp_bookings_create', createArgs(A, 'slot_unused'));
     expect(e.code).toBe(-32006);
-    expect(e.message).toBe('authentication_required');
+    expect(e.message).toMatch(/^authentication_required: \S/);
     expect(e.data.code).toBe('authentication_missing');
     expect(e.data.accepted_mechanisms).toEqual(expect.arrayContaining(['platform_key_pop', 'booking_scoped_credential']));
   });

@@ -1,5 +1,5 @@
 /**
- * The Store contract, written once and run against every engine (SQLite today, PostgreSQL later).
+ * The Store contract, written once and run against every engine (SQLite and PostgreSQL).
  * It speaks only through the `Store` port: no SQL, no file paths, no engine pragmas. Each test gets
  * a fresh, empty store from `open()` and closes it afterwards.
  *
@@ -8,175 +8,25 @@
  * waitlist offers and idempotency records all stop counting at their expiry).
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type {
-  BookingRecord,
-  BookingStatus,
-  HoldRecord,
-  SubscriptionRecord,
-  WaitlistRecord,
-  WaitlistStatus,
-} from '../../src/domain/records.js';
-import type { ClaimRow, IdempotencyRecord, OutboxEvent, Store, StoredService, Tx } from '../../src/store/port.js';
+import type { HoldRecord } from '../../src/domain/records.js';
+import type { ClaimRow, IdempotencyRecord, OutboxEvent, Store, Tx } from '../../src/store/port.js';
+import {
+  booking,
+  claim,
+  hold,
+  idempotencyRecord as idem,
+  outboxEvent,
+  storedService as service,
+  subscription,
+  waitlistEntry as entry,
+} from '../support/records.js';
+import { TEST_NOW as NOW } from '../support/time.js';
 
 const MIN = 60_000;
-/** Tuesday 2026-12-01 17:00Z. */
-const NOW = Date.parse('2026-12-01T17:00:00Z');
-const iso = (ms: number) => new Date(ms).toISOString();
 
-// ------------------------------------------------------------------------------------------------
-// Record builders: valid records with only the fields a test cares about varying.
-// ------------------------------------------------------------------------------------------------
-
-function claim(owner: string, resource: string, startMs: number, endMs: number, over: Partial<ClaimRow> = {}): ClaimRow {
-  return {
-    resource_id: resource,
-    start_ms: startMs,
-    end_ms: endMs,
-    slot_key: `svc_cut|${startMs}`,
-    owner_id: owner,
-    spots: 1,
-    is_hold: false,
-    service_id: 'svc_cut',
-    expires_at_ms: null,
-    ...over,
-  };
-}
-
-interface BookingOpts {
-  status?: BookingStatus;
-  holdId?: string;
-  principal?: string | null;
-  expiresAtMs?: number;
-  createdMs?: number;
-  notes?: string;
-}
-
-function booking(id: string, o: BookingOpts = {}): BookingRecord {
-  const start = NOW + 24 * 60 * MIN;
-  const created = o.createdMs ?? NOW;
-  return {
-    booking: {
-      id,
-      service_id: 'svc_cut',
-      service_name: 'Haircut',
-      slot: { id: `slot_${id}`, start: iso(start), end: iso(start + 30 * MIN), duration: 'PT30M' },
-      buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
-      party_size: 1,
-      status: o.status ?? 'confirmed',
-      confirmation_mode: 'auto',
-      created_at: iso(created),
-      updated_at: iso(created),
-      revision: 'rev_1',
-      ...(o.expiresAtMs !== undefined ? { expires_at: iso(o.expiresAtMs) } : {}),
-      ...(o.notes !== undefined ? { notes: o.notes } : {}),
-    },
-    priv: {
-      principal: o.principal === undefined ? 'https://platform.example/p.json' : o.principal,
-      slot_key: `svc_cut|${start}`,
-      start_ms: start,
-      end_ms: start + 30 * MIN,
-      resource_ids: ['res_alice'],
-      reschedule_count: 0,
-      price_total: 4500,
-      amount_paid: 0,
-      ...(o.holdId !== undefined ? { hold_id: o.holdId } : {}),
-      ...(o.expiresAtMs !== undefined ? { expires_at_ms: o.expiresAtMs } : {}),
-    },
-  };
-}
-
-interface HoldOpts {
-  principal?: string | null;
-  buyerKey?: string;
-  serviceId?: string;
-  status?: HoldRecord['hold']['status'];
-  expiresAtMs?: number;
-}
-
-function hold(id: string, o: HoldOpts = {}): HoldRecord {
-  const start = NOW + 24 * 60 * MIN;
-  const serviceId = o.serviceId ?? 'svc_cut';
-  const expires = o.expiresAtMs ?? NOW + 10 * MIN;
-  return {
-    hold: { id, slot_id: `slot_${id}`, service_id: serviceId, spots: 1, expires_at: iso(expires), status: o.status ?? 'active' },
-    priv: {
-      principal: o.principal === undefined ? 'P' : o.principal,
-      slot_key: `${serviceId}|${start}`,
-      start_ms: start,
-      end_ms: start + 30 * MIN,
-      resource_ids: ['res_alice'],
-      expires_at_ms: expires,
-      ...(o.buyerKey !== undefined ? { buyer_key: o.buyerKey } : {}),
-    },
-  };
-}
-
-interface EntryOpts {
-  principal?: string | null;
-  serviceId?: string;
-  status?: WaitlistStatus;
-  createdMs?: number;
-  offerExpiresMs?: number;
-}
-
-function entry(id: string, o: EntryOpts = {}): WaitlistRecord {
-  const created = o.createdMs ?? NOW;
-  return {
-    entry: {
-      id,
-      service_id: o.serviceId ?? 'svc_class',
-      buyer: { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' },
-      status: o.status ?? 'waiting',
-      position: 1,
-      created_at: iso(created),
-      revision: 'rev_1',
-      ...(o.offerExpiresMs !== undefined ? { offer_expires_at: iso(o.offerExpiresMs) } : {}),
-    },
-    priv: {
-      principal: o.principal === undefined ? 'P' : o.principal,
-      created_ms: created,
-      ...(o.offerExpiresMs !== undefined ? { offer_expires_ms: o.offerExpiresMs } : {}),
-    },
-  };
-}
-
-function service(id: string, modifiedMs: number, o: { locations?: string[]; deleted?: boolean; name?: string } = {}): StoredService {
-  return {
-    id,
-    data: {
-      id,
-      name: o.name ?? `Service ${id}`,
-      ...(o.locations ? { locations: o.locations.map((l) => ({ id: l, name: `Location ${l}` })) } : {}),
-    },
-    fingerprint: `fp_${id}_${modifiedMs}`,
-    modified_ms: modifiedMs,
-    deleted: o.deleted ?? false,
-  };
-}
-
-function subscription(id: string, status: SubscriptionRecord['subscription']['status'] = 'active'): SubscriptionRecord {
-  return {
-    subscription: { id, callback_url: `https://platform.example/hooks/${id}`, events: ['service.updated'], status, created_at: iso(NOW) },
-    priv: { principal: 'P' },
-  };
-}
-
-function event(id: string, createdMs: number): OutboxEvent {
-  return {
-    event_id: id,
-    event: 'booking.confirmed',
-    order_key: 'bkg_1',
-    principal: 'P',
-    profile: 'https://platform.example/p.json',
-    payload: { booking_id: 'bkg_1', nested: { n: 1, list: [1, 'two', null] } },
-    created_ms: createdMs,
-    due_ms: createdMs,
-  };
-}
-
-function idem(scope: string, expiresMs: number, body: unknown = { ok: true }): IdempotencyRecord {
-  return { scope, request_hash: `hash_${scope}`, status: 201, body, created_ms: NOW - MIN, expires_ms: expiresMs };
-}
+/** An outbox event created and due at `createdMs`, with a nested payload (JSON round trips). */
+const event = (id: string, createdMs: number): OutboxEvent =>
+  outboxEvent(id, { payload: { booking_id: 'bkg_1', nested: { n: 1, list: [1, 'two', null] } }, created_ms: createdMs, due_ms: createdMs });
 
 const byOwnerResource = (a: ClaimRow, b: ClaimRow) =>
   a.owner_id === b.owner_id ? a.resource_id.localeCompare(b.resource_id) : a.owner_id.localeCompare(b.owner_id);
@@ -678,6 +528,24 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           event('evt_1', NOW - 2 * MIN),
         ]);
         expect((await read((tx) => tx.outbox.recent(2))).map((e) => e.event_id)).toEqual(['evt_3', 'evt_2']);
+      });
+
+      test("recentBodies answers one principal's dispatched events as delivered bodies, newest first, up to the limit", async () => {
+        await write(async (tx) => {
+          await tx.outbox.add(event('evt_1', NOW - 3 * MIN));
+          await tx.outbox.add({ ...event('evt_2', NOW - 2 * MIN), principal: 'Q' });
+          await tx.outbox.add(event('evt_3', NOW - MIN));
+          await tx.outbox.add(event('evt_4', NOW));
+        });
+        // Nothing dispatched yet: nothing is news.
+        expect(await read((tx) => tx.outbox.recentBodies('P', 10))).toEqual([]);
+        const due = await read((tx) => tx.outbox.due(NOW, 10));
+        await write((tx) => tx.outbox.markDispatched(due.filter((e) => e.event_id !== 'evt_4').map((e) => e.seq)));
+        const bodies = await read((tx) => tx.outbox.recentBodies('P', 10));
+        expect(bodies.map((b) => b.event_id)).toEqual(['evt_3', 'evt_1']);
+        expect(bodies[0]).toEqual({ event: 'booking.confirmed', event_id: 'evt_3', booking_id: 'bkg_1', nested: { n: 1, list: [1, 'two', null] }, timestamp: new Date(NOW - MIN).toISOString().replace(/\.\d{3}Z$/, 'Z') });
+        expect((await read((tx) => tx.outbox.recentBodies('P', 1))).map((b) => b.event_id)).toEqual(['evt_3']);
+        expect((await read((tx) => tx.outbox.recentBodies('Q', 10))).map((b) => b.event_id)).toEqual(['evt_2']);
       });
 
       test('a second event with the same event_id is rejected and the first is kept', async () => {

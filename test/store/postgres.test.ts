@@ -14,39 +14,11 @@ import { ClaimConflict, openPostgresStore, type PostgresEventChannel } from '../
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { PG_URL, adminClient, dropSchema, noteSkipped, schemaName } from '../pg/helpers.js';
 import { storeContract } from './contract.js';
+import { claim, outboxEvent as event } from '../support/records.js';
+import { TEST_NOW as NOW } from '../support/time.js';
 
-const NOW = Date.parse('2026-12-01T17:00:00Z');
 const MIN = 60_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function claim(owner: string, resource: string, startMs: number, endMs: number, over: Partial<ClaimRow> = {}): ClaimRow {
-  return {
-    resource_id: resource,
-    start_ms: startMs,
-    end_ms: endMs,
-    slot_key: `svc_cut|${startMs}`,
-    owner_id: owner,
-    spots: 1,
-    is_hold: false,
-    service_id: 'svc_cut',
-    expires_at_ms: null,
-    ...over,
-  };
-}
-
-function event(id: string, over: Partial<OutboxEvent> = {}): OutboxEvent {
-  return {
-    event_id: id,
-    event: 'booking.confirmed',
-    order_key: 'bkg_1',
-    principal: 'P',
-    profile: 'https://platform.example/p.json',
-    payload: { booking_id: 'bkg_1' },
-    created_ms: NOW,
-    due_ms: NOW,
-    ...over,
-  };
-}
 
 function delivery(eventId: string, seq: number, target: string, orderKey = 'bkg_1') {
   return {

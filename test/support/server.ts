@@ -8,10 +8,8 @@ import type { BusinessDef, BusinessSettings } from '../../src/domain/business.js
 import { ManualClock } from '../../src/operations/index.js';
 import { parseBusinessFile } from '../../src/server/business-file.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
-import { silentLogger } from '../../src/operations/index.js';
-
-/** Tuesday 2026-12-01 12:00 in New York (17:00Z): the demo business is open every day after it. */
-export const TEST_NOW = Date.parse('2026-12-01T17:00:00Z');
+import { silentLogger, type Logger } from '../../src/operations/index.js';
+import { TEST_NOW } from './time.js';
 
 export const PLATFORM = 'https://platform.example/profiles/agent.json';
 export const OTHER_PLATFORM = 'https://other-platform.example/profile.json';
@@ -41,14 +39,14 @@ export interface CallOptions {
   rawBody?: string;
 }
 
-export async function startTestServer(opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string } = {}): Promise<TestServer> {
+export async function startTestServer(opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string; log?: Logger } = {}): Promise<TestServer> {
   const clock = new ManualClock(opts.now ?? TEST_NOW);
   const server = await createUspServer({
     business: opts.business ?? demoBusiness(),
     db: opts.db ?? ':memory:',
     sandbox: opts.sandbox ?? true,
     clock,
-    log: silentLogger,
+    log: opts.log ?? silentLogger,
     adminKeys: [ADMIN_KEY],
     sweepIntervalMs: 0,
   });

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { waitFor } from './time.js';
 
 /** What the receiver answers one request with. */
 export type Reply =
@@ -164,13 +165,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     },
     requests: (p) => (p === undefined ? [...log] : log.filter((r) => r.path === norm(p))),
     connections: () => conns,
-    async waitFor(pred, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        if (pred([...log])) return true;
-        if (Date.now() >= deadline) return false;
-        await new Promise((r) => setTimeout(r, 10));
-      }
+    waitFor(pred, timeoutMs = 5000) {
+      return waitFor(() => pred([...log]), timeoutMs);
     },
     clear() {
       log.length = 0;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, REPO_ROOT, ensureBuilt } from '../mcp/helpers.js';
+import { BIN, REPO_ROOT, ensureBuilt } from '../support/build.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { BUYER, publishedKeys, verifyDelivery, waitFor } from './helpers.js';

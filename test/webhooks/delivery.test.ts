@@ -138,7 +138,10 @@ let lifecycle: Promise<LifecycleRun> | undefined;
 function lifecycleRun(): Promise<LifecycleRun> {
   lifecycle ??= (async () => {
     const rx = await receiver(true);
-    const t = await server({}, true);
+    // A one-hour reminder offset keeps reminders out of this run: with the default day, the yoga
+    // class booked for tomorrow would be reminded at once (booked inside the window), and the
+    // reminder rules have their own tests below.
+    const t = await server({ business: demoBusiness({ reminder_offset_seconds: 3600 }) }, true);
     const p = t.platform('life', rx.url('/life'));
     const ok = (r: { status: number; body: any }, label: string) => {
       expect(r.status, `${label}: ${JSON.stringify(r.body)}`).toBeLessThan(300);
@@ -647,6 +650,69 @@ describe('booking.reminder fires at its offset on the injected clock', () => {
 });
 
 // =============================================================================================
+
+describe('a booking made inside the reminder window is reminded at once, unless less than an hour remains', () => {
+  const OFFSET = 24 * 3600_000;
+
+  async function lateServer(name: string) {
+    const rx = await receiver();
+    const t = await server({ clock: new ManualClock(TEST_NOW), business: demoBusiness({ reminder_offset_seconds: OFFSET / 1000 }) });
+    const p = t.platform(name, rx.url(`/${name}`));
+    return { t, rx, p };
+  }
+  const reminders = (rx: WebhookReceiver, path: string, id: string) => eventsFor(rx, path, id).filter((e) => e.event === 'booking.reminder');
+
+  afterEach(() => closeAll());
+
+  it('booked 5 h before the start with a 24 h offset: booking.confirmed, then booking.reminder at once, stamped with the booking time', async () => {
+    const { t, rx, p } = await lateServer('late');
+    const slot = await firstSlot(t, 'svc_haircut', day(2), p);
+    t.clock.set(Date.parse(slot.start) - 5 * 3600_000);
+    const b = await book(t, p, 'svc_haircut', day(2), { slot_id: slot.id });
+    const got = await expectEvents(rx, '/late', b.id, ['booking.confirmed', 'booking.reminder']);
+    expect(Date.parse(got[1].timestamp)).toBe(t.clock.now());
+    expect(got[1].data.slot.start).toBe(b.slot.start);
+    // Exactly one: the clock passing the (already passed) reminder time sends nothing more.
+    t.clock.advance(3600_000);
+    const s = await book(t, p, 'svc_haircut', day(9));
+    await expectEvents(rx, '/late', s.id, ['booking.confirmed']);
+    expect(reminders(rx, '/late', b.id)).toHaveLength(1);
+  });
+
+  it('paid (so confirmed) 55 min before the start: booking.confirmed only, never a reminder', async () => {
+    const { t, rx, p } = await lateServer('tooLate');
+    const slot = await firstSlot(t, 'svc_massage_60', day(2), p);
+    // The booking window needs an hour's notice; the payment arrives ten minutes later.
+    t.clock.set(Date.parse(slot.start) - 65 * 60_000);
+    const b = await book(t, p, 'svc_massage_60', day(2), { slot_id: slot.id });
+    t.clock.advance(10 * 60_000);
+    const due = b.actions[0].payment_context;
+    const r = await t.call('POST', `/bookings/${b.id}/confirm-payment`, { payment_result: { status: 'paid', transaction_id: 'txn_55', amount_paid: due.amount_due, currency: due.currency } }, p);
+    expect(r.body.booking.status).toBe('confirmed');
+    await expectEvents(rx, '/tooLate', b.id, ['booking.confirmed']);
+    const s = await book(t, p, 'svc_haircut', day(9));
+    await expectEvents(rx, '/tooLate', s.id, ['booking.confirmed']);
+    expect(reminders(rx, '/tooLate', b.id)).toEqual([]);
+    expect((await outbox(t)).filter((e) => e.order_key === b.id && e.event === 'booking.reminder')).toEqual([]);
+  });
+
+  it('a paid-at-booking service booked inside the window is reminded when the payment confirms it, not while it awaits payment', async () => {
+    const { t, rx, p } = await lateServer('paid');
+    const slot = await firstSlot(t, 'svc_massage_60', day(2), p);
+    t.clock.set(Date.parse(slot.start) - 5 * 3600_000);
+    const b = await book(t, p, 'svc_massage_60', day(2), { slot_id: slot.id });
+    expect(b.status).toBe('requires_action');
+    const due = b.actions[0].payment_context;
+    const r = await t.call(
+      'POST',
+      `/bookings/${b.id}/confirm-payment`,
+      { payment_result: { status: 'paid', transaction_id: 'txn_late', amount_paid: due.amount_due, currency: due.currency } },
+      p,
+    );
+    expect(r.body.booking.status).toBe('confirmed');
+    await expectEvents(rx, '/paid', b.id, ['booking.confirmed', 'booking.reminder']);
+  });
+});
 
 describe('signing key rotation (D5: retired keys stay published 7 days)', () => {
   afterEach(() => closeAll());

@@ -12,11 +12,12 @@ import type { BusinessDef } from '../../src/domain/business.js';
 import { ManualClock, silentLogger } from '../../src/operations/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import type { RetryPolicy } from '../../src/webhooks/index.js';
-import { ADMIN_KEY, BUYER, TEST_NOW, day, demoBusiness } from '../support/server.js';
+import { ADMIN_KEY, BUYER, day, demoBusiness } from '../support/server.js';
+import { TEST_NOW, waitFor } from '../support/time.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
 import type { ReceivedRequest } from '../support/webhook-receiver.js';
 
-export { ADMIN_KEY, BUYER, TEST_NOW, day, demoBusiness };
+export { ADMIN_KEY, BUYER, TEST_NOW, day, demoBusiness, waitFor };
 
 /** The five components a webhook signature must cover (spec 10.1.1), in the order the business signs them. */
 export const REQUIRED_COMPONENTS = ['@method', '@authority', '@path', 'content-digest', 'content-type'];
@@ -112,16 +113,6 @@ export async function startWebhookServer(o: WebhookServerOptions = {}): Promise<
       if (ownProfiles) await profiles.close();
     },
   };
-}
-
-/** Polls every 10 ms for at most `ms`; true as soon as `pred` holds. */
-export async function waitFor(pred: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await pred()) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** The first bookable slot of `serviceId` on `date`. */

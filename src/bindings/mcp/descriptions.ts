@@ -57,7 +57,9 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
     'Move a booking to another slot of the same service (query availability first). The booking keeps its id. Tell the person the new time with its time zone and any reschedule fee; if the booking comes back requires_action, give them the payment link verbatim. ' +
     RETRY,
   usp_bookings_confirm_payment:
-    "Report that the person completed payment for a booking in requires_action, with the payment processor's transaction_id and the exact amount_due and currency. Only call after the payment really succeeded. If unsure whether it was recorded, read the booking with usp_bookings_get first. " +
+    "Only for a platform that took the payment itself, through its own payment processor: report that the person paid for a booking in requires_action, with that processor's transaction_id and exactly the amount_due and currency of the payment action. " +
+    "Do not call it when the person pays on the business's checkout page (the payment action's continue_url): give them that link instead; the business learns of that payment by itself and confirms the booking, so read it with usp_bookings_get to see the new status. " +
+    'Only call after the payment really succeeded. If unsure whether it was recorded, read the booking with usp_bookings_get first. ' +
     RETRY,
   usp_waitlist_join:
     'Put the person on the waitlist when a class or slot is full (slot state waitlist). Tell them their position and that they will be offered a place if one frees; an offer must be accepted before it expires.',

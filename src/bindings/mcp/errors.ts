@@ -1,7 +1,8 @@
 /**
  * Protocol errors on the MCP door (spec 9.4, decisions D1, D2, D11, D12, D14): one exhaustive
- * table from our error codes to JSON-RPC codes. The error's `message` is the USP code, `data.code`
- * the finer reason and `data.content` the human explanation.
+ * table from our error codes to JSON-RPC codes. The error's `message` starts with the USP code and
+ * goes on with what to change (MCP hosts show the model only the message), `data.code` is the finer
+ * reason and `data.content` the explanation alone.
  */
 import type { ProtocolError, ProtocolErrorCode } from '../../operations/index.js';
 
@@ -57,5 +58,12 @@ export function toJsonRpcError(err: ProtocolError, correlationId?: string): Json
   if (err.retryAfter !== undefined) data.retry_after = err.retryAfter;
   if (err.extra) for (const [k, v] of Object.entries(err.extra)) if (!(k in data)) data[k] = v;
   if (correlationId) data.correlation_id = correlationId;
-  return { code: MCP_ERROR_CODES[err.code], message: WIRE_NAME[err.code] ?? err.code, data };
+  return { code: MCP_ERROR_CODES[err.code], message: errorSentence(WIRE_NAME[err.code] ?? err.code, err.message), data };
+}
+
+/** "invalid_request: start_date: must be a date (YYYY-MM-DD)": the code first, then the explanation as a sentence. */
+export function errorSentence(code: string, explanation: string): string {
+  const text = explanation.trim();
+  if (!text) return code;
+  return `${code}: ${/[.!?)]$/.test(text) ? text : `${text}.`}`;
 }

@@ -9,7 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { webhookResourceUri } from './webhook-resource.js';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import { cors } from 'hono/cors';
 import {
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
@@ -18,7 +19,8 @@ import {
   type JSONRPCMessage,
   type Transport,
 } from '@modelcontextprotocol/server';
-import type { HttpEvidence } from '../../operations/index.js';
+import { ProtocolError, type HttpEvidence } from '../../operations/index.js';
+import { toJsonRpcError } from './errors.js';
 import type { NotifiableSession, SessionHub } from './hub.js';
 import { createMcpServer, type McpDoorDeps } from './server.js';
 import { guardSend, restoreInResponse } from './wire-fix.js';
@@ -26,15 +28,31 @@ import { guardSend, restoreInResponse } from './wire-fix.js';
 export interface McpHttpOptions {
   /** Host header values accepted (host or host:port); empty means any (behind a trusted proxy). */
   allowedHosts: readonly string[];
-  /** Origins accepted when a browser sends one; empty means none but same-host. */
+  /** Origins accepted when a browser sends one (and answered CORS preflights); empty means none but same-host. */
   allowedOrigins: readonly string[];
-  /** Sessions idle longer than this are closed (the SDK never expires them). */
+  /** Sessions idle longer than this are closed (the SDK never expires them). Default 30 min. */
   idleTimeoutMs?: number;
+  /** A session the client never came back to after initialize is closed after this. Default 60 s. */
+  unusedSessionTimeoutMs?: number;
+  /** Most sessions open at once (Streamable HTTP and SSE); over it, 503. Default 1000. */
+  maxSessions?: number;
+  /** Most sessions open at once from one client address; over it, 429. Default 100. */
+  maxSessionsPerAddress?: number;
+  /** The client's address as the server sees it (socket, or the trusted proxy's X-Forwarded-For); absent in-process. */
+  clientAddress?: (c: Context) => string | undefined;
 }
+
+export const DEFAULT_SESSION_LIMITS = { maxSessions: 1000, maxSessionsPerAddress: 100, unusedSessionTimeoutMs: 60_000, idleTimeoutMs: 30 * 60_000 };
 
 interface LiveSession extends NotifiableSession {
   transport: Transport & { close(): Promise<void> };
   lastSeen: number;
+  /** The client address that opened it (per-address cap). */
+  address?: string;
+  /** The client came back after initialize (a follow-up request or the GET stream). */
+  used: boolean;
+  /** Messages received (SSE: the first is initialize). */
+  messages: number;
   /** Notifications wait here until the client's GET stream is open; sending earlier loses them. */
   queue: Array<{ method: string; params: Record<string, unknown> }> | null;
   close(): Promise<void>;
@@ -45,23 +63,76 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
   const jsonError = (status: number, code: number, message: string) =>
     new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'Content-Type': 'application/json' } });
 
+  const limits = {
+    maxSessions: opts.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
+    maxSessionsPerAddress: opts.maxSessionsPerAddress ?? DEFAULT_SESSION_LIMITS.maxSessionsPerAddress,
+    unusedSessionTimeoutMs: opts.unusedSessionTimeoutMs ?? DEFAULT_SESSION_LIMITS.unusedSessionTimeoutMs,
+    idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_SESSION_LIMITS.idleTimeoutMs,
+  };
+  const addressOf = (c: Context) => opts.clientAddress?.(c);
+  /** Over a cap: 503 when the server is full, 429 when this address holds too many; both say when to retry. */
+  const overCap = (address: string | undefined): Response | null => {
+    let err: ProtocolError | null = null;
+    if (sessions.size >= limits.maxSessions) {
+      err = new ProtocolError('service_unavailable', `This server has the most MCP sessions it keeps open (${limits.maxSessions}); retry later or end an unused session (DELETE /mcp).`, {
+        detailCode: 'too_many_sessions',
+        retryAfter: 60,
+      });
+    } else if (address !== undefined) {
+      let mine = 0;
+      for (const s of sessions.values()) if (s.address === address) mine++;
+      if (mine >= limits.maxSessionsPerAddress) {
+        err = new ProtocolError('rate_limited', `Your address has the most MCP sessions one client may keep open (${limits.maxSessionsPerAddress}); reuse or end one (DELETE /mcp) before opening another.`, {
+          detailCode: 'too_many_sessions_from_address',
+          retryAfter: 60,
+        });
+      }
+    }
+    if (!err) return null;
+    const status = err.code === 'service_unavailable' ? 503 : 429;
+    return new Response(JSON.stringify({ jsonrpc: '2.0', error: toJsonRpcError(err), id: null }), {
+      status,
+      headers: { 'Content-Type': 'application/json', 'Retry-After': String(err.retryAfter) },
+    });
+  };
+
+  const originAllowed = (origin: string, host: string): boolean => {
+    if (opts.allowedOrigins.includes(origin)) return true;
+    try {
+      return new URL(origin).host === host;
+    } catch {
+      return false;
+    }
+  };
   const guard = (req: Request): Response | null => {
     const host = req.headers.get('host') ?? '';
     if (opts.allowedHosts.length > 0 && !opts.allowedHosts.includes(host) && !opts.allowedHosts.includes(host.replace(/:\d+$/, ''))) {
       return jsonError(403, -32600, 'Host not allowed');
     }
     const origin = req.headers.get('origin');
-    if (origin) {
-      let ok = opts.allowedOrigins.includes(origin);
-      try {
-        ok ||= new URL(origin).host === host;
-      } catch {
-        ok = false;
-      }
-      if (!ok) return jsonError(403, -32600, 'Origin not allowed');
-    }
+    if (origin && !originAllowed(origin, host)) return jsonError(403, -32600, 'Origin not allowed');
     return null;
   };
+
+  // Host and Origin first (preflights included: a refused origin gets 403, never a CORS answer);
+  // then CORS for the origins allowed, so browser-based clients (the MCP Inspector) can connect.
+  for (const path of ['/mcp', '/sse', '/messages']) {
+    app.use(path, async (c, next) => {
+      const refused = guard(c.req.raw);
+      if (refused) return refused;
+      await next();
+    });
+    app.use(
+      path,
+      cors({
+        origin: (origin, c) => (origin && originAllowed(origin, c.req.header('host') ?? '') ? origin : null),
+        allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+        // Request headers are echoed from the preflight; the MCP and USP response headers are exposed.
+        exposeHeaders: ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'USP-Correlation-Id', 'WWW-Authenticate', 'Retry-After', 'DPoP-Nonce'],
+        maxAge: 600,
+      }),
+    );
+  }
 
   // 2026-07-28 era: one server per request, events on a subscriptions/listen stream.
   const modern = createMcpHandler(() => createMcpServer(deps, null), { legacy: 'reject', onerror: () => undefined });
@@ -70,7 +141,7 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
     modern.bus.publish({ kind: 'resource_updated', uri: webhookResourceUri(principal), params: { ...payload, _meta: { 'dev.usp-protocol/webhook': payload } } as never });
   });
 
-  const newSession = async (): Promise<LiveSession> => {
+  const newSession = async (address: string | undefined): Promise<LiveSession> => {
     const id = randomUUID();
     const transport = guardSend(
       new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: () => void live.close() }),
@@ -80,8 +151,12 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
       principals: new Set(),
       resources: new Set(),
       catalogSubscriber: false,
+      subscriptions: new Set(),
       transport,
       lastSeen: Date.now(),
+      address,
+      used: false,
+      messages: 1,
       queue: [],
       notify(method, params) {
         if (live.queue) live.queue.push({ method, params });
@@ -103,11 +178,9 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
 
   app.all('/mcp', async (c) => {
     const req = c.req.raw;
-    const refused = guard(req);
-    if (refused) return refused;
     // The exact bytes and headers ride along so RFC 9421 signatures and bearer keys are checked
     // below the door, the same as on REST.
-    const authInfo = await evidenceFor(req);
+    const authInfo = await evidenceFor(req, addressOf(c));
     if (!(await isLegacyRequest(req))) return restoreInResponse(await modern.fetch(req, { authInfo }));
 
     const sid = req.headers.get('mcp-session-id');
@@ -115,6 +188,7 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
       const live = sessions.get(sid);
       if (!live) return jsonError(404, -32001, 'Session not found; initialize a new session.');
       live.lastSeen = Date.now();
+      live.used = true;
       const res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req, { authInfo });
       if (req.method === 'GET' && res.ok && live.queue) {
         const pending = live.queue;
@@ -124,7 +198,10 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
       return res;
     }
     if (req.method !== 'POST') return jsonError(400, -32600, 'Missing Mcp-Session-Id header.');
-    const live = await newSession();
+    const address = addressOf(c);
+    const full = overCap(address);
+    if (full) return full;
+    const live = await newSession(address);
     const res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req, { authInfo });
     if (!res.ok) await live.close();
     return res;
@@ -132,16 +209,21 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
 
   // Legacy HTTP+SSE (2024-11-05 transport): GET /sse opens the stream, POST /messages?sessionId= carries requests.
   app.get('/sse', async (c) => {
-    const refused = guard(c.req.raw);
-    if (refused) return refused;
+    const address = addressOf(c);
+    const full = overCap(address);
+    if (full) return full;
     const transport = new SseTransport(`/messages`);
     const live: LiveSession = {
       id: transport.sessionId,
       principals: new Set(),
       resources: new Set(),
       catalogSubscriber: false,
+      subscriptions: new Set(),
       transport,
       lastSeen: Date.now(),
+      address,
+      used: false,
+      messages: 0,
       queue: null,
       notify: (method, params) => void server.notification({ method, params } as never).catch(() => undefined),
       close: async () => {
@@ -159,11 +241,11 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
   });
 
   app.post('/messages', async (c) => {
-    const refused = guard(c.req.raw);
-    if (refused) return refused;
     const live = sessions.get(c.req.query('sessionId') ?? '');
     if (!live || !(live.transport instanceof SseTransport)) return jsonError(404, -32001, 'Unknown sessionId.');
     live.lastSeen = Date.now();
+    // The first message is initialize; anything after it means the client came back.
+    if (++live.messages > 1) live.used = true;
     const raw = new Uint8Array(await c.req.arrayBuffer());
     let message: JSONRPCMessage;
     try {
@@ -171,15 +253,20 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
     } catch {
       return jsonError(400, -32700, 'Parse error');
     }
-    live.transport.receive(message, c.req.raw, authInfoFor(c.req.raw, raw));
+    live.transport.receive(message, c.req.raw, authInfoFor(c.req.raw, raw, addressOf(c)));
     return new Response('Accepted', { status: 202 });
   });
 
-  const idle = opts.idleTimeoutMs ?? 30 * 60_000;
+  const idle = limits.idleTimeoutMs;
+  const unused = limits.unusedSessionTimeoutMs;
   const reaper = setInterval(() => {
-    const cutoff = Date.now() - idle;
-    for (const s of sessions.values()) if (s.lastSeen < cutoff && !(s.transport instanceof SseTransport && s.transport.open)) void s.close();
-  }, Math.min(idle, 60_000));
+    const now = Date.now();
+    for (const s of sessions.values()) {
+      // Opened and never come back to: closed after the short deadline, an open SSE stream included.
+      if (!s.used && s.lastSeen < now - unused) void s.close();
+      else if (s.lastSeen < now - idle && !(s.transport instanceof SseTransport && s.transport.open)) void s.close();
+    }
+  }, Math.max(10, Math.min(idle, unused, 60_000) / 2));
   reaper.unref();
 
   return {
@@ -194,15 +281,15 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
 }
 
 /** The request as evidence for authentication (its body read from a clone; the transport reads the original). */
-async function evidenceFor(req: Request): Promise<AuthInfo> {
+async function evidenceFor(req: Request, clientAddress: string | undefined): Promise<AuthInfo> {
   const body = req.method === 'POST' ? new Uint8Array(await req.clone().arrayBuffer()) : new Uint8Array(0);
-  return authInfoFor(req, body);
+  return authInfoFor(req, body, clientAddress);
 }
 
-function authInfoFor(req: Request, body: Uint8Array): AuthInfo {
+function authInfoFor(req: Request, body: Uint8Array, clientAddress: string | undefined): AuthInfo {
   const headers: Record<string, string> = {};
   req.headers.forEach((v, k) => (headers[k] = v));
-  const evidence: HttpEvidence = { method: req.method, url: req.url, headers, body };
+  const evidence: HttpEvidence = { method: req.method, url: req.url, headers, body, clientAddress };
   return { token: '', clientId: '', scopes: [], extra: { evidence } };
 }
 

@@ -3,6 +3,7 @@
  * platform principal receives that principal's booking and waitlist events as `usp_webhook`
  * JSON-RPC notifications. Sessions register here; the composition root feeds committed events in.
  */
+import { webhookResourceUri } from './webhook-resource.js';
 
 export interface NotifiableSession {
   readonly id: string;
@@ -12,6 +13,8 @@ export interface NotifiableSession {
   readonly resources: Set<string>;
   /** Catalog events go to sessions that subscribed to the feed. */
   catalogSubscriber: boolean;
+  /** Resource URIs this session subscribed to (resources/subscribe). */
+  readonly subscriptions: Set<string>;
   notify(method: string, params: Record<string, unknown>): void;
 }
 
@@ -43,6 +46,11 @@ export class SessionHub {
         // The platform that made the resource, or a session holding its credential.
         const wanted = e.principal === null ? s.catalogSubscriber : s.principals.has(e.principal) || s.resources.has(e.order_key);
         if (wanted) s.notify('usp_webhook', payload);
+        // Clients that keep only resources/updated (the Python SDK drops usp_webhook) then read the resource.
+        if (e.principal !== null && s.principals.has(e.principal) && s.subscriptions.size > 0) {
+          const uri = webhookResourceUri(e.principal);
+          if (s.subscriptions.has(uri)) s.notify('notifications/resources/updated', { uri });
+        }
       }
       for (const l of this.modernListeners) l(e.principal, payload);
     }

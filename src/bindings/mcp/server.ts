@@ -4,11 +4,10 @@
  * pipeline, and wraps the result as `structuredContent` + a text summary; protocol errors become
  * JSON-RPC errors with the USP codes, business outcomes stay results (with isError, decision D13).
  */
-import { randomUUID } from 'node:crypto';
 import { ProtocolError as SdkProtocolError, Server } from '@modelcontextprotocol/server';
-import { ProtocolError, type HttpEvidence, type OperationRequest, type Pipeline } from '../../operations/index.js';
+import { ProtocolError, callerCorrelationId, correlationIdOf, type HttpEvidence, type OperationRequest, type Pipeline } from '../../operations/index.js';
 import { SERVER_INSTRUCTIONS } from './descriptions.js';
-import { toJsonRpcError } from './errors.js';
+import { errorSentence, toJsonRpcError } from './errors.js';
 import type { NotifiableSession } from './hub.js';
 import { summarize } from './summary.js';
 import { WEBHOOK_RESOURCE_PREFIX, webhookResourceUri } from './webhook-resource.js';
@@ -24,7 +23,12 @@ export interface McpDoorDeps {
 }
 
 /** The session a server instance serves; null for stateless (per-request) instances. */
-export type SessionLike = Pick<NotifiableSession, 'principals' | 'resources' | 'catalogSubscriber'> | null;
+export type SessionLike = Pick<NotifiableSession, 'principals' | 'resources' | 'catalogSubscriber' | 'subscriptions'> | null;
+
+/** Events a read of the webhook resource returns (newest first). */
+export const WEBHOOK_RESOURCE_EVENTS = 50;
+/** Resource subscriptions one session may hold. */
+export const MAX_SUBSCRIPTIONS_PER_SESSION = 64;
 
 export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server {
   // resources.subscribe: 2026-era clients listen on usp://webhooks/<principal hash> for their events.
@@ -38,18 +42,36 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
       {
         uriTemplate: `${WEBHOOK_RESOURCE_PREFIX}{principal_hash}`,
         name: 'usp-webhooks',
-        description: 'Booking and waitlist events of one platform principal; subscribe (subscriptions/listen) to receive them as notifications/resources/updated. Each tool result names yours in _meta.usp.webhook_resource.',
+        description: 'Booking and waitlist events of one platform principal; subscribe (resources/subscribe, or subscriptions/listen on the stateless revision) to receive notifications/resources/updated, and read it for your recent events, newest first. Each tool result names yours in _meta.usp.webhook_resource.',
         mimeType: 'application/json',
       },
     ],
   }));
   server.setRequestHandler('resources/read', async (request) => {
     const uri = String((request.params as { uri?: unknown }).uri ?? '');
-    if (!uri.startsWith(WEBHOOK_RESOURCE_PREFIX)) {
-      throw new SdkProtocolError(-32602, 'not_found', { code: 'resource_not_found', content: `No resource ${uri.slice(0, 200)}.`, uri });
-    }
-    const text = JSON.stringify({ note: 'Events arrive as notifications/resources/updated on this URI, with the event in params.' });
+    const principal = session && uri.startsWith(WEBHOOK_RESOURCE_PREFIX) ? [...session.principals].find((p) => webhookResourceUri(p) === uri) : undefined;
+    if (!principal) throw resourceNotFound(uri, session !== null);
+    // From the store's outbox, so the answer is the same whichever process (or door) delivered the events.
+    const events = await deps.pipeline.recentEvents(principal, WEBHOOK_RESOURCE_EVENTS);
+    const text = JSON.stringify({ events, note: `Your ${events.length} most recent booking and waitlist events (at most ${WEBHOOK_RESOURCE_EVENTS}), newest first; each has its event_id.` });
     return { contents: [{ uri, mimeType: 'application/json', text }] };
+  });
+  // Subscriptions (2025-era sessions): notifications/resources/updated for the webhook resource of a
+  // principal the session acts for. Any URI is accepted; one we never change simply never updates.
+  server.setRequestHandler('resources/subscribe', async (request) => {
+    const uri = subscriptionUri(request.params);
+    if (session && !session.subscriptions.has(uri)) {
+      if (session.subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SESSION) {
+        const err = new ProtocolError('limit_exceeded', `A session may hold ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions; unsubscribe from one first.`, { detailCode: 'limit_exceeded' });
+        throw rpcError(err);
+      }
+      session.subscriptions.add(uri);
+    }
+    return {};
+  });
+  server.setRequestHandler('resources/unsubscribe', async (request) => {
+    session?.subscriptions.delete(subscriptionUri(request.params));
+    return {};
   });
   const tools = [...mcpTools().values()].map((e) => e.tool) as unknown as ListedTools;
   server.setRequestHandler('tools/list', async () => ({ tools }));
@@ -58,6 +80,23 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
     return (await callTool(deps, request.params as { name: string; arguments?: unknown }, evidence, session)) as unknown as CallResult;
   });
   return server;
+}
+
+function subscriptionUri(params: unknown): string {
+  const uri = (params as { uri?: unknown } | undefined)?.uri;
+  if (typeof uri !== 'string' || uri.length === 0 || uri.length > 2048) {
+    throw rpcError(new ProtocolError('invalid_request', 'uri: must be the resource URI to (un)subscribe, as a string.', { errors: [{ field: 'uri', message: 'required string' }] }));
+  }
+  return uri;
+}
+
+function resourceNotFound(uri: string, stateful: boolean): SdkProtocolError {
+  const content = uri.startsWith(WEBHOOK_RESOURCE_PREFIX)
+    ? stateful
+      ? `No resource ${uri.slice(0, 200)} for this session: read the webhook resource named in _meta.usp.webhook_resource of one of your tool results, in the same session.`
+      : 'The webhook resource is read in a session (initialize first); without one, its events arrive in the params of notifications/resources/updated.'
+    : `No resource ${uri.slice(0, 200)}: this server's only resources are the webhook resources (resources/templates/list).`;
+  return new SdkProtocolError(-32602, errorSentence('resource_not_found', content), { code: 'resource_not_found', content, uri: uri.slice(0, 200) });
 }
 
 function rpcError(err: ProtocolError, correlationId?: string): SdkProtocolError {
@@ -71,21 +110,22 @@ export async function callTool(
   evidence: HttpEvidence | undefined,
   session: SessionLike,
 ): Promise<Record<string, unknown>> {
+  // The caller's id (from _meta.usp, else the USP-Correlation-Id header) rides on every answer, errors included.
+  const correlationId = correlationIdOf(sentCorrelationId(params.arguments), evidence?.headers['usp-correlation-id']);
   const entry = mcpTools().get(params.name);
   if (!entry) {
-    throw rpcError(new ProtocolError('unknown_tool', `No tool named ${JSON.stringify(String(params.name)).slice(0, 200)}; call tools/list for the available tools.`, { detailCode: 'unknown_tool' }));
+    throw rpcError(new ProtocolError('unknown_tool', `No tool named ${JSON.stringify(String(params.name)).slice(0, 200)}; call tools/list for the available tools.`, { detailCode: 'unknown_tool' }), correlationId);
   }
   const args = params.arguments ?? {};
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    throw rpcError(new ProtocolError('invalid_request', 'arguments must be a JSON object.', { errors: [{ field: 'arguments', message: 'not an object' }] }));
+    throw rpcError(new ProtocolError('invalid_request', 'arguments must be a JSON object.', { errors: [{ field: 'arguments', message: 'not an object' }] }), correlationId);
   }
   const { _meta: rawMeta, ...input } = args as Record<string, unknown>;
-  let correlationId: string | undefined;
   let req: OperationRequest;
   try {
     const meta = readMeta(rawMeta, metaMembers(entry.op));
-    correlationId = meta.correlation_id;
     req = {
+      correlationId,
       input,
       profile: meta.profile ?? null,
       idempotencyKey: meta.idempotency_key ?? null,
@@ -97,7 +137,6 @@ export async function callTool(
     if (err instanceof ProtocolError) throw rpcError(err, correlationId);
     throw err;
   }
-  correlationId ??= randomUUID();
   const res = await deps.pipeline.execute(entry.op, req);
   if (!res.ok) throw rpcError(res.error, correlationId);
   if (session && res.caller.principal && !res.caller.business) session.principals.add(res.caller.principal);
@@ -116,6 +155,13 @@ export async function callTool(
   };
   if (res.messages.some((m) => m.type === 'error')) result.isError = true;
   return result;
+}
+
+/** `_meta.usp.correlation_id` as sent, read leniently: even a call refused for its metadata answers with it. */
+function sentCorrelationId(args: unknown): string | undefined {
+  const meta = args && typeof args === 'object' ? (args as { _meta?: unknown })._meta : undefined;
+  const usp = meta && typeof meta === 'object' ? (meta as { usp?: unknown }).usp : undefined;
+  return usp && typeof usp === 'object' ? callerCorrelationId((usp as { correlation_id?: unknown }).correlation_id) : undefined;
 }
 
 interface UspMeta {
@@ -148,6 +194,7 @@ function readMeta(raw: unknown, allowed: readonly string[]): UspMeta {
       continue;
     }
     if (typeof v !== 'string' || v.length === 0 || v.length > 2048) throw bad(`_meta.usp.${k}`, 'must be a non-empty string');
+    if (k === 'correlation_id' && !callerCorrelationId(v)) throw bad('_meta.usp.correlation_id', 'must be 1 to 256 visible ASCII characters');
     (out as Record<string, string>)[k] = v;
   }
   return out;

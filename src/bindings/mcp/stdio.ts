@@ -17,6 +17,7 @@ export async function serveMcpStdio(deps: McpDoorDeps, hub: SessionHub, streams?
     principals: new Set(),
     resources: new Set(),
     catalogSubscriber: false,
+    subscriptions: new Set(),
     notify: (method, params) => {
       server.notification({ method, params } as never).catch(() => undefined);
     },

@@ -23,7 +23,7 @@ const META_PROPS: Record<string, Json> = {
   profile: { type: 'string', description: 'Your platform profile URL (https). Required on privileged tools.' },
   idempotency_key: { type: 'string', description: 'A UUID v4 you generate once per intended action; reuse it on retries.' },
   if_match: { type: 'string', description: 'The revision you last read; the write is refused if the resource changed since.' },
-  correlation_id: { type: 'string', description: 'Optional id to join logs across systems; echoed back.' },
+  correlation_id: { type: 'string', description: 'Optional id to join logs across systems (1-256 visible ASCII characters); echoed back on the result or error.' },
   authorization: {
     type: 'object',
     description: 'Credentials carried in the call: mechanism plus credential and/or proof.',

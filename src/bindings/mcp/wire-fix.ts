@@ -7,7 +7,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
 export function restoreUspCodes<T>(message: T): T {
   const m = message as { error?: { code?: number; message?: string; data?: { code?: unknown } } };
-  if (m && m.error && m.error.message === 'revision_mismatch' && m.error.code !== -32002) m.error.code = -32002;
+  if (m && m.error && m.error.message?.startsWith('revision_mismatch') && m.error.code !== -32002) m.error.code = -32002;
   return message;
 }
 

@@ -5,8 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { parseDictionary } from 'structured-headers';
-import { randomUUID } from 'node:crypto';
-import { OPERATIONS, ProtocolError, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
+import { OPERATIONS, ProtocolError, correlationIdOf, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
 import { REST_ERRORS, problemBody } from './problems.js';
 import { mountCheckoutPages } from './checkout-page.js';
 
@@ -20,6 +19,8 @@ export interface RestAppOptions {
   maxBodyBytes: number;
   /** Believe X-Forwarded-Proto / X-Forwarded-Host from a TLS-terminating proxy. */
   trustProxy?: boolean;
+  /** The client's address (per-address rate limits), as the server resolves it; absent in-process. */
+  clientAddress?: (c: Context) => string | undefined;
   /** Seconds the profile may be cached (at least 60, spec 8.2.2). */
   profileMaxAge?: number;
 }
@@ -30,7 +31,9 @@ export function createRestApp(opts: RestAppOptions): Hono {
   const app = new Hono();
 
   app.use('*', async (c, next) => {
-    const correlationId = c.req.header('usp-correlation-id') ?? randomUUID();
+    // The caller's id (or a fresh one) answers every response and rides into the pipeline's logs.
+    const correlationId = correlationIdOf(c.req.header('usp-correlation-id'));
+    c.set('correlationId' as never, correlationId as never);
     if (opts.trustProxy && c.req.header('x-forwarded-proto') !== 'https' && new URL(c.req.url).protocol !== 'https:') {
       c.res = problem(c, new ProtocolError('invalid_request', 'Use HTTPS: this business does not accept plaintext requests.', { detailCode: 'https_required' }));
       c.res.headers.set('USP-Correlation-Id', correlationId);
@@ -131,8 +134,9 @@ async function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): 
     profile: parseAgent(c.req.header('usp-agent')),
     idempotencyKey: c.req.header('idempotency-key') ?? null,
     ifMatch: c.req.header('if-match') ?? null,
+    correlationId: c.get('correlationId' as never) as string | undefined,
     // The exact bytes and headers: signatures, digests and DPoP proofs are checked below the door.
-    presented: { binding: 'rest', http: { method: c.req.method, url: publicUrl(c, opts), headers, body: raw } },
+    presented: { binding: 'rest', http: { method: c.req.method, url: publicUrl(c, opts), headers, body: raw, clientAddress: opts.clientAddress?.(c) } },
   };
 }
 
@@ -175,10 +179,10 @@ function tooLarge(max: number): ProtocolError {
 }
 
 /** RFC 9110 challenges naming every mechanism the business would accept (spec 10.1.6). */
-function wwwAuthenticate(accepted: readonly string[], err: ProtocolError): string {
+function wwwAuthenticate(accepted: readonly string[], algs: readonly string[], err: ProtocolError): string {
   const challenges: string[] = [];
   const detail = err.detailCode && err.code === 'pop_proof_required' ? `, error="${err.detailCode === 'proof_nonce_required' ? 'use_dpop_nonce' : 'invalid_dpop_proof'}"` : '';
-  if (accepted.includes('platform_key_pop') || accepted.includes('booking_scoped_credential')) challenges.push(`DPoP realm="usp", algs="EdDSA ES256"${detail}`);
+  if (accepted.includes('platform_key_pop') || accepted.includes('booking_scoped_credential')) challenges.push(`DPoP realm="usp", algs="${algs.join(' ')}"${detail}`);
   if (accepted.includes('http_message_signature')) challenges.push('Signature realm="usp"');
   if (accepted.includes('api_key')) challenges.push('Bearer realm="usp"');
   return challenges.join(', ') || 'Bearer realm="usp"';
@@ -190,7 +194,8 @@ function problem(c: Context, err: ProtocolError): Response {
   if (err.retryAfter !== undefined) headers['Retry-After'] = String(err.retryAfter);
   if (status === 401) {
     const accepted = (err.extra?.accepted_mechanisms as string[] | undefined) ?? ['api_key'];
-    headers['WWW-Authenticate'] = wwwAuthenticate(accepted, err);
+    const algs = (err.extra?.pop_algorithms as string[] | undefined) ?? ['EdDSA'];
+    headers['WWW-Authenticate'] = wwwAuthenticate(accepted, algs, err);
   }
   if (err.detailCode === 'proof_nonce_required' && typeof err.extra?.nonce === 'string') headers['DPoP-Nonce'] = err.extra.nonce;
   return new Response(JSON.stringify(problemBody(err, c.req.path)), { status, headers });

@@ -35,9 +35,12 @@ export const REST_ERRORS = {
 
 const kebab = (s: string) => s.replace(/_/g, '-');
 
+/** Codes whose problem type names the finer reason when there is one (e.g. hold-limit-exceeded, entry-state-conflict). */
+export const TYPED_BY_DETAIL: readonly ProtocolErrorCode[] = ['not_found', 'rate_limited', 'signature_invalid', 'pop_proof_required', 'booking_state_conflict'];
+
 /** The problem type names the finer reason when there is one (e.g. hold-limit-exceeded). */
 export function problemType(err: ProtocolError): string {
-  const specific = ['not_found', 'rate_limited', 'signature_invalid', 'pop_proof_required'].includes(err.code) ? (err.detailCode ?? err.code) : err.code;
+  const specific = TYPED_BY_DETAIL.includes(err.code) ? (err.detailCode ?? err.code) : err.code;
   return PROBLEM_BASE + kebab(specific);
 }
 

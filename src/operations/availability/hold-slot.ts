@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
-import { isCapacityType } from '../../domain/slots.js';
+import { errorMessage, isCapacityType } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkSlot } from '../engine/availability.js';
-import { claimRows, iso } from '../engine/bookings.js';
+import { checkSlot, claimRows } from '../engine/availability.js';
+import { iso } from '../runtime.js';
 import { id } from '../schemas.js';
 
 export const holdSlot = defineOperation({
@@ -12,6 +11,7 @@ export const holdSlot = defineOperation({
   tool: 'usp_availability_hold',
   rest: { method: 'POST', path: '/availability/holds', input: 'body' },
   access: 'privileged_platform',
+  rate: { bucket: 'holds' },
   capability: 'dev.usp-protocol.services.availability',
   mutating: true,
   conditional: false,

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { openingHours } from '../../domain/slots.js';
-import { errorMessage } from '../../domain/outcomes.js';
-import { DAY_MS, addDays, isIsoDate, isValidTimeZone, localToUtcMs, parseInstant } from '../../domain/time.js';
+import { openingHours, errorMessage, DAY_MS, addDays, isIsoDate, isValidTimeZone, localToUtcMs, parseInstant } from '../../domain/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { presentSlot, querySlots } from '../engine/availability.js';
@@ -31,11 +29,23 @@ const input = z.object({
   limit: z.number().int().min(1).max(500).optional(),
 });
 
+/**
+ * Rate-limit cost of a query: one token per day it spans (a 31-day query costs 31, reading one
+ * service 1). Dates or instants; only the calendar day of each end counts here.
+ */
+export function queryDays(start: string, end: string): number {
+  const from = Date.parse(start.slice(0, 10));
+  const to = Date.parse(end.slice(0, 10));
+  if (!Number.isFinite(from) || !Number.isFinite(to) || to < from) return 1;
+  return Math.min(366, Math.round((to - from) / DAY_MS) + 1);
+}
+
 export const queryAvailability = defineOperation({
   name: 'query_availability',
   tool: 'usp_availability_query',
   rest: { method: 'POST', path: '/availability/query', input: 'body' },
   access: 'public',
+  rate: { bucket: 'public', cost: (inp) => queryDays(inp.start_date, inp.end_date) },
   capability: 'dev.usp-protocol.services.availability',
   mutating: false,
   conditional: false,

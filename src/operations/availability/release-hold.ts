@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
-import type { HoldRecord } from '../../domain/records.js';
+import { errorMessage, type HoldRecord } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { mayAct, type OperationContext } from '../runtime.js';
 import { id } from '../schemas.js';

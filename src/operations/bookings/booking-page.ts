@@ -4,7 +4,7 @@
  * reload after the business confirms, reschedules or cancels shows the new state.
  */
 import { z } from 'zod';
-import { bookingCalendar } from '../../domain/icalendar.js';
+import { bookingCalendar } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
 import { expireIfDue } from '../engine/bookings.js';
@@ -51,7 +51,7 @@ export const bookingCalendarFile = defineOperation({
       throw new ProtocolError('booking_state_conflict', 'The booking is not confirmed yet, so there is no calendar entry for it.', { detailCode: 'not_confirmed' });
     }
     const canceled = v.status === 'canceled';
-    const publicUrl = new URL(ctx.biz.def.settings.public_url);
+    const publicUrl = new URL(ctx.biz.publicUrl);
     const where = v.location ? [v.location.name, v.location.address].filter(Boolean).join(', ') : undefined;
     const withWhom = v.resources.map((r) => r.name).join(', ');
     const ics = bookingCalendar({

@@ -3,8 +3,8 @@
  * completed or a no-show. Business-only; exposed on the admin REST paths and the CLI.
  */
 import { z } from 'zod';
-import type { BookingMove } from '../../domain/booking-status.js';
-import { defineOperation, ok, type OperationDef } from '../define.js';
+import type { BookingMove } from '../../domain/index.js';
+import { defineOperation, ok, requireBusiness, type OperationDef } from '../define.js';
 import { checkRevision, emitBookingEvent, freeSlot, loadBooking, move } from '../engine/bookings.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
@@ -24,6 +24,7 @@ function businessMove(name: string, path: string, m: BookingMove, event: string,
     summary,
     input,
     async handle(inp, ctx) {
+      requireBusiness(ctx);
       const rec = await loadBooking(ctx, inp.booking_id);
       if (!rec) return bookingNotFound(inp.booking_id);
       checkRevision(ctx, rec.booking.revision);

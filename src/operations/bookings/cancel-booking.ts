@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
-import { cancellationTerms } from '../../domain/pricing.js';
-import { parseDuration } from '../../domain/time.js';
+import { errorMessage, cancellationTerms, formatMoney, parseDuration, nextStatus, type Message } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { nextStatus } from '../../domain/booking-status.js';
-import { checkRevision, emitBookingEvent, freeSlot, iso, loadBooking, move, stateConflict } from '../engine/bookings.js';
+import { checkRevision, emitBookingEvent, freeSlot, loadBooking, move, stateConflict } from '../engine/bookings.js';
+import { iso } from '../runtime.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 
@@ -14,6 +12,7 @@ export const cancelBooking = defineOperation({
   rest: { method: 'POST', path: '/bookings/{booking_id}/cancel', input: 'body' },
   resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
+  rate: { bucket: 'bookings' },
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,
   conditional: true,
@@ -45,14 +44,44 @@ export const cancelBooking = defineOperation({
     for (const a of b.actions ?? []) if (a.status === 'pending') a.status = 'expired';
     delete b.expires_at;
     rec.priv.expires_at_ms = undefined;
+    // The part of the fee not kept out of what was collected is still owed: the payment block says so.
+    const owed = terms.fee - Math.min(terms.fee, rec.priv.amount_paid);
+    if (owed > 0 && !b.payment) b.payment = { status: 'pending', timing: 'at_service', currency: service.pricing.currency, amount_due: 0 };
     if (b.payment) {
       if (terms.refund > 0) b.payment.status = terms.refund >= rec.priv.amount_paid ? 'refunded' : 'partially_refunded';
-      b.payment.amount_due = 0;
+      else if (owed > 0) b.payment.status = 'pending';
+      b.payment.amount_due = owed;
     }
     await ctx.tx.bookings.update(rec);
     await freeSlot(ctx, rec);
     emitBookingEvent(ctx, 'booking.canceled', rec);
     if (terms.refund > 0) emitBookingEvent(ctx, 'booking.refund_issued', rec, { refund_amount: terms.refund });
+    if (terms.fee > 0) return { data: { booking: b }, messages: [feeWarning(terms.fee, owed, terms.refund, service.pricing.currency, service.policies.cancellation.free_cancellation_until)], status: 200 };
     return ok({ booking: b });
   },
 });
+
+/** A late cancellation never costs money silently: the answer says what the fee is and how it is settled. */
+function feeWarning(fee: number, owed: number, refund: number, currency: string, freeUntil: string | undefined): Message {
+  const money = (n: number) => formatMoney(n, currency);
+  const when = freeUntil ? `less than ${spokenDuration(parseDuration(freeUntil))} before the start` : 'after the free-cancellation window';
+  const settled =
+    owed > 0
+      ? `${money(owed)} is due from the buyer (booking.payment.amount_due).`
+      : `It was kept from the payment${refund > 0 ? `; ${money(refund)} is refunded` : ''}.`;
+  return {
+    type: 'warning',
+    code: 'late_cancellation_fee',
+    content: `A late-cancellation fee of ${money(fee)} applies: the booking was canceled ${when}. ${settled}`,
+    severity: 'requires_buyer_review',
+    path: '$.booking.cancellation.fee',
+  };
+}
+
+function spokenDuration(ms: number): string {
+  const hours = ms / 3_600_000;
+  if (Number.isInteger(hours) && hours % 24 === 0 && hours >= 48) return `${hours / 24} days`;
+  if (Number.isInteger(hours)) return hours === 1 ? '1 hour' : `${hours} hours`;
+  const minutes = Math.round(ms / 60_000);
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+}

@@ -6,10 +6,7 @@
  * platform's `post_payment_return_request` URL with its params appended verbatim.
  */
 import { z } from 'zod';
-import { formatMoney } from '../../domain/pricing.js';
-import { formatInstant, isoUtc, parseDuration } from '../../domain/time.js';
-import type { BookingRecord } from '../../domain/records.js';
-import type { ServiceDef } from '../../domain/business.js';
+import { formatMoney, formatInstant, isoUtc, parseDuration, type BookingRecord, type ServiceDef } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
 import { expireIfDue } from '../engine/bookings.js';

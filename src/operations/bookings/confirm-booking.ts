@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineOperation, ok } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move } from '../engine/bookings.js';
+import { defineOperation, ok, requireBusiness } from '../define.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow } from '../engine/bookings.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 
@@ -18,6 +18,7 @@ export const confirmBooking = defineOperation({
   summary: 'The business confirms a booking that waits for manual confirmation.',
   input: z.object({ booking_id: id('The booking id.'), notes: z.string().max(2000).optional() }),
   async handle(inp, ctx) {
+    requireBusiness(ctx);
     const rec = await loadBooking(ctx, inp.booking_id);
     if (!rec) return bookingNotFound(inp.booking_id);
     if (rec.booking.status === 'confirmed') {
@@ -31,6 +32,7 @@ export const confirmBooking = defineOperation({
     await ctx.tx.claims.setExpiry(rec.booking.id, null);
     await ctx.tx.bookings.update(rec);
     emitBookingEvent(ctx, 'booking.confirmed', rec);
+    remindIfInsideWindow(ctx, rec);
     return ok({ booking: rec.booking });
   },
 });

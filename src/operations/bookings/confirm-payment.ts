@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
-import { formatMoney } from '../../domain/pricing.js';
+import { errorMessage, formatMoney } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, iso, loadBooking, move, stateConflict, touch } from '../engine/bookings.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow, stateConflict, touch } from '../engine/bookings.js';
+import { iso } from '../runtime.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 
@@ -12,6 +12,7 @@ export const confirmPayment = defineOperation({
   rest: { method: 'POST', path: '/bookings/{booking_id}/confirm-payment', input: 'body' },
   resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
+  rate: { bucket: 'bookings' },
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,
   conditional: true,
@@ -45,7 +46,15 @@ export const confirmPayment = defineOperation({
     checkRevision(ctx, b.revision);
     const due = action.payment_context!.amount_due;
     const pr = inp.payment_result;
-    if (pr.currency.toUpperCase() !== action.payment_context!.currency || pr.amount_paid !== due) {
+    const currency = action.payment_context!.currency;
+    // No currency-specific code exists in spec 9.4: the mismatch code stays, the path names the field at fault.
+    if (pr.currency.toUpperCase() !== currency) {
+      return outcome(
+        errorMessage('payment_amount_mismatch', `The payment must be made in ${currency}; ${pr.currency} was reported. Report the payment of ${formatMoney(due, currency)}.`, '$.payment_result.currency'),
+        { booking: b },
+      );
+    }
+    if (pr.amount_paid !== due) {
       return outcome(
         errorMessage('payment_amount_mismatch', `The payment must be exactly ${formatMoney(due, action.payment_context!.currency)}; ${pr.amount_paid} ${pr.currency} was reported.`, '$.payment_result.amount_paid'),
         { booking: b },
@@ -78,7 +87,10 @@ export const confirmPayment = defineOperation({
       touch(rec, ctx);
     }
     await ctx.tx.bookings.update(rec);
-    if (b.status === 'confirmed') emitBookingEvent(ctx, 'booking.confirmed', rec);
+    if (b.status === 'confirmed') {
+      emitBookingEvent(ctx, 'booking.confirmed', rec);
+      remindIfInsideWindow(ctx, rec);
+    }
     return ok({ booking: b });
   },
 });

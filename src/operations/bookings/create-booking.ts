@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
-import { sameSlotId } from '../../domain/slot-id.js';
-import { isCapacityType } from '../../domain/slots.js';
+import { errorMessage, isCapacityType, sameSlotId } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../engine/availability.js';
 import { createBookingRecord } from '../engine/bookings.js';
@@ -15,6 +13,7 @@ export const createBooking = defineOperation({
   tool: 'usp_bookings_create',
   rest: { method: 'POST', path: '/bookings', input: 'body' },
   access: 'privileged_platform',
+  rate: { bucket: 'bookings' },
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,
   conditional: false,

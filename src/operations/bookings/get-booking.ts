@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
+import { errorMessage } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { loadBooking } from '../engine/bookings.js';
 import { id } from '../schemas.js';

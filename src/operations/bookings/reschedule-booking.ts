@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
-import { sameSlotId } from '../../domain/slot-id.js';
-import { bookingPrice, rescheduleTerms } from '../../domain/pricing.js';
-import { formatDuration, formatInstant, parseDuration } from '../../domain/time.js';
+import { errorMessage, bookingPrice, rescheduleTerms, formatDuration, formatInstant, parseDuration, sameSlotId } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkSlot } from '../engine/availability.js';
+import { checkSlot, claimRows } from '../engine/availability.js';
+import { iso } from '../runtime.js';
 import { freedSlotOf, offerFreedPlace } from '../engine/waitlist.js';
 import { scheduleReminder } from '../engine/bookings.js';
-import { checkRevision, claimRows, emitBookingEvent, iso, loadBooking, move, paymentAction, stateConflict } from '../engine/bookings.js';
+import { checkRevision, emitBookingEvent, loadBooking, move, paymentAction, stateConflict } from '../engine/bookings.js';
 import { id } from '../schemas.js';
 import { holdView, loadHold } from '../availability/release-hold.js';
 import { bookingNotFound } from './get-booking.js';
@@ -18,6 +16,7 @@ export const rescheduleBooking = defineOperation({
   rest: { method: 'POST', path: '/bookings/{booking_id}/reschedule', input: 'body' },
   resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
+  rate: { bucket: 'bookings' },
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,
   conditional: true,
@@ -100,9 +99,9 @@ export const rescheduleBooking = defineOperation({
       await ctx.tx.claims.setExpiry(b.id, expiresMs);
     }
     await ctx.tx.bookings.update(rec);
-    await scheduleReminder(ctx, rec);
     await offerFreedPlace(ctx, service, old);
     emitBookingEvent(ctx, 'booking.rescheduled', rec, { previous_slot: { start: formatInstant(old.startMs, zone), end: formatInstant(old.endMs, zone) } });
+    await scheduleReminder(ctx, rec);
     return ok({ booking: b });
   },
 });

@@ -1,9 +1,60 @@
 import { z } from 'zod';
-import { isTerminal } from '../../domain/booking-status.js';
-import { defineOperation, ok } from '../define.js';
+import { isTerminal, errorMessage, type Message } from '../../domain/index.js';
+import { defineOperation, ok, type OperationResult } from '../define.js';
 import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch } from '../engine/bookings.js';
 import { Buyer, DeliveryAddress, id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
+
+const RESCHEDULE = 'move it to another time with reschedule_booking (POST /bookings/{booking_id}/reschedule, MCP usp_bookings_reschedule)';
+const NEW_BOOKING = 'cancel this booking (POST /bookings/{booking_id}/cancel, MCP usp_bookings_cancel) and create a new one';
+const BY_BUSINESS = 'the business sets it; no operation of a platform changes it';
+
+/**
+ * Booking members update_booking cannot change (spec 5.3.3: only buyer, recipient,
+ * delivery_address and notes are mutable), each with the operation to use instead. Sending one
+ * is a validation_error naming it, never a silent 200 that changed nothing.
+ */
+export const IMMUTABLE_BOOKING_FIELDS: Readonly<Record<string, string>> = {
+  status:
+    'to cancel, use cancel_booking (POST /bookings/{booking_id}/cancel, MCP usp_bookings_cancel); to pay, confirm_payment; the business confirms a pending booking with confirm_booking',
+  slot: RESCHEDULE,
+  slot_id: RESCHEDULE,
+  start: RESCHEDULE,
+  end: RESCHEDULE,
+  hold_id: RESCHEDULE,
+  resource_id: RESCHEDULE,
+  resources: RESCHEDULE,
+  location: RESCHEDULE,
+  location_id: RESCHEDULE,
+  service_id: NEW_BOOKING,
+  service_name: NEW_BOOKING,
+  party_size: NEW_BOOKING,
+  payment: 'report a payment with confirm_payment (POST /bookings/{booking_id}/confirm-payment, MCP usp_bookings_confirm_payment)',
+  payment_result: 'report a payment with confirm_payment (POST /bookings/{booking_id}/confirm-payment, MCP usp_bookings_confirm_payment)',
+  actions: 'complete a payment action with confirm_payment (POST /bookings/{booking_id}/confirm-payment, MCP usp_bookings_confirm_payment)',
+  cancellation: 'cancel with cancel_booking (POST /bookings/{booking_id}/cancel, MCP usp_bookings_cancel)',
+  id: BY_BUSINESS,
+  confirmation_mode: BY_BUSINESS,
+  dispute: BY_BUSINESS,
+  created_at: BY_BUSINESS,
+  updated_at: BY_BUSINESS,
+  expires_at: BY_BUSINESS,
+  revision: 'send it as If-Match (REST) or _meta.usp.if_match (MCP) to make the update conditional',
+};
+
+/** One validation_error per immutable member present in the request, or null when there is none. */
+function immutableFieldsOutcome(raw: Record<string, unknown>, booking: unknown): OperationResult | null {
+  const messages: Message[] = Object.keys(raw)
+    .filter((k) => Object.hasOwn(IMMUTABLE_BOOKING_FIELDS, k))
+    .map((k) =>
+      errorMessage(
+        'validation_error',
+        `${k} cannot be changed by update_booking, which changes only buyer, recipient, delivery_address and notes; ${IMMUTABLE_BOOKING_FIELDS[k]}. Nothing was changed.`,
+        `$.${k}`,
+      ),
+    );
+  return messages.length > 0 ? { data: { booking }, messages, status: 200 } : null;
+}
 
 export const updateBooking = defineOperation({
   name: 'update_booking',
@@ -11,6 +62,7 @@ export const updateBooking = defineOperation({
   rest: { method: 'PUT', path: '/bookings/{booking_id}', input: 'body' },
   resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
+  rate: { bucket: 'bookings' },
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,
   conditional: true,
@@ -22,10 +74,14 @@ export const updateBooking = defineOperation({
     recipient: Buyer.optional(),
     delivery_address: DeliveryAddress.optional(),
     notes: z.string().max(2000).optional(),
-  }),
+  })
+    // Unknown members pass through so that immutable booking members can be named and refused; others are ignored.
+    .loose(),
   async handle(inp, ctx) {
     const rec = await loadBooking(ctx, inp.booking_id);
     if (!rec) return bookingNotFound(inp.booking_id);
+    const refused = immutableFieldsOutcome(inp, rec.booking);
+    if (refused) return refused;
     if (isTerminal(rec.booking.status)) throw stateConflict(rec, 'updated');
     checkRevision(ctx, rec.booking.revision);
     const b = rec.booking;

@@ -3,11 +3,11 @@
  * Privileged and owned by the creating principal; delivery is the webhook dispatcher's job.
  */
 import { z } from 'zod';
-import type { SubscriptionRecord } from '../../domain/records.js';
+import type { SubscriptionRecord } from '../../domain/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { checkProfileUrl } from '../../security/index.js';
 import { defineOperation, ok, type OperationDef } from '../define.js';
-import { iso } from '../engine/bookings.js';
+import { iso } from '../runtime.js';
 import { mayAct, type OperationContext } from '../runtime.js';
 import { id } from '../schemas.js';
 

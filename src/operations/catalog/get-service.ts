@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ProtocolError } from '../errors.js';
-import { defineOperation, ok } from '../define.js';
+import { errorMessage } from '../../domain/index.js';
+import { defineOperation, ok, outcome } from '../define.js';
 import { id } from '../schemas.js';
 import { withHint } from './present.js';
 
@@ -17,10 +17,9 @@ export const getService = defineOperation({
   input: z.object({ service_id: id('The service id, as listed by usp_services_list.') }),
   async handle(inp, ctx) {
     const s = ctx.biz.published.get(inp.service_id);
+    // Decision D3 holds for services too: an unknown id is an outcome the model can read, not an error.
     if (!s) {
-      throw new ProtocolError('not_found', `No service has the id ${JSON.stringify(inp.service_id)}; list services to find valid ids.`, {
-        detailCode: 'service_not_found',
-      });
+      return outcome(errorMessage('service_not_found', `No service has the id ${JSON.stringify(inp.service_id)}; list services (usp_services_list) to find valid ids.`, '$.service_id'));
     }
     return ok({ service: await withHint(ctx, s) });
   },

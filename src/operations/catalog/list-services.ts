@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { primaryCategory, searchableText, type PublishedService } from '../../domain/catalog.js';
+import { primaryCategory, searchableText, type PublishedService } from '../../domain/index.js';
 import { invalidRequest } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
 import { PaginationRequest, decodeCursor, encodeCursor } from '../schemas.js';

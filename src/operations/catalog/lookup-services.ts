@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { warningMessage, type Message } from '../../domain/outcomes.js';
+import { warningMessage, type Message } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { defineOperation } from '../define.js';
 import { withHint } from './present.js';

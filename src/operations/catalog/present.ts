@@ -1,4 +1,4 @@
-import type { PublishedService } from '../../domain/catalog.js';
+import type { PublishedService } from '../../domain/index.js';
 import { availabilityHint, type AvailabilityHint } from '../engine/availability.js';
 import type { OperationContext } from '../runtime.js';
 

@@ -4,12 +4,25 @@
  * pending bookings are ignored here (their claims carry an expiry), so no sweeper is needed for
  * correctness.
  */
-import type { ServiceDef } from '../../domain/business.js';
-import { findSlot, generateSlots, isCapacityType, type Claim, type SlotCandidate } from '../../domain/slots.js';
-import { decodeSlotId, type SlotIdParts } from '../../domain/slot-id.js';
-import { slotTagIndex } from '../../domain/slot-tags.js';
-import { DAY_MS, formatDuration, formatInstant, isoUtc, localDate, parseDuration } from '../../domain/time.js';
-import type { ClaimRow, Tx } from '../../store/port.js';
+import {
+  type ServiceDef,
+  blockedInterval,
+  findSlot,
+  generateSlots,
+  isCapacityType,
+  type Claim,
+  type SlotCandidate,
+  decodeSlotId,
+  type SlotIdParts,
+  slotTagIndex,
+  DAY_MS,
+  formatDuration,
+  formatInstant,
+  isoUtc,
+  localDate,
+  parseDuration,
+} from '../../domain/index.js';
+import type { ClaimRow, Tx } from '../../store/index.js';
 import type { Business } from '../runtime.js';
 
 export function candidateResourceIds(service: ServiceDef): string[] {
@@ -189,3 +202,24 @@ export async function availabilityHint(tx: Tx, biz: Business, service: ServiceDe
   return hint;
 }
 
+export function claimRows(
+  service: ServiceDef,
+  slot: { key: string; startMs: number; resourceIds: readonly string[] },
+  ownerId: string,
+  spots: number,
+  isHold: boolean,
+  expiresAtMs: number | null,
+): ClaimRow[] {
+  const blocked = blockedInterval(service, slot.startMs);
+  return slot.resourceIds.map((resource_id) => ({
+    resource_id,
+    start_ms: blocked.startMs,
+    end_ms: blocked.endMs,
+    slot_key: slot.key,
+    owner_id: ownerId,
+    spots,
+    is_hold: isHold,
+    service_id: service.id,
+    expires_at_ms: expiresAtMs,
+  }));
+}

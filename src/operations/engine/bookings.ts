@@ -3,26 +3,29 @@
  * validated slot, moving it through the state machine, expiring what waited too long, and freeing
  * its slot (which may offer the place to the waitlist).
  */
-import type { ServiceDef } from '../../domain/business.js';
-import { allowedMoves, nextStatus, type BookingMove } from '../../domain/booking-status.js';
-import { amountDueAtBooking, bookingPrice, formatMoney } from '../../domain/pricing.js';
-import type { Action, Booking, BookingRecord, Buyer, DeliveryAddress, HoldRecord } from '../../domain/records.js';
-import type { SlotCandidate } from '../../domain/slots.js';
-import { blockedInterval } from '../../domain/slots.js';
-import { formatDuration, formatInstant, isoUtc } from '../../domain/time.js';
-import { infoMessage } from '../../domain/outcomes.js';
-import type { ClaimRow } from '../../store/port.js';
+import {
+  type ServiceDef,
+  allowedMoves,
+  nextStatus,
+  type BookingMove,
+  amountDueAtBooking,
+  bookingPrice,
+  formatMoney,
+  type Action,
+  type Booking,
+  type BookingRecord,
+  type Buyer,
+  type DeliveryAddress,
+  type HoldRecord,
+  type SlotCandidate,
+  formatDuration,
+  formatInstant,
+  infoMessage,
+} from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
-import { mayAct, type OperationContext } from '../runtime.js';
-import { slotResources } from './availability.js';
+import { iso, mayAct, newRevision, type OperationContext } from '../runtime.js';
+import { claimRows, slotResources } from './availability.js';
 import { freedSlotOf, offerFreedPlace } from './waitlist.js';
-
-/** Instants on the wire: RFC 3339 UTC without fractional seconds. */
-export const iso = isoUtc;
-
-export function newRevision(ctx: OperationContext): string {
-  return ctx.ids.next('rev');
-}
 
 export interface NewBooking {
   service: ServiceDef;
@@ -124,39 +127,17 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
   }
   if (booking.status === 'confirmed') rec.priv.confirmed_once = true;
   await ctx.tx.bookings.insert(rec);
-  await scheduleReminder(ctx, rec);
   if (booking.status === 'confirmed') {
     emitBookingEvent(ctx, 'booking.confirmed', rec);
   }
+  // After booking.confirmed: a booking made inside the reminder window is reminded at once.
+  await scheduleReminder(ctx, rec);
   return rec;
-}
-
-export function claimRows(
-  service: ServiceDef,
-  slot: { key: string; startMs: number; resourceIds: readonly string[] },
-  ownerId: string,
-  spots: number,
-  isHold: boolean,
-  expiresAtMs: number | null,
-): ClaimRow[] {
-  const blocked = blockedInterval(service, slot.startMs);
-  return slot.resourceIds.map((resource_id) => ({
-    resource_id,
-    start_ms: blocked.startMs,
-    end_ms: blocked.endMs,
-    slot_key: slot.key,
-    owner_id: ownerId,
-    spots,
-    is_hold: isHold,
-    service_id: service.id,
-    expires_at_ms: expiresAtMs,
-  }));
 }
 
 /** A hosted checkout link for a pending payment (spec 8.5.4): https in production, no secrets in the query. */
 export function checkoutUrl(ctx: OperationContext, bookingId: string): string {
-  const s = ctx.biz.def.settings;
-  const template = s.checkout_url_template ?? `${s.public_url.replace(/\/$/, '')}/checkout/{booking_id}`;
+  const template = ctx.biz.def.settings.checkout_url_template ?? `${ctx.biz.publicUrl}/checkout/{booking_id}`;
   return template.replace('{booking_id}', encodeURIComponent(bookingId));
 }
 
@@ -280,20 +261,47 @@ export function bookingCredentialExpiry(rec: BookingRecord): number {
   return rec.priv.end_ms + 86_400_000;
 }
 
-/** Schedule `booking.reminder` ahead of the start (spec 5.4.1), replacing any earlier one. */
+/** A booking confirmed inside the reminder window is reminded at once only if at least this long remains. */
+export const REMINDER_MIN_LEAD_MS = 3_600_000;
+
+/**
+ * Schedule `booking.reminder` ahead of the start (spec 5.4.1), replacing any earlier one. A
+ * booking made (or moved) inside the reminder window is reminded at once when it is confirmed and
+ * at least REMINDER_MIN_LEAD_MS remain before its start; with less, no reminder is sent.
+ */
 export async function scheduleReminder(ctx: OperationContext, rec: BookingRecord): Promise<void> {
   await ctx.tx.outbox.cancelScheduled(rec.booking.id, 'booking.reminder');
   const offset = ctx.biz.def.settings.reminder_offset_seconds * 1000;
   if (offset <= 0) return;
   const due = rec.priv.start_ms - offset;
-  if (due <= ctx.now) return;
+  if (due <= ctx.now) {
+    remindIfInsideWindow(ctx, rec);
+    return;
+  }
+  emitReminder(ctx, rec, due);
+}
+
+/**
+ * The reminder a booking gets when it becomes confirmed inside the reminder window (booked late,
+ * or paid or approved late): at once, if at least REMINDER_MIN_LEAD_MS remain. A booking whose
+ * reminder time is still ahead keeps its scheduled one.
+ */
+export function remindIfInsideWindow(ctx: OperationContext, rec: BookingRecord): void {
+  const offset = ctx.biz.def.settings.reminder_offset_seconds * 1000;
+  if (offset <= 0 || rec.booking.status !== 'confirmed') return;
+  if (rec.priv.start_ms - offset > ctx.now) return;
+  if (rec.priv.start_ms - ctx.now < REMINDER_MIN_LEAD_MS) return;
+  emitReminder(ctx, rec);
+}
+
+function emitReminder(ctx: OperationContext, rec: BookingRecord, dueMs?: number): void {
   ctx.emit({
     event: 'booking.reminder',
     orderKey: rec.booking.id,
     principal: rec.priv.principal,
     profile: rec.priv.profile ?? null,
     payload: { booking_id: rec.booking.id, data: structuredClone(rec.booking) },
-    dueMs: due,
+    ...(dueMs === undefined ? {} : { dueMs }),
   });
 }
 

@@ -3,14 +3,19 @@
  * waiting entry is offered it and a hold keeps the place for the acceptance window. Offers that
  * pass their window expire (on read, and by the sweeper) and the place moves down the queue.
  */
-import type { ServiceDef } from '../../domain/business.js';
-import type { HoldRecord, WaitlistRecord } from '../../domain/records.js';
-import { decodeSlotId, encodeSlotId, slotTag } from '../../domain/slot-id.js';
-import { findSlot } from '../../domain/slots.js';
-import { formatInstant, localDate } from '../../domain/time.js';
-import { mayAct, type OperationContext } from '../runtime.js';
-import { loadClaims } from './availability.js';
-import { claimRows, iso, newRevision } from './bookings.js';
+import {
+  type ServiceDef,
+  type HoldRecord,
+  type WaitlistRecord,
+  decodeSlotId,
+  encodeSlotId,
+  slotTag,
+  findSlot,
+  formatInstant,
+  localDate,
+} from '../../domain/index.js';
+import { iso, mayAct, newRevision, type OperationContext } from '../runtime.js';
+import { claimRows, loadClaims } from './availability.js';
 
 export interface FreedSlot {
   key: string;

@@ -3,15 +3,13 @@
  * created them (decision D15); accepting an offer books atomically in the same transaction.
  */
 import { z } from 'zod';
-import { errorMessage } from '../../domain/outcomes.js';
-import type { WaitlistRecord } from '../../domain/records.js';
-import { resolveSlotId } from '../../domain/slot-tags.js';
+import { errorMessage, type WaitlistRecord, resolveSlotId } from '../../domain/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../engine/availability.js';
-import { bookingCredentialExpiry, checkRevision, createBookingRecord, iso, newRevision } from '../engine/bookings.js';
+import { bookingCredentialExpiry, checkRevision, createBookingRecord } from '../engine/bookings.js';
 import { announcePositions, emitWaitlistEvent, endOffer, loadEntry, settleEntry } from '../engine/waitlist.js';
-import type { OperationContext } from '../runtime.js';
+import { iso, newRevision, type OperationContext } from '../runtime.js';
 import { Buyer, decodeCursor, encodeCursor, id } from '../schemas.js';
 import { holdView } from '../availability/release-hold.js';
 
@@ -28,6 +26,7 @@ export const joinWaitlist = defineOperation({
   tool: 'usp_waitlist_join',
   rest: { method: 'POST', path: '/waitlist', input: 'body' },
   access: 'privileged_platform',
+  rate: { bucket: 'bookings' },
   capability: CAP,
   mutating: true,
   conditional: false,
@@ -186,6 +185,7 @@ export const acceptWaitlistOffer = defineOperation({
   rest: { method: 'POST', path: '/waitlist/{entry_id}/accept', input: 'body' },
   resource: { kind: 'waitlist_entry', key: 'entry_id' },
   access: 'privileged_scoped',
+  rate: { bucket: 'bookings' },
   capability: CAP,
   mutating: true,
   conditional: true,

@@ -21,7 +21,7 @@
  * - `channel` announces dispatched outbox sequences to every process over LISTEN/NOTIFY.
  */
 import pg from 'pg';
-import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../domain/records.js';
+import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../domain/index.js';
 import type {
   ClaimRow,
   DeliveryAttempt,
@@ -34,6 +34,7 @@ import type {
   WaitlistQuery,
   WebhookDelivery,
 } from '../port.js';
+import { eventBody } from '../port.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -765,6 +766,11 @@ function buildRepos(client: pg.PoolClient, mode: Mode): Tx {
           const { seq: _seq, ...e } = rowToEvent(r);
           return e;
         });
+      },
+      async recentBodies(principal, limit) {
+        return (await rows(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE principal = $1 AND status = 'dispatched' ORDER BY seq DESC LIMIT $2`, [principal, limit])).map((r) =>
+          eventBody(rowToEvent(r)),
+        );
       },
       async due(nowMs, limit) {
         return (await rows(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE status = 'pending' AND due_ms <= $1 ORDER BY seq LIMIT $2`, [nowMs, limit])).map(

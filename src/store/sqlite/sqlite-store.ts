@@ -6,8 +6,9 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../domain/records.js';
+import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../domain/index.js';
 import type { ClaimRow, DeliveryAttempt, IdempotencyRecord, OutboxEvent, Store, StoredService, Tx, WaitlistQuery, WebhookDelivery } from '../port.js';
+import { eventBody } from '../port.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
 type Db = Database.Database;
@@ -167,6 +168,7 @@ function buildRepos(db: Db): Tx {
       'INSERT INTO outbox (event_id, event, order_key, principal, profile, payload, created_ms, due_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     outboxRecent: db.prepare('SELECT * FROM outbox ORDER BY seq DESC LIMIT ?'),
+    outboxRecentFor: db.prepare(`SELECT * FROM outbox WHERE principal = ? AND status = 'dispatched' ORDER BY seq DESC LIMIT ?`),
     outboxDue: db.prepare(`SELECT * FROM outbox WHERE status = 'pending' AND due_ms <= ? ORDER BY seq LIMIT ?`),
     outboxMark: db.prepare(`UPDATE outbox SET status = 'dispatched' WHERE seq = ? AND status = 'pending'`),
     outboxBySeq: db.prepare('SELECT * FROM outbox WHERE seq = ?'),
@@ -484,6 +486,9 @@ function buildRepos(db: Db): Tx {
           const { seq: _seq, ...e } = toOutbox(r);
           return e;
         });
+      },
+      async recentBodies(principal, limit) {
+        return (q.outboxRecentFor.all(principal, limit) as any[]).map((r) => eventBody(toOutbox(r)));
       },
       async due(nowMs, limit) {
         return (q.outboxDue.all(nowMs, limit) as any[]).map(toOutbox);

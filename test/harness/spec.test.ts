@@ -31,7 +31,7 @@ import {
   validateMcpResultEnvelope,
   validateRestResponse,
   validateSchemaDef,
-} from './spec.js';
+} from '../support/spec.js';
 
 type Json = any;
 const USP_VERSION = '2026-08-20';

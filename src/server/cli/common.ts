@@ -1,0 +1,206 @@
+/**
+ * What the usp-server commands share: the parsed flags, the errors that end a command, loading the
+ * business (with the settings flags applied), the database to open, and the help sections several
+ * commands print. The flag table itself (OPTIONS) is in ../cli.ts.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { dirname, isAbsolute, join } from 'node:path';
+import type { parseArgs } from 'node:util';
+import type { BusinessDef } from '../../domain/index.js';
+import { loadBusinessFile, parseBusinessFile } from '../business-file.js';
+import { createUspServer, consoleLogger, type ServerOptions } from '../compose.js';
+import type { SecurityOptions } from '../security-wiring.js';
+import type { OPTIONS } from '../cli.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+export type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+/** A command used wrongly: printed with a pointer to its help, exit status 2. */
+export class UsageError extends Error {}
+
+/** A command that ran and failed (an unknown id, a refused transition): exit status 1. */
+export class CommandError extends Error {}
+
+/** One subcommand: its help text sits beside its code. */
+export interface Command {
+  name: string;
+  /** One line for the global help. */
+  summary: string;
+  /** The text `usp-server NAME --help` prints. */
+  help: string;
+  /** Resolves with the exit status, or -1 to keep the process running (a server). */
+  run(flags: Flags, args: string[]): Promise<number>;
+}
+
+export function demoBusinessPath(): string {
+  // dist/server/demo-business.json and src/server/demo-business.json (copied at build) sit one level up.
+  return join(HERE, '..', 'demo-business.json');
+}
+
+export function intFlag(flags: Flags, name: keyof Flags, min: number): number | undefined {
+  const v = flags[name];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${String(name)} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+export async function loadBusiness(flags: Flags): Promise<BusinessDef> {
+  if (flags.demo && flags.config) throw new UsageError('give either --demo or --config FILE, not both');
+  let def: BusinessDef;
+  if (flags.config) def = await loadBusinessFile(flags.config);
+  else if (flags.demo) def = parseBusinessFile(JSON.parse(readFileSync(demoBusinessPath(), 'utf8')), 'demo-business.json');
+  else throw new UsageError('give --demo or --config FILE (see --help)');
+  const s = { ...def.settings };
+  const set = <K extends keyof typeof s>(k: K, v: (typeof s)[K] | undefined) => {
+    if (v !== undefined) s[k] = v;
+  };
+  set('hold_ttl_seconds', intFlag(flags, 'hold-ttl', 1));
+  set('payment_ttl_seconds', intFlag(flags, 'payment-ttl', 1));
+  set('manual_confirmation_ttl_seconds', intFlag(flags, 'manual-confirmation-ttl', 1));
+  set('waitlist_offer_ttl_seconds', intFlag(flags, 'waitlist-offer-ttl', 1));
+  set('max_query_days', intFlag(flags, 'max-query-days', 1));
+  set('max_active_holds_per_buyer', intFlag(flags, 'max-holds', 1));
+  set('max_waitlist_entries', intFlag(flags, 'max-waitlist', 1));
+  set('reminder_offset_seconds', intFlag(flags, 'reminder-offset', 0));
+  if (flags['public-url'] !== undefined) {
+    try {
+      new URL(flags['public-url']);
+    } catch {
+      throw new UsageError(`--public-url must be an absolute URL, got ${JSON.stringify(flags['public-url'])}`);
+    }
+    s.public_url = flags['public-url'];
+  }
+  if (flags['checkout-url'] !== undefined) s.checkout_url_template = flags['checkout-url'];
+  return { ...def, settings: s };
+}
+
+export function securityOptions(flags: Flags): SecurityOptions {
+  const o: SecurityOptions = {};
+  if (flags['allow-loopback-profiles']) o.allowLoopbackProfiles = true;
+  if (flags['require-pop-nonce']) o.requireNonce = true;
+  if (flags['allow-es256']) o.allowEs256 = true;
+  if (flags['profile-uri']) o.profileUris = flags['profile-uri'];
+  if (flags['profile-allowlist']) o.profileAllowlist = flags['profile-allowlist'];
+  if (flags['rate-limit']) {
+    const limits: Record<string, number> = {};
+    for (const v of flags['rate-limit']) {
+      const m = /^(public|reads|holds|bookings)=(\d+)$/.exec(v);
+      if (!m) throw new UsageError(`--rate-limit takes CLASS=N with CLASS one of public, reads, holds, bookings and N tokens per minute, got ${JSON.stringify(v)}`);
+      limits[m[1]] = Number(m[2]);
+    }
+    o.rateLimits = limits;
+  }
+  if (flags['no-rate-limit']) o.rateLimits = false;
+  return o;
+}
+
+export function webhookOptions(flags: Flags): NonNullable<ServerOptions['webhooks']> {
+  const o: NonNullable<ServerOptions['webhooks']> = { retry: {} };
+  const first = intFlag(flags, 'webhook-retry-first', 0);
+  const retries = intFlag(flags, 'webhook-max-retries', 0);
+  const total = intFlag(flags, 'webhook-max-total', 0);
+  const timeout = intFlag(flags, 'webhook-timeout', 1);
+  if (first !== undefined) o.retry!.firstRetryMs = first * 1000;
+  if (retries !== undefined) o.retry!.maxRetries = retries;
+  if (total !== undefined) o.retry!.maxTotalMs = total * 1000;
+  if (timeout !== undefined) o.timeoutMs = timeout * 1000;
+  if (flags['signing-key'] || flags['signing-kid']) {
+    if (!flags['signing-key'] || !flags['signing-kid']) throw new UsageError('give both --signing-key FILE and --signing-kid KID');
+    try {
+      o.signingKey = { kid: flags['signing-kid'], pem: readFileSync(flags['signing-key'], 'utf8') };
+    } catch (err) {
+      throw new UsageError(`cannot read the signing key: ${(err as Error).message}`);
+    }
+  }
+  return o;
+}
+
+/**
+ * Where databases live when no --db or $DATABASE_URL names one: a per-user data directory
+ * ($XDG_DATA_HOME/usp-server, else ~/.local/share/usp-server), never the working directory, which
+ * for a desktop assistant is wherever the assistant happens to run.
+ */
+export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
+  // The XDG base directory spec: a relative $XDG_DATA_HOME is invalid and ignored.
+  const base = env.XDG_DATA_HOME && isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
+  return join(base, 'usp-server');
+}
+
+/** --db, else $DATABASE_URL, else <data dir>/<business id>.db (the directory is created, private to the user). */
+export function dbPath(flags: Flags, def: BusinessDef): string {
+  if (flags.db) return flags.db;
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const dir = dataDir();
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new CommandError(`cannot create the data directory ${dir}: ${(err as Error).message} (give --db PATH)`);
+  }
+  return join(dir, `${def.business.id}.db`);
+}
+
+/** The database as a message may name it: a postgres:// URL without its password. */
+export function shownDb(db: string): string {
+  if (!/^postgres(ql)?:\/\//.test(db)) return db;
+  try {
+    const u = new URL(db);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://...';
+  }
+}
+
+/** Open the business's database for an offline command (no listening, no dispatching). */
+export async function openOffline(flags: Flags) {
+  if (!flags.demo && !flags.config) flags = { ...flags, demo: true };
+  const def = await loadBusiness(flags);
+  const db = dbPath(flags, def);
+  const server = await createUspServer({ business: def, db, sandbox: true, sweepIntervalMs: 0, log: consoleLogger, webhooks: { enabled: false } });
+  return { server, db };
+}
+
+export const BUSINESS_HELP = `Business:
+  --demo                      the built-in demo business (implies --sandbox unless --require-auth)
+  --config FILE               the business described by FILE (JSON; see schemas/business-file.schema.json)`;
+
+export const DB_HELP = `  --db PATH                   SQLite database file, or a postgres:// URL (default $DATABASE_URL, else
+                              $XDG_DATA_HOME/usp-server/<business id>.db, else ~/.local/share/usp-server/<business id>.db;
+                              ':memory:' keeps nothing)`;
+
+/** For the commands that act on a running business's database (bookings, webhooks, keys). */
+export const OFFLINE_HELP = `Database (give the same business and database as the server):
+  --demo | --config FILE      the business (default --demo)
+${DB_HELP}`;
+
+export const ACCESS_HELP = `  --sandbox                   accept privileged calls without platform authentication and say so in the profile
+  --require-auth              refuse unauthenticated privileged calls (the default without --demo)
+  --admin-key KEY             an API key that acts as the business (Authorization: Bearer KEY); repeatable`;
+
+export const AUTH_HELP = `Authentication (see README "Authentication"):
+  --allow-loopback-profiles   development: accept http://127.0.0.1 platform profiles and webhook URLs (loopback servers only)
+  --require-pop-nonce         challenge every proof of possession for a nonce
+  --allow-es256               accept ES256 proofs besides EdDSA
+  --profile-uri URL           another URI this business's profile is reachable at (accepted as proof aud); repeatable
+  --profile-allowlist PREFIX  only platforms whose profile URL starts with PREFIX; repeatable
+  --rate-limit CLASS=N        tokens per minute for public|reads|holds|bookings, per address, profile and key (0 = off); repeatable
+                              defaults public=1200 reads=300 holds=30 bookings=20 (ten times that in the sandbox);
+                              a 31-day availability query costs 31 public tokens, any other call 1
+  --no-rate-limit             turn rate limits off`;
+
+export const SETTINGS_HELP = `Business settings (override the business file's "settings"):
+  --hold-ttl SECONDS                    hold time-to-live (default 600)
+  --payment-ttl SECONDS                 how long a payment action stays open (default 1800)
+  --manual-confirmation-ttl SECONDS     how long a manual booking waits for the business (default 86400)
+  --waitlist-offer-ttl SECONDS          how long a waitlist offer can be accepted (default 900)
+  --max-query-days N                    longest availability query range in days (default 31)
+  --max-holds N                         active holds per platform and buyer on one service (default 3)
+  --max-waitlist N                      most entries on one service's waitlist (default 100)
+  --reminder-offset SECONDS             booking.reminder this long before the start (default 86400; 0 = off)
+  --public-url URL                      public origin of the server (profile endpoints, checkout links; default the file's
+                                        settings.public_url, else the listening address; https required beyond loopback)
+  --checkout-url TEMPLATE               checkout page URL; {booking_id} is replaced`;

@@ -1,0 +1,149 @@
+/** `usp-server serve`: run the business over HTTP (REST and MCP on one port). */
+import { readFileSync } from 'node:fs';
+import { createUspServer, consoleLogger, type ServerOptions } from '../compose.js';
+import {
+  AUTH_HELP,
+  ACCESS_HELP,
+  BUSINESS_HELP,
+  DB_HELP,
+  SETTINGS_HELP,
+  UsageError,
+  dbPath,
+  shownDb,
+  intFlag,
+  loadBusiness,
+  securityOptions,
+  webhookOptions,
+  type Command,
+  type Flags,
+} from './common.js';
+
+const HELP = `usp-server serve: run the business over HTTP (REST, and MCP at /mcp and /sse)
+
+Usage:
+  usp-server serve [--demo | --config FILE] [options]
+
+${BUSINESS_HELP}
+
+Server:
+  --port N                    port to listen on (default 8787, or $PORT; 0 picks a free one)
+  --host H                    address to listen on (default 127.0.0.1)
+${DB_HELP}
+${ACCESS_HELP}
+  --max-body-bytes N          largest accepted request body (default 65536)
+  --tls-cert FILE --tls-key FILE   serve HTTPS directly with this PEM certificate and key
+  --trust-proxy               behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host/For, refuse requests it did not mark https
+  --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g. http://localhost:6274; repeatable
+  --headers-timeout SECONDS   a request's headers must arrive within this (default 10)
+  --request-timeout SECONDS   a whole request must arrive within this (default 30)
+  --keep-alive-timeout SECONDS  idle keep-alive connections are closed after this (default 5)
+  --max-connections N         connections beyond N are closed on arrival (default 1000)
+  --mcp-max-sessions N        MCP sessions open at once; over it initialize gets 503 (default 1000)
+  --mcp-max-sessions-per-address N  MCP sessions one client address may hold; over it 429 (default 100)
+  --mcp-unused-session-timeout SECONDS  close a session the client never came back to after initialize (default 60)
+
+${AUTH_HELP}
+
+Webhooks:
+  --webhook-retry-first SECONDS   first retry after (default 30)
+  --webhook-max-retries N         retries after the first attempt (default 3)
+  --webhook-max-total SECONDS     give up after (default 900)
+  --webhook-timeout SECONDS       per attempt (default 10)
+  --signing-key FILE --signing-kid KID   sign webhooks with this P-256 PEM key instead of a generated one
+
+${SETTINGS_HELP}
+`;
+
+/** Listener settings: connection limits, MCP session caps, browser origins allowed on the MCP endpoints. */
+export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' | 'connections' | 'mcpSessions'> {
+  const o: Pick<ServerOptions, 'allowedOrigins' | 'connections' | 'mcpSessions'> = {};
+  const sessions: NonNullable<ServerOptions['mcpSessions']> = {};
+  const maxSessions = intFlag(flags, 'mcp-max-sessions', 1);
+  const perAddress = intFlag(flags, 'mcp-max-sessions-per-address', 1);
+  const unused = intFlag(flags, 'mcp-unused-session-timeout', 1);
+  if (maxSessions !== undefined) sessions.maxSessions = maxSessions;
+  if (perAddress !== undefined) sessions.maxSessionsPerAddress = perAddress;
+  if (unused !== undefined) sessions.unusedSessionTimeoutMs = unused * 1000;
+  if (Object.keys(sessions).length > 0) o.mcpSessions = sessions;
+  const connections: NonNullable<ServerOptions['connections']> = {};
+  const seconds = (name: keyof Flags) => {
+    const v = intFlag(flags, name, 1);
+    return v === undefined ? undefined : v * 1000;
+  };
+  const headers = seconds('headers-timeout');
+  const request = seconds('request-timeout');
+  const keepAlive = seconds('keep-alive-timeout');
+  const maxConnections = intFlag(flags, 'max-connections', 1);
+  if (headers !== undefined) connections.headersTimeoutMs = headers;
+  if (request !== undefined) connections.requestTimeoutMs = request;
+  if (keepAlive !== undefined) connections.keepAliveTimeoutMs = keepAlive;
+  if (maxConnections !== undefined) connections.maxConnections = maxConnections;
+  if (Object.keys(connections).length > 0) o.connections = connections;
+  if (flags['allow-origin']) {
+    o.allowedOrigins = flags['allow-origin'].map((v) => {
+      let origin: string | undefined;
+      try {
+        origin = new URL(v).origin;
+      } catch {
+        origin = undefined;
+      }
+      if (!origin || origin === 'null' || origin !== v) throw new UsageError(`--allow-origin must be an origin such as http://localhost:6274 (scheme, host, port; no path), got ${JSON.stringify(v)}`);
+      return origin;
+    });
+  }
+  return o;
+}
+
+function tlsOptions(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
+  if (!flags['tls-cert'] && !flags['tls-key']) return undefined;
+  if (!flags['tls-cert'] || !flags['tls-key']) throw new UsageError('give both --tls-cert and --tls-key');
+  try {
+    return { cert: readFileSync(flags['tls-cert']), key: readFileSync(flags['tls-key']) };
+  } catch (err) {
+    throw new UsageError(`cannot read the TLS certificate or key: ${(err as Error).message}`);
+  }
+}
+
+async function run(flags: Flags): Promise<number> {
+  const def = await loadBusiness(flags);
+  const sandbox = flags['require-auth'] ? false : Boolean(flags.sandbox || flags.demo);
+  const port = intFlag(flags, 'port', 0) ?? (process.env.PORT ? Number(process.env.PORT) : 8787);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port ${port}`);
+  const host = flags.host ?? '127.0.0.1';
+  const db = dbPath(flags, def);
+  const server = await createUspServer({
+    business: def,
+    db,
+    sandbox,
+    adminKeys: flags['admin-key'],
+    maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
+    security: securityOptions(flags),
+    webhooks: webhookOptions(flags),
+    trustProxy: flags['trust-proxy'],
+    tls: tlsOptions(flags),
+    ...httpOptions(flags),
+  });
+  let url: string;
+  try {
+    url = await server.listen(port, host);
+  } catch (err) {
+    await server.close();
+    throw new UsageError((err as Error).message);
+  }
+  consoleLogger.info(`database: ${shownDb(db)}`);
+  consoleLogger.info(`${def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
+  if (sandbox) {
+    consoleLogger.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
+  } else {
+    consoleLogger.info('privileged operations require authentication: platform_key_pop, booking_scoped_credential, http_message_signature or api_key');
+  }
+  const stop = async () => {
+    await server.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return -1; // keep running
+}
+
+export const serveCommand: Command = { name: 'serve', summary: 'run the business over HTTP (REST and MCP)', help: HELP, run };

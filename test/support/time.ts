@@ -1,0 +1,14 @@
+/** Time in tests: the one fixed instant test servers and records start from, and bounded polling instead of sleeping. */
+
+/** Tuesday 2026-12-01 12:00 in New York (17:00Z): the demo business is open every day after it. */
+export const TEST_NOW = Date.parse('2026-12-01T17:00:00Z');
+
+/** Polls `predicate` every 10 ms for at most `ms`; resolves true as soon as it holds, false on timeout. */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await predicate()) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
