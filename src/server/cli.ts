@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { BusinessFileError } from './business-file.js';
-import { CommandError, UsageError, type Command } from './cli/common.js';
+import { CommandError, OPTIONS, UsageError, type Command } from './cli/common.js';
 import { serveCommand } from './cli/serve.js';
 import { mcpCommand } from './cli/mcp.js';
 import { bookingsCommand } from './cli/bookings.js';
@@ -30,58 +30,6 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(10)}  ${c.summary}`).join('\n')}
 `;
 
 /** Every flag of every command, in one table (each command's help says which it reads). */
-export const OPTIONS = {
-  demo: { type: 'boolean' },
-  config: { type: 'string' },
-  port: { type: 'string' },
-  host: { type: 'string' },
-  db: { type: 'string' },
-  sandbox: { type: 'boolean' },
-  'require-auth': { type: 'boolean' },
-  'admin-key': { type: 'string', multiple: true },
-  'max-body-bytes': { type: 'string' },
-  'hold-ttl': { type: 'string' },
-  'payment-ttl': { type: 'string' },
-  'manual-confirmation-ttl': { type: 'string' },
-  'waitlist-offer-ttl': { type: 'string' },
-  'max-query-days': { type: 'string' },
-  'max-holds': { type: 'string' },
-  'max-waitlist': { type: 'string' },
-  'public-url': { type: 'string' },
-  'checkout-url': { type: 'string' },
-  status: { type: 'string' },
-  limit: { type: 'string' },
-  reason: { type: 'string' },
-  'tls-cert': { type: 'string' },
-  'tls-key': { type: 'string' },
-  'trust-proxy': { type: 'boolean' },
-  'allow-loopback-profiles': { type: 'boolean' },
-  'require-pop-nonce': { type: 'boolean' },
-  'allow-es256': { type: 'boolean' },
-  'profile-uri': { type: 'string', multiple: true },
-  'profile-allowlist': { type: 'string', multiple: true },
-  'no-rate-limit': { type: 'boolean' },
-  'rate-limit': { type: 'string', multiple: true },
-  'allow-origin': { type: 'string', multiple: true },
-  'headers-timeout': { type: 'string' },
-  'request-timeout': { type: 'string' },
-  'keep-alive-timeout': { type: 'string' },
-  'max-connections': { type: 'string' },
-  'mcp-max-sessions': { type: 'string' },
-  'mcp-max-sessions-per-address': { type: 'string' },
-  'mcp-unused-session-timeout': { type: 'string' },
-  outcome: { type: 'string' },
-  refund: { type: 'string' },
-  'webhook-retry-first': { type: 'string' },
-  'webhook-max-retries': { type: 'string' },
-  'webhook-max-total': { type: 'string' },
-  'webhook-timeout': { type: 'string' },
-  'signing-key': { type: 'string' },
-  'signing-kid': { type: 'string' },
-  'reminder-offset': { type: 'string' },
-  failed: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
 
 export async function main(argv: string[]): Promise<number> {
   let parsed;

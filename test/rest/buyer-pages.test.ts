@@ -161,7 +161,7 @@ describe('the calendar file is RFC 5545 a calendar library reads, and follows re
     expect(first.text.split('\r\n').every((l) => Buffer.byteLength(l) <= 75)).toBe(true);
     const a = parse(first.text);
     expect(a.method).toBe('PUBLISH');
-    expect(a.event.uid).toBe(`${booking.id}@localhost:8787`);
+    expect(a.event.uid).toBe(`${booking.id}@${new URL(t.url).host}`);
     expect(a.event.sequence).toBe(0);
     expect(new Date(a.event.start).toISOString()).toBe(new Date(booking.slot.start).toISOString());
     expect(new Date(a.event.end).toISOString()).toBe(new Date(booking.slot.end).toISOString());

@@ -1,7 +1,7 @@
 /**
  * What the usp-server commands share: the parsed flags, the errors that end a command, loading the
  * business (with the settings flags applied), the database to open, and the help sections several
- * commands print. The flag table itself (OPTIONS) is in ../cli.ts.
+ * commands print, and the flag table itself (OPTIONS).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -12,7 +12,60 @@ import type { BusinessDef } from '../../domain/index.js';
 import { loadBusinessFile, parseBusinessFile } from '../business-file.js';
 import { createUspServer, consoleLogger, type ServerOptions } from '../compose.js';
 import type { SecurityOptions } from '../security-wiring.js';
-import type { OPTIONS } from '../cli.js';
+
+/** Every flag of every command, in one table (parseArgs reads it; each command's help lists its own). */
+export const OPTIONS = {
+  demo: { type: 'boolean' },
+  config: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  db: { type: 'string' },
+  sandbox: { type: 'boolean' },
+  'require-auth': { type: 'boolean' },
+  'admin-key': { type: 'string', multiple: true },
+  'max-body-bytes': { type: 'string' },
+  'hold-ttl': { type: 'string' },
+  'payment-ttl': { type: 'string' },
+  'manual-confirmation-ttl': { type: 'string' },
+  'waitlist-offer-ttl': { type: 'string' },
+  'max-query-days': { type: 'string' },
+  'max-holds': { type: 'string' },
+  'max-waitlist': { type: 'string' },
+  'public-url': { type: 'string' },
+  'checkout-url': { type: 'string' },
+  status: { type: 'string' },
+  limit: { type: 'string' },
+  reason: { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  'trust-proxy': { type: 'boolean' },
+  'allow-loopback-profiles': { type: 'boolean' },
+  'require-pop-nonce': { type: 'boolean' },
+  'allow-es256': { type: 'boolean' },
+  'profile-uri': { type: 'string', multiple: true },
+  'profile-allowlist': { type: 'string', multiple: true },
+  'no-rate-limit': { type: 'boolean' },
+  'rate-limit': { type: 'string', multiple: true },
+  'allow-origin': { type: 'string', multiple: true },
+  'headers-timeout': { type: 'string' },
+  'request-timeout': { type: 'string' },
+  'keep-alive-timeout': { type: 'string' },
+  'max-connections': { type: 'string' },
+  'mcp-max-sessions': { type: 'string' },
+  'mcp-max-sessions-per-address': { type: 'string' },
+  'mcp-unused-session-timeout': { type: 'string' },
+  outcome: { type: 'string' },
+  refund: { type: 'string' },
+  'webhook-retry-first': { type: 'string' },
+  'webhook-max-retries': { type: 'string' },
+  'webhook-max-total': { type: 'string' },
+  'webhook-timeout': { type: 'string' },
+  'signing-key': { type: 'string' },
+  'signing-kid': { type: 'string' },
+  'reminder-offset': { type: 'string' },
+  failed: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
