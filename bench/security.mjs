@@ -55,7 +55,7 @@ async function compare(fns, ms, batch) {
 function bookingArguments() {
   return {
     service_id: 'svc_haircut',
-    slot_id: 'slot_AZsmJ8QAWyJzdmNfaGFpcmN1dCIsWyJyZXNfc3R5bGlzdF9hdmEiXV0',
+    slot_id: 'slot_AByNiob78zqLQl',
     hold_id: 'hld_8Qm3ZtK1rV0xYpL7nW2cBe',
     buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone_number: '+1 212 555 0100', consent: { marketing: false, analytics: true } },
     notes: 'First visit. Prefers a quiet chair near the window; allergic to lavender.',

@@ -43,8 +43,10 @@ export {
   isoUtc,
 } from './time.js';
 
-export { encodeSlotId, decodeSlotId, slotIdEncoder, slotKey } from './slot-id.js';
-export type { SlotIdParts } from './slot-id.js';
+export { encodeSlotId, decodeSlotId, slotIdEncoder, slotKey, slotTag, sameSlotId } from './slot-id.js';
+export type { SlotIdParts, SlotRef } from './slot-id.js';
+export { findSlotTagClash, resolveSlotId, slotTagIndex, serviceCombinations, SlotTagClash } from './slot-tags.js';
+export type { SlotTagIndex } from './slot-tags.js';
 
 export {
   generateSlots,

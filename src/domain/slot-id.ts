@@ -1,12 +1,23 @@
 /**
- * Opaque, stable slot ids. A slot is fully identified by its service, its start instant and the
- * resource combination (one resource per requirement, in requirement order), so the id simply
- * carries those parts: "slot_" + base64url(payload), payload = startMs as 6 bytes big-endian
- * followed by the UTF-8 JSON `[serviceId, resourceIds]`. The 6-byte head keeps the JSON aligned
- * on a base64 boundary, so a generator encodes the JSON once per combination and only the
- * 8 characters of the start per slot. startMs must lie in [0, 2^48) (1970 to year 10889).
- * The same parts always give the same id, and `decodeSlotId` only accepts ids in that canonical form.
+ * Opaque, stable, short slot ids: "slot_" + start + tag, 19 characters for a slot on a whole minute.
+ *
+ * - start: the slot's start instant. A whole minute (every start a schedule written in minutes
+ *   produces) is 6 base64url characters, the minutes since 1970 as 36 bits; any other millisecond
+ *   is 8 characters, the milliseconds as 48 bits. startMs must lie in [0, 2^48) (1970 to year 10889).
+ * - tag: 8 base64url characters, the first 48 bits of SHA-256 over the UTF-8 JSON
+ *   `[serviceId, resourceIds]` (one resource per requirement, in requirement order).
+ *
+ * The tag names the resource combination by its ids, never by a position in the business file, so
+ * reordering services or resources changes no id and never gives an old id another meaning. The
+ * engine turns a tag back into resources with the service's tag index (slot-tags.ts), and a
+ * business whose combinations would share a tag is refused when it is loaded.
+ *
+ * Ids of the long form issued before (base64url of the start as 6 bytes followed by that JSON
+ * itself) still decode, to the same start and tag, so holds, bookings and waitlist entries stored
+ * with them and ids a client cached keep working. The same parts always give the same id, and
+ * `decodeSlotId` only accepts ids in canonical form.
  */
+import { sha256 } from '@noble/hashes/sha2';
 
 export interface SlotIdParts {
   serviceId: string;
@@ -14,7 +25,18 @@ export interface SlotIdParts {
   resourceIds: string[];
 }
 
+/** What an id carries: the start and the tag of its service and resource combination. */
+export interface SlotRef {
+  startMs: number;
+  tag: string;
+}
+
 const PREFIX = 'slot_';
+/** Characters of the tag (48 bits). */
+export const SLOT_TAG_CHARS = 8;
+const MINUTE_CHARS = 6;
+const MS_CHARS = 8;
+const MINUTE_MS = 60_000;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const REVERSE: Int16Array = (() => {
   const r = new Int16Array(128).fill(-1);
@@ -78,6 +100,29 @@ function fromBase64Url(s: string): Uint8Array | null {
   return out.subarray(0, o);
 }
 
+/** The unsigned integer of `count` base64url characters of `s` from `at` (count <= 8), or -1 on an invalid character. */
+function charsToNumber(s: string, at: number, count: number): number {
+  let n = 0;
+  for (let i = at; i < at + count; i++) {
+    const c = s.charCodeAt(i);
+    const v = c < 128 ? REVERSE[c] : -1;
+    if (v < 0) return -1;
+    n = n * 64 + v;
+  }
+  return n;
+}
+
+/** `count` base64url characters of the unsigned integer n (n < 64^count, count <= 8). */
+function numberToChars(n: number, count: number): string {
+  let out = '';
+  for (let i = 0; i < count; i++) {
+    const v = n % 64;
+    out = ALPHABET[v] + out;
+    n = (n - v) / 64;
+  }
+  return out;
+}
+
 function isPlainId(x: unknown): x is string {
   return typeof x === 'string' && x.length > 0;
 }
@@ -95,9 +140,17 @@ function checkIds(serviceId: unknown, resourceIds: unknown): void {
   }
 }
 
-/** The 8 base64url characters of startMs as 6 big-endian bytes. */
+const TWO_18 = 0x40000;
+
+/** The start: 6 characters of minutes on a whole minute, else 8 characters of milliseconds (on the hot path: bit operations on halves). */
 function startChars(startMs: number): string {
   if (!isStart(startMs)) throw new Error(`invalid slot id parts: start ${startMs} is not an integer in [0, 2^48)`);
+  if (startMs % MINUTE_MS === 0) {
+    const m = startMs / MINUTE_MS; // < 2^36
+    const hi = Math.floor(m / TWO_18);
+    const lo = m - hi * TWO_18;
+    return ALPHABET[hi >> 12] + ALPHABET[(hi >> 6) & 63] + ALPHABET[hi & 63] + ALPHABET[lo >> 12] + ALPHABET[(lo >> 6) & 63] + ALPHABET[lo & 63];
+  }
   const hi = Math.floor(startMs / TWO_24);
   const lo = startMs - hi * TWO_24;
   return (
@@ -106,44 +159,82 @@ function startChars(startMs: number): string {
   );
 }
 
-function tailChars(serviceId: string, resourceIds: readonly string[]): string {
-  return toBase64Url(utf8(JSON.stringify([serviceId, resourceIds])));
+/**
+ * The tag of a service and resource combination: base64url of the first 48 bits of SHA-256 over
+ * the UTF-8 JSON `[serviceId, resourceIds]`. Independent of any order in the business file.
+ */
+export function slotTag(serviceId: string, resourceIds: readonly string[]): string {
+  checkIds(serviceId, resourceIds);
+  return toBase64Url(sha256(utf8(JSON.stringify([serviceId, resourceIds]))).subarray(0, (SLOT_TAG_CHARS * 3) / 4));
 }
 
 /** The opaque id of a slot. Throws only on parts that could never be a slot (empty ids, start out of range). */
 export function encodeSlotId(parts: SlotIdParts): string {
   const { serviceId, startMs, resourceIds } = parts;
-  checkIds(serviceId, resourceIds);
-  return PREFIX + startChars(startMs) + tailChars(serviceId, resourceIds);
+  const tag = slotTag(serviceId, resourceIds);
+  return PREFIX + startChars(startMs) + tag;
 }
 
 /**
  * A fast encoder for many slots of one service and resource combination (same output as encodeSlotId):
- * the combination's part is encoded once, each call only encodes the start.
+ * the combination's tag is hashed once, each call only encodes the start.
  */
 export function slotIdEncoder(serviceId: string, resourceIds: readonly string[]): (startMs: number) => string {
-  checkIds(serviceId, resourceIds);
-  const tail = tailChars(serviceId, resourceIds);
-  return (startMs: number) => PREFIX + startChars(startMs) + tail;
+  const tag = slotTag(serviceId, resourceIds);
+  return (startMs: number) => PREFIX + startChars(startMs) + tag;
 }
 
-/** The parts of a slot id, or null when the id is malformed or not canonical. Never throws. */
-export function decodeSlotId(id: unknown): SlotIdParts | null {
+/** The long form issued before short ids: the 6-byte start followed by the JSON of service and resources. */
+function legacyId(parts: SlotIdParts): string {
+  const hi = Math.floor(parts.startMs / TWO_24);
+  const lo = parts.startMs - hi * TWO_24;
+  const head = numberToChars(hi, 4) + numberToChars(lo, 4);
+  return PREFIX + head + toBase64Url(utf8(JSON.stringify([parts.serviceId, parts.resourceIds])));
+}
+
+function decodeLegacy(id: string): SlotRef | null {
+  const bytes = fromBase64Url(id.slice(PREFIX.length));
+  if (!bytes || bytes.length < 7) return null;
+  const startMs = ((bytes[0] << 16) | (bytes[1] << 8) | bytes[2]) * TWO_24 + ((bytes[3] << 16) | (bytes[4] << 8) | bytes[5]);
+  const data: unknown = JSON.parse(decoder.decode(bytes.subarray(6)));
+  if (!Array.isArray(data) || data.length !== 2) return null;
+  const [serviceId, resourceIds] = data as unknown[];
+  if (!isPlainId(serviceId) || !Array.isArray(resourceIds) || !resourceIds.every(isPlainId)) return null;
+  // Only the canonical spelling is an id (no alternative JSON whitespace or trailing bits).
+  if (legacyId({ serviceId, startMs, resourceIds }) !== id) return null;
+  return { startMs, tag: slotTag(serviceId, resourceIds) };
+}
+
+/**
+ * The start and tag an id carries, or null when the id is malformed or not canonical. Never throws.
+ * Accepts the short form and the long form issued before it (whose JSON is at least 8 bytes, so it
+ * is never 14 or 16 characters long like a short one).
+ */
+export function decodeSlotId(id: unknown): SlotRef | null {
   try {
     if (typeof id !== 'string' || !id.startsWith(PREFIX) || id.length > 4096) return null;
-    const bytes = fromBase64Url(id.slice(PREFIX.length));
-    if (!bytes || bytes.length < 7) return null;
-    const startMs = ((bytes[0] << 16) | (bytes[1] << 8) | bytes[2]) * TWO_24 + ((bytes[3] << 16) | (bytes[4] << 8) | bytes[5]);
-    const data: unknown = JSON.parse(decoder.decode(bytes.subarray(6)));
-    if (!Array.isArray(data) || data.length !== 2) return null;
-    const [serviceId, resourceIds] = data as unknown[];
-    if (!isPlainId(serviceId) || !Array.isArray(resourceIds) || !resourceIds.every(isPlainId)) return null;
-    const parts: SlotIdParts = { serviceId, startMs, resourceIds: [...resourceIds] };
-    // Only the canonical spelling is an id (no alternative JSON whitespace or trailing bits).
-    return encodeSlotId(parts) === id ? parts : null;
+    const body = id.length - PREFIX.length;
+    if (body === MINUTE_CHARS + SLOT_TAG_CHARS || body === MS_CHARS + SLOT_TAG_CHARS) {
+      const startLen = body - SLOT_TAG_CHARS;
+      const n = charsToNumber(id, PREFIX.length, startLen);
+      if (n < 0 || charsToNumber(id, PREFIX.length + startLen, SLOT_TAG_CHARS) < 0) return null;
+      const startMs = startLen === MINUTE_CHARS ? n * MINUTE_MS : n;
+      // Canonical: in range, and a whole minute is always written in minutes.
+      if (!isStart(startMs) || (startLen === MS_CHARS && startMs % MINUTE_MS === 0)) return null;
+      return { startMs, tag: id.slice(PREFIX.length + startLen) };
+    }
+    return decodeLegacy(id);
   } catch {
     return null;
   }
+}
+
+/** True when two ids name the same slot (the same id, or a long-form id and the short id of that slot). */
+export function sameSlotId(a: unknown, b: unknown): boolean {
+  if (typeof a === 'string' && a === b) return true;
+  const x = decodeSlotId(a);
+  const y = decodeSlotId(b);
+  return x !== null && y !== null && x.startMs === y.startMs && x.tag === y.tag;
 }
 
 /** Canonical grouping key of a slot: `${serviceId}|${startMs}|${resourceIds.join(',')}`. */

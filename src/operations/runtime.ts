@@ -3,7 +3,7 @@
  * transaction, the caller, an injected clock and id source, and the events it raises.
  */
 import { randomBytes } from 'node:crypto';
-import { type BusinessDef, type ResourceDef, type ServiceDef, publishService, type PublishedService, isoUtc } from '../domain/index.js';
+import { type BusinessDef, type ResourceDef, type ServiceDef, publishService, type PublishedService, isoUtc, findSlotTagClash } from '../domain/index.js';
 import type { OutboxEvent, Tx } from '../store/index.js';
 import { base32, type IssuedCredential } from '../security/index.js';
 
@@ -62,15 +62,19 @@ export interface Business {
 /** The public origin before the server listens anywhere (stdio MCP): where `serve` listens by default. */
 export const DEFAULT_PUBLIC_URL = 'http://localhost:8787';
 
+/** Throws SlotTagClash when two resource combinations of the business would share a slot id tag. */
 export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; allowLoopbackUrls?: boolean } = {}): Business {
   const services = new Map(def.services.map((s) => [s.id, s] as const));
   const published = new Map(def.services.map((s) => [s.id, publishService(s, def)] as const));
+  const resources = new Map(def.resources.map((r) => [r.id, r] as const));
+  const clash = findSlotTagClash(def.services, resources);
+  if (clash) throw clash;
   return {
     def,
     zone: def.business.timezone,
     services,
     published,
-    resources: new Map(def.resources.map((r) => [r.id, r] as const)),
+    resources,
     serviceOrder: def.services.map((s) => s.id),
     sandbox: opts.sandbox ?? false,
     allowLoopbackUrls: opts.allowLoopbackUrls ?? false,

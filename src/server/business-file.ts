@@ -25,6 +25,7 @@ import {
   DURATION_RULES_JSON_SCHEMA,
   SERVICE_RULES_JSON_SCHEMA,
   type BusinessDef,
+  findSlotTagClash,
 } from '../domain/index.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -113,6 +114,12 @@ export function parseBusinessFile(json: unknown, source?: string): BusinessDef {
   if (unique.length > 0 || !result.success) throw new BusinessFileError(unique, source);
 
   const { $schema: _ignored, ...def } = result.data;
+  // Slot ids name resource combinations by a 48-bit tag: refuse a file in which two would share one.
+  const clash = findSlotTagClash(def.services, new Map(def.resources.map((r) => [r.id, r] as const)));
+  if (clash) {
+    const at = def.services.findIndex((s) => s.id === clash.second.serviceId);
+    throw new BusinessFileError([{ path: `services[${at}]`, message: clash.message }], source);
+  }
   return def;
 }
 

@@ -271,9 +271,10 @@ function allowOnly(
 export const RULES = {
   // zod is allowed: the business definition's shape is written once, as a zod schema in the domain,
   // and its types are inferred from it. zod only describes and checks values; it does no I/O.
-  domain: allowOnly('src/domain imports nothing with I/O: only its own files, luxon and zod', 'src/domain/', {
+  // @noble/hashes: SHA-256 of slot id tags (pure computation, no I/O; node:crypto is not allowed here).
+  domain: allowOnly('src/domain imports nothing with I/O: only its own files, luxon, zod and @noble/hashes', 'src/domain/', {
     layers: ['domain'],
-    packages: ['luxon', 'zod'],
+    packages: ['luxon', 'zod', '@noble/hashes'],
     node: [],
   }),
   store: allowOnly('src/store imports only the domain, its own files, node built-ins and its drivers', 'src/store/', {

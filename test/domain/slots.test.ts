@@ -8,8 +8,10 @@ import {
   isCapacityType,
   localToUtcMs,
   openingHours,
+  resolveSlotId,
   slotDurationMs,
   slotKey,
+  slotTag,
   type Claim,
   type ResourceDef,
   type ServiceDef,
@@ -356,16 +358,17 @@ describe('capacity types count spots per slot instead of blocking, once per owne
   });
 });
 
-describe('slot ids are opaque, stable and decode back to their parts', () => {
+describe('slot ids are opaque, stable and resolve back to their parts', () => {
   const slots = generateSlots(query(consult, MONDAY));
 
-  test('every id decodes to the slot\'s service, start and resources, and the key is slotKey of them', () => {
+  test('every id decodes to the slot\'s start and tag, resolves to its service and resources, and the key is slotKey of them', () => {
     for (const s of slots) {
-      const parts = decodeSlotId(s.id);
+      expect(decodeSlotId(s.id)).toEqual({ startMs: s.startMs, tag: slotTag('consult', s.resourceIds) });
+      const parts = resolveSlotId(s.id, consult, resourcesMap());
       expect(parts).toEqual({ serviceId: 'consult', startMs: s.startMs, resourceIds: s.resourceIds });
       expect(s.key).toBe(slotKey(parts!));
       expect(s.id).toBe(encodeSlotId(parts!));
-      expect(s.id).toMatch(/^slot_[A-Za-z0-9_-]+$/);
+      expect(s.id).toMatch(/^slot_[A-Za-z0-9_-]{14}$/);
     }
   });
 

@@ -21,15 +21,15 @@ async function answer(body: Record<string, unknown>) {
 }
 
 describe('an availability summary lets a model answer "when can I get a haircut?" from one call', () => {
-  it('a one-day query answers the whole day, every slot id reachable from the text, under 90 characters per slot', async () => {
+  it('a one-day query answers the whole day, every slot id reachable from the text, under 40 characters per slot', async () => {
     const { data, text } = await answer({ service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
     expect(data.pagination.has_more).toBe(false);
     expect(data.slots.length).toBeGreaterThan(50);
     for (const s of data.slots) expect(text).toContain(s.id);
     expect(text).toContain('America/New_York');
     expect(text).toContain('That is every open slot');
-    expect(text.length / data.slots.length).toBeLessThan(90);
-    expect(text.length).toBeLessThan(9_000);
+    expect(text.length / data.slots.length).toBeLessThan(40);
+    expect(text.length).toBeLessThan(4_000);
   });
 
   it('groups by day and time: the date is written once per day and each time once', async () => {
@@ -43,14 +43,14 @@ describe('an availability summary lets a model answer "when can I get a haircut?
     expect(lines[1]).toMatch(/ · 11:15 Ava Chen slot_[\w-]+, Ben Okafor slot_[\w-]+, Carla Ruiz slot_[\w-]+ · /);
   });
 
-  it('a seven-day query says where the page ends and how to ask for the rest, under 90 characters per slot', async () => {
+  it('a seven-day query says where the page ends and how to ask for the rest, under 40 characters per slot', async () => {
     const { data, text } = await answer({ service_id: 'svc_haircut', start_date: day(3), end_date: day(9) });
     expect(data.pagination.has_more).toBe(true);
     for (const s of data.slots) expect(text).toContain(s.id);
     expect(text).toContain(`cursor "${data.pagination.cursor}"`);
     expect(text).toContain('America/New_York');
-    expect(text.length / data.slots.length).toBeLessThan(90);
-    expect(text.length).toBeLessThan(18_000);
+    expect(text.length / data.slots.length).toBeLessThan(40);
+    expect(text.length).toBeLessThan(8_000);
   });
 
   it('an empty range still names the zone', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorMessage, isCapacityType } from '../../domain/index.js';
+import { errorMessage, isCapacityType, sameSlotId } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../engine/availability.js';
 import { createBookingRecord } from '../engine/bookings.js';
@@ -57,7 +57,7 @@ export const createBooking = defineOperation({
       const view = holdView(hold, ctx.now);
       if (view.status === 'expired') return outcome(errorMessage('hold_expired', 'The hold expired; query availability and hold again.', '$.hold_id'));
       if (view.status !== 'active') return outcome(errorMessage('validation_error', `The hold is ${view.status} and cannot be booked.`, '$.hold_id'));
-      if (hold.hold.slot_id !== inp.slot_id || hold.hold.service_id !== service.id) {
+      if (!sameSlotId(hold.hold.slot_id, inp.slot_id) || hold.hold.service_id !== service.id) {
         return outcome(errorMessage('validation_error', 'The hold is for a different slot; pass the slot_id that was held.', '$.slot_id'));
       }
       if (partySize > hold.hold.spots) {

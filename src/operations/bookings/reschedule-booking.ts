@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorMessage, bookingPrice, rescheduleTerms, formatDuration, formatInstant, parseDuration } from '../../domain/index.js';
+import { errorMessage, bookingPrice, rescheduleTerms, formatDuration, formatInstant, parseDuration, sameSlotId } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot, claimRows } from '../engine/availability.js';
 import { iso } from '../runtime.js';
@@ -46,7 +46,7 @@ export const rescheduleBooking = defineOperation({
       const view = hold ? holdView(hold, ctx.now) : null;
       if (!hold || !view) return outcome(errorMessage('validation_error', `No hold ${JSON.stringify(inp.hold_id)} belongs to this platform.`, '$.hold_id'));
       if (view.status === 'expired') return outcome(errorMessage('hold_expired', 'The hold on the new slot expired; hold it again.', '$.hold_id'), { booking: b });
-      if (view.status !== 'active' || hold.hold.slot_id !== inp.slot_id) {
+      if (view.status !== 'active' || !sameSlotId(hold.hold.slot_id, inp.slot_id)) {
         return outcome(errorMessage('validation_error', 'The hold is not an active hold on that slot.', '$.hold_id'));
       }
     }

@@ -14,6 +14,7 @@ import {
   type SlotCandidate,
   decodeSlotId,
   type SlotIdParts,
+  slotTagIndex,
   DAY_MS,
   formatDuration,
   formatInstant,
@@ -107,10 +108,17 @@ export async function checkSlot(
   nowMs: number,
   ignoreOwners: readonly string[] = [],
 ): Promise<SlotCheck> {
-  const parts = decodeSlotId(slotId);
-  if (!parts) return { ok: false, reason: 'malformed' };
-  if (parts.serviceId !== service.id) return { ok: false, reason: 'wrong_service' };
-  if (!withinBookingWindow(service, parts.startMs, nowMs)) return { ok: false, reason: 'window' };
+  const ref = decodeSlotId(slotId);
+  if (!ref) return { ok: false, reason: 'malformed' };
+  // The id's tag names a resource combination of one service (tags are unique in a loaded business).
+  const combination = slotTagIndex(service, biz.resources).get(ref.tag);
+  if (!combination && [...biz.services.values()].some((s) => s !== service && slotTagIndex(s, biz.resources).has(ref.tag))) {
+    return { ok: false, reason: 'wrong_service' };
+  }
+  if (!withinBookingWindow(service, ref.startMs, nowMs)) return { ok: false, reason: 'window' };
+  // A tag of no current combination: a resource left the service since the id was issued.
+  if (!combination) return { ok: false, reason: 'unavailable' };
+  const parts: SlotIdParts = { serviceId: service.id, startMs: ref.startMs, resourceIds: [...combination] };
   // Check-and-reserve: hold the slot's resources until commit so no other process can take them meanwhile.
   await tx.lock([...parts.resourceIds].sort().map((r) => `resource:${r}`));
   // Only the slot's own resources can make it unavailable.

@@ -9,7 +9,7 @@ import {
   type WaitlistRecord,
   decodeSlotId,
   encodeSlotId,
-  slotKey,
+  slotTag,
   findSlot,
   formatInstant,
   localDate,
@@ -61,7 +61,7 @@ export function emitWaitlistEvent(ctx: OperationContext, event: string, rec: Wai
 function wantsSlot(rec: WaitlistRecord, slot: FreedSlot, zone: string): boolean {
   if (rec.entry.slot_id) {
     const p = decodeSlotId(rec.entry.slot_id);
-    return p !== null && p.startMs === slot.startMs && (p.resourceIds.length === 0 || slotKey(p) === slot.key);
+    return p !== null && p.startMs === slot.startMs && p.tag === slotTag(rec.entry.service_id, slot.resourceIds);
   }
   const prefs = rec.entry.preferred_slots ?? [];
   if (prefs.length === 0) return true;

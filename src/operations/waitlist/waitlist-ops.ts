@@ -3,7 +3,7 @@
  * created them (decision D15); accepting an offer books atomically in the same transaction.
  */
 import { z } from 'zod';
-import { errorMessage, type WaitlistRecord, decodeSlotId } from '../../domain/index.js';
+import { errorMessage, type WaitlistRecord, resolveSlotId } from '../../domain/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../engine/availability.js';
@@ -54,8 +54,7 @@ export const joinWaitlist = defineOperation({
       return outcome(errorMessage('waitlist_not_available', 'This service has no waitlist; query availability for open slots instead.', '$.service_id'));
     }
     if (inp.slot_id) {
-      const p = decodeSlotId(inp.slot_id);
-      if (!p || p.serviceId !== service.id) return outcome(errorMessage('validation_error', 'That slot id does not belong to this service.', '$.slot_id'));
+      if (!resolveSlotId(inp.slot_id, service, ctx.biz.resources)) return outcome(errorMessage('validation_error', 'That slot id does not belong to this service.', '$.slot_id'));
     }
     const line = await ctx.tx.waitlist.byService(service.id, ['waiting', 'offered']);
     if (line.length >= ctx.biz.def.settings.max_waitlist_entries) {
