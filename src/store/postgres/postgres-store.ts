@@ -28,23 +28,23 @@
  * LISTEN connection reconnects with backoff and then announces what was dispatched meanwhile.
  */
 import pg from 'pg';
-import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../domain/index.js';
-import type {
-  ClaimRow,
-  DeliveryAttempt,
-  EventChannel,
-  IdempotencyRecord,
-  OutboxEvent,
-  Store,
-  StoredService,
-  Tx,
-  WaitlistQuery,
-  WebhookDelivery,
-} from '../port.js';
-import { StoreUnavailable, eventBody } from '../port.js';
+import type { Store, Tx } from '../port.js';
+import { StoreUnavailable } from '../port.js';
+import { pgBookings } from './bookings.js';
+import { pgCatalog } from './catalog.js';
 import { PgChannel } from './channel.js';
-import { ClaimConflict, connectionFault, ident, pgCode, retryable, sleep } from './faults.js';
+import { pgClaims } from './claims.js';
+import { connectionFault, ident, retryable, sleep } from './faults.js';
+import { pgHolds } from './holds.js';
+import { pgIdempotency } from './idempotency.js';
+import { pgKeyValue } from './kv.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { pgOutbox } from './outbox.js';
+import { pgSecurity } from './security.js';
+import { type Mode, pgSession } from './session.js';
+import { pgSubscriptions } from './subscriptions.js';
+import { pgWaitlist } from './waitlist.js';
+import { pgWebhooks } from './webhooks.js';
 
 export { ClaimConflict, connectionFault } from './faults.js';
 export type { PostgresEventChannel } from './channel.js';
@@ -162,7 +162,6 @@ async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void>
   }
 }
 
-type Mode = 'write' | 'read';
 
 /** After a failed connect, calls fail at once for this long instead of each trying (and maybe waiting) again. */
 const FAIL_FAST_MS = 250;
@@ -289,482 +288,24 @@ class PostgresStore implements Store {
   }
 }
 
-// ------------------------------------------------------------------------------------------------
-// Repositories bound to one transaction's connection
-// ------------------------------------------------------------------------------------------------
-
-const json = (v: unknown) => JSON.stringify(v);
-const parse = <T>(s: string): T => JSON.parse(s) as T;
-
-const CLAIM_COLUMNS = 'resource_id, start_ms, end_ms, slot_key, owner_id, spots, is_hold, service_id, expires_at_ms';
-const OUTBOX_COLUMNS = 'seq, event_id, event, order_key, principal, profile, payload, created_ms, due_ms';
-const DELIVERY_COLUMNS =
-  'id, event_id, event, seq, order_key, target_url, subscription_id, body, status, attempts, next_attempt_ms, created_ms, delivered_ms, last_status, last_error, last_latency_ms';
-
-function buildRepos(session: () => Promise<pg.PoolClient>, mode: Mode): Tx {
-  const q = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
-    const client = await session();
-    try {
-      return await client.query<R>(text, values);
-    } catch (err) {
-      if (pgCode(err) === '23P01') throw new ClaimConflict((err as { detail?: string }).detail, { cause: err });
-      throw err;
-    }
-  };
-  const rows = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) => (await q<R>(text, values)).rows;
-  /** Keyed reads in a write transaction lock the row until commit (read-then-write stays serial). */
-  const forUpdate = mode === 'write' ? ' FOR UPDATE' : '';
-  const lockKey = async (key: string) => {
-    if (mode === 'write') await q('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
-  };
-  const one = async <T>(text: string, values: unknown[]): Promise<T | null> => {
-    const r = await rows<{ data: string }>(text, values);
-    return r.length > 0 ? parse<T>(r[0].data) : null;
-  };
-  const rowToService = (r: any): StoredService => ({
-    id: r.id,
-    data: parse(r.data),
-    fingerprint: r.fingerprint,
-    modified_ms: r.modified_ms,
-    deleted: r.deleted,
-  });
-  const rowToEvent = (r: any): OutboxEvent & { seq: number } => ({
-    seq: r.seq,
-    event_id: r.event_id,
-    event: r.event,
-    order_key: r.order_key,
-    principal: r.principal,
-    profile: r.profile ?? null,
-    payload: parse<Record<string, unknown>>(r.payload),
-    created_ms: r.created_ms,
-    due_ms: r.due_ms,
-  });
-
+/** The repositories of one transaction, bound to its connection. */
+function buildRepos(connection: () => Promise<pg.PoolClient>, mode: Mode): Tx {
+  const s = pgSession(connection, mode);
   return {
     async lock(keys) {
       // One statement per key, in the order given (callers sort), so lock order is deterministic.
-      for (const k of keys) await q('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [k]);
+      for (const k of keys) await s.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [k]);
     },
-    webhooks: {
-      async add(d) {
-        await q(
-          `INSERT INTO webhook_deliveries (event_id, event, seq, order_key, target_url, subscription_id, body, status, attempts, next_attempt_ms, created_ms)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $9)
-           ON CONFLICT (event_id, target_url) DO NOTHING`,
-          [d.event_id, d.event, d.seq, d.order_key, d.target_url, d.subscription_id, d.body, d.next_attempt_ms, d.created_ms],
-        );
-      },
-      async claimDue(nowMs, limit, leaseUntilMs, busy) {
-        // Rows another worker is leasing right now are skipped, not waited for; the lease written
-        // below keeps them ours after commit.
-        const candidates = await rows(
-          `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d
-           WHERE d.status = 'pending' AND d.next_attempt_ms <= $1 AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= $1)
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.order_key = d.order_key AND e.target_url = d.target_url
-                           AND e.status = 'pending' AND e.seq < d.seq)
-           ORDER BY d.next_attempt_ms, d.seq LIMIT $2
-           FOR UPDATE SKIP LOCKED`,
-          [nowMs, limit * 4 + busy.length],
-        );
-        const out: WebhookDelivery[] = [];
-        const taken = new Set(busy);
-        for (const r of candidates) {
-          if (taken.has(r.target_url)) continue;
-          taken.add(r.target_url);
-          out.push(r as WebhookDelivery);
-          if (out.length === limit) break;
-        }
-        if (out.length > 0) {
-          await q('UPDATE webhook_deliveries SET lease_until_ms = $1 WHERE id = ANY($2::bigint[])', [leaseUntilMs, out.map((d) => d.id)]);
-        }
-        return out;
-      },
-      async recordAttempt(a, next) {
-        await q(
-          `INSERT INTO webhook_attempts (delivery_id, attempt, at_ms, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5, $6)
-           ON CONFLICT (delivery_id, attempt) DO UPDATE SET at_ms = EXCLUDED.at_ms, status_code = EXCLUDED.status_code,
-           latency_ms = EXCLUDED.latency_ms, error = EXCLUDED.error`,
-          [a.delivery_id, a.attempt, a.at_ms, a.status_code, a.latency_ms, a.error],
-        );
-        await q(
-          `UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_ms = $3, lease_until_ms = NULL, last_status = $4,
-           last_error = $5, last_latency_ms = $6, delivered_ms = CASE WHEN $1 = 'delivered' THEN $7 ELSE delivered_ms END WHERE id = $8`,
-          [next.status, a.attempt, next.next_attempt_ms, a.status_code, a.error, a.latency_ms, a.at_ms, a.delivery_id],
-        );
-      },
-      async list(w) {
-        return (w.status
-          ? await rows(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE status = $1 ORDER BY id DESC LIMIT $2`, [w.status, w.limit])
-          : await rows(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries ORDER BY id DESC LIMIT $1`, [w.limit])) as WebhookDelivery[];
-      },
-      async attempts(deliveryId) {
-        return (await rows(
-          'SELECT delivery_id, attempt, at_ms, status_code, latency_ms, error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt',
-          [deliveryId],
-        )) as DeliveryAttempt[];
-      },
-      async retry(id, nowMs) {
-        const r =
-          id === null
-            ? await q(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = $1, lease_until_ms = NULL WHERE status = 'failed'`, [nowMs])
-            : await q(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = $1, lease_until_ms = NULL WHERE id = $2 AND status = 'failed'`, [
-                nowMs,
-                id,
-              ]);
-        return r.rowCount ?? 0;
-      },
-    },
-    security: {
-      async putCredential(c) {
-        await q(
-          'INSERT INTO credentials (value_hash, resource_kind, resource_id, jkt, principal, expires_ms, revoked) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-          [c.value_hash, c.resource_kind, c.resource_id, c.jkt, c.principal, c.expires_ms, c.revoked],
-        );
-      },
-      async credential(valueHash) {
-        const r = await rows(
-          'SELECT value_hash, resource_kind, resource_id, jkt, principal, expires_ms, revoked FROM credentials WHERE value_hash = $1',
-          [valueHash],
-        );
-        return r.length > 0 ? r[0] : null;
-      },
-      async revokeCredentials(resourceId) {
-        await q('UPDATE credentials SET revoked = TRUE WHERE resource_id = $1', [resourceId]);
-      },
-      async claimJti(jti, nowMs, keepUntilMs) {
-        // Inserted, or replaced a record that had expired: the proof is fresh. One statement, so two
-        // processes receiving the same proof at once cannot both accept it.
-        const r = await q(
-          `INSERT INTO proof_jti (jti, keep_until_ms) VALUES ($1, $2)
-           ON CONFLICT (jti) DO UPDATE SET keep_until_ms = EXCLUDED.keep_until_ms WHERE proof_jti.keep_until_ms <= $3
-           RETURNING jti`,
-          [jti, keepUntilMs, nowMs],
-        );
-        return (r.rowCount ?? 0) > 0;
-      },
-      async boundProfile(principal) {
-        const r = await rows<{ profile: string }>('SELECT profile FROM principal_bindings WHERE principal = $1', [principal]);
-        return r.length > 0 ? r[0].profile : null;
-      },
-      async bindProfile(principal, profile, nowMs) {
-        await q('INSERT INTO principal_bindings (principal, profile, bound_ms) VALUES ($1, $2, $3) ON CONFLICT (principal) DO NOTHING', [
-          principal,
-          profile,
-          nowMs,
-        ]);
-      },
-      async purge(nowMs) {
-        await q('DELETE FROM proof_jti WHERE keep_until_ms <= $1', [nowMs]);
-      },
-    },
-    claims: {
-      async active(resourceIds, fromMs, toMs, nowMs) {
-        if (resourceIds.length === 0) return [];
-        return (await rows(
-          `SELECT ${CLAIM_COLUMNS} FROM claims WHERE resource_id = ANY($1::text[])
-           AND start_ms < $2 AND end_ms > $3 AND (expires_at_ms IS NULL OR expires_at_ms > $4)`,
-          [resourceIds, toMs, fromMs, nowMs],
-        )) as ClaimRow[];
-      },
-      async add(list) {
-        if (list.length === 0) return;
-        await q(
-          `INSERT INTO claims (${CLAIM_COLUMNS})
-           SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::int[], $7::boolean[], $8::text[], $9::bigint[])`,
-          [
-            list.map((r) => r.resource_id),
-            list.map((r) => r.start_ms),
-            list.map((r) => r.end_ms),
-            list.map((r) => r.slot_key),
-            list.map((r) => r.owner_id),
-            list.map((r) => r.spots),
-            list.map((r) => r.is_hold),
-            list.map((r) => r.service_id),
-            list.map((r) => r.expires_at_ms),
-          ],
-        );
-      },
-      async removeOwner(ownerId) {
-        await q('DELETE FROM claims WHERE owner_id = $1', [ownerId]);
-      },
-      async purgeEnded(endedBeforeMs, nowMs) {
-        return (await q('DELETE FROM claims WHERE end_ms <= $1 OR (expires_at_ms IS NOT NULL AND expires_at_ms <= $2)', [endedBeforeMs, nowMs])).rowCount ?? 0;
-      },
-      async transfer(fromOwner, toOwner, expiresAtMs) {
-        await q('UPDATE claims SET owner_id = $1, is_hold = FALSE, expires_at_ms = $2 WHERE owner_id = $3', [toOwner, expiresAtMs, fromOwner]);
-      },
-      async setExpiry(ownerId, expiresAtMs) {
-        await q('UPDATE claims SET expires_at_ms = $1 WHERE owner_id = $2', [expiresAtMs, ownerId]);
-      },
-    },
-    bookings: {
-      async get(id) {
-        return one<BookingRecord>(`SELECT data FROM bookings WHERE id = $1${forUpdate}`, [id]);
-      },
-      async byHold(holdId) {
-        return one<BookingRecord>(`SELECT data FROM bookings WHERE hold_id = $1${forUpdate}`, [holdId]);
-      },
-      async insert(rec) {
-        await q('INSERT INTO bookings (id, service_id, status, hold_id, principal, expires_at_ms, data) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-          rec.booking.id,
-          rec.booking.service_id,
-          rec.booking.status,
-          rec.priv.hold_id ?? null,
-          rec.priv.principal,
-          rec.priv.expires_at_ms ?? null,
-          json(rec),
-        ]);
-      },
-      async update(rec) {
-        await q('UPDATE bookings SET status = $1, expires_at_ms = $2, data = $3 WHERE id = $4', [
-          rec.booking.status,
-          rec.priv.expires_at_ms ?? null,
-          json(rec),
-          rec.booking.id,
-        ]);
-      },
-      async recent(limit, status) {
-        const r = status
-          ? await rows<{ data: string }>('SELECT data FROM bookings WHERE status = $1 ORDER BY seq DESC LIMIT $2', [status, limit])
-          : await rows<{ data: string }>('SELECT data FROM bookings ORDER BY seq DESC LIMIT $1', [limit]);
-        return r.map((x) => parse<BookingRecord>(x.data));
-      },
-      async expiredPending(nowMs, limit) {
-        const r = await rows<{ id: string }>(
-          `SELECT id FROM bookings WHERE status IN ('pending', 'requires_action') AND expires_at_ms IS NOT NULL AND expires_at_ms <= $1 LIMIT $2`,
-          [nowMs, limit],
-        );
-        return r.map((x) => x.id);
-      },
-    },
-    holds: {
-      async get(id) {
-        return one<HoldRecord>(`SELECT data FROM holds WHERE id = $1${forUpdate}`, [id]);
-      },
-      async insert(rec) {
-        await q('INSERT INTO holds (id, service_id, status, principal, buyer_key, expires_at_ms, data) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-          rec.hold.id,
-          rec.hold.service_id,
-          rec.hold.status,
-          rec.priv.principal,
-          rec.priv.buyer_key ?? null,
-          rec.priv.expires_at_ms,
-          json(rec),
-        ]);
-      },
-      async update(rec) {
-        await q('UPDATE holds SET status = $1, expires_at_ms = $2, data = $3 WHERE id = $4', [
-          rec.hold.status,
-          rec.priv.expires_at_ms,
-          json(rec),
-          rec.hold.id,
-        ]);
-      },
-      async countActive(principal, buyerKey, serviceId, nowMs) {
-        // Count-then-insert (the hold-abuse limit) stays serial per principal, buyer and service.
-        await lockKey(`holds:${principal ?? ''}|${buyerKey ?? ''}|${serviceId}`);
-        const r = await rows<{ n: number }>(
-          `SELECT COUNT(*) AS n FROM holds WHERE principal IS NOT DISTINCT FROM $1 AND buyer_key IS NOT DISTINCT FROM $2
-           AND service_id = $3 AND status = 'active' AND expires_at_ms > $4`,
-          [principal, buyerKey, serviceId, nowMs],
-        );
-        return r[0].n;
-      },
-    },
-    waitlist: {
-      async get(id) {
-        return one<WaitlistRecord>(`SELECT data FROM waitlist_entries WHERE id = $1${forUpdate}`, [id]);
-      },
-      async insert(rec) {
-        await q(
-          'INSERT INTO waitlist_entries (id, service_id, status, principal, created_ms, offer_expires_ms, data) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-          [rec.entry.id, rec.entry.service_id, rec.entry.status, rec.priv.principal, rec.priv.created_ms, rec.priv.offer_expires_ms ?? null, json(rec)],
-        );
-      },
-      async update(rec) {
-        await q('UPDATE waitlist_entries SET status = $1, offer_expires_ms = $2, data = $3 WHERE id = $4', [
-          rec.entry.status,
-          rec.priv.offer_expires_ms ?? null,
-          json(rec),
-          rec.entry.id,
-        ]);
-      },
-      async list(w: WaitlistQuery) {
-        const args: unknown[] = [w.principal];
-        const where = ['principal IS NOT DISTINCT FROM $1'];
-        const arg = (v: unknown) => `$${args.push(v)}`;
-        if (w.serviceId) where.push(`service_id = ${arg(w.serviceId)}`);
-        if (w.status) where.push(`status = ${arg(w.status)}`);
-        if (w.afterCreatedMs !== undefined) {
-          const c = arg(w.afterCreatedMs);
-          where.push(`(created_ms > ${c} OR (created_ms = ${c} AND id > ${arg(w.afterId ?? '')}))`);
-        }
-        const r = await rows<{ data: string }>(
-          `SELECT data FROM waitlist_entries WHERE ${where.join(' AND ')} ORDER BY created_ms, id LIMIT ${arg(w.limit)}`,
-          args,
-        );
-        return r.map((x) => parse<WaitlistRecord>(x.data));
-      },
-      async byService(serviceId, statuses: readonly WaitlistStatus[]) {
-        if (statuses.length === 0) return [];
-        // The line of one service is read-then-written (join, offer a freed place, move up): one at a time.
-        await lockKey(`waitlist:${serviceId}`);
-        const r = await rows<{ data: string }>(
-          'SELECT data FROM waitlist_entries WHERE service_id = $1 AND status = ANY($2::text[]) ORDER BY created_ms, id',
-          [serviceId, statuses],
-        );
-        return r.map((x) => parse<WaitlistRecord>(x.data));
-      },
-      async expiredOffers(nowMs, limit) {
-        const r = await rows<{ id: string }>(
-          `SELECT id FROM waitlist_entries WHERE status = 'offered' AND offer_expires_ms IS NOT NULL AND offer_expires_ms <= $1 LIMIT $2`,
-          [nowMs, limit],
-        );
-        return r.map((x) => x.id);
-      },
-    },
-    idempotency: {
-      async get(scope, nowMs) {
-        const r = await rows(
-          `SELECT scope, request_hash, status, body, created_ms, expires_ms FROM idempotency WHERE scope = $1 AND expires_ms > $2${forUpdate}`,
-          [scope, nowMs],
-        );
-        return r.length > 0 ? ({ ...r[0], body: parse(r[0].body) } as IdempotencyRecord) : null;
-      },
-      async put(rec) {
-        await q(
-          `INSERT INTO idempotency (scope, request_hash, status, body, created_ms, expires_ms) VALUES ($1, $2, $3, $4, $5, $6)
-           ON CONFLICT (scope) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status, body = EXCLUDED.body,
-           created_ms = EXCLUDED.created_ms, expires_ms = EXCLUDED.expires_ms`,
-          [rec.scope, rec.request_hash, rec.status, json(rec.body), rec.created_ms, rec.expires_ms],
-        );
-      },
-      async purge(nowMs) {
-        return (await q('DELETE FROM idempotency WHERE expires_ms <= $1', [nowMs])).rowCount ?? 0;
-      },
-    },
-    catalog: {
-      async all() {
-        // Read-then-publish (catalog sync) from several processes starting together: one at a time.
-        await lockKey('catalog');
-        return (await rows('SELECT id, data, fingerprint, modified_ms, deleted FROM catalog ORDER BY id')).map(rowToService);
-      },
-      async upsert(s) {
-        await q(
-          `INSERT INTO catalog (id, data, fingerprint, modified_ms, deleted) VALUES ($1, $2, $3, $4, $5)
-           ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data, fingerprint = EXCLUDED.fingerprint,
-           modified_ms = EXCLUDED.modified_ms, deleted = EXCLUDED.deleted`,
-          [s.id, json(s.data), s.fingerprint, s.modified_ms, s.deleted],
-        );
-      },
-      async feed(afterMs, afterId, limit, locationId) {
-        const out: StoredService[] = [];
-        let cursorMs = afterMs;
-        let cursorId = afterId;
-        // Location filtering happens after the keyset scan, so keep scanning until the page is full.
-        for (;;) {
-          const page = (
-            await rows(
-              `SELECT id, data, fingerprint, modified_ms, deleted FROM catalog
-               WHERE (modified_ms > $1 OR (modified_ms = $1 AND id > $2)) ORDER BY modified_ms, id LIMIT $3`,
-              [cursorMs, cursorId, limit],
-            )
-          ).map(rowToService);
-          for (const s of page) {
-            if (!locationId || serviceAtLocation(s, locationId)) out.push(s);
-            if (out.length === limit) return out;
-          }
-          if (page.length < limit) return out;
-          cursorMs = page[page.length - 1].modified_ms;
-          cursorId = page[page.length - 1].id;
-        }
-      },
-    },
-    subscriptions: {
-      async get(id) {
-        return one<SubscriptionRecord>(`SELECT data FROM feed_subscriptions WHERE id = $1${forUpdate}`, [id]);
-      },
-      async insert(rec) {
-        await q('INSERT INTO feed_subscriptions (id, status, principal, data) VALUES ($1, $2, $3, $4)', [
-          rec.subscription.id,
-          rec.subscription.status,
-          rec.priv.principal,
-          json(rec),
-        ]);
-      },
-      async update(rec) {
-        await q('UPDATE feed_subscriptions SET status = $1, data = $2 WHERE id = $3', [rec.subscription.status, json(rec), rec.subscription.id]);
-      },
-      async active() {
-        const r = await rows<{ data: string }>(`SELECT data FROM feed_subscriptions WHERE status = 'active' ORDER BY id`);
-        return r.map((x) => parse<SubscriptionRecord>(x.data));
-      },
-    },
-    outbox: {
-      async add(e: OutboxEvent) {
-        await q(
-          'INSERT INTO outbox (event_id, event, order_key, principal, profile, payload, created_ms, due_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-          [e.event_id, e.event, e.order_key, e.principal, e.profile, json(e.payload), e.created_ms, e.due_ms],
-        );
-      },
-      async recent(limit) {
-        // The internal `seq` ordering column is not part of OutboxEvent.
-        return (await rows(`SELECT ${OUTBOX_COLUMNS} FROM outbox ORDER BY seq DESC LIMIT $1`, [limit])).map((r): OutboxEvent => {
-          const { seq: _seq, ...e } = rowToEvent(r);
-          return e;
-        });
-      },
-      async recentBodies(principal, limit) {
-        return (await rows(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE principal = $1 AND status = 'dispatched' ORDER BY seq DESC LIMIT $2`, [principal, limit])).map((r) =>
-          eventBody(rowToEvent(r)),
-        );
-      },
-      async due(nowMs, limit) {
-        return (await rows(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE status = 'pending' AND due_ms <= $1 ORDER BY seq LIMIT $2`, [nowMs, limit])).map(
-          rowToEvent,
-        );
-      },
-      async markDispatched(seqs) {
-        if (seqs.length === 0) return [];
-        // Conditional: a row another worker already moved is not ours to announce.
-        const r = await rows<{ seq: number }>(
-          `UPDATE outbox SET status = 'dispatched' WHERE seq = ANY($1::bigint[]) AND status = 'pending' RETURNING seq`,
-          [seqs],
-        );
-        const moved = new Set(r.map((x) => x.seq));
-        return seqs.filter((s, i) => moved.has(s) && seqs.indexOf(s) === i);
-      },
-      async bySeq(seqs) {
-        if (seqs.length === 0) return [];
-        const found = new Map(
-          (await rows(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE seq = ANY($1::bigint[])`, [seqs])).map((r) => [r.seq as number, rowToEvent(r)] as const),
-        );
-        const out: Array<OutboxEvent & { seq: number }> = [];
-        for (const s of seqs) {
-          const e = found.get(s);
-          if (e) out.push(e);
-        }
-        return out;
-      },
-      async cancelScheduled(orderKey, event) {
-        return (await q(`UPDATE outbox SET status = 'canceled' WHERE order_key = $1 AND event = $2 AND status = 'pending'`, [orderKey, event])).rowCount ?? 0;
-      },
-    },
-    kv: {
-      async get(key) {
-        // Get-or-create (a secret generated at first start) must not race when the row is absent.
-        await lockKey(`kv:${key}`);
-        const r = await rows<{ value: string }>('SELECT value FROM kv WHERE key = $1', [key]);
-        return r.length > 0 ? r[0].value : null;
-      },
-      async set(key, value) {
-        await q('INSERT INTO kv (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, value]);
-      },
-    },
+    webhooks: pgWebhooks(s),
+    security: pgSecurity(s),
+    claims: pgClaims(s),
+    bookings: pgBookings(s),
+    holds: pgHolds(s),
+    waitlist: pgWaitlist(s),
+    idempotency: pgIdempotency(s),
+    catalog: pgCatalog(s),
+    subscriptions: pgSubscriptions(s),
+    outbox: pgOutbox(s),
+    kv: pgKeyValue(s),
   };
-}
-
-function serviceAtLocation(s: StoredService, locationId: string): boolean {
-  const locs = (s.data.locations as Array<{ id?: string }> | undefined) ?? [];
-  return locs.length === 0 || locs.some((l) => l.id === locationId);
 }

@@ -1,0 +1,42 @@
+import type { WaitlistRecord } from '../../domain/index.js';
+import type { WaitlistRepo } from '../port.js';
+import { waitlistUpdateValues, waitlistValues } from '../shared/rows.js';
+import { waitlistListQuery } from '../shared/sql.js';
+import { PG_DIALECT, type PgSession, pgIds } from './session.js';
+
+export function pgWaitlist(s: PgSession): WaitlistRepo {
+  return {
+    async get(id) {
+      return s.document<WaitlistRecord>(`SELECT data FROM waitlist_entries WHERE id = $1${s.forUpdate}`, [id]);
+    },
+    async insert(rec) {
+      await s.query(
+        'INSERT INTO waitlist_entries (id, service_id, status, principal, created_ms, offer_expires_ms, data) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        waitlistValues(rec),
+      );
+    },
+    async update(rec) {
+      await s.query('UPDATE waitlist_entries SET status = $1, offer_expires_ms = $2, data = $3 WHERE id = $4', waitlistUpdateValues(rec));
+    },
+    async list(w) {
+      const { sql, args } = waitlistListQuery(PG_DIALECT, w);
+      return s.documents<WaitlistRecord>(sql, args);
+    },
+    async byService(serviceId, statuses) {
+      if (statuses.length === 0) return [];
+      // The line of one service is read-then-written (join, offer a freed place, move up): one at a time.
+      await s.lockKey(`waitlist:${serviceId}`);
+      return s.documents<WaitlistRecord>(
+        'SELECT data FROM waitlist_entries WHERE service_id = $1 AND status = ANY($2::text[]) ORDER BY created_ms, id',
+        [serviceId, statuses],
+      );
+    },
+    async expiredOffers(nowMs, limit) {
+      return pgIds(
+        s,
+        `SELECT id FROM waitlist_entries WHERE status = 'offered' AND offer_expires_ms IS NOT NULL AND offer_expires_ms <= $1 LIMIT $2`,
+        [nowMs, limit],
+      );
+    },
+  };
+}
