@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { parse } from '../shared/rows.js';
+import { type DocumentRepo, type DocumentTable, parse } from '../shared/rows.js';
 import type { Dialect } from '../shared/sql.js';
 import { ClaimConflict, pgCode } from './faults.js';
 
@@ -58,4 +58,21 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode):
 /** The ids a SELECT of `id` finds. */
 export async function pgIds(s: PgSession, text: string, values: unknown[]): Promise<string[]> {
   return (await s.rows<{ id: string }>(text, values)).map((r) => r.id);
+}
+
+/** get (locked FOR UPDATE in a write transaction), insert and update of a document table. */
+export function pgDocumentRepo<T>(s: PgSession, t: DocumentTable<T>): DocumentRepo<T> {
+  const insert = `INSERT INTO ${t.table} (${t.columns.join(', ')}) VALUES (${t.columns.map((_, i) => `$${i + 1}`).join(', ')})`;
+  const update = `UPDATE ${t.table} SET ${t.updated.map((c, i) => `${c} = $${i + 1}`).join(', ')} WHERE id = $${t.updated.length + 1}`;
+  return {
+    get(id) {
+      return s.document<T>(`SELECT data FROM ${t.table} WHERE id = $1${s.forUpdate}`, [id]);
+    },
+    async insert(rec) {
+      await s.query(insert, t.values(rec));
+    },
+    async update(rec) {
+      await s.query(update, t.updateValues(rec));
+    },
+  };
 }

@@ -1,23 +1,12 @@
 import type { WaitlistRecord } from '../../domain/index.js';
 import type { WaitlistRepo } from '../port.js';
-import { waitlistUpdateValues, waitlistValues } from '../shared/rows.js';
+import { WAITLIST_ENTRIES } from '../shared/rows.js';
 import { waitlistListQuery } from '../shared/sql.js';
-import { PG_DIALECT, type PgSession, pgIds } from './session.js';
+import { PG_DIALECT, type PgSession, pgDocumentRepo, pgIds } from './session.js';
 
 export function pgWaitlist(s: PgSession): WaitlistRepo {
   return {
-    async get(id) {
-      return s.document<WaitlistRecord>(`SELECT data FROM waitlist_entries WHERE id = $1${s.forUpdate}`, [id]);
-    },
-    async insert(rec) {
-      await s.query(
-        'INSERT INTO waitlist_entries (id, service_id, status, principal, created_ms, offer_expires_ms, data) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        waitlistValues(rec),
-      );
-    },
-    async update(rec) {
-      await s.query('UPDATE waitlist_entries SET status = $1, offer_expires_ms = $2, data = $3 WHERE id = $4', waitlistUpdateValues(rec));
-    },
+    ...pgDocumentRepo(s, WAITLIST_ENTRIES),
     async list(w) {
       const { sql, args } = waitlistListQuery(PG_DIALECT, w);
       return s.documents<WaitlistRecord>(sql, args);

@@ -108,51 +108,58 @@ export const toCredential = (r: Row): CredentialRow => ({
   revoked: flag(r.revoked),
 });
 
-// Values in the column order of each table's INSERT (id, indexed columns, then the JSON document).
+/**
+ * A table that keeps one JSON document per row beside the columns it is searched by. Both adapters
+ * build `get` (by id), `insert` and `update` from this description.
+ */
+export interface DocumentTable<T> {
+  table: string;
+  /** Columns written on insert, in the order of `values`. */
+  columns: readonly string[];
+  values(rec: T): unknown[];
+  /** Columns an update sets, in the order of `updateValues` (which ends with the id). */
+  updated: readonly string[];
+  updateValues(rec: T): unknown[];
+}
 
-/** id, service_id, status, hold_id, principal, expires_at_ms, data */
-export const bookingValues = (rec: BookingRecord): unknown[] => [
-  rec.booking.id,
-  rec.booking.service_id,
-  rec.booking.status,
-  rec.priv.hold_id ?? null,
-  rec.priv.principal,
-  rec.priv.expires_at_ms ?? null,
-  json(rec),
-];
-/** status, expires_at_ms, data, id */
-export const bookingUpdateValues = (rec: BookingRecord): unknown[] => [rec.booking.status, rec.priv.expires_at_ms ?? null, json(rec), rec.booking.id];
+export const BOOKINGS: DocumentTable<BookingRecord> = {
+  table: 'bookings',
+  columns: ['id', 'service_id', 'status', 'hold_id', 'principal', 'expires_at_ms', 'data'],
+  values: (rec) => [rec.booking.id, rec.booking.service_id, rec.booking.status, rec.priv.hold_id ?? null, rec.priv.principal, rec.priv.expires_at_ms ?? null, json(rec)],
+  updated: ['status', 'expires_at_ms', 'data'],
+  updateValues: (rec) => [rec.booking.status, rec.priv.expires_at_ms ?? null, json(rec), rec.booking.id],
+};
 
-/** id, service_id, status, principal, buyer_key, expires_at_ms, data */
-export const holdValues = (rec: HoldRecord): unknown[] => [
-  rec.hold.id,
-  rec.hold.service_id,
-  rec.hold.status,
-  rec.priv.principal,
-  rec.priv.buyer_key ?? null,
-  rec.priv.expires_at_ms,
-  json(rec),
-];
-/** status, expires_at_ms, data, id */
-export const holdUpdateValues = (rec: HoldRecord): unknown[] => [rec.hold.status, rec.priv.expires_at_ms, json(rec), rec.hold.id];
+export const HOLDS: DocumentTable<HoldRecord> = {
+  table: 'holds',
+  columns: ['id', 'service_id', 'status', 'principal', 'buyer_key', 'expires_at_ms', 'data'],
+  values: (rec) => [rec.hold.id, rec.hold.service_id, rec.hold.status, rec.priv.principal, rec.priv.buyer_key ?? null, rec.priv.expires_at_ms, json(rec)],
+  updated: ['status', 'expires_at_ms', 'data'],
+  updateValues: (rec) => [rec.hold.status, rec.priv.expires_at_ms, json(rec), rec.hold.id],
+};
 
-/** id, service_id, status, principal, created_ms, offer_expires_ms, data */
-export const waitlistValues = (rec: WaitlistRecord): unknown[] => [
-  rec.entry.id,
-  rec.entry.service_id,
-  rec.entry.status,
-  rec.priv.principal,
-  rec.priv.created_ms,
-  rec.priv.offer_expires_ms ?? null,
-  json(rec),
-];
-/** status, offer_expires_ms, data, id */
-export const waitlistUpdateValues = (rec: WaitlistRecord): unknown[] => [rec.entry.status, rec.priv.offer_expires_ms ?? null, json(rec), rec.entry.id];
+export const WAITLIST_ENTRIES: DocumentTable<WaitlistRecord> = {
+  table: 'waitlist_entries',
+  columns: ['id', 'service_id', 'status', 'principal', 'created_ms', 'offer_expires_ms', 'data'],
+  values: (rec) => [rec.entry.id, rec.entry.service_id, rec.entry.status, rec.priv.principal, rec.priv.created_ms, rec.priv.offer_expires_ms ?? null, json(rec)],
+  updated: ['status', 'offer_expires_ms', 'data'],
+  updateValues: (rec) => [rec.entry.status, rec.priv.offer_expires_ms ?? null, json(rec), rec.entry.id],
+};
 
-/** id, status, principal, data */
-export const subscriptionValues = (rec: SubscriptionRecord): unknown[] => [rec.subscription.id, rec.subscription.status, rec.priv.principal, json(rec)];
-/** status, data, id */
-export const subscriptionUpdateValues = (rec: SubscriptionRecord): unknown[] => [rec.subscription.status, json(rec), rec.subscription.id];
+export const FEED_SUBSCRIPTIONS: DocumentTable<SubscriptionRecord> = {
+  table: 'feed_subscriptions',
+  columns: ['id', 'status', 'principal', 'data'],
+  values: (rec) => [rec.subscription.id, rec.subscription.status, rec.priv.principal, json(rec)],
+  updated: ['status', 'data'],
+  updateValues: (rec) => [rec.subscription.status, json(rec), rec.subscription.id],
+};
+
+/** get, insert and update of a document table. */
+export interface DocumentRepo<T> {
+  get(id: string): Promise<T | null>;
+  insert(rec: T): Promise<void>;
+  update(rec: T): Promise<void>;
+}
 
 /** event_id, event, order_key, principal, profile, payload, created_ms, due_ms */
 export const outboxValues = (e: OutboxEvent): unknown[] => [e.event_id, e.event, e.order_key, e.principal, e.profile, json(e.payload), e.created_ms, e.due_ms];

@@ -1,5 +1,5 @@
-import { parse } from '../shared/rows.js';
-import type { Statement } from './statements.js';
+import { type DocumentRepo, type DocumentTable, parse } from '../shared/rows.js';
+import { placeholders, type Statement, type Statements } from './statements.js';
 
 /** The JSON document of the one row a keyed SELECT of `data` finds, or null. */
 export function oneDocument<T>(stmt: Statement, ...args: unknown[]): T | null {
@@ -15,4 +15,22 @@ export function documents<T>(stmt: Statement, ...args: unknown[]): T[] {
 /** The ids a SELECT of `id` finds. */
 export function ids(stmt: Statement, ...args: unknown[]): string[] {
   return (stmt.all(...args) as Array<{ id: string }>).map((r) => r.id);
+}
+
+/** get, insert and update of a document table, prepared once. */
+export function sqliteDocumentRepo<T>(s: Statements, t: DocumentTable<T>): DocumentRepo<T> {
+  const get = s.prepare(`SELECT data FROM ${t.table} WHERE id = ?`);
+  const insert = s.prepare(`INSERT INTO ${t.table} (${t.columns.join(', ')}) VALUES (${placeholders(t.columns.length)})`);
+  const update = s.prepare(`UPDATE ${t.table} SET ${t.updated.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`);
+  return {
+    async get(id) {
+      return oneDocument<T>(get, id);
+    },
+    async insert(rec) {
+      insert.run(...t.values(rec));
+    },
+    async update(rec) {
+      update.run(...t.updateValues(rec));
+    },
+  };
 }
