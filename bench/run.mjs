@@ -7,6 +7,7 @@
  *   node bench/run.mjs --only=rest,mcp run some of them (slots, mcp, rest, bookings, security)
  *   node bench/run.mjs --cpu-prof      also write CPU profiles of the server children to bench/profiles/
  *   node bench/run.mjs --write         write docs/BENCHMARKS.md in quick mode too
+ *   node bench/run.mjs --no-write      never write it (experiments with --only)
  *
  * Benchmarks import the compiled code from dist/ (npm run bench builds first). A failed check
  * (an error, or any double booking) exits non-zero; a missed performance target does not.
@@ -19,7 +20,7 @@ import { ANALYSIS } from './analysis.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const write = !quick || args.includes('--write');
+const write = (!quick || args.includes('--write')) && !args.includes('--no-write');
 const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
 const cpuProf = args.includes('--cpu-prof') ? join(ROOT, 'bench/profiles') : undefined;
 if (cpuProf) {

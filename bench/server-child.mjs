@@ -165,6 +165,8 @@ async function main() {
       clock: new ManualClock(lib.BENCH_NOW),
       log: silentLogger,
       sweepIntervalMs: 0,
+      // The benchmark measures throughput from 64 clients on one address: rate limits off (--no-rate-limit).
+      security: { rateLimits: false },
     });
     url = await usp.listen(0, '127.0.0.1');
   } else if (config.kind === 'rest-floor') {

@@ -101,17 +101,33 @@ function migrate(db: Db): void {
   }
 }
 
+/** A committed-or-not answer owed to a transaction of the open batch. */
+interface Waiter {
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
 class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly tx: Tx;
   private closed = false;
+  /**
+   * Group commit: write transactions that run in the same turn of the event loop share one SQLite
+   * transaction, each inside its own savepoint, and one COMMIT at the end of the turn. A caller's
+   * promise settles only after that COMMIT (so nothing is answered before it is durable); a body that
+   * throws rolls back to its savepoint and fails alone. Undefined while no batch is open.
+   */
+  private batch: Waiter[] | undefined;
 
   // Prepared once: parsing BEGIN/COMMIT on every call was a visible share of short requests.
   private readonly begin: Database.Statement;
   private readonly beginRead: Database.Statement;
   private readonly commit: Database.Statement;
   private readonly rollback: Database.Statement;
+  private readonly savepoint: Database.Statement;
+  private readonly release: Database.Statement;
+  private readonly rollbackTo: Database.Statement;
 
   constructor(
     private readonly db: Db,
@@ -122,29 +138,88 @@ class SqliteStore implements Store {
     this.beginRead = db.prepare('BEGIN');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
+    this.savepoint = db.prepare('SAVEPOINT usp_tx');
+    this.release = db.prepare('RELEASE usp_tx');
+    this.rollbackTo = db.prepare('ROLLBACK TO usp_tx');
   }
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.serialize(async () => {
+    let committed!: Promise<void>;
+    const body = this.serialize(async () => {
       try {
-        this.checkFile();
-        this.begin.run();
+        if (!this.batch) this.openBatch();
+        const batch = this.batch!;
+        this.savepoint.run();
+        let out: T;
         try {
-          const out = await fn(this.tx);
-          this.commit.run();
-          return out;
+          out = await fn(this.tx);
         } catch (err) {
-          this.abort();
+          this.undo(err);
           throw err;
         }
+        this.release.run();
+        committed = new Promise<void>((resolve, reject) => batch.push({ resolve, reject }));
+        return out;
       } catch (err) {
         throw sqliteFault(err) ?? err;
       }
     });
+    return body.then(async (out) => {
+      await committed;
+      return out;
+    });
+  }
+
+  /** BEGIN IMMEDIATE (the write lock) and schedule the COMMIT for the end of this turn of the event loop. */
+  private openBatch(): void {
+    this.checkFile();
+    this.begin.run();
+    this.batch = [];
+    // Behind whatever is queued now: bodies that arrived in this turn join the batch first.
+    setImmediate(() => void this.serialize(async () => this.flush()).catch(() => undefined));
+  }
+
+  /** Commit the open batch and settle its callers; on failure none of them was committed. */
+  private flush(): void {
+    const batch = this.batch;
+    if (!batch) return;
+    this.batch = undefined;
+    try {
+      this.commit.run();
+    } catch (err) {
+      this.abort();
+      const fault = sqliteFault(err) ?? err;
+      for (const w of batch) w.reject(fault);
+      return;
+    }
+    for (const w of batch) w.resolve();
+  }
+
+  /**
+   * A body threw: undo its statements. Normally that is its savepoint; when SQLite rolled the whole
+   * transaction back itself (a full disk, an I/O error), the batch's earlier bodies are lost too and
+   * their callers are told so.
+   */
+  private undo(err: unknown): void {
+    if (this.db.inTransaction) {
+      try {
+        this.rollbackTo.run();
+        this.release.run();
+        return;
+      } catch {
+        this.abort();
+      }
+    }
+    const batch = this.batch;
+    this.batch = undefined;
+    const fault = sqliteFault(err) ?? new StoreUnavailable('the transaction was rolled back by the database', { cause: err });
+    for (const w of batch ?? []) w.reject(fault);
   }
 
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.serialize(async () => {
+      // A read sees committed data only: commit the open batch first.
+      this.flush();
       try {
         this.checkFile();
         this.beginRead.run();
@@ -204,6 +279,7 @@ class SqliteStore implements Store {
     if (this.closed) return;
     this.closed = true;
     await this.queue.catch(() => undefined);
+    this.flush();
     this.db.close();
   }
 
