@@ -79,7 +79,21 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     const st = statSync(opts.path);
     file = { path: opts.path, dev: st.dev, ino: st.ino };
   }
-  return new SqliteStore(db, file);
+  // Reads go through a second connection: in WAL mode it sees the last commit, whatever write
+  // transaction is open on the first, so reads never wait in the write queue.
+  let reader: Db | undefined;
+  if (file) {
+    try {
+      reader = new Database(opts.path);
+      reader.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+      reader.pragma('query_only = ON');
+    } catch (err) {
+      reader?.close();
+      db.close();
+      throw sqliteFault(err) ?? err;
+    }
+  }
+  return new SqliteStore(db, file, reader);
 }
 
 /** The file the connection opened: SQLite keeps writing to it even after it is deleted or replaced. */
@@ -129,11 +143,23 @@ class SqliteStore implements Store {
   private readonly release: Database.Statement;
   private readonly rollbackTo: Database.Statement;
 
+  /** Reads on the second connection (file databases), one at a time among themselves. */
+  private readQueue: Promise<unknown> = Promise.resolve();
+  private readonly readTx: Tx;
+  private readonly readBegin?: Database.Statement;
+  private readonly readEnd?: Database.Statement;
+
   constructor(
     private readonly db: Db,
     private readonly file?: WatchedFile,
+    private readonly reader?: Db,
   ) {
     this.tx = buildRepos(db);
+    this.readTx = reader ? buildRepos(reader) : this.tx;
+    if (reader) {
+      this.readBegin = reader.prepare('BEGIN');
+      this.readEnd = reader.prepare('ROLLBACK');
+    }
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.beginRead = db.prepare('BEGIN');
     this.commit = db.prepare('COMMIT');
@@ -217,6 +243,7 @@ class SqliteStore implements Store {
   }
 
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    if (this.reader) return this.readOnReader(fn);
     return this.serialize(async () => {
       // A read sees committed data only: commit the open batch first.
       this.flush();
@@ -232,6 +259,32 @@ class SqliteStore implements Store {
         throw sqliteFault(err) ?? err;
       }
     });
+  }
+
+  /** A read on the second connection: a snapshot of what is committed, beside any open write batch. */
+  private readOnReader<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const reader = this.reader!;
+    const job = async () => {
+      try {
+        this.checkFile();
+        this.readBegin!.run();
+        try {
+          return await fn(this.readTx);
+        } finally {
+          try {
+            if (reader.inTransaction) this.readEnd!.run();
+          } catch {
+            /* nothing to undo in a read */
+          }
+        }
+      } catch (err) {
+        throw sqliteFault(err) ?? err;
+      }
+    };
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    const run = this.readQueue.then(job, job);
+    this.readQueue = run.catch(() => undefined);
+    return run;
   }
 
   /** Readiness: the file is still where we opened it and a write lock can be taken (then released). */
@@ -279,7 +332,9 @@ class SqliteStore implements Store {
     if (this.closed) return;
     this.closed = true;
     await this.queue.catch(() => undefined);
+    await this.readQueue.catch(() => undefined);
     this.flush();
+    this.reader?.close();
     this.db.close();
   }
 
