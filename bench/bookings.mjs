@@ -24,8 +24,8 @@
  * the same SQLite run against that build, interleaved, for a before/after ratio.
  *
  * Scale: three SQLite databases holding 0, 10,000 and 100,000 existing bookings (bench/server-child.mjs
- * `seed`, on days 31-360), measured in interleaved rounds: bookings on days 6-30 (64 clients) and
- * sequential availability queries of one day among days 1-5. USP_BENCH_SCALE=0 leaves this part out.
+ * `seed`, on days 1-330), measured in interleaved rounds: bookings on days 336-360 (64 clients) and
+ * sequential availability queries of one day among days 331-335. USP_BENCH_SCALE=0 leaves this part out.
  */
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -43,7 +43,9 @@ const TARGET_P99_MS = 100;
 const FLAT_FACTOR = 1.25;
 const BUSINESS = { staff: 50, interval: 15, duration: 15, maxAdvanceDays: 365 };
 const BUYER = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' };
-const DAYS = { uncontended: [1, 180], contended: [181, 180], scaleAvailability: [1, 5], scaleBookings: [6, 25], seed: [31, 330] };
+// Scale: the seeded bookings lie BEFORE the measured days, so every lookup of a measured day has
+// the whole history of its resources below it in the claims index (the case a scan would pay for).
+const DAYS = { uncontended: [1, 180], contended: [181, 180], seed: [1, 330], scaleAvailability: [331, 5], scaleBookings: [336, 25] };
 
 /** Slot ids of svc_bench over `days` days from `firstDay`, enumerated so consecutive ones land on different days. */
 function slotSource([firstDay, days]) {
