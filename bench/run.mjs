@@ -12,7 +12,7 @@
  * Benchmarks import the compiled code from dist/ (npm run bench builds first). A failed check
  * (an error, or any double booking) exits non-zero; a missed performance target does not.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { ROOT, fmtMb, mdTable, textTable } from './lib.mjs';
@@ -127,6 +127,7 @@ if (write && failures.length === 0) {
   }
   md.push(WHERE_WE_STAND(results), '');
   md.push('## Running', '', '```', 'npm run bench                      # full run, rewrites this file', 'node bench/run.mjs --quick         # smoke run (CI): each benchmark for a fraction of a second', 'node bench/run.mjs --only=rest      # some of them: slots, mcp, rest, bookings, security', 'node bench/run.mjs --cpu-prof      # CPU profiles of the server children in bench/profiles/', 'node bench/profile-summary.mjs bench/profiles/X.cpuprofile   # top functions of a profile', 'USP_BENCH_PG_URL=postgres://... npm run bench   # adds PostgreSQL to the booking benchmark', '```', '');
+  md.push(...handWrittenSections());
   writeFileSync(join(ROOT, 'docs/BENCHMARKS.md'), md.join('\n'));
   console.log('wrote docs/BENCHMARKS.md');
 }
@@ -143,4 +144,22 @@ function WHERE_WE_STAND(res) {
   lines.push(missed.length === 0 ? 'Every target is met in this run.' : `Missed in this run: ${missed.map((t) => t.name).join('; ')}.`, '');
   lines.push(...ANALYSIS);
   return lines.join('\n');
+}
+
+/**
+ * Sections written by hand after "## Running" (measurements this script does not make, such as
+ * "What a model reads"): carried over from the current docs/BENCHMARKS.md unchanged, so a rerun
+ * never drops them.
+ */
+function handWrittenSections() {
+  const path = join(ROOT, 'docs/BENCHMARKS.md');
+  if (!existsSync(path)) return [];
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const running = lines.indexOf('## Running');
+  if (running < 0) return [];
+  const next = lines.findIndex((l, i) => i > running && l.startsWith('## '));
+  if (next < 0) return [];
+  const kept = lines.slice(next);
+  while (kept.length > 0 && kept[kept.length - 1] === '') kept.pop();
+  return [...kept, ''];
 }
