@@ -5,7 +5,7 @@
  * with it, and reads see committed data only (on a second connection, so they never queue behind writes).
  */
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -91,5 +91,19 @@ describe('write transactions started together share one commit, and each is answ
     await write;
     expect(await beside).toBe('before');
     expect(await store.read((tx) => tx.kv.get('x'))).toBe('written');
+  });
+});
+
+describe('the write-ahead log is copied back into the database file by a background thread, not by a commit', () => {
+  test('a commit far below the automatic checkpoint size reaches the database file shortly after, with no further write', async () => {
+    const { store, path } = open();
+    const before = statSync(path).size;
+    // About 60 pages: SQLite's own checkpoint would wait for 1,000.
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < 60; i++) await tx.kv.set(`page${i}`, 'x'.repeat(4000));
+    });
+    const deadline = Date.now() + 5000;
+    while (statSync(path).size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(statSync(path).size).toBeGreaterThan(before + 60 * 4000);
   });
 });

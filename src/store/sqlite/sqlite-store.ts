@@ -14,6 +14,7 @@ import type { Store, Tx } from '../port.js';
 import { StoreUnavailable } from '../port.js';
 import { sqliteBookings } from './bookings.js';
 import { sqliteCatalog } from './catalog.js';
+import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import { sqliteClaims } from './claims.js';
 import { sqliteHolds } from './holds.js';
 import { sqliteIdempotency } from './idempotency.js';
@@ -93,7 +94,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
       throw sqliteFault(err) ?? err;
     }
   }
-  return new SqliteStore(db, file, reader);
+  return new SqliteStore(db, file, reader, file ? startCheckpointer(db, file.path) : undefined);
 }
 
 /** The file the connection opened: SQLite keeps writing to it even after it is deleted or replaced. */
@@ -153,6 +154,7 @@ class SqliteStore implements Store {
     private readonly db: Db,
     private readonly file?: WatchedFile,
     private readonly reader?: Db,
+    private readonly checkpointer?: Checkpointer,
   ) {
     this.tx = buildRepos(db);
     this.readTx = reader ? buildRepos(reader) : this.tx;
@@ -334,6 +336,7 @@ class SqliteStore implements Store {
     await this.queue.catch(() => undefined);
     await this.readQueue.catch(() => undefined);
     this.flush();
+    await this.checkpointer?.stop();
     this.reader?.close();
     this.db.close();
   }
