@@ -63,7 +63,7 @@ function slotSource([firstDay, days]) {
 /** HTTP client over one or more server processes: worker w talks to urls[w % urls.length]. */
 function client(urls) {
   const targets = urls.map((u) => new URL(u));
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+  let agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
   const latencies = [];
   const request = (w, method, path, body, profile) =>
     new Promise((resolve, reject) => {
@@ -88,10 +88,19 @@ function client(urls) {
         });
         res.on('error', reject);
       });
-      req.on('error', reject);
+      req.on('error', (err) => reject(new Error(`bookings: ${method} ${path} on ${url.host}: ${err.message}`, { cause: err })));
       req.end(payload);
     });
-  return { request, latencies, close: () => agent.destroy() };
+  return {
+    request,
+    latencies,
+    /** Drop idle keep-alive connections: a server closes them after its keep-alive timeout while another setup's round runs. */
+    fresh() {
+      agent.destroy();
+      agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+    },
+    close: () => agent.destroy(),
+  };
 }
 
 const code = (res) => res.body?.messages?.find((m) => m.type === 'error')?.code;
@@ -267,6 +276,7 @@ async function interleave(setups, rounds, burst) {
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < setups.length; k++) {
       const i = (r + k) % setups.length;
+      setups[i].client.fresh();
       await burst(setups[i], stats[i]);
     }
   }

@@ -210,7 +210,11 @@ export async function startChild(config, { execArgv = [], env = {} } = {}) {
     }
   });
   const exited = new Promise((res) => child.once('exit', (code, signal) => res({ code, signal })));
-  exited.then(() => readyReject(new Error('server child exited before it was ready')));
+  let stopping = false;
+  exited.then(({ code, signal }) => {
+    readyReject(new Error('server child exited before it was ready'));
+    if (!stopping) process.stderr.write(`\nbench: server child ${child.pid} exited unexpectedly (code ${code}, signal ${signal})\n`);
+  });
   const info = await ready;
   const rpc = (type, payload = {}) =>
     new Promise((resolve, reject) => {
@@ -229,6 +233,7 @@ export async function startChild(config, { execArgv = [], env = {} } = {}) {
     memory: () => rpc('memory'),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
+      stopping = true;
       child.send({ type: 'stop', seq: ++seq });
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
       await exited;
