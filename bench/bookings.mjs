@@ -25,7 +25,8 @@
  *
  * Scale: three SQLite databases holding 0, 10,000 and 100,000 existing bookings (bench/server-child.mjs
  * `seed`, on days 1-330), measured in interleaved rounds: bookings on days 336-360 (64 clients) and
- * sequential availability queries of one day among days 331-335. USP_BENCH_SCALE=0 leaves this part out.
+ * sequential availability queries of one day among days 331-335. USP_BENCH_SCALE=0 leaves this part out,
+ * USP_BENCH_SCALE=only runs nothing else.
  */
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -333,7 +334,7 @@ export async function run({ quick, cpuProf }) {
   const execArgv = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [];
   const t = quick
     ? { warm: 100, burst: 300, rounds: 1, fight: 200, pgBurst: 300, pgRounds: 1, scaleRounds: 1, scaleBurst: 200, availability: 100, seeds: [0, 100, 1000] }
-    : { warm: 1000, burst: 2000, rounds: 4, fight: 1250, pgBurst: 2000, pgRounds: 3, scaleRounds: 3, scaleBurst: 1500, availability: 1000, seeds: [0, 10_000, 100_000] };
+    : { warm: 1000, burst: 2000, rounds: 4, fight: 1250, pgBurst: 2000, pgRounds: 3, scaleRounds: 6, scaleBurst: 1000, availability: 600, seeds: [0, 10_000, 100_000] };
   const rows = [];
   const targets = [];
   const notes = [];
@@ -341,7 +342,7 @@ export async function run({ quick, cpuProf }) {
   const data = {};
   let doubleBookings = 0;
 
-  for (const engine of engines()) {
+  for (const engine of process.env.USP_BENCH_SCALE === 'only' ? [] : engines()) {
     if (engine.skip) {
       notes.push(`${engine.name}: ${engine.skip}.`);
       rows.push([engine.name, 'skipped', '–', '–', '–', '–', '–', '–']);

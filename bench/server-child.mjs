@@ -209,9 +209,13 @@ async function seedBookings({ count, firstDay, days }) {
       [`"Staff ${first.staff}"`, `"Staff ${s.staff}"`],
     ];
   };
+  // All pairs at once, in one pass: replaced in turn, a new start equal to the template's end
+  // would then be replaced again as an end.
+  const escape = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(swaps(0, first).map(([a]) => escape(a)).join('|'), 'g');
   const apply = (text, pairs) => {
-    for (const [a, z] of pairs) text = text.split(a).join(z);
-    return text;
+    const to = new Map(pairs);
+    return text.replace(pattern, (m) => to.get(m));
   };
   const texts = { booking: JSON.stringify(tpl.booking), hold: JSON.stringify(tpl.hold), claims: JSON.stringify(tpl.claims), events: JSON.stringify(tpl.events) };
   const hash = (v) => createHash('sha256').update(v).digest('base64url');

@@ -37,6 +37,15 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
+/**
+ * Page cache per connection, in KiB as SQLite's negative cache_size counts (default 2 MB). Booking
+ * ids, idempotency scopes and credential hashes are random keys: with a large database every insert
+ * lands on a leaf page the 2 MB cache no longer holds, and reading it back from the OS made a
+ * booking cost more as bookings accumulated. No mmap: an I/O error would then be a SIGBUS, not a
+ * StoreUnavailable.
+ */
+const CACHE_KIB = -32768;
+
 /** SQLite result codes that mean the file, not the statement, is at fault (extended codes start with these). */
 const FILE_FAULTS = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_PROTOCOL'];
 
@@ -69,6 +78,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     db.pragma('synchronous = NORMAL');
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
     db.pragma('foreign_keys = ON');
+    db.pragma(`cache_size = ${CACHE_KIB}`);
     migrate(db);
   } catch (err) {
     db?.close();
@@ -88,6 +98,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
       reader = new Database(opts.path);
       reader.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
       reader.pragma('query_only = ON');
+      reader.pragma(`cache_size = ${CACHE_KIB}`);
     } catch (err) {
       reader?.close();
       db.close();
