@@ -44,7 +44,7 @@ export interface SqliteStoreOptions {
  * booking cost more as bookings accumulated. No mmap: an I/O error would then be a SIGBUS, not a
  * StoreUnavailable.
  */
-const CACHE_KIB = -32768;
+const CACHE_KIB = -16384;
 
 /** SQLite result codes that mean the file, not the statement, is at fault (extended codes start with these). */
 const FILE_FAULTS = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_PROTOCOL'];
