@@ -192,11 +192,12 @@ class SqliteStore implements Store {
         let out: T;
         try {
           out = await fn(this.tx);
+          this.release.run();
         } catch (err) {
+          // Its savepoint is still open: undo it, or the batch's COMMIT would keep what it wrote.
           this.undo(err);
           throw err;
         }
-        this.release.run();
         committed = new Promise<void>((resolve, reject) => batch.push({ resolve, reject }));
         return out;
       } catch (err) {
