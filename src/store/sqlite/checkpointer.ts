@@ -59,6 +59,8 @@ export function startCheckpointer(db: Db, path: string, intervalMs = CHECKPOINT_
     async stop() {
       if (stopping) return exited;
       stopping = true;
+      // Unref'd so that it never keeps a process alive by itself; waiting for its exit must.
+      worker.ref();
       worker.postMessage('stop');
       const timer = setTimeout(() => void worker.terminate(), 2000);
       timer.unref();
