@@ -23,6 +23,7 @@ export type {
   DeliveryStatus,
   EventChannel,
 } from './port.js';
+export type { OAuthRecord, OAuthRepo, BuyerAccount, AccountRepo } from './oauth-port.js';
 export { openSqliteStore } from './sqlite/sqlite-store.js';
 export { eventBody, StoreUnavailable } from './port.js';
 export type { SqliteStoreOptions } from './sqlite/sqlite-store.js';

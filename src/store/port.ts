@@ -8,6 +8,8 @@
 import { isoUtc, type BookingRecord, type HoldRecord, type SubscriptionRecord, type WaitlistRecord, type WaitlistStatus } from '../domain/index.js';
 
 /** A resource occupied by a booking or an active hold over its blocked interval (buffers included). */
+import type { AccountRepo, OAuthRepo } from './oauth-port.js';
+
 export interface ClaimRow {
   resource_id: string;
   start_ms: number;
@@ -251,6 +253,8 @@ export interface Tx {
   subscriptions: SubscriptionRepo;
   outbox: OutboxRepo;
   kv: KeyValueRepo;
+  oauth: OAuthRepo;
+  accounts: AccountRepo;
 }
 
 /** Cross-process announcement of dispatched events (PostgreSQL LISTEN/NOTIFY); absent in one process. */

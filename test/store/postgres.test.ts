@@ -174,6 +174,9 @@ if (!PG_URL) {
     'principal_bindings',
     'webhook_deliveries',
     'webhook_attempts',
+    'oauth_records',
+    'buyer_accounts',
+    'buyer_bookings',
   ];
   // Connection errors are expected where a test kills a connection; the tests observe their effects.
   const open = (s = schema, poolSize?: number) => openPostgresStore({ url, schema: s, poolSize, onError: () => {} });

@@ -7,6 +7,8 @@
  * JSON documents in `data`/`payload`/`body` (byte-for-byte parity with SQLite), BOOLEAN for flags.
  * Ids that are ordered or paginated on use the "C" collation so that they sort bytewise, as in SQLite.
  */
+import { POSTGRES_OAUTH_MIGRATION } from './oauth-repo.js';
+
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE claims (
@@ -173,4 +175,5 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX IF NOT EXISTS outbox_scheduled ON outbox (order_key, event) WHERE status = 'pending';
   `,
+  POSTGRES_OAUTH_MIGRATION,
 ];

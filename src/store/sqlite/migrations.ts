@@ -1,3 +1,5 @@
+import { SQLITE_OAUTH_MIGRATION } from './oauth-repo.js';
+
 /** Schema of the embedded store. Each entry runs once, in order, recorded in `schema_migrations`. */
 export const SQLITE_MIGRATIONS: readonly string[] = [
   `
@@ -142,4 +144,5 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX outbox_scheduled ON outbox (order_key, event) WHERE status = 'pending';
   `,
+  SQLITE_OAUTH_MIGRATION,
 ];

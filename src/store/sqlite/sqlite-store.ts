@@ -14,6 +14,7 @@ import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, Wai
 import type { ClaimRow, DeliveryAttempt, IdempotencyRecord, OutboxEvent, Store, StoredService, Tx, WaitlistQuery, WebhookDelivery } from '../port.js';
 import { StoreUnavailable, eventBody } from '../port.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { sqliteOAuthRepos } from './oauth-repo.js';
 
 type Db = Database.Database;
 
@@ -623,6 +624,7 @@ function buildRepos(db: Db): Tx {
         q.kvSet.run(key, value);
       },
     },
+    ...sqliteOAuthRepos(db),
   };
 }
 
