@@ -102,6 +102,8 @@ export interface Caller {
   authenticated?: boolean;
   /** Version and capability keys the caller's platform profile declares (when it was fetched). */
   platform?: { version: string; capabilities: string[] };
+  /** The buyer account an OAuth token was linked to, and the scopes the buyer granted (spec 10.2.4). */
+  account?: { id: string; scopes: readonly string[] };
 }
 
 export interface RaisedEvent {

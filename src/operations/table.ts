@@ -19,6 +19,7 @@ import { holdSlot } from './availability/hold-slot.js';
 import { releaseHold } from './availability/release-hold.js';
 import { createBooking } from './bookings/create-booking.js';
 import { getBooking } from './bookings/get-booking.js';
+import { listBookings } from './bookings/list-bookings.js';
 import { updateBooking } from './bookings/update-booking.js';
 import { confirmBooking } from './bookings/confirm-booking.js';
 import { cancelBooking } from './bookings/cancel-booking.js';
@@ -52,6 +53,7 @@ export const OPERATIONS: readonly OperationDef[] = [
   releaseHold,
   createBooking,
   getBooking,
+  listBookings,
   updateBooking,
   confirmBooking,
   cancelBooking,
