@@ -149,7 +149,18 @@ export interface AuthPolicy {
    * Verify an OAuth access token from this business's authorization server (audience, expiry,
    * revocation, DPoP binding); throws TokenRefused. Absent when the server does not run one.
    */
-  verifyAccessToken?: (token: string, how: { scheme: 'bearer' | 'dpop'; binding: 'mcp' | 'rest'; http?: HttpEvidence; now: number }) => Promise<OAuthTokenInfo>;
+  verifyAccessToken?: (token: string, how: AccessTokenCheck) => Promise<OAuthTokenInfo>;
+  /** The RFC 9728 metadata URL of each door's resource, named in 401 challenges (when OAuth runs). */
+  resourceMetadata?: (binding: 'mcp' | 'rest') => string;
+}
+
+export interface AccessTokenCheck {
+  scheme: 'bearer' | 'dpop';
+  binding: 'mcp' | 'rest';
+  http?: HttpEvidence;
+  now: number;
+  /** Look only (known, unexpired, right audience): the DPoP proof is left for the real check. */
+  peek?: boolean;
 }
 
 const fail = (code: AuthFailureCode, detailCode: string, publicMessage: string, logDetail = publicMessage, extra?: Record<string, unknown>) =>

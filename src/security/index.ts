@@ -1,7 +1,7 @@
 export { hashApiKey, apiKeyMatches } from './api-key.js';
 export { checkProfileUrl } from './profile-url.js';
 export { AuthFailure, TokenRefused, authenticateRequest, htuCandidates } from './authenticate.js';
-export type { PlatformSummary, AuthPolicy, AuthRequest, AuthenticatedCaller, HttpEvidence, McpAuthorization, VerifiedSignature, Access, OAuthTokenInfo } from './authenticate.js';
+export type { PlatformSummary, AuthPolicy, AuthRequest, AuthenticatedCaller, HttpEvidence, McpAuthorization, VerifiedSignature, Access, OAuthTokenInfo, AccessTokenCheck } from './authenticate.js';
 export { issueCredential, credentialHash, base32 } from './credentials.js';
 export type { IssuedCredential } from './credentials.js';
 export { hmacNonces } from './nonces.js';

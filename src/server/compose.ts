@@ -36,6 +36,7 @@ import {
 import type { Context, Hono } from 'hono';
 import type { IncomingMessage } from 'node:http';
 import { SessionHub, mountMcpHttp } from '../bindings/mcp/index.js';
+import { mountOAuth, type OAuthDoor, type OAuthDoorOptions } from '../oauth/index.js';
 
 export interface ServerOptions {
   business: BusinessDef;
@@ -77,6 +78,8 @@ export interface ServerOptions {
   };
   /** Receives events after their transaction commits. */
   onEvents?: (events: readonly OutboxEvent[]) => void;
+  /** The OAuth authorization server and buyer account pages (on by default); false turns them off. */
+  oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode'>;
 }
 
 /** How long a client may take and how many may be connected at once; every one has a safe default. */
@@ -199,7 +202,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       },
     );
   });
-  const profile = () =>
+  const profile = (): Record<string, unknown> =>
     buildBusinessProfile(biz, {
       baseUrl,
       mcpEndpoint: `${baseUrl}/mcp`,
@@ -207,6 +210,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       mechanisms: authPolicy.accepted,
       popAlgorithms: popAlgs,
       keys: keyring.published(clock.now()),
+      tokenEndpoint: oauth ? `${baseUrl}/oauth/token` : undefined,
     });
   /**
    * Who is on the other end, for per-address limits: the socket's peer, or behind --trust-proxy the
@@ -221,6 +225,12 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     const peer = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
     return peer ? clientAddressKey(peer) : undefined;
   };
+  // OAuth 2.0 (spec 10.2.3, 10.2.4): its door answers its own paths ahead of REST and MCP.
+  const oauth: OAuthDoor | undefined = opts.oauth === false ? undefined : await mountOAuth({
+    store, log, sandbox: opts.sandbox, trustProxy: Boolean(opts.trustProxy), baseUrl: () => baseUrl, businessName: biz.def.business.name,
+    capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
+    allowLoopback: allowLoopback, ...(opts.oauth ?? {}),
+  }, authPolicy);
   let openapiDoc: Record<string, unknown> | undefined;
   const app = createRestApp({
     pipeline,
@@ -254,7 +264,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   let http: ServerType | undefined;
   // /healthz and /readyz are answered before any door, so no door's rules apply to a probe.
   const probes = probeHandler(store);
-  const fetch = (req: Request, ...rest: unknown[]) => probes(req) ?? (app.fetch as (r: Request, ...a: unknown[]) => Response | Promise<Response>)(req, ...rest);
+  const doors = (req: Request, ...rest: unknown[]) => (app.fetch as (r: Request, ...a: unknown[]) => Response | Promise<Response>)(req, ...rest);
+  const viaOAuth = (req: Request, rest: unknown[]) => oauth?.fetch(req, rest[0])?.then((r) => r ?? doors(req, ...rest));
+  const fetch = (req: Request, ...rest: unknown[]) => probes(req) ?? viaOAuth(req, rest) ?? doors(req, ...rest);
   return {
     biz,
     store,
