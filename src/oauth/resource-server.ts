@@ -31,7 +31,8 @@ export function accessTokenVerifier(o: ResourceServerOptions) {
     const provider = o.provider();
     // Opaque tokens only (see the provider's resource configuration): anything else is unknown.
     if (token.length > 512 || !/^[A-Za-z0-9_-]+$/.test(token)) throw new TokenRefused('not a token this server issues');
-    const at = await provider.AccessToken.find(token);
+    // A buyer-linked (authorization code) token, or a platform's own (client_credentials) one.
+    const at = (await provider.AccessToken.find(token)) ?? (await provider.ClientCredentials.find(token));
     if (!at) throw new TokenRefused('unknown, expired or revoked access token');
     if (at.isExpired) throw new TokenRefused('expired access token');
     const expected = o.audienceOf(how.binding);
@@ -40,7 +41,8 @@ export function accessTokenVerifier(o: ResourceServerOptions) {
     const jkt = (at as unknown as { jkt?: string }).jkt;
     if (jkt) {
       if (how.scheme !== 'dpop') throw new TokenRefused('a DPoP-bound token presented as Bearer');
-      if (!how.peek) await checkDpopProof(how.http, token, jkt, o, how.now);
+      // Wall-clock time, as the authorization server uses for the token's own expiry.
+      if (!how.peek) await checkDpopProof(how.http, token, jkt, o, Date.now());
     } else if (how.scheme === 'dpop') {
       throw new TokenRefused('DPoP scheme with a token that is not DPoP-bound');
     }
@@ -54,7 +56,7 @@ export function accessTokenVerifier(o: ResourceServerOptions) {
     const scopes = typeof at.scope === 'string' ? at.scope.split(' ').filter(Boolean) : [];
     return {
       clientId,
-      ...(at.accountId ? { accountId: at.accountId } : {}),
+      ...('accountId' in at && at.accountId ? { accountId: at.accountId } : {}),
       scopes,
       profile,
       ...(profile === generic.url ? { platform: generic.summary } : {}),

@@ -30,6 +30,8 @@ export async function startOAuthServer(opts: { sandbox?: boolean; loginLimits?: 
     log: opts.log ?? silentLogger,
     sweepIntervalMs: 0,
     webhooks: { enabled: false },
+    // Platform profiles served by a loopback test server are fetched (the server itself is on loopback).
+    security: { allowLoopbackProfiles: true },
     oauth: { loginLimits: opts.loginLimits ?? { perAddress: 1000, perAccount: 1000 }, deliverCode: (email, code) => codes.set(email, code) },
   });
   const url = await server.listen(0, '127.0.0.1');
