@@ -64,7 +64,7 @@ export function codePage(o: { action: string; csrf: string; signup: string; emai
 }
 
 export const SCOPE_WORDS: Record<string, { title: string; detail: string }> = {
-  'usp:booking': { title: 'Book for you', detail: 'Hold times, make, change and cancel bookings in your name, with your name and email filled in.' },
+  'usp:booking': { title: 'Book for you', detail: 'Hold times, and make, change and cancel bookings in your name.' },
   'usp:history': { title: 'See your bookings', detail: 'List and manage your bookings here, including ones made elsewhere.' },
 };
 

@@ -20,6 +20,8 @@ export const SERVER_INFO = { name: 'usp-server', version: '0.1.0' };
 
 export interface McpDoorDeps {
   pipeline: Pipeline;
+  /** stdio: the platform profile a call acts under when it names none (chosen by whoever launched the process). */
+  defaultProfile?: string;
 }
 
 /** The session a server instance serves; null for stateless (per-request) instances. */
@@ -127,7 +129,7 @@ export async function callTool(
     req = {
       correlationId,
       input,
-      profile: meta.profile ?? null,
+      profile: meta.profile ?? deps.defaultProfile ?? null,
       idempotencyKey: meta.idempotency_key ?? null,
       ifMatch: meta.if_match ?? null,
       // The proof digest covers the raw arguments; the HTTP evidence carries signatures and bearer keys.

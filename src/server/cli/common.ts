@@ -45,6 +45,7 @@ export const OPTIONS = {
   'require-pop-nonce': { type: 'boolean' },
   'allow-es256': { type: 'boolean' },
   'profile-uri': { type: 'string', multiple: true },
+  'platform-profile': { type: 'string' },
   'profile-allowlist': { type: 'string', multiple: true },
   'no-rate-limit': { type: 'boolean' },
   'rate-limit': { type: 'string', multiple: true },

@@ -1,6 +1,8 @@
 /** `usp-server mcp`: speak MCP over stdio, for desktop assistants. */
 import { createUspServer, consoleLogger } from '../compose.js';
 import { serveMcpStdio } from '../../bindings/mcp/index.js';
+import { GENERIC_PROFILE_PATH } from '../../oauth/index.js';
+import { checkProfileUrl } from '../../security/index.js';
 import { AUTH_HELP, ACCESS_HELP, BUSINESS_HELP, DB_HELP, SETTINGS_HELP, dbPath, loadBusiness, shownDb, securityOptions, type Command, type Flags } from './common.js';
 
 const HELP = `usp-server mcp: speak MCP over stdio (newline-delimited JSON-RPC on stdin/stdout; logs on stderr)
@@ -16,6 +18,12 @@ ${ACCESS_HELP}
 
 ${AUTH_HELP}
 
+Platform:
+  --platform-profile URL      the platform profile a tool call acts under when it names none in
+                              _meta.usp.profile (the person who launched the process is trusted to
+                              choose it); default: the business's profile for assistants without one
+                              (<public URL>${GENERIC_PROFILE_PATH})
+
 ${SETTINGS_HELP}
 `;
 
@@ -25,7 +33,15 @@ async function run(flags: Flags): Promise<number> {
   // stdout carries the protocol: every log line goes to stderr (consoleLogger does).
   const db = dbPath(flags, def);
   const server = await createUspServer({ business: def, db, sandbox, adminKeys: flags['admin-key'], security: securityOptions(flags) });
-  const stdio = await serveMcpStdio({ pipeline: server.pipeline }, server.hub);
+  // Over stdio whoever launched the process is trusted to name the platform: a model never has to invent _meta.usp.profile.
+  const platformProfile = flags['platform-profile'] ?? `${server.biz.publicUrl.replace(/\/$/, '')}${GENERIC_PROFILE_PATH}`;
+  const problem = checkProfileUrl(platformProfile, sandbox || Boolean(flags['allow-loopback-profiles']));
+  if (flags['platform-profile'] && problem) {
+    consoleLogger.error(`--platform-profile: the URL ${problem}`);
+    await server.close();
+    return 2;
+  }
+  const stdio = await serveMcpStdio({ pipeline: server.pipeline, defaultProfile: platformProfile }, server.hub);
   consoleLogger.info(`${def.business.name}: MCP on stdio${sandbox ? ' (SANDBOX: privileged calls need no platform authentication)' : ''}`);
   consoleLogger.info(`database: ${shownDb(db)}`);
   const stop = async () => {
