@@ -3,19 +3,17 @@
  * token, session, interaction) lives in the `oauth_records` table of SQLite or PostgreSQL, so any
  * process sharing the database honours a code, a refresh token or a revocation made by another.
  */
-import { errors } from 'oidc-provider';
+import type { errors as Errors } from 'oidc-provider';
 import type { Store } from '../store/index.js';
 
 type Payload = Record<string, unknown> & { grantId?: string; uid?: string; userCode?: string; accountId?: string; consumed?: number };
 
-/** Thrown by `consume` when another request (or process) already redeemed the same code. */
-export class AlreadyConsumed extends errors.InvalidGrant {}
 
 /**
  * An oidc-provider Adapter class over the store. Expiry uses wall-clock time, as the library does
  * for the `exp` it writes into each record.
  */
-export function storeAdapter(store: Store, now: () => number = Date.now) {
+export function storeAdapter(store: Store, errors: typeof Errors, now: () => number = Date.now) {
   return class StoreAdapter {
     constructor(readonly model: string) {}
 
@@ -49,7 +47,8 @@ export function storeAdapter(store: Store, now: () => number = Date.now) {
     async consume(id: string): Promise<void> {
       // Atomic in the database: of two requests redeeming one code at once, only one gets here.
       const first = await store.transaction((tx) => tx.oauth.consume(this.model, id, now()));
-      if (!first) throw new AlreadyConsumed(`${this.model} already consumed`);
+      // The library's own error, so the token endpoint answers invalid_grant.
+      if (!first) throw new errors.InvalidGrant(`${this.model} already consumed`);
     }
 
     async destroy(id: string): Promise<void> {

@@ -17,6 +17,7 @@ import { ACCOUNT_CSS, ACCOUNT_CSS_PATH, accountPage, codePage, consentPage, layo
 import { INTERACTION_PATH, OAUTH_ROUTES, PROFILE_METADATA, USP_SCOPES, createProvider } from './provider.js';
 import { accessTokenVerifier } from './resource-server.js';
 import { loadOAuthSecrets } from './secrets.js';
+import { loadOidcProvider } from './library.js';
 
 export interface OAuthDoorOptions {
   store: Store;
@@ -62,6 +63,7 @@ type NodeEnv = { incoming: IncomingMessage; outgoing: ServerResponse };
  * the business profile advertises.
  */
 export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promise<OAuthDoor> {
+  const lib = await loadOidcProvider();
   const secrets = await loadOAuthSecrets(o.store);
   const accounts = new Accounts(o.store, o.log, o.deliverCode);
   const base = () => o.baseUrl().replace(/\/$/, '');
@@ -87,7 +89,7 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
   const getProvider = (): Provider => {
     if (!provider || providerIssuer !== base()) {
       providerIssuer = base();
-      provider = createProvider({
+      provider = createProvider(lib, {
         issuer: providerIssuer,
         store: o.store,
         secrets,
@@ -400,15 +402,30 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
   // ---- the 401 an MCP client starts authorization from ------------------------------------------
   const privilegedTools = new Set(OPERATIONS.filter((op) => op.access !== 'public').map((op) => op.tool));
   const isOwnKey = (token: string) => apiKeyMatches(token, policy.adminKeyHashes) || policy.platformKeys.some((k) => k.sha256 === hashApiKey(token));
-  const challenge = (error?: string) =>
-    new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: error ? 'The access token is not valid; authorize again.' : 'Authorization required: sign in through OAuth.' }, id: null }), {
+  /**
+   * HTTP 401 (MCP authorization) whose body is still the USP answer: a JSON-RPC error -32006
+   * `authentication_required` for the request, with what is accepted and where OAuth starts.
+   */
+  const challenge = (msg: { id?: unknown; correlationId?: unknown } | null, error?: 'invalid_token') => {
+    const data: Record<string, unknown> = {
+      code: error ?? 'authentication_missing',
+      content: error ? 'The access token is unknown, expired, revoked or for another resource; authorize again.' : 'This tool needs a credential: sign in through OAuth (or use another accepted mechanism).',
+      accepted_mechanisms: policy.accepted,
+      resource_metadata: resourceMetadataUrl('mcp'),
+    };
+    if (typeof msg?.correlationId === 'string') data.correlation_id = msg.correlationId;
+    const id = typeof msg?.id === 'string' || typeof msg?.id === 'number' ? msg.id : null;
+    return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32006, message: `authentication_required: ${data.content}`, data }, id }), {
       status: 401,
       headers: {
         'Content-Type': 'application/json',
         'WWW-Authenticate': `Bearer resource_metadata="${resourceMetadataUrl('mcp')}", scope="${USP_SCOPES.join(' ')}"${error ? `, error="${error}"` : ''}`,
       },
     });
+  };
   const mcpGate = async (req: Request): Promise<Response | undefined> => {
+    // RFC 9421 signatures are a credential of their own, checked below the door.
+    if (req.headers.has('signature-input') || req.headers.has('signature')) return undefined;
     const authz = req.headers.get('authorization');
     if (authz) {
       const m = /^(Bearer|DPoP)\s+(\S+)$/i.exec(authz);
@@ -417,7 +434,7 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
         await verify(m[2], { scheme: m[1].toLowerCase() as 'bearer' | 'dpop', binding: 'mcp', now: Date.now(), peek: true });
         return undefined;
       } catch (e) {
-        if (e instanceof TokenRefused) return challenge('invalid_token');
+        if (e instanceof TokenRefused) return challenge(null, 'invalid_token');
         throw e;
       }
     }
@@ -428,13 +445,14 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
       return undefined;
     }
     for (const msg of Array.isArray(body) ? body : [body]) {
-      const m = msg as { method?: unknown; params?: { name?: unknown; arguments?: { _meta?: { usp?: { authorization?: unknown; profile?: unknown } } } } } | null;
-      if (!m || m.method !== 'tools/call' || !privilegedTools.has(String(m.params?.name))) continue;
+      const m = msg as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: { _meta?: { usp?: { authorization?: unknown; profile?: unknown; correlation_id?: unknown } } } } } | null;
+      if (!m || typeof m !== 'object' || m.method !== 'tools/call' || !privilegedTools.has(String(m.params?.name))) continue;
       const usp = m.params?.arguments?._meta?.usp;
       if (usp?.authorization) continue;
       // A sandbox accepts a named profile in place of a credential; without either, ask for a token.
       if (o.sandbox && typeof usp?.profile === 'string') continue;
-      return challenge();
+      o.log.warn('authentication refused', { operation: String(m.params?.name), correlation_id: typeof usp?.correlation_id === 'string' ? usp.correlation_id.slice(0, 200) : undefined, code: 'authentication_missing', detail: 'privileged MCP call over HTTP with no credential: 401 challenge' });
+      return challenge({ id: m.id, correlationId: usp?.correlation_id });
     }
     return undefined;
   };

@@ -9,7 +9,8 @@
  *   introspection; Dynamic Client Registration (RFC 7591) and Client ID Metadata Documents;
  * - every record and secret in our store.
  */
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Store } from '../store/index.js';
 import { storeAdapter } from './adapter.js';
 import type { OAuthSecrets } from './secrets.js';
@@ -55,9 +56,10 @@ export interface ProviderOptions {
   renderError: (error: { error: string; error_description?: string }) => { status: number; html: string; headers: Record<string, string> };
 }
 
-export function createProvider(o: ProviderOptions): Provider {
+export function createProvider(lib: typeof import('oidc-provider'), o: ProviderOptions): Provider {
+  const { errors } = lib;
   const config: Configuration = {
-    adapter: storeAdapter(o.store) as unknown as Configuration['adapter'],
+    adapter: storeAdapter(o.store, errors) as unknown as Configuration['adapter'],
     jwks: o.secrets.jwks as Configuration['jwks'],
     cookies: { keys: o.secrets.cookieKeys },
     routes: OAUTH_ROUTES,
@@ -119,7 +121,7 @@ export function createProvider(o: ProviderOptions): Provider {
       ctx.body = r.html;
     },
   };
-  const provider = new Provider(o.issuer, config);
+  const provider = new lib.Provider(o.issuer, config);
   provider.proxy = o.trustProxy;
   return provider;
 }
