@@ -19,11 +19,13 @@ export interface OAuthTestServer {
   close(): Promise<void>;
 }
 
-export async function startOAuthServer(opts: { sandbox?: boolean; loginLimits?: { perAddress: number; perAccount: number }; log?: Logger; db?: string } = {}): Promise<OAuthTestServer> {
+export async function startOAuthServer(
+  opts: { sandbox?: boolean; loginLimits?: { perAddress: number; perAccount: number }; log?: Logger; db?: string; publicUrl?: string } = {},
+): Promise<OAuthTestServer> {
   const clock = new ManualClock(TEST_NOW);
   const codes = new Map<string, string>();
   const server = await createUspServer({
-    business: demoBusiness(),
+    business: demoBusiness(opts.publicUrl ? { public_url: opts.publicUrl } : {}),
     db: opts.db ?? ':memory:',
     sandbox: opts.sandbox ?? false,
     clock,
