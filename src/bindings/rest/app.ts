@@ -7,7 +7,7 @@ import { Hono, type Context } from 'hono';
 import { parseDictionary } from 'structured-headers';
 import { OPERATIONS, ProtocolError, correlationIdOf, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
 import { REST_ERRORS, problemBody } from './problems.js';
-import { mountCheckoutPages } from './checkout-page.js';
+import { mountCheckoutPages } from '../pages/buyer-pages.js';
 
 export interface RestAppOptions {
   pipeline: Pipeline;

@@ -8,7 +8,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { operationByName, type Pipeline } from '../../operations/index.js';
-import { REST_ERRORS } from './problems.js';
+import { REST_ERRORS } from '../rest/problems.js';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
