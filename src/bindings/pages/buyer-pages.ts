@@ -6,9 +6,9 @@
  * strict Content-Security-Policy, and dates and money formatted in the buyer's language
  * (Accept-Language, else the business's locale).
  */
-import type { Context, Hono } from 'hono';
-import { operationByName, type Pipeline } from '../../operations/index.js';
-import { REST_ERRORS } from '../rest/problems.js';
+import { Hono, type Context } from 'hono';
+import { operationByName, type Pipeline, type ProtocolError } from '../../operations/index.js';
+import { REST_ERRORS, problemResponse } from '../rest/index.js';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -246,14 +246,38 @@ function notFound(status: number): Response {
   return page('Not found', '<section class="card"><h1>There is nothing behind this link.</h1><p>Check the link you were given, or ask your assistant.</p></section>', status);
 }
 
-export function mountCheckoutPages(app: Hono, pipeline: Pipeline): void {
-  const html = (c: Context) => (c.req.header('accept') ?? '').includes('text/html');
+const wantsHtml = (req: Request) => (req.headers.get('accept') ?? '').includes('text/html');
+const CHECKOUT = /^\/checkout\/[^/]+$/;
+const BOOKING = /^\/booking\/[^/]+$/;
+const CALENDAR = /^\/booking\/[^/]+\/calendar\.ics$/;
+
+/**
+ * Whether a request is the pages' rather than REST's: the pages share the checkout and booking
+ * paths with their operations' REST routes, and answer browsers (Accept: text/html, form posts);
+ * programs get JSON from REST. The calendar file and the style sheet are the pages' for everyone.
+ */
+export function isPageRequest(req: Request, path: string): boolean {
+  if (req.method === 'GET') {
+    if (path === PAGES_CSS_PATH || CALENDAR.test(path)) return true;
+    return (CHECKOUT.test(path) || BOOKING.test(path)) && wantsHtml(req);
+  }
+  return req.method === 'POST' && CHECKOUT.test(path) && (req.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded');
+}
+
+/** How the pages, and the host on their behalf, say no: a page with the reason. */
+export function pageRefusal(status: number, err: ProtocolError): Response {
+  return page('Not possible', `<section class="card"><h1>${esc(err.message)}</h1></section>`, status);
+}
+
+/** The buyer's pages as a door of their own; the host routes to it what isPageRequest() claims. */
+export function createBuyerPages(pipeline: Pipeline): Hono {
+  const app = new Hono();
+  const html = (c: Context) => wantsHtml(c.req.raw);
   const words = (c: Context, b: { locale: string; zone: string }) => new Words(negotiateLocale(c.req.header('accept-language'), b.locale), b.zone);
 
   app.get(PAGES_CSS_PATH, () => new Response(CSS, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } }));
 
-  app.get('/checkout/:booking_id', async (c, next) => {
-    if (!html(c)) return next();
+  app.get('/checkout/:booking_id', async (c) => {
     const res = await pipeline.execute(operationByName('view_checkout'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as View;
@@ -261,9 +285,7 @@ export function mountCheckoutPages(app: Hono, pipeline: Pipeline): void {
     // The sandbox form posts here and is then sent on to the platform's return URL.
     return v.return_url && v.state === 'due' ? withFormTarget(r, v.return_url) : r;
   });
-  app.post('/checkout/:booking_id', async (c, next) => {
-    const type = c.req.header('content-type') ?? '';
-    if (!type.startsWith('application/x-www-form-urlencoded')) return next();
+  app.post('/checkout/:booking_id', async (c) => {
     const form = new URLSearchParams(await c.req.text());
     const choice = form.get('choice') === 'cancel' ? 'cancel' : 'pay';
     const res = await pipeline.execute(operationByName('complete_checkout'), { input: { booking_id: c.req.param('booking_id'), choice } });
@@ -276,8 +298,7 @@ export function mountCheckoutPages(app: Hono, pipeline: Pipeline): void {
     return render(v, words(c, v.booking), choice === 'cancel' && v.state === 'due');
   });
 
-  app.get('/booking/:booking_id', async (c, next) => {
-    if (!html(c)) return next();
+  app.get('/booking/:booking_id', async (c) => {
     const res = await pipeline.execute(operationByName('view_booking_page'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const b = res.data.booking_page as BookingView;
@@ -288,11 +309,11 @@ export function mountCheckoutPages(app: Hono, pipeline: Pipeline): void {
         : '';
     return page(`${b.service_name}: ${b.business_name}`, bookingPage(b, w, lead));
   });
-  app.get('/booking/:booking_id/calendar.ics', async (c, next) => {
+  app.get('/booking/:booking_id/calendar.ics', async (c) => {
     const res = await pipeline.execute(operationByName('booking_calendar'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) {
-      // Programs get the problem document from the operation's own route.
-      if (!html(c)) return next();
+      // A program downloading the file gets the problem document its operation's REST route gives.
+      if (!html(c)) return problemResponse(c.req.path, res.error);
       return page('No calendar entry yet', `<section class="card"><h1>${esc(res.error.message)}</h1></section>`, REST_ERRORS[res.error.code].status);
     }
     return new Response(res.data.calendar as string, {
@@ -303,6 +324,8 @@ export function mountCheckoutPages(app: Hono, pipeline: Pipeline): void {
       },
     });
   });
+  app.notFound(() => notFound(404));
+  return app;
 }
 
 function withFormTarget(r: Response, returnUrl: string): Response {
