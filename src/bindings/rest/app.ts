@@ -18,6 +18,8 @@ export interface RestAppOptions {
   trustProxy?: boolean;
   /** The client's address (per-address rate limits), as the server resolves it; absent in-process. */
   clientAddress?: (c: Context) => string | undefined;
+  /** The operations served (the business's set unless given: a registry serves its own). */
+  operations?: readonly OperationDef[];
   /** Seconds the profile may be cached (at least 60, spec 8.2.2). */
   profileMaxAge?: number;
 }
@@ -45,7 +47,7 @@ export function createRestApp(opts: RestAppOptions): Hono {
   });
 
   const byPath = new Map<string, OperationDef[]>();
-  for (const op of OPERATIONS) {
+  for (const op of opts.operations ?? OPERATIONS) {
     const list = byPath.get(op.rest.path) ?? [];
     list.push(op);
     byPath.set(op.rest.path, list);
