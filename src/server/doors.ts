@@ -6,7 +6,7 @@
 import type { Hono } from 'hono';
 import { createBuyerPages, isPageRequest, pageRefusal } from '../bindings/pages/index.js';
 import { problemResponse } from '../bindings/rest/index.js';
-import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, jsonRpcErrorResponse } from '../bindings/mcp/index.js';
+import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse } from '../bindings/mcp/index.js';
 import type { Pipeline } from '../operations/index.js';
 import { underPaths, type Door } from './host.js';
 
@@ -28,6 +28,7 @@ export function mcpDoor(app: Hono): Door {
     fetch: (req, env) => app.fetch(req, env),
     refuse: (_req, status, err) => jsonRpcErrorResponse(status, err),
     browsers: { allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'], exposeHeaders: MCP_EXPOSED_HEADERS },
+    maxBodyBytes: MCP_MAX_BODY_BYTES,
   };
 }
 

@@ -36,12 +36,14 @@ export interface Door {
    * exposed headers. Doors without it are left to the browser's own same-origin rules.
    */
   browsers?: { allowMethods: string[]; exposeHeaders: string[] };
+  /** The door's own body limit, when its protocol sets one (MCP: the SDK's 4 MiB); else the host's. */
+  maxBodyBytes?: number;
 }
 
 export interface HostOptions {
   /** In order; the last one is the fallback for paths no other door claims. */
   doors: readonly Door[];
-  /** Largest accepted request body in bytes, on every door (413 above it). */
+  /** Largest accepted request body in bytes on every door that sets none of its own (413 above it). */
   maxBodyBytes: number;
   /** Behind a TLS-terminating proxy: requests it did not mark https are refused (spec 10.2.1). */
   trustProxy?: boolean;
@@ -128,11 +130,12 @@ export function createHost(opts: HostOptions): HostApp {
     if (refused) return door.refuse(c.req.raw, 403, refused);
     return corsFor.get(door)!(c, next);
   });
-  const limit = bodyLimit({
-    maxSize: opts.maxBodyBytes,
-    onError: (c) => c.get('door').refuse(c.req.raw, 413, new ProtocolError('payload_too_large', `Request bodies are limited to ${opts.maxBodyBytes} bytes.`)),
-  });
-  app.use('*', limit);
+  const limits = new Map<Door, MiddlewareHandler>();
+  for (const d of opts.doors) {
+    const max = d.maxBodyBytes ?? opts.maxBodyBytes;
+    limits.set(d, bodyLimit({ maxSize: max, onError: (c) => d.refuse(c.req.raw, 413, new ProtocolError('payload_too_large', `Request bodies are limited to ${max} bytes.`)) }));
+  }
+  app.use('*', (c, next) => limits.get(c.get('door'))!(c, next));
   app.all('*', (c) => c.get('door').fetch(c.req.raw, { ...(c.env as object), correlationId: c.get('correlationId') }));
   app.onError((err, c) => {
     opts.log?.error('unexpected HTTP failure', { error: String(err), path: c.req.path });

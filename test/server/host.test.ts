@@ -13,6 +13,8 @@ import { demoBusiness } from '../support/server.js';
 const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
 const MAX = 64 * 1024;
+/** The MCP door's own limit (the SDK's): MCP requests carry more than REST's. */
+const MCP_MAX = 4 * 1024 * 1024;
 
 let server: UspServer | undefined;
 let url = '';
@@ -57,7 +59,7 @@ describe('an MCP client only ever gets JSON-RPC, whatever the host refuses', () 
 
   it('a body over the limit: 413 with a JSON-RPC error, declared or chunked', async () => {
     await start();
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(MAX) } });
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(MCP_MAX) } });
     const declared = await expectJsonRpcError(await fetch(`${url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: big }), 413);
     expect(declared.data.code).toBe('payload_too_large');
     const stream = new ReadableStream({

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { webhookResourceUri } from './webhook-resource.js';
 import { Hono, type Context } from 'hono';
 import {
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
   isLegacyRequest,
@@ -39,6 +40,9 @@ export interface McpHttpOptions {
 }
 
 export const DEFAULT_SESSION_LIMITS = { maxSessions: 1000, maxSessionsPerAddress: 100, unusedSessionTimeoutMs: 60_000, idleTimeoutMs: 30 * 60_000 };
+
+/** The largest request body the MCP door reads: the SDK's own bound for its HTTP entry points (4 MiB). */
+export const MCP_MAX_BODY_BYTES: number = DEFAULT_MAX_REQUEST_BODY_SIZE;
 
 /** The paths the MCP door answers (and everything below them). */
 export const MCP_HTTP_PATHS = ['/mcp', '/sse', '/messages'] as const;
