@@ -19,3 +19,5 @@ export { sweep } from './sweep.js';
 export { syncCatalog } from './catalog-sync.js';
 export type { Message } from '../domain/index.js';
 export type { OutboxEvent } from '../store/index.js';
+export type { CheckoutView, BookingPageView } from './bookings/checkout.js';
+export { formatMoney } from '../domain/index.js';

@@ -15,4 +15,4 @@ export { generateSigningKey, jwkThumbprint, signRequest, uspRequiredComponents, 
 export { createProfileResolver, findKey } from './platform-profiles.js';
 export type { ProfileResolver, PlatformProfile } from './platform-profiles.js';
 export { isLoopbackAddress, isReservedName, isSpecialUseAddress } from './ssrf.js';
-export { outboundUrlProblem } from './profile-url.js';
+export { outboundUrlProblem, isLoopbackHost, LOOPBACK_HOSTS } from './profile-url.js';

@@ -23,7 +23,7 @@ import { StoreUnavailable, eventBody, openStore, type OutboxEvent, type Store, t
 import { probeHandler } from './probes.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy, type SecurityOptions } from './security-wiring.js';
-import { clientAddressKey, popAlgorithms, type ProfileResolver } from '../security/index.js';
+import { LOOPBACK_HOSTS, clientAddressKey, isLoopbackHost, popAlgorithms, type ProfileResolver } from '../security/index.js';
 import {
   DEFAULT_RETRY,
   WebhookDispatcher,
@@ -33,9 +33,11 @@ import {
   type SigningKeyring,
   type WebhookSender,
 } from '../webhooks/index.js';
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import type { IncomingMessage } from 'node:http';
-import { SessionHub, mountMcpHttp } from '../bindings/mcp/index.js';
+import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
+import { createHost, type Door, type HostApp } from './host.js';
+import { mcpDoor, pagesDoor, restDoor } from './doors.js';
 
 export interface ServerOptions {
   business: BusinessDef;
@@ -52,7 +54,7 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /** Run the housekeeping sweep this often (ms); 0 disables it. */
   sweepIntervalMs?: number;
-  /** Host header values accepted on the MCP endpoints (DNS-rebinding defence); empty = loopback names when listening on loopback. */
+  /** Host header values accepted on the doors browsers' scripts call, MCP (DNS-rebinding defence); empty = loopback names when listening on loopback. */
   allowedHosts?: string[];
   /** Browser origins accepted on the MCP endpoints. */
   allowedOrigins?: string[];
@@ -97,7 +99,8 @@ export interface UspServer {
   biz: Business;
   store: Store;
   pipeline: Pipeline;
-  app: Hono;
+  /** The HTTP host: every door (REST, MCP, the buyer's pages) side by side, as one fetch handler. */
+  app: HostApp;
   /** The webhook dispatcher (outbox to signed deliveries and MCP notifications). */
   dispatcher: WebhookDispatcher;
   /** The business's webhook signing keys. */
@@ -222,22 +225,25 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     return peer ? clientAddressKey(peer) : undefined;
   };
   let openapiDoc: Record<string, unknown> | undefined;
-  const app = createRestApp({
+  const rest = createRestApp({
     pipeline,
     profile,
     openapi: () => (openapiDoc ??= buildOpenApi(baseUrl)),
-    maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,
     trustProxy: opts.trustProxy,
     clientAddress: (c) => clientAddress(c),
   });
-
+  const mcpHttp = createMcpHttp({ pipeline }, hub, { clientAddress, ...(opts.mcpSessions ?? {}) });
   // Filled at listen time with loopback names when listening on loopback and none were given.
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
-  const mcpHttp = mountMcpHttp(app, { pipeline }, hub, {
+  // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback.
+  const doors: Door[] = [mcpDoor(mcpHttp.app), pagesDoor(pipeline), restDoor(rest)];
+  const app = createHost({
+    doors,
+    maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,
+    trustProxy: opts.trustProxy,
     allowedHosts,
     allowedOrigins: opts.allowedOrigins ?? [],
-    clientAddress,
-    ...(opts.mcpSessions ?? {}),
+    log,
   });
 
   let timer: NodeJS.Timeout | undefined;
@@ -268,7 +274,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     ids,
     profile,
     async listen(port, host = '127.0.0.1') {
-      const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
+      const loopback = isLoopbackHost(host);
       // Plaintext only where nobody can listen in: loopback, or a proxy that terminated TLS (spec 10.2.1).
       if (!opts.tls && !loopback && !opts.trustProxy) {
         throw new Error(`refusing to serve plain HTTP on ${host}: give --tls-cert/--tls-key, listen on loopback, or run behind a TLS proxy with --trust-proxy`);
@@ -304,11 +310,11 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
         server.maxConnections = limits.maxConnections;
       });
       const addr = http!.address() as AddressInfo;
-      if (allowedHosts.length === 0 && ['127.0.0.1', 'localhost', '::1'].includes(host)) allowedHosts.push('localhost', '127.0.0.1', '[::1]');
+      if (allowedHosts.length === 0 && loopback) allowedHosts.push(...LOOPBACK_HOSTS);
       const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
       const url = `${opts.tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
       listenUrl = url;
-      if (opts.security?.allowLoopbackProfiles && !['127.0.0.1', 'localhost', '::1'].includes(host)) {
+      if (opts.security?.allowLoopbackProfiles && !loopback) {
         throw new Error('--allow-loopback-profiles is only allowed when the server itself listens on loopback');
       }
       // When no public URL was configured, advertise the address actually listened on.

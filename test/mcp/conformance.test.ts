@@ -110,7 +110,7 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
 
   beforeAll(async () => {
     t = await startTestServer();
-    conn = await connectMcp('v2', 'http', t.url);
+    conn = await connectMcp('v2', 'memory', t);
     tools = (await conn.client.listTools()).tools;
   }, 60_000);
   afterAll(async () => {

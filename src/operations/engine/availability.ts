@@ -21,12 +21,13 @@ import {
   isoUtc,
   localDate,
   parseDuration,
+  selfResourceId,
 } from '../../domain/index.js';
 import type { ClaimRow, Tx } from '../../store/index.js';
 import type { Business } from '../runtime.js';
 
 export function candidateResourceIds(service: ServiceDef): string[] {
-  if (service.requirements.length === 0) return [`service:${service.id}`];
+  if (service.requirements.length === 0) return [selfResourceId(service.id)];
   const ids = new Set<string>();
   for (const r of service.requirements) for (const id of r.resource_ids) ids.add(id);
   return [...ids];

@@ -6,9 +6,9 @@
  * strict Content-Security-Policy, and dates and money formatted in the buyer's language
  * (Accept-Language, else the business's locale).
  */
-import type { Context, Hono } from 'hono';
-import { operationByName, type Pipeline } from '../../operations/index.js';
-import { REST_ERRORS } from './problems.js';
+import { Hono, type Context } from 'hono';
+import { formatMoney, operationByName, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
+import { REST_ERRORS, problemResponse } from '../rest/index.js';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -58,34 +58,6 @@ function page(title: string, body: string, status = 200, formTargets: string[] =
   });
 }
 
-interface BookingView {
-  booking_id: string;
-  business_name: string;
-  locale: string;
-  zone: string;
-  service_name: string;
-  status: string;
-  start_at: string;
-  end_at: string;
-  duration_minutes: number;
-  deadline_at?: string;
-  location?: { name: string; address?: string; map_url?: string };
-  resources: Array<{ type: string; name: string }>;
-  price: { currency: string; total: number; paid: number; balance: number; deposit?: number; timing?: string; cancellation_fee?: number; refund?: number };
-  terms: string[];
-  calendar_path?: string;
-  booking_path: string;
-}
-
-interface View {
-  booking_id: string;
-  state: 'due' | 'paid' | 'expired' | 'not_applicable';
-  amount_due?: string;
-  return_url?: string;
-  sandbox: boolean;
-  booking: BookingView;
-}
-
 /** The first language of Accept-Language that Intl can format, else the business's locale. */
 export function negotiateLocale(acceptLanguage: string | undefined, fallback: string): string {
   const wanted = (acceptLanguage ?? '')
@@ -132,11 +104,7 @@ class Words {
     return new Intl.DateTimeFormat(this.locale, { timeZone: this.zone, weekday: 'short', day: 'numeric', month: 'short', hour: 'numeric', minute: '2-digit' }).format(new Date(iso));
   }
   money(minor: number, currency: string): string {
-    try {
-      return new Intl.NumberFormat(this.locale, { style: 'currency', currency }).format(minor / 100);
-    } catch {
-      return `${(minor / 100).toFixed(2)} ${currency}`;
-    }
+    return formatMoney(minor, currency, this.locale);
   }
   minutes(n: number): string {
     try {
@@ -148,7 +116,7 @@ class Words {
   }
 }
 
-function stateBadge(b: BookingView, w: Words): string {
+function stateBadge(b: BookingPageView, w: Words): string {
   switch (b.status) {
     case 'confirmed':
       return '<p class="state ok">Confirmed</p>';
@@ -170,7 +138,7 @@ function stateBadge(b: BookingView, w: Words): string {
 }
 
 /** What was bought, from whom, where, when, on what terms and in what state. */
-function bookingCard(b: BookingView, w: Words): string {
+function bookingCard(b: BookingPageView, w: Words): string {
   const staff = b.resources.filter((r) => r.type === 'staff').map((r) => r.name);
   const other = b.resources.filter((r) => r.type !== 'staff').map((r) => r.name);
   let where = '';
@@ -189,7 +157,7 @@ function bookingCard(b: BookingView, w: Words): string {
   );
 }
 
-function priceCard(b: BookingView, w: Words): string {
+function priceCard(b: BookingPageView, w: Words): string {
   const p = b.price;
   const m = (n: number) => esc(w.money(n, p.currency));
   if (p.total === 0 && !p.cancellation_fee) return `<section class="card" aria-labelledby="price"><h2 id="price">Price</h2><p>Free</p></section>`;
@@ -205,16 +173,16 @@ function priceCard(b: BookingView, w: Words): string {
   return `<section class="card" aria-labelledby="price"><h2 id="price">Price</h2><table>${rows.join('')}</table><p class="note">No other fees.</p></section>`;
 }
 
-function termsCard(b: BookingView): string {
+function termsCard(b: BookingPageView): string {
   if (!b.terms.length) return '';
   return `<section class="card" aria-labelledby="terms"><h2 id="terms">Cancelling and rescheduling</h2><ul>${b.terms.map((t) => `<li>${esc(t)}</li>`).join('')}</ul></section>`;
 }
 
-function bookingPage(b: BookingView, w: Words, lead = ''): string {
+function bookingPage(b: BookingPageView, w: Words, lead = ''): string {
   return lead + bookingCard(b, w) + priceCard(b, w) + termsCard(b);
 }
 
-function render(v: View, w: Words, abandoned = false): Response {
+function render(v: CheckoutView, w: Words, abandoned = false): Response {
   const b = v.booking;
   const back = `<p><a href="${esc(b.booking_path)}">See your booking</a></p>`;
   switch (v.state) {
@@ -246,29 +214,51 @@ function notFound(status: number): Response {
   return page('Not found', '<section class="card"><h1>There is nothing behind this link.</h1><p>Check the link you were given, or ask your assistant.</p></section>', status);
 }
 
-export function mountCheckoutPages(app: Hono, pipeline: Pipeline): void {
-  const html = (c: Context) => (c.req.header('accept') ?? '').includes('text/html');
+const wantsHtml = (req: Request) => (req.headers.get('accept') ?? '').includes('text/html');
+const CHECKOUT = /^\/checkout\/[^/]+$/;
+const BOOKING = /^\/booking\/[^/]+$/;
+const CALENDAR = /^\/booking\/[^/]+\/calendar\.ics$/;
+
+/**
+ * Whether a request is the pages' rather than REST's: the pages share the checkout and booking
+ * paths with their operations' REST routes, and answer browsers (Accept: text/html, form posts);
+ * programs get JSON from REST. The calendar file and the style sheet are the pages' for everyone.
+ */
+export function isPageRequest(req: Request, path: string): boolean {
+  if (req.method === 'GET') {
+    if (path === PAGES_CSS_PATH || CALENDAR.test(path)) return true;
+    return (CHECKOUT.test(path) || BOOKING.test(path)) && wantsHtml(req);
+  }
+  return req.method === 'POST' && CHECKOUT.test(path) && (req.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded');
+}
+
+/** How the pages, and the host on their behalf, say no: a page with the reason. */
+export function pageRefusal(status: number, err: ProtocolError): Response {
+  return page('Not possible', `<section class="card"><h1>${esc(err.message)}</h1></section>`, status);
+}
+
+/** The buyer's pages as a door of their own; the host routes to it what isPageRequest() claims. */
+export function createBuyerPages(pipeline: Pipeline): Hono {
+  const app = new Hono();
+  const html = (c: Context) => wantsHtml(c.req.raw);
   const words = (c: Context, b: { locale: string; zone: string }) => new Words(negotiateLocale(c.req.header('accept-language'), b.locale), b.zone);
 
   app.get(PAGES_CSS_PATH, () => new Response(CSS, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } }));
 
-  app.get('/checkout/:booking_id', async (c, next) => {
-    if (!html(c)) return next();
+  app.get('/checkout/:booking_id', async (c) => {
     const res = await pipeline.execute(operationByName('view_checkout'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
-    const v = res.data.checkout as View;
+    const v = res.data.checkout as CheckoutView;
     const r = render(v, words(c, v.booking));
     // The sandbox form posts here and is then sent on to the platform's return URL.
     return v.return_url && v.state === 'due' ? withFormTarget(r, v.return_url) : r;
   });
-  app.post('/checkout/:booking_id', async (c, next) => {
-    const type = c.req.header('content-type') ?? '';
-    if (!type.startsWith('application/x-www-form-urlencoded')) return next();
+  app.post('/checkout/:booking_id', async (c) => {
     const form = new URLSearchParams(await c.req.text());
     const choice = form.get('choice') === 'cancel' ? 'cancel' : 'pay';
     const res = await pipeline.execute(operationByName('complete_checkout'), { input: { booking_id: c.req.param('booking_id'), choice } });
     if (!res.ok) return page('Payment not possible', `<section class="card"><h1>${esc(res.error.message)}</h1></section>`, REST_ERRORS[res.error.code].status);
-    const v = res.data.checkout as View;
+    const v = res.data.checkout as CheckoutView;
     // Paid, failed, or abandoned: back to the platform when it asked (spec 8.5.5).
     if (v.return_url) return c.redirect(v.return_url, 303);
     // Paid: on to the booking page, which follows the booking from now on.
@@ -276,11 +266,10 @@ export function mountCheckoutPages(app: Hono, pipeline: Pipeline): void {
     return render(v, words(c, v.booking), choice === 'cancel' && v.state === 'due');
   });
 
-  app.get('/booking/:booking_id', async (c, next) => {
-    if (!html(c)) return next();
+  app.get('/booking/:booking_id', async (c) => {
     const res = await pipeline.execute(operationByName('view_booking_page'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
-    const b = res.data.booking_page as BookingView;
+    const b = res.data.booking_page as BookingPageView;
     const w = words(c, b);
     const lead =
       b.status === 'requires_action'
@@ -288,11 +277,11 @@ export function mountCheckoutPages(app: Hono, pipeline: Pipeline): void {
         : '';
     return page(`${b.service_name}: ${b.business_name}`, bookingPage(b, w, lead));
   });
-  app.get('/booking/:booking_id/calendar.ics', async (c, next) => {
+  app.get('/booking/:booking_id/calendar.ics', async (c) => {
     const res = await pipeline.execute(operationByName('booking_calendar'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) {
-      // Programs get the problem document from the operation's own route.
-      if (!html(c)) return next();
+      // A program downloading the file gets the problem document its operation's REST route gives.
+      if (!html(c)) return problemResponse(c.req.path, res.error);
       return page('No calendar entry yet', `<section class="card"><h1>${esc(res.error.message)}</h1></section>`, REST_ERRORS[res.error.code].status);
     }
     return new Response(res.data.calendar as string, {
@@ -303,6 +292,8 @@ export function mountCheckoutPages(app: Hono, pipeline: Pipeline): void {
       },
     });
   });
+  app.notFound(() => notFound(404));
+  return app;
 }
 
 function withFormTarget(r: Response, returnUrl: string): Response {

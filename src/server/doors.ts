@@ -1,0 +1,44 @@
+/**
+ * The doors the `serve` host mounts, each with what it claims and how it says no. The order is the
+ * host's: MCP owns its paths outright, the buyer's pages take browser requests on the paths they
+ * share with REST, and REST takes everything else (its unknown paths are problem+json 404s).
+ */
+import type { Hono } from 'hono';
+import { createBuyerPages, isPageRequest, pageRefusal } from '../bindings/pages/index.js';
+import { problemResponse } from '../bindings/rest/index.js';
+import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse } from '../bindings/mcp/index.js';
+import type { Pipeline } from '../operations/index.js';
+import { underPaths, type Door } from './host.js';
+
+/** The REST door: the operations table's routes, the profile and the OpenAPI document. */
+export function restDoor(app: Hono): Door {
+  return {
+    name: 'rest',
+    claims: () => true,
+    fetch: (req, env) => app.fetch(req, env),
+    refuse: (req, _status, err) => problemResponse(new URL(req.url).pathname, err),
+  };
+}
+
+/** The MCP door: Streamable HTTP on /mcp, HTTP+SSE on /sse and /messages; browser clients allowed by origin. */
+export function mcpDoor(app: Hono): Door {
+  return {
+    name: 'mcp',
+    claims: underPaths(...MCP_HTTP_PATHS),
+    fetch: (req, env) => app.fetch(req, env),
+    refuse: (_req, status, err) => jsonRpcErrorResponse(status, err),
+    browsers: { allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'], exposeHeaders: MCP_EXPOSED_HEADERS },
+    maxBodyBytes: MCP_MAX_BODY_BYTES,
+  };
+}
+
+/** The buyer's pages: checkout, booking page, calendar file, their style sheet. */
+export function pagesDoor(pipeline: Pipeline): Door {
+  const app = createBuyerPages(pipeline);
+  return {
+    name: 'pages',
+    claims: isPageRequest,
+    fetch: (req, env) => app.fetch(req, env),
+    refuse: (_req, status, err) => pageRefusal(status, err),
+  };
+}
