@@ -18,6 +18,8 @@ import {
   type Clock,
   type IdSource,
   type Logger,
+  type OperationDef,
+  type OperationEnv,
 } from '../operations/index.js';
 import { eventBody, openStore, type OutboxEvent, type Store } from '../store/index.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
@@ -74,6 +76,18 @@ export interface ServerOptions {
   };
   /** Receives events after their transaction commits. */
   onEvents?: (events: readonly OutboxEvent[]) => void;
+  /** The role served instead of the business's (the discovery registry). */
+  role?: ServerRole;
+}
+
+/** A server role other than the business: its operations, its profile document, its outbound services. */
+export interface ServerRole {
+  operations: readonly OperationDef[];
+  /** The document served at /.well-known/usp. */
+  profile(ctx: { baseUrl: string; mechanisms: readonly string[]; popAlgorithms: readonly string[] }): Record<string, unknown>;
+  env?: OperationEnv;
+  /** What MCP `initialize` tells the model this server is. */
+  instructions?: string;
 }
 
 /** How long a client may take and how many may be connected at once; every one has a safe default. */
@@ -159,7 +173,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
 
   // One list for what the proof check accepts, the profile publishes and the DPoP challenge names.
   const popAlgs = popAlgorithms(authPolicy.allowEs256);
-  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce });
+  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce, env: opts.role?.env });
 
   const keyring = await loadKeyring(store, clock.now(), opts.webhooks?.signingKey);
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
@@ -189,8 +203,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       (err) => log.warn('could not read announced events', { error: String(err) }),
     );
   });
+  const role = opts.role;
   const profile = () =>
-    buildBusinessProfile(biz, {
+    role ? role.profile({ baseUrl, mechanisms: authPolicy.accepted, popAlgorithms: popAlgs }) : buildBusinessProfile(biz, {
       baseUrl,
       mcpEndpoint: `${baseUrl}/mcp`,
       sandbox: opts.sandbox,
@@ -215,7 +230,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const app = createRestApp({
     pipeline,
     profile,
-    openapi: () => (openapiDoc ??= buildOpenApi(baseUrl)),
+    openapi: () => (openapiDoc ??= buildOpenApi(baseUrl, role?.operations)),
+    operations: role?.operations,
+    pages: !role,
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,
     trustProxy: opts.trustProxy,
     clientAddress: (c) => clientAddress(c),
@@ -223,7 +240,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
 
   // Filled at listen time with loopback names when listening on loopback and none were given.
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
-  const mcpHttp = mountMcpHttp(app, { pipeline }, hub, {
+  const mcpHttp = mountMcpHttp(app, { pipeline, operations: role?.operations, instructions: role?.instructions }, hub, {
     allowedHosts,
     allowedOrigins: opts.allowedOrigins ?? [],
     clientAddress,

@@ -10,3 +10,4 @@ export { webhookResourceUri, WEBHOOK_RESOURCE_PREFIX } from './webhook-resource.
 export type { McpHttpOptions } from './http.js';
 export { serveMcpStdio } from './stdio.js';
 export { TOOL_DESCRIPTIONS, TOOL_TITLES, SERVER_INSTRUCTIONS } from './descriptions.js';
+export { REGISTRY_INSTRUCTIONS } from './registry-descriptions.js';

@@ -23,6 +23,10 @@ export interface RestAppOptions {
   clientAddress?: (c: Context) => string | undefined;
   /** Seconds the profile may be cached (at least 60, spec 8.2.2). */
   profileMaxAge?: number;
+  /** The operations served (default: the business's); the registry role passes its own. */
+  operations?: readonly OperationDef[];
+  /** Serve the buyer's checkout and booking pages (default true; the business role only). */
+  pages?: boolean;
 }
 
 const JSON_TYPE = 'application/json';
@@ -53,10 +57,10 @@ export function createRestApp(opts: RestAppOptions): Hono {
     return c.json(opts.openapi());
   });
 
-  mountCheckoutPages(app, opts.pipeline);
+  if (opts.pages !== false) mountCheckoutPages(app, opts.pipeline);
 
   const byPath = new Map<string, OperationDef[]>();
-  for (const op of OPERATIONS) {
+  for (const op of opts.operations ?? OPERATIONS) {
     const list = byPath.get(op.rest.path) ?? [];
     list.push(op);
     byPath.set(op.rest.path, list);
@@ -93,6 +97,7 @@ async function handle(c: Context, op: OperationDef, opts: RestAppOptions): Promi
   }
   const res = await opts.pipeline.execute(op, req);
   if (!res.ok) return problem(c, res.error);
+  if (res.status === 204) return c.body(null, 204);
   const body: Record<string, unknown> = { usp: res.usp, ...res.data };
   if (res.messages.length > 0) body.messages = res.messages;
   return c.json(body, res.status);
