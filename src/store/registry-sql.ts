@@ -49,7 +49,7 @@ function rangeSql(lo: string, hi: string, f: { min?: number; max?: number; match
   return parts.join(' AND ');
 }
 
-function common(alias: string, kind: 'business' | 'service', f: RegistryFilter, d: RegistryDialect, p: Params): { where: string[]; score: string; dist: string | null } {
+function common(alias: string, kind: 'business' | 'service', f: RegistryFilter, d: RegistryDialect, p: Params): { where: string[]; score: string | null; dist: string | null } {
   const where: string[] = [];
   let dist: string | null = null;
   if (f.center && f.bbox) {
@@ -73,7 +73,7 @@ function common(alias: string, kind: 'business' | 'service', f: RegistryFilter, 
     where.push(`${alias}.search_text LIKE ${p.add(`%${t}%`)}`);
     scores.push(`CASE WHEN ${alias}.name_text LIKE ${p.add(`%${t}%`)} THEN 1 ELSE 0 END`);
   }
-  return { where, score: scores.length > 0 ? scores.join(' + ') : '0', dist };
+  return { where, score: scores.length > 0 ? scores.join(' + ') : null, dist };
 }
 
 export function businessSearchSql(d: RegistryDialect, f: RegistryFilter, offset: number, limit: number): { text: string; values: unknown[] } {
@@ -81,7 +81,7 @@ export function businessSearchSql(d: RegistryDialect, f: RegistryFilter, offset:
   const { where, score, dist } = common('b', 'business', f, d, p);
   where.unshift(`b.status = 'active'`);
   if (f.deploymentMode) where.push(`b.deployment_mode = ${p.add(f.deploymentMode)}`);
-  const order = [`(${score}) DESC`, ...(dist ? [`${dist} ASC`] : []), 'b.id ASC'].join(', ');
+  const order = [...(score ? [`(${score}) DESC`] : []), ...(dist ? [`${dist} ASC`] : []), 'b.id ASC'].join(', ');
   const text = `SELECT b.* FROM registry_businesses b WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`;
   return { text, values: p.values };
 }
@@ -97,7 +97,7 @@ export function serviceSearchSql(d: RegistryDialect, f: RegistryFilter, offset: 
   }
   if (f.duration) where.push(rangeSql('s.dur_min', 's.dur_max', f.duration, p));
   where.push(`b.status = 'active'`);
-  const order = [`(${score}) DESC`, ...(dist ? [`${dist} ASC`] : []), 's.business_id ASC', 's.service_id ASC'].join(', ');
+  const order = [...(score ? [`(${score}) DESC`] : []), ...(dist ? [`${dist} ASC`] : []), 's.business_id ASC', 's.service_id ASC'].join(', ');
   const text =
     `SELECT s.*, b.id AS b_id FROM registry_services s JOIN registry_businesses b ON b.bid = s.bid ` +
     `WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`;
