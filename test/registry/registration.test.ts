@@ -63,7 +63,7 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     const text = body === undefined ? undefined : JSON.stringify(body);
     const headers = signedHeaders(id, method, url, { 'USP-Agent': `profile="${as}"`, ...(text ? { 'Content-Type': 'application/json' } : {}) }, text);
     const res = await fetch(url, { method, headers, body: text });
-    return { status: res.status, body: res.status === 204 ? null : ((await res.json()) as Record<string, any>) };
+    return { status: res.status, body: (res.status === 204 ? {} : await res.json()) as Record<string, any> };
   };
   const admin = async (method: string, path: string, body: unknown) => {
     const res = await fetch(`${registryUrl}${path}`, { method, headers: { Authorization: `Bearer ${ADMIN}`, 'USP-Agent': 'profile="https://ops.example/profile"', 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
