@@ -84,3 +84,5 @@ export type {
 export { nextDisputeStatus } from './disputes.js';
 export type { DisputeMove } from './disputes.js';
 export { bookingCalendar } from './icalendar.js';
+export { rangeMatches, priceInterval, durationInterval, flatCategory, categoryTerms, distanceKm, boundingBox, queryTokens, MAX_RADIUS_KM } from './registry.js';
+export type { Interval, RangeMatch, BoundingBox } from './registry.js';

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Message } from '../domain/index.js';
-import type { OperationContext } from './runtime.js';
+import type { OperationContext, PrepareContext } from './runtime.js';
 import { ProtocolError } from './errors.js';
 
 export type AccessTier = 'public' | 'privileged_platform' | 'privileged_scoped' | 'business_only';
@@ -15,7 +15,8 @@ export type CapabilityKey =
   | 'dev.usp-protocol.services.catalog.subscriptions'
   | 'dev.usp-protocol.services.availability'
   | 'dev.usp-protocol.services.bookings'
-  | 'dev.usp-protocol.services.waitlist';
+  | 'dev.usp-protocol.services.waitlist'
+  | 'dev.usp-protocol.discovery.registry';
 
 /**
  * A class of rate limit (spec 10.2.2); each has its own tokens per minute. `public` covers the
@@ -34,8 +35,8 @@ export interface OperationResult {
   /** Members of the response beside `usp` and `messages` (e.g. `{ booking }`). */
   data: Record<string, unknown>;
   messages?: Message[];
-  /** 201 for a creation; business outcomes always answer 200. */
-  status?: 200 | 201;
+  /** 201 for a creation, 204 for a removal with nothing to say; business outcomes always answer 200. */
+  status?: 200 | 201 | 204;
 }
 
 export interface RestRoute {
@@ -70,6 +71,11 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   /** One line for the OpenAPI summary. */
   summary: string;
   input: S;
+  /**
+   * Work that must not hold the store: network fetches (a registry checking a profile URL). Runs
+   * after authentication and before the transaction; its result reaches `handle` as `ctx.prepared`.
+   */
+  prepare?: (input: z.output<S>, ctx: PrepareContext) => Promise<unknown>;
   handle(input: z.output<S>, ctx: OperationContext): Promise<OperationResult>;
 }
 
@@ -77,7 +83,7 @@ export function defineOperation<S extends z.ZodType>(def: OperationDef<S>): Oper
   return def;
 }
 
-export function ok(data: Record<string, unknown>, status: 200 | 201 = 200): OperationResult {
+export function ok(data: Record<string, unknown>, status: 200 | 201 | 204 = 200): OperationResult {
   return { data, status };
 }
 

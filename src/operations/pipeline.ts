@@ -11,7 +11,7 @@ import type { OutboxEvent, Store, StoreUnavailable } from '../store/index.js';
 import { isStoreUnavailable } from './store-faults.js';
 import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
 import type { OperationDef } from './define.js';
-import { outboxEvent, type Business, type Caller, type Clock, type IdSource, type OperationContext, type RaisedEvent } from './runtime.js';
+import { outboxEvent, type OperationEnv, type Business, type Caller, type Clock, type IdSource, type OperationContext, type RaisedEvent } from './runtime.js';
 import { USP_VERSION, uspEnvelope, type UspEnvelope } from './envelope.js';
 import { authenticateCall, type Presented } from './authenticate.js';
 import type { Logger } from './logger.js';
@@ -37,7 +37,7 @@ export interface OperationRequest {
 }
 
 export type OperationResponse =
-  | { ok: true; status: 200 | 201; usp: UspEnvelope; data: Record<string, unknown>; messages: Message[]; replayed: boolean; caller: Caller }
+  | { ok: true; status: 200 | 201 | 204; usp: UspEnvelope; data: Record<string, unknown>; messages: Message[]; replayed: boolean; caller: Caller }
   | { ok: false; error: ProtocolError };
 
 export interface PipelineDeps {
@@ -50,10 +50,12 @@ export interface PipelineDeps {
   onCommitted?: (events: readonly OutboxEvent[]) => void;
   /** How callers authenticate (mechanisms, sandbox, keys, profile checks). */
   authPolicy: AuthPolicy;
+  /** Outbound services of the role served (the registry's fetcher); none for the business. */
+  env?: OperationEnv;
 }
 
 interface StoredResult {
-  status: 200 | 201;
+  status: 200 | 201 | 204;
   data: Record<string, unknown>;
   messages: Message[];
 }
@@ -97,6 +99,11 @@ export class Pipeline {
     const requestHash = scope ? hashOf(input) : '';
     const ifMatch = op.conditional && req.ifMatch ? normalizeRevision(req.ifMatch) : undefined;
 
+    const env = this.deps.env ?? {};
+    const prepared = op.prepare
+      ? await op.prepare(input, { now: this.deps.clock.now(), caller, env, read: (fn) => this.deps.store.read(fn) })
+      : undefined;
+
     const events: OutboxEvent[] = [];
     const run = async (tx: OperationContext['tx']) => {
       // A store may run this again after a deadlock or serialization failure: start from scratch.
@@ -118,6 +125,8 @@ export class Pipeline {
       }
       const ctx: OperationContext = {
         tx,
+        env,
+        prepared,
         now,
         biz: this.deps.biz,
         caller,

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { type BusinessDef, type ResourceDef, type ServiceDef, publishService, type PublishedService, isoUtc, findSlotTagClash } from '../domain/index.js';
 import type { OutboxEvent, Tx } from '../store/index.js';
+import type { RegistryEnv } from './registry/env.js';
 import { base32, type IssuedCredential } from '../security/index.js';
 
 export interface Clock {
@@ -114,8 +115,25 @@ export interface RaisedEvent {
   dueMs?: number;
 }
 
+/** Outbound services a role's operations need beyond the store (the registry's fetcher). */
+export interface OperationEnv {
+  registry?: RegistryEnv;
+}
+
+/** What an operation's `prepare` step sees: no transaction, a consistent read when it needs one. */
+export interface PrepareContext {
+  now: number;
+  caller: Caller;
+  env: OperationEnv;
+  read<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
 export interface OperationContext {
   tx: Tx;
+  /** The role's outbound services (absent in the business's own housekeeping). */
+  env?: OperationEnv;
+  /** What the operation's `prepare` step returned. */
+  prepared?: unknown;
   now: number;
   biz: Business;
   caller: Caller;

@@ -12,7 +12,7 @@ export { verifyPopProof, popAlgorithms, PopFailure, POP_IAT_WINDOW_S } from './p
 export { argumentsDigest, canonicalArguments } from './jcs.js';
 export { contentDigest } from './content-digest.js';
 export { generateSigningKey, jwkThumbprint, signRequest, uspRequiredComponents, verifyRequestSignature } from './http-signatures.js';
-export { createProfileResolver, findKey } from './platform-profiles.js';
+export { createProfileResolver, findKey, parseJsonDocument } from './platform-profiles.js';
 export type { ProfileResolver, PlatformProfile } from './platform-profiles.js';
 export { isLoopbackAddress, isReservedName, isSpecialUseAddress } from './ssrf.js';
 export { outboundUrlProblem, isLoopbackHost, LOOPBACK_HOSTS } from './profile-url.js';

@@ -15,8 +15,9 @@ import { webhooksCommand } from './cli/webhooks.js';
 import { keysCommand } from './cli/keys.js';
 import { validateCommand } from './cli/validate.js';
 import { hashKeyCommand } from './cli/hash-key.js';
+import { registryCommand } from './cli/registry.js';
 
-const COMMANDS: readonly Command[] = [serveCommand, mcpCommand, bookingsCommand, webhooksCommand, keysCommand, validateCommand, hashKeyCommand];
+const COMMANDS: readonly Command[] = [serveCommand, mcpCommand, bookingsCommand, webhooksCommand, keysCommand, validateCommand, hashKeyCommand, registryCommand];
 
 export const HELP = `usp-server: a Universal Scheduling Protocol business server (REST + MCP)
 

@@ -18,6 +18,8 @@ import {
   type Clock,
   type IdSource,
   type Logger,
+  type OperationDef,
+  type OperationEnv,
 } from '../operations/index.js';
 import { StoreUnavailable, eventBody, openStore, type OutboxEvent, type Store, type StoreTimeouts } from '../store/index.js';
 import { probeHandler } from './probes.js';
@@ -79,6 +81,18 @@ export interface ServerOptions {
   };
   /** Receives events after their transaction commits. */
   onEvents?: (events: readonly OutboxEvent[]) => void;
+  /** The role served instead of the business's (the discovery registry). */
+  role?: ServerRole;
+}
+
+/** A server role other than the business: its operations, its profile document, its outbound services. */
+export interface ServerRole {
+  operations: readonly OperationDef[];
+  /** The document served at /.well-known/usp. */
+  profile(ctx: { baseUrl: string; mechanisms: readonly string[]; popAlgorithms: readonly string[] }): Record<string, unknown>;
+  env?: OperationEnv;
+  /** What MCP `initialize` tells the model this server is. */
+  instructions?: string;
 }
 
 /** How long a client may take and how many may be connected at once; every one has a safe default. */
@@ -168,7 +182,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
 
   // One list for what the proof check accepts, the profile publishes and the DPoP challenge names.
   const popAlgs = popAlgorithms(authPolicy.allowEs256);
-  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce });
+  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce, env: opts.role?.env });
 
   const keyring = await loadKeyring(store, clock.now(), opts.webhooks?.signingKey);
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
@@ -202,8 +216,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       },
     );
   });
+  const role = opts.role;
   const profile = () =>
-    buildBusinessProfile(biz, {
+    role ? role.profile({ baseUrl, mechanisms: authPolicy.accepted, popAlgorithms: popAlgs }) : buildBusinessProfile(biz, {
       baseUrl,
       mcpEndpoint: `${baseUrl}/mcp`,
       sandbox: opts.sandbox,
@@ -228,15 +243,17 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const rest = createRestApp({
     pipeline,
     profile,
-    openapi: () => (openapiDoc ??= buildOpenApi(baseUrl)),
+    openapi: () => (openapiDoc ??= buildOpenApi(baseUrl, role?.operations)),
+    operations: role?.operations,
     trustProxy: opts.trustProxy,
     clientAddress: (c) => clientAddress(c),
   });
-  const mcpHttp = createMcpHttp({ pipeline }, hub, { clientAddress, ...(opts.mcpSessions ?? {}) });
+  const mcpHttp = createMcpHttp({ pipeline, operations: role?.operations, instructions: role?.instructions }, hub, { clientAddress, ...(opts.mcpSessions ?? {}) });
   // Filled at listen time with loopback names when listening on loopback and none were given.
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
-  // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback.
-  const doors: Door[] = [mcpDoor(mcpHttp.app), pagesDoor(pipeline), restDoor(rest)];
+  // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback. The buyer
+  // pages belong to the business role only.
+  const doors: Door[] = role ? [mcpDoor(mcpHttp.app), restDoor(rest)] : [mcpDoor(mcpHttp.app), pagesDoor(pipeline), restDoor(rest)];
   const app = createHost({
     doors,
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,

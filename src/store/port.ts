@@ -5,6 +5,7 @@
  * Check-and-reserve (availability re-validation and the claim that books it) always happens inside
  * one transaction.
  */
+import type { RegistryRepo } from './registry-port.js';
 import { isoUtc, type BookingRecord, type HoldRecord, type SubscriptionRecord, type WaitlistRecord, type WaitlistStatus } from '../domain/index.js';
 
 /** A resource occupied by a booking or an active hold over its blocked interval (buffers included). */
@@ -251,6 +252,7 @@ export interface Tx {
   subscriptions: SubscriptionRepo;
   outbox: OutboxRepo;
   kv: KeyValueRepo;
+  registry: RegistryRepo;
 }
 
 /** Cross-process announcement of dispatched events (PostgreSQL LISTEN/NOTIFY); absent in one process. */

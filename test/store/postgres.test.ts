@@ -174,6 +174,10 @@ if (!PG_URL) {
     'principal_bindings',
     'webhook_deliveries',
     'webhook_attempts',
+    'registry_businesses',
+    'registry_business_terms',
+    'registry_services',
+    'registry_service_terms',
   ];
   // Connection errors are expected where a test kills a connection; the tests observe their effects.
   const open = (s = schema, poolSize?: number) => openPostgresStore({ url, schema: s, poolSize, onError: () => {} });

@@ -12,3 +12,4 @@ export { serveMcpStdio } from './stdio.js';
 export { connectMcpSession } from './session.js';
 export type { McpSessionHandle } from './session.js';
 export { TOOL_DESCRIPTIONS, TOOL_TITLES, SERVER_INSTRUCTIONS } from './descriptions.js';
+export { REGISTRY_INSTRUCTIONS } from './registry-descriptions.js';

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { OPERATIONS, type OperationDef } from '../../operations/index.js';
 import { TOOL_DESCRIPTIONS, TOOL_TITLES } from './descriptions.js';
+import { REGISTRY_TOOL_DESCRIPTIONS, REGISTRY_TOOL_TITLES } from './registry-descriptions.js';
 
 type Json = Record<string, unknown>;
 
@@ -61,6 +62,12 @@ const PAYLOAD: Record<string, Record<string, Json>> = {
   usp_waitlist_join: { entry: { type: 'object' }, booking_scoped_credential: { type: 'object' } },
   usp_waitlist_list: { entries: { type: 'array', items: { type: 'object' } }, pagination: { type: 'object' } },
   usp_waitlist_accept: { entry: { type: 'object' }, booking: { type: 'object' } },
+  usp_registry_search_services: { services: { type: 'array', items: { type: 'object' } }, pagination: { type: 'object' } },
+  usp_registry_search_business: { businesses: { type: 'array', items: { type: 'object' } }, pagination: { type: 'object' } },
+  usp_registry_register: { registration: { type: 'object' } },
+  usp_registry_get: { registration: { type: 'object' } },
+  usp_registry_update: { registration: { type: 'object' } },
+  usp_registry_delete: {},
 };
 const BOOKING_PAYLOAD = { booking: { type: 'object' }, booking_scoped_credential: { type: 'object' } };
 const ENTRY_PAYLOAD = { entry: { type: 'object' } };
@@ -97,14 +104,14 @@ function buildTool(op: OperationDef): ToolEntry {
   const properties = { ...((input.properties as Json) ?? {}), _meta: metaSchema(op) };
   const required = [...((input.required as string[]) ?? [])];
   if (op.access !== 'public') required.push('_meta');
-  const title = TOOL_TITLES[name] ?? name;
-  const destructive = /cancel|leave|decline|release/.test(op.name);
+  const title = TOOL_TITLES[name] ?? REGISTRY_TOOL_TITLES[name] ?? name;
+  const destructive = /cancel|leave|decline|release|delete/.test(op.name);
   return {
     op,
     tool: {
       name,
       title,
-      description: TOOL_DESCRIPTIONS[name] ?? op.summary,
+      description: TOOL_DESCRIPTIONS[name] ?? REGISTRY_TOOL_DESCRIPTIONS[name] ?? op.summary,
       inputSchema: { ...input, type: 'object', properties, required },
       outputSchema: outputSchema(name),
       annotations: {
@@ -120,12 +127,14 @@ function buildTool(op: OperationDef): ToolEntry {
   };
 }
 
-let cached: ReadonlyMap<string, ToolEntry> | undefined;
+const cached = new WeakMap<readonly OperationDef[], ReadonlyMap<string, ToolEntry>>();
 
-/** Every MCP tool, keyed by name, in operations-table order. */
-export function mcpTools(): ReadonlyMap<string, ToolEntry> {
-  if (!cached) {
-    cached = new Map(OPERATIONS.filter((op) => op.tool).map((op) => [op.tool!, buildTool(op)] as const));
+/** Every MCP tool of an operation set (default: the business's), keyed by name, in table order. */
+export function mcpTools(operations: readonly OperationDef[] = OPERATIONS): ReadonlyMap<string, ToolEntry> {
+  let tools = cached.get(operations);
+  if (!tools) {
+    tools = new Map(operations.filter((op) => op.tool).map((op) => [op.tool!, buildTool(op)] as const));
+    cached.set(operations, tools);
   }
-  return cached;
+  return tools;
 }

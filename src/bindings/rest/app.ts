@@ -84,6 +84,7 @@ async function handle(c: Context, op: OperationDef, opts: RestAppOptions): Promi
   }
   const res = await opts.pipeline.execute(op, req);
   if (!res.ok) return problem(c, res.error);
+  if (res.status === 204) return c.body(null, 204);
   const body: Record<string, unknown> = { usp: res.usp, ...res.data };
   if (res.messages.length > 0) body.messages = res.messages;
   return c.json(body, res.status);

@@ -66,6 +66,9 @@ export const OPTIONS = {
   'signing-kid': { type: 'string' },
   'reminder-offset': { type: 'string' },
   failed: { type: 'boolean' },
+  'reindex-interval': { type: 'string' },
+  'max-failures': { type: 'string' },
+  stdio: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -173,4 +173,53 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX IF NOT EXISTS outbox_scheduled ON outbox (order_key, event) WHERE status = 'pending';
   `,
+  `
+  CREATE TABLE IF NOT EXISTS registry_businesses (
+    bid BIGSERIAL PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    profile_url TEXT NOT NULL UNIQUE,
+    deployment_mode TEXT NOT NULL,
+    status TEXT NOT NULL,
+    owner TEXT,
+    entry TEXT NOT NULL,
+    lat DOUBLE PRECISION,
+    lng DOUBLE PRECISION,
+    verticals TEXT NOT NULL,
+    categories TEXT NOT NULL,
+    search_text TEXT NOT NULL,
+    name_text TEXT NOT NULL,
+    created_ms BIGINT NOT NULL,
+    last_indexed_ms BIGINT,
+    next_index_ms BIGINT NOT NULL,
+    failures INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX IF NOT EXISTS registry_businesses_due ON registry_businesses (next_index_ms);
+  CREATE INDEX IF NOT EXISTS registry_businesses_geo ON registry_businesses (lat, lng) WHERE lat IS NOT NULL;
+  CREATE TABLE IF NOT EXISTS registry_business_terms (bid BIGINT NOT NULL, term TEXT NOT NULL, PRIMARY KEY (term, bid));
+  CREATE TABLE IF NOT EXISTS registry_services (
+    rid BIGSERIAL PRIMARY KEY,
+    bid BIGINT NOT NULL,
+    business_id TEXT NOT NULL,
+    service_id TEXT NOT NULL,
+    vertical TEXT NOT NULL,
+    terms TEXT NOT NULL,
+    search_text TEXT NOT NULL,
+    name_text TEXT NOT NULL,
+    currency TEXT,
+    price_min BIGINT,
+    price_max BIGINT,
+    dur_min INTEGER,
+    dur_max INTEGER,
+    lat DOUBLE PRECISION,
+    lng DOUBLE PRECISION,
+    result TEXT NOT NULL,
+    indexed_ms BIGINT NOT NULL,
+    UNIQUE (business_id, service_id)
+  );
+  CREATE INDEX IF NOT EXISTS registry_services_bid ON registry_services (bid);
+  CREATE INDEX IF NOT EXISTS registry_services_geo ON registry_services (lat, lng) WHERE lat IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS registry_services_price ON registry_services (currency, price_min);
+  CREATE TABLE IF NOT EXISTS registry_service_terms (rid BIGINT NOT NULL, term TEXT NOT NULL, PRIMARY KEY (term, rid));
+  CREATE INDEX IF NOT EXISTS registry_service_terms_rid ON registry_service_terms (rid);
+  `,
 ];

@@ -142,4 +142,53 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX outbox_scheduled ON outbox (order_key, event) WHERE status = 'pending';
   `,
+  `
+  CREATE TABLE registry_businesses (
+    bid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    profile_url TEXT NOT NULL UNIQUE,
+    deployment_mode TEXT NOT NULL,
+    status TEXT NOT NULL,
+    owner TEXT,
+    entry TEXT NOT NULL,
+    lat REAL,
+    lng REAL,
+    verticals TEXT NOT NULL,
+    categories TEXT NOT NULL,
+    search_text TEXT NOT NULL,
+    name_text TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    last_indexed_ms INTEGER,
+    next_index_ms INTEGER NOT NULL,
+    failures INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX registry_businesses_due ON registry_businesses (next_index_ms);
+  CREATE TABLE registry_business_terms (bid INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (term, bid)) WITHOUT ROWID;
+  CREATE VIRTUAL TABLE registry_business_geo USING rtree (bid, min_lat, max_lat, min_lng, max_lng);
+  CREATE TABLE registry_services (
+    rid INTEGER PRIMARY KEY,
+    bid INTEGER NOT NULL,
+    business_id TEXT NOT NULL,
+    service_id TEXT NOT NULL,
+    vertical TEXT NOT NULL,
+    terms TEXT NOT NULL,
+    search_text TEXT NOT NULL,
+    name_text TEXT NOT NULL,
+    currency TEXT,
+    price_min INTEGER,
+    price_max INTEGER,
+    dur_min INTEGER,
+    dur_max INTEGER,
+    lat REAL,
+    lng REAL,
+    result TEXT NOT NULL,
+    indexed_ms INTEGER NOT NULL,
+    UNIQUE (business_id, service_id)
+  );
+  CREATE INDEX registry_services_bid ON registry_services (bid);
+  CREATE INDEX registry_services_price ON registry_services (currency, price_min);
+  CREATE TABLE registry_service_terms (rid INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (term, rid)) WITHOUT ROWID;
+  CREATE INDEX registry_service_terms_rid ON registry_service_terms (rid);
+  CREATE VIRTUAL TABLE registry_service_geo USING rtree (rid, min_lat, max_lat, min_lng, max_lng);
+  `,
 ];

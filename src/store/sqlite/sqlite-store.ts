@@ -14,6 +14,7 @@ import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, Wai
 import type { ClaimRow, DeliveryAttempt, IdempotencyRecord, OutboxEvent, Store, StoredService, Tx, WaitlistQuery, WebhookDelivery } from '../port.js';
 import { StoreUnavailable, eventBody } from '../port.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { sqliteRegistryRepo } from './registry-repo.js';
 
 type Db = Database.Database;
 
@@ -351,6 +352,7 @@ function buildRepos(db: Db): Tx {
     return rest as WebhookDelivery;
   };
   return {
+    registry: sqliteRegistryRepo(db),
     async lock() {
       // Transactions are already serial in this process (one connection, BEGIN IMMEDIATE).
     },
