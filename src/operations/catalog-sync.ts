@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { OutboxEvent, Store } from '../store/index.js';
-import type { Business, Clock, IdSource } from './runtime.js';
+import type { Business, Clock, IdSource } from './context.js';
 
 export async function syncCatalog(store: Store, biz: Business, clock: Clock, ids: IdSource): Promise<OutboxEvent[]> {
   const events: OutboxEvent[] = [];

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Message } from '../domain/index.js';
-import type { OperationContext } from './runtime.js';
+import type { OperationContext } from './context.js';
 import { ProtocolError } from './errors.js';
 
 export type AccessTier = 'public' | 'privileged_platform' | 'privileged_scoped' | 'business_only';

@@ -10,7 +10,7 @@ import { errorMessage, type Message } from '../domain/index.js';
 import type { OutboxEvent, Store } from '../store/index.js';
 import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
 import type { OperationDef } from './define.js';
-import { outboxEvent, type Business, type Caller, type Clock, type IdSource, type OperationContext, type RaisedEvent } from './runtime.js';
+import { outboxEvent, type Business, type Caller, type Clock, type IdSource, type OperationContext, type RaisedEvent } from './context.js';
 import { USP_VERSION, uspEnvelope, type UspEnvelope } from './envelope.js';
 import { authenticateCall, type Presented } from './authenticate.js';
 import type { Logger } from './logger.js';

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { errorMessage, isCapacityType } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkSlot, claimRows } from '../engine/availability.js';
-import { iso } from '../runtime.js';
+import { checkSlot, claimRows } from '../steps/slots.js';
+import { iso } from '../context.js';
 import { id } from '../schemas.js';
 
 export const holdSlot = defineOperation({

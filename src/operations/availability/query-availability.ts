@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { openingHours, errorMessage, DAY_MS, addDays, isIsoDate, isValidTimeZone, localToUtcMs, parseInstant } from '../../domain/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { presentSlot, querySlots } from '../engine/availability.js';
+import { presentSlot, querySlots } from '../steps/slots.js';
 import { DateOrInstant, decodeCursor, encodeCursor, id } from '../schemas.js';
 
 /** Large enough that one day of one service fits one answer (the demo's busiest day has 108 slots). */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { errorMessage, type HoldRecord } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { mayAct, type OperationContext } from '../runtime.js';
+import { mayAct, type OperationContext } from '../context.js';
 import { id } from '../schemas.js';
-import { endHold } from '../engine/waitlist.js';
+import { endHold } from '../steps/waitlist-offers.js';
 
 /** A hold past its expiry reads as expired, whether or not anything has swept it yet. */
 export function holdView(rec: HoldRecord, now: number): HoldRecord['hold'] {

@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { bookingCalendar } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
-import { expireIfDue } from '../engine/bookings.js';
-import type { OperationContext } from '../runtime.js';
+import { expireIfDue } from '../steps/booking-lifecycle.js';
+import type { OperationContext } from '../context.js';
 import { id } from '../schemas.js';
 import { bookingPageView } from './checkout.js';
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { BookingMove } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness, type OperationDef } from '../define.js';
-import { checkRevision, emitBookingEvent, freeSlot, loadBooking, move } from '../engine/bookings.js';
+import { checkRevision, emitBookingEvent, freeSlot, loadBooking, move } from '../steps/booking-lifecycle.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow } from '../engine/bookings.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow } from '../steps/booking-lifecycle.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { errorMessage, formatMoney } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow, stateConflict, touch } from '../engine/bookings.js';
-import { iso } from '../runtime.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow, stateConflict, touch } from '../steps/booking-lifecycle.js';
+import { iso } from '../context.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { errorMessage, isCapacityType } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkSlot } from '../engine/availability.js';
-import { createBookingRecord } from '../engine/bookings.js';
+import { checkSlot } from '../steps/slots.js';
+import { createBookingRecord } from '../steps/booking-lifecycle.js';
 import { Buyer, DeliveryAddress, id } from '../schemas.js';
 import { holdView, loadHold } from '../availability/release-hold.js';
-import { mayAct } from '../runtime.js';
-import { bookingCredentialExpiry } from '../engine/bookings.js';
+import { mayAct } from '../context.js';
+import { bookingCredentialExpiry } from '../steps/booking-lifecycle.js';
 
 export const createBooking = defineOperation({
   name: 'create_booking',

@@ -10,8 +10,8 @@ import { z } from 'zod';
 import { errorMessage, formatMoney, nextDisputeStatus, type BookingRecord, type DisputeMove } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
-import { checkRevision, emitBookingEvent, loadBooking, touch } from '../engine/bookings.js';
-import { iso } from '../runtime.js';
+import { checkRevision, emitBookingEvent, loadBooking, touch } from '../steps/booking-lifecycle.js';
+import { iso } from '../context.js';
 import { id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 

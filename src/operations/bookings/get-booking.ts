@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorMessage } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { loadBooking } from '../engine/bookings.js';
+import { loadBooking } from '../steps/booking-lifecycle.js';
 import { id } from '../schemas.js';
 
 export const bookingNotFound = (bookingId: string) =>

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { errorMessage, bookingPrice, rescheduleTerms, formatDuration, formatInstant, parseDuration } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkSlot, claimRows } from '../engine/availability.js';
-import { iso } from '../runtime.js';
-import { freedSlotOf, offerFreedPlace } from '../engine/waitlist.js';
-import { scheduleReminder } from '../engine/bookings.js';
-import { checkRevision, emitBookingEvent, loadBooking, move, paymentAction, stateConflict } from '../engine/bookings.js';
+import { checkSlot, claimRows } from '../steps/slots.js';
+import { iso } from '../context.js';
+import { freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
+import { scheduleReminder } from '../steps/booking-lifecycle.js';
+import { checkRevision, emitBookingEvent, loadBooking, move, paymentAction, stateConflict } from '../steps/booking-lifecycle.js';
 import { id } from '../schemas.js';
 import { holdView, loadHold } from '../availability/release-hold.js';
 import { bookingNotFound } from './get-booking.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isTerminal, errorMessage, type Message } from '../../domain/index.js';
 import { defineOperation, ok, type OperationResult } from '../define.js';
-import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch } from '../engine/bookings.js';
+import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch } from '../steps/booking-lifecycle.js';
 import { Buyer, DeliveryAddress, id } from '../schemas.js';
 import { bookingNotFound } from './get-booking.js';
 

@@ -7,8 +7,8 @@ import type { SubscriptionRecord } from '../../domain/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { checkProfileUrl } from '../../security/index.js';
 import { defineOperation, ok, type OperationDef } from '../define.js';
-import { iso } from '../runtime.js';
-import { mayAct, type OperationContext } from '../runtime.js';
+import { iso } from '../context.js';
+import { mayAct, type OperationContext } from '../context.js';
 import { id } from '../schemas.js';
 
 export const CATALOG_EVENTS = ['service.created', 'service.updated', 'service.deleted', 'service.suspended'] as const;

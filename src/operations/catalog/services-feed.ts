@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
 import { decodeCursor, encodeCursor } from '../schemas.js';
-import { iso } from '../runtime.js';
+import { iso } from '../context.js';
 
 const DEFAULT_LIMIT = 50;
 

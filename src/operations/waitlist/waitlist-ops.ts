@@ -6,10 +6,10 @@ import { z } from 'zod';
 import { errorMessage, type WaitlistRecord, decodeSlotId } from '../../domain/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkSlot } from '../engine/availability.js';
-import { bookingCredentialExpiry, checkRevision, createBookingRecord } from '../engine/bookings.js';
-import { announcePositions, emitWaitlistEvent, endOffer, loadEntry, settleEntry } from '../engine/waitlist.js';
-import { iso, newRevision, type OperationContext } from '../runtime.js';
+import { checkSlot } from '../steps/slots.js';
+import { bookingCredentialExpiry, checkRevision, createBookingRecord } from '../steps/booking-lifecycle.js';
+import { announcePositions, emitWaitlistEvent, endOffer, loadEntry, settleEntry } from '../steps/waitlist-offers.js';
+import { iso, newRevision, type OperationContext } from '../context.js';
 import { Buyer, decodeCursor, encodeCursor, id } from '../schemas.js';
 import { holdView } from '../availability/release-hold.js';
 

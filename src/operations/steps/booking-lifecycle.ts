@@ -23,9 +23,9 @@ import {
   infoMessage,
 } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
-import { iso, mayAct, newRevision, type OperationContext } from '../runtime.js';
-import { claimRows, slotResources } from './availability.js';
-import { freedSlotOf, offerFreedPlace } from './waitlist.js';
+import { iso, mayAct, newRevision, type OperationContext } from '../context.js';
+import { claimRows, slotResources } from './slots.js';
+import { freedSlotOf, offerFreedPlace } from './waitlist-offers.js';
 
 export interface NewBooking {
   service: ServiceDef;

@@ -14,8 +14,8 @@ import {
   formatInstant,
   localDate,
 } from '../../domain/index.js';
-import { iso, mayAct, newRevision, type OperationContext } from '../runtime.js';
-import { claimRows, loadClaims } from './availability.js';
+import { iso, mayAct, newRevision, type OperationContext } from '../context.js';
+import { claimRows, loadClaims } from './slots.js';
 
 export interface FreedSlot {
   key: string;
