@@ -1,21 +1,9 @@
 import { z } from 'zod';
-import { errorMessage, type HoldRecord } from '../../domain/index.js';
+import { errorMessage } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { mayAct, type OperationContext } from '../context.js';
 import { id } from '../schemas.js';
 import { endHold } from '../steps/waitlist-offers.js';
-
-/** A hold past its expiry reads as expired, whether or not anything has swept it yet. */
-export function holdView(rec: HoldRecord, now: number): HoldRecord['hold'] {
-  if (rec.hold.status === 'active' && rec.priv.expires_at_ms <= now) return { ...rec.hold, status: 'expired' };
-  return rec.hold;
-}
-
-export async function loadHold(ctx: OperationContext, holdId: string): Promise<HoldRecord | null> {
-  const rec = await ctx.tx.holds.get(holdId);
-  if (!rec || !mayAct(ctx.caller, rec.priv.principal, rec.hold.id)) return null;
-  return rec;
-}
+import { holdView, loadHold } from '../steps/holds.js';
 
 export const releaseHold = defineOperation({
   name: 'release_hold',

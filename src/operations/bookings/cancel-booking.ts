@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { errorMessage, cancellationTerms, formatMoney, parseDuration, nextStatus, type Message } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkRevision, emitBookingEvent, freeSlot, loadBooking, move, stateConflict } from '../steps/booking-lifecycle.js';
+import { checkRevision, emitBookingEvent, freeSlot, loadBooking, move, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { iso } from '../context.js';
 import { id } from '../schemas.js';
-import { bookingNotFound } from './get-booking.js';
 
 export const cancelBooking = defineOperation({
   name: 'cancel_booking',

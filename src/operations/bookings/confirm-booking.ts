@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow } from '../steps/booking-lifecycle.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { id } from '../schemas.js';
-import { bookingNotFound } from './get-booking.js';
 
 /** The business approves a manual-confirmation booking (spec 5.3.4). Business-only (decision D8). */
 export const confirmBooking = defineOperation({

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { errorMessage, formatMoney } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow, stateConflict, touch } from '../steps/booking-lifecycle.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow, stateConflict, touch, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { iso } from '../context.js';
 import { id } from '../schemas.js';
-import { bookingNotFound } from './get-booking.js';
 
 export const confirmPayment = defineOperation({
   name: 'confirm_payment',

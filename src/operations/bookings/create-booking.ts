@@ -4,7 +4,7 @@ import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../steps/slots.js';
 import { createBookingRecord } from '../steps/booking-lifecycle.js';
 import { Buyer, DeliveryAddress, id } from '../schemas.js';
-import { holdView, loadHold } from '../availability/release-hold.js';
+import { holdView, loadHold } from '../steps/holds.js';
 import { mayAct } from '../context.js';
 import { bookingCredentialExpiry } from '../steps/booking-lifecycle.js';
 

@@ -1,11 +1,7 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/index.js';
-import { defineOperation, ok, outcome } from '../define.js';
-import { loadBooking } from '../steps/booking-lifecycle.js';
+import { defineOperation, ok } from '../define.js';
+import { bookingNotFound, loadBooking } from '../steps/booking-lifecycle.js';
 import { id } from '../schemas.js';
-
-export const bookingNotFound = (bookingId: string) =>
-  outcome(errorMessage('booking_not_found', `No booking ${JSON.stringify(bookingId)} belongs to this platform.`, '$.booking_id'));
 
 export const getBooking = defineOperation({
   name: 'get_booking',

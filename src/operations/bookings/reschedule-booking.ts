@@ -4,11 +4,10 @@ import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot, claimRows } from '../steps/slots.js';
 import { iso } from '../context.js';
 import { freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
-import { scheduleReminder } from '../steps/booking-lifecycle.js';
+import { scheduleReminder, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { checkRevision, emitBookingEvent, loadBooking, move, paymentAction, stateConflict } from '../steps/booking-lifecycle.js';
 import { id } from '../schemas.js';
-import { holdView, loadHold } from '../availability/release-hold.js';
-import { bookingNotFound } from './get-booking.js';
+import { holdView, loadHold } from '../steps/holds.js';
 
 export const rescheduleBooking = defineOperation({
   name: 'reschedule_booking',

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { isTerminal, errorMessage, type Message } from '../../domain/index.js';
 import { defineOperation, ok, type OperationResult } from '../define.js';
-import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch } from '../steps/booking-lifecycle.js';
+import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { Buyer, DeliveryAddress, id } from '../schemas.js';
-import { bookingNotFound } from './get-booking.js';
 
 const RESCHEDULE = 'move it to another time with reschedule_booking (POST /bookings/{booking_id}/reschedule, MCP usp_bookings_reschedule)';
 const NEW_BOOKING = 'cancel this booking (POST /bookings/{booking_id}/cancel, MCP usp_bookings_cancel) and create a new one';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { errorMessage } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { id } from '../schemas.js';
-import { withHint } from './present.js';
+import { withHint } from '../steps/present-service.js';
 
 export const getService = defineOperation({
   name: 'get_service',

@@ -3,7 +3,7 @@ import { primaryCategory, searchableText, type PublishedService } from '../../do
 import { invalidRequest } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
 import { PaginationRequest, decodeCursor, encodeCursor } from '../schemas.js';
-import { withHint } from './present.js';
+import { withHint } from '../steps/present-service.js';
 
 const DEFAULT_LIMIT = 20;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { warningMessage, type Message } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { defineOperation } from '../define.js';
-import { withHint } from './present.js';
+import { withHint } from '../steps/present-service.js';
 
 /** Most ids one lookup accepts (the spec requires at least 50). */
 export const MAX_LOOKUP_IDS = 100;

@@ -21,8 +21,10 @@ import {
   formatDuration,
   formatInstant,
   infoMessage,
+  errorMessage,
 } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
+import { ok, outcome, requireBusiness, type OperationResult } from '../define.js';
 import { iso, mayAct, newRevision, type OperationContext } from '../context.js';
 import { claimRows, slotResources } from './slots.js';
 import { freedSlotOf, offerFreedPlace } from './waitlist-offers.js';
@@ -317,4 +319,23 @@ export function emitBookingEvent(ctx: OperationContext, event: string, rec: Book
 
 export function alreadyMessage(content: string) {
   return infoMessage('already_in_state', content);
+}
+
+export const bookingNotFound = (bookingId: string) =>
+  outcome(errorMessage('booking_not_found', `No booking ${JSON.stringify(bookingId)} belongs to this platform.`, '$.booking_id'));
+
+/**
+ * The business's own moves on a booking after it is confirmed (spec 5.1, 5.5.3): started,
+ * completed or a no-show. Completed and no-show end the booking and free its slot.
+ */
+export async function applyBusinessMove(ctx: OperationContext, bookingId: string, m: 'start' | 'complete' | 'no_show', event: string): Promise<OperationResult> {
+  requireBusiness(ctx);
+  const rec = await loadBooking(ctx, bookingId);
+  if (!rec) return bookingNotFound(bookingId);
+  checkRevision(ctx, rec.booking.revision);
+  move(rec, m, ctx);
+  await ctx.tx.bookings.update(rec);
+  if (m !== 'start') await freeSlot(ctx, rec).catch(() => undefined);
+  emitBookingEvent(ctx, event, rec);
+  return ok({ booking: rec.booking });
 }
