@@ -27,6 +27,12 @@ export const BOOKING_TRANSITIONS: Readonly<Record<BookingStatus, Partial<Record<
   canceled: {},
 };
 
+/** The status a new booking starts in: waiting for a payment, for the business's approval, or confirmed at once. */
+export function initialBookingStatus(paymentDue: boolean, manualConfirmation: boolean): BookingStatus {
+  if (paymentDue) return 'requires_action';
+  return manualConfirmation ? 'pending' : 'confirmed';
+}
+
 export const TERMINAL_STATUSES: readonly BookingStatus[] = ['completed', 'no_show', 'canceled'];
 
 export function isTerminal(status: BookingStatus): boolean {

@@ -60,7 +60,7 @@ export type { Claim, SlotCandidate, SlotQuery, SlotState, OpeningHoursEntry } fr
 export { errorMessage, warningMessage, infoMessage } from './outcomes.js';
 export type { Message } from './outcomes.js';
 
-export { BOOKING_TRANSITIONS, isTerminal, nextStatus, allowedMoves } from './booking-status.js';
+export { BOOKING_TRANSITIONS, initialBookingStatus, isTerminal, nextStatus, allowedMoves } from './booking-status.js';
 export type { BookingMove, BookingStatus } from './booking-status.js';
 export { HOLD_TRANSITIONS, nextHoldStatus } from './hold-status.js';
 export type { HoldMove, HoldStatus } from './hold-status.js';

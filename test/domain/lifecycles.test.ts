@@ -7,6 +7,7 @@ import {
   BOOKING_TRANSITIONS,
   DISPUTE_TRANSITIONS,
   HOLD_TRANSITIONS,
+  initialBookingStatus,
   SUBSCRIPTION_TRANSITIONS,
   WAITLIST_TRANSITIONS,
   nextDisputeStatus,
@@ -132,5 +133,14 @@ describe('the dispute lifecycle of spec 5.5.2: reviewed, then resolved once', ()
     ]);
     expect(refused(pairs)).toBe(7);
     expect(Object.keys(DISPUTE_TRANSITIONS).sort()).toEqual([...statuses].sort());
+  });
+});
+
+describe('a new booking starts waiting for its payment, then for the business, else confirmed', () => {
+  test('payment due wins over manual confirmation; neither means confirmed at once', () => {
+    expect(initialBookingStatus(true, true)).toBe('requires_action');
+    expect(initialBookingStatus(true, false)).toBe('requires_action');
+    expect(initialBookingStatus(false, true)).toBe('pending');
+    expect(initialBookingStatus(false, false)).toBe('confirmed');
   });
 });

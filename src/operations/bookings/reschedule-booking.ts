@@ -7,7 +7,7 @@ import { freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
 import { scheduleReminder, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { checkRevision, emitBookingEvent, loadBooking, move, paymentAction, stateConflict } from '../steps/booking-lifecycle.js';
 import { id } from '../schemas.js';
-import { holdView, loadHold } from '../steps/holds.js';
+import { holdView, loadHold, moveHold } from '../steps/holds.js';
 
 export const rescheduleBooking = defineOperation({
   name: 'reschedule_booking',
@@ -65,7 +65,7 @@ export const rescheduleBooking = defineOperation({
     await ctx.tx.claims.removeOwner(b.id);
     if (hold) {
       await ctx.tx.claims.transfer(hold.hold.id, b.id, rec.priv.expires_at_ms ?? null);
-      hold.hold.status = 'converted';
+      moveHold(hold, 'convert');
       hold.priv.booking_id = b.id;
       await ctx.tx.holds.update(hold);
     } else {

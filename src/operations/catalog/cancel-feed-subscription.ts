@@ -15,6 +15,6 @@ export const cancelFeedSubscription = defineOperation({
   summary: 'Cancel a feed subscription for good.',
   input: z.object({ subscription_id: id('The subscription id.') }),
   async handle(inp, ctx) {
-    return moveSubscription(ctx, inp.subscription_id, 'canceled');
+    return moveSubscription(ctx, inp.subscription_id, 'cancel');
   },
 });

@@ -15,6 +15,6 @@ export const pauseFeedSubscription = defineOperation({
   summary: 'Pause deliveries to a feed subscription.',
   input: z.object({ subscription_id: id('The subscription id.') }),
   async handle(inp, ctx) {
-    return moveSubscription(ctx, inp.subscription_id, 'paused');
+    return moveSubscription(ctx, inp.subscription_id, 'pause');
   },
 });

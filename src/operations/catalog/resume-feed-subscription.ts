@@ -15,6 +15,6 @@ export const resumeFeedSubscription = defineOperation({
   summary: 'Resume a paused feed subscription.',
   input: z.object({ subscription_id: id('The subscription id.') }),
   async handle(inp, ctx) {
-    return moveSubscription(ctx, inp.subscription_id, 'active');
+    return moveSubscription(ctx, inp.subscription_id, 'resume');
   },
 });

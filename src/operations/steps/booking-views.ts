@@ -142,7 +142,7 @@ export function bookingPageView(ctx: OperationContext, rec: BookingRecord): Book
 }
 
 /** The checkout page of a booking, with what is due on it (after lazy expiry). */
-export async function checkoutView(ctx: OperationContext, bookingId: string): Promise<{ v: CheckoutView; due?: number; currency?: string }> {
+export async function checkoutView(ctx: OperationContext, bookingId: string): Promise<{ v: CheckoutView; due?: number }> {
   const rec = await ctx.tx.bookings.get(bookingId);
   if (!rec) throw new ProtocolError('not_found', 'There is no checkout for this link.', { detailCode: 'checkout_not_found' });
   await expireIfDue(ctx, rec);
@@ -168,7 +168,7 @@ export async function checkoutView(ctx: OperationContext, bookingId: string): Pr
   if (action?.payment_context) {
     v.amount_due = formatMoney(action.payment_context.amount_due, action.payment_context.currency);
     v.expires_at = formatInstant(Date.parse(action.expires_at), zone);
-    return { v, due: action.payment_context.amount_due, currency: action.payment_context.currency };
+    return { v, due: action.payment_context.amount_due };
   }
   return { v };
 }

@@ -2,7 +2,7 @@
  * Catalog feed subscriptions (spec 3.12.2) as the operations read and move them: owned by the
  * creating principal; delivery is the webhook dispatcher's job.
  */
-import type { SubscriptionRecord } from '../../domain/index.js';
+import { nextSubscriptionStatus, type SubscriptionMove, type SubscriptionRecord, type SubscriptionStatus } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { ok, type OperationResult } from '../define.js';
 import { mayAct, type OperationContext } from '../context.js';
@@ -19,11 +19,15 @@ export async function loadOwned(ctx: OperationContext, sid: string): Promise<Sub
   return rec;
 }
 
-/** Move the caller's subscription to `to`; already there is a success, a canceled one moves nowhere. */
-export async function moveSubscription(ctx: OperationContext, sid: string, to: 'active' | 'paused' | 'canceled'): Promise<OperationResult> {
+/** Where each move leads: a subscription already there answers as it is. */
+const TARGET: Record<SubscriptionMove, SubscriptionStatus> = { pause: 'paused', resume: 'active', cancel: 'canceled' };
+
+/** Apply a move to the caller's subscription; already there is a success, a canceled one moves nowhere. */
+export async function moveSubscription(ctx: OperationContext, sid: string, m: SubscriptionMove): Promise<OperationResult> {
   const rec = await loadOwned(ctx, sid);
-  if (rec.subscription.status === to) return ok({ subscription: rec.subscription });
-  if (rec.subscription.status === 'canceled') {
+  if (rec.subscription.status === TARGET[m]) return ok({ subscription: rec.subscription });
+  const to = nextSubscriptionStatus(rec.subscription.status, m);
+  if (!to) {
     throw new ProtocolError('booking_state_conflict', 'This subscription is canceled; create a new one instead.', {
       detailCode: 'subscription_canceled',
     });

@@ -1,12 +1,12 @@
 /** Accept a waitlist offer (spec 11.1): books the offered place atomically, in the same transaction. */
 import { z } from 'zod';
-import { errorMessage, type WaitlistRecord } from '../../domain/index.js';
+import { errorMessage, nextWaitlistStatus, type WaitlistRecord } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../steps/slots.js';
 import { bookingCredentialExpiry, checkRevision, createBookingRecord } from '../steps/booking-lifecycle.js';
 import { announcePositions, emitWaitlistEvent, loadEntry } from '../steps/waitlist-offers.js';
-import { entryConflict, entryNotFound } from '../steps/waitlist-entries.js';
-import { newRevision, type OperationContext } from '../context.js';
+import { entryConflict, entryNotFound, moveEntry } from '../steps/waitlist-entries.js';
+import type { OperationContext } from '../context.js';
 import { id } from '../schemas.js';
 import { holdView } from '../steps/holds.js';
 
@@ -31,7 +31,7 @@ export const acceptWaitlistOffer = defineOperation({
     const e = rec.entry;
     if (e.status === 'accepted') return outcome(errorMessage('offer_already_accepted', 'This offer was already accepted.'), { entry: e });
     if (e.status === 'expired') return outcome(errorMessage('offer_expired', 'The offer window has passed; the buyer stays off the list until they join again.'), { entry: e });
-    if (e.status !== 'offered') throw entryConflict(rec, 'accepted: there is no open offer');
+    if (!nextWaitlistStatus(e.status, 'accept')) throw entryConflict(rec, 'accepted: there is no open offer');
     checkRevision(ctx, e.revision);
     return acceptOffer(ctx, rec);
   },
@@ -52,8 +52,7 @@ async function acceptOffer(ctx: OperationContext, rec: WaitlistRecord) {
     hold: heldOk ? hold! : undefined,
     waitlistEntryId: e.id,
   });
-  e.status = 'accepted';
-  e.revision = newRevision(ctx);
+  moveEntry(rec, 'accept', ctx, 'accepted');
   delete e.offer_expires_at;
   rec.priv.offer_expires_ms = undefined;
   rec.priv.booking_id = booking.booking.id;

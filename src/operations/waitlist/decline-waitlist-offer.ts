@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/index.js';
+import { errorMessage, nextWaitlistStatus } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkRevision } from '../steps/booking-lifecycle.js';
 import { endOffer, loadEntry } from '../steps/waitlist-offers.js';
@@ -27,7 +27,7 @@ export const declineWaitlistOffer = defineOperation({
     if (!rec) return entryNotFound(inp.entry_id);
     if (rec.entry.status === 'declined') return ok({ entry: rec.entry });
     if (rec.entry.status === 'expired') return outcome(errorMessage('offer_expired', 'The offer had already expired.'), { entry: rec.entry });
-    if (rec.entry.status !== 'offered') throw entryConflict(rec, 'declined: there is no open offer');
+    if (!nextWaitlistStatus(rec.entry.status, 'decline')) throw entryConflict(rec, 'declined: there is no open offer');
     checkRevision(ctx, rec.entry.revision);
     await endOffer(ctx, rec, 'declined');
     return ok({ entry: rec.entry });

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineOperation, ok } from '../define.js';
 import { checkRevision } from '../steps/booking-lifecycle.js';
 import { announcePositions, endOffer, loadEntry } from '../steps/waitlist-offers.js';
-import { entryConflict, entryNotFound } from '../steps/waitlist-entries.js';
-import { newRevision } from '../context.js';
+import { nextWaitlistStatus } from '../../domain/index.js';
+import { entryConflict, entryNotFound, moveEntry } from '../steps/waitlist-entries.js';
 import { id } from '../schemas.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;
@@ -26,11 +26,11 @@ export const leaveWaitlist = defineOperation({
     const rec = await loadEntry(ctx, inp.entry_id);
     if (!rec) return entryNotFound(inp.entry_id);
     if (rec.entry.status === 'removed') return ok({ entry: rec.entry });
-    if (rec.entry.status === 'accepted') throw entryConflict(rec, 'left after its offer was accepted');
+    // With an open offer, leaving declines it first; otherwise the map says whether the entry may leave.
+    if (rec.entry.status !== 'offered' && !nextWaitlistStatus(rec.entry.status, 'leave')) throw entryConflict(rec, 'left after its offer was accepted');
     checkRevision(ctx, rec.entry.revision);
     if (rec.entry.status === 'offered') await endOffer(ctx, rec, 'declined');
-    rec.entry.status = 'removed';
-    rec.entry.revision = newRevision(ctx);
+    moveEntry(rec, 'leave', ctx, 'left');
     await ctx.tx.waitlist.update(rec);
     await ctx.tx.security.revokeCredentials(rec.entry.id);
     await announcePositions(ctx, rec.entry.service_id);
