@@ -3,7 +3,7 @@
  * transaction, the caller, an injected clock and id source, and the events it raises.
  */
 import { randomBytes } from 'node:crypto';
-import { type BusinessDef, type ResourceDef, type ServiceDef, publishService, type PublishedService, isoUtc } from '../domain/index.js';
+import { type BusinessDef, type CredentialKind, type ResourceDef, type ServiceDef, publishService, type PublishedService, isoUtc } from '../domain/index.js';
 import type { OutboxEvent, Tx } from '../store/index.js';
 import { base32, type IssuedCredential } from '../security/index.js';
 
@@ -124,7 +124,7 @@ export interface OperationContext {
    * Issue a booking-scoped credential for a resource just created (bound to the caller's proven
    * key when there is one); undefined for the business itself.
    */
-  issueCredential(kind: 'booking' | 'hold' | 'waitlist_entry', resourceId: string, expiresMs: number): Promise<IssuedCredential | undefined>;
+  issueCredential(kind: CredentialKind, resourceId: string, expiresMs: number): Promise<IssuedCredential | undefined>;
 }
 
 /** Instants on the wire: RFC 3339 UTC without fractional seconds. */

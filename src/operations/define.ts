@@ -4,11 +4,10 @@
  * precondition (conditional write), its input schema and its handler.
  */
 import type { z } from 'zod';
-import type { Message } from '../domain/index.js';
+import type { AccessTier, Message, ResourceKind } from '../domain/index.js';
 import type { OperationContext } from './context.js';
 import { ProtocolError } from './errors.js';
 
-export type AccessTier = 'public' | 'privileged_platform' | 'privileged_scoped' | 'business_only';
 
 export type CapabilityKey =
   | 'dev.usp-protocol.services.catalog'
@@ -61,7 +60,7 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   /** Needs a write transaction even when not mutating from the caller's view (lazy expiry). */
   writes: boolean;
   /** The existing resource a scoped operation addresses (per-resource authorization, credential scope). */
-  resource?: { kind: 'booking' | 'hold' | 'waitlist_entry' | 'subscription'; key: string };
+  resource?: { kind: ResourceKind; key: string };
   /**
    * Rate-limit class and cost of one call. Default: `public` for the public tier, `reads` for
    * privileged ones, each call costing 1; business-only calls (the business itself) are not limited.
