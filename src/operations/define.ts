@@ -33,9 +33,15 @@ export interface OperationResult {
   /** Members of the response beside `usp` and `messages` (e.g. `{ booking }`). */
   data: Record<string, unknown>;
   messages?: Message[];
-  /** 201 for a creation; business outcomes always answer 200. */
+  /** 200 for a business outcome; unset, the operation's row decides (`creates`). */
   status?: 200 | 201;
 }
+
+/** A JSON Schema fragment. */
+export type JsonSchema = Record<string, unknown>;
+
+/** The buyer pages the REST door renders as HTML for a browser (spec 8.5.4, 8.5.5). */
+export type BuyerPage = 'checkout' | 'checkout_form' | 'booking_page' | 'calendar_file';
 
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -66,6 +72,20 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
    * privileged ones, each call costing 1; business-only calls (the business itself) are not limited.
    */
   rate?: RateRule<z.output<S>>;
+  /** Success answers 201 Created (a new resource); business outcomes still answer 200. */
+  creates?: boolean;
+  /** Ends or gives up something (a booking, a hold, a place in line): MCP `destructiveHint`. */
+  destructive?: boolean;
+  /** A state-changing call whose repetition has no further effect: MCP `idempotentHint` (reads always are). */
+  idempotent?: boolean;
+  /** Members of the result beside `usp` and `messages`: the MCP output schema. Required with `tool`. */
+  output?: Record<string, JsonSchema>;
+  /** A successful call from an MCP session subscribes that session to catalog change notifications. */
+  subscribesSessionToCatalog?: boolean;
+  /** The buyer page the REST door renders for a browser from this operation's answer. */
+  page?: BuyerPage;
+  /** The `usp-server bookings` subcommand that runs this operation as the business. */
+  cli?: string;
   /** One line for the OpenAPI summary. */
   summary: string;
   input: S;
@@ -76,8 +96,9 @@ export function defineOperation<S extends z.ZodType>(def: OperationDef<S>): Oper
   return def;
 }
 
-export function ok(data: Record<string, unknown>, status: 200 | 201 = 200): OperationResult {
-  return { data, status };
+/** Success: 200, or 201 when the row says the operation creates. */
+export function ok(data: Record<string, unknown>): OperationResult {
+  return { data };
 }
 
 /** A business outcome: HTTP 200 / MCP result with the message, and whatever data still applies. */

@@ -1,4 +1,4 @@
-export { OPERATIONS, operationByName } from './table.js';
+export { OPERATIONS, operationByName, operationForPage, operationForCommand } from './table.js';
 export { Pipeline, parseInput, IDEMPOTENCY_RETENTION_MS } from './pipeline.js';
 export type { OperationRequest, OperationResponse, PipelineDeps } from './pipeline.js';
 export { silentLogger } from './logger.js';
@@ -6,7 +6,7 @@ export type { Logger } from './logger.js';
 export { ProtocolError, PROTOCOL_ERROR_CODES } from './errors.js';
 export { callerCorrelationId, correlationIdOf } from './correlation.js';
 export type { ProtocolErrorCode, FieldError } from './errors.js';
-export type { OperationDef, CapabilityKey, RestRoute, RateBucket } from './define.js';
+export type { OperationDef, CapabilityKey, RestRoute, RateBucket, BuyerPage } from './define.js';
 export type { AccessTier } from '../domain/index.js';
 export { USP_VERSION, uspEnvelope } from './envelope.js';
 export type { UspEnvelope } from './envelope.js';

@@ -131,7 +131,7 @@ export class Pipeline {
       };
       const res = await op.handle(input, ctx);
       const result: StoredResult = {
-        status: res.messages?.some((m) => m.type === 'error') ? 200 : (res.status ?? 200),
+        status: res.messages?.some((m) => m.type === 'error') ? 200 : (res.status ?? (op.creates ? 201 : 200)),
         data: res.data,
         messages: res.messages ?? [],
       };

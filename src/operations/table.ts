@@ -2,7 +2,7 @@
  * The operations table: every operation the business serves, defined once. The REST routes, the
  * MCP tools and the published OpenAPI document are all generated from this list.
  */
-import type { OperationDef } from './define.js';
+import type { BuyerPage, OperationDef } from './define.js';
 import { listServices } from './catalog/list-services.js';
 import { getService } from './catalog/get-service.js';
 import { lookupServices } from './catalog/lookup-services.js';
@@ -81,4 +81,16 @@ export function operationByName(name: string): OperationDef {
   const op = OPERATIONS.find((o) => o.name === name);
   if (!op) throw new Error(`unknown operation ${name}`);
   return op;
+}
+
+/** The operation behind a buyer page the REST door renders (its row's `page`). */
+export function operationForPage(page: BuyerPage): OperationDef {
+  const op = OPERATIONS.find((o) => o.page === page);
+  if (!op) throw new Error(`no operation backs the page ${page}`);
+  return op;
+}
+
+/** The operation a `usp-server bookings` subcommand runs (its row's `cli`); undefined when none does. */
+export function operationForCommand(command: string): OperationDef | undefined {
+  return OPERATIONS.find((o) => o.cli !== undefined && o.cli === command);
 }

@@ -7,7 +7,7 @@
  * (Accept-Language, else the business's locale).
  */
 import type { Context, Hono } from 'hono';
-import { operationByName, type Pipeline } from '../../operations/index.js';
+import { operationForPage, type Pipeline } from '../../operations/index.js';
 import { REST_ERRORS } from './problems.js';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -254,7 +254,7 @@ export function mountCheckoutPages(app: Hono, pipeline: Pipeline): void {
 
   app.get('/checkout/:booking_id', async (c, next) => {
     if (!html(c)) return next();
-    const res = await pipeline.execute(operationByName('view_checkout'), { input: { booking_id: c.req.param('booking_id') } });
+    const res = await pipeline.execute(operationForPage('checkout'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as View;
     const r = render(v, words(c, v.booking));
@@ -266,7 +266,7 @@ export function mountCheckoutPages(app: Hono, pipeline: Pipeline): void {
     if (!type.startsWith('application/x-www-form-urlencoded')) return next();
     const form = new URLSearchParams(await c.req.text());
     const choice = form.get('choice') === 'cancel' ? 'cancel' : 'pay';
-    const res = await pipeline.execute(operationByName('complete_checkout'), { input: { booking_id: c.req.param('booking_id'), choice } });
+    const res = await pipeline.execute(operationForPage('checkout_form'), { input: { booking_id: c.req.param('booking_id'), choice } });
     if (!res.ok) return page('Payment not possible', `<section class="card"><h1>${esc(res.error.message)}</h1></section>`, REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as View;
     // Paid, failed, or abandoned: back to the platform when it asked (spec 8.5.5).
@@ -278,7 +278,7 @@ export function mountCheckoutPages(app: Hono, pipeline: Pipeline): void {
 
   app.get('/booking/:booking_id', async (c, next) => {
     if (!html(c)) return next();
-    const res = await pipeline.execute(operationByName('view_booking_page'), { input: { booking_id: c.req.param('booking_id') } });
+    const res = await pipeline.execute(operationForPage('booking_page'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const b = res.data.booking_page as BookingView;
     const w = words(c, b);
@@ -289,7 +289,7 @@ export function mountCheckoutPages(app: Hono, pipeline: Pipeline): void {
     return page(`${b.service_name}: ${b.business_name}`, bookingPage(b, w, lead));
   });
   app.get('/booking/:booking_id/calendar.ics', async (c, next) => {
-    const res = await pipeline.execute(operationByName('booking_calendar'), { input: { booking_id: c.req.param('booking_id') } });
+    const res = await pipeline.execute(operationForPage('calendar_file'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) {
       // Programs get the problem document from the operation's own route.
       if (!html(c)) return next();

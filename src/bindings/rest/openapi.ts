@@ -24,7 +24,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       ...(op.tool ? { 'x-mcp-tool': op.tool } : {}),
       parameters: params,
       responses: {
-        [op.name.startsWith('create_') || op.name === 'hold_slot' || op.name === 'join_waitlist' ? '201' : '200']: {
+        [op.creates ? '201' : '200']: {
           description: 'Success, or a business outcome in messages[] (HTTP 200).',
         },
         default: { description: 'Protocol error (RFC 9457 problem details).', content: { 'application/problem+json': {} } },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorMessage } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { id } from '../schemas.js';
+import { id, Out } from '../schemas.js';
 import { endHold } from '../steps/waitlist-offers.js';
 import { holdView, loadHold } from '../steps/holds.js';
 
@@ -16,6 +16,9 @@ export const releaseHold = defineOperation({
   // Release ignores preconditions (spec 5.6): releasing twice is harmless.
   conditional: false,
   writes: true,
+  destructive: true,
+  idempotent: true,
+  output: { hold: Out.object },
   summary: 'Release a hold early so others can book the slot. Safe to repeat.',
   input: z.object({ hold_id: id('The hold to release.') }),
   async handle(inp, ctx) {

@@ -14,6 +14,7 @@ export const bookingCalendarFile = defineOperation({
   mutating: false,
   conditional: false,
   writes: true,
+  page: 'calendar_file',
   summary: 'The booking as an iCalendar file (RFC 5545): stable UID, SEQUENCE raised per reschedule, METHOD:CANCEL after a cancel.',
   input: z.object({ booking_id: id('The booking to add to a calendar.') }),
   async handle(inp, ctx) {

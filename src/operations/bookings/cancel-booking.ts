@@ -3,7 +3,7 @@ import { errorMessage, cancellationTerms, formatMoney, parseDuration, nextStatus
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkRevision, emitBookingEvent, endBooking, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { iso } from '../context.js';
-import { id } from '../schemas.js';
+import { id, BOOKING_OUTPUT } from '../schemas.js';
 
 export const cancelBooking = defineOperation({
   name: 'cancel_booking',
@@ -16,6 +16,9 @@ export const cancelBooking = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  destructive: true,
+  cli: 'cancel',
+  output: BOOKING_OUTPUT,
   summary: 'Cancel a booking under the service cancellation policy; frees the slot.',
   input: z.object({ booking_id: id('The booking id.'), reason: z.string().max(1000).optional() }),
   async handle(inp, ctx) {

@@ -18,6 +18,7 @@ export const completeCheckout = defineOperation({
   mutating: false,
   conditional: false,
   writes: true,
+  page: 'checkout_form',
   summary: 'Sandbox payment processor: pay or abandon the checkout, then return to the platform.',
   input: z.object({ booking_id: id('The booking being paid.'), choice: z.enum(['pay', 'cancel']).optional() }),
   async handle(inp, ctx) {

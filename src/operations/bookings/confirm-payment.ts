@@ -3,7 +3,7 @@ import { errorMessage, formatMoney } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { alreadyMessage, checkRevision, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { recordPayment } from '../steps/payments.js';
-import { id } from '../schemas.js';
+import { id, BOOKING_OUTPUT } from '../schemas.js';
 
 export const confirmPayment = defineOperation({
   name: 'confirm_payment',
@@ -16,6 +16,7 @@ export const confirmPayment = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  output: BOOKING_OUTPUT,
   summary: 'Report a completed payment for a booking that requires action; confirms it.',
   input: z.object({
     booking_id: id('The booking id.'),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOperation, ok } from '../define.js';
 import { bookingNotFound, loadBooking } from '../steps/booking-lifecycle.js';
-import { id } from '../schemas.js';
+import { id, BOOKING_OUTPUT } from '../schemas.js';
 
 export const getBooking = defineOperation({
   name: 'get_booking',
@@ -14,6 +14,8 @@ export const getBooking = defineOperation({
   conditional: false,
   // Reading applies expiry of pending bookings, which writes.
   writes: true,
+  cli: 'get',
+  output: BOOKING_OUTPUT,
   summary: 'Read a booking: status, pending actions, payment and cancellation details.',
   input: z.object({ booking_id: id('The booking id.') }),
   async handle(inp, ctx) {

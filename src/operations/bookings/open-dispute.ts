@@ -20,6 +20,7 @@ export const openDispute = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  cli: 'dispute-open',
   summary: 'A payment dispute (chargeback) was opened against a booking: record it and notify the platform.',
   input: z.object({
     booking_id: id('The booking id.'),

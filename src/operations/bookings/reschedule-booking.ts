@@ -6,7 +6,7 @@ import { iso } from '../context.js';
 import { freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
 import { scheduleReminder, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { checkRevision, emitBookingEvent, loadBooking, move, paymentAction, stateConflict } from '../steps/booking-lifecycle.js';
-import { id } from '../schemas.js';
+import { id, BOOKING_OUTPUT } from '../schemas.js';
 import { holdView, loadHold, moveHold } from '../steps/holds.js';
 
 export const rescheduleBooking = defineOperation({
@@ -20,6 +20,7 @@ export const rescheduleBooking = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  output: BOOKING_OUTPUT,
   summary: 'Move a booking to another slot of the same service; the booking keeps its id.',
   input: z.object({
     booking_id: id('The booking id.'),

@@ -21,6 +21,7 @@ export const resolveDispute = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  cli: 'dispute-resolve',
   summary: 'Resolve the booking\'s dispute for the buyer (a refund) or for the business; notifies the platform.',
   input: z.object({
     booking_id: id('The booking id.'),

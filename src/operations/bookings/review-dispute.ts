@@ -15,6 +15,7 @@ export const reviewDispute = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  cli: 'dispute-review',
   summary: "The booking's open dispute is under review by the payment processor.",
   input: z.object({ booking_id: id('The booking id.') }),
   async handle(inp, ctx) {

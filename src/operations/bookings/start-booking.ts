@@ -13,6 +13,7 @@ export const startBooking = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  cli: 'start',
   summary: 'The business marks a confirmed booking as in progress.',
   input: z.object({ booking_id: id('The booking id.') }),
   async handle(inp, ctx) {

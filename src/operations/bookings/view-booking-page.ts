@@ -16,6 +16,7 @@ export const viewBookingPage = defineOperation({
   mutating: false,
   conditional: false,
   writes: true,
+  page: 'booking_page',
   summary: "The buyer's read-only booking page (HTML for browsers, JSON otherwise): what, from whom, where, when, terms and state.",
   input: z.object({ booking_id: id('The booking shown.') }),
   async handle(inp, ctx) {

@@ -16,6 +16,7 @@ export const viewCheckout = defineOperation({
   mutating: false,
   conditional: false,
   writes: true,
+  page: 'checkout',
   summary: 'The hosted checkout page of a payment action (HTML for browsers, JSON otherwise).',
   input: z.object({ booking_id: id('The booking being paid.') }),
   async handle(inp, ctx) {

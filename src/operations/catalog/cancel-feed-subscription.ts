@@ -12,6 +12,7 @@ export const cancelFeedSubscription = defineOperation({
   mutating: true,
   conditional: false,
   writes: true,
+  destructive: true,
   summary: 'Cancel a feed subscription for good.',
   input: z.object({ subscription_id: id('The subscription id.') }),
   async handle(inp, ctx) {

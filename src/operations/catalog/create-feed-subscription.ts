@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { SubscriptionRecord } from '../../domain/index.js';
 import { invalidRequest } from '../errors.js';
 import { checkProfileUrl } from '../../security/index.js';
+import { Out } from '../schemas.js';
 import { defineOperation, ok } from '../define.js';
 import { iso } from '../context.js';
 import { CATALOG_EVENTS } from '../steps/feed-subscriptions.js';
@@ -19,6 +20,9 @@ export const createFeedSubscription = defineOperation({
   mutating: true,
   conditional: false,
   writes: true,
+  creates: true,
+  subscribesSessionToCatalog: true,
+  output: { subscription: Out.object },
   summary: 'Subscribe a callback URL to catalog change events.',
   input: z.object({
     callback_url: z.string().max(2048).describe('HTTPS URL that receives signed catalog events.'),
@@ -41,6 +45,6 @@ export const createFeedSubscription = defineOperation({
     };
     if (inp.categories) rec.subscription.categories = inp.categories;
     await ctx.tx.subscriptions.insert(rec);
-    return ok({ subscription: rec.subscription }, 201);
+    return ok({ subscription: rec.subscription });
   },
 });

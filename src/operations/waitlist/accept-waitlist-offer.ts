@@ -7,7 +7,7 @@ import { bookingCredentialExpiry, checkRevision, createBookingRecord } from '../
 import { announcePositions, emitWaitlistEvent, loadEntry } from '../steps/waitlist-offers.js';
 import { entryConflict, entryNotFound, moveEntry } from '../steps/waitlist-entries.js';
 import type { OperationContext } from '../context.js';
-import { id } from '../schemas.js';
+import { id, Out } from '../schemas.js';
 import { holdView } from '../steps/holds.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;
@@ -23,6 +23,7 @@ export const acceptWaitlistOffer = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  output: { entry: Out.object, booking: Out.object },
   summary: 'Accept the offered place: books it in the same step.',
   input: z.object({ entry_id: id('The waitlist entry id.'), hold_id: z.string().max(512).optional() }),
   async handle(inp, ctx) {

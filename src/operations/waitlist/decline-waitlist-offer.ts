@@ -4,7 +4,7 @@ import { defineOperation, ok, outcome } from '../define.js';
 import { checkRevision } from '../steps/booking-lifecycle.js';
 import { endOffer, loadEntry } from '../steps/waitlist-offers.js';
 import { entryConflict, entryNotFound } from '../steps/waitlist-entries.js';
-import { id } from '../schemas.js';
+import { id, ENTRY_OUTPUT } from '../schemas.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;
 
@@ -20,6 +20,8 @@ export const declineWaitlistOffer = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  destructive: true,
+  output: ENTRY_OUTPUT,
   summary: 'Decline the offered place; it goes to the next buyer in line.',
   input: byEntry,
   async handle(inp, ctx) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineOperation, ok } from '../define.js';
 import { loadEntry } from '../steps/waitlist-offers.js';
 import { entryNotFound } from '../steps/waitlist-entries.js';
-import { id } from '../schemas.js';
+import { id, ENTRY_OUTPUT } from '../schemas.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;
 
@@ -18,6 +18,7 @@ export const getWaitlistEntry = defineOperation({
   mutating: false,
   conditional: false,
   writes: true,
+  output: ENTRY_OUTPUT,
   summary: 'Read a waitlist entry: position, and the offered slot when one is offered.',
   input: byEntry,
   async handle(inp, ctx) {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { errorMessage, type WaitlistRecord, decodeSlotId } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { iso, newRevision } from '../context.js';
-import { Buyer, id } from '../schemas.js';
+import { Buyer, id, Out } from '../schemas.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;
 
@@ -20,6 +20,8 @@ export const joinWaitlist = defineOperation({
   mutating: true,
   conditional: false,
   writes: true,
+  creates: true,
+  output: { entry: Out.object, booking_scoped_credential: Out.object },
   summary: 'Put a buyer on the waitlist of a full service or slot.',
   input: z.object({
     service_id: id('The service to wait for.'),
@@ -67,6 +69,6 @@ export const joinWaitlist = defineOperation({
     if (inp.preferred_slots) rec.entry.preferred_slots = inp.preferred_slots;
     await ctx.tx.waitlist.insert(rec);
     const credential = await ctx.issueCredential('waitlist_entry', rec.entry.id, ctx.now + WAITLIST_CREDENTIAL_DAYS * 86_400_000);
-    return ok({ entry: rec.entry, ...(credential ? { booking_scoped_credential: credential } : {}) }, 201);
+    return ok({ entry: rec.entry, ...(credential ? { booking_scoped_credential: credential } : {}) });
   },
 });

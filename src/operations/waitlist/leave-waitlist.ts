@@ -4,7 +4,7 @@ import { checkRevision } from '../steps/booking-lifecycle.js';
 import { announcePositions, endOffer, loadEntry } from '../steps/waitlist-offers.js';
 import { nextWaitlistStatus } from '../../domain/index.js';
 import { entryConflict, entryNotFound, moveEntry } from '../steps/waitlist-entries.js';
-import { id } from '../schemas.js';
+import { id, ENTRY_OUTPUT } from '../schemas.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;
 
@@ -20,6 +20,8 @@ export const leaveWaitlist = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  destructive: true,
+  output: ENTRY_OUTPUT,
   summary: 'Take a buyer off the waitlist.',
   input: byEntry,
   async handle(inp, ctx) {

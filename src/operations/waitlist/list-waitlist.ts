@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
 import { settleEntry } from '../steps/waitlist-offers.js';
-import { decodeCursor, encodeCursor } from '../schemas.js';
+import { decodeCursor, encodeCursor, Out } from '../schemas.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;
 
@@ -18,6 +18,7 @@ export const listWaitlist = defineOperation({
   mutating: false,
   conditional: false,
   writes: true,
+  output: { entries: Out.objects, pagination: Out.object },
   summary: "List this platform's waitlist entries.",
   input: z.object({
     service_id: z.string().max(512).optional(),
