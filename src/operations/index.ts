@@ -10,8 +10,13 @@ export type { OperationDef, CapabilityKey, RestRoute, RateBucket, BuyerPage } fr
 export type { AccessTier } from '../domain/index.js';
 export { USP_VERSION, uspEnvelope } from './envelope.js';
 export type { UspEnvelope } from './envelope.js';
-export { compileBusiness, systemClock, ManualClock, randomIds, randomToken } from './context.js';
-export type { Business, Caller, Clock, IdSource } from './context.js';
+export { systemClock, ManualClock } from './clock.js';
+export { randomIds, randomToken } from './ids.js';
+export { compileBusiness } from './business.js';
+export type { Caller } from './context.js';
+export type { Clock } from './clock.js';
+export type { IdSource } from './ids.js';
+export type { Business } from './business.js';
 export type { Presented } from './authenticate.js';
 export type { HttpEvidence, McpAuthorization, AuthPolicy } from '../security/index.js';
 export { buildBusinessProfile } from './profile.js';

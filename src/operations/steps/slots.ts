@@ -22,7 +22,7 @@ import {
   parseDuration,
 } from '../../domain/index.js';
 import type { ClaimRow, Tx } from '../../store/index.js';
-import type { Business } from '../context.js';
+import type { Business } from '../business.js';
 
 export function candidateResourceIds(service: ServiceDef): string[] {
   if (service.requirements.length === 0) return [`service:${service.id}`];
