@@ -71,6 +71,17 @@ describe('a door never names an operation: every fact about one is read from its
     expect(DOORS.flatMap((d) => namedOperations(d, OPERATION_NAMES))).toEqual([]);
   });
 
+  test('every operation with an MCP tool declares its output members on its row', () => {
+    expect(OPERATIONS.filter((o) => o.tool && !o.output).map((o) => o.name)).toEqual([]);
+  });
+
+  test('each CLI subcommand and each buyer page names one operation', () => {
+    const clis = OPERATIONS.flatMap((o) => (o.cli ? [o.cli] : []));
+    const pages = OPERATIONS.flatMap((o) => (o.page ? [o.page] : []));
+    expect(new Set(clis).size).toBe(clis.length);
+    expect(pages.sort()).toEqual(['booking_page', 'calendar_file', 'checkout', 'checkout_form']);
+  });
+
   test('MCP tool names are spelled only in the copy a model reads', () => {
     expect(DOORS.filter((d) => !TOOL_COPY.includes(d.path)).flatMap((d) => namedOperations(d, TOOL_NAMES))).toEqual([]);
   });
