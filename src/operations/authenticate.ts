@@ -6,7 +6,7 @@ import { AuthFailure, authenticateRequest, popAlgorithms, type AuthPolicy, type 
 import type { SecurityRepo, Store } from '../store/index.js';
 import { ProtocolError, type ProtocolErrorCode } from './errors.js';
 import { rateRuleOf, type OperationDef } from './define.js';
-import type { Caller } from './runtime.js';
+import type { Caller } from './context.js';
 import type { Logger } from './logger.js';
 
 /** What rode with the call besides its input, as the door saw it. */

@@ -4,11 +4,10 @@
  * precondition (conditional write), its input schema and its handler.
  */
 import type { z } from 'zod';
-import type { Message } from '../domain/index.js';
-import type { OperationContext, PrepareContext } from './runtime.js';
+import type { AccessTier, Message, ResourceKind } from '../domain/index.js';
+import type { OperationContext, PrepareContext } from './context.js';
 import { ProtocolError } from './errors.js';
 
-export type AccessTier = 'public' | 'privileged_platform' | 'privileged_scoped' | 'business_only';
 
 export type CapabilityKey =
   | 'dev.usp-protocol.services.catalog'
@@ -35,9 +34,15 @@ export interface OperationResult {
   /** Members of the response beside `usp` and `messages` (e.g. `{ booking }`). */
   data: Record<string, unknown>;
   messages?: Message[];
-  /** 201 for a creation, 204 for a removal with nothing to say; business outcomes always answer 200. */
-  status?: 200 | 201 | 204;
+  /** 200 for a business outcome; unset, the operation's row decides (`creates`, `empty`). */
+  status?: 200 | 201;
 }
+
+/** A JSON Schema fragment. */
+export type JsonSchema = Record<string, unknown>;
+
+/** The buyer pages the REST door renders as HTML for a browser (spec 8.5.4, 8.5.5). */
+export type BuyerPage = 'checkout' | 'checkout_form' | 'booking_page' | 'calendar_file';
 
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -62,12 +67,28 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   /** Needs a write transaction even when not mutating from the caller's view (lazy expiry). */
   writes: boolean;
   /** The existing resource a scoped operation addresses (per-resource authorization, credential scope). */
-  resource?: { kind: 'booking' | 'hold' | 'waitlist_entry' | 'subscription'; key: string };
+  resource?: { kind: ResourceKind; key: string };
   /**
    * Rate-limit class and cost of one call. Default: `public` for the public tier, `reads` for
    * privileged ones, each call costing 1; business-only calls (the business itself) are not limited.
    */
   rate?: RateRule<z.output<S>>;
+  /** Success answers 201 Created (a new resource); business outcomes still answer 200. */
+  creates?: boolean;
+  /** Success answers 204 No Content (a removal with nothing to say); business outcomes still answer 200. */
+  empty?: boolean;
+  /** Ends or gives up something (a booking, a hold, a place in line): MCP `destructiveHint`. */
+  destructive?: boolean;
+  /** A state-changing call whose repetition has no further effect: MCP `idempotentHint` (reads always are). */
+  idempotent?: boolean;
+  /** Members of the result beside `usp` and `messages`: the MCP output schema. Required with `tool`. */
+  output?: Record<string, JsonSchema>;
+  /** A successful call from an MCP session subscribes that session to catalog change notifications. */
+  subscribesSessionToCatalog?: boolean;
+  /** The buyer page the REST door renders for a browser from this operation's answer. */
+  page?: BuyerPage;
+  /** The `usp-server bookings` subcommand that runs this operation as the business. */
+  cli?: string;
   /** One line for the OpenAPI summary. */
   summary: string;
   input: S;
@@ -83,8 +104,9 @@ export function defineOperation<S extends z.ZodType>(def: OperationDef<S>): Oper
   return def;
 }
 
-export function ok(data: Record<string, unknown>, status: 200 | 201 | 204 = 200): OperationResult {
-  return { data, status };
+/** Success: 200, or 201 / 204 when the row says the operation creates / answers with no content. */
+export function ok(data: Record<string, unknown>): OperationResult {
+  return { data };
 }
 
 /** A business outcome: HTTP 200 / MCP result with the message, and whatever data still applies. */

@@ -11,7 +11,10 @@ import type { OutboxEvent, Store, StoreUnavailable } from '../store/index.js';
 import { isStoreUnavailable } from './store-faults.js';
 import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
 import type { OperationDef } from './define.js';
-import { outboxEvent, type OperationEnv, type Business, type Caller, type Clock, type IdSource, type OperationContext, type RaisedEvent } from './runtime.js';
+import { outboxEvent, type OperationEnv, type Caller, type OperationContext, type RaisedEvent } from './context.js';
+import type { Clock } from './clock.js';
+import type { IdSource } from './ids.js';
+import type { Business } from './business.js';
 import { USP_VERSION, uspEnvelope, type UspEnvelope } from './envelope.js';
 import { authenticateCall, type Presented } from './authenticate.js';
 import type { Logger } from './logger.js';
@@ -142,7 +145,7 @@ export class Pipeline {
       };
       const res = await op.handle(input, ctx);
       const result: StoredResult = {
-        status: res.messages?.some((m) => m.type === 'error') ? 200 : (res.status ?? 200),
+        status: res.messages?.some((m) => m.type === 'error') ? 200 : (res.status ?? (op.creates ? 201 : op.empty ? 204 : 200)),
         data: res.data,
         messages: res.messages ?? [],
       };

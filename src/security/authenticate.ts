@@ -9,6 +9,7 @@
  * a principal.
  */
 import type { SecurityRepo } from '../store/index.js';
+import type { AccessTier, ResourceKind } from '../domain/index.js';
 import { apiKeyMatches, hashApiKey } from './api-key.js';
 import { credentialHash } from './credentials.js';
 import { argumentsDigest } from './jcs.js';
@@ -46,9 +47,6 @@ export class AuthFailure extends Error {
   }
 }
 
-export type Access = 'public' | 'privileged_platform' | 'privileged_scoped' | 'business_only';
-export type ResourceKind = 'booking' | 'hold' | 'waitlist_entry' | 'subscription';
-
 export interface McpAuthorization {
   mechanism: string;
   credential?: string;
@@ -68,7 +66,7 @@ export interface HttpEvidence {
 }
 
 export interface AuthRequest {
-  access: Access;
+  access: AccessTier;
   binding: 'mcp' | 'rest';
   /** The resource a scoped operation addresses. */
   resource?: { kind: ResourceKind; id: string };

@@ -1,7 +1,7 @@
 export { hashApiKey, apiKeyMatches } from './api-key.js';
 export { checkProfileUrl } from './profile-url.js';
 export { AuthFailure, authenticateRequest, htuCandidates } from './authenticate.js';
-export type { PlatformSummary, AuthPolicy, AuthRequest, AuthenticatedCaller, HttpEvidence, McpAuthorization, VerifiedSignature, Access } from './authenticate.js';
+export type { PlatformSummary, AuthPolicy, AuthRequest, AuthenticatedCaller, HttpEvidence, McpAuthorization, VerifiedSignature } from './authenticate.js';
 export { issueCredential, credentialHash, base32 } from './credentials.js';
 export type { IssuedCredential } from './credentials.js';
 export { hmacNonces } from './nonces.js';

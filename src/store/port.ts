@@ -6,7 +6,7 @@
  * one transaction.
  */
 import type { RegistryRepo } from './registry-port.js';
-import { isoUtc, type BookingRecord, type HoldRecord, type SubscriptionRecord, type WaitlistRecord, type WaitlistStatus } from '../domain/index.js';
+import { isoUtc, type BookingRecord, type HoldRecord, type SubscriptionRecord, type WaitlistRecord, type WaitlistStatus, type CredentialKind } from '../domain/index.js';
 
 /** A resource occupied by a booking or an active hold over its blocked interval (buffers included). */
 export interface ClaimRow {
@@ -212,7 +212,7 @@ export interface KeyValueRepo {
 /** A booking-scoped credential as the business keeps it: only the hash of its value. */
 export interface CredentialRow {
   value_hash: string;
-  resource_kind: 'booking' | 'hold' | 'waitlist_entry';
+  resource_kind: CredentialKind;
   resource_id: string;
   /** RFC 7638 thumbprint the credential is bound to (cnf.jkt), when the caller proved a key. */
   jkt: string | null;

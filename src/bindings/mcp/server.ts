@@ -146,7 +146,7 @@ export async function callTool(
   if (!res.ok) throw rpcError(res.error, correlationId);
   if (session && res.caller.principal && !res.caller.business) session.principals.add(res.caller.principal);
   if (session && res.caller.credential) session.resources.add(res.caller.credential.id);
-  if (session && entry.op.name === 'create_feed_subscription' && res.messages.length === 0) session.catalogSubscriber = true;
+  if (session && entry.op.subscribesSessionToCatalog && res.messages.length === 0) session.catalogSubscriber = true;
 
   const structuredContent = { usp: res.usp, ...res.data, messages: res.messages };
   const uspMeta: Record<string, unknown> = { correlation_id: correlationId };

@@ -7,7 +7,7 @@
  * (Accept-Language, else the business's locale).
  */
 import { Hono, type Context } from 'hono';
-import { formatMoney, operationByName, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
+import { formatMoney, operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
 import { REST_ERRORS, problemResponse } from '../rest/index.js';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -246,7 +246,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
   app.get(PAGES_CSS_PATH, () => new Response(CSS, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } }));
 
   app.get('/checkout/:booking_id', async (c) => {
-    const res = await pipeline.execute(operationByName('view_checkout'), { input: { booking_id: c.req.param('booking_id') } });
+    const res = await pipeline.execute(operationForPage('checkout'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as CheckoutView;
     const r = render(v, words(c, v.booking));
@@ -256,7 +256,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
   app.post('/checkout/:booking_id', async (c) => {
     const form = new URLSearchParams(await c.req.text());
     const choice = form.get('choice') === 'cancel' ? 'cancel' : 'pay';
-    const res = await pipeline.execute(operationByName('complete_checkout'), { input: { booking_id: c.req.param('booking_id'), choice } });
+    const res = await pipeline.execute(operationForPage('checkout_form'), { input: { booking_id: c.req.param('booking_id'), choice } });
     if (!res.ok) return page('Payment not possible', `<section class="card"><h1>${esc(res.error.message)}</h1></section>`, REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as CheckoutView;
     // Paid, failed, or abandoned: back to the platform when it asked (spec 8.5.5).
@@ -267,7 +267,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
   });
 
   app.get('/booking/:booking_id', async (c) => {
-    const res = await pipeline.execute(operationByName('view_booking_page'), { input: { booking_id: c.req.param('booking_id') } });
+    const res = await pipeline.execute(operationForPage('booking_page'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const b = res.data.booking_page as BookingPageView;
     const w = words(c, b);
@@ -278,7 +278,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
     return page(`${b.service_name}: ${b.business_name}`, bookingPage(b, w, lead));
   });
   app.get('/booking/:booking_id/calendar.ics', async (c) => {
-    const res = await pipeline.execute(operationByName('booking_calendar'), { input: { booking_id: c.req.param('booking_id') } });
+    const res = await pipeline.execute(operationForPage('calendar_file'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) {
       // A program downloading the file gets the problem document its operation's REST route gives.
       if (!html(c)) return problemResponse(c.req.path, res.error);

@@ -24,7 +24,7 @@ export function buildOpenApi(baseUrl: string, operations: readonly OperationDef[
       ...(op.tool ? { 'x-mcp-tool': op.tool } : {}),
       parameters: params,
       responses: {
-        [op.name.startsWith('create_') || op.name === 'hold_slot' || op.name === 'join_waitlist' || op.name === 'register_business' ? '201' : op.name === 'delete_registration' ? '204' : '200']: {
+        [op.creates ? '201' : op.empty ? '204' : '200']: {
           description: 'Success, or a business outcome in messages[] (HTTP 200).',
         },
         default: { description: 'Protocol error (RFC 9457 problem details).', content: { 'application/problem+json': {} } },

@@ -7,7 +7,7 @@
  * own operators (its admin API key) may act on any registration.
  */
 import { ProtocolError } from '../errors.js';
-import type { Caller } from '../runtime.js';
+import type { Caller } from '../context.js';
 import { normalizeUrl } from './indexing.js';
 
 export function provesControl(caller: Caller, profileUrl: string): boolean {

@@ -14,12 +14,15 @@ export const deleteRegistration = defineOperation({
   mutating: true,
   conditional: false,
   writes: true,
+  destructive: true,
+  empty: true,
+  output: {},
   summary: 'Remove a registration and the services indexed from it.',
   input: z.object({ id: id('The registration id (reg_...).') }),
   async handle(inp, ctx) {
     const row = await loadRegistration(ctx.tx, inp.id);
     requireControl(ctx.caller, row.profile_url);
     await ctx.tx.registry.remove(row.id);
-    return ok({}, 204);
+    return ok({});
   },
 });

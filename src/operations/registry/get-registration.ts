@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { RegistryBusinessRow, Tx } from '../../store/index.js';
 import { defineOperation, ok } from '../define.js';
 import { ProtocolError } from '../errors.js';
-import { id } from '../schemas.js';
+import { id, Out } from '../schemas.js';
 import { presentEntry } from './indexing.js';
 
 export async function loadRegistration(tx: Tx, regId: string): Promise<RegistryBusinessRow> {
@@ -21,6 +21,7 @@ export const getRegistration = defineOperation({
   mutating: false,
   conditional: false,
   writes: false,
+  output: { registration: Out.object },
   summary: 'Get a registration by id.',
   input: z.object({ id: id('The registration id (reg_...).') }),
   async handle(inp, ctx) {

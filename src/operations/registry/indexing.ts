@@ -14,7 +14,7 @@ import {
 } from '../../domain/index.js';
 import type { DeploymentMode, RegistryBusinessRow, RegistryServiceRow } from '../../store/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
-import { iso } from '../runtime.js';
+import { iso } from '../context.js';
 import type { FetchFailure, RegistryEnv } from './env.js';
 import type { RegistrationInput } from './schemas.js';
 

@@ -5,9 +5,10 @@
  * profile already registered is refreshed in place and keeps its id.
  */
 import { defineOperation, ok } from '../define.js';
+import { Out } from '../schemas.js';
 import { outboundUrlProblem } from '../../security/index.js';
 import { invalidRequest } from '../errors.js';
-import type { PrepareContext } from '../runtime.js';
+import type { PrepareContext } from '../context.js';
 import { registryEnv } from './env-of.js';
 import { requireControl } from './control.js';
 import { checkLocation, fetchBusiness, presentEntry, registrationRow, serviceRows, type FetchedBusiness } from './indexing.js';
@@ -36,6 +37,8 @@ export const registerBusiness = defineOperation({
   mutating: true,
   conditional: false,
   writes: true,
+  creates: true,
+  output: { registration: Out.object },
   // Each registration fetches the profile and the whole catalog: the tightest class.
   rate: { bucket: 'bookings' },
   summary: 'Register a business: its profile is fetched and checked, its catalog indexed.',
@@ -55,6 +58,6 @@ export const registerBusiness = defineOperation({
     });
     await ctx.tx.registry.put(row);
     await ctx.tx.registry.replaceServices(id, serviceRows(row, fetched.services, ctx.now));
-    return ok({ registration: presentEntry(row) }, 201);
+    return ok({ registration: presentEntry(row) });
   },
 });

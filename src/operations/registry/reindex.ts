@@ -6,7 +6,7 @@
  */
 import type { RegistryBusinessRow, Store } from '../../store/index.js';
 import type { Logger } from '../logger.js';
-import type { Clock } from '../runtime.js';
+import type { Clock } from '../clock.js';
 import type { RegistryEnv } from './env.js';
 import { fetchBusiness, registrationRow, serviceRows } from './indexing.js';
 import type { RegistrationInput } from './schemas.js';

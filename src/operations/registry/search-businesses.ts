@@ -1,6 +1,7 @@
 /** Search registered businesses (spec 6.2) by place, vertical, category, text and deployment mode. */
 import { z } from 'zod';
 import { defineOperation, ok, outcome } from '../define.js';
+import { Out } from '../schemas.js';
 import { presentEntry } from './indexing.js';
 import { searchFields } from './schemas.js';
 import { page, planSearch } from './search.js';
@@ -14,6 +15,7 @@ export const searchBusinesses = defineOperation({
   mutating: false,
   conditional: false,
   writes: false,
+  output: { businesses: Out.objects, pagination: Out.object },
   summary: 'Search registered businesses; at least one filter is required.',
   input: z.object({
     ...searchFields,

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { defineOperation, ok, outcome } from '../define.js';
-import { iso } from '../runtime.js';
+import { Out } from '../schemas.js';
+import { iso } from '../context.js';
 import { RangeMatch, searchFields } from './schemas.js';
 import { page, planSearch } from './search.js';
 
@@ -17,6 +18,7 @@ export const searchServices = defineOperation({
   mutating: false,
   conditional: false,
   writes: false,
+  output: { services: Out.objects, pagination: Out.object },
   summary: 'Search services across registered businesses; at least one filter is required.',
   input: z.object({
     ...searchFields,

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { defineOperation, ok } from '../define.js';
 import { invalidRequest } from '../errors.js';
-import { id } from '../schemas.js';
+import { id, Out } from '../schemas.js';
 import { registryEnv } from './env-of.js';
 import { loadRegistration } from './get-registration.js';
 import { presentEntry, registrationRow, serviceRows, type FetchedBusiness } from './indexing.js';
@@ -31,6 +31,7 @@ export const updateRegistration = defineOperation({
   mutating: true,
   conditional: false,
   writes: true,
+  output: { registration: Out.object },
   rate: { bucket: 'bookings' },
   summary: 'Update a registration; the profile and catalog are checked again.',
   input: z.object({ id: id('The registration id (reg_...).'), ...registrationFields }),

@@ -10,6 +10,9 @@ import { httpOptions } from './serve.js';
 import { ACCESS_HELP, AUTH_HELP, UsageError, dataDir, demoBusinessPath, intFlag, securityOptions, shownDb, type Command, type Flags } from './common.js';
 import { mkdirSync } from 'node:fs';
 
+/** The registry's operations for the help, read from their rows: REST route, then MCP tool. */
+const ROUTES = REGISTRY_OPERATIONS.map((op) => `  ${`${op.rest.method} ${op.rest.path}`.padEnd(38)}${op.tool ?? ''}`).join('\n');
+
 const HELP = `usp-server registry: run a USP discovery registry (spec section 6), or list its registrations
 
 Usage:
@@ -17,10 +20,11 @@ Usage:
   usp-server registry --stdio [--demo] [--db PATH]     MCP over stdio, for desktop assistants
   usp-server registry list [--db PATH] [--limit N]      print every registration (operators)
 
-Businesses register with POST /registry/businesses (or usp_registry_register), proving control of
-their profile by signing the request with a key their profile publishes; "usp-server serve
---register-with URL" does it for a business served by usp-server. Platforms search with
-POST /registry/search_services and /registry/search_business (MCP: usp_registry_search_*).
+Businesses register with POST /registry/businesses, proving control of their profile by signing
+the request with a key their profile publishes; "usp-server serve --register-with URL" does it for
+a business served by usp-server. Platforms search services and businesses. The operations, by REST
+route and MCP tool:
+${ROUTES}
 
 Registry:
   --demo                      start with the demo business and a few businesses in other cities

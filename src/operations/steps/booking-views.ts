@@ -1,18 +1,12 @@
 /**
- * The business-hosted checkout page behind every payment action's `continue_url` (spec 8.5.4,
- * 8.5.5). Reading it shows what is due and never buyer data; after the action expires it says so
- * explicitly. In a sandbox it also stands in for a payment processor: "pay" records the payment as
- * confirm-payment would, "cancel" abandons it, and either way the buyer is sent back to the
- * platform's `post_payment_return_request` URL with its params appended verbatim.
+ * What the buyer's pages show of a booking (spec 8.5.4, 8.5.5): the hosted checkout page behind a
+ * payment action's `continue_url`, and the read-only booking page. Both are reached by the booking's
+ * own link (its id), show what is due and never buyer data, and apply lazy expiry first.
  */
-import { z } from 'zod';
 import { formatMoney, formatInstant, isoUtc, parseDuration, type BookingRecord, type ServiceDef } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
-import { defineOperation, ok } from '../define.js';
-import { expireIfDue } from '../engine/bookings.js';
-import type { OperationContext } from '../runtime.js';
-import { id } from '../schemas.js';
-import { confirmPayment } from './confirm-payment.js';
+import { expireIfDue } from './booking-lifecycle.js';
+import type { OperationContext } from '../context.js';
 
 export interface CheckoutView {
   booking_id: string;
@@ -147,7 +141,8 @@ export function bookingPageView(ctx: OperationContext, rec: BookingRecord): Book
   return v;
 }
 
-async function view(ctx: OperationContext, bookingId: string): Promise<{ v: CheckoutView; due?: number; currency?: string }> {
+/** The checkout page of a booking, with what is due on it (after lazy expiry). */
+export async function checkoutView(ctx: OperationContext, bookingId: string): Promise<{ v: CheckoutView; due?: number }> {
   const rec = await ctx.tx.bookings.get(bookingId);
   if (!rec) throw new ProtocolError('not_found', 'There is no checkout for this link.', { detailCode: 'checkout_not_found' });
   await expireIfDue(ctx, rec);
@@ -173,48 +168,15 @@ async function view(ctx: OperationContext, bookingId: string): Promise<{ v: Chec
   if (action?.payment_context) {
     v.amount_due = formatMoney(action.payment_context.amount_due, action.payment_context.currency);
     v.expires_at = formatInstant(Date.parse(action.expires_at), zone);
-    return { v, due: action.payment_context.amount_due, currency: action.payment_context.currency };
+    return { v, due: action.payment_context.amount_due };
   }
   return { v };
 }
 
-export const viewCheckout = defineOperation({
-  name: 'view_checkout',
-  rest: { method: 'GET', path: '/checkout/{booking_id}', input: 'none' },
-  access: 'public',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  writes: true,
-  summary: 'The hosted checkout page of a payment action (HTML for browsers, JSON otherwise).',
-  input: z.object({ booking_id: id('The booking being paid.') }),
-  async handle(inp, ctx) {
-    return ok({ checkout: (await view(ctx, inp.booking_id)).v });
-  },
-});
-
-export const completeCheckout = defineOperation({
-  name: 'complete_checkout',
-  rest: { method: 'POST', path: '/checkout/{booking_id}', input: 'body' },
-  access: 'public',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  writes: true,
-  summary: 'Sandbox payment processor: pay or abandon the checkout, then return to the platform.',
-  input: z.object({ booking_id: id('The booking being paid.'), choice: z.enum(['pay', 'cancel']).optional() }),
-  async handle(inp, ctx) {
-    const { v, due, currency } = await view(ctx, inp.booking_id);
-    if ((inp.choice ?? 'pay') === 'pay' && v.state === 'due' && due !== undefined) {
-      // Outside a sandbox this page never takes money: the business's payment provider does.
-      if (!v.sandbox) throw new ProtocolError('method_not_allowed', 'Payments for this business are taken by its payment provider.');
-      const business = { ...ctx, caller: { principal: 'business', profile: null, business: true } };
-      await confirmPayment.handle(
-        { booking_id: inp.booking_id, payment_result: { status: 'paid', transaction_id: ctx.ids.next('demo_txn'), amount_paid: due, currency: currency! } },
-        business,
-      );
-      return ok({ checkout: (await view(ctx, inp.booking_id)).v });
-    }
-    return ok({ checkout: v });
-  },
-});
+/** A booking reached by its own link (the buyer's page, its calendar file), after lazy expiry. */
+export async function loadBookingByLink(ctx: OperationContext, bookingId: string): Promise<BookingRecord> {
+  const rec = await ctx.tx.bookings.get(bookingId);
+  if (!rec) throw new ProtocolError('not_found', 'There is no booking behind this link.', { detailCode: 'booking_not_found' });
+  await expireIfDue(ctx, rec);
+  return rec;
+}

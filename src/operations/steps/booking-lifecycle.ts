@@ -6,6 +6,7 @@
 import {
   type ServiceDef,
   allowedMoves,
+  initialBookingStatus,
   nextStatus,
   type BookingMove,
   amountDueAtBooking,
@@ -21,11 +22,14 @@ import {
   formatDuration,
   formatInstant,
   infoMessage,
+  errorMessage,
 } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
-import { iso, mayAct, newRevision, type OperationContext } from '../runtime.js';
-import { claimRows, slotResources } from './availability.js';
-import { freedSlotOf, offerFreedPlace } from './waitlist.js';
+import { ok, outcome, requireBusiness, type OperationResult } from '../define.js';
+import { iso, mayAct, newRevision, type OperationContext } from '../context.js';
+import { claimRows, slotResources } from './slots.js';
+import { moveHold } from './holds.js';
+import { freedSlotOf, offerFreedPlace } from './waitlist-offers.js';
 
 export interface NewBooking {
   service: ServiceDef;
@@ -57,7 +61,7 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
     slot: { id: slot.id, start: formatInstant(slot.startMs, zone), end: formatInstant(slot.endMs, zone), duration: formatDuration(slot.durationMs) },
     buyer: nb.buyer,
     party_size: nb.partySize,
-    status: 'confirmed',
+    status: initialBookingStatus(dueNow > 0, service.policies.confirmation_mode === 'manual'),
     confirmation_mode: service.policies.confirmation_mode,
     created_at: iso(now),
     updated_at: iso(now),
@@ -107,10 +111,8 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
   if (dueNow > 0) {
     expiresMs = Math.min(now + settings.payment_ttl_seconds * 1000, slot.startMs);
     booking.actions = [paymentAction(ctx, rec, service, dueNow, expiresMs, 'booking')];
-    booking.status = 'requires_action';
   } else if (pol.confirmation_mode === 'manual') {
     expiresMs = Math.min(now + settings.manual_confirmation_ttl_seconds * 1000, slot.startMs);
-    booking.status = 'pending';
   }
   if (expiresMs !== undefined) {
     booking.expires_at = iso(expiresMs);
@@ -119,7 +121,7 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
 
   if (nb.hold) {
     await ctx.tx.claims.transfer(nb.hold.hold.id, id, expiresMs ?? null);
-    nb.hold.hold.status = 'converted';
+    moveHold(nb.hold, 'convert');
     nb.hold.priv.booking_id = id;
     await ctx.tx.holds.update(nb.hold);
   } else {
@@ -233,17 +235,33 @@ export async function expireIfDue(ctx: OperationContext, rec: BookingRecord): Pr
   const b = rec.booking;
   if ((b.status !== 'pending' && b.status !== 'requires_action') || rec.priv.expires_at_ms === undefined) return false;
   if (rec.priv.expires_at_ms > ctx.now) return false;
-  b.status = 'canceled';
+  await endBooking(ctx, rec, 'expire', { reason: 'expired', canceled_by: 'system', fee: 0, refund_amount: rec.priv.amount_paid, canceled_at: iso(rec.priv.expires_at_ms) });
+  return true;
+}
+
+/**
+ * The one path that ends a booking as canceled, by a cancel or by expiry: the state machine's move,
+ * the cancellation record, pending actions expired, nothing more due on a pending payment (unless
+ * `settle` says what is still owed), no expiry left, the slot freed and `booking.canceled` raised.
+ */
+export async function endBooking(
+  ctx: OperationContext,
+  rec: BookingRecord,
+  m: 'cancel' | 'expire',
+  cancellation: NonNullable<Booking['cancellation']>,
+  settle?: (b: Booking) => void,
+): Promise<void> {
+  move(rec, m, ctx);
+  const b = rec.booking;
+  b.cancellation = cancellation;
   for (const a of b.actions ?? []) if (a.status === 'pending') a.status = 'expired';
-  b.cancellation = { reason: 'expired', canceled_by: 'system', fee: 0, refund_amount: rec.priv.amount_paid, canceled_at: iso(rec.priv.expires_at_ms) };
   if (b.payment && b.payment.status === 'pending') b.payment.amount_due = 0;
+  settle?.(b);
   delete b.expires_at;
   rec.priv.expires_at_ms = undefined;
-  touch(rec, ctx);
   await ctx.tx.bookings.update(rec);
   await freeSlot(ctx, rec);
   emitBookingEvent(ctx, 'booking.canceled', rec);
-  return true;
 }
 
 /** Remove a booking's claims and offer the freed place to the waitlist. */
@@ -317,4 +335,23 @@ export function emitBookingEvent(ctx: OperationContext, event: string, rec: Book
 
 export function alreadyMessage(content: string) {
   return infoMessage('already_in_state', content);
+}
+
+export const bookingNotFound = (bookingId: string) =>
+  outcome(errorMessage('booking_not_found', `No booking ${JSON.stringify(bookingId)} belongs to this platform.`, '$.booking_id'));
+
+/**
+ * The business's own moves on a booking after it is confirmed (spec 5.1, 5.5.3): started,
+ * completed or a no-show. Completed and no-show end the booking and free its slot.
+ */
+export async function applyBusinessMove(ctx: OperationContext, bookingId: string, m: 'start' | 'complete' | 'no_show', event: string): Promise<OperationResult> {
+  requireBusiness(ctx);
+  const rec = await loadBooking(ctx, bookingId);
+  if (!rec) return bookingNotFound(bookingId);
+  checkRevision(ctx, rec.booking.revision);
+  move(rec, m, ctx);
+  await ctx.tx.bookings.update(rec);
+  if (m !== 'start') await freeSlot(ctx, rec).catch(() => undefined);
+  emitBookingEvent(ctx, event, rec);
+  return ok({ booking: rec.booking });
 }

@@ -24,7 +24,7 @@ import {
   selfResourceId,
 } from '../../domain/index.js';
 import type { ClaimRow, Tx } from '../../store/index.js';
-import type { Business } from '../runtime.js';
+import type { Business } from '../business.js';
 
 export function candidateResourceIds(service: ServiceDef): string[] {
   if (service.requirements.length === 0) return [selfResourceId(service.id)];

@@ -1,6 +1,6 @@
 import type { PublishedService } from '../../domain/index.js';
-import { availabilityHint, type AvailabilityHint } from '../engine/availability.js';
-import type { OperationContext } from '../runtime.js';
+import { availabilityHint, type AvailabilityHint } from '../steps/slots.js';
+import type { OperationContext } from '../context.js';
 import { isStoreUnavailable } from '../store-faults.js';
 
 /** The service with a given hint, built once per (service, hint): hints are cached for minutes. */

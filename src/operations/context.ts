@@ -1,87 +1,14 @@
 /**
  * What every operation handler runs against: the business (compiled once at start), the store
- * transaction, the caller, an injected clock and id source, and the events it raises.
+ * transaction, the caller, the id source, and the events it raises; and the small rules every
+ * handler shares (who may act on a resource, a new revision, an outbox row).
  */
-import { randomBytes } from 'node:crypto';
-import { type BusinessDef, type ResourceDef, type ServiceDef, publishService, type PublishedService, isoUtc, findSlotTagClash } from '../domain/index.js';
+import { type CredentialKind, isoUtc } from '../domain/index.js';
 import type { OutboxEvent, Tx } from '../store/index.js';
+import type { IssuedCredential } from '../security/index.js';
+import type { Business } from './business.js';
+import type { IdSource } from './ids.js';
 import type { RegistryEnv } from './registry/env.js';
-import { base32, type IssuedCredential } from '../security/index.js';
-
-export interface Clock {
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Date.now() };
-
-/** A clock tests can move by hand. */
-export class ManualClock implements Clock {
-  constructor(private t: number) {}
-  now(): number {
-    return this.t;
-  }
-  set(ms: number): void {
-    this.t = ms;
-  }
-  advance(ms: number): void {
-    this.t += ms;
-  }
-}
-
-export interface IdSource {
-  /** A new opaque id with a readable prefix, e.g. `bkg_3k9...` (at least 128 random bits). */
-  next(prefix: string): string;
-}
-
-/** Base32 of `bytes` random bytes (lower case, no padding). */
-export function randomToken(bytes: number): string {
-  return base32(randomBytes(bytes));
-}
-
-export const randomIds: IdSource = { next: (prefix) => `${prefix}_${randomToken(16)}` };
-
-/** The business compiled for fast lookups. Immutable for the life of the process. */
-export interface Business {
-  def: BusinessDef;
-  zone: string;
-  services: ReadonlyMap<string, ServiceDef>;
-  published: ReadonlyMap<string, PublishedService>;
-  resources: ReadonlyMap<string, ResourceDef>;
-  /** Services in catalog order. */
-  serviceOrder: readonly string[];
-  /** A sandbox: the built-in checkout page may stand in for a payment processor. */
-  sandbox: boolean;
-  /** Development: http://127.0.0.1 callback URLs are accepted (--allow-loopback-profiles). */
-  allowLoopbackUrls: boolean;
-  /**
-   * The public origin (no trailing slash) of profile endpoints and checkout links: the configured
-   * public URL, else the address the server listens on once it does (the composition root sets it).
-   */
-  publicUrl: string;
-}
-
-/** The public origin before the server listens anywhere (stdio MCP): where `serve` listens by default. */
-export const DEFAULT_PUBLIC_URL = 'http://localhost:8787';
-
-/** Throws SlotTagClash when two resource combinations of the business would share a slot id tag. */
-export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; allowLoopbackUrls?: boolean } = {}): Business {
-  const services = new Map(def.services.map((s) => [s.id, s] as const));
-  const published = new Map(def.services.map((s) => [s.id, publishService(s, def)] as const));
-  const resources = new Map(def.resources.map((r) => [r.id, r] as const));
-  const clash = findSlotTagClash(def.services, resources);
-  if (clash) throw clash;
-  return {
-    def,
-    zone: def.business.timezone,
-    services,
-    published,
-    resources,
-    serviceOrder: def.services.map((s) => s.id),
-    sandbox: opts.sandbox ?? false,
-    allowLoopbackUrls: opts.allowLoopbackUrls ?? false,
-    publicUrl: (def.settings.public_url ?? DEFAULT_PUBLIC_URL).replace(/\/$/, ''),
-  };
-}
 
 /**
  * Who is calling, as the security module authenticated it (src/security/authenticate.ts): the
@@ -146,7 +73,7 @@ export interface OperationContext {
    * Issue a booking-scoped credential for a resource just created (bound to the caller's proven
    * key when there is one); undefined for the business itself.
    */
-  issueCredential(kind: 'booking' | 'hold' | 'waitlist_entry', resourceId: string, expiresMs: number): Promise<IssuedCredential | undefined>;
+  issueCredential(kind: CredentialKind, resourceId: string, expiresMs: number): Promise<IssuedCredential | undefined>;
 }
 
 /** Instants on the wire: RFC 3339 UTC without fractional seconds. */

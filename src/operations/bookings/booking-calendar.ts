@@ -1,38 +1,10 @@
-/**
- * The buyer's read-only booking page and its calendar file. Both are reached by the booking's own
- * link (the booking id, as the checkout page is), show no buyer data, and follow the booking: a
- * reload after the business confirms, reschedules or cancels shows the new state.
- */
+/** The booking as an iCalendar file, reached by the booking's own link like its page. */
 import { z } from 'zod';
 import { bookingCalendar } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
-import { expireIfDue } from '../engine/bookings.js';
-import type { OperationContext } from '../runtime.js';
+import { bookingPageView, loadBookingByLink } from '../steps/booking-views.js';
 import { id } from '../schemas.js';
-import { bookingPageView } from './checkout.js';
-
-async function load(ctx: OperationContext, bookingId: string) {
-  const rec = await ctx.tx.bookings.get(bookingId);
-  if (!rec) throw new ProtocolError('not_found', 'There is no booking behind this link.', { detailCode: 'booking_not_found' });
-  await expireIfDue(ctx, rec);
-  return rec;
-}
-
-export const viewBookingPage = defineOperation({
-  name: 'view_booking_page',
-  rest: { method: 'GET', path: '/booking/{booking_id}', input: 'none' },
-  access: 'public',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  writes: true,
-  summary: "The buyer's read-only booking page (HTML for browsers, JSON otherwise): what, from whom, where, when, terms and state.",
-  input: z.object({ booking_id: id('The booking shown.') }),
-  async handle(inp, ctx) {
-    return ok({ booking_page: bookingPageView(ctx, await load(ctx, inp.booking_id)) });
-  },
-});
 
 export const bookingCalendarFile = defineOperation({
   name: 'booking_calendar',
@@ -42,10 +14,11 @@ export const bookingCalendarFile = defineOperation({
   mutating: false,
   conditional: false,
   writes: true,
+  page: 'calendar_file',
   summary: 'The booking as an iCalendar file (RFC 5545): stable UID, SEQUENCE raised per reschedule, METHOD:CANCEL after a cancel.',
   input: z.object({ booking_id: id('The booking to add to a calendar.') }),
   async handle(inp, ctx) {
-    const rec = await load(ctx, inp.booking_id);
+    const rec = await loadBookingByLink(ctx, inp.booking_id);
     const v = bookingPageView(ctx, rec);
     if (!v.calendar_path) {
       throw new ProtocolError('booking_state_conflict', 'The booking is not confirmed yet, so there is no calendar entry for it.', { detailCode: 'not_confirmed' });

@@ -14,8 +14,10 @@ import {
   formatInstant,
   localDate,
 } from '../../domain/index.js';
-import { iso, mayAct, newRevision, type OperationContext } from '../runtime.js';
-import { claimRows, loadClaims } from './availability.js';
+import { iso, mayAct, type OperationContext } from '../context.js';
+import { moveHold } from './holds.js';
+import { moveEntry, touchEntry } from './waitlist-entries.js';
+import { claimRows, loadClaims } from './slots.js';
 
 export interface FreedSlot {
   key: string;
@@ -34,7 +36,7 @@ export function freedSlotOf(p: { slot_key: string; start_ms: number; end_ms: num
  * credential stops working, its claims go, and the freed place goes down the waitlist.
  */
 export async function endHold(ctx: OperationContext, hold: HoldRecord, status: 'released' | 'expired'): Promise<void> {
-  hold.hold.status = status;
+  moveHold(hold, status === 'released' ? 'release' : 'expire');
   await ctx.tx.holds.update(hold);
   await ctx.tx.security.revokeCredentials(hold.hold.id);
   await ctx.tx.claims.removeOwner(hold.hold.id);
@@ -118,10 +120,9 @@ async function offerOnePlace(ctx: OperationContext, service: ServiceDef, slot: F
       waitlist_entry_id: rec.entry.id,
     },
   });
-  rec.entry.status = 'offered';
+  moveEntry(rec, 'offer', ctx, 'offered a place');
   rec.entry.offered_slot = { slot_id: slotId, start: formatInstant(open.startMs, ctx.biz.zone), end: formatInstant(open.endMs, ctx.biz.zone) };
   rec.entry.offer_expires_at = iso(expiresMs);
-  rec.entry.revision = newRevision(ctx);
   rec.priv.offer_hold_id = holdId;
   rec.priv.offer_expires_ms = expiresMs;
   await ctx.tx.waitlist.update(rec);
@@ -138,7 +139,7 @@ export async function announcePositions(ctx: OperationContext, serviceId: string
   for (const [i, rec] of line.entries()) {
     if (rec.entry.position === i + 1) continue;
     rec.entry.position = i + 1;
-    rec.entry.revision = newRevision(ctx);
+    touchEntry(rec, ctx);
     await ctx.tx.waitlist.update(rec);
     emitWaitlistEvent(ctx, 'waitlist.position_changed', rec);
   }
@@ -155,8 +156,7 @@ export async function expireOfferIfDue(ctx: OperationContext, rec: WaitlistRecor
 /** Close an open offer (expired or declined): release its hold and pass the place on. */
 export async function endOffer(ctx: OperationContext, rec: WaitlistRecord, status: 'expired' | 'declined'): Promise<void> {
   const holdId = rec.priv.offer_hold_id;
-  rec.entry.status = status;
-  rec.entry.revision = newRevision(ctx);
+  moveEntry(rec, status === 'expired' ? 'expire' : 'decline', ctx, status);
   delete rec.entry.offer_expires_at;
   rec.priv.offer_expires_ms = undefined;
   await ctx.tx.waitlist.update(rec);
