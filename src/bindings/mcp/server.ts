@@ -152,7 +152,7 @@ export async function callTool(
   const uspMeta: Record<string, unknown> = { correlation_id: correlationId };
   if (res.caller.principal && !res.caller.business) uspMeta.webhook_resource = webhookResourceUri(res.caller.principal);
   const biz = deps.pipeline.business;
-  const text = entry.tool.name.startsWith('usp_registry_') ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, res.messages) : summarize(entry.tool.name, res.data as Record<string, any>, res.messages, { zone: biz.zone, currency: biz.def.business.currency });
+  const text = entry.op.capability === 'dev.usp-protocol.discovery.registry' ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, res.messages) : summarize(entry.tool.name, res.data as Record<string, any>, res.messages, { zone: biz.zone, currency: biz.def.business.currency });
   const result: Record<string, unknown> = {
     structuredContent,
     content: [{ type: 'text', text }],
