@@ -22,6 +22,7 @@ export type {
   DeliveryAttempt,
   DeliveryStatus,
   EventChannel,
+  StoreGauges,
 } from './port.js';
 export { openSqliteStore } from './sqlite/sqlite-store.js';
 export { eventBody, StoreUnavailable } from './port.js';

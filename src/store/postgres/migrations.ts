@@ -173,4 +173,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX IF NOT EXISTS outbox_scheduled ON outbox (order_key, event) WHERE status = 'pending';
   `,
+  `
+  -- The operator's counts (metrics): bookings per status and active holds, each from an index.
+  CREATE INDEX IF NOT EXISTS bookings_by_status ON bookings (status);
+  CREATE INDEX IF NOT EXISTS holds_active ON holds (status, expires_at_ms);
+  `,
 ];

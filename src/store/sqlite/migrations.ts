@@ -142,4 +142,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX outbox_scheduled ON outbox (order_key, event) WHERE status = 'pending';
   `,
+  `
+  -- The operator's counts (metrics): bookings per status and active holds, each from an index.
+  CREATE INDEX bookings_by_status ON bookings (status);
+  CREATE INDEX holds_active ON holds (status, expires_at_ms);
+  `,
 ];
