@@ -1,6 +1,6 @@
 export { OPERATIONS, operationByName, operationForPage, operationForCommand } from './table.js';
 export { Pipeline, parseInput, IDEMPOTENCY_RETENTION_MS } from './pipeline.js';
-export type { OperationRequest, OperationResponse, PipelineDeps } from './pipeline.js';
+export type { CallRecord, OperationRequest, OperationResponse, PipelineDeps } from './pipeline.js';
 export { silentLogger } from './logger.js';
 export type { Logger } from './logger.js';
 export { ProtocolError, PROTOCOL_ERROR_CODES } from './errors.js';

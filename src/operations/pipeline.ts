@@ -37,6 +37,26 @@ export interface OperationRequest {
   trustedCaller?: Caller;
   /** The caller's correlation id (or the door's fresh one): written into every log line about the call. */
   correlationId?: string;
+  /** Which door the call came through, for logs and metrics; default the binding it presented, else `rest` (or `cli` for a trusted caller). */
+  door?: string;
+}
+
+/**
+ * What the pipeline reports about every call once it is answered (one log line, one set of metrics).
+ * `outcome` is `ok`, the first business error message's code (`slot_unavailable`), or the protocol
+ * error's code (`invalid_request`, `rate_limited`, `server_error`): closed sets, safe as metric labels.
+ */
+export interface CallRecord {
+  correlation_id: string | undefined;
+  operation: string;
+  door: string;
+  /** The authenticated principal, `business` for the business's own tools, `anonymous`, or `unknown` when refused before identification. */
+  principal: string;
+  outcome: string;
+  /** False when the call was answered with a protocol error. */
+  ok: boolean;
+  replayed: boolean;
+  duration_ms: number;
 }
 
 export type OperationResponse =
@@ -55,6 +75,8 @@ export interface PipelineDeps {
   authPolicy: AuthPolicy;
   /** Outbound services of the role served (the registry's fetcher); none for the business. */
   env?: OperationEnv;
+  /** Told about every answered call (metrics); the pipeline writes the call's log line itself. */
+  onCall?: (call: CallRecord) => void;
 }
 
 interface StoredResult {
@@ -79,9 +101,67 @@ export class Pipeline {
     return this.deps.store.read((tx) => tx.outbox.recentBodies(principal, Math.max(1, Math.min(limit, 100))));
   }
 
+  private active = 0;
+  private readonly drained = new Set<() => void>();
+
+  /** Calls being executed right now (both doors). */
+  get inFlight(): number {
+    return this.active;
+  }
+
+  /** Resolve true once no call is in flight, or false after `timeoutMs` (graceful shutdown). */
+  async drain(timeoutMs: number): Promise<boolean> {
+    if (this.active === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    let done: (() => void) | undefined;
+    const ok = await Promise.race([
+      new Promise<true>((r) => this.drained.add((done = () => r(true)))),
+      new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (done) this.drained.delete(done);
+    return ok;
+  }
+
+  /**
+   * Run one call, whichever door brought it, and report it: the one place where every call is
+   * logged (correlation id, operation, door, principal, outcome, duration) and measured.
+   */
   async execute(op: OperationDef, req: OperationRequest): Promise<OperationResponse> {
+    const started = performance.now();
+    const seen: { caller?: Caller } = {};
+    const door = req.door ?? req.presented?.binding ?? (req.trustedCaller ? 'cli' : 'rest');
+    this.active++;
+    let res: OperationResponse;
     try {
-      return await this.run(op, req);
+      this.deps.log.debug?.('call received', { correlation_id: req.correlationId, operation: op.name, door, input: req.input });
+      res = await this.answer(op, req, seen);
+    } finally {
+      if (--this.active === 0) for (const d of [...this.drained]) d();
+    }
+    const caller = res.ok ? res.caller : seen.caller;
+    const call: CallRecord = {
+      correlation_id: req.correlationId,
+      operation: op.name,
+      door,
+      principal: caller ? (caller.business ? 'business' : (caller.principal ?? 'anonymous')) : 'unknown',
+      outcome: res.ok ? (res.messages.find((m) => m.type === 'error')?.code ?? 'ok') : res.error.code,
+      ok: res.ok,
+      replayed: res.ok ? res.replayed : false,
+      duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    };
+    this.deps.log.info('call', call as unknown as Record<string, unknown>);
+    try {
+      this.deps.onCall?.(call);
+    } catch (err) {
+      this.deps.log.warn('call observer failed', { error: String(err) });
+    }
+    return res;
+  }
+
+  private async answer(op: OperationDef, req: OperationRequest, seen: { caller?: Caller }): Promise<OperationResponse> {
+    try {
+      return await this.run(op, req, seen);
     } catch (err) {
       if (err instanceof ProtocolError) return { ok: false, error: err };
       if (isStoreUnavailable(err)) return { ok: false, error: storeUnavailable(op.name, err, this.deps.log) };
@@ -90,9 +170,10 @@ export class Pipeline {
     }
   }
 
-  private async run(op: OperationDef, req: OperationRequest): Promise<OperationResponse> {
+  private async run(op: OperationDef, req: OperationRequest, seen: { caller?: Caller }): Promise<OperationResponse> {
     const input = parseInput(op.input, req.input);
     const caller = req.trustedCaller ?? (await authenticateCall(op, input as Record<string, unknown>, req, this.deps, this.deps.clock.now()));
+    seen.caller = caller;
     const usp = uspEnvelope(op);
     const refused = negotiate(op, caller);
     if (refused) return { ok: true, status: 200, usp, data: {}, messages: [refused], replayed: false, caller };

@@ -23,9 +23,11 @@ import {
 } from '../operations/index.js';
 import { StoreUnavailable, eventBody, openStore, type OutboxEvent, type Store, type StoreTimeouts } from '../store/index.js';
 import { probeHandler } from './probes.js';
+import { createMetrics, type ServerMetrics } from './metrics.js';
+import { createLogger } from './logging.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy, type SecurityOptions } from './security-wiring.js';
-import { LOOPBACK_HOSTS, clientAddressKey, isLoopbackHost, popAlgorithms, type ProfileResolver } from '../security/index.js';
+import { LOOPBACK_HOSTS, apiKeyMatches, clientAddressKey, isLoopbackHost, popAlgorithms, type ProfileResolver } from '../security/index.js';
 import {
   DEFAULT_RETRY,
   WebhookDispatcher,
@@ -126,16 +128,22 @@ export interface UspServer {
   clock: Clock;
   ids: IdSource;
   profile(): Record<string, unknown>;
+  /** Prometheus metrics (served at /metrics by the HTTP host). */
+  metrics: ServerMetrics;
   /** Listen on host:port (port 0 picks a free one); resolves with the base URL. */
   listen(port: number, host?: string): Promise<string>;
+  /** Stop at once: in-flight HTTP requests are cut (tests, failed starts). */
   close(): Promise<void>;
+  /**
+   * Stop gracefully within `timeoutMs`: refuse new connections and turn /readyz 503, let in-flight
+   * calls finish, release delivery leases, close the database. Resolves true when every call in
+   * flight finished in time, false when some were cut at the bound.
+   */
+  shutdown(timeoutMs: number): Promise<boolean>;
 }
 
-export const consoleLogger: Logger = {
-  info: (msg, f) => console.error(`[usp-server] ${msg}${f ? ' ' + JSON.stringify(f) : ''}`),
-  warn: (msg, f) => console.error(`[usp-server] warning: ${msg}${f ? ' ' + JSON.stringify(f) : ''}`),
-  error: (msg, f) => console.error(`[usp-server] error: ${msg}${f ? ' ' + JSON.stringify(f) : ''}`),
-};
+/** The default sink: pino on stderr at info, JSON lines (readable lines on a terminal), buyer data redacted. */
+export const consoleLogger: Logger = createLogger();
 
 export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const clock = opts.clock ?? systemClock;
@@ -182,7 +190,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
 
   // One list for what the proof check accepts, the profile publishes and the DPoP challenge names.
   const popAlgs = popAlgorithms(authPolicy.allowEs256);
-  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce, env: opts.role?.env });
+  let metrics: ServerMetrics | undefined;
+  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce, env: opts.role?.env, onCall: (call) => metrics?.recordCall(call) });
+  metrics = createMetrics({ store, now: () => clock.now(), sessions: () => hub.size, inFlight: () => pipeline.inFlight });
 
   const keyring = await loadKeyring(store, clock.now(), opts.webhooks?.signingKey);
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
@@ -204,6 +214,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     // A lease outlasts one attempt (in this process a busy target is never claimed twice anyway);
     // kept short so the deliveries of a server killed mid-attempt resume soon after a restart.
     leaseMs: 2 * (wh.timeoutMs ?? 10_000) + 5_000,
+    onAttempt: (result) => metrics?.recordAttempt(result),
   });
   if (wh.enabled !== false) dispatcher.start();
   const unsubscribeChannel = store.channel?.subscribe(function fanOut(seqs, tries = 0) {
@@ -275,10 +286,46 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   }
 
   let http: ServerType | undefined;
-  // /healthz and /readyz are answered before any door, so no door's rules apply to a probe.
-  const probes = probeHandler(store);
-  const fetch = (req: Request, ...rest: unknown[]) => probes(req) ?? (app.fetch as (r: Request, ...a: unknown[]) => Response | Promise<Response>)(req, ...rest);
+  let shuttingDown = false;
+  // /healthz, /readyz and /metrics are answered before any door, so no door's rules apply to them.
+  const probes = probeHandler(store, {
+    dispatcher: () => (wh.enabled === false ? 'disabled' : !dispatcher!.isRunning ? 'stopped' : dispatcher!.isPaused ? 'paused' : 'running'),
+    shuttingDown: () => shuttingDown,
+  });
+  const metricsEndpoint = metricsHandler(metrics, { trustProxy: Boolean(opts.trustProxy), adminKeyHashes: authPolicy.adminKeyHashes });
+  // Requests being answered by the host (a shutdown waits for them).
+  let hostInFlight = 0;
+  const hostIdle = new Set<() => void>();
+  const hostFetch = app.fetch as (r: Request, ...a: unknown[]) => Response | Promise<Response>;
+  const fetch = async (req: Request, ...rest: unknown[]): Promise<Response> => {
+    const early = probes(req) ?? metricsEndpoint(req, rest[0]);
+    if (early) return early;
+    hostInFlight++;
+    try {
+      const res = await hostFetch(req, ...rest);
+      // Shutting down: no keep-alive, so each client's next request opens a connection the closed listener refuses.
+      if (shuttingDown) return withHeader(res, 'Connection', 'close');
+      return res;
+    } finally {
+      if (--hostInFlight === 0) for (const f of [...hostIdle]) f();
+    }
+  };
+  const close = async () => {
+    if (timer) clearInterval(timer);
+    await dispatcher?.stop();
+    unsubscribeChannel?.();
+    await mcpHttp.close();
+    if (http) {
+      const h = http as ServerType & { closeAllConnections?: () => void };
+      await new Promise<void>((resolve) => {
+        h.close(() => resolve());
+        h.closeAllConnections?.();
+      });
+    }
+    await store.close();
+  };
   return {
+    metrics,
     biz,
     store,
     pipeline,
@@ -342,19 +389,87 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       }
       return url;
     },
-    async close() {
+    close,
+    async shutdown(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      shuttingDown = true;
+      log.info('shutting down', { timeout_ms: timeoutMs, in_flight: Math.max(hostInFlight, pipeline.inFlight) });
+      // Stop accepting: the listener closes, idle keep-alive connections with it; busy ones finish their request.
+      const h = http as (ServerType & { closeIdleConnections?: () => void }) | undefined;
+      h?.close();
+      h?.closeIdleConnections?.();
+      const hostDrained =
+        hostInFlight === 0 ||
+        (await new Promise<boolean>((resolve) => {
+          const t = setTimeout(() => {
+            hostIdle.delete(done);
+            resolve(false);
+          }, Math.max(0, deadline - Date.now()));
+          const done = () => {
+            clearTimeout(t);
+            hostIdle.delete(done);
+            resolve(true);
+          };
+          hostIdle.add(done);
+        }));
+      // Calls from other doors (stdio MCP) finish too.
+      const drained = hostDrained && (await pipeline.drain(Math.max(0, deadline - Date.now())));
+      if (!drained) log.warn('shutdown deadline reached with calls in flight; cutting them', { in_flight: Math.max(hostInFlight, pipeline.inFlight) });
       if (timer) clearInterval(timer);
-      await dispatcher?.stop();
-      unsubscribeChannel?.();
-      await mcpHttp.close();
-      if (http) {
-        const h = http as ServerType & { closeAllConnections?: () => void };
-        await new Promise<void>((resolve) => {
-          h.close(() => resolve());
-          h.closeAllConnections?.();
-        });
-      }
-      await store.close();
+      // Deliveries in flight get what is left of the bound (at most a second); the leases of the rest are released.
+      await dispatcher?.stop(Math.max(0, Math.min(1000, deadline - Date.now())));
+      await close();
+      return drained;
     },
   };
+}
+
+/** `res` with one more header (a Response's headers may be immutable: copy it then). */
+function withHeader(res: Response, name: string, value: string): Response {
+  try {
+    res.headers.set(name, value);
+    return res;
+  } catch {
+    const headers = new Headers(res.headers);
+    headers.set(name, value);
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  }
+}
+
+/**
+ * `GET /metrics`: open to a loopback peer (a Prometheus on the same host or a sidecar); from any
+ * other address it needs an admin API key as a Bearer token. Behind --trust-proxy the peer is the
+ * last X-Forwarded-For hop, so a public proxy on loopback does not open it to the world.
+ */
+function metricsHandler(
+  metrics: ServerMetrics,
+  o: { trustProxy: boolean; adminKeyHashes: readonly string[] },
+): (req: Request, env: unknown) => Promise<Response> | undefined {
+  return (req, env) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+    if (new URL(req.url).pathname !== '/metrics') return undefined;
+    let peer = (env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
+    if (o.trustProxy) {
+      const hops = (req.headers.get('x-forwarded-for') ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+      if (hops.length > 0) peer = hops[hops.length - 1];
+    }
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
+    if (!isLoopback(peer) && !(bearer && apiKeyMatches(bearer, o.adminKeyHashes))) {
+      return Promise.resolve(
+        new Response(JSON.stringify({ error: 'metrics are open on loopback; from elsewhere send an admin API key as a Bearer token' }), {
+          status: 401,
+          headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' },
+        }),
+      );
+    }
+    return metrics.scrape().then(
+      (text) => new Response(req.method === 'HEAD' ? null : text, { status: 200, headers: { 'Content-Type': metrics.contentType, 'Cache-Control': 'no-store' } }),
+    );
+  };
+}
+
+function isLoopback(addr: string | undefined): boolean {
+  if (!addr) return false;
+  const a = addr.startsWith('::ffff:') ? addr.slice(7) : addr;
+  return a === '::1' || /^127\.\d+\.\d+\.\d+$/.test(a);
 }

@@ -22,6 +22,7 @@ export type {
   DeliveryAttempt,
   DeliveryStatus,
   EventChannel,
+  StoreGauges,
 } from './port.js';
 export type { RegistryRepo, RegistryBusinessRow, RegistryServiceRow, RegistryFilter, RegistryServiceHit, DeploymentMode } from './registry-port.js';
 export { openSqliteStore } from './sqlite/sqlite-store.js';

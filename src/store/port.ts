@@ -42,7 +42,22 @@ export interface BookingRepo {
   /** Most recently created first (for the business's own tools). */
   recent(limit: number, status?: string): Promise<BookingRecord[]>;
   /** Ids of pending / requires_action bookings whose expiry passed (for the sweeper). */
-  expiredPending(nowMs: number, limit: number): Promise<string[]>;
+  expiredPending(nowMs: number, limit: number): Promise<string[]>;  /** Counts an operator watches (metrics, read at scrape time): each is one indexed count. */
+  gauges(nowMs: number): Promise<StoreGauges>;
+}
+
+/** What the store holds right now, as an operator sees it. */
+export interface StoreGauges {
+  /** Bookings per status (statuses with none are absent). */
+  bookings_by_status: Record<string, number>;
+  /** Holds still active and not yet expired. */
+  active_holds: number;
+  /** Outbox events due and not yet dispatched (the dispatcher's backlog). */
+  outbox_due: number;
+  /** Webhook deliveries waiting for an attempt (due or scheduled for a retry). */
+  deliveries_pending: number;
+  /** Of those, the ones a worker holds a lease on right now. */
+  deliveries_leased: number;
 }
 
 export interface HoldRepo {
@@ -196,6 +211,8 @@ export interface WebhookRepo {
    * delivery of the same order key to the same target (causal order). Targets in `busy` are skipped.
    */
   claimDue(nowMs: number, limit: number, leaseUntilMs: number, busy: readonly string[]): Promise<WebhookDelivery[]>;
+  /** Give up the leases on these deliveries (a worker shutting down): another worker may claim them at once. */
+  releaseLeases(ids: readonly number[]): Promise<void>;
   /** Record one attempt and the delivery's new state (clears the lease). */
   recordAttempt(a: DeliveryAttempt, next: { status: DeliveryStatus; next_attempt_ms: number }): Promise<void>;
   list(q: { status?: DeliveryStatus; limit: number }): Promise<WebhookDelivery[]>;

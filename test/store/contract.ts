@@ -603,6 +603,69 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       });
     });
 
+    describe('gauges() counts what an operator watches: bookings per status, live holds, the outbox backlog, pending and leased deliveries', () => {
+      const delivery = (eventId: string, seq: number) => ({
+        event_id: eventId,
+        event: 'booking.confirmed',
+        seq,
+        order_key: `bkg_${eventId}`,
+        target_url: `https://hooks.example/${eventId}`,
+        subscription_id: null,
+        body: '{}',
+        next_attempt_ms: NOW,
+        created_ms: NOW,
+      });
+
+      test('an empty store counts nothing', async () => {
+        expect(await read((tx) => tx.bookings.gauges(NOW))).toEqual({
+          bookings_by_status: {},
+          active_holds: 0,
+          outbox_due: 0,
+          deliveries_pending: 0,
+          deliveries_leased: 0,
+        });
+      });
+
+      test('each count follows status and time: expired holds, future events and lapsed leases do not count', async () => {
+        await write(async (tx) => {
+          await tx.bookings.insert(booking('bkg_1', { status: 'confirmed' }));
+          await tx.bookings.insert(booking('bkg_2', { status: 'confirmed' }));
+          await tx.bookings.insert(booking('bkg_3', { status: 'pending', expiresAtMs: NOW + MIN }));
+          await tx.holds.insert(hold('hld_live', { expiresAtMs: NOW + MIN }));
+          await tx.holds.insert(hold('hld_expired', { expiresAtMs: NOW }));
+          await tx.holds.insert(hold('hld_released', { status: 'released', expiresAtMs: NOW + MIN }));
+          await tx.outbox.add(outboxEvent('evt_due'));
+          await tx.outbox.add(outboxEvent('evt_later', { due_ms: NOW + MIN }));
+          await tx.webhooks.add(delivery('a', 1));
+          await tx.webhooks.add(delivery('b', 2));
+          await tx.webhooks.add(delivery('c', 3));
+        });
+        const leased = await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []));
+        expect(leased).toHaveLength(2);
+        expect(await read((tx) => tx.bookings.gauges(NOW))).toEqual({
+          bookings_by_status: { confirmed: 2, pending: 1 },
+          active_holds: 1,
+          outbox_due: 1,
+          deliveries_pending: 3,
+          deliveries_leased: 2,
+        });
+        // A minute later the hold has expired, the scheduled event is due and the leases have lapsed.
+        expect(await read((tx) => tx.bookings.gauges(NOW + MIN))).toMatchObject({ active_holds: 0, outbox_due: 2, deliveries_leased: 0 });
+      });
+
+      test('releaseLeases frees the leases it names, so another worker can claim those deliveries at once', async () => {
+        await write(async (tx) => {
+          await tx.webhooks.add(delivery('a', 1));
+          await tx.webhooks.add(delivery('b', 2));
+        });
+        const leased = await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []));
+        expect(await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []))).toEqual([]);
+        await write((tx) => tx.webhooks.releaseLeases([leased[0].id]));
+        expect((await read((tx) => tx.bookings.gauges(NOW))).deliveries_leased).toBe(1);
+        expect((await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []))).map((d) => d.id)).toEqual([leased[0].id]);
+      });
+    });
+
     describe('kv stores strings by key', () => {
       test('an unknown key reads null; set stores a value and a second set replaces it', async () => {
         expect(await read((tx) => tx.kv.get('k'))).toBeNull();

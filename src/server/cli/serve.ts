@@ -1,17 +1,21 @@
 /** `usp-server serve`: run the business over HTTP (REST and MCP on one port). */
 import { readFileSync } from 'node:fs';
-import { createUspServer, consoleLogger, type ServerOptions } from '../compose.js';
+import { createUspServer, type ServerOptions } from '../compose.js';
 import {
   AUTH_HELP,
   ACCESS_HELP,
   BUSINESS_HELP,
   DB_HELP,
+  LOG_HELP,
   SETTINGS_HELP,
   UsageError,
   dbPath,
   shownDb,
   intFlag,
   loadBusiness,
+  loggerFrom,
+  shutdownTimeoutMs,
+  stopOnSignals,
   securityOptions,
   webhookOptions,
   type Command,
@@ -52,6 +56,10 @@ Webhooks:
   --webhook-max-total SECONDS     give up after (default 900)
   --webhook-timeout SECONDS       per attempt (default 10)
   --signing-key FILE --signing-kid KID   sign webhooks with this P-256 PEM key instead of a generated one
+
+${LOG_HELP}
+  /healthz, /readyz and /metrics (Prometheus) are served on the same port; /metrics is open to loopback
+  peers and needs an admin API key (Authorization: Bearer KEY) from anywhere else.
 
 ${SETTINGS_HELP}
 `;
@@ -113,7 +121,10 @@ async function run(flags: Flags): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port ${port}`);
   const host = flags.host ?? '127.0.0.1';
   const db = dbPath(flags, def);
+  const log = loggerFrom(flags);
+  const shutdownMs = shutdownTimeoutMs(flags);
   const server = await createUspServer({
+    log,
     business: def,
     db,
     dbTimeouts: { connectTimeoutMs: intFlag(flags, 'db-connect-timeout', 100), statementTimeoutMs: intFlag(flags, 'db-statement-timeout', 100) },
@@ -133,19 +144,14 @@ async function run(flags: Flags): Promise<number> {
     await server.close();
     throw new UsageError((err as Error).message);
   }
-  consoleLogger.info(`database: ${shownDb(db)}`);
-  consoleLogger.info(`${def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
+  log.info(`database: ${shownDb(db)}`);
+  log.info(`${def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
   if (sandbox) {
-    consoleLogger.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
+    log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
   } else {
-    consoleLogger.info('privileged operations require authentication: platform_key_pop, booking_scoped_credential, http_message_signature or api_key');
+    log.info('privileged operations require authentication: platform_key_pop, booking_scoped_credential, http_message_signature or api_key');
   }
-  const stop = async () => {
-    await server.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  stopOnSignals(() => server.shutdown(shutdownMs), log, shutdownMs);
   return -1; // keep running
 }
 

@@ -222,4 +222,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE TABLE IF NOT EXISTS registry_service_terms (rid BIGINT NOT NULL, term TEXT NOT NULL, PRIMARY KEY (term, rid));
   CREATE INDEX IF NOT EXISTS registry_service_terms_rid ON registry_service_terms (rid);
   `,
+  `
+  -- The operator's counts (metrics): bookings per status and active holds, each from an index.
+  CREATE INDEX IF NOT EXISTS bookings_by_status ON bookings (status);
+  CREATE INDEX IF NOT EXISTS holds_active ON holds (status, expires_at_ms);
+  `,
 ];

@@ -191,4 +191,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX registry_service_terms_rid ON registry_service_terms (rid);
   CREATE VIRTUAL TABLE registry_service_geo USING rtree (rid, min_lat, max_lat, min_lng, max_lng);
   `,
+  `
+  -- The operator's counts (metrics): bookings per status and active holds, each from an index.
+  CREATE INDEX bookings_by_status ON bookings (status);
+  CREATE INDEX holds_active ON holds (status, expires_at_ms);
+  `,
 ];
