@@ -68,6 +68,8 @@ export const OPTIONS = {
   failed: { type: 'boolean' },
   'reindex-interval': { type: 'string' },
   'max-failures': { type: 'string' },
+  'register-with': { type: 'string', multiple: true },
+  'register-interval': { type: 'string' },
   stdio: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

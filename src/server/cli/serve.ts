@@ -1,6 +1,7 @@
 /** `usp-server serve`: run the business over HTTP (REST and MCP on one port). */
 import { readFileSync } from 'node:fs';
 import { createUspServer, consoleLogger, type ServerOptions } from '../compose.js';
+import { DEFAULT_REREGISTER_MS, createRegistrar, type Registrar } from '../register-with.js';
 import {
   AUTH_HELP,
   ACCESS_HELP,
@@ -45,6 +46,13 @@ ${ACCESS_HELP}
   --mcp-unused-session-timeout SECONDS  close a session the client never came back to after initialize (default 60)
 
 ${AUTH_HELP}
+
+Discovery registry (spec 6):
+  --register-with URL         register this business with the registry at URL once listening, signed
+                              with the webhook signing key the profile publishes; again after each
+                              catalog change and every --register-interval; failures are logged and
+                              retried, never fatal; repeatable
+  --register-interval SECONDS register again this often (default ${DEFAULT_REREGISTER_MS / 1000}; at most 86400)
 
 Webhooks:
   --webhook-retry-first SECONDS   first retry after (default 30)
@@ -96,6 +104,19 @@ export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' 
   return o;
 }
 
+function registryUrls(flags: Flags): string[] {
+  return (flags['register-with'] ?? []).map((v) => {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      throw new UsageError(`--register-with must be a registry's base URL such as https://registry.example, got ${JSON.stringify(v)}`);
+    }
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new UsageError(`--register-with must be an http(s) URL, got ${JSON.stringify(v)}`);
+    return v.replace(/\/$/, '');
+  });
+}
+
 function tlsOptions(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
   if (!flags['tls-cert'] && !flags['tls-key']) return undefined;
   if (!flags['tls-cert'] || !flags['tls-key']) throw new UsageError('give both --tls-cert and --tls-key');
@@ -113,6 +134,10 @@ async function run(flags: Flags): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port ${port}`);
   const host = flags.host ?? '127.0.0.1';
   const db = dbPath(flags, def);
+  const registries = registryUrls(flags);
+  const reRegister = intFlag(flags, 'register-interval', 1);
+  if (reRegister !== undefined && reRegister > 86_400) throw new UsageError('--register-interval must be at most 86400 seconds (registries re-index at least daily)');
+  const registrars: Registrar[] = [];
   const server = await createUspServer({
     business: def,
     db,
@@ -125,6 +150,10 @@ async function run(flags: Flags): Promise<number> {
     trustProxy: flags['trust-proxy'],
     tls: tlsOptions(flags),
     ...httpOptions(flags),
+    // A catalog change (a service added, changed, suspended, removed) is news for every registry.
+    onEvents: (events) => {
+      if (events.some((e) => e.event.startsWith('service.'))) for (const r of registrars) r.catalogChanged();
+    },
   });
   let url: string;
   try {
@@ -140,7 +169,20 @@ async function run(flags: Flags): Promise<number> {
   } else {
     consoleLogger.info('privileged operations require authentication: platform_key_pop, booking_scoped_credential, http_message_signature or api_key');
   }
+  for (const registryUrl of registries) {
+    const r = createRegistrar({
+      registryUrl,
+      profileUrl: () => `${server.biz.publicUrl}/.well-known/usp`,
+      business: () => def,
+      signingKey: () => server.keyring.active(),
+      log: consoleLogger,
+      intervalMs: reRegister === undefined ? undefined : reRegister * 1000,
+    });
+    registrars.push(r);
+    void r.register();
+  }
   const stop = async () => {
+    for (const r of registrars) r.stop();
     await server.close();
     process.exit(0);
   };
