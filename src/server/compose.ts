@@ -95,6 +95,8 @@ export interface ServerRole {
   env?: OperationEnv;
   /** What MCP `initialize` tells the model this server is. */
   instructions?: string;
+  /** The role's own doors besides MCP and REST (before REST, which takes what no other claims). */
+  doors?: Door[];
 }
 
 /** How long a client may take and how many may be connected at once; every one has a safe default. */
@@ -264,7 +266,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
   // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback. The buyer
   // pages belong to the business role only.
-  const doors: Door[] = role ? [mcpDoor(mcpHttp.app), restDoor(rest)] : [mcpDoor(mcpHttp.app), pagesDoor(pipeline), restDoor(rest)];
+  const doors: Door[] = role ? [mcpDoor(mcpHttp.app), ...(role.doors ?? []), restDoor(rest)] : [mcpDoor(mcpHttp.app), pagesDoor(pipeline), restDoor(rest)];
   const app = createHost({
     doors,
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,

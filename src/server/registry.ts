@@ -18,6 +18,8 @@ import {
 import { createProfileResolver, parseJsonDocument } from '../security/index.js';
 import { REGISTRY_INSTRUCTIONS } from '../bindings/mcp/index.js';
 import { consoleLogger, createUspServer, type ServerOptions, type UspServer } from './compose.js';
+import { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, createFeedSubscriber, pinnedPost, type FeedSubscriber, type PostJson } from './registry-feeds.js';
+import type { Door } from './host.js';
 
 /** Re-index at most this often per business by default: the spec's ceiling (spec 6.3). */
 export const DEFAULT_REINDEX_MS = 24 * 3600 * 1000;
@@ -34,12 +36,16 @@ export interface RegistryServerOptions extends Omit<ServerOptions, 'business' | 
   reindexPollMs?: number;
   /** Replace the outbound fetch (tests). */
   fetchJson?: RegistryEnv['fetchJson'];
+  /** Replace the outbound POST that subscribes to business feeds (tests). */
+  postJson?: PostJson;
 }
 
 export interface RegistryServer extends UspServer {
   env: RegistryEnv;
   /** Re-index what is due now (the timer calls it too). */
   reindexNow(): ReturnType<typeof reindexDue>;
+  /** Catalog feed subscriptions at the businesses that offer them (spec 3.12.2). */
+  feeds: FeedSubscriber;
 }
 
 function registryDef(name: string): BusinessDef {
@@ -88,6 +94,14 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
     fetchJson = async (url) => (await fetcher.resolve(url)).raw;
   }
   const env: RegistryEnv = { fetchJson, allowLoopback, reindexIntervalMs, maxFailures: opts.maxFailures ?? DEFAULT_MAX_FAILURES };
+  // The feed door exists before the server does (the host is built with its doors); it is filled below.
+  let feeds: FeedSubscriber | undefined;
+  const feedDoor: Door = {
+    name: 'registry-feeds',
+    claims: (_req, path) => path === PLATFORM_PROFILE_PATH || path.startsWith(`${FEED_EVENTS_PATH}/`),
+    fetch: (req, denv) => feeds!.door.fetch(req, denv),
+    refuse: (req, status, err) => feeds!.door.refuse(req, status, err),
+  };
   const server = await createUspServer({
     ...opts,
     business: registryDef(opts.name ?? 'USP discovery registry'),
@@ -100,6 +114,7 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
       profile: (ctx) => registryProfile(ctx, opts.sandbox),
       env: { registry: env },
       instructions: REGISTRY_INSTRUCTIONS,
+      doors: [feedDoor],
     },
   });
   let running: Promise<unknown> | undefined;
@@ -108,6 +123,33 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
     running = run.catch(() => undefined);
     return run;
   };
+  let again = false;
+  feeds = createFeedSubscriber({
+    store: server.store,
+    keyring: server.keyring,
+    env,
+    clock,
+    log,
+    baseUrl: () => server.biz.publicUrl,
+    post: opts.postJson ?? pinnedPost(allowLoopback),
+    // A catalog event: re-index now, or right after the run in progress.
+    reindex: function kick() {
+      if (running) {
+        again = true;
+        return;
+      }
+      reindexNow()
+        .catch((err) => log.error('re-index failed', { error: String(err) }))
+        .finally(() => {
+          running = undefined;
+          if (again) {
+            again = false;
+            kick();
+          }
+        });
+    },
+  });
+  env.indexed = feeds.indexed;
   const poll = opts.reindexPollMs ?? 60_000;
   let timer: NodeJS.Timeout | undefined;
   if (poll > 0) {
@@ -123,8 +165,10 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
   return Object.assign(server, {
     env,
     reindexNow,
+    feeds,
     async close() {
       if (timer) clearInterval(timer);
+      feeds!.close();
       await running;
       await close();
     },

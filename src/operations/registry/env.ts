@@ -21,6 +21,11 @@ export interface RegistryEnv {
   reindexIntervalMs: number;
   /** Consecutive failed re-fetches after which a registration is removed. */
   maxFailures: number;
+  /**
+   * Told after a registration's catalog was fetched for indexing (the write may still be
+   * committing): the registry's host subscribes to the business's catalog feed from here.
+   */
+  indexed?(registrationId: string, business: { endpoint: string; profile: Record<string, unknown> }): void;
 }
 
 export const DAY_MS = 24 * 3600 * 1000;

@@ -25,6 +25,8 @@ const MAX_HINT_FETCHES = 100;
 export interface FetchedBusiness {
   /** The REST endpoint the business's profile names. */
   endpoint: string;
+  /** The profile document as fetched (its capabilities say whether feed subscriptions are offered). */
+  profile: Record<string, unknown>;
   services: Array<Record<string, unknown>>;
 }
 
@@ -84,7 +86,7 @@ export async function fetchBusiness(env: RegistryEnv, profileUrl: string, mode: 
   }
   const endpoint = restEndpointOf(doc, mode);
   const services = await fetchCatalog(env, endpoint);
-  return { endpoint, services };
+  return { endpoint, profile: doc, services };
 }
 
 async function fetchCatalog(env: RegistryEnv, endpoint: string): Promise<Array<Record<string, unknown>>> {

@@ -58,6 +58,7 @@ export const registerBusiness = defineOperation({
     });
     await ctx.tx.registry.put(row);
     await ctx.tx.registry.replaceServices(id, serviceRows(row, fetched.services, ctx.now));
+    env.indexed?.(id, fetched);
     return ok({ registration: presentEntry(row) });
   },
 });

@@ -48,6 +48,7 @@ export async function reindexDue(store: Store, env: RegistryEnv, clock: Clock, l
         await tx.registry.replaceServices(b.id, serviceRows(row, fetched.services, now));
       });
       report.indexed.push(b.id);
+      env.indexed?.(b.id, fetched);
     } catch (err) {
       const failures = b.failures + 1;
       const now = clock.now();

@@ -59,6 +59,7 @@ export const updateRegistration = defineOperation({
     });
     await ctx.tx.registry.put(row);
     await ctx.tx.registry.replaceServices(regId, serviceRows(row, fetched.services, ctx.now));
+    registryEnv(ctx.env).indexed?.(regId, fetched);
     return ok({ registration: presentEntry(row) });
   },
 });

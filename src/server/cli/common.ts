@@ -69,6 +69,8 @@ export const OPTIONS = {
   failed: { type: 'boolean' },
   'reindex-interval': { type: 'string' },
   'max-failures': { type: 'string' },
+  'register-with': { type: 'string', multiple: true },
+  'register-interval': { type: 'string' },
   stdio: { type: 'boolean' },
   'log-level': { type: 'string' },
   'log-format': { type: 'string' },

@@ -1,6 +1,7 @@
 /** `usp-server serve`: run the business over HTTP (REST and MCP on one port). */
 import { readFileSync } from 'node:fs';
 import { createUspServer, type ServerOptions } from '../compose.js';
+import { DEFAULT_REREGISTER_MS, createRegistrar, type Registrar } from '../register-with.js';
 import {
   AUTH_HELP,
   ACCESS_HELP,
@@ -49,6 +50,13 @@ ${ACCESS_HELP}
   --mcp-unused-session-timeout SECONDS  close a session the client never came back to after initialize (default 60)
 
 ${AUTH_HELP}
+
+Discovery registry (spec 6):
+  --register-with URL         register this business with the registry at URL once listening, signed
+                              with the webhook signing key the profile publishes; again after each
+                              catalog change and every --register-interval; failures are logged and
+                              retried, never fatal; repeatable
+  --register-interval SECONDS register again this often (default ${DEFAULT_REREGISTER_MS / 1000}; at most 86400)
 
 Webhooks:
   --webhook-retry-first SECONDS   first retry after (default 30)
@@ -104,6 +112,19 @@ export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' 
   return o;
 }
 
+function registryUrls(flags: Flags): string[] {
+  return (flags['register-with'] ?? []).map((v) => {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      throw new UsageError(`--register-with must be a registry's base URL such as https://registry.example, got ${JSON.stringify(v)}`);
+    }
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new UsageError(`--register-with must be an http(s) URL, got ${JSON.stringify(v)}`);
+    return v.replace(/\/$/, '');
+  });
+}
+
 function tlsOptions(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
   if (!flags['tls-cert'] && !flags['tls-key']) return undefined;
   if (!flags['tls-cert'] || !flags['tls-key']) throw new UsageError('give both --tls-cert and --tls-key');
@@ -123,6 +144,10 @@ async function run(flags: Flags): Promise<number> {
   const db = dbPath(flags, def);
   const log = loggerFrom(flags);
   const shutdownMs = shutdownTimeoutMs(flags);
+  const registries = registryUrls(flags);
+  const reRegister = intFlag(flags, 'register-interval', 1);
+  if (reRegister !== undefined && reRegister > 86_400) throw new UsageError('--register-interval must be at most 86400 seconds (registries re-index at least daily)');
+  const registrars: Registrar[] = [];
   const server = await createUspServer({
     log,
     business: def,
@@ -136,6 +161,10 @@ async function run(flags: Flags): Promise<number> {
     trustProxy: flags['trust-proxy'],
     tls: tlsOptions(flags),
     ...httpOptions(flags),
+    // A catalog change (a service added, changed, suspended, removed) is news for every registry.
+    onEvents: (events) => {
+      if (events.some((e) => e.event.startsWith('service.'))) for (const r of registrars) r.catalogChanged();
+    },
   });
   let url: string;
   try {
@@ -151,7 +180,26 @@ async function run(flags: Flags): Promise<number> {
   } else {
     log.info('privileged operations require authentication: platform_key_pop, booking_scoped_credential, http_message_signature or api_key');
   }
-  stopOnSignals(() => server.shutdown(shutdownMs), log, shutdownMs);
+  for (const registryUrl of registries) {
+    const r = createRegistrar({
+      registryUrl,
+      profileUrl: () => `${server.biz.publicUrl}/.well-known/usp`,
+      business: () => def,
+      signingKey: () => server.keyring.active(),
+      log,
+      intervalMs: reRegister === undefined ? undefined : reRegister * 1000,
+    });
+    registrars.push(r);
+    void r.register();
+  }
+  stopOnSignals(
+    async () => {
+      for (const r of registrars) r.stop();
+      return server.shutdown(shutdownMs);
+    },
+    log,
+    shutdownMs,
+  );
   return -1; // keep running
 }
 
