@@ -17,7 +17,7 @@ export interface ScheduleChangeRow {
   end_ms: number | null;
   /** exception: the local date and its opening hours (empty = closed that day). */
   date: string | null;
-  hours: Array<{ start: string; end: string }> | null;
+  hours: Array<{ opens: string; closes: string }> | null;
   reason: string | null;
   created_ms: number;
   created_by: string;
