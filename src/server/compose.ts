@@ -39,7 +39,8 @@ import type { Context } from 'hono';
 import type { IncomingMessage } from 'node:http';
 import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
 import { createHost, type Door, type HostApp } from './host.js';
-import { mcpDoor, pagesDoor, restDoor } from './doors.js';
+import { dashboardDoor, mcpDoor, pagesDoor, restDoor } from './doors.js';
+import { dashboardSessions } from './admin-sessions.js';
 
 export interface ServerOptions {
   business: BusinessDef;
@@ -257,7 +258,10 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
   // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback. The buyer
   // pages belong to the business role only.
-  const doors: Door[] = role ? [mcpDoor(mcpHttp.app), restDoor(rest)] : [mcpDoor(mcpHttp.app), pagesDoor(pipeline), restDoor(rest)];
+  const sessions = dashboardSessions({ store, now: () => clock.now(), sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes });
+  const doors: Door[] = role
+    ? [mcpDoor(mcpHttp.app), restDoor(rest)]
+    : [mcpDoor(mcpHttp.app), dashboardDoor(pipeline, sessions), pagesDoor(pipeline), restDoor(rest)];
   const app = createHost({
     doors,
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { parseInstant } from '../../domain/index.js';
+import { localToUtcMs, parseInstant } from '../../domain/index.js';
+
+/** An RFC 3339 instant, or a local date-time without offset (a form's datetime-local) read in the business's zone. */
+function instantOrLocal(s: string, zone: string): number | null {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?$/.exec(s);
+  return m ? localToUtcMs(m[1], m[2], zone) : parseInstant(s);
+}
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { invalidRequest } from '../errors.js';
 import { Out } from '../schemas.js';
@@ -26,15 +32,15 @@ export const addTimeOff = defineOperation({
   summary: 'Add time off for a staff member or resource; its slots disappear from availability at once.',
   input: z.object({
     resource_id: z.string().min(1).max(200).describe('The staff member or resource.'),
-    start: z.string().describe('First instant off, RFC 3339 with offset.'),
-    end: z.string().describe('End of the absence (exclusive), RFC 3339 with offset.'),
+    start: z.string().max(40).describe('First instant off: RFC 3339, or a local date-time YYYY-MM-DDTHH:MM in the business time zone.'),
+    end: z.string().max(40).describe('End of the absence (exclusive), written like start.'),
     reason: z.string().max(500).optional(),
   }),
   async handle(inp, ctx) {
     requireBusiness(ctx);
     const resource = resourceOf(ctx, inp.resource_id);
-    const startMs = parseInstant(inp.start);
-    const endMs = parseInstant(inp.end);
+    const startMs = instantOrLocal(inp.start, ctx.biz.zone);
+    const endMs = instantOrLocal(inp.end, ctx.biz.zone);
     if (startMs === null) throw invalidRequest('start: must be an RFC 3339 date-time with offset', [{ field: 'start', message: 'not a date-time' }]);
     if (endMs === null) throw invalidRequest('end: must be an RFC 3339 date-time with offset', [{ field: 'end', message: 'not a date-time' }]);
     await ctx.tx.lock([`schedule:${resource.id}`]);

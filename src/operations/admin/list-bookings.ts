@@ -20,7 +20,7 @@ export const listBookings = defineOperation({
   summary: 'Bookings starting on a day or in a week (business time zone), filtered by staff member, location, status or buyer.',
   input: z.object({
     date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD').optional().describe('Local date; default today.'),
-    view: z.enum(['day', 'week']).default('day').describe('One day, or the Monday-to-Sunday week holding the date.'),
+    view: z.enum(['day', 'week', 'all']).default('day').describe('One day, the Monday-to-Sunday week holding the date, or all (the latest 1000, with a status or buyer filter).'),
     resource_id: z.string().max(200).optional().describe('Only bookings of this staff member or resource.'),
     location_id: z.string().max(200).optional(),
     status: z.enum(STATUSES).optional(),
@@ -33,8 +33,12 @@ export const listBookings = defineOperation({
     if (inp.resource_id && !ctx.biz.resources.has(inp.resource_id)) {
       throw invalidRequest(`resource_id: no resource ${inp.resource_id} in this business`, [{ field: 'resource_id', message: 'unknown resource' }]);
     }
-    const range = dayRange(date, inp.view, ctx.biz.zone);
-    const recs = await ctx.tx.admin.bookingsStarting(range.fromMs, range.toMs);
+    if (inp.view === 'all' && !inp.status && !inp.buyer) {
+      throw invalidRequest('view: all needs a status or a buyer to search for', [{ field: 'view', message: 'all needs status or buyer' }]);
+    }
+    const range = dayRange(date, inp.view === 'all' ? 'day' : inp.view, ctx.biz.zone);
+    const recs =
+      inp.view === 'all' ? await ctx.tx.bookings.recent(1000, inp.status) : await ctx.tx.admin.bookingsStarting(range.fromMs, range.toMs);
     const rows = recs.filter(
       (r) =>
         (!inp.resource_id || r.priv.resource_ids.includes(inp.resource_id)) &&
@@ -42,6 +46,7 @@ export const listBookings = defineOperation({
         (!inp.status || r.booking.status === inp.status) &&
         (!inp.buyer || buyerMatches(r, inp.buyer)),
     );
-    return ok({ range: { view: inp.view, from: range.from, to: range.to, time_zone: ctx.biz.zone }, bookings: rows.map(calendarRow) });
+    const shown = inp.view === 'all' ? { view: 'all', time_zone: ctx.biz.zone } : { view: inp.view, from: range.from, to: range.to, time_zone: ctx.biz.zone };
+    return ok({ range: shown, bookings: rows.map(calendarRow) });
   },
 });
