@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { eventBody } from '../../store/index.js';
+import { isoUtc } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { bookingNotFound } from '../steps/booking-lifecycle.js';
 import { id, Out } from '../schemas.js';
@@ -23,6 +23,6 @@ export const getBookingHistory = defineOperation({
     const rec = await ctx.tx.bookings.get(inp.booking_id);
     if (!rec) return bookingNotFound(inp.booking_id);
     const events = await ctx.tx.admin.eventsOf(rec.booking.id);
-    return ok({ ...calendarRow(rec), events: events.map((e) => eventBody(e)) });
+    return ok({ ...calendarRow(rec), events: events.map((e) => ({ event: e.event, event_id: e.event_id, ...e.payload, timestamp: isoUtc(Math.max(e.created_ms, e.due_ms)) })) });
   },
 });

@@ -1,8 +1,7 @@
 /** The administration repository on PostgreSQL (see ../admin-port.ts); the same tables as on SQLite. */
 import type pg from 'pg';
 import type { BookingRecord } from '../../domain/index.js';
-import type { AdminRepo, AdminSessionRow, AuditRow, BusinessUserRow, PlatformKeyRow, ScheduleChangeRow } from '../admin-port.js';
-import type { OutboxEvent } from '../port.js';
+import type { AdminRepo, HistoryEvent, AdminSessionRow, AuditRow, BusinessUserRow, PlatformKeyRow, ScheduleChangeRow } from '../admin-port.js';
 
 type Query = <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
 
@@ -75,7 +74,7 @@ export function postgresAdminRepo(q: Query): AdminRepo {
     async eventsOf(orderKey) {
       const r = await q('SELECT * FROM outbox WHERE order_key = $1 ORDER BY seq', [orderKey]);
       return r.rows.map(
-        (x: any): OutboxEvent => ({
+        (x: any): HistoryEvent => ({
           event_id: x.event_id,
           event: x.event,
           order_key: x.order_key,

@@ -1,8 +1,7 @@
 /** The administration repository on SQLite (see ../admin-port.ts). */
 import type Database from 'better-sqlite3';
 import type { BookingRecord } from '../../domain/index.js';
-import type { AdminRepo, AdminSessionRow, AuditRow, BusinessUserRow, PlatformKeyRow, ScheduleChangeRow } from '../admin-port.js';
-import type { OutboxEvent } from '../port.js';
+import type { AdminRepo, HistoryEvent, AdminSessionRow, AuditRow, BusinessUserRow, PlatformKeyRow, ScheduleChangeRow } from '../admin-port.js';
 
 function toChange(r: any): ScheduleChangeRow {
   return { ...r, hours: r.hours === null ? null : JSON.parse(r.hours) } as ScheduleChangeRow;
@@ -72,7 +71,7 @@ export function sqliteAdminRepo(db: Database.Database): AdminRepo {
     async eventsOf(orderKey) {
       const rows = db.prepare('SELECT * FROM outbox WHERE order_key = ? ORDER BY seq').all(orderKey) as any[];
       return rows.map(
-        (r): OutboxEvent => ({
+        (r): HistoryEvent => ({
           event_id: r.event_id,
           event: r.event,
           order_key: r.order_key,
