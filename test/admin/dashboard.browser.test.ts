@@ -133,7 +133,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
     await s.page.goto(`${t.url}/admin`);
     const row = s.page.locator('tr', { has: s.page.locator(`a[href="/admin/ui/bookings/${booking.id}"]`) });
     await row.locator('button', { hasText: 'Confirm' }).click();
-    const got = await waitFor(() => rx.requests('/hooks').some((r) => r.json?.event === 'booking.confirmed' && r.json?.booking?.id === booking.id), 10_000);
+    const got = await waitFor(() => rx.requests('/hooks').some((r) => r.json?.event === 'booking.confirmed' && r.json?.booking_id === booking.id), 10_000);
     expect(got).toBe(true);
     const after = await t.call('GET', `/admin/bookings/${booking.id}`, undefined, null, { apiKey: ADMIN_KEY });
     expect(after.body.booking.status).toBe('confirmed');
@@ -196,7 +196,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
     const row = s.page.locator('tr', { hasText: 'failed' }).first();
     await row.locator('button', { hasText: 'Retry' }).click();
     expect(await s.page.textContent('[role=status]')).toContain('queued again');
-    const ok = await waitFor(() => rx.requests('/flaky').some((r) => r.answered === 200 && r.json?.booking?.id === booking.id), 10_000);
+    const ok = await waitFor(() => rx.requests('/flaky').some((r) => r.answered === 200 && r.json?.booking_id === booking.id), 10_000);
     expect(ok).toBe(true);
     await s.context.close();
   }, 30_000);

@@ -210,7 +210,7 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
         const here = rows.filter((r) => col.match(r) && hourOf(r.start_ms) === h);
         return here.length ? `<td data-col="${esc(col.label)}">${here.map(evLink).join('')}</td>` : '<td></td>';
       });
-      body.push(`<tr><td class="hour">${String(h).padStart(2, '0')}:00</td>${cells.join('')}</tr>`);
+      body.push(`<tr${cells.every((x) => x === '<td></td>') ? ' class="empty"' : ''}><td class="hour">${String(h).padStart(2, '0')}:00</td>${cells.join('')}</tr>`);
     }
     return `<table class="cal"><caption class="note">Times in ${esc(zone)}</caption><thead><tr><th scope="col">Time</th>${cols.map((c) => `<th scope="col">${esc(c.label)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table>`;
   }
@@ -243,7 +243,7 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
     }</section>`;
     const today = todays.data.range as any;
     return view(c, 'Today', '/admin', `<h1>Today, ${esc(dayFmt.format(Date.parse(`${today.from}T12:00:00Z`)))}</h1>${flash(c)}${figures}${pendingCard}
-<section class="card" aria-labelledby="t"><h2 id="t">Today's calendar</h2>${calendar(todays.data.bookings as any[], today, 'day')}</section>`);
+<section class="card" aria-labelledby="t"><h2 id="t">Today's calendar</h2>${(todays.data.bookings as any[]).length === 0 ? '<p class="note">No bookings today.</p>' : calendar(todays.data.bookings as any[], today, 'day')}</section>`);
   });
 
   app.get('/admin/ui/calendar', async (c) => {
@@ -387,8 +387,8 @@ ${b.cancellation ? `<dt>Canceled</dt><dd>by ${esc(b.cancellation.canceled_by)}${
     const list = res.ok ? (res.data.deliveries as any[]) : [];
     const rows = list
       .map(
-        (d) => `<tr><td>${esc(d.created_at.replace('T', ' ').slice(0, 19))}</td><td>${esc(d.event)}</td><td>${badge(d.status)}</td><td>${esc(d.attempts)}</td>
-<td>${esc(d.last_status ?? d.last_error ?? '')}</td><td class="note">${esc(d.target_url)}</td>
+        (d) => `<tr><td>${esc(d.created_at.replace('T', ' ').slice(0, 19))}</td><td>${esc(d.event)}</td><td>${badge(d.status)}</td><td data-col="Attempts">${esc(d.attempts)}</td>
+<td data-col="Last answer">${esc(d.last_status ?? d.last_error ?? '')}</td><td class="note">${esc(d.target_url)}</td>
 <td>${d.status === 'failed' ? `<form class="inline" method="post" action="/admin/ui/webhooks/${esc(d.id)}/retry">${csrfField(c)}<button type="submit">Retry</button></form>` : ''}</td></tr>`,
       )
       .join('');
