@@ -93,3 +93,5 @@ export type { DisputeMove, DisputeStatus } from './disputes.js';
 export { bookingCalendar } from './icalendar.js';
 export { rangeMatches, priceInterval, durationInterval, flatCategory, categoryTerms, distanceKm, boundingBox, queryTokens, MAX_RADIUS_KM } from './registry.js';
 export type { Interval, RangeMatch, BoundingBox } from './registry.js';
+export { mergeScheduleChanges, overlappingInterval } from './schedule-changes.js';
+export type { ScheduleChange } from './schedule-changes.js';

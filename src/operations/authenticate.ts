@@ -53,6 +53,7 @@ export async function authenticateCall(
       now,
     );
     const caller: Caller = { principal: c.principal, profile: c.profile, business: c.business, jkt: c.jkt, credential: c.credential, authenticated: c.authenticated, platform: c.platform };
+    if (c.business) caller.actor = 'admin_api_key';
     limitRate(op, input, caller, presented, deps.authPolicy, deps.log);
     return caller;
   } catch (err) {

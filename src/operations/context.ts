@@ -30,6 +30,8 @@ export interface Caller {
   authenticated?: boolean;
   /** Version and capability keys the caller's platform profile declares (when it was fetched). */
   platform?: { version: string; capabilities: string[] };
+  /** Who acted for the business, for the audit log: `admin_api_key`, `user:<email>` (a dashboard session), `cli`. */
+  actor?: string;
 }
 
 export interface RaisedEvent {
@@ -45,6 +47,16 @@ export interface RaisedEvent {
 /** Outbound services a role's operations need beyond the store (the registry's fetcher). */
 export interface OperationEnv {
   registry?: RegistryEnv;
+  admin?: AdminEnv;
+}
+
+/** The business's own machinery an admin operation may drive: signing keys, the delivery queue. */
+export interface AdminEnv {
+  /** Make a new webhook signing key; the old one stays published for its grace period. */
+  rotateSigningKey(nowMs: number): Promise<string>;
+  signingKeys(): Array<{ kid: string; created_ms: number; retired_ms?: number }>;
+  /** Wake the webhook dispatcher (deliveries put back in the queue). */
+  nudgeDeliveries(): void;
 }
 
 /** What an operation's `prepare` step sees: no transaction, a consistent read when it needs one. */

@@ -44,6 +44,26 @@ export type JsonSchema = Record<string, unknown>;
 /** The buyer pages the REST door renders as HTML for a browser (spec 8.5.4, 8.5.5). */
 export type BuyerPage = 'checkout' | 'checkout_form' | 'booking_page' | 'calendar_file';
 
+/**
+ * What an operation does on the business's dashboard (its row's `dashboard`): the dashboard door
+ * finds the operation behind each screen and button by this, never by name.
+ */
+export type DashboardAction =
+  | 'bookings'
+  | 'booking_detail'
+  | 'confirm'
+  | 'decline'
+  | 'cancel'
+  | 'complete'
+  | 'no_show'
+  | 'time_off_add'
+  | 'schedule_changes'
+  | 'schedule_change_remove'
+  | 'waitlist'
+  | 'deliveries'
+  | 'delivery_retry'
+  | 'figures';
+
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path template with `{param}` segments, as in the spec's OpenAPI. */
@@ -87,6 +107,8 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   subscribesSessionToCatalog?: boolean;
   /** The buyer page the REST door renders for a browser from this operation's answer. */
   page?: BuyerPage;
+  /** The dashboard screen or button this operation serves. */
+  dashboard?: DashboardAction;
   /** The `usp-server bookings` subcommand that runs this operation as the business. */
   cli?: string;
   /** One line for the OpenAPI summary. */

@@ -231,6 +231,16 @@ export class Pipeline {
         messages: res.messages ?? [],
       };
       for (const e of events) await tx.outbox.add(e);
+      // Every state-changing call the business makes is recorded: who, what, on which resource, when.
+      if (caller.business && op.mutating) {
+        await tx.admin.addAudit({
+          at_ms: now,
+          actor: caller.actor ?? 'business',
+          action: op.name,
+          target: auditTarget(op, input),
+          outcome: result.messages.find((m) => m.type === 'error')?.code ?? 'ok',
+        });
+      }
       if (scope) {
         await tx.idempotency.put({
           scope,
@@ -248,6 +258,14 @@ export class Pipeline {
     if (events.length > 0 && this.deps.onCommitted) this.deps.onCommitted(events);
     return { ok: true, status: result.status, usp, data: result.data, messages: result.messages, replayed, caller };
   }
+}
+
+/** The resource an audited call acted on: its scoped resource, else the first id-like member of its input. */
+function auditTarget(op: OperationDef, input: unknown): string | null {
+  const inp = (input ?? {}) as Record<string, unknown>;
+  if (op.resource) return String(inp[op.resource.key] ?? '') || null;
+  const key = Object.keys(inp).find((k) => k.endsWith('_id') && typeof inp[k] === 'string');
+  return key ? (inp[key] as string) : null;
 }
 
 /** Seconds a caller is asked to wait when the database is away (a restart takes a few). */

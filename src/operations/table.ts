@@ -2,7 +2,8 @@
  * The operations table: every operation the business serves, defined once. The REST routes, the
  * MCP tools and the published OpenAPI document are all generated from this list.
  */
-import type { BuyerPage, OperationDef } from './define.js';
+import type { BuyerPage, DashboardAction, OperationDef } from './define.js';
+import { ADMIN_OPERATIONS } from './admin/table.js';
 import { listServices } from './catalog/list-services.js';
 import { getService } from './catalog/get-service.js';
 import { lookupServices } from './catalog/lookup-services.js';
@@ -75,6 +76,7 @@ export const OPERATIONS: readonly OperationDef[] = [
   leaveWaitlist,
   acceptWaitlistOffer,
   declineWaitlistOffer,
+  ...ADMIN_OPERATIONS,
 ] as OperationDef[];
 
 export function operationByName(name: string): OperationDef {
@@ -93,4 +95,11 @@ export function operationForPage(page: BuyerPage): OperationDef {
 /** The operation a `usp-server bookings` subcommand runs (its row's `cli`); undefined when none does. */
 export function operationForCommand(command: string): OperationDef | undefined {
   return OPERATIONS.find((o) => o.cli !== undefined && o.cli === command);
+}
+
+/** The operation behind a dashboard screen or button (its row's `dashboard`). */
+export function operationForDashboard(action: DashboardAction): OperationDef {
+  const op = OPERATIONS.find((o) => o.dashboard === action);
+  if (!op) throw new Error(`no operation backs the dashboard action ${action}`);
+  return op;
 }

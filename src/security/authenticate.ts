@@ -105,6 +105,8 @@ export interface AuthPolicy {
   adminKeyHashes: readonly string[];
   /** Pre-established platform API keys: id and sha-256 hex of the key. */
   platformKeys: ReadonlyArray<{ id: string; sha256: string }>;
+  /** Keys issued at run time (the admin API), looked up by the SHA-256 of the presented value; revoked ones are not found. */
+  findPlatformKey?: (sha256: string) => Promise<{ id: string } | null>;
   /** Every business profile URI (accepted `aud` values). */
   audiences(): readonly string[];
   /** Public origins the REST door is reachable at (for `htu`). */
@@ -193,7 +195,7 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
       return { principal: 'business', profile, business: true, authenticated: true, mechanism: 'api_key' };
     }
     const digest = hashApiKey(apiKey);
-    const platform = policy.platformKeys.find((k) => k.sha256 === digest);
+    const platform = policy.platformKeys.find((k) => k.sha256 === digest) ?? (await policy.findPlatformKey?.(digest)) ?? undefined;
     if (!platform) throw fail('authentication_required', 'invalid_credential', 'The API key presented is not valid for this business.');
     // A platform's own key never stands in for the business (spec 10.1.6).
     if (req.access === 'business_only') throw businessOnly(`platform key ${platform.id} on a business-only operation`);

@@ -16,3 +16,4 @@ export { createProfileResolver, findKey, parseJsonDocument } from './platform-pr
 export type { ProfileResolver, PlatformProfile } from './platform-profiles.js';
 export { isLoopbackAddress, isReservedName, isSpecialUseAddress } from './ssrf.js';
 export { outboundUrlProblem, isLoopbackHost, LOOPBACK_HOSTS } from './profile-url.js';
+export { hashPassword, verifyPassword } from './passwords.js';

@@ -41,7 +41,8 @@ import type { Context } from 'hono';
 import type { IncomingMessage } from 'node:http';
 import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
 import { createHost, type Door, type HostApp } from './host.js';
-import { mcpDoor, pagesDoor, restDoor } from './doors.js';
+import { dashboardDoor, mcpDoor, pagesDoor, restDoor } from './doors.js';
+import { dashboardSessions } from './admin-sessions.js';
 
 export interface ServerOptions {
   business: BusinessDef;
@@ -192,11 +193,15 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
 
   // One list for what the proof check accepts, the profile publishes and the DPoP challenge names.
   const popAlgs = popAlgorithms(authPolicy.allowEs256);
+  const keyring = await loadKeyring(store, clock.now(), opts.webhooks?.signingKey);
+  // The business's admin operations drive its signing keys and wake the dispatcher.
+  const adminEnv: OperationEnv = {
+    admin: { rotateSigningKey: (now) => keyring.rotate(now), signingKeys: () => keyring.list(), nudgeDeliveries: () => dispatcher?.nudge() },
+  };
   let metrics: ServerMetrics | undefined;
-  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce, env: opts.role?.env, onCall: (call) => metrics?.recordCall(call) });
+  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce, env: opts.role?.env ?? adminEnv, onCall: (call) => metrics?.recordCall(call) });
   metrics = createMetrics({ store, now: () => clock.now(), sessions: () => hub.size, inFlight: () => pipeline.inFlight });
 
-  const keyring = await loadKeyring(store, clock.now(), opts.webhooks?.signingKey);
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
   const wh = opts.webhooks ?? {};
   dispatcher = new WebhookDispatcher({
@@ -266,7 +271,10 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
   // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback. The buyer
   // pages belong to the business role only.
-  const doors: Door[] = role ? [mcpDoor(mcpHttp.app), ...(role.doors ?? []), restDoor(rest)] : [mcpDoor(mcpHttp.app), pagesDoor(pipeline), restDoor(rest)];
+  const sessions = dashboardSessions({ store, now: () => clock.now(), sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes });
+  const doors: Door[] = role
+    ? [mcpDoor(mcpHttp.app), ...(role.doors ?? []), restDoor(rest)]
+    : [mcpDoor(mcpHttp.app), dashboardDoor(pipeline, sessions), pagesDoor(pipeline), restDoor(rest)];
   const app = createHost({
     doors,
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,

@@ -5,6 +5,7 @@
  */
 import type { Hono } from 'hono';
 import { createBuyerPages, isPageRequest, pageRefusal } from '../bindings/pages/index.js';
+import { createDashboard, dashboardRefusal, isDashboardRequest, type DashboardSessions } from '../bindings/dashboard/index.js';
 import { problemResponse } from '../bindings/rest/index.js';
 import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse } from '../bindings/mcp/index.js';
 import type { Pipeline } from '../operations/index.js';
@@ -40,5 +41,16 @@ export function pagesDoor(pipeline: Pipeline): Door {
     claims: isPageRequest,
     fetch: (req, env) => app.fetch(req, env),
     refuse: (_req, status, err) => pageRefusal(status, err),
+  };
+}
+
+/** The business's dashboard at /admin (its screens, login and style sheet; the admin API keeps the rest of /admin). */
+export function dashboardDoor(pipeline: Pipeline, sessions: DashboardSessions): Door {
+  const app = createDashboard({ pipeline, sessions });
+  return {
+    name: 'dashboard',
+    claims: isDashboardRequest,
+    fetch: (req, env) => app.fetch(req, env),
+    refuse: (_req, status, err) => dashboardRefusal(status, err),
   };
 }

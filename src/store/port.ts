@@ -6,6 +6,7 @@
  * one transaction.
  */
 import type { RegistryRepo } from './registry-port.js';
+import type { AdminRepo } from './admin-port.js';
 import { isoUtc, type BookingRecord, type HoldRecord, type SubscriptionRecord, type WaitlistRecord, type WaitlistStatus, type CredentialKind } from '../domain/index.js';
 
 /** A resource occupied by a booking or an active hold over its blocked interval (buffers included). */
@@ -270,6 +271,7 @@ export interface Tx {
   outbox: OutboxRepo;
   kv: KeyValueRepo;
   registry: RegistryRepo;
+  admin: AdminRepo;
 }
 
 /** Cross-process announcement of dispatched events (PostgreSQL LISTEN/NOTIFY); absent in one process. */

@@ -178,6 +178,11 @@ if (!PG_URL) {
     'registry_business_terms',
     'registry_services',
     'registry_service_terms',
+    'schedule_changes',
+    'admin_audit',
+    'business_users',
+    'admin_sessions',
+    'platform_api_keys',
   ];
   // Connection errors are expected where a test kills a connection; the tests observe their effects.
   const open = (s = schema, poolSize?: number) => openPostgresStore({ url, schema: s, poolSize, onError: () => {} });

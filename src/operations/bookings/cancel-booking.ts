@@ -17,6 +17,7 @@ export const cancelBooking = defineOperation({
   conditional: true,
   writes: true,
   destructive: true,
+  dashboard: 'cancel',
   cli: 'cancel',
   output: BOOKING_OUTPUT,
   summary: 'Cancel a booking under the service cancellation policy; frees the slot.',

@@ -13,6 +13,7 @@ export const completeBooking = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  dashboard: 'complete',
   cli: 'complete',
   summary: 'The business marks a booking as completed.',
   input: z.object({ booking_id: id('The booking id.') }),

@@ -14,6 +14,7 @@ export const confirmBooking = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  dashboard: 'confirm',
   cli: 'confirm',
   output: BOOKING_OUTPUT,
   summary: 'The business confirms a booking that waits for manual confirmation.',

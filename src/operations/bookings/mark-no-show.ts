@@ -13,6 +13,7 @@ export const markNoShow = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  dashboard: 'no_show',
   cli: 'no-show',
   summary: 'The business marks the buyer as a no-show.',
   input: z.object({ booking_id: id('The booking id.') }),

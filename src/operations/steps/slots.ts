@@ -22,8 +22,11 @@ import {
   localDate,
   parseDuration,
   selfResourceId,
+  mergeScheduleChanges,
+  type ResourceDef,
+  type ScheduleChange,
 } from '../../domain/index.js';
-import type { ClaimRow, Tx } from '../../store/index.js';
+import type { ClaimRow, ScheduleChangeRow, Tx } from '../../store/index.js';
 import type { Business } from '../business.js';
 
 export function candidateResourceIds(service: ServiceDef): string[] {
@@ -61,6 +64,23 @@ export async function loadClaims(
   return out;
 }
 
+/** A stored run-time schedule change in the domain's terms. */
+export function scheduleChangeOf(r: ScheduleChangeRow): ScheduleChange {
+  const reason = r.reason ?? undefined;
+  return r.kind === 'time_off'
+    ? { kind: 'time_off', resource_id: r.resource_id, start: isoUtc(r.start_ms!), end: isoUtc(r.end_ms!), reason }
+    : { kind: 'exception', resource_id: r.resource_id, date: r.date!, hours: r.hours ?? [], reason };
+}
+
+/**
+ * The business file's resources with the run-time time off and dated exceptions of `resourceIds`
+ * merged in: what slots are generated from, so a change in the dashboard shows at once.
+ */
+export async function scheduledResources(tx: Tx, biz: Business, resourceIds: readonly string[]): Promise<ReadonlyMap<string, ResourceDef>> {
+  const rows = await tx.admin.scheduleChanges(resourceIds);
+  return mergeScheduleChanges(biz.resources, rows.map(scheduleChangeOf));
+}
+
 export interface SlotFilters {
   partySize: number;
   resourceId?: string;
@@ -77,9 +97,10 @@ export async function querySlots(
   f: SlotFilters,
 ): Promise<SlotCandidate[]> {
   const claims = await loadClaims(tx, service, fromMs, toMs, nowMs);
+  const resources = await scheduledResources(tx, biz, candidateResourceIds(service));
   return generateSlots({
     service,
-    resources: biz.resources,
+    resources,
     zone: biz.zone,
     fromMs,
     toMs,
@@ -124,7 +145,8 @@ export async function checkSlot(
   await tx.lock([...parts.resourceIds].sort().map((r) => `resource:${r}`));
   // Only the slot's own resources can make it unavailable.
   const claims = await loadClaims(tx, service, parts.startMs, parts.startMs + 1, nowMs, ignoreOwners, parts.resourceIds);
-  const base = { service, resources: biz.resources, zone: biz.zone, nowMs, claims, partySize };
+  const resources = await scheduledResources(tx, biz, parts.resourceIds);
+  const base = { service, resources, zone: biz.zone, nowMs, claims, partySize };
   const slot = findSlot(base, { startMs: parts.startMs, resourceIds: parts.resourceIds });
   if (slot && slot.state !== 'waitlist') return { ok: true, slot, parts };
   if (isCapacityType(service)) {
@@ -181,6 +203,12 @@ export interface AvailabilityHint {
 
 const HINT_TTL_MS = 5 * 60_000;
 const hintCache = new WeakMap<Business, Map<string, { at: number; hint: AvailabilityHint }>>();
+
+/** Forget the cached hints of these services (their schedule changed at run time). */
+export function forgetHints(biz: Business, serviceIds: readonly string[]): void {
+  const perBiz = hintCache.get(biz);
+  if (perBiz) for (const id of serviceIds) perBiz.delete(id);
+}
 
 /** `availability_hint` (spec 3.6) from real availability over the next 7 days, cached for five minutes. */
 export async function availabilityHint(tx: Tx, biz: Business, service: ServiceDef, nowMs: number): Promise<AvailabilityHint> {

@@ -17,7 +17,7 @@ import {
 import { iso, mayAct, type OperationContext } from '../context.js';
 import { moveHold } from './holds.js';
 import { moveEntry, touchEntry } from './waitlist-entries.js';
-import { claimRows, loadClaims } from './slots.js';
+import { claimRows, loadClaims, scheduledResources } from './slots.js';
 
 export interface FreedSlot {
   key: string;
@@ -96,7 +96,8 @@ async function offerOnePlace(ctx: OperationContext, service: ServiceDef, slot: F
   if (waiting.length === 0) return false;
   await ctx.tx.lock([...slot.resourceIds].sort().map((r) => `resource:${r}`));
   const claims = await loadClaims(ctx.tx, service, slot.startMs, slot.startMs + 1, ctx.now, [], slot.resourceIds);
-  const base = { service, resources: ctx.biz.resources, zone: ctx.biz.zone, nowMs: ctx.now, claims, partySize: 1 };
+  const resources = await scheduledResources(ctx.tx, ctx.biz, slot.resourceIds);
+  const base = { service, resources, zone: ctx.biz.zone, nowMs: ctx.now, claims, partySize: 1 };
   const open = findSlot(base, { startMs: slot.startMs, resourceIds: [...slot.resourceIds] });
   if (!open || open.state === 'waitlist') return false;
   const rec = waiting.find((w) => wantsSlot(w, slot, ctx.biz.zone));

@@ -49,7 +49,7 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   if (op && !id) throw new UsageError(`Usage: usp-server bookings ${sub} ID   (usp-server bookings --help says more)`);
   // Events raised here land in the outbox; the running server's dispatcher delivers them.
   const { server, db } = await openOffline(flags);
-  const caller = { principal: 'business', profile: null, business: true };
+  const caller = { principal: 'business', profile: null, business: true, actor: 'cli' };
   try {
     if (!op) {
       const limit = intFlag(flags, 'limit', 1) ?? 20;

@@ -227,4 +227,31 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX IF NOT EXISTS bookings_by_status ON bookings (status);
   CREATE INDEX IF NOT EXISTS holds_active ON holds (status, expires_at_ms);
   `,
+  // Run-time administration: schedule changes, the audit log, business users and sessions, platform keys.
+  `
+  CREATE TABLE IF NOT EXISTS schedule_changes (
+    id TEXT PRIMARY KEY,
+    resource_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    start_ms BIGINT,
+    end_ms BIGINT,
+    date TEXT,
+    hours TEXT,
+    reason TEXT,
+    created_ms BIGINT NOT NULL,
+    created_by TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS schedule_changes_resource ON schedule_changes (resource_id);
+  CREATE TABLE IF NOT EXISTS admin_audit (
+    seq BIGSERIAL PRIMARY KEY,
+    at_ms BIGINT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT,
+    outcome TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS business_users (email TEXT PRIMARY KEY, password_hash TEXT NOT NULL, created_ms BIGINT NOT NULL);
+  CREATE TABLE IF NOT EXISTS admin_sessions (id_hash TEXT PRIMARY KEY, email TEXT NOT NULL, csrf TEXT NOT NULL, created_ms BIGINT NOT NULL, expires_ms BIGINT NOT NULL);
+  CREATE TABLE IF NOT EXISTS platform_api_keys (id TEXT PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_ms BIGINT NOT NULL, revoked_ms BIGINT);
+  `,
 ];

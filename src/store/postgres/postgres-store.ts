@@ -44,6 +44,7 @@ import type {
 import { StoreUnavailable, eventBody } from '../port.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { postgresRegistryRepo } from './registry-repo.js';
+import { postgresAdminRepo } from './admin-repo.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database; a `schema` query parameter selects a schema. */
@@ -570,6 +571,7 @@ function buildRepos(session: () => Promise<pg.PoolClient>, mode: Mode): Tx {
 
   return {
     registry: postgresRegistryRepo(q, lockKey),
+    admin: postgresAdminRepo(q),
     async lock(keys) {
       // One statement per key, in the order given (callers sort), so lock order is deterministic.
       for (const k of keys) await q('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [k]);

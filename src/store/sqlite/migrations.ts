@@ -196,4 +196,32 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX bookings_by_status ON bookings (status);
   CREATE INDEX holds_active ON holds (status, expires_at_ms);
   `,
+  // Run-time administration: schedule changes, the audit log, business users and sessions, platform keys.
+  `
+  CREATE TABLE schedule_changes (
+    id TEXT PRIMARY KEY,
+    resource_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    start_ms INTEGER,
+    end_ms INTEGER,
+    date TEXT,
+    hours TEXT,
+    reason TEXT,
+    created_ms INTEGER NOT NULL,
+    created_by TEXT NOT NULL
+  );
+  CREATE INDEX schedule_changes_resource ON schedule_changes (resource_id);
+  CREATE TABLE admin_audit (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    at_ms INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT,
+    outcome TEXT NOT NULL
+  );
+  CREATE TABLE business_users (email TEXT PRIMARY KEY, password_hash TEXT NOT NULL, created_ms INTEGER NOT NULL);
+  CREATE TABLE admin_sessions (id_hash TEXT PRIMARY KEY, email TEXT NOT NULL, csrf TEXT NOT NULL, created_ms INTEGER NOT NULL, expires_ms INTEGER NOT NULL);
+  CREATE TABLE platform_api_keys (id TEXT PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_ms INTEGER NOT NULL, revoked_ms INTEGER);
+  CREATE INDEX bookings_start ON bookings (json_extract(data, '$.priv.start_ms'));
+  `,
 ];

@@ -15,6 +15,7 @@ import type { ClaimRow, DeliveryAttempt, IdempotencyRecord, OutboxEvent, Store, 
 import { StoreUnavailable, eventBody } from '../port.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteRegistryRepo } from './registry-repo.js';
+import { sqliteAdminRepo } from './admin-repo.js';
 
 type Db = Database.Database;
 
@@ -355,6 +356,7 @@ function buildRepos(db: Db): Tx {
   };
   return {
     registry: sqliteRegistryRepo(db),
+    admin: sqliteAdminRepo(db),
     async lock() {
       // Transactions are already serial in this process (one connection, BEGIN IMMEDIATE).
     },
