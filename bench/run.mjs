@@ -4,7 +4,7 @@
  *
  *   npm run bench                      full mode (~4-5 minutes on the 2-core bench machine)
  *   node bench/run.mjs --quick         each benchmark for a fraction of a second: checks it runs (CI)
- *   node bench/run.mjs --only=rest,mcp run some of them (slots, mcp, rest, bookings, security)
+ *   node bench/run.mjs --only=rest,mcp run some of them (slots, mcp, rest, bookings, security, registry)
  *   node bench/run.mjs --cpu-prof      also write CPU profiles of the server children to bench/profiles/
  *   node bench/run.mjs --write         write docs/BENCHMARKS.md in quick mode too
  *
@@ -34,6 +34,7 @@ const MODULES = [
   ['rest', './rest.mjs'],
   ['bookings', './bookings.mjs'],
   ['security', './security.mjs'],
+  ['registry', './registry.mjs'],
 ];
 
 const started = new Date();
@@ -125,7 +126,7 @@ if (write && failures.length === 0) {
     md.push('');
   }
   md.push(WHERE_WE_STAND(results), '');
-  md.push('## Running', '', '```', 'npm run bench                      # full run, rewrites this file', 'node bench/run.mjs --quick         # smoke run (CI): each benchmark for a fraction of a second', 'node bench/run.mjs --only=rest      # some of them: slots, mcp, rest, bookings, security', 'node bench/run.mjs --cpu-prof      # CPU profiles of the server children in bench/profiles/', 'node bench/profile-summary.mjs bench/profiles/X.cpuprofile   # top functions of a profile', 'USP_BENCH_PG_URL=postgres://... npm run bench   # adds PostgreSQL to the booking benchmark', '```', '');
+  md.push('## Running', '', '```', 'npm run bench                      # full run, rewrites this file', 'node bench/run.mjs --quick         # smoke run (CI): each benchmark for a fraction of a second', 'node bench/run.mjs --only=rest      # some of them: slots, mcp, rest, bookings, security, registry', 'node bench/run.mjs --cpu-prof      # CPU profiles of the server children in bench/profiles/', 'node bench/profile-summary.mjs bench/profiles/X.cpuprofile   # top functions of a profile', 'USP_BENCH_PG_URL=postgres://... npm run bench   # adds PostgreSQL to the booking benchmark', '```', '');
   writeFileSync(join(ROOT, 'docs/BENCHMARKS.md'), md.join('\n'));
   console.log('wrote docs/BENCHMARKS.md');
 }

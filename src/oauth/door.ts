@@ -38,11 +38,17 @@ export interface OAuthDoorOptions {
 }
 
 export interface OAuthDoor {
+  /** The paths the door answers (the host's door list asks before handing it a request). */
+  claims(path: string): boolean;
+  /** Answer a request on one of the door's paths. */
+  fetch(req: Request, env: unknown): Promise<Response>;
+  /** The host's refusals (plaintext, body size, a fault) on the door's paths: a page for the buyer's pages, an OAuth error object elsewhere. */
+  refuse(req: Request, status: number, err: { code: string; message: string }): Response;
   /**
-   * Answer a request on one of the door's paths; undefined (at once, or from the promise for a
-   * POST /mcp that needs no challenge) lets the next door have it.
+   * Run by the MCP door before MCP sees a POST /mcp: the 401 challenge for a privileged tool call
+   * with no credential (or an unknown token); undefined lets MCP answer.
    */
-  fetch(req: Request, env: unknown): Promise<Response | undefined> | undefined;
+  mcpGate(req: Request): Promise<Response | undefined>;
   /** The profile URL a client without one acts under. */
   genericProfileUrl(): string;
   /** RFC 9728 metadata URL for a door's resource. */
@@ -401,7 +407,11 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
 
   // ---- the 401 an MCP client starts authorization from ------------------------------------------
   const privilegedTools = new Set(OPERATIONS.filter((op) => op.access !== 'public').map((op) => op.tool));
-  const isOwnKey = (token: string) => apiKeyMatches(token, policy.adminKeyHashes) || policy.platformKeys.some((k) => k.sha256 === hashApiKey(token));
+  // Admin keys, platform keys from the command line and those issued at run time by the admin API.
+  const isOwnKey = async (token: string) =>
+    apiKeyMatches(token, policy.adminKeyHashes) ||
+    policy.platformKeys.some((k) => k.sha256 === hashApiKey(token)) ||
+    Boolean(await policy.findPlatformKey?.(hashApiKey(token)));
   /**
    * HTTP 401 (MCP authorization) whose body is still the USP answer: a JSON-RPC error -32006
    * `authentication_required` for the request, with what is accepted and where OAuth starts.
@@ -429,7 +439,7 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
     const authz = req.headers.get('authorization');
     if (authz) {
       const m = /^(Bearer|DPoP)\s+(\S+)$/i.exec(authz);
-      if (!m || m[2].startsWith('bsc_') || isOwnKey(m[2])) return undefined;
+      if (!m || m[2].startsWith('bsc_') || (await isOwnKey(m[2]))) return undefined;
       try {
         await verify(m[2], { scheme: m[1].toLowerCase() as 'bearer' | 'dpop', binding: 'mcp', now: Date.now(), peek: true });
         return undefined;
@@ -458,23 +468,38 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
   };
 
   const interactionPrefix = `${INTERACTION_PATH}/`;
+  const isPage = (path: string) => path.startsWith(interactionPrefix) || path === '/account' || path.startsWith('/account/');
+  const isProviderPath = (path: string) =>
+    path === '/.well-known/oauth-authorization-server' ||
+    path === '/.well-known/openid-configuration' ||
+    Object.values(OAUTH_ROUTES).some((r) => path === r || path.startsWith(`${r}/`));
   return {
     genericProfileUrl: genericUrl,
     resourceMetadataUrl,
-    fetch(req, env) {
+    mcpGate,
+    claims: (path) =>
+      path === `${PRM_PATH}/mcp` || path === PRM_PATH || path === GENERIC_PROFILE_PATH || path === ACCOUNT_CSS_PATH || isPage(path) || isProviderPath(path),
+    async fetch(req, env) {
       const path = new URL(req.url).pathname;
-      if (path === '/mcp' && req.method === 'POST') {
-        return mcpGate(req);
-      }
-      if (path === `${PRM_PATH}/mcp`) return Promise.resolve(prm(mcpResource()));
-      if (path === PRM_PATH) return Promise.resolve(prm(restResource()));
-      if (path === GENERIC_PROFILE_PATH) return Promise.resolve(Response.json(genericDoc(), { headers: { 'Cache-Control': 'public, max-age=300' } }));
-      if (path === ACCOUNT_CSS_PATH) return Promise.resolve(new Response(ACCOUNT_CSS, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } }));
+      if (path === `${PRM_PATH}/mcp`) return prm(mcpResource());
+      if (path === PRM_PATH) return prm(restResource());
+      if (path === GENERIC_PROFILE_PATH) return Response.json(genericDoc(), { headers: { 'Cache-Control': 'public, max-age=300' } });
+      if (path === ACCOUNT_CSS_PATH) return new Response(ACCOUNT_CSS, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } });
       if (path === '/.well-known/oauth-authorization-server') return viaProvider(req, env, '/.well-known/openid-configuration');
-      if (path === '/.well-known/openid-configuration') return viaProvider(req, env);
-      if (path.startsWith(interactionPrefix) || path === '/account' || path.startsWith('/account/')) return Promise.resolve(pages.fetch(req, env));
-      if (Object.values(OAUTH_ROUTES).some((r) => path === r || path.startsWith(`${r}/`))) return viaProvider(req, env);
-      return undefined;
+      if (isPage(path)) return pages.fetch(req, env);
+      return viaProvider(req, env);
+    },
+    refuse(req, status, err) {
+      const path = new URL(req.url).pathname;
+      if (isPage(path)) {
+        return new Response(layout({ title: 'Not possible', business: o.businessName, body: messagePage({ heading: 'This request was refused', text: err.message }) }), {
+          status,
+          headers: pageHeaders([]),
+        });
+      }
+      // RFC 6749 section 5.2's error object, the format the library's own endpoints answer in.
+      const error = status >= 500 ? 'server_error' : 'invalid_request';
+      return Response.json({ error, error_description: err.message }, { status, headers: { 'Cache-Control': 'no-store' } });
     },
   };
 }

@@ -6,7 +6,7 @@ import { AuthFailure, authenticateRequest, popAlgorithms, type AuthPolicy, type 
 import type { SecurityRepo, Store } from '../store/index.js';
 import { ProtocolError, type ProtocolErrorCode } from './errors.js';
 import { rateRuleOf, type OperationDef } from './define.js';
-import type { Caller } from './runtime.js';
+import type { Caller } from './context.js';
 import type { Logger } from './logger.js';
 
 /** What rode with the call besides its input, as the door saw it. */
@@ -53,6 +53,7 @@ export async function authenticateCall(
       now,
     );
     const caller: Caller = { principal: c.principal, profile: c.profile, business: c.business, jkt: c.jkt, credential: c.credential, authenticated: c.authenticated, platform: c.platform };
+    if (c.business) caller.actor = 'admin_api_key';
     if (c.account) caller.account = { id: c.account, scopes: c.scopes ?? [] };
     limitRate(op, input, caller, presented, deps.authPolicy, deps.log);
     return caller;

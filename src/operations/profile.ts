@@ -3,7 +3,7 @@
  * REST and MCP doors are, what it can do, and how privileged calls authenticate.
  */
 import { USP_VERSION } from './envelope.js';
-import type { Business } from './runtime.js';
+import type { Business } from './business.js';
 
 export interface ProfileOptions {
   /** Public origin, e.g. https://salon.example.com (no trailing slash). */

@@ -10,6 +10,7 @@
  * access to one resource on top of (or instead of) a principal.
  */
 import type { SecurityRepo } from '../store/index.js';
+import type { AccessTier, ResourceKind } from '../domain/index.js';
 import { apiKeyMatches, hashApiKey } from './api-key.js';
 import { credentialHash } from './credentials.js';
 import { argumentsDigest } from './jcs.js';
@@ -47,9 +48,6 @@ export class AuthFailure extends Error {
   }
 }
 
-export type Access = 'public' | 'privileged_platform' | 'privileged_scoped' | 'business_only';
-export type ResourceKind = 'booking' | 'hold' | 'waitlist_entry' | 'subscription';
-
 export interface McpAuthorization {
   mechanism: string;
   credential?: string;
@@ -69,7 +67,7 @@ export interface HttpEvidence {
 }
 
 export interface AuthRequest {
-  access: Access;
+  access: AccessTier;
   binding: 'mcp' | 'rest';
   /** The resource a scoped operation addresses. */
   resource?: { kind: ResourceKind; id: string };
@@ -128,6 +126,8 @@ export interface AuthPolicy {
   adminKeyHashes: readonly string[];
   /** Pre-established platform API keys: id and sha-256 hex of the key. */
   platformKeys: ReadonlyArray<{ id: string; sha256: string }>;
+  /** Keys issued at run time (the admin API), looked up by the SHA-256 of the presented value; revoked ones are not found. */
+  findPlatformKey?: (sha256: string) => Promise<{ id: string } | null>;
   /** Every business profile URI (accepted `aud` values). */
   audiences(): readonly string[];
   /** Public origins the REST door is reachable at (for `htu`). */
@@ -236,7 +236,7 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
       return { principal: 'business', profile, business: true, authenticated: true, mechanism: 'api_key' };
     }
     const digest = hashApiKey(apiKey);
-    const platform = policy.platformKeys.find((k) => k.sha256 === digest);
+    const platform = policy.platformKeys.find((k) => k.sha256 === digest) ?? (await policy.findPlatformKey?.(digest)) ?? undefined;
     // Not a key we issued: an OAuth access token, when this business runs an authorization server.
     if (!platform && policy.verifyAccessToken) return viaAccessToken(req, policy, repo, now, { value: apiKey, scheme: 'bearer' });
     if (!platform) throw fail('authentication_required', 'invalid_credential', 'The API key presented is not valid for this business.');

@@ -1,7 +1,7 @@
 export { hashApiKey, apiKeyMatches } from './api-key.js';
 export { checkProfileUrl } from './profile-url.js';
 export { AuthFailure, TokenRefused, authenticateRequest, htuCandidates } from './authenticate.js';
-export type { PlatformSummary, AuthPolicy, AuthRequest, AuthenticatedCaller, HttpEvidence, McpAuthorization, VerifiedSignature, Access, OAuthTokenInfo, AccessTokenCheck } from './authenticate.js';
+export type { PlatformSummary, AuthPolicy, AuthRequest, AuthenticatedCaller, HttpEvidence, McpAuthorization, VerifiedSignature, OAuthTokenInfo, AccessTokenCheck } from './authenticate.js';
 export { issueCredential, credentialHash, base32 } from './credentials.js';
 export type { IssuedCredential } from './credentials.js';
 export { hmacNonces } from './nonces.js';
@@ -12,7 +12,8 @@ export { verifyPopProof, popAlgorithms, PopFailure, POP_IAT_WINDOW_S, stripQuery
 export { argumentsDigest, canonicalArguments } from './jcs.js';
 export { contentDigest } from './content-digest.js';
 export { generateSigningKey, jwkThumbprint, signRequest, uspRequiredComponents, verifyRequestSignature } from './http-signatures.js';
-export { createProfileResolver, findKey } from './platform-profiles.js';
+export { createProfileResolver, findKey, parseJsonDocument } from './platform-profiles.js';
 export type { ProfileResolver, PlatformProfile } from './platform-profiles.js';
 export { isLoopbackAddress, isReservedName, isSpecialUseAddress } from './ssrf.js';
-export { outboundUrlProblem } from './profile-url.js';
+export { outboundUrlProblem, isLoopbackHost, LOOPBACK_HOSTS } from './profile-url.js';
+export { hashPassword, verifyPassword } from './passwords.js';

@@ -98,6 +98,7 @@ export async function buildAuthPolicy(args: {
     sandbox: args.sandbox,
     adminKeyHashes: [...(args.business.admin_api_key_hashes ?? []), ...args.adminKeys.map(hashApiKey)],
     platformKeys: args.business.platform_api_keys ?? [],
+    findPlatformKey: (sha256) => args.store.read((tx) => tx.admin.platformKeyByHash(sha256)),
     audiences: () => [...args.profileUris(), ...(opts.profileUris ?? [])],
     origins: args.origins,
     nonces: hmacNonces(Buffer.from(secretHex, 'hex')),

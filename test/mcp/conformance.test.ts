@@ -113,7 +113,7 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
 
   beforeAll(async () => {
     t = await startTestServer();
-    conn = await connectMcp('v2', 'http', t.url);
+    conn = await connectMcp('v2', 'memory', t);
     const listed = (await conn.client.listTools()).tools;
     expect(listed.filter((tl: any) => OUR_TOOLS.includes(tl.name)).map((tl: any) => tl.name)).toEqual(OUR_TOOLS);
     tools = listed.filter((tl: any) => !OUR_TOOLS.includes(tl.name));

@@ -83,6 +83,21 @@ describe('/mcp is a protected resource: a privileged call without a credential g
     expect(r.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp", scope="usp:booking usp:history"`);
   });
 
+  test('a platform key issued at run time (admin API) is a credential, not an unknown OAuth token: MCP hands the call to the pipeline, no challenge', async () => {
+    const secret = `usp_pk_${randomUUID().replace(/-/g, '')}`;
+    await t.server.store.transaction((tx) =>
+      tx.admin.addPlatformKey({ id: 'pk_runtime', sha256: createHash('sha256').update(secret).digest('hex'), label: 'Salon app', created_ms: Date.now(), revoked_ms: null }),
+    );
+    const r = await mcpCall('usp_bookings_get', { booking_id: 'bkg_x' }, { authorization: `Bearer ${secret}` });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('www-authenticate')).toBeNull();
+    // Past the door: the pipeline accepted the key and asks for what a key does not carry, the platform's profile.
+    expect(r.body.error.data).toMatchObject({ code: 'invalid_request', errors: [{ field: 'profile', message: 'is required' }] });
+    const unknown = await mcpCall('usp_bookings_get', { booking_id: 'bkg_x' }, { authorization: 'Bearer usp_pk_not_issued' });
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
   test('catalog and availability answer without any token', async () => {
     const list = await mcpCall('usp_services_list', {});
     expect(list.status).toBe(200);
@@ -130,6 +145,17 @@ describe('identity linking: authorization code with PKCE S256, iss, a buyer-link
 });
 
 describe('bad input gets the protocol error and leaves nothing behind', () => {
+  test('the OAuth door is a door of the host: a body over the host limit is refused in its format (413, an RFC 6749 error object; a page on the account pages)', async () => {
+    const big = JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'x'.repeat(70 * 1024) });
+    const res = await fetch(`${t.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('bytes') });
+    const page = await fetch(`${t.url}/account/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `email=${'a'.repeat(70 * 1024)}` });
+    expect(page.status).toBe(413);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('usp-correlation-id')).toBeTruthy();
+  });
+
   test('an unregistered redirect_uri (open redirect attempt) gets an error page from us, never a redirect to it', async () => {
     const client = await register(t.url);
     const url = authorizeUrl(t.url, client.client_id, pkce()).replace(encodeURIComponent(REDIRECT), encodeURIComponent('https://evil.example/cb'));

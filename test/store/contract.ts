@@ -10,6 +10,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { HoldRecord } from '../../src/domain/records.js';
 import type { ClaimRow, IdempotencyRecord, OutboxEvent, Store, Tx } from '../../src/store/port.js';
+import type { RegistryBusinessRow, RegistryServiceRow } from '../../src/store/registry-port.js';
 import {
   booking,
   claim,
@@ -47,6 +48,53 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
     afterEach(async () => {
       await store.close();
+    });
+
+    describe('registry: registrations and their indexed services', () => {
+      const reg = (id: string, lat: number | null, url = `https://${id}.example/.well-known/usp`): RegistryBusinessRow => ({
+        id, profile_url: url, deployment_mode: 'standalone', status: 'active', owner: null, entry: { id, name: id }, lat, lng: lat === null ? null : -74,
+        verticals: ['appointment'], categories: ['hair'], search_text: `${id} hair`, name_text: id, created_ms: NOW, last_indexed_ms: NOW, next_index_ms: NOW + 1000, failures: 0,
+      });
+      const svcRow = (businessId: string, serviceId: string, lat: number | null): RegistryServiceRow => ({
+        business_id: businessId, service_id: serviceId, vertical: 'appointment', terms: ['cat_hair'], search_text: serviceId, name_text: serviceId,
+        currency: 'USD', price_min: 1000, price_max: 2000, dur_min: 30, dur_max: 30, lat, lng: lat === null ? null : -74, result: { service_id: serviceId }, indexed_ms: NOW,
+      });
+      const box = (lat: number) => ({ center: { lat, lng: -74, radiusKm: 5 }, bbox: { minLat: lat - 0.1, maxLat: lat + 0.1, minLng: -74.1, maxLng: -73.9 } });
+
+      test('a location search finds what lies within the radius, through the spatial index, and never a row without a point', async () => {
+        await write(async (tx) => {
+          for (const [id, lat] of [['reg_a', 40.7], ['reg_b', 41.7], ['reg_c', null]] as const) {
+            await tx.registry.put(reg(id, lat));
+            await tx.registry.replaceServices(id, [svcRow(id, `svc_${id}`, lat)]);
+          }
+        });
+        expect((await read((tx) => tx.registry.searchBusinesses(box(40.7), 0, 10))).map((b) => b.id)).toEqual(['reg_a']);
+        expect((await read((tx) => tx.registry.searchServices(box(41.7), 0, 10))).map((h) => h.service.service_id)).toEqual(['svc_reg_b']);
+        expect((await read((tx) => tx.registry.searchServices({ categories: ['cat_hair'] }, 0, 10))).map((h) => h.service.service_id).sort()).toEqual(['svc_reg_a', 'svc_reg_b', 'svc_reg_c']);
+      });
+
+      test('put replaces a registration by id; remove takes its services and terms along', async () => {
+        await write(async (tx) => {
+          await tx.registry.put(reg('reg_a', 40.7));
+          await tx.registry.replaceServices('reg_a', [svcRow('reg_a', 'svc_1', 40.7), svcRow('reg_a', 'svc_2', 40.7)]);
+          await tx.registry.put({ ...reg('reg_a', 40.7), failures: 3 });
+        });
+        expect((await read((tx) => tx.registry.get('reg_a')))?.failures).toBe(3);
+        expect(await read((tx) => tx.registry.services('reg_a'))).toHaveLength(2);
+        expect(await write((tx) => tx.registry.remove('reg_a'))).toBe(true);
+        expect(await read((tx) => tx.registry.services('reg_a'))).toEqual([]);
+        expect(await read((tx) => tx.registry.searchServices({ categories: ['cat_hair'] }, 0, 10))).toEqual([]);
+        expect(await write((tx) => tx.registry.remove('reg_a'))).toBe(false);
+      });
+
+      test('due lists registrations whose re-index time has come, soonest first', async () => {
+        await write(async (tx) => {
+          await tx.registry.put({ ...reg('reg_late', null), next_index_ms: NOW + 50 });
+          await tx.registry.put({ ...reg('reg_soon', null), next_index_ms: NOW + 10 });
+          await tx.registry.put({ ...reg('reg_future', null), next_index_ms: NOW + 10_000 });
+        });
+        expect((await read((tx) => tx.registry.due(NOW + 100, 10))).map((b) => b.id)).toEqual(['reg_soon', 'reg_late']);
+      });
     });
 
     describe('claims.active() returns the unexpired claims on the asked resources that overlap [from, to)', () => {
@@ -552,6 +600,69 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         await write((tx) => tx.outbox.add(event('evt_1', NOW - MIN)));
         await expect(write((tx) => tx.outbox.add({ ...event('evt_1', NOW), event: 'booking.canceled' }))).rejects.toThrow();
         expect(await read((tx) => tx.outbox.recent(10))).toEqual([event('evt_1', NOW - MIN)]);
+      });
+    });
+
+    describe('gauges() counts what an operator watches: bookings per status, live holds, the outbox backlog, pending and leased deliveries', () => {
+      const delivery = (eventId: string, seq: number) => ({
+        event_id: eventId,
+        event: 'booking.confirmed',
+        seq,
+        order_key: `bkg_${eventId}`,
+        target_url: `https://hooks.example/${eventId}`,
+        subscription_id: null,
+        body: '{}',
+        next_attempt_ms: NOW,
+        created_ms: NOW,
+      });
+
+      test('an empty store counts nothing', async () => {
+        expect(await read((tx) => tx.bookings.gauges(NOW))).toEqual({
+          bookings_by_status: {},
+          active_holds: 0,
+          outbox_due: 0,
+          deliveries_pending: 0,
+          deliveries_leased: 0,
+        });
+      });
+
+      test('each count follows status and time: expired holds, future events and lapsed leases do not count', async () => {
+        await write(async (tx) => {
+          await tx.bookings.insert(booking('bkg_1', { status: 'confirmed' }));
+          await tx.bookings.insert(booking('bkg_2', { status: 'confirmed' }));
+          await tx.bookings.insert(booking('bkg_3', { status: 'pending', expiresAtMs: NOW + MIN }));
+          await tx.holds.insert(hold('hld_live', { expiresAtMs: NOW + MIN }));
+          await tx.holds.insert(hold('hld_expired', { expiresAtMs: NOW }));
+          await tx.holds.insert(hold('hld_released', { status: 'released', expiresAtMs: NOW + MIN }));
+          await tx.outbox.add(outboxEvent('evt_due'));
+          await tx.outbox.add(outboxEvent('evt_later', { due_ms: NOW + MIN }));
+          await tx.webhooks.add(delivery('a', 1));
+          await tx.webhooks.add(delivery('b', 2));
+          await tx.webhooks.add(delivery('c', 3));
+        });
+        const leased = await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []));
+        expect(leased).toHaveLength(2);
+        expect(await read((tx) => tx.bookings.gauges(NOW))).toEqual({
+          bookings_by_status: { confirmed: 2, pending: 1 },
+          active_holds: 1,
+          outbox_due: 1,
+          deliveries_pending: 3,
+          deliveries_leased: 2,
+        });
+        // A minute later the hold has expired, the scheduled event is due and the leases have lapsed.
+        expect(await read((tx) => tx.bookings.gauges(NOW + MIN))).toMatchObject({ active_holds: 0, outbox_due: 2, deliveries_leased: 0 });
+      });
+
+      test('releaseLeases frees the leases it names, so another worker can claim those deliveries at once', async () => {
+        await write(async (tx) => {
+          await tx.webhooks.add(delivery('a', 1));
+          await tx.webhooks.add(delivery('b', 2));
+        });
+        const leased = await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []));
+        expect(await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []))).toEqual([]);
+        await write((tx) => tx.webhooks.releaseLeases([leased[0].id]));
+        expect((await read((tx) => tx.bookings.gauges(NOW))).deliveries_leased).toBe(1);
+        expect((await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []))).map((d) => d.id)).toEqual([leased[0].id]);
       });
     });
 

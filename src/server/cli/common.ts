@@ -10,7 +10,8 @@ import { dirname, isAbsolute, join } from 'node:path';
 import type { parseArgs } from 'node:util';
 import type { BusinessDef } from '../../domain/index.js';
 import { loadBusinessFile, parseBusinessFile } from '../business-file.js';
-import { createUspServer, consoleLogger, type ServerOptions } from '../compose.js';
+import { createUspServer, type ServerOptions } from '../compose.js';
+import { LOG_LEVELS, createLogger, type LogFormat, type LogLevel, type ServerLogger } from '../logging.js';
 import type { SecurityOptions } from '../security-wiring.js';
 
 /** Every flag of every command, in one table (parseArgs reads it; each command's help lists its own). */
@@ -67,6 +68,14 @@ export const OPTIONS = {
   'signing-kid': { type: 'string' },
   'reminder-offset': { type: 'string' },
   failed: { type: 'boolean' },
+  'reindex-interval': { type: 'string' },
+  'max-failures': { type: 'string' },
+  'register-with': { type: 'string', multiple: true },
+  'register-interval': { type: 'string' },
+  stdio: { type: 'boolean' },
+  'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
+  'shutdown-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -216,7 +225,7 @@ export async function openOffline(flags: Flags) {
   if (!flags.demo && !flags.config) flags = { ...flags, demo: true };
   const def = await loadBusiness(flags);
   const db = dbPath(flags, def);
-  const server = await createUspServer({ business: def, db, sandbox: true, sweepIntervalMs: 0, log: consoleLogger, webhooks: { enabled: false } });
+  const server = await createUspServer({ business: def, db, sandbox: true, sweepIntervalMs: 0, log: createLogger({ level: 'warn' }), webhooks: { enabled: false } });
   return { server, db };
 }
 
@@ -232,6 +241,58 @@ export const DB_HELP = `  --db PATH                   SQLite database file, or a
 export const OFFLINE_HELP = `Database (give the same business and database as the server):
   --demo | --config FILE      the business (default --demo)
 ${DB_HELP}`;
+
+export const LOG_HELP = `Logs and shutdown (see README "Operating"):
+  --log-level LEVEL           trace, debug, info, warn, error, fatal or silent (default info); buyer data is redacted at every level
+  --log-format json|pretty    JSON lines, or readable lines (default: pretty on a terminal, json otherwise); always on stderr
+  --shutdown-timeout SECONDS  on SIGTERM or SIGINT, let calls in flight finish for at most this long, then exit (default 10)`;
+
+/** The server's logger as --log-level and --log-format ask. */
+export function loggerFrom(flags: Flags): ServerLogger {
+  const level = flags['log-level'] ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`);
+  const format = flags['log-format'];
+  if (format !== undefined && format !== 'json' && format !== 'pretty') throw new UsageError(`--log-format must be json or pretty, got ${JSON.stringify(format)}`);
+  return createLogger({ level: level as LogLevel, format: format as LogFormat | undefined });
+}
+
+/** --shutdown-timeout in milliseconds (default 10 s). */
+export function shutdownTimeoutMs(flags: Flags): number {
+  return (intFlag(flags, 'shutdown-timeout', 1) ?? 10) * 1000;
+}
+
+/**
+ * Stop a server on SIGTERM or SIGINT: gracefully within the bound, then exit (0 when every call in
+ * flight finished, 1 when some were cut or the shutdown failed). A second signal exits at once.
+ */
+export function stopOnSignals(stop: () => Promise<boolean>, log: ServerLogger, timeoutMs: number): () => Promise<void> {
+  let stopping = false;
+  const exit = (code: number) => {
+    log.pino.flush();
+    process.exit(code);
+  };
+  const onSignal = async () => {
+    if (stopping) return;
+    stopping = true;
+    // A last resort if closing itself hangs: the bound holds whatever happens.
+    setTimeout(() => {
+      log.error('shutdown did not finish within the bound; exiting', { timeout_ms: timeoutMs });
+      exit(1);
+    }, timeoutMs + 2000).unref();
+    try {
+      const clean = await stop();
+      log.info('stopped', { clean });
+      exit(clean ? 0 : 1);
+    } catch (err) {
+      log.error('shutdown failed', { error: String(err) });
+      exit(1);
+    }
+  };
+  const handler = () => (stopping ? exit(1) : void onSignal());
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+  return onSignal;
+}
 
 export const ACCESS_HELP = `  --sandbox                   accept privileged calls without platform authentication and say so in the profile
   --require-auth              refuse unauthenticated privileged calls (the default without --demo)

@@ -44,6 +44,8 @@ import type {
 } from '../port.js';
 import { StoreUnavailable, eventBody } from '../port.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { postgresRegistryRepo } from './registry-repo.js';
+import { postgresAdminRepo } from './admin-repo.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database; a `schema` query parameter selects a schema. */
@@ -244,6 +246,8 @@ class PostgresStore implements Store {
         const r = await c.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
         // After a failover the old address may lead to a standby: it answers, but takes no writes.
         if (r.rows[0]?.standby) throw new StoreUnavailable('the database is a read-only standby (in recovery)');
+        const applied = Number((await c.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0);
+        if (applied < POSTGRES_MIGRATIONS.length) throw new StoreUnavailable(`migrations not applied (schema at ${applied} of ${POSTGRES_MIGRATIONS.length})`);
         return;
       } catch (err) {
         if (err instanceof StoreUnavailable) throw err;
@@ -567,6 +571,8 @@ function buildRepos(session: () => Promise<pg.PoolClient>, mode: Mode): Tx {
   });
 
   return {
+    registry: postgresRegistryRepo(q, lockKey),
+    admin: postgresAdminRepo(q),
     async lock(keys) {
       // One statement per key, in the order given (callers sort), so lock order is deterministic.
       for (const k of keys) await q('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [k]);
@@ -579,6 +585,10 @@ function buildRepos(session: () => Promise<pg.PoolClient>, mode: Mode): Tx {
            ON CONFLICT (event_id, target_url) DO NOTHING`,
           [d.event_id, d.event, d.seq, d.order_key, d.target_url, d.subscription_id, d.body, d.next_attempt_ms, d.created_ms],
         );
+      },
+      async releaseLeases(ids) {
+        if (ids.length === 0) return;
+        await q(`UPDATE webhook_deliveries SET lease_until_ms = NULL WHERE id = ANY($1::bigint[]) AND status = 'pending'`, [[...ids]]);
       },
       async claimDue(nowMs, limit, leaseUntilMs, busy) {
         // Rows another worker is leasing right now are skipped, not waited for; the lease written
@@ -761,6 +771,24 @@ function buildRepos(session: () => Promise<pg.PoolClient>, mode: Mode): Tx {
           [nowMs, limit],
         );
         return r.map((x) => x.id);
+      },
+      async gauges(nowMs) {
+        const byStatus = await rows<{ status: string; n: string }>('SELECT status, COUNT(*) AS n FROM bookings GROUP BY status');
+        const r = await rows<Record<'active_holds' | 'outbox_due' | 'deliveries_pending' | 'deliveries_leased', string>>(
+          `SELECT (SELECT COUNT(*) FROM holds WHERE status = 'active' AND expires_at_ms > $1) AS active_holds,
+                  (SELECT COUNT(*) FROM outbox WHERE status = 'pending' AND due_ms <= $1) AS outbox_due,
+                  (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') AS deliveries_pending,
+                  (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending' AND lease_until_ms > $1) AS deliveries_leased`,
+          [nowMs],
+        );
+        const g = r[0];
+        return {
+          bookings_by_status: Object.fromEntries(byStatus.map((x) => [x.status, Number(x.n)])),
+          active_holds: Number(g.active_holds),
+          outbox_due: Number(g.outbox_due),
+          deliveries_pending: Number(g.deliveries_pending),
+          deliveries_leased: Number(g.deliveries_leased),
+        };
       },
     },
     holds: {

@@ -14,6 +14,8 @@ import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, Wai
 import type { ClaimRow, DeliveryAttempt, IdempotencyRecord, OutboxEvent, Store, StoredService, Tx, WaitlistQuery, WebhookDelivery } from '../port.js';
 import { StoreUnavailable, eventBody } from '../port.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { sqliteRegistryRepo } from './registry-repo.js';
+import { sqliteAdminRepo } from './admin-repo.js';
 import { sqliteOAuthRepos } from './oauth-repo.js';
 
 type Db = Database.Database;
@@ -151,7 +153,7 @@ class SqliteStore implements Store {
     });
   }
 
-  /** Readiness: the file is still where we opened it and a write lock can be taken (then released). */
+  /** Readiness: the file is still where we opened it, its schema is this build's, and a write lock can be taken (then released). */
   ping(): Promise<void> {
     if (this.file) {
       // A write of a few bytes may still fit in a page the file already has: look at the disk too.
@@ -161,6 +163,8 @@ class SqliteStore implements Store {
     return this.transaction(async () => {
       // A write proves the file takes writes (not read-only, not moved); it is rolled back below.
       this.db.prepare("INSERT INTO main.kv (key, value) VALUES ('usp:ping', '') ON CONFLICT (key) DO NOTHING").run();
+      const applied = (this.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
+      if (applied < SQLITE_MIGRATIONS.length) throw new StoreUnavailable(`migrations not applied (schema at ${applied} of ${SQLITE_MIGRATIONS.length})`);
       throw PING_DONE;
     }).catch((err) => {
       if (err !== PING_DONE) throw err;
@@ -352,12 +356,18 @@ function buildRepos(db: Db): Tx {
     return rest as WebhookDelivery;
   };
   return {
+    registry: sqliteRegistryRepo(db),
+    admin: sqliteAdminRepo(db),
     async lock() {
       // Transactions are already serial in this process (one connection, BEGIN IMMEDIATE).
     },
     webhooks: {
       async add(d) {
         q.whAdd.run(d);
+      },
+      async releaseLeases(ids) {
+        const release = db.prepare(`UPDATE webhook_deliveries SET lease_until_ms = NULL WHERE id = ? AND status = 'pending'`);
+        for (const id of ids) release.run(id);
       },
       async claimDue(nowMs, limit, leaseUntilMs, busy) {
         const out: WebhookDelivery[] = [];
@@ -467,6 +477,17 @@ function buildRepos(db: Db): Tx {
       },
       async expiredPending(nowMs, limit) {
         return (q.bookingExpired.all(nowMs, limit) as Array<{ id: string }>).map((r) => r.id);
+      },
+      async gauges(nowMs) {
+        const byStatus = db.prepare('SELECT status, COUNT(*) AS n FROM bookings GROUP BY status').all() as Array<{ status: string; n: number }>;
+        const count = (sql: string, ...args: unknown[]) => (db.prepare(sql).get(...args) as { n: number }).n;
+        return {
+          bookings_by_status: Object.fromEntries(byStatus.map((r) => [r.status, r.n])),
+          active_holds: count(`SELECT COUNT(*) AS n FROM holds WHERE status = 'active' AND expires_at_ms > ?`, nowMs),
+          outbox_due: count(`SELECT COUNT(*) AS n FROM outbox WHERE status = 'pending' AND due_ms <= ?`, nowMs),
+          deliveries_pending: count(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'`),
+          deliveries_leased: count(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND lease_until_ms > ?`, nowMs),
+        };
       },
     },
     holds: {
