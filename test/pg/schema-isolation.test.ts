@@ -23,7 +23,7 @@ if (!PG_URL) {
   describe('a store opened on a schema never reads or writes another schema, even when public holds the tables', () => {
     const dbName = `usp_schema_iso_${process.pid}_${randomBytes(3).toString('hex')}`;
     const dbUrl = (() => {
-      const u = new URL(PG_URL);
+      const u = new URL(PG_URL as string);
       u.pathname = `/${dbName}`;
       return u.toString();
     })();
