@@ -38,6 +38,8 @@ export interface SecurityOptions {
   rateLimits?: Partial<Record<RateBucket, number>> | false;
   /** Most rate-limit buckets kept in memory (least recently used evicted first). Default 100,000. */
   rateLimitEntries?: number;
+  /** Milliseconds on a monotonic clock for token refill (default performance.now); tests freeze it. */
+  rateClock?: () => number;
   /** Platform profile URL prefixes trusted; absent = open. */
   profileAllowlist?: string[];
   /** Fetch platform profiles on privileged calls (default: when not a sandbox). */
@@ -113,6 +115,7 @@ export async function buildAuthPolicy(args: {
       : undefined,
     verifySignature,
     rateLimiter: limits ? tokenBuckets(limits, { maxEntries: opts.rateLimitEntries }) : undefined,
+    rateClock: opts.rateClock,
     accepted: ACCEPTED_MECHANISMS,
   };
   return { policy, resolver };

@@ -36,14 +36,15 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
     mkdirSync(SHOTS, { recursive: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      timeout: 20_000,
+      // A loaded machine (the suite runs files in parallel) can take long to start a browser.
+      timeout: 60_000,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     rx = await startWebhookReceiver();
     t = await startWebhookServer();
     platform = t.platform('salon-app', rx.url('/hooks'));
     await addBusinessUser(t.server.store, EMAIL, PASSWORD, Date.now());
-  }, 30_000);
+  }, 90_000);
   afterAll(async () => {
     await browser?.close();
     await rx?.close();
