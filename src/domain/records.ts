@@ -86,6 +86,8 @@ export interface Booking {
 /** What the business knows about a booking beyond what it publishes. */
 export interface BookingPrivate {
   principal: string | null;
+  /** The buyer account the booking also belongs to, when made with a buyer-linked OAuth token. */
+  account_id?: string;
   /** The platform profile URI presented when the booking was made (where its webhooks go). */
   profile?: string | null;
   slot_key: string;

@@ -32,6 +32,8 @@ export interface Caller {
   platform?: { version: string; capabilities: string[] };
   /** Who acted for the business, for the audit log: `admin_api_key`, `user:<email>` (a dashboard session), `cli`. */
   actor?: string;
+  /** The buyer account an OAuth token was linked to, and the scopes the buyer granted (spec 10.2.4). */
+  account?: { id: string; scopes: readonly string[] };
 }
 
 export interface RaisedEvent {

@@ -18,6 +18,7 @@ import { holdSlot } from './availability/hold-slot.js';
 import { releaseHold } from './availability/release-hold.js';
 import { createBooking } from './bookings/create-booking.js';
 import { getBooking } from './bookings/get-booking.js';
+import { listBuyerBookings } from './bookings/list-buyer-bookings.js';
 import { updateBooking } from './bookings/update-booking.js';
 import { confirmBooking } from './bookings/confirm-booking.js';
 import { cancelBooking } from './bookings/cancel-booking.js';
@@ -55,6 +56,7 @@ export const OPERATIONS: readonly OperationDef[] = [
   releaseHold,
   createBooking,
   getBooking,
+  listBuyerBookings,
   updateBooking,
   confirmBooking,
   cancelBooking,

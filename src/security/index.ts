@@ -1,14 +1,14 @@
 export { hashApiKey, apiKeyMatches } from './api-key.js';
 export { checkProfileUrl } from './profile-url.js';
-export { AuthFailure, authenticateRequest, htuCandidates } from './authenticate.js';
-export type { PlatformSummary, AuthPolicy, AuthRequest, AuthenticatedCaller, HttpEvidence, McpAuthorization, VerifiedSignature } from './authenticate.js';
+export { AuthFailure, TokenRefused, authenticateRequest, htuCandidates } from './authenticate.js';
+export type { PlatformSummary, AuthPolicy, AuthRequest, AuthenticatedCaller, HttpEvidence, McpAuthorization, VerifiedSignature, OAuthTokenInfo, AccessTokenCheck } from './authenticate.js';
 export { issueCredential, credentialHash, base32 } from './credentials.js';
 export type { IssuedCredential } from './credentials.js';
 export { hmacNonces } from './nonces.js';
 export type { NonceSource } from './nonces.js';
 export { tokenBuckets, clientAddressKey } from './rate-limit.js';
 export type { RateLimiter, TokenBucketOptions } from './rate-limit.js';
-export { verifyPopProof, popAlgorithms, PopFailure, POP_IAT_WINDOW_S } from './pop.js';
+export { verifyPopProof, popAlgorithms, PopFailure, POP_IAT_WINDOW_S, stripQuery } from './pop.js';
 export { argumentsDigest, canonicalArguments } from './jcs.js';
 export { contentDigest } from './content-digest.js';
 export { generateSigningKey, jwkThumbprint, signRequest, uspRequiredComponents, verifyRequestSignature } from './http-signatures.js';

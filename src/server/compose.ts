@@ -41,8 +41,9 @@ import type { Context } from 'hono';
 import type { IncomingMessage } from 'node:http';
 import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
 import { createHost, type Door, type HostApp } from './host.js';
-import { dashboardDoor, mcpDoor, pagesDoor, restDoor } from './doors.js';
+import { dashboardDoor, mcpDoor, oauthDoor, pagesDoor, restDoor } from './doors.js';
 import { dashboardSessions } from './admin-sessions.js';
+import { mountOAuth, type OAuthDoor, type OAuthDoorOptions } from '../oauth/index.js';
 
 export interface ServerOptions {
   business: BusinessDef;
@@ -84,6 +85,8 @@ export interface ServerOptions {
   };
   /** Receives events after their transaction commits. */
   onEvents?: (events: readonly OutboxEvent[]) => void;
+  /** The OAuth authorization server and buyer account pages (on by default); false turns them off. */
+  oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode'>;
   /** The role served instead of the business's (the discovery registry). */
   role?: ServerRole;
 }
@@ -235,7 +238,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     );
   });
   const role = opts.role;
-  const profile = () =>
+  const profile = (): Record<string, unknown> =>
     role ? role.profile({ baseUrl, mechanisms: authPolicy.accepted, popAlgorithms: popAlgs }) : buildBusinessProfile(biz, {
       baseUrl,
       mcpEndpoint: `${baseUrl}/mcp`,
@@ -243,6 +246,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       mechanisms: authPolicy.accepted,
       popAlgorithms: popAlgs,
       keys: keyring.published(clock.now()),
+      tokenEndpoint: oauth ? `${baseUrl}/oauth/token` : undefined,
     });
   /**
    * Who is on the other end, for per-address limits: the socket's peer, or behind --trust-proxy the
@@ -257,6 +261,12 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     const peer = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
     return peer ? clientAddressKey(peer) : undefined;
   };
+  // OAuth 2.0 (spec 10.2.3, 10.2.4): a door of the business role (buyer accounts are a business's), with a gate on MCP.
+  const oauth: OAuthDoor | undefined = opts.oauth === false || role ? undefined : await mountOAuth({
+    store, log, sandbox: opts.sandbox, trustProxy: Boolean(opts.trustProxy), baseUrl: () => baseUrl, businessName: biz.def.business.name,
+    capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
+    allowLoopback: allowLoopback, ...(opts.oauth ?? {}),
+  }, authPolicy);
   let openapiDoc: Record<string, unknown> | undefined;
   const rest = createRestApp({
     pipeline,
@@ -274,7 +284,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const sessions = dashboardSessions({ store, now: () => clock.now(), sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes });
   const doors: Door[] = role
     ? [mcpDoor(mcpHttp.app), ...(role.doors ?? []), restDoor(rest)]
-    : [mcpDoor(mcpHttp.app), dashboardDoor(pipeline, sessions), pagesDoor(pipeline), restDoor(rest)];
+    : [mcpDoor(mcpHttp.app, oauth), ...(oauth ? [oauthDoor(oauth)] : []), dashboardDoor(pipeline, sessions), pagesDoor(pipeline), restDoor(rest)];
   const app = createHost({
     doors,
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,

@@ -9,6 +9,7 @@ import { createDashboard, dashboardRefusal, isDashboardRequest, type DashboardSe
 import { problemResponse } from '../bindings/rest/index.js';
 import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse } from '../bindings/mcp/index.js';
 import type { Pipeline } from '../operations/index.js';
+import type { OAuthDoor } from '../oauth/index.js';
 import { underPaths, type Door } from './host.js';
 
 /** The REST door: the operations table's routes, the profile and the OpenAPI document. */
@@ -21,15 +22,38 @@ export function restDoor(app: Hono): Door {
   };
 }
 
-/** The MCP door: Streamable HTTP on /mcp, HTTP+SSE on /sse and /messages; browser clients allowed by origin. */
-export function mcpDoor(app: Hono): Door {
+/**
+ * The MCP door: Streamable HTTP on /mcp, HTTP+SSE on /sse and /messages; browser clients allowed by
+ * origin. With OAuth on, a POST /mcp first passes the OAuth door's gate (the 401 challenge for a
+ * privileged call without a credential), after the host's checks and body limit.
+ */
+export function mcpDoor(app: Hono, oauth?: OAuthDoor): Door {
   return {
     name: 'mcp',
     claims: underPaths(...MCP_HTTP_PATHS),
-    fetch: (req, env) => app.fetch(req, env),
+    fetch: async (req, env) => {
+      if (oauth && req.method === 'POST' && new URL(req.url).pathname === '/mcp') {
+        const challenge = await oauth.mcpGate(req);
+        if (challenge) return challenge;
+      }
+      return app.fetch(req, env);
+    },
     refuse: (_req, status, err) => jsonRpcErrorResponse(status, err),
     browsers: { allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'], exposeHeaders: MCP_EXPOSED_HEADERS },
     maxBodyBytes: MCP_MAX_BODY_BYTES,
+  };
+}
+
+/**
+ * The OAuth authorization server (the library's endpoints, RFC 8414 and 9728 metadata) and the
+ * buyer's sign-in, consent and account pages, with the generic-host platform profile.
+ */
+export function oauthDoor(oauth: OAuthDoor): Door {
+  return {
+    name: 'oauth',
+    claims: (_req, path) => oauth.claims(path),
+    fetch: (req, env) => oauth.fetch(req, env),
+    refuse: (req, status, err) => oauth.refuse(req, status, err),
   };
 }
 

@@ -10,6 +10,8 @@ import type { AdminRepo } from './admin-port.js';
 import { isoUtc, type BookingRecord, type HoldRecord, type SubscriptionRecord, type WaitlistRecord, type WaitlistStatus, type CredentialKind } from '../domain/index.js';
 
 /** A resource occupied by a booking or an active hold over its blocked interval (buffers included). */
+import type { AccountRepo, OAuthRepo } from './oauth-port.js';
+
 export interface ClaimRow {
   resource_id: string;
   start_ms: number;
@@ -272,6 +274,8 @@ export interface Tx {
   kv: KeyValueRepo;
   registry: RegistryRepo;
   admin: AdminRepo;
+  oauth: OAuthRepo;
+  accounts: AccountRepo;
 }
 
 /** Cross-process announcement of dispatched events (PostgreSQL LISTEN/NOTIFY); absent in one process. */

@@ -71,8 +71,16 @@ export function nyDate(fromMs: number, days = 0): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(fromMs + days * 86_400_000));
 }
 
-function normalizeError(err: unknown): RpcError {
+/** The JSON-RPC error a call failed with, also when it came as the body of an HTTP 401. */
+export function normalizeError(err: unknown): RpcError {
   const e = err as { code?: unknown; message?: unknown; data?: unknown };
+  // A privileged call with no credential over HTTP is answered 401 (MCP authorization); the SDKs
+  // raise it as an HTTP error whose text ends with the body, which is the USP JSON-RPC error.
+  const body = typeof e?.code !== 'number' ? /(\{"jsonrpc".*\})\s*$/s.exec(String(e?.message ?? ''))?.[1] : undefined;
+  if (body) {
+    const rpc = JSON.parse(body) as { error?: { code: number; message: string; data?: unknown } };
+    if (rpc.error) return { code: rpc.error.code, message: rpc.error.message, data: rpc.error.data };
+  }
   if (typeof e?.code !== 'number') throw err;
   return { code: e.code, message: String(e.message ?? ''), data: e.data };
 }

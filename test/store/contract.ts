@@ -677,6 +677,83 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       });
     });
 
+    describe('oauth keeps the authorization server records by model and id, shared by every process', () => {
+      const rec = (id: string, over: Partial<Parameters<Tx['oauth']['upsert']>[0]> = {}) => ({
+        model: 'AuthorizationCode',
+        id,
+        payload: { grantId: 'grt_1', nested: { scope: 'usp:booking' } },
+        grantId: 'grt_1',
+        uid: null,
+        userCode: null,
+        accountId: 'acc_1',
+        expiresMs: NOW + MIN,
+        ...over,
+      });
+      test('a stored record reads back by id and by uid until its expiry instant, then reads null', async () => {
+        await write((tx) => tx.oauth.upsert(rec('c1', { uid: 'u1' })));
+        expect(await read((tx) => tx.oauth.find('AuthorizationCode', 'c1', NOW))).toEqual({ ...rec('c1', { uid: 'u1' }), consumedMs: null });
+        expect((await read((tx) => tx.oauth.findByUid('AuthorizationCode', 'u1', NOW)))?.id).toBe('c1');
+        expect(await read((tx) => tx.oauth.find('AccessToken', 'c1', NOW))).toBeNull();
+        expect(await read((tx) => tx.oauth.find('AuthorizationCode', 'c1', NOW + MIN))).toBeNull();
+      });
+      test('consume succeeds once: a second redemption of the same code is seen as a replay, and the mark survives a replace', async () => {
+        await write((tx) => tx.oauth.upsert(rec('c1')));
+        expect(await write((tx) => tx.oauth.consume('AuthorizationCode', 'c1', NOW))).toBe(true);
+        expect(await write((tx) => tx.oauth.consume('AuthorizationCode', 'c1', NOW + 1))).toBe(false);
+        await write((tx) => tx.oauth.upsert(rec('c1')));
+        expect((await read((tx) => tx.oauth.find('AuthorizationCode', 'c1', NOW)))?.consumedMs).toBe(NOW);
+      });
+      test('revoking a grant removes every record of it and the grant itself, and nothing of another grant', async () => {
+        await write(async (tx) => {
+          await tx.oauth.upsert(rec('c1'));
+          await tx.oauth.upsert(rec('t1', { model: 'AccessToken' }));
+          await tx.oauth.upsert(rec('grt_1', { model: 'Grant', grantId: null }));
+          await tx.oauth.upsert(rec('t2', { model: 'AccessToken', grantId: 'grt_2' }));
+        });
+        expect(await write((tx) => tx.oauth.revokeByGrantId('grt_1'))).toBe(3);
+        expect(await read((tx) => tx.oauth.find('AccessToken', 't1', NOW))).toBeNull();
+        expect(await read((tx) => tx.oauth.find('Grant', 'grt_1', NOW))).toBeNull();
+        expect((await read((tx) => tx.oauth.find('AccessToken', 't2', NOW)))?.id).toBe('t2');
+      });
+      test('byAccount lists one model of one account, newest first; purge drops only expired records', async () => {
+        await write(async (tx) => {
+          await tx.oauth.upsert(rec('g1', { model: 'Grant' }));
+          await tx.oauth.upsert(rec('g2', { model: 'Grant', expiresMs: null }));
+          await tx.oauth.upsert(rec('g3', { model: 'Grant', accountId: 'acc_2' }));
+          await tx.oauth.upsert(rec('old', { model: 'Grant', expiresMs: NOW - 1 }));
+        });
+        expect(ids(await read((tx) => tx.oauth.byAccount('Grant', 'acc_1', NOW)))).toEqual(['g2', 'g1']);
+        expect(await write((tx) => tx.oauth.purge(NOW))).toBe(1);
+        await write((tx) => tx.oauth.destroy('Grant', 'g2'));
+        expect(ids(await read((tx) => tx.oauth.byAccount('Grant', 'acc_1', NOW)))).toEqual(['g1']);
+      });
+    });
+
+    describe('accounts keeps buyer accounts (one per email) and the bookings made for them', () => {
+      const account = (id: string, email: string) => ({ id, email, password_hash: 'scrypt$x', name: 'Ada', phone: null, created_ms: NOW });
+      test('a second account with the same email is refused and the first is kept', async () => {
+        expect(await write((tx) => tx.accounts.create(account('acc_1', 'ada@example.com')))).toBe(true);
+        expect(await write((tx) => tx.accounts.create(account('acc_2', 'ada@example.com')))).toBe(false);
+        expect(await read((tx) => tx.accounts.byEmail('ada@example.com'))).toEqual(account('acc_1', 'ada@example.com'));
+        expect(await read((tx) => tx.accounts.byId('acc_2'))).toBeNull();
+      });
+      test('linked bookings list newest first, page on with a cursor, and link idempotently', async () => {
+        await write(async (tx) => {
+          await tx.accounts.linkBooking('acc_1', 'bkg_a', NOW);
+          await tx.accounts.linkBooking('acc_1', 'bkg_b', NOW + 1);
+          await tx.accounts.linkBooking('acc_1', 'bkg_c', NOW + 2);
+          await tx.accounts.linkBooking('acc_1', 'bkg_c', NOW + 2);
+          await tx.accounts.linkBooking('acc_2', 'bkg_z', NOW + 3);
+        });
+        const page1 = await read((tx) => tx.accounts.bookings('acc_1', 2));
+        expect(page1.map((b) => b.bookingId)).toEqual(['bkg_c', 'bkg_b']);
+        const page2 = await read((tx) => tx.accounts.bookings('acc_1', 2, { createdMs: page1[1].createdMs, bookingId: page1[1].bookingId }));
+        expect(page2.map((b) => b.bookingId)).toEqual(['bkg_a']);
+        expect(await read((tx) => tx.accounts.owns('acc_1', 'bkg_a'))).toBe(true);
+        expect(await read((tx) => tx.accounts.owns('acc_1', 'bkg_z'))).toBe(false);
+      });
+    });
+
     describe('a transaction commits when its function resolves and rolls back when it throws', () => {
       test('a transaction resolves with its function’s value and its writes are visible afterwards', async () => {
         const out = await write(async (tx) => {

@@ -183,6 +183,9 @@ if (!PG_URL) {
     'business_users',
     'admin_sessions',
     'platform_api_keys',
+    'oauth_records',
+    'buyer_accounts',
+    'buyer_bookings',
   ];
   // Connection errors are expected where a test kills a connection; the tests observe their effects.
   const open = (s = schema, poolSize?: number) => openPostgresStore({ url, schema: s, poolSize, onError: () => {} });

@@ -25,6 +25,8 @@ export interface McpDoorDeps {
   operations?: readonly OperationDef[];
   /** What `initialize` tells the model this server is (default: a scheduling business). */
   instructions?: string;
+  /** stdio: the platform profile a call acts under when it names none (chosen by whoever launched the process). */
+  defaultProfile?: string;
 }
 
 /** The session a server instance serves; null for stateless (per-request) instances. */
@@ -132,7 +134,7 @@ export async function callTool(
     req = {
       correlationId,
       input,
-      profile: meta.profile ?? null,
+      profile: meta.profile ?? deps.defaultProfile ?? null,
       idempotencyKey: meta.idempotency_key ?? null,
       ifMatch: meta.if_match ?? null,
       // The proof digest covers the raw arguments; the HTTP evidence carries signatures and bearer keys.

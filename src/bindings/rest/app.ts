@@ -170,7 +170,10 @@ function wwwAuthenticate(accepted: readonly string[], algs: readonly string[], e
   const detail = err.detailCode && err.code === 'pop_proof_required' ? `, error="${err.detailCode === 'proof_nonce_required' ? 'use_dpop_nonce' : 'invalid_dpop_proof'}"` : '';
   if (accepted.includes('platform_key_pop') || accepted.includes('booking_scoped_credential')) challenges.push(`DPoP realm="usp", algs="${algs.join(' ')}"${detail}`);
   if (accepted.includes('http_message_signature')) challenges.push('Signature realm="usp"');
-  if (accepted.includes('api_key')) challenges.push('Bearer realm="usp"');
+  const metadata = typeof err.extra?.resource_metadata === 'string' ? err.extra.resource_metadata : undefined;
+  // One Bearer challenge covers API keys and OAuth tokens; with OAuth it names where to start (RFC 9728).
+  if (accepted.includes('oauth2_bearer')) challenges.push(`Bearer realm="usp"${metadata ? `, resource_metadata="${metadata}"` : ''}${err.detailCode === 'invalid_token' ? ', error="invalid_token"' : ''}`);
+  else if (accepted.includes('api_key')) challenges.push('Bearer realm="usp"');
   return challenges.join(', ') || 'Bearer realm="usp"';
 }
 

@@ -128,7 +128,10 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
     await ctx.tx.claims.add(claimRows(service, slot, id, nb.partySize, false, expiresMs ?? null));
   }
   if (booking.status === 'confirmed') rec.priv.confirmed_once = true;
+  // Made with a buyer-linked token: the booking belongs to the buyer as well as the platform.
+  if (ctx.caller.account) rec.priv.account_id = ctx.caller.account.id;
   await ctx.tx.bookings.insert(rec);
+  if (ctx.caller.account) await ctx.tx.accounts.linkBooking(ctx.caller.account.id, id, now);
   if (booking.status === 'confirmed') {
     emitBookingEvent(ctx, 'booking.confirmed', rec);
   }
@@ -225,9 +228,16 @@ export function checkRevision(ctx: OperationContext, current: string): void {
 export async function loadBooking(ctx: OperationContext, id: string): Promise<BookingRecord | null> {
   const rec = await ctx.tx.bookings.get(id);
   if (!rec) return null;
-  if (!mayAct(ctx.caller, rec.priv.principal, rec.booking.id)) return null;
+  if (!mayAct(ctx.caller, rec.priv.principal, rec.booking.id) && !(await buyerMayAct(ctx, rec))) return null;
   await expireIfDue(ctx, rec);
   return rec;
+}
+
+/** A buyer-linked token with usp:history acts on the buyer's bookings, whichever platform made them (spec 10.2.4). */
+async function buyerMayAct(ctx: OperationContext, rec: BookingRecord): Promise<boolean> {
+  const account = ctx.caller.account;
+  if (!account || !account.scopes.includes('usp:history')) return false;
+  return rec.priv.account_id === account.id && (await ctx.tx.accounts.owns(account.id, rec.booking.id));
 }
 
 /** Pending and requires_action bookings whose `expires_at` passed become canceled (spec 5.1). */

@@ -46,6 +46,7 @@ export const OPTIONS = {
   'require-pop-nonce': { type: 'boolean' },
   'allow-es256': { type: 'boolean' },
   'profile-uri': { type: 'string', multiple: true },
+  'platform-profile': { type: 'string' },
   'profile-allowlist': { type: 'string', multiple: true },
   'no-rate-limit': { type: 'boolean' },
   'rate-limit': { type: 'string', multiple: true },
@@ -306,7 +307,9 @@ export const AUTH_HELP = `Authentication (see README "Authentication"):
   --rate-limit CLASS=N        tokens per minute for public|reads|holds|bookings, per address, profile and key (0 = off); repeatable
                               defaults public=1200 reads=300 holds=30 bookings=20 (ten times that in the sandbox);
                               a 31-day availability query costs 31 public tokens, any other call 1
-  --no-rate-limit             turn rate limits off`;
+  --no-rate-limit             turn rate limits off
+OAuth 2.0 (oauth2_bearer) is always on: /.well-known/oauth-authorization-server, /oauth/*, the buyer's
+/account page; a privileged MCP call over HTTP with no credential gets 401 naming resource_metadata.`;
 
 export const SETTINGS_HELP = `Business settings (override the business file's "settings"):
   --hold-ttl SECONDS                    hold time-to-live (default 600)

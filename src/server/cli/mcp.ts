@@ -1,6 +1,8 @@
 /** `usp-server mcp`: speak MCP over stdio, for desktop assistants. */
 import { createUspServer } from '../compose.js';
 import { serveMcpStdio } from '../../bindings/mcp/index.js';
+import { GENERIC_PROFILE_PATH } from '../../oauth/index.js';
+import { checkProfileUrl } from '../../security/index.js';
 import {
   AUTH_HELP,
   ACCESS_HELP,
@@ -32,6 +34,12 @@ ${ACCESS_HELP}
 
 ${AUTH_HELP}
 
+Platform:
+  --platform-profile URL      the platform profile a tool call acts under when it names none in
+                              _meta.usp.profile (the person who launched the process is trusted to
+                              choose it); default: the business's profile for assistants without one
+                              (<public URL>${GENERIC_PROFILE_PATH})
+
 ${LOG_HELP}
 
 ${SETTINGS_HELP}
@@ -45,7 +53,15 @@ async function run(flags: Flags): Promise<number> {
   const log = loggerFrom(flags);
   const shutdownMs = shutdownTimeoutMs(flags);
   const server = await createUspServer({ business: def, db, sandbox, adminKeys: flags['admin-key'], security: securityOptions(flags), log });
-  const stdio = await serveMcpStdio({ pipeline: server.pipeline }, server.hub);
+  // Over stdio whoever launched the process is trusted to name the platform: a model never has to invent _meta.usp.profile.
+  const platformProfile = flags['platform-profile'] ?? `${server.biz.publicUrl.replace(/\/$/, '')}${GENERIC_PROFILE_PATH}`;
+  const problem = checkProfileUrl(platformProfile, sandbox || Boolean(flags['allow-loopback-profiles']));
+  if (flags['platform-profile'] && problem) {
+    log.error(`--platform-profile: the URL ${problem}`);
+    await server.close();
+    return 2;
+  }
+  const stdio = await serveMcpStdio({ pipeline: server.pipeline, defaultProfile: platformProfile }, server.hub);
   log.info(`${def.business.name}: MCP on stdio${sandbox ? ' (SANDBOX: privileged calls need no platform authentication)' : ''}`);
   log.info(`database: ${shownDb(db)}`);
   // Stop reading requests, let the calls in flight answer, then close the transport and the database.

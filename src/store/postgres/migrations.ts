@@ -7,6 +7,8 @@
  * JSON documents in `data`/`payload`/`body` (byte-for-byte parity with SQLite), BOOLEAN for flags.
  * Ids that are ordered or paginated on use the "C" collation so that they sort bytewise, as in SQLite.
  */
+import { POSTGRES_OAUTH_MIGRATION } from './oauth-repo.js';
+
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE claims (
@@ -254,4 +256,5 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE TABLE IF NOT EXISTS admin_sessions (id_hash TEXT PRIMARY KEY, email TEXT NOT NULL, csrf TEXT NOT NULL, created_ms BIGINT NOT NULL, expires_ms BIGINT NOT NULL);
   CREATE TABLE IF NOT EXISTS platform_api_keys (id TEXT PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_ms BIGINT NOT NULL, revoked_ms BIGINT);
   `,
+  POSTGRES_OAUTH_MIGRATION,
 ];

@@ -28,6 +28,7 @@
  * LISTEN connection reconnects with backoff and then announces what was dispatched meanwhile.
  */
 import pg from 'pg';
+import { postgresOAuthRepos } from './oauth-repo.js';
 import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../domain/index.js';
 import type {
   ClaimRow,
@@ -1053,6 +1054,7 @@ function buildRepos(session: () => Promise<pg.PoolClient>, mode: Mode): Tx {
         await q('INSERT INTO kv (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, value]);
       },
     },
+    ...postgresOAuthRepos(q),
   };
 }
 

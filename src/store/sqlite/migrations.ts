@@ -1,3 +1,5 @@
+import { SQLITE_OAUTH_MIGRATION } from './oauth-repo.js';
+
 /** Schema of the embedded store. Each entry runs once, in order, recorded in `schema_migrations`. */
 export const SQLITE_MIGRATIONS: readonly string[] = [
   `
@@ -224,4 +226,5 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE TABLE platform_api_keys (id TEXT PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_ms INTEGER NOT NULL, revoked_ms INTEGER);
   CREATE INDEX bookings_start ON bookings (json_extract(data, '$.priv.start_ms'));
   `,
+  SQLITE_OAUTH_MIGRATION,
 ];

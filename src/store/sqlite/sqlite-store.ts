@@ -16,6 +16,7 @@ import { StoreUnavailable, eventBody } from '../port.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteRegistryRepo } from './registry-repo.js';
 import { sqliteAdminRepo } from './admin-repo.js';
+import { sqliteOAuthRepos } from './oauth-repo.js';
 
 type Db = Database.Database;
 
@@ -644,6 +645,7 @@ function buildRepos(db: Db): Tx {
         q.kvSet.run(key, value);
       },
     },
+    ...sqliteOAuthRepos(db),
   };
 }
 
