@@ -2,7 +2,7 @@
  * The booking state machine (spec 5.1) as an explicit transition map: a move not listed here
  * does not happen. Terminal states have no way out.
  */
-import type { BookingStatus } from './records.js';
+export type BookingStatus = 'pending' | 'requires_action' | 'confirmed' | 'in_progress' | 'completed' | 'no_show' | 'canceled';
 
 export type BookingMove =
   | 'confirm' // business approves a manual booking
@@ -16,6 +16,7 @@ export type BookingMove =
   | 'complete' // business marks it done
   | 'no_show'; // business marks the buyer absent
 
+/** The status a move leads to, per status; a move not listed is forbidden. */
 export const BOOKING_TRANSITIONS: Readonly<Record<BookingStatus, Partial<Record<BookingMove, BookingStatus>>>> = {
   pending: { confirm: 'confirmed', require_action: 'requires_action', cancel: 'canceled', expire: 'canceled', reschedule: 'pending' },
   requires_action: { complete_actions: 'confirmed', await_confirmation: 'pending', cancel: 'canceled', expire: 'canceled', reschedule: 'requires_action' },
@@ -25,6 +26,12 @@ export const BOOKING_TRANSITIONS: Readonly<Record<BookingStatus, Partial<Record<
   no_show: {},
   canceled: {},
 };
+
+/** The status a new booking starts in: waiting for a payment, for the business's approval, or confirmed at once. */
+export function initialBookingStatus(paymentDue: boolean, manualConfirmation: boolean): BookingStatus {
+  if (paymentDue) return 'requires_action';
+  return manualConfirmation ? 'pending' : 'confirmed';
+}
 
 export const TERMINAL_STATUSES: readonly BookingStatus[] = ['completed', 'no_show', 'canceled'];
 

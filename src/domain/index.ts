@@ -59,11 +59,19 @@ export {
 } from './slots.js';
 export type { Claim, SlotCandidate, SlotQuery, SlotState, OpeningHoursEntry } from './slots.js';
 
+export type { AccessTier, ResourceKind, CredentialKind } from './access.js';
+
 export { errorMessage, warningMessage, infoMessage } from './outcomes.js';
 export type { Message } from './outcomes.js';
 
-export { isTerminal, nextStatus, allowedMoves } from './booking-status.js';
-export type { BookingMove } from './booking-status.js';
+export { BOOKING_TRANSITIONS, initialBookingStatus, isTerminal, nextStatus, allowedMoves } from './booking-status.js';
+export type { BookingMove, BookingStatus } from './booking-status.js';
+export { HOLD_TRANSITIONS, nextHoldStatus } from './hold-status.js';
+export type { HoldMove, HoldStatus } from './hold-status.js';
+export { WAITLIST_TRANSITIONS, nextWaitlistStatus } from './waitlist-status.js';
+export type { WaitlistMove, WaitlistStatus } from './waitlist-status.js';
+export { SUBSCRIPTION_TRANSITIONS, nextSubscriptionStatus } from './subscription-status.js';
+export type { SubscriptionMove, SubscriptionStatus } from './subscription-status.js';
 
 export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, formatMoney } from './pricing.js';
 
@@ -77,10 +85,13 @@ export type {
   Booking,
   BookingRecord,
   HoldRecord,
-  WaitlistStatus,
   WaitlistRecord,
   SubscriptionRecord,
 } from './records.js';
-export { nextDisputeStatus } from './disputes.js';
-export type { DisputeMove } from './disputes.js';
+export { DISPUTE_TRANSITIONS, nextDisputeStatus } from './disputes.js';
+export type { DisputeMove, DisputeStatus } from './disputes.js';
 export { bookingCalendar } from './icalendar.js';
+export { rangeMatches, priceInterval, durationInterval, flatCategory, categoryTerms, distanceKm, boundingBox, queryTokens, MAX_RADIUS_KM } from './registry.js';
+export type { Interval, RangeMatch, BoundingBox } from './registry.js';
+export { mergeScheduleChanges, overlappingInterval } from './schedule-changes.js';
+export type { ScheduleChange } from './schedule-changes.js';

@@ -2,7 +2,11 @@
  * The resources the business keeps, in their published shapes (spec 4.2, 5.2, 11.1.1, 3.12.2),
  * each wrapped with the private facts the business needs and never publishes.
  */
+import type { BookingStatus } from './booking-status.js';
 import type { Dispute } from './disputes.js';
+import type { HoldStatus } from './hold-status.js';
+import type { SubscriptionStatus } from './subscription-status.js';
+import type { WaitlistStatus } from './waitlist-status.js';
 import type { Message } from './outcomes.js';
 
 export interface Buyer {
@@ -23,7 +27,6 @@ export interface DeliveryAddress {
   coordinates?: { lat: number; lng: number };
 }
 
-export type BookingStatus = 'pending' | 'requires_action' | 'confirmed' | 'in_progress' | 'completed' | 'no_show' | 'canceled';
 
 export interface PaymentContext {
   amount_due: number;
@@ -83,6 +86,8 @@ export interface Booking {
 /** What the business knows about a booking beyond what it publishes. */
 export interface BookingPrivate {
   principal: string | null;
+  /** The buyer account the booking also belongs to, when made with a buyer-linked OAuth token. */
+  account_id?: string;
   /** The platform profile URI presented when the booking was made (where its webhooks go). */
   profile?: string | null;
   slot_key: string;
@@ -114,7 +119,7 @@ export interface Hold {
   service_id: string;
   spots: number;
   expires_at: string;
-  status: 'active' | 'expired' | 'released' | 'converted';
+  status: HoldStatus;
 }
 
 export interface HoldRecord {
@@ -135,8 +140,6 @@ export interface HoldRecord {
     buyer_key?: string;
   };
 }
-
-export type WaitlistStatus = 'waiting' | 'offered' | 'accepted' | 'expired' | 'declined' | 'removed';
 
 export interface WaitlistEntry {
   id: string;
@@ -170,7 +173,7 @@ export interface FeedSubscription {
   callback_url: string;
   categories?: string[];
   events?: string[];
-  status: 'active' | 'paused' | 'canceled';
+  status: SubscriptionStatus;
   created_at: string;
 }
 

@@ -239,5 +239,12 @@ export function sameSlotId(a: unknown, b: unknown): boolean {
 
 /** Canonical grouping key of a slot: `${serviceId}|${startMs}|${resourceIds.join(',')}`. */
 export function slotKey(parts: SlotIdParts): string {
-  return `${parts.serviceId}|${parts.startMs}|${parts.resourceIds.join(',')}`;
+  return slotKeyMaker(parts.serviceId, parts.resourceIds)(parts.startMs);
+}
+
+/** slotKey() for many starts of one service and resource combination (slot generation's inner loop). */
+export function slotKeyMaker(serviceId: string, resourceIds: readonly string[]): (startMs: number) => string {
+  const prefix = `${serviceId}|`;
+  const suffix = `|${resourceIds.join(',')}`;
+  return (startMs) => prefix + startMs + suffix;
 }

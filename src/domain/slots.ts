@@ -17,7 +17,7 @@
  *     binary search over prefix-maximum end times; capacity types count same-slot claims instead.
  */
 import { WEEKDAYS, type LocalInterval, type ResourceDef, type ServiceDef, type Weekday, type WeeklyHours } from './business.js';
-import { slotIdEncoder } from './slot-id.js';
+import { slotIdEncoder, slotKeyMaker } from './slot-id.js';
 import {
   DAY_MS,
   MINUTE_MS,
@@ -527,8 +527,8 @@ interface ComboGrid {
   combo: Combination;
   indexes: ClaimIndex[];
   encodeId: (startMs: number) => string;
-  keyPrefix: string;
-  keySuffix: string;
+  /** slotKey() of a start in this combination. */
+  keyOf: (startMs: number) => string;
 }
 
 /** Step 4: candidate starts of one combination, window by window. */
@@ -537,8 +537,7 @@ function combinationSlots(plan: Plan, occupancy: Occupancy, combo: Combination, 
     combo,
     indexes: combo.resourceIds.map((id) => occupancy.claimIndexes.get(id) ?? EMPTY_INDEX),
     encodeId: slotIdEncoder(plan.service.id, combo.resourceIds),
-    keyPrefix: `${plan.service.id}|`,
-    keySuffix: `|${combo.resourceIds.join(',')}`,
+    keyOf: slotKeyMaker(plan.service.id, combo.resourceIds),
   };
   let m = 0; // index into midnights
   for (const w of windows) {
@@ -576,7 +575,7 @@ function windowSlots(plan: Plan, occupancy: Occupancy, grid: ComboGrid, w: Iv, m
 /** Step 5: the slot starting at `s` unless a claim blocks it (buffers included) or, for capacity types, it is full. */
 function slotAt(plan: Plan, occupancy: Occupancy, grid: ComboGrid, s: number): SlotCandidate | null {
   const end = s + plan.durationMs;
-  const sharedKey = plan.capacity ? grid.keyPrefix + s + grid.keySuffix : null;
+  const sharedKey = plan.capacity ? grid.keyOf(s) : null;
   const a = s - plan.before;
   const b = end + plan.after;
   for (let r = 0; r < grid.indexes.length; r++) {
@@ -595,7 +594,7 @@ function slotAt(plan: Plan, occupancy: Occupancy, grid: ComboGrid, s: number): S
     cap = { total: plan.total, remaining, held };
   }
   const slot: SlotCandidate = {
-    key: sharedKey ?? grid.keyPrefix + s + grid.keySuffix,
+    key: sharedKey ?? grid.keyOf(s),
     id: grid.encodeId(s),
     serviceId: plan.service.id,
     startMs: s,

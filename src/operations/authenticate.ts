@@ -6,7 +6,7 @@ import { AuthFailure, authenticateRequest, popAlgorithms, type AuthPolicy, type 
 import type { SecurityRepo, Store } from '../store/index.js';
 import { ProtocolError, type ProtocolErrorCode } from './errors.js';
 import { rateRuleOf, type OperationDef } from './define.js';
-import type { Caller } from './runtime.js';
+import type { Caller } from './context.js';
 import type { Logger } from './logger.js';
 
 /** What rode with the call besides its input, as the door saw it. */
@@ -53,6 +53,8 @@ export async function authenticateCall(
       now,
     );
     const caller: Caller = { principal: c.principal, profile: c.profile, business: c.business, jkt: c.jkt, credential: c.credential, authenticated: c.authenticated, platform: c.platform };
+    if (c.business) caller.actor = 'admin_api_key';
+    if (c.account) caller.account = { id: c.account, scopes: c.scopes ?? [] };
     limitRate(op, input, caller, presented, deps.authPolicy, deps.log);
     return caller;
   } catch (err) {
@@ -66,7 +68,13 @@ export async function authenticateCall(
       detailCode: code === 'invalid_request' ? undefined : err.detailCode,
       errors,
       // What is accepted rides with every refusal; the REST door names the same algorithms in its challenge.
-      extra: { ...extra, accepted_mechanisms: deps.authPolicy.accepted, ...popAlgorithmsOf(deps.authPolicy) },
+      extra: {
+        ...extra,
+        accepted_mechanisms: deps.authPolicy.accepted,
+        ...popAlgorithmsOf(deps.authPolicy),
+        // Where an OAuth client starts (RFC 9728); the REST door names it in its Bearer challenge.
+        ...(deps.authPolicy.resourceMetadata ? { resource_metadata: deps.authPolicy.resourceMetadata(presented.binding) } : {}),
+      },
       retryAfter: typeof retry_after === 'number' ? retry_after : undefined,
     });
   }

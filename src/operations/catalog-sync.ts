@@ -5,7 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { OutboxEvent, Store } from '../store/index.js';
-import type { Business, Clock, IdSource } from './runtime.js';
+import type { Clock } from './clock.js';
+import type { IdSource } from './ids.js';
+import type { Business } from './business.js';
 
 export async function syncCatalog(store: Store, biz: Business, clock: Clock, ids: IdSource): Promise<OutboxEvent[]> {
   const events: OutboxEvent[] = [];

@@ -4,18 +4,18 @@
  * precondition (conditional write), its input schema and its handler.
  */
 import type { z } from 'zod';
-import type { Message } from '../domain/index.js';
-import type { OperationContext } from './runtime.js';
+import type { AccessTier, Message, ResourceKind } from '../domain/index.js';
+import type { OperationContext, PrepareContext } from './context.js';
 import { ProtocolError } from './errors.js';
 
-export type AccessTier = 'public' | 'privileged_platform' | 'privileged_scoped' | 'business_only';
 
 export type CapabilityKey =
   | 'dev.usp-protocol.services.catalog'
   | 'dev.usp-protocol.services.catalog.subscriptions'
   | 'dev.usp-protocol.services.availability'
   | 'dev.usp-protocol.services.bookings'
-  | 'dev.usp-protocol.services.waitlist';
+  | 'dev.usp-protocol.services.waitlist'
+  | 'dev.usp-protocol.discovery.registry';
 
 /**
  * A class of rate limit (spec 10.2.2); each has its own tokens per minute. `public` covers the
@@ -34,9 +34,35 @@ export interface OperationResult {
   /** Members of the response beside `usp` and `messages` (e.g. `{ booking }`). */
   data: Record<string, unknown>;
   messages?: Message[];
-  /** 201 for a creation; business outcomes always answer 200. */
+  /** 200 for a business outcome; unset, the operation's row decides (`creates`, `empty`). */
   status?: 200 | 201;
 }
+
+/** A JSON Schema fragment. */
+export type JsonSchema = Record<string, unknown>;
+
+/** The buyer pages the REST door renders as HTML for a browser (spec 8.5.4, 8.5.5). */
+export type BuyerPage = 'checkout' | 'checkout_form' | 'booking_page' | 'calendar_file';
+
+/**
+ * What an operation does on the business's dashboard (its row's `dashboard`): the dashboard door
+ * finds the operation behind each screen and button by this, never by name.
+ */
+export type DashboardAction =
+  | 'bookings'
+  | 'booking_detail'
+  | 'confirm'
+  | 'decline'
+  | 'cancel'
+  | 'complete'
+  | 'no_show'
+  | 'time_off_add'
+  | 'schedule_changes'
+  | 'schedule_change_remove'
+  | 'waitlist'
+  | 'deliveries'
+  | 'delivery_retry'
+  | 'figures';
 
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -61,15 +87,38 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   /** Needs a write transaction even when not mutating from the caller's view (lazy expiry). */
   writes: boolean;
   /** The existing resource a scoped operation addresses (per-resource authorization, credential scope). */
-  resource?: { kind: 'booking' | 'hold' | 'waitlist_entry' | 'subscription'; key: string };
+  resource?: { kind: ResourceKind; key: string };
   /**
    * Rate-limit class and cost of one call. Default: `public` for the public tier, `reads` for
    * privileged ones, each call costing 1; business-only calls (the business itself) are not limited.
    */
   rate?: RateRule<z.output<S>>;
+  /** Success answers 201 Created (a new resource); business outcomes still answer 200. */
+  creates?: boolean;
+  /** Success answers 204 No Content (a removal with nothing to say); business outcomes still answer 200. */
+  empty?: boolean;
+  /** Ends or gives up something (a booking, a hold, a place in line): MCP `destructiveHint`. */
+  destructive?: boolean;
+  /** A state-changing call whose repetition has no further effect: MCP `idempotentHint` (reads always are). */
+  idempotent?: boolean;
+  /** Members of the result beside `usp` and `messages`: the MCP output schema. Required with `tool`. */
+  output?: Record<string, JsonSchema>;
+  /** A successful call from an MCP session subscribes that session to catalog change notifications. */
+  subscribesSessionToCatalog?: boolean;
+  /** The buyer page the REST door renders for a browser from this operation's answer. */
+  page?: BuyerPage;
+  /** The dashboard screen or button this operation serves. */
+  dashboard?: DashboardAction;
+  /** The `usp-server bookings` subcommand that runs this operation as the business. */
+  cli?: string;
   /** One line for the OpenAPI summary. */
   summary: string;
   input: S;
+  /**
+   * Work that must not hold the store: network fetches (a registry checking a profile URL). Runs
+   * after authentication and before the transaction; its result reaches `handle` as `ctx.prepared`.
+   */
+  prepare?: (input: z.output<S>, ctx: PrepareContext) => Promise<unknown>;
   handle(input: z.output<S>, ctx: OperationContext): Promise<OperationResult>;
 }
 
@@ -77,8 +126,9 @@ export function defineOperation<S extends z.ZodType>(def: OperationDef<S>): Oper
   return def;
 }
 
-export function ok(data: Record<string, unknown>, status: 200 | 201 = 200): OperationResult {
-  return { data, status };
+/** Success: 200, or 201 / 204 when the row says the operation creates / answers with no content. */
+export function ok(data: Record<string, unknown>): OperationResult {
+  return { data };
 }
 
 /** A business outcome: HTTP 200 / MCP result with the message, and whatever data still applies. */

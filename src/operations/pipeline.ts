@@ -11,7 +11,10 @@ import type { OutboxEvent, Store, StoreUnavailable } from '../store/index.js';
 import { isStoreUnavailable } from './store-faults.js';
 import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
 import type { OperationDef } from './define.js';
-import { outboxEvent, type Business, type Caller, type Clock, type IdSource, type OperationContext, type RaisedEvent } from './runtime.js';
+import { outboxEvent, type OperationEnv, type Caller, type OperationContext, type RaisedEvent } from './context.js';
+import type { Clock } from './clock.js';
+import type { IdSource } from './ids.js';
+import type { Business } from './business.js';
 import { USP_VERSION, uspEnvelope, type UspEnvelope } from './envelope.js';
 import { authenticateCall, type Presented } from './authenticate.js';
 import type { Logger } from './logger.js';
@@ -34,10 +37,30 @@ export interface OperationRequest {
   trustedCaller?: Caller;
   /** The caller's correlation id (or the door's fresh one): written into every log line about the call. */
   correlationId?: string;
+  /** Which door the call came through, for logs and metrics; default the binding it presented, else `rest` (or `cli` for a trusted caller). */
+  door?: string;
+}
+
+/**
+ * What the pipeline reports about every call once it is answered (one log line, one set of metrics).
+ * `outcome` is `ok`, the first business error message's code (`slot_unavailable`), or the protocol
+ * error's code (`invalid_request`, `rate_limited`, `server_error`): closed sets, safe as metric labels.
+ */
+export interface CallRecord {
+  correlation_id: string | undefined;
+  operation: string;
+  door: string;
+  /** The authenticated principal, `business` for the business's own tools, `anonymous`, or `unknown` when refused before identification. */
+  principal: string;
+  outcome: string;
+  /** False when the call was answered with a protocol error. */
+  ok: boolean;
+  replayed: boolean;
+  duration_ms: number;
 }
 
 export type OperationResponse =
-  | { ok: true; status: 200 | 201; usp: UspEnvelope; data: Record<string, unknown>; messages: Message[]; replayed: boolean; caller: Caller }
+  | { ok: true; status: 200 | 201 | 204; usp: UspEnvelope; data: Record<string, unknown>; messages: Message[]; replayed: boolean; caller: Caller }
   | { ok: false; error: ProtocolError };
 
 export interface PipelineDeps {
@@ -50,10 +73,14 @@ export interface PipelineDeps {
   onCommitted?: (events: readonly OutboxEvent[]) => void;
   /** How callers authenticate (mechanisms, sandbox, keys, profile checks). */
   authPolicy: AuthPolicy;
+  /** Outbound services of the role served (the registry's fetcher); none for the business. */
+  env?: OperationEnv;
+  /** Told about every answered call (metrics); the pipeline writes the call's log line itself. */
+  onCall?: (call: CallRecord) => void;
 }
 
 interface StoredResult {
-  status: 200 | 201;
+  status: 200 | 201 | 204;
   data: Record<string, unknown>;
   messages: Message[];
 }
@@ -74,9 +101,67 @@ export class Pipeline {
     return this.deps.store.read((tx) => tx.outbox.recentBodies(principal, Math.max(1, Math.min(limit, 100))));
   }
 
+  private active = 0;
+  private readonly drained = new Set<() => void>();
+
+  /** Calls being executed right now (both doors). */
+  get inFlight(): number {
+    return this.active;
+  }
+
+  /** Resolve true once no call is in flight, or false after `timeoutMs` (graceful shutdown). */
+  async drain(timeoutMs: number): Promise<boolean> {
+    if (this.active === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    let done: (() => void) | undefined;
+    const ok = await Promise.race([
+      new Promise<true>((r) => this.drained.add((done = () => r(true)))),
+      new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (done) this.drained.delete(done);
+    return ok;
+  }
+
+  /**
+   * Run one call, whichever door brought it, and report it: the one place where every call is
+   * logged (correlation id, operation, door, principal, outcome, duration) and measured.
+   */
   async execute(op: OperationDef, req: OperationRequest): Promise<OperationResponse> {
+    const started = performance.now();
+    const seen: { caller?: Caller } = {};
+    const door = req.door ?? req.presented?.binding ?? (req.trustedCaller ? 'cli' : 'rest');
+    this.active++;
+    let res: OperationResponse;
     try {
-      return await this.run(op, req);
+      this.deps.log.debug?.('call received', { correlation_id: req.correlationId, operation: op.name, door, input: req.input });
+      res = await this.answer(op, req, seen);
+    } finally {
+      if (--this.active === 0) for (const d of [...this.drained]) d();
+    }
+    const caller = res.ok ? res.caller : seen.caller;
+    const call: CallRecord = {
+      correlation_id: req.correlationId,
+      operation: op.name,
+      door,
+      principal: caller ? (caller.business ? 'business' : (caller.principal ?? 'anonymous')) : 'unknown',
+      outcome: res.ok ? (res.messages.find((m) => m.type === 'error')?.code ?? 'ok') : res.error.code,
+      ok: res.ok,
+      replayed: res.ok ? res.replayed : false,
+      duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    };
+    this.deps.log.info('call', call as unknown as Record<string, unknown>);
+    try {
+      this.deps.onCall?.(call);
+    } catch (err) {
+      this.deps.log.warn('call observer failed', { error: String(err) });
+    }
+    return res;
+  }
+
+  private async answer(op: OperationDef, req: OperationRequest, seen: { caller?: Caller }): Promise<OperationResponse> {
+    try {
+      return await this.run(op, req, seen);
     } catch (err) {
       if (err instanceof ProtocolError) return { ok: false, error: err };
       if (isStoreUnavailable(err)) return { ok: false, error: storeUnavailable(op.name, err, this.deps.log) };
@@ -85,9 +170,10 @@ export class Pipeline {
     }
   }
 
-  private async run(op: OperationDef, req: OperationRequest): Promise<OperationResponse> {
+  private async run(op: OperationDef, req: OperationRequest, seen: { caller?: Caller }): Promise<OperationResponse> {
     const input = parseInput(op.input, req.input);
     const caller = req.trustedCaller ?? (await authenticateCall(op, input as Record<string, unknown>, req, this.deps, this.deps.clock.now()));
+    seen.caller = caller;
     const usp = uspEnvelope(op);
     const refused = negotiate(op, caller);
     if (refused) return { ok: true, status: 200, usp, data: {}, messages: [refused], replayed: false, caller };
@@ -96,6 +182,11 @@ export class Pipeline {
     const scope = key ? `${caller.principal ?? (caller.business ? 'business' : 'anonymous')}|${op.name}|${key}` : undefined;
     const requestHash = scope ? hashOf(input) : '';
     const ifMatch = op.conditional && req.ifMatch ? normalizeRevision(req.ifMatch) : undefined;
+
+    const env = this.deps.env ?? {};
+    const prepared = op.prepare
+      ? await op.prepare(input, { now: this.deps.clock.now(), caller, env, read: (fn) => this.deps.store.read(fn) })
+      : undefined;
 
     const events: OutboxEvent[] = [];
     const run = async (tx: OperationContext['tx']) => {
@@ -118,6 +209,8 @@ export class Pipeline {
       }
       const ctx: OperationContext = {
         tx,
+        env,
+        prepared,
         now,
         biz: this.deps.biz,
         caller,
@@ -133,11 +226,21 @@ export class Pipeline {
       };
       const res = await op.handle(input, ctx);
       const result: StoredResult = {
-        status: res.messages?.some((m) => m.type === 'error') ? 200 : (res.status ?? 200),
+        status: res.messages?.some((m) => m.type === 'error') ? 200 : (res.status ?? (op.creates ? 201 : op.empty ? 204 : 200)),
         data: res.data,
         messages: res.messages ?? [],
       };
       for (const e of events) await tx.outbox.add(e);
+      // Every state-changing call the business makes is recorded: who, what, on which resource, when.
+      if (caller.business && op.mutating) {
+        await tx.admin.addAudit({
+          at_ms: now,
+          actor: caller.actor ?? 'business',
+          action: op.name,
+          target: auditTarget(op, input),
+          outcome: result.messages.find((m) => m.type === 'error')?.code ?? 'ok',
+        });
+      }
       if (scope) {
         await tx.idempotency.put({
           scope,
@@ -155,6 +258,14 @@ export class Pipeline {
     if (events.length > 0 && this.deps.onCommitted) this.deps.onCommitted(events);
     return { ok: true, status: result.status, usp, data: result.data, messages: result.messages, replayed, caller };
   }
+}
+
+/** The resource an audited call acted on: its scoped resource, else the first id-like member of its input. */
+function auditTarget(op: OperationDef, input: unknown): string | null {
+  const inp = (input ?? {}) as Record<string, unknown>;
+  if (op.resource) return String(inp[op.resource.key] ?? '') || null;
+  const key = Object.keys(inp).find((k) => k.endsWith('_id') && typeof inp[k] === 'string');
+  return key ? (inp[key] as string) : null;
 }
 
 /** Seconds a caller is asked to wait when the database is away (a restart takes a few). */

@@ -3,7 +3,7 @@
  * REST and MCP doors are, what it can do, and how privileged calls authenticate.
  */
 import { USP_VERSION } from './envelope.js';
-import type { Business } from './runtime.js';
+import type { Business } from './business.js';
 
 export interface ProfileOptions {
   /** Public origin, e.g. https://salon.example.com (no trailing slash). */
@@ -17,6 +17,8 @@ export interface ProfileOptions {
   popAlgorithms?: readonly string[];
   /** JWKs of the business's webhook signing keys, when it signs. */
   keys?: Array<Record<string, unknown>>;
+  /** The OAuth token endpoint (`client_credentials`), when the business runs an authorization server. */
+  tokenEndpoint?: string;
 }
 
 const SPEC = 'https://usp-protocol.dev/specification';
@@ -64,6 +66,7 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
       privileged_operations_require_authentication: !opts.sandbox,
       accepted_mechanisms: [...(opts.mechanisms ?? ['api_key'])],
       ...(opts.mechanisms?.includes('platform_key_pop') ? { pop_algorithms: [...(opts.popAlgorithms ?? ['EdDSA'])] } : {}),
+      ...(opts.tokenEndpoint && opts.mechanisms?.includes('oauth2_bearer') ? { token_endpoint: opts.tokenEndpoint } : {}),
       ...(opts.sandbox
         ? { sandbox: true, note: 'Sandbox: privileged operations are accepted without platform authentication. Not for production use.' }
         : {}),

@@ -56,3 +56,15 @@ export function decodeCursor(s: string | null | undefined): Record<string, unkno
     return null;
   }
 }
+
+/**
+ * Result members as JSON Schema fragments, for the rows' `output` (the MCP output schemas): the
+ * members beside `usp` and `messages` each tool's structuredContent carries.
+ */
+const object = { type: 'object' } as const;
+const objects = { type: 'array', items: { type: 'object' } } as const;
+export const Out = { object, objects, string: { type: 'string' }, array: { type: 'array' } } as const;
+/** What a booking operation answers: the booking, and a credential for it when one was issued. */
+export const BOOKING_OUTPUT = { booking: object, booking_scoped_credential: object };
+/** What a waitlist entry operation answers. */
+export const ENTRY_OUTPUT = { entry: object };

@@ -4,9 +4,12 @@
  * offers (raising their events and passing freed places on) and purges old idempotency records.
  */
 import type { OutboxEvent, Store } from '../store/index.js';
-import { expireIfDue } from './engine/bookings.js';
-import { expireOfferIfDue } from './engine/waitlist.js';
-import { outboxEvent, type Business, type Clock, type IdSource, type OperationContext } from './runtime.js';
+import { expireIfDue } from './steps/booking-lifecycle.js';
+import { expireOfferIfDue } from './steps/waitlist-offers.js';
+import { outboxEvent, type OperationContext } from './context.js';
+import type { Clock } from './clock.js';
+import type { IdSource } from './ids.js';
+import type { Business } from './business.js';
 
 export async function sweep(store: Store, biz: Business, clock: Clock, ids: IdSource, batch = 100): Promise<OutboxEvent[]> {
   const events: OutboxEvent[] = [];

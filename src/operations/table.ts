@@ -2,40 +2,44 @@
  * The operations table: every operation the business serves, defined once. The REST routes, the
  * MCP tools and the published OpenAPI document are all generated from this list.
  */
-import type { OperationDef } from './define.js';
+import type { BuyerPage, DashboardAction, OperationDef } from './define.js';
+import { ADMIN_OPERATIONS } from './admin/table.js';
 import { listServices } from './catalog/list-services.js';
 import { getService } from './catalog/get-service.js';
 import { lookupServices } from './catalog/lookup-services.js';
 import { servicesFeed } from './catalog/services-feed.js';
-import {
-  cancelFeedSubscription,
-  createFeedSubscription,
-  getFeedSubscription,
-  pauseFeedSubscription,
-  resumeFeedSubscription,
-} from './catalog/feed-subscriptions.js';
+import { createFeedSubscription } from './catalog/create-feed-subscription.js';
+import { getFeedSubscription } from './catalog/get-feed-subscription.js';
+import { pauseFeedSubscription } from './catalog/pause-feed-subscription.js';
+import { resumeFeedSubscription } from './catalog/resume-feed-subscription.js';
+import { cancelFeedSubscription } from './catalog/cancel-feed-subscription.js';
 import { queryAvailability } from './availability/query-availability.js';
 import { holdSlot } from './availability/hold-slot.js';
 import { releaseHold } from './availability/release-hold.js';
 import { createBooking } from './bookings/create-booking.js';
 import { getBooking } from './bookings/get-booking.js';
+import { listBuyerBookings } from './bookings/list-buyer-bookings.js';
 import { updateBooking } from './bookings/update-booking.js';
 import { confirmBooking } from './bookings/confirm-booking.js';
 import { cancelBooking } from './bookings/cancel-booking.js';
 import { rescheduleBooking } from './bookings/reschedule-booking.js';
 import { confirmPayment } from './bookings/confirm-payment.js';
-import { completeBooking, markNoShow, startBooking } from './bookings/business-moves.js';
-import { completeCheckout, viewCheckout } from './bookings/checkout.js';
-import { bookingCalendarFile, viewBookingPage } from './bookings/booking-page.js';
-import { openDispute, resolveDispute, reviewDispute } from './bookings/disputes.js';
-import {
-  acceptWaitlistOffer,
-  declineWaitlistOffer,
-  getWaitlistEntry,
-  joinWaitlist,
-  leaveWaitlist,
-  listWaitlist,
-} from './waitlist/waitlist-ops.js';
+import { startBooking } from './bookings/start-booking.js';
+import { completeBooking } from './bookings/complete-booking.js';
+import { markNoShow } from './bookings/mark-no-show.js';
+import { viewCheckout } from './bookings/view-checkout.js';
+import { completeCheckout } from './bookings/complete-checkout.js';
+import { viewBookingPage } from './bookings/view-booking-page.js';
+import { bookingCalendarFile } from './bookings/booking-calendar.js';
+import { openDispute } from './bookings/open-dispute.js';
+import { reviewDispute } from './bookings/review-dispute.js';
+import { resolveDispute } from './bookings/resolve-dispute.js';
+import { joinWaitlist } from './waitlist/join-waitlist.js';
+import { listWaitlist } from './waitlist/list-waitlist.js';
+import { getWaitlistEntry } from './waitlist/get-waitlist-entry.js';
+import { leaveWaitlist } from './waitlist/leave-waitlist.js';
+import { acceptWaitlistOffer } from './waitlist/accept-waitlist-offer.js';
+import { declineWaitlistOffer } from './waitlist/decline-waitlist-offer.js';
 
 export const OPERATIONS: readonly OperationDef[] = [
   listServices,
@@ -52,6 +56,7 @@ export const OPERATIONS: readonly OperationDef[] = [
   releaseHold,
   createBooking,
   getBooking,
+  listBuyerBookings,
   updateBooking,
   confirmBooking,
   cancelBooking,
@@ -73,10 +78,30 @@ export const OPERATIONS: readonly OperationDef[] = [
   leaveWaitlist,
   acceptWaitlistOffer,
   declineWaitlistOffer,
+  ...ADMIN_OPERATIONS,
 ] as OperationDef[];
 
 export function operationByName(name: string): OperationDef {
   const op = OPERATIONS.find((o) => o.name === name);
   if (!op) throw new Error(`unknown operation ${name}`);
+  return op;
+}
+
+/** The operation behind a buyer page the REST door renders (its row's `page`). */
+export function operationForPage(page: BuyerPage): OperationDef {
+  const op = OPERATIONS.find((o) => o.page === page);
+  if (!op) throw new Error(`no operation backs the page ${page}`);
+  return op;
+}
+
+/** The operation a `usp-server bookings` subcommand runs (its row's `cli`); undefined when none does. */
+export function operationForCommand(command: string): OperationDef | undefined {
+  return OPERATIONS.find((o) => o.cli !== undefined && o.cli === command);
+}
+
+/** The operation behind a dashboard screen or button (its row's `dashboard`). */
+export function operationForDashboard(action: DashboardAction): OperationDef {
+  const op = OPERATIONS.find((o) => o.dashboard === action);
+  if (!op) throw new Error(`no operation backs the dashboard action ${action}`);
   return op;
 }

@@ -5,10 +5,12 @@
  *
  * Principals: `jkt:<thumbprint>` (platform_key_pop), `sig:<thumbprint>` (RFC 9421 with a key from
  * the platform profile), `key:<id>` (a pre-established API key), `business` (the business's own
- * admin key). A booking-scoped credential adds access to one resource on top of (or instead of)
- * a principal.
+ * admin key), `oauth:<client_id>` (an OAuth access token from this business's authorization
+ * server; a buyer-linked token also names the buyer's account). A booking-scoped credential adds
+ * access to one resource on top of (or instead of) a principal.
  */
 import type { SecurityRepo } from '../store/index.js';
+import type { AccessTier, ResourceKind } from '../domain/index.js';
 import { apiKeyMatches, hashApiKey } from './api-key.js';
 import { credentialHash } from './credentials.js';
 import { argumentsDigest } from './jcs.js';
@@ -46,9 +48,6 @@ export class AuthFailure extends Error {
   }
 }
 
-export type Access = 'public' | 'privileged_platform' | 'privileged_scoped' | 'business_only';
-export type ResourceKind = 'booking' | 'hold' | 'waitlist_entry' | 'subscription';
-
 export interface McpAuthorization {
   mechanism: string;
   credential?: string;
@@ -68,7 +67,7 @@ export interface HttpEvidence {
 }
 
 export interface AuthRequest {
-  access: Access;
+  access: AccessTier;
   binding: 'mcp' | 'rest';
   /** The resource a scoped operation addresses. */
   resource?: { kind: ResourceKind; id: string };
@@ -90,6 +89,26 @@ export interface AuthenticatedCaller {
   authenticated: boolean;
   /** What the fetched platform profile declares, for version and capability negotiation (spec 8.3, 8.4). */
   platform?: PlatformSummary;
+  /** The buyer account an OAuth token was linked to (spec 10.2.4), and the scopes the buyer granted. */
+  account?: string;
+  scopes?: readonly string[];
+}
+
+/** What a verified OAuth access token says about its holder. */
+export interface OAuthTokenInfo {
+  clientId: string;
+  /** The buyer account, for a token from the authorization code flow. */
+  accountId?: string;
+  scopes: readonly string[];
+  /** The platform profile the client acts under (its registered one, or the business's profile for generic hosts). */
+  profile: string;
+  /** Known without fetching (the business's own profile for generic hosts). */
+  platform?: PlatformSummary;
+}
+
+/** Why an access token was refused (logged only; the caller is told `invalid_token`). */
+export class TokenRefused extends Error {
+  override readonly name = 'TokenRefused';
 }
 
 export interface PlatformSummary {
@@ -107,6 +126,8 @@ export interface AuthPolicy {
   adminKeyHashes: readonly string[];
   /** Pre-established platform API keys: id and sha-256 hex of the key. */
   platformKeys: ReadonlyArray<{ id: string; sha256: string }>;
+  /** Keys issued at run time (the admin API), looked up by the SHA-256 of the presented value; revoked ones are not found. */
+  findPlatformKey?: (sha256: string) => Promise<{ id: string } | null>;
   /** Every business profile URI (accepted `aud` values). */
   audiences(): readonly string[];
   /** Public origins the REST door is reachable at (for `htu`). */
@@ -124,6 +145,22 @@ export interface AuthPolicy {
   /** Clock of the rate limiter (monotonic ms): request rates are measured in real time, whatever the business clock says. */
   rateClock?: () => number;
   accepted: readonly string[];
+  /**
+   * Verify an OAuth access token from this business's authorization server (audience, expiry,
+   * revocation, DPoP binding); throws TokenRefused. Absent when the server does not run one.
+   */
+  verifyAccessToken?: (token: string, how: AccessTokenCheck) => Promise<OAuthTokenInfo>;
+  /** The RFC 9728 metadata URL of each door's resource, named in 401 challenges (when OAuth runs). */
+  resourceMetadata?: (binding: 'mcp' | 'rest') => string;
+}
+
+export interface AccessTokenCheck {
+  scheme: 'bearer' | 'dpop';
+  binding: 'mcp' | 'rest';
+  http?: HttpEvidence;
+  now: number;
+  /** Look only (known, unexpired, right audience): the DPoP proof is left for the real check. */
+  peek?: boolean;
 }
 
 const fail = (code: AuthFailureCode, detailCode: string, publicMessage: string, logDetail = publicMessage, extra?: Record<string, unknown>) =>
@@ -156,6 +193,7 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
   let apiKey: string | undefined;
   let credentialValue: string | undefined;
   let proof: string | undefined;
+  let oauthToken: { value: string; scheme: 'bearer' | 'dpop' } | undefined;
   if (req.binding === 'mcp' && auth) {
     switch (auth.mechanism) {
       case 'api_key':
@@ -185,9 +223,12 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
     if (!m) throw fail('authentication_required', 'invalid_credential', 'The Authorization header is not understood.');
     if (m[2].startsWith('bsc_')) credentialValue ??= m[2];
     else if (m[1].toLowerCase() === 'bearer') apiKey ??= m[2];
+    // RFC 9449: a DPoP-bound access token; the DPoP header is then its proof, checked with the token.
+    else if (policy.verifyAccessToken) oauthToken = { value: m[2], scheme: 'dpop' };
     else throw fail('authentication_required', 'invalid_credential', 'DPoP authorization carries a booking-scoped credential.');
   }
-  if (req.binding === 'rest' && headers.dpop) proof = headers.dpop;
+  if (req.binding === 'rest' && headers.dpop && !oauthToken) proof = headers.dpop;
+  if (oauthToken) return viaAccessToken(req, policy, repo, now, oauthToken);
 
   // The business itself, or a pre-established platform key.
   if (apiKey !== undefined) {
@@ -195,7 +236,9 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
       return { principal: 'business', profile, business: true, authenticated: true, mechanism: 'api_key' };
     }
     const digest = hashApiKey(apiKey);
-    const platform = policy.platformKeys.find((k) => k.sha256 === digest);
+    const platform = policy.platformKeys.find((k) => k.sha256 === digest) ?? (await policy.findPlatformKey?.(digest)) ?? undefined;
+    // Not a key we issued: an OAuth access token, when this business runs an authorization server.
+    if (!platform && policy.verifyAccessToken) return viaAccessToken(req, policy, repo, now, { value: apiKey, scheme: 'bearer' });
     if (!platform) throw fail('authentication_required', 'invalid_credential', 'The API key presented is not valid for this business.');
     // A platform's own key never stands in for the business (spec 10.1.6).
     if (req.access === 'business_only') throw businessOnly(`platform key ${platform.id} on a business-only operation`);
@@ -273,6 +316,39 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
   return finish(req, policy, async () => sec, now, caller);
 }
 
+/** An OAuth access token (spec 10.2.3): the client is the principal, bound to the profile the token names. */
+async function viaAccessToken(
+  req: AuthRequest,
+  policy: AuthPolicy,
+  repo: () => Promise<SecurityRepo>,
+  now: number,
+  token: { value: string; scheme: 'bearer' | 'dpop' },
+): Promise<AuthenticatedCaller> {
+  let info: OAuthTokenInfo;
+  try {
+    info = await policy.verifyAccessToken!(token.value, { scheme: token.scheme, binding: req.binding, http: req.http, now });
+  } catch (e) {
+    if (!(e instanceof TokenRefused)) throw e;
+    throw fail('authentication_required', 'invalid_token', 'The access token is not valid here: unknown, expired, revoked, for another resource, or without its proof.', e.message);
+  }
+  if (req.access === 'business_only') throw businessOnly(`oauth client ${info.clientId} on a business-only operation`);
+  // The token fixes the platform profile; a call naming another one is refused rather than re-bound.
+  if (req.profile !== null && req.profile !== info.profile) {
+    throw fail('authentication_required', 'profile_binding_mismatch', 'This access token is bound to a different platform profile.', `${info.clientId} bound to ${info.profile}, presented ${req.profile}`);
+  }
+  const caller: AuthenticatedCaller = {
+    principal: `oauth:${info.clientId}`,
+    profile: info.profile,
+    business: false,
+    authenticated: true,
+    mechanism: 'oauth2_bearer',
+    scopes: info.scopes,
+    ...(info.accountId ? { account: info.accountId } : {}),
+    ...(info.platform ? { platform: info.platform } : {}),
+  };
+  return finish(req, policy, repo, now, caller);
+}
+
 const businessOnly = (logDetail: string) =>
   fail('authentication_required', 'business_credential_required', 'Only the business itself may do this; authenticate with the business API key.', logDetail);
 
@@ -304,7 +380,7 @@ async function finish(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<
     const boundTo = await sec.boundProfile(caller.principal);
     if (boundTo !== null && boundTo !== caller.profile) throw mismatch(boundTo);
     // Only a profile that resolves is recorded: a refused first contact binds nothing.
-    if (policy.checkProfile) {
+    if (policy.checkProfile && !caller.platform) {
       const summary = await guarded(() => policy.checkProfile!(caller.profile!));
       if (summary) caller.platform = summary;
     }

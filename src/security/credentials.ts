@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { SecurityRepo } from '../store/index.js';
-import { isoUtc } from '../domain/index.js';
+import { isoUtc, type CredentialKind } from '../domain/index.js';
 
 export interface IssuedCredential {
   value: string;
@@ -20,7 +20,7 @@ export function credentialHash(value: string): string {
 
 export async function issueCredential(
   repo: SecurityRepo,
-  args: { kind: 'booking' | 'hold' | 'waitlist_entry'; resourceId: string; jkt: string | null; principal: string | null; expiresMs: number },
+  args: { kind: CredentialKind; resourceId: string; jkt: string | null; principal: string | null; expiresMs: number },
 ): Promise<IssuedCredential> {
   // 20 random bytes = 160 bits, base32 (32 chars): never derived from the resource id.
   const value = `bsc_${base32(randomBytes(20))}`;

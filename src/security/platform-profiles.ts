@@ -77,6 +77,8 @@ export interface ProfileResolverOptions {
   lookup?: (host: string) => Promise<string[]>;
   /** Epoch milliseconds; default Date.now. */
   now?: () => number;
+  /** Parse the fetched bytes; default parsePlatformProfile (a registry reads business profiles and catalog pages). */
+  parse?: (url: string, bytes: Uint8Array) => PlatformProfile;
 }
 
 export interface ProfileResolver {
@@ -361,7 +363,7 @@ export function createProfileResolver(opts: ProfileResolverOptions): ProfileReso
         if (err instanceof SecurityFailure) throw err;
         throw new ProfileUnreachable(`reading the profile failed: ${(err as Error).message}`);
       }
-      const profile = parsePlatformProfile(key, bytes);
+      const profile = (opts.parse ?? parsePlatformProfile)(key, bytes);
       const maxAge = maxAgeOf(res.headers.get('cache-control'));
       const ttlMs = Math.min(maxTtlMs, Math.max(minTtlMs, (maxAge ?? 0) * 1000));
       return { profile, ttlMs };
@@ -431,4 +433,20 @@ export function createProfileResolver(opts: ProfileResolverOptions): ProfileReso
       return true;
     },
   };
+}
+
+/**
+ * A JSON document fetched under the same outbound rules (any JSON object, no profile checks): the
+ * registry's reading of business profiles and catalog pages. Throws ProfileMalformed when the
+ * bytes are not a UTF-8 JSON object.
+ */
+export function parseJsonDocument(url: string, bytes: Uint8Array): PlatformProfile {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    throw new ProfileMalformed('the document is not UTF-8 JSON');
+  }
+  if (!isObject(doc)) throw new ProfileMalformed('the document is not a JSON object');
+  return { url, version: '', capabilities: {}, keys: [], signing_keys: [], raw: doc };
 }

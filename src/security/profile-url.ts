@@ -2,7 +2,13 @@
  * Where this server will fetch from or post to (platform profiles spec 8.2.3, webhook and feed
  * callback URLs): absolute https URLs; plain http only to loopback, in development.
  */
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** This machine's loopback interface by the names a URL's hostname spells it with. */
+export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
+/** `host` (a URL's hostname, or a bare address such as `::1` to listen on) names the loopback interface. */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.includes(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+}
 
 /** The problem with `raw` as an outbound URL, or null when it is acceptable. */
 export function outboundUrlProblem(raw: string, allowLoopbackHttp: boolean, opts: { refuseCredentials?: boolean } = {}): 'not_absolute' | 'credentials' | 'not_https' | null {
@@ -14,7 +20,7 @@ export function outboundUrlProblem(raw: string, allowLoopbackHttp: boolean, opts
   }
   if (opts.refuseCredentials && (url.username !== '' || url.password !== '')) return 'credentials';
   if (url.protocol === 'https:') return null;
-  if (url.protocol === 'http:' && allowLoopbackHttp && LOOPBACK_HOSTS.has(url.hostname)) return null;
+  if (url.protocol === 'http:' && allowLoopbackHttp && isLoopbackHost(url.hostname)) return null;
   return 'not_https';
 }
 

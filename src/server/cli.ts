@@ -15,8 +15,10 @@ import { webhooksCommand } from './cli/webhooks.js';
 import { keysCommand } from './cli/keys.js';
 import { validateCommand } from './cli/validate.js';
 import { hashKeyCommand } from './cli/hash-key.js';
+import { registryCommand } from './cli/registry.js';
+import { adminUserCommand } from './cli/admin-user.js';
 
-const COMMANDS: readonly Command[] = [serveCommand, mcpCommand, bookingsCommand, webhooksCommand, keysCommand, validateCommand, hashKeyCommand];
+const COMMANDS: readonly Command[] = [serveCommand, mcpCommand, bookingsCommand, webhooksCommand, keysCommand, validateCommand, hashKeyCommand, registryCommand, adminUserCommand];
 
 export const HELP = `usp-server: a Universal Scheduling Protocol business server (REST + MCP)
 

@@ -18,12 +18,16 @@ import {
   type Clock,
   type IdSource,
   type Logger,
+  type OperationDef,
+  type OperationEnv,
 } from '../operations/index.js';
 import { StoreUnavailable, eventBody, openStore, type OutboxEvent, type Store, type StoreTimeouts } from '../store/index.js';
 import { probeHandler } from './probes.js';
+import { createMetrics, type ServerMetrics } from './metrics.js';
+import { createLogger } from './logging.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy, type SecurityOptions } from './security-wiring.js';
-import { clientAddressKey, popAlgorithms, type ProfileResolver } from '../security/index.js';
+import { LOOPBACK_HOSTS, apiKeyMatches, clientAddressKey, isLoopbackHost, popAlgorithms, type ProfileResolver } from '../security/index.js';
 import {
   DEFAULT_RETRY,
   WebhookDispatcher,
@@ -33,9 +37,13 @@ import {
   type SigningKeyring,
   type WebhookSender,
 } from '../webhooks/index.js';
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import type { IncomingMessage } from 'node:http';
-import { SessionHub, mountMcpHttp } from '../bindings/mcp/index.js';
+import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
+import { createHost, type Door, type HostApp } from './host.js';
+import { dashboardDoor, mcpDoor, oauthDoor, pagesDoor, restDoor } from './doors.js';
+import { dashboardSessions } from './admin-sessions.js';
+import { mountOAuth, type OAuthDoor, type OAuthDoorOptions } from '../oauth/index.js';
 
 export interface ServerOptions {
   business: BusinessDef;
@@ -52,7 +60,7 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /** Run the housekeeping sweep this often (ms); 0 disables it. */
   sweepIntervalMs?: number;
-  /** Host header values accepted on the MCP endpoints (DNS-rebinding defence); empty = loopback names when listening on loopback. */
+  /** Host header values accepted on the doors browsers' scripts call, MCP (DNS-rebinding defence); empty = loopback names when listening on loopback. */
   allowedHosts?: string[];
   /** Browser origins accepted on the MCP endpoints. */
   allowedOrigins?: string[];
@@ -77,6 +85,22 @@ export interface ServerOptions {
   };
   /** Receives events after their transaction commits. */
   onEvents?: (events: readonly OutboxEvent[]) => void;
+  /** The OAuth authorization server and buyer account pages (on by default); false turns them off. */
+  oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode'>;
+  /** The role served instead of the business's (the discovery registry). */
+  role?: ServerRole;
+}
+
+/** A server role other than the business: its operations, its profile document, its outbound services. */
+export interface ServerRole {
+  operations: readonly OperationDef[];
+  /** The document served at /.well-known/usp. */
+  profile(ctx: { baseUrl: string; mechanisms: readonly string[]; popAlgorithms: readonly string[] }): Record<string, unknown>;
+  env?: OperationEnv;
+  /** What MCP `initialize` tells the model this server is. */
+  instructions?: string;
+  /** The role's own doors besides MCP and REST (before REST, which takes what no other claims). */
+  doors?: Door[];
 }
 
 /** How long a client may take and how many may be connected at once; every one has a safe default. */
@@ -97,7 +121,8 @@ export interface UspServer {
   biz: Business;
   store: Store;
   pipeline: Pipeline;
-  app: Hono;
+  /** The HTTP host: every door (REST, MCP, the buyer's pages) side by side, as one fetch handler. */
+  app: HostApp;
   /** The webhook dispatcher (outbox to signed deliveries and MCP notifications). */
   dispatcher: WebhookDispatcher;
   /** The business's webhook signing keys. */
@@ -109,16 +134,22 @@ export interface UspServer {
   clock: Clock;
   ids: IdSource;
   profile(): Record<string, unknown>;
+  /** Prometheus metrics (served at /metrics by the HTTP host). */
+  metrics: ServerMetrics;
   /** Listen on host:port (port 0 picks a free one); resolves with the base URL. */
   listen(port: number, host?: string): Promise<string>;
+  /** Stop at once: in-flight HTTP requests are cut (tests, failed starts). */
   close(): Promise<void>;
+  /**
+   * Stop gracefully within `timeoutMs`: refuse new connections and turn /readyz 503, let in-flight
+   * calls finish, release delivery leases, close the database. Resolves true when every call in
+   * flight finished in time, false when some were cut at the bound.
+   */
+  shutdown(timeoutMs: number): Promise<boolean>;
 }
 
-export const consoleLogger: Logger = {
-  info: (msg, f) => console.error(`[usp-server] ${msg}${f ? ' ' + JSON.stringify(f) : ''}`),
-  warn: (msg, f) => console.error(`[usp-server] warning: ${msg}${f ? ' ' + JSON.stringify(f) : ''}`),
-  error: (msg, f) => console.error(`[usp-server] error: ${msg}${f ? ' ' + JSON.stringify(f) : ''}`),
-};
+/** The default sink: pino on stderr at info, JSON lines (readable lines on a terminal), buyer data redacted. */
+export const consoleLogger: Logger = createLogger();
 
 export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const clock = opts.clock ?? systemClock;
@@ -165,9 +196,15 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
 
   // One list for what the proof check accepts, the profile publishes and the DPoP challenge names.
   const popAlgs = popAlgorithms(authPolicy.allowEs256);
-  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce });
-
   const keyring = await loadKeyring(store, clock.now(), opts.webhooks?.signingKey);
+  // The business's admin operations drive its signing keys and wake the dispatcher.
+  const adminEnv: OperationEnv = {
+    admin: { rotateSigningKey: (now) => keyring.rotate(now), signingKeys: () => keyring.list(), nudgeDeliveries: () => dispatcher?.nudge() },
+  };
+  let metrics: ServerMetrics | undefined;
+  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce, env: opts.role?.env ?? adminEnv, onCall: (call) => metrics?.recordCall(call) });
+  metrics = createMetrics({ store, now: () => clock.now(), sessions: () => hub.size, inFlight: () => pipeline.inFlight });
+
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
   const wh = opts.webhooks ?? {};
   dispatcher = new WebhookDispatcher({
@@ -187,6 +224,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     // A lease outlasts one attempt (in this process a busy target is never claimed twice anyway);
     // kept short so the deliveries of a server killed mid-attempt resume soon after a restart.
     leaseMs: 2 * (wh.timeoutMs ?? 10_000) + 5_000,
+    onAttempt: (result) => metrics?.recordAttempt(result),
   });
   if (wh.enabled !== false) dispatcher.start();
   const unsubscribeChannel = store.channel?.subscribe(function fanOut(seqs, tries = 0) {
@@ -199,14 +237,16 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       },
     );
   });
-  const profile = () =>
-    buildBusinessProfile(biz, {
+  const role = opts.role;
+  const profile = (): Record<string, unknown> =>
+    role ? role.profile({ baseUrl, mechanisms: authPolicy.accepted, popAlgorithms: popAlgs }) : buildBusinessProfile(biz, {
       baseUrl,
       mcpEndpoint: `${baseUrl}/mcp`,
       sandbox: opts.sandbox,
       mechanisms: authPolicy.accepted,
       popAlgorithms: popAlgs,
       keys: keyring.published(clock.now()),
+      tokenEndpoint: oauth ? `${baseUrl}/oauth/token` : undefined,
     });
   /**
    * Who is on the other end, for per-address limits: the socket's peer, or behind --trust-proxy the
@@ -221,23 +261,37 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     const peer = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
     return peer ? clientAddressKey(peer) : undefined;
   };
+  // OAuth 2.0 (spec 10.2.3, 10.2.4): a door of the business role (buyer accounts are a business's), with a gate on MCP.
+  const oauth: OAuthDoor | undefined = opts.oauth === false || role ? undefined : await mountOAuth({
+    store, log, sandbox: opts.sandbox, trustProxy: Boolean(opts.trustProxy), baseUrl: () => baseUrl, businessName: biz.def.business.name,
+    capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
+    allowLoopback: allowLoopback, ...(opts.oauth ?? {}),
+  }, authPolicy);
   let openapiDoc: Record<string, unknown> | undefined;
-  const app = createRestApp({
+  const rest = createRestApp({
     pipeline,
     profile,
-    openapi: () => (openapiDoc ??= buildOpenApi(baseUrl)),
-    maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,
+    openapi: () => (openapiDoc ??= buildOpenApi(baseUrl, role?.operations)),
+    operations: role?.operations,
     trustProxy: opts.trustProxy,
     clientAddress: (c) => clientAddress(c),
   });
-
+  const mcpHttp = createMcpHttp({ pipeline, operations: role?.operations, instructions: role?.instructions }, hub, { clientAddress, ...(opts.mcpSessions ?? {}) });
   // Filled at listen time with loopback names when listening on loopback and none were given.
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
-  const mcpHttp = mountMcpHttp(app, { pipeline }, hub, {
+  // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback. The buyer
+  // pages belong to the business role only.
+  const sessions = dashboardSessions({ store, now: () => clock.now(), sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes });
+  const doors: Door[] = role
+    ? [mcpDoor(mcpHttp.app), ...(role.doors ?? []), restDoor(rest)]
+    : [mcpDoor(mcpHttp.app, oauth), ...(oauth ? [oauthDoor(oauth)] : []), dashboardDoor(pipeline, sessions), pagesDoor(pipeline), restDoor(rest)];
+  const app = createHost({
+    doors,
+    maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,
+    trustProxy: opts.trustProxy,
     allowedHosts,
     allowedOrigins: opts.allowedOrigins ?? [],
-    clientAddress,
-    ...(opts.mcpSessions ?? {}),
+    log,
   });
 
   let timer: NodeJS.Timeout | undefined;
@@ -252,10 +306,46 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   }
 
   let http: ServerType | undefined;
-  // /healthz and /readyz are answered before any door, so no door's rules apply to a probe.
-  const probes = probeHandler(store);
-  const fetch = (req: Request, ...rest: unknown[]) => probes(req) ?? (app.fetch as (r: Request, ...a: unknown[]) => Response | Promise<Response>)(req, ...rest);
+  let shuttingDown = false;
+  // /healthz, /readyz and /metrics are answered before any door, so no door's rules apply to them.
+  const probes = probeHandler(store, {
+    dispatcher: () => (wh.enabled === false ? 'disabled' : !dispatcher!.isRunning ? 'stopped' : dispatcher!.isPaused ? 'paused' : 'running'),
+    shuttingDown: () => shuttingDown,
+  });
+  const metricsEndpoint = metricsHandler(metrics, { trustProxy: Boolean(opts.trustProxy), adminKeyHashes: authPolicy.adminKeyHashes });
+  // Requests being answered by the host (a shutdown waits for them).
+  let hostInFlight = 0;
+  const hostIdle = new Set<() => void>();
+  const hostFetch = app.fetch as (r: Request, ...a: unknown[]) => Response | Promise<Response>;
+  const fetch = async (req: Request, ...rest: unknown[]): Promise<Response> => {
+    const early = probes(req) ?? metricsEndpoint(req, rest[0]);
+    if (early) return early;
+    hostInFlight++;
+    try {
+      const res = await hostFetch(req, ...rest);
+      // Shutting down: no keep-alive, so each client's next request opens a connection the closed listener refuses.
+      if (shuttingDown) return withHeader(res, 'Connection', 'close');
+      return res;
+    } finally {
+      if (--hostInFlight === 0) for (const f of [...hostIdle]) f();
+    }
+  };
+  const close = async () => {
+    if (timer) clearInterval(timer);
+    await dispatcher?.stop();
+    unsubscribeChannel?.();
+    await mcpHttp.close();
+    if (http) {
+      const h = http as ServerType & { closeAllConnections?: () => void };
+      await new Promise<void>((resolve) => {
+        h.close(() => resolve());
+        h.closeAllConnections?.();
+      });
+    }
+    await store.close();
+  };
   return {
+    metrics,
     biz,
     store,
     pipeline,
@@ -268,7 +358,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     ids,
     profile,
     async listen(port, host = '127.0.0.1') {
-      const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
+      const loopback = isLoopbackHost(host);
       // Plaintext only where nobody can listen in: loopback, or a proxy that terminated TLS (spec 10.2.1).
       if (!opts.tls && !loopback && !opts.trustProxy) {
         throw new Error(`refusing to serve plain HTTP on ${host}: give --tls-cert/--tls-key, listen on loopback, or run behind a TLS proxy with --trust-proxy`);
@@ -304,11 +394,11 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
         server.maxConnections = limits.maxConnections;
       });
       const addr = http!.address() as AddressInfo;
-      if (allowedHosts.length === 0 && ['127.0.0.1', 'localhost', '::1'].includes(host)) allowedHosts.push('localhost', '127.0.0.1', '[::1]');
+      if (allowedHosts.length === 0 && loopback) allowedHosts.push(...LOOPBACK_HOSTS);
       const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
       const url = `${opts.tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
       listenUrl = url;
-      if (opts.security?.allowLoopbackProfiles && !['127.0.0.1', 'localhost', '::1'].includes(host)) {
+      if (opts.security?.allowLoopbackProfiles && !loopback) {
         throw new Error('--allow-loopback-profiles is only allowed when the server itself listens on loopback');
       }
       // When no public URL was configured, advertise the address actually listened on.
@@ -319,19 +409,87 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       }
       return url;
     },
-    async close() {
+    close,
+    async shutdown(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      shuttingDown = true;
+      log.info('shutting down', { timeout_ms: timeoutMs, in_flight: Math.max(hostInFlight, pipeline.inFlight) });
+      // Stop accepting: the listener closes, idle keep-alive connections with it; busy ones finish their request.
+      const h = http as (ServerType & { closeIdleConnections?: () => void }) | undefined;
+      h?.close();
+      h?.closeIdleConnections?.();
+      const hostDrained =
+        hostInFlight === 0 ||
+        (await new Promise<boolean>((resolve) => {
+          const t = setTimeout(() => {
+            hostIdle.delete(done);
+            resolve(false);
+          }, Math.max(0, deadline - Date.now()));
+          const done = () => {
+            clearTimeout(t);
+            hostIdle.delete(done);
+            resolve(true);
+          };
+          hostIdle.add(done);
+        }));
+      // Calls from other doors (stdio MCP) finish too.
+      const drained = hostDrained && (await pipeline.drain(Math.max(0, deadline - Date.now())));
+      if (!drained) log.warn('shutdown deadline reached with calls in flight; cutting them', { in_flight: Math.max(hostInFlight, pipeline.inFlight) });
       if (timer) clearInterval(timer);
-      await dispatcher?.stop();
-      unsubscribeChannel?.();
-      await mcpHttp.close();
-      if (http) {
-        const h = http as ServerType & { closeAllConnections?: () => void };
-        await new Promise<void>((resolve) => {
-          h.close(() => resolve());
-          h.closeAllConnections?.();
-        });
-      }
-      await store.close();
+      // Deliveries in flight get what is left of the bound (at most a second); the leases of the rest are released.
+      await dispatcher?.stop(Math.max(0, Math.min(1000, deadline - Date.now())));
+      await close();
+      return drained;
     },
   };
+}
+
+/** `res` with one more header (a Response's headers may be immutable: copy it then). */
+function withHeader(res: Response, name: string, value: string): Response {
+  try {
+    res.headers.set(name, value);
+    return res;
+  } catch {
+    const headers = new Headers(res.headers);
+    headers.set(name, value);
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  }
+}
+
+/**
+ * `GET /metrics`: open to a loopback peer (a Prometheus on the same host or a sidecar); from any
+ * other address it needs an admin API key as a Bearer token. Behind --trust-proxy the peer is the
+ * last X-Forwarded-For hop, so a public proxy on loopback does not open it to the world.
+ */
+function metricsHandler(
+  metrics: ServerMetrics,
+  o: { trustProxy: boolean; adminKeyHashes: readonly string[] },
+): (req: Request, env: unknown) => Promise<Response> | undefined {
+  return (req, env) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+    if (new URL(req.url).pathname !== '/metrics') return undefined;
+    let peer = (env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
+    if (o.trustProxy) {
+      const hops = (req.headers.get('x-forwarded-for') ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+      if (hops.length > 0) peer = hops[hops.length - 1];
+    }
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
+    if (!isLoopback(peer) && !(bearer && apiKeyMatches(bearer, o.adminKeyHashes))) {
+      return Promise.resolve(
+        new Response(JSON.stringify({ error: 'metrics are open on loopback; from elsewhere send an admin API key as a Bearer token' }), {
+          status: 401,
+          headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' },
+        }),
+      );
+    }
+    return metrics.scrape().then(
+      (text) => new Response(req.method === 'HEAD' ? null : text, { status: 200, headers: { 'Content-Type': metrics.contentType, 'Cache-Control': 'no-store' } }),
+    );
+  };
+}
+
+function isLoopback(addr: string | undefined): boolean {
+  if (!addr) return false;
+  const a = addr.startsWith('::ffff:') ? addr.slice(7) : addr;
+  return a === '::1' || /^127\.\d+\.\d+\.\d+$/.test(a);
 }

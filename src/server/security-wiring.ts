@@ -38,6 +38,8 @@ export interface SecurityOptions {
   rateLimits?: Partial<Record<RateBucket, number>> | false;
   /** Most rate-limit buckets kept in memory (least recently used evicted first). Default 100,000. */
   rateLimitEntries?: number;
+  /** Milliseconds on a monotonic clock for token refill (default performance.now); tests freeze it. */
+  rateClock?: () => number;
   /** Platform profile URL prefixes trusted; absent = open. */
   profileAllowlist?: string[];
   /** Fetch platform profiles on privileged calls (default: when not a sandbox). */
@@ -98,6 +100,7 @@ export async function buildAuthPolicy(args: {
     sandbox: args.sandbox,
     adminKeyHashes: [...(args.business.admin_api_key_hashes ?? []), ...args.adminKeys.map(hashApiKey)],
     platformKeys: args.business.platform_api_keys ?? [],
+    findPlatformKey: (sha256) => args.store.read((tx) => tx.admin.platformKeyByHash(sha256)),
     audiences: () => [...args.profileUris(), ...(opts.profileUris ?? [])],
     origins: args.origins,
     nonces: hmacNonces(Buffer.from(secretHex, 'hex')),
@@ -112,6 +115,7 @@ export async function buildAuthPolicy(args: {
       : undefined,
     verifySignature,
     rateLimiter: limits ? tokenBuckets(limits, { maxEntries: opts.rateLimitEntries }) : undefined,
+    rateClock: opts.rateClock,
     accepted: ACCEPTED_MECHANISMS,
   };
   return { policy, resolver };

@@ -5,9 +5,13 @@
  * Check-and-reserve (availability re-validation and the claim that books it) always happens inside
  * one transaction.
  */
-import { isoUtc, type BookingRecord, type HoldRecord, type SubscriptionRecord, type WaitlistRecord, type WaitlistStatus } from '../domain/index.js';
+import type { RegistryRepo } from './registry-port.js';
+import type { AdminRepo } from './admin-port.js';
+import { isoUtc, type BookingRecord, type HoldRecord, type SubscriptionRecord, type WaitlistRecord, type WaitlistStatus, type CredentialKind } from '../domain/index.js';
 
 /** A resource occupied by a booking or an active hold over its blocked interval (buffers included). */
+import type { AccountRepo, OAuthRepo } from './oauth-port.js';
+
 export interface ClaimRow {
   resource_id: string;
   start_ms: number;
@@ -41,7 +45,22 @@ export interface BookingRepo {
   /** Most recently created first (for the business's own tools). */
   recent(limit: number, status?: string): Promise<BookingRecord[]>;
   /** Ids of pending / requires_action bookings whose expiry passed (for the sweeper). */
-  expiredPending(nowMs: number, limit: number): Promise<string[]>;
+  expiredPending(nowMs: number, limit: number): Promise<string[]>;  /** Counts an operator watches (metrics, read at scrape time): each is one indexed count. */
+  gauges(nowMs: number): Promise<StoreGauges>;
+}
+
+/** What the store holds right now, as an operator sees it. */
+export interface StoreGauges {
+  /** Bookings per status (statuses with none are absent). */
+  bookings_by_status: Record<string, number>;
+  /** Holds still active and not yet expired. */
+  active_holds: number;
+  /** Outbox events due and not yet dispatched (the dispatcher's backlog). */
+  outbox_due: number;
+  /** Webhook deliveries waiting for an attempt (due or scheduled for a retry). */
+  deliveries_pending: number;
+  /** Of those, the ones a worker holds a lease on right now. */
+  deliveries_leased: number;
 }
 
 export interface HoldRepo {
@@ -195,6 +214,8 @@ export interface WebhookRepo {
    * delivery of the same order key to the same target (causal order). Targets in `busy` are skipped.
    */
   claimDue(nowMs: number, limit: number, leaseUntilMs: number, busy: readonly string[]): Promise<WebhookDelivery[]>;
+  /** Give up the leases on these deliveries (a worker shutting down): another worker may claim them at once. */
+  releaseLeases(ids: readonly number[]): Promise<void>;
   /** Record one attempt and the delivery's new state (clears the lease). */
   recordAttempt(a: DeliveryAttempt, next: { status: DeliveryStatus; next_attempt_ms: number }): Promise<void>;
   list(q: { status?: DeliveryStatus; limit: number }): Promise<WebhookDelivery[]>;
@@ -211,7 +232,7 @@ export interface KeyValueRepo {
 /** A booking-scoped credential as the business keeps it: only the hash of its value. */
 export interface CredentialRow {
   value_hash: string;
-  resource_kind: 'booking' | 'hold' | 'waitlist_entry';
+  resource_kind: CredentialKind;
   resource_id: string;
   /** RFC 7638 thumbprint the credential is bound to (cnf.jkt), when the caller proved a key. */
   jkt: string | null;
@@ -251,6 +272,10 @@ export interface Tx {
   subscriptions: SubscriptionRepo;
   outbox: OutboxRepo;
   kv: KeyValueRepo;
+  registry: RegistryRepo;
+  admin: AdminRepo;
+  oauth: OAuthRepo;
+  accounts: AccountRepo;
 }
 
 /** Cross-process announcement of dispatched events (PostgreSQL LISTEN/NOTIFY); absent in one process. */

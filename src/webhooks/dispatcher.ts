@@ -43,7 +43,12 @@ export interface DispatcherOptions {
   debounceMs?: number;
   /** A leased delivery returns to the queue if its worker vanished for this long. */
   leaseMs?: number;
+  /** Told the result of every recorded attempt (metrics). */
+  onAttempt?: (result: AttemptResult) => void;
 }
+
+/** How an attempt ended: sent (2xx), to be retried, given up, canceled (no webhook_url), or skipped (reserved name). */
+export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'canceled' | 'skipped';
 
 /** Deliveries to a platform name its profile; the webhook_url is resolved when sending. */
 export const PROFILE_TARGET = 'profile:';
@@ -58,6 +63,8 @@ export class WebhookDispatcher {
   /** A nudge is already scheduled. */
   private pending = false;
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Ids of the deliveries in flight (their leases are released if a stop cuts them short). */
+  private readonly leased = new Set<number>();
   /** Reserved-name targets already logged (each is logged once per process; bounded). */
   private readonly skippedLogged = new Set<string>();
   /** The last pass met an unavailable database (logged once, until a pass succeeds). */
@@ -81,7 +88,10 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Stop; in-flight deliveries get a moment to finish, and any cut short are retried by the next run. */
+  /**
+   * Stop; in-flight deliveries get a moment to finish. The leases of any cut short are released, so
+   * another process (or the next run) sends them at once rather than after the lease lapses.
+   */
   async stop(graceMs = 1000): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
@@ -89,6 +99,17 @@ export class WebhookDispatcher {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.inFlight.values()]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
     clearTimeout(timer);
+    if (this.leased.size > 0) {
+      const ids = [...this.leased];
+      await this.o.store.transaction((tx) => tx.webhooks.releaseLeases(ids)).catch((err) =>
+        this.o.log.warn('could not release delivery leases; they lapse by themselves', { deliveries: ids.length, error: String(err) }),
+      );
+    }
+  }
+
+  /** Started and not stopped. */
+  get isRunning(): boolean {
+    return !this.stopped;
   }
 
   /** One pass: expand due events, then launch due deliveries. Resolves when launched, not when finished. */
@@ -237,9 +258,11 @@ export class WebhookDispatcher {
     // Stopped meanwhile: the leases lapse and the next run sends these.
     if (this.stopped) return;
     for (const d of due) {
+      this.leased.add(d.id);
       const p = this.deliver(d)
         .catch((err) => this.o.log.warn('webhook delivery could not be recorded; it will be retried', { event_id: d.event_id, error: String(err) }))
         .finally(() => {
+          this.leased.delete(d.id);
           this.inFlight.delete(d.target_url);
           // A finished delivery may unblock the next event for that target.
           this.nudge();
@@ -278,6 +301,7 @@ export class WebhookDispatcher {
         { status: 'skipped', next_attempt_ms: at },
       ),
     );
+    this.o.onAttempt?.('skipped');
   }
 
   private async deliver(d: WebhookDelivery): Promise<void> {
@@ -297,6 +321,7 @@ export class WebhookDispatcher {
           { status: 'canceled', next_attempt_ms: at },
         ),
       );
+      this.o.onAttempt?.('canceled');
       return;
     }
     const res = target.url
@@ -322,6 +347,7 @@ export class WebhookDispatcher {
         { status, next_attempt_ms: next },
       ),
     );
+    this.o.onAttempt?.(status === 'pending' ? 'retry' : status === 'failed' ? 'failed' : 'delivered');
     if (status === 'pending') this.schedule(Math.max(0, next - this.o.now()));
   }
 }

@@ -1,6 +1,6 @@
 export { WebhookDispatcher } from './dispatcher.js';
 export { eventBody } from '../store/index.js';
-export type { DispatcherOptions } from './dispatcher.js';
+export type { AttemptResult, DispatcherOptions } from './dispatcher.js';
 export { httpWebhookSender, signedDelivery, checkWebhookUrl, WEBHOOK_COMPONENTS } from './sender.js';
 export type { WebhookSender, SendResult } from './sender.js';
 export { nextAttempt, DEFAULT_RETRY } from './schedule.js';

@@ -303,6 +303,14 @@ export const RULES = {
     packages: 'any',
     node: 'any',
   }),
+  // The OAuth door: an authorization server library and account pages. Like a door it reaches the
+  // core through operations (the pipeline) and the security policy; its own records and the buyer
+  // accounts go through the store's repositories; never the domain.
+  oauth: allowOnly('src/oauth imports only operations, security, the store, its own files, packages and node built-ins: never the domain or another door', 'src/oauth/', {
+    layers: ['oauth', 'operations', 'security', 'store'],
+    packages: 'any',
+    node: 'any',
+  }),
 } satisfies Record<string, LayerRule>;
 
 // ------------------------------------------------------------------------------------------------

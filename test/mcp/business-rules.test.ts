@@ -13,7 +13,7 @@ let conn: McpConn;
 
 beforeAll(async () => {
   t = await startTestServer();
-  conn = await connectMcp('v2', 'http', t.url);
+  conn = await connectMcp('v2', 'memory', t);
 }, 60_000);
 afterAll(async () => {
   await conn?.close();

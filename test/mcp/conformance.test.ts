@@ -12,6 +12,9 @@ import { ADMIN_KEY, BUYER, OTHER_PLATFORM, PLATFORM, startTestServer, type TestS
 import { assertValid, deepResolve, describeConformance, mcpToolNames, openrpcDoc, openrpcMethod, validateMcpParams, validateMcpResult, OPENRPC_ID } from '../support/spec.js';
 import { connectMcp, errorCodes, meta, nyDate, type McpConn, type ToolResult } from './helpers.js';
 
+/** Tools of ours beyond the OpenRPC document (docs/DECISIONS.md: the buyer's history for usp:history). */
+const OUR_TOOLS = ['usp_bookings_list'];
+
 /** The OpenRPC business tools this server implements: every method except the discovery registry. */
 const expectedTools = (): string[] => mcpToolNames().filter((n) => !n.startsWith('usp_registry_'));
 
@@ -110,8 +113,10 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
 
   beforeAll(async () => {
     t = await startTestServer();
-    conn = await connectMcp('v2', 'http', t.url);
-    tools = (await conn.client.listTools()).tools;
+    conn = await connectMcp('v2', 'memory', t);
+    const listed = (await conn.client.listTools()).tools;
+    expect(listed.filter((tl: any) => OUR_TOOLS.includes(tl.name)).map((tl: any) => tl.name)).toEqual(OUR_TOOLS);
+    tools = listed.filter((tl: any) => !OUR_TOOLS.includes(tl.name));
   }, 60_000);
   afterAll(async () => {
     await conn?.close();
@@ -185,7 +190,7 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
     expect(failures, failures.join('\n')).toEqual([]);
   });
 
-  it('tools/list gives exactly the 21 business tools of the OpenRPC document (no usp_registry_* tools)', () => {
+  it('tools/list gives exactly the 21 business tools of the OpenRPC document (no usp_registry_* tools), besides our own usp_bookings_list', () => {
     const names = tools.map((tl) => tl.name);
     expect(new Set(names).size).toBe(names.length);
     expect(names.sort()).toEqual(expectedTools().sort());

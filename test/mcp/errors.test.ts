@@ -124,10 +124,11 @@ const CASES: ErrorCase[] = [
     run: () => conn.callError('usp_waitlist_list', meta('http://platform.example/profile.json')),
   },
   {
+    // With no credential either, Streamable HTTP answers 401 first (MCP authorization; see below).
     rule: 'a privileged tool without a profile is -32600 naming the profile (D7)',
     code: -32600,
     mentions: ['profile'],
-    run: () => conn.callError('usp_bookings_get', { booking_id: 'bkg_anything' }),
+    run: () => conn.callError('usp_bookings_get', { booking_id: 'bkg_anything', _meta: { usp: { authorization: { mechanism: 'http_message_signature' } } } }),
   },
   {
     rule: 'usp_bookings_confirm called by a platform is -32006 authentication_required (D8)',
@@ -205,9 +206,22 @@ describe('an error message is a sentence that starts with the code and says what
   });
 
   it('a privileged call without a profile says to send one: "invalid_request: A platform profile is required..."', async () => {
-    const err = await conn.callError('usp_waitlist_list', {});
+    const err = await conn.callError('usp_waitlist_list', { _meta: { usp: { authorization: { mechanism: 'http_message_signature' } } } });
     expect(err.message).toMatch(/^invalid_request: A platform profile is required on privileged operations/);
     expect(err.data.content).toMatch(/^A platform profile is required/);
+  });
+
+  it('with neither profile nor credential, Streamable HTTP answers 401 naming resource_metadata (MCP authorization), its body -32006', async () => {
+    const res = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'usp_waitlist_list', arguments: {} } }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
+    const body: any = await res.json();
+    expect(body).toMatchObject({ id: 7, error: { code: -32006, data: { code: 'authentication_missing' } } });
+    expect(body.error.message).toMatch(/^authentication_required: /);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * MCP test support: connect a real SDK client (v1 `@modelcontextprotocol/sdk` or v2
  * `@modelcontextprotocol/client`) to usp-server over stdio (the built `usp-server mcp` binary),
- * Streamable HTTP (`/mcp`) or legacy HTTP+SSE (`/sse`), collect the `usp_webhook` notifications it
+ * Streamable HTTP (`/mcp`), legacy HTTP+SSE (`/sse`), or in memory (the SDK's linked transport
+ * pair, for tests whose subject is the tools rather than a transport: no socket, no child), collect the `usp_webhook` notifications it
  * receives, and poll for them with a bound instead of sleeping. Also a raw JSON-RPC line client for
  * stdio and a raw POST helper for an open Streamable HTTP session, for requests an SDK client
  * would refuse to send.
@@ -9,7 +10,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { z } from 'zod';
 import { z as z3 } from 'zod/v3';
-import { Client as ClientV2, SSEClientTransport as SseV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV2, InMemoryTransport, SSEClientTransport as SseV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+import { connectMcpSession } from '../../src/bindings/mcp/index.js';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -22,7 +24,7 @@ import { BIN, REPO_ROOT, ensureBuilt } from '../support/build.js';
 export const ZONE = 'America/New_York';
 
 export type SdkLine = 'v1' | 'v2';
-export type TransportKind = 'stdio' | 'http' | 'sse';
+export type TransportKind = 'stdio' | 'http' | 'sse' | 'memory';
 
 /** What a tools/call result looks like to the tests (both SDK lines return this shape). */
 export interface ToolResult {
@@ -69,8 +71,16 @@ export function nyDate(fromMs: number, days = 0): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(fromMs + days * 86_400_000));
 }
 
-function normalizeError(err: unknown): RpcError {
+/** The JSON-RPC error a call failed with, also when it came as the body of an HTTP 401. */
+export function normalizeError(err: unknown): RpcError {
   const e = err as { code?: unknown; message?: unknown; data?: unknown };
+  // A privileged call with no credential over HTTP is answered 401 (MCP authorization); the SDKs
+  // raise it as an HTTP error whose text ends with the body, which is the USP JSON-RPC error.
+  const body = typeof e?.code !== 'number' ? /(\{"jsonrpc".*\})\s*$/s.exec(String(e?.message ?? ''))?.[1] : undefined;
+  if (body) {
+    const rpc = JSON.parse(body) as { error?: { code: number; message: string; data?: unknown } };
+    if (rpc.error) return { code: rpc.error.code, message: rpc.error.message, data: rpc.error.data };
+  }
   if (typeof e?.code !== 'number') throw err;
   return { code: e.code, message: String(e.message ?? ''), data: e.data };
 }
@@ -85,12 +95,15 @@ export const STDIO_ARGS = [BIN, 'mcp', '--demo', '--db', ':memory:'];
 // ---------------------------------------------------------------------------
 
 /**
- * Connects a client of the given SDK line over the given transport. `url` is the server's base URL
- * for http and sse; stdio spawns `node bin/usp-server.js mcp --demo --db :memory:` (call
- * `ensureBuilt()` first).
+ * Connects a client of the given SDK line over the given transport. `target` is the server's base
+ * URL for http and sse, the test server itself for memory (v2 only: a session on the server's own
+ * pipeline and hub, as stdio has); stdio spawns `node bin/usp-server.js mcp --demo --db :memory:`
+ * (call `ensureBuilt()` first).
  */
-export async function connectMcp(line: SdkLine, kind: TransportKind, url?: string): Promise<McpConn> {
-  if (kind !== 'stdio' && !url) throw new Error(`${kind} needs the server URL`);
+export async function connectMcp(line: SdkLine, kind: TransportKind, target?: string | TestServer): Promise<McpConn> {
+  const url = typeof target === 'string' ? target : target?.url;
+  if (kind !== 'stdio' && !target) throw new Error(`${kind} needs the server`);
+  if (kind === 'memory' && (line !== 'v2' || typeof target !== 'object')) throw new Error('in memory: a v2 client and the test server');
   const notifications: Array<Record<string, any>> = [];
   const notificationMethods: string[] = [];
   const info = { name: `usp-test-${line}-${kind}`, version: '1.0.0' };
@@ -105,7 +118,12 @@ export async function connectMcp(line: SdkLine, kind: TransportKind, url?: strin
       notificationMethods.push(n?.method ?? 'usp_webhook');
     });
     if (kind === 'stdio') transport = new StdioV2({ command: process.execPath, args: STDIO_ARGS, cwd: REPO_ROOT, stderr: 'pipe' });
-    else if (kind === 'http') transport = new HttpV2(new URL('/mcp', url));
+    else if (kind === 'memory') {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      const { server } = target as TestServer;
+      await connectMcpSession({ pipeline: server.pipeline }, server.hub, serverSide as never, 'memory');
+      transport = clientSide;
+    } else if (kind === 'http') transport = new HttpV2(new URL('/mcp', url));
     else transport = new SseV2(new URL('/sse', url));
   } else {
     client = new ClientV1(info);
@@ -166,7 +184,7 @@ export async function connectMcp(line: SdkLine, kind: TransportKind, url?: strin
 
 export interface McpEnv {
   conn: McpConn;
-  /** The REST/HTTP server (http and sse only). */
+  /** The REST/HTTP server (http, sse and memory). */
   server: TestServer | null;
   /** The New York date `n` days after the server's "now" (TEST_NOW for the test server, the real clock on stdio). */
   day(n: number): string;
@@ -183,7 +201,7 @@ export async function openEnv(line: SdkLine, kind: TransportKind): Promise<McpEn
   }
   const server = await startTestServer();
   try {
-    const conn = await connectMcp(line, kind, server.url);
+    const conn = await connectMcp(line, kind, kind === 'memory' ? server : server.url);
     return {
       conn,
       server,

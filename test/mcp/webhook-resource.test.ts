@@ -16,7 +16,7 @@ const day = (n: number) => nyDate(t.clock.now(), n);
 
 beforeAll(async () => {
   t = await startTestServer();
-  conn = await connectMcp('v2', 'http', t.url);
+  conn = await connectMcp('v2', 'memory', t);
   conn.client.setNotificationHandler('notifications/resources/updated', (n: { params: { uri: string } }) => {
     updated.push(n.params.uri);
   });
@@ -88,7 +88,7 @@ describe('resources/read of the webhook resource answers the recent events, newe
 
   it('a session that never acted for the principal cannot read its events (resource_not_found)', async () => {
     const { resource } = await bookHaircut(conn);
-    const other = await connectMcp('v2', 'http', t.url);
+    const other = await connectMcp('v2', 'memory', t);
     try {
       await bookHaircut(other, OTHER_PLATFORM);
       let err: any;

@@ -25,7 +25,7 @@ const BUYER = (i: number) => ({ first_name: `Buyer${i}`, last_name: 'Racer', ema
 const profileOf = (tag: string, i: number) => `https://platform-${i}.example/profiles/${tag}.json`;
 
 function startServer(db: string): Promise<Proc> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--db', db, '--port', '0', '--no-rate-limit'], {
+  const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--db', db, '--port', '0', '--no-rate-limit', '--db-statement-timeout', '30000'], {
     cwd: REPO_ROOT,
     env: { ...process.env, DATABASE_URL: '' },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -29,12 +29,13 @@ describe.skipIf(!HAVE_CHROMIUM)('the buyer pages in a browser (skipped without /
     mkdirSync(SHOTS, { recursive: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      timeout: 20_000,
+      // A loaded machine (the suite runs files in parallel) can take long to start a browser.
+      timeout: 60_000,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
       // playwright-core gives every launch a fresh user-data-dir of its own (it refuses --user-data-dir).
     });
     t = await startTestServer();
-  }, 30_000);
+  }, 90_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();

@@ -16,7 +16,7 @@ import { silentLogger } from '../../src/operations/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import type { SecurityOptions } from '../../src/server/security-wiring.js';
 import { BIN, REPO_ROOT, ensureBuilt } from '../support/build.js';
-import { nyDate } from '../mcp/helpers.js';
+import { normalizeError, nyDate } from '../mcp/helpers.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
 import { ADMIN_KEY, BUYER, demoBusiness } from '../support/server.js';
 
@@ -45,9 +45,8 @@ function wrap(client: Client, aud: string, stderr: () => string): Conn {
       try {
         result = await call(tool, args);
       } catch (err) {
-        const e = err as { code?: unknown; message?: unknown; data?: unknown };
-        if (typeof e?.code !== 'number') throw err;
-        return { code: e.code, message: String(e.message ?? ''), data: e.data };
+        // Over HTTP a call with no credential at all is an HTTP 401 whose body is the JSON-RPC error.
+        return normalizeError(err);
       }
       throw new Error(`${tool} was expected to fail with a JSON-RPC error but returned ${JSON.stringify(result).slice(0, 600)}`);
     },

@@ -9,7 +9,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { createSigningIdentity, signedHeaders } from '../../src/client/platform-auth.js';
 import { silentLogger } from '../../src/operations/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
-import { nyDate } from '../mcp/helpers.js';
+import { normalizeError, nyDate } from '../mcp/helpers.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
 import { ADMIN_KEY, BUYER, demoBusiness } from '../support/server.js';
 
@@ -67,7 +67,8 @@ describe('MCP over HTTP authenticates with HTTP-layer credentials', () => {
     await signed.close();
 
     const plain = await connect();
-    const err = await plain.callTool({ name: 'usp_availability_hold', arguments: { service_id: 'svc_haircut', slot_id: await slotId(plain), _meta: { usp: { profile } } } }).catch((e) => e);
+    // Unsigned, with no credential at all: an HTTP 401 (MCP authorization) whose body is -32006.
+    const err = await plain.callTool({ name: 'usp_availability_hold', arguments: { service_id: 'svc_haircut', slot_id: await slotId(plain), _meta: { usp: { profile } } } }).catch(normalizeError);
     expect(err.code).toBe(-32006);
     await plain.close();
   });

@@ -119,7 +119,7 @@ function mcpDatabaseLine(args: string[], cwd: string, env: Record<string, string
     }, 15_000);
     child.stderr.on('data', (c: Buffer) => {
       stderr += c.toString('utf8');
-      const m = /database: (.+)/.exec(stderr);
+      const m = /database: ([^"\n]+)/.exec(stderr);
       if (m && line === undefined) {
         line = m[1]!;
         child.stdin.end();

@@ -20,7 +20,7 @@ vi.mock('../../src/domain/slot-id.js', async (importOriginal) => {
 });
 
 const { BusinessFileError, parseBusinessFile } = await import('../../src/server/business-file.js');
-const { compileBusiness } = await import('../../src/operations/runtime.js');
+const { compileBusiness } = await import('../../src/operations/business.js');
 const { SlotTagClash } = await import('../../src/domain/slot-tags.js');
 
 const demo = () => JSON.parse(readFileSync(fileURLToPath(new URL('../../src/server/demo-business.json', import.meta.url)), 'utf8'));

@@ -10,6 +10,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { HoldRecord } from '../../src/domain/records.js';
 import type { ClaimRow, IdempotencyRecord, OutboxEvent, Store, Tx } from '../../src/store/port.js';
+import type { RegistryBusinessRow, RegistryServiceRow } from '../../src/store/registry-port.js';
 import {
   booking,
   claim,
@@ -47,6 +48,53 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
     afterEach(async () => {
       await store.close();
+    });
+
+    describe('registry: registrations and their indexed services', () => {
+      const reg = (id: string, lat: number | null, url = `https://${id}.example/.well-known/usp`): RegistryBusinessRow => ({
+        id, profile_url: url, deployment_mode: 'standalone', status: 'active', owner: null, entry: { id, name: id }, lat, lng: lat === null ? null : -74,
+        verticals: ['appointment'], categories: ['hair'], search_text: `${id} hair`, name_text: id, created_ms: NOW, last_indexed_ms: NOW, next_index_ms: NOW + 1000, failures: 0,
+      });
+      const svcRow = (businessId: string, serviceId: string, lat: number | null): RegistryServiceRow => ({
+        business_id: businessId, service_id: serviceId, vertical: 'appointment', terms: ['cat_hair'], search_text: serviceId, name_text: serviceId,
+        currency: 'USD', price_min: 1000, price_max: 2000, dur_min: 30, dur_max: 30, lat, lng: lat === null ? null : -74, result: { service_id: serviceId }, indexed_ms: NOW,
+      });
+      const box = (lat: number) => ({ center: { lat, lng: -74, radiusKm: 5 }, bbox: { minLat: lat - 0.1, maxLat: lat + 0.1, minLng: -74.1, maxLng: -73.9 } });
+
+      test('a location search finds what lies within the radius, through the spatial index, and never a row without a point', async () => {
+        await write(async (tx) => {
+          for (const [id, lat] of [['reg_a', 40.7], ['reg_b', 41.7], ['reg_c', null]] as const) {
+            await tx.registry.put(reg(id, lat));
+            await tx.registry.replaceServices(id, [svcRow(id, `svc_${id}`, lat)]);
+          }
+        });
+        expect((await read((tx) => tx.registry.searchBusinesses(box(40.7), 0, 10))).map((b) => b.id)).toEqual(['reg_a']);
+        expect((await read((tx) => tx.registry.searchServices(box(41.7), 0, 10))).map((h) => h.service.service_id)).toEqual(['svc_reg_b']);
+        expect((await read((tx) => tx.registry.searchServices({ categories: ['cat_hair'] }, 0, 10))).map((h) => h.service.service_id).sort()).toEqual(['svc_reg_a', 'svc_reg_b', 'svc_reg_c']);
+      });
+
+      test('put replaces a registration by id; remove takes its services and terms along', async () => {
+        await write(async (tx) => {
+          await tx.registry.put(reg('reg_a', 40.7));
+          await tx.registry.replaceServices('reg_a', [svcRow('reg_a', 'svc_1', 40.7), svcRow('reg_a', 'svc_2', 40.7)]);
+          await tx.registry.put({ ...reg('reg_a', 40.7), failures: 3 });
+        });
+        expect((await read((tx) => tx.registry.get('reg_a')))?.failures).toBe(3);
+        expect(await read((tx) => tx.registry.services('reg_a'))).toHaveLength(2);
+        expect(await write((tx) => tx.registry.remove('reg_a'))).toBe(true);
+        expect(await read((tx) => tx.registry.services('reg_a'))).toEqual([]);
+        expect(await read((tx) => tx.registry.searchServices({ categories: ['cat_hair'] }, 0, 10))).toEqual([]);
+        expect(await write((tx) => tx.registry.remove('reg_a'))).toBe(false);
+      });
+
+      test('due lists registrations whose re-index time has come, soonest first', async () => {
+        await write(async (tx) => {
+          await tx.registry.put({ ...reg('reg_late', null), next_index_ms: NOW + 50 });
+          await tx.registry.put({ ...reg('reg_soon', null), next_index_ms: NOW + 10 });
+          await tx.registry.put({ ...reg('reg_future', null), next_index_ms: NOW + 10_000 });
+        });
+        expect((await read((tx) => tx.registry.due(NOW + 100, 10))).map((b) => b.id)).toEqual(['reg_soon', 'reg_late']);
+      });
     });
 
     describe('claims.active() returns the unexpired claims on the asked resources that overlap [from, to)', () => {
@@ -571,6 +619,69 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       });
     });
 
+    describe('gauges() counts what an operator watches: bookings per status, live holds, the outbox backlog, pending and leased deliveries', () => {
+      const delivery = (eventId: string, seq: number) => ({
+        event_id: eventId,
+        event: 'booking.confirmed',
+        seq,
+        order_key: `bkg_${eventId}`,
+        target_url: `https://hooks.example/${eventId}`,
+        subscription_id: null,
+        body: '{}',
+        next_attempt_ms: NOW,
+        created_ms: NOW,
+      });
+
+      test('an empty store counts nothing', async () => {
+        expect(await read((tx) => tx.bookings.gauges(NOW))).toEqual({
+          bookings_by_status: {},
+          active_holds: 0,
+          outbox_due: 0,
+          deliveries_pending: 0,
+          deliveries_leased: 0,
+        });
+      });
+
+      test('each count follows status and time: expired holds, future events and lapsed leases do not count', async () => {
+        await write(async (tx) => {
+          await tx.bookings.insert(booking('bkg_1', { status: 'confirmed' }));
+          await tx.bookings.insert(booking('bkg_2', { status: 'confirmed' }));
+          await tx.bookings.insert(booking('bkg_3', { status: 'pending', expiresAtMs: NOW + MIN }));
+          await tx.holds.insert(hold('hld_live', { expiresAtMs: NOW + MIN }));
+          await tx.holds.insert(hold('hld_expired', { expiresAtMs: NOW }));
+          await tx.holds.insert(hold('hld_released', { status: 'released', expiresAtMs: NOW + MIN }));
+          await tx.outbox.add(outboxEvent('evt_due'));
+          await tx.outbox.add(outboxEvent('evt_later', { due_ms: NOW + MIN }));
+          await tx.webhooks.add(delivery('a', 1));
+          await tx.webhooks.add(delivery('b', 2));
+          await tx.webhooks.add(delivery('c', 3));
+        });
+        const leased = await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []));
+        expect(leased).toHaveLength(2);
+        expect(await read((tx) => tx.bookings.gauges(NOW))).toEqual({
+          bookings_by_status: { confirmed: 2, pending: 1 },
+          active_holds: 1,
+          outbox_due: 1,
+          deliveries_pending: 3,
+          deliveries_leased: 2,
+        });
+        // A minute later the hold has expired, the scheduled event is due and the leases have lapsed.
+        expect(await read((tx) => tx.bookings.gauges(NOW + MIN))).toMatchObject({ active_holds: 0, outbox_due: 2, deliveries_leased: 0 });
+      });
+
+      test('releaseLeases frees the leases it names, so another worker can claim those deliveries at once', async () => {
+        await write(async (tx) => {
+          await tx.webhooks.add(delivery('a', 1));
+          await tx.webhooks.add(delivery('b', 2));
+        });
+        const leased = await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []));
+        expect(await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []))).toEqual([]);
+        await write((tx) => tx.webhooks.releaseLeases([leased[0].id]));
+        expect((await read((tx) => tx.bookings.gauges(NOW))).deliveries_leased).toBe(1);
+        expect((await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []))).map((d) => d.id)).toEqual([leased[0].id]);
+      });
+    });
+
     describe('kv stores strings by key', () => {
       test('an unknown key reads null; set stores a value and a second set replaces it', async () => {
         expect(await read((tx) => tx.kv.get('k'))).toBeNull();
@@ -579,6 +690,83 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         await write((tx) => tx.kv.set('k', 'two'));
         expect(await read((tx) => tx.kv.get('k'))).toBe('two');
         expect(await read((tx) => tx.kv.get('other'))).toBeNull();
+      });
+    });
+
+    describe('oauth keeps the authorization server records by model and id, shared by every process', () => {
+      const rec = (id: string, over: Partial<Parameters<Tx['oauth']['upsert']>[0]> = {}) => ({
+        model: 'AuthorizationCode',
+        id,
+        payload: { grantId: 'grt_1', nested: { scope: 'usp:booking' } },
+        grantId: 'grt_1',
+        uid: null,
+        userCode: null,
+        accountId: 'acc_1',
+        expiresMs: NOW + MIN,
+        ...over,
+      });
+      test('a stored record reads back by id and by uid until its expiry instant, then reads null', async () => {
+        await write((tx) => tx.oauth.upsert(rec('c1', { uid: 'u1' })));
+        expect(await read((tx) => tx.oauth.find('AuthorizationCode', 'c1', NOW))).toEqual({ ...rec('c1', { uid: 'u1' }), consumedMs: null });
+        expect((await read((tx) => tx.oauth.findByUid('AuthorizationCode', 'u1', NOW)))?.id).toBe('c1');
+        expect(await read((tx) => tx.oauth.find('AccessToken', 'c1', NOW))).toBeNull();
+        expect(await read((tx) => tx.oauth.find('AuthorizationCode', 'c1', NOW + MIN))).toBeNull();
+      });
+      test('consume succeeds once: a second redemption of the same code is seen as a replay, and the mark survives a replace', async () => {
+        await write((tx) => tx.oauth.upsert(rec('c1')));
+        expect(await write((tx) => tx.oauth.consume('AuthorizationCode', 'c1', NOW))).toBe(true);
+        expect(await write((tx) => tx.oauth.consume('AuthorizationCode', 'c1', NOW + 1))).toBe(false);
+        await write((tx) => tx.oauth.upsert(rec('c1')));
+        expect((await read((tx) => tx.oauth.find('AuthorizationCode', 'c1', NOW)))?.consumedMs).toBe(NOW);
+      });
+      test('revoking a grant removes every record of it and the grant itself, and nothing of another grant', async () => {
+        await write(async (tx) => {
+          await tx.oauth.upsert(rec('c1'));
+          await tx.oauth.upsert(rec('t1', { model: 'AccessToken' }));
+          await tx.oauth.upsert(rec('grt_1', { model: 'Grant', grantId: null }));
+          await tx.oauth.upsert(rec('t2', { model: 'AccessToken', grantId: 'grt_2' }));
+        });
+        expect(await write((tx) => tx.oauth.revokeByGrantId('grt_1'))).toBe(3);
+        expect(await read((tx) => tx.oauth.find('AccessToken', 't1', NOW))).toBeNull();
+        expect(await read((tx) => tx.oauth.find('Grant', 'grt_1', NOW))).toBeNull();
+        expect((await read((tx) => tx.oauth.find('AccessToken', 't2', NOW)))?.id).toBe('t2');
+      });
+      test('byAccount lists one model of one account, newest first; purge drops only expired records', async () => {
+        await write(async (tx) => {
+          await tx.oauth.upsert(rec('g1', { model: 'Grant' }));
+          await tx.oauth.upsert(rec('g2', { model: 'Grant', expiresMs: null }));
+          await tx.oauth.upsert(rec('g3', { model: 'Grant', accountId: 'acc_2' }));
+          await tx.oauth.upsert(rec('old', { model: 'Grant', expiresMs: NOW - 1 }));
+        });
+        expect(ids(await read((tx) => tx.oauth.byAccount('Grant', 'acc_1', NOW)))).toEqual(['g2', 'g1']);
+        expect(await write((tx) => tx.oauth.purge(NOW))).toBe(1);
+        await write((tx) => tx.oauth.destroy('Grant', 'g2'));
+        expect(ids(await read((tx) => tx.oauth.byAccount('Grant', 'acc_1', NOW)))).toEqual(['g1']);
+      });
+    });
+
+    describe('accounts keeps buyer accounts (one per email) and the bookings made for them', () => {
+      const account = (id: string, email: string) => ({ id, email, password_hash: 'scrypt$x', name: 'Ada', phone: null, created_ms: NOW });
+      test('a second account with the same email is refused and the first is kept', async () => {
+        expect(await write((tx) => tx.accounts.create(account('acc_1', 'ada@example.com')))).toBe(true);
+        expect(await write((tx) => tx.accounts.create(account('acc_2', 'ada@example.com')))).toBe(false);
+        expect(await read((tx) => tx.accounts.byEmail('ada@example.com'))).toEqual(account('acc_1', 'ada@example.com'));
+        expect(await read((tx) => tx.accounts.byId('acc_2'))).toBeNull();
+      });
+      test('linked bookings list newest first, page on with a cursor, and link idempotently', async () => {
+        await write(async (tx) => {
+          await tx.accounts.linkBooking('acc_1', 'bkg_a', NOW);
+          await tx.accounts.linkBooking('acc_1', 'bkg_b', NOW + 1);
+          await tx.accounts.linkBooking('acc_1', 'bkg_c', NOW + 2);
+          await tx.accounts.linkBooking('acc_1', 'bkg_c', NOW + 2);
+          await tx.accounts.linkBooking('acc_2', 'bkg_z', NOW + 3);
+        });
+        const page1 = await read((tx) => tx.accounts.bookings('acc_1', 2));
+        expect(page1.map((b) => b.bookingId)).toEqual(['bkg_c', 'bkg_b']);
+        const page2 = await read((tx) => tx.accounts.bookings('acc_1', 2, { createdMs: page1[1].createdMs, bookingId: page1[1].bookingId }));
+        expect(page2.map((b) => b.bookingId)).toEqual(['bkg_a']);
+        expect(await read((tx) => tx.accounts.owns('acc_1', 'bkg_a'))).toBe(true);
+        expect(await read((tx) => tx.accounts.owns('acc_1', 'bkg_z'))).toBe(false);
       });
     });
 

@@ -174,6 +174,18 @@ if (!PG_URL) {
     'principal_bindings',
     'webhook_deliveries',
     'webhook_attempts',
+    'registry_businesses',
+    'registry_business_terms',
+    'registry_services',
+    'registry_service_terms',
+    'schedule_changes',
+    'admin_audit',
+    'business_users',
+    'admin_sessions',
+    'platform_api_keys',
+    'oauth_records',
+    'buyer_accounts',
+    'buyer_bookings',
   ];
   // Connection errors are expected where a test kills a connection; the tests observe their effects.
   const open = (s = schema, poolSize?: number) => openPostgresStore({ url, schema: s, poolSize, onError: () => {} });

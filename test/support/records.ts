@@ -2,7 +2,7 @@
  * Record builders for store tests: valid records at the fixed test instant, with only the fields a
  * test cares about varying. Written once for the contract suite and the engine-specific suites.
  */
-import type { BookingRecord, BookingStatus, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../src/domain/records.js';
+import type { BookingRecord, BookingStatus, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../src/domain/index.js';
 import type { ClaimRow, IdempotencyRecord, OutboxEvent, StoredService } from '../../src/store/port.js';
 import { TEST_NOW as NOW } from './time.js';
 

@@ -13,6 +13,7 @@ export const TOOL_TITLES: Record<string, string> = {
   usp_availability_release: 'Release a hold',
   usp_bookings_create: 'Book a slot',
   usp_bookings_get: 'Read a booking',
+  usp_bookings_list: "List the person's bookings",
   usp_bookings_update: 'Update booking details',
   usp_bookings_confirm: 'Confirm a booking (business only)',
   usp_bookings_cancel: 'Cancel a booking',
@@ -64,6 +65,8 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
   usp_waitlist_join:
     'Put the person on the waitlist when a class or slot is full (slot state waitlist). Tell them their position and that they will be offered a place if one frees; an offer must be accepted before it expires.',
   usp_waitlist_list: "List this platform's waitlist entries (only yours), optionally by service or status.",
+  usp_bookings_list:
+    "List the signed-in person's bookings at this business, newest first, whichever assistant made them (optionally by status; next_cursor pages on). Works once the person has linked their account (OAuth sign-in with usp:history); use it to answer 'what have I booked?' and to find a booking to change or cancel.",
   usp_waitlist_get: "Read a waitlist entry: position, status, and when offered, the offered slot and the deadline offer_expires_at (tell the person the deadline).",
   usp_waitlist_leave: 'Take the person off a waitlist.',
   usp_waitlist_accept:

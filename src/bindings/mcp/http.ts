@@ -5,13 +5,14 @@
  *   (per-request envelope, `server/discover`) are served statelessly; their webhook events travel
  *   as `notifications/resources/updated` on a `usp://webhooks/...` resource with the payload in params.
  * - `/sse` + `/messages`, the legacy HTTP+SSE transport, for clients that only speak it.
- * Host and Origin are checked against DNS rebinding before anything else.
+ * The door answers only in JSON-RPC; Host and Origin checks, CORS, HTTPS and body limits are the
+ * host's (src/server/host.ts), which answers for this door in JSON-RPC too.
  */
 import { randomUUID } from 'node:crypto';
 import { webhookResourceUri } from './webhook-resource.js';
-import type { Context, Hono } from 'hono';
-import { cors } from 'hono/cors';
+import { Hono, type Context } from 'hono';
 import {
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
   isLegacyRequest,
@@ -26,10 +27,6 @@ import { createMcpServer, type McpDoorDeps } from './server.js';
 import { guardSend, restoreInResponse } from './wire-fix.js';
 
 export interface McpHttpOptions {
-  /** Host header values accepted (host or host:port); empty means any (behind a trusted proxy). */
-  allowedHosts: readonly string[];
-  /** Origins accepted when a browser sends one (and answered CORS preflights); empty means none but same-host. */
-  allowedOrigins: readonly string[];
   /** Sessions idle longer than this are closed (the SDK never expires them). Default 30 min. */
   idleTimeoutMs?: number;
   /** A session the client never came back to after initialize is closed after this. Default 60 s. */
@@ -43,6 +40,27 @@ export interface McpHttpOptions {
 }
 
 export const DEFAULT_SESSION_LIMITS = { maxSessions: 1000, maxSessionsPerAddress: 100, unusedSessionTimeoutMs: 60_000, idleTimeoutMs: 30 * 60_000 };
+
+/** The largest request body the MCP door reads: the SDK's own bound for its HTTP entry points (4 MiB). */
+export const MCP_MAX_BODY_BYTES: number = DEFAULT_MAX_REQUEST_BODY_SIZE;
+
+/** The paths the MCP door answers (and everything below them). */
+export const MCP_HTTP_PATHS = ['/mcp', '/sse', '/messages'] as const;
+
+/** Response headers a browser-based MCP client must be able to read (CORS). */
+export const MCP_EXPOSED_HEADERS = ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'USP-Correlation-Id', 'WWW-Authenticate', 'Retry-After', 'DPoP-Nonce'];
+
+/**
+ * A JSON-RPC error response (id null: the request's id is unknown or there was none) with an HTTP
+ * status: how the MCP door, and the host on its behalf, says no. An MCP client never gets a
+ * problem document or an HTML page.
+ */
+export function jsonRpcErrorResponse(status: number, err: ProtocolError | { code: number; message: string }): Response {
+  const error = err instanceof ProtocolError ? toJsonRpcError(err) : err;
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (err instanceof ProtocolError && err.retryAfter !== undefined) headers['Retry-After'] = String(err.retryAfter);
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error, id: null }), { status, headers });
+}
 
 interface LiveSession extends NotifiableSession {
   transport: Transport & { close(): Promise<void> };
@@ -58,10 +76,18 @@ interface LiveSession extends NotifiableSession {
   close(): Promise<void>;
 }
 
-export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts: McpHttpOptions): { close(): Promise<void>; sessionCount(): number } {
+export interface McpHttpDoor {
+  /** The door's own app: /mcp, /sse and /messages; anything else under them is a JSON-RPC 404. */
+  app: Hono;
+  sessionCount(): number;
+  close(): Promise<void>;
+}
+
+/** MCP over HTTP as a door of its own; the host in src/server mounts it beside REST and the pages. */
+export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpOptions = {}): McpHttpDoor {
+  const app = new Hono();
   const sessions = new Map<string, LiveSession>();
-  const jsonError = (status: number, code: number, message: string) =>
-    new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'Content-Type': 'application/json' } });
+  const jsonError = (status: number, code: number, message: string) => jsonRpcErrorResponse(status, { code, message });
 
   const limits = {
     maxSessions: opts.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
@@ -72,67 +98,27 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
   const addressOf = (c: Context) => opts.clientAddress?.(c);
   /** Over a cap: 503 when the server is full, 429 when this address holds too many; both say when to retry. */
   const overCap = (address: string | undefined): Response | null => {
-    let err: ProtocolError | null = null;
     if (sessions.size >= limits.maxSessions) {
-      err = new ProtocolError('service_unavailable', `This server has the most MCP sessions it keeps open (${limits.maxSessions}); retry later or end an unused session (DELETE /mcp).`, {
-        detailCode: 'too_many_sessions',
-        retryAfter: 60,
-      });
-    } else if (address !== undefined) {
-      let mine = 0;
-      for (const s of sessions.values()) if (s.address === address) mine++;
-      if (mine >= limits.maxSessionsPerAddress) {
-        err = new ProtocolError('rate_limited', `Your address has the most MCP sessions one client may keep open (${limits.maxSessionsPerAddress}); reuse or end one (DELETE /mcp) before opening another.`, {
-          detailCode: 'too_many_sessions_from_address',
+      return jsonRpcErrorResponse(
+        503,
+        new ProtocolError('service_unavailable', `This server has the most MCP sessions it keeps open (${limits.maxSessions}); retry later or end an unused session (DELETE /mcp).`, {
+          detailCode: 'too_many_sessions',
           retryAfter: 60,
-        });
-      }
+        }),
+      );
     }
-    if (!err) return null;
-    const status = err.code === 'service_unavailable' ? 503 : 429;
-    return new Response(JSON.stringify({ jsonrpc: '2.0', error: toJsonRpcError(err), id: null }), {
-      status,
-      headers: { 'Content-Type': 'application/json', 'Retry-After': String(err.retryAfter) },
-    });
-  };
-
-  const originAllowed = (origin: string, host: string): boolean => {
-    if (opts.allowedOrigins.includes(origin)) return true;
-    try {
-      return new URL(origin).host === host;
-    } catch {
-      return false;
-    }
-  };
-  const guard = (req: Request): Response | null => {
-    const host = req.headers.get('host') ?? '';
-    if (opts.allowedHosts.length > 0 && !opts.allowedHosts.includes(host) && !opts.allowedHosts.includes(host.replace(/:\d+$/, ''))) {
-      return jsonError(403, -32600, 'Host not allowed');
-    }
-    const origin = req.headers.get('origin');
-    if (origin && !originAllowed(origin, host)) return jsonError(403, -32600, 'Origin not allowed');
-    return null;
-  };
-
-  // Host and Origin first (preflights included: a refused origin gets 403, never a CORS answer);
-  // then CORS for the origins allowed, so browser-based clients (the MCP Inspector) can connect.
-  for (const path of ['/mcp', '/sse', '/messages']) {
-    app.use(path, async (c, next) => {
-      const refused = guard(c.req.raw);
-      if (refused) return refused;
-      await next();
-    });
-    app.use(
-      path,
-      cors({
-        origin: (origin, c) => (origin && originAllowed(origin, c.req.header('host') ?? '') ? origin : null),
-        allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-        // Request headers are echoed from the preflight; the MCP and USP response headers are exposed.
-        exposeHeaders: ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'USP-Correlation-Id', 'WWW-Authenticate', 'Retry-After', 'DPoP-Nonce'],
-        maxAge: 600,
+    if (address === undefined) return null;
+    let mine = 0;
+    for (const s of sessions.values()) if (s.address === address) mine++;
+    if (mine < limits.maxSessionsPerAddress) return null;
+    return jsonRpcErrorResponse(
+      429,
+      new ProtocolError('rate_limited', `Your address has the most MCP sessions one client may keep open (${limits.maxSessionsPerAddress}); reuse or end one (DELETE /mcp) before opening another.`, {
+        detailCode: 'too_many_sessions_from_address',
+        retryAfter: 60,
       }),
     );
-  }
+  };
 
   // 2026-07-28 era: one server per request, events on a subscriptions/listen stream.
   const modern = createMcpHandler(() => createMcpServer(deps, null), { legacy: 'reject', onerror: () => undefined });
@@ -141,11 +127,16 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
     modern.bus.publish({ kind: 'resource_updated', uri: webhookResourceUri(principal), params: { ...payload, _meta: { 'dev.usp-protocol/webhook': payload } } as never });
   });
 
-  const newSession = async (address: string | undefined): Promise<LiveSession> => {
-    const id = randomUUID();
-    const transport = guardSend(
-      new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: () => void live.close() }),
-    );
+  /**
+   * One session, either transport: its own server instance, registered with the hub so events find
+   * their way back (the server records on it the principals it acts for), closed once.
+   */
+  const openSession = async (
+    id: string,
+    transport: LiveSession['transport'],
+    address: string | undefined,
+    start: { messages: number; queue: LiveSession['queue'] },
+  ): Promise<LiveSession> => {
     const live: LiveSession = {
       id,
       principals: new Set(),
@@ -156,8 +147,7 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
       lastSeen: Date.now(),
       address,
       used: false,
-      messages: 1,
-      queue: [],
+      ...start,
       notify(method, params) {
         if (live.queue) live.queue.push({ method, params });
         else server.notification({ method, params } as never).catch(() => undefined);
@@ -168,11 +158,10 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
         await server.close().catch(() => undefined);
       },
     };
-    // The server records on `live` the principals it acts for, so events find their way back.
     const server = createMcpServer(deps, live);
     const unregister = hub.register(live);
     sessions.set(id, live);
-    await server.connect(transport);
+    await server.connect(guardSend(transport));
     return live;
   };
 
@@ -201,8 +190,10 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
     const address = addressOf(c);
     const full = overCap(address);
     if (full) return full;
-    const live = await newSession(address);
-    const res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req, { authInfo });
+    const id = randomUUID();
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: () => void sessions.get(id)?.close() });
+    const live = await openSession(id, transport, address, { messages: 1, queue: [] });
+    const res = await transport.handleRequest(req, { authInfo });
     if (!res.ok) await live.close();
     return res;
   });
@@ -213,30 +204,8 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
     const full = overCap(address);
     if (full) return full;
     const transport = new SseTransport(`/messages`);
-    const live: LiveSession = {
-      id: transport.sessionId,
-      principals: new Set(),
-      resources: new Set(),
-      catalogSubscriber: false,
-      subscriptions: new Set(),
-      transport,
-      lastSeen: Date.now(),
-      address,
-      used: false,
-      messages: 0,
-      queue: null,
-      notify: (method, params) => void server.notification({ method, params } as never).catch(() => undefined),
-      close: async () => {
-        if (!sessions.delete(transport.sessionId)) return;
-        unregister();
-        await server.close().catch(() => undefined);
-      },
-    };
-    const server = createMcpServer(deps, live);
-    const unregister = hub.register(live);
-    sessions.set(transport.sessionId, live);
+    const live = await openSession(transport.sessionId, transport, address, { messages: 0, queue: null });
     transport.onclose = () => void live.close();
-    await server.connect(guardSend(transport));
     return transport.response();
   });
 
@@ -257,6 +226,13 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
     return new Response('Accepted', { status: 202 });
   });
 
+  // Everything else under the door's paths is still the MCP door's: JSON-RPC, never a problem document.
+  app.notFound((c) => jsonRpcErrorResponse(404, new ProtocolError('not_found', `No MCP endpoint at ${c.req.method} ${c.req.path}; use POST /mcp (Streamable HTTP) or GET /sse (HTTP+SSE).`)));
+  app.onError((err, c) => {
+    console.error('[usp-server] unexpected MCP HTTP failure', err);
+    return jsonRpcErrorResponse(500, new ProtocolError('server_error', `The business could not process the request to ${c.req.path}.`));
+  });
+
   const idle = limits.idleTimeoutMs;
   const unused = limits.unusedSessionTimeoutMs;
   const reaper = setInterval(() => {
@@ -270,6 +246,7 @@ export function mountMcpHttp(app: Hono, deps: McpDoorDeps, hub: SessionHub, opts
   reaper.unref();
 
   return {
+    app,
     sessionCount: () => sessions.size,
     async close() {
       clearInterval(reaper);

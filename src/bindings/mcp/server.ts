@@ -5,11 +5,12 @@
  * JSON-RPC errors with the USP codes, business outcomes stay results (with isError, decision D13).
  */
 import { ProtocolError as SdkProtocolError, Server } from '@modelcontextprotocol/server';
-import { ProtocolError, callerCorrelationId, correlationIdOf, type HttpEvidence, type OperationRequest, type Pipeline } from '../../operations/index.js';
+import { ProtocolError, callerCorrelationId, correlationIdOf, type HttpEvidence, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
 import { SERVER_INSTRUCTIONS } from './descriptions.js';
 import { errorSentence, toJsonRpcError } from './errors.js';
 import type { NotifiableSession } from './hub.js';
 import { summarize } from './summary.js';
+import { summarizeRegistry } from './registry-summary.js';
 import { WEBHOOK_RESOURCE_PREFIX, webhookResourceUri } from './webhook-resource.js';
 import { metaMembers, mcpTools } from './tools.js';
 
@@ -20,6 +21,12 @@ export const SERVER_INFO = { name: 'usp-server', version: '0.1.0' };
 
 export interface McpDoorDeps {
   pipeline: Pipeline;
+  /** The operations served as tools (default: the business's); the registry role passes its own. */
+  operations?: readonly OperationDef[];
+  /** What `initialize` tells the model this server is (default: a scheduling business). */
+  instructions?: string;
+  /** stdio: the platform profile a call acts under when it names none (chosen by whoever launched the process). */
+  defaultProfile?: string;
 }
 
 /** The session a server instance serves; null for stateless (per-request) instances. */
@@ -34,7 +41,7 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
   // resources.subscribe: 2026-era clients listen on usp://webhooks/<principal hash> for their events.
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false } },
-    instructions: SERVER_INSTRUCTIONS,
+    instructions: deps.instructions ?? SERVER_INSTRUCTIONS,
   });
   server.setRequestHandler('resources/list', async () => ({ resources: [] }));
   server.setRequestHandler('resources/templates/list', async () => ({
@@ -73,7 +80,7 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
     session?.subscriptions.delete(subscriptionUri(request.params));
     return {};
   });
-  const tools = [...mcpTools().values()].map((e) => e.tool) as unknown as ListedTools;
+  const tools = [...mcpTools(deps.operations).values()].map((e) => e.tool) as unknown as ListedTools;
   server.setRequestHandler('tools/list', async () => ({ tools }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const evidence = (ctx as { http?: { authInfo?: { extra?: { evidence?: HttpEvidence } } } }).http?.authInfo?.extra?.evidence;
@@ -112,7 +119,7 @@ export async function callTool(
 ): Promise<Record<string, unknown>> {
   // The caller's id (from _meta.usp, else the USP-Correlation-Id header) rides on every answer, errors included.
   const correlationId = correlationIdOf(sentCorrelationId(params.arguments), evidence?.headers['usp-correlation-id']);
-  const entry = mcpTools().get(params.name);
+  const entry = mcpTools(deps.operations).get(params.name);
   if (!entry) {
     throw rpcError(new ProtocolError('unknown_tool', `No tool named ${JSON.stringify(String(params.name)).slice(0, 200)}; call tools/list for the available tools.`, { detailCode: 'unknown_tool' }), correlationId);
   }
@@ -127,7 +134,7 @@ export async function callTool(
     req = {
       correlationId,
       input,
-      profile: meta.profile ?? null,
+      profile: meta.profile ?? deps.defaultProfile ?? null,
       idempotencyKey: meta.idempotency_key ?? null,
       ifMatch: meta.if_match ?? null,
       // The proof digest covers the raw arguments; the HTTP evidence carries signatures and bearer keys.
@@ -141,13 +148,13 @@ export async function callTool(
   if (!res.ok) throw rpcError(res.error, correlationId);
   if (session && res.caller.principal && !res.caller.business) session.principals.add(res.caller.principal);
   if (session && res.caller.credential) session.resources.add(res.caller.credential.id);
-  if (session && entry.op.name === 'create_feed_subscription' && res.messages.length === 0) session.catalogSubscriber = true;
+  if (session && entry.op.subscribesSessionToCatalog && res.messages.length === 0) session.catalogSubscriber = true;
 
   const structuredContent = { usp: res.usp, ...res.data, messages: res.messages };
   const uspMeta: Record<string, unknown> = { correlation_id: correlationId };
   if (res.caller.principal && !res.caller.business) uspMeta.webhook_resource = webhookResourceUri(res.caller.principal);
   const biz = deps.pipeline.business;
-  const text = summarize(entry.tool.name, res.data as Record<string, any>, res.messages, { zone: biz.zone, currency: biz.def.business.currency });
+  const text = entry.op.capability === 'dev.usp-protocol.discovery.registry' ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, res.messages) : summarize(entry.tool.name, res.data as Record<string, any>, res.messages, { zone: biz.zone, currency: biz.def.business.currency });
   const result: Record<string, unknown> = {
     structuredContent,
     content: [{ type: 'text', text }],

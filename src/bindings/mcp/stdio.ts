@@ -2,44 +2,18 @@
  * MCP over stdio: newline-delimited JSON-RPC on stdin/stdout, one session for the life of the
  * process. Logs must go to stderr only: stdout is the protocol.
  */
-import { randomUUID } from 'node:crypto';
 import { Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { deserializeMessage } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import type { SessionHub, NotifiableSession } from './hub.js';
-import { createMcpServer, type McpDoorDeps } from './server.js';
-import { guardSend } from './wire-fix.js';
+import type { SessionHub } from './hub.js';
+import type { McpDoorDeps } from './server.js';
+import { connectMcpSession, type McpSessionHandle } from './session.js';
 
-export async function serveMcpStdio(deps: McpDoorDeps, hub: SessionHub, streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream }): Promise<{ close(): Promise<void>; closed: Promise<void> }> {
-  const session: NotifiableSession = {
-    id: `stdio-${randomUUID()}`,
-    principals: new Set(),
-    resources: new Set(),
-    catalogSubscriber: false,
-    subscriptions: new Set(),
-    notify: (method, params) => {
-      server.notification({ method, params } as never).catch(() => undefined);
-    },
-  };
-  const server = createMcpServer(deps, session);
+export async function serveMcpStdio(deps: McpDoorDeps, hub: SessionHub, streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream }): Promise<McpSessionHandle> {
   const stdout = streams?.stdout ?? process.stdout;
   const stdin = screenInvalidLines(streams?.stdin ?? process.stdin, stdout);
-  const transport = guardSend(new StdioServerTransport(stdin as never, stdout as never));
-  const unregister = hub.register(session);
-  let resolveClosed!: () => void;
-  const closed = new Promise<void>((r) => (resolveClosed = r));
-  server.onclose = () => {
-    unregister();
-    resolveClosed();
-  };
-  await server.connect(transport);
-  return {
-    closed,
-    async close() {
-      await server.close();
-    },
-  };
+  return connectMcpSession(deps, hub, new StdioServerTransport(stdin as never, stdout as never), 'stdio');
 }
 
 /** Lines longer than this go to the SDK untouched (its own read buffer refuses them). */

@@ -2,7 +2,7 @@
  * The `content` text of a tool result: what a model can relay to a person as is. Times in the
  * business's time zone with the zone named, prices with their currency, and the next step.
  */
-import type { Message } from '../../operations/index.js';
+import { formatMoney, type Message } from '../../operations/index.js';
 
 export interface SummaryContext {
   zone: string;
@@ -13,11 +13,11 @@ export interface SummaryContext {
  * Intl formatters are costly to build (~130 µs for a DateTimeFormat with a zone, ~70 µs for a
  * currency NumberFormat) and each one holds native ICU memory until it is collected: building one
  * per call made an availability result cost 1 ms more and let the RSS of a busy MCP server grow
- * past 500 MB (bench/mcp.mjs). They are immutable, so one per zone / currency is kept.
+ * past 500 MB (bench/mcp.mjs). They are immutable, so one per zone is kept (and one per currency,
+ * by formatMoney).
  */
 const FORMATTER_CACHE_LIMIT = 100;
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
-const moneyFormats = new Map<string, Intl.NumberFormat>();
 
 function cached<F>(cache: Map<string, F>, key: string, make: () => F): F {
   let f = cache.get(key);
@@ -50,12 +50,7 @@ function when(iso: unknown, zone: string): string {
 
 function money(amount: unknown, currency: unknown): string {
   if (typeof amount !== 'number') return '';
-  const cur = typeof currency === 'string' ? currency : 'USD';
-  try {
-    return cached(moneyFormats, cur, () => new Intl.NumberFormat('en-US', { style: 'currency', currency: cur })).format(amount / 100);
-  } catch {
-    return `${(amount / 100).toFixed(2)} ${cur}`;
-  }
+  return formatMoney(amount, typeof currency === 'string' ? currency : 'USD');
 }
 
 const dayFormats = new Map<string, Intl.DateTimeFormat>();

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { OPERATIONS, type OperationDef } from '../../operations/index.js';
 import { TOOL_DESCRIPTIONS, TOOL_TITLES } from './descriptions.js';
+import { REGISTRY_TOOL_DESCRIPTIONS, REGISTRY_TOOL_TITLES } from './registry-descriptions.js';
 
 type Json = Record<string, unknown>;
 
@@ -48,25 +49,10 @@ function metaSchema(op: OperationDef): Json {
   return { type: 'object', properties: { usp }, description: 'USP protocol metadata (profile, idempotency key, precondition, credentials).' };
 }
 
-/** Members of structuredContent beside `usp` and `messages`, per tool, for the output schema. */
-const PAYLOAD: Record<string, Record<string, Json>> = {
-  usp_services_list: { services: { type: 'array', items: { type: 'object' } }, pagination: { type: 'object' } },
-  usp_services_get: { service: { type: 'object' } },
-  usp_services_lookup: { services: { type: 'array', items: { type: 'object' } } },
-  usp_services_feed: { items: { type: 'array', items: { type: 'object' } }, feed_meta: { type: 'object' }, pagination: { type: 'object' } },
-  usp_services_feed_subscribe: { subscription: { type: 'object' } },
-  usp_availability_query: { service_id: { type: 'string' }, slots: { type: 'array', items: { type: 'object' } }, opening_hours: { type: 'array' }, pagination: { type: 'object' } },
-  usp_availability_hold: { hold: { type: 'object' }, booking_scoped_credential: { type: 'object' } },
-  usp_availability_release: { hold: { type: 'object' } },
-  usp_waitlist_join: { entry: { type: 'object' }, booking_scoped_credential: { type: 'object' } },
-  usp_waitlist_list: { entries: { type: 'array', items: { type: 'object' } }, pagination: { type: 'object' } },
-  usp_waitlist_accept: { entry: { type: 'object' }, booking: { type: 'object' } },
-};
-const BOOKING_PAYLOAD = { booking: { type: 'object' }, booking_scoped_credential: { type: 'object' } };
-const ENTRY_PAYLOAD = { entry: { type: 'object' } };
-
-function outputSchema(tool: string): Json {
-  const payload = PAYLOAD[tool] ?? (tool.startsWith('usp_waitlist_') ? ENTRY_PAYLOAD : BOOKING_PAYLOAD);
+/** structuredContent's shape: `usp`, the members the operation's row declares, and `messages`. */
+function outputSchema(op: OperationDef): Json {
+  if (!op.output) throw new Error(`operation ${op.name} has an MCP tool but no output members on its row`);
+  const payload = op.output;
   return {
     type: 'object',
     properties: {
@@ -97,35 +83,36 @@ function buildTool(op: OperationDef): ToolEntry {
   const properties = { ...((input.properties as Json) ?? {}), _meta: metaSchema(op) };
   const required = [...((input.required as string[]) ?? [])];
   if (op.access !== 'public') required.push('_meta');
-  const title = TOOL_TITLES[name] ?? name;
-  const destructive = /cancel|leave|decline|release/.test(op.name);
+  const title = TOOL_TITLES[name] ?? REGISTRY_TOOL_TITLES[name] ?? name;
   return {
     op,
     tool: {
       name,
       title,
-      description: TOOL_DESCRIPTIONS[name] ?? op.summary,
+      description: TOOL_DESCRIPTIONS[name] ?? REGISTRY_TOOL_DESCRIPTIONS[name] ?? op.summary,
       inputSchema: { ...input, type: 'object', properties, required },
-      outputSchema: outputSchema(name),
+      outputSchema: outputSchema(op),
       annotations: {
         title,
         // Read-only from the caller's view: reads that take a write transaction for lazy expiry still change nothing it asked for.
         readOnlyHint: !op.mutating,
-        destructiveHint: destructive,
+        destructiveHint: op.destructive === true,
         // Idempotent in the MCP sense: repeating the same call has no further effect.
-        idempotentHint: !op.mutating || op.name === 'release_hold',
+        idempotentHint: !op.mutating || op.idempotent === true,
         openWorldHint: false,
       },
     },
   };
 }
 
-let cached: ReadonlyMap<string, ToolEntry> | undefined;
+const cached = new WeakMap<readonly OperationDef[], ReadonlyMap<string, ToolEntry>>();
 
-/** Every MCP tool, keyed by name, in operations-table order. */
-export function mcpTools(): ReadonlyMap<string, ToolEntry> {
-  if (!cached) {
-    cached = new Map(OPERATIONS.filter((op) => op.tool).map((op) => [op.tool!, buildTool(op)] as const));
+/** Every MCP tool of an operation set (default: the business's), keyed by name, in table order. */
+export function mcpTools(operations: readonly OperationDef[] = OPERATIONS): ReadonlyMap<string, ToolEntry> {
+  let tools = cached.get(operations);
+  if (!tools) {
+    tools = new Map(operations.filter((op) => op.tool).map((op) => [op.tool!, buildTool(op)] as const));
+    cached.set(operations, tools);
   }
-  return cached;
+  return tools;
 }

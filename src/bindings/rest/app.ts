@@ -7,7 +7,6 @@ import { Hono, type Context } from 'hono';
 import { parseDictionary } from 'structured-headers';
 import { OPERATIONS, ProtocolError, correlationIdOf, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
 import { REST_ERRORS, problemBody } from './problems.js';
-import { mountCheckoutPages } from './checkout-page.js';
 
 export interface RestAppOptions {
   pipeline: Pipeline;
@@ -15,12 +14,12 @@ export interface RestAppOptions {
   profile: () => Record<string, unknown>;
   /** Our OpenAPI document (served at /openapi.json). */
   openapi: () => Record<string, unknown>;
-  /** Largest accepted request body in bytes (413 above it). */
-  maxBodyBytes: number;
-  /** Believe X-Forwarded-Proto / X-Forwarded-Host from a TLS-terminating proxy. */
+  /** Believe X-Forwarded-Proto / X-Forwarded-Host from a TLS-terminating proxy (the URL signatures cover). */
   trustProxy?: boolean;
   /** The client's address (per-address rate limits), as the server resolves it; absent in-process. */
   clientAddress?: (c: Context) => string | undefined;
+  /** The operations served (the business's set unless given: a registry serves its own). */
+  operations?: readonly OperationDef[];
   /** Seconds the profile may be cached (at least 60, spec 8.2.2). */
   profileMaxAge?: number;
 }
@@ -31,17 +30,11 @@ export function createRestApp(opts: RestAppOptions): Hono {
   const app = new Hono();
 
   app.use('*', async (c, next) => {
-    // The caller's id (or a fresh one) answers every response and rides into the pipeline's logs.
-    const correlationId = correlationIdOf(c.req.header('usp-correlation-id'));
+    // The caller's id (or a fresh one) rides into the pipeline's logs; the host chose it and puts
+    // it on the response (src/server/host.ts).
+    const correlationId = (c.env as { correlationId?: string } | undefined)?.correlationId ?? correlationIdOf(c.req.header('usp-correlation-id'));
     c.set('correlationId' as never, correlationId as never);
-    if (opts.trustProxy && c.req.header('x-forwarded-proto') !== 'https' && new URL(c.req.url).protocol !== 'https:') {
-      c.res = problem(c, new ProtocolError('invalid_request', 'Use HTTPS: this business does not accept plaintext requests.', { detailCode: 'https_required' }));
-      c.res.headers.set('USP-Correlation-Id', correlationId);
-      return;
-    }
     await next();
-    c.res.headers.set('X-Content-Type-Options', 'nosniff');
-    c.res.headers.set('USP-Correlation-Id', correlationId);
   });
 
   app.get('/.well-known/usp', (c) => {
@@ -53,10 +46,8 @@ export function createRestApp(opts: RestAppOptions): Hono {
     return c.json(opts.openapi());
   });
 
-  mountCheckoutPages(app, opts.pipeline);
-
   const byPath = new Map<string, OperationDef[]>();
-  for (const op of OPERATIONS) {
+  for (const op of opts.operations ?? OPERATIONS) {
     const list = byPath.get(op.rest.path) ?? [];
     list.push(op);
     byPath.set(op.rest.path, list);
@@ -93,6 +84,7 @@ async function handle(c: Context, op: OperationDef, opts: RestAppOptions): Promi
   }
   const res = await opts.pipeline.execute(op, req);
   if (!res.ok) return problem(c, res.error);
+  if (res.status === 204) return c.body(null, 204);
   const body: Record<string, unknown> = { usp: res.usp, ...res.data };
   if (res.messages.length > 0) body.messages = res.messages;
   return c.json(body, res.status);
@@ -102,10 +94,8 @@ async function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): 
   let input: Record<string, unknown> = {};
   let raw = new Uint8Array(0);
   if (op.rest.input === 'body' || (op.rest.input === 'none' && op.rest.method !== 'GET')) {
-    const declared = Number(c.req.header('content-length') ?? '0');
-    if (declared > opts.maxBodyBytes) throw tooLarge(opts.maxBodyBytes);
+    // The host has already refused bodies over its limit (413).
     raw = new Uint8Array(await c.req.arrayBuffer());
-    if (raw.byteLength > opts.maxBodyBytes) throw tooLarge(opts.maxBodyBytes);
     if (raw.byteLength > 0 && op.rest.input === 'body') {
       const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
       if (type !== JSON_TYPE && !type.endsWith('+json')) {
@@ -174,21 +164,25 @@ export function parseAgent(header: string | undefined): string | null {
   return value;
 }
 
-function tooLarge(max: number): ProtocolError {
-  return new ProtocolError('payload_too_large', `Request bodies are limited to ${max} bytes.`);
-}
-
 /** RFC 9110 challenges naming every mechanism the business would accept (spec 10.1.6). */
 function wwwAuthenticate(accepted: readonly string[], algs: readonly string[], err: ProtocolError): string {
   const challenges: string[] = [];
   const detail = err.detailCode && err.code === 'pop_proof_required' ? `, error="${err.detailCode === 'proof_nonce_required' ? 'use_dpop_nonce' : 'invalid_dpop_proof'}"` : '';
   if (accepted.includes('platform_key_pop') || accepted.includes('booking_scoped_credential')) challenges.push(`DPoP realm="usp", algs="${algs.join(' ')}"${detail}`);
   if (accepted.includes('http_message_signature')) challenges.push('Signature realm="usp"');
-  if (accepted.includes('api_key')) challenges.push('Bearer realm="usp"');
+  const metadata = typeof err.extra?.resource_metadata === 'string' ? err.extra.resource_metadata : undefined;
+  // One Bearer challenge covers API keys and OAuth tokens; with OAuth it names where to start (RFC 9728).
+  if (accepted.includes('oauth2_bearer')) challenges.push(`Bearer realm="usp"${metadata ? `, resource_metadata="${metadata}"` : ''}${err.detailCode === 'invalid_token' ? ', error="invalid_token"' : ''}`);
+  else if (accepted.includes('api_key')) challenges.push('Bearer realm="usp"');
   return challenges.join(', ') || 'Bearer realm="usp"';
 }
 
 function problem(c: Context, err: ProtocolError): Response {
+  return problemResponse(c.req.path, err);
+}
+
+/** An RFC 9457 problem document for `err` at `path`: how the REST door, and the host on its behalf, says no. */
+export function problemResponse(path: string, err: ProtocolError): Response {
   const status = REST_ERRORS[err.code].status;
   const headers: Record<string, string> = { 'Content-Type': 'application/problem+json' };
   if (err.retryAfter !== undefined) headers['Retry-After'] = String(err.retryAfter);
@@ -198,5 +192,5 @@ function problem(c: Context, err: ProtocolError): Response {
     headers['WWW-Authenticate'] = wwwAuthenticate(accepted, algs, err);
   }
   if (err.detailCode === 'proof_nonce_required' && typeof err.extra?.nonce === 'string') headers['DPoP-Nonce'] = err.extra.nonce;
-  return new Response(JSON.stringify(problemBody(err, c.req.path)), { status, headers });
+  return new Response(JSON.stringify(problemBody(err, path)), { status, headers });
 }

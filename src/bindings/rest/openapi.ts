@@ -3,11 +3,11 @@
  * at /openapi.json. Response shapes are described by reference to the protocol's published schemas.
  */
 import { z } from 'zod';
-import { OPERATIONS, USP_VERSION } from '../../operations/index.js';
+import { OPERATIONS, USP_VERSION, type OperationDef } from '../../operations/index.js';
 
-export function buildOpenApi(baseUrl: string): Record<string, unknown> {
+export function buildOpenApi(baseUrl: string, operations: readonly OperationDef[] = OPERATIONS): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of OPERATIONS) {
+  for (const op of operations) {
     const params: Array<Record<string, unknown>> = [];
     for (const m of op.rest.path.matchAll(/\{(\w+)\}/g)) params.push({ name: m[1], in: 'path', required: true, schema: { type: 'string' } });
     params.push({ name: 'USP-Agent', in: 'header', required: op.access !== 'public', schema: { type: 'string' }, description: 'RFC 8941 dictionary: profile="https://..."' });
@@ -24,7 +24,7 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       ...(op.tool ? { 'x-mcp-tool': op.tool } : {}),
       parameters: params,
       responses: {
-        [op.name.startsWith('create_') || op.name === 'hold_slot' || op.name === 'join_waitlist' ? '201' : '200']: {
+        [op.creates ? '201' : op.empty ? '204' : '200']: {
           description: 'Success, or a business outcome in messages[] (HTTP 200).',
         },
         default: { description: 'Protocol error (RFC 9457 problem details).', content: { 'application/problem+json': {} } },

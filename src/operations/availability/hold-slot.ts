@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { errorMessage, isCapacityType } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkSlot, claimRows } from '../engine/availability.js';
-import { iso } from '../runtime.js';
-import { id } from '../schemas.js';
+import { checkSlot, claimRows } from '../steps/slots.js';
+import { iso } from '../context.js';
+import { id, Out } from '../schemas.js';
 
 export const holdSlot = defineOperation({
   name: 'hold_slot',
@@ -16,6 +16,8 @@ export const holdSlot = defineOperation({
   mutating: true,
   conditional: false,
   writes: true,
+  creates: true,
+  output: { hold: Out.object, booking_scoped_credential: Out.object },
   summary: 'Hold a slot for a few minutes while the buyer completes the booking.',
   input: z.object({
     slot_id: id('A slot id from usp_availability_query.'),
@@ -63,6 +65,6 @@ export const holdSlot = defineOperation({
       },
     });
     const credential = await ctx.issueCredential('hold', holdId, expiresMs);
-    return ok({ hold, ...(credential ? { booking_scoped_credential: credential } : {}) }, 201);
+    return ok({ hold, ...(credential ? { booking_scoped_credential: credential } : {}) });
   },
 });

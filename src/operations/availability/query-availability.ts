@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { openingHours, errorMessage, DAY_MS, addDays, isIsoDate, isValidTimeZone, localToUtcMs, parseInstant } from '../../domain/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { presentSlot, querySlots } from '../engine/availability.js';
-import { DateOrInstant, decodeCursor, encodeCursor, id } from '../schemas.js';
+import { presentSlot, querySlots } from '../steps/slots.js';
+import { DateOrInstant, decodeCursor, encodeCursor, id, Out } from '../schemas.js';
 
 /** Large enough that one day of one service fits one answer (the demo's busiest day has 108 slots). */
 const DEFAULT_LIMIT = 200;
@@ -50,6 +50,7 @@ export const queryAvailability = defineOperation({
   mutating: false,
   conditional: false,
   writes: false,
+  output: { service_id: Out.string, slots: Out.objects, opening_hours: Out.array, pagination: Out.object },
   summary: 'Bookable time slots of a service between two dates, one slot per resource combination.',
   input,
   async handle(inp, ctx) {

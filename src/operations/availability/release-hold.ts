@@ -1,21 +1,9 @@
 import { z } from 'zod';
-import { errorMessage, type HoldRecord } from '../../domain/index.js';
+import { errorMessage } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { mayAct, type OperationContext } from '../runtime.js';
-import { id } from '../schemas.js';
-import { endHold } from '../engine/waitlist.js';
-
-/** A hold past its expiry reads as expired, whether or not anything has swept it yet. */
-export function holdView(rec: HoldRecord, now: number): HoldRecord['hold'] {
-  if (rec.hold.status === 'active' && rec.priv.expires_at_ms <= now) return { ...rec.hold, status: 'expired' };
-  return rec.hold;
-}
-
-export async function loadHold(ctx: OperationContext, holdId: string): Promise<HoldRecord | null> {
-  const rec = await ctx.tx.holds.get(holdId);
-  if (!rec || !mayAct(ctx.caller, rec.priv.principal, rec.hold.id)) return null;
-  return rec;
-}
+import { id, Out } from '../schemas.js';
+import { endHold } from '../steps/waitlist-offers.js';
+import { holdView, loadHold } from '../steps/holds.js';
 
 export const releaseHold = defineOperation({
   name: 'release_hold',
@@ -28,6 +16,9 @@ export const releaseHold = defineOperation({
   // Release ignores preconditions (spec 5.6): releasing twice is harmless.
   conditional: false,
   writes: true,
+  destructive: true,
+  idempotent: true,
+  output: { hold: Out.object },
   summary: 'Release a hold early so others can book the slot. Safe to repeat.',
   input: z.object({ hold_id: id('The hold to release.') }),
   async handle(inp, ctx) {

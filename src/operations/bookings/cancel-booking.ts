@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { errorMessage, cancellationTerms, formatMoney, parseDuration, nextStatus, type Message } from '../../domain/index.js';
+import { errorMessage, cancellationTerms, formatMoney, parseDuration, nextStatus, type Booking, type Message } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkRevision, emitBookingEvent, freeSlot, loadBooking, move, stateConflict } from '../engine/bookings.js';
-import { iso } from '../runtime.js';
-import { id } from '../schemas.js';
-import { bookingNotFound } from './get-booking.js';
+import { checkRevision, emitBookingEvent, endBooking, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { iso } from '../context.js';
+import { id, BOOKING_OUTPUT } from '../schemas.js';
 
 export const cancelBooking = defineOperation({
   name: 'cancel_booking',
@@ -17,6 +16,10 @@ export const cancelBooking = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  destructive: true,
+  dashboard: 'cancel',
+  cli: 'cancel',
+  output: BOOKING_OUTPUT,
   summary: 'Cancel a booking under the service cancellation policy; frees the slot.',
   input: z.object({ booking_id: id('The booking id.'), reason: z.string().max(1000).optional() }),
   async handle(inp, ctx) {
@@ -32,29 +35,24 @@ export const cancelBooking = defineOperation({
       const why = terms.reason === 'not_allowed' ? 'This service does not allow cancellation.' : 'It is too close to the start time to cancel this booking.';
       return outcome(errorMessage('cancellation_not_allowed', why), { booking: rec.booking });
     }
-    move(rec, 'cancel', ctx);
-    const b = rec.booking;
-    b.cancellation = {
+    const cancellation: NonNullable<Booking['cancellation']> = {
       canceled_by: byBusiness ? 'business' : 'buyer',
       fee: terms.fee,
       refund_amount: terms.refund,
       canceled_at: iso(ctx.now),
     };
-    if (inp.reason) b.cancellation.reason = inp.reason;
-    for (const a of b.actions ?? []) if (a.status === 'pending') a.status = 'expired';
-    delete b.expires_at;
-    rec.priv.expires_at_ms = undefined;
+    if (inp.reason) cancellation.reason = inp.reason;
     // The part of the fee not kept out of what was collected is still owed: the payment block says so.
     const owed = terms.fee - Math.min(terms.fee, rec.priv.amount_paid);
-    if (owed > 0 && !b.payment) b.payment = { status: 'pending', timing: 'at_service', currency: service.pricing.currency, amount_due: 0 };
-    if (b.payment) {
-      if (terms.refund > 0) b.payment.status = terms.refund >= rec.priv.amount_paid ? 'refunded' : 'partially_refunded';
-      else if (owed > 0) b.payment.status = 'pending';
-      b.payment.amount_due = owed;
-    }
-    await ctx.tx.bookings.update(rec);
-    await freeSlot(ctx, rec);
-    emitBookingEvent(ctx, 'booking.canceled', rec);
+    await endBooking(ctx, rec, 'cancel', cancellation, (b) => {
+      if (owed > 0 && !b.payment) b.payment = { status: 'pending', timing: 'at_service', currency: service.pricing.currency, amount_due: 0 };
+      if (b.payment) {
+        if (terms.refund > 0) b.payment.status = terms.refund >= rec.priv.amount_paid ? 'refunded' : 'partially_refunded';
+        else if (owed > 0) b.payment.status = 'pending';
+        b.payment.amount_due = owed;
+      }
+    });
+    const b = rec.booking;
     if (terms.refund > 0) emitBookingEvent(ctx, 'booking.refund_issued', rec, { refund_amount: terms.refund });
     if (terms.fee > 0) return { data: { booking: b }, messages: [feeWarning(terms.fee, owed, terms.refund, service.pricing.currency, service.policies.cancellation.free_cancellation_until)], status: 200 };
     return ok({ booking: b });

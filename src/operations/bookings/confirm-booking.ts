@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow } from '../engine/bookings.js';
-import { id } from '../schemas.js';
-import { bookingNotFound } from './get-booking.js';
+import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { id, BOOKING_OUTPUT } from '../schemas.js';
 
 /** The business approves a manual-confirmation booking (spec 5.3.4). Business-only (decision D8). */
 export const confirmBooking = defineOperation({
@@ -15,6 +14,9 @@ export const confirmBooking = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  dashboard: 'confirm',
+  cli: 'confirm',
+  output: BOOKING_OUTPUT,
   summary: 'The business confirms a booking that waits for manual confirmation.',
   input: z.object({ booking_id: id('The booking id.'), notes: z.string().max(2000).optional() }),
   async handle(inp, ctx) {

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { errorMessage, formatMoney } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow, stateConflict, touch } from '../engine/bookings.js';
-import { iso } from '../runtime.js';
-import { id } from '../schemas.js';
-import { bookingNotFound } from './get-booking.js';
+import { alreadyMessage, checkRevision, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { recordPayment } from '../steps/payments.js';
+import { id, BOOKING_OUTPUT } from '../schemas.js';
 
 export const confirmPayment = defineOperation({
   name: 'confirm_payment',
@@ -17,6 +16,7 @@ export const confirmPayment = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  output: BOOKING_OUTPUT,
   summary: 'Report a completed payment for a booking that requires action; confirms it.',
   input: z.object({
     booking_id: id('The booking id.'),
@@ -60,37 +60,7 @@ export const confirmPayment = defineOperation({
         { booking: b },
       );
     }
-    action.status = 'completed';
-    rec.priv.amount_paid += pr.amount_paid;
-    if (b.payment) {
-      b.payment.status = b.payment.timing === 'deposit_required' && rec.priv.amount_paid < rec.priv.price_total ? 'deposit_paid' : 'paid';
-      b.payment.amount_due = 0;
-      b.payment.transaction_id = pr.transaction_id;
-      if (pr.order_reference) b.payment.order_reference = pr.order_reference;
-    }
-    const stillPending = b.actions!.some((a) => a.status === 'pending');
-    if (!stillPending) {
-      const manual = b.confirmation_mode === 'manual' && !rec.priv.confirmed_once;
-      move(rec, manual ? 'await_confirmation' : 'complete_actions', ctx);
-      if (!manual) {
-        delete b.expires_at;
-        rec.priv.expires_at_ms = undefined;
-        rec.priv.confirmed_once = true;
-        await ctx.tx.claims.setExpiry(b.id, null);
-      } else {
-        const until = Math.min(ctx.now + ctx.biz.def.settings.manual_confirmation_ttl_seconds * 1000, rec.priv.start_ms);
-        rec.priv.expires_at_ms = until;
-        b.expires_at = iso(until);
-        await ctx.tx.claims.setExpiry(b.id, until);
-      }
-    } else {
-      touch(rec, ctx);
-    }
-    await ctx.tx.bookings.update(rec);
-    if (b.status === 'confirmed') {
-      emitBookingEvent(ctx, 'booking.confirmed', rec);
-      remindIfInsideWindow(ctx, rec);
-    }
+    await recordPayment(ctx, rec, action, pr);
     return ok({ booking: b });
   },
 });

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { errorMessage, isCapacityType, sameSlotId } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkSlot } from '../engine/availability.js';
-import { createBookingRecord } from '../engine/bookings.js';
-import { Buyer, DeliveryAddress, id } from '../schemas.js';
-import { holdView, loadHold } from '../availability/release-hold.js';
-import { mayAct } from '../runtime.js';
-import { bookingCredentialExpiry } from '../engine/bookings.js';
+import { checkSlot } from '../steps/slots.js';
+import { createBookingRecord } from '../steps/booking-lifecycle.js';
+import { Buyer, DeliveryAddress, id, BOOKING_OUTPUT } from '../schemas.js';
+import { holdView, loadHold } from '../steps/holds.js';
+import { mayAct } from '../context.js';
+import { bookingCredentialExpiry } from '../steps/booking-lifecycle.js';
 
 export const createBooking = defineOperation({
   name: 'create_booking',
@@ -18,6 +18,8 @@ export const createBooking = defineOperation({
   mutating: true,
   conditional: false,
   writes: true,
+  creates: true,
+  output: BOOKING_OUTPUT,
   summary: 'Book a slot, with or without a hold. Availability is always re-checked.',
   input: z.object({
     service_id: id('The service to book.'),
@@ -51,7 +53,7 @@ export const createBooking = defineOperation({
     if (inp.hold_id) {
       // The same hold booked twice answers with the booking it already became (spec 5.3.1).
       const existing = await ctx.tx.bookings.byHold(inp.hold_id);
-      if (existing && mayAct(ctx.caller, existing.priv.principal, existing.booking.id)) return ok({ booking: existing.booking }, 201);
+      if (existing && mayAct(ctx.caller, existing.priv.principal, existing.booking.id)) return ok({ booking: existing.booking });
       hold = await loadHold(ctx, inp.hold_id);
       if (!hold) return outcome(errorMessage('validation_error', `No hold ${JSON.stringify(inp.hold_id)} belongs to this platform.`, '$.hold_id'));
       const view = holdView(hold, ctx.now);
@@ -94,6 +96,6 @@ export const createBooking = defineOperation({
       postPaymentReturn: inp.post_payment_return_request,
     });
     const credential = await ctx.issueCredential('booking', rec.booking.id, bookingCredentialExpiry(rec));
-    return ok({ booking: rec.booking, ...(credential ? { booking_scoped_credential: credential } : {}) }, 201);
+    return ok({ booking: rec.booking, ...(credential ? { booking_scoped_credential: credential } : {}) });
   },
 });

@@ -1,11 +1,7 @@
 import { z } from 'zod';
-import { errorMessage } from '../../domain/index.js';
-import { defineOperation, ok, outcome } from '../define.js';
-import { loadBooking } from '../engine/bookings.js';
-import { id } from '../schemas.js';
-
-export const bookingNotFound = (bookingId: string) =>
-  outcome(errorMessage('booking_not_found', `No booking ${JSON.stringify(bookingId)} belongs to this platform.`, '$.booking_id'));
+import { defineOperation, ok } from '../define.js';
+import { bookingNotFound, loadBooking } from '../steps/booking-lifecycle.js';
+import { id, BOOKING_OUTPUT } from '../schemas.js';
 
 export const getBooking = defineOperation({
   name: 'get_booking',
@@ -18,6 +14,8 @@ export const getBooking = defineOperation({
   conditional: false,
   // Reading applies expiry of pending bookings, which writes.
   writes: true,
+  cli: 'get',
+  output: BOOKING_OUTPUT,
   summary: 'Read a booking: status, pending actions, payment and cancellation details.',
   input: z.object({ booking_id: id('The booking id.') }),
   async handle(inp, ctx) {

@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import { errorMessage, bookingPrice, rescheduleTerms, formatDuration, formatInstant, parseDuration, sameSlotId } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkSlot, claimRows } from '../engine/availability.js';
-import { iso } from '../runtime.js';
-import { freedSlotOf, offerFreedPlace } from '../engine/waitlist.js';
-import { scheduleReminder } from '../engine/bookings.js';
-import { checkRevision, emitBookingEvent, loadBooking, move, paymentAction, stateConflict } from '../engine/bookings.js';
-import { id } from '../schemas.js';
-import { holdView, loadHold } from '../availability/release-hold.js';
-import { bookingNotFound } from './get-booking.js';
+import { checkSlot, claimRows } from '../steps/slots.js';
+import { iso } from '../context.js';
+import { freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
+import { scheduleReminder, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { checkRevision, emitBookingEvent, loadBooking, move, paymentAction, stateConflict } from '../steps/booking-lifecycle.js';
+import { id, BOOKING_OUTPUT } from '../schemas.js';
+import { holdView, loadHold, moveHold } from '../steps/holds.js';
 
 export const rescheduleBooking = defineOperation({
   name: 'reschedule_booking',
@@ -21,6 +20,7 @@ export const rescheduleBooking = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  output: BOOKING_OUTPUT,
   summary: 'Move a booking to another slot of the same service; the booking keeps its id.',
   input: z.object({
     booking_id: id('The booking id.'),
@@ -66,7 +66,7 @@ export const rescheduleBooking = defineOperation({
     await ctx.tx.claims.removeOwner(b.id);
     if (hold) {
       await ctx.tx.claims.transfer(hold.hold.id, b.id, rec.priv.expires_at_ms ?? null);
-      hold.hold.status = 'converted';
+      moveHold(hold, 'convert');
       hold.priv.booking_id = b.id;
       await ctx.tx.holds.update(hold);
     } else {

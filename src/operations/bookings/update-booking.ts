@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { isTerminal, errorMessage, type Message } from '../../domain/index.js';
 import { defineOperation, ok, type OperationResult } from '../define.js';
-import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch } from '../engine/bookings.js';
-import { Buyer, DeliveryAddress, id } from '../schemas.js';
-import { bookingNotFound } from './get-booking.js';
+import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { Buyer, DeliveryAddress, id, BOOKING_OUTPUT } from '../schemas.js';
 
 const RESCHEDULE = 'move it to another time with reschedule_booking (POST /bookings/{booking_id}/reschedule, MCP usp_bookings_reschedule)';
 const NEW_BOOKING = 'cancel this booking (POST /bookings/{booking_id}/cancel, MCP usp_bookings_cancel) and create a new one';
@@ -67,6 +66,7 @@ export const updateBooking = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  output: BOOKING_OUTPUT,
   summary: 'Change buyer, recipient, delivery address or notes of a booking (partial update).',
   input: z.object({
     booking_id: id('The booking id.'),

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { errorMessage } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { id } from '../schemas.js';
-import { withHint } from './present.js';
+import { id, Out } from '../schemas.js';
+import { withHint } from '../steps/present-service.js';
 
 export const getService = defineOperation({
   name: 'get_service',
@@ -13,6 +13,7 @@ export const getService = defineOperation({
   mutating: false,
   conditional: false,
   writes: false,
+  output: { service: Out.object },
   summary: 'Get one service with its policies, pricing and availability hint.',
   input: z.object({ service_id: id('The service id, as listed by usp_services_list.') }),
   async handle(inp, ctx) {

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { primaryCategory, searchableText, type PublishedService } from '../../domain/index.js';
 import { invalidRequest } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
-import { PaginationRequest, decodeCursor, encodeCursor } from '../schemas.js';
-import { withHint } from './present.js';
+import { PaginationRequest, decodeCursor, encodeCursor, Out } from '../schemas.js';
+import { withHint } from '../steps/present-service.js';
 
 const DEFAULT_LIMIT = 20;
 
@@ -31,6 +31,7 @@ export const listServices = defineOperation({
   mutating: false,
   conditional: false,
   writes: false,
+  output: { services: Out.objects, pagination: Out.object },
   summary: 'List the services the business offers, filtered and searched.',
   input,
   async handle(inp, ctx) {

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { warningMessage, type Message } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
+import { Out } from '../schemas.js';
 import { defineOperation } from '../define.js';
-import { withHint } from './present.js';
+import { withHint } from '../steps/present-service.js';
 
 /** Most ids one lookup accepts (the spec requires at least 50). */
 export const MAX_LOOKUP_IDS = 100;
@@ -16,6 +17,7 @@ export const lookupServices = defineOperation({
   mutating: false,
   conditional: false,
   writes: false,
+  output: { services: Out.objects },
   summary: `Fetch several services by id at once (up to ${MAX_LOOKUP_IDS}).`,
   input: z.object({
     ids: z.array(z.string().max(512)).min(1).describe(`Service ids to fetch, at most ${MAX_LOOKUP_IDS}; duplicates are ignored.`),

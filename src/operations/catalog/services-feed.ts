@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
-import { decodeCursor, encodeCursor } from '../schemas.js';
-import { iso } from '../runtime.js';
+import { decodeCursor, encodeCursor, Out } from '../schemas.js';
+import { iso } from '../context.js';
 
 const DEFAULT_LIMIT = 50;
 
@@ -15,6 +15,7 @@ export const servicesFeed = defineOperation({
   mutating: false,
   conditional: false,
   writes: false,
+  output: { items: Out.objects, feed_meta: Out.object, pagination: Out.object },
   summary: 'Incremental catalog feed in ascending modified_at order, including deletions.',
   input: z.object({
     cursor: z.string().max(2048).optional(),

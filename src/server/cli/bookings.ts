@@ -1,5 +1,5 @@
 /** `usp-server bookings`: the business acts on its own bookings, against the server's database. */
-import { operationByName, type OperationResponse } from '../../operations/index.js';
+import { operationForCommand, type OperationResponse } from '../../operations/index.js';
 import { formatInstant } from '../../domain/index.js';
 import { CommandError, OFFLINE_HELP, UsageError, intFlag, openOffline, shownDb, type Command, type Flags } from './common.js';
 
@@ -20,18 +20,6 @@ Events these raise go to the database's outbox; the running server delivers them
 
 ${OFFLINE_HELP}
 `;
-
-const OPERATIONS: Record<string, string> = {
-  get: 'get_booking',
-  confirm: 'confirm_booking',
-  start: 'start_booking',
-  complete: 'complete_booking',
-  'no-show': 'mark_no_show',
-  cancel: 'cancel_booking',
-  'dispute-open': 'open_dispute',
-  'dispute-review': 'review_dispute',
-  'dispute-resolve': 'resolve_dispute',
-};
 
 /**
  * Print the booking and the messages; a protocol error or a message of type error is a failure
@@ -55,14 +43,15 @@ function printResponse(res: OperationResponse, db: string): void {
 
 async function run(flags: Flags, args: string[]): Promise<number> {
   const [sub, id] = args;
-  const opName = sub === 'list' ? undefined : OPERATIONS[sub ?? ''];
-  if (sub !== 'list' && !opName) throw new UsageError(`unknown bookings command ${JSON.stringify(sub ?? '')} (see usp-server bookings --help)`);
-  if (opName && !id) throw new UsageError(`Usage: usp-server bookings ${sub} ID   (usp-server bookings --help says more)`);
+  // Each subcommand but list is an operation: its row names the subcommand (`cli`).
+  const op = sub === 'list' ? undefined : operationForCommand(sub ?? '');
+  if (sub !== 'list' && !op) throw new UsageError(`unknown bookings command ${JSON.stringify(sub ?? '')} (see usp-server bookings --help)`);
+  if (op && !id) throw new UsageError(`Usage: usp-server bookings ${sub} ID   (usp-server bookings --help says more)`);
   // Events raised here land in the outbox; the running server's dispatcher delivers them.
   const { server, db } = await openOffline(flags);
-  const caller = { principal: 'business', profile: null, business: true };
+  const caller = { principal: 'business', profile: null, business: true, actor: 'cli' };
   try {
-    if (!opName) {
+    if (!op) {
       const limit = intFlag(flags, 'limit', 1) ?? 20;
       const recs = await server.store.read((tx) => tx.bookings.recent(limit, flags.status));
       for (const r of recs) {
@@ -79,7 +68,7 @@ async function run(flags: Flags, args: string[]): Promise<number> {
       input.outcome = flags.outcome;
       if (flags.refund !== undefined) input.refund_amount = intFlag(flags, 'refund', 1);
     }
-    printResponse(await server.pipeline.execute(operationByName(opName), { input, trustedCaller: caller }), db);
+    printResponse(await server.pipeline.execute(op, { input, trustedCaller: caller }), db);
     return 0;
   } finally {
     await server.close();

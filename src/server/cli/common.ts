@@ -10,7 +10,8 @@ import { dirname, isAbsolute, join } from 'node:path';
 import type { parseArgs } from 'node:util';
 import type { BusinessDef } from '../../domain/index.js';
 import { loadBusinessFile, parseBusinessFile } from '../business-file.js';
-import { createUspServer, consoleLogger, type ServerOptions } from '../compose.js';
+import { createUspServer, type ServerOptions } from '../compose.js';
+import { LOG_LEVELS, createLogger, type LogFormat, type LogLevel, type ServerLogger } from '../logging.js';
 import type { SecurityOptions } from '../security-wiring.js';
 
 /** Every flag of every command, in one table (parseArgs reads it; each command's help lists its own). */
@@ -45,6 +46,7 @@ export const OPTIONS = {
   'require-pop-nonce': { type: 'boolean' },
   'allow-es256': { type: 'boolean' },
   'profile-uri': { type: 'string', multiple: true },
+  'platform-profile': { type: 'string' },
   'profile-allowlist': { type: 'string', multiple: true },
   'no-rate-limit': { type: 'boolean' },
   'rate-limit': { type: 'string', multiple: true },
@@ -66,6 +68,14 @@ export const OPTIONS = {
   'signing-kid': { type: 'string' },
   'reminder-offset': { type: 'string' },
   failed: { type: 'boolean' },
+  'reindex-interval': { type: 'string' },
+  'max-failures': { type: 'string' },
+  'register-with': { type: 'string', multiple: true },
+  'register-interval': { type: 'string' },
+  stdio: { type: 'boolean' },
+  'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
+  'shutdown-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -215,7 +225,7 @@ export async function openOffline(flags: Flags) {
   if (!flags.demo && !flags.config) flags = { ...flags, demo: true };
   const def = await loadBusiness(flags);
   const db = dbPath(flags, def);
-  const server = await createUspServer({ business: def, db, sandbox: true, sweepIntervalMs: 0, log: consoleLogger, webhooks: { enabled: false } });
+  const server = await createUspServer({ business: def, db, sandbox: true, sweepIntervalMs: 0, log: createLogger({ level: 'warn' }), webhooks: { enabled: false } });
   return { server, db };
 }
 
@@ -232,6 +242,58 @@ export const OFFLINE_HELP = `Database (give the same business and database as th
   --demo | --config FILE      the business (default --demo)
 ${DB_HELP}`;
 
+export const LOG_HELP = `Logs and shutdown (see README "Operating"):
+  --log-level LEVEL           trace, debug, info, warn, error, fatal or silent (default info); buyer data is redacted at every level
+  --log-format json|pretty    JSON lines, or readable lines (default: pretty on a terminal, json otherwise); always on stderr
+  --shutdown-timeout SECONDS  on SIGTERM or SIGINT, let calls in flight finish for at most this long, then exit (default 10)`;
+
+/** The server's logger as --log-level and --log-format ask. */
+export function loggerFrom(flags: Flags): ServerLogger {
+  const level = flags['log-level'] ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`);
+  const format = flags['log-format'];
+  if (format !== undefined && format !== 'json' && format !== 'pretty') throw new UsageError(`--log-format must be json or pretty, got ${JSON.stringify(format)}`);
+  return createLogger({ level: level as LogLevel, format: format as LogFormat | undefined });
+}
+
+/** --shutdown-timeout in milliseconds (default 10 s). */
+export function shutdownTimeoutMs(flags: Flags): number {
+  return (intFlag(flags, 'shutdown-timeout', 1) ?? 10) * 1000;
+}
+
+/**
+ * Stop a server on SIGTERM or SIGINT: gracefully within the bound, then exit (0 when every call in
+ * flight finished, 1 when some were cut or the shutdown failed). A second signal exits at once.
+ */
+export function stopOnSignals(stop: () => Promise<boolean>, log: ServerLogger, timeoutMs: number): () => Promise<void> {
+  let stopping = false;
+  const exit = (code: number) => {
+    log.pino.flush();
+    process.exit(code);
+  };
+  const onSignal = async () => {
+    if (stopping) return;
+    stopping = true;
+    // A last resort if closing itself hangs: the bound holds whatever happens.
+    setTimeout(() => {
+      log.error('shutdown did not finish within the bound; exiting', { timeout_ms: timeoutMs });
+      exit(1);
+    }, timeoutMs + 2000).unref();
+    try {
+      const clean = await stop();
+      log.info('stopped', { clean });
+      exit(clean ? 0 : 1);
+    } catch (err) {
+      log.error('shutdown failed', { error: String(err) });
+      exit(1);
+    }
+  };
+  const handler = () => (stopping ? exit(1) : void onSignal());
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+  return onSignal;
+}
+
 export const ACCESS_HELP = `  --sandbox                   accept privileged calls without platform authentication and say so in the profile
   --require-auth              refuse unauthenticated privileged calls (the default without --demo)
   --admin-key KEY             an API key that acts as the business (Authorization: Bearer KEY); repeatable`;
@@ -245,7 +307,9 @@ export const AUTH_HELP = `Authentication (see README "Authentication"):
   --rate-limit CLASS=N        tokens per minute for public|reads|holds|bookings, per address, profile and key (0 = off); repeatable
                               defaults public=1200 reads=300 holds=30 bookings=20 (ten times that in the sandbox);
                               a 31-day availability query costs 31 public tokens, any other call 1
-  --no-rate-limit             turn rate limits off`;
+  --no-rate-limit             turn rate limits off
+OAuth 2.0 (oauth2_bearer) is always on: /.well-known/oauth-authorization-server, /oauth/*, the buyer's
+/account page; a privileged MCP call over HTTP with no credential gets 401 naming resource_metadata.`;
 
 export const SETTINGS_HELP = `Business settings (override the business file's "settings"):
   --hold-ttl SECONDS                    hold time-to-live (default 600)

@@ -1,7 +1,25 @@
 /** `usp-server mcp`: speak MCP over stdio, for desktop assistants. */
-import { createUspServer, consoleLogger } from '../compose.js';
+import { createUspServer } from '../compose.js';
 import { serveMcpStdio } from '../../bindings/mcp/index.js';
-import { AUTH_HELP, ACCESS_HELP, BUSINESS_HELP, DB_HELP, SETTINGS_HELP, dbPath, loadBusiness, shownDb, securityOptions, type Command, type Flags } from './common.js';
+import { GENERIC_PROFILE_PATH } from '../../oauth/index.js';
+import { checkProfileUrl } from '../../security/index.js';
+import {
+  AUTH_HELP,
+  ACCESS_HELP,
+  BUSINESS_HELP,
+  DB_HELP,
+  LOG_HELP,
+  SETTINGS_HELP,
+  dbPath,
+  loadBusiness,
+  loggerFrom,
+  shownDb,
+  securityOptions,
+  shutdownTimeoutMs,
+  stopOnSignals,
+  type Command,
+  type Flags,
+} from './common.js';
 
 const HELP = `usp-server mcp: speak MCP over stdio (newline-delimited JSON-RPC on stdin/stdout; logs on stderr)
 
@@ -16,27 +34,50 @@ ${ACCESS_HELP}
 
 ${AUTH_HELP}
 
+Platform:
+  --platform-profile URL      the platform profile a tool call acts under when it names none in
+                              _meta.usp.profile (the person who launched the process is trusted to
+                              choose it); default: the business's profile for assistants without one
+                              (<public URL>${GENERIC_PROFILE_PATH})
+
+${LOG_HELP}
+
 ${SETTINGS_HELP}
 `;
 
 async function run(flags: Flags): Promise<number> {
   const def = await loadBusiness(flags);
   const sandbox = flags['require-auth'] ? false : Boolean(flags.sandbox || flags.demo);
-  // stdout carries the protocol: every log line goes to stderr (consoleLogger does).
+  // stdout carries the protocol: every log line goes to stderr (the logger always writes there).
   const db = dbPath(flags, def);
-  const server = await createUspServer({ business: def, db, sandbox, adminKeys: flags['admin-key'], security: securityOptions(flags) });
-  const stdio = await serveMcpStdio({ pipeline: server.pipeline }, server.hub);
-  consoleLogger.info(`${def.business.name}: MCP on stdio${sandbox ? ' (SANDBOX: privileged calls need no platform authentication)' : ''}`);
-  consoleLogger.info(`database: ${shownDb(db)}`);
-  const stop = async () => {
-    await stdio.close().catch(() => undefined);
+  const log = loggerFrom(flags);
+  const shutdownMs = shutdownTimeoutMs(flags);
+  const server = await createUspServer({ business: def, db, sandbox, adminKeys: flags['admin-key'], security: securityOptions(flags), log });
+  // Over stdio whoever launched the process is trusted to name the platform: a model never has to invent _meta.usp.profile.
+  const platformProfile = flags['platform-profile'] ?? `${server.biz.publicUrl.replace(/\/$/, '')}${GENERIC_PROFILE_PATH}`;
+  const problem = checkProfileUrl(platformProfile, sandbox || Boolean(flags['allow-loopback-profiles']));
+  if (flags['platform-profile'] && problem) {
+    log.error(`--platform-profile: the URL ${problem}`);
     await server.close();
-    process.exit(0);
-  };
-  process.stdin.once('end', stop);
-  void stdio.closed.then(stop);
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+    return 2;
+  }
+  const stdio = await serveMcpStdio({ pipeline: server.pipeline, defaultProfile: platformProfile }, server.hub);
+  log.info(`${def.business.name}: MCP on stdio${sandbox ? ' (SANDBOX: privileged calls need no platform authentication)' : ''}`);
+  log.info(`database: ${shownDb(db)}`);
+  // Stop reading requests, let the calls in flight answer, then close the transport and the database.
+  const stop = stopOnSignals(
+    async () => {
+      process.stdin.pause();
+      const drained = await server.pipeline.drain(shutdownMs);
+      await stdio.close().catch(() => undefined);
+      await server.shutdown(0);
+      return drained;
+    },
+    log,
+    shutdownMs,
+  );
+  process.stdin.once('end', () => void stop());
+  void stdio.closed.then(() => stop());
   return -1; // keep running
 }
 

@@ -1,17 +1,22 @@
 /** `usp-server serve`: run the business over HTTP (REST and MCP on one port). */
 import { readFileSync } from 'node:fs';
-import { createUspServer, consoleLogger, type ServerOptions } from '../compose.js';
+import { createUspServer, type ServerOptions } from '../compose.js';
+import { DEFAULT_REREGISTER_MS, createRegistrar, type Registrar } from '../register-with.js';
 import {
   AUTH_HELP,
   ACCESS_HELP,
   BUSINESS_HELP,
   DB_HELP,
+  LOG_HELP,
   SETTINGS_HELP,
   UsageError,
   dbPath,
   shownDb,
   intFlag,
   loadBusiness,
+  loggerFrom,
+  shutdownTimeoutMs,
+  stopOnSignals,
   securityOptions,
   webhookOptions,
   type Command,
@@ -46,12 +51,23 @@ ${ACCESS_HELP}
 
 ${AUTH_HELP}
 
+Discovery registry (spec 6):
+  --register-with URL         register this business with the registry at URL once listening, signed
+                              with the webhook signing key the profile publishes; again after each
+                              catalog change and every --register-interval; failures are logged and
+                              retried, never fatal; repeatable
+  --register-interval SECONDS register again this often (default ${DEFAULT_REREGISTER_MS / 1000}; at most 86400)
+
 Webhooks:
   --webhook-retry-first SECONDS   first retry after (default 30)
   --webhook-max-retries N         retries after the first attempt (default 3)
   --webhook-max-total SECONDS     give up after (default 900)
   --webhook-timeout SECONDS       per attempt (default 10)
   --signing-key FILE --signing-kid KID   sign webhooks with this P-256 PEM key instead of a generated one
+
+${LOG_HELP}
+  /healthz, /readyz and /metrics (Prometheus) are served on the same port; /metrics is open to loopback
+  peers and needs an admin API key (Authorization: Bearer KEY) from anywhere else.
 
 ${SETTINGS_HELP}
 `;
@@ -96,6 +112,19 @@ export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' 
   return o;
 }
 
+function registryUrls(flags: Flags): string[] {
+  return (flags['register-with'] ?? []).map((v) => {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      throw new UsageError(`--register-with must be a registry's base URL such as https://registry.example, got ${JSON.stringify(v)}`);
+    }
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new UsageError(`--register-with must be an http(s) URL, got ${JSON.stringify(v)}`);
+    return v.replace(/\/$/, '');
+  });
+}
+
 function tlsOptions(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
   if (!flags['tls-cert'] && !flags['tls-key']) return undefined;
   if (!flags['tls-cert'] || !flags['tls-key']) throw new UsageError('give both --tls-cert and --tls-key');
@@ -113,7 +142,14 @@ async function run(flags: Flags): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port ${port}`);
   const host = flags.host ?? '127.0.0.1';
   const db = dbPath(flags, def);
+  const log = loggerFrom(flags);
+  const shutdownMs = shutdownTimeoutMs(flags);
+  const registries = registryUrls(flags);
+  const reRegister = intFlag(flags, 'register-interval', 1);
+  if (reRegister !== undefined && reRegister > 86_400) throw new UsageError('--register-interval must be at most 86400 seconds (registries re-index at least daily)');
+  const registrars: Registrar[] = [];
   const server = await createUspServer({
+    log,
     business: def,
     db,
     dbTimeouts: { connectTimeoutMs: intFlag(flags, 'db-connect-timeout', 100), statementTimeoutMs: intFlag(flags, 'db-statement-timeout', 100) },
@@ -125,6 +161,10 @@ async function run(flags: Flags): Promise<number> {
     trustProxy: flags['trust-proxy'],
     tls: tlsOptions(flags),
     ...httpOptions(flags),
+    // A catalog change (a service added, changed, suspended, removed) is news for every registry.
+    onEvents: (events) => {
+      if (events.some((e) => e.event.startsWith('service.'))) for (const r of registrars) r.catalogChanged();
+    },
   });
   let url: string;
   try {
@@ -133,19 +173,33 @@ async function run(flags: Flags): Promise<number> {
     await server.close();
     throw new UsageError((err as Error).message);
   }
-  consoleLogger.info(`database: ${shownDb(db)}`);
-  consoleLogger.info(`${def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
+  log.info(`database: ${shownDb(db)}`);
+  log.info(`${def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
   if (sandbox) {
-    consoleLogger.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
+    log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
   } else {
-    consoleLogger.info('privileged operations require authentication: platform_key_pop, booking_scoped_credential, http_message_signature or api_key');
+    log.info('privileged operations require authentication: platform_key_pop, booking_scoped_credential, http_message_signature or api_key');
   }
-  const stop = async () => {
-    await server.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  for (const registryUrl of registries) {
+    const r = createRegistrar({
+      registryUrl,
+      profileUrl: () => `${server.biz.publicUrl}/.well-known/usp`,
+      business: () => def,
+      signingKey: () => server.keyring.active(),
+      log,
+      intervalMs: reRegister === undefined ? undefined : reRegister * 1000,
+    });
+    registrars.push(r);
+    void r.register();
+  }
+  stopOnSignals(
+    async () => {
+      for (const r of registrars) r.stop();
+      return server.shutdown(shutdownMs);
+    },
+    log,
+    shutdownMs,
+  );
   return -1; // keep running
 }
 

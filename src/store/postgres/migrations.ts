@@ -7,6 +7,8 @@
  * JSON documents in `data`/`payload`/`body` (byte-for-byte parity with SQLite), BOOLEAN for flags.
  * Ids that are ordered or paginated on use the "C" collation so that they sort bytewise, as in SQLite.
  */
+import { POSTGRES_OAUTH_MIGRATION } from './oauth-repo.js';
+
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE claims (
@@ -173,6 +175,88 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX IF NOT EXISTS outbox_scheduled ON outbox (order_key, event) WHERE status = 'pending';
   `,
+  `
+  CREATE TABLE IF NOT EXISTS registry_businesses (
+    bid BIGSERIAL PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    profile_url TEXT NOT NULL UNIQUE,
+    deployment_mode TEXT NOT NULL,
+    status TEXT NOT NULL,
+    owner TEXT,
+    entry TEXT NOT NULL,
+    lat DOUBLE PRECISION,
+    lng DOUBLE PRECISION,
+    verticals TEXT NOT NULL,
+    categories TEXT NOT NULL,
+    search_text TEXT NOT NULL,
+    name_text TEXT NOT NULL,
+    created_ms BIGINT NOT NULL,
+    last_indexed_ms BIGINT,
+    next_index_ms BIGINT NOT NULL,
+    failures INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX IF NOT EXISTS registry_businesses_due ON registry_businesses (next_index_ms);
+  CREATE INDEX IF NOT EXISTS registry_businesses_geo ON registry_businesses (lat, lng) WHERE lat IS NOT NULL;
+  CREATE TABLE IF NOT EXISTS registry_business_terms (bid BIGINT NOT NULL, term TEXT NOT NULL, PRIMARY KEY (term, bid));
+  CREATE TABLE IF NOT EXISTS registry_services (
+    rid BIGSERIAL PRIMARY KEY,
+    bid BIGINT NOT NULL,
+    business_id TEXT NOT NULL,
+    service_id TEXT NOT NULL,
+    vertical TEXT NOT NULL,
+    terms TEXT NOT NULL,
+    search_text TEXT NOT NULL,
+    name_text TEXT NOT NULL,
+    currency TEXT,
+    price_min BIGINT,
+    price_max BIGINT,
+    dur_min INTEGER,
+    dur_max INTEGER,
+    lat DOUBLE PRECISION,
+    lng DOUBLE PRECISION,
+    result TEXT NOT NULL,
+    indexed_ms BIGINT NOT NULL,
+    UNIQUE (business_id, service_id)
+  );
+  CREATE INDEX IF NOT EXISTS registry_services_bid ON registry_services (bid);
+  CREATE INDEX IF NOT EXISTS registry_services_geo ON registry_services (lat, lng) WHERE lat IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS registry_services_price ON registry_services (currency, price_min);
+  CREATE TABLE IF NOT EXISTS registry_service_terms (rid BIGINT NOT NULL, term TEXT NOT NULL, PRIMARY KEY (term, rid));
+  CREATE INDEX IF NOT EXISTS registry_service_terms_rid ON registry_service_terms (rid);
+  `,
+  `
+  -- The operator's counts (metrics): bookings per status and active holds, each from an index.
+  CREATE INDEX IF NOT EXISTS bookings_by_status ON bookings (status);
+  CREATE INDEX IF NOT EXISTS holds_active ON holds (status, expires_at_ms);
+  `,
+  // Run-time administration: schedule changes, the audit log, business users and sessions, platform keys.
+  `
+  CREATE TABLE IF NOT EXISTS schedule_changes (
+    id TEXT PRIMARY KEY,
+    resource_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    start_ms BIGINT,
+    end_ms BIGINT,
+    date TEXT,
+    hours TEXT,
+    reason TEXT,
+    created_ms BIGINT NOT NULL,
+    created_by TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS schedule_changes_resource ON schedule_changes (resource_id);
+  CREATE TABLE IF NOT EXISTS admin_audit (
+    seq BIGSERIAL PRIMARY KEY,
+    at_ms BIGINT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT,
+    outcome TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS business_users (email TEXT PRIMARY KEY, password_hash TEXT NOT NULL, created_ms BIGINT NOT NULL);
+  CREATE TABLE IF NOT EXISTS admin_sessions (id_hash TEXT PRIMARY KEY, email TEXT NOT NULL, csrf TEXT NOT NULL, created_ms BIGINT NOT NULL, expires_ms BIGINT NOT NULL);
+  CREATE TABLE IF NOT EXISTS platform_api_keys (id TEXT PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_ms BIGINT NOT NULL, revoked_ms BIGINT);
+  `,
+  POSTGRES_OAUTH_MIGRATION,
   // The longest claim ever added bounds the scan for claims overlapping an interval from below
   // (claims_by_resource is ordered by start); purges by expiry read an index instead of every row.
   `

@@ -39,7 +39,10 @@ import { pgHolds } from './holds.js';
 import { pgIdempotency } from './idempotency.js';
 import { pgKeyValue } from './kv.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { postgresOAuthRepos } from './oauth-repo.js';
 import { pgOutbox } from './outbox.js';
+import { postgresRegistryRepo } from './registry-repo.js';
+import { postgresAdminRepo } from './admin-repo.js';
 import { pgSecurity } from './security.js';
 import { type Mode, pgSession } from './session.js';
 import { pgSubscriptions } from './subscriptions.js';
@@ -84,7 +87,10 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
   const base: pg.ClientConfig = {
     connectionString,
     types,
-    ...(schema ? { options: `-c search_path=${schema},public` } : {}),
+    // Only the store's schema: with `public` behind it, a name that does not resolve in the schema
+    // (the schema or a table missing, for any reason) would silently read and write public's tables,
+    // another world. btree_gist needs no path (its operator class is found as the default for gist).
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
     connectionTimeoutMillis: opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     // The server cancels a statement past statement_timeout; the client stops waiting a little later
     // in case the server itself is gone without closing the socket.
@@ -92,7 +98,20 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     keepAlive: true,
   };
   const onError = opts.onError ?? ((err: Error) => console.error(`[usp-server] postgres: ${err.message}`));
-  const pool = new pg.Pool({ ...base, max: opts.poolSize ?? 10 });
+  // Every pooled connection proves it resolves names in the store's schema before it is used; one
+  // that does not is refused (and reported) instead of ever touching another schema's tables. The
+  // check starts after the migration, which runs on a connection of its own that is then closed.
+  let migrated = false;
+  const onConnect = async (client: pg.ClientBase): Promise<void> => {
+    if (!schema || !migrated) return;
+    const s = (await client.query<{ s: string | null }>('SELECT current_schema() AS s')).rows[0]?.s ?? null;
+    if (s !== schema) {
+      const err = new WrongSchema(schema, s);
+      onError(err);
+      throw err;
+    }
+  };
+  const pool = new pg.Pool({ ...base, max: opts.poolSize ?? 10, onConnect });
   // An idle pooled connection that breaks is reported here and dropped by the pool.
   pool.on('error', (err) => onError(err));
   // A connection that breaks while checked out emits 'error' too, and pg-pool listens only while it
@@ -101,6 +120,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
   pool.on('connect', (client) => client.on('error', (err) => onError(err)));
   try {
     await migrate(pool, schema);
+    migrated = true;
     const current = (await pool.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? 'public';
     const channelName = current === 'public' ? 'usp_events' : `usp_events_${current}`;
     return new PostgresStore(pool, new PgChannel(base, pool, channelName, onError), opts.maxRetries ?? 5);
@@ -108,6 +128,19 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     await pool.end().catch(() => undefined);
     const fault = connectionFault(err);
     throw fault ? new StoreUnavailable(fault, { cause: err }) : err;
+  }
+}
+
+/** A connection of a store opened on one schema resolved names elsewhere: it is never used. */
+export class WrongSchema extends Error {
+  override readonly name = 'WrongSchema';
+  constructor(
+    readonly expected: string,
+    readonly actual: string | null,
+  ) {
+    super(
+      `a PostgreSQL connection resolves names in ${actual === null ? 'no schema' : `schema ${JSON.stringify(actual)}`}, not in the store's schema ${JSON.stringify(expected)}; it was not used (was the schema dropped?)`,
+    );
   }
 }
 
@@ -129,15 +162,24 @@ function splitSchema(url: string, explicit: string | undefined): { connectionStr
   return { connectionString, schema };
 }
 
-/** Apply pending migrations under a session advisory lock: concurrent starts apply each exactly once. */
+/**
+ * Apply pending migrations under a session advisory lock: concurrent starts apply each exactly once.
+ * The connection may have opened before the schema existed, so it checks where names resolve once
+ * the schema is there, and it is closed afterwards rather than going back to the pool.
+ */
 async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {
   const c = await pool.connect();
   try {
     await c.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [MIGRATION_LOCK]);
     try {
-      if (schema) await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
-      await c.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_ms BIGINT NOT NULL)');
-      const done = (await c.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0;
+      const table = schema ? `${ident(schema)}.schema_migrations` : 'schema_migrations';
+      if (schema) {
+        await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
+        const s = (await c.query<{ s: string | null }>('SELECT current_schema() AS s')).rows[0]?.s ?? null;
+        if (s !== schema) throw new WrongSchema(schema, s);
+      }
+      await c.query(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, applied_ms BIGINT NOT NULL)`);
+      const done = (await c.query<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${table}`)).rows[0]?.v ?? 0;
       if (done >= POSTGRES_MIGRATIONS.length) return;
       // The exclusion constraint on claims needs btree_gist (text equality in a GiST index). Put it
       // in public when there is one, so a dropped per-tenant schema never takes it along.
@@ -147,7 +189,7 @@ async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void>
         await c.query('BEGIN');
         try {
           await c.query(POSTGRES_MIGRATIONS[i]);
-          await c.query('INSERT INTO schema_migrations (version, applied_ms) VALUES ($1, $2)', [i + 1, Date.now()]);
+          await c.query(`INSERT INTO ${table} (version, applied_ms) VALUES ($1, $2)`, [i + 1, Date.now()]);
           await c.query('COMMIT');
         } catch (err) {
           await c.query('ROLLBACK').catch(() => undefined);
@@ -158,10 +200,9 @@ async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void>
       await c.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [MIGRATION_LOCK]).catch(() => undefined);
     }
   } finally {
-    c.release();
+    c.release(true);
   }
 }
-
 
 /** After a failed connect, calls fail at once for this long instead of each trying (and maybe waiting) again. */
 const FAIL_FAST_MS = 250;
@@ -194,6 +235,8 @@ class PostgresStore implements Store {
         const r = await c.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
         // After a failover the old address may lead to a standby: it answers, but takes no writes.
         if (r.rows[0]?.standby) throw new StoreUnavailable('the database is a read-only standby (in recovery)');
+        const applied = Number((await c.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0);
+        if (applied < POSTGRES_MIGRATIONS.length) throw new StoreUnavailable(`migrations not applied (schema at ${applied} of ${POSTGRES_MIGRATIONS.length})`);
         return;
       } catch (err) {
         if (err instanceof StoreUnavailable) throw err;
@@ -292,6 +335,8 @@ class PostgresStore implements Store {
 function buildRepos(connection: () => Promise<pg.PoolClient>, mode: Mode): Tx {
   const s = pgSession(connection, mode);
   return {
+    registry: postgresRegistryRepo(s.query, s.lockKey),
+    admin: postgresAdminRepo(s.query),
     async lock(keys) {
       // One statement per key, in the order given (callers sort), so lock order is deterministic.
       for (const k of keys) await s.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [k]);
@@ -307,5 +352,6 @@ function buildRepos(connection: () => Promise<pg.PoolClient>, mode: Mode): Tx {
     subscriptions: pgSubscriptions(s),
     outbox: pgOutbox(s),
     kv: pgKeyValue(s),
+    ...postgresOAuthRepos(s.query),
   };
 }

@@ -24,6 +24,10 @@ export function pgWebhooks(s: PgSession): WebhookRepo {
       }
       return out;
     },
+    async releaseLeases(ids) {
+      if (ids.length === 0) return;
+      await s.query(`UPDATE webhook_deliveries SET lease_until_ms = NULL WHERE id = ANY($1::bigint[]) AND status = 'pending'`, [[...ids]]);
+    },
     async recordAttempt(a, next) {
       await s.query(
         `INSERT INTO webhook_attempts (${ATTEMPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)

@@ -1,3 +1,5 @@
+import { SQLITE_OAUTH_MIGRATION } from './oauth-repo.js';
+
 /** Schema of the embedded store. Each entry runs once, in order, recorded in `schema_migrations`. */
 export const SQLITE_MIGRATIONS: readonly string[] = [
   `
@@ -142,6 +144,89 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX outbox_scheduled ON outbox (order_key, event) WHERE status = 'pending';
   `,
+  `
+  CREATE TABLE registry_businesses (
+    bid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    profile_url TEXT NOT NULL UNIQUE,
+    deployment_mode TEXT NOT NULL,
+    status TEXT NOT NULL,
+    owner TEXT,
+    entry TEXT NOT NULL,
+    lat REAL,
+    lng REAL,
+    verticals TEXT NOT NULL,
+    categories TEXT NOT NULL,
+    search_text TEXT NOT NULL,
+    name_text TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    last_indexed_ms INTEGER,
+    next_index_ms INTEGER NOT NULL,
+    failures INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX registry_businesses_due ON registry_businesses (next_index_ms);
+  CREATE TABLE registry_business_terms (bid INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (term, bid)) WITHOUT ROWID;
+  CREATE VIRTUAL TABLE registry_business_geo USING rtree (bid, min_lat, max_lat, min_lng, max_lng);
+  CREATE TABLE registry_services (
+    rid INTEGER PRIMARY KEY,
+    bid INTEGER NOT NULL,
+    business_id TEXT NOT NULL,
+    service_id TEXT NOT NULL,
+    vertical TEXT NOT NULL,
+    terms TEXT NOT NULL,
+    search_text TEXT NOT NULL,
+    name_text TEXT NOT NULL,
+    currency TEXT,
+    price_min INTEGER,
+    price_max INTEGER,
+    dur_min INTEGER,
+    dur_max INTEGER,
+    lat REAL,
+    lng REAL,
+    result TEXT NOT NULL,
+    indexed_ms INTEGER NOT NULL,
+    UNIQUE (business_id, service_id)
+  );
+  CREATE INDEX registry_services_bid ON registry_services (bid);
+  CREATE INDEX registry_services_price ON registry_services (currency, price_min);
+  CREATE TABLE registry_service_terms (rid INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (term, rid)) WITHOUT ROWID;
+  CREATE INDEX registry_service_terms_rid ON registry_service_terms (rid);
+  CREATE VIRTUAL TABLE registry_service_geo USING rtree (rid, min_lat, max_lat, min_lng, max_lng);
+  `,
+  `
+  -- The operator's counts (metrics): bookings per status and active holds, each from an index.
+  CREATE INDEX bookings_by_status ON bookings (status);
+  CREATE INDEX holds_active ON holds (status, expires_at_ms);
+  `,
+  // Run-time administration: schedule changes, the audit log, business users and sessions, platform keys.
+  `
+  CREATE TABLE schedule_changes (
+    id TEXT PRIMARY KEY,
+    resource_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    start_ms INTEGER,
+    end_ms INTEGER,
+    date TEXT,
+    hours TEXT,
+    reason TEXT,
+    created_ms INTEGER NOT NULL,
+    created_by TEXT NOT NULL
+  );
+  CREATE INDEX schedule_changes_resource ON schedule_changes (resource_id);
+  CREATE TABLE admin_audit (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    at_ms INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT,
+    outcome TEXT NOT NULL
+  );
+  CREATE TABLE business_users (email TEXT PRIMARY KEY, password_hash TEXT NOT NULL, created_ms INTEGER NOT NULL);
+  CREATE TABLE admin_sessions (id_hash TEXT PRIMARY KEY, email TEXT NOT NULL, csrf TEXT NOT NULL, created_ms INTEGER NOT NULL, expires_ms INTEGER NOT NULL);
+  CREATE TABLE platform_api_keys (id TEXT PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_ms INTEGER NOT NULL, revoked_ms INTEGER);
+  CREATE INDEX bookings_start ON bookings (json_extract(data, '$.priv.start_ms'));
+  `,
+  SQLITE_OAUTH_MIGRATION,
   // The longest claim ever added bounds the scan for claims overlapping an interval from below
   // (claims_by_resource is ordered by start); purges by expiry read an index instead of every row.
   `

@@ -26,6 +26,9 @@ import { type Db, Statements } from './statements.js';
 import { sqliteSubscriptions } from './subscriptions.js';
 import { sqliteWaitlist } from './waitlist.js';
 import { sqliteWebhooks } from './webhooks.js';
+import { sqliteRegistryRepo } from './registry-repo.js';
+import { sqliteAdminRepo } from './admin-repo.js';
+import { sqliteOAuthRepos } from './oauth-repo.js';
 
 export interface SqliteStoreOptions {
   /** File path, or ':memory:'. */
@@ -301,7 +304,7 @@ class SqliteStore implements Store {
     return run;
   }
 
-  /** Readiness: the file is still where we opened it and a write lock can be taken (then released). */
+  /** Readiness: the file is still where we opened it, its schema is this build's, and a write lock can be taken (then released). */
   ping(): Promise<void> {
     if (this.file) {
       // A write of a few bytes may still fit in a page the file already has: look at the disk too.
@@ -311,6 +314,8 @@ class SqliteStore implements Store {
     return this.transaction(async () => {
       // A write proves the file takes writes (not read-only, not moved); it is rolled back below.
       this.db.prepare("INSERT INTO main.kv (key, value) VALUES ('usp:ping', '') ON CONFLICT (key) DO NOTHING").run();
+      const applied = (this.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
+      if (applied < SQLITE_MIGRATIONS.length) throw new StoreUnavailable(`migrations not applied (schema at ${applied} of ${SQLITE_MIGRATIONS.length})`);
       throw PING_DONE;
     }).catch((err) => {
       if (err !== PING_DONE) throw err;
@@ -368,6 +373,8 @@ const MIN_FREE_BYTES = 256 * 1024;
 function buildRepos(db: Db): Tx {
   const s = new Statements(db);
   return {
+    registry: sqliteRegistryRepo(db),
+    admin: sqliteAdminRepo(db),
     async lock() {
       // Transactions are already serial in this process (one connection, BEGIN IMMEDIATE).
     },
@@ -382,5 +389,6 @@ function buildRepos(db: Db): Tx {
     subscriptions: sqliteSubscriptions(s),
     outbox: sqliteOutbox(s),
     kv: sqliteKeyValue(s),
+    ...sqliteOAuthRepos(db),
   };
 }

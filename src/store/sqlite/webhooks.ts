@@ -21,6 +21,7 @@ export function sqliteWebhooks(s: Statements): WebhookRepo {
   const attempts = s.prepare(`SELECT ${ATTEMPT_COLUMNS} FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt`);
   const retryOne = s.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = ?, lease_until_ms = NULL WHERE id = ? AND status = 'failed'`);
   const retryAll = s.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = ?, lease_until_ms = NULL WHERE status = 'failed'`);
+  const release = s.prepare(`UPDATE webhook_deliveries SET lease_until_ms = NULL WHERE id = ? AND status = 'pending'`);
   return {
     async add(d) {
       add.run(d);
@@ -30,6 +31,9 @@ export function sqliteWebhooks(s: Statements): WebhookRepo {
       const out = onePerTarget((s.prepare(sql).all(...args) as any[]).map(toDelivery), busy, limit);
       for (const d of out) lease.run(leaseUntilMs, d.id);
       return out;
+    },
+    async releaseLeases(ids) {
+      for (const id of ids) release.run(id);
     },
     async recordAttempt(a, next) {
       attempt.run(a.delivery_id, a.attempt, a.at_ms, a.status_code, a.latency_ms, a.error);

@@ -1,0 +1,408 @@
+/**
+ * The business's dashboard: server-rendered pages at /admin over the admin operations, called
+ * through the pipeline as the signed-in business user (never the store). A day and week calendar
+ * per staff member and location, the queue of pending confirmations, booking detail with its event
+ * history, the time-off editor, waitlists, the webhook log with retry and today's figures.
+ *
+ * No script at all: every screen is a page and every action a form, so the policy forbids script
+ * outright (`default-src 'none'`), styles come from our origin only, nothing may frame the pages,
+ * and forms post only to us. Sessions are a HttpOnly, SameSite=Strict cookie (Secure over https);
+ * every form carries the session's CSRF token (the login form a pre-session one, double-submitted).
+ */
+import { Hono, type Context } from 'hono';
+import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
+import { operationForDashboard, type DashboardAction, type Pipeline, type ProtocolError } from '../../operations/index.js';
+import { DASHBOARD_CSS } from './style.js';
+
+export const DASHBOARD_CSS_PATH = '/admin/assets/dashboard.css';
+const SESSION_COOKIE = 'usp_admin_session';
+const LOGIN_COOKIE = 'usp_admin_login';
+
+export interface DashboardSession {
+  email: string;
+  csrf: string;
+}
+
+/** How the dashboard signs people in: provided by the server (accounts and sessions live in the store). */
+export interface DashboardSessions {
+  /** The admin key is accepted in place of an account (sandbox only). */
+  adminKeyLogin: boolean;
+  login(email: string, password: string, address: string): Promise<{ ok: true; token: string; session: DashboardSession } | { ok: false; limited: boolean }>;
+  lookup(token: string | undefined): Promise<DashboardSession | null>;
+  logout(token: string): Promise<void>;
+  csrfMatches(session: DashboardSession, presented: string | undefined): boolean;
+}
+
+const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The dashboard's paths: /admin itself, its screens under /admin/ui, login, logout and its style sheet. The admin API keeps the rest of /admin. */
+export function isDashboardRequest(_req: Request, path: string): boolean {
+  return path === '/admin' || path === '/admin/' || path === '/admin/login' || path === '/admin/logout' || path.startsWith('/admin/ui/') || path === DASHBOARD_CSS_PATH;
+}
+
+function policy(): string {
+  return ["default-src 'none'", "style-src 'self'", "img-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'"].join('; ');
+}
+
+const HEADERS: Record<string, string> = {
+  'Content-Security-Policy': policy(),
+  'Cache-Control': 'no-store',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+};
+
+function html(body: string, status = 200): Response {
+  return new Response(body, { status, headers: { 'Content-Type': 'text/html; charset=utf-8', ...HEADERS } });
+}
+
+export function dashboardRefusal(status: number, err: ProtocolError): Response {
+  return html(shell('Error', '', `<div class="card"><h1>Something went wrong</h1><p>${esc(err.message)}</p><p><a href="/admin">Back to the dashboard</a></p></div>`), status);
+}
+
+const NAV: Array<[string, string]> = [
+  ['/admin', 'Today'],
+  ['/admin/ui/calendar', 'Calendar'],
+  ['/admin/ui/time-off', 'Time off'],
+  ['/admin/ui/waitlists', 'Waitlists'],
+  ['/admin/ui/webhooks', 'Webhooks'],
+];
+
+function shell(title: string, bizName: string, main: string, opts: { current?: string; csrf?: string; who?: string } = {}): string {
+  const nav = opts.csrf
+    ? `<nav aria-label="Dashboard">${NAV.map(([href, label]) => `<a href="${href}"${href === opts.current ? ' aria-current="page"' : ''}>${label}</a>`).join('')}</nav>
+<form class="inline" method="post" action="/admin/logout"><input type="hidden" name="_csrf" value="${esc(opts.csrf)}"><button type="submit" title="Signed in as ${esc(opts.who)}">Log out</button></form>`
+    : '';
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${esc(title)}${bizName ? ` · ${esc(bizName)}` : ''}</title><link rel="stylesheet" href="${DASHBOARD_CSS_PATH}"></head>
+<body><header><div class="bar"><span class="biz">${esc(bizName || 'usp-server')}</span>${nav}</div></header><main>${main}</main></body></html>`;
+}
+
+const secure = (c: Context) => new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
+const cookieOpts = (c: Context, maxAge?: number) => ({ httpOnly: true, sameSite: 'Strict' as const, secure: secure(c), path: '/admin', ...(maxAge !== undefined ? { maxAge } : {}) });
+
+type Env = { Variables: { session: DashboardSession; token: string } };
+
+export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardSessions }): Hono<Env> {
+  const { pipeline, sessions } = deps;
+  const biz = pipeline.business;
+  const bizName = biz.def.business.name;
+  const zone = biz.zone;
+  const app = new Hono<Env>();
+
+  const timeFmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hour12: false });
+  const dayFmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: 'numeric', month: 'short' });
+  const dateKey = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  const hourOf = (ms: number) => Number(timeFmt.format(ms).slice(0, 2));
+  const when = (ms: number) => `${dayFmt.format(ms)} ${timeFmt.format(ms)}`;
+  const resourceName = (id: string) => biz.resources.get(id)?.name ?? id;
+
+  /** Run an admin operation as the signed-in user, through the pipeline like any other call. */
+  const run = (c: Context<Env>, action: DashboardAction, input: Record<string, unknown>) =>
+    pipeline.execute(operationForDashboard(action), {
+      input,
+      trustedCaller: { principal: 'business', profile: null, business: true, authenticated: true, actor: `user:${c.get('session').email}` },
+      correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
+    });
+  const view = (c: Context<Env>, title: string, current: string, main: string, status = 200) =>
+    html(shell(title, bizName, main, { current, csrf: c.get('session').csrf, who: c.get('session').email }), status);
+  const csrfField = (c: Context<Env>) => `<input type="hidden" name="_csrf" value="${esc(c.get('session').csrf)}">`;
+  const flash = (c: Context<Env>) => {
+    const ok = c.req.query('ok');
+    const bad = c.req.query('error');
+    return (ok ? `<p class="flash ok" role="status">${esc(ok)}</p>` : '') + (bad ? `<p class="flash bad" role="alert">${esc(bad)}</p>` : '');
+  };
+  const back = (to: string, res: Awaited<ReturnType<typeof run>>, done: string) => {
+    const u = new URL(to, 'http://x');
+    if (!res.ok) u.searchParams.set('error', res.error.message);
+    else if (res.messages.some((m) => m.type === 'error')) u.searchParams.set('error', res.messages.map((m) => m.content).join(' '));
+    else u.searchParams.set('ok', done);
+    return new Response(null, { status: 303, headers: { Location: u.pathname + u.search } });
+  };
+
+  app.get(DASHBOARD_CSS_PATH, () => new Response(DASHBOARD_CSS, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'max-age=3600' } }));
+
+  // ---- login and logout ---------------------------------------------------------------------
+  const loginPage = (c: Context, message = '', status = 200) => {
+    const token = crypto.randomUUID();
+    setCookie(c, LOGIN_COOKIE, token, cookieOpts(c, 600));
+    const res = c.html(
+      shell(
+        'Sign in',
+        bizName,
+        `<div class="card login"><h1>Sign in</h1>${message ? `<p class="flash bad" role="alert">${esc(message)}</p>` : ''}
+<form class="stack" method="post" action="/admin/login"><input type="hidden" name="_csrf" value="${token}">
+<label>Email<input type="email" name="email" autocomplete="username"${sessions.adminKeyLogin ? '' : ' required'}></label>
+<label>Password<input type="password" name="password" autocomplete="current-password" required></label>
+<button class="primary" type="submit">Sign in</button></form>
+${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and give the admin key as the password.</p>' : ''}</div>`,
+      ),
+      status as 200,
+      HEADERS,
+    );
+    return res;
+  };
+  app.get('/admin/login', (c) => loginPage(c));
+  app.post('/admin/login', async (c) => {
+    const form = await c.req.parseBody();
+    const expected = getCookie(c, LOGIN_COOKIE);
+    if (!expected || form._csrf !== expected) return loginPage(c, 'The sign-in form expired; please try again.', 403);
+    const address = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown';
+    const r = await sessions.login(String(form.email ?? ''), String(form.password ?? ''), address);
+    if (!r.ok) return loginPage(c, r.limited ? 'Too many failed attempts; wait 15 minutes and try again.' : 'Wrong email or password.', r.limited ? 429 : 401);
+    deleteCookie(c, LOGIN_COOKIE, { path: '/admin' });
+    setCookie(c, SESSION_COOKIE, r.token, cookieOpts(c));
+    return c.redirect('/admin', 303);
+  });
+
+  // ---- everything else needs a session, and every form its CSRF token ------------------------
+  app.use('*', async (c, next) => {
+    const token = getCookie(c, SESSION_COOKIE);
+    const session = await sessions.lookup(token);
+    if (!session || !token) {
+      if (c.req.method === 'GET') return c.redirect('/admin/login', 303);
+      return html(shell('Sign in', bizName, '<div class="card"><h1>Signed out</h1><p>Your session has ended. <a href="/admin/login">Sign in again</a>.</p></div>'), 401);
+    }
+    if (c.req.method === 'POST') {
+      const form = await c.req.parseBody();
+      if (!sessions.csrfMatches(session, typeof form._csrf === 'string' ? form._csrf : undefined)) {
+        return html(shell('Refused', bizName, '<div class="card"><h1>Refused</h1><p>This form did not come from your dashboard (its CSRF token is missing or wrong); nothing was changed.</p><p><a href="/admin">Back to the dashboard</a></p></div>'), 403);
+      }
+    }
+    c.set('session', session);
+    c.set('token', token);
+    await next();
+  });
+  app.post('/admin/logout', async (c) => {
+    await sessions.logout(c.get('token'));
+    deleteCookie(c, SESSION_COOKIE, { path: '/admin' });
+    return c.redirect('/admin/login', 303);
+  });
+
+  // ---- screens ------------------------------------------------------------------------------
+  const badge = (s: string) => `<span class="state s-${esc(s)}">${esc(s.replace('_', ' '))}</span>`;
+  const buyerName = (b: any) => `${b.buyer.first_name} ${b.buyer.last_name}`;
+  const evLink = (row: any) =>
+    `<a class="ev s-${esc(row.booking.status)}" href="/admin/ui/bookings/${encodeURIComponent(row.booking.id)}">${timeFmt.format(row.start_ms)} ${esc(buyerName(row.booking))}<br><small>${esc(row.booking.service_name)} · ${esc(row.booking.status.replace('_', ' '))}</small></a>`;
+
+  /** A grid of hours by column (staff members in a day, days in a week); each cell lists the bookings starting in it. */
+  function calendar(rows: any[], range: any, viewKind: 'day' | 'week', resourceFilter?: string): string {
+    let cols: Array<{ key: string; label: string; match: (r: any) => boolean }>;
+    if (viewKind === 'week') {
+      cols = Array.from({ length: 7 }, (_, i) => {
+        const d = new Date(`${range.from}T12:00:00Z`);
+        d.setUTCDate(d.getUTCDate() + i);
+        const key = d.toISOString().slice(0, 10);
+        return { key, label: dayFmt.format(d.getTime()), match: (r: any) => dateKey.format(r.start_ms) === key };
+      });
+    } else {
+      const ids = resourceFilter ? [resourceFilter] : [...new Set(rows.flatMap((r) => r.resource_ids as string[]))];
+      const staff = [...biz.resources.values()].filter((r) => (resourceFilter ? r.id === resourceFilter : r.type === 'staff' || ids.includes(r.id)));
+      cols = staff.map((s) => ({ key: s.id, label: s.name, match: (r: any) => r.resource_ids.includes(s.id) }));
+      const other = rows.filter((r) => !r.resource_ids.some((id: string) => staff.some((s) => s.id === id)));
+      if (other.length > 0 || cols.length === 0) cols.push({ key: '_', label: 'Other', match: (r: any) => !r.resource_ids.some((id: string) => staff.some((s) => s.id === id)) });
+    }
+    const hours = rows.map((r) => hourOf(r.start_ms));
+    const first = Math.min(8, ...hours);
+    const last = Math.max(18, ...hours);
+    const body: string[] = [];
+    for (let h = first; h <= last; h++) {
+      const cells = cols.map((col) => {
+        const here = rows.filter((r) => col.match(r) && hourOf(r.start_ms) === h);
+        return here.length ? `<td data-col="${esc(col.label)}">${here.map(evLink).join('')}</td>` : '<td></td>';
+      });
+      body.push(`<tr${cells.every((x) => x === '<td></td>') ? ' class="empty"' : ''}><td class="hour">${String(h).padStart(2, '0')}:00</td>${cells.join('')}</tr>`);
+    }
+    return `<table class="cal"><caption class="note">Times in ${esc(zone)}</caption><thead><tr><th scope="col">Time</th>${cols.map((c) => `<th scope="col">${esc(c.label)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table>`;
+  }
+
+  app.get('/admin', async (c) => {
+    const [fig, pend, todays] = [await run(c, 'figures', {}), await run(c, 'bookings', { view: 'all', status: 'pending' }), await run(c, 'bookings', { view: 'day' })];
+    if (!fig.ok || !pend.ok || !todays.ok) return dashboardRefusal(500, (!fig.ok ? fig : !pend.ok ? pend : (todays as any)).error);
+    const f = fig.data.figures as any;
+    const money = Object.entries(f.revenue_minor as Record<string, number>)
+      .map(([cur, n]) => new Intl.NumberFormat('en', { style: 'currency', currency: cur }).format(n / 100))
+      .join(' · ') || '—';
+    // Pending confirmations: every pending booking, soonest first.
+    const queue = (pend.data.bookings as any[]).filter((r) => r.booking.confirmation_mode === 'manual').sort((a, b) => a.start_ms - b.start_ms);
+    const figures = `<div class="figures">
+<div class="figure"><b>${f.bookings}</b><span>bookings today</span></div>
+<div class="figure"><b>${f.by_status.confirmed ?? 0}</b><span>confirmed</span></div>
+<div class="figure"><b>${f.pending_confirmations}</b><span>waiting for you</span></div>
+<div class="figure"><b>${esc(money)}</b><span>booked today</span></div>
+<div class="figure"><b>${f.failed_deliveries}</b><span>failed webhooks</span></div></div>`;
+    const pendingCard = `<section class="card" aria-labelledby="q"><h2 id="q">Waiting for confirmation</h2>${
+      queue.length === 0
+        ? '<p class="note">Nothing waits for you.</p>'
+        : `<table class="list"><thead><tr><th>When</th><th>Buyer</th><th>Service</th><th>Actions</th></tr></thead><tbody>${queue
+            .map(
+              (r) => `<tr><td>${esc(when(r.start_ms))}</td><td><a href="/admin/ui/bookings/${encodeURIComponent(r.booking.id)}">${esc(buyerName(r.booking))}</a></td><td>${esc(r.booking.service_name)}</td>
+<td><form class="inline" method="post" action="/admin/ui/bookings/${encodeURIComponent(r.booking.id)}/confirm">${csrfField(c)}<button class="primary" type="submit">Confirm</button></form>
+<a class="button" href="/admin/ui/bookings/${encodeURIComponent(r.booking.id)}#decline">Decline…</a></td></tr>`,
+            )
+            .join('')}</tbody></table>`
+    }</section>`;
+    const today = todays.data.range as any;
+    return view(c, 'Today', '/admin', `<h1>Today, ${esc(dayFmt.format(Date.parse(`${today.from}T12:00:00Z`)))}</h1>${flash(c)}${figures}${pendingCard}
+<section class="card" aria-labelledby="t"><h2 id="t">Today's calendar</h2>${(todays.data.bookings as any[]).length === 0 ? '<p class="note">No bookings today.</p>' : calendar(todays.data.bookings as any[], today, 'day')}</section>`);
+  });
+
+  app.get('/admin/ui/calendar', async (c) => {
+    const q = c.req.query();
+    const input: Record<string, unknown> = { view: q.view === 'week' ? 'week' : 'day' };
+    for (const k of ['date', 'resource_id', 'location_id', 'status', 'buyer']) if (q[k]) input[k] = q[k];
+    const res = await run(c, 'bookings', input);
+    if (!res.ok) return view(c, 'Calendar', '/admin/ui/calendar', `<h1>Calendar</h1><p class="flash bad" role="alert">${esc(res.error.message)}</p><p><a href="/admin/ui/calendar">Back to today</a></p>`, 400);
+    const range = res.data.range as any;
+    const rows = res.data.bookings as any[];
+    const opt = (v: string, label: string, cur: string | undefined) => `<option value="${esc(v)}"${v === (cur ?? '') ? ' selected' : ''}>${esc(label)}</option>`;
+    const shift = (days: number) => {
+      const d = new Date(`${range.from}T12:00:00Z`);
+      d.setUTCDate(d.getUTCDate() + days);
+      const p = new URLSearchParams({ ...q, date: d.toISOString().slice(0, 10) });
+      return `/admin/ui/calendar?${p}`;
+    };
+    const step = input.view === 'week' ? 7 : 1;
+    const filters = `<form class="filters" method="get" action="/admin/ui/calendar">
+<label>Date<input type="date" name="date" value="${esc(q.date ?? range.from)}"></label>
+<label>View<select name="view">${opt('day', 'Day', input.view as string)}${opt('week', 'Week', input.view as string)}</select></label>
+<label>Staff<select name="resource_id">${opt('', 'Everyone', q.resource_id)}${[...biz.resources.values()].map((r) => opt(r.id, r.name, q.resource_id)).join('')}</select></label>
+<label>Location<select name="location_id">${opt('', 'All', q.location_id)}${biz.def.business.locations.map((l) => opt(l.id, l.name, q.location_id)).join('')}</select></label>
+<label>Status<select name="status">${opt('', 'Any', q.status)}${['pending', 'confirmed', 'in_progress', 'completed', 'canceled', 'no_show'].map((s) => opt(s, s.replace('_', ' '), q.status)).join('')}</select></label>
+<label>Buyer<input type="search" name="buyer" value="${esc(q.buyer ?? '')}" placeholder="name, email, phone"></label>
+<button type="submit">Show</button></form>`;
+    const title = input.view === 'week' ? `Week of ${dayFmt.format(Date.parse(`${range.from}T12:00:00Z`))}` : dayFmt.format(Date.parse(`${range.from}T12:00:00Z`));
+    return view(
+      c,
+      'Calendar',
+      '/admin/ui/calendar',
+      `<h1>${esc(title)}</h1><div class="card">${filters}<p class="actions"><a class="button" href="${esc(shift(-step))}">← Previous</a><a class="button" href="${esc(shift(step))}">Next →</a></p></div>
+<div class="card">${calendar(rows, range, input.view as 'day' | 'week', q.resource_id || undefined)}<p class="note">${rows.length} booking${rows.length === 1 ? '' : 's'}.</p></div>`,
+    );
+  });
+
+  app.get('/admin/ui/bookings/:id', async (c) => {
+    const res = await run(c, 'booking_detail', { booking_id: c.req.param('id') });
+    if (!res.ok || res.messages.some((m) => m.type === 'error')) {
+      return view(c, 'Booking', '', `<h1>Booking not found</h1><p>${esc(res.ok ? res.messages[0]?.content : res.error.message)}</p>`, 404);
+    }
+    const b = res.data.booking as any;
+    const id = encodeURIComponent(b.id);
+    const btn = (action: string, label: string, cls = '') => `<form class="inline" method="post" action="/admin/ui/bookings/${id}/${action}">${csrfField(c)}<button class="${cls}" type="submit">${label}</button></form>`;
+    const moves: string[] = [];
+    if (b.status === 'pending' && b.confirmation_mode === 'manual') moves.push(btn('confirm', 'Confirm', 'primary'));
+    if (b.status === 'confirmed' || b.status === 'in_progress') moves.push(btn('complete', 'Mark completed'), btn('no_show', 'Mark no-show'));
+    if (['pending', 'requires_action', 'confirmed'].includes(b.status)) moves.push(btn('cancel', 'Cancel as the business', 'danger'));
+    const decline =
+      b.status === 'pending'
+        ? `<form class="stack" id="decline" method="post" action="/admin/ui/bookings/${id}/decline">${csrfField(c)}<label>Reason for declining<input name="reason" required maxlength="1000"></label><button class="danger" type="submit">Decline</button></form>`
+        : '';
+    const events = (res.data.events as any[])
+      .map((e) => `<tr><td>${esc(e.timestamp)}</td><td>${esc(e.event)}</td><td>${esc(e.event_id)}</td></tr>`)
+      .join('');
+    return view(
+      c,
+      `Booking ${b.id}`,
+      '',
+      `<h1>${esc(buyerName(b))} · ${esc(b.service_name)}</h1>${flash(c)}
+<div class="card"><p>${badge(b.status)}</p><dl><dt>When</dt><dd>${esc(when(res.data.start_ms as number))}–${esc(timeFmt.format(res.data.end_ms as number))}</dd>
+<dt>Staff</dt><dd>${esc(((res.data.resource_ids as string[]) ?? []).map(resourceName).join(', ') || '—')}</dd>
+<dt>Buyer</dt><dd>${esc(buyerName(b))} · ${esc(b.buyer.email)}${b.buyer.phone_number ? ` · ${esc(b.buyer.phone_number)}` : ''}</dd>
+<dt>Party</dt><dd>${esc(b.party_size)}</dd><dt>Booking id</dt><dd>${esc(b.id)}</dd><dt>Platform</dt><dd>${esc(res.data.platform ?? 'direct')}</dd>
+${b.cancellation ? `<dt>Canceled</dt><dd>by ${esc(b.cancellation.canceled_by)}${b.cancellation.reason ? `: ${esc(b.cancellation.reason)}` : ''}</dd>` : ''}</dl>
+<div class="actions">${moves.join('')}</div>${decline}</div>
+<section class="card" aria-labelledby="h"><h2 id="h">History</h2><table class="list"><thead><tr><th>At</th><th>Event</th><th>Event id</th></tr></thead><tbody>${events || '<tr><td colspan="3">No events yet.</td></tr>'}</tbody></table></section>`,
+    );
+  });
+
+  const MOVES: Record<string, { action: DashboardAction; done: string }> = {
+    confirm: { action: 'confirm', done: 'Booking confirmed.' },
+    decline: { action: 'decline', done: 'Booking declined.' },
+    cancel: { action: 'cancel', done: 'Booking canceled.' },
+    complete: { action: 'complete', done: 'Booking marked completed.' },
+    no_show: { action: 'no_show', done: 'Booking marked as a no-show.' },
+  };
+  app.post('/admin/ui/bookings/:id/:move', async (c) => {
+    const move = MOVES[c.req.param('move')];
+    const id = c.req.param('id');
+    if (!move) return view(c, 'Not found', '', '<h1>Not found</h1>', 404);
+    const form = await c.req.parseBody();
+    const input: Record<string, unknown> = { booking_id: id };
+    if (typeof form.reason === 'string' && form.reason) input.reason = form.reason;
+    if (move.action === 'decline') input.reason = typeof form.reason === 'string' ? form.reason : '';
+    return back(`/admin/ui/bookings/${encodeURIComponent(id)}`, await run(c, move.action, input), move.done);
+  });
+
+  app.get('/admin/ui/time-off', async (c) => {
+    const res = await run(c, 'schedule_changes', {});
+    const list = res.ok ? (res.data.changes as any[]) : [];
+    const rows = list
+      .map(
+        (ch) => `<tr><td>${esc(resourceName(ch.resource_id))}</td><td>${ch.kind === 'time_off' ? `${esc(ch.start.replace('T', ' ').slice(0, 16))} → ${esc(ch.end.replace('T', ' ').slice(0, 16))}` : `${esc(ch.date)}: ${esc((ch.hours as any[]).map((h) => `${h.opens}–${h.closes}`).join(', ') || 'closed')}`}</td>
+<td>${esc(ch.reason ?? '')}</td><td><form class="inline" method="post" action="/admin/ui/time-off/${encodeURIComponent(ch.id)}/remove">${csrfField(c)}<button class="danger" type="submit">Remove</button></form></td></tr>`,
+      )
+      .join('');
+    const staff = [...biz.resources.values()];
+    return view(
+      c,
+      'Time off',
+      '/admin/ui/time-off',
+      `<h1>Time off</h1>${flash(c)}<div class="card"><h2>Add time off</h2><form class="stack" method="post" action="/admin/ui/time-off">${csrfField(c)}
+<label>Staff member<select name="resource_id" required>${staff.map((r) => `<option value="${esc(r.id)}">${esc(r.name)}</option>`).join('')}</select></label>
+<label>From<input type="datetime-local" name="start" required></label><label>Until<input type="datetime-local" name="end" required></label>
+<label>Reason<input name="reason" maxlength="500"></label><button class="primary" type="submit">Add time off</button></form>
+<p class="note">Times in ${esc(zone)}. The slots disappear from availability at once; platforms are told the catalog changed.</p></div>
+<div class="card"><h2>Added here</h2>${rows ? `<table class="list"><thead><tr><th>Staff</th><th>When</th><th>Reason</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="note">No time off added from the dashboard.</p>'}</div>`,
+    );
+  });
+  app.post('/admin/ui/time-off', async (c) => {
+    const form = await c.req.parseBody();
+    const input: Record<string, unknown> = { resource_id: form.resource_id, start: form.start, end: form.end };
+    if (typeof form.reason === 'string' && form.reason) input.reason = form.reason;
+    return back('/admin/ui/time-off', await run(c, 'time_off_add', input), 'Time off added.');
+  });
+  app.post('/admin/ui/time-off/:id/remove', async (c) =>
+    back('/admin/ui/time-off', await run(c, 'schedule_change_remove', { change_id: c.req.param('id') }), 'Removed.'),
+  );
+
+  app.get('/admin/ui/waitlists', async (c) => {
+    const cards: string[] = [];
+    for (const s of biz.services.values()) {
+      const res = await run(c, 'waitlist', { service_id: s.id });
+      const entries = res.ok ? (res.data.entries as any[]) : [];
+      cards.push(
+        `<section class="card"><h2>${esc(s.name)}</h2>${
+          entries.length === 0
+            ? '<p class="note">Nobody is waiting.</p>'
+            : `<table class="list"><thead><tr><th>Since</th><th>Status</th><th>Entry</th></tr></thead><tbody>${entries
+                .map((e) => `<tr><td>${esc(e.created_at)}</td><td>${badge(e.status)}</td><td>${esc(e.id)}</td></tr>`)
+                .join('')}</tbody></table>`
+        }</section>`,
+      );
+    }
+    return view(c, 'Waitlists', '/admin/ui/waitlists', `<h1>Waitlists</h1>${cards.join('')}`);
+  });
+
+  app.get('/admin/ui/webhooks', async (c) => {
+    const res = await run(c, 'deliveries', { limit: 100 });
+    const list = res.ok ? (res.data.deliveries as any[]) : [];
+    const rows = list
+      .map(
+        (d) => `<tr><td>${esc(d.created_at.replace('T', ' ').slice(0, 19))}</td><td>${esc(d.event)}</td><td>${badge(d.status)}</td><td data-col="Attempts">${esc(d.attempts)}</td>
+<td data-col="Last answer">${esc(d.last_status ?? d.last_error ?? '')}</td><td class="note">${esc(d.target_url)}</td>
+<td>${d.status === 'failed' ? `<form class="inline" method="post" action="/admin/ui/webhooks/${esc(d.id)}/retry">${csrfField(c)}<button type="submit">Retry</button></form>` : ''}</td></tr>`,
+      )
+      .join('');
+    return view(
+      c,
+      'Webhooks',
+      '/admin/ui/webhooks',
+      `<h1>Webhook deliveries</h1>${flash(c)}<div class="card">${rows ? `<table class="list"><thead><tr><th>Created</th><th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Target</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="note">No deliveries yet.</p>'}</div>`,
+    );
+  });
+  app.post('/admin/ui/webhooks/:id/retry', async (c) =>
+    back('/admin/ui/webhooks', await run(c, 'delivery_retry', { delivery_id: c.req.param('id') }), 'Delivery queued again.'),
+  );
+
+  app.notFound((c) => (c.get('session') ? view(c as Context<Env>, 'Not found', '', '<h1>Not found</h1>', 404) : c.redirect('/admin/login', 303)));
+  return app;
+}

@@ -1,0 +1,31 @@
+/** The dashboard's style sheet, served from our origin (the policy forbids inline styles). Same look as the buyer pages. */
+export const DASHBOARD_CSS = `*{box-sizing:border-box}body{font:16px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d1d1f;background:#f4f4f6}
+header{background:#fff;border-bottom:1px solid #ddd}header .bar{max-width:80rem;margin:0 auto;padding:.6rem 1rem;display:flex;flex-wrap:wrap;align-items:center;gap:.4rem 1rem}
+header .biz{font-weight:700;margin-right:auto}nav{display:flex;flex-wrap:wrap;gap:.2rem}nav a{padding:.45rem .7rem;border-radius:8px;text-decoration:none;min-height:44px;display:inline-flex;align-items:center}
+nav a[aria-current=page]{background:#e6ecfb;font-weight:600}
+main{max-width:80rem;margin:0 auto;padding:1rem}
+h1{font-size:1.4rem;margin:.2rem 0 .8rem}h2{font-size:1.1rem;margin:0 0 .6rem}
+.card{background:#fff;border-radius:12px;padding:1rem 1.1rem;margin:0 0 1rem;box-shadow:0 1px 2px rgba(0,0,0,.08);overflow-x:auto}
+.figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.8rem;margin:0 0 1rem}
+.figure{background:#fff;border-radius:12px;padding:.8rem 1rem;box-shadow:0 1px 2px rgba(0,0,0,.08)}.figure b{display:block;font-size:1.6rem}
+.figure span{color:#4a4a4f;font-size:.9rem}
+.state{display:inline-block;font-weight:600;border-radius:999px;padding:.05rem .6rem;font-size:.85rem}
+.s-confirmed,.s-completed,.s-delivered,.s-in_progress{background:#e3f5e8;color:#0b5a24}.s-pending,.s-requires_action{background:#fff3d6;color:#6b4400}
+.s-canceled,.s-no_show,.s-failed{background:#fde4e4;color:#8a1414}.s-skipped,.s-waiting,.s-offered{background:#ececf0;color:#333}
+table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid #e5e5ea;vertical-align:top}th{font-size:.85rem;color:#4a4a4f}
+.cal{table-layout:fixed;min-width:36rem}.cal th{position:sticky;top:0;background:#fff}.cal td.hour,.cal th:first-child{width:4.5rem;color:#4a4a4f;font-variant-numeric:tabular-nums}
+.ev{display:block;border-left:4px solid #1a4fd6;background:#eef2fd;border-radius:6px;padding:.25rem .45rem;margin:0 0 .3rem;text-decoration:none;color:#1d1d1f;font-size:.9rem}
+.ev.s-pending{border-color:#b27600;background:#fff8e6}.ev.s-canceled{border-color:#b32020;background:#fdf0f0;text-decoration:line-through}
+form.inline{display:inline}form.filters,form.stack{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}
+label{display:flex;flex-direction:column;font-size:.85rem;color:#4a4a4f;gap:.2rem}
+input,select{font:inherit;padding:.5rem .6rem;border:1px solid #b8b8c0;border-radius:8px;min-height:44px;background:#fff;color:#1d1d1f}
+button,.button{font:inherit;font-weight:600;border-radius:10px;padding:.5rem 1rem;border:2px solid #1a4fd6;min-height:44px;cursor:pointer;text-decoration:none;display:inline-block;background:#fff;color:#1a4fd6}
+button.primary{background:#1a4fd6;color:#fff}button.danger{border-color:#b32020;color:#b32020}
+a{color:#1a4fd6}.note{color:#4a4a4f;font-size:.9rem}.actions{display:flex;flex-wrap:wrap;gap:.5rem;margin:.6rem 0 0}
+.flash{border-radius:10px;padding:.7rem 1rem;margin:0 0 1rem;font-weight:600}.flash.ok{background:#e3f5e8;color:#0b5a24}.flash.bad{background:#fde4e4;color:#8a1414}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0}dt{color:#4a4a4f}dd{margin:0}
+.login{max-width:24rem;margin:3rem auto}.login form{flex-direction:column;align-items:stretch}
+@media (max-width:40rem){main{padding:.6rem}.cal{min-width:0}.cal thead{display:none}.cal tr.empty{display:none}.cal tr,.cal td{display:block}.cal td.hour{width:auto;border:0;padding-bottom:0;font-weight:600}
+.cal td:empty{display:none}.cal td[data-col]::before{content:attr(data-col);display:block;font-size:.8rem;color:#4a4a4f}
+.list td[data-col]::before{content:attr(data-col) ": ";color:#4a4a4f;font-size:.85rem}.list thead{display:none}.list tr{display:block;border-bottom:1px solid #e5e5ea;padding:.4rem 0}.list td{display:block;border:0;padding:.1rem .3rem}
+dl{grid-template-columns:1fr}dt{margin-top:.4rem}}`;

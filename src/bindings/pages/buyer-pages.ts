@@ -1,0 +1,303 @@
+/**
+ * The buyer's pages as a browser sees them: the checkout behind a payment action's continue_url
+ * (spec 8.5.5), its paid / abandoned / expired answers, the read-only booking page it leads to and
+ * the booking's calendar file. HTML rendered from the view_checkout, complete_checkout,
+ * view_booking_page and booking_calendar operations; no script, nothing from another origin, a
+ * strict Content-Security-Policy, and dates and money formatted in the buyer's language
+ * (Accept-Language, else the business's locale).
+ */
+import { Hono, type Context } from 'hono';
+import { formatMoney, operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
+import { REST_ERRORS, problemResponse } from '../rest/index.js';
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Served from our own origin so the policy can forbid inline styles too. */
+const CSS = `*{box-sizing:border-box}body{font:17px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d1d1f;background:#f4f4f6}
+main{max-width:34rem;margin:0 auto;padding:1rem}
+.card{background:#fff;border-radius:12px;padding:1rem 1.1rem;margin:0 0 1rem;box-shadow:0 1px 2px rgba(0,0,0,.08)}
+.biz{font-size:.95rem;color:#4a4a4f;margin:0}h1{font-size:1.45rem;line-height:1.25;margin:.2rem 0 .6rem}
+h2{font-size:1.05rem;margin:0 0 .5rem}
+.state{display:inline-block;font-weight:600;border-radius:999px;padding:.2rem .8rem;margin:0 0 .6rem}
+.ok{background:#e3f5e8;color:#0b5a24}.wait{background:#fff3d6;color:#6b4400}.bad{background:#fde4e4;color:#8a1414}
+dl{margin:0}dt{font-size:.85rem;color:#4a4a4f;margin-top:.6rem}dd{margin:0}
+table{width:100%;border-collapse:collapse}td{padding:.25rem 0}td:last-child{text-align:right;font-variant-numeric:tabular-nums}
+tr.total td{border-top:1px solid #ddd;font-weight:600}
+ul{margin:0;padding-left:1.2rem}li{margin:.2rem 0}
+.due{font-size:1.6rem;font-weight:700;margin:.2rem 0}
+form{display:flex;gap:.6rem;flex-wrap:wrap;margin:.8rem 0 0}
+button,.button{font:inherit;font-weight:600;border-radius:10px;padding:.75rem 1.2rem;border:2px solid #1a4fd6;min-height:48px;cursor:pointer;text-decoration:none;display:inline-block}
+.primary{background:#1a4fd6;color:#fff;flex:1 1 12rem}.secondary{background:#fff;color:#1a4fd6}
+a{color:#1a4fd6}.note{color:#4a4a4f;font-size:.9rem}
+@media (min-width:48rem){main{padding:2.5rem 1rem}h1{font-size:1.8rem}}`;
+export const PAGES_CSS_PATH = '/assets/buyer-pages.css';
+
+/** Pages run no script, load nothing from elsewhere and may only post to us (and be sent on to the platform). */
+function policy(formTargets: string[] = []): string {
+  return [
+    "default-src 'none'",
+    "style-src 'self'",
+    "img-src 'self'",
+    `form-action 'self'${formTargets.map((o) => ` ${o}`).join('')}`,
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+function page(title: string, body: string, status = 200, formTargets: string[] = []): Response {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${esc(title)}</title><link rel="stylesheet" href="${PAGES_CSS_PATH}"></head><body><main>${body}</main></body></html>`;
+  return new Response(html, {
+    status,
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy': policy(formTargets),
+      'Referrer-Policy': 'no-referrer',
+      'X-Frame-Options': 'DENY',
+    },
+  });
+}
+
+/** The first language of Accept-Language that Intl can format, else the business's locale. */
+export function negotiateLocale(acceptLanguage: string | undefined, fallback: string): string {
+  const wanted = (acceptLanguage ?? '')
+    .split(',')
+    .map((part, i) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { tag: tag.trim(), q: q ? Number(q.slice(2)) : 1, i };
+    })
+    .filter((w) => w.tag && w.tag !== '*' && Number.isFinite(w.q) && w.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  for (const w of wanted) {
+    try {
+      const [supported] = Intl.DateTimeFormat.supportedLocalesOf([w.tag]);
+      if (supported) return supported;
+    } catch {
+      // not a language tag: try the next one
+    }
+  }
+  return fallback;
+}
+
+/** "New York time" from "America/New_York": the city people say, not the zone's code. */
+function zoneWords(zone: string): string {
+  const city = zone.split('/').pop()!.replace(/_/g, ' ');
+  return zone === 'UTC' || zone === 'Etc/UTC' ? 'UTC' : `${city} time`;
+}
+
+class Words {
+  constructor(
+    readonly locale: string,
+    readonly zone: string,
+  ) {}
+  /** "Friday, December 4, 10:00 – 11:00 AM" in the business's zone, in the buyer's language. */
+  when(startIso: string, endIso: string): string {
+    const start = new Date(startIso);
+    const end = new Date(endIso);
+    const day = new Intl.DateTimeFormat(this.locale, { timeZone: this.zone, weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }).format(start);
+    const times = new Intl.DateTimeFormat(this.locale, { timeZone: this.zone, hour: 'numeric', minute: '2-digit' }).formatRange(start, end);
+    return `${day}, ${times}`;
+  }
+  time(iso: string): string {
+    // Always with the day: the page may be read hours later, and the server's clock is not the reader's.
+    return new Intl.DateTimeFormat(this.locale, { timeZone: this.zone, weekday: 'short', day: 'numeric', month: 'short', hour: 'numeric', minute: '2-digit' }).format(new Date(iso));
+  }
+  money(minor: number, currency: string): string {
+    return formatMoney(minor, currency, this.locale);
+  }
+  minutes(n: number): string {
+    try {
+      const unit = n % 60 === 0 ? 'hour' : 'minute';
+      return new Intl.NumberFormat(this.locale, { style: 'unit', unit, unitDisplay: 'long' }).format(unit === 'hour' ? n / 60 : n);
+    } catch {
+      return `${n} min`;
+    }
+  }
+}
+
+function stateBadge(b: BookingPageView, w: Words): string {
+  switch (b.status) {
+    case 'confirmed':
+      return '<p class="state ok">Confirmed</p>';
+    case 'pending':
+      return `<p class="state wait">Waiting for ${esc(b.business_name)} to confirm${b.deadline_at ? ` (answer by ${esc(w.time(b.deadline_at))})` : ''}</p>`;
+    case 'requires_action':
+      return `<p class="state wait">Payment needed${b.deadline_at ? ` by ${esc(w.time(b.deadline_at))}` : ''}</p>`;
+    case 'in_progress':
+      return '<p class="state ok">In progress</p>';
+    case 'completed':
+      return '<p class="state ok">Completed</p>';
+    case 'no_show':
+      return '<p class="state bad">Marked as missed</p>';
+    case 'canceled':
+      return '<p class="state bad">Canceled</p>';
+    default:
+      return `<p class="state wait">${esc(b.status)}</p>`;
+  }
+}
+
+/** What was bought, from whom, where, when, on what terms and in what state. */
+function bookingCard(b: BookingPageView, w: Words): string {
+  const staff = b.resources.filter((r) => r.type === 'staff').map((r) => r.name);
+  const other = b.resources.filter((r) => r.type !== 'staff').map((r) => r.name);
+  let where = '';
+  if (b.location) {
+    where = `<dt>Where</dt><dd>${esc(b.location.name)}${b.location.address ? `<br>${esc(b.location.address)}` : ''}${b.location.map_url ? `<br><a href="${esc(b.location.map_url)}" rel="noopener noreferrer">Open in a map</a>` : ''}</dd>`;
+  }
+  return (
+    `<section class="card" aria-labelledby="what"><p class="biz">${esc(b.business_name)}</p><h1 id="what">${esc(b.service_name)}</h1>${stateBadge(b, w)}<dl>` +
+    `<dt>When</dt><dd>${esc(w.when(b.start_at, b.end_at))}<br>${esc(zoneWords(b.zone))} · ${esc(w.minutes(b.duration_minutes))}</dd>` +
+    where +
+    (staff.length ? `<dt>With</dt><dd>${esc(staff.join(', '))}</dd>` : '') +
+    (other.length ? `<dt>Room and equipment</dt><dd>${esc(other.join(', '))}</dd>` : '') +
+    `<dt>Booking reference</dt><dd>${esc(b.booking_id)}</dd></dl>` +
+    (b.calendar_path ? `<p><a class="button secondary" href="${esc(b.calendar_path)}" download>${b.status === 'canceled' ? 'Remove from calendar (.ics)' : 'Add to calendar (.ics)'}</a></p>` : '') +
+    `</section>`
+  );
+}
+
+function priceCard(b: BookingPageView, w: Words): string {
+  const p = b.price;
+  const m = (n: number) => esc(w.money(n, p.currency));
+  if (p.total === 0 && !p.cancellation_fee) return `<section class="card" aria-labelledby="price"><h2 id="price">Price</h2><p>Free</p></section>`;
+  const rows: string[] = [`<tr><td>${esc(b.service_name)}</td><td>${m(p.total)}</td></tr>`];
+  if (p.deposit) rows.push(`<tr><td>Deposit</td><td>${m(p.deposit)}</td></tr>`);
+  if (p.paid) rows.push(`<tr><td>Paid</td><td>${m(p.paid)}</td></tr>`);
+  if (p.cancellation_fee) rows.push(`<tr><td>Cancellation fee</td><td>${m(p.cancellation_fee)}</td></tr>`);
+  if (p.refund) rows.push(`<tr><td>Refund</td><td>${m(p.refund)}</td></tr>`);
+  if (b.status !== 'canceled') {
+    const label = p.balance === 0 ? 'Still to pay' : p.timing === 'at_service' || p.deposit ? 'To pay at the appointment' : 'Still to pay';
+    rows.push(`<tr class="total"><td>${label}</td><td>${m(p.balance)}</td></tr>`);
+  }
+  return `<section class="card" aria-labelledby="price"><h2 id="price">Price</h2><table>${rows.join('')}</table><p class="note">No other fees.</p></section>`;
+}
+
+function termsCard(b: BookingPageView): string {
+  if (!b.terms.length) return '';
+  return `<section class="card" aria-labelledby="terms"><h2 id="terms">Cancelling and rescheduling</h2><ul>${b.terms.map((t) => `<li>${esc(t)}</li>`).join('')}</ul></section>`;
+}
+
+function bookingPage(b: BookingPageView, w: Words, lead = ''): string {
+  return lead + bookingCard(b, w) + priceCard(b, w) + termsCard(b);
+}
+
+function render(v: CheckoutView, w: Words, abandoned = false): Response {
+  const b = v.booking;
+  const back = `<p><a href="${esc(b.booking_path)}">See your booking</a></p>`;
+  switch (v.state) {
+    case 'due': {
+      const lead = abandoned
+        ? `<section class="card" role="status"><h2>Payment not made</h2><p>You left the payment. The time is kept for you until ${esc(w.time(b.deadline_at ?? ''))}; pay below before then, or it is released.</p></section>`
+        : '';
+      const pay = v.sandbox
+        ? `<form method="post"><button class="primary" name="choice" value="pay">Pay ${esc(v.amount_due ?? '')}</button><button class="secondary" name="choice" value="cancel">Not now</button></form><p class="note">Sandbox business: no money moves.</p>`
+        : `<p class="note">This business takes payment through its payment provider.</p>`;
+      const due = `<section class="card" aria-labelledby="pay"><h2 id="pay">Payment</h2><p class="due">${esc(v.amount_due ?? '')} due now</p><p>Pay before ${esc(w.time(b.deadline_at ?? ''))}, or the booking is released.</p>${pay}</section>`;
+      return page(abandoned ? 'Payment not made' : `Pay for ${b.service_name}`, lead + bookingCard(b, w) + due + priceCard(b, w) + termsCard(b));
+    }
+    case 'paid':
+      return page(`Paid: ${b.service_name}`, bookingPage(b, w, '<section class="card" role="status"><h2>Payment received</h2><p>Thank you. Your booking is below; this page always shows its current state.</p></section>'));
+    case 'expired':
+      // Spec 8.5.5: after expiry an explicit page, never a broken link.
+      return page(
+        'Payment link expired',
+        `<section class="card" role="status"><h1>This payment link has expired</h1><p>The time was released and nothing was charged. Ask your assistant to book again.</p></section>` + bookingCard(b, w),
+        410,
+      );
+    default:
+      return page(`Nothing to pay: ${b.service_name}`, bookingPage(b, w, '<section class="card" role="status"><h2>Nothing to pay</h2><p>There is nothing to pay for this booking now.</p></section>') + back);
+  }
+}
+
+function notFound(status: number): Response {
+  return page('Not found', '<section class="card"><h1>There is nothing behind this link.</h1><p>Check the link you were given, or ask your assistant.</p></section>', status);
+}
+
+const wantsHtml = (req: Request) => (req.headers.get('accept') ?? '').includes('text/html');
+const CHECKOUT = /^\/checkout\/[^/]+$/;
+const BOOKING = /^\/booking\/[^/]+$/;
+const CALENDAR = /^\/booking\/[^/]+\/calendar\.ics$/;
+
+/**
+ * Whether a request is the pages' rather than REST's: the pages share the checkout and booking
+ * paths with their operations' REST routes, and answer browsers (Accept: text/html, form posts);
+ * programs get JSON from REST. The calendar file and the style sheet are the pages' for everyone.
+ */
+export function isPageRequest(req: Request, path: string): boolean {
+  if (req.method === 'GET') {
+    if (path === PAGES_CSS_PATH || CALENDAR.test(path)) return true;
+    return (CHECKOUT.test(path) || BOOKING.test(path)) && wantsHtml(req);
+  }
+  return req.method === 'POST' && CHECKOUT.test(path) && (req.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded');
+}
+
+/** How the pages, and the host on their behalf, say no: a page with the reason. */
+export function pageRefusal(status: number, err: ProtocolError): Response {
+  return page('Not possible', `<section class="card"><h1>${esc(err.message)}</h1></section>`, status);
+}
+
+/** The buyer's pages as a door of their own; the host routes to it what isPageRequest() claims. */
+export function createBuyerPages(pipeline: Pipeline): Hono {
+  const app = new Hono();
+  const html = (c: Context) => wantsHtml(c.req.raw);
+  const words = (c: Context, b: { locale: string; zone: string }) => new Words(negotiateLocale(c.req.header('accept-language'), b.locale), b.zone);
+
+  app.get(PAGES_CSS_PATH, () => new Response(CSS, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } }));
+
+  app.get('/checkout/:booking_id', async (c) => {
+    const res = await pipeline.execute(operationForPage('checkout'), { input: { booking_id: c.req.param('booking_id') } });
+    if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
+    const v = res.data.checkout as CheckoutView;
+    const r = render(v, words(c, v.booking));
+    // The sandbox form posts here and is then sent on to the platform's return URL.
+    return v.return_url && v.state === 'due' ? withFormTarget(r, v.return_url) : r;
+  });
+  app.post('/checkout/:booking_id', async (c) => {
+    const form = new URLSearchParams(await c.req.text());
+    const choice = form.get('choice') === 'cancel' ? 'cancel' : 'pay';
+    const res = await pipeline.execute(operationForPage('checkout_form'), { input: { booking_id: c.req.param('booking_id'), choice } });
+    if (!res.ok) return page('Payment not possible', `<section class="card"><h1>${esc(res.error.message)}</h1></section>`, REST_ERRORS[res.error.code].status);
+    const v = res.data.checkout as CheckoutView;
+    // Paid, failed, or abandoned: back to the platform when it asked (spec 8.5.5).
+    if (v.return_url) return c.redirect(v.return_url, 303);
+    // Paid: on to the booking page, which follows the booking from now on.
+    if (v.state === 'paid') return c.redirect(v.booking.booking_path, 303);
+    return render(v, words(c, v.booking), choice === 'cancel' && v.state === 'due');
+  });
+
+  app.get('/booking/:booking_id', async (c) => {
+    const res = await pipeline.execute(operationForPage('booking_page'), { input: { booking_id: c.req.param('booking_id') } });
+    if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
+    const b = res.data.booking_page as BookingPageView;
+    const w = words(c, b);
+    const lead =
+      b.status === 'requires_action'
+        ? `<section class="card" role="status"><h2>Payment needed</h2><p><a href="/checkout/${encodeURIComponent(b.booking_id)}">Pay now</a> to keep this booking.</p></section>`
+        : '';
+    return page(`${b.service_name}: ${b.business_name}`, bookingPage(b, w, lead));
+  });
+  app.get('/booking/:booking_id/calendar.ics', async (c) => {
+    const res = await pipeline.execute(operationForPage('calendar_file'), { input: { booking_id: c.req.param('booking_id') } });
+    if (!res.ok) {
+      // A program downloading the file gets the problem document its operation's REST route gives.
+      if (!html(c)) return problemResponse(c.req.path, res.error);
+      return page('No calendar entry yet', `<section class="card"><h1>${esc(res.error.message)}</h1></section>`, REST_ERRORS[res.error.code].status);
+    }
+    return new Response(res.data.calendar as string, {
+      headers: {
+        'Content-Type': 'text/calendar; charset=utf-8',
+        'Content-Disposition': `attachment; filename="${res.data.filename as string}"`,
+        'Cache-Control': 'no-store',
+      },
+    });
+  });
+  app.notFound(() => notFound(404));
+  return app;
+}
+
+function withFormTarget(r: Response, returnUrl: string): Response {
+  const origin = new URL(returnUrl).origin;
+  r.headers.set('Content-Security-Policy', policy([origin]));
+  return r;
+}

@@ -1,0 +1,1 @@
+export { createBuyerPages, isPageRequest, pageRefusal, negotiateLocale, PAGES_CSS_PATH } from './buyer-pages.js';

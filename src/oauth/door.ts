@@ -1,0 +1,537 @@
+/**
+ * The OAuth door on the HTTP host: the authorization server's endpoints (oidc-provider, a Koa app,
+ * handed the raw Node request), RFC 8414 and RFC 9728 metadata, the buyer's account pages, the
+ * profile generic MCP hosts act under, and the 401 challenge MCP clients start authorization from.
+ * It answers only its own paths; everything else goes on to the REST and MCP doors.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { Hono, type Context } from 'hono';
+import type Provider from 'oidc-provider';
+import { OPERATIONS, USP_VERSION, type AuthPolicy, type Logger } from '../operations/index.js';
+import { TokenRefused, apiKeyMatches, clientAddressKey, hashApiKey, outboundUrlProblem, tokenBuckets, type PlatformSummary } from '../security/index.js';
+import type { Store } from '../store/index.js';
+import { Accounts, EMAIL, normalizeEmail } from './accounts.js';
+import { ACCOUNT_CSS, ACCOUNT_CSS_PATH, accountPage, codePage, consentPage, layout, loginPage, messagePage, registerPage, type LinkedView } from './pages.js';
+import { INTERACTION_PATH, OAUTH_ROUTES, PROFILE_METADATA, USP_SCOPES, createProvider } from './provider.js';
+import { accessTokenVerifier } from './resource-server.js';
+import { loadOAuthSecrets } from './secrets.js';
+import { loadOidcProvider } from './library.js';
+
+export interface OAuthDoorOptions {
+  store: Store;
+  log: Logger;
+  sandbox: boolean;
+  trustProxy: boolean;
+  /** The public origin, known after listen when none was configured. */
+  baseUrl: () => string;
+  businessName: string;
+  /** The capability keys the business offers (the generic-host profile declares the same). */
+  capabilities: () => string[];
+  /** Accept http://127.0.0.1 profile and metadata URLs (development on loopback). */
+  allowLoopback: boolean;
+  /** Sign-in attempts per minute, per client address and per account email. */
+  loginLimits?: { perAddress: number; perAccount: number };
+  /** How a sign-up code reaches the buyer (default: the log). */
+  deliverCode?: (email: string, code: string) => void;
+}
+
+export interface OAuthDoor {
+  /** The paths the door answers (the host's door list asks before handing it a request). */
+  claims(path: string): boolean;
+  /** Answer a request on one of the door's paths. */
+  fetch(req: Request, env: unknown): Promise<Response>;
+  /** The host's refusals (plaintext, body size, a fault) on the door's paths: a page for the buyer's pages, an OAuth error object elsewhere. */
+  refuse(req: Request, status: number, err: { code: string; message: string }): Response;
+  /**
+   * Run by the MCP door before MCP sees a POST /mcp: the 401 challenge for a privileged tool call
+   * with no credential (or an unknown token); undefined lets MCP answer.
+   */
+  mcpGate(req: Request): Promise<Response | undefined>;
+  /** The profile URL a client without one acts under. */
+  genericProfileUrl(): string;
+  /** RFC 9728 metadata URL for a door's resource. */
+  resourceMetadataUrl(binding: 'mcp' | 'rest'): string;
+}
+
+export const GENERIC_PROFILE_PATH = '/platforms/generic-mcp-host.json';
+const PRM_PATH = '/.well-known/oauth-protected-resource';
+const ACCOUNT_COOKIE = 'usp_account';
+const CSRF_COOKIE = 'usp_csrf';
+const ACCOUNT_SESSION_MS = 8 * 3600_000;
+
+type NodeEnv = { incoming: IncomingMessage; outgoing: ServerResponse };
+
+/**
+ * Build the door and install its token verifier into the authentication policy (the only contact
+ * with the core: a verified token becomes a Caller there). Adds `oauth2_bearer` to the mechanisms
+ * the business profile advertises.
+ */
+export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promise<OAuthDoor> {
+  const lib = await loadOidcProvider();
+  const secrets = await loadOAuthSecrets(o.store);
+  const accounts = new Accounts(o.store, o.log, o.deliverCode);
+  const base = () => o.baseUrl().replace(/\/$/, '');
+  const mcpResource = () => `${base()}/mcp`;
+  const restResource = () => `${base()}/`;
+  const cookieKey = Buffer.from(secrets.cookieKeys[0], 'base64url');
+  const limits = o.loginLimits ?? { perAddress: 20, perAccount: 5 };
+  const limiter = tokenBuckets({ login_address: limits.perAddress, login_account: limits.perAccount });
+
+  const genericUrl = () => `${base()}${GENERIC_PROFILE_PATH}`;
+  const genericSummary = (): PlatformSummary => ({ version: USP_VERSION, capabilities: o.capabilities() });
+  const genericDoc = () => ({
+    usp: { version: USP_VERSION, capabilities: Object.fromEntries(o.capabilities().map((k) => [k, [{ version: USP_VERSION }]])) },
+    name: 'Assistants without a platform profile of their own',
+    description: `The platform profile ${o.businessName} applies to an OAuth client (an MCP host) that registered no ${PROFILE_METADATA}. It has no webhook_url: events reach the assistant as MCP notifications on its session.`,
+  });
+
+  const profileUrlProblem = (url: string) => outboundUrlProblem(url, o.allowLoopback || o.sandbox) ?? undefined;
+
+  // The provider needs its issuer, which is the listening address when no public URL was given.
+  let provider: Provider | undefined;
+  let providerIssuer = '';
+  const getProvider = (): Provider => {
+    if (!provider || providerIssuer !== base()) {
+      providerIssuer = base();
+      provider = createProvider(lib, {
+        issuer: providerIssuer,
+        store: o.store,
+        secrets,
+        resources: () => [mcpResource(), restResource()],
+        defaultResource: mcpResource,
+        trustProxy: o.trustProxy,
+        profileUrlProblem,
+        allowMetadataFetch: (url) => outboundUrlProblem(url, o.allowLoopback) === null,
+        findAccount: (id) => accounts.byId(id),
+        renderError: (e) => ({
+          status: 400,
+          headers: pageHeaders([]),
+          html: layout({ title: 'Sign-in problem', business: o.businessName, body: messagePage({ heading: 'This link cannot be used', text: errorWords(e.error) }) }),
+        }),
+      });
+      provider.on('server_error', (_ctx: unknown, err: Error) => o.log.error('oauth server error', { error: String(err) }));
+    }
+    return provider;
+  };
+
+  const verify = accessTokenVerifier({
+    provider: getProvider,
+    store: o.store,
+    audienceOf: (b) => (b === 'mcp' ? mcpResource() : restResource()),
+    origins: () => [base()],
+    genericProfile: () => ({ url: genericUrl(), summary: genericSummary() }),
+  });
+  policy.verifyAccessToken = verify;
+  policy.resourceMetadata = (binding) => resourceMetadataUrl(binding);
+  if (!policy.accepted.includes('oauth2_bearer')) policy.accepted = [...policy.accepted, 'oauth2_bearer'];
+
+  const resourceMetadataUrl = (binding: 'mcp' | 'rest') => (binding === 'mcp' ? `${base()}${PRM_PATH}/mcp` : `${base()}${PRM_PATH}`);
+  const prm = (resource: string) =>
+    Response.json(
+      {
+        resource,
+        authorization_servers: [base()],
+        scopes_supported: [...USP_SCOPES],
+        bearer_methods_supported: ['header'],
+        dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'RS256', 'PS256'],
+        resource_name: o.businessName,
+      },
+      { headers: { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' } },
+    );
+
+  // ---- the library's own endpoints, on the raw Node request ------------------------------------
+  const viaProvider = async (req: Request, env: unknown, rewrite?: string): Promise<Response> => {
+    const node = env as Partial<NodeEnv> | undefined;
+    if (!node?.incoming || !node.outgoing) {
+      return new Response('The authorization server needs the HTTP listener.', { status: 503 });
+    }
+    if (rewrite) node.incoming.url = rewrite;
+    await (getProvider().callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void>)(node.incoming, node.outgoing);
+    // The library wrote the answer itself; the listener must not write another.
+    return RESPONSE_ALREADY_SENT;
+  };
+
+  // ---- pages -----------------------------------------------------------------------------------
+  const pages = new Hono();
+  const secure = () => base().startsWith('https://');
+  const cookie = (name: string, value: string, opts: { path: string; sameSite: 'Strict' | 'Lax'; maxAgeS?: number }) =>
+    `${name}=${value}; Path=${opts.path}; HttpOnly; SameSite=${opts.sameSite}${secure() ? '; Secure' : ''}${opts.maxAgeS !== undefined ? `; Max-Age=${opts.maxAgeS}` : ''}`;
+  const readCookie = (c: Context, name: string) => {
+    for (const part of (c.req.header('cookie') ?? '').split(';')) {
+      const [k, ...v] = part.trim().split('=');
+      if (k === name) return v.join('=');
+    }
+    return undefined;
+  };
+  const mac = (s: string) => createHmac('sha256', cookieKey).update(s).digest('base64url');
+  const sameBytes = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+  /** Synchronizer token (double submit): a random value in a SameSite=Strict cookie and in every form. */
+  const csrfFor = (c: Context): { token: string; setCookie?: string } => {
+    const have = readCookie(c, CSRF_COOKIE);
+    if (have && /^[A-Za-z0-9_-]{32,64}$/.test(have)) return { token: have };
+    const token = randomBytes(24).toString('base64url');
+    return { token, setCookie: cookie(CSRF_COOKIE, token, { path: '/', sameSite: 'Strict' }) };
+  };
+  const csrfOk = (c: Context, form: Record<string, unknown>) => {
+    const site = c.req.header('sec-fetch-site');
+    if (site && site !== 'same-origin' && site !== 'none') return false;
+    const have = readCookie(c, CSRF_COOKIE);
+    const sent = typeof form.csrf === 'string' ? form.csrf : '';
+    return Boolean(have) && sameBytes(have!, sent);
+  };
+
+  const html = (body: string, opts: { status?: number; title: string; formTargets?: string[]; cookies?: Array<string | undefined>; retryAfter?: number }) => {
+    const headers = new Headers(pageHeaders(opts.formTargets ?? []));
+    for (const ck of opts.cookies ?? []) if (ck) headers.append('Set-Cookie', ck);
+    if (opts.retryAfter) headers.set('Retry-After', String(opts.retryAfter));
+    return new Response(layout({ title: opts.title, business: o.businessName, body }), { status: opts.status ?? 200, headers });
+  };
+  const expired = () =>
+    html(messagePage({ heading: 'This form has expired', text: 'Go back to your assistant and start signing in again.' }), { status: 403, title: 'Expired' });
+
+  const addressOf = (c: Context): string => {
+    if (o.trustProxy) {
+      const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+      if (hops.length > 0) return clientAddressKey(hops[hops.length - 1]);
+    }
+    const peer = (c.env as Partial<NodeEnv> | undefined)?.incoming?.socket?.remoteAddress;
+    return peer ? clientAddressKey(peer) : 'unknown';
+  };
+  /** Seconds to wait, or 0: sign-in attempts are limited per address and per account email. */
+  const loginWait = (c: Context, email: string) =>
+    Math.max(limiter.take([`addr:${addressOf(c)}`], 'login_address', 1, performance.now()), limiter.take([`email:${normalizeEmail(email)}`], 'login_account', 1, performance.now()));
+  const tooMany = (wait: number) =>
+    html(messagePage({ heading: 'Too many attempts', text: `Wait ${wait} seconds, then try again.` }), { status: 429, title: 'Too many attempts', retryAfter: wait });
+
+  const accountCookie = (accountId: string) => {
+    const exp = Date.now() + ACCOUNT_SESSION_MS;
+    const v = `${accountId}.${exp}`;
+    return cookie(ACCOUNT_COOKIE, `${v}.${mac(v)}`, { path: '/account', sameSite: 'Lax', maxAgeS: ACCOUNT_SESSION_MS / 1000 });
+  };
+  const signedInAs = (c: Context): string | null => {
+    const raw = readCookie(c, ACCOUNT_COOKIE);
+    const m = raw ? /^(acc_[a-f0-9]{32})\.(\d{13})\.([A-Za-z0-9_-]{43})$/.exec(raw) : null;
+    if (!m || Number(m[2]) <= Date.now() || !sameBytes(mac(`${m[1]}.${m[2]}`), m[3])) return null;
+    return m[1];
+  };
+
+  const node = (c: Context) => c.env as NodeEnv;
+  /** The interaction a page belongs to, with the client and where it redirects to (a form target). */
+  const interaction = async (c: Context) => {
+    const p = getProvider();
+    try {
+      const details = await p.interactionDetails(node(c).incoming, node(c).outgoing);
+      if (details.uid !== c.req.param('uid')) return null;
+      const client = await p.Client.find(String(details.params.client_id));
+      if (!client) return null;
+      const redirect = String(details.params.redirect_uri ?? '');
+      let target: string | undefined;
+      let host: string | undefined;
+      try {
+        const u = new URL(redirect);
+        target = u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : u.protocol;
+        host = u.host || u.protocol;
+      } catch {
+        /* the library already checked it against the registration */
+      }
+      return { details, client, clientName: String(client.clientName ?? client.clientId), targets: target ? [target] : [], host };
+    } catch {
+      return null;
+    }
+  };
+  type Found = NonNullable<Awaited<ReturnType<typeof interaction>>>;
+  const finish = async (c: Context, result: Record<string, unknown>, cookies: Array<string | undefined> = []) => {
+    const to = await getProvider().interactionResult(node(c).incoming, node(c).outgoing, result, { mergeWithLastSubmission: false });
+    const headers = new Headers({ Location: to, 'Cache-Control': 'no-store' });
+    for (const ck of cookies) if (ck) headers.append('Set-Cookie', ck);
+    return new Response(null, { status: 303, headers });
+  };
+  const form = async (c: Context) => (await c.req.parseBody()) as Record<string, unknown>;
+  const str = (v: unknown, max = 256) => (typeof v === 'string' ? v.slice(0, max) : '');
+
+  const loginView = (it: Found, uid: string, csrf: string, extra: { email?: string; error?: string } = {}) =>
+    loginPage({ action: `${INTERACTION_PATH}/${uid}/login`, registerHref: `${INTERACTION_PATH}/${uid}/register`, csrf, client: it.clientName, ...extra });
+
+  pages.get(`${INTERACTION_PATH}/:uid`, async (c) => {
+    const it = await interaction(c);
+    if (!it) return expired();
+    const uid = c.req.param('uid');
+    const csrf = csrfFor(c);
+    if (it.details.prompt.name === 'login') {
+      return html(loginView(it, uid, csrf.token), { title: 'Sign in', formTargets: it.targets, cookies: [csrf.setCookie] });
+    }
+    const account = await accounts.byId(String(it.details.session?.accountId ?? ''));
+    const requested = new Set<string>();
+    const missing = (it.details.prompt.details.missingResourceScopes ?? {}) as Record<string, string[]>;
+    for (const s of Object.values(missing).flat()) requested.add(s);
+    if (requested.size === 0) for (const s of String(it.details.params.scope ?? '').split(' ')) if ((USP_SCOPES as readonly string[]).includes(s)) requested.add(s);
+    return html(
+      consentPage({ action: `${INTERACTION_PATH}/${uid}/consent`, csrf: csrf.token, client: it.clientName, clientHost: it.host, scopes: [...requested], email: account?.email ?? '' }),
+      { title: `Allow ${it.clientName}?`, formTargets: it.targets, cookies: [csrf.setCookie] },
+    );
+  });
+
+  pages.post(`${INTERACTION_PATH}/:uid/login`, async (c) => {
+    const it = await interaction(c);
+    const f = await form(c);
+    if (!it || !csrfOk(c, f)) return expired();
+    const uid = c.req.param('uid');
+    const email = str(f.email, 254);
+    const wait = loginWait(c, email);
+    if (wait > 0) return tooMany(wait);
+    const account = await accounts.signIn(email, str(f.password, 200));
+    if (!account) {
+      const csrf = csrfFor(c);
+      return html(loginView(it, uid, csrf.token, { email, error: 'That email and password do not match an account.' }), { status: 401, title: 'Sign in', formTargets: it.targets });
+    }
+    return finish(c, { login: { accountId: account.id } }, [accountCookie(account.id)]);
+  });
+
+  pages.get(`${INTERACTION_PATH}/:uid/register`, async (c) => {
+    const it = await interaction(c);
+    if (!it) return expired();
+    const uid = c.req.param('uid');
+    const csrf = csrfFor(c);
+    return html(registerPage({ action: `${INTERACTION_PATH}/${uid}/register`, loginHref: `${INTERACTION_PATH}/${uid}`, csrf: csrf.token }), {
+      title: 'Create an account',
+      formTargets: it.targets,
+      cookies: [csrf.setCookie],
+    });
+  });
+
+  pages.post(`${INTERACTION_PATH}/:uid/register`, async (c) => {
+    const it = await interaction(c);
+    const f = await form(c);
+    if (!it || !csrfOk(c, f)) return expired();
+    const uid = c.req.param('uid');
+    const csrf = csrfFor(c);
+    const name = str(f.name, 200).trim();
+    const email = normalizeEmail(str(f.email, 254));
+    const password = str(f.password, 200);
+    const problem = !name ? 'Enter your name.' : !EMAIL.test(email) ? 'Enter an email address like name@example.com.' : password.length < 10 ? 'Choose a password of at least 10 characters.' : undefined;
+    if (problem) {
+      return html(registerPage({ action: `${INTERACTION_PATH}/${uid}/register`, loginHref: `${INTERACTION_PATH}/${uid}`, csrf: csrf.token, name, email, error: problem }), {
+        status: 400,
+        title: 'Create an account',
+        formTargets: it.targets,
+      });
+    }
+    // Sign-ups count against the same limits as sign-ins (each costs a scrypt).
+    const wait = loginWait(c, email);
+    if (wait > 0) return tooMany(wait);
+    const signup = await accounts.startSignup({ name, email, password });
+    return html(codePage({ action: `${INTERACTION_PATH}/${uid}/verify`, csrf: csrf.token, signup, email }), { title: 'Check your email', formTargets: it.targets });
+  });
+
+  pages.post(`${INTERACTION_PATH}/:uid/verify`, async (c) => {
+    const it = await interaction(c);
+    const f = await form(c);
+    if (!it || !csrfOk(c, f)) return expired();
+    const uid = c.req.param('uid');
+    const signup = str(f.signup, 64);
+    const account = await accounts.finishSignup(signup, str(f.code, 6));
+    if (!account) {
+      const csrf = csrfFor(c);
+      return html(codePage({ action: `${INTERACTION_PATH}/${uid}/verify`, csrf: csrf.token, signup, email: '', error: 'That code is not right, or it has expired. Check it, or start again.' }), {
+        status: 400,
+        title: 'Check your email',
+        formTargets: it.targets,
+      });
+    }
+    return finish(c, { login: { accountId: account.id } }, [accountCookie(account.id)]);
+  });
+
+  pages.post(`${INTERACTION_PATH}/:uid/consent`, async (c) => {
+    const it = await interaction(c);
+    const f = await form(c);
+    if (!it || !csrfOk(c, f) || it.details.prompt.name !== 'consent') return expired();
+    if (f.decision !== 'allow') return finish(c, { error: 'access_denied', error_description: 'The buyer did not allow access.' });
+    const p = getProvider();
+    const { prompt, params, session, grantId: existing } = it.details;
+    const accountId = String(session?.accountId ?? '');
+    const grant = existing ? await p.Grant.find(String(existing)) : new p.Grant({ accountId, clientId: String(params.client_id) });
+    if (!grant) return expired();
+    const d = prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    if (d.missingOIDCScope) grant.addOIDCScope(d.missingOIDCScope.join(' '));
+    if (d.missingOIDCClaims) grant.addOIDCClaims(d.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(d.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    const grantId = await grant.save();
+    return finish(c, existing ? {} : { consent: { grantId } });
+  });
+
+  // The account page: sign in directly, see linked assistants, remove one.
+  const accountLogin = (csrf: string, extra: { email?: string; error?: string } = {}) =>
+    loginPage({ action: '/account/login', registerHref: '/account/register', csrf, ...extra });
+  pages.get('/account', async (c) => {
+    const csrf = csrfFor(c);
+    const id = signedInAs(c);
+    const account = id ? await accounts.byId(id) : null;
+    if (!account) return html(accountLogin(csrf.token), { title: 'Sign in', cookies: [csrf.setCookie] });
+    const p = getProvider();
+    const linked: LinkedView[] = [];
+    for (const g of await accounts.linked(account.id)) {
+      const client = await p.Client.find(g.clientId).catch(() => undefined);
+      linked.push({ grantId: g.grantId, client: String(client?.clientName ?? g.clientId), scopes: g.scopes, since: new Date(g.createdMs).toISOString().slice(0, 10) });
+    }
+    const notice = c.req.query('removed') === '1' ? 'Access removed. That assistant can no longer act for you.' : undefined;
+    return html(accountPage({ csrf: csrf.token, name: account.name, email: account.email, linked, notice }), { title: 'Your account', cookies: [csrf.setCookie] });
+  });
+  pages.get('/account/register', () =>
+    html(messagePage({ heading: 'Create an account from your assistant', text: 'Accounts are created when you link an assistant: add this business to your assistant and choose "Create an account" when it asks you to sign in.' }), { title: 'Create an account' }),
+  );
+  pages.post('/account/login', async (c) => {
+    const f = await form(c);
+    if (!csrfOk(c, f)) return expired();
+    const email = str(f.email, 254);
+    const wait = loginWait(c, email);
+    if (wait > 0) return tooMany(wait);
+    const account = await accounts.signIn(email, str(f.password, 200));
+    if (!account) return html(accountLogin(csrfFor(c).token, { email, error: 'That email and password do not match an account.' }), { status: 401, title: 'Sign in' });
+    return new Response(null, { status: 303, headers: { Location: '/account', 'Set-Cookie': accountCookie(account.id), 'Cache-Control': 'no-store' } });
+  });
+  pages.post('/account/revoke', async (c) => {
+    const f = await form(c);
+    const id = signedInAs(c);
+    if (!id || !csrfOk(c, f)) return expired();
+    await accounts.revoke(id, str(f.grant, 128));
+    return new Response(null, { status: 303, headers: { Location: '/account?removed=1', 'Cache-Control': 'no-store' } });
+  });
+  pages.post('/account/logout', async (c) => {
+    const f = await form(c);
+    if (!csrfOk(c, f)) return expired();
+    return new Response(null, { status: 303, headers: { Location: '/account', 'Set-Cookie': cookie(ACCOUNT_COOKIE, '', { path: '/account', sameSite: 'Lax', maxAgeS: 0 }) } });
+  });
+
+  // ---- the 401 an MCP client starts authorization from ------------------------------------------
+  const privilegedTools = new Set(OPERATIONS.filter((op) => op.access !== 'public').map((op) => op.tool));
+  // Admin keys, platform keys from the command line and those issued at run time by the admin API.
+  const isOwnKey = async (token: string) =>
+    apiKeyMatches(token, policy.adminKeyHashes) ||
+    policy.platformKeys.some((k) => k.sha256 === hashApiKey(token)) ||
+    Boolean(await policy.findPlatformKey?.(hashApiKey(token)));
+  /**
+   * HTTP 401 (MCP authorization) whose body is still the USP answer: a JSON-RPC error -32006
+   * `authentication_required` for the request, with what is accepted and where OAuth starts.
+   */
+  const challenge = (msg: { id?: unknown; correlationId?: unknown } | null, error?: 'invalid_token') => {
+    const data: Record<string, unknown> = {
+      code: error ?? 'authentication_missing',
+      content: error ? 'The access token is unknown, expired, revoked or for another resource; authorize again.' : 'This tool needs a credential: sign in through OAuth (or use another accepted mechanism).',
+      accepted_mechanisms: policy.accepted,
+      resource_metadata: resourceMetadataUrl('mcp'),
+    };
+    if (typeof msg?.correlationId === 'string') data.correlation_id = msg.correlationId;
+    const id = typeof msg?.id === 'string' || typeof msg?.id === 'number' ? msg.id : null;
+    return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32006, message: `authentication_required: ${data.content}`, data }, id }), {
+      status: 401,
+      headers: {
+        'Content-Type': 'application/json',
+        'WWW-Authenticate': `Bearer resource_metadata="${resourceMetadataUrl('mcp')}", scope="${USP_SCOPES.join(' ')}"${error ? `, error="${error}"` : ''}`,
+      },
+    });
+  };
+  const mcpGate = async (req: Request): Promise<Response | undefined> => {
+    // RFC 9421 signatures are a credential of their own, checked below the door.
+    if (req.headers.has('signature-input') || req.headers.has('signature')) return undefined;
+    const authz = req.headers.get('authorization');
+    if (authz) {
+      const m = /^(Bearer|DPoP)\s+(\S+)$/i.exec(authz);
+      if (!m || m[2].startsWith('bsc_') || (await isOwnKey(m[2]))) return undefined;
+      try {
+        await verify(m[2], { scheme: m[1].toLowerCase() as 'bearer' | 'dpop', binding: 'mcp', now: Date.now(), peek: true });
+        return undefined;
+      } catch (e) {
+        if (e instanceof TokenRefused) return challenge(null, 'invalid_token');
+        throw e;
+      }
+    }
+    let body: unknown;
+    try {
+      body = await req.clone().json();
+    } catch {
+      return undefined;
+    }
+    for (const msg of Array.isArray(body) ? body : [body]) {
+      const m = msg as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: { _meta?: { usp?: { authorization?: unknown; profile?: unknown; correlation_id?: unknown } } } } } | null;
+      if (!m || typeof m !== 'object' || m.method !== 'tools/call' || !privilegedTools.has(String(m.params?.name))) continue;
+      const usp = m.params?.arguments?._meta?.usp;
+      if (usp?.authorization) continue;
+      // A sandbox accepts a named profile in place of a credential; without either, ask for a token.
+      if (o.sandbox && typeof usp?.profile === 'string') continue;
+      o.log.warn('authentication refused', { operation: String(m.params?.name), correlation_id: typeof usp?.correlation_id === 'string' ? usp.correlation_id.slice(0, 200) : undefined, code: 'authentication_missing', detail: 'privileged MCP call over HTTP with no credential: 401 challenge' });
+      return challenge({ id: m.id, correlationId: usp?.correlation_id });
+    }
+    return undefined;
+  };
+
+  const interactionPrefix = `${INTERACTION_PATH}/`;
+  const isPage = (path: string) => path.startsWith(interactionPrefix) || path === '/account' || path.startsWith('/account/');
+  const isProviderPath = (path: string) =>
+    path === '/.well-known/oauth-authorization-server' ||
+    path === '/.well-known/openid-configuration' ||
+    Object.values(OAUTH_ROUTES).some((r) => path === r || path.startsWith(`${r}/`));
+  return {
+    genericProfileUrl: genericUrl,
+    resourceMetadataUrl,
+    mcpGate,
+    claims: (path) =>
+      path === `${PRM_PATH}/mcp` || path === PRM_PATH || path === GENERIC_PROFILE_PATH || path === ACCOUNT_CSS_PATH || isPage(path) || isProviderPath(path),
+    async fetch(req, env) {
+      const path = new URL(req.url).pathname;
+      if (path === `${PRM_PATH}/mcp`) return prm(mcpResource());
+      if (path === PRM_PATH) return prm(restResource());
+      if (path === GENERIC_PROFILE_PATH) return Response.json(genericDoc(), { headers: { 'Cache-Control': 'public, max-age=300' } });
+      if (path === ACCOUNT_CSS_PATH) return new Response(ACCOUNT_CSS, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } });
+      if (path === '/.well-known/oauth-authorization-server') return viaProvider(req, env, '/.well-known/openid-configuration');
+      if (isPage(path)) return pages.fetch(req, env);
+      return viaProvider(req, env);
+    },
+    refuse(req, status, err) {
+      const path = new URL(req.url).pathname;
+      if (isPage(path)) {
+        return new Response(layout({ title: 'Not possible', business: o.businessName, body: messagePage({ heading: 'This request was refused', text: err.message }) }), {
+          status,
+          headers: pageHeaders([]),
+        });
+      }
+      // RFC 6749 section 5.2's error object, the format the library's own endpoints answer in.
+      const error = status >= 500 ? 'server_error' : 'invalid_request';
+      return Response.json({ error, error_description: err.message }, { status, headers: { 'Cache-Control': 'no-store' } });
+    },
+  };
+}
+
+/** Pages run no script, load nothing from elsewhere, cannot be framed, and post only to us (and on to the client). */
+function pageHeaders(formTargets: string[]): Record<string, string> {
+  return {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Security-Policy': [
+      "default-src 'none'",
+      "style-src 'self'",
+      "img-src 'self'",
+      `form-action 'self'${formTargets.map((t) => ` ${t}`).join('')}`,
+      "base-uri 'none'",
+      "frame-ancestors 'none'",
+    ].join('; '),
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+    'X-Content-Type-Options': 'nosniff',
+  };
+}
+
+function errorWords(code: string): string {
+  switch (code) {
+    case 'invalid_redirect_uri':
+      return 'The assistant sent you here with a return address it did not register, so we stopped. Nothing was shared.';
+    case 'invalid_client':
+      return 'The assistant that sent you here is not known to this business. Nothing was shared.';
+    case 'invalid_request':
+      return 'The request from your assistant was incomplete or not allowed. Nothing was shared.';
+    default:
+      return `The sign-in could not continue (${code.slice(0, 60)}). Nothing was shared; start again from your assistant.`;
+  }
+}

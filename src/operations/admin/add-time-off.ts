@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { localToUtcMs, parseInstant } from '../../domain/index.js';
+
+/** An RFC 3339 instant, or a local date-time without offset (a form's datetime-local) read in the business's zone. */
+function instantOrLocal(s: string, zone: string): number | null {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?$/.exec(s);
+  return m ? localToUtcMs(m[1], m[2], zone) : parseInstant(s);
+}
+import { defineOperation, ok, requireBusiness } from '../define.js';
+import { invalidRequest } from '../errors.js';
+import { Out } from '../schemas.js';
+import { announceScheduleChange } from './present.js';
+import { checkTimeOff, resourceOf } from './schedule-input.js';
+import { presentChange } from './list-schedule-changes.js';
+
+/**
+ * Time off for a staff member (or any resource) from now on: kept in the store, merged with the
+ * business file's schedule, so availability loses the slots at once; the services it serves are
+ * republished and platforms get `service.updated`.
+ */
+export const addTimeOff = defineOperation({
+  name: 'add_time_off',
+  rest: { method: 'POST', path: '/admin/time-off', input: 'body' },
+  access: 'business_only',
+  capability: 'dev.usp-protocol.services.availability',
+  mutating: true,
+  conditional: false,
+  writes: true,
+  creates: true,
+  dashboard: 'time_off_add',
+  output: { change: Out.object, services_updated: Out.array },
+  summary: 'Add time off for a staff member or resource; its slots disappear from availability at once.',
+  input: z.object({
+    resource_id: z.string().min(1).max(200).describe('The staff member or resource.'),
+    start: z.string().max(40).describe('First instant off: RFC 3339, or a local date-time YYYY-MM-DDTHH:MM in the business time zone.'),
+    end: z.string().max(40).describe('End of the absence (exclusive), written like start.'),
+    reason: z.string().max(500).optional(),
+  }),
+  async handle(inp, ctx) {
+    requireBusiness(ctx);
+    const resource = resourceOf(ctx, inp.resource_id);
+    const startMs = instantOrLocal(inp.start, ctx.biz.zone);
+    const endMs = instantOrLocal(inp.end, ctx.biz.zone);
+    if (startMs === null) throw invalidRequest('start: must be an RFC 3339 date-time with offset', [{ field: 'start', message: 'not a date-time' }]);
+    if (endMs === null) throw invalidRequest('end: must be an RFC 3339 date-time with offset', [{ field: 'end', message: 'not a date-time' }]);
+    await ctx.tx.lock([`schedule:${resource.id}`]);
+    await checkTimeOff(ctx, resource, startMs, endMs);
+    const row = {
+      id: ctx.ids.next('off'),
+      resource_id: resource.id,
+      kind: 'time_off' as const,
+      start_ms: startMs,
+      end_ms: endMs,
+      date: null,
+      hours: null,
+      reason: inp.reason ?? null,
+      created_ms: ctx.now,
+      created_by: ctx.caller.actor ?? 'business',
+    };
+    await ctx.tx.admin.addScheduleChange(row);
+    const services = await announceScheduleChange(ctx, resource.id);
+    return ok({ change: presentChange(row, ctx.biz.zone), services_updated: services });
+  },
+});

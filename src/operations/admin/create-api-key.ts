@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { isoUtc } from '../../domain/index.js';
+import { hashApiKey } from '../../security/index.js';
+import type { PlatformKeyRow } from '../../store/index.js';
+import { defineOperation, ok, requireBusiness } from '../define.js';
+import { Out } from '../schemas.js';
+
+export function presentKey(k: PlatformKeyRow): Record<string, unknown> {
+  return { id: k.id, label: k.label, created_at: isoUtc(k.created_ms), revoked_at: k.revoked_ms === null ? null : isoUtc(k.revoked_ms) };
+}
+
+/**
+ * A platform API key issued at run time. Its value is in this answer only: the store keeps its
+ * SHA-256, so a lost key is revoked and replaced, never shown again.
+ */
+export const createApiKey = defineOperation({
+  name: 'create_api_key',
+  rest: { method: 'POST', path: '/admin/api-keys', input: 'body' },
+  access: 'business_only',
+  capability: 'dev.usp-protocol.services.bookings',
+  mutating: true,
+  conditional: false,
+  writes: true,
+  creates: true,
+  output: { api_key: Out.object, secret: Out.string },
+  summary: 'Issue a platform API key; the secret is shown once and stored hashed.',
+  input: z.object({ label: z.string().trim().min(1, 'a label is required').max(200).describe('Whose key this is (the platform).') }),
+  async handle(inp, ctx) {
+    requireBusiness(ctx);
+    const secret = `uspk_${randomBytes(24).toString('base64url')}`;
+    const row: PlatformKeyRow = { id: ctx.ids.next('key'), sha256: hashApiKey(secret), label: inp.label, created_ms: ctx.now, revoked_ms: null };
+    await ctx.tx.admin.addPlatformKey(row);
+    return ok({ api_key: presentKey(row), secret });
+  },
+});

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { nextStatus } from '../../domain/index.js';
+import { iso } from '../context.js';
+import { defineOperation, ok, requireBusiness } from '../define.js';
+import { checkRevision, endBooking, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { id, BOOKING_OUTPUT } from '../schemas.js';
+
+/**
+ * The business turns down a booking that waits for its confirmation: the booking is canceled by
+ * the business with the reason given, no fee, and everything collected refunded; the slot is freed.
+ */
+export const declineBooking = defineOperation({
+  name: 'decline_booking',
+  rest: { method: 'POST', path: '/admin/bookings/{booking_id}/decline', input: 'body' },
+  resource: { kind: 'booking', key: 'booking_id' },
+  access: 'business_only',
+  capability: 'dev.usp-protocol.services.bookings',
+  mutating: true,
+  conditional: true,
+  writes: true,
+  destructive: true,
+  dashboard: 'decline',
+  output: BOOKING_OUTPUT,
+  summary: 'The business declines a pending booking: canceled with the reason, no fee, payments refunded.',
+  input: z.object({ booking_id: id('The booking id.'), reason: z.string().trim().min(1, 'a reason is required').max(1000) }),
+  async handle(inp, ctx) {
+    requireBusiness(ctx);
+    const rec = await loadBooking(ctx, inp.booking_id);
+    if (!rec) return bookingNotFound(inp.booking_id);
+    // Only a booking still waiting for the business's word can be declined.
+    if (rec.booking.status !== 'pending' || !nextStatus(rec.booking.status, 'cancel')) throw stateConflict(rec, 'declined');
+    checkRevision(ctx, rec.booking.revision);
+    const refund = rec.priv.amount_paid;
+    await endBooking(ctx, rec, 'cancel', { canceled_by: 'business', reason: inp.reason, fee: 0, refund_amount: refund, canceled_at: iso(ctx.now) }, (b) => {
+      if (b.payment && refund > 0) b.payment.status = 'refunded';
+    });
+    return ok({ booking: rec.booking });
+  },
+});

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { defineOperation, ok, requireBusiness } from '../define.js';
+import { Out } from '../schemas.js';
+import { presentKey } from './create-api-key.js';
+
+/** Platform API keys issued at run time (never their values), revoked ones included. */
+export const listApiKeys = defineOperation({
+  name: 'list_api_keys',
+  rest: { method: 'GET', path: '/admin/api-keys', input: 'none' },
+  access: 'business_only',
+  capability: 'dev.usp-protocol.services.bookings',
+  mutating: false,
+  conditional: false,
+  writes: false,
+  output: { api_keys: Out.objects },
+  summary: 'Platform API keys issued at run time (ids, labels, dates; never the secrets).',
+  input: z.object({}),
+  async handle(_inp, ctx) {
+    requireBusiness(ctx);
+    return ok({ api_keys: (await ctx.tx.admin.platformKeys()).map(presentKey) });
+  },
+});

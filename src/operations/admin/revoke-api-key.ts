@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { defineOperation, ok, requireBusiness } from '../define.js';
+import { ProtocolError } from '../errors.js';
+import { id, Out } from '../schemas.js';
+import { presentKey } from './create-api-key.js';
+
+/** Revoke a platform API key issued at run time: the next call with it is refused. */
+export const revokeApiKey = defineOperation({
+  name: 'revoke_api_key',
+  rest: { method: 'POST', path: '/admin/api-keys/{key_id}/revoke', input: 'none' },
+  access: 'business_only',
+  capability: 'dev.usp-protocol.services.bookings',
+  mutating: true,
+  conditional: false,
+  writes: true,
+  destructive: true,
+  output: { api_key: Out.object },
+  summary: 'Revoke a platform API key.',
+  input: z.object({ key_id: id('The key id.') }),
+  async handle(inp, ctx) {
+    requireBusiness(ctx);
+    const revoked = await ctx.tx.admin.revokePlatformKey(inp.key_id, ctx.now);
+    const row = (await ctx.tx.admin.platformKeys()).find((k) => k.id === inp.key_id);
+    if (!row) throw new ProtocolError('not_found', `No API key ${inp.key_id}.`);
+    if (!revoked) throw new ProtocolError('invalid_request', `API key ${inp.key_id} is already revoked.`, { detailCode: 'already_revoked' });
+    return ok({ api_key: presentKey(row) });
+  },
+});

@@ -1,0 +1,42 @@
+/**
+ * The business's admin operations: its own bookings by day and week, declines, run-time schedule
+ * changes, waitlists, the delivery log, signing keys, platform keys, the audit log and the day's
+ * figures. Business-only rows of the one operations table (REST under /admin, no MCP tools), served
+ * by the same pipeline; the dashboard door calls them too.
+ */
+import type { OperationDef } from '../define.js';
+import { listBookings } from './list-bookings.js';
+import { getBookingHistory } from './get-booking-history.js';
+import { declineBooking } from './decline-booking.js';
+import { addTimeOff } from './add-time-off.js';
+import { addScheduleException } from './add-schedule-exception.js';
+import { listScheduleChanges } from './list-schedule-changes.js';
+import { removeScheduleChange } from './remove-schedule-change.js';
+import { listServiceWaitlist } from './list-service-waitlist.js';
+import { listWebhookDeliveries } from './list-webhook-deliveries.js';
+import { retryWebhookDelivery } from './retry-webhook-delivery.js';
+import { rotateSigningKey } from './rotate-signing-key.js';
+import { createApiKey } from './create-api-key.js';
+import { listApiKeys } from './list-api-keys.js';
+import { revokeApiKey } from './revoke-api-key.js';
+import { listAuditLog } from './list-audit-log.js';
+import { getDayFigures } from './get-day-figures.js';
+
+export const ADMIN_OPERATIONS: readonly OperationDef[] = [
+  listBookings,
+  getBookingHistory,
+  declineBooking,
+  addTimeOff,
+  addScheduleException,
+  listScheduleChanges,
+  removeScheduleChange,
+  listServiceWaitlist,
+  listWebhookDeliveries,
+  retryWebhookDelivery,
+  rotateSigningKey,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  listAuditLog,
+  getDayFigures,
+] as OperationDef[];

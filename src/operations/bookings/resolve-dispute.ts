@@ -1,0 +1,67 @@
+/**
+ * A dispute is resolved for the buyer or for the business (spec 5.5.2). Business-only. The booking's
+ * payment status changes only when the buyer wins (refunded or partially_refunded);
+ * `booking.dispute_resolved` is raised in the same transaction, and a refund also raises
+ * `booking.refund_issued`.
+ */
+import { z } from 'zod';
+import { errorMessage, formatMoney, nextDisputeStatus, type DisputeMove } from '../../domain/index.js';
+import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
+import { checkRevision, emitBookingEvent, loadBooking, touch, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { PARTICIPLE, disputeConflict } from '../steps/disputes.js';
+import { iso } from '../context.js';
+import { id } from '../schemas.js';
+
+export const resolveDispute = defineOperation({
+  name: 'resolve_dispute',
+  rest: { method: 'POST', path: '/admin/bookings/{booking_id}/dispute/resolve', input: 'body' },
+  resource: { kind: 'booking', key: 'booking_id' },
+  access: 'business_only',
+  capability: 'dev.usp-protocol.services.bookings',
+  mutating: true,
+  conditional: true,
+  writes: true,
+  cli: 'dispute-resolve',
+  summary: 'Resolve the booking\'s dispute for the buyer (a refund) or for the business; notifies the platform.',
+  input: z.object({
+    booking_id: id('The booking id.'),
+    outcome: z.enum(['buyer', 'business']).describe('Who the dispute was resolved for.'),
+    refund_amount: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Minor units refunded when resolved for the buyer; default everything collected.'),
+  }),
+  async handle(inp, ctx) {
+    requireBusiness(ctx);
+    const rec = await loadBooking(ctx, inp.booking_id);
+    if (!rec) return bookingNotFound(inp.booking_id);
+    const b = rec.booking;
+    const d = b.dispute;
+    const move: DisputeMove = inp.outcome === 'buyer' ? 'resolve_buyer' : 'resolve_business';
+    const to = d && nextDisputeStatus(d.status, move);
+    if (!d || !to) throw disputeConflict(rec, PARTICIPLE[move]);
+    const collected = rec.priv.amount_paid;
+    if (inp.outcome === 'business' && inp.refund_amount !== undefined) {
+      return outcome(errorMessage('validation_error', 'A dispute resolved for the business refunds nothing; leave out refund_amount.', '$.refund_amount'), { booking: b });
+    }
+    const refund = inp.outcome === 'buyer' ? (inp.refund_amount ?? collected) : 0;
+    if (refund > collected) {
+      const currency = b.payment?.currency ?? ctx.biz.services.get(b.service_id)?.pricing.currency ?? 'USD';
+      return outcome(errorMessage('validation_error', `At most ${formatMoney(collected, currency)} was collected, so no more can be refunded.`, '$.refund_amount'), { booking: b });
+    }
+    checkRevision(ctx, b.revision);
+    d.status = to;
+    d.resolved_at = iso(ctx.now);
+    if (refund > 0) {
+      rec.priv.amount_paid = collected - refund;
+      if (b.payment) b.payment.status = refund >= collected ? 'refunded' : 'partially_refunded';
+    }
+    touch(rec, ctx);
+    await ctx.tx.bookings.update(rec);
+    if (refund > 0) emitBookingEvent(ctx, 'booking.refund_issued', rec, { refund_amount: refund });
+    emitBookingEvent(ctx, 'booking.dispute_resolved', rec);
+    return ok({ booking: b });
+  },
+});

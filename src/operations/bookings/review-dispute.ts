@@ -1,0 +1,34 @@
+/** The open dispute on a booking is put under review (spec 5.5.2). Business-only. */
+import { z } from 'zod';
+import { nextDisputeStatus } from '../../domain/index.js';
+import { defineOperation, ok, requireBusiness } from '../define.js';
+import { checkRevision, loadBooking, touch, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { PARTICIPLE, disputeConflict } from '../steps/disputes.js';
+import { id } from '../schemas.js';
+
+export const reviewDispute = defineOperation({
+  name: 'review_dispute',
+  rest: { method: 'POST', path: '/admin/bookings/{booking_id}/dispute/review', input: 'none' },
+  resource: { kind: 'booking', key: 'booking_id' },
+  access: 'business_only',
+  capability: 'dev.usp-protocol.services.bookings',
+  mutating: true,
+  conditional: true,
+  writes: true,
+  cli: 'dispute-review',
+  summary: "The booking's open dispute is under review by the payment processor.",
+  input: z.object({ booking_id: id('The booking id.') }),
+  async handle(inp, ctx) {
+    requireBusiness(ctx);
+    const rec = await loadBooking(ctx, inp.booking_id);
+    if (!rec) return bookingNotFound(inp.booking_id);
+    const d = rec.booking.dispute;
+    const to = d && nextDisputeStatus(d.status, 'review');
+    if (!d || !to) throw disputeConflict(rec, PARTICIPLE.review);
+    checkRevision(ctx, rec.booking.revision);
+    d.status = to;
+    touch(rec, ctx);
+    await ctx.tx.bookings.update(rec);
+    return ok({ booking: rec.booking });
+  },
+});

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { defineOperation } from '../define.js';
+import { applyBusinessMove } from '../steps/booking-lifecycle.js';
+import { id } from '../schemas.js';
+
+/** Business-only; exposed on the admin REST paths and the CLI. */
+export const startBooking = defineOperation({
+  name: 'start_booking',
+  rest: { method: 'POST', path: '/admin/bookings/{booking_id}/start', input: 'none' },
+  resource: { kind: 'booking', key: 'booking_id' },
+  access: 'business_only',
+  capability: 'dev.usp-protocol.services.bookings',
+  mutating: true,
+  conditional: true,
+  writes: true,
+  cli: 'start',
+  summary: 'The business marks a confirmed booking as in progress.',
+  input: z.object({ booking_id: id('The booking id.') }),
+  async handle(inp, ctx) {
+    return applyBusinessMove(ctx, inp.booking_id, 'start', 'booking.service_started');
+  },
+});

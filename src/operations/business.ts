@@ -1,0 +1,45 @@
+/** The business definition compiled once at start for fast lookups by the handlers. */
+import { type BusinessDef, type ResourceDef, type ServiceDef, publishService, type PublishedService, findSlotTagClash } from '../domain/index.js';
+
+/** The business compiled for fast lookups. Immutable for the life of the process. */
+export interface Business {
+  def: BusinessDef;
+  zone: string;
+  services: ReadonlyMap<string, ServiceDef>;
+  published: ReadonlyMap<string, PublishedService>;
+  resources: ReadonlyMap<string, ResourceDef>;
+  /** Services in catalog order. */
+  serviceOrder: readonly string[];
+  /** A sandbox: the built-in checkout page may stand in for a payment processor. */
+  sandbox: boolean;
+  /** Development: http://127.0.0.1 callback URLs are accepted (--allow-loopback-profiles). */
+  allowLoopbackUrls: boolean;
+  /**
+   * The public origin (no trailing slash) of profile endpoints and checkout links: the configured
+   * public URL, else the address the server listens on once it does (the composition root sets it).
+   */
+  publicUrl: string;
+}
+
+/** The public origin before the server listens anywhere (stdio MCP): where `serve` listens by default. */
+export const DEFAULT_PUBLIC_URL = 'http://localhost:8787';
+
+/** Throws SlotTagClash when two resource combinations of the business would share a slot id tag. */
+export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; allowLoopbackUrls?: boolean } = {}): Business {
+  const services = new Map(def.services.map((s) => [s.id, s] as const));
+  const published = new Map(def.services.map((s) => [s.id, publishService(s, def)] as const));
+  const resources = new Map(def.resources.map((r) => [r.id, r] as const));
+  const clash = findSlotTagClash(def.services, resources);
+  if (clash) throw clash;
+  return {
+    def,
+    zone: def.business.timezone,
+    services,
+    published,
+    resources,
+    serviceOrder: def.services.map((s) => s.id),
+    sandbox: opts.sandbox ?? false,
+    allowLoopbackUrls: opts.allowLoopbackUrls ?? false,
+    publicUrl: (def.settings.public_url ?? DEFAULT_PUBLIC_URL).replace(/\/$/, ''),
+  };
+}

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { defineOperation } from '../define.js';
+import { moveSubscription } from '../steps/feed-subscriptions.js';
+import { id } from '../schemas.js';
+
+export const resumeFeedSubscription = defineOperation({
+  name: 'resume_feed_subscription',
+  rest: { method: 'POST', path: '/services/feed/subscriptions/{subscription_id}/resume', input: 'none' },
+  resource: { kind: 'subscription', key: 'subscription_id' },
+  access: 'privileged_scoped',
+  capability: 'dev.usp-protocol.services.catalog.subscriptions',
+  mutating: true,
+  conditional: false,
+  writes: true,
+  summary: 'Resume a paused feed subscription.',
+  input: z.object({ subscription_id: id('The subscription id.') }),
+  async handle(inp, ctx) {
+    return moveSubscription(ctx, inp.subscription_id, 'resume');
+  },
+});

@@ -1,0 +1,20 @@
+/**
+ * The registry's operations table (spec 6): what `usp-server registry` serves instead of the
+ * business's operations, through the same pipeline and doors.
+ */
+import type { OperationDef } from '../define.js';
+import { registerBusiness } from './register-business.js';
+import { searchBusinesses } from './search-businesses.js';
+import { searchServices } from './search-services.js';
+import { getRegistration } from './get-registration.js';
+import { updateRegistration } from './update-registration.js';
+import { deleteRegistration } from './delete-registration.js';
+
+export const REGISTRY_OPERATIONS: readonly OperationDef[] = [
+  registerBusiness,
+  searchBusinesses,
+  searchServices,
+  getRegistration,
+  updateRegistration,
+  deleteRegistration,
+] as OperationDef[];

@@ -1,0 +1,367 @@
+/**
+ * The booking lifecycle shared by the booking and waitlist operations: making a booking out of a
+ * validated slot, moving it through the state machine, expiring what waited too long, and freeing
+ * its slot (which may offer the place to the waitlist).
+ */
+import {
+  type ServiceDef,
+  allowedMoves,
+  initialBookingStatus,
+  nextStatus,
+  type BookingMove,
+  amountDueAtBooking,
+  bookingPrice,
+  formatMoney,
+  type Action,
+  type Booking,
+  type BookingRecord,
+  type Buyer,
+  type DeliveryAddress,
+  type HoldRecord,
+  type SlotCandidate,
+  formatDuration,
+  formatInstant,
+  infoMessage,
+  errorMessage,
+} from '../../domain/index.js';
+import { ProtocolError } from '../errors.js';
+import { ok, outcome, requireBusiness, type OperationResult } from '../define.js';
+import { iso, mayAct, newRevision, type OperationContext } from '../context.js';
+import { claimRows, slotResources } from './slots.js';
+import { moveHold } from './holds.js';
+import { freedSlotOf, offerFreedPlace } from './waitlist-offers.js';
+
+export interface NewBooking {
+  service: ServiceDef;
+  slot: SlotCandidate;
+  buyer: Buyer;
+  recipient?: Buyer;
+  partySize: number;
+  deliveryAddress?: DeliveryAddress;
+  notes?: string;
+  hold?: HoldRecord;
+  postPaymentReturn?: { url: string; params?: Record<string, string> };
+  waitlistEntryId?: string;
+}
+
+/** Create the booking and take (or inherit from the hold) its claims. Call only after checkSlot. */
+export async function createBookingRecord(ctx: OperationContext, nb: NewBooking): Promise<BookingRecord> {
+  const { service, slot } = nb;
+  const now = ctx.now;
+  const id = ctx.ids.next('bkg');
+  const zone = ctx.biz.zone;
+  const total = bookingPrice(service, nb.partySize, slot.durationMs);
+  const dueNow = amountDueAtBooking(service, total);
+  const settings = ctx.biz.def.settings;
+
+  const booking: Booking = {
+    id,
+    service_id: service.id,
+    service_name: service.name,
+    slot: { id: slot.id, start: formatInstant(slot.startMs, zone), end: formatInstant(slot.endMs, zone), duration: formatDuration(slot.durationMs) },
+    buyer: nb.buyer,
+    party_size: nb.partySize,
+    status: initialBookingStatus(dueNow > 0, service.policies.confirmation_mode === 'manual'),
+    confirmation_mode: service.policies.confirmation_mode,
+    created_at: iso(now),
+    updated_at: iso(now),
+    revision: newRevision(ctx),
+  };
+  if (nb.recipient) booking.recipient = nb.recipient;
+  const resources = slotResources(ctx.biz, slot.resourceIds);
+  if (resources.length > 0) booking.resources = resources;
+  if (slot.locationId) {
+    const loc = ctx.biz.def.business.locations.find((l) => l.id === slot.locationId);
+    if (loc) booking.location = { id: loc.id, name: loc.name };
+  }
+  if (nb.deliveryAddress) booking.delivery_address = nb.deliveryAddress;
+  if (nb.notes !== undefined) booking.notes = nb.notes;
+
+  const rec: BookingRecord = {
+    booking,
+    priv: {
+      principal: nb.hold?.priv.principal ?? ctx.caller.principal,
+      profile: nb.hold?.priv.profile ?? ctx.caller.profile,
+      slot_key: slot.key,
+      start_ms: slot.startMs,
+      end_ms: slot.endMs,
+      resource_ids: [...slot.resourceIds],
+      hold_id: nb.hold?.hold.id,
+      reschedule_count: 0,
+      price_total: total,
+      amount_paid: 0,
+    },
+  };
+  if (nb.postPaymentReturn) rec.priv.post_payment_return_request = nb.postPaymentReturn;
+  if (nb.waitlistEntryId) rec.priv.waitlist_entry_id = nb.waitlistEntryId;
+
+  const pol = service.policies;
+  if (pol.requires_payment) {
+    booking.payment = {
+      status: dueNow > 0 ? 'pending' : 'not_required',
+      timing: pol.payment_timing ?? 'at_service',
+      amount: total,
+      currency: service.pricing.currency,
+      amount_due: dueNow,
+    };
+    if (pol.payment_timing === 'deposit_required') booking.payment.deposit_amount = dueNow;
+  }
+
+  let expiresMs: number | undefined;
+  if (dueNow > 0) {
+    expiresMs = Math.min(now + settings.payment_ttl_seconds * 1000, slot.startMs);
+    booking.actions = [paymentAction(ctx, rec, service, dueNow, expiresMs, 'booking')];
+  } else if (pol.confirmation_mode === 'manual') {
+    expiresMs = Math.min(now + settings.manual_confirmation_ttl_seconds * 1000, slot.startMs);
+  }
+  if (expiresMs !== undefined) {
+    booking.expires_at = iso(expiresMs);
+    rec.priv.expires_at_ms = expiresMs;
+  }
+
+  if (nb.hold) {
+    await ctx.tx.claims.transfer(nb.hold.hold.id, id, expiresMs ?? null);
+    moveHold(nb.hold, 'convert');
+    nb.hold.priv.booking_id = id;
+    await ctx.tx.holds.update(nb.hold);
+  } else {
+    await ctx.tx.claims.add(claimRows(service, slot, id, nb.partySize, false, expiresMs ?? null));
+  }
+  if (booking.status === 'confirmed') rec.priv.confirmed_once = true;
+  // Made with a buyer-linked token: the booking belongs to the buyer as well as the platform.
+  if (ctx.caller.account) rec.priv.account_id = ctx.caller.account.id;
+  await ctx.tx.bookings.insert(rec);
+  if (ctx.caller.account) await ctx.tx.accounts.linkBooking(ctx.caller.account.id, id, now);
+  if (booking.status === 'confirmed') {
+    emitBookingEvent(ctx, 'booking.confirmed', rec);
+  }
+  // After booking.confirmed: a booking made inside the reminder window is reminded at once.
+  await scheduleReminder(ctx, rec);
+  return rec;
+}
+
+/** A hosted checkout link for a pending payment (spec 8.5.4): https in production, no secrets in the query. */
+export function checkoutUrl(ctx: OperationContext, bookingId: string): string {
+  const template = ctx.biz.def.settings.checkout_url_template ?? `${ctx.biz.publicUrl}/checkout/{booking_id}`;
+  return template.replace('{booking_id}', encodeURIComponent(bookingId));
+}
+
+export function paymentAction(
+  ctx: OperationContext,
+  rec: BookingRecord,
+  service: ServiceDef,
+  amountDue: number,
+  expiresMs: number,
+  what: 'booking' | 'reschedule',
+): Action {
+  const currency = service.pricing.currency;
+  const b = rec.booking;
+  const label = what === 'booking' ? (service.policies.payment_timing === 'deposit_required' ? `Deposit for ${service.name}` : service.name) : `Reschedule of ${service.name}`;
+  return {
+    type: 'payment',
+    status: 'pending',
+    continue_url: checkoutUrl(ctx, b.id),
+    expires_at: iso(expiresMs),
+    message: {
+      type: 'info',
+      code: 'payment_required',
+      content: `Pay ${formatMoney(amountDue, currency)} before ${formatInstant(expiresMs, ctx.biz.zone)} to confirm this booking.`,
+      severity: 'requires_buyer_input',
+    },
+    payment_context: {
+      amount_due: amountDue,
+      currency,
+      description: `${label}, ${b.slot.start}`,
+      line_items: [{ label, amount: amountDue, quantity: 1, item_id: service.id }],
+      metadata: { booking_id: b.id, service_id: service.id, service_type: service.type, slot_start: b.slot.start },
+    },
+  };
+}
+
+/** Apply a state-machine move or refuse it with booking_state_conflict naming what is allowed. */
+const PARTICIPLE: Record<BookingMove, string> = {
+  confirm: 'confirmed',
+  complete_actions: 'confirmed',
+  await_confirmation: 'confirmed',
+  require_action: 'changed',
+  cancel: 'canceled',
+  expire: 'expired',
+  reschedule: 'rescheduled',
+  start: 'started',
+  complete: 'completed',
+  no_show: 'marked as a no-show',
+};
+
+export function move(rec: BookingRecord, m: BookingMove, ctx: OperationContext): void {
+  const to = nextStatus(rec.booking.status, m);
+  if (!to) throw stateConflict(rec, PARTICIPLE[m]);
+  rec.booking.status = to;
+  touch(rec, ctx);
+}
+
+/** Refuse a move the state machine forbids (decision D2), naming the status and what is allowed. */
+export function stateConflict(rec: BookingRecord, participle: string): ProtocolError {
+  const status = rec.booking.status;
+  const allowed = allowedMoves(status);
+  const next = allowed.length > 0 ? ` From ${status} it can be: ${allowed.join(', ')}.` : ` ${status} is final.`;
+  return new ProtocolError('booking_state_conflict', `This booking is ${status}; it cannot be ${participle}.${next}`, {
+    detailCode: 'booking_state_conflict',
+    extra: { current_status: status, allowed_moves: allowed },
+  });
+}
+
+export function touch(rec: BookingRecord, ctx: OperationContext): void {
+  rec.booking.updated_at = iso(ctx.now);
+  rec.booking.revision = newRevision(ctx);
+}
+
+/** Reject a stale precondition (spec 5.6): compared before any write. */
+export function checkRevision(ctx: OperationContext, current: string): void {
+  if (ctx.ifMatch !== undefined && ctx.ifMatch !== current) {
+    throw new ProtocolError('revision_mismatch', 'The resource changed since it was read; read it again and retry with the new revision.', {
+      extra: { current_revision: current },
+    });
+  }
+}
+
+/** Load a booking the caller may see, applying expiry first. Null when unknown or not the caller's. */
+export async function loadBooking(ctx: OperationContext, id: string): Promise<BookingRecord | null> {
+  const rec = await ctx.tx.bookings.get(id);
+  if (!rec) return null;
+  if (!mayAct(ctx.caller, rec.priv.principal, rec.booking.id) && !(await buyerMayAct(ctx, rec))) return null;
+  await expireIfDue(ctx, rec);
+  return rec;
+}
+
+/** A buyer-linked token with usp:history acts on the buyer's bookings, whichever platform made them (spec 10.2.4). */
+async function buyerMayAct(ctx: OperationContext, rec: BookingRecord): Promise<boolean> {
+  const account = ctx.caller.account;
+  if (!account || !account.scopes.includes('usp:history')) return false;
+  return rec.priv.account_id === account.id && (await ctx.tx.accounts.owns(account.id, rec.booking.id));
+}
+
+/** Pending and requires_action bookings whose `expires_at` passed become canceled (spec 5.1). */
+export async function expireIfDue(ctx: OperationContext, rec: BookingRecord): Promise<boolean> {
+  const b = rec.booking;
+  if ((b.status !== 'pending' && b.status !== 'requires_action') || rec.priv.expires_at_ms === undefined) return false;
+  if (rec.priv.expires_at_ms > ctx.now) return false;
+  await endBooking(ctx, rec, 'expire', { reason: 'expired', canceled_by: 'system', fee: 0, refund_amount: rec.priv.amount_paid, canceled_at: iso(rec.priv.expires_at_ms) });
+  return true;
+}
+
+/**
+ * The one path that ends a booking as canceled, by a cancel or by expiry: the state machine's move,
+ * the cancellation record, pending actions expired, nothing more due on a pending payment (unless
+ * `settle` says what is still owed), no expiry left, the slot freed and `booking.canceled` raised.
+ */
+export async function endBooking(
+  ctx: OperationContext,
+  rec: BookingRecord,
+  m: 'cancel' | 'expire',
+  cancellation: NonNullable<Booking['cancellation']>,
+  settle?: (b: Booking) => void,
+): Promise<void> {
+  move(rec, m, ctx);
+  const b = rec.booking;
+  b.cancellation = cancellation;
+  for (const a of b.actions ?? []) if (a.status === 'pending') a.status = 'expired';
+  if (b.payment && b.payment.status === 'pending') b.payment.amount_due = 0;
+  settle?.(b);
+  delete b.expires_at;
+  rec.priv.expires_at_ms = undefined;
+  await ctx.tx.bookings.update(rec);
+  await freeSlot(ctx, rec);
+  emitBookingEvent(ctx, 'booking.canceled', rec);
+}
+
+/** Remove a booking's claims and offer the freed place to the waitlist. */
+export async function freeSlot(ctx: OperationContext, rec: BookingRecord): Promise<void> {
+  await ctx.tx.claims.removeOwner(rec.booking.id);
+  // Terminal state: the booking's credentials stop working (spec 10.1.6), and no reminder follows.
+  await ctx.tx.security.revokeCredentials(rec.booking.id);
+  await ctx.tx.outbox.cancelScheduled(rec.booking.id, 'booking.reminder');
+  const service = ctx.biz.services.get(rec.booking.service_id);
+  if (service) await offerFreedPlace(ctx, service, freedSlotOf(rec.priv));
+}
+
+/** A booking's credential stays usable until a day after the service ends (its actionable window). */
+export function bookingCredentialExpiry(rec: BookingRecord): number {
+  return rec.priv.end_ms + 86_400_000;
+}
+
+/** A booking confirmed inside the reminder window is reminded at once only if at least this long remains. */
+export const REMINDER_MIN_LEAD_MS = 3_600_000;
+
+/**
+ * Schedule `booking.reminder` ahead of the start (spec 5.4.1), replacing any earlier one. A
+ * booking made (or moved) inside the reminder window is reminded at once when it is confirmed and
+ * at least REMINDER_MIN_LEAD_MS remain before its start; with less, no reminder is sent.
+ */
+export async function scheduleReminder(ctx: OperationContext, rec: BookingRecord): Promise<void> {
+  await ctx.tx.outbox.cancelScheduled(rec.booking.id, 'booking.reminder');
+  const offset = ctx.biz.def.settings.reminder_offset_seconds * 1000;
+  if (offset <= 0) return;
+  const due = rec.priv.start_ms - offset;
+  if (due <= ctx.now) {
+    remindIfInsideWindow(ctx, rec);
+    return;
+  }
+  emitReminder(ctx, rec, due);
+}
+
+/**
+ * The reminder a booking gets when it becomes confirmed inside the reminder window (booked late,
+ * or paid or approved late): at once, if at least REMINDER_MIN_LEAD_MS remain. A booking whose
+ * reminder time is still ahead keeps its scheduled one.
+ */
+export function remindIfInsideWindow(ctx: OperationContext, rec: BookingRecord): void {
+  const offset = ctx.biz.def.settings.reminder_offset_seconds * 1000;
+  if (offset <= 0 || rec.booking.status !== 'confirmed') return;
+  if (rec.priv.start_ms - offset > ctx.now) return;
+  if (rec.priv.start_ms - ctx.now < REMINDER_MIN_LEAD_MS) return;
+  emitReminder(ctx, rec);
+}
+
+function emitReminder(ctx: OperationContext, rec: BookingRecord, dueMs?: number): void {
+  ctx.emit({
+    event: 'booking.reminder',
+    orderKey: rec.booking.id,
+    principal: rec.priv.principal,
+    profile: rec.priv.profile ?? null,
+    payload: { booking_id: rec.booking.id, data: structuredClone(rec.booking) },
+    ...(dueMs === undefined ? {} : { dueMs }),
+  });
+}
+
+export function emitBookingEvent(ctx: OperationContext, event: string, rec: BookingRecord, extra: Record<string, unknown> = {}): void {
+  ctx.emit({
+    event,
+    orderKey: rec.booking.id,
+    principal: rec.priv.principal,
+    profile: rec.priv.profile ?? null,
+    payload: { booking_id: rec.booking.id, ...extra, data: structuredClone(rec.booking) },
+  });
+}
+
+export function alreadyMessage(content: string) {
+  return infoMessage('already_in_state', content);
+}
+
+export const bookingNotFound = (bookingId: string) =>
+  outcome(errorMessage('booking_not_found', `No booking ${JSON.stringify(bookingId)} belongs to this platform.`, '$.booking_id'));
+
+/**
+ * The business's own moves on a booking after it is confirmed (spec 5.1, 5.5.3): started,
+ * completed or a no-show. Completed and no-show end the booking and free its slot.
+ */
+export async function applyBusinessMove(ctx: OperationContext, bookingId: string, m: 'start' | 'complete' | 'no_show', event: string): Promise<OperationResult> {
+  requireBusiness(ctx);
+  const rec = await loadBooking(ctx, bookingId);
+  if (!rec) return bookingNotFound(bookingId);
+  checkRevision(ctx, rec.booking.revision);
+  move(rec, m, ctx);
+  await ctx.tx.bookings.update(rec);
+  if (m !== 'start') await freeSlot(ctx, rec).catch(() => undefined);
+  emitBookingEvent(ctx, event, rec);
+  return ok({ booking: rec.booking });
+}

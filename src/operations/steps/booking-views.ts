@@ -1,0 +1,182 @@
+/**
+ * What the buyer's pages show of a booking (spec 8.5.4, 8.5.5): the hosted checkout page behind a
+ * payment action's `continue_url`, and the read-only booking page. Both are reached by the booking's
+ * own link (its id), show what is due and never buyer data, and apply lazy expiry first.
+ */
+import { formatMoney, formatInstant, isoUtc, parseDuration, type BookingRecord, type ServiceDef } from '../../domain/index.js';
+import { ProtocolError } from '../errors.js';
+import { expireIfDue } from './booking-lifecycle.js';
+import type { OperationContext } from '../context.js';
+
+export interface CheckoutView {
+  booking_id: string;
+  service_name: string;
+  start: string;
+  zone: string;
+  state: 'due' | 'paid' | 'expired' | 'not_applicable';
+  amount_due?: string;
+  expires_at?: string;
+  return_url?: string;
+  sandbox: boolean;
+  /** What the buyer bought, from whom, where, when, on what terms and in what state (no buyer data). */
+  booking: BookingPageView;
+}
+
+/**
+ * The read-only facts of a booking a buyer's page shows. Instants are UTC (RFC 3339) and money is
+ * in minor units, so each page formats them in the buyer's language; `locale` is the business's default.
+ */
+export interface BookingPageView {
+  booking_id: string;
+  business_name: string;
+  locale: string;
+  zone: string;
+  service_name: string;
+  status: string;
+  start_at: string;
+  end_at: string;
+  duration_minutes: number;
+  /** Until when a pending booking waits for the business, or a payment may be made. */
+  deadline_at?: string;
+  location?: { name: string; address?: string; map_url?: string };
+  resources: Array<{ type: string; name: string }>;
+  price: {
+    currency: string;
+    total: number;
+    paid: number;
+    /** What is still owed (0 when settled). */
+    balance: number;
+    deposit?: number;
+    timing?: string;
+    cancellation_fee?: number;
+    refund?: number;
+  };
+  /** The cancellation and rescheduling policies in plain words. */
+  terms: string[];
+  /** Relative link to the iCalendar file; only once the booking is confirmed (or canceled after). */
+  calendar_path?: string;
+  booking_path: string;
+  reschedule_count: number;
+}
+
+function durationWords(iso: string): string {
+  const ms = parseDuration(iso);
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  if (ms % 86_400_000 === 0 && ms >= 2 * 86_400_000) return plural(ms / 86_400_000, 'day');
+  if (ms % 3_600_000 === 0) return plural(ms / 3_600_000, 'hour');
+  return plural(Math.round(ms / 60_000), 'minute');
+}
+
+/** The service's cancellation and rescheduling policies, one sentence each. */
+export function termsInWords(service: ServiceDef, currency: string): string[] {
+  const money = (n: number) => formatMoney(n, currency);
+  const c = service.policies.cancellation;
+  const r = service.policies.rescheduling;
+  const terms: string[] = [];
+  if (!c.allowed) terms.push('This booking cannot be canceled.');
+  else {
+    let t = c.free_cancellation_until
+      ? `Free cancellation until ${durationWords(c.free_cancellation_until)} before the start; after that ${c.late_cancellation_fee ? `a ${money(c.late_cancellation_fee)} fee applies` : 'it is still free'}.`
+      : 'Free cancellation at any time before the start.';
+    if (c.no_cancellation_after) t += ` No cancellation in the last ${durationWords(c.no_cancellation_after)}.`;
+    terms.push(t);
+  }
+  if (!r.allowed) terms.push('This booking cannot be rescheduled.');
+  else {
+    let t = r.free_reschedule_until
+      ? `Free rescheduling until ${durationWords(r.free_reschedule_until)} before the start${r.fee ? `; after that ${money(r.fee)}` : ''}.`
+      : `Rescheduling is free${r.fee ? ` (${money(r.fee)} fee)` : ''}.`.replace('free (', 'possible (');
+    if (r.max_reschedules !== undefined) t += ` At most ${r.max_reschedules} reschedule${r.max_reschedules === 1 ? '' : 's'}.`;
+    terms.push(t);
+  }
+  const ns = service.policies.no_show;
+  if (ns?.fee || ns?.fee_percentage) terms.push(`Missing the appointment costs ${ns.fee ? money(ns.fee) : `${ns.fee_percentage}% of the price`}.`);
+  return terms;
+}
+
+function mapUrl(loc: { address?: string; coordinates?: { lat: number; lng: number } }): string | undefined {
+  if (loc.coordinates) return `https://www.openstreetmap.org/?mlat=${loc.coordinates.lat}&mlon=${loc.coordinates.lng}#map=17/${loc.coordinates.lat}/${loc.coordinates.lng}`;
+  if (loc.address) return `https://www.openstreetmap.org/search?query=${encodeURIComponent(loc.address)}`;
+  return undefined;
+}
+
+/** The page view of a booking record (after lazy expiry has run). */
+export function bookingPageView(ctx: OperationContext, rec: BookingRecord): BookingPageView {
+  const b = rec.booking;
+  const def = ctx.biz.def.business;
+  const service = ctx.biz.services.get(b.service_id);
+  const currency = b.payment?.currency ?? service?.pricing.currency ?? def.currency;
+  const total = rec.priv.price_total;
+  const paid = rec.priv.amount_paid;
+  const loc = b.location ? def.locations.find((l) => l.id === b.location!.id) : undefined;
+  const pay = b.actions?.find((a) => a.type === 'payment' && a.status === 'pending');
+  const deadline = b.status === 'pending' ? b.expires_at : b.status === 'requires_action' ? pay?.expires_at : undefined;
+  const v: BookingPageView = {
+    booking_id: b.id,
+    business_name: def.name,
+    locale: def.locale ?? 'en-US',
+    zone: ctx.biz.zone,
+    service_name: b.service_name,
+    status: b.status,
+    start_at: isoUtc(rec.priv.start_ms),
+    end_at: isoUtc(rec.priv.end_ms),
+    duration_minutes: Math.round((rec.priv.end_ms - rec.priv.start_ms) / 60_000),
+    resources: (b.resources ?? []).map((r) => ({ type: r.type, name: r.name })),
+    price: { currency, total, paid, balance: b.status === 'canceled' ? 0 : Math.max(0, total - paid) },
+    terms: service ? termsInWords(service, currency) : [],
+    booking_path: `/booking/${encodeURIComponent(b.id)}`,
+    reschedule_count: rec.priv.reschedule_count,
+  };
+  if (deadline) v.deadline_at = deadline;
+  if (b.location) v.location = { name: loc?.name ?? b.location.name, ...(loc?.address ? { address: loc.address } : {}), ...(loc && mapUrl(loc) ? { map_url: mapUrl(loc) } : {}) };
+  if (b.payment?.timing) v.price.timing = b.payment.timing;
+  if (b.payment?.deposit_amount) v.price.deposit = b.payment.deposit_amount;
+  if (b.cancellation) {
+    v.price.cancellation_fee = b.cancellation.fee;
+    v.price.refund = b.cancellation.refund_amount;
+  }
+  if (b.status !== 'pending' && b.status !== 'requires_action' && (b.status !== 'canceled' || rec.priv.confirmed_once)) {
+    v.calendar_path = `/booking/${encodeURIComponent(b.id)}/calendar.ics`;
+  }
+  return v;
+}
+
+/** The checkout page of a booking, with what is due on it (after lazy expiry). */
+export async function checkoutView(ctx: OperationContext, bookingId: string): Promise<{ v: CheckoutView; due?: number }> {
+  const rec = await ctx.tx.bookings.get(bookingId);
+  if (!rec) throw new ProtocolError('not_found', 'There is no checkout for this link.', { detailCode: 'checkout_not_found' });
+  await expireIfDue(ctx, rec);
+  const b = rec.booking;
+  const action = b.actions?.find((a) => a.type === 'payment' && a.status === 'pending');
+  const lastPayment = b.actions?.filter((a) => a.type === 'payment').at(-1);
+  const zone = ctx.biz.zone;
+  const v: CheckoutView = {
+    booking_id: b.id,
+    service_name: b.service_name,
+    start: formatInstant(rec.priv.start_ms, zone),
+    zone,
+    state: action ? 'due' : lastPayment?.status === 'expired' ? 'expired' : lastPayment?.status === 'completed' ? 'paid' : 'not_applicable',
+    sandbox: ctx.biz.sandbox && !ctx.biz.def.settings.checkout_url_template,
+    booking: bookingPageView(ctx, rec),
+  };
+  const ret = rec.priv.post_payment_return_request;
+  if (ret) {
+    const u = new URL(ret.url);
+    for (const [k, val] of Object.entries(ret.params ?? {})) u.searchParams.append(k, val);
+    v.return_url = u.toString();
+  }
+  if (action?.payment_context) {
+    v.amount_due = formatMoney(action.payment_context.amount_due, action.payment_context.currency);
+    v.expires_at = formatInstant(Date.parse(action.expires_at), zone);
+    return { v, due: action.payment_context.amount_due };
+  }
+  return { v };
+}
+
+/** A booking reached by its own link (the buyer's page, its calendar file), after lazy expiry. */
+export async function loadBookingByLink(ctx: OperationContext, bookingId: string): Promise<BookingRecord> {
+  const rec = await ctx.tx.bookings.get(bookingId);
+  if (!rec) throw new ProtocolError('not_found', 'There is no booking behind this link.', { detailCode: 'booking_not_found' });
+  await expireIfDue(ctx, rec);
+  return rec;
+}

@@ -1,0 +1,31 @@
+/**
+ * Waitlist entries as the operations move them (spec 11.1): the lifecycle's moves, the revision
+ * bump of every write, and the answers for an entry the caller cannot see or a move its status forbids.
+ */
+import { errorMessage, nextWaitlistStatus, type WaitlistMove, type WaitlistRecord } from '../../domain/index.js';
+import { ProtocolError } from '../errors.js';
+import { outcome } from '../define.js';
+import { newRevision, type OperationContext } from '../context.js';
+
+export const entryNotFound = (entryId: string) =>
+  outcome(errorMessage('entry_not_found', `No waitlist entry ${JSON.stringify(entryId)} belongs to this platform.`, '$.entry_id'));
+
+export function entryConflict(rec: WaitlistRecord, what: string): ProtocolError {
+  return new ProtocolError('booking_state_conflict', `This waitlist entry is ${rec.entry.status}; it cannot be ${what}.`, {
+    detailCode: 'entry_state_conflict',
+    extra: { current_status: rec.entry.status },
+  });
+}
+
+/** An entry just written gets a new revision (spec 5.6). */
+export function touchEntry(rec: WaitlistRecord, ctx: OperationContext): void {
+  rec.entry.revision = newRevision(ctx);
+}
+
+/** Apply a move of the entry lifecycle, or refuse it with entry_state_conflict ("it cannot be `what`"). */
+export function moveEntry(rec: WaitlistRecord, m: WaitlistMove, ctx: OperationContext, what: string): void {
+  const to = nextWaitlistStatus(rec.entry.status, m);
+  if (!to) throw entryConflict(rec, what);
+  rec.entry.status = to;
+  touchEntry(rec, ctx);
+}

@@ -1,0 +1,186 @@
+/**
+ * The waitlist (spec 11.1): when a place frees on a service with a waitlist, the first matching
+ * waiting entry is offered it and a hold keeps the place for the acceptance window. Offers that
+ * pass their window expire (on read, and by the sweeper) and the place moves down the queue.
+ */
+import {
+  type ServiceDef,
+  type HoldRecord,
+  type WaitlistRecord,
+  decodeSlotId,
+  encodeSlotId,
+  slotTag,
+  findSlot,
+  formatInstant,
+  localDate,
+} from '../../domain/index.js';
+import { iso, mayAct, type OperationContext } from '../context.js';
+import { moveHold } from './holds.js';
+import { moveEntry, touchEntry } from './waitlist-entries.js';
+import { claimRows, loadClaims, scheduledResources } from './slots.js';
+
+export interface FreedSlot {
+  key: string;
+  startMs: number;
+  endMs: number;
+  resourceIds: readonly string[];
+}
+
+/** The slot a booking or hold occupied, from its private record. */
+export function freedSlotOf(p: { slot_key: string; start_ms: number; end_ms: number; resource_ids: readonly string[] }): FreedSlot {
+  return { key: p.slot_key, startMs: p.start_ms, endMs: p.end_ms, resourceIds: p.resource_ids };
+}
+
+/**
+ * End an active hold (released by its holder, or expired with the offer it backed): its
+ * credential stops working, its claims go, and the freed place goes down the waitlist.
+ */
+export async function endHold(ctx: OperationContext, hold: HoldRecord, status: 'released' | 'expired'): Promise<void> {
+  moveHold(hold, status === 'released' ? 'release' : 'expire');
+  await ctx.tx.holds.update(hold);
+  await ctx.tx.security.revokeCredentials(hold.hold.id);
+  await ctx.tx.claims.removeOwner(hold.hold.id);
+  const service = ctx.biz.services.get(hold.hold.service_id);
+  if (service) await offerFreedPlace(ctx, service, freedSlotOf(hold.priv));
+}
+
+/** Apply a lapsed offer and recompute the place in line: what a reader of an entry must see. */
+export async function settleEntry(ctx: OperationContext, rec: WaitlistRecord): Promise<void> {
+  await expireOfferIfDue(ctx, rec);
+  await refreshPosition(ctx, rec);
+}
+
+export function emitWaitlistEvent(ctx: OperationContext, event: string, rec: WaitlistRecord): void {
+  ctx.emit({
+    event,
+    orderKey: rec.entry.id,
+    principal: rec.priv.principal,
+    profile: rec.priv.profile ?? null,
+    payload: { entry_id: rec.entry.id, service_id: rec.entry.service_id, data: structuredClone(rec.entry) },
+  });
+}
+
+function wantsSlot(rec: WaitlistRecord, slot: FreedSlot, zone: string): boolean {
+  if (rec.entry.slot_id) {
+    const p = decodeSlotId(rec.entry.slot_id);
+    return p !== null && p.startMs === slot.startMs && p.tag === slotTag(rec.entry.service_id, slot.resourceIds);
+  }
+  const prefs = rec.entry.preferred_slots ?? [];
+  if (prefs.length === 0) return true;
+  const day = localDate(slot.startMs, zone);
+  const hour = Number(formatInstant(slot.startMs, zone).slice(11, 13));
+  return prefs.some((p) => {
+    if (p.start_date && day < p.start_date) return false;
+    if (p.end_date && day > p.end_date) return false;
+    const t = p.time_of_day?.toLowerCase();
+    if (t === 'morning' && hour >= 12) return false;
+    if (t === 'afternoon' && (hour < 12 || hour >= 17)) return false;
+    if (t === 'evening' && hour < 17) return false;
+    return true;
+  });
+}
+
+/**
+ * Offer freed places to the waiting entries that want them, first come first served, one place
+ * per entry, for as many places as are really free (a party of four leaving frees four).
+ */
+export async function offerFreedPlace(ctx: OperationContext, service: ServiceDef, slot: FreedSlot): Promise<void> {
+  const most = service.capacity?.max ?? 1;
+  for (let i = 0; i < most; i++) if (!(await offerOnePlace(ctx, service, slot))) return;
+}
+
+async function offerOnePlace(ctx: OperationContext, service: ServiceDef, slot: FreedSlot): Promise<boolean> {
+  if (!service.capacity?.waitlist) return false;
+  if (slot.startMs <= ctx.now) return false;
+  const waiting = await ctx.tx.waitlist.byService(service.id, ['waiting']);
+  if (waiting.length === 0) return false;
+  await ctx.tx.lock([...slot.resourceIds].sort().map((r) => `resource:${r}`));
+  const claims = await loadClaims(ctx.tx, service, slot.startMs, slot.startMs + 1, ctx.now, [], slot.resourceIds);
+  const resources = await scheduledResources(ctx.tx, ctx.biz, slot.resourceIds);
+  const base = { service, resources, zone: ctx.biz.zone, nowMs: ctx.now, claims, partySize: 1 };
+  const open = findSlot(base, { startMs: slot.startMs, resourceIds: [...slot.resourceIds] });
+  if (!open || open.state === 'waitlist') return false;
+  const rec = waiting.find((w) => wantsSlot(w, slot, ctx.biz.zone));
+  if (!rec) return false;
+
+  const ttl = ctx.biz.def.settings.waitlist_offer_ttl_seconds * 1000;
+  const expiresMs = Math.min(ctx.now + ttl, slot.startMs);
+  const holdId = ctx.ids.next('hld');
+  const slotId = encodeSlotId({ serviceId: service.id, startMs: slot.startMs, resourceIds: [...slot.resourceIds] });
+  await ctx.tx.claims.add(claimRows(service, { key: open.key, startMs: open.startMs, resourceIds: open.resourceIds }, holdId, 1, true, expiresMs));
+  await ctx.tx.holds.insert({
+    hold: { id: holdId, slot_id: slotId, service_id: service.id, spots: 1, expires_at: iso(expiresMs), status: 'active' },
+    priv: {
+      principal: rec.priv.principal,
+      profile: rec.priv.profile ?? null,
+      slot_key: open.key,
+      start_ms: open.startMs,
+      end_ms: open.endMs,
+      resource_ids: [...open.resourceIds],
+      expires_at_ms: expiresMs,
+      waitlist_entry_id: rec.entry.id,
+    },
+  });
+  moveEntry(rec, 'offer', ctx, 'offered a place');
+  rec.entry.offered_slot = { slot_id: slotId, start: formatInstant(open.startMs, ctx.biz.zone), end: formatInstant(open.endMs, ctx.biz.zone) };
+  rec.entry.offer_expires_at = iso(expiresMs);
+  rec.priv.offer_hold_id = holdId;
+  rec.priv.offer_expires_ms = expiresMs;
+  await ctx.tx.waitlist.update(rec);
+  emitWaitlistEvent(ctx, 'waitlist.spot_offered', rec);
+  return true;
+}
+
+/**
+ * After an entry leaves the line (accepted, removed, expired, declined), the entries behind it move
+ * up: store their new positions and tell their platforms (`waitlist.position_changed`).
+ */
+export async function announcePositions(ctx: OperationContext, serviceId: string): Promise<void> {
+  const line = await ctx.tx.waitlist.byService(serviceId, ['waiting', 'offered']);
+  for (const [i, rec] of line.entries()) {
+    if (rec.entry.position === i + 1) continue;
+    rec.entry.position = i + 1;
+    touchEntry(rec, ctx);
+    await ctx.tx.waitlist.update(rec);
+    emitWaitlistEvent(ctx, 'waitlist.position_changed', rec);
+  }
+}
+
+/** An offer past its window expires; its place goes to the next entry in line. */
+export async function expireOfferIfDue(ctx: OperationContext, rec: WaitlistRecord): Promise<boolean> {
+  if (rec.entry.status !== 'offered' || rec.priv.offer_expires_ms === undefined || rec.priv.offer_expires_ms > ctx.now) return false;
+  await endOffer(ctx, rec, 'expired');
+  emitWaitlistEvent(ctx, 'waitlist.expired', rec);
+  return true;
+}
+
+/** Close an open offer (expired or declined): release its hold and pass the place on. */
+export async function endOffer(ctx: OperationContext, rec: WaitlistRecord, status: 'expired' | 'declined'): Promise<void> {
+  const holdId = rec.priv.offer_hold_id;
+  moveEntry(rec, status === 'expired' ? 'expire' : 'decline', ctx, status);
+  delete rec.entry.offer_expires_at;
+  rec.priv.offer_expires_ms = undefined;
+  await ctx.tx.waitlist.update(rec);
+  await ctx.tx.security.revokeCredentials(rec.entry.id);
+  await announcePositions(ctx, rec.entry.service_id);
+  if (!holdId) return;
+  const hold = await ctx.tx.holds.get(holdId);
+  if (hold && hold.hold.status === 'active') await endHold(ctx, hold, status === 'expired' ? 'expired' : 'released');
+}
+
+/** 1-based place among the entries still in line (waiting or offered), oldest first. */
+export async function refreshPosition(ctx: OperationContext, rec: WaitlistRecord): Promise<void> {
+  if (rec.entry.status !== 'waiting' && rec.entry.status !== 'offered') return;
+  const line = await ctx.tx.waitlist.byService(rec.entry.service_id, ['waiting', 'offered']);
+  const idx = line.findIndex((w) => w.entry.id === rec.entry.id);
+  if (idx >= 0) rec.entry.position = idx + 1;
+}
+
+/** Load an entry the caller may see, applying offer expiry first. */
+export async function loadEntry(ctx: OperationContext, id: string): Promise<WaitlistRecord | null> {
+  const rec = await ctx.tx.waitlist.get(id);
+  if (!rec) return null;
+  if (!mayAct(ctx.caller, rec.priv.principal, rec.entry.id)) return null;
+  await settleEntry(ctx, rec);
+  return rec;
+}

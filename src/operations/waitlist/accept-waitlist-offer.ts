@@ -1,0 +1,66 @@
+/** Accept a waitlist offer (spec 11.1): books the offered place atomically, in the same transaction. */
+import { z } from 'zod';
+import { errorMessage, nextWaitlistStatus, type WaitlistRecord } from '../../domain/index.js';
+import { defineOperation, ok, outcome } from '../define.js';
+import { checkSlot } from '../steps/slots.js';
+import { bookingCredentialExpiry, checkRevision, createBookingRecord } from '../steps/booking-lifecycle.js';
+import { announcePositions, emitWaitlistEvent, loadEntry } from '../steps/waitlist-offers.js';
+import { entryConflict, entryNotFound, moveEntry } from '../steps/waitlist-entries.js';
+import type { OperationContext } from '../context.js';
+import { id, Out } from '../schemas.js';
+import { holdView } from '../steps/holds.js';
+
+const CAP = 'dev.usp-protocol.services.waitlist' as const;
+
+export const acceptWaitlistOffer = defineOperation({
+  name: 'accept_waitlist_offer',
+  tool: 'usp_waitlist_accept',
+  rest: { method: 'POST', path: '/waitlist/{entry_id}/accept', input: 'body' },
+  resource: { kind: 'waitlist_entry', key: 'entry_id' },
+  access: 'privileged_scoped',
+  rate: { bucket: 'bookings' },
+  capability: CAP,
+  mutating: true,
+  conditional: true,
+  writes: true,
+  output: { entry: Out.object, booking: Out.object },
+  summary: 'Accept the offered place: books it in the same step.',
+  input: z.object({ entry_id: id('The waitlist entry id.'), hold_id: z.string().max(512).optional() }),
+  async handle(inp, ctx) {
+    const rec = await loadEntry(ctx, inp.entry_id);
+    if (!rec) return entryNotFound(inp.entry_id);
+    const e = rec.entry;
+    if (e.status === 'accepted') return outcome(errorMessage('offer_already_accepted', 'This offer was already accepted.'), { entry: e });
+    if (e.status === 'expired') return outcome(errorMessage('offer_expired', 'The offer window has passed; the buyer stays off the list until they join again.'), { entry: e });
+    if (!nextWaitlistStatus(e.status, 'accept')) throw entryConflict(rec, 'accepted: there is no open offer');
+    checkRevision(ctx, e.revision);
+    return acceptOffer(ctx, rec);
+  },
+});
+
+async function acceptOffer(ctx: OperationContext, rec: WaitlistRecord) {
+  const e = rec.entry;
+  const service = ctx.biz.services.get(e.service_id)!;
+  const hold = rec.priv.offer_hold_id ? await ctx.tx.holds.get(rec.priv.offer_hold_id) : null;
+  const heldOk = hold && holdView(hold, ctx.now).status === 'active';
+  const check = await checkSlot(ctx.tx, ctx.biz, service, e.offered_slot!.slot_id, 1, ctx.now, heldOk ? [hold!.hold.id] : []);
+  if (!check.ok) return outcome(errorMessage('slot_unavailable', 'The offered place is no longer available.'), { entry: e });
+  const booking = await createBookingRecord(ctx, {
+    service,
+    slot: check.slot,
+    buyer: e.buyer,
+    partySize: 1,
+    hold: heldOk ? hold! : undefined,
+    waitlistEntryId: e.id,
+  });
+  moveEntry(rec, 'accept', ctx, 'accepted');
+  delete e.offer_expires_at;
+  rec.priv.offer_expires_ms = undefined;
+  rec.priv.booking_id = booking.booking.id;
+  await ctx.tx.waitlist.update(rec);
+  emitWaitlistEvent(ctx, 'waitlist.converted', rec);
+  await ctx.tx.security.revokeCredentials(e.id);
+  await announcePositions(ctx, e.service_id);
+  const credential = await ctx.issueCredential('booking', booking.booking.id, bookingCredentialExpiry(booking));
+  return ok({ entry: e, booking: booking.booking, ...(credential ? { booking_scoped_credential: credential } : {}) });
+}

@@ -1,0 +1,73 @@
+/** Join a waitlist (spec 11.1); the entry is visible only to the principal that created it (decision D15). */
+import { z } from 'zod';
+import { errorMessage, type WaitlistRecord, resolveSlotId } from '../../domain/index.js';
+import { defineOperation, ok, outcome } from '../define.js';
+import { iso, newRevision } from '../context.js';
+import { Buyer, id, Out } from '../schemas.js';
+
+const CAP = 'dev.usp-protocol.services.waitlist' as const;
+
+/** A waitlist entry stays actionable this long (its credential's lifetime). */
+const WAITLIST_CREDENTIAL_DAYS = 90;
+
+export const joinWaitlist = defineOperation({
+  name: 'join_waitlist',
+  tool: 'usp_waitlist_join',
+  rest: { method: 'POST', path: '/waitlist', input: 'body' },
+  access: 'privileged_platform',
+  rate: { bucket: 'bookings' },
+  capability: CAP,
+  mutating: true,
+  conditional: false,
+  writes: true,
+  creates: true,
+  output: { entry: Out.object, booking_scoped_credential: Out.object },
+  summary: 'Put a buyer on the waitlist of a full service or slot.',
+  input: z.object({
+    service_id: id('The service to wait for.'),
+    slot_id: z.string().max(512).optional().describe('A specific full slot to wait for; omit to take any matching place.'),
+    buyer: Buyer,
+    preferred_slots: z
+      .array(
+        z.object({
+          start_date: z.iso.date().optional(),
+          end_date: z.iso.date().optional(),
+          time_of_day: z.string().max(50).optional().describe('morning, afternoon or evening'),
+        }),
+      )
+      .max(20)
+      .optional(),
+  }),
+  async handle(inp, ctx) {
+    const service = ctx.biz.services.get(inp.service_id);
+    if (!service) return outcome(errorMessage('validation_error', `No service has the id ${JSON.stringify(inp.service_id)}.`, '$.service_id'));
+    if (!service.capacity?.waitlist) {
+      return outcome(errorMessage('waitlist_not_available', 'This service has no waitlist; query availability for open slots instead.', '$.service_id'));
+    }
+    if (inp.slot_id) {
+      if (!resolveSlotId(inp.slot_id, service, ctx.biz.resources)) return outcome(errorMessage('validation_error', 'That slot id does not belong to this service.', '$.slot_id'));
+    }
+    const line = await ctx.tx.waitlist.byService(service.id, ['waiting', 'offered']);
+    if (line.length >= ctx.biz.def.settings.max_waitlist_entries) {
+      return outcome(errorMessage('waitlist_full', 'The waitlist for this service is full.'));
+    }
+    const rec: WaitlistRecord = {
+      entry: {
+        id: ctx.ids.next('wle'),
+        service_id: service.id,
+        buyer: inp.buyer,
+        status: 'waiting',
+        position: line.length + 1,
+        created_at: iso(ctx.now),
+        revision: newRevision(ctx),
+      },
+      // Queue order is (created_ms, id) and ids are random: keep created_ms strictly increasing in line so same-millisecond joins stay in join order.
+      priv: { principal: ctx.caller.principal, profile: ctx.caller.profile, created_ms: line.reduce((m, w) => Math.max(m, w.priv.created_ms + 1), ctx.now) },
+    };
+    if (inp.slot_id) rec.entry.slot_id = inp.slot_id;
+    if (inp.preferred_slots) rec.entry.preferred_slots = inp.preferred_slots;
+    await ctx.tx.waitlist.insert(rec);
+    const credential = await ctx.issueCredential('waitlist_entry', rec.entry.id, ctx.now + WAITLIST_CREDENTIAL_DAYS * 86_400_000);
+    return ok({ entry: rec.entry, ...(credential ? { booking_scoped_credential: credential } : {}) });
+  },
+});

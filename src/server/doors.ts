@@ -1,0 +1,80 @@
+/**
+ * The doors the `serve` host mounts, each with what it claims and how it says no. The order is the
+ * host's: MCP owns its paths outright, the buyer's pages take browser requests on the paths they
+ * share with REST, and REST takes everything else (its unknown paths are problem+json 404s).
+ */
+import type { Hono } from 'hono';
+import { createBuyerPages, isPageRequest, pageRefusal } from '../bindings/pages/index.js';
+import { createDashboard, dashboardRefusal, isDashboardRequest, type DashboardSessions } from '../bindings/dashboard/index.js';
+import { problemResponse } from '../bindings/rest/index.js';
+import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse } from '../bindings/mcp/index.js';
+import type { Pipeline } from '../operations/index.js';
+import type { OAuthDoor } from '../oauth/index.js';
+import { underPaths, type Door } from './host.js';
+
+/** The REST door: the operations table's routes, the profile and the OpenAPI document. */
+export function restDoor(app: Hono): Door {
+  return {
+    name: 'rest',
+    claims: () => true,
+    fetch: (req, env) => app.fetch(req, env),
+    refuse: (req, _status, err) => problemResponse(new URL(req.url).pathname, err),
+  };
+}
+
+/**
+ * The MCP door: Streamable HTTP on /mcp, HTTP+SSE on /sse and /messages; browser clients allowed by
+ * origin. With OAuth on, a POST /mcp first passes the OAuth door's gate (the 401 challenge for a
+ * privileged call without a credential), after the host's checks and body limit.
+ */
+export function mcpDoor(app: Hono, oauth?: OAuthDoor): Door {
+  return {
+    name: 'mcp',
+    claims: underPaths(...MCP_HTTP_PATHS),
+    fetch: async (req, env) => {
+      if (oauth && req.method === 'POST' && new URL(req.url).pathname === '/mcp') {
+        const challenge = await oauth.mcpGate(req);
+        if (challenge) return challenge;
+      }
+      return app.fetch(req, env);
+    },
+    refuse: (_req, status, err) => jsonRpcErrorResponse(status, err),
+    browsers: { allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'], exposeHeaders: MCP_EXPOSED_HEADERS },
+    maxBodyBytes: MCP_MAX_BODY_BYTES,
+  };
+}
+
+/**
+ * The OAuth authorization server (the library's endpoints, RFC 8414 and 9728 metadata) and the
+ * buyer's sign-in, consent and account pages, with the generic-host platform profile.
+ */
+export function oauthDoor(oauth: OAuthDoor): Door {
+  return {
+    name: 'oauth',
+    claims: (_req, path) => oauth.claims(path),
+    fetch: (req, env) => oauth.fetch(req, env),
+    refuse: (req, status, err) => oauth.refuse(req, status, err),
+  };
+}
+
+/** The buyer's pages: checkout, booking page, calendar file, their style sheet. */
+export function pagesDoor(pipeline: Pipeline): Door {
+  const app = createBuyerPages(pipeline);
+  return {
+    name: 'pages',
+    claims: isPageRequest,
+    fetch: (req, env) => app.fetch(req, env),
+    refuse: (_req, status, err) => pageRefusal(status, err),
+  };
+}
+
+/** The business's dashboard at /admin (its screens, login and style sheet; the admin API keeps the rest of /admin). */
+export function dashboardDoor(pipeline: Pipeline, sessions: DashboardSessions): Door {
+  const app = createDashboard({ pipeline, sessions });
+  return {
+    name: 'dashboard',
+    claims: isDashboardRequest,
+    fetch: (req, env) => app.fetch(req, env),
+    refuse: (_req, status, err) => dashboardRefusal(status, err),
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * The HTTP host: one listener, the doors side by side. Each request belongs to exactly one door (the
+ * first, in order, that claims it; the last door takes what no other claims), and everything that
+ * answers it speaks that door's format: JSON-RPC for MCP, problem+json for REST, HTML for the
+ * buyer's pages. The concerns every door shares live here once, and answer through the door:
+ * plaintext refusal behind a TLS proxy, Host and Origin checks (DNS rebinding) and CORS for the
+ * doors browsers' scripts call, the body size limit, the correlation id and `nosniff`.
+ *
+ * A new door (OAuth endpoints, the dashboard, the registry's own set) is one more `Door` in the list
+ * that src/server/compose.ts hands to createHost(): what it claims, its app, how it says no.
+ */
+import type { IncomingMessage } from 'node:http';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { ProtocolError, correlationIdOf } from '../operations/index.js';
+
+/** What a door's app receives as its env: the Node request (client address) and the host's correlation id. */
+export interface DoorEnv {
+  incoming?: IncomingMessage;
+  correlationId: string;
+}
+
+export interface Door {
+  /** A name for logs and docs ("rest", "mcp", "pages"). */
+  name: string;
+  /** Whether this request is the door's: its paths, and on paths shared with another door, what the client asks for. */
+  claims(req: Request, path: string): boolean;
+  /** The door itself: a fetch handler (a Hono app's `fetch`). */
+  fetch(req: Request, env: DoorEnv): Response | Promise<Response>;
+  /** The host's refusals and faults in this door's format, with the HTTP status the host chose. */
+  refuse(req: Request, status: number, err: ProtocolError): Response;
+  /**
+   * Set for doors that scripts in browsers call (MCP Inspector): Host and Origin are checked against
+   * DNS rebinding before anything else, and CORS answers the allowed origins with these methods and
+   * exposed headers. Doors without it are left to the browser's own same-origin rules.
+   */
+  browsers?: { allowMethods: string[]; exposeHeaders: string[] };
+  /** The door's own body limit, when its protocol sets one (MCP: the SDK's 4 MiB); else the host's. */
+  maxBodyBytes?: number;
+}
+
+export interface HostOptions {
+  /** In order; the last one is the fallback for paths no other door claims. */
+  doors: readonly Door[];
+  /** Largest accepted request body in bytes on every door that sets none of its own (413 above it). */
+  maxBodyBytes: number;
+  /** Behind a TLS-terminating proxy: requests it did not mark https are refused (spec 10.2.1). */
+  trustProxy?: boolean;
+  /** Host header values accepted by `browsers` doors (host or host:port); empty means any. Read per request, so it may be filled at listen time. */
+  allowedHosts: readonly string[];
+  /** Browser origins accepted by `browsers` doors besides the server's own. */
+  allowedOrigins: readonly string[];
+  log?: { error(msg: string, fields?: Record<string, unknown>): void };
+}
+
+/** `path` is `root` or below it: the claim of a door that owns whole paths. */
+export function underPaths(...roots: readonly string[]): (req: Request, path: string) => boolean {
+  return (_req, path) => roots.some((r) => path === r || path.startsWith(`${r}/`));
+}
+
+type HostEnv = { Variables: { door: Door; correlationId: string } };
+
+/** The host as an app: `app.fetch(Request)` answers for every door. */
+export type HostApp = Hono<HostEnv>;
+
+export function createHost(opts: HostOptions): HostApp {
+  if (opts.doors.length === 0) throw new Error('the host needs at least one door');
+  const fallback = opts.doors[opts.doors.length - 1];
+  const pick = (req: Request, path: string) => opts.doors.find((d) => d !== fallback && d.claims(req, path)) ?? fallback;
+
+  const originAllowed = (origin: string, host: string): boolean => {
+    if (opts.allowedOrigins.includes(origin)) return true;
+    try {
+      return new URL(origin).host === host;
+    } catch {
+      return false;
+    }
+  };
+  /** The DNS-rebinding check: a foreign Host or Origin, as the refusal to give (or null). */
+  const foreign = (req: Request): ProtocolError | null => {
+    const host = req.headers.get('host') ?? '';
+    const hosts = opts.allowedHosts;
+    if (hosts.length > 0 && !hosts.includes(host) && !hosts.includes(host.replace(/:\d+$/, ''))) {
+      return new ProtocolError('invalid_request', 'Host not allowed', { detailCode: 'host_not_allowed' });
+    }
+    const origin = req.headers.get('origin');
+    if (origin && !originAllowed(origin, host)) return new ProtocolError('invalid_request', 'Origin not allowed', { detailCode: 'origin_not_allowed' });
+    return null;
+  };
+  const corsFor = new Map<Door, MiddlewareHandler>();
+  for (const d of opts.doors) {
+    if (!d.browsers) continue;
+    corsFor.set(
+      d,
+      cors({
+        origin: (origin, c) => (origin && originAllowed(origin, c.req.header('host') ?? '') ? origin : null),
+        allowMethods: d.browsers.allowMethods,
+        // Request headers are echoed from the preflight.
+        exposeHeaders: d.browsers.exposeHeaders,
+        maxAge: 600,
+      }),
+    );
+  }
+
+  const app = new Hono<HostEnv>();
+  app.use('*', async (c, next) => {
+    const door = pick(c.req.raw, c.req.path);
+    // The caller's id (or a fresh one) answers every response, whichever door gave it.
+    const correlationId = correlationIdOf(c.req.header('usp-correlation-id'));
+    c.set('door', door);
+    c.set('correlationId', correlationId);
+    await next();
+    c.res.headers.set('X-Content-Type-Options', 'nosniff');
+    c.res.headers.set('USP-Correlation-Id', correlationId);
+  });
+  // Plaintext only where nobody can listen in: behind --trust-proxy, the proxy must say it was https.
+  app.use('*', async (c, next) => {
+    if (opts.trustProxy && c.req.header('x-forwarded-proto') !== 'https' && new URL(c.req.url).protocol !== 'https:') {
+      return c.get('door').refuse(c.req.raw, 400, new ProtocolError('invalid_request', 'Use HTTPS: this business does not accept plaintext requests.', { detailCode: 'https_required' }));
+    }
+    await next();
+  });
+  // Host and Origin first (preflights included: a refused origin gets 403, never a CORS answer);
+  // then CORS for the origins allowed, so browser-based clients can connect.
+  app.use('*', async (c, next) => {
+    const door = c.get('door');
+    if (!door.browsers) return next();
+    const refused = foreign(c.req.raw);
+    if (refused) return door.refuse(c.req.raw, 403, refused);
+    return corsFor.get(door)!(c, next);
+  });
+  const limits = new Map<Door, MiddlewareHandler>();
+  for (const d of opts.doors) {
+    const max = d.maxBodyBytes ?? opts.maxBodyBytes;
+    limits.set(d, bodyLimit({ maxSize: max, onError: (c) => d.refuse(c.req.raw, 413, new ProtocolError('payload_too_large', `Request bodies are limited to ${max} bytes.`)) }));
+  }
+  app.use('*', (c, next) => limits.get(c.get('door'))!(c, next));
+  app.all('*', (c) => c.get('door').fetch(c.req.raw, { ...(c.env as object), correlationId: c.get('correlationId') }));
+  app.onError((err, c) => {
+    opts.log?.error('unexpected HTTP failure', { error: String(err), path: c.req.path });
+    const door = c.get('door') ?? fallback;
+    return door.refuse(c.req.raw, 500, new ProtocolError('server_error', 'The business could not process the request.'));
+  });
+  return app;
+}

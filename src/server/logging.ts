@@ -1,0 +1,117 @@
+/**
+ * The server's log sink: the `Logger` every layer writes to, backed by pino. One JSON object per
+ * line (or pino-pretty's readable lines on a terminal), always on stderr: `usp-server mcp` carries
+ * the protocol on stdout, and `serve` keeps the same habit so that one rule holds for both.
+ *
+ * Buyer personal data never reaches the sink. Two nets, both applied to every line whoever wrote it:
+ * - members named for personal data (`buyer`, `email`, `first_name`, `phone_number`, `delivery_address`,
+ *   ...) are replaced by `[redacted]` at any depth (pino's `redact` paths catch the usual places first);
+ * - every other string is scrubbed of anything shaped like an e-mail address or a phone number, for
+ *   free text (notes, error messages, URLs) that may quote one.
+ */
+import { pino, type Level, type Logger as PinoLogger } from 'pino';
+import pinoPretty from 'pino-pretty';
+import type { Logger } from '../operations/index.js';
+
+export type LogLevel = Level | 'silent';
+export type LogFormat = 'json' | 'pretty';
+
+export const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+export interface LoggerOptions {
+  /** Default `info`. */
+  level?: LogLevel;
+  /** Default: `pretty` when stderr is a terminal, else `json`. */
+  format?: LogFormat;
+  /** Where lines go (tests); default stderr, written synchronously so nothing is lost at exit. */
+  destination?: NodeJS.WritableStream | { write(line: string): void };
+}
+
+/** A Logger that also exposes the pino instance underneath (for its level and flush). */
+export interface ServerLogger extends Logger {
+  readonly pino: PinoLogger;
+  debug(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export const REDACTED = '[redacted]';
+
+/** Member names whose value is a buyer's personal data, wherever they appear. */
+const PII_KEYS = new Set([
+  'buyer',
+  'buyers',
+  'attendee',
+  'attendees',
+  'guest',
+  'guests',
+  'customer',
+  'contact',
+  'first_name',
+  'last_name',
+  'given_name',
+  'family_name',
+  'full_name',
+  'email',
+  'email_address',
+  'phone',
+  'phone_number',
+  'delivery_address',
+  'address',
+]);
+
+const EMAIL = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.[\p{L}]{2,}/gu;
+// International numbers (+ and 7-15 digits, spaces, dots, dashes or brackets between) and the
+// common national 3-3-4 shape; dates (2026-01-10) and epoch milliseconds do not match.
+const PHONE = /\+\d[\d ().-]{5,}\d|\(?\b\d{3}\)?[ .-]\d{3}[ .-]\d{4}\b/g;
+
+/** Replace e-mail addresses and phone numbers in free text. */
+export function scrubText(s: string): string {
+  return s.replace(EMAIL, '[email]').replace(PHONE, '[phone]');
+}
+
+/** A copy of `value` with personal data redacted (see the module comment); cycles and depth are bounded. */
+export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
+  if (typeof value === 'string') return scrubText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > 8 || seen.has(value)) return '[…]';
+  seen.add(value);
+  if (value instanceof Error) return scrubText(`${value.name}: ${value.message}`);
+  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1, seen));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = PII_KEYS.has(k.toLowerCase()) && v !== null && v !== undefined ? REDACTED : scrub(v, depth + 1, seen);
+  return out;
+}
+
+export function createLogger(opts: LoggerOptions = {}): ServerLogger {
+  const format = opts.format ?? (process.stderr.isTTY ? 'pretty' : 'json');
+  const destination =
+    opts.destination ??
+    (format === 'pretty'
+      ? pinoPretty({ destination: 2, sync: true, colorize: Boolean(process.stderr.isTTY), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
+      : pino.destination({ fd: 2, sync: true }));
+  const p = pino(
+    {
+      level: opts.level ?? 'info',
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      // The first net: the places personal data usually rides. scrub() below catches every other depth.
+      redact: { paths: ['buyer', 'input.buyer', '*.buyer', '*.email', '*.phone_number', '*.first_name', '*.last_name'], censor: REDACTED },
+      hooks: {
+        logMethod(args, method) {
+          // Every call passes (fields, msg) — see below — so both are scrubbed before pino sees them.
+          const [fields, msg, ...rest] = args as unknown[];
+          const cleanFields = scrub(fields) as object;
+          const cleanMsg = typeof msg === 'string' ? scrubText(msg) : msg;
+          return method.apply(this, [cleanFields, cleanMsg, ...rest] as Parameters<typeof method>);
+        },
+      },
+    },
+    destination as pino.DestinationStream,
+  );
+  const at =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (msg: string, fields?: Record<string, unknown>): void => {
+      p[level](fields ?? {}, msg);
+    };
+  return { pino: p, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}

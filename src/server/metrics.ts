@@ -1,0 +1,104 @@
+/**
+ * Prometheus metrics (prom-client, text format 0.0.4), one registry per server:
+ * - `usp_calls_total` and `usp_call_duration_seconds` by door, operation and outcome (fed by the
+ *   pipeline's one report per call), `usp_rate_limit_refusals_total` by door and operation;
+ * - `usp_webhook_delivery_attempts_total` by result (fed by the dispatcher);
+ * - `usp_mcp_sessions` (open sessions) and `usp_inflight_calls`;
+ * - gauges read from the database at scrape time (`usp_bookings`, `usp_holds_active`,
+ *   `usp_outbox_due`, `usp_webhook_deliveries_pending`, `usp_webhook_deliveries_leased`): when the
+ *   database does not answer, the last values are kept, `usp_store_gauges_stale` turns 1 and
+ *   `usp_store_gauges_updated_timestamp_seconds` says how old they are; the rest is served as usual;
+ * - the process metrics prom-client collects (`process_*`, `nodejs_*`, prefixed `usp_`).
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { CallRecord } from '../operations/index.js';
+import { StoreUnavailable, type Store, type StoreGauges } from '../store/index.js';
+import type { AttemptResult } from '../webhooks/index.js';
+
+/** A scrape never waits longer than this for the database's counts. */
+const GAUGE_TIMEOUT_MS = 2000;
+
+export interface ServerMetrics {
+  readonly registry: Registry;
+  /** The pipeline's report of one answered call. */
+  recordCall(call: CallRecord): void;
+  /** The dispatcher's report of one recorded delivery attempt. */
+  recordAttempt(result: AttemptResult): void;
+  /** Refresh the database gauges, then render every metric in the text format. */
+  scrape(): Promise<string>;
+  readonly contentType: string;
+}
+
+export function createMetrics(deps: { store: Store; now: () => number; sessions: () => number; inFlight: () => number }): ServerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'usp_' });
+
+  const labelNames = ['door', 'operation', 'outcome'] as const;
+  const calls = new Counter({ name: 'usp_calls_total', help: 'Calls answered, by door, operation and outcome (ok, a business outcome code, or a protocol error code).', labelNames, registers: [registry] });
+  const duration = new Histogram({
+    name: 'usp_call_duration_seconds',
+    help: 'Time from the pipeline receiving a call to its answer, by door, operation and outcome.',
+    labelNames,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const refusals = new Counter({ name: 'usp_rate_limit_refusals_total', help: 'Calls refused with rate_limited, by door and operation.', labelNames: ['door', 'operation'], registers: [registry] });
+  const attempts = new Counter({ name: 'usp_webhook_delivery_attempts_total', help: 'Webhook delivery attempts recorded, by result (delivered, retry, failed, canceled, skipped).', labelNames: ['result'], registers: [registry] });
+  new Gauge({ name: 'usp_mcp_sessions', help: 'MCP sessions open in this process (stdio and HTTP).', registers: [registry], collect() { this.set(deps.sessions()); } });
+  new Gauge({ name: 'usp_inflight_calls', help: 'Calls being executed right now.', registers: [registry], collect() { this.set(deps.inFlight()); } });
+
+  const bookings = new Gauge({ name: 'usp_bookings', help: 'Bookings in the database, by status (read at scrape time).', labelNames: ['status'], registers: [registry] });
+  const holds = new Gauge({ name: 'usp_holds_active', help: 'Holds active and not expired (read at scrape time).', registers: [registry] });
+  const outbox = new Gauge({ name: 'usp_outbox_due', help: 'Outbox events due and not yet dispatched (read at scrape time).', registers: [registry] });
+  const pending = new Gauge({ name: 'usp_webhook_deliveries_pending', help: 'Webhook deliveries waiting for an attempt (read at scrape time).', registers: [registry] });
+  const leased = new Gauge({ name: 'usp_webhook_deliveries_leased', help: 'Pending webhook deliveries a worker holds a lease on (read at scrape time).', registers: [registry] });
+  const stale = new Gauge({ name: 'usp_store_gauges_stale', help: '1 when the last scrape could not read the database: the database gauges keep their previous values.', registers: [registry] });
+  const updated = new Gauge({ name: 'usp_store_gauges_updated_timestamp_seconds', help: 'When the database gauges were last read successfully (Unix seconds).', registers: [registry] });
+
+  const apply = (g: StoreGauges) => {
+    bookings.reset();
+    for (const [status, n] of Object.entries(g.bookings_by_status)) bookings.set({ status }, n);
+    holds.set(g.active_holds);
+    outbox.set(g.outbox_due);
+    pending.set(g.deliveries_pending);
+    leased.set(g.deliveries_leased);
+    stale.set(0);
+    updated.set(Date.now() / 1000);
+  };
+
+  const readGauges = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const g = await Promise.race([
+        deps.store.read((tx) => tx.bookings.gauges(deps.now())),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new StoreUnavailable(`no answer within ${GAUGE_TIMEOUT_MS} ms`)), GAUGE_TIMEOUT_MS);
+        }),
+      ]);
+      apply(g);
+    } catch {
+      // The database is away (or slow): serve the rest, and say the database gauges are stale.
+      stale.set(1);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    recordCall(call) {
+      const labels = { door: call.door, operation: call.operation, outcome: call.outcome };
+      calls.inc(labels);
+      duration.observe(labels, call.duration_ms / 1000);
+      if (call.outcome === 'rate_limited') refusals.inc({ door: call.door, operation: call.operation });
+    },
+    recordAttempt(result) {
+      attempts.inc({ result });
+    },
+    async scrape() {
+      await readGauges();
+      return registry.metrics();
+    },
+  };
+}

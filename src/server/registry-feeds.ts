@@ -1,0 +1,260 @@
+/**
+ * Keeping the registry's index fresh through the businesses' catalog feed subscriptions (spec
+ * 3.12.2). To a business the registry is a platform: it serves a platform profile of its own
+ * (declaring the catalog-subscriptions capability and publishing its signing keys), subscribes at
+ * each business whose profile offers subscriptions (`create_feed_subscription`, signed RFC 9421
+ * under that platform profile) with a callback URL on the registry, and on each callback, verified
+ * against the keys the business's own profile publishes, marks the registration due and re-indexes
+ * it at once. Businesses without subscriptions, and any failure here, fall back to the re-index
+ * interval (at most 24 h).
+ */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import type { JsonWebKey } from 'node:crypto';
+import { USP_VERSION, type Clock, type Logger, type RegistryEnv } from '../operations/index.js';
+import type { Store } from '../store/index.js';
+import {
+  contentDigest,
+  findKey,
+  isLoopbackAddress,
+  isSpecialUseAddress,
+  outboundUrlProblem,
+  signRequest,
+  uspRequiredComponents,
+  verifyRequestSignature,
+} from '../security/index.js';
+import type { SigningKeyring } from '../webhooks/index.js';
+import type { Door } from './host.js';
+
+export const PLATFORM_PROFILE_PATH = '/registry/platform-profile';
+export const FEED_EVENTS_PATH = '/registry/feed-events';
+const SUBSCRIPTIONS = 'dev.usp-protocol.services.catalog.subscriptions';
+/** Attempts to subscribe at one business before leaving it to the re-index interval. */
+const MAX_TRIES = 5;
+const kvKey = (registrationId: string) => `registry_feed_subscription:${registrationId}`;
+
+interface SubscriptionNote {
+  subscription_id: string;
+  endpoint: string;
+  created_ms: number;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Whether a business profile declares the catalog feed subscriptions capability. */
+export function offersSubscriptions(profile: Record<string, unknown>): boolean {
+  const usp = profile.usp;
+  return isObject(usp) && isObject(usp.capabilities) && SUBSCRIPTIONS in usp.capabilities;
+}
+
+/** A POST to an outbound URL: every resolved address vetted, the connection pinned to it, a deadline, a 64 KiB answer cap. */
+export type PostJson = (url: string, headers: Record<string, string>, body: string) => Promise<{ status: number; body: Record<string, unknown> }>;
+
+export function pinnedPost(allowLoopback: boolean, timeoutMs = 10_000): PostJson {
+  return async (url, headers, body) => {
+    if (outboundUrlProblem(url, allowLoopback, { refuseCredentials: true })) throw new Error(`refused: ${url} is not an allowed outbound URL`);
+    const u = new URL(url);
+    const host = u.hostname.replace(/^\[|\]$/g, '');
+    const addrs = isIP(host) ? [host] : (await dnsLookup(host, { all: true })).map((a) => a.address);
+    const bad = addrs.find((a) => isSpecialUseAddress(a) && !(allowLoopback && isLoopbackAddress(a)));
+    if (addrs.length === 0 || bad) throw new Error(`refused: ${bad ?? host} is a special-use address`);
+    const address = addrs[0];
+    return new Promise((resolve, reject) => {
+      const send = u.protocol === 'https:' ? httpsRequest : httpRequest;
+      const req = send(
+        {
+          protocol: u.protocol,
+          hostname: host,
+          port: u.port === '' ? undefined : Number(u.port),
+          path: `${u.pathname}${u.search}`,
+          method: 'POST',
+          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'usp-server registry' },
+          agent: false,
+          timeout: timeoutMs,
+          lookup: (_h, o, cb) => {
+            const family = isIP(address) === 6 ? 6 : 4;
+            if ((o as { all?: boolean }).all) (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
+            else (cb as (e: null, a: string, f: number) => void)(null, address, family);
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size > 64 * 1024) req.destroy(new Error('answer too large'));
+            else chunks.push(c);
+          });
+          res.on('end', () => {
+            let parsed: unknown = {};
+            try {
+              parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            } catch {
+              parsed = {};
+            }
+            resolve({ status: res.statusCode ?? 0, body: isObject(parsed) ? parsed : {} });
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`timed out after ${timeoutMs} ms`)));
+      req.on('error', reject);
+      req.end(body);
+    });
+  };
+}
+
+export interface FeedSubscriberDeps {
+  store: Store;
+  keyring: SigningKeyring;
+  env: RegistryEnv;
+  clock: Clock;
+  log: Logger;
+  /** The registry's public base URL (known once it listens). */
+  baseUrl(): string;
+  /** Re-index what is due now. */
+  reindex(): void;
+  post: PostJson;
+}
+
+export interface FeedSubscriber {
+  /** RegistryEnv.indexed: a registration's catalog was just fetched. */
+  indexed: NonNullable<RegistryEnv['indexed']>;
+  /** Subscribe where pending now (tests; the timer calls it too). */
+  subscribePending(): Promise<void>;
+  /** The platform profile and the callback, as a door of the registry's host. */
+  door: Door;
+  close(): void;
+}
+
+const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const problem = (status: number, code: string, detail: string) =>
+  new Response(JSON.stringify({ type: 'about:blank', status, code, detail }), { status, headers: { 'content-type': 'application/problem+json' } });
+
+export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
+  const pending = new Map<string, { endpoint: string; tries: number }>();
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let closed = false;
+
+  const platformProfileUrl = () => `${d.baseUrl()}${PLATFORM_PROFILE_PATH}`;
+  const platformProfile = () => ({
+    usp: { version: USP_VERSION, capabilities: { [SUBSCRIPTIONS]: [{ version: USP_VERSION }] } },
+    keys: d.keyring.published(d.clock.now()),
+  });
+
+  const subscribe = async (id: string, endpoint: string): Promise<'done' | 'retry'> => {
+    const [row, raw] = await d.store.read(async (tx) => [await tx.registry.get(id), await tx.kv.get(kvKey(id))] as const);
+    if (!row) return 'retry'; // not committed yet, or deleted: a few tries, then forgotten
+    const note = raw ? (JSON.parse(raw) as SubscriptionNote) : null;
+    if (note && note.endpoint === endpoint) return 'done';
+    const url = `${endpoint}/services/feed/subscriptions`;
+    const text = JSON.stringify({ callback_url: `${d.baseUrl()}${FEED_EVENTS_PATH}/${encodeURIComponent(id)}` });
+    const bytes = new TextEncoder().encode(text);
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'usp-agent': `profile="${platformProfileUrl()}"`, 'content-digest': contentDigest(bytes) };
+    const sig = signRequest({ method: 'POST', url, headers, body: bytes }, d.keyring.active(), { components: uspRequiredComponents({ url, headers }), created: Math.floor(d.clock.now() / 1000) });
+    const res = await d.post(url, { ...headers, 'signature-input': sig['Signature-Input'], signature: sig.Signature }, text);
+    const sub = isObject(res.body.subscription) ? res.body.subscription : null;
+    if (res.status !== 201 || !sub || typeof sub.id !== 'string') {
+      d.log.warn('feed subscription refused; the registration is re-indexed on the interval', { id, endpoint, status: res.status, code: res.body.code });
+      return 'retry';
+    }
+    const fresh: SubscriptionNote = { subscription_id: sub.id, endpoint, created_ms: d.clock.now() };
+    await d.store.transaction((tx) => tx.kv.set(kvKey(id), JSON.stringify(fresh)));
+    d.log.info('subscribed to a business catalog feed', { id, subscription: sub.id });
+    return 'done';
+  };
+
+  const subscribePending = async () => {
+    for (const [id, p] of [...pending]) {
+      let outcome: 'done' | 'retry';
+      try {
+        outcome = await subscribe(id, p.endpoint);
+      } catch (err) {
+        d.log.warn('could not subscribe to a business catalog feed', { id, error: String((err as Error).message ?? err) });
+        outcome = 'retry';
+      }
+      if (outcome === 'done' || ++p.tries >= MAX_TRIES) pending.delete(id);
+    }
+    if (pending.size > 0) schedule(5_000);
+  };
+
+  function schedule(ms: number) {
+    if (closed || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (running) return schedule(ms);
+      running = subscribePending().finally(() => (running = undefined));
+    }, ms);
+    timer.unref();
+  }
+
+  /** A catalog event from a subscribed business: verify it came from that business, then re-index it now. */
+  const callback = async (req: Request, id: string): Promise<Response> => {
+    const body = new Uint8Array(await req.arrayBuffer());
+    const [row, raw] = await d.store.read(async (tx) => [await tx.registry.get(id), await tx.kv.get(kvKey(id))] as const);
+    if (!row || !raw) return problem(404, 'not_found', 'No subscribed registration at this address.');
+    const note = JSON.parse(raw) as SubscriptionNote;
+    try {
+      await verifyRequestSignature(
+        { method: req.method, url: req.url, headers: req.headers, body },
+        async (kid) => {
+          const doc = await d.env.fetchJson(row.profile_url);
+          const keys = (name: string) => (Array.isArray(doc[name]) ? (doc[name] as unknown[]).filter(isObject) as JsonWebKey[] : []);
+          return findKey({ keys: keys('keys'), signing_keys: keys('signing_keys') }, kid);
+        },
+        { now: d.clock.now(), maxAgeSeconds: 300, requiredComponents: () => ['@method', '@authority', '@path', 'content-digest', 'content-type'] },
+      );
+    } catch (err) {
+      d.log.warn('catalog event refused: not signed by the registered business', { id, error: String((err as Error).message ?? err) });
+      return problem(401, 'signature_invalid', 'The event is not signed with a key the registered business publishes.');
+    }
+    let event: Record<string, unknown> = {};
+    try {
+      const parsed = JSON.parse(new TextDecoder().decode(body));
+      if (isObject(parsed)) event = parsed;
+    } catch {
+      return problem(400, 'invalid_request', 'The event is not a JSON object.');
+    }
+    if (event.subscription_id !== undefined && event.subscription_id !== note.subscription_id) {
+      return problem(404, 'not_found', 'That subscription is not this registration\'s.');
+    }
+    await d.store.transaction(async (tx) => {
+      const current = await tx.registry.get(id);
+      if (current) await tx.registry.put({ ...current, next_index_ms: Math.min(current.next_index_ms, d.clock.now()) });
+    });
+    d.reindex();
+    return json(200, { received: true });
+  };
+
+  const door: Door = {
+    name: 'registry-feeds',
+    claims: (_req, path) => path === PLATFORM_PROFILE_PATH || path.startsWith(`${FEED_EVENTS_PATH}/`),
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      if (path === PLATFORM_PROFILE_PATH) return req.method === 'GET' || req.method === 'HEAD' ? json(200, platformProfile()) : problem(405, 'method_not_allowed', 'GET only.');
+      if (req.method !== 'POST') return problem(405, 'method_not_allowed', 'POST only.');
+      const id = decodeURIComponent(path.slice(FEED_EVENTS_PATH.length + 1));
+      if (!/^[A-Za-z0-9_-]{1,100}$/.test(id)) return problem(404, 'not_found', 'No such registration.');
+      return callback(req, id);
+    },
+    refuse: (_req, status, err) => problem(status, err.code, err.message),
+  };
+
+  return {
+    indexed(id, business) {
+      if (!offersSubscriptions(business.profile)) return;
+      pending.set(id, { endpoint: business.endpoint, tries: 0 });
+      // After the write that told us commits.
+      schedule(200);
+    },
+    subscribePending,
+    door,
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}

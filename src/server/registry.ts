@@ -1,0 +1,283 @@
+/**
+ * The composition of the discovery registry (spec 6): the same server as the business's (doors,
+ * pipeline, store, authentication) serving the registry's operations, its own profile at
+ * /.well-known/usp, an SSRF-safe fetcher for business profiles and catalogs, and a re-indexer that
+ * keeps the index fresh and drops businesses whose profile is gone.
+ */
+import { DEFAULT_SETTINGS, type BusinessDef } from '../domain/index.js';
+import {
+  REGISTRY_OPERATIONS,
+  USP_VERSION,
+  reindexDue,
+  seedRegistration,
+  systemClock,
+  type Clock,
+  type RegistrationInput,
+  type RegistryEnv,
+} from '../operations/index.js';
+import { createProfileResolver, parseJsonDocument } from '../security/index.js';
+import { REGISTRY_INSTRUCTIONS } from '../bindings/mcp/index.js';
+import { consoleLogger, createUspServer, type ServerOptions, type UspServer } from './compose.js';
+import { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, createFeedSubscriber, pinnedPost, type FeedSubscriber, type PostJson } from './registry-feeds.js';
+import type { Door } from './host.js';
+
+/** Re-index at most this often per business by default: the spec's ceiling (spec 6.3). */
+export const DEFAULT_REINDEX_MS = 24 * 3600 * 1000;
+/** Consecutive failed re-fetches before a registration is removed (spec 6.7). */
+export const DEFAULT_MAX_FAILURES = 5;
+
+export interface RegistryServerOptions extends Omit<ServerOptions, 'business' | 'role'> {
+  /** Shown in the registry's profile. */
+  name?: string;
+  /** How long an index stays current (at most 24 h). */
+  reindexIntervalMs?: number;
+  maxFailures?: number;
+  /** How often the re-indexer looks for due registrations (ms); 0 disables it. */
+  reindexPollMs?: number;
+  /** Replace the outbound fetch (tests). */
+  fetchJson?: RegistryEnv['fetchJson'];
+  /** Replace the outbound POST that subscribes to business feeds (tests). */
+  postJson?: PostJson;
+}
+
+export interface RegistryServer extends UspServer {
+  env: RegistryEnv;
+  /** Re-index what is due now (the timer calls it too). */
+  reindexNow(): ReturnType<typeof reindexDue>;
+  /** Catalog feed subscriptions at the businesses that offer them (spec 3.12.2). */
+  feeds: FeedSubscriber;
+}
+
+function registryDef(name: string): BusinessDef {
+  // The pipeline is built around a business; the registry is one with no catalog of its own.
+  return {
+    business: { id: 'usp-registry', name, timezone: 'UTC', currency: 'USD', locations: [] },
+    resources: [],
+    services: [],
+    settings: { ...DEFAULT_SETTINGS },
+  } as unknown as BusinessDef;
+}
+
+export function registryProfile(ctx: { baseUrl: string; mechanisms: readonly string[]; popAlgorithms: readonly string[] }, sandbox: boolean): Record<string, unknown> {
+  const spec = 'https://usp-protocol.dev/specification';
+  return {
+    usp: {
+      version: USP_VERSION,
+      services: {
+        'dev.usp-protocol.discovery': [
+          { version: USP_VERSION, transport: 'rest', endpoint: ctx.baseUrl, spec, schema: 'https://usp-protocol.dev/schemas/openapi/usp-rest.json' },
+          { version: USP_VERSION, transport: 'mcp', endpoint: `${ctx.baseUrl}/mcp`, spec, schema: 'https://usp-protocol.dev/schemas/openrpc/usp-mcp.json' },
+        ],
+      },
+      capabilities: {
+        'dev.usp-protocol.discovery.registry': [{ version: USP_VERSION, spec: `${spec}#6-discovery-registry-optional`, schema: 'https://usp-protocol.dev/schemas/services/registry.json' }],
+      },
+    },
+    authorization: {
+      privileged_operations_require_authentication: true,
+      accepted_mechanisms: [...ctx.mechanisms],
+      registration_proof: 'Sign the registration request (RFC 9421) with a key published in the keys of the profile at profile_url, presenting that profile_url as your profile.',
+      ...(sandbox ? { sandbox: true } : {}),
+    },
+  };
+}
+
+export async function createRegistryServer(opts: RegistryServerOptions): Promise<RegistryServer> {
+  const clock: Clock = opts.clock ?? systemClock;
+  const log = opts.log ?? consoleLogger;
+  const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
+  const reindexIntervalMs = Math.min(DEFAULT_REINDEX_MS, opts.reindexIntervalMs ?? DEFAULT_REINDEX_MS);
+  let fetchJson = opts.fetchJson;
+  if (!fetchJson) {
+    // Business profiles and catalog pages go through the outbound rules of platform profiles, uncached.
+    const fetcher = createProfileResolver({ allowLoopback, minTtlSeconds: 0, maxTtlSeconds: 0, maxBytes: 4 * 1024 * 1024, timeoutMs: 5000, parse: parseJsonDocument, now: () => clock.now() });
+    fetchJson = async (url) => (await fetcher.resolve(url)).raw;
+  }
+  const env: RegistryEnv = { fetchJson, allowLoopback, reindexIntervalMs, maxFailures: opts.maxFailures ?? DEFAULT_MAX_FAILURES };
+  // The feed door exists before the server does (the host is built with its doors); it is filled below.
+  let feeds: FeedSubscriber | undefined;
+  const feedDoor: Door = {
+    name: 'registry-feeds',
+    claims: (_req, path) => path === PLATFORM_PROFILE_PATH || path.startsWith(`${FEED_EVENTS_PATH}/`),
+    fetch: (req, denv) => feeds!.door.fetch(req, denv),
+    refuse: (req, status, err) => feeds!.door.refuse(req, status, err),
+  };
+  const server = await createUspServer({
+    ...opts,
+    business: registryDef(opts.name ?? 'USP discovery registry'),
+    // A registrant is a business, not a platform: its profile declares service capabilities, not
+    // the registry's, so no capability negotiation against it (signatures still resolve its keys).
+    security: { ...(opts.security ?? {}), fetchProfiles: false },
+    webhooks: { ...(opts.webhooks ?? {}), enabled: false },
+    role: {
+      operations: REGISTRY_OPERATIONS,
+      profile: (ctx) => registryProfile(ctx, opts.sandbox),
+      env: { registry: env },
+      instructions: REGISTRY_INSTRUCTIONS,
+      doors: [feedDoor],
+    },
+  });
+  let running: Promise<unknown> | undefined;
+  const reindexNow = () => {
+    const run = reindexDue(server.store, env, clock, log);
+    running = run.catch(() => undefined);
+    return run;
+  };
+  let again = false;
+  feeds = createFeedSubscriber({
+    store: server.store,
+    keyring: server.keyring,
+    env,
+    clock,
+    log,
+    baseUrl: () => server.biz.publicUrl,
+    post: opts.postJson ?? pinnedPost(allowLoopback),
+    // A catalog event: re-index now, or right after the run in progress.
+    reindex: function kick() {
+      if (running) {
+        again = true;
+        return;
+      }
+      reindexNow()
+        .catch((err) => log.error('re-index failed', { error: String(err) }))
+        .finally(() => {
+          running = undefined;
+          if (again) {
+            again = false;
+            kick();
+          }
+        });
+    },
+  });
+  env.indexed = feeds.indexed;
+  const poll = opts.reindexPollMs ?? 60_000;
+  let timer: NodeJS.Timeout | undefined;
+  if (poll > 0) {
+    timer = setInterval(() => {
+      if (running) return;
+      reindexNow()
+        .catch((err) => log.error('re-index failed', { error: String(err) }))
+        .finally(() => (running = undefined));
+    }, poll);
+    timer.unref();
+  }
+  const close = server.close;
+  return Object.assign(server, {
+    env,
+    reindexNow,
+    feeds,
+    async close() {
+      if (timer) clearInterval(timer);
+      feeds!.close();
+      await running;
+      await close();
+    },
+  });
+}
+
+/** The demo's businesses: stored as given (no fetching), so a newcomer can search at once. */
+export async function seedDemoRegistry(server: RegistryServer, demo: BusinessDef, demoProfileUrl: string): Promise<number> {
+  const now = server.clock.now();
+  // Never re-indexed: their profile URLs do not serve anything.
+  const never = Number.MAX_SAFE_INTEGER;
+  const { publishService } = await import('../domain/index.js');
+  const loc = demo.business.locations[0];
+  await seedRegistration(
+    server.store,
+    'reg_demo_maple_pine',
+    {
+      profile_url: demoProfileUrl,
+      deployment_mode: 'standalone',
+      name: demo.business.name,
+      description: 'The demo salon and studio served by `usp-server serve --demo`.',
+      verticals: [...new Set(demo.services.map((s) => s.type))],
+      categories: ['hair', 'beauty', 'wellness'],
+      location: loc?.coordinates ? { address: loc.address, coordinates: loc.coordinates } : undefined,
+      timezone: demo.business.timezone,
+    },
+    demo.services.map((s) => publishService(s, demo)),
+    now,
+    never,
+  );
+  let n = 1;
+  for (const b of DEMO_BUSINESSES) {
+    await seedRegistration(server.store, b.id, b.input, b.services, now, never);
+    n++;
+  }
+  return n;
+}
+
+type Svc = Record<string, unknown>;
+const svc = (id: string, name: string, type: string, cat: [string, string], minutes: number | [number, number], pricing: Svc, channel = 'at_business_location'): Svc => ({
+  id,
+  name,
+  type,
+  categories: [{ taxonomy: 'merchant', id: cat[0], name: cat[1], primary: true }],
+  duration: typeof minutes === 'number' ? { fixed: `PT${minutes}M` } : { range: { min: `PT${minutes[0]}M`, max: `PT${minutes[1]}M` } },
+  pricing,
+  channel: { type: channel },
+  status: 'active',
+});
+
+const DEMO_BUSINESSES: Array<{ id: string; input: RegistrationInput; services: Svc[] }> = [
+  {
+    id: 'reg_demo_brooklyn_barbers',
+    input: {
+      profile_url: 'https://brooklyn-barbers.example/.well-known/usp',
+      deployment_mode: 'standalone',
+      name: 'Brooklyn Barbers',
+      verticals: ['appointment'],
+      categories: ['hair', 'barber'],
+      location: { address: '88 Bedford Ave, Brooklyn, NY 11249', coordinates: { lat: 40.7197, lng: -73.9573 } },
+      timezone: 'America/New_York',
+    },
+    services: [
+      svc('svc_fade', 'Skin Fade', 'appointment', ['cat_hair', 'Hair'], 45, { model: 'fixed', amount: 4500, currency: 'USD' }),
+      svc('svc_beard', 'Beard Trim', 'appointment', ['cat_beard', 'Beard'], 20, { model: 'fixed', amount: 2500, currency: 'USD' }),
+    ],
+  },
+  {
+    id: 'reg_demo_sf_yoga',
+    input: {
+      profile_url: 'https://mission-yoga.example/.well-known/usp',
+      deployment_mode: 'standalone',
+      name: 'Mission Yoga Collective',
+      verticals: ['group', 'appointment'],
+      categories: ['fitness', 'wellness', 'yoga'],
+      location: { address: '2100 Mission St, San Francisco, CA 94110', coordinates: { lat: 37.7634, lng: -122.4194 } },
+      timezone: 'America/Los_Angeles',
+    },
+    services: [
+      svc('svc_vinyasa', 'Vinyasa Flow Class', 'group', ['cat_yoga', 'Yoga'], 60, { model: 'fixed', amount: 2800, currency: 'USD' }),
+      svc('svc_private_yoga', 'Private Yoga Session', 'appointment', ['cat_yoga', 'Yoga'], [60, 90], { model: 'variable', currency: 'USD', price_range: { min: 9000, max: 13500 } }),
+    ],
+  },
+  {
+    id: 'reg_demo_london_spa',
+    input: {
+      profile_url: 'https://shoreditch-spa.example/.well-known/usp',
+      deployment_mode: 'ucp_native',
+      name: 'Shoreditch Day Spa',
+      verticals: ['appointment'],
+      categories: ['wellness', 'massage', 'beauty'],
+      location: { address: '12 Rivington St, London EC2A 3DU', coordinates: { lat: 51.5262, lng: -0.0795 } },
+      timezone: 'Europe/London',
+    },
+    services: [
+      svc('svc_deep_tissue', 'Deep Tissue Massage', 'appointment', ['cat_massage', 'Massage'], 60, { model: 'fixed', amount: 8500, currency: 'GBP' }),
+      svc('svc_facial', 'Signature Facial', 'appointment', ['cat_facial', 'Facial'], 50, { model: 'fixed', amount: 7000, currency: 'GBP' }),
+    ],
+  },
+  {
+    id: 'reg_demo_online_coach',
+    input: {
+      profile_url: 'https://calm-coaching.example/.well-known/usp',
+      deployment_mode: 'standalone',
+      name: 'Calm Coaching (online)',
+      verticals: ['appointment'],
+      categories: ['wellness', 'coaching'],
+      timezone: 'America/Chicago',
+    },
+    services: [svc('svc_coaching', 'Video Coaching Session', 'appointment', ['cat_coaching', 'Coaching'], 45, { model: 'fixed', amount: 6000, currency: 'USD' }, 'virtual')],
+  },
+];

@@ -1,0 +1,387 @@
+/**
+ * The OAuth 2.0 authorization server (spec 10.2.3, 10.2.4; RFC 8414, 7591, 7636, 9207, 8707, 7009,
+ * 9449, 9728) and the protected resources it serves, driven over real HTTP.
+ */
+import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { SignJWT, exportJWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { day } from '../support/server.js';
+import { hashPassword } from '../../src/oauth/index.js';
+import { startProfileServer } from '../support/profile-server.js';
+import { Browser, REDIRECT, authorizeUrl, csrfOf, actionOf, linkAccount, linkedTokens, pkce, register, startOAuthServer, tokenRequest, type OAuthTestServer } from './support.js';
+
+let t: OAuthTestServer;
+beforeAll(async () => {
+  t = await startOAuthServer();
+}, 30_000);
+afterAll(async () => {
+  await t?.close();
+});
+
+/** One MCP tool call over Streamable HTTP, stateless (a fresh session per call), with optional headers. */
+async function mcpCall(tool: string, args: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> {
+  const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers };
+  const init = await fetch(`${t.url}/mcp`, {
+    method: 'POST',
+    headers: h,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+  const sid = init.headers.get('mcp-session-id') ?? '';
+  await init.text();
+  await fetch(`${t.url}/mcp`, { method: 'POST', headers: { ...h, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const res = await fetch(`${t.url}/mcp`, {
+    method: 'POST',
+    headers: { ...h, 'mcp-session-id': sid },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: tool, arguments: args } }),
+  });
+  const text = await res.text();
+  const json = text.startsWith('{') ? JSON.parse(text) : JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? 'null');
+  return { status: res.status, headers: res.headers, body: json };
+}
+
+async function firstSlot(dayOffset: number, service = 'svc_haircut'): Promise<string> {
+  const r = await mcpCall('usp_availability_query', { service_id: service, start_date: day(dayOffset), end_date: day(dayOffset) });
+  return r.body.result.structuredContent.slots[0].id;
+}
+
+const BUYER = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' };
+
+describe('discovery: RFC 8414 authorization server metadata and RFC 9728 protected resource metadata', () => {
+  test('the metadata names this issuer exactly, PKCE S256 only, iss in responses, DCR, revocation, DPoP and client_credentials', async () => {
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+      const m = (await (await fetch(t.url + path)).json()) as any;
+      expect(m.issuer).toBe(t.url);
+      expect(m.code_challenge_methods_supported).toEqual(['S256']);
+      expect(m.authorization_response_iss_parameter_supported).toBe(true);
+      expect(m.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials']));
+      expect(m.registration_endpoint).toMatch(/\/oauth\/register$/);
+      expect(m.revocation_endpoint).toMatch(/\/oauth\/revoke$/);
+      expect(m.dpop_signing_alg_values_supported).toContain('ES256');
+      expect(m.scopes_supported).toEqual(expect.arrayContaining(['usp:booking', 'usp:history']));
+      expect(m.token_endpoint_auth_methods_supported).toContain('client_secret_basic');
+    }
+  });
+
+  test('/mcp and the REST API each publish their resource, pointing at this authorization server', async () => {
+    const mcp = (await (await fetch(`${t.url}/.well-known/oauth-protected-resource/mcp`)).json()) as any;
+    expect(mcp).toMatchObject({ resource: `${t.url}/mcp`, authorization_servers: [t.url], scopes_supported: ['usp:booking', 'usp:history'] });
+    const rest = (await (await fetch(`${t.url}/.well-known/oauth-protected-resource`)).json()) as any;
+    expect(rest.resource).toBe(`${t.url}/`);
+  });
+
+  test('the business profile lists oauth2_bearer among accepted_mechanisms and names the token endpoint', async () => {
+    const p = (await (await fetch(`${t.url}/.well-known/usp`)).json()) as any;
+    expect(p.authorization.accepted_mechanisms).toContain('oauth2_bearer');
+    expect(p.authorization.token_endpoint).toBe(`${t.url}/oauth/token`);
+  });
+});
+
+describe('/mcp is a protected resource: a privileged call without a credential gets 401 naming resource_metadata; public calls need none', () => {
+  test('a privileged tool call with no credential answers HTTP 401 with WWW-Authenticate: Bearer resource_metadata', async () => {
+    const r = await mcpCall('usp_bookings_get', { booking_id: 'bkg_x' });
+    expect(r.status).toBe(401);
+    expect(r.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp", scope="usp:booking usp:history"`);
+  });
+
+  test('a platform key issued at run time (admin API) is a credential, not an unknown OAuth token: MCP hands the call to the pipeline, no challenge', async () => {
+    const secret = `usp_pk_${randomUUID().replace(/-/g, '')}`;
+    await t.server.store.transaction((tx) =>
+      tx.admin.addPlatformKey({ id: 'pk_runtime', sha256: createHash('sha256').update(secret).digest('hex'), label: 'Salon app', created_ms: Date.now(), revoked_ms: null }),
+    );
+    const r = await mcpCall('usp_bookings_get', { booking_id: 'bkg_x' }, { authorization: `Bearer ${secret}` });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('www-authenticate')).toBeNull();
+    // Past the door: the pipeline accepted the key and asks for what a key does not carry, the platform's profile.
+    expect(r.body.error.data).toMatchObject({ code: 'invalid_request', errors: [{ field: 'profile', message: 'is required' }] });
+    const unknown = await mcpCall('usp_bookings_get', { booking_id: 'bkg_x' }, { authorization: 'Bearer usp_pk_not_issued' });
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  test('catalog and availability answer without any token', async () => {
+    const list = await mcpCall('usp_services_list', {});
+    expect(list.status).toBe(200);
+    expect(list.body.result.structuredContent.services.length).toBeGreaterThan(0);
+    const slots = await mcpCall('usp_availability_query', { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) });
+    expect(slots.body.result.structuredContent.slots.length).toBeGreaterThan(0);
+  });
+
+  test('REST answers 401 with a Bearer challenge naming its resource metadata', async () => {
+    const res = await fetch(`${t.url}/bookings/bkg_x`, { headers: { 'USP-Agent': 'profile="https://platform.example/profile.json"' } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain(`Bearer realm="usp", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`);
+  });
+});
+
+describe('identity linking: authorization code with PKCE S256, iss, a buyer-linked token that books without _meta', () => {
+  test('sign-up, consent and token exchange give a token that books, lists and cancels as the buyer; the booking is the buyer’s', async () => {
+    const { tokens } = await linkedTokens(t, 'linked@example.com');
+    expect(tokens.token_type).toBe('Bearer');
+    expect(tokens.scope.split(' ').sort()).toEqual(['usp:booking', 'usp:history']);
+    expect(tokens.refresh_token).toBeTruthy();
+    const auth = { authorization: `Bearer ${tokens.access_token}` };
+    const made = await mcpCall('usp_bookings_create', { service_id: 'svc_haircut', slot_id: await firstSlot(3), buyer: BUYER }, auth);
+    expect(made.status).toBe(200);
+    const booking = made.body.result.structuredContent.booking;
+    expect(booking.status).toBe('confirmed');
+    const listed = await mcpCall('usp_bookings_list', {}, auth);
+    expect(listed.body.result.structuredContent.bookings.map((b: any) => b.id)).toEqual([booking.id]);
+    const canceled = await mcpCall('usp_bookings_cancel', { booking_id: booking.id }, auth);
+    expect(canceled.body.result.structuredContent.booking.status).toBe('canceled');
+    const stored = await t.server.store.read((tx) => tx.bookings.get(booking.id));
+    expect(stored?.priv.account_id).toMatch(/^acc_/);
+    expect(stored?.priv.principal).toMatch(/^oauth:/);
+  });
+
+  test('the authorization response carries iss equal to the metadata issuer, and the state sent', async () => {
+    const client = await register(t.url);
+    const p = pkce();
+    const url = authorizeUrl(t.url, client.client_id, p, { state: 'xyz-123' });
+    const back = await linkAccount(t, new Browser(t.url), url, { email: 'iss@example.com', password: 'correct horse battery', signUp: true });
+    expect(back.searchParams.get('iss')).toBe(t.url);
+    expect(back.searchParams.get('state')).toBe('xyz-123');
+    expect(back.searchParams.get('code')).toBeTruthy();
+  });
+});
+
+describe('bad input gets the protocol error and leaves nothing behind', () => {
+  test('the OAuth door is a door of the host: a body over the host limit is refused in its format (413, an RFC 6749 error object; a page on the account pages)', async () => {
+    const big = JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'x'.repeat(70 * 1024) });
+    const res = await fetch(`${t.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('bytes') });
+    const page = await fetch(`${t.url}/account/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `email=${'a'.repeat(70 * 1024)}` });
+    expect(page.status).toBe(413);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('usp-correlation-id')).toBeTruthy();
+  });
+
+  test('an unregistered redirect_uri (open redirect attempt) gets an error page from us, never a redirect to it', async () => {
+    const client = await register(t.url);
+    const url = authorizeUrl(t.url, client.client_id, pkce()).replace(encodeURIComponent(REDIRECT), encodeURIComponent('https://evil.example/cb'));
+    const res = await fetch(url, { redirect: 'manual' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    const html = await res.text();
+    expect(html).toContain('return address it did not register');
+    expect(html).not.toContain('evil.example');
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  test('a code exchanged with another redirect_uri, without code_verifier or with a wrong one is invalid_grant and issues nothing', async () => {
+    const client = await register(t.url, { redirect_uris: [REDIRECT, 'http://127.0.0.1:1/other'] });
+    const p = pkce();
+    const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p), { email: 'pkce@example.com', password: 'correct horse battery', signUp: true });
+    const code = back.searchParams.get('code')!;
+    const base = { grant_type: 'authorization_code', code, client_id: client.client_id };
+    const mismatch = await tokenRequest(t.url, { ...base, redirect_uri: 'http://127.0.0.1:1/other', code_verifier: p.verifier });
+    expect(mismatch).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    const missing = await tokenRequest(t.url, { ...base, redirect_uri: REDIRECT });
+    expect(missing.status).toBe(400);
+    expect(['invalid_grant', 'invalid_request']).toContain(missing.body.error);
+    const wrong = await tokenRequest(t.url, { ...base, redirect_uri: REDIRECT, code_verifier: pkce().verifier });
+    expect(wrong).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    const tokens = await t.server.store.read(async (tx) => {
+      const acc = await tx.accounts.byEmail('pkce@example.com');
+      return tx.oauth.byAccount('AccessToken', acc!.id, Date.now());
+    });
+    expect(tokens).toEqual([]);
+  });
+
+  test('a replayed code is invalid_grant, and the tokens of its first use are revoked with it', async () => {
+    const client = await register(t.url);
+    const p = pkce();
+    const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p), { email: 'replay@example.com', password: 'correct horse battery', signUp: true });
+    const form = { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: p.verifier };
+    const first = await tokenRequest(t.url, form);
+    expect(first.status).toBe(200);
+    const again = await tokenRequest(t.url, form);
+    expect(again).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    const r = await mcpCall('usp_bookings_list', {}, { authorization: `Bearer ${first.body.access_token}` });
+    expect(r.status).toBe(401);
+    expect(r.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  test('a code used after its 60 s lifetime is invalid_grant', async () => {
+    const client = await register(t.url);
+    const p = pkce();
+    const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p), { email: 'late@example.com', password: 'correct horse battery', signUp: true });
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61_000 });
+    try {
+      const late = await tokenRequest(t.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: p.verifier });
+      expect(late).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test('a token minted for the REST API is refused on /mcp (audience), and a resource of another server is invalid_target', async () => {
+    const { tokens } = await linkedTokens(t, 'aud@example.com', { resource: `${t.url}/` });
+    const onMcp = await mcpCall('usp_bookings_list', {}, { authorization: `Bearer ${tokens.access_token}` });
+    expect(onMcp.status).toBe(401);
+    const onRest = await fetch(`${t.url}/bookings`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(onRest.status).toBe(200);
+    const client = await register(t.url);
+    const res = await fetch(authorizeUrl(t.url, client.client_id, pkce(), { resource: 'https://other.example/mcp' }), { redirect: 'manual' });
+    const to = new URL(res.headers.get('location')!);
+    expect(to.origin + to.pathname).toBe(REDIRECT);
+    expect(to.searchParams.get('error')).toBe('invalid_target');
+    expect(to.searchParams.get('iss')).toBe(t.url);
+  });
+
+  test('revoking the refresh token (RFC 7009) revokes its access tokens: both are refused afterwards', async () => {
+    const { client, tokens } = await linkedTokens(t, 'revoke@example.com');
+    const rev = await fetch(`${t.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.refresh_token, token_type_hint: 'refresh_token', client_id: client.client_id }).toString(),
+    });
+    expect(rev.status).toBe(200);
+    const r = await mcpCall('usp_bookings_list', {}, { authorization: `Bearer ${tokens.access_token}` });
+    expect(r.status).toBe(401);
+    const refresh = await tokenRequest(t.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
+    expect(refresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  test('a refresh token rotates: the new pair works and the old refresh token is spent', async () => {
+    const { client, tokens } = await linkedTokens(t, 'rotate@example.com');
+    const next = await tokenRequest(t.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
+    expect(next.status).toBe(200);
+    expect(next.body.refresh_token).not.toBe(tokens.refresh_token);
+    expect((await mcpCall('usp_bookings_list', {}, { authorization: `Bearer ${next.body.access_token}` })).status).toBe(200);
+    const old = await tokenRequest(t.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
+    expect(old).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  test('an iss parameter smuggled into the authorization request does not change the iss of the response', async () => {
+    const client = await register(t.url);
+    const url = authorizeUrl(t.url, client.client_id, pkce(), { iss: 'https://evil.example' });
+    const back = await linkAccount(t, new Browser(t.url), url, { email: 'forged@example.com', password: 'correct horse battery', signUp: true });
+    expect(back.searchParams.getAll('iss')).toEqual([t.url]);
+  });
+
+  test('a form posted without its CSRF token is refused and signs nobody in', async () => {
+    const client = await register(t.url);
+    const browser = new Browser(t.url);
+    const page = await browser.follow(authorizeUrl(t.url, client.client_id, pkce()));
+    const res = await browser.request(actionOf(page.text), { form: { email: 'linked@example.com', password: 'correct horse battery' } });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('location')).toBeNull();
+  });
+});
+
+describe('buyer accounts never reveal whether an email has one, and sign-in is rate-limited', () => {
+  test('a sign-up for a taken email shows the same page as a new one and sends no code', async () => {
+    await linkedTokens(t, 'taken@example.com');
+    t.codes.delete('taken@example.com');
+    const pages: string[] = [];
+    for (const email of ['taken@example.com', 'fresh@example.com']) {
+      const client = await register(t.url);
+      const browser = new Browser(t.url);
+      const login = await browser.follow(authorizeUrl(t.url, client.client_id, pkce()));
+      const reg = await browser.follow(/href="([^"]+\/register)"/.exec(login.text)![1]);
+      const res = await browser.follow(actionOf(reg.text), { form: { csrf: csrfOf(reg.text), name: 'Someone', email, password: 'another long password' } });
+      pages.push(res.text.replace(/value="[^"]+"/g, '').replace(email, 'EMAIL').replace(/\/oauth\/interaction\/[^/"]+/g, 'UID'));
+    }
+    expect(pages[0]).toBe(pages[1]);
+    expect(t.codes.has('taken@example.com')).toBe(false);
+    expect(t.codes.has('fresh@example.com')).toBe(true);
+  });
+
+  test('an unknown email and a wrong password get the same answer', async () => {
+    const answers: string[] = [];
+    for (const email of ['linked@example.com', 'nobody@example.com']) {
+      const client = await register(t.url);
+      const browser = new Browser(t.url);
+      const login = await browser.follow(authorizeUrl(t.url, client.client_id, pkce()));
+      const res = await browser.follow(actionOf(login.text), { form: { csrf: csrfOf(login.text), email, password: 'wrong password here' } });
+      answers.push(`${res.res.status} ${/<p class="error"[^>]*>([^<]+)</.exec(res.text)?.[1]}`);
+    }
+    expect(answers[0]).toBe(answers[1]);
+    expect(answers[0]).toBe('401 That email and password do not match an account.');
+  });
+
+  test('brute force: after the per-account limit even the right password is refused with 429 and Retry-After, for known and unknown emails alike', async () => {
+    const limited = await startOAuthServer({ loginLimits: { perAddress: 100, perAccount: 3 } });
+    try {
+      // An account made directly (a sign-up would spend one attempt of the budget).
+      await limited.server.store.transaction(async (tx) =>
+        tx.accounts.create({ id: 'acc_' + 'b'.repeat(32), email: 'brute@example.com', password_hash: await hashPassword('correct horse battery'), name: 'B', phone: null, created_ms: Date.now() }),
+      );
+      const attempt = async (email: string, password: string) => {
+        const client = await register(limited.url);
+        const browser = new Browser(limited.url);
+        const login = await browser.follow(authorizeUrl(limited.url, client.client_id, pkce()));
+        return browser.request(actionOf(login.text), { form: { csrf: csrfOf(login.text), email, password } });
+      };
+      for (const email of ['brute@example.com', 'ghost@example.com']) {
+        for (let i = 0; i < 3; i++) expect((await attempt(email, 'not the password')).status).toBe(401);
+        const blocked = await attempt(email, 'correct horse battery');
+        expect(blocked.status).toBe(429);
+        expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('DPoP-bound tokens (RFC 9449) and client_credentials for platforms (spec 10.2.3)', () => {
+  async function dpopProof(key: { privateKey: import('node:crypto').KeyObject; jwk: Record<string, unknown> }, htm: string, htu: string, accessToken?: string) {
+    const claims: Record<string, unknown> = { htm, htu, jti: randomUUID() };
+    if (accessToken) claims.ath = createHash('sha256').update(accessToken).digest('base64url');
+    return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.jwk }).setIssuedAt().sign(key.privateKey);
+  }
+  const newKey = async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    return { privateKey, jwk: (await exportJWK(publicKey)) as Record<string, unknown> };
+  };
+
+  test('a platform with client_credentials and a registered profile books over REST as itself; the token is DPoP-bound and needs a fresh proof', async () => {
+    const profiles = await startProfileServer();
+    const profileUrl = profiles.addProfile('/platform.json');
+    const client = await register(t.url, {
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      client_name: 'Platform',
+      usp_platform_profile: profileUrl,
+    });
+    const key = await newKey();
+    const basic = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
+    const tok = await tokenRequest(t.url, { grant_type: 'client_credentials', resource: `${t.url}/`, scope: 'usp:booking' }, { authorization: basic, dpop: await dpopProof(key, 'POST', `${t.url}/oauth/token`) });
+    expect(tok.status).toBe(200);
+    expect(tok.body.token_type).toBe('DPoP');
+    const at = tok.body.access_token as string;
+    const q = await fetch(`${t.url}/availability/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ service_id: 'svc_haircut', start_date: day(4), end_date: day(4) }) });
+    const slot = ((await q.json()) as any).slots[0].id;
+    const body = JSON.stringify({ service_id: 'svc_haircut', slot_id: slot, buyer: BUYER });
+    const post = async (auth: string, proof?: string) =>
+      fetch(`${t.url}/bookings`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: auth, ...(proof ? { dpop: proof } : {}) }, body });
+    expect((await post(`Bearer ${at}`)).status).toBe(401);
+    expect((await post(`DPoP ${at}`)).status).toBe(401);
+    const other = await newKey();
+    expect((await post(`DPoP ${at}`, await dpopProof(other, 'POST', `${t.url}/bookings`, at))).status).toBe(401);
+    const proof = await dpopProof(key, 'POST', `${t.url}/bookings`, at);
+    const ok = await post(`DPoP ${at}`, proof);
+    expect(ok.status, await ok.clone().text()).toBe(201);
+    const booking = ((await ok.json()) as any).booking;
+    const stored = await t.server.store.read((tx) => tx.bookings.get(booking.id));
+    expect(stored?.priv).toMatchObject({ principal: `oauth:${client.client_id}`, profile: profileUrl });
+    expect(stored?.priv.account_id).toBeUndefined();
+    // The same proof again is a replay.
+    expect((await post(`DPoP ${at}`, proof)).status).toBe(401);
+    await profiles.close();
+  });
+
+  test('a registered platform profile must be an https URL', async () => {
+    const res = await fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_types: ['client_credentials'], redirect_uris: [], response_types: [], usp_platform_profile: 'http://10.0.0.1/profile.json' }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error).toBe('invalid_client_metadata');
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * Driving the authorization server the way a browser and an OAuth client would, with fetch: a
+ * cookie jar, PKCE, dynamic registration, the sign-in / sign-up / consent forms, the code exchange.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createUspServer, type UspServer } from '../../src/server/compose.js';
+import { ManualClock, silentLogger, type Logger } from '../../src/operations/index.js';
+import { demoBusiness } from '../support/server.js';
+import { TEST_NOW } from '../support/time.js';
+
+export const REDIRECT = 'http://127.0.0.1:1/callback';
+
+export interface OAuthTestServer {
+  url: string;
+  server: UspServer;
+  clock: ManualClock;
+  /** Sign-up codes as they would be mailed, by email. */
+  codes: Map<string, string>;
+  close(): Promise<void>;
+}
+
+export async function startOAuthServer(
+  opts: { sandbox?: boolean; loginLimits?: { perAddress: number; perAccount: number }; log?: Logger; db?: string; publicUrl?: string } = {},
+): Promise<OAuthTestServer> {
+  const clock = new ManualClock(TEST_NOW);
+  const codes = new Map<string, string>();
+  const server = await createUspServer({
+    business: demoBusiness(opts.publicUrl ? { public_url: opts.publicUrl } : {}),
+    db: opts.db ?? ':memory:',
+    sandbox: opts.sandbox ?? false,
+    clock,
+    log: opts.log ?? silentLogger,
+    sweepIntervalMs: 0,
+    webhooks: { enabled: false },
+    // Platform profiles served by a loopback test server are fetched (the server itself is on loopback).
+    security: { allowLoopbackProfiles: true },
+    oauth: { loginLimits: opts.loginLimits ?? { perAddress: 1000, perAccount: 1000 }, deliverCode: (email, code) => codes.set(email, code) },
+  });
+  const url = await server.listen(0, '127.0.0.1');
+  return { url, server, clock, codes, close: () => server.close() };
+}
+
+export const b64url = (b: Buffer) => b.toString('base64url');
+export function pkce() {
+  const verifier = b64url(randomBytes(32));
+  return { verifier, challenge: b64url(createHash('sha256').update(verifier).digest()) };
+}
+
+/** A browser's cookies for one origin (enough for our pages: names, values, paths). */
+export class Browser {
+  private jar = new Map<string, { value: string; path: string }>();
+  constructor(private readonly origin: string) {}
+  private cookieHeader(path: string): string {
+    return [...this.jar.entries()].filter(([, c]) => path.startsWith(c.path)).map(([k, c]) => `${k}=${c.value}`).join('; ');
+  }
+  private remember(res: Response) {
+    for (const sc of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = sc.split(';').map((s) => s.trim());
+      const i = pair.indexOf('=');
+      const name = pair.slice(0, i);
+      const value = pair.slice(i + 1);
+      const path = attrs.find((a) => a.toLowerCase().startsWith('path='))?.slice(5) ?? '/';
+      const expired = attrs.some((a) => /^max-age=0$/i.test(a) || /^expires=Thu, 01 Jan 1970/i.test(a));
+      if (expired || value === '') this.jar.delete(name);
+      else this.jar.set(name, { value, path });
+    }
+  }
+  /** One request, no redirects followed. */
+  async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+    const u = new URL(url, this.origin);
+    const headers: Record<string, string> = { ...(init.headers ?? {}) };
+    if (u.origin === this.origin) {
+      const ck = this.cookieHeader(u.pathname);
+      if (ck) headers.cookie = ck;
+    }
+    let body: string | undefined;
+    if (init.form) {
+      body = new URLSearchParams(init.form).toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    const res = await fetch(u, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+    if (u.origin === this.origin) this.remember(res);
+    return res;
+  }
+  /** Follow redirects on our origin; stop at the first answer that is not one, or at a redirect elsewhere. */
+  async follow(url: string, init: { form?: Record<string, string> } = {}): Promise<{ res: Response; url: string; text: string }> {
+    let res = await this.request(url, init);
+    let at = new URL(url, this.origin).href;
+    for (let i = 0; i < 10 && res.status >= 300 && res.status < 400; i++) {
+      const next = new URL(res.headers.get('location')!, at).href;
+      if (!next.startsWith(this.origin)) return { res, url: next, text: '' };
+      at = next;
+      res = await this.request(next);
+    }
+    return { res, url: at, text: await res.text() };
+  }
+}
+
+export const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+export const actionOf = (html: string) => /<form[^>]*action="([^"]+)"/.exec(html)?.[1]?.replace(/&#38;/g, '&') ?? '';
+
+export async function register(url: string, meta: Record<string, unknown> = {}): Promise<{ client_id: string; client_secret?: string } & Record<string, unknown>> {
+  const res = await fetch(`${url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'Test Assistant', grant_types: ['authorization_code', 'refresh_token'], ...meta }),
+  });
+  if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as never;
+}
+
+export function authorizeUrl(url: string, clientId: string, p: { challenge: string }, extra: Record<string, string> = {}): string {
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    scope: 'usp:booking usp:history',
+    code_challenge: p.challenge,
+    code_challenge_method: 'S256',
+    state: 'st-' + randomBytes(6).toString('hex'),
+    resource: `${url}/mcp`,
+    ...extra,
+  });
+  return `${url}/oauth/authorize?${q}`;
+}
+
+/** Sign up (with the mailed code) or sign in, then allow: the redirect back to the client, as a URL. */
+export async function linkAccount(
+  t: OAuthTestServer,
+  browser: Browser,
+  authUrl: string,
+  who: { email: string; password: string; name?: string; signUp?: boolean },
+): Promise<URL> {
+  let page = await browser.follow(authUrl);
+  if (page.text.includes('<h1>Sign in</h1>')) {
+    if (who.signUp) {
+      const reg = await browser.follow(/href="([^"]+\/register)"/.exec(page.text)![1]);
+      const codePage = await browser.follow(actionOf(reg.text), { form: { csrf: csrfOf(reg.text), name: who.name ?? 'Ada Lovelace', email: who.email, password: who.password } });
+      const signup = /name="signup" value="([^"]+)"/.exec(codePage.text)![1];
+      page = await browser.follow(actionOf(codePage.text), { form: { csrf: csrfOf(codePage.text), signup, code: t.codes.get(who.email) ?? '000000' } });
+    } else {
+      page = await browser.follow(actionOf(page.text), { form: { csrf: csrfOf(page.text), email: who.email, password: who.password } });
+    }
+  }
+  if (page.text.includes('<h1>Allow')) {
+    page = await browser.follow(actionOf(page.text), { form: { csrf: csrfOf(page.text), decision: 'allow' } });
+  }
+  if (!page.url.startsWith(REDIRECT)) throw new Error(`did not get back to the client: ${page.url} ${page.res.status} ${page.text.slice(0, 400)}`);
+  return new URL(page.url);
+}
+
+export async function tokenRequest(url: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form).toString() });
+  return { status: res.status, body: await res.json() };
+}
+
+/** A buyer-linked access token for /mcp (or another resource), from a fresh client and account. */
+export async function linkedTokens(t: OAuthTestServer, email: string, opts: { resource?: string; signUp?: boolean } = {}) {
+  const client = await register(t.url);
+  const p = pkce();
+  const browser = new Browser(t.url);
+  const back = await linkAccount(t, browser, authorizeUrl(t.url, client.client_id, p, { resource: opts.resource ?? `${t.url}/mcp` }), { email, password: 'correct horse battery', signUp: opts.signUp ?? true });
+  const tok = await tokenRequest(t.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: p.verifier, resource: opts.resource ?? `${t.url}/mcp` });
+  if (tok.status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(tok.body)}`);
+  return { client, browser, tokens: tok.body as { access_token: string; refresh_token: string; token_type: string; scope: string } };
+}
