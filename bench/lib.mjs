@@ -6,6 +6,7 @@ import { fork } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseBusinessFile } from '../dist/server/business-file.js';
+import { localToUtcMs } from '../dist/domain/time.js';
 
 export const ROOT = join(import.meta.dirname, '..');
 
@@ -152,6 +153,34 @@ export function benchDate(n) {
   return new Date(BENCH_NOW + n * 86_400_000).toISOString().slice(0, 10);
 }
 
+/** Resource id of the n-th staff member of generatedBusiness(). */
+export const staffId = (n) => `res_staff_${String(n).padStart(3, '0')}`;
+
+/** Slots per staff member per day in the booking benchmark's business (09:00-18:00, every 15 minutes). */
+export const BENCH_SLOTS_PER_DAY = 36;
+export const BENCH_STAFF = 50;
+
+const opens = new Map();
+/** 09:00 local on bench day n, as epoch ms. */
+function openingMs(day) {
+  let o = opens.get(day);
+  if (o === undefined) opens.set(day, (o = localToUtcMs(benchDate(day), '09:00', ZONE)));
+  return o;
+}
+
+/**
+ * The i-th slot of the days [firstDay, firstDay + days), enumerated so consecutive ones land on
+ * different days (each day fills slowly): { day, staff, startMs }.
+ */
+export function seedSlot(i, firstDay, days) {
+  const day = firstDay + (i % days);
+  const k = Math.floor(i / days);
+  const staff = k % BENCH_STAFF;
+  const slot = Math.floor(k / BENCH_STAFF);
+  if (slot >= BENCH_SLOTS_PER_DAY) throw new Error('bench: ran out of distinct slots');
+  return { day, staff, startMs: openingMs(day) + slot * 15 * 60_000 };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Child-process servers (bench/server-child.mjs)
 // ---------------------------------------------------------------------------------------------
@@ -160,10 +189,11 @@ export function benchDate(n) {
  * Forks bench/server-child.mjs with `config` and resolves once it listens. The handle talks to the
  * child over IPC: `rpc(type, payload)` sends one request and resolves with its reply.
  */
-export async function startChild(config, { execArgv = [] } = {}) {
+export async function startChild(config, { execArgv = [], env = {} } = {}) {
   const child = fork(join(ROOT, 'bench/server-child.mjs'), [JSON.stringify(config)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     execArgv,
+    env: { ...process.env, ...env },
   });
   let seq = 0;
   const pending = new Map();
@@ -180,7 +210,11 @@ export async function startChild(config, { execArgv = [] } = {}) {
     }
   });
   const exited = new Promise((res) => child.once('exit', (code, signal) => res({ code, signal })));
-  exited.then(() => readyReject(new Error('server child exited before it was ready')));
+  let stopping = false;
+  exited.then(({ code, signal }) => {
+    readyReject(new Error('server child exited before it was ready'));
+    if (!stopping) process.stderr.write(`\nbench: server child ${child.pid} exited unexpectedly (code ${code}, signal ${signal})\n`);
+  });
   const info = await ready;
   const rpc = (type, payload = {}) =>
     new Promise((resolve, reject) => {
@@ -199,6 +233,7 @@ export async function startChild(config, { execArgv = [] } = {}) {
     memory: () => rpc('memory'),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
+      stopping = true;
       child.send({ type: 'stop', seq: ++seq });
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
       await exited;

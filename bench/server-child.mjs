@@ -9,7 +9,7 @@
  *
  * It reports over IPC: `ready` with its URL, and answers `memory` (peak RSS since the last
  * `reset-peak`: the kernel's VmHWM on Linux, the kernel's lifetime peak, and CPU time used so far), `audit`
- * (double bookings, usp only), `stop`. The usp server runs with the clock pinned to BENCH_NOW, sandbox, no sweeper.
+ * (double bookings, usp only), `seed` (existing bookings written straight to the store, usp only), `stop`. The usp server runs with the clock pinned to BENCH_NOW, sandbox, no sweeper.
  * USP_BENCH_DIST=path/to/another/dist (relative to bench/) loads another build, for A/B runs.
  */
 import { serve } from '@hono/node-server';
@@ -91,6 +91,7 @@ const handlers = {
     return { rss: process.memoryUsage.rss() };
   },
   audit: async () => auditBookings(),
+  seed: async (msg) => seedBookings(msg),
   stop: async () => {
     if (usp) await usp.close();
     if (http) await new Promise((r) => http.close(() => r()));
@@ -144,6 +145,108 @@ async function auditBookings() {
   return { total: records.length, live: live.length, slots: perSlot.size, slotDoubles, overlaps, byStatus };
 }
 
+/**
+ * Write `count` existing bookings, as the server itself would have left them, straight into the
+ * store: one real hold + booking through the app (the template), then copies of its rows (booking,
+ * converted hold, claim, outbox events, idempotency records, credentials) on other slots, in
+ * transactions of 500. Slots: `slots(i)` gives the i-th as { startMs, staff } (bench/lib.mjs seedSlot).
+ */
+async function seedBookings({ count, firstDay, days }) {
+  if (count <= 0) return { seeded: 0 };
+  const { randomUUID, createHash } = await import('node:crypto');
+  const { slotIdEncoder } = await import(`${DIST}domain/slot-id.js`);
+  const { formatInstant } = await import(`${DIST}domain/time.js`);
+  const lib = await import('./lib.mjs');
+  const slot = (i) => lib.seedSlot(i, firstDay, days);
+  const encoders = new Map();
+  const slotId = (staff, startMs) => {
+    const rid = lib.staffId(staff);
+    let e = encoders.get(rid);
+    if (!e) encoders.set(rid, (e = slotIdEncoder('svc_bench', [rid])));
+    return e(startMs);
+  };
+  const profile = 'https://platform-seed.example/profile.json';
+  const post = async (path, body) => {
+    const res = await usp.app.fetch(
+      new Request(`http://127.0.0.1${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'usp-agent': `profile="${profile}"`, 'idempotency-key': randomUUID() },
+        body: JSON.stringify(body),
+      }),
+    );
+    return res.json();
+  };
+  const first = slot(0);
+  const firstId = slotId(first.staff, first.startMs);
+  const h = await post('/availability/holds', { service_id: 'svc_bench', slot_id: firstId });
+  const b = await post('/bookings', { service_id: 'svc_bench', slot_id: firstId, hold_id: h.hold.id, buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' } });
+  const booking = b.booking;
+  const now = usp.clock.now();
+  const tpl = await usp.store.read(async (tx) => {
+    const rec = await tx.bookings.get(booking.id);
+    return {
+      booking: rec,
+      hold: await tx.holds.get(rec.priv.hold_id),
+      claims: await tx.claims.active(rec.priv.resource_ids, rec.priv.start_ms, rec.priv.end_ms, now),
+      events: (await tx.outbox.recent(20)).filter((e) => e.order_key === booking.id),
+    };
+  });
+  const zone = lib.ZONE;
+  const t = { start: tpl.booking.priv.start_ms, end: tpl.booking.priv.end_ms, staff: lib.staffId(first.staff) };
+  const swaps = (i, s) => {
+    const start = s.startMs;
+    const end = start + (t.end - t.start);
+    const rid = lib.staffId(s.staff);
+    return [
+      [booking.id, `bkg_seed${String(i).padStart(21, '0')}`],
+      [tpl.booking.priv.hold_id, `hld_seed${String(i).padStart(21, '0')}`],
+      [firstId, slotId(s.staff, start)],
+      [formatInstant(t.start, zone), formatInstant(start, zone)],
+      [formatInstant(t.end, zone), formatInstant(end, zone)],
+      [String(t.start), String(start)],
+      [String(t.end), String(end)],
+      [t.staff, rid],
+      [`"Staff ${first.staff}"`, `"Staff ${s.staff}"`],
+    ];
+  };
+  // All pairs at once, in one pass: replaced in turn, a new start equal to the template's end
+  // would then be replaced again as an end.
+  const escape = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(swaps(0, first).map(([a]) => escape(a)).join('|'), 'g');
+  const apply = (text, pairs) => {
+    const to = new Map(pairs);
+    return text.replace(pattern, (m) => to.get(m));
+  };
+  const texts = { booking: JSON.stringify(tpl.booking), hold: JSON.stringify(tpl.hold), claims: JSON.stringify(tpl.claims), events: JSON.stringify(tpl.events) };
+  const hash = (v) => createHash('sha256').update(v).digest('base64url');
+  const BATCH = 500;
+  for (let from = 1; from < count; from += BATCH) {
+    await usp.store.transaction(async (tx) => {
+      for (let i = from; i < Math.min(count, from + BATCH); i++) {
+        const pairs = swaps(i, slot(i));
+        const rec = JSON.parse(apply(texts.booking, pairs));
+        await tx.bookings.insert(rec);
+        await tx.holds.insert(JSON.parse(apply(texts.hold, pairs)));
+        await tx.claims.add(JSON.parse(apply(texts.claims, pairs)));
+        for (const e of JSON.parse(apply(texts.events, pairs))) await tx.outbox.add({ ...e, event_id: `evt_${randomUUID().replace(/-/g, '')}` });
+        for (const [op, body] of [['create_hold', { hold: rec.priv.hold_id }], ['create_booking', { booking: rec.booking }]]) {
+          await tx.idempotency.put({ scope: `${profile}|${op}|${randomUUID()}`, request_hash: hash(op + i), status: 201, body: { status: 201, data: body, messages: [] }, created_ms: now, expires_ms: now + 86_400_000 });
+        }
+        for (const [kind, id] of [['hold', rec.priv.hold_id], ['booking', rec.booking.id]]) {
+          await tx.security.putCredential({ value_hash: hash(randomUUID()), resource_kind: kind, resource_id: id, jkt: null, principal: profile, expires_ms: now + 365 * 86_400_000, revoked: false });
+        }
+      }
+    });
+  }
+  // Events that were due went out long ago: mark them dispatched, as the dispatcher would have.
+  for (;;) {
+    const due = await usp.store.transaction((tx) => tx.outbox.due(now, 5000));
+    if (due.length === 0) break;
+    await usp.store.transaction((tx) => tx.outbox.markDispatched(due.map((e) => e.seq)));
+  }
+  return { seeded: count };
+}
+
 function listen(fetch) {
   return new Promise((resolve, reject) => {
     http = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(`http://127.0.0.1:${info.port}`));
@@ -165,6 +268,8 @@ async function main() {
       clock: new ManualClock(lib.BENCH_NOW),
       log: silentLogger,
       sweepIntervalMs: 0,
+      // The benchmark measures throughput from 64 clients on one address: rate limits off (--no-rate-limit).
+      security: { rateLimits: false },
     });
     url = await usp.listen(0, '127.0.0.1');
   } else if (config.kind === 'rest-floor') {

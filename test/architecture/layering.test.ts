@@ -342,7 +342,7 @@ describe('the layers of src/ import only what ARCHITECTURE.md allows', () => {
       expect.objectContaining({ file: 'src/store/sqlite/sqlite-store.ts', specifier: 'better-sqlite3', target: { kind: 'package', name: 'better-sqlite3' } }),
     );
     expect(IMPORTS).toContainEqual(
-      expect.objectContaining({ file: 'src/store/sqlite/sqlite-store.ts', typeOnly: true, target: { kind: 'src', layer: 'domain', path: 'src/domain/index.js' } }),
+      expect.objectContaining({ file: 'src/store/sqlite/bookings.ts', typeOnly: true, target: { kind: 'src', layer: 'domain', path: 'src/domain/index.js' } }),
     );
   });
 

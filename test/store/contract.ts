@@ -132,6 +132,22 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         }
       });
 
+      test('a claim is found from inside it however long it is, also after many short claims and a purge', async () => {
+        const DAY = 24 * 60 * MIN;
+        await write((tx) => tx.claims.add([claim('bkg_short', 'res_alice', 0, 15 * MIN)]));
+        // Added later and far longer than any claim before it: three days.
+        await write((tx) => tx.claims.add([claim('bkg_long', 'res_alice', 10 * DAY, 13 * DAY), claim('bkg_after', 'res_alice', 20 * DAY, 20 * DAY + MIN)]));
+        await write((tx) => tx.claims.purgeEnded(5 * DAY, NOW));
+        for (const [from, to] of [
+          [12 * DAY, 12 * DAY + MIN],
+          [13 * DAY - 1, 14 * DAY],
+          [11 * DAY, 12 * DAY],
+        ]) {
+          const rows = await read((tx) => tx.claims.active(['res_alice'], from, to, NOW));
+          expect(rows.map((r) => r.owner_id), `[${from}, ${to})`).toEqual(['bkg_long']);
+        }
+      });
+
       test('a claim stops counting at its expiry; a claim without expiry counts until removed', async () => {
         await write((tx) =>
           tx.claims.add([

@@ -257,4 +257,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE TABLE IF NOT EXISTS platform_api_keys (id TEXT PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_ms BIGINT NOT NULL, revoked_ms BIGINT);
   `,
   POSTGRES_OAUTH_MIGRATION,
+  // The longest claim ever added bounds the scan for claims overlapping an interval from below
+  // (claims_by_resource is ordered by start); purges by expiry read an index instead of every row.
+  `
+  CREATE TABLE claim_span (id INTEGER PRIMARY KEY CHECK (id = 1), max_ms BIGINT NOT NULL);
+  INSERT INTO claim_span (id, max_ms) SELECT 1, COALESCE(MAX(end_ms - start_ms), 0) FROM claims;
+  CREATE INDEX claims_by_end ON claims (end_ms);
+  CREATE INDEX claims_expiring ON claims (expires_at_ms) WHERE expires_at_ms IS NOT NULL;
+  `,
 ];

@@ -227,4 +227,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX bookings_start ON bookings (json_extract(data, '$.priv.start_ms'));
   `,
   SQLITE_OAUTH_MIGRATION,
+  // The longest claim ever added bounds the scan for claims overlapping an interval from below
+  // (claims_by_resource is ordered by start); purges by expiry read an index instead of every row.
+  `
+  CREATE TABLE claim_span (id INTEGER PRIMARY KEY CHECK (id = 1), max_ms INTEGER NOT NULL);
+  INSERT INTO claim_span (id, max_ms) SELECT 1, COALESCE(MAX(end_ms - start_ms), 0) FROM claims;
+  CREATE INDEX claims_by_end ON claims (end_ms);
+  CREATE INDEX claims_expiring ON claims (expires_at_ms) WHERE expires_at_ms IS NOT NULL;
+  CREATE INDEX idempotency_expiry ON idempotency (expires_ms);
+  CREATE INDEX proof_jti_expiry ON proof_jti (keep_until_ms);
+  `,
 ];

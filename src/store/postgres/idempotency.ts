@@ -1,0 +1,23 @@
+import type { IdempotencyRepo } from '../port.js';
+import { IDEMPOTENCY_COLUMNS, idempotencyValues, toIdempotency } from '../shared/rows.js';
+import type { PgSession } from './session.js';
+
+export function pgIdempotency(s: PgSession): IdempotencyRepo {
+  return {
+    async get(scope, nowMs) {
+      const r = await s.rows(`SELECT ${IDEMPOTENCY_COLUMNS} FROM idempotency WHERE scope = $1 AND expires_ms > $2${s.forUpdate}`, [scope, nowMs]);
+      return r.length > 0 ? toIdempotency(r[0]) : null;
+    },
+    async put(rec) {
+      await s.query(
+        `INSERT INTO idempotency (${IDEMPOTENCY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (scope) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status, body = EXCLUDED.body,
+         created_ms = EXCLUDED.created_ms, expires_ms = EXCLUDED.expires_ms`,
+        idempotencyValues(rec),
+      );
+    },
+    async purge(nowMs) {
+      return (await s.query('DELETE FROM idempotency WHERE expires_ms <= $1', [nowMs])).rowCount ?? 0;
+    },
+  };
+}

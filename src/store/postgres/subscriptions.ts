@@ -1,0 +1,13 @@
+import type { SubscriptionRecord } from '../../domain/index.js';
+import type { SubscriptionRepo } from '../port.js';
+import { FEED_SUBSCRIPTIONS } from '../shared/rows.js';
+import { type PgSession, pgDocumentRepo } from './session.js';
+
+export function pgSubscriptions(s: PgSession): SubscriptionRepo {
+  return {
+    ...pgDocumentRepo(s, FEED_SUBSCRIPTIONS),
+    async active() {
+      return s.documents<SubscriptionRecord>(`SELECT data FROM feed_subscriptions WHERE status = 'active' ORDER BY id`);
+    },
+  };
+}

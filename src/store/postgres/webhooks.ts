@@ -1,0 +1,61 @@
+import type { WebhookRepo } from '../port.js';
+import { candidateCount, onePerTarget } from '../shared/deliveries.js';
+import { ATTEMPT_COLUMNS, DELIVERY_COLUMNS, toAttempt, toDelivery } from '../shared/rows.js';
+import { dueDeliveriesQuery } from '../shared/sql.js';
+import { PG_DIALECT, type PgSession } from './session.js';
+
+export function pgWebhooks(s: PgSession): WebhookRepo {
+  return {
+    async add(d) {
+      await s.query(
+        `INSERT INTO webhook_deliveries (event_id, event, seq, order_key, target_url, subscription_id, body, status, attempts, next_attempt_ms, created_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $9)
+         ON CONFLICT (event_id, target_url) DO NOTHING`,
+        [d.event_id, d.event, d.seq, d.order_key, d.target_url, d.subscription_id, d.body, d.next_attempt_ms, d.created_ms],
+      );
+    },
+    async claimDue(nowMs, limit, leaseUntilMs, busy) {
+      // Rows another worker is leasing right now are skipped, not waited for; the lease written
+      // below keeps them ours after commit.
+      const { sql, args } = dueDeliveriesQuery(PG_DIALECT, nowMs, candidateCount(limit, busy), '\n       FOR UPDATE SKIP LOCKED');
+      const out = onePerTarget((await s.rows(sql, args)).map(toDelivery), busy, limit);
+      if (out.length > 0) {
+        await s.query('UPDATE webhook_deliveries SET lease_until_ms = $1 WHERE id = ANY($2::bigint[])', [leaseUntilMs, out.map((d) => d.id)]);
+      }
+      return out;
+    },
+    async releaseLeases(ids) {
+      if (ids.length === 0) return;
+      await s.query(`UPDATE webhook_deliveries SET lease_until_ms = NULL WHERE id = ANY($1::bigint[]) AND status = 'pending'`, [[...ids]]);
+    },
+    async recordAttempt(a, next) {
+      await s.query(
+        `INSERT INTO webhook_attempts (${ATTEMPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (delivery_id, attempt) DO UPDATE SET at_ms = EXCLUDED.at_ms, status_code = EXCLUDED.status_code,
+         latency_ms = EXCLUDED.latency_ms, error = EXCLUDED.error`,
+        [a.delivery_id, a.attempt, a.at_ms, a.status_code, a.latency_ms, a.error],
+      );
+      await s.query(
+        `UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_ms = $3, lease_until_ms = NULL, last_status = $4,
+         last_error = $5, last_latency_ms = $6, delivered_ms = CASE WHEN $1 = 'delivered' THEN $7 ELSE delivered_ms END WHERE id = $8`,
+        [next.status, a.attempt, next.next_attempt_ms, a.status_code, a.error, a.latency_ms, a.at_ms, a.delivery_id],
+      );
+    },
+    async list(w) {
+      const r = w.status
+        ? await s.rows(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE status = $1 ORDER BY id DESC LIMIT $2`, [w.status, w.limit])
+        : await s.rows(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries ORDER BY id DESC LIMIT $1`, [w.limit]);
+      return r.map(toDelivery);
+    },
+    async attempts(deliveryId) {
+      return (await s.rows(`SELECT ${ATTEMPT_COLUMNS} FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt`, [deliveryId])).map(toAttempt);
+    },
+    async retry(id, nowMs) {
+      const r =
+        id === null
+          ? await s.query(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = $1, lease_until_ms = NULL WHERE status = 'failed'`, [nowMs])
+          : await s.query(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = $1, lease_until_ms = NULL WHERE id = $2 AND status = 'failed'`, [nowMs, id]);
+      return r.rowCount ?? 0;
+    },
+  };
+}
