@@ -254,4 +254,17 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE TABLE IF NOT EXISTS admin_sessions (id_hash TEXT PRIMARY KEY, email TEXT NOT NULL, csrf TEXT NOT NULL, created_ms BIGINT NOT NULL, expires_ms BIGINT NOT NULL);
   CREATE TABLE IF NOT EXISTS platform_api_keys (id TEXT PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_ms BIGINT NOT NULL, revoked_ms BIGINT);
   `,
+  // Registry search indexes (issue 14): trigram GIN indexes (pg_trgm, created with btree_gist by the
+  // store) serve the free-text LIKE '%word%' predicates as they are written; the operator class is
+  // named in the schema the extension lives in, since a store's search_path holds only its own schema.
+  `
+  DO $$
+  DECLARE ext_schema TEXT;
+  BEGIN
+    SELECT n.nspname INTO ext_schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm';
+    IF ext_schema IS NULL THEN RAISE EXCEPTION 'the pg_trgm extension is missing'; END IF;
+    EXECUTE format('CREATE INDEX IF NOT EXISTS registry_services_text ON registry_services USING gin (search_text %I.gin_trgm_ops)', ext_schema);
+    EXECUTE format('CREATE INDEX IF NOT EXISTS registry_businesses_text ON registry_businesses USING gin (search_text %I.gin_trgm_ops)', ext_schema);
+  END $$;
+  `,
 ];
