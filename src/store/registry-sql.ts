@@ -12,6 +12,18 @@ export interface RegistryDialect {
   geoWindow(alias: string, kind: 'business' | 'service', box: [string, string, string, string]): string;
   /** Great-circle km from (lat, lng) placeholders to the row's point. */
   distance(alias: string, lat: string, lng: string): string;
+  /**
+   * Rows of `alias` that may contain every word, read from a text index: a superset of the rows the
+   * LIKE predicates then decide (so the matching rule stays one rule). Null when no word can use the
+   * index, or when the engine's LIKE predicates use their own index (PostgreSQL's trigram GIN).
+   */
+  textWindow?(alias: string, kind: 'business' | 'service', words: readonly string[], add: (v: unknown) => string): string | null;
+  /**
+   * A service category membership table whose rows carry `currency`, `price_min`, `price_max`,
+   * `dur_min`, `dur_max`, so price and duration filters are checked there, before any service row
+   * is read (SQLite). Without it the term table is used.
+   */
+  serviceCategoryTable?: string;
 }
 
 class Params {
@@ -49,6 +61,19 @@ function rangeSql(lo: string, hi: string, f: { min?: number; max?: number; match
   return parts.join(' AND ');
 }
 
+/** The price and duration predicates of a service search on the row alias `a` (none for a business search). */
+function serviceRanges(a: string, f: RegistryFilter, p: Params, notIndexed = false): string[] {
+  const where: string[] = [];
+  if (f.price) {
+    // Within one currency only: no conversion (spec 6.3.1). `+` (SQLite) keeps the planner from
+    // driving from the price index when the category membership has already narrowed the rows.
+    where.push(`${notIndexed ? '+' : ''}${a}.currency = ${p.add(f.price.currency)}`);
+    where.push(rangeSql(`${a}.price_min`, `${a}.price_max`, f.price, p));
+  }
+  if (f.duration) where.push(rangeSql(`${a}.dur_min`, `${a}.dur_max`, f.duration, p));
+  return where;
+}
+
 function common(alias: string, kind: 'business' | 'service', f: RegistryFilter, d: RegistryDialect, p: Params): { where: string[]; score: string | null; dist: string | null } {
   const where: string[] = [];
   let dist: string | null = null;
@@ -66,13 +91,20 @@ function common(alias: string, kind: 'business' | 'service', f: RegistryFilter, 
     else where.push(`${alias}.bid IN (SELECT bid FROM ${terms} WHERE term IN (${f.verticals.map((v) => p.add(`v:${v}`)).join(', ')}))`);
   }
   if (f.categories && f.categories.length > 0) {
-    where.push(`${alias}.${key} IN (SELECT ${key} FROM ${terms} WHERE term IN (${f.categories.map((c) => p.add(`c:${c}`)).join(', ')}))`);
+    const inTerms = (col: string) => `${col} IN (${f.categories!.map((c) => p.add(`c:${c}`)).join(', ')})`;
+    if (kind === 'service' && d.serviceCategoryTable) {
+      // The same range predicates as on the service row (which still decides): a narrower candidate set.
+      const ranges = serviceRanges('m', f, p);
+      where.push(`${alias}.rid IN (SELECT m.rid FROM ${d.serviceCategoryTable} m WHERE ${[inTerms('m.term'), ...ranges].join(' AND ')})`);
+    } else where.push(`${alias}.${key} IN (SELECT ${key} FROM ${terms} WHERE ${inTerms('term')})`);
   }
   const scores: string[] = [];
   for (const t of f.tokens ?? []) {
     where.push(`${alias}.search_text LIKE ${p.add(`%${t}%`)}`);
     scores.push(`CASE WHEN ${alias}.name_text LIKE ${p.add(`%${t}%`)} THEN 1 ELSE 0 END`);
   }
+  const text = f.tokens && f.tokens.length > 0 && d.textWindow ? d.textWindow(alias, kind, f.tokens, (v) => p.add(v)) : null;
+  if (text) where.push(text);
   return { where, score: scores.length > 0 ? scores.join(' + ') : null, dist };
 }
 
@@ -90,12 +122,7 @@ export function serviceSearchSql(d: RegistryDialect, f: RegistryFilter, offset: 
   const p = new Params(d);
   const { where, score, dist } = common('s', 'service', f, d, p);
   if (f.deploymentMode) where.push(`b.deployment_mode = ${p.add(f.deploymentMode)}`);
-  if (f.price) {
-    // Within one currency only: no conversion (spec 6.3.1).
-    where.push(`s.currency = ${p.add(f.price.currency)}`);
-    where.push(rangeSql('s.price_min', 's.price_max', f.price, p));
-  }
-  if (f.duration) where.push(rangeSql('s.dur_min', 's.dur_max', f.duration, p));
+  where.push(...serviceRanges('s', f, p, Boolean(d.serviceCategoryTable && f.categories && f.categories.length > 0)));
   where.push(`b.status = 'active'`);
   const order = [...(score ? [`(${score}) DESC`] : []), ...(dist ? [`${dist} ASC`] : []), 's.business_id ASC', 's.service_id ASC'].join(', ');
   const text =

@@ -265,4 +265,21 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX claims_by_end ON claims (end_ms);
   CREATE INDEX claims_expiring ON claims (expires_at_ms) WHERE expires_at_ms IS NOT NULL;
   `,
+  // Registry search indexes (issue 14): trigram GIN indexes (pg_trgm, created with btree_gist by the
+  // store) serve the free-text LIKE '%word%' predicates as they are written; the operator class is
+  // named in the schema the extension lives in, since a store's search_path holds only its own schema.
+  // No pending list (fastupdate off): every search would scan it, unsorted, until a vacuum merged it.
+  `
+  DO $$
+  DECLARE ext_schema TEXT;
+  BEGIN
+    SELECT n.nspname INTO ext_schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm';
+    IF ext_schema IS NULL THEN RAISE EXCEPTION 'the pg_trgm extension is missing'; END IF;
+    EXECUTE format('CREATE INDEX IF NOT EXISTS registry_services_text ON registry_services USING gin (search_text %I.gin_trgm_ops) WITH (fastupdate = off)', ext_schema);
+    EXECUTE format('CREATE INDEX IF NOT EXISTS registry_businesses_text ON registry_businesses USING gin (search_text %I.gin_trgm_ops) WITH (fastupdate = off)', ext_schema);
+  END $$;
+  -- A search reads a few thousand rows at most: starting parallel workers costs more than it saves.
+  ALTER TABLE registry_services SET (parallel_workers = 0);
+  ALTER TABLE registry_businesses SET (parallel_workers = 0);
+  `,
 ];

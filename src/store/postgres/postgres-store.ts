@@ -185,6 +185,9 @@ async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void>
       // in public when there is one, so a dropped per-tenant schema never takes it along.
       const hasPublic = (await c.query(`SELECT to_regnamespace('public') IS NOT NULL AS p`)).rows[0]?.p === true;
       await c.query(`CREATE EXTENSION IF NOT EXISTS btree_gist${hasPublic ? ' WITH SCHEMA public' : ''}`);
+      // The registry's free-text search: trigram GIN indexes (a trusted extension since PostgreSQL 13: a
+      // user with CREATE on the database may create it, no superuser needed).
+      await c.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm${hasPublic ? ' WITH SCHEMA public' : ''}`);
       for (let i = done; i < POSTGRES_MIGRATIONS.length; i++) {
         await c.query('BEGIN');
         try {

@@ -10,7 +10,7 @@ import { businessSearchSql, serviceSearchSql, type RegistryDialect } from '../re
 
 type Query = <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
 
-const dialect: RegistryDialect = {
+export const postgresRegistryDialect: RegistryDialect = {
   placeholder: (n) => `$${n}`,
   geoWindow: (alias, _kind, [minLat, maxLat, minLng, maxLng]) =>
     `${alias}.lat BETWEEN ${minLat}::float8 AND ${maxLat}::float8 AND ${alias}.lng BETWEEN ${minLng}::float8 AND ${maxLng}::float8`,
@@ -128,11 +128,11 @@ export function postgresRegistryRepo(q: Query, lockKey: (key: string) => Promise
       return (await q('SELECT * FROM registry_services WHERE business_id = $1 ORDER BY service_id', [businessId])).rows.map(toService);
     },
     async searchBusinesses(f, offset, limit) {
-      const { text, values } = businessSearchSql(dialect, f, offset, limit);
+      const { text, values } = businessSearchSql(postgresRegistryDialect, f, offset, limit);
       return (await q(text, values)).rows.map(toBusiness);
     },
     async searchServices(f, offset, limit) {
-      const { text, values } = serviceSearchSql(dialect, f, offset, limit);
+      const { text, values } = serviceSearchSql(postgresRegistryDialect, f, offset, limit);
       const rows = (await q(text, values)).rows;
       const ids = [...new Set(rows.map((r: any) => r.b_id as string))];
       const businesses = new Map<string, RegistryBusinessRow>();

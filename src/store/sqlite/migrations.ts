@@ -237,4 +237,59 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX idempotency_expiry ON idempotency (expires_ms);
   CREATE INDEX proof_jti_expiry ON proof_jti (keep_until_ms);
   `,
+  // Registry search indexes (issue 14): free text through FTS5 trigram tables (every query word is a
+  // substring of the text, so a trigram phrase finds exactly the candidates LIKE then confirms), and
+  // category membership carrying the price and duration bounds, so a category + price search is
+  // answered from this table's b-tree without reading the services' rows. Triggers keep both in step
+  // with the tables they index; the existing rows are copied in.
+  `
+  CREATE VIRTUAL TABLE registry_service_fts USING fts5(search_text, content='', contentless_delete=1, tokenize='trigram');
+  CREATE VIRTUAL TABLE registry_business_fts USING fts5(search_text, content='', contentless_delete=1, tokenize='trigram');
+  INSERT INTO registry_service_fts (rowid, search_text) SELECT rid, search_text FROM registry_services;
+  INSERT INTO registry_business_fts (rowid, search_text) SELECT bid, search_text FROM registry_businesses;
+  CREATE TRIGGER registry_services_fts_ins AFTER INSERT ON registry_services BEGIN
+    INSERT INTO registry_service_fts (rowid, search_text) VALUES (NEW.rid, NEW.search_text);
+  END;
+  CREATE TRIGGER registry_services_fts_del AFTER DELETE ON registry_services BEGIN
+    DELETE FROM registry_service_fts WHERE rowid = OLD.rid;
+  END;
+  CREATE TRIGGER registry_services_fts_upd AFTER UPDATE OF search_text ON registry_services BEGIN
+    DELETE FROM registry_service_fts WHERE rowid = OLD.rid;
+    INSERT INTO registry_service_fts (rowid, search_text) VALUES (NEW.rid, NEW.search_text);
+  END;
+  CREATE TRIGGER registry_businesses_fts_ins AFTER INSERT ON registry_businesses BEGIN
+    INSERT INTO registry_business_fts (rowid, search_text) VALUES (NEW.bid, NEW.search_text);
+  END;
+  CREATE TRIGGER registry_businesses_fts_del AFTER DELETE ON registry_businesses BEGIN
+    DELETE FROM registry_business_fts WHERE rowid = OLD.bid;
+  END;
+  CREATE TRIGGER registry_businesses_fts_upd AFTER UPDATE OF search_text ON registry_businesses BEGIN
+    DELETE FROM registry_business_fts WHERE rowid = OLD.bid;
+    INSERT INTO registry_business_fts (rowid, search_text) VALUES (NEW.bid, NEW.search_text);
+  END;
+  CREATE TABLE registry_service_categories (
+    term TEXT NOT NULL,
+    rid INTEGER NOT NULL,
+    currency TEXT,
+    price_min INTEGER,
+    price_max INTEGER,
+    dur_min INTEGER,
+    dur_max INTEGER,
+    PRIMARY KEY (term, rid)
+  ) WITHOUT ROWID;
+  CREATE INDEX registry_service_categories_price ON registry_service_categories (term, currency, price_min, price_max, rid);
+  INSERT INTO registry_service_categories (term, rid, currency, price_min, price_max, dur_min, dur_max)
+    SELECT t.term, t.rid, s.currency, s.price_min, s.price_max, s.dur_min, s.dur_max FROM registry_service_terms t JOIN registry_services s ON s.rid = t.rid;
+  CREATE TRIGGER registry_service_terms_cat_ins AFTER INSERT ON registry_service_terms BEGIN
+    INSERT OR REPLACE INTO registry_service_categories (term, rid, currency, price_min, price_max, dur_min, dur_max)
+      SELECT NEW.term, NEW.rid, s.currency, s.price_min, s.price_max, s.dur_min, s.dur_max FROM registry_services s WHERE s.rid = NEW.rid;
+  END;
+  CREATE TRIGGER registry_service_terms_cat_del AFTER DELETE ON registry_service_terms BEGIN
+    DELETE FROM registry_service_categories WHERE term = OLD.term AND rid = OLD.rid;
+  END;
+  CREATE TRIGGER registry_services_cat_upd AFTER UPDATE OF currency, price_min, price_max, dur_min, dur_max ON registry_services BEGIN
+    UPDATE registry_service_categories SET currency = NEW.currency, price_min = NEW.price_min, price_max = NEW.price_max, dur_min = NEW.dur_min, dur_max = NEW.dur_max
+      WHERE term IN (SELECT term FROM registry_service_terms WHERE rid = NEW.rid) AND rid = NEW.rid;
+  END;
+  `,
 ];

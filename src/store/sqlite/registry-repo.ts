@@ -1,20 +1,32 @@
 /**
  * The registry repository on SQLite: registrations and indexed services in plain tables, their
  * points in R*Tree tables (shipped with better-sqlite3), category and vertical terms in a side table
- * with an index, so a search by place reads only the index window around the point.
+ * with an index, so a search by place reads only the index window around the point. Free text goes
+ * through FTS5 trigram tables and a service category search through a membership table that also
+ * carries the price and duration bounds (kept by triggers, migration 'Registry search indexes').
  */
 import type Database from 'better-sqlite3';
 import { distanceKm } from '../../domain/index.js';
 import type { RegistryBusinessRow, RegistryRepo, RegistryServiceRow } from '../registry-port.js';
 import { businessSearchSql, serviceSearchSql, type RegistryDialect } from '../registry-sql.js';
 
-const dialect: RegistryDialect = {
+export const sqliteRegistryDialect: RegistryDialect = {
   placeholder: (n) => `@p${n}`,
   geoWindow: (alias, kind, [minLat, maxLat, minLng, maxLng]) =>
     kind === 'business'
       ? `${alias}.bid IN (SELECT bid FROM registry_business_geo WHERE max_lat >= ${minLat} AND min_lat <= ${maxLat} AND max_lng >= ${minLng} AND min_lng <= ${maxLng})`
       : `${alias}.rid IN (SELECT rid FROM registry_service_geo WHERE max_lat >= ${minLat} AND min_lat <= ${maxLat} AND max_lng >= ${minLng} AND min_lng <= ${maxLng})`,
   distance: (alias, lat, lng) => `registry_km(${lat}, ${lng}, ${alias}.lat, ${alias}.lng)`,
+  // FTS5 trigram tables: a quoted word is a phrase of its consecutive trigrams, i.e. the word as a
+  // substring (case folded). Words shorter than three characters have no trigram; LIKE alone decides them.
+  textWindow: (alias, kind, words, add) => {
+    const long = words.filter((w) => [...w].length >= 3);
+    if (long.length === 0) return null;
+    const table = kind === 'business' ? 'registry_business_fts' : 'registry_service_fts';
+    const match = long.map((w) => `"${w.replaceAll('"', '""')}"`).join(' ');
+    return `${alias}.${kind === 'business' ? 'bid' : 'rid'} IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ${add(match)})`;
+  },
+  serviceCategoryTable: 'registry_service_categories',
 };
 
 /** Values as the named parameters `@p1`, `@p2`, ... the dialect wrote (one value may appear twice). */
@@ -168,11 +180,11 @@ export function sqliteRegistryRepo(db: Database.Database): RegistryRepo {
       return (st.services.all(businessId) as any[]).map(toService);
     },
     async searchBusinesses(f, offset, limit) {
-      const { text, values } = businessSearchSql(dialect, f, offset, limit);
+      const { text, values } = businessSearchSql(sqliteRegistryDialect, f, offset, limit);
       return (prepared(text).all(named(values)) as any[]).map(toBusiness);
     },
     async searchServices(f, offset, limit) {
-      const { text, values } = serviceSearchSql(dialect, f, offset, limit);
+      const { text, values } = serviceSearchSql(sqliteRegistryDialect, f, offset, limit);
       const rows = prepared(text).all(named(values)) as any[];
       const businesses = new Map<string, RegistryBusinessRow>();
       for (const r of rows) if (!businesses.has(r.b_id)) businesses.set(r.b_id, toBusiness(st.get.get(r.b_id)));
