@@ -6,21 +6,15 @@
  * with no serious or critical violation at phone and desktop widths, runs no script and loads
  * nothing from another origin. Screenshots go to docs/screenshots/ only when USP_SCREENSHOTS=1.
  */
-import { tmpdir } from 'node:os';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { addBusinessUser } from '../../src/server/admin-sessions.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { ADMIN_KEY, BUYER, book, day, firstSlot, startWebhookServer, waitFor, type WebhookTestServer } from '../webhooks/helpers.js';
+import { AXE, HAVE_CHROMIUM, SHOTS, launchBrowser, noteWithoutChromium } from '../support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`[dashboard.browser] skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
-const SHOTS = process.env.USP_SCREENSHOTS === '1' ? join(import.meta.dirname, '../../docs/screenshots') : join(tmpdir(), 'usp-screenshots');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+noteWithoutChromium('dashboard.browser');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
 const EMAIL = 'owner@salon.example';
 const PASSWORD = 'correct horse battery staple';
@@ -32,14 +26,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
   let browser: import('playwright-core').Browser;
 
   beforeAll(async () => {
-    const { chromium } = await import('playwright-core');
-    mkdirSync(SHOTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      // A loaded machine (the suite runs files in parallel) can take long to start a browser.
-      timeout: 60_000,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchBrowser();
     rx = await startWebhookReceiver();
     t = await startWebhookServer();
     platform = t.platform('salon-app', rx.url('/hooks'));

@@ -8,9 +8,6 @@
  * account page lists the assistant and removes it, after which the token is refused.
  * Screenshots go to docs/screenshots/ only when USP_SCREENSHOTS=1.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -19,12 +16,9 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { day } from '../support/server.js';
 import { startOAuthServer, type OAuthTestServer } from './support.js';
+import { AXE, HAVE_CHROMIUM, SHOTS, launchBrowser, noteWithoutChromium } from '../support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`[mcp-oauth.browser] skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
-const SHOTS = process.env.USP_SCREENSHOTS === '1' ? join(import.meta.dirname, '../../docs/screenshots') : join(tmpdir(), 'usp-screenshots');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+noteWithoutChromium('mcp-oauth.browser');
 const CALLBACK = 'http://127.0.0.1:1/oauth/callback';
 
 /** What an MCP host keeps between runs: its registration, its tokens, the PKCE verifier in flight. */
@@ -76,15 +70,9 @@ describe.skipIf(!HAVE_CHROMIUM)('an MCP host links a buyer account through OAuth
   let browser: import('playwright-core').Browser;
 
   beforeAll(async () => {
-    const { chromium } = await import('playwright-core');
-    mkdirSync(SHOTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      timeout: 20_000,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchBrowser();
     t = await startOAuthServer();
-  }, 30_000);
+  }, 90_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();

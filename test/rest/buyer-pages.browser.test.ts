@@ -6,18 +6,12 @@
  * critical violation. Screenshots land in a temporary folder, or in docs/screenshots/ (referenced
  * from the README) when USP_SCREENSHOTS=1, so an ordinary run leaves the tree clean.
  */
-import { tmpdir } from 'node:os';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
+import { AXE, HAVE_CHROMIUM, SHOTS, launchBrowser, noteWithoutChromium } from '../support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`[buyer-pages.browser] skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
-const SHOTS = process.env.USP_SCREENSHOTS === '1' ? join(import.meta.dirname, '../../docs/screenshots') : join(tmpdir(), 'usp-screenshots');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+noteWithoutChromium('buyer-pages.browser');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
 
 describe.skipIf(!HAVE_CHROMIUM)('the buyer pages in a browser (skipped without /usr/bin/chromium)', () => {
@@ -25,15 +19,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the buyer pages in a browser (skipped without /
   let browser: import('playwright-core').Browser;
 
   beforeAll(async () => {
-    const { chromium } = await import('playwright-core');
-    mkdirSync(SHOTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      // A loaded machine (the suite runs files in parallel) can take long to start a browser.
-      timeout: 60_000,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      // playwright-core gives every launch a fresh user-data-dir of its own (it refuses --user-data-dir).
-    });
+    browser = await launchBrowser();
     t = await startTestServer();
   }, 90_000);
   afterAll(async () => {
