@@ -13,7 +13,10 @@ import type { Db } from './statements.js';
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.path);
+// fileMustExist: a worker that starts after the file was deleted must not create an empty one in its
+// place (the writer would then see a different file, and a reader would find empty tables). Failing
+// here ends the worker, and the writer's own automatic checkpoints come back.
+const db = new Database(workerData.path, { fileMustExist: true });
 const timer = setInterval(() => {
   try {
     db.pragma('wal_checkpoint(PASSIVE)');

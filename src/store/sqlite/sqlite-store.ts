@@ -98,7 +98,8 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   let reader: Db | undefined;
   if (file) {
     try {
-      reader = new Database(opts.path);
+      // The writer created the file; a reader never creates one (a file deleted meanwhile stays gone).
+      reader = new Database(opts.path, { fileMustExist: true });
       reader.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
       reader.pragma('query_only = ON');
       reader.pragma(`cache_size = ${CACHE_KIB}`);
