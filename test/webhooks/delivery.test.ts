@@ -10,10 +10,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { BusinessDef, ServiceDef } from '../../src/domain/business.js';
 import { ManualClock } from '../../src/operations/index.js';
-import { main as cliMain } from '../../src/server/cli.js';
+import { runCli } from '../support/cli.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
 import { assertValid, describeConformance, validateSchemaDef } from '../support/spec.js';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -456,25 +456,20 @@ describe('retries: at least once, same event_id, on the configured schedule', ()
     ]);
     for (const a of attempts) expect(a.latency_ms).toBeGreaterThanOrEqual(0);
 
-    // The operator's view: the CLI against the same database file.
-    const out: string[] = [];
-    const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-    const err = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    try {
-      expect(await cliMain(['webhooks', 'list', '--db', db])).toBe(0);
-      const text = out.join('\n');
-      // Deliveries to a platform name its profile: the webhook_url is looked up on every attempt.
-      expect(text).toMatch(new RegExp(`#${d.id}\\s+failed\\s+booking\\.confirmed\\s+${d.event_id}\\s+-> profile:\\S+\\s+attempts 3\\s+last HTTP 500`));
-      for (const n of [1, 2, 3]) expect(text).toMatch(new RegExp(`attempt ${n} at \\d{4}-\\d\\d-\\d\\dT[^:]+:\\d\\d:\\d\\d\\.\\d+Z: 500 in \\d+ ms - HTTP 500`));
+    // The operator's view: the CLI, in its own process as an operator runs it, against the same
+    // database file. (In this process its synchronous busy wait would block the server's event
+    // loop, and with it the COMMIT it waits for.)
+    const listed = await runCli(['webhooks', 'list', '--db', db]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const text = listed.stdout;
+    // Deliveries to a platform name its profile: the webhook_url is looked up on every attempt.
+    expect(text).toMatch(new RegExp(`#${d.id}\\s+failed\\s+booking\\.confirmed\\s+${d.event_id}\\s+-> profile:\\S+\\s+attempts 3\\s+last HTTP 500`));
+    for (const n of [1, 2, 3]) expect(text).toMatch(new RegExp(`attempt ${n} at \\d{4}-\\d\\d-\\d\\dT[^:]+:\\d\\d:\\d\\d\\.\\d+Z: 500 in \\d+ ms - HTTP 500`));
 
-      rx.setDefault('/down', 200);
-      out.length = 0;
-      expect(await cliMain(['webhooks', 'retry', '--failed', '--db', db])).toBe(0);
-      expect(out.join('\n')).toMatch(/^1 delivery queued again/);
-    } finally {
-      log.mockRestore();
-      err.mockRestore();
-    }
+    rx.setDefault('/down', 200);
+    const retried = await runCli(['webhooks', 'retry', '--failed', '--db', db]);
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(retried.stdout).toMatch(/^1 delivery queued again/);
     expect(await waitFor(async () => (await t.server.store.read((tx) => tx.webhooks.list({ status: 'delivered', limit: 10 }))).length === 1, 5000)).toBe(true);
     const last = rx.requests('/down').at(-1)!;
     expect(last).toMatchObject({ answered: 200, json: { event_id: d.event_id, booking_id: b.id } });
