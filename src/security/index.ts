@@ -17,3 +17,5 @@ export type { ProfileResolver, PlatformProfile } from './platform-profiles.js';
 export { isLoopbackAddress, isReservedName, isSpecialUseAddress } from './ssrf.js';
 export { outboundUrlProblem, isLoopbackHost, LOOPBACK_HOSTS } from './profile-url.js';
 export { hashPassword, verifyPassword } from './passwords.js';
+export { OutboundRefused, outboundPostProblem, pinnedPost } from './pinned-post.js';
+export type { PinnedPostAnswer, PinnedPostOptions } from './pinned-post.js';

@@ -8,19 +8,13 @@
  * it at once. Businesses without subscriptions, and any failure here, fall back to the re-index
  * interval (at most 24 h).
  */
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import type { JsonWebKey } from 'node:crypto';
 import { USP_VERSION, type Clock, type Logger, type RegistryEnv } from '../operations/index.js';
 import type { Store } from '../store/index.js';
 import {
   contentDigest,
   findKey,
-  isLoopbackAddress,
-  isSpecialUseAddress,
-  outboundUrlProblem,
+  pinnedPost,
   signRequest,
   uspRequiredComponents,
   verifyRequestSignature,
@@ -52,57 +46,17 @@ export function offersSubscriptions(profile: Record<string, unknown>): boolean {
 /** A POST to an outbound URL: every resolved address vetted, the connection pinned to it, a deadline, a 64 KiB answer cap. */
 export type PostJson = (url: string, headers: Record<string, string>, body: string) => Promise<{ status: number; body: Record<string, unknown> }>;
 
-export function pinnedPost(allowLoopback: boolean, timeoutMs = 10_000): PostJson {
+export function pinnedJsonPost(allowLoopback: boolean, timeoutMs = 10_000): PostJson {
+  const opts = { allowLoopback, timeoutMs, maxAnswerBytes: 64 * 1024, userAgent: 'usp-server registry' };
   return async (url, headers, body) => {
-    if (outboundUrlProblem(url, allowLoopback, { refuseCredentials: true })) throw new Error(`refused: ${url} is not an allowed outbound URL`);
-    const u = new URL(url);
-    const host = u.hostname.replace(/^\[|\]$/g, '');
-    const addrs = isIP(host) ? [host] : (await dnsLookup(host, { all: true })).map((a) => a.address);
-    const bad = addrs.find((a) => isSpecialUseAddress(a) && !(allowLoopback && isLoopbackAddress(a)));
-    if (addrs.length === 0 || bad) throw new Error(`refused: ${bad ?? host} is a special-use address`);
-    const address = addrs[0];
-    return new Promise((resolve, reject) => {
-      const send = u.protocol === 'https:' ? httpsRequest : httpRequest;
-      const req = send(
-        {
-          protocol: u.protocol,
-          hostname: host,
-          port: u.port === '' ? undefined : Number(u.port),
-          path: `${u.pathname}${u.search}`,
-          method: 'POST',
-          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'usp-server registry' },
-          agent: false,
-          timeout: timeoutMs,
-          lookup: (_h, o, cb) => {
-            const family = isIP(address) === 6 ? 6 : 4;
-            if ((o as { all?: boolean }).all) (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
-            else (cb as (e: null, a: string, f: number) => void)(null, address, family);
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (c: Buffer) => {
-            size += c.length;
-            if (size > 64 * 1024) req.destroy(new Error('answer too large'));
-            else chunks.push(c);
-          });
-          res.on('end', () => {
-            let parsed: unknown = {};
-            try {
-              parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-            } catch {
-              parsed = {};
-            }
-            resolve({ status: res.statusCode ?? 0, body: isObject(parsed) ? parsed : {} });
-          });
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`timed out after ${timeoutMs} ms`)));
-      req.on('error', reject);
-      req.end(body);
-    });
+    const answer = await pinnedPost(url, headers, body, opts);
+    let parsed: unknown = {};
+    try {
+      parsed = JSON.parse(answer.body.toString('utf8'));
+    } catch {
+      parsed = {};
+    }
+    return { status: answer.status, body: isObject(parsed) ? parsed : {} };
   };
 }
 

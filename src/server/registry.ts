@@ -18,7 +18,7 @@ import {
 import { createProfileResolver, parseJsonDocument } from '../security/index.js';
 import { REGISTRY_INSTRUCTIONS } from '../bindings/mcp/index.js';
 import { consoleLogger, createUspServer, type ServerOptions, type UspServer } from './compose.js';
-import { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, createFeedSubscriber, pinnedPost, type FeedSubscriber, type PostJson } from './registry-feeds.js';
+import { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, createFeedSubscriber, pinnedJsonPost, type FeedSubscriber, type PostJson } from './registry-feeds.js';
 import type { Door } from './host.js';
 
 /** Re-index at most this often per business by default: the spec's ceiling (spec 6.3). */
@@ -131,7 +131,7 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
     clock,
     log,
     baseUrl: () => server.biz.publicUrl,
-    post: opts.postJson ?? pinnedPost(allowLoopback),
+    post: opts.postJson ?? pinnedJsonPost(allowLoopback),
     // A catalog event: re-index now, or right after the run in progress.
     reindex: function kick() {
       if (running) {
