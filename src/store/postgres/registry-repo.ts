@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import type { RegistryBusinessRow, RegistryRepo, RegistryServiceRow } from '../registry-port.js';
+import { toRegistryBusiness, toRegistryService } from '../shared/registry-rows.js';
 import { businessSearchSql, serviceSearchSql, type RegistryDialect } from '../registry-sql.js';
 
 type Query = <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
@@ -17,50 +18,6 @@ export const postgresRegistryDialect: RegistryDialect = {
   distance: (alias, lat, lng) =>
     `(2 * 6371.0088 * asin(least(1, sqrt(power(sin(radians(${alias}.lat - ${lat}::float8) / 2), 2) + cos(radians(${lat}::float8)) * cos(radians(${alias}.lat)) * power(sin(radians(${alias}.lng - ${lng}::float8) / 2), 2)))))`,
 };
-
-const split = (s: string): string[] => (s === '' ? [] : s.split('\n'));
-const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-
-function toBusiness(r: any): RegistryBusinessRow {
-  return {
-    id: r.id,
-    profile_url: r.profile_url,
-    deployment_mode: r.deployment_mode,
-    status: r.status,
-    owner: r.owner,
-    entry: JSON.parse(r.entry),
-    lat: num(r.lat),
-    lng: num(r.lng),
-    verticals: split(r.verticals),
-    categories: split(r.categories),
-    search_text: r.search_text,
-    name_text: r.name_text,
-    created_ms: Number(r.created_ms),
-    last_indexed_ms: num(r.last_indexed_ms),
-    next_index_ms: Number(r.next_index_ms),
-    failures: Number(r.failures),
-  };
-}
-
-function toService(r: any): RegistryServiceRow {
-  return {
-    business_id: r.business_id,
-    service_id: r.service_id,
-    vertical: r.vertical,
-    terms: split(r.terms),
-    search_text: r.search_text,
-    name_text: r.name_text,
-    currency: r.currency,
-    price_min: num(r.price_min),
-    price_max: num(r.price_max),
-    dur_min: num(r.dur_min),
-    dur_max: num(r.dur_max),
-    lat: num(r.lat),
-    lng: num(r.lng),
-    result: JSON.parse(r.result),
-    indexed_ms: Number(r.indexed_ms),
-  };
-}
 
 export function postgresRegistryRepo(q: Query, lockKey: (key: string) => Promise<void>): RegistryRepo {
   const bidOf = async (id: string): Promise<number | undefined> => {
@@ -94,11 +51,11 @@ export function postgresRegistryRepo(q: Query, lockKey: (key: string) => Promise
     },
     async get(id) {
       const r = await q('SELECT * FROM registry_businesses WHERE id = $1', [id]);
-      return r.rows.length > 0 ? toBusiness(r.rows[0]) : null;
+      return r.rows.length > 0 ? toRegistryBusiness(r.rows[0]) : null;
     },
     async byProfileUrl(url) {
       const r = await q('SELECT * FROM registry_businesses WHERE profile_url = $1', [url]);
-      return r.rows.length > 0 ? toBusiness(r.rows[0]) : null;
+      return r.rows.length > 0 ? toRegistryBusiness(r.rows[0]) : null;
     },
     async remove(id) {
       await lockKey(`registry:${id}`);
@@ -125,25 +82,25 @@ export function postgresRegistryRepo(q: Query, lockKey: (key: string) => Promise
       }
     },
     async services(businessId) {
-      return (await q('SELECT * FROM registry_services WHERE business_id = $1 ORDER BY service_id', [businessId])).rows.map(toService);
+      return (await q('SELECT * FROM registry_services WHERE business_id = $1 ORDER BY service_id', [businessId])).rows.map(toRegistryService);
     },
     async searchBusinesses(f, offset, limit) {
       const { text, values } = businessSearchSql(postgresRegistryDialect, f, offset, limit);
-      return (await q(text, values)).rows.map(toBusiness);
+      return (await q(text, values)).rows.map(toRegistryBusiness);
     },
     async searchServices(f, offset, limit) {
       const { text, values } = serviceSearchSql(postgresRegistryDialect, f, offset, limit);
       const rows = (await q(text, values)).rows;
       const ids = [...new Set(rows.map((r: any) => r.b_id as string))];
       const businesses = new Map<string, RegistryBusinessRow>();
-      if (ids.length > 0) for (const r of (await q('SELECT * FROM registry_businesses WHERE id = ANY($1::text[])', [ids])).rows) businesses.set(r.id, toBusiness(r));
-      return rows.map((r: any) => ({ service: toService(r), business: businesses.get(r.b_id)! }));
+      if (ids.length > 0) for (const r of (await q('SELECT * FROM registry_businesses WHERE id = ANY($1::text[])', [ids])).rows) businesses.set(r.id, toRegistryBusiness(r));
+      return rows.map((r: any) => ({ service: toRegistryService(r), business: businesses.get(r.b_id)! }));
     },
     async due(nowMs, limit) {
-      return (await q('SELECT * FROM registry_businesses WHERE next_index_ms <= $1 ORDER BY next_index_ms, id LIMIT $2', [nowMs, limit])).rows.map(toBusiness);
+      return (await q('SELECT * FROM registry_businesses WHERE next_index_ms <= $1 ORDER BY next_index_ms, id LIMIT $2', [nowMs, limit])).rows.map(toRegistryBusiness);
     },
     async list(afterId, limit) {
-      return (await q('SELECT * FROM registry_businesses WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])).rows.map(toBusiness);
+      return (await q('SELECT * FROM registry_businesses WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])).rows.map(toRegistryBusiness);
     },
   };
 }

@@ -8,6 +8,7 @@
 import type Database from 'better-sqlite3';
 import { distanceKm } from '../../domain/index.js';
 import type { RegistryBusinessRow, RegistryRepo, RegistryServiceRow } from '../registry-port.js';
+import { toRegistryBusiness, toRegistryService } from '../shared/registry-rows.js';
 import { businessSearchSql, serviceSearchSql, type RegistryDialect } from '../registry-sql.js';
 
 export const sqliteRegistryDialect: RegistryDialect = {
@@ -31,49 +32,6 @@ export const sqliteRegistryDialect: RegistryDialect = {
 
 /** Values as the named parameters `@p1`, `@p2`, ... the dialect wrote (one value may appear twice). */
 const named = (values: unknown[]): Record<string, unknown> => Object.fromEntries(values.map((v, i) => [`p${i + 1}`, v]));
-
-const split = (s: string): string[] => (s === '' ? [] : s.split('\n'));
-
-function toBusiness(r: any): RegistryBusinessRow {
-  return {
-    id: r.id,
-    profile_url: r.profile_url,
-    deployment_mode: r.deployment_mode,
-    status: r.status,
-    owner: r.owner,
-    entry: JSON.parse(r.entry),
-    lat: r.lat,
-    lng: r.lng,
-    verticals: split(r.verticals),
-    categories: split(r.categories),
-    search_text: r.search_text,
-    name_text: r.name_text,
-    created_ms: r.created_ms,
-    last_indexed_ms: r.last_indexed_ms,
-    next_index_ms: r.next_index_ms,
-    failures: r.failures,
-  };
-}
-
-function toService(r: any): RegistryServiceRow {
-  return {
-    business_id: r.business_id,
-    service_id: r.service_id,
-    vertical: r.vertical,
-    terms: split(r.terms),
-    search_text: r.search_text,
-    name_text: r.name_text,
-    currency: r.currency,
-    price_min: r.price_min,
-    price_max: r.price_max,
-    dur_min: r.dur_min,
-    dur_max: r.dur_max,
-    lat: r.lat,
-    lng: r.lng,
-    result: JSON.parse(r.result),
-    indexed_ms: r.indexed_ms,
-  };
-}
 
 export function sqliteRegistryRepo(db: Database.Database): RegistryRepo {
   db.function('registry_km', { deterministic: true }, (lat1: unknown, lng1: unknown, lat2: unknown, lng2: unknown) =>
@@ -149,11 +107,11 @@ export function sqliteRegistryRepo(db: Database.Database): RegistryRepo {
     },
     async get(id) {
       const r = st.get.get(id);
-      return r ? toBusiness(r) : null;
+      return r ? toRegistryBusiness(r) : null;
     },
     async byProfileUrl(url) {
       const r = st.byUrl.get(url);
-      return r ? toBusiness(r) : null;
+      return r ? toRegistryBusiness(r) : null;
     },
     async remove(id) {
       const bid = bidOf(id);
@@ -177,24 +135,24 @@ export function sqliteRegistryRepo(db: Database.Database): RegistryRepo {
       }
     },
     async services(businessId) {
-      return (st.services.all(businessId) as any[]).map(toService);
+      return (st.services.all(businessId) as any[]).map(toRegistryService);
     },
     async searchBusinesses(f, offset, limit) {
       const { text, values } = businessSearchSql(sqliteRegistryDialect, f, offset, limit);
-      return (prepared(text).all(named(values)) as any[]).map(toBusiness);
+      return (prepared(text).all(named(values)) as any[]).map(toRegistryBusiness);
     },
     async searchServices(f, offset, limit) {
       const { text, values } = serviceSearchSql(sqliteRegistryDialect, f, offset, limit);
       const rows = prepared(text).all(named(values)) as any[];
       const businesses = new Map<string, RegistryBusinessRow>();
-      for (const r of rows) if (!businesses.has(r.b_id)) businesses.set(r.b_id, toBusiness(st.get.get(r.b_id)));
-      return rows.map((r) => ({ service: toService(r), business: businesses.get(r.b_id)! }));
+      for (const r of rows) if (!businesses.has(r.b_id)) businesses.set(r.b_id, toRegistryBusiness(st.get.get(r.b_id)));
+      return rows.map((r) => ({ service: toRegistryService(r), business: businesses.get(r.b_id)! }));
     },
     async due(nowMs, limit) {
-      return (st.due.all(nowMs, limit) as any[]).map(toBusiness);
+      return (st.due.all(nowMs, limit) as any[]).map(toRegistryBusiness);
     },
     async list(afterId, limit) {
-      return (st.list.all(afterId, limit) as any[]).map(toBusiness);
+      return (st.list.all(afterId, limit) as any[]).map(toRegistryBusiness);
     },
   };
 }
