@@ -100,4 +100,9 @@ describe('SQLite query plans stay bounded as the data grows', () => {
     expect(plan).toMatch(/USING INDEX deliveries_due_order/);
     expect(plan).not.toMatch(/TEMP B-TREE/);
   });
+
+  test('retention purges find old dispatched events and expired credentials through indexes, not by reading every row', async () => {
+    expect(await planOf(`SELECT seq FROM outbox WHERE status IN ('dispatched', 'canceled') AND due_ms < ? LIMIT ?`, [1, 10])).toMatch(/USING (COVERING )?INDEX outbox_due/);
+    expect(await planOf('SELECT value_hash FROM credentials WHERE expires_ms < ? LIMIT ?', [1, 10])).toMatch(/USING INDEX credentials_expiry/);
+  });
 });

@@ -287,5 +287,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX IF NOT EXISTS deliveries_due_order ON webhook_deliveries (status, next_attempt_ms, seq);
   DROP INDEX IF EXISTS deliveries_due;
+  CREATE INDEX IF NOT EXISTS credentials_expiry ON credentials (expires_ms);
   `,
 ];

@@ -299,5 +299,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX deliveries_due_order ON webhook_deliveries (status, next_attempt_ms, seq);
   DROP INDEX deliveries_due;
+  -- Retention: expired credentials are purged by expiry (the sweep), read from this index.
+  CREATE INDEX credentials_expiry ON credentials (expires_ms);
   `,
 ];
