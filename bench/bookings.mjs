@@ -429,36 +429,44 @@ export async function run({ quick, cpuProf }) {
   const scaleRows = [];
   const scaleSetups = [];
   try {
-    for (const n of process.env.USP_BENCH_SCALE === '0' ? [] : t.seeds) {
-      const s = await startSetup({ name: `SQLite, ${fmt(n, 0)} existing bookings`, engine: { kind: 'sqlite' }, seed: n, execArgv });
-      s.scale = true;
-      scaleSetups.push(s);
+    // With a previous build, each size runs on both builds too (interleaved with the rest).
+    const builds = [{ label: '', dist: undefined }, ...(process.env.USP_BENCH_BASE_DIST ? [{ label: ', previous build', dist: process.env.USP_BENCH_BASE_DIST }] : [])];
+    for (const build of builds) {
+      for (const n of process.env.USP_BENCH_SCALE === '0' ? [] : t.seeds) {
+        const s = await startSetup({ name: `SQLite${build.label}, ${fmt(n, 0)} existing bookings`, engine: { kind: 'sqlite' }, seed: n, execArgv, dist: build.dist });
+        s.scale = true;
+        s.build = build.label;
+        scaleSetups.push(s);
+      }
     }
     for (const s of scaleSetups) await uncontendedBurst(s, newStats(), t.warm, { record: false });
     for (const s of scaleSetups) await availabilityBurst(s, newStats(), t.warm / 2);
     const b = await interleave(scaleSetups, t.scaleRounds, (s, st) => uncontendedBurst(s, st, t.scaleBurst));
     const a = await interleave(scaleSetups, t.scaleRounds, (s, st) => availabilityBurst(s, st, t.availability));
     if (scaleSetups.length === 0) throw SKIP_SCALE;
-    const base = { b: summarize(b[0].lat), a: summarize(a[0].lat) };
     for (let i = 0; i < scaleSetups.length; i++) {
+      // Each build against its own empty database.
+      const e = scaleSetups.findIndex((s) => s.build === scaleSetups[i].build);
+      const base = { b: summarize(b[e].lat), a: summarize(a[e].lat) };
       const audit = await scaleSetups[i].audit();
       doubleBookings += auditDoubles(audit);
       const bs = summarize(b[i].lat);
       const as = summarize(a[i].lat);
       scaleRows.push([
-        fmt(scaleSetups[i].seed, 0),
+        `${fmt(scaleSetups[i].seed, 0)}${scaleSetups[i].build}`,
         `${fmtMs(bs.p50)} / ${fmtMs(bs.p99)}`,
         fmtX(bs.p50 / base.b.p50),
         fmt(rate(b[i]), 0),
+        fmtMs(b[i].cpuMs / b[i].booked),
         `${fmtMs(as.p50)} / ${fmtMs(as.p99)}`,
         fmtX(as.p50 / base.a.p50),
         `${fmt(audit.live, 0)} live, ${auditDoubles(audit)} double`,
       ]);
-      data[scaleSetups[i].name] = { booking: bs, availability: as, audit };
+      data[scaleSetups[i].name] = { booking: bs, availability: as, cpuMsPerBooking: b[i].cpuMs / b[i].booked, audit };
     }
-    const last = scaleSetups.length - 1;
-    const bRatio = summarize(b[last].lat).p50 / base.b.p50;
-    const aRatio = summarize(a[last].lat).p50 / base.a.p50;
+    const last = t.seeds.length - 1;
+    const bRatio = summarize(b[last].lat).p50 / summarize(b[0].lat).p50;
+    const aRatio = summarize(a[last].lat).p50 / summarize(a[0].lat).p50;
     targets.push({
       name: `SQLite: latency at ${fmt(scaleSetups[last].seed, 0)} existing bookings ÷ at 0 (p50)`,
       target: `≤ ${fmtX(FLAT_FACTOR)}`,
@@ -479,13 +487,13 @@ export async function run({ quick, cpuProf }) {
       { caption: 'Hold + create', header: ['setup', 'scenario', 'bookings/s', 'booking p50 / p99', 'request p50 / p99', 'count', 'server CPU', 'double bookings'], rows },
       {
         caption: 'Scale in the data (SQLite, interleaved rounds)',
-        header: ['existing bookings', 'booking p50 / p99', 'p50 ÷ empty', 'bookings/s', 'availability p50 / p99 (one day)', 'p50 ÷ empty', 'audit'],
+        header: ['existing bookings', 'booking p50 / p99', 'p50 ÷ empty', 'bookings/s', 'server CPU per booking', 'availability p50 / p99 (one day)', 'p50 ÷ empty', 'audit'],
         rows: scaleRows,
       },
     ],
     notes: [
       ...notes,
-      `Scale: existing bookings are written straight into the store as the server writes them (a booking, its converted hold, its claim, its two outbox events, two idempotency records and two credentials each) on days ${DAYS.seed[0]}–${DAYS.seed[0] + DAYS.seed[1] - 1}; new bookings go to days ${DAYS.scaleBookings[0]}–${DAYS.scaleBookings[0] + DAYS.scaleBookings[1] - 1} (${CLIENTS} clients, ${t.scaleRounds} × ${t.scaleBurst / 1000} s), availability asks for one of days ${DAYS.scaleAvailability[0]}–${DAYS.scaleAvailability[0] + DAYS.scaleAvailability[1] - 1} (sequential, ${t.scaleRounds} × ${t.availability / 1000} s), so each database does the same work and only its size differs.`,
+      `Scale: existing bookings are written straight into the store as the server writes them (a booking, its converted hold, its claim, its two outbox events, two idempotency records and two credentials each, its due events marked dispatched in the same transaction) on days ${DAYS.seed[0]}–${DAYS.seed[0] + DAYS.seed[1] - 1}; new bookings go to days ${DAYS.scaleBookings[0]}–${DAYS.scaleBookings[0] + DAYS.scaleBookings[1] - 1} (${CLIENTS} clients, ${t.scaleRounds} × ${t.scaleBurst / 1000} s), availability asks for one of days ${DAYS.scaleAvailability[0]}–${DAYS.scaleAvailability[0] + DAYS.scaleAvailability[1] - 1} (sequential, ${t.scaleRounds} × ${t.availability / 1000} s), so each database does the same work and only its size differs. Server CPU per booking is the server process's whole CPU over the booking rounds (its webhook dispatcher and checkpoints included).${process.env.USP_BENCH_BASE_DIST ? ' Rows marked "previous build" run USP_BENCH_BASE_DIST on the same seeds, interleaved with the rest; each ratio is against that build\'s empty database.' : ''}`,
     ],
     targets,
     memory,

@@ -165,8 +165,22 @@ function startChars(startMs: number): string {
  */
 export function slotTag(serviceId: string, resourceIds: readonly string[]): string {
   checkIds(serviceId, resourceIds);
-  return toBase64Url(sha256(utf8(JSON.stringify([serviceId, resourceIds]))).subarray(0, (SLOT_TAG_CHARS * 3) / 4));
+  const json = JSON.stringify([serviceId, resourceIds]);
+  let tag = tagMemo.get(json);
+  if (tag === undefined) {
+    tag = toBase64Url(sha256(utf8(json)).subarray(0, (SLOT_TAG_CHARS * 3) / 4));
+    if (tagMemo.size >= TAG_MEMO_LIMIT) tagMemo.clear();
+    tagMemo.set(json, tag);
+  }
+  return tag;
 }
+
+/**
+ * Tags by their hashed JSON: a business has a bounded set of combinations, and every hold and
+ * booking encodes the id of the slot it re-validates (hashing cost more than the rest of the check).
+ */
+const tagMemo = new Map<string, string>();
+const TAG_MEMO_LIMIT = 10_000;
 
 /** The opaque id of a slot. Throws only on parts that could never be a slot (empty ids, start out of range). */
 export function encodeSlotId(parts: SlotIdParts): string {

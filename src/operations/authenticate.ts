@@ -26,6 +26,7 @@ function autoTransactional(store: Store): SecurityRepo {
     boundProfile: (p) => store.read((tx) => tx.security.boundProfile(p)),
     bindProfile: (p, u, n) => store.transaction((tx) => tx.security.bindProfile(p, u, n)),
     purge: (n) => store.transaction((tx) => tx.security.purge(n)),
+    purgeCredentials: (before, limit) => store.transaction((tx) => tx.security.purgeCredentials(before, limit)),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * Housekeeping that makes side effects timely; correctness never depends on it, because expiry
  * is also applied whenever a resource is read. Expires overdue pending bookings and waitlist
- * offers (raising their events and passing freed places on) and purges old idempotency records.
+ * offers (raising their events and passing freed places on) and purges old idempotency records,
+ * lapsed claims and proofs, dispatched outbox events past their retention and expired credentials.
  */
 import type { OutboxEvent, Store } from '../store/index.js';
 import { expireIfDue } from './steps/booking-lifecycle.js';
@@ -11,7 +12,23 @@ import type { Clock } from './clock.js';
 import type { IdSource } from './ids.js';
 import type { Business } from './business.js';
 
-export async function sweep(store: Store, biz: Business, clock: Clock, ids: IdSource, batch = 100): Promise<OutboxEvent[]> {
+/** Dispatched events are kept this long after they were due by default (spec-free: our own retention). */
+export const DEFAULT_EVENT_RETENTION_MS = 7 * 86_400_000;
+
+/** Rows one retention statement deletes: short transactions, so writes never wait long behind a purge. */
+const PURGE_BATCH = 5_000;
+/** Batches one sweep deletes at most per table (a first sweep of an old database spreads over several). */
+const PURGE_ROUNDS = 20;
+
+export interface SweepOptions {
+  /** Rows per expiry batch (bookings, offers). */
+  batch?: number;
+  /** Keep dispatched and canceled outbox events this long after they were due (default 7 days). */
+  eventRetentionMs?: number;
+}
+
+export async function sweep(store: Store, biz: Business, clock: Clock, ids: IdSource, opts: SweepOptions = {}): Promise<OutboxEvent[]> {
+  const batch = opts.batch ?? 100;
   const events: OutboxEvent[] = [];
   await store.transaction(async (tx) => {
     events.length = 0; // the store may run this again after a deadlock
@@ -39,5 +56,26 @@ export async function sweep(store: Store, biz: Business, clock: Clock, ids: IdSo
     await tx.security.purge(now);
     for (const e of events) await tx.outbox.add(e);
   });
+  await purgeRetained(store, clock.now(), opts.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS);
   return events;
+}
+
+/**
+ * Retention for what only grows with every booking: outbox events dispatched (or canceled) longer
+ * than `eventRetentionMs` ago, and credentials past their expiry, in batches of their own
+ * transactions.
+ */
+export async function purgeRetained(store: Store, now: number, eventRetentionMs: number): Promise<{ events: number; credentials: number }> {
+  const out = { events: 0, credentials: 0 };
+  for (let i = 0; i < PURGE_ROUNDS; i++) {
+    const n = await store.transaction((tx) => tx.outbox.purgeDispatched(now - eventRetentionMs, PURGE_BATCH));
+    out.events += n;
+    if (n < PURGE_BATCH) break;
+  }
+  for (let i = 0; i < PURGE_ROUNDS; i++) {
+    const n = await store.transaction((tx) => tx.security.purgeCredentials(now, PURGE_BATCH));
+    out.credentials += n;
+    if (n < PURGE_BATCH) break;
+  }
+  return out;
 }

@@ -170,6 +170,11 @@ export interface OutboxRepo {
   bySeq(seqs: readonly number[]): Promise<Array<OutboxEvent & { seq: number }>>;
   /** Withdraw scheduled events not yet dispatched (a reminder for a booking that moved or ended). */
   cancelScheduled(orderKey: string, event: string): Promise<number>;
+  /**
+   * Retention: delete up to `limit` events already dispatched or canceled that were due before
+   * `dueBeforeMs` (their deliveries carry their own copy of the body); returns how many went.
+   */
+  purgeDispatched(dueBeforeMs: number, limit: number): Promise<number>;
 }
 
 /** `skipped`: the target is a reserved name (RFC 2606, 6761) and was never contacted. */
@@ -252,6 +257,11 @@ export interface SecurityRepo {
   boundProfile(principal: string): Promise<string | null>;
   bindProfile(principal: string, profile: string, nowMs: number): Promise<void>;
   purge(nowMs: number): Promise<void>;
+  /**
+   * Delete up to `limit` credentials that expired before `expiredBeforeMs` (an expired credential
+   * is refused exactly as an unknown one is); returns how many went.
+   */
+  purgeCredentials(expiredBeforeMs: number, limit: number): Promise<number>;
 }
 
 export interface Tx {

@@ -63,6 +63,11 @@ function memoryRepo(rows: CredentialRow[] = []): SecurityRepo & { jtis: Set<stri
     async revokeCredentials(id) {
       for (const c of creds.values()) if (c.resource_id === id) c.revoked = true;
     },
+    async purgeCredentials(before) {
+      let n = 0;
+      for (const [h, c] of creds) if (c.expires_ms < before && creds.delete(h)) n++;
+      return n;
+    },
     async claimJti(j) {
       if (jtis.has(j)) return false;
       jtis.add(j);

@@ -619,6 +619,42 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       });
     });
 
+    describe('retention: dispatched events past their retention and expired credentials are purged, nothing else', () => {
+      test('purgeDispatched deletes dispatched and canceled events due before the cutoff, in batches, and keeps pending and newer ones', async () => {
+        const DAY = 24 * 60 * MIN;
+        await write(async (tx) => {
+          await tx.outbox.add(event('evt_old_1', NOW - 9 * DAY));
+          await tx.outbox.add(event('evt_old_2', NOW - 8 * DAY));
+          await tx.outbox.add({ ...event('evt_old_reminder', NOW - 9 * DAY), order_key: 'bkg_c', event: 'booking.reminder' });
+          await tx.outbox.add(event('evt_old_pending', NOW - 8 * DAY));
+          await tx.outbox.add(event('evt_new', NOW - DAY));
+        });
+        const due = await read((tx) => tx.outbox.due(NOW, 10));
+        await write(async (tx) => {
+          await tx.outbox.markDispatched(due.filter((e) => !['evt_old_pending', 'evt_old_reminder'].includes(e.event_id)).map((e) => e.seq));
+          await tx.outbox.cancelScheduled('bkg_c', 'booking.reminder');
+        });
+        const cutoff = NOW - 7 * DAY;
+        expect(await write((tx) => tx.outbox.purgeDispatched(cutoff, 2))).toBe(2);
+        expect(await write((tx) => tx.outbox.purgeDispatched(cutoff, 2))).toBe(1);
+        expect(await write((tx) => tx.outbox.purgeDispatched(cutoff, 2))).toBe(0);
+        expect(sorted((await read((tx) => tx.outbox.recent(10))).map((e) => e.event_id))).toEqual(['evt_new', 'evt_old_pending']);
+      });
+
+      test('purgeCredentials deletes credentials that expired before the cutoff and keeps live ones', async () => {
+        const cred = (hash: string, expires: number) => ({ value_hash: hash, resource_kind: 'booking' as const, resource_id: `bkg_${hash}`, jkt: null, principal: 'P', expires_ms: expires, revoked: false });
+        await write(async (tx) => {
+          await tx.security.putCredential(cred('h_gone_1', NOW - 2 * MIN));
+          await tx.security.putCredential(cred('h_gone_2', NOW - MIN));
+          await tx.security.putCredential(cred('h_live', NOW + MIN));
+        });
+        expect(await write((tx) => tx.security.purgeCredentials(NOW, 1))).toBe(1);
+        expect(await write((tx) => tx.security.purgeCredentials(NOW, 100))).toBe(1);
+        expect(await read((tx) => tx.security.credential('h_gone_2'))).toBeNull();
+        expect(await read((tx) => tx.security.credential('h_live'))).toEqual(cred('h_live', NOW + MIN));
+      });
+    });
+
     describe('gauges() counts what an operator watches: bookings per status, live holds, the outbox backlog, pending and leased deliveries', () => {
       const delivery = (eventId: string, seq: number) => ({
         event_id: eventId,

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { openSqliteStore } from '../../src/store/index.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { dueDeliveriesQuery } from '../../src/store/shared/sql.js';
+import { SQLITE_DIALECT } from '../../src/store/sqlite/statements.js';
 import { storeContract } from './contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'usp-store-'));
@@ -76,5 +78,31 @@ describe('SQLite file databases keep their schema and data across opens', () => 
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('SQLite query plans stay bounded as the data grows', () => {
+  /** EXPLAIN QUERY PLAN of `sql` on a migrated file database. */
+  async function planOf(sql: string, args: unknown[]): Promise<string> {
+    const path = freshFile();
+    await openSqliteStore({ path }).close();
+    const raw = new Database(path, { readonly: true });
+    try {
+      return (raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>).map((r) => r.detail).join('\n');
+    } finally {
+      raw.close();
+    }
+  }
+
+  test('due webhook deliveries are read in order from an index, never sorted (a backlog sharing one due time cost a sort of all of it per lease)', async () => {
+    const { sql, args } = dueDeliveriesQuery(SQLITE_DIALECT, 1_000, 8);
+    const plan = await planOf(sql, args);
+    expect(plan).toMatch(/USING INDEX deliveries_due_order/);
+    expect(plan).not.toMatch(/TEMP B-TREE/);
+  });
+
+  test('retention purges find old dispatched events and expired credentials through indexes, not by reading every row', async () => {
+    expect(await planOf(`SELECT seq FROM outbox WHERE status IN ('dispatched', 'canceled') AND due_ms < ? LIMIT ?`, [1, 10])).toMatch(/USING (COVERING )?INDEX outbox_due/);
+    expect(await planOf('SELECT value_hash FROM credentials WHERE expires_ms < ? LIMIT ?', [1, 10])).toMatch(/USING INDEX credentials_expiry/);
   });
 });

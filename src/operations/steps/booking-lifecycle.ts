@@ -136,7 +136,8 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
     emitBookingEvent(ctx, 'booking.confirmed', rec);
   }
   // After booking.confirmed: a booking made inside the reminder window is reminded at once.
-  await scheduleReminder(ctx, rec);
+  // A new booking has no reminder scheduled yet: nothing to cancel.
+  await scheduleReminder(ctx, rec, { fresh: true });
   return rec;
 }
 
@@ -297,8 +298,8 @@ export const REMINDER_MIN_LEAD_MS = 3_600_000;
  * booking made (or moved) inside the reminder window is reminded at once when it is confirmed and
  * at least REMINDER_MIN_LEAD_MS remain before its start; with less, no reminder is sent.
  */
-export async function scheduleReminder(ctx: OperationContext, rec: BookingRecord): Promise<void> {
-  await ctx.tx.outbox.cancelScheduled(rec.booking.id, 'booking.reminder');
+export async function scheduleReminder(ctx: OperationContext, rec: BookingRecord, opts: { fresh?: boolean } = {}): Promise<void> {
+  if (!opts.fresh) await ctx.tx.outbox.cancelScheduled(rec.booking.id, 'booking.reminder');
   const offset = ctx.biz.def.settings.reminder_offset_seconds * 1000;
   if (offset <= 0) return;
   const due = rec.priv.start_ms - offset;

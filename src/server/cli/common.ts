@@ -27,6 +27,7 @@ export const OPTIONS = {
   'require-auth': { type: 'boolean' },
   'admin-key': { type: 'string', multiple: true },
   'max-body-bytes': { type: 'string' },
+  'event-retention-days': { type: 'string' },
   'hold-ttl': { type: 'string' },
   'payment-ttl': { type: 'string' },
   'manual-confirmation-ttl': { type: 'string' },

@@ -38,6 +38,8 @@ ${DB_HELP}
   --db-statement-timeout MS   PostgreSQL statement_timeout; SQLite: wait for another process's write lock (default 5000)
 ${ACCESS_HELP}
   --max-body-bytes N          largest accepted request body (default 65536)
+  --event-retention-days N    keep webhook events in the outbox this many days after they went out (default 7);
+                              expired credentials are purged as they expire
   --tls-cert FILE --tls-key FILE   serve HTTPS directly with this PEM certificate and key
   --trust-proxy               behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host/For, refuse requests it did not mark https
   --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g. http://localhost:6274; repeatable
@@ -156,6 +158,7 @@ async function run(flags: Flags): Promise<number> {
     sandbox,
     adminKeys: flags['admin-key'],
     maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
+    eventRetentionMs: daysMs(intFlag(flags, 'event-retention-days', 1)),
     security: securityOptions(flags),
     webhooks: webhookOptions(flags),
     trustProxy: flags['trust-proxy'],
@@ -204,3 +207,5 @@ async function run(flags: Flags): Promise<number> {
 }
 
 export const serveCommand: Command = { name: 'serve', summary: 'run the business over HTTP (REST and MCP)', help: HELP, run };
+
+const daysMs = (days: number | undefined): number | undefined => (days === undefined ? undefined : days * 86_400_000);

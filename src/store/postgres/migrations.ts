@@ -282,4 +282,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE registry_services SET (parallel_workers = 0);
   ALTER TABLE registry_businesses SET (parallel_workers = 0);
   `,
+  // Due webhook deliveries are read in (next_attempt_ms, seq) order with a LIMIT: with seq in the
+  // index the scan stops after LIMIT rows instead of sorting every due row (see the SQLite migration).
+  `
+  CREATE INDEX IF NOT EXISTS deliveries_due_order ON webhook_deliveries (status, next_attempt_ms, seq);
+  DROP INDEX IF EXISTS deliveries_due;
+  CREATE INDEX IF NOT EXISTS credentials_expiry ON credentials (expires_ms);
+  `,
 ];

@@ -41,5 +41,12 @@ export function pgOutbox(s: PgSession): OutboxRepo {
     async cancelScheduled(orderKey, event) {
       return (await s.query(`UPDATE outbox SET status = 'canceled' WHERE order_key = $1 AND event = $2 AND status = 'pending'`, [orderKey, event])).rowCount ?? 0;
     },
+    async purgeDispatched(dueBeforeMs, limit) {
+      const r = await s.query(
+        `DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE status IN ('dispatched', 'canceled') AND due_ms < $1 LIMIT $2)`,
+        [dueBeforeMs, limit],
+      );
+      return r.rowCount ?? 0;
+    },
   };
 }

@@ -43,5 +43,9 @@ export function pgSecurity(s: PgSession): SecurityRepo {
     async purge(nowMs) {
       await s.query('DELETE FROM proof_jti WHERE keep_until_ms <= $1', [nowMs]);
     },
+    async purgeCredentials(expiredBeforeMs, limit) {
+      const r = await s.query('DELETE FROM credentials WHERE value_hash IN (SELECT value_hash FROM credentials WHERE expires_ms < $1 LIMIT $2)', [expiredBeforeMs, limit]);
+      return r.rowCount ?? 0;
+    },
   };
 }

@@ -1,6 +1,7 @@
 /** The administration repository on SQLite (see ../admin-port.ts). */
 import type Database from 'better-sqlite3';
 import type { BookingRecord } from '../../domain/index.js';
+import { placeholders, Statements } from './statements.js';
 import type { AdminRepo, HistoryEvent, AdminSessionRow, AuditRow, BusinessUserRow, PlatformKeyRow, ScheduleChangeRow } from '../admin-port.js';
 
 function toChange(r: any): ScheduleChangeRow {
@@ -8,12 +9,15 @@ function toChange(r: any): ScheduleChangeRow {
 }
 
 export function sqliteAdminRepo(db: Database.Database): AdminRepo {
+  // Every hold and booking re-validates its slot against the schedule changes of its resources:
+  // that statement is prepared once per number of resources (preparing cost more than running it).
+  const s = new Statements(db);
   return {
     async scheduleChanges(resourceIds) {
       if (resourceIds && resourceIds.length === 0) return [];
       const rows = resourceIds
-        ? db.prepare(`SELECT * FROM schedule_changes WHERE resource_id IN (${resourceIds.map(() => '?').join(',')}) ORDER BY created_ms, id`).all(...resourceIds)
-        : db.prepare('SELECT * FROM schedule_changes ORDER BY created_ms, id').all();
+        ? s.prepare(`SELECT * FROM schedule_changes WHERE resource_id IN (${placeholders(resourceIds.length)}) ORDER BY created_ms, id`).all(...resourceIds)
+        : s.prepare('SELECT * FROM schedule_changes ORDER BY created_ms, id').all();
       return rows.map(toChange);
     },
     async addScheduleChange(c) {

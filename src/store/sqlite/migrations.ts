@@ -292,4 +292,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
       WHERE term IN (SELECT term FROM registry_service_terms WHERE rid = NEW.rid) AND rid = NEW.rid;
   END;
   `,
+  // Due webhook deliveries are read in (next_attempt_ms, seq) order with a LIMIT: with seq in the
+  // index the scan stops after LIMIT rows. Without it every due row that shares a next_attempt_ms
+  // (a batch expanded in one millisecond, a backlog for a platform that is down) was sorted on each
+  // lease, so the dispatcher's cost grew with the backlog.
+  `
+  CREATE INDEX deliveries_due_order ON webhook_deliveries (status, next_attempt_ms, seq);
+  DROP INDEX deliveries_due;
+  -- Retention: expired credentials are purged by expiry (the sweep), read from this index.
+  CREATE INDEX credentials_expiry ON credentials (expires_ms);
+  `,
 ];

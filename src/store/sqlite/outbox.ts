@@ -11,6 +11,10 @@ export function sqliteOutbox(s: Statements): OutboxRepo {
   const mark = s.prepare(`UPDATE outbox SET status = 'dispatched' WHERE seq = ? AND status = 'pending'`);
   const bySeq = s.prepare(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE seq = ?`);
   const cancel = s.prepare(`UPDATE outbox SET status = 'canceled' WHERE order_key = ? AND event = ? AND status = 'pending'`);
+  // outbox_due (status, due_ms, seq) finds them: no index of its own.
+  const purge = s.prepare(
+    `DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE status IN ('dispatched', 'canceled') AND due_ms < ? LIMIT ?)`,
+  );
   return {
     async add(e) {
       add.run(...outboxValues(e));
@@ -37,6 +41,9 @@ export function sqliteOutbox(s: Statements): OutboxRepo {
     },
     async cancelScheduled(orderKey, event) {
       return cancel.run(orderKey, event).changes;
+    },
+    async purgeDispatched(dueBeforeMs, limit) {
+      return purge.run(dueBeforeMs, limit).changes;
     },
   };
 }

@@ -9,6 +9,7 @@ export function sqliteSecurity(s: Statements): SecurityRepo {
   const jtiGet = s.prepare('SELECT keep_until_ms FROM proof_jti WHERE jti = ?');
   const jtiPut = s.prepare('INSERT INTO proof_jti (jti, keep_until_ms) VALUES (?, ?) ON CONFLICT (jti) DO UPDATE SET keep_until_ms = excluded.keep_until_ms');
   const jtiPurge = s.prepare('DELETE FROM proof_jti WHERE keep_until_ms <= ?');
+  const credentialPurge = s.prepare('DELETE FROM credentials WHERE value_hash IN (SELECT value_hash FROM credentials WHERE expires_ms < ? LIMIT ?)');
   const bindGet = s.prepare('SELECT profile FROM principal_bindings WHERE principal = ?');
   const bindPut = s.prepare('INSERT INTO principal_bindings (principal, profile, bound_ms) VALUES (?, ?, ?) ON CONFLICT (principal) DO NOTHING');
   return {
@@ -38,6 +39,9 @@ export function sqliteSecurity(s: Statements): SecurityRepo {
     },
     async purge(nowMs) {
       jtiPurge.run(nowMs);
+    },
+    async purgeCredentials(expiredBeforeMs, limit) {
+      return credentialPurge.run(expiredBeforeMs, limit).changes;
     },
   };
 }
