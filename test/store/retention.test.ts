@@ -49,3 +49,29 @@ describe('the sweep purges dispatched events past their retention and expired cr
     expect(await purgeRetained(store, NOW, DEFAULT_EVENT_RETENTION_MS)).toEqual({ events: 0, credentials: 0 });
   });
 });
+
+describe('--event-retention-days reaches the running sweep', () => {
+  test('serve --event-retention-days 2 purges a dispatched event of three days ago and keeps one of yesterday (the default of 7 would keep both)', async () => {
+    const { createUspServer } = await import('../../src/server/compose.js');
+    const { retentionOptions } = await import('../../src/server/cli/serve.js');
+    const { ManualClock } = await import('../../src/operations/index.js');
+    const { demoBusiness } = await import('../support/server.js');
+    const opts = retentionOptions({ 'event-retention-days': '2' } as never);
+    expect(opts.eventRetentionMs).toBe(2 * DAY);
+    const server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, clock: new ManualClock(NOW), sweepIntervalMs: 20, eventRetentionMs: opts.eventRetentionMs, webhooks: { enabled: false } });
+    try {
+      await server.store.transaction(async (tx) => {
+        await tx.outbox.add(event(1, NOW - 3 * DAY));
+        await tx.outbox.add(event(2, NOW - DAY));
+      });
+      const due = await server.store.read((tx) => tx.outbox.due(NOW, 10));
+      await server.store.transaction((tx) => tx.outbox.markDispatched(due.map((e) => e.seq)));
+      const ids = async () => (await server.store.read((tx) => tx.outbox.recent(10))).map((e) => e.event_id).filter((id) => id === 'evt_1' || id === 'evt_2');
+      const deadline = Date.now() + 5000;
+      while ((await ids()).includes('evt_1') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(await ids()).toEqual(['evt_2']);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -114,6 +114,11 @@ export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' 
   return o;
 }
 
+/** How long dispatched webhook events stay in the outbox (--event-retention-days). */
+export function retentionOptions(flags: Flags): Pick<ServerOptions, 'eventRetentionMs'> {
+  return { eventRetentionMs: daysMs(intFlag(flags, 'event-retention-days', 1)) };
+}
+
 function registryUrls(flags: Flags): string[] {
   return (flags['register-with'] ?? []).map((v) => {
     let u: URL;
@@ -158,7 +163,7 @@ async function run(flags: Flags): Promise<number> {
     sandbox,
     adminKeys: flags['admin-key'],
     maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
-    eventRetentionMs: daysMs(intFlag(flags, 'event-retention-days', 1)),
+    ...retentionOptions(flags),
     security: securityOptions(flags),
     webhooks: webhookOptions(flags),
     trustProxy: flags['trust-proxy'],
