@@ -302,7 +302,7 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
       b.status === 'pending'
         ? `<form class="stack" id="decline" method="post" action="/admin/ui/bookings/${id}/decline">${csrfField(c)}<label>Reason for declining<input name="reason" required maxlength="1000"></label><button class="danger" type="submit">Decline</button></form>`
         : '';
-    const reschedule = ['pending', 'requires_action', 'confirmed'].includes(b.status) ? await rescheduleCard(c, b, res.data.start_ms as number) : '';
+    const reschedule = ['pending', 'requires_action', 'confirmed'].includes(b.status) ? await rescheduleCard(c, b, res.data.start_ms as number, (res.data.resource_ids as string[]) ?? []) : '';
     const events = (res.data.events as any[])
       .map((e) => `<tr><td>${esc(e.timestamp)}</td><td>${esc(e.event)}</td><td>${esc(e.event_id)}</td></tr>`)
       .join('');
@@ -322,15 +322,21 @@ ${b.cancellation ? `<dt>Canceled</dt><dd>by ${esc(b.cancellation.canceled_by)}${
   });
 
   /**
-   * Reschedule: a date, then that day's free slots of the booking's service for its party (the
-   * availability operation, as the business), each a radio button; the reschedule operation
-   * re-checks the chosen slot and answers slot_unavailable if it was taken in between.
+   * Reschedule: a date and a staff member (the booking's own by default), then that day's free
+   * slots of the booking's service for its party (the availability operation, as the business),
+   * each a radio button; the reschedule operation re-checks the chosen slot and answers
+   * slot_unavailable if it was taken in between.
    */
-  async function rescheduleCard(c: Context<Env>, b: any, startMs: number): Promise<string> {
+  async function rescheduleCard(c: Context<Env>, b: any, startMs: number, resourceIds: string[]): Promise<string> {
     const id = encodeURIComponent(b.id);
     const asked = c.req.query('date');
     const date = asked && /^\d{4}-\d{2}-\d{2}$/.test(asked) ? asked : dateKey.format(startMs);
-    const free = await run(c, 'free_slots', { service_id: b.service_id, start_date: date, end_date: date, party_size: b.party_size });
+    const staff = [...biz.resources.values()].filter((r) => r.type === 'staff');
+    const askedStaff = c.req.query('staff');
+    const who = askedStaff !== undefined ? (staff.some((r) => r.id === askedStaff) ? askedStaff : '') : (resourceIds.find((r) => staff.some((x) => x.id === r)) ?? '');
+    const input: Record<string, unknown> = { service_id: b.service_id, start_date: date, end_date: date, party_size: b.party_size };
+    if (who) input.resource_id = who;
+    const free = await run(c, 'free_slots', input);
     const slots = free.ok ? (free.data.slots as any[]).filter((x) => x.state !== 'waitlist') : [];
     const problem = !free.ok ? free.error.message : free.messages.find((m) => m.type === 'error')?.content;
     const choices = slots
@@ -346,7 +352,8 @@ ${b.cancellation ? `<dt>Canceled</dt><dd>by ${esc(b.cancellation.canceled_by)}${
 <button class="primary" type="submit">Move the booking</button></form>`
         : '<p class="note">No free time that day for this service and party; try another date.</p>';
     return `<section class="card" id="reschedule" aria-labelledby="rs"><h2 id="rs">Reschedule</h2>
-<form class="filters" method="get" action="/admin/ui/bookings/${id}"><label>New date<input type="date" name="date" value="${esc(date)}" required></label><button type="submit">Show free times</button></form>
+<form class="filters" method="get" action="/admin/ui/bookings/${id}"><label>New date<input type="date" name="date" value="${esc(date)}" required></label>
+<label>With<select name="staff"><option value="">Anyone</option>${staff.map((r) => `<option value="${esc(r.id)}"${r.id === who ? ' selected' : ''}>${esc(r.name)}</option>`).join('')}</select></label><button type="submit">Show free times</button></form>
 ${pick}<p class="note">Times in ${esc(zone)}. The booking keeps its id; the platform hears booking.rescheduled, and the service's reschedule rules (limit, fee) apply.</p></section>`;
   }
 
@@ -543,8 +550,9 @@ ${keyRows ? `<table class="list"><thead><tr><th>Key id</th><th>Created</th><th>S
     const rows = entries
       .map((e) => {
         const ms = Date.parse(e.at);
-        const target = e.target && String(e.target).startsWith('bkg') ? `<a href="/admin/ui/bookings/${encodeURIComponent(e.target)}">${esc(e.target)}</a>` : esc(e.target ?? '');
-        return `<tr><td>${esc(dateKey.format(ms))} ${esc(timeFmt.format(ms))}</td><td data-col="Who">${esc(actorName(e.actor))}</td><td data-col="What">${esc(String(e.action).replaceAll('_', ' '))}</td><td data-col="On">${target}</td><td>${badge(e.outcome === 'ok' ? 'ok' : e.outcome)}</td></tr>`;
+        const on = e.target ? String(e.target) : '';
+        const target = on.startsWith('bkg_') ? `<a href="/admin/ui/bookings/${encodeURIComponent(on)}">${esc(on)}</a>` : esc(biz.resources.has(on) ? resourceName(on) : on);
+        return `<tr><td>${esc(dateKey.format(ms))} ${esc(timeFmt.format(ms))}</td><td data-col="Who">${esc(actorName(e.actor))}</td><td data-col="What">${esc(String(e.action).replaceAll('_', ' '))}</td><td${on ? ' data-col="On"' : ''}>${target}</td><td>${badge(e.outcome)}</td></tr>`;
       })
       .join('');
     const pages: string[] = [];
