@@ -62,7 +62,16 @@ export type DashboardAction =
   | 'waitlist'
   | 'deliveries'
   | 'delivery_retry'
-  | 'figures';
+  | 'figures'
+  | 'exception_add'
+  | 'api_keys'
+  | 'api_key_create'
+  | 'api_key_revoke'
+  | 'signing_keys'
+  | 'signing_key_rotate'
+  | 'audit_log'
+  | 'reschedule'
+  | 'free_slots';
 
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';

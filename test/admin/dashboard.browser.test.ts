@@ -2,7 +2,9 @@
  * The business's dashboard in a real browser (Debian's chromium driven by playwright-core): sign in,
  * see a booking made through the REST door in the calendar, confirm a pending booking and watch the
  * platform's webhook receiver get booking.confirmed, add time off and see the slot leave
- * availability on both doors, retry a failed delivery from the log. Every screen passes axe-core
+ * availability on both doors, retry a failed delivery from the log; create a platform key (shown
+ * once), use it and revoke it; close a day for a staff member; rotate the webhook signing key and
+ * read the audit log; reschedule a booking to a free slot. Every screen passes axe-core
  * with no serious or critical violation at phone and desktop widths, runs no script and loads
  * nothing from another origin. Screenshots go to docs/screenshots/ only when USP_SCREENSHOTS=1.
  */
@@ -11,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { addBusinessUser } from '../../src/server/admin-sessions.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { ADMIN_KEY, BUYER, book, day, firstSlot, startWebhookServer, waitFor, type WebhookTestServer } from '../webhooks/helpers.js';
+import { ADMIN_KEY, BUYER, book, day, firstSlot, publishedKeys, startWebhookServer, waitFor, type WebhookTestServer } from '../webhooks/helpers.js';
 import { AXE, HAVE_CHROMIUM, SHOTS, launchBrowser, noteWithoutChromium } from '../support/browser.js';
 
 noteWithoutChromium('dashboard.browser');
@@ -59,12 +61,14 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
     return { context, page, foreign, consoleErrors };
   }
 
-  async function axe(context: import('playwright-core').BrowserContext, url: string) {
+  /** axe-core's serious and critical violations on `url` (after `act`, e.g. posting a form, when given). */
+  async function axe(context: import('playwright-core').BrowserContext, url: string, act?: (page: import('playwright-core').Page) => Promise<unknown>) {
     const cookies = await context.cookies();
     const c2 = await browser.newContext({ viewport: SIZES.desktop, bypassCSP: true });
     await c2.addCookies(cookies);
     const page = await c2.newPage();
     await page.goto(url);
+    if (act) await act(page);
     await page.addScriptTag({ content: AXE });
     const result: any = await page.evaluate('axe.run(document, { resultTypes: ["violations"] })');
     await c2.close();
@@ -189,8 +193,126 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
     await s.context.close();
   }, 30_000);
 
+  it('a platform key created on the API keys screen is shown once, authenticates REST calls, is never listed, and stops working once revoked after a confirmation', async () => {
+    const s = await signedIn();
+    await s.page.goto(`${t.url}/admin/ui/api-keys`);
+    await s.page.fill('#new-key input[name=label]', 'Booking Buddy');
+    const [made] = await Promise.all([s.page.waitForResponse((r) => r.url().endsWith('/admin/ui/api-keys') && r.request().method() === 'POST'), s.page.click('#new-key button[type=submit]')]);
+    expect(made.headers()['cache-control']).toBe('no-store');
+    const secret = ((await s.page.textContent('#secret')) ?? '').trim();
+    expect(secret).toMatch(/^uspk_/);
+    expect(s.page.url()).not.toContain(secret);
+    const query = { service_id: 'svc_haircut', start_date: day(1), end_date: day(1) };
+    expect((await t.call('POST', '/availability/query', query, null, { apiKey: secret })).status).toBe(200);
+
+    await s.page.goto(`${t.url}/admin/ui/api-keys`);
+    expect(await s.page.textContent('main')).toContain('Booking Buddy');
+    expect(await s.page.content()).not.toContain(secret);
+    const row = s.page.locator('tr', { hasText: 'Booking Buddy' });
+    await row.locator('a', { hasText: 'Revoke' }).click();
+    expect(new URL(s.page.url()).pathname).toMatch(/^\/admin\/ui\/api-keys\/[^/]+\/revoke$/);
+    expect(await s.page.textContent('h1')).toContain('Booking Buddy');
+    await s.page.click('button.danger');
+    expect(await s.page.textContent('[role=status]')).toContain('Key revoked');
+    expect(await s.page.locator('tr', { hasText: 'Booking Buddy' }).textContent()).toContain('revoked');
+    const refused = await t.call('POST', '/availability/query', query, null, { apiKey: secret });
+    expect(refused.status).toBe(401);
+    expect(s.foreign).toEqual([]);
+    expect(s.consoleErrors).toEqual([]);
+    await s.context.close();
+  });
+
+  it("closing a day for a staff member on the hours screen takes all that day's slots of theirs out of availability; removing it brings them back", async () => {
+    const slot = await firstSlot(t, 'svc_haircut', day(7), platform);
+    const staff = slot.resources[0].id as string;
+    const query = { service_id: 'svc_haircut', start_date: day(7), end_date: day(7), resource_id: staff };
+    expect((await t.call('POST', '/availability/query', query, platform)).body.slots.length).toBeGreaterThan(0);
+
+    const s = await signedIn();
+    await s.page.goto(`${t.url}/admin/ui/time-off`);
+    await s.page.selectOption('#exception select[name=resource_id]', staff);
+    await s.page.fill('#exception input[name=date]', day(7));
+    await s.page.fill('#exception input[name=reason]', 'Public holiday');
+    await s.page.click('#exception button[type=submit]');
+    expect(await s.page.textContent('[role=status]')).toContain('Day closed');
+    expect((await t.call('POST', '/availability/query', query, platform)).body.slots).toEqual([]);
+    const row = s.page.locator('tr', { hasText: 'Public holiday' });
+    expect(await row.textContent()).toContain(`${day(7)}: closed all day`);
+
+    // A second exception for the same date is the operation's refusal, in words.
+    await s.page.selectOption('#exception select[name=resource_id]', staff);
+    await s.page.fill('#exception input[name=date]', day(7));
+    await s.page.click('#exception button[type=submit]');
+    expect(await s.page.textContent('[role=alert]')).toContain('already has an exception');
+
+    await s.page.locator('tr', { hasText: 'Public holiday' }).locator('button', { hasText: 'Remove' }).click();
+    expect(await s.page.textContent('[role=status]')).toContain('Removed');
+    expect((await t.call('POST', '/availability/query', query, platform)).body.slots.map((x: any) => x.id)).toContain(slot.id);
+    // Short hours on another date stay, for the screen's photograph.
+    await s.page.selectOption('#exception select[name=resource_id]', staff);
+    await s.page.fill('#exception input[name=date]', day(8));
+    await s.page.fill('#exception input[name=opens]', '10:00');
+    await s.page.fill('#exception input[name=closes]', '14:00');
+    await s.page.fill('#exception input[name=reason]', 'Training afternoon');
+    await s.page.click('#exception button[type=submit]');
+    expect(await s.page.textContent('[role=status]')).toContain('Hours set');
+    expect(await s.page.locator('tr', { hasText: 'Training afternoon' }).textContent()).toContain('open 10:00–14:00');
+    await s.context.close();
+  });
+
+  it('rotating the signing key on the Webhooks screen shows the new key id in use and the old one still published; the audit log lists it as the user, newest first', async () => {
+    const s = await signedIn();
+    await s.page.goto(`${t.url}/admin/ui/webhooks`);
+    const inUse = async () => (await s.page.locator('tr', { hasText: 'signs deliveries' }).locator('code').textContent())?.trim();
+    const oldKid = await inUse();
+    expect(oldKid).toBeTruthy();
+    await s.page.click('button:has-text("Rotate the signing key")');
+    const newKid = await inUse();
+    expect(newKid).not.toBe(oldKid);
+    expect(await s.page.textContent('[role=status]')).toContain(newKid!);
+    expect(await s.page.locator('tr', { hasText: oldKid! }).textContent()).toContain('retired');
+    const published = (await publishedKeys(t.url)).map((k: any) => k.kid);
+    expect(published).toEqual(expect.arrayContaining([oldKid, newKid]));
+
+    await s.page.goto(`${t.url}/admin/ui/audit`);
+    const first = s.page.locator('tbody tr').first();
+    expect(await first.textContent()).toContain(EMAIL);
+    expect(await first.textContent()).toContain('rotate signing key');
+    const main = (await s.page.textContent('main')) ?? '';
+    expect(main).toContain('revoke api key');
+    expect(main).toContain('add schedule exception');
+    await s.context.close();
+  });
+
+  it('a booking rescheduled from its page to a free slot of another day shows in the calendar at the new time, and the platform hears booking.rescheduled', async () => {
+    const booking = await book(t, platform, 'svc_haircut', day(8));
+    const s = await signedIn();
+    await s.page.goto(`${t.url}/admin/ui/bookings/${booking.id}`);
+    await s.page.fill('#reschedule input[name=date]', day(9));
+    await s.page.click('#reschedule button:has-text("Show free times")');
+    const choice = s.page.locator('#reschedule input[name=slot_id]').first();
+    const slotId = await choice.getAttribute('value');
+    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(9), end_date: day(9) }, platform);
+    const slot = q.body.slots.find((x: any) => x.id === slotId);
+    expect(slot).toBeTruthy();
+    await choice.check();
+    await s.page.click('#reschedule button:has-text("Move the booking")');
+    expect(await s.page.textContent('[role=status]')).toContain('Booking moved');
+
+    await s.page.goto(`${t.url}/admin/ui/calendar?date=${day(9)}&view=day`);
+    const link = s.page.locator(`a[href="/admin/ui/bookings/${booking.id}"]`);
+    expect(await link.count()).toBe(1);
+    expect(await link.textContent()).toContain(slot.start.slice(11, 16));
+    await s.page.goto(`${t.url}/admin/ui/calendar?date=${day(8)}&view=day`);
+    expect(await s.page.locator(`a[href="/admin/ui/bookings/${booking.id}"]`).count()).toBe(0);
+    const heard = await waitFor(() => rx.requests('/hooks').some((r) => r.json?.event === 'booking.rescheduled' && r.json?.booking_id === booking.id), 10_000);
+    expect(heard).toBe(true);
+    await s.context.close();
+  }, 30_000);
+
   for (const size of ['desktop', 'phone'] as const) {
     it(`${size}: every screen passes axe-core with no serious or critical violation, and is photographed`, async () => {
+      const booking = await book(t, platform, 'svc_haircut', day(10));
       const s = await signedIn(size);
       const screens: Array<[string, string]> = [
         ['today', '/admin'],
@@ -199,15 +321,29 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
         ['time-off', '/admin/ui/time-off'],
         ['webhooks', '/admin/ui/webhooks'],
         ['waitlists', '/admin/ui/waitlists'],
+        ['api-keys', '/admin/ui/api-keys'],
+        ['audit', '/admin/ui/audit'],
+        ['booking', `/admin/ui/bookings/${booking.id}?date=${day(9)}`],
       ];
+      const key = (await t.call('POST', '/admin/api-keys', { label: `Screenshot app (${size})` }, null, { apiKey: ADMIN_KEY })).body.api_key;
+      screens.push(['api-key-revoke', `/admin/ui/api-keys/${key.id}/revoke`]);
       for (const [name, path] of screens) {
         await s.page.goto(t.url + path);
         expect(await axe(s.context, t.url + path), path).toEqual([]);
         await s.page.screenshot({ path: join(SHOTS, `dashboard-${name}-${size}.png`), fullPage: true });
       }
+      // The one page that is a POST's answer: a new key, shown once.
+      const newKey = async (page: import('playwright-core').Page) => {
+        await page.fill('#new-key input[name=label]', 'Booking Buddy');
+        await page.click('#new-key button[type=submit]');
+      };
+      expect(await axe(s.context, `${t.url}/admin/ui/api-keys`, newKey), 'new key').toEqual([]);
+      await s.page.goto(`${t.url}/admin/ui/api-keys`);
+      await newKey(s.page);
+      await s.page.screenshot({ path: join(SHOTS, `dashboard-api-key-new-${size}.png`), fullPage: true });
       expect(s.foreign).toEqual([]);
       expect(s.consoleErrors).toEqual([]);
       await s.context.close();
-    }, 60_000);
+    }, 180_000);
   }
 });

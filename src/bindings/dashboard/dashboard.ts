@@ -2,12 +2,16 @@
  * The business's dashboard: server-rendered pages at /admin over the admin operations, called
  * through the pipeline as the signed-in business user (never the store). A day and week calendar
  * per staff member and location, the queue of pending confirmations, booking detail with its event
- * history, the time-off editor, waitlists, the webhook log with retry and today's figures.
+ * history and a reschedule form over the free slots, time off and dated hours, waitlists, the
+ * webhook log with retry and signing-key rotation, platform API keys, the audit log and today's
+ * figures.
  *
  * No script at all: every screen is a page and every action a form, so the policy forbids script
  * outright (`default-src 'none'`), styles come from our origin only, nothing may frame the pages,
  * and forms post only to us. Sessions are a HttpOnly, SameSite=Strict cookie (Secure over https);
  * every form carries the session's CSRF token (the login form a pre-session one, double-submitted).
+ * A new platform key's secret is only ever in the body of the POST that made it (never a URL or a
+ * redirect), and every page is `no-store`.
  */
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
@@ -62,9 +66,11 @@ export function dashboardRefusal(status: number, err: ProtocolError): Response {
 const NAV: Array<[string, string]> = [
   ['/admin', 'Today'],
   ['/admin/ui/calendar', 'Calendar'],
-  ['/admin/ui/time-off', 'Time off'],
+  ['/admin/ui/time-off', 'Time off & hours'],
   ['/admin/ui/waitlists', 'Waitlists'],
   ['/admin/ui/webhooks', 'Webhooks'],
+  ['/admin/ui/api-keys', 'API keys'],
+  ['/admin/ui/audit', 'Audit log'],
 ];
 
 function shell(title: string, bizName: string, main: string, opts: { current?: string; csrf?: string; who?: string } = {}): string {
@@ -296,6 +302,7 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
       b.status === 'pending'
         ? `<form class="stack" id="decline" method="post" action="/admin/ui/bookings/${id}/decline">${csrfField(c)}<label>Reason for declining<input name="reason" required maxlength="1000"></label><button class="danger" type="submit">Decline</button></form>`
         : '';
+    const reschedule = ['pending', 'requires_action', 'confirmed'].includes(b.status) ? await rescheduleCard(c, b, res.data.start_ms as number, (res.data.resource_ids as string[]) ?? []) : '';
     const events = (res.data.events as any[])
       .map((e) => `<tr><td>${esc(e.timestamp)}</td><td>${esc(e.event)}</td><td>${esc(e.event_id)}</td></tr>`)
       .join('');
@@ -309,10 +316,46 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
 <dt>Buyer</dt><dd>${esc(buyerName(b))} · ${esc(b.buyer.email)}${b.buyer.phone_number ? ` · ${esc(b.buyer.phone_number)}` : ''}</dd>
 <dt>Party</dt><dd>${esc(b.party_size)}</dd><dt>Booking id</dt><dd>${esc(b.id)}</dd><dt>Platform</dt><dd>${esc(res.data.platform ?? 'direct')}</dd>
 ${b.cancellation ? `<dt>Canceled</dt><dd>by ${esc(b.cancellation.canceled_by)}${b.cancellation.reason ? `: ${esc(b.cancellation.reason)}` : ''}</dd>` : ''}</dl>
-<div class="actions">${moves.join('')}</div>${decline}</div>
+<div class="actions">${moves.join('')}</div>${decline}</div>${reschedule}
 <section class="card" aria-labelledby="h"><h2 id="h">History</h2><table class="list"><thead><tr><th>At</th><th>Event</th><th>Event id</th></tr></thead><tbody>${events || '<tr><td colspan="3">No events yet.</td></tr>'}</tbody></table></section>`,
     );
   });
+
+  /**
+   * Reschedule: a date and a staff member (the booking's own by default), then that day's free
+   * slots of the booking's service for its party (the availability operation, as the business),
+   * each a radio button; the reschedule operation re-checks the chosen slot and answers
+   * slot_unavailable if it was taken in between.
+   */
+  async function rescheduleCard(c: Context<Env>, b: any, startMs: number, resourceIds: string[]): Promise<string> {
+    const id = encodeURIComponent(b.id);
+    const asked = c.req.query('date');
+    const date = asked && /^\d{4}-\d{2}-\d{2}$/.test(asked) ? asked : dateKey.format(startMs);
+    const staff = [...biz.resources.values()].filter((r) => r.type === 'staff');
+    const askedStaff = c.req.query('staff');
+    const who = askedStaff !== undefined ? (staff.some((r) => r.id === askedStaff) ? askedStaff : '') : (resourceIds.find((r) => staff.some((x) => x.id === r)) ?? '');
+    const input: Record<string, unknown> = { service_id: b.service_id, start_date: date, end_date: date, party_size: b.party_size };
+    if (who) input.resource_id = who;
+    const free = await run(c, 'free_slots', input);
+    const slots = free.ok ? (free.data.slots as any[]).filter((x) => x.state !== 'waitlist') : [];
+    const problem = !free.ok ? free.error.message : free.messages.find((m) => m.type === 'error')?.content;
+    const choices = slots
+      .map((x, i) => {
+        const staff = ((x.resources as any[]) ?? []).map((r) => r.name).join(', ');
+        return `<label><input type="radio" name="slot_id" value="${esc(x.id)}"${i === 0 ? ' required' : ''}>${esc(timeFmt.format(Date.parse(x.start)))}–${esc(timeFmt.format(Date.parse(x.end)))}${staff ? ` <small>${esc(staff)}</small>` : ''}</label>`;
+      })
+      .join('');
+    const pick = problem
+      ? `<p class="flash bad" role="alert">${esc(problem)}</p>`
+      : choices
+        ? `<form method="post" action="/admin/ui/bookings/${id}/reschedule">${csrfField(c)}<fieldset class="slots"><legend>Free times on ${esc(dayFmt.format(Date.parse(`${date}T12:00:00Z`)))}</legend>${choices}</fieldset>
+<button class="primary" type="submit">Move the booking</button></form>`
+        : '<p class="note">No free time that day for this service and party; try another date.</p>';
+    return `<section class="card" id="reschedule" aria-labelledby="rs"><h2 id="rs">Reschedule</h2>
+<form class="filters" method="get" action="/admin/ui/bookings/${id}"><label>New date<input type="date" name="date" value="${esc(date)}" required></label>
+<label>With<select name="staff"><option value="">Anyone</option>${staff.map((r) => `<option value="${esc(r.id)}"${r.id === who ? ' selected' : ''}>${esc(r.name)}</option>`).join('')}</select></label><button type="submit">Show free times</button></form>
+${pick}<p class="note">Times in ${esc(zone)}. The booking keeps its id; the platform hears booking.rescheduled, and the service's reschedule rules (limit, fee) apply.</p></section>`;
+  }
 
   const MOVES: Record<string, { action: DashboardAction; done: string }> = {
     confirm: { action: 'confirm', done: 'Booking confirmed.' },
@@ -320,6 +363,7 @@ ${b.cancellation ? `<dt>Canceled</dt><dd>by ${esc(b.cancellation.canceled_by)}${
     cancel: { action: 'cancel', done: 'Booking canceled.' },
     complete: { action: 'complete', done: 'Booking marked completed.' },
     no_show: { action: 'no_show', done: 'Booking marked as a no-show.' },
+    reschedule: { action: 'reschedule', done: 'Booking moved to the new time.' },
   };
   app.post('/admin/ui/bookings/:id/:move', async (c) => {
     const move = MOVES[c.req.param('move')];
@@ -329,30 +373,48 @@ ${b.cancellation ? `<dt>Canceled</dt><dd>by ${esc(b.cancellation.canceled_by)}${
     const input: Record<string, unknown> = { booking_id: id };
     if (typeof form.reason === 'string' && form.reason) input.reason = form.reason;
     if (move.action === 'decline') input.reason = typeof form.reason === 'string' ? form.reason : '';
+    if (move.action === 'reschedule') input.slot_id = typeof form.slot_id === 'string' ? form.slot_id : '';
     return back(`/admin/ui/bookings/${encodeURIComponent(id)}`, await run(c, move.action, input), move.done);
   });
 
   app.get('/admin/ui/time-off', async (c) => {
     const res = await run(c, 'schedule_changes', {});
     const list = res.ok ? (res.data.changes as any[]) : [];
+    const hoursText = (hours: any[]) => (hours.length ? `open ${hours.map((h) => `${h.opens}–${h.closes}`).join(', ')}` : 'closed all day');
     const rows = list
       .map(
-        (ch) => `<tr><td>${esc(resourceName(ch.resource_id))}</td><td>${ch.kind === 'time_off' ? `${esc(ch.start.replace('T', ' ').slice(0, 16))} → ${esc(ch.end.replace('T', ' ').slice(0, 16))}` : `${esc(ch.date)}: ${esc((ch.hours as any[]).map((h) => `${h.opens}–${h.closes}`).join(', ') || 'closed')}`}</td>
+        (ch) => `<tr><td>${esc(resourceName(ch.resource_id))}</td><td data-col="Kind">${ch.kind === 'time_off' ? 'Time off' : 'Hours for a date'}</td>
+<td>${ch.kind === 'time_off' ? `${esc(ch.start.replace('T', ' ').slice(0, 16))} → ${esc(ch.end.replace('T', ' ').slice(0, 16))}` : `${esc(ch.date)}: ${esc(hoursText(ch.hours as any[]))}`}</td>
 <td>${esc(ch.reason ?? '')}</td><td><form class="inline" method="post" action="/admin/ui/time-off/${encodeURIComponent(ch.id)}/remove">${csrfField(c)}<button class="danger" type="submit">Remove</button></form></td></tr>`,
       )
       .join('');
     const staff = [...biz.resources.values()];
+    const staffSelect = `<select name="resource_id" required>${staff.map((r) => `<option value="${esc(r.id)}">${esc(r.name)}</option>`).join('')}</select>`;
     return view(
       c,
-      'Time off',
+      'Time off & hours',
       '/admin/ui/time-off',
-      `<h1>Time off</h1>${flash(c)}<div class="card"><h2>Add time off</h2><form class="stack" method="post" action="/admin/ui/time-off">${csrfField(c)}
-<label>Staff member<select name="resource_id" required>${staff.map((r) => `<option value="${esc(r.id)}">${esc(r.name)}</option>`).join('')}</select></label>
+      `<h1>Time off &amp; hours</h1>${flash(c)}<section class="card" aria-labelledby="h-off"><h2 id="h-off">Add time off</h2><form class="stack" id="time-off" method="post" action="/admin/ui/time-off">${csrfField(c)}
+<label>Staff member${staffSelect}</label>
 <label>From<input type="datetime-local" name="start" required></label><label>Until<input type="datetime-local" name="end" required></label>
 <label>Reason<input name="reason" maxlength="500"></label><button class="primary" type="submit">Add time off</button></form>
-<p class="note">Times in ${esc(zone)}. The slots disappear from availability at once; platforms are told the catalog changed.</p></div>
-<div class="card"><h2>Added here</h2>${rows ? `<table class="list"><thead><tr><th>Staff</th><th>When</th><th>Reason</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="note">No time off added from the dashboard.</p>'}</div>`,
+<p class="note">Times in ${esc(zone)}. The slots disappear from availability at once; platforms are told the catalog changed.</p></section>
+<section class="card" aria-labelledby="h-exc"><h2 id="h-exc">Hours for one date</h2><form class="stack" id="exception" method="post" action="/admin/ui/time-off/exception">${csrfField(c)}
+<label>Staff member or resource${staffSelect}</label><label>Date<input type="date" name="date" required></label>
+<label>Opens<input type="time" name="opens"></label><label>Closes<input type="time" name="closes"></label>
+<label>Reason<input name="reason" maxlength="500"></label><button class="primary" type="submit">Set the hours</button></form>
+<p class="note">These hours replace the weekly hours for that date only (an extra Sunday, a short day). Leave Opens and Closes empty to close the day. One per date: remove it below to change it.</p></section>
+<section class="card" aria-labelledby="h-list"><h2 id="h-list">Added here</h2>${rows ? `<table class="list"><thead><tr><th>Staff</th><th>Kind</th><th>When</th><th>Reason</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="note">No time off or dated hours added from the dashboard.</p>'}</section>`,
     );
+  });
+  app.post('/admin/ui/time-off/exception', async (c) => {
+    const form = await c.req.parseBody();
+    const str = (v: unknown) => (typeof v === 'string' ? v : '');
+    // Both times empty: closed all day; otherwise one interval, which the operation checks.
+    const hours = str(form.opens) || str(form.closes) ? [{ opens: str(form.opens), closes: str(form.closes) }] : [];
+    const input: Record<string, unknown> = { resource_id: form.resource_id, date: form.date, hours };
+    if (str(form.reason)) input.reason = form.reason;
+    return back('/admin/ui/time-off', await run(c, 'exception_add', input), hours.length ? 'Hours set for that date.' : 'Day closed.');
   });
   app.post('/admin/ui/time-off', async (c) => {
     const form = await c.req.parseBody();
@@ -383,7 +445,7 @@ ${b.cancellation ? `<dt>Canceled</dt><dd>by ${esc(b.cancellation.canceled_by)}${
   });
 
   app.get('/admin/ui/webhooks', async (c) => {
-    const res = await run(c, 'deliveries', { limit: 100 });
+    const [res, keyRes] = [await run(c, 'deliveries', { limit: 100 }), await run(c, 'signing_keys', {})];
     const list = res.ok ? (res.data.deliveries as any[]) : [];
     const rows = list
       .map(
@@ -392,16 +454,119 @@ ${b.cancellation ? `<dt>Canceled</dt><dd>by ${esc(b.cancellation.canceled_by)}${
 <td>${d.status === 'failed' ? `<form class="inline" method="post" action="/admin/ui/webhooks/${esc(d.id)}/retry">${csrfField(c)}<button type="submit">Retry</button></form>` : ''}</td></tr>`,
       )
       .join('');
+    const keys = keyRes.ok ? (keyRes.data.keys as any[]) : [];
+    const keyRows = keys
+      .map(
+        (k) => `<tr><td><code>${esc(k.kid)}</code></td><td data-col="Created">${esc(when(Date.parse(k.created_at)))}</td><td>${
+          k.retired_at ? `retired ${esc(when(Date.parse(k.retired_at)))}, still published` : '<span class="state s-confirmed">signs deliveries</span>'
+        }</td></tr>`,
+      )
+      .join('');
     return view(
       c,
       'Webhooks',
       '/admin/ui/webhooks',
-      `<h1>Webhook deliveries</h1>${flash(c)}<div class="card">${rows ? `<table class="list"><thead><tr><th>Created</th><th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Target</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="note">No deliveries yet.</p>'}</div>`,
+      `<h1>Webhook deliveries</h1>${flash(c)}<div class="card">${rows ? `<table class="list"><thead><tr><th>Created</th><th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Target</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="note">No deliveries yet.</p>'}</div>
+<section class="card" aria-labelledby="h-keys"><h2 id="h-keys">Signing key</h2>
+<p>Every delivery is signed (HTTP Message Signatures, RFC 9421) with the key in use; platforms check the signature against the public keys published in your profile.</p>
+${keyRows ? `<table class="list"><thead><tr><th>Key id</th><th>Created</th><th>State</th></tr></thead><tbody>${keyRows}</tbody></table>` : '<p class="note">This server has no signing keys.</p>'}
+<form method="post" action="/admin/ui/webhooks/rotate-key">${csrfField(c)}<p class="note">Rotating makes a new key that signs every delivery from now on. The old key stays published for 7 days, so deliveries already on their way still verify; after that it is gone. Rotate if you think the key leaked.</p>
+<button type="submit">Rotate the signing key</button></form></section>`,
     );
   });
   app.post('/admin/ui/webhooks/:id/retry', async (c) =>
     back('/admin/ui/webhooks', await run(c, 'delivery_retry', { delivery_id: c.req.param('id') }), 'Delivery queued again.'),
   );
+  app.post('/admin/ui/webhooks/rotate-key', async (c) => {
+    const res = await run(c, 'signing_key_rotate', {});
+    return back('/admin/ui/webhooks', res, res.ok ? `New signing key ${(res.data.key as { kid: string }).kid} signs deliveries from now on.` : '');
+  });
+
+  // ---- platform API keys: listed without secrets; a new key's secret only in the POST's answer ----
+  const keyRow = (k: any) =>
+    `<tr><td>${esc(k.label)}</td><td data-col="Key id"><code>${esc(k.id)}</code></td><td data-col="Created">${esc(when(Date.parse(k.created_at)))}</td>
+<td>${k.revoked_at ? `<span class="state s-canceled">revoked</span> <small>${esc(when(Date.parse(k.revoked_at)))}</small>` : '<span class="state s-confirmed">active</span>'}</td>
+<td>${k.revoked_at ? '' : `<a class="button danger" href="/admin/ui/api-keys/${encodeURIComponent(k.id)}/revoke">Revoke…</a>`}</td></tr>`;
+  app.get('/admin/ui/api-keys', async (c) => {
+    const res = await run(c, 'api_keys', {});
+    const keys = res.ok ? (res.data.api_keys as any[]) : [];
+    return view(
+      c,
+      'API keys',
+      '/admin/ui/api-keys',
+      `<h1>Platform API keys</h1>${flash(c)}<section class="card" aria-labelledby="h-new"><h2 id="h-new">Create a key</h2><form class="stack" id="new-key" method="post" action="/admin/ui/api-keys">${csrfField(c)}
+<label>Whose key (the platform)<input name="label" required maxlength="200"></label><button class="primary" type="submit">Create key</button></form>
+<p class="note">A platform sends its key as a Bearer token. The key is shown once, on the next page; only a hash of it is kept.</p></section>
+<section class="card" aria-labelledby="h-keys"><h2 id="h-keys">Keys</h2>${
+        keys.length ? `<table class="list"><thead><tr><th>Platform</th><th>Key id</th><th>Created</th><th>State</th><th></th></tr></thead><tbody>${keys.map(keyRow).join('')}</tbody></table>` : '<p class="note">No keys created here yet.</p>'
+      }</section>`,
+    );
+  });
+  app.post('/admin/ui/api-keys', async (c) => {
+    const form = await c.req.parseBody();
+    const res = await run(c, 'api_key_create', { label: typeof form.label === 'string' ? form.label : '' });
+    if (!res.ok) return back('/admin/ui/api-keys', res, '');
+    const key = res.data.api_key as any;
+    // The secret is in this page only: the page is no-store, and nothing redirects with it.
+    return view(
+      c,
+      'New API key',
+      '/admin/ui/api-keys',
+      `<h1>New key for ${esc(key.label)}</h1><section class="card" aria-labelledby="h-secret"><h2 id="h-secret">Copy the key now</h2>
+<p class="secret"><code id="secret">${esc(res.data.secret)}</code></p>
+<p>Give it to ${esc(key.label)} over a safe channel. <strong>It is not shown again</strong>: only its hash is kept. If it is lost, revoke it and create another.</p>
+<dl><dt>Key id</dt><dd><code>${esc(key.id)}</code></dd><dt>Created</dt><dd>${esc(when(Date.parse(key.created_at)))}</dd></dl>
+<p class="actions"><a class="button" href="/admin/ui/api-keys">Done, back to the keys</a></p></section>`,
+    );
+  });
+  app.get('/admin/ui/api-keys/:id/revoke', async (c) => {
+    const res = await run(c, 'api_keys', {});
+    const key = res.ok ? (res.data.api_keys as any[]).find((k) => k.id === c.req.param('id')) : undefined;
+    if (!key || key.revoked_at) return view(c, 'API keys', '/admin/ui/api-keys', `<h1>No such active key</h1><p><a href="/admin/ui/api-keys">Back to the keys</a></p>`, 404);
+    return view(
+      c,
+      'Revoke a key',
+      '/admin/ui/api-keys',
+      `<h1>Revoke the key of ${esc(key.label)}?</h1><section class="card" aria-labelledby="h-sure"><h2 id="h-sure">This cannot be undone</h2>
+<p>Every call made with key <code>${esc(key.id)}</code> is refused from the moment you revoke it; ${esc(key.label)} needs a new key to go on.</p>
+<div class="actions"><form class="inline" method="post" action="/admin/ui/api-keys/${encodeURIComponent(key.id)}/revoke">${csrfField(c)}<button class="danger" type="submit">Revoke the key</button></form>
+<a class="button" href="/admin/ui/api-keys">Keep it</a></div></section>`,
+    );
+  });
+  app.post('/admin/ui/api-keys/:id/revoke', async (c) =>
+    back('/admin/ui/api-keys', await run(c, 'api_key_revoke', { key_id: c.req.param('id') }), 'Key revoked; calls made with it are refused from now on.'),
+  );
+
+  // ---- the audit log, newest first, 50 a page (keyset paging on the entry's sequence number) ----
+  const AUDIT_PAGE = 50;
+  const actorName = (a: string) => (a.startsWith('user:') ? a.slice(5) : a === 'admin_api_key' ? 'Admin API key' : a === 'cli' ? 'Command line' : a);
+  app.get('/admin/ui/audit', async (c) => {
+    const before = c.req.query('before');
+    const input: Record<string, unknown> = { limit: String(AUDIT_PAGE) };
+    if (before && /^\d+$/.test(before)) input.before = before;
+    const res = await run(c, 'audit_log', input);
+    if (!res.ok) return view(c, 'Audit log', '/admin/ui/audit', `<h1>Audit log</h1><p class="flash bad" role="alert">${esc(res.error.message)}</p>`, 400);
+    const entries = res.data.entries as any[];
+    const rows = entries
+      .map((e) => {
+        const ms = Date.parse(e.at);
+        const on = e.target ? String(e.target) : '';
+        const target = on.startsWith('bkg_') ? `<a href="/admin/ui/bookings/${encodeURIComponent(on)}">${esc(on)}</a>` : esc(biz.resources.has(on) ? resourceName(on) : on);
+        return `<tr><td>${esc(dateKey.format(ms))} ${esc(timeFmt.format(ms))}</td><td data-col="Who">${esc(actorName(e.actor))}</td><td data-col="What">${esc(String(e.action).replaceAll('_', ' '))}</td><td${on ? ' data-col="On"' : ''}>${target}</td><td>${badge(e.outcome)}</td></tr>`;
+      })
+      .join('');
+    const pages: string[] = [];
+    if (input.before) pages.push('<a class="button" href="/admin/ui/audit">Newest</a>');
+    if (entries.length === AUDIT_PAGE) pages.push(`<a class="button" href="/admin/ui/audit?before=${encodeURIComponent(entries[entries.length - 1].seq)}">Older →</a>`);
+    return view(
+      c,
+      'Audit log',
+      '/admin/ui/audit',
+      `<h1>Audit log</h1><section class="card" aria-labelledby="h-audit"><h2 id="h-audit">Who changed what, newest first</h2>${
+        rows ? `<table class="list"><thead><tr><th>When</th><th>Who</th><th>What</th><th>On</th><th>Outcome</th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="note">Nothing recorded yet.</p>'
+      }<p class="note">Times in ${esc(zone)}. Every change made as the business (dashboard, admin API, command line) is recorded.</p>${pages.length ? `<p class="actions">${pages.join('')}</p>` : ''}</section>`,
+    );
+  });
 
   app.notFound((c) => (c.get('session') ? view(c as Context<Env>, 'Not found', '', '<h1>Not found</h1>', 404) : c.redirect('/admin/login', 303)));
   return app;

@@ -18,6 +18,7 @@ export const addScheduleException = defineOperation({
   conditional: false,
   writes: true,
   creates: true,
+  dashboard: 'exception_add',
   output: { change: Out.object, services_updated: Out.array },
   summary: "Set a staff member's or resource's hours for one date, replacing the weekly hours (empty hours close the day).",
   input: z.object({

@@ -23,6 +23,7 @@ export const createApiKey = defineOperation({
   conditional: false,
   writes: true,
   creates: true,
+  dashboard: 'api_key_create',
   output: { api_key: Out.object, secret: Out.string },
   summary: 'Issue a platform API key; the secret is shown once and stored hashed.',
   input: z.object({ label: z.string().trim().min(1, 'a label is required').max(200).describe('Whose key this is (the platform).') }),

@@ -12,6 +12,7 @@ export const listApiKeys = defineOperation({
   mutating: false,
   conditional: false,
   writes: false,
+  dashboard: 'api_keys',
   output: { api_keys: Out.objects },
   summary: 'Platform API keys issued at run time (ids, labels, dates; never the secrets).',
   input: z.object({}),

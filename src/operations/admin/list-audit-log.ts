@@ -12,6 +12,7 @@ export const listAuditLog = defineOperation({
   mutating: false,
   conditional: false,
   writes: false,
+  dashboard: 'audit_log',
   output: { entries: Out.objects },
   summary: 'The audit log of admin actions, newest first.',
   input: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100), before: z.coerce.number().int().positive().optional() }),

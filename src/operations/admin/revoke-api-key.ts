@@ -14,6 +14,7 @@ export const revokeApiKey = defineOperation({
   conditional: false,
   writes: true,
   destructive: true,
+  dashboard: 'api_key_revoke',
   output: { api_key: Out.object },
   summary: 'Revoke a platform API key.',
   input: z.object({ key_id: id('The key id.') }),

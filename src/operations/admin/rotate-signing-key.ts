@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { isoUtc } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { ProtocolError } from '../errors.js';
 import { Out } from '../schemas.js';
+import { presentSigningKeys } from './list-signing-keys.js';
 
 /**
  * A new webhook signing key, used for every delivery from now on; the old one stays published in
@@ -18,6 +18,7 @@ export const rotateSigningKey = defineOperation({
   conditional: false,
   writes: true,
   creates: true,
+  dashboard: 'signing_key_rotate',
   output: { key: Out.object, keys: Out.objects },
   summary: 'Rotate the webhook signing key; the old key stays published for 7 days.',
   input: z.object({}),
@@ -29,7 +30,7 @@ export const rotateSigningKey = defineOperation({
   async handle(_inp, ctx) {
     requireBusiness(ctx);
     const kid = ctx.prepared as string;
-    const keys = (ctx.env?.admin?.signingKeys() ?? []).map((k) => ({ kid: k.kid, created_at: isoUtc(k.created_ms), retired_at: k.retired_ms ? isoUtc(k.retired_ms) : null }));
+    const keys = presentSigningKeys(ctx);
     return ok({ key: keys.find((k) => k.kid === kid) ?? { kid }, keys });
   },
 });

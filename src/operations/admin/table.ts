@@ -16,6 +16,7 @@ import { listServiceWaitlist } from './list-service-waitlist.js';
 import { listWebhookDeliveries } from './list-webhook-deliveries.js';
 import { retryWebhookDelivery } from './retry-webhook-delivery.js';
 import { rotateSigningKey } from './rotate-signing-key.js';
+import { listSigningKeys } from './list-signing-keys.js';
 import { createApiKey } from './create-api-key.js';
 import { listApiKeys } from './list-api-keys.js';
 import { revokeApiKey } from './revoke-api-key.js';
@@ -34,6 +35,7 @@ export const ADMIN_OPERATIONS: readonly OperationDef[] = [
   listWebhookDeliveries,
   retryWebhookDelivery,
   rotateSigningKey,
+  listSigningKeys,
   createApiKey,
   listApiKeys,
   revokeApiKey,

@@ -50,6 +50,7 @@ export const queryAvailability = defineOperation({
   mutating: false,
   conditional: false,
   writes: false,
+  dashboard: 'free_slots',
   output: { service_id: Out.string, slots: Out.objects, opening_hours: Out.array, pagination: Out.object },
   summary: 'Bookable time slots of a service between two dates, one slot per resource combination.',
   input,

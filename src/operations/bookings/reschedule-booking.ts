@@ -20,6 +20,7 @@ export const rescheduleBooking = defineOperation({
   mutating: true,
   conditional: true,
   writes: true,
+  dashboard: 'reschedule',
   output: BOOKING_OUTPUT,
   summary: 'Move a booking to another slot of the same service; the booking keeps its id.',
   input: z.object({

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { isoUtc } from '../../domain/index.js';
+import type { OperationContext } from '../context.js';
+import { defineOperation, ok, requireBusiness } from '../define.js';
+import { Out } from '../schemas.js';
+
+/** The webhook signing keys the profile publishes: the one in use (no `retired_at`) and those in their grace period. */
+export function presentSigningKeys(ctx: OperationContext): Array<{ kid: string; created_at: string; retired_at: string | null }> {
+  return (ctx.env?.admin?.signingKeys() ?? []).map((k) => ({ kid: k.kid, created_at: isoUtc(k.created_ms), retired_at: k.retired_ms ? isoUtc(k.retired_ms) : null }));
+}
+
+/** The webhook signing keys by id and dates (public keys are in the profile; private keys never leave the keyring). */
+export const listSigningKeys = defineOperation({
+  name: 'list_signing_keys',
+  rest: { method: 'GET', path: '/admin/signing-keys', input: 'none' },
+  access: 'business_only',
+  capability: 'dev.usp-protocol.services.bookings',
+  mutating: false,
+  conditional: false,
+  writes: false,
+  dashboard: 'signing_keys',
+  output: { keys: Out.objects },
+  summary: 'The webhook signing keys: the one in use and retired ones still published (ids and dates).',
+  input: z.object({}),
+  async handle(_inp, ctx) {
+    requireBusiness(ctx);
+    return ok({ keys: presentSigningKeys(ctx) });
+  },
+});
