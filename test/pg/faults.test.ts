@@ -422,7 +422,9 @@ if (SKIP) {
       const rx = await startWebhookReceiver();
       const profiles = await startProfileServer();
       const kdb = `${URL_BASE}?schema=${schema}_kill`;
-      const timeoutS = 6;
+      // Long enough that the victim's attempts are still open when it dies, even when starting the
+      // two survivors is slow on a loaded machine (6 s was once not enough).
+      const timeoutS = 10;
       const leaseMs = 2 * timeoutS * 1000 + 5000;
       const extra = ['--allow-loopback-profiles', '--webhook-timeout', String(timeoutS), '--webhook-retry-first', '1'];
       const procs: Proc[] = [];

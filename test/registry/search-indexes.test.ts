@@ -139,7 +139,7 @@ describe('SQLite: the query planner uses the registry indexes', () => {
     const before = new Database(file);
     before.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL)');
     const last = SQLITE_MIGRATIONS.findIndex((m) => m.includes('registry_service_fts'));
-    expect(last).toBe(SQLITE_MIGRATIONS.length - 1);
+    expect(last).toBeGreaterThan(0); // later migrations (appended after it) are applied with it when the store opens
     for (let i = 0; i < last; i++) {
       before.exec(SQLITE_MIGRATIONS[i]!);
       before.prepare('INSERT INTO schema_migrations VALUES (?, ?)').run(i + 1, NOW);
