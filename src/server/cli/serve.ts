@@ -6,10 +6,12 @@ import {
   AUTH_HELP,
   ACCESS_HELP,
   BUSINESS_HELP,
+  CACHE_HELP,
   DB_HELP,
   LOG_HELP,
   SETTINGS_HELP,
   UsageError,
+  availabilityCacheBytes,
   dbPath,
   shownDb,
   intFlag,
@@ -38,6 +40,7 @@ ${DB_HELP}
   --db-statement-timeout MS   PostgreSQL statement_timeout; SQLite: wait for another process's write lock (default 5000)
 ${ACCESS_HELP}
   --max-body-bytes N          largest accepted request body (default 65536)
+${CACHE_HELP}
   --tls-cert FILE --tls-key FILE   serve HTTPS directly with this PEM certificate and key
   --trust-proxy               behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host/For, refuse requests it did not mark https
   --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g. http://localhost:6274; repeatable
@@ -156,6 +159,7 @@ async function run(flags: Flags): Promise<number> {
     sandbox,
     adminKeys: flags['admin-key'],
     maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
+    availabilityCacheBytes: availabilityCacheBytes(flags),
     security: securityOptions(flags),
     webhooks: webhookOptions(flags),
     trustProxy: flags['trust-proxy'],
