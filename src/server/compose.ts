@@ -125,6 +125,8 @@ export interface UspServer {
   biz: Business;
   store: Store;
   pipeline: Pipeline;
+  /** Computed availability answers kept for reuse; undefined when turned off. */
+  availabilityCache?: AvailabilityCache;
   /** The HTTP host: every door (REST, MCP, the buyer's pages) side by side, as one fetch handler. */
   app: HostApp;
   /** The webhook dispatcher (outbox to signed deliveries and MCP notifications). */
@@ -354,6 +356,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     metrics,
     biz,
     store,
+    availabilityCache: adminEnv.availability,
     pipeline,
     app,
     profiles: resolver,

@@ -41,7 +41,7 @@ export interface CallOptions {
 }
 
 export async function startTestServer(
-  opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string; log?: Logger; dbTimeouts?: StoreTimeouts } = {},
+  opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string; log?: Logger; dbTimeouts?: StoreTimeouts; availabilityCacheBytes?: number } = {},
 ): Promise<TestServer> {
   const clock = new ManualClock(opts.now ?? TEST_NOW);
   const server = await createUspServer({
@@ -53,6 +53,7 @@ export async function startTestServer(
     log: opts.log ?? silentLogger,
     adminKeys: [ADMIN_KEY],
     sweepIntervalMs: 0,
+    availabilityCacheBytes: opts.availabilityCacheBytes,
   });
   const url = await server.listen(0, '127.0.0.1');
   const call: TestServer['call'] = async (method, path, body, o = {}) => {
