@@ -207,11 +207,18 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const cacheBytes = opts.availabilityCacheBytes ?? DEFAULT_AVAILABILITY_CACHE_BYTES;
   const adminEnv: OperationEnv = {
     admin: { rotateSigningKey: (now) => keyring.rotate(now), signingKeys: () => keyring.list(), nudgeDeliveries: () => dispatcher?.nudge() },
-    availability: cacheBytes > 0 ? new AvailabilityCache(cacheBytes) : undefined,
+    availability: cacheBytes > 0 && !opts.role ? new AvailabilityCache(cacheBytes) : undefined,
   };
   let metrics: ServerMetrics | undefined;
   const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce, env: opts.role?.env ?? adminEnv, onCall: (call) => metrics?.recordCall(call) });
-  metrics = createMetrics({ store, now: () => clock.now(), sessions: () => hub.size, inFlight: () => pipeline.inFlight });
+  const availabilityCache = adminEnv.availability;
+  metrics = createMetrics({
+    store,
+    now: () => clock.now(),
+    sessions: () => hub.size,
+    inFlight: () => pipeline.inFlight,
+    availabilityCache: availabilityCache ? () => availabilityCache.stats() : undefined,
+  });
 
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
   const wh = opts.webhooks ?? {};
