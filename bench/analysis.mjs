@@ -26,4 +26,8 @@ export const ANALYSIS = [
   '**PoP verification: 1.3× a bare Ed25519 verify.** The verify itself is ~80%; the rest is two base64url JSON decodes, the compact-form check, the RFC 7638 thumbprint and the claim checks; the JCS argument digest of a 1 KB call adds ~0.1×.',
   '',
   '**Client side (not ours).** The v2 SDK\'s `StreamableHTTPClientTransport` leaks one abort listener per request (`MaxListenersExceededWarning` after 1,500 calls). Both usp-server and the floor are measured through it.',
+  '',
+  "### Availability cache (2026-12-01, 2-core bench machine, load 6–9)",
+  "",
+  "Repeated identical `POST /availability/query` (`node bench/run.mjs --only=avail`: usp-server with the cache, without it, and the bare-Hono floor, three interleaved rounds of 4 s at 64 connections). Server CPU per request, cache on ÷ off: **0.62×** for one day of `svc_haircut` (1,139 vs 1,823 µs) and **0.47×** for a week, first 200 slots (745 vs 1,583 µs); in-process without HTTP, 1,000 calls after warm-up, 363 vs 584 µs (0.62×). Requests/s were too noisy at this load to rank (on ÷ off 1.05× and 3.77×, per-round medians). Against the floor with the cache on: 6.1× (one day) and 2.8× (week) the floor's CPU per request. A hit no longer generates, filters or presents slots; its profile is now the HTTP and Hono request handling (~30% of self time), `JSON.stringify` of the 31 KB body in Hono's `c.json` (12.5%, the floor pays it too), GC (12%) and the version read (one indexed `SELECT SUM` over the service's resources, 5.7%). What would go further: keeping the serialized body per key, zone and page (a door-level change, the envelope is written by the binding), and on PostgreSQL answering the version read without its own BEGIN/ROLLBACK.",
 ];
