@@ -282,35 +282,35 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE registry_services SET (parallel_workers = 0);
   ALTER TABLE registry_businesses SET (parallel_workers = 0);
   `,
-  // Availability versions: one counter per resource, bumped by statement triggers in the same
-  // transaction as every change to a claim or a run-time schedule change on it (whatever code writes
-  // the rows), so a cached availability answer is still right exactly while the counters of its
-  // resources are unchanged; a reader in another process sees the bump with the rows it describes.
-  // Resources are bumped in sorted order, one statement each time, so two writers lock them alike.
+  // Availability versions: one counter per resource, bumped by triggers in the same transaction as
+  // every change to a claim or a run-time schedule change on it (whatever code writes the rows), so
+  // a cached availability answer is still right exactly while the counters of its resources are
+  // unchanged; a reader in another process sees the bump with the rows it describes. The triggers
+  // are deferred to COMMIT: the counter's row lock is then held only while the transaction commits,
+  // never while it goes on to wait for a resource's advisory lock (a cancellation that offers the
+  // freed place to the waitlist locks the slot's resources after removing its claims).
   `
   CREATE TABLE resource_versions (resource_id TEXT PRIMARY KEY, version BIGINT NOT NULL);
-  CREATE FUNCTION bump_resource_versions() RETURNS trigger LANGUAGE plpgsql AS $$
+  CREATE FUNCTION bump_resource_version() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF TG_OP = 'INSERT' THEN
-      INSERT INTO resource_versions (resource_id, version)
-        SELECT DISTINCT resource_id, 1::bigint FROM new_rows ORDER BY resource_id
-        ON CONFLICT (resource_id) DO UPDATE SET version = resource_versions.version + 1;
-    ELSIF TG_OP = 'DELETE' THEN
-      INSERT INTO resource_versions (resource_id, version)
-        SELECT DISTINCT resource_id, 1::bigint FROM old_rows ORDER BY resource_id
+      INSERT INTO resource_versions (resource_id, version) VALUES (NEW.resource_id, 1)
         ON CONFLICT (resource_id) DO UPDATE SET version = resource_versions.version + 1;
     ELSE
-      INSERT INTO resource_versions (resource_id, version)
-        SELECT resource_id, 1::bigint FROM (SELECT resource_id FROM old_rows UNION SELECT resource_id FROM new_rows) r ORDER BY resource_id
+      INSERT INTO resource_versions (resource_id, version) VALUES (OLD.resource_id, 1)
         ON CONFLICT (resource_id) DO UPDATE SET version = resource_versions.version + 1;
+      IF TG_OP = 'UPDATE' THEN
+        IF NEW.resource_id <> OLD.resource_id THEN
+          INSERT INTO resource_versions (resource_id, version) VALUES (NEW.resource_id, 1)
+            ON CONFLICT (resource_id) DO UPDATE SET version = resource_versions.version + 1;
+        END IF;
+      END IF;
     END IF;
     RETURN NULL;
   END $$;
-  CREATE TRIGGER claims_version_ins AFTER INSERT ON claims REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_resource_versions();
-  CREATE TRIGGER claims_version_del AFTER DELETE ON claims REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_resource_versions();
-  CREATE TRIGGER claims_version_upd AFTER UPDATE ON claims REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_resource_versions();
-  CREATE TRIGGER schedule_changes_version_ins AFTER INSERT ON schedule_changes REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_resource_versions();
-  CREATE TRIGGER schedule_changes_version_del AFTER DELETE ON schedule_changes REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_resource_versions();
-  CREATE TRIGGER schedule_changes_version_upd AFTER UPDATE ON schedule_changes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_resource_versions();
+  CREATE CONSTRAINT TRIGGER claims_version AFTER INSERT OR UPDATE OR DELETE ON claims
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bump_resource_version();
+  CREATE CONSTRAINT TRIGGER schedule_changes_version AFTER INSERT OR UPDATE OR DELETE ON schedule_changes
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bump_resource_version();
   `,
 ];
