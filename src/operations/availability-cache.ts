@@ -169,7 +169,7 @@ export class AvailabilityCache {
         const k = lo + i;
         let p = list[k];
         if (!p) {
-          // Shared by every answer that shows this slot: frozen, so no caller can change another's.
+          // Shared by every answer that shows this slot: frozen (its own members), so a caller that tried to change it would fail loudly.
           p = Object.freeze(make(e.slots[k]));
           list[k] = p;
           if (e.stored) {
