@@ -3,7 +3,7 @@
  * share an event loop (or a core, on the 2-core bench machine). Started by lib.mjs `startChild`
  * with one JSON argument:
  *
- *   { kind: 'usp', business: 'demo' | { staff, interval, duration, maxAdvanceDays }, db?: string }
+ *   { kind: 'usp', business: 'demo' | { staff, interval, duration, maxAdvanceDays }, db?: string, availabilityCacheBytes?: number }
  *   { kind: 'rest-floor' }   a bare Hono app answering static JSON bodies (set over IPC)
  *   { kind: 'mcp-floor' }    the bare SDK echo server over Streamable HTTP (bench/mcp-floor.mjs)
  *
@@ -269,6 +269,8 @@ async function main() {
       sweepIntervalMs: 0,
       // The benchmark measures throughput from 64 clients on one address: rate limits off (--no-rate-limit).
       security: { rateLimits: false },
+      // Bytes for the availability cache (0 = off, as --no-availability-cache); the default when absent.
+      availabilityCacheBytes: config.availabilityCacheBytes,
     });
     url = await usp.listen(0, '127.0.0.1');
   } else if (config.kind === 'rest-floor') {

@@ -82,6 +82,21 @@ export interface SlotQuery {
   resourceId?: string;
   /** Only slots at this location. */
   locationId?: string;
+  /**
+   * Also offer starts up to this much past the booking window's far end (default 0). For a caller
+   * that keeps the answer while the clock moves and narrows it to `bookingWindow` at each use: the
+   * near end only moves forward, so narrowing is exact, and the far end is covered for this long.
+   */
+  aheadMs?: number;
+}
+
+/**
+ * Slot starts a service offers at `nowMs`: [from, to), from the minimum notice (and never in the
+ * past) to the maximum advance, inclusive (`to` is one millisecond past it).
+ */
+export function bookingWindow(service: ServiceDef, nowMs: number): { from: number; to: number } {
+  const w = service.policies.booking_window;
+  return { from: Math.max(nowMs + parseDuration(w.min_advance), nowMs), to: nowMs + parseDuration(w.max_advance) + 1 };
 }
 
 export interface OpeningHoursEntry {
@@ -434,10 +449,9 @@ function planQuery(q: InternalQuery): Plan | null {
   let intervalMs = parseDuration(service.policies.booking_window.slot_interval);
   if (!(intervalMs > 0)) intervalMs = durationMs;
   if (!(intervalMs > 0) || !(durationMs > 0)) return null;
-  const minAdvance = parseDuration(service.policies.booking_window.min_advance);
-  const maxAdvance = parseDuration(service.policies.booking_window.max_advance);
-  const from = Math.max(q.fromMs, q.nowMs + minAdvance, q.nowMs);
-  const to = Math.min(q.toMs, q.nowMs + maxAdvance + 1); // start <= now + max_advance
+  const window = bookingWindow(service, q.nowMs);
+  const from = Math.max(q.fromMs, window.from);
+  const to = Math.min(q.toMs, window.to + Math.max(0, q.aheadMs ?? 0));
   if (!(from < to)) return null;
   return {
     service,

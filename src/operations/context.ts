@@ -9,6 +9,7 @@ import type { IssuedCredential } from '../security/index.js';
 import type { Business } from './business.js';
 import type { IdSource } from './ids.js';
 import type { RegistryEnv } from './registry/env.js';
+import type { AvailabilityCache } from './availability-cache.js';
 
 /**
  * Who is calling, as the security module authenticated it (src/security/authenticate.ts): the
@@ -50,6 +51,8 @@ export interface RaisedEvent {
 export interface OperationEnv {
   registry?: RegistryEnv;
   admin?: AdminEnv;
+  /** Computed availability answers kept for reuse (absent: every query computes). */
+  availability?: AvailabilityCache;
 }
 
 /** The business's own machinery an admin operation may drive: signing keys, the delivery queue. */

@@ -14,6 +14,8 @@ import {
   sweep,
   syncCatalog,
   systemClock,
+  AvailabilityCache,
+  DEFAULT_AVAILABILITY_CACHE_BYTES,
   type Business,
   type Clock,
   type IdSource,
@@ -91,6 +93,8 @@ export interface ServerOptions {
   oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode'>;
   /** The role served instead of the business's (the discovery registry). */
   role?: ServerRole;
+  /** Bytes of computed availability answers kept for reuse (default 32 MiB); 0 turns the cache off. */
+  availabilityCacheBytes?: number;
 }
 
 /** A server role other than the business: its operations, its profile document, its outbound services. */
@@ -123,6 +127,8 @@ export interface UspServer {
   biz: Business;
   store: Store;
   pipeline: Pipeline;
+  /** Computed availability answers kept for reuse; undefined when turned off. */
+  availabilityCache?: AvailabilityCache;
   /** The HTTP host: every door (REST, MCP, the buyer's pages) side by side, as one fetch handler. */
   app: HostApp;
   /** The webhook dispatcher (outbox to signed deliveries and MCP notifications). */
@@ -200,12 +206,21 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const popAlgs = popAlgorithms(authPolicy.allowEs256);
   const keyring = await loadKeyring(store, clock.now(), opts.webhooks?.signingKey);
   // The business's admin operations drive its signing keys and wake the dispatcher.
+  const cacheBytes = opts.availabilityCacheBytes ?? DEFAULT_AVAILABILITY_CACHE_BYTES;
   const adminEnv: OperationEnv = {
     admin: { rotateSigningKey: (now) => keyring.rotate(now), signingKeys: () => keyring.list(), nudgeDeliveries: () => dispatcher?.nudge() },
+    availability: cacheBytes > 0 && !opts.role ? new AvailabilityCache(cacheBytes) : undefined,
   };
   let metrics: ServerMetrics | undefined;
   const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce, env: opts.role?.env ?? adminEnv, onCall: (call) => metrics?.recordCall(call) });
-  metrics = createMetrics({ store, now: () => clock.now(), sessions: () => hub.size, inFlight: () => pipeline.inFlight });
+  const availabilityCache = adminEnv.availability;
+  metrics = createMetrics({
+    store,
+    now: () => clock.now(),
+    sessions: () => hub.size,
+    inFlight: () => pipeline.inFlight,
+    availabilityCache: availabilityCache ? () => availabilityCache.stats() : undefined,
+  });
 
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
   const wh = opts.webhooks ?? {};
@@ -350,6 +365,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     metrics,
     biz,
     store,
+    availabilityCache: adminEnv.availability,
     pipeline,
     app,
     profiles: resolver,

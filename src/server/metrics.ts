@@ -4,6 +4,8 @@
  *   pipeline's one report per call), `usp_rate_limit_refusals_total` by door and operation;
  * - `usp_webhook_delivery_attempts_total` by result (fed by the dispatcher);
  * - `usp_mcp_sessions` (open sessions) and `usp_inflight_calls`;
+ * - the availability cache: `usp_availability_cache_hits_total`, `..._misses_total`,
+ *   `..._evictions_total`, `usp_availability_cache_entries` and `usp_availability_cache_bytes` (estimated);
  * - gauges read from the database at scrape time (`usp_bookings`, `usp_holds_active`,
  *   `usp_outbox_due`, `usp_webhook_deliveries_pending`, `usp_webhook_deliveries_leased`): when the
  *   database does not answer, the last values are kept, `usp_store_gauges_stale` turns 1 and
@@ -11,7 +13,7 @@
  * - the process metrics prom-client collects (`process_*`, `nodejs_*`, prefixed `usp_`).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { CallRecord } from '../operations/index.js';
+import type { AvailabilityCacheStats, CallRecord } from '../operations/index.js';
 import { StoreUnavailable, type Store, type StoreGauges } from '../store/index.js';
 import type { AttemptResult } from '../webhooks/index.js';
 
@@ -29,7 +31,13 @@ export interface ServerMetrics {
   readonly contentType: string;
 }
 
-export function createMetrics(deps: { store: Store; now: () => number; sessions: () => number; inFlight: () => number }): ServerMetrics {
+export function createMetrics(deps: {
+  store: Store;
+  now: () => number;
+  sessions: () => number;
+  inFlight: () => number;
+  availabilityCache?: () => AvailabilityCacheStats;
+}): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'usp_' });
 
@@ -46,6 +54,16 @@ export function createMetrics(deps: { store: Store; now: () => number; sessions:
   const attempts = new Counter({ name: 'usp_webhook_delivery_attempts_total', help: 'Webhook delivery attempts recorded, by result (delivered, retry, failed, canceled, skipped).', labelNames: ['result'], registers: [registry] });
   new Gauge({ name: 'usp_mcp_sessions', help: 'MCP sessions open in this process (stdio and HTTP).', registers: [registry], collect() { this.set(deps.sessions()); } });
   new Gauge({ name: 'usp_inflight_calls', help: 'Calls being executed right now.', registers: [registry], collect() { this.set(deps.inFlight()); } });
+  const cacheStats = deps.availabilityCache;
+  if (cacheStats) {
+    const counter = (name: string, help: string, key: 'hits' | 'misses' | 'evictions') =>
+      new Counter({ name, help, registers: [registry], collect() { this.reset(); this.inc(cacheStats()[key]); } });
+    counter('usp_availability_cache_hits_total', 'Availability queries answered from a cached computation still exact at the time.', 'hits');
+    counter('usp_availability_cache_misses_total', 'Availability queries computed afresh (nothing cached, or the store version or the clock moved past it).', 'misses');
+    counter('usp_availability_cache_evictions_total', 'Cached availability answers dropped to stay within the memory budget.', 'evictions');
+    new Gauge({ name: 'usp_availability_cache_entries', help: 'Availability answers cached.', registers: [registry], collect() { this.set(cacheStats().entries); } });
+    new Gauge({ name: 'usp_availability_cache_bytes', help: 'Estimated memory held by cached availability answers (budget: --availability-cache-mb).', registers: [registry], collect() { this.set(cacheStats().bytes); } });
+  }
 
   const bookings = new Gauge({ name: 'usp_bookings', help: 'Bookings in the database, by status (read at scrape time).', labelNames: ['status'], registers: [registry] });
   const holds = new Gauge({ name: 'usp_holds_active', help: 'Holds active and not expired (read at scrape time).', registers: [registry] });

@@ -35,6 +35,13 @@ export interface ClaimRepo {
   setExpiry(ownerId: string, expiresAtMs: number | null): Promise<void>;
   /** Forget claims that can no longer matter: ended before `endedBeforeMs`, or expired by `nowMs`. */
   purgeEnded(endedBeforeMs: number, nowMs: number): Promise<number>;
+  /**
+   * The availability version of these resources: a number that changes (it only grows) whenever a
+   * transaction that changed one of their claims or run-time schedule changes commits. The store
+   * bumps it in that same transaction, whatever wrote the rows, so an answer computed in a snapshot
+   * that read version v is the answer for as long as the version still reads v (cached availability).
+   */
+  version(resourceIds: readonly string[]): Promise<number>;
 }
 
 export interface BookingRepo {

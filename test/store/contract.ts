@@ -239,6 +239,68 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       });
     });
 
+    describe('claims.version() changes with every committed change to the claims or schedule changes of the asked resources, and only then', () => {
+      const v = (ids: string[]) => read((tx) => tx.claims.version(ids));
+      const timeOff = (id: string, resource: string) => ({
+        id,
+        resource_id: resource,
+        kind: 'time_off' as const,
+        start_ms: 100,
+        end_ms: 200,
+        date: null,
+        hours: null,
+        reason: null,
+        created_ms: NOW,
+        created_by: 'test',
+      });
+
+      test('each claim write (add, transfer, setExpiry, removeOwner, purgeEnded) moves the version of its resources and leaves others alone', async () => {
+        const seen = [await v(['res_alice'])];
+        const bob0 = await v(['res_bob']);
+        const steps: Array<(tx: Tx) => Promise<unknown>> = [
+          (tx) => tx.claims.add([claim('hld_1', 'res_alice', 100, 200, { is_hold: true, expires_at_ms: NOW + MIN })]),
+          (tx) => tx.claims.transfer('hld_1', 'bkg_1', NOW + MIN),
+          (tx) => tx.claims.setExpiry('bkg_1', null),
+          (tx) => tx.claims.removeOwner('bkg_1'),
+          (tx) => tx.claims.add([claim('old', 'res_alice', 100, 200)]),
+          (tx) => tx.claims.purgeEnded(300, NOW),
+        ];
+        for (const step of steps) {
+          await write(step);
+          seen.push(await v(['res_alice']));
+        }
+        expect(new Set(seen).size).toBe(seen.length);
+        expect(await v(['res_bob'])).toBe(bob0);
+        // A set of resources moves when any of them does.
+        const both = await v(['res_alice', 'res_bob']);
+        await write((tx) => tx.claims.add([claim('bkg_2', 'res_bob', 100, 200)]));
+        expect(await v(['res_alice', 'res_bob'])).not.toBe(both);
+        expect(await v(['res_alice'])).toBe(seen.at(-1));
+      });
+
+      test('adding and removing a run-time schedule change moves the version of its resource', async () => {
+        const a = await v(['res_alice']);
+        await write((tx) => tx.admin.addScheduleChange(timeOff('chg_1', 'res_alice')));
+        const b = await v(['res_alice']);
+        await write((tx) => tx.admin.removeScheduleChange('chg_1'));
+        const c = await v(['res_alice']);
+        expect(new Set([a, b, c]).size).toBe(3);
+      });
+
+      test('a rolled-back write leaves the version as it was; no resources read as 0', async () => {
+        await write((tx) => tx.claims.add([claim('bkg_1', 'res_alice', 100, 200)]));
+        const before = await v(['res_alice']);
+        await expect(
+          write(async (tx) => {
+            await tx.claims.add([claim('bkg_2', 'res_alice', 300, 400)]);
+            throw new Error('changed my mind');
+          }),
+        ).rejects.toThrow('changed my mind');
+        expect(await v(['res_alice'])).toBe(before);
+        expect(await v([])).toBe(0);
+      });
+    });
+
     describe('bookings are stored whole and found by id, by hold, by recency and by expiry', () => {
       test('insert then get returns the same record; an unknown id returns null', async () => {
         const rec = booking('bkg_1', { holdId: 'hld_1', notes: 'window seat', status: 'pending', expiresAtMs: NOW + MIN });

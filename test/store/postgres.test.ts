@@ -161,6 +161,7 @@ if (!PG_URL) {
   const schema = schemaName('usp_store');
   const tables = [
     'claims',
+    'resource_versions',
     'bookings',
     'holds',
     'waitlist_entries',

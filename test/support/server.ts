@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { BusinessDef, BusinessSettings } from '../../src/domain/business.js';
 import { ManualClock } from '../../src/operations/index.js';
 import { parseBusinessFile } from '../../src/server/business-file.js';
-import { createUspServer, type UspServer } from '../../src/server/compose.js';
+import { createUspServer, type ServerOptions, type UspServer } from '../../src/server/compose.js';
 import { silentLogger, type Logger } from '../../src/operations/index.js';
 import type { StoreTimeouts } from '../../src/store/index.js';
 import { TEST_NOW } from './time.js';
@@ -41,7 +41,7 @@ export interface CallOptions {
 }
 
 export async function startTestServer(
-  opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string; log?: Logger; dbTimeouts?: StoreTimeouts } = {},
+  opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string; log?: Logger; dbTimeouts?: StoreTimeouts; availabilityCacheBytes?: number; webhooks?: ServerOptions['webhooks'] } = {},
 ): Promise<TestServer> {
   const clock = new ManualClock(opts.now ?? TEST_NOW);
   const server = await createUspServer({
@@ -53,6 +53,8 @@ export async function startTestServer(
     log: opts.log ?? silentLogger,
     adminKeys: [ADMIN_KEY],
     sweepIntervalMs: 0,
+    availabilityCacheBytes: opts.availabilityCacheBytes,
+    webhooks: opts.webhooks,
   });
   const url = await server.listen(0, '127.0.0.1');
   const call: TestServer['call'] = async (method, path, body, o = {}) => {

@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { openingHours, errorMessage, DAY_MS, addDays, isIsoDate, isValidTimeZone, localToUtcMs, parseInstant } from '../../domain/index.js';
+import { type ServiceDef, type SlotCandidate, openingHours, errorMessage, DAY_MS, addDays, isIsoDate, isValidTimeZone, localToUtcMs, parseInstant } from '../../domain/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { presentSlot, querySlots } from '../steps/slots.js';
+import { candidateResourceIds, computeSlots, presentSlot, querySlots, type SlotFilters } from '../steps/slots.js';
+import { AHEAD_MS, availabilityKey, uncachedView, type SlotsView } from '../availability-cache.js';
+import type { OperationContext } from '../context.js';
 import { DateOrInstant, decodeCursor, encodeCursor, id, Out } from '../schemas.js';
 
 /** Large enough that one day of one service fits one answer (the demo's busiest day has 108 slots). */
@@ -38,6 +40,22 @@ export function queryDays(start: string, end: string): number {
   const to = Date.parse(end.slice(0, 10));
   if (!Number.isFinite(from) || !Number.isFinite(to) || to < from) return 1;
   return Math.min(366, Math.round((to - from) / DAY_MS) + 1);
+}
+
+/**
+ * The slots the query offers now: from the availability cache when it holds an answer computed
+ * from the same store version that is still exact at `now`, else computed (and kept).
+ */
+async function offeredSlots(ctx: OperationContext, service: ServiceDef, fromMs: number, toMs: number, f: SlotFilters): Promise<SlotsView> {
+  const cache = ctx.env?.availability;
+  if (!cache) return uncachedView(await querySlots(ctx.tx, ctx.biz, service, fromMs, toMs, ctx.now, f));
+  // Read in the same snapshot as the claims and schedule changes computed from below.
+  const version = await ctx.tx.claims.version(candidateResourceIds(service));
+  const key = availabilityKey(service.id, fromMs, toMs, f.partySize, f.resourceId, f.locationId);
+  const hit = cache.view(key, version, ctx.now);
+  if (hit) return hit;
+  const computed = await computeSlots(ctx.tx, ctx.biz, service, fromMs, toMs, ctx.now, f, AHEAD_MS);
+  return cache.store(key, version, ctx.now, service, fromMs, toMs, computed);
 }
 
 export const queryAvailability = defineOperation({
@@ -81,16 +99,14 @@ export const queryAvailability = defineOperation({
       offset = c.o;
     }
     const limit = inp.limit ?? DEFAULT_LIMIT;
-    const slots = await querySlots(ctx.tx, ctx.biz, service, fromMs, toMs, ctx.now, {
-      partySize: inp.party_size ?? 1,
-      resourceId: inp.resource_id,
-      locationId: inp.location_id,
-    });
-    const page = slots.slice(offset, offset + limit);
+    const slots = await offeredSlots(ctx, service, fromMs, toMs, { partySize: inp.party_size ?? 1, resourceId: inp.resource_id, locationId: inp.location_id });
+    const page: Record<string, unknown>[] = [];
+    const make = (s: SlotCandidate) => presentSlot(s, ctx.biz, service, zone);
+    for (let i = offset; i < Math.min(offset + limit, slots.length); i++) page.push(slots.present(i, zone, make));
     const hasMore = offset + limit < slots.length;
     return ok({
       service_id: service.id,
-      slots: page.map((s) => presentSlot(s, ctx.biz, service, zone)),
+      slots: page,
       opening_hours: hoursOf(service, ctx.biz.resources),
       pagination: { cursor: hasMore ? encodeCursor({ o: offset + limit }) : null, has_more: hasMore },
     });

@@ -96,20 +96,48 @@ export async function querySlots(
   nowMs: number,
   f: SlotFilters,
 ): Promise<SlotCandidate[]> {
-  const claims = await loadClaims(tx, service, fromMs, toMs, nowMs);
+  return (await computeSlots(tx, biz, service, fromMs, toMs, nowMs, f)).slots;
+}
+
+/** Slots as `querySlots` computes them, with what a cache needs to know about how long they hold. */
+export interface ComputedSlots {
+  slots: SlotCandidate[];
+  /** The first instant after `nowMs` at which a claim read stops counting by itself (a hold or pending booking expiring); Infinity when none will. */
+  claimsChangeAtMs: number;
+}
+
+/**
+ * `querySlots`, also offering starts up to `aheadMs` past the booking window's far end (see
+ * SlotQuery.aheadMs), and saying when the claims it read change by the clock alone.
+ */
+export async function computeSlots(
+  tx: Tx,
+  biz: Business,
+  service: ServiceDef,
+  fromMs: number,
+  toMs: number,
+  nowMs: number,
+  f: SlotFilters,
+  aheadMs = 0,
+): Promise<ComputedSlots> {
+  const rows = await tx.claims.active(candidateResourceIds(service), fromMs - DAY_MS, toMs + DAY_MS, nowMs);
+  let claimsChangeAtMs = Infinity;
+  for (const r of rows) if (r.expires_at_ms !== null && r.expires_at_ms < claimsChangeAtMs) claimsChangeAtMs = r.expires_at_ms;
   const resources = await scheduledResources(tx, biz, candidateResourceIds(service));
-  return generateSlots({
+  const slots = generateSlots({
     service,
     resources,
     zone: biz.zone,
     fromMs,
     toMs,
     nowMs,
-    claims,
+    claims: rows.map(toClaim),
     partySize: f.partySize,
     resourceId: f.resourceId,
     locationId: f.locationId,
+    aheadMs,
   });
+  return { slots, claimsChangeAtMs };
 }
 
 export type SlotCheck =

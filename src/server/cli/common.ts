@@ -28,6 +28,8 @@ export const OPTIONS = {
   'admin-key': { type: 'string', multiple: true },
   'max-body-bytes': { type: 'string' },
   'event-retention-days': { type: 'string' },
+  'availability-cache-mb': { type: 'string' },
+  'no-availability-cache': { type: 'boolean' },
   'hold-ttl': { type: 'string' },
   'payment-ttl': { type: 'string' },
   'manual-confirmation-ttl': { type: 'string' },
@@ -163,6 +165,16 @@ export function securityOptions(flags: Flags): SecurityOptions {
   if (flags['no-rate-limit']) o.rateLimits = false;
   return o;
 }
+
+/** --availability-cache-mb in bytes (undefined: the default), 0 with --no-availability-cache. */
+export function availabilityCacheBytes(flags: Flags): number | undefined {
+  if (flags['no-availability-cache']) return 0;
+  const mb = intFlag(flags, 'availability-cache-mb', 0);
+  return mb === undefined ? undefined : mb * 1024 * 1024;
+}
+
+export const CACHE_HELP = `  --availability-cache-mb N   memory for computed availability answers reused while still exact (default 32; 0 = off)
+  --no-availability-cache     compute every availability query afresh`;
 
 export function webhookOptions(flags: Flags): NonNullable<ServerOptions['webhooks']> {
   const o: NonNullable<ServerOptions['webhooks']> = { retry: {} };

@@ -7,9 +7,11 @@ import {
   AUTH_HELP,
   ACCESS_HELP,
   BUSINESS_HELP,
+  CACHE_HELP,
   DB_HELP,
   LOG_HELP,
   SETTINGS_HELP,
+  availabilityCacheBytes,
   dbPath,
   loadBusiness,
   loggerFrom,
@@ -31,6 +33,7 @@ ${BUSINESS_HELP}
 Server:
 ${DB_HELP}
 ${ACCESS_HELP}
+${CACHE_HELP}
 
 ${AUTH_HELP}
 
@@ -52,7 +55,7 @@ async function run(flags: Flags): Promise<number> {
   const db = dbPath(flags, def);
   const log = loggerFrom(flags);
   const shutdownMs = shutdownTimeoutMs(flags);
-  const server = await createUspServer({ business: def, db, sandbox, adminKeys: flags['admin-key'], security: securityOptions(flags), log });
+  const server = await createUspServer({ business: def, db, sandbox, adminKeys: flags['admin-key'], security: securityOptions(flags), log, availabilityCacheBytes: availabilityCacheBytes(flags) });
   // Over stdio whoever launched the process is trusted to name the platform: a model never has to invent _meta.usp.profile.
   const platformProfile = flags['platform-profile'] ?? `${server.biz.publicUrl.replace(/\/$/, '')}${GENERIC_PROFILE_PATH}`;
   const problem = checkProfileUrl(platformProfile, sandbox || Boolean(flags['allow-loopback-profiles']));

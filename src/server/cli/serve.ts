@@ -6,10 +6,12 @@ import {
   AUTH_HELP,
   ACCESS_HELP,
   BUSINESS_HELP,
+  CACHE_HELP,
   DB_HELP,
   LOG_HELP,
   SETTINGS_HELP,
   UsageError,
+  availabilityCacheBytes,
   dbPath,
   shownDb,
   intFlag,
@@ -40,6 +42,7 @@ ${ACCESS_HELP}
   --max-body-bytes N          largest accepted request body (default 65536)
   --event-retention-days N    keep webhook events in the outbox this many days after they went out (default 7);
                               expired credentials are purged as they expire
+${CACHE_HELP}
   --tls-cert FILE --tls-key FILE   serve HTTPS directly with this PEM certificate and key
   --trust-proxy               behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host/For, refuse requests it did not mark https
   --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g. http://localhost:6274; repeatable
@@ -164,6 +167,7 @@ async function run(flags: Flags): Promise<number> {
     adminKeys: flags['admin-key'],
     maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
     ...retentionOptions(flags),
+    availabilityCacheBytes: availabilityCacheBytes(flags),
     security: securityOptions(flags),
     webhooks: webhookOptions(flags),
     trustProxy: flags['trust-proxy'],

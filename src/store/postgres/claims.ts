@@ -46,6 +46,12 @@ export function pgClaims(s: PgSession): ClaimRepo {
     async transfer(fromOwner, toOwner, expiresAtMs) {
       await s.query('UPDATE claims SET owner_id = $1, is_hold = FALSE, expires_at_ms = $2 WHERE owner_id = $3', [toOwner, expiresAtMs, fromOwner]);
     },
+    async version(resourceIds) {
+      if (resourceIds.length === 0) return 0;
+      // Bumped by triggers on claims and schedule_changes (migrations.ts).
+      const r = await s.rows('SELECT COALESCE(SUM(version), 0)::text AS v FROM resource_versions WHERE resource_id = ANY($1::text[])', [resourceIds]);
+      return Number(r[0].v);
+    },
     async setExpiry(ownerId, expiresAtMs) {
       await s.query('UPDATE claims SET expires_at_ms = $1 WHERE owner_id = $2', [expiresAtMs, ownerId]);
     },

@@ -289,4 +289,35 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   DROP INDEX IF EXISTS deliveries_due;
   CREATE INDEX IF NOT EXISTS credentials_expiry ON credentials (expires_ms);
   `,
+  // Availability versions: one counter per resource, bumped by triggers in the same transaction as
+  // every change to a claim or a run-time schedule change on it (whatever code writes the rows), so
+  // a cached availability answer is still right exactly while the counters of its resources are
+  // unchanged; a reader in another process sees the bump with the rows it describes. The triggers
+  // are deferred to COMMIT: the counter's row lock is then held only while the transaction commits,
+  // never while it goes on to wait for a resource's advisory lock (a cancellation that offers the
+  // freed place to the waitlist locks the slot's resources after removing its claims).
+  `
+  CREATE TABLE resource_versions (resource_id TEXT PRIMARY KEY, version BIGINT NOT NULL);
+  CREATE FUNCTION bump_resource_version() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      INSERT INTO resource_versions (resource_id, version) VALUES (NEW.resource_id, 1)
+        ON CONFLICT (resource_id) DO UPDATE SET version = resource_versions.version + 1;
+    ELSE
+      INSERT INTO resource_versions (resource_id, version) VALUES (OLD.resource_id, 1)
+        ON CONFLICT (resource_id) DO UPDATE SET version = resource_versions.version + 1;
+      IF TG_OP = 'UPDATE' THEN
+        IF NEW.resource_id <> OLD.resource_id THEN
+          INSERT INTO resource_versions (resource_id, version) VALUES (NEW.resource_id, 1)
+            ON CONFLICT (resource_id) DO UPDATE SET version = resource_versions.version + 1;
+        END IF;
+      END IF;
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE CONSTRAINT TRIGGER claims_version AFTER INSERT OR UPDATE OR DELETE ON claims
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bump_resource_version();
+  CREATE CONSTRAINT TRIGGER schedule_changes_version AFTER INSERT OR UPDATE OR DELETE ON schedule_changes
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bump_resource_version();
+  `,
 ];

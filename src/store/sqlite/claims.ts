@@ -14,6 +14,7 @@ export function sqliteClaims(s: Statements): ClaimRepo {
   const widen = s.prepare('UPDATE claim_span SET max_ms = ? WHERE id = 1 AND max_ms < ?');
   /** One statement per number of resources, prepared once. */
   const activeByCount = new Map<number, Statement>();
+  const versionByCount = new Map<number, Statement>();
   return {
     async active(resourceIds, fromMs, toMs, nowMs) {
       if (resourceIds.length === 0) return [];
@@ -50,6 +51,16 @@ export function sqliteClaims(s: Statements): ClaimRepo {
     },
     async purgeEnded(endedBeforeMs, nowMs) {
       return purge.run(endedBeforeMs, nowMs).changes;
+    },
+    async version(resourceIds) {
+      if (resourceIds.length === 0) return 0;
+      let stmt = versionByCount.get(resourceIds.length);
+      if (!stmt) {
+        // Bumped by triggers on claims and schedule_changes (migrations.ts).
+        stmt = s.prepare(`SELECT COALESCE(SUM(version), 0) AS v FROM resource_versions WHERE resource_id IN (${placeholders(resourceIds.length)})`);
+        versionByCount.set(resourceIds.length, stmt);
+      }
+      return Number((stmt.get(...resourceIds) as { v: number }).v);
     },
   };
 }

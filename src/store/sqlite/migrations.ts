@@ -302,4 +302,39 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   -- Retention: expired credentials are purged by expiry (the sweep), read from this index.
   CREATE INDEX credentials_expiry ON credentials (expires_ms);
   `,
+  // Availability versions: one counter per resource, bumped by triggers in the same transaction as
+  // every change to a claim or a run-time schedule change on it (whatever code writes the row), so
+  // a cached availability answer is still right exactly while the counters of its resources are
+  // unchanged. Only ever incremented: the sum over a service's resources changes whenever one does.
+  `
+  CREATE TABLE resource_versions (resource_id TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TRIGGER claims_version_ins AFTER INSERT ON claims BEGIN
+    INSERT INTO resource_versions (resource_id, version) VALUES (NEW.resource_id, 1)
+      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
+  END;
+  CREATE TRIGGER claims_version_del AFTER DELETE ON claims BEGIN
+    INSERT INTO resource_versions (resource_id, version) VALUES (OLD.resource_id, 1)
+      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
+  END;
+  CREATE TRIGGER claims_version_upd AFTER UPDATE ON claims BEGIN
+    INSERT INTO resource_versions (resource_id, version) VALUES (OLD.resource_id, 1)
+      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
+    INSERT INTO resource_versions (resource_id, version) SELECT NEW.resource_id, 1 WHERE NEW.resource_id <> OLD.resource_id
+      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
+  END;
+  CREATE TRIGGER schedule_changes_version_ins AFTER INSERT ON schedule_changes BEGIN
+    INSERT INTO resource_versions (resource_id, version) VALUES (NEW.resource_id, 1)
+      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
+  END;
+  CREATE TRIGGER schedule_changes_version_del AFTER DELETE ON schedule_changes BEGIN
+    INSERT INTO resource_versions (resource_id, version) VALUES (OLD.resource_id, 1)
+      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
+  END;
+  CREATE TRIGGER schedule_changes_version_upd AFTER UPDATE ON schedule_changes BEGIN
+    INSERT INTO resource_versions (resource_id, version) VALUES (OLD.resource_id, 1)
+      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
+    INSERT INTO resource_versions (resource_id, version) SELECT NEW.resource_id, 1 WHERE NEW.resource_id <> OLD.resource_id
+      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
+  END;
+  `,
 ];
