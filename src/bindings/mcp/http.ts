@@ -169,7 +169,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     // The body is read once, here: its exact bytes ride along as evidence (RFC 9421 signatures and
     // bearer keys are checked below the door, the same as on REST), and its parse is handed to the
     // SDK, which would otherwise read it twice more (the era check and the transport).
-    const { req, parsedBody, authInfo } = await readPost(c.req.raw, addressOf(c));
+    const { req, parsedBody, authInfo } = await readPost(c.req.raw, addressOf(c), (c.env as { mcpBody?: McpBody } | undefined)?.mcpBody);
     if (!(await isLegacyRequest(req, parsedBody))) return restoreInResponse(await modern.fetch(req, { authInfo, parsedBody }));
 
     const sid = req.headers.get('mcp-session-id');
@@ -260,24 +260,36 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
   };
 }
 
-/**
- * A request's body, read once: its bytes as evidence for authentication and its JSON for the SDK
- * (`parsedBody`, so neither the era check nor the transport reads it again). A body that is empty or
- * not JSON is left to the SDK to refuse as it always has: the request handed on then carries the
- * same bytes.
- */
-async function readPost(req: Request, clientAddress: string | undefined): Promise<{ req: Request; parsedBody: unknown; authInfo: AuthInfo }> {
-  if (req.method !== 'POST') return { req, parsedBody: undefined, authInfo: authInfoFor(req, new Uint8Array(0), clientAddress) };
-  const body = new Uint8Array(await req.arrayBuffer());
-  const authInfo = authInfoFor(req, body, clientAddress);
-  let parsedBody: unknown;
+/** A POST body as the MCP door reads it: its exact bytes, and its JSON (undefined when empty or not JSON). */
+export interface McpBody {
+  bytes: Uint8Array;
+  parsed: unknown;
+}
+
+/** Read a POST body once (the host's OAuth gate reads it here too, and hands it on in the door's env). */
+export async function readMcpBody(req: Request): Promise<McpBody> {
+  const bytes = new Uint8Array(await req.arrayBuffer());
+  let parsed: unknown;
   try {
-    parsedBody = body.byteLength === 0 ? undefined : JSON.parse(new TextDecoder().decode(body));
+    parsed = bytes.byteLength === 0 ? undefined : JSON.parse(new TextDecoder().decode(bytes));
   } catch {
-    parsedBody = undefined;
+    parsed = undefined;
   }
-  if (parsedBody !== undefined) return { req, parsedBody, authInfo };
-  return { req: new Request(req.url, { method: 'POST', headers: req.headers, body }), parsedBody: undefined, authInfo };
+  return { bytes, parsed };
+}
+
+/**
+ * A request's body, read once (or as already read, `pre`): its bytes as evidence for
+ * authentication and its JSON for the SDK (`parsedBody`, so neither the era check nor the transport
+ * reads it again). A body that is empty or not JSON is left to the SDK to refuse as it always has:
+ * the request handed on then carries the same bytes.
+ */
+async function readPost(req: Request, clientAddress: string | undefined, pre?: McpBody): Promise<{ req: Request; parsedBody: unknown; authInfo: AuthInfo }> {
+  if (req.method !== 'POST') return { req, parsedBody: undefined, authInfo: authInfoFor(req, new Uint8Array(0), clientAddress) };
+  const { bytes, parsed } = pre ?? (await readMcpBody(req));
+  const authInfo = authInfoFor(req, bytes, clientAddress);
+  if (parsed !== undefined) return { req, parsedBody: parsed, authInfo };
+  return { req: new Request(req.url, { method: 'POST', headers: req.headers, body: bytes }), parsedBody: undefined, authInfo };
 }
 
 function authInfoFor(req: Request, body: Uint8Array, clientAddress: string | undefined): AuthInfo {
