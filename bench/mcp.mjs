@@ -104,7 +104,8 @@ export async function run({ quick, cpuProf }) {
 
   // ---- stdio ---------------------------------------------------------------------------------
   {
-    const realT = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'], cwd: ROOT, stderr: 'pipe' });
+    const prof = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [];
+    const realT = new StdioClientTransport({ command: process.execPath, args: [...prof, join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'], cwd: ROOT, stderr: 'pipe' });
     realT.stderr?.on('data', () => undefined);
     const real = await connect(realT);
     const list = tools(nyDate(Date.now(), 1));
