@@ -5,7 +5,8 @@
  *
  *   { kind: 'usp', business: 'demo' | { staff, interval, duration, maxAdvanceDays }, db?: string, availabilityCacheBytes?: number }
  *   { kind: 'rest-floor' }   a bare Hono app answering static JSON bodies (set over IPC)
- *   { kind: 'mcp-floor' }    the bare SDK echo server over Streamable HTTP (bench/mcp-floor.mjs)
+ *   { kind: 'mcp-floor' }    the bare SDK floors over Streamable HTTP (bench/mcp-floor.mjs): echo, and
+ *                            the same-payload tools (results set over IPC with `set-payloads`)
  *
  * It reports over IPC: `ready` with its URL, and answers `memory` (peak RSS since the last
  * `reset-peak`: the kernel's VmHWM on Linux, the kernel's lifetime peak, and CPU time used so far), `audit`
@@ -84,6 +85,11 @@ const handlers = {
   },
   'set-bodies': (msg) => {
     floorBodies = msg.bodies;
+    return { ok: true };
+  },
+  'set-payloads': async (msg) => {
+    const { setFloorPayloads } = await import('./mcp-floor.mjs');
+    setFloorPayloads(msg.payloads);
     return { ok: true };
   },
   gc: () => {

@@ -48,7 +48,8 @@ export interface OAuthDoor {
    * Run by the MCP door before MCP sees a POST /mcp: the 401 challenge for a privileged tool call
    * with no credential (or an unknown token); undefined lets MCP answer.
    */
-  mcpGate(req: Request): Promise<Response | undefined>;
+  /** `read`: the request's JSON body as the MCP door already parsed it (undefined when not JSON); read from a clone without it. */
+  mcpGate(req: Request, read?: { body: unknown }): Promise<Response | undefined>;
   /** The profile URL a client without one acts under. */
   genericProfileUrl(): string;
   /** RFC 9728 metadata URL for a door's resource. */
@@ -433,7 +434,7 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
       },
     });
   };
-  const mcpGate = async (req: Request): Promise<Response | undefined> => {
+  const mcpGate = async (req: Request, read?: { body: unknown }): Promise<Response | undefined> => {
     // RFC 9421 signatures are a credential of their own, checked below the door.
     if (req.headers.has('signature-input') || req.headers.has('signature')) return undefined;
     const authz = req.headers.get('authorization');
@@ -449,10 +450,15 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
       }
     }
     let body: unknown;
-    try {
-      body = await req.clone().json();
-    } catch {
-      return undefined;
+    if (read) {
+      if (read.body === undefined) return undefined;
+      body = read.body;
+    } else {
+      try {
+        body = await req.clone().json();
+      } catch {
+        return undefined;
+      }
     }
     for (const msg of Array.isArray(body) ? body : [body]) {
       const m = msg as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: { _meta?: { usp?: { authorization?: unknown; profile?: unknown; correlation_id?: unknown } } } } } | null;

@@ -7,7 +7,7 @@ import type { Hono } from 'hono';
 import { createBuyerPages, isPageRequest, pageRefusal } from '../bindings/pages/index.js';
 import { createDashboard, dashboardRefusal, isDashboardRequest, type DashboardSessions } from '../bindings/dashboard/index.js';
 import { problemResponse } from '../bindings/rest/index.js';
-import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse } from '../bindings/mcp/index.js';
+import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse, readMcpBody } from '../bindings/mcp/index.js';
 import type { Pipeline } from '../operations/index.js';
 import type { OAuthDoor } from '../oauth/index.js';
 import { underPaths, type Door } from './host.js';
@@ -33,8 +33,11 @@ export function mcpDoor(app: Hono, oauth?: OAuthDoor): Door {
     claims: underPaths(...MCP_HTTP_PATHS),
     fetch: async (req, env) => {
       if (oauth && req.method === 'POST' && new URL(req.url).pathname === '/mcp') {
-        const challenge = await oauth.mcpGate(req);
+        // The body is read once, for the gate and the door alike (the door takes it from its env).
+        const body = await readMcpBody(req);
+        const challenge = await oauth.mcpGate(req, { body: body.parsed });
         if (challenge) return challenge;
+        return app.fetch(req, { ...env, mcpBody: body });
       }
       return app.fetch(req, env);
     },

@@ -5,7 +5,7 @@
  *
  * Buyer personal data never reaches the sink. Two nets, both applied to every line whoever wrote it:
  * - members named for personal data (`buyer`, `email`, `first_name`, `phone_number`, `delivery_address`,
- *   ...) are replaced by `[redacted]` at any depth (pino's `redact` paths catch the usual places first);
+ *   ...) are replaced by `[redacted]` at any depth;
  * - every other string is scrubbed of anything shaped like an e-mail address or a phone number, for
  *   free text (notes, error messages, URLs) that may quote one.
  */
@@ -94,8 +94,8 @@ export function createLogger(opts: LoggerOptions = {}): ServerLogger {
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      // The first net: the places personal data usually rides. scrub() below catches every other depth.
-      redact: { paths: ['buyer', 'input.buyer', '*.buyer', '*.email', '*.phone_number', '*.first_name', '*.last_name'], censor: REDACTED },
+      // No pino `redact` paths: every member they named is in PII_KEYS, which scrub() below replaces
+      // at any depth before pino sees the line, and its wildcard paths cost ~14 µs on every line.
       hooks: {
         logMethod(args, method) {
           // Every call passes (fields, msg) — see below — so both are scrubbed before pino sees them.

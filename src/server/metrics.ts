@@ -50,6 +50,7 @@ export function createMetrics(deps: {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  const perCall = new Map<string, { calls: { inc(): void }; duration: { observe(v: number): void } }>();
   const refusals = new Counter({ name: 'usp_rate_limit_refusals_total', help: 'Calls refused with rate_limited, by door and operation.', labelNames: ['door', 'operation'], registers: [registry] });
   const attempts = new Counter({ name: 'usp_webhook_delivery_attempts_total', help: 'Webhook delivery attempts recorded, by result (delivered, retry, failed, canceled, skipped).', labelNames: ['result'], registers: [registry] });
   new Gauge({ name: 'usp_mcp_sessions', help: 'MCP sessions open in this process (stdio and HTTP).', registers: [registry], collect() { this.set(deps.sessions()); } });
@@ -106,9 +107,16 @@ export function createMetrics(deps: {
     registry,
     contentType: registry.contentType,
     recordCall(call) {
-      const labels = { door: call.door, operation: call.operation, outcome: call.outcome };
-      calls.inc(labels);
-      duration.observe(labels, call.duration_ms / 1000);
+      // The label values are closed sets (door, operation, outcome code), so one pair of children
+      // per combination is kept: prom-client hashes the label object on every call otherwise.
+      const key = `${call.door}\u0000${call.operation}\u0000${call.outcome}`;
+      let series = perCall.get(key);
+      if (!series) {
+        const labels = { door: call.door, operation: call.operation, outcome: call.outcome };
+        perCall.set(key, (series = { calls: calls.labels(labels), duration: duration.labels(labels) }));
+      }
+      series.calls.inc();
+      series.duration.observe(call.duration_ms / 1000);
       if (call.outcome === 'rate_limited') refusals.inc({ door: call.door, operation: call.operation });
     },
     recordAttempt(result) {

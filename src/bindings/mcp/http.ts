@@ -166,11 +166,11 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
   };
 
   app.all('/mcp', async (c) => {
-    const req = c.req.raw;
-    // The exact bytes and headers ride along so RFC 9421 signatures and bearer keys are checked
-    // below the door, the same as on REST.
-    const authInfo = await evidenceFor(req, addressOf(c));
-    if (!(await isLegacyRequest(req))) return restoreInResponse(await modern.fetch(req, { authInfo }));
+    // The body is read once, here: its exact bytes ride along as evidence (RFC 9421 signatures and
+    // bearer keys are checked below the door, the same as on REST), and its parse is handed to the
+    // SDK, which would otherwise read it twice more (the era check and the transport).
+    const { req, parsedBody, authInfo } = await readPost(c.req.raw, addressOf(c), (c.env as { mcpBody?: McpBody } | undefined)?.mcpBody);
+    if (!(await isLegacyRequest(req, parsedBody))) return restoreInResponse(await modern.fetch(req, { authInfo, parsedBody }));
 
     const sid = req.headers.get('mcp-session-id');
     if (sid) {
@@ -178,7 +178,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
       if (!live) return jsonError(404, -32001, 'Session not found; initialize a new session.');
       live.lastSeen = Date.now();
       live.used = true;
-      const res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req, { authInfo });
+      const res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req, { authInfo, parsedBody });
       if (req.method === 'GET' && res.ok && live.queue) {
         const pending = live.queue;
         live.queue = null;
@@ -191,9 +191,12 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     const full = overCap(address);
     if (full) return full;
     const id = randomUUID();
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: () => void sessions.get(id)?.close() });
+    // Responses to POSTs go out as one application/json body (the Streamable HTTP spec lets the
+    // server choose it over an SSE stream): a tool call sends nothing before its result, and what a
+    // session is told unasked (notifications) goes on its GET stream, never on a POST's response.
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: () => void sessions.get(id)?.close(), enableJsonResponse: true });
     const live = await openSession(id, transport, address, { messages: 1, queue: [] });
-    const res = await transport.handleRequest(req, { authInfo });
+    const res = await transport.handleRequest(req, { authInfo, parsedBody });
     if (!res.ok) await live.close();
     return res;
   });
@@ -257,10 +260,36 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
   };
 }
 
-/** The request as evidence for authentication (its body read from a clone; the transport reads the original). */
-async function evidenceFor(req: Request, clientAddress: string | undefined): Promise<AuthInfo> {
-  const body = req.method === 'POST' ? new Uint8Array(await req.clone().arrayBuffer()) : new Uint8Array(0);
-  return authInfoFor(req, body, clientAddress);
+/** A POST body as the MCP door reads it: its exact bytes, and its JSON (undefined when empty or not JSON). */
+export interface McpBody {
+  bytes: Uint8Array;
+  parsed: unknown;
+}
+
+/** Read a POST body once (the host's OAuth gate reads it here too, and hands it on in the door's env). */
+export async function readMcpBody(req: Request): Promise<McpBody> {
+  const bytes = new Uint8Array(await req.arrayBuffer());
+  let parsed: unknown;
+  try {
+    parsed = bytes.byteLength === 0 ? undefined : JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    parsed = undefined;
+  }
+  return { bytes, parsed };
+}
+
+/**
+ * A request's body, read once (or as already read, `pre`): its bytes as evidence for
+ * authentication and its JSON for the SDK (`parsedBody`, so neither the era check nor the transport
+ * reads it again). A body that is empty or not JSON is left to the SDK to refuse as it always has:
+ * the request handed on then carries the same bytes.
+ */
+async function readPost(req: Request, clientAddress: string | undefined, pre?: McpBody): Promise<{ req: Request; parsedBody: unknown; authInfo: AuthInfo }> {
+  if (req.method !== 'POST') return { req, parsedBody: undefined, authInfo: authInfoFor(req, new Uint8Array(0), clientAddress) };
+  const { bytes, parsed } = pre ?? (await readMcpBody(req));
+  const authInfo = authInfoFor(req, bytes, clientAddress);
+  if (parsed !== undefined) return { req, parsedBody: parsed, authInfo };
+  return { req: new Request(req.url, { method: 'POST', headers: req.headers, body: bytes }), parsedBody: undefined, authInfo };
 }
 
 function authInfoFor(req: Request, body: Uint8Array, clientAddress: string | undefined): AuthInfo {

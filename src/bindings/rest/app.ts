@@ -5,7 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { parseDictionary } from 'structured-headers';
-import { OPERATIONS, ProtocolError, correlationIdOf, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
+import { OPERATIONS, ProtocolError, correlationIdOf, type HttpEvidence, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
 import { REST_ERRORS, problemBody } from './problems.js';
 
 export interface RestAppOptions {
@@ -28,14 +28,6 @@ const JSON_TYPE = 'application/json';
 
 export function createRestApp(opts: RestAppOptions): Hono {
   const app = new Hono();
-
-  app.use('*', async (c, next) => {
-    // The caller's id (or a fresh one) rides into the pipeline's logs; the host chose it and puts
-    // it on the response (src/server/host.ts).
-    const correlationId = (c.env as { correlationId?: string } | undefined)?.correlationId ?? correlationIdOf(c.req.header('usp-correlation-id'));
-    c.set('correlationId' as never, correlationId as never);
-    await next();
-  });
 
   app.get('/.well-known/usp', (c) => {
     c.header('Cache-Control', `public, max-age=${Math.max(60, opts.profileMaxAge ?? 300)}`);
@@ -124,9 +116,31 @@ async function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): 
     profile: parseAgent(c.req.header('usp-agent')),
     idempotencyKey: c.req.header('idempotency-key') ?? null,
     ifMatch: c.req.header('if-match') ?? null,
-    correlationId: c.get('correlationId' as never) as string | undefined,
+    correlationId: correlationOf(c),
     // The exact bytes and headers: signatures, digests and DPoP proofs are checked below the door.
-    presented: { binding: 'rest', http: { method: c.req.method, url: publicUrl(c, opts), headers, body: raw, clientAddress: opts.clientAddress?.(c) } },
+    presented: { binding: 'rest', http: evidence(c, opts, headers, raw) },
+  };
+}
+
+/**
+ * The caller's id (or a fresh one) rides into the pipeline's logs: the host chose it and puts it on
+ * the response (src/server/host.ts); in-process, without the host, the door reads it itself.
+ */
+function correlationOf(c: Context): string {
+  return (c.env as { correlationId?: string } | undefined)?.correlationId ?? correlationIdOf(c.req.header('usp-correlation-id'));
+}
+
+/** The request as evidence; its URL is worked out only when a signature or a proof asks for it. */
+function evidence(c: Context, opts: RestAppOptions, headers: Record<string, string>, body: Uint8Array): HttpEvidence {
+  let url: string | undefined;
+  return {
+    method: c.req.method,
+    get url() {
+      return (url ??= publicUrl(c, opts));
+    },
+    headers,
+    body,
+    clientAddress: opts.clientAddress?.(c),
   };
 }
 
@@ -142,9 +156,24 @@ function publicUrl(c: Context, opts: RestAppOptions): string {
   return url.toString();
 }
 
+/** Parsed USP-Agent values by header string: a platform sends the same one on every call. */
+const agents = new Map<string, string | null>();
+/** Distinct USP-Agent strings remembered (the oldest is forgotten first); a refused one is never kept. */
+const MAX_AGENTS = 256;
+
 /** USP-Agent is an RFC 8941 dictionary: `profile="https://..."`. */
 export function parseAgent(header: string | undefined): string | null {
-  if (header === undefined || header.trim() === '') return null;
+  if (header === undefined) return null;
+  const known = agents.get(header);
+  if (known !== undefined) return known;
+  const profile = parseAgentOnce(header);
+  if (agents.size >= MAX_AGENTS) agents.delete(agents.keys().next().value!);
+  agents.set(header, profile);
+  return profile;
+}
+
+function parseAgentOnce(header: string): string | null {
+  if (header.trim() === '') return null;
   let dict;
   try {
     dict = parseDictionary(header);
