@@ -134,3 +134,13 @@ describe('reschedule from the booking page', () => {
     expect((await admin('GET', `/admin/bookings/${booking.id}`)).body.booking.slot.id).toBe(booking.slot.id);
   });
 });
+
+describe('calls made from the dashboard are reported as its own door', () => {
+  it('/metrics counts the Today page's calls under door="dashboard", none under cli', async () => {
+    const s = await signIn();
+    expect((await s.get('/admin')).status).toBe(200);
+    const text = await (await fetch(`${t.url}/metrics`)).text();
+    expect(text).toMatch(/usp_calls_total\{[^}]*door="dashboard"[^}]*operation="get_day_figures"[^}]*\} [1-9]/);
+    expect(text).not.toMatch(/usp_calls_total\{[^}]*door="cli"/);
+  });
+});

@@ -107,6 +107,7 @@ export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardS
     pipeline.execute(operationForDashboard(action), {
       input,
       trustedCaller: { principal: 'business', profile: null, business: true, authenticated: true, actor: `user:${c.get('session').email}` },
+      door: 'dashboard',
       correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
     });
   const view = (c: Context<Env>, title: string, current: string, main: string, status = 200) =>
