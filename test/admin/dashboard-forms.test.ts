@@ -136,7 +136,7 @@ describe('reschedule from the booking page', () => {
 });
 
 describe('calls made from the dashboard are reported as its own door', () => {
-  it('/metrics counts the Today page's calls under door="dashboard", none under cli', async () => {
+  it('/metrics counts the Today page calls under door="dashboard", none under cli', async () => {
     const s = await signIn();
     expect((await s.get('/admin')).status).toBe(200);
     const text = await (await fetch(`${t.url}/metrics`)).text();
