@@ -3,7 +3,7 @@
  * share an event loop (or a core, on the 2-core bench machine). Started by lib.mjs `startChild`
  * with one JSON argument:
  *
- *   { kind: 'usp', business: 'demo' | { staff, interval, duration, maxAdvanceDays }, db?: string }
+ *   { kind: 'usp', business: 'demo' | { staff, interval, duration, maxAdvanceDays }, db?: string, mcpSessions?: { maxSessions, ... } }
  *   { kind: 'rest-floor' }   a bare Hono app answering static JSON bodies (set over IPC)
  *   { kind: 'mcp-floor' }    the bare SDK echo server over Streamable HTTP (bench/mcp-floor.mjs)
  *
@@ -89,6 +89,15 @@ const handlers = {
   gc: () => {
     globalThis.gc?.();
     return { rss: process.memoryUsage.rss() };
+  },
+  /** Heap and RSS after full collections (the child runs with --expose-gc). */
+  'settled-memory': async () => {
+    for (let i = 0; i < 3; i++) {
+      globalThis.gc?.();
+      await new Promise((r) => setImmediate(r));
+    }
+    const m = process.memoryUsage();
+    return { gc: typeof globalThis.gc === 'function', heapUsed: m.heapUsed, rss: m.rss, external: m.external, arrayBuffers: m.arrayBuffers };
   },
   audit: async () => auditBookings(),
   seed: async (msg) => seedBookings(msg),
@@ -270,6 +279,8 @@ async function main() {
       sweepIntervalMs: 0,
       // The benchmark measures throughput from 64 clients on one address: rate limits off (--no-rate-limit).
       security: { rateLimits: false },
+      // The session-memory benchmark opens 1,000 sessions from one address: caps raised by the caller.
+      ...(config.mcpSessions ? { mcpSessions: config.mcpSessions } : {}),
     });
     url = await usp.listen(0, '127.0.0.1');
   } else if (config.kind === 'rest-floor') {

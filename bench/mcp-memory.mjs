@@ -1,0 +1,129 @@
+/**
+ * Benchmark 7: server memory per idle MCP session (2025-era protocol, Streamable HTTP).
+ *
+ * The server runs in its own process (bench/server-child.mjs, demo business, --expose-gc, session
+ * caps raised so that one address may hold them all). Each session is what an SDK client leaves
+ * behind when it connects and then waits: `initialize`, then `notifications/initialized`, then
+ * nothing. The heap is measured after full collections at 0, 100 and 1,000 open sessions (the
+ * figure per session is the delta divided by the count), RSS beside it; then every session is ended
+ * (DELETE /mcp) and the heap measured again, so that a leak shows as memory not given back.
+ *
+ * The SDK floor (bench/mcp-floor.mjs: the bare low-level Server with one tool) is measured the same
+ * way, for what the SDK itself costs per session. USP_BENCH_BASE_DIST=/path/to/an/older/dist adds
+ * that build, for a before/after.
+ * --quick: 20 and 100 sessions.
+ */
+import { fmt, startChild } from './lib.mjs';
+
+/** Target: what one idle session may cost the server, in bytes of heap. */
+const TARGET_BYTES_PER_SESSION = 20 * 1024;
+const PROTOCOL = '2025-06-18';
+const ACCEPT = 'application/json, text/event-stream';
+
+/** One idle session: initialize, the initialized notification; returns its id. */
+async function openSession(url) {
+  const init = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ACCEPT },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'usp-bench-memory', version: '1.0.0' } } }),
+  });
+  const text = await init.text();
+  const id = init.headers.get('mcp-session-id');
+  if (!init.ok || !id || !text.includes('"protocolVersion"')) throw new Error(`mcpmem: initialize failed (${init.status}): ${text.slice(0, 300)}`);
+  const note = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  await note.arrayBuffer();
+  if (note.status !== 202) throw new Error(`mcpmem: notifications/initialized answered ${note.status}`);
+  return id;
+}
+
+async function endSession(url, id) {
+  const res = await fetch(`${url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL } });
+  await res.arrayBuffer();
+  if (!res.ok) throw new Error(`mcpmem: DELETE answered ${res.status}`);
+}
+
+/** Open sessions until `ids` holds `n`, a few at a time. */
+async function openUpTo(url, ids, n) {
+  while (ids.length < n) {
+    const batch = Math.min(8, n - ids.length);
+    ids.push(...(await Promise.all(Array.from({ length: batch }, () => openSession(url)))));
+  }
+}
+
+/** The memory curve of one build: settled heap and RSS at each count of open sessions. */
+async function measure(counts, { dist, floor }) {
+  const most = counts[counts.length - 1];
+  const config = floor ? { kind: 'mcp-floor' } : { kind: 'usp', business: 'demo', mcpSessions: { maxSessions: most + 100, maxSessionsPerAddress: most + 100 } };
+  const server = await startChild(config, { execArgv: ['--expose-gc'], env: dist ? { USP_BENCH_DIST: dist } : {} });
+  try {
+    const settled = () => server.rpc('settled-memory');
+    // Warm up: the first sessions load code and build what is built once per process.
+    const warm = [];
+    await openUpTo(server.url, warm, 50);
+    for (const id of warm) await endSession(server.url, id);
+    const zero = await settled();
+    if (!zero.gc) throw new Error('mcpmem: the server child has no gc() (--expose-gc)');
+    const ids = [];
+    const points = [];
+    let prev = { n: 0, m: zero };
+    for (const n of counts) {
+      await openUpTo(server.url, ids, n);
+      const m = await settled();
+      // Average from no sessions, and marginal from the previous count (code compiled while the
+      // first sessions were served, and other one-off growth, falls out of the marginal figure).
+      const step = n - prev.n;
+      points.push({ n, heap: (m.heapUsed - zero.heapUsed) / n, rss: (m.rss - zero.rss) / n, marginalHeap: (m.heapUsed - prev.m.heapUsed) / step, marginalRss: (m.rss - prev.m.rss) / step, from: prev.n });
+      prev = { n, m };
+    }
+    // Every session ended, then the same number opened and ended again: what the first cycle
+    // leaves is mostly compiled code; a second cycle that leaves more again is a leak.
+    for (const id of ids.splice(0)) await endSession(server.url, id);
+    const first = await settled();
+    await openUpTo(server.url, ids, most);
+    for (const id of ids.splice(0)) await endSession(server.url, id);
+    const second = await settled();
+    return { points, leftAfterClose: first.heapUsed - zero.heapUsed, secondCycle: second.heapUsed - first.heapUsed, zero };
+  } finally {
+    await server.stop();
+  }
+}
+
+const kb = (bytes) => `${fmt(bytes / 1024, 1)} KB`;
+
+export async function run({ quick }) {
+  const counts = quick ? [20, 100] : [100, 1000];
+  const builds = [{ name: 'this build' }];
+  if (process.env.USP_BENCH_BASE_DIST) builds.push({ name: 'previous build', dist: process.env.USP_BENCH_BASE_DIST });
+  builds.push({ name: 'SDK floor', floor: true });
+  const results = [];
+  for (const b of builds) results.push({ ...b, ...(await measure(counts, b)) });
+
+  const rows = results.flatMap((r) => r.points.map((p) => [r.name, String(p.n), kb(p.heap), kb(p.rss), `${kb(p.marginalHeap)} (${p.from}→${p.n})`, kb(p.marginalRss)]));
+  const closedRows = results.map((r) => [r.name, kb(r.leftAfterClose), kb(r.secondCycle)]);
+  const mine = results[0].points[results[0].points.length - 1];
+  const sections = [
+    { caption: 'Server memory per idle session (delta from no sessions, after full GC, divided by the count)', header: ['build', 'sessions', 'heap / session', 'RSS / session', 'marginal heap / session', 'marginal RSS / session'], rows },
+    { caption: `Heap left after ending every session (DELETE /mcp): after the first cycle against no sessions, and what a second open-and-end cycle adds`, header: ['build', 'left after first cycle', 'added by a second cycle'], rows: closedRows },
+  ];
+  const notes = [
+    'SDK floor: the bare low-level SDK Server with one echo tool, one transport per session, in a plain Hono app (bench/mcp-floor.mjs): what the SDK itself costs per session.',
+    `Each session: initialize (protocol ${PROTOCOL}) and notifications/initialized over Streamable HTTP, then idle (no GET stream, no calls). The server runs with --expose-gc; every figure is taken after three full collections, from a baseline after 50 warm-up sessions were opened and ended. RSS per session is noisier than heap (the allocator keeps pages).`,
+  ];
+  const floor = results[results.length - 1].points[results[results.length - 1].points.length - 1];
+  notes.push(`This build adds ${kb(mine.marginalHeap - floor.marginalHeap)} of heap per idle session over the SDK floor (${kb(mine.marginalHeap)} against ${kb(floor.marginalHeap)}).`);
+  if (results.length > 2) {
+    const base = results[1].points[results[1].points.length - 1];
+    notes.push(`Between ${mine.from} and ${mine.n} sessions this build adds ${fmt(mine.marginalHeap / base.marginalHeap, 2)}× the heap per session of the previous build (${kb(mine.marginalHeap)} against ${kb(base.marginalHeap)}); from no sessions, ${fmt(mine.heap / base.heap, 2)}× (${kb(mine.heap)} against ${kb(base.heap)}).`);
+  }
+  return {
+    id: 'mcpmem',
+    title: '7. Memory per idle MCP session',
+    sections,
+    notes,
+    targets: [{ name: `Heap per idle MCP session at ${mine.n} sessions`, target: '< 20 KB', value: kb(mine.heap), ok: mine.heap < TARGET_BYTES_PER_SESSION }],
+  };
+}
