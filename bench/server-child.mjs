@@ -3,7 +3,7 @@
  * share an event loop (or a core, on the 2-core bench machine). Started by lib.mjs `startChild`
  * with one JSON argument:
  *
- *   { kind: 'usp', business: 'demo' | { staff, interval, duration, maxAdvanceDays }, db?: string, mcpSessions?: { maxSessions, ... } }
+ *   { kind: 'usp', business: 'demo' | { staff, interval, duration, maxAdvanceDays }, db?: string, mcpSessions?: { maxSessions, ... }, connections?: { maxConnections, ... } }
  *   { kind: 'rest-floor' }   a bare Hono app answering static JSON bodies (set over IPC)
  *   { kind: 'mcp-floor' }    the bare SDK echo server over Streamable HTTP (bench/mcp-floor.mjs)
  *
@@ -281,6 +281,7 @@ async function main() {
       security: { rateLimits: false },
       // The session-memory benchmark opens 1,000 sessions from one address: caps raised by the caller.
       ...(config.mcpSessions ? { mcpSessions: config.mcpSessions } : {}),
+      ...(config.connections ? { connections: config.connections } : {}),
     });
     url = await usp.listen(0, '127.0.0.1');
   } else if (config.kind === 'rest-floor') {
