@@ -26,4 +26,12 @@ export const ANALYSIS = [
   '**PoP verification: 1.3× a bare Ed25519 verify.** The verify itself is ~80%; the rest is two base64url JSON decodes, the compact-form check, the RFC 7638 thumbprint and the claim checks; the JCS argument digest of a 1 KB call adds ~0.1×.',
   '',
   '**Client side (not ours).** The v2 SDK\'s `StreamableHTTPClientTransport` leaks one abort listener per request (`MaxListenersExceededWarning` after 1,500 calls). Both usp-server and the floor are measured through it.',
+  "",
+  "### MCP sessions: memory per idle session (2026-12-01)",
+  "",
+  "**Measured** (`node bench/run.mjs --only=mcpmem`, benchmark 8: heap after full collections in a server child run with `--expose-gc`, sessions that sent `initialize` and `notifications/initialized` and then nothing): 9.5 KB of heap per idle session at 1,000 sessions, 9.3 KB marginal between 100 and 1,000; the previous build 10–11 KB (0.83–0.89× across runs, three interleaved rounds each, median shown); the SDK's own floor (the bare low-level `Server` with one tool, bench/mcp-floor.mjs) 6.8 KB. The 20 KB target is met. RSS per session moves between 9 and 23 KB from run to run (the allocator keeps pages) and is not compared.",
+  "",
+  "**What was shared** (see DECISIONS, \"MCP sessions: memory\"): the `Server` options, the `tools/list` answer and the fixed resource answers are built once per door; a session's routing sets are created on first use; an HTTP session is a class instance, with no closures of ours. What remains above the floor is the SDK's cost of each handler we register (about 0.4 KB each, seven of them); the floor itself is the SDK's per-connection `Server` (3.9 KB), transport and negotiated state.",
+  "",
+  "**Missed: an idle session with its GET stream open** (what the SDK clients leave): 28 KB of heap, 37 KB RSS. The 18–19 KB over the session itself is the open HTTP response (socket, Node request and response, `@hono/node-server`'s request and response wrappers, the web-stream pump, the SDK's keep-alive timer), not MCP state; reducing it means serving that stream closer to Node.",
 ];
