@@ -135,7 +135,10 @@ export function createHost(opts: HostOptions): HostApp {
     const max = d.maxBodyBytes ?? opts.maxBodyBytes;
     limits.set(d, bodyLimit({ maxSize: max, onError: (c) => d.refuse(c.req.raw, 413, new ProtocolError('payload_too_large', `Request bodies are limited to ${max} bytes.`)) }));
   }
-  app.use('*', (c, next) => limits.get(c.get('door'))!(c, next));
+  // A GET or HEAD request never carries a body here (the Node adapter gives it none), so the limit has
+  // nothing to check; asking for its body would build the full Request object, which an open SSE
+  // stream (MCP's GET) then keeps for its whole life (about 3.5 KB per idle session).
+  app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limits.get(c.get('door'))!(c, next)));
   app.all('*', (c) => c.get('door').fetch(c.req.raw, { ...(c.env as object), correlationId: c.get('correlationId') }));
   app.onError((err, c) => {
     opts.log?.error('unexpected HTTP failure', { error: String(err), path: c.req.path });
