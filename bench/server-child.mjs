@@ -3,7 +3,7 @@
  * share an event loop (or a core, on the 2-core bench machine). Started by lib.mjs `startChild`
  * with one JSON argument:
  *
- *   { kind: 'usp', business: 'demo' | { staff, interval, duration, maxAdvanceDays }, db?: string, availabilityCacheBytes?: number }
+ *   { kind: 'usp', business: 'demo' | { staff, interval, duration, maxAdvanceDays }, db?: string, availabilityCacheBytes?: number, mcpSessions?: { maxSessions, ... }, connections?: { maxConnections, ... } }
  *   { kind: 'rest-floor' }   a bare Hono app answering static JSON bodies (set over IPC)
  *   { kind: 'mcp-floor' }    the bare SDK floors over Streamable HTTP (bench/mcp-floor.mjs): echo, and
  *                            the same-payload tools (results set over IPC with `set-payloads`)
@@ -95,6 +95,15 @@ const handlers = {
   gc: () => {
     globalThis.gc?.();
     return { rss: process.memoryUsage.rss() };
+  },
+  /** Heap and RSS after full collections (the child runs with --expose-gc). */
+  'settled-memory': async () => {
+    for (let i = 0; i < 3; i++) {
+      globalThis.gc?.();
+      await new Promise((r) => setImmediate(r));
+    }
+    const m = process.memoryUsage();
+    return { gc: typeof globalThis.gc === 'function', heapUsed: m.heapUsed, rss: m.rss, external: m.external, arrayBuffers: m.arrayBuffers };
   },
   audit: async () => auditBookings(),
   seed: async (msg) => seedBookings(msg),
@@ -277,6 +286,9 @@ async function main() {
       security: { rateLimits: false },
       // Bytes for the availability cache (0 = off, as --no-availability-cache); the default when absent.
       availabilityCacheBytes: config.availabilityCacheBytes,
+      // The session-memory benchmark opens 1,000 sessions from one address: caps raised by the caller.
+      ...(config.mcpSessions ? { mcpSessions: config.mcpSessions } : {}),
+      ...(config.connections ? { connections: config.connections } : {}),
     });
     url = await usp.listen(0, '127.0.0.1');
   } else if (config.kind === 'rest-floor') {

@@ -138,7 +138,8 @@ export function createHost(opts: HostOptions): HostApp {
     limits.set(d, async (c, next) => {
       // Hono's bodyLimit asks for `req.body` first, which makes @hono/node-server build a whole
       // WHATWG Request (abort signal, body stream) even for a GET, and takes away its fast path
-      // for reading the body: ~12% of a GET's CPU. GET and HEAD carry no body; a declared length
+      // for reading the body: ~12% of a GET's CPU, and a Request that an open SSE stream (MCP's GET)
+      // then keeps for its whole life (~3.5 KB per idle session). GET and HEAD carry no body; a declared length
       // is checked as bodyLimit checks it; only chunked bodies are counted by bodyLimit itself.
       const method = c.req.method;
       if (method === 'GET' || method === 'HEAD') return next();

@@ -18,6 +18,7 @@ import {
   isLegacyRequest,
   type AuthInfo,
   type JSONRPCMessage,
+  type Server,
   type Transport,
 } from '@modelcontextprotocol/server';
 import { ProtocolError, type HttpEvidence } from '../../operations/index.js';
@@ -62,18 +63,42 @@ export function jsonRpcErrorResponse(status: number, err: ProtocolError | { code
   return new Response(JSON.stringify({ jsonrpc: '2.0', error, id: null }), { status, headers });
 }
 
-interface LiveSession extends NotifiableSession {
-  transport: Transport & { close(): Promise<void> };
-  lastSeen: number;
-  /** The client address that opened it (per-address cap). */
-  address?: string;
+/**
+ * One open session of either transport: what routes events to it, its transport and server, and
+ * the reaper's bookkeeping. A class, so that an idle session holds its fields and no closures.
+ */
+class LiveSession implements NotifiableSession {
+  principals?: Set<string>;
+  resources?: Set<string>;
+  subscriptions?: Set<string>;
+  catalogSubscriber = false;
+  lastSeen = Date.now();
   /** The client came back after initialize (a follow-up request or the GET stream). */
-  used: boolean;
-  /** Messages received (SSE: the first is initialize). */
-  messages: number;
-  /** Notifications wait here until the client's GET stream is open; sending earlier loses them. */
-  queue: Array<{ method: string; params: Record<string, unknown> }> | null;
-  close(): Promise<void>;
+  used = false;
+  server!: Server;
+
+  constructor(
+    readonly id: string,
+    readonly transport: Transport & { close(): Promise<void> },
+    /** The client address that opened it (per-address cap). */
+    readonly address: string | undefined,
+    /** Messages received (SSE: the first is initialize). */
+    public messages: number,
+    /** Notifications wait here until the client's GET stream is open; sending earlier loses them. */
+    public queue: Array<{ method: string; params: Record<string, unknown> }> | null,
+    private readonly door: { sessions: Map<string, LiveSession>; hub: SessionHub },
+  ) {}
+
+  notify(method: string, params: Record<string, unknown>): void {
+    if (this.queue) this.queue.push({ method, params });
+    else this.server.notification({ method, params } as never).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (!this.door.sessions.delete(this.id)) return;
+    this.door.hub.unregister(this);
+    await this.server.close().catch(() => undefined);
+  }
 }
 
 export interface McpHttpDoor {
@@ -127,41 +152,20 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     modern.bus.publish({ kind: 'resource_updated', uri: webhookResourceUri(principal), params: { ...payload, _meta: { 'dev.usp-protocol/webhook': payload } } as never });
   });
 
+  const door = { sessions, hub };
+  /** The transport's DELETE (or its own close) ends the session: one function for every session. */
+  const onsessionclosed = (sid: string) => void sessions.get(sid)?.close();
+
   /**
    * One session, either transport: its own server instance, registered with the hub so events find
    * their way back (the server records on it the principals it acts for), closed once.
    */
-  const openSession = async (
-    id: string,
-    transport: LiveSession['transport'],
-    address: string | undefined,
-    start: { messages: number; queue: LiveSession['queue'] },
-  ): Promise<LiveSession> => {
-    const live: LiveSession = {
-      id,
-      principals: new Set(),
-      resources: new Set(),
-      catalogSubscriber: false,
-      subscriptions: new Set(),
-      transport,
-      lastSeen: Date.now(),
-      address,
-      used: false,
-      ...start,
-      notify(method, params) {
-        if (live.queue) live.queue.push({ method, params });
-        else server.notification({ method, params } as never).catch(() => undefined);
-      },
-      async close() {
-        if (!sessions.delete(id)) return;
-        unregister();
-        await server.close().catch(() => undefined);
-      },
-    };
-    const server = createMcpServer(deps, live);
-    const unregister = hub.register(live);
+  const openSession = async (id: string, transport: LiveSession['transport'], address: string | undefined, messages: number, queue: LiveSession['queue']): Promise<LiveSession> => {
+    const live = new LiveSession(id, transport, address, messages, queue, door);
+    live.server = createMcpServer(deps, live);
+    hub.register(live);
     sessions.set(id, live);
-    await server.connect(guardSend(transport));
+    await live.server.connect(guardSend(transport));
     return live;
   };
 
@@ -194,8 +198,8 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     // Responses to POSTs go out as one application/json body (the Streamable HTTP spec lets the
     // server choose it over an SSE stream): a tool call sends nothing before its result, and what a
     // session is told unasked (notifications) goes on its GET stream, never on a POST's response.
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: () => void sessions.get(id)?.close(), enableJsonResponse: true });
-    const live = await openSession(id, transport, address, { messages: 1, queue: [] });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed, enableJsonResponse: true });
+    const live = await openSession(id, transport, address, 1, []);
     const res = await transport.handleRequest(req, { authInfo, parsedBody });
     if (!res.ok) await live.close();
     return res;
@@ -207,7 +211,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     const full = overCap(address);
     if (full) return full;
     const transport = new SseTransport(`/messages`);
-    const live = await openSession(transport.sessionId, transport, address, { messages: 0, queue: null });
+    const live = await openSession(transport.sessionId, transport, address, 0, null);
     transport.onclose = () => void live.close();
     return transport.response();
   });

@@ -5,16 +5,20 @@
  */
 import { webhookResourceUri } from './webhook-resource.js';
 
+/**
+ * What routes events to one session. The sets are created on first use: most sessions never hold
+ * a member of some of them, and an idle session should cost little (a thousand may be open).
+ */
 export interface NotifiableSession {
   readonly id: string;
   /** Principals this session has acted for (a session may serve one platform, or several in tests). */
-  readonly principals: Set<string>;
+  principals?: Set<string>;
   /** Bookings and waitlist entries this session acted on with their booking-scoped credential. */
-  readonly resources: Set<string>;
+  resources?: Set<string>;
   /** Catalog events go to sessions that subscribed to the feed. */
   catalogSubscriber: boolean;
   /** Resource URIs this session subscribed to (resources/subscribe). */
-  readonly subscriptions: Set<string>;
+  subscriptions?: Set<string>;
   notify(method: string, params: Record<string, unknown>): void;
 }
 
@@ -25,7 +29,11 @@ export class SessionHub {
 
   register(s: NotifiableSession): () => void {
     this.sessions.set(s.id, s);
-    return () => this.sessions.delete(s.id);
+    return () => this.unregister(s);
+  }
+
+  unregister(s: NotifiableSession): void {
+    if (this.sessions.get(s.id) === s) this.sessions.delete(s.id);
   }
 
   /** Stateless (2026-era) delivery: called with every event, routed by the listener. */
@@ -44,11 +52,12 @@ export class SessionHub {
       const payload = e.body;
       for (const s of this.sessions.values()) {
         // The platform that made the resource, or a session holding its credential.
-        const wanted = e.principal === null ? s.catalogSubscriber : s.principals.has(e.principal) || s.resources.has(e.order_key);
+        const actsFor = e.principal !== null && s.principals?.has(e.principal) === true;
+        const wanted = e.principal === null ? s.catalogSubscriber : actsFor || s.resources?.has(e.order_key) === true;
         if (wanted) s.notify('usp_webhook', payload);
         // Clients that keep only resources/updated (the Python SDK drops usp_webhook) then read the resource.
-        if (e.principal !== null && s.principals.has(e.principal) && s.subscriptions.size > 0) {
-          const uri = webhookResourceUri(e.principal);
+        if (actsFor && s.subscriptions && s.subscriptions.size > 0) {
+          const uri = webhookResourceUri(e.principal!);
           if (s.subscriptions.has(uri)) s.notify('notifications/resources/updated', { uri });
         }
       }

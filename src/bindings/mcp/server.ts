@@ -37,26 +37,76 @@ export const WEBHOOK_RESOURCE_EVENTS = 50;
 /** Resource subscriptions one session may hold. */
 export const MAX_SUBSCRIPTIONS_PER_SESSION = 64;
 
-export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server {
-  // resources.subscribe: 2026-era clients listen on usp://webhooks/<principal hash> for their events.
-  const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false } },
-    instructions: deps.instructions ?? SERVER_INSTRUCTIONS,
-  });
-  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
-  server.setRequestHandler('resources/templates/list', async () => ({
-    resourceTemplates: [
-      {
-        uriTemplate: `${WEBHOOK_RESOURCE_PREFIX}{principal_hash}`,
-        name: 'usp-webhooks',
-        description: 'Booking and waitlist events of one platform principal; subscribe (resources/subscribe, or subscriptions/listen on the stateless revision) to receive notifications/resources/updated, and read it for your recent events, newest first. Each tool result names yours in _meta.usp.webhook_resource.',
-        mimeType: 'application/json',
+/** What every session's server instance of one door shares: built once, never per session. */
+interface SharedParts {
+  options: ConstructorParameters<typeof Server>[1];
+  /** The `tools/list` answer. */
+  toolList: { tools: ListedTools };
+}
+
+const shared = new WeakMap<McpDoorDeps, SharedParts>();
+
+/**
+ * The options object and the tool list of a door's servers, built on its first session and shared
+ * by every later one (the SDK keeps a reference to the options and copies the capabilities; it
+ * changes neither). Keyed by the door's deps, so the business and the registry role each get theirs.
+ */
+export function sharedParts(deps: McpDoorDeps): SharedParts {
+  let parts = shared.get(deps);
+  if (!parts) {
+    parts = {
+      // resources.subscribe: 2026-era clients listen on usp://webhooks/<principal hash> for their events.
+      options: {
+        capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false } },
+        instructions: deps.instructions ?? SERVER_INSTRUCTIONS,
       },
-    ],
-  }));
+      toolList: Object.freeze({ tools: listedTools(deps.operations) }),
+    };
+    shared.set(deps, parts);
+  }
+  return parts;
+}
+
+const listed = new WeakMap<ReadonlyMap<string, unknown>, ListedTools>();
+
+/** The `tools/list` answer of an operation set: one array per process, whatever the number of sessions. */
+function listedTools(operations: readonly OperationDef[] | undefined): ListedTools {
+  const table = mcpTools(operations);
+  let tools = listed.get(table);
+  if (!tools) {
+    tools = Object.freeze([...table.values()].map((e) => e.tool)) as unknown as ListedTools;
+    listed.set(table, tools);
+  }
+  return tools;
+}
+
+const NO_RESOURCES = Object.freeze({ resources: Object.freeze([]) });
+const RESOURCE_TEMPLATES = Object.freeze({
+  resourceTemplates: Object.freeze([
+    Object.freeze({
+      uriTemplate: `${WEBHOOK_RESOURCE_PREFIX}{principal_hash}`,
+      name: 'usp-webhooks',
+      description: 'Booking and waitlist events of one platform principal; subscribe (resources/subscribe, or subscriptions/listen on the stateless revision) to receive notifications/resources/updated, and read it for your recent events, newest first. Each tool result names yours in _meta.usp.webhook_resource.',
+      mimeType: 'application/json',
+    }),
+  ]),
+});
+const listResources = async () => NO_RESOURCES as never;
+const listResourceTemplates = async () => RESOURCE_TEMPLATES as never;
+
+/**
+ * The server instance of one session (or one stateless request). The SDK wants an instance per
+ * transport; what does not depend on the session (options, tool list, fixed answers) is shared,
+ * so an idle session costs the SDK's own per-connection state and little more.
+ */
+export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server {
+  const parts = sharedParts(deps);
+  const server = new Server(SERVER_INFO, parts.options);
+  server.setRequestHandler('resources/list', listResources);
+  server.setRequestHandler('resources/templates/list', listResourceTemplates);
   server.setRequestHandler('resources/read', async (request) => {
     const uri = String((request.params as { uri?: unknown }).uri ?? '');
-    const principal = session && uri.startsWith(WEBHOOK_RESOURCE_PREFIX) ? [...session.principals].find((p) => webhookResourceUri(p) === uri) : undefined;
+    const principal = session?.principals && uri.startsWith(WEBHOOK_RESOURCE_PREFIX) ? [...session.principals].find((p) => webhookResourceUri(p) === uri) : undefined;
     if (!principal) throw resourceNotFound(uri, session !== null);
     // From the store's outbox, so the answer is the same whichever process (or door) delivered the events.
     const events = await deps.pipeline.recentEvents(principal, WEBHOOK_RESOURCE_EVENTS);
@@ -67,21 +117,21 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
   // principal the session acts for. Any URI is accepted; one we never change simply never updates.
   server.setRequestHandler('resources/subscribe', async (request) => {
     const uri = subscriptionUri(request.params);
-    if (session && !session.subscriptions.has(uri)) {
-      if (session.subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SESSION) {
+    if (session && !session.subscriptions?.has(uri)) {
+      if ((session.subscriptions?.size ?? 0) >= MAX_SUBSCRIPTIONS_PER_SESSION) {
         const err = new ProtocolError('limit_exceeded', `A session may hold ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions; unsubscribe from one first.`, { detailCode: 'limit_exceeded' });
         throw rpcError(err);
       }
-      session.subscriptions.add(uri);
+      (session.subscriptions ??= new Set()).add(uri);
     }
     return {};
   });
   server.setRequestHandler('resources/unsubscribe', async (request) => {
-    session?.subscriptions.delete(subscriptionUri(request.params));
+    session?.subscriptions?.delete(subscriptionUri(request.params));
     return {};
   });
-  const tools = [...mcpTools(deps.operations).values()].map((e) => e.tool) as unknown as ListedTools;
-  server.setRequestHandler('tools/list', async () => ({ tools }));
+  const toolList = parts.toolList;
+  server.setRequestHandler('tools/list', async () => toolList as never);
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const evidence = (ctx as { http?: { authInfo?: { extra?: { evidence?: HttpEvidence } } } }).http?.authInfo?.extra?.evidence;
     return (await callTool(deps, request.params as { name: string; arguments?: unknown }, evidence, session)) as unknown as CallResult;
@@ -146,8 +196,8 @@ export async function callTool(
   }
   const res = await deps.pipeline.execute(entry.op, req);
   if (!res.ok) throw rpcError(res.error, correlationId);
-  if (session && res.caller.principal && !res.caller.business) session.principals.add(res.caller.principal);
-  if (session && res.caller.credential) session.resources.add(res.caller.credential.id);
+  if (session && res.caller.principal && !res.caller.business) (session.principals ??= new Set()).add(res.caller.principal);
+  if (session && res.caller.credential) (session.resources ??= new Set()).add(res.caller.credential.id);
   if (session && entry.op.subscribesSessionToCatalog && res.messages.length === 0) session.catalogSubscriber = true;
 
   const structuredContent = { usp: res.usp, ...res.data, messages: res.messages };

@@ -18,10 +18,7 @@ export interface McpSessionHandle {
 export async function connectMcpSession(deps: McpDoorDeps, hub: SessionHub, transport: Transport & { send: Transport['send'] }, idPrefix = 'session'): Promise<McpSessionHandle> {
   const session: NotifiableSession = {
     id: `${idPrefix}-${randomUUID()}`,
-    principals: new Set(),
-    resources: new Set(),
     catalogSubscriber: false,
-    subscriptions: new Set(),
     notify: (method, params) => {
       server.notification({ method, params } as never).catch(() => undefined);
     },
