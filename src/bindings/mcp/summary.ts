@@ -75,7 +75,31 @@ function zoneLabel(zone: string): string {
  * named once per time with its slot id beside it, so every slot in `structuredContent` can be
  * booked from the text alone. It says the zone once, the range it covers and how to get the rest.
  */
+/**
+ * The text of the last page of each cached slot list, kept while that page comes back. The
+ * availability cache hands out the same frozen slot objects for as long as its entry holds, so a
+ * page made of the very same objects (compared one by one), with the same cursor and zone, reads
+ * the same: the text is reused instead of formatting every start again (about half of what a
+ * repeated availability call cost on stdio). Keyed weakly by the page's first slot, so a lapsed
+ * cache entry takes its text with it; uncached (unfrozen) answers are never kept.
+ */
+const pageTexts = new WeakMap<object, { slots: readonly object[]; zone: string; more: unknown; cursor: unknown; text: string }>();
+
 function slotsText(data: Record<string, any>, zone: string): string {
+  const slots = data.slots as Array<Record<string, any>>;
+  if (slots.length === 0 || !Object.isFrozen(slots[0])) return formatSlots(data, zone);
+  const more = data.pagination?.has_more;
+  const cursor = data.pagination?.cursor;
+  const kept = pageTexts.get(slots[0]);
+  if (kept && kept.zone === zone && kept.more === more && kept.cursor === cursor && kept.slots.length === slots.length && kept.slots.every((s, i) => s === slots[i])) {
+    return kept.text;
+  }
+  const text = formatSlots(data, zone);
+  pageTexts.set(slots[0], { slots: slots.slice(), zone, more, cursor, text });
+  return text;
+}
+
+function formatSlots(data: Record<string, any>, zone: string): string {
   const slots = data.slots as Array<Record<string, any>>;
   if (slots.length === 0) return `No open slots in that range (times would be in ${zoneLabel(zone)}).`;
   const days: string[] = [];
