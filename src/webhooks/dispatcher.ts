@@ -65,6 +65,8 @@ export class WebhookDispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Ids of the deliveries in flight (their leases are released if a stop cuts them short). */
   private readonly leased = new Set<number>();
+  /** The claim of due deliveries under way, if any (stop() waits for it). */
+  private claiming: Promise<unknown> | undefined;
   /** Reserved-name targets already logged (each is logged once per process; bounded). */
   private readonly skippedLogged = new Set<string>();
   /** The last pass met an unavailable database (logged once, until a pass succeeds). */
@@ -96,6 +98,7 @@ export class WebhookDispatcher {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    await this.claiming?.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.inFlight.values()]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
     clearTimeout(timer);
@@ -254,11 +257,19 @@ export class WebhookDispatcher {
     const lease = now + (this.o.leaseMs ?? 60_000);
     const busy = [...this.inFlight.keys()];
     if (this.stopped) return;
-    const due = await this.o.store.transaction((tx) => tx.webhooks.claimDue(now, room, lease, busy));
-    // Stopped meanwhile: the leases lapse and the next run sends these.
+    // The claimed deliveries count as leased the moment the claim commits, and stop() waits for a
+    // claim under way: a stop that lands meanwhile releases them with the rest, instead of leaving
+    // them leased until the lease lapses.
+    const claim = this.o.store.transaction((tx) => tx.webhooks.claimDue(now, room, lease, busy)).then((due) => {
+      for (const d of due) this.leased.add(d.id);
+      return due;
+    });
+    this.claiming = claim;
+    const due = await claim.finally(() => {
+      if (this.claiming === claim) this.claiming = undefined;
+    });
     if (this.stopped) return;
     for (const d of due) {
-      this.leased.add(d.id);
       const p = this.deliver(d)
         .catch((err) => this.o.log.warn('webhook delivery could not be recorded; it will be retried', { event_id: d.event_id, error: String(err) }))
         .finally(() => {
