@@ -586,6 +586,17 @@ function windowSlots(plan: Plan, occupancy: Occupancy, grid: ComboGrid, w: Iv, m
   }
 }
 
+/** The spots of a capacity slot: its total, what is left after the spots used and held, and the held ones. */
+function capacityLeft(plan: Plan, used: number, held: number): NonNullable<SlotCandidate['capacity']> {
+  return { total: plan.total, remaining: Math.max(0, plan.total - used - held), held };
+}
+
+/** A capacity slot's state: available or limited while the party fits, else waitlist where offered; null when full. */
+function capacityState(plan: Plan, cap: NonNullable<SlotCandidate['capacity']>): SlotState | null {
+  if (cap.remaining >= plan.partySize) return cap.remaining < 3 || cap.remaining < 0.2 * plan.total ? 'limited' : 'available';
+  return plan.waitlist ? 'waitlist' : null;
+}
+
 /** Step 5: the slot starting at `s` unless a claim blocks it (buffers included) or, for capacity types, it is full. */
 function slotAt(plan: Plan, occupancy: Occupancy, grid: ComboGrid, s: number): SlotCandidate | null {
   const end = s + plan.durationMs;
@@ -599,13 +610,10 @@ function slotAt(plan: Plan, occupancy: Occupancy, grid: ComboGrid, s: number): S
   let cap: SlotCandidate['capacity'];
   if (plan.capacity) {
     const u = occupancy.usage!.get(sharedKey as string);
-    const held = u ? u.held : 0;
-    const used = u ? u.used : 0;
-    const remaining = Math.max(0, plan.total - used - held);
-    if (remaining >= plan.partySize) state = remaining < 3 || remaining < 0.2 * plan.total ? 'limited' : 'available';
-    else if (plan.waitlist) state = 'waitlist';
-    else return null;
-    cap = { total: plan.total, remaining, held };
+    cap = capacityLeft(plan, u ? u.used : 0, u ? u.held : 0);
+    const st = capacityState(plan, cap);
+    if (!st) return null;
+    state = st;
   }
   const slot: SlotCandidate = {
     key: sharedKey ?? grid.keyOf(s),
@@ -713,11 +721,10 @@ function slotAgainstClaims(plan: Plan, combo: Combination, claims: readonly Clai
   let state: SlotState = 'available';
   let cap: SlotCandidate['capacity'];
   if (plan.capacity) {
-    const remaining = Math.max(0, plan.total - used - held);
-    if (remaining >= plan.partySize) state = remaining < 3 || remaining < 0.2 * plan.total ? 'limited' : 'available';
-    else if (plan.waitlist) state = 'waitlist';
-    else return null;
-    cap = { total: plan.total, remaining, held };
+    cap = capacityLeft(plan, used, held);
+    const st = capacityState(plan, cap);
+    if (!st) return null;
+    state = st;
   }
   const slot: SlotCandidate = {
     key,
