@@ -50,6 +50,7 @@ export type { SlotTagIndex } from './slot-tags.js';
 
 export {
   generateSlots,
+  lowerBound,
   bookingWindow,
   findSlot,
   slotDurationMs,

@@ -322,20 +322,24 @@ function buildClaimIndexes(claims: readonly Claim[], wanted: ReadonlySet<string>
   return out;
 }
 
+/** The first index of the sorted `a` whose value is >= x (a.length when none is). */
+export function lowerBound(a: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /**
  * Does any claim overlap [a, b)? With `sharedKey`, claims made on that same slot are ignored
  * (capacity types: they consume spots instead of blocking).
  */
 function isBlocked(ix: ClaimIndex, a: number, b: number, sharedKey: string | null): boolean {
-  const starts = ix.starts;
-  let lo = 0;
-  let hi = starts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (starts[mid] < b) lo = mid + 1;
-    else hi = mid;
-  }
-  let j = lo - 1; // last claim starting before b
+  let j = lowerBound(ix.starts, b) - 1; // last claim starting before b
   if (j < 0 || ix.maxEnd[j] <= a) return false;
   if (sharedKey === null) return true;
   for (; j >= 0 && ix.maxEnd[j] > a; j--) {

@@ -17,7 +17,7 @@
  * Bounded by an estimate of the bytes it holds, least recently used first out; presented slots (per
  * answer time zone) are kept beside the computed ones, frozen, and counted too.
  */
-import { bookingWindow, type ServiceDef, type SlotCandidate } from '../domain/index.js';
+import { bookingWindow, lowerBound, type ServiceDef, type SlotCandidate } from '../domain/index.js';
 
 /** Default budget: 32 MiB, a few hundred one-day answers of a busy service, or ten month-long ones. */
 export const DEFAULT_AVAILABILITY_CACHE_BYTES = 32 * 1024 * 1024;
@@ -182,16 +182,4 @@ export class AvailabilityCache {
       },
     };
   }
-}
-
-/** First index whose value is >= x. */
-function lowerBound(a: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

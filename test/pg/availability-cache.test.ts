@@ -6,9 +6,9 @@
  * another process books, cancels and closes a stylist's day, and its /metrics show it did answer
  * from the cache in between. Skipped, with the reason in the title, when no PostgreSQL URL is set.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { BIN, REPO_ROOT, ensureBuilt } from '../support/build.js';
+import { ensureBuilt } from '../support/build.js';
+import { startServeCli, type RunningCli } from '../support/cli.js';
 import { ADMIN_KEY, BUYER, PLATFORM, day, startTestServer, type TestServer } from '../support/server.js';
 import { TEST_NOW } from '../support/time.js';
 import { PG_URL, dropSchema, noteSkipped, schemaName, urlWithSchema } from './helpers.js';
@@ -87,34 +87,8 @@ describe.skipIf(!PG_URL)(title('two store instances on one PostgreSQL schema: th
   });
 });
 
-interface Proc {
-  url: string;
-  child: ChildProcess;
-}
-
-function startServer(db: string, extra: string[] = []): Promise<Proc> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--db', db, '--port', '0', '--no-rate-limit', '--admin-key', ADMIN_KEY, ...extra], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: '' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within 20 s:\n${log}`)), 20_000);
-    child.stderr!.on('data', (d: Buffer) => {
-      log = (log + d.toString()).slice(-20_000);
-      const m = /is open at (http:\/\/[^\s]+)/.exec(log);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1], child });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${log}`));
-    });
-  });
-}
+/** A real `serve --demo` process on the database, as an operator starts it. */
+const startServer = (db: string, extra: string[] = []) => startServeCli(['--demo', '--db', db, '--port', '0', '--no-rate-limit', '--admin-key', ADMIN_KEY, ...extra], { timeoutMs: 20_000 });
 
 async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const h: Record<string, string> = { 'USP-Agent': `profile="${PLATFORM}"`, ...headers };
@@ -136,8 +110,8 @@ function localDay(n: number): string {
 
 describe.skipIf(!PG_URL)(title('server processes on one PostgreSQL schema: a cached answer never outlives another process’s change'), () => {
   const schema = schemaName('usp_avail_procs');
-  let reader: Proc;
-  let writer: Proc;
+  let reader: RunningCli;
+  let writer: RunningCli;
 
   beforeAll(async () => {
     await ensureBuilt();
