@@ -18,6 +18,7 @@
  * answer time zone) are kept beside the computed ones, frozen, and counted too.
  */
 import { bookingWindow, lowerBound, type ServiceDef, type SlotCandidate } from '../domain/index.js';
+import type { ComputedSlots } from './steps/slots.js';
 
 /** Default budget: 32 MiB, a few hundred one-day answers of a busy service, or ten month-long ones. */
 export const DEFAULT_AVAILABILITY_CACHE_BYTES = 32 * 1024 * 1024;
@@ -29,12 +30,6 @@ export const AHEAD_MS = 3_600_000;
 const SLOT_BYTES = 500;
 const PRESENTED_BYTES = 500;
 const ENTRY_BYTES = 400;
-
-/** What a computation read and produced, as `computeSlots` returns it. */
-export interface ComputedAnswer {
-  slots: SlotCandidate[];
-  claimsChangeAtMs: number;
-}
 
 export interface AvailabilityCacheStats {
   entries: number;
@@ -104,7 +99,7 @@ export class AvailabilityCache {
   }
 
   /** Keep a fresh computation (made at `nowMs` with `AHEAD_MS`) and return its view at `nowMs`. */
-  store(key: string, version: number, nowMs: number, service: ServiceDef, fromMs: number, toMs: number, answer: ComputedAnswer): SlotsView {
+  store(key: string, version: number, nowMs: number, service: ServiceDef, fromMs: number, toMs: number, answer: ComputedSlots): SlotsView {
     const window = bookingWindow(service, nowMs);
     // The list covers starts before `coveredTo`; the far end `now + (window.to - now)` must stay within it.
     const coveredTo = Math.min(toMs, window.to + AHEAD_MS);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type ServiceDef, type SlotCandidate, openingHours, errorMessage, DAY_MS, addDays, isIsoDate, isValidTimeZone, localToUtcMs, parseInstant } from '../../domain/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { candidateResourceIds, computeSlots, presentSlot, querySlots, type SlotFilters } from '../steps/slots.js';
+import { candidateResourceIds, computeSlots, presentSlot, type SlotFilters } from '../steps/slots.js';
 import { AHEAD_MS, availabilityKey, uncachedView, type SlotsView } from '../availability-cache.js';
 import type { OperationContext } from '../context.js';
 import { DateOrInstant, decodeCursor, encodeCursor, id, Out } from '../schemas.js';
@@ -48,7 +48,7 @@ export function queryDays(start: string, end: string): number {
  */
 async function offeredSlots(ctx: OperationContext, service: ServiceDef, fromMs: number, toMs: number, f: SlotFilters): Promise<SlotsView> {
   const cache = ctx.env?.availability;
-  if (!cache) return uncachedView(await querySlots(ctx.tx, ctx.biz, service, fromMs, toMs, ctx.now, f));
+  if (!cache) return uncachedView((await computeSlots(ctx.tx, ctx.biz, service, fromMs, toMs, ctx.now, f)).slots);
   // Read in the same snapshot as the claims and schedule changes computed from below.
   const version = await ctx.tx.claims.version(candidateResourceIds(service));
   const key = availabilityKey(service.id, fromMs, toMs, f.partySize, f.resourceId, f.locationId);

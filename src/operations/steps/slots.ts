@@ -87,19 +87,7 @@ export interface SlotFilters {
   locationId?: string;
 }
 
-export async function querySlots(
-  tx: Tx,
-  biz: Business,
-  service: ServiceDef,
-  fromMs: number,
-  toMs: number,
-  nowMs: number,
-  f: SlotFilters,
-): Promise<SlotCandidate[]> {
-  return (await computeSlots(tx, biz, service, fromMs, toMs, nowMs, f)).slots;
-}
-
-/** Slots as `querySlots` computes them, with what a cache needs to know about how long they hold. */
+/** The slots a query offers, with what a cache needs to know about how long they hold. */
 export interface ComputedSlots {
   slots: SlotCandidate[];
   /** The first instant after `nowMs` at which a claim read stops counting by itself (a hold or pending booking expiring); Infinity when none will. */
@@ -107,7 +95,7 @@ export interface ComputedSlots {
 }
 
 /**
- * `querySlots`, also offering starts up to `aheadMs` past the booking window's far end (see
+ * The slots a query offers at `nowMs`, also offering starts up to `aheadMs` past the booking window's far end (see
  * SlotQuery.aheadMs), and saying when the claims it read change by the clock alone.
  */
 export async function computeSlots(
@@ -244,7 +232,7 @@ export async function availabilityHint(tx: Tx, biz: Business, service: ServiceDe
   if (!perBiz) hintCache.set(biz, (perBiz = new Map()));
   const cached = perBiz.get(service.id);
   if (cached && nowMs - cached.at < HINT_TTL_MS) return cached.hint;
-  const slots = await querySlots(tx, biz, service, nowMs, nowMs + 7 * DAY_MS, nowMs, { partySize: 1 });
+  const { slots } = await computeSlots(tx, biz, service, nowMs, nowMs + 7 * DAY_MS, nowMs, { partySize: 1 });
   const open = slots.filter((s) => s.state !== 'waitlist');
   const hint: AvailabilityHint = { summary: '', generated_at: isoUtc(nowMs) };
   if (open.length === 0) {
