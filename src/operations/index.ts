@@ -10,7 +10,7 @@ export type { OperationDef, CapabilityKey, RestRoute, RateBucket, BuyerPage, Das
 export type { AccessTier } from '../domain/index.js';
 export { USP_VERSION, uspEnvelope } from './envelope.js';
 export type { UspEnvelope } from './envelope.js';
-export { systemClock, ManualClock } from './clock.js';
+export { systemClock, ManualClock, ShiftedClock, clockFromSetting, CLOCK_VARIABLE } from './clock.js';
 export { AvailabilityCache, DEFAULT_AVAILABILITY_CACHE_BYTES } from './availability-cache.js';
 export type { AvailabilityCacheStats } from './availability-cache.js';
 export { randomIds, randomToken } from './ids.js';

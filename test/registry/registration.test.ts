@@ -14,7 +14,7 @@ import { createRegistryServer, type RegistryServer } from '../../src/server/regi
 import { ensureBuilt } from '../support/build.js';
 import { startServeCli, type RunningCli } from '../support/cli.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
-import { validateRestResponse } from '../support/spec.js';
+import { specErrors, validateRestResponse } from '../support/spec.js';
 
 const ADMIN = 'registry-admin-key-for-tests-0123456789';
 
@@ -105,7 +105,7 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
   it('a business that signs with a key its profile publishes is registered, answering 201 with a valid RegistryEntry', async () => {
     const { status, body } = await signed('POST', '/registry/businesses', registration(profileUrl), owner, profileUrl);
     expect(status).toBe(201);
-    expect(validateRestResponse('POST', '/registry/businesses', 201, body)).toEqual([]);
+    expect(specErrors(() => validateRestResponse('POST', '/registry/businesses', 201, body))).toEqual([]);
     expect(body.registration).toMatchObject({ profile_url: profileUrl, status: 'active', deployment_mode: 'standalone' });
     expect(body.registration.id).toMatch(/^reg_/);
   });
@@ -117,7 +117,7 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     expect(bridal!.last_indexed_at).toMatch(/Z$/);
     expect(services.some((s) => s.availability_hint)).toBe(true);
     const body = await search({ query: 'bridal' });
-    expect(validateRestResponse('POST', '/registry/search_services', 200, body)).toEqual([]);
+    expect(specErrors(() => validateRestResponse('POST', '/registry/search_services', 200, body))).toEqual([]);
   });
 
   it('a price change at the business reaches the registry within a bounded time', async () => {
@@ -189,7 +189,7 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     const got = await fetch(`${registryUrl}/registry/businesses/${id}`);
     const gotBody = await got.json();
     expect(got.status).toBe(200);
-    expect(validateRestResponse('GET', '/registry/businesses/{id}', 200, gotBody)).toEqual([]);
+    expect(specErrors(() => validateRestResponse('GET', '/registry/businesses/{id}', 200, gotBody))).toEqual([]);
     const missing = await fetch(`${registryUrl}/registry/businesses/reg_nope`);
     expect(missing.status).toBe(404);
 
@@ -200,7 +200,7 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
 
     const updated = await signed('PUT', `/registry/businesses/${id}`, registration(profileUrl, { name: 'Maple & Pine (renamed)' }), owner, profileUrl);
     expect(updated.status).toBe(200);
-    expect(validateRestResponse('PUT', '/registry/businesses/{id}', 200, updated.body)).toEqual([]);
+    expect(specErrors(() => validateRestResponse('PUT', '/registry/businesses/{id}', 200, updated.body))).toEqual([]);
     expect(updated.body.registration.name).toBe('Maple & Pine (renamed)');
 
     const deleted = await signed('DELETE', `/registry/businesses/${id}`, undefined, owner, profileUrl);

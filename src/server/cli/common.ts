@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { parseArgs } from 'node:util';
 import type { BusinessDef } from '../../domain/index.js';
+import { CLOCK_VARIABLE, clockFromSetting, type Clock } from '../../operations/index.js';
 import { loadBusinessFile, parseBusinessFile } from '../business-file.js';
 import { createUspServer, type ServerOptions } from '../compose.js';
 import { LOG_LEVELS, createLogger, type LogFormat, type LogLevel, type ServerLogger } from '../logging.js';
@@ -233,12 +234,35 @@ export function shownDb(db: string): string {
   }
 }
 
+let chosenClock: Clock | undefined;
+
+/**
+ * The clock this process runs on: the system's, unless \`USP_CLOCK\` names another (tests keep every
+ * process they start on their own clock with it; see README "Testing"). Read once per process.
+ */
+export function processClock(): Clock {
+  if (!chosenClock) {
+    try {
+      chosenClock = clockFromSetting(process.env[CLOCK_VARIABLE]);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+  return chosenClock;
+}
+
+/** The line a command logs at start when it does not run on the system clock (null when it does). */
+export function clockNotice(): string | null {
+  const setting = process.env[CLOCK_VARIABLE]?.trim();
+  return setting ? `${CLOCK_VARIABLE}=${setting}: this process runs on that clock, not the system's (for tests and demos)` : null;
+}
+
 /** Open the business's database for an offline command (no listening, no dispatching). */
 export async function openOffline(flags: Flags) {
   if (!flags.demo && !flags.config) flags = { ...flags, demo: true };
   const def = await loadBusiness(flags);
   const db = dbPath(flags, def);
-  const server = await createUspServer({ business: def, db, sandbox: true, sweepIntervalMs: 0, log: createLogger({ level: 'warn' }), webhooks: { enabled: false } });
+  const server = await createUspServer({ business: def, db, clock: processClock(), sandbox: true, sweepIntervalMs: 0, log: createLogger({ level: 'warn' }), webhooks: { enabled: false } });
   return { server, db };
 }
 

@@ -12,11 +12,13 @@ import {
   SETTINGS_HELP,
   UsageError,
   availabilityCacheBytes,
+  clockNotice,
   dbPath,
   shownDb,
   intFlag,
   loadBusiness,
   loggerFrom,
+  processClock,
   shutdownTimeoutMs,
   stopOnSignals,
   securityOptions,
@@ -160,6 +162,7 @@ async function run(flags: Flags): Promise<number> {
   const registrars: Registrar[] = [];
   const server = await createUspServer({
     log,
+    clock: processClock(),
     business: def,
     db,
     dbTimeouts: { connectTimeoutMs: intFlag(flags, 'db-connect-timeout', 100), statementTimeoutMs: intFlag(flags, 'db-statement-timeout', 100) },
@@ -186,6 +189,8 @@ async function run(flags: Flags): Promise<number> {
     throw new UsageError((err as Error).message);
   }
   log.info(`database: ${shownDb(db)}`);
+  const clockLine = clockNotice();
+  if (clockLine) log.warn(clockLine);
   log.info(`${def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
   if (sandbox) {
     log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
