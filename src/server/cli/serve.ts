@@ -10,6 +10,7 @@ import {
   DB_HELP,
   LOG_HELP,
   SETTINGS_HELP,
+  CommandError,
   UsageError,
   availabilityCacheBytes,
   clockNotice,
@@ -186,7 +187,7 @@ async function run(flags: Flags): Promise<number> {
     url = await server.listen(port, host);
   } catch (err) {
     await server.close();
-    throw new UsageError((err as Error).message);
+    throw listenFailure(err as NodeJS.ErrnoException, host, port);
   }
   log.info(`database: ${shownDb(db)}`);
   const clockLine = clockNotice();
@@ -218,6 +219,25 @@ async function run(flags: Flags): Promise<number> {
     shutdownMs,
   );
   return -1; // keep running
+}
+
+/**
+ * Why listening failed, as the command reports it: the address being taken or not ours to use is a
+ * failure at run time (exit 1); a refusal of the flags given (plain HTTP off loopback, deadlines that
+ * contradict each other) is a usage error (exit 2).
+ */
+function listenFailure(err: NodeJS.ErrnoException, host: string, port: number): Error {
+  const where = `${host}:${port}`;
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return new CommandError(`cannot listen on ${where}: the address is already in use (another usp-server?); stop it or pick another --port`);
+    case 'EACCES':
+      return new CommandError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); pick another --port`);
+    case 'EADDRNOTAVAIL':
+      return new CommandError(`cannot listen on ${where}: no such address on this machine; check --host`);
+    default:
+      return err.code ? new CommandError(`cannot listen on ${where}: ${err.message}`) : new UsageError(err.message);
+  }
 }
 
 export const serveCommand: Command = { name: 'serve', summary: 'run the business over HTTP (REST and MCP)', help: HELP, run };
