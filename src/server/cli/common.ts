@@ -44,7 +44,7 @@ export const OPTIONS = {
   reason: { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
-  'trust-proxy': { type: 'boolean' },
+  'trust-proxy': { type: 'string' },
   'allow-loopback-profiles': { type: 'boolean' },
   'require-pop-nonce': { type: 'boolean' },
   'allow-es256': { type: 'boolean' },

@@ -1,5 +1,6 @@
 /** `usp-server serve`: run the business over HTTP (REST and MCP on one port). */
 import { readFileSync } from 'node:fs';
+import { ProxyListError, trustedProxies } from '../../security/index.js';
 import { createUspServer, type ServerOptions } from '../compose.js';
 import { DEFAULT_REREGISTER_MS, createRegistrar, type Registrar } from '../register-with.js';
 import {
@@ -44,7 +45,9 @@ ${ACCESS_HELP}
                               expired credentials are purged as they expire
 ${CACHE_HELP}
   --tls-cert FILE --tls-key FILE   serve HTTPS directly with this PEM certificate and key
-  --trust-proxy               behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host/For, refuse requests it did not mark https
+  --trust-proxy LIST          behind TLS-terminating proxies: the addresses or CIDRs they connect from, comma-separated
+                              (e.g. 10.0.0.0/8,127.0.0.1); only their X-Forwarded-For/Proto/Host are believed, and
+                              requests they did not mark https are refused. Bare --trust-proxy means loopback only
   --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g. http://localhost:6274; repeatable
   --headers-timeout SECONDS   a request's headers must arrive within this (default 10)
   --request-timeout SECONDS   a whole request must arrive within this (default 30)
@@ -135,6 +138,20 @@ function registryUrls(flags: Flags): string[] {
   });
 }
 
+/** --trust-proxy as the list of proxies it names (checked here, so a typo is a usage error). */
+export function proxyList(flags: Flags): string[] | undefined {
+  const v = flags['trust-proxy'];
+  if (v === undefined) return undefined;
+  try {
+    const names = trustedProxies(v).names;
+    if (names.length === 0) throw new UsageError('--trust-proxy needs the addresses or CIDRs of the proxies, e.g. --trust-proxy 10.0.0.0/8,127.0.0.1');
+    return [...names];
+  } catch (err) {
+    if (err instanceof ProxyListError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 function tlsOptions(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
   if (!flags['tls-cert'] && !flags['tls-key']) return undefined;
   if (!flags['tls-cert'] || !flags['tls-key']) throw new UsageError('give both --tls-cert and --tls-key');
@@ -170,7 +187,7 @@ async function run(flags: Flags): Promise<number> {
     availabilityCacheBytes: availabilityCacheBytes(flags),
     security: securityOptions(flags),
     webhooks: webhookOptions(flags),
-    trustProxy: flags['trust-proxy'],
+    trustProxy: proxyList(flags),
     tls: tlsOptions(flags),
     ...httpOptions(flags),
     // A catalog change (a service added, changed, suspended, removed) is news for every registry.
