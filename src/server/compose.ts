@@ -422,8 +422,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
         server.maxConnections = limits.maxConnections;
       });
       const addr = http!.address() as AddressInfo;
-      if (allowedHosts.length === 0 && loopback) allowedHosts.push(...LOOPBACK_HOSTS);
       const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+      // The address listened on is a name clients use too (127.0.0.2 is not among the usual ones).
+      if (allowedHosts.length === 0 && loopback) allowedHosts.push(...new Set([...LOOPBACK_HOSTS, shownHost]));
       const url = `${opts.tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
       listenUrl = url;
       if (opts.security?.allowLoopbackProfiles && !loopback) {
