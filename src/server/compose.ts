@@ -52,7 +52,8 @@ import {
   type WebhookSender,
 } from '../webhooks/index.js';
 import type { Context } from 'hono';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import { guardConnections } from './connection-guard.js';
 import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
 import { createHost, type Door, type HostApp } from './host.js';
 import { dashboardDoor, mcpDoor, oauthDoor, pagesDoor, restDoor } from './doors.js';
@@ -133,11 +134,22 @@ export interface ConnectionLimits {
   requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this. Default 5 s. */
   keepAliveTimeoutMs: number;
-  /** Connections beyond this are closed on arrival. Default 1000. */
+  /** Most sockets at once; at it, a newcomer replaces the socket idle the longest, or is closed when all are busy. Default 1000. */
   maxConnections: number;
+  /** Most sockets one client address holds (a trusted proxy is not counted as one client). Default 100. */
+  maxConnectionsPerAddress: number;
+  /** Near the cap (90 %), sockets idle this long are closed as new ones arrive. Default 1 s. */
+  pressureIdleMs: number;
 }
 
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 1000 };
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1000,
+  maxConnectionsPerAddress: 100,
+  pressureIdleMs: 1_000,
+};
 
 export interface UspServer {
   biz: Business;
@@ -415,11 +427,11 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
           ? serve({ fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { cert: opts.tls.cert, key: opts.tls.key, ...timing } }, () => resolve())
           : serve({ fetch, port, hostname: host, serverOptions: timing }, () => resolve());
         http.once('error', reject);
-        const server = http as ServerType & { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; maxConnections: number };
+        const server = http as HttpServer;
         server.headersTimeout = limits.headersTimeoutMs;
         server.requestTimeout = limits.requestTimeoutMs;
         server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-        server.maxConnections = limits.maxConnections;
+        guardConnections(server, { ...limits, maxConnectionsPerAddress: Math.min(limits.maxConnectionsPerAddress, limits.maxConnections) }, proxies);
       });
       const addr = http!.address() as AddressInfo;
       const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;

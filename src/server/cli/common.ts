@@ -58,6 +58,7 @@ export const OPTIONS = {
   'request-timeout': { type: 'string' },
   'keep-alive-timeout': { type: 'string' },
   'max-connections': { type: 'string' },
+  'max-connections-per-address': { type: 'string' },
   'mcp-max-sessions': { type: 'string' },
   'mcp-max-sessions-per-address': { type: 'string' },
   'mcp-unused-session-timeout': { type: 'string' },

@@ -52,7 +52,9 @@ ${CACHE_HELP}
   --headers-timeout SECONDS   a request's headers must arrive within this (default 10)
   --request-timeout SECONDS   a whole request must arrive within this (default 30)
   --keep-alive-timeout SECONDS  idle keep-alive connections are closed after this (default 5)
-  --max-connections N         connections beyond N are closed on arrival (default 1000)
+  --max-connections N         most connections at once (default 1000); at it a newcomer replaces the connection
+                              idle the longest, or is closed when all are busy; from 90 % on, connections idle 1 s are closed
+  --max-connections-per-address N  most connections one client address holds (default 100; a trusted proxy is not capped)
   --mcp-max-sessions N        MCP sessions open at once; over it initialize gets 503 (default 1000)
   --mcp-max-sessions-per-address N  MCP sessions one client address may hold; over it 429 (default 100)
   --mcp-unused-session-timeout SECONDS  close a session the client never came back to after initialize (default 60)
@@ -100,10 +102,12 @@ export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' 
   const request = seconds('request-timeout');
   const keepAlive = seconds('keep-alive-timeout');
   const maxConnections = intFlag(flags, 'max-connections', 1);
+  const perAddressConnections = intFlag(flags, 'max-connections-per-address', 1);
   if (headers !== undefined) connections.headersTimeoutMs = headers;
   if (request !== undefined) connections.requestTimeoutMs = request;
   if (keepAlive !== undefined) connections.keepAliveTimeoutMs = keepAlive;
   if (maxConnections !== undefined) connections.maxConnections = maxConnections;
+  if (perAddressConnections !== undefined) connections.maxConnectionsPerAddress = perAddressConnections;
   if (Object.keys(connections).length > 0) o.connections = connections;
   if (flags['allow-origin']) {
     o.allowedOrigins = flags['allow-origin'].map((v) => {
