@@ -99,7 +99,7 @@ function limitRate(op: OperationDef, input: Record<string, unknown>, caller: Cal
   const limiter = policy.rateLimiter;
   const rule = rateRuleOf(op);
   if (!limiter || !rule || caller.business) return;
-  const subjects: string[] = [];
+  const subjects: Array<string | { bucket: string; subject: string }> = [...(rule.shared?.(input) ?? [])];
   const address = presented.http?.clientAddress;
   if (address) subjects.push(`addr:${address}`);
   if (caller.profile && caller.profileProven) subjects.push(`profile:${caller.profile}`);
@@ -107,6 +107,6 @@ function limitRate(op: OperationDef, input: Record<string, unknown>, caller: Cal
   const cost = rule.cost ? rule.cost(input) : 1;
   const wait = limiter.take(subjects, rule.bucket, cost, (policy.rateClock ?? (() => performance.now()))());
   if (wait === 0) return;
-  log.warn('rate limited', { operation: op.name, bucket: rule.bucket, cost, subjects: subjects.map((s) => s.slice(0, 120)) });
+  log.warn('rate limited', { operation: op.name, bucket: rule.bucket, cost, subjects: subjects.map((s) => (typeof s === 'string' ? s : `${s.bucket}:${s.subject}`).slice(0, 120)) });
   throw new ProtocolError('rate_limited', `Too many requests; retry in ${wait} s.`, { retryAfter: wait, extra: { bucket: rule.bucket } });
 }
