@@ -23,7 +23,10 @@ export interface OAuthDoorOptions {
   store: Store;
   log: Logger;
   sandbox: boolean;
+  /** Behind trusted proxies (whose X-Forwarded-* reach the library; the host drops everyone else's). */
   trustProxy: boolean;
+  /** The client's address as the server resolves it (trusted proxies honoured); undefined without a socket. */
+  clientAddress: (req: Request, env: unknown) => string | undefined;
   /** The public origin, known after listen when none was configured. */
   baseUrl: () => string;
   businessName: string;
@@ -194,12 +197,8 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
     html(messagePage({ heading: 'This form has expired', text: 'Go back to your assistant and start signing in again.' }), { status: 403, title: 'Expired' });
 
   const addressOf = (c: Context): string => {
-    if (o.trustProxy) {
-      const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter(Boolean);
-      if (hops.length > 0) return clientAddressKey(hops[hops.length - 1]);
-    }
-    const peer = (c.env as Partial<NodeEnv> | undefined)?.incoming?.socket?.remoteAddress;
-    return peer ? clientAddressKey(peer) : 'unknown';
+    const a = o.clientAddress(c.req.raw, c.env);
+    return a ? clientAddressKey(a) : 'unknown';
   };
   /** Seconds to wait, or 0: sign-in attempts are limited per address and per account email. */
   const loginWait = (c: Context, email: string) =>

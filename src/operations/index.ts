@@ -33,5 +33,6 @@ export { REGISTRY_OPERATIONS } from './registry/table.js';
 export { reindexDue, seedRegistration } from './registry/reindex.js';
 export type { ReindexReport } from './registry/reindex.js';
 export type { RegistryEnv } from './registry/env.js';
+export { MAX_FETCHES_PER_INDEX } from './registry/indexing.js';
 export type { RegistrationInput } from './registry/schemas.js';
 export type { OperationEnv, AdminEnv } from './context.js';

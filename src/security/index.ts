@@ -8,6 +8,8 @@ export { hmacNonces } from './nonces.js';
 export type { NonceSource } from './nonces.js';
 export { tokenBuckets, clientAddressKey } from './rate-limit.js';
 export type { RateLimiter, TokenBucketOptions } from './rate-limit.js';
+export { LOOPBACK_PROXIES, ProxyListError, clientAddress, peerAddress, plainAddress, trustedProxies, viaTrustedProxy } from './client-address.js';
+export type { TrustedProxies } from './client-address.js';
 export { verifyPopProof, popAlgorithms, PopFailure, POP_IAT_WINDOW_S, stripQuery } from './pop.js';
 export { argumentsDigest, canonicalArguments } from './jcs.js';
 export { contentDigest } from './content-digest.js';

@@ -37,10 +37,24 @@ wrongly (an unknown command or option, a missing or bad value).
 
 /** Every flag of every command, in one table (each command's help says which it reads). */
 
+/**
+ * `--trust-proxy` given with no list (the flag's older, boolean form) means a proxy on this host:
+ * written out as `--trust-proxy=loopback` so the parser, which wants a value, takes it.
+ */
+export function bareTrustProxy(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    if (argv[i] === '--trust-proxy' && (next === undefined || !/^(loopback|[0-9a-fA-F.:/[\],]+)$/.test(next))) out.push('--trust-proxy=loopback');
+    else out.push(argv[i]);
+  }
+  return out;
+}
+
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: bareTrustProxy(argv), options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
     console.error(parseFailure(err as Error & { code?: string }, argv));
     return 2;

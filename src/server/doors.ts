@@ -72,8 +72,8 @@ export function pagesDoor(pipeline: Pipeline): Door {
 }
 
 /** The business's dashboard at /admin (its screens, login and style sheet; the admin API keeps the rest of /admin). */
-export function dashboardDoor(pipeline: Pipeline, sessions: DashboardSessions): Door {
-  const app = createDashboard({ pipeline, sessions });
+export function dashboardDoor(pipeline: Pipeline, sessions: DashboardSessions, clientAddress: (req: Request, env: unknown) => string | undefined): Door {
+  const app = createDashboard({ pipeline, sessions, clientAddress });
   return {
     name: 'dashboard',
     claims: isDashboardRequest,

@@ -14,6 +14,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { ProtocolError, correlationIdOf } from '../operations/index.js';
+import { viaTrustedProxy, type TrustedProxies } from '../security/index.js';
 
 /** What a door's app receives as its env: the Node request (client address) and the host's correlation id. */
 export interface DoorEnv {
@@ -45,8 +46,8 @@ export interface HostOptions {
   doors: readonly Door[];
   /** Largest accepted request body in bytes on every door that sets none of its own (413 above it). */
   maxBodyBytes: number;
-  /** Behind a TLS-terminating proxy: requests it did not mark https are refused (spec 10.2.1). */
-  trustProxy?: boolean;
+  /** The TLS-terminating proxies in front: when any is named, requests a proxy did not mark https are refused (spec 10.2.1). */
+  proxies?: TrustedProxies;
   /** Host header values accepted by `browsers` doors (host or host:port); empty means any. Read per request, so it may be filled at listen time. */
   allowedHosts: readonly string[];
   /** Browser origins accepted by `browsers` doors besides the server's own. */
@@ -114,9 +115,12 @@ export function createHost(opts: HostOptions): HostApp {
     c.res.headers.set('X-Content-Type-Options', 'nosniff');
     c.res.headers.set('USP-Correlation-Id', correlationId);
   });
-  // Plaintext only where nobody can listen in: behind --trust-proxy, the proxy must say it was https.
+  // Plaintext only where nobody can listen in: behind --trust-proxy, a trusted proxy must say it was
+  // https (anyone else's X-Forwarded-Proto is not believed).
   app.use('*', async (c, next) => {
-    if (opts.trustProxy && c.req.header('x-forwarded-proto') !== 'https' && new URL(c.req.url).protocol !== 'https:') {
+    const proxies = opts.proxies;
+    const forwardedHttps = proxies ? viaTrustedProxy(c.env, proxies) && c.req.header('x-forwarded-proto') === 'https' : false;
+    if (proxies?.any && !forwardedHttps && new URL(c.req.url).protocol !== 'https:') {
       return c.get('door').refuse(c.req.raw, 400, new ProtocolError('invalid_request', 'Use HTTPS: this business does not accept plaintext requests.', { detailCode: 'https_required' }));
     }
     await next();

@@ -4,6 +4,7 @@
  * through the outbound rules, the catalog is indexed, and the index follows the business's changes.
  * Bad input gets the spec's codes and indexes nothing.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +37,7 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     return path;
   };
   const startBusiness = async (amount: number) => {
-    business = await startServeCli(['--config', businessFile(amount), '--port', String(port), '--db', ':memory:', '--sandbox'], { timeoutMs: 20_000 });
+    business = await startServeCli(['--config', businessFile(amount), '--port', String(port), '--db', ':memory:', '--sandbox', '--signing-key', join(dir, 'key.pem'), '--signing-kid', 'biz-key-1'], { timeoutMs: 20_000 });
     port = Number(new URL(business.url).port);
   };
   const profileDoc = (restEndpoint: string, extraUsp: Record<string, unknown> = {}) => ({
@@ -79,10 +80,15 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     ensureBuilt();
     dir = mkdtempSync(join(tmpdir(), 'usp-registry-'));
     port = 0;
+    // The business's own signing key, known to the test so it can sign the registration as the
+    // business: the registry indexes a REST endpoint only under that endpoint's own profile.
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    writeFileSync(join(dir, 'key.pem'), privateKey.export({ format: 'pem', type: 'pkcs8' }));
+    const jwk = privateKey.export({ format: 'jwk' });
+    owner = { ...createSigningIdentity('biz-key-1'), privateKey, publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, kid: 'biz-key-1' } };
     await startBusiness(18000);
     profiles = await startProfileServer();
-    owner = createSigningIdentity('biz-key-1');
-    profileUrl = profiles.addProfile('/maple/.well-known/usp', { keys: [owner.publicJwk], extra: profileDoc(business.url) });
+    profileUrl = `${business.url}/.well-known/usp`;
     registry = await createRegistryServer({
       db: ':memory:',
       sandbox: false,
@@ -214,7 +220,9 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     const path = '/fleeting/.well-known/usp';
     // A key stays bound to the first profile it presented (decision D9): another business, another key.
     const fleeting = createSigningIdentity('fleeting-key');
-    const url = profiles.addProfile(path, { keys: [fleeting.publicJwk], extra: profileDoc(business.url) });
+    // A business of its own, with an empty catalog served beside its profile.
+    const url = profiles.addProfile(path, { keys: [fleeting.publicJwk], extra: profileDoc(profiles.urlFor('/fleeting')) });
+    profiles.setRaw('/fleeting/services/feed', JSON.stringify({ items: [], pagination: { has_more: false } }));
     const reg = await signed('POST', '/registry/businesses', registration(url, { name: 'Fleeting Salon' }), fleeting, url);
     expect(reg.status).toBe(201);
     profiles.remove(path);

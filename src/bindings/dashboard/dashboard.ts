@@ -88,7 +88,8 @@ const cookieOpts = (c: Context, maxAge?: number) => ({ httpOnly: true, sameSite:
 
 type Env = { Variables: { session: DashboardSession; token: string } };
 
-export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardSessions }): Hono<Env> {
+/** `clientAddress`: who signs in, for the lockout (the server's one resolver, trusted proxies honoured). */
+export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardSessions; clientAddress?: (req: Request, env: unknown) => string | undefined }): Hono<Env> {
   const { pipeline, sessions } = deps;
   const biz = pipeline.business;
   const bizName = biz.def.business.name;
@@ -153,7 +154,7 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
     const form = await c.req.parseBody();
     const expected = getCookie(c, LOGIN_COOKIE);
     if (!expected || form._csrf !== expected) return loginPage(c, 'The sign-in form expired; please try again.', 403);
-    const address = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown';
+    const address = deps.clientAddress?.(c.req.raw, c.env) ?? 'unknown';
     const r = await sessions.login(String(form.email ?? ''), String(form.password ?? ''), address);
     if (!r.ok) return loginPage(c, r.limited ? 'Too many failed attempts; wait 15 minutes and try again.' : 'Wrong email or password.', r.limited ? 429 : 401);
     deleteCookie(c, LOGIN_COOKIE, { path: '/admin' });

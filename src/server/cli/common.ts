@@ -45,7 +45,7 @@ export const OPTIONS = {
   reason: { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
-  'trust-proxy': { type: 'boolean' },
+  'trust-proxy': { type: 'string' },
   'allow-loopback-profiles': { type: 'boolean' },
   'require-pop-nonce': { type: 'boolean' },
   'allow-es256': { type: 'boolean' },
@@ -59,6 +59,7 @@ export const OPTIONS = {
   'request-timeout': { type: 'string' },
   'keep-alive-timeout': { type: 'string' },
   'max-connections': { type: 'string' },
+  'max-connections-per-address': { type: 'string' },
   'mcp-max-sessions': { type: 'string' },
   'mcp-max-sessions-per-address': { type: 'string' },
   'mcp-unused-session-timeout': { type: 'string' },
@@ -157,8 +158,8 @@ export function securityOptions(flags: Flags): SecurityOptions {
   if (flags['rate-limit']) {
     const limits: Record<string, number> = {};
     for (const v of flags['rate-limit']) {
-      const m = /^(public|reads|holds|bookings)=(\d+)$/.exec(v);
-      if (!m) throw new UsageError(`--rate-limit takes CLASS=N with CLASS one of public, reads, holds, bookings and N tokens per minute, got ${JSON.stringify(v)}`);
+      const m = /^(public|reads|holds|bookings|registrations|registrations_total)=(\d+)$/.exec(v);
+      if (!m) throw new UsageError(`--rate-limit takes CLASS=N with CLASS one of public, reads, holds, bookings, registrations, registrations_total and N tokens per minute, got ${JSON.stringify(v)}`);
       limits[m[1]] = Number(m[2]);
     }
     o.rateLimits = limits;
@@ -341,7 +342,8 @@ export const AUTH_HELP = `Authentication (see README "Authentication"):
   --allow-es256               accept ES256 proofs besides EdDSA
   --profile-uri URL           another URI this business's profile is reachable at (accepted as proof aud); repeatable
   --profile-allowlist PREFIX  only platforms whose profile URL starts with PREFIX; repeatable
-  --rate-limit CLASS=N        tokens per minute for public|reads|holds|bookings, per address, profile and key (0 = off); repeatable
+  --rate-limit CLASS=N        tokens per minute for public|reads|holds|bookings, per address, proven profile and key,
+                              and for a registry registrations (per registering host) and registrations_total (0 = off); repeatable
                               defaults public=1200 reads=300 holds=30 bookings=20 (ten times that in the sandbox);
                               a 31-day availability query costs 31 public tokens, any other call 1
   --no-rate-limit             turn rate limits off

@@ -1,5 +1,6 @@
 /** `usp-server serve`: run the business over HTTP (REST and MCP on one port). */
 import { readFileSync } from 'node:fs';
+import { ProxyListError, trustedProxies } from '../../security/index.js';
 import { createUspServer, type ServerOptions } from '../compose.js';
 import { DEFAULT_REREGISTER_MS, createRegistrar, type Registrar } from '../register-with.js';
 import {
@@ -47,12 +48,16 @@ ${ACCESS_HELP}
                               expired credentials are purged as they expire
 ${CACHE_HELP}
   --tls-cert FILE --tls-key FILE   serve HTTPS directly with this PEM certificate and key
-  --trust-proxy               behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host/For, refuse requests it did not mark https
+  --trust-proxy LIST          behind TLS-terminating proxies: the addresses or CIDRs they connect from, comma-separated
+                              (e.g. 10.0.0.0/8,127.0.0.1); only their X-Forwarded-For/Proto/Host are believed, and
+                              requests they did not mark https are refused. Bare --trust-proxy means loopback only
   --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g. http://localhost:6274; repeatable
   --headers-timeout SECONDS   a request's headers must arrive within this (default 10)
   --request-timeout SECONDS   a whole request must arrive within this (default 30)
   --keep-alive-timeout SECONDS  idle keep-alive connections are closed after this (default 5)
-  --max-connections N         connections beyond N are closed on arrival (default 1000)
+  --max-connections N         most connections at once (default 1000); at it a newcomer replaces the connection
+                              idle the longest, or is closed when all are busy; from 90 % on, connections idle 1 s are closed
+  --max-connections-per-address N  most connections one client address holds (default 100; a trusted proxy is not capped)
   --mcp-max-sessions N        MCP sessions open at once; over it initialize gets 503 (default 1000)
   --mcp-max-sessions-per-address N  MCP sessions one client address may hold; over it 429 (default 100)
   --mcp-unused-session-timeout SECONDS  close a session the client never came back to after initialize (default 60)
@@ -100,10 +105,12 @@ export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' 
   const request = seconds('request-timeout');
   const keepAlive = seconds('keep-alive-timeout');
   const maxConnections = intFlag(flags, 'max-connections', 1);
+  const perAddressConnections = intFlag(flags, 'max-connections-per-address', 1);
   if (headers !== undefined) connections.headersTimeoutMs = headers;
   if (request !== undefined) connections.requestTimeoutMs = request;
   if (keepAlive !== undefined) connections.keepAliveTimeoutMs = keepAlive;
   if (maxConnections !== undefined) connections.maxConnections = maxConnections;
+  if (perAddressConnections !== undefined) connections.maxConnectionsPerAddress = perAddressConnections;
   if (Object.keys(connections).length > 0) o.connections = connections;
   if (flags['allow-origin']) {
     o.allowedOrigins = flags['allow-origin'].map((v) => {
@@ -136,6 +143,20 @@ function registryUrls(flags: Flags): string[] {
     if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new UsageError(`--register-with must be an http(s) URL, got ${JSON.stringify(v)}`);
     return v.replace(/\/$/, '');
   });
+}
+
+/** --trust-proxy as the list of proxies it names (checked here, so a typo is a usage error). */
+export function proxyList(flags: Flags): string[] | undefined {
+  const v = flags['trust-proxy'];
+  if (v === undefined) return undefined;
+  try {
+    const names = trustedProxies(v).names;
+    if (names.length === 0) throw new UsageError('--trust-proxy needs the addresses or CIDRs of the proxies, e.g. --trust-proxy 10.0.0.0/8,127.0.0.1');
+    return [...names];
+  } catch (err) {
+    if (err instanceof ProxyListError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 function tlsOptions(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
@@ -174,7 +195,7 @@ async function run(flags: Flags): Promise<number> {
     availabilityCacheBytes: availabilityCacheBytes(flags),
     security: securityOptions(flags),
     webhooks: webhookOptions(flags),
-    trustProxy: flags['trust-proxy'],
+    trustProxy: proxyList(flags),
     tls: tlsOptions(flags),
     ...httpOptions(flags),
     // A catalog change (a service added, changed, suspended, removed) is news for every registry.
