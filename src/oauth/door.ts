@@ -18,6 +18,7 @@ import { INTERACTION_PATH, OAUTH_ROUTES, PROFILE_METADATA, USP_SCOPES, createPro
 import { accessTokenVerifier } from './resource-server.js';
 import { loadOAuthSecrets } from './secrets.js';
 import { loadOidcProvider } from './library.js';
+import { readForm } from '../web/index.js';
 
 export interface OAuthDoorOptions {
   store: Store;
@@ -156,6 +157,10 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
 
   // ---- pages -----------------------------------------------------------------------------------
   const pages = new Hono();
+  // A form that cannot be read (or any fault) goes to the host, which answers with refuse() below and logs it.
+  pages.onError((err) => {
+    throw err;
+  });
   const secure = () => base().startsWith('https://');
   const cookie = (name: string, value: string, opts: { path: string; sameSite: 'Strict' | 'Lax'; maxAgeS?: number }) =>
     `${name}=${value}; Path=${opts.path}; HttpOnly; SameSite=${opts.sameSite}${secure() ? '; Secure' : ''}${opts.maxAgeS !== undefined ? `; Max-Age=${opts.maxAgeS}` : ''}`;
@@ -250,7 +255,7 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
     for (const ck of cookies) if (ck) headers.append('Set-Cookie', ck);
     return new Response(null, { status: 303, headers });
   };
-  const form = async (c: Context) => (await c.req.parseBody()) as Record<string, unknown>;
+  const form = (c: Context) => readForm(c);
   const str = (v: unknown, max = 256) => (typeof v === 'string' ? v.slice(0, max) : '');
 
   const loginView = (it: Found, uid: string, csrf: string, extra: { email?: string; error?: string } = {}) =>

@@ -17,6 +17,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import { operationForDashboard, type DashboardAction, type Pipeline, type ProtocolError } from '../../operations/index.js';
+import { readForm } from '../../web/index.js';
 import { DASHBOARD_CSS } from './style.js';
 import { doneWords, errorWords, type DoneCode } from './flash.js';
 
@@ -100,6 +101,10 @@ export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardS
   const bizName = biz.def.business.name;
   const zone = biz.zone;
   const app = new Hono<Env>();
+  // A fault (a form that cannot be read, anything unexpected) goes to the host, which answers it in this door's page and logs it.
+  app.onError((err) => {
+    throw err;
+  });
 
   const timeFmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hour12: false });
   const dayFmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: 'numeric', month: 'short' });
@@ -124,22 +129,27 @@ export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardS
    * with the session's CSRF token: the page shows our words for the code, or the sealed words, never
    * text a link could bring (a crafted /admin?error=... shows the generic sentence).
    */
-  const flash = (c: Context<Env>) => {
-    const ok = doneWords(c.req.query('ok') ?? '');
-    const bad = c.req.query('error');
+  const sealedDetail = (c: Context<Env>, code: string) => {
     const detail = c.req.query('detail');
-    const sealed = bad && detail && sameText(seal(c.get('session').csrf, bad, detail), c.req.query('seal') ?? '') ? detail : undefined;
-    return (ok ? `<p class="flash ok" role="status">${esc(ok)}</p>` : '') + (bad ? `<p class="flash bad" role="alert">${esc(sealed ?? errorWords(bad))}</p>` : '');
+    return detail && sameText(seal(c.get('session').csrf, code, detail), c.req.query('seal') ?? '') ? detail : undefined;
   };
-  const back = (c: Context<Env>, to: string, res: Awaited<ReturnType<typeof run>>, done: DoneCode) => {
+  const flash = (c: Context<Env>) => {
+    const ok = c.req.query('ok');
+    const bad = c.req.query('error');
+    const done = ok ? (doneWords(ok) && (sealedDetail(c, ok) ?? doneWords(ok))) : undefined;
+    return (done ? `<p class="flash ok" role="status">${esc(done)}</p>` : '') + (bad ? `<p class="flash bad" role="alert">${esc(sealedDetail(c, bad) ?? errorWords(bad))}</p>` : '');
+  };
+  /** Back to `to` after a form, with what happened as a code (and the operation's words, sealed). */
+  const back = (c: Context<Env>, to: string, res: Awaited<ReturnType<typeof run>>, done: DoneCode, doneDetail?: string) => {
     const u = new URL(to, 'http://x');
     const refused = res.ok ? res.messages.filter((m) => m.type === 'error') : [];
     const error = !res.ok ? { code: res.error.code, detail: res.error.message } : refused.length ? { code: refused[0].code, detail: refused.map((m) => m.content).join(' ') } : undefined;
-    if (error) {
-      u.searchParams.set('error', error.code);
-      u.searchParams.set('detail', error.detail.slice(0, 500));
-      u.searchParams.set('seal', seal(c.get('session').csrf, error.code, error.detail.slice(0, 500)));
-    } else u.searchParams.set('ok', done);
+    const [key, code, detail] = error ? ['error', error.code, error.detail] : ['ok', done, doneDetail];
+    u.searchParams.set(key, code);
+    if (detail) {
+      u.searchParams.set('detail', detail.slice(0, 500));
+      u.searchParams.set('seal', seal(c.get('session').csrf, code, detail.slice(0, 500)));
+    }
     return new Response(null, { status: 303, headers: { Location: u.pathname + u.search } });
   };
 
@@ -167,7 +177,7 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
   };
   app.get('/admin/login', (c) => loginPage(c));
   app.post('/admin/login', async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const expected = getCookie(c, LOGIN_COOKIE);
     if (!expected || form._csrf !== expected) return loginPage(c, 'The sign-in form expired; please try again.', 403);
     const address = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown';
@@ -187,7 +197,7 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
       return html(shell('Sign in', bizName, '<div class="card"><h1>Signed out</h1><p>Your session has ended. <a href="/admin/login">Sign in again</a>.</p></div>'), 401);
     }
     if (c.req.method === 'POST') {
-      const form = await c.req.parseBody();
+      const form = await readForm(c);
       if (!sessions.csrfMatches(session, typeof form._csrf === 'string' ? form._csrf : undefined)) {
         return html(shell('Refused', bizName, '<div class="card"><h1>Refused</h1><p>This form did not come from your dashboard (its CSRF token is missing or wrong); nothing was changed.</p><p><a href="/admin">Back to the dashboard</a></p></div>'), 403);
       }
@@ -387,7 +397,7 @@ ${pick}<p class="note">Times in ${esc(zone)}. The booking keeps its id; the plat
     const move = MOVES[c.req.param('move')];
     const id = c.req.param('id');
     if (!move) return view(c, 'Not found', '', '<h1>Not found</h1>', 404);
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const input: Record<string, unknown> = { booking_id: id };
     if (typeof form.reason === 'string' && form.reason) input.reason = form.reason;
     if (move.action === 'decline') input.reason = typeof form.reason === 'string' ? form.reason : '';
@@ -426,7 +436,7 @@ ${pick}<p class="note">Times in ${esc(zone)}. The booking keeps its id; the plat
     );
   });
   app.post('/admin/ui/time-off/exception', async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const str = (v: unknown) => (typeof v === 'string' ? v : '');
     // Both times empty: closed all day; otherwise one interval, which the operation checks.
     const hours = str(form.opens) || str(form.closes) ? [{ opens: str(form.opens), closes: str(form.closes) }] : [];
@@ -435,7 +445,7 @@ ${pick}<p class="note">Times in ${esc(zone)}. The booking keeps its id; the plat
     return back(c, '/admin/ui/time-off', await run(c, 'exception_add', input), hours.length ? 'hours_set' : 'day_closed');
   });
   app.post('/admin/ui/time-off', async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const input: Record<string, unknown> = { resource_id: form.resource_id, start: form.start, end: form.end };
     if (typeof form.reason === 'string' && form.reason) input.reason = form.reason;
     return back(c, '/admin/ui/time-off', await run(c, 'time_off_add', input), 'time_off_added');
@@ -496,7 +506,8 @@ ${keyRows ? `<table class="list"><thead><tr><th>Key id</th><th>Created</th><th>S
     back(c, '/admin/ui/webhooks', await run(c, 'delivery_retry', { delivery_id: c.req.param('id') }), 'delivery_queued'),
   );
   app.post('/admin/ui/webhooks/rotate-key', async (c) => {
-    return back(c, '/admin/ui/webhooks', await run(c, 'signing_key_rotate', {}), 'key_rotated');
+    const res = await run(c, 'signing_key_rotate', {});
+    return back(c, '/admin/ui/webhooks', res, 'key_rotated', res.ok ? `New signing key ${(res.data.key as { kid: string }).kid} signs deliveries from now on.` : undefined);
   });
 
   // ---- platform API keys: listed without secrets; a new key's secret only in the POST's answer ----
@@ -520,7 +531,7 @@ ${keyRows ? `<table class="list"><thead><tr><th>Key id</th><th>Created</th><th>S
     );
   });
   app.post('/admin/ui/api-keys', async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const res = await run(c, 'api_key_create', { label: typeof form.label === 'string' ? form.label : '' });
     if (!res.ok) return back(c, '/admin/ui/api-keys', res, 'removed');
     const key = res.data.api_key as any;

@@ -9,6 +9,7 @@
 import { Hono, type Context } from 'hono';
 import { formatMoney, operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
 import { REST_ERRORS, problemResponse } from '../rest/index.js';
+import { readForm } from '../../web/index.js';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -229,7 +230,8 @@ export function isPageRequest(req: Request, path: string): boolean {
     if (path === PAGES_CSS_PATH || CALENDAR.test(path)) return true;
     return (CHECKOUT.test(path) || BOOKING.test(path)) && wantsHtml(req);
   }
-  return req.method === 'POST' && CHECKOUT.test(path) && (req.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded');
+  const type = req.headers.get('content-type') ?? '';
+  return req.method === 'POST' && CHECKOUT.test(path) && (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data'));
 }
 
 /** How the pages, and the host on their behalf, say no: a page with the reason. */
@@ -240,6 +242,10 @@ export function pageRefusal(status: number, err: ProtocolError): Response {
 /** The buyer's pages as a door of their own; the host routes to it what isPageRequest() claims. */
 export function createBuyerPages(pipeline: Pipeline): Hono {
   const app = new Hono();
+  // A form that cannot be read (or any fault) goes to the host, which answers with pageRefusal() and logs it.
+  app.onError((err) => {
+    throw err;
+  });
   const html = (c: Context) => wantsHtml(c.req.raw);
   const words = (c: Context, b: { locale: string; zone: string }) => new Words(negotiateLocale(c.req.header('accept-language'), b.locale), b.zone);
 
@@ -254,8 +260,8 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
     return v.return_url && v.state === 'due' ? withFormTarget(r, v.return_url) : r;
   });
   app.post('/checkout/:booking_id', async (c) => {
-    const form = new URLSearchParams(await c.req.text());
-    const choice = form.get('choice') === 'cancel' ? 'cancel' : 'pay';
+    const form = await readForm(c);
+    const choice = form.choice === 'cancel' ? 'cancel' : 'pay';
     const res = await pipeline.execute(operationForPage('checkout_form'), { input: { booking_id: c.req.param('booking_id'), choice } });
     if (!res.ok) return page('Payment not possible', `<section class="card"><h1>${esc(res.error.message)}</h1></section>`, REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as CheckoutView;

@@ -1,0 +1,1 @@
+export { MalformedBody, readForm } from './form.js';
