@@ -4,15 +4,15 @@
  * profile generic MCP hosts act under, and the 401 challenge MCP clients start authorization from.
  * It answers only its own paths; everything else goes on to the REST and MCP doors.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import type Provider from 'oidc-provider';
 import { OPERATIONS, USP_VERSION, type AuthPolicy, type Logger } from '../operations/index.js';
-import { TokenRefused, apiKeyMatches, clientAddressKey, hashApiKey, outboundUrlProblem, tokenBuckets, type PlatformSummary } from '../security/index.js';
+import { TokenRefused, apiKeyMatches, clientAddressKey, hashApiKey, outboundUrlProblem, type AccountEvent, type PlatformSummary } from '../security/index.js';
 import type { Store } from '../store/index.js';
-import { Accounts, EMAIL, normalizeEmail } from './accounts.js';
+import { ACCOUNT_SESSION_MS, Accounts, EMAIL, normalizeEmail } from './accounts.js';
 import { ACCOUNT_CSS, ACCOUNT_CSS_PATH, accountPage, codePage, consentPage, layout, loginPage, messagePage, registerPage, type LinkedView } from './pages.js';
 import { INTERACTION_PATH, OAUTH_ROUTES, PROFILE_METADATA, USP_SCOPES, createProvider } from './provider.js';
 import { accessTokenVerifier } from './resource-server.js';
@@ -32,10 +32,14 @@ export interface OAuthDoorOptions {
   capabilities: () => string[];
   /** Accept http://127.0.0.1 profile and metadata URLs (development on loopback). */
   allowLoopback: boolean;
-  /** Sign-in attempts per minute, per client address and per account email. */
-  loginLimits?: { perAddress: number; perAccount: number };
+  /** Sign-in attempts per minute per client address (a flood limit; failures also back off, see accounts.ts), and sign-ups per hour per address. */
+  loginLimits?: { perAddress: number; signupsPerAddress?: number };
   /** How a sign-up code reaches the buyer (default: the log). */
   deliverCode?: (email: string, code: string) => void;
+  /** The clock for sign-up codes, account sessions and sign-in delays. Default Date.now. */
+  now?: () => number;
+  /** Sign-in and sign-up events, for the operator's counters. */
+  onAccountEvent?: (e: AccountEvent) => void;
 }
 
 export interface OAuthDoor {
@@ -61,7 +65,6 @@ export const GENERIC_PROFILE_PATH = '/platforms/generic-mcp-host.json';
 const PRM_PATH = '/.well-known/oauth-protected-resource';
 const ACCOUNT_COOKIE = 'usp_account';
 const CSRF_COOKIE = 'usp_csrf';
-const ACCOUNT_SESSION_MS = 8 * 3600_000;
 
 type NodeEnv = { incoming: IncomingMessage; outgoing: ServerResponse };
 
@@ -73,13 +76,10 @@ type NodeEnv = { incoming: IncomingMessage; outgoing: ServerResponse };
 export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promise<OAuthDoor> {
   const lib = await loadOidcProvider();
   const secrets = await loadOAuthSecrets(o.store);
-  const accounts = new Accounts(o.store, o.log, o.deliverCode);
+  const accounts = new Accounts({ store: o.store, log: o.log, deliverCode: o.deliverCode, now: o.now, perAddressPerMinute: o.loginLimits?.perAddress, signupsPerAddressHour: o.loginLimits?.signupsPerAddress, onEvent: o.onAccountEvent });
   const base = () => o.baseUrl().replace(/\/$/, '');
   const mcpResource = () => `${base()}/mcp`;
   const restResource = () => `${base()}/`;
-  const cookieKey = Buffer.from(secrets.cookieKeys[0], 'base64url');
-  const limits = o.loginLimits ?? { perAddress: 20, perAccount: 5 };
-  const limiter = tokenBuckets({ login_address: limits.perAddress, login_account: limits.perAccount });
 
   const genericUrl = () => `${base()}${GENERIC_PROFILE_PATH}`;
   const genericSummary = (): PlatformSummary => ({ version: USP_VERSION, capabilities: o.capabilities() });
@@ -171,7 +171,6 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
     }
     return undefined;
   };
-  const mac = (s: string) => createHmac('sha256', cookieKey).update(s).digest('base64url');
   const sameBytes = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
   /** Synchronizer token (double submit): a random value in a SameSite=Strict cookie and in every form. */
@@ -206,23 +205,13 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
     const peer = (c.env as Partial<NodeEnv> | undefined)?.incoming?.socket?.remoteAddress;
     return peer ? clientAddressKey(peer) : 'unknown';
   };
-  /** Seconds to wait, or 0: sign-in attempts are limited per address and per account email. */
-  const loginWait = (c: Context, email: string) =>
-    Math.max(limiter.take([`addr:${addressOf(c)}`], 'login_address', 1, performance.now()), limiter.take([`email:${normalizeEmail(email)}`], 'login_account', 1, performance.now()));
   const tooMany = (wait: number) =>
     html(messagePage({ heading: 'Too many attempts', text: `Wait ${wait} seconds, then try again.` }), { status: 429, title: 'Too many attempts', retryAfter: wait });
 
-  const accountCookie = (accountId: string) => {
-    const exp = Date.now() + ACCOUNT_SESSION_MS;
-    const v = `${accountId}.${exp}`;
-    return cookie(ACCOUNT_COOKIE, `${v}.${mac(v)}`, { path: '/account', sameSite: 'Lax', maxAgeS: ACCOUNT_SESSION_MS / 1000 });
-  };
-  const signedInAs = (c: Context): string | null => {
-    const raw = readCookie(c, ACCOUNT_COOKIE);
-    const m = raw ? /^(acc_[a-f0-9]{32})\.(\d{13})\.([A-Za-z0-9_-]{43})$/.exec(raw) : null;
-    if (!m || Number(m[2]) <= Date.now() || !sameBytes(mac(`${m[1]}.${m[2]}`), m[3])) return null;
-    return m[1];
-  };
+  /** The account page's session: a random value whose hash the store keeps, so signing out ends it at once. */
+  const accountCookie = async (accountId: string) =>
+    cookie(ACCOUNT_COOKIE, await accounts.openSession(accountId), { path: '/account', sameSite: 'Lax', maxAgeS: ACCOUNT_SESSION_MS / 1000 });
+  const signedInAs = (c: Context): Promise<string | null> => accounts.session(readCookie(c, ACCOUNT_COOKIE));
 
   const node = (c: Context) => c.env as NodeEnv;
   /** The interaction a page belongs to, with the client and where it redirects to (a form target). */
@@ -286,14 +275,13 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
     if (!it || !csrfOk(c, f)) return expired();
     const uid = c.req.param('uid');
     const email = str(f.email, 254);
-    const wait = loginWait(c, email);
-    if (wait > 0) return tooMany(wait);
-    const account = await accounts.signIn(email, str(f.password, 200));
-    if (!account) {
+    const r = await accounts.signIn(email, str(f.password, 200), addressOf(c));
+    if ('waitS' in r) return tooMany(r.waitS);
+    if (!r.account) {
       const csrf = csrfFor(c);
       return html(loginView(it, uid, csrf.token, { email, error: 'That email and password do not match an account.' }), { status: 401, title: 'Sign in', formTargets: it.targets });
     }
-    return finish(c, { login: { accountId: account.id } }, [accountCookie(account.id)]);
+    return finish(c, { login: { accountId: r.account.id } }, [await accountCookie(r.account.id)]);
   });
 
   pages.get(`${INTERACTION_PATH}/:uid/register`, async (c) => {
@@ -325,11 +313,10 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
         formTargets: it.targets,
       });
     }
-    // Sign-ups count against the same limits as sign-ins (each costs a scrypt).
-    const wait = loginWait(c, email);
-    if (wait > 0) return tooMany(wait);
-    const signup = await accounts.startSignup({ name, email, password });
-    return html(codePage({ action: `${INTERACTION_PATH}/${uid}/verify`, csrf: csrf.token, signup, email }), { title: 'Check your email', formTargets: it.targets });
+    // Sign-ups are limited per email and per address (each mails a code and costs a scrypt).
+    const started = await accounts.startSignup({ name, email, password }, addressOf(c));
+    if ('waitS' in started) return tooMany(started.waitS);
+    return html(codePage({ action: `${INTERACTION_PATH}/${uid}/verify`, csrf: csrf.token, signup: started.signup, email }), { title: 'Check your email', formTargets: it.targets });
   });
 
   pages.post(`${INTERACTION_PATH}/:uid/verify`, async (c) => {
@@ -338,7 +325,9 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
     if (!it || !csrfOk(c, f)) return expired();
     const uid = c.req.param('uid');
     const signup = str(f.signup, 64);
-    const account = await accounts.finishSignup(signup, str(f.code, 6));
+    const done = await accounts.finishSignup(signup, str(f.code, 6), addressOf(c));
+    if ('waitS' in done) return tooMany(done.waitS);
+    const account = done.account;
     if (!account) {
       const csrf = csrfFor(c);
       return html(codePage({ action: `${INTERACTION_PATH}/${uid}/verify`, csrf: csrf.token, signup, email: '', error: 'That code is not right, or it has expired. Check it, or start again.' }), {
@@ -347,7 +336,7 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
         formTargets: it.targets,
       });
     }
-    return finish(c, { login: { accountId: account.id } }, [accountCookie(account.id)]);
+    return finish(c, { login: { accountId: account.id } }, [await accountCookie(account.id)]);
   });
 
   pages.post(`${INTERACTION_PATH}/:uid/consent`, async (c) => {
@@ -373,7 +362,7 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
     loginPage({ action: '/account/login', registerHref: '/account/register', csrf, ...extra });
   pages.get('/account', async (c) => {
     const csrf = csrfFor(c);
-    const id = signedInAs(c);
+    const id = await signedInAs(c);
     const account = id ? await accounts.byId(id) : null;
     if (!account) return html(accountLogin(csrf.token), { title: 'Sign in', cookies: [csrf.setCookie] });
     const p = getProvider();
@@ -392,15 +381,14 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
     const f = await form(c);
     if (!csrfOk(c, f)) return expired();
     const email = str(f.email, 254);
-    const wait = loginWait(c, email);
-    if (wait > 0) return tooMany(wait);
-    const account = await accounts.signIn(email, str(f.password, 200));
-    if (!account) return html(accountLogin(csrfFor(c).token, { email, error: 'That email and password do not match an account.' }), { status: 401, title: 'Sign in' });
-    return new Response(null, { status: 303, headers: { Location: '/account', 'Set-Cookie': accountCookie(account.id), 'Cache-Control': 'no-store' } });
+    const r = await accounts.signIn(email, str(f.password, 200), addressOf(c));
+    if ('waitS' in r) return tooMany(r.waitS);
+    if (!r.account) return html(accountLogin(csrfFor(c).token, { email, error: 'That email and password do not match an account.' }), { status: 401, title: 'Sign in' });
+    return new Response(null, { status: 303, headers: { Location: '/account', 'Set-Cookie': await accountCookie(r.account.id), 'Cache-Control': 'no-store' } });
   });
   pages.post('/account/revoke', async (c) => {
     const f = await form(c);
-    const id = signedInAs(c);
+    const id = await signedInAs(c);
     if (!id || !csrfOk(c, f)) return expired();
     await accounts.revoke(id, str(f.grant, 128));
     return new Response(null, { status: 303, headers: { Location: '/account?removed=1', 'Cache-Control': 'no-store' } });
@@ -408,7 +396,9 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
   pages.post('/account/logout', async (c) => {
     const f = await form(c);
     if (!csrfOk(c, f)) return expired();
-    return new Response(null, { status: 303, headers: { Location: '/account', 'Set-Cookie': cookie(ACCOUNT_COOKIE, '', { path: '/account', sameSite: 'Lax', maxAgeS: 0 }) } });
+    // The session ends on the server: the old cookie, replayed, no longer signs anyone in.
+    await accounts.closeSession(readCookie(c, ACCOUNT_COOKIE));
+    return new Response(null, { status: 303, headers: { Location: '/account', 'Set-Cookie': cookie(ACCOUNT_COOKIE, '', { path: '/account', sameSite: 'Lax', maxAgeS: 0 }), 'Cache-Control': 'no-store' } });
   });
 
   // ---- the 401 an MCP client starts authorization from ------------------------------------------

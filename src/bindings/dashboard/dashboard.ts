@@ -34,7 +34,8 @@ export interface DashboardSession {
 export interface DashboardSessions {
   /** The admin key is accepted in place of an account (sandbox only). */
   adminKeyLogin: boolean;
-  login(email: string, password: string, address: string): Promise<{ ok: true; token: string; session: DashboardSession } | { ok: false; limited: boolean }>;
+  /** `limited`: refused unchecked, this address (or this user from it) failed too often; try again in `waitS`. */
+  login(email: string, password: string, address: string): Promise<{ ok: true; token: string; session: DashboardSession } | { ok: false; limited: boolean; waitS?: number }>;
   lookup(token: string | undefined): Promise<DashboardSession | null>;
   logout(token: string): Promise<void>;
   csrfMatches(session: DashboardSession, presented: string | undefined): boolean;
@@ -95,7 +96,12 @@ const cookieOpts = (c: Context, maxAge?: number) => ({ httpOnly: true, sameSite:
 
 type Env = { Variables: { session: DashboardSession; token: string } };
 
-export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardSessions }): Hono<Env> {
+export function createDashboard(deps: {
+  pipeline: Pipeline;
+  sessions: DashboardSessions;
+  /** Who is on the other end, for the sign-in limits (the server's one reading of the client address). */
+  clientAddress: (c: Context) => string | undefined;
+}): Hono<Env> {
   const { pipeline, sessions } = deps;
   const biz = pipeline.business;
   const bizName = biz.def.business.name;
@@ -180,9 +186,12 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
     const form = await readForm(c);
     const expected = getCookie(c, LOGIN_COOKIE);
     if (!expected || form._csrf !== expected) return loginPage(c, 'The sign-in form expired; please try again.', 403);
-    const address = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown';
-    const r = await sessions.login(String(form.email ?? ''), String(form.password ?? ''), address);
-    if (!r.ok) return loginPage(c, r.limited ? 'Too many failed attempts; wait 15 minutes and try again.' : 'Wrong email or password.', r.limited ? 429 : 401);
+    const r = await sessions.login(String(form.email ?? ''), String(form.password ?? ''), deps.clientAddress(c) ?? 'unknown');
+    if (!r.ok) {
+      const res = loginPage(c, r.limited ? `Too many failed attempts from here; wait ${r.waitS ?? 1} seconds and try again.` : 'Wrong email or password.', r.limited ? 429 : 401);
+      if (r.limited) res.headers.set('Retry-After', String(r.waitS ?? 1));
+      return res;
+    }
     deleteCookie(c, LOGIN_COOKIE, { path: '/admin' });
     setCookie(c, SESSION_COOKIE, r.token, cookieOpts(c));
     return c.redirect('/admin', 303);
