@@ -4,7 +4,6 @@
  * profile generic MCP hosts act under, and the 401 challenge MCP clients start authorization from.
  * It answers only its own paths; everything else goes on to the REST and MCP doors.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
@@ -18,7 +17,7 @@ import { INTERACTION_PATH, OAUTH_ROUTES, PROFILE_METADATA, USP_SCOPES, createPro
 import { accessTokenVerifier } from './resource-server.js';
 import { loadOAuthSecrets } from './secrets.js';
 import { loadOidcProvider } from './library.js';
-import { readForm } from '../web/index.js';
+import { csrfFor as webCsrfFor, csrfOk as webCsrfOk, readCookie, readForm } from '../web/index.js';
 
 export interface OAuthDoorOptions {
   store: Store;
@@ -64,7 +63,6 @@ export interface OAuthDoor {
 export const GENERIC_PROFILE_PATH = '/platforms/generic-mcp-host.json';
 const PRM_PATH = '/.well-known/oauth-protected-resource';
 const ACCOUNT_COOKIE = 'usp_account';
-const CSRF_COOKIE = 'usp_csrf';
 
 type NodeEnv = { incoming: IncomingMessage; outgoing: ServerResponse };
 
@@ -164,29 +162,9 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
   const secure = () => base().startsWith('https://');
   const cookie = (name: string, value: string, opts: { path: string; sameSite: 'Strict' | 'Lax'; maxAgeS?: number }) =>
     `${name}=${value}; Path=${opts.path}; HttpOnly; SameSite=${opts.sameSite}${secure() ? '; Secure' : ''}${opts.maxAgeS !== undefined ? `; Max-Age=${opts.maxAgeS}` : ''}`;
-  const readCookie = (c: Context, name: string) => {
-    for (const part of (c.req.header('cookie') ?? '').split(';')) {
-      const [k, ...v] = part.trim().split('=');
-      if (k === name) return v.join('=');
-    }
-    return undefined;
-  };
-  const sameBytes = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
-  /** Synchronizer token (double submit): a random value in a SameSite=Strict cookie and in every form. */
-  const csrfFor = (c: Context): { token: string; setCookie?: string } => {
-    const have = readCookie(c, CSRF_COOKIE);
-    if (have && /^[A-Za-z0-9_-]{32,64}$/.test(have)) return { token: have };
-    const token = randomBytes(24).toString('base64url');
-    return { token, setCookie: cookie(CSRF_COOKIE, token, { path: '/', sameSite: 'Strict' }) };
-  };
-  const csrfOk = (c: Context, form: Record<string, unknown>) => {
-    const site = c.req.header('sec-fetch-site');
-    if (site && site !== 'same-origin' && site !== 'none') return false;
-    const have = readCookie(c, CSRF_COOKIE);
-    const sent = typeof form.csrf === 'string' ? form.csrf : '';
-    return Boolean(have) && sameBytes(have!, sent);
-  };
+  /** The HTML doors' one CSRF scheme (src/web): a double-submitted token from a SameSite=Strict cookie. */
+  const csrfFor = (c: Context) => webCsrfFor(c, { secure: secure() });
+  const csrfOk = (c: Context, form: Record<string, unknown>) => webCsrfOk(c, form.csrf);
 
   const html = (body: string, opts: { status?: number; title: string; formTargets?: string[]; cookies?: Array<string | undefined>; retryAfter?: number }) => {
     const headers = new Headers(pageHeaders(opts.formTargets ?? []));

@@ -21,3 +21,4 @@ export { OutboundRefused, outboundPostProblem, pinnedPost } from './pinned-post.
 export type { PinnedPostAnswer, PinnedPostOptions } from './pinned-post.js';
 export { emailRef, loginBackoff, windowCounter } from './login-backoff.js';
 export type { AccountDoor, AccountEvent, LockoutLimit, LoginBackoff, LoginBackoffOptions, WindowCounter } from './login-backoff.js';
+export { returnUrlProblem } from './return-url.js';

@@ -13,11 +13,11 @@
  * A new platform key's secret is only ever in the body of the POST that made it (never a URL or a
  * redirect), and every page is `no-store`.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import { operationForDashboard, type DashboardAction, type Pipeline, type ProtocolError } from '../../operations/index.js';
-import { readForm } from '../../web/index.js';
+import { readForm, sameText } from '../../web/index.js';
 import { DASHBOARD_CSS } from './style.js';
 import { doneWords, errorWords, type DoneCode } from './flash.js';
 
@@ -43,7 +43,6 @@ export interface DashboardSessions {
 
 /** A flash message's seal: only the server, knowing the session's CSRF token, makes one. */
 const seal = (key: string, code: string, detail: string) => createHmac('sha256', key).update(`${code}\n${detail}`).digest('base64url');
-const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
