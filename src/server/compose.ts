@@ -303,7 +303,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const oauth: OAuthDoor | undefined = opts.oauth === false || role ? undefined : await mountOAuth({
     store, log, sandbox: opts.sandbox, trustProxy: proxies.any, clientAddress: (req, env) => addressOf(req, env, proxies), baseUrl: () => baseUrl, businessName: biz.def.business.name,
     capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
-    allowLoopback: allowLoopback, ...(opts.oauth ?? {}),
+    allowLoopback: allowLoopback, now: () => clock.now(), onAccountEvent: (e) => metrics?.recordAccountEvent(e), ...(opts.oauth ?? {}),
   }, authPolicy);
   let openapiDoc: Record<string, unknown> | undefined;
   const rest = createRestApp({
@@ -319,10 +319,13 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
   // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback. The buyer
   // pages belong to the business role only.
-  const sessions = dashboardSessions({ store, now: () => clock.now(), sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes });
+  const sessions = dashboardSessions({ store, now: () => clock.now(), sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes, log, onEvent: (e) => metrics?.recordAccountEvent(e) });
   const doors: Door[] = role
     ? [mcpDoor(mcpHttp.app), ...(role.doors ?? []), restDoor(rest)]
-    : [mcpDoor(mcpHttp.app, oauth), ...(oauth ? [oauthDoor(oauth)] : []), dashboardDoor(pipeline, sessions, (req, env) => addressOf(req, env, proxies)), pagesDoor(pipeline), restDoor(rest)];
+    : [mcpDoor(mcpHttp.app, oauth), ...(oauth ? [oauthDoor(oauth)] : []), dashboardDoor(pipeline, sessions, (req, env) => {
+        const a = addressOf(req, env, proxies);
+        return a ? clientAddressKey(a) : undefined;
+      }), pagesDoor(pipeline), restDoor(rest)];
   const app = createHost({
     doors,
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,

@@ -15,6 +15,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { ProtocolError, correlationIdOf } from '../operations/index.js';
 import { viaTrustedProxy, type TrustedProxies } from '../security/index.js';
+import { MalformedBody } from '../web/index.js';
 
 /** What a door's app receives as its env: the Node request (client address) and the host's correlation id. */
 export interface DoorEnv {
@@ -52,7 +53,7 @@ export interface HostOptions {
   allowedHosts: readonly string[];
   /** Browser origins accepted by `browsers` doors besides the server's own. */
   allowedOrigins: readonly string[];
-  log?: { error(msg: string, fields?: Record<string, unknown>): void };
+  log?: { error(msg: string, fields?: Record<string, unknown>): void; warn?(msg: string, fields?: Record<string, unknown>): void };
 }
 
 /** `path` is `root` or below it: the claim of a door that owns whole paths. */
@@ -155,8 +156,13 @@ export function createHost(opts: HostOptions): HostApp {
   app.use('*', (c, next) => limits.get(c.get('door'))!(c, next));
   app.all('*', (c) => c.get('door').fetch(c.req.raw, { ...(c.env as object), correlationId: c.get('correlationId') }));
   app.onError((err, c) => {
-    opts.log?.error('unexpected HTTP failure', { error: String(err), path: c.req.path });
     const door = c.get('door') ?? fallback;
+    // A form that does not parse is the sender's mistake: 400 in the door's format, and a line for the operator.
+    if (err instanceof MalformedBody) {
+      (opts.log?.warn ?? opts.log?.error)?.call(opts.log, 'malformed request body', { door: door.name, path: c.req.path, error: String(err.cause) });
+      return door.refuse(c.req.raw, 400, new ProtocolError('invalid_request', 'The form could not be read. Go back and send it again.', { detailCode: 'malformed_body' }));
+    }
+    opts.log?.error('unexpected HTTP failure', { error: String(err), path: c.req.path });
     return door.refuse(c.req.raw, 500, new ProtocolError('server_error', 'The business could not process the request.'));
   });
   return app;

@@ -20,7 +20,7 @@ export interface OAuthTestServer {
 }
 
 export async function startOAuthServer(
-  opts: { sandbox?: boolean; loginLimits?: { perAddress: number; perAccount: number }; log?: Logger; db?: string; publicUrl?: string } = {},
+  opts: { sandbox?: boolean; loginLimits?: { perAddress: number; signupsPerAddress?: number } | 'default'; log?: Logger; db?: string; publicUrl?: string; trustProxy?: boolean } = {},
 ): Promise<OAuthTestServer> {
   const clock = new ManualClock(TEST_NOW);
   const codes = new Map<string, string>();
@@ -34,7 +34,8 @@ export async function startOAuthServer(
     webhooks: { enabled: false },
     // Platform profiles served by a loopback test server are fetched (the server itself is on loopback).
     security: { allowLoopbackProfiles: true },
-    oauth: { loginLimits: opts.loginLimits ?? { perAddress: 1000, perAccount: 1000 }, deliverCode: (email, code) => codes.set(email, code) },
+    trustProxy: opts.trustProxy,
+    oauth: { ...(opts.loginLimits === 'default' ? {} : { loginLimits: opts.loginLimits ?? { perAddress: 1000, signupsPerAddress: 1000 } }), deliverCode: (email, code) => codes.set(email, code) },
   });
   const url = await server.listen(0, '127.0.0.1');
   return { url, server, clock, codes, close: () => server.close() };
