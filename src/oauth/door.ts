@@ -10,11 +10,14 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import type Provider from 'oidc-provider';
 import { OPERATIONS, USP_VERSION, type AuthPolicy, type Logger } from '../operations/index.js';
-import { TokenRefused, apiKeyMatches, clientAddressKey, hashApiKey, outboundUrlProblem, tokenBuckets, type PlatformSummary } from '../security/index.js';
+import { TokenRefused, apiKeyMatches, clientAddressKey, createProfileResolver, hashApiKey, outboundUrlProblem, tokenBuckets, type PlatformSummary, type ProfileResolver } from '../security/index.js';
 import type { Store } from '../store/index.js';
 import { Accounts, EMAIL, normalizeEmail } from './accounts.js';
 import { ACCOUNT_CSS, ACCOUNT_CSS_PATH, accountPage, codePage, consentPage, layout, loginPage, messagePage, registerPage, type LinkedView } from './pages.js';
-import { INTERACTION_PATH, OAUTH_ROUTES, PROFILE_METADATA, USP_SCOPES, createProvider } from './provider.js';
+import { clientMetadataFetch } from './client-metadata.js';
+import { INTERACTION_PATH, OAUTH_ROUTES, PROFILE_METADATA, USP_SCOPES, canonicalResource, createProvider } from './provider.js';
+import { pinToPublicOrigin } from './public-origin.js';
+import { DEFAULT_REGISTRATION_LIMITS, dynamicRegistration, type RegistrationLimits } from './registration.js';
 import { accessTokenVerifier } from './resource-server.js';
 import { loadOAuthSecrets } from './secrets.js';
 import { loadOidcProvider } from './library.js';
@@ -35,6 +38,12 @@ export interface OAuthDoorOptions {
   loginLimits?: { perAddress: number; perAccount: number };
   /** How a sign-up code reaches the buyer (default: the log). */
   deliverCode?: (email: string, code: string) => void;
+  /** Limits on dynamic client registration, over DEFAULT_REGISTRATION_LIMITS. */
+  registration?: Partial<RegistrationLimits>;
+  /** The server's platform profile resolver (a registration naming a profile proves control with a key it publishes). */
+  profiles?: ProfileResolver;
+  /** Each client registration's outcome (`registered`, or why it was refused), for the metrics. */
+  onRegistration?: (outcome: string) => void;
 }
 
 export interface OAuthDoor {
@@ -74,8 +83,8 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
   const secrets = await loadOAuthSecrets(o.store);
   const accounts = new Accounts(o.store, o.log, o.deliverCode);
   const base = () => o.baseUrl().replace(/\/$/, '');
-  const mcpResource = () => `${base()}/mcp`;
-  const restResource = () => `${base()}/`;
+  const mcpResource = () => canonicalResource(`${base()}/mcp`)!;
+  const restResource = () => canonicalResource(`${base()}/`)!;
   const cookieKey = Buffer.from(secrets.cookieKeys[0], 'base64url');
   const limits = o.loginLimits ?? { perAddress: 20, perAccount: 5 };
   const limiter = tokenBuckets({ login_address: limits.perAddress, login_account: limits.perAccount });
@@ -89,6 +98,16 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
   });
 
   const profileUrlProblem = (url: string) => outboundUrlProblem(url, o.allowLoopback || o.sandbox) ?? undefined;
+  const metadataDocuments = clientMetadataFetch({ log: o.log, allowLoopback: o.allowLoopback });
+  const registration = dynamicRegistration({
+    store: o.store,
+    log: o.log,
+    limits: { ...DEFAULT_REGISTRATION_LIMITS, ...(o.registration ?? {}) },
+    secret: cookieKey,
+    profiles: o.profiles ?? createProfileResolver({ allowLoopback: o.allowLoopback }),
+    endpointUrl: () => `${base()}${OAUTH_ROUTES.registration}`,
+    onOutcome: o.onRegistration,
+  });
 
   // The provider needs its issuer, which is the listening address when no public URL was given.
   let provider: Provider | undefined;
@@ -102,9 +121,10 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
         secrets,
         resources: () => [mcpResource(), restResource()],
         defaultResource: mcpResource,
-        trustProxy: o.trustProxy,
         profileUrlProblem,
-        allowMetadataFetch: (url) => outboundUrlProblem(url, o.allowLoopback) === null,
+        allowMetadataFetch: (url) => metadataDocuments.allow(url),
+        fetch: (url) => metadataDocuments.fetch(url),
+        hooks: registration.hooks,
         findAccount: (id) => accounts.byId(id),
         renderError: (e) => ({
           status: 400,
@@ -113,6 +133,7 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
         }),
       });
       provider.on('server_error', (_ctx: unknown, err: Error) => o.log.error('oauth server error', { error: String(err) }));
+      registration.attach(provider);
     }
     return provider;
   };
@@ -149,7 +170,14 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
       return new Response('The authorization server needs the HTTP listener.', { status: 503 });
     }
     if (rewrite) node.incoming.url = rewrite;
-    await (getProvider().callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void>)(node.incoming, node.outgoing);
+    pinToPublicOrigin(node.incoming, base());
+    if (req.method === 'POST' && new URL(req.url).pathname === OAUTH_ROUTES.registration) {
+      return registration.handle(req, node as NodeEnv, addressOfRequest(req.headers, env), (incoming) => library(incoming, node.outgoing!));
+    }
+    return library(node.incoming, node.outgoing);
+  };
+  const library = async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<Response> => {
+    await (getProvider().callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void>)(incoming, outgoing);
     // The library wrote the answer itself; the listener must not write another.
     return RESPONSE_ALREADY_SENT;
   };
@@ -193,14 +221,15 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
   const expired = () =>
     html(messagePage({ heading: 'This form has expired', text: 'Go back to your assistant and start signing in again.' }), { status: 403, title: 'Expired' });
 
-  const addressOf = (c: Context): string => {
+  const addressOfRequest = (headers: Headers, env: unknown): string => {
     if (o.trustProxy) {
-      const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+      const hops = (headers.get('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter(Boolean);
       if (hops.length > 0) return clientAddressKey(hops[hops.length - 1]);
     }
-    const peer = (c.env as Partial<NodeEnv> | undefined)?.incoming?.socket?.remoteAddress;
+    const peer = (env as Partial<NodeEnv> | undefined)?.incoming?.socket?.remoteAddress;
     return peer ? clientAddressKey(peer) : 'unknown';
   };
+  const addressOf = (c: Context): string => addressOfRequest(c.req.raw.headers, c.env);
   /** Seconds to wait, or 0: sign-in attempts are limited per address and per account email. */
   const loginWait = (c: Context, email: string) =>
     Math.max(limiter.take([`addr:${addressOf(c)}`], 'login_address', 1, performance.now()), limiter.take([`email:${normalizeEmail(email)}`], 'login_account', 1, performance.now()));

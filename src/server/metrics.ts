@@ -3,6 +3,7 @@
  * - `usp_calls_total` and `usp_call_duration_seconds` by door, operation and outcome (fed by the
  *   pipeline's one report per call), `usp_rate_limit_refusals_total` by door and operation;
  * - `usp_webhook_delivery_attempts_total` by result (fed by the dispatcher);
+ * - `usp_oauth_client_registrations_total` by outcome (`registered`, or why one was refused);
  * - `usp_mcp_sessions` (open sessions) and `usp_inflight_calls`;
  * - the availability cache: `usp_availability_cache_hits_total`, `..._misses_total`,
  *   `..._evictions_total`, `usp_availability_cache_entries` and `usp_availability_cache_bytes` (estimated);
@@ -26,6 +27,8 @@ export interface ServerMetrics {
   recordCall(call: CallRecord): void;
   /** The dispatcher's report of one recorded delivery attempt. */
   recordAttempt(result: AttemptResult): void;
+  /** The authorization server's report of one client registration: `registered`, or why it was refused. */
+  recordRegistration(outcome: string): void;
   /** Refresh the database gauges, then render every metric in the text format. */
   scrape(): Promise<string>;
   readonly contentType: string;
@@ -52,6 +55,12 @@ export function createMetrics(deps: {
   });
   const perCall = new Map<string, { calls: { inc(): void }; duration: { observe(v: number): void } }>();
   const refusals = new Counter({ name: 'usp_rate_limit_refusals_total', help: 'Calls refused with rate_limited, by door and operation.', labelNames: ['door', 'operation'], registers: [registry] });
+  const registrations = new Counter({
+    name: 'usp_oauth_client_registrations_total',
+    help: 'OAuth dynamic client registrations, by outcome: registered, or the reason one was refused (rate_limited, registrant_cap, profile_control_not_proven, invalid_redirect_uri, ...).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   const attempts = new Counter({ name: 'usp_webhook_delivery_attempts_total', help: 'Webhook delivery attempts recorded, by result (delivered, retry, failed, canceled, skipped).', labelNames: ['result'], registers: [registry] });
   new Gauge({ name: 'usp_mcp_sessions', help: 'MCP sessions open in this process (stdio and HTTP).', registers: [registry], collect() { this.set(deps.sessions()); } });
   new Gauge({ name: 'usp_inflight_calls', help: 'Calls being executed right now.', registers: [registry], collect() { this.set(deps.inFlight()); } });
@@ -121,6 +130,9 @@ export function createMetrics(deps: {
     },
     recordAttempt(result) {
       attempts.inc({ result });
+    },
+    recordRegistration(outcome) {
+      registrations.inc({ outcome: outcome.slice(0, 40) });
     },
     async scrape() {
       await readGauges();

@@ -7,6 +7,8 @@ import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import { ManualClock, silentLogger, type Logger } from '../../src/operations/index.js';
 import { demoBusiness } from '../support/server.js';
 import { TEST_NOW } from '../support/time.js';
+import type { RegistrationLimits } from '../../src/oauth/registration.js';
+import { signedHeaders, type SigningIdentity } from '../../src/client/platform-auth.js';
 
 export const REDIRECT = 'http://127.0.0.1:1/callback';
 
@@ -20,7 +22,17 @@ export interface OAuthTestServer {
 }
 
 export async function startOAuthServer(
-  opts: { sandbox?: boolean; loginLimits?: { perAddress: number; perAccount: number }; log?: Logger; db?: string; publicUrl?: string } = {},
+  opts: {
+    sandbox?: boolean;
+    loginLimits?: { perAddress: number; perAccount: number };
+    log?: Logger;
+    db?: string;
+    publicUrl?: string;
+    trustProxy?: boolean;
+    /** Development: loopback platform profiles and metadata documents (default true: the test hosts are on loopback). */
+    allowLoopbackProfiles?: boolean;
+    registration?: Partial<RegistrationLimits>;
+  } = {},
 ): Promise<OAuthTestServer> {
   const clock = new ManualClock(TEST_NOW);
   const codes = new Map<string, string>();
@@ -32,9 +44,15 @@ export async function startOAuthServer(
     log: opts.log ?? silentLogger,
     sweepIntervalMs: 0,
     webhooks: { enabled: false },
+    trustProxy: opts.trustProxy,
     // Platform profiles served by a loopback test server are fetched (the server itself is on loopback).
-    security: { allowLoopbackProfiles: true },
-    oauth: { loginLimits: opts.loginLimits ?? { perAddress: 1000, perAccount: 1000 }, deliverCode: (email, code) => codes.set(email, code) },
+    security: { allowLoopbackProfiles: opts.allowLoopbackProfiles ?? true },
+    oauth: {
+      loginLimits: opts.loginLimits ?? { perAddress: 1000, perAccount: 1000 },
+      deliverCode: (email, code) => codes.set(email, code),
+      // One test address registers a client per test: the limits are tests' own business.
+      registration: { perAddressPerMinute: 1000, totalPerMinute: 1000, perRegistrant: 1000, ...(opts.registration ?? {}) },
+    },
   });
   const url = await server.listen(0, '127.0.0.1');
   return { url, server, clock, codes, close: () => server.close() };
@@ -107,6 +125,16 @@ export async function register(url: string, meta: Record<string, unknown> = {}):
   });
   if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${await res.text()}`);
   return (await res.json()) as never;
+}
+
+/**
+ * Register a client naming a platform profile: the request is signed (RFC 9421, with Content-Digest
+ * and created) with `signer`, whose key that profile publishes. Answers the raw response.
+ */
+export async function registerSigned(url: string, meta: Record<string, unknown>, signer: SigningIdentity, created?: number): Promise<Response> {
+  const body = JSON.stringify(meta);
+  const endpoint = `${url}/oauth/register`;
+  return fetch(endpoint, { method: 'POST', headers: signedHeaders(signer, 'POST', endpoint, { 'Content-Type': 'application/json' }, body, created), body });
 }
 
 export function authorizeUrl(url: string, clientId: string, p: { challenge: string }, extra: Record<string, string> = {}): string {
