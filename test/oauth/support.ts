@@ -67,7 +67,11 @@ export function pkce() {
 /** A browser's cookies for one origin (enough for our pages: names, values, paths). */
 export class Browser {
   private jar = new Map<string, { value: string; path: string }>();
-  constructor(private readonly origin: string) {}
+  /** `always`: headers sent with every request (a forged Host or X-Forwarded-Host, say). */
+  constructor(
+    private readonly origin: string,
+    private readonly always: Record<string, string> = {},
+  ) {}
   private cookieHeader(path: string): string {
     return [...this.jar.entries()].filter(([, c]) => path.startsWith(c.path)).map(([k, c]) => `${k}=${c.value}`).join('; ');
   }
@@ -86,7 +90,7 @@ export class Browser {
   /** One request, no redirects followed. */
   async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
     const u = new URL(url, this.origin);
-    const headers: Record<string, string> = { ...(init.headers ?? {}) };
+    const headers: Record<string, string> = { ...this.always, ...(init.headers ?? {}) };
     if (u.origin === this.origin) {
       const ck = this.cookieHeader(u.pathname);
       if (ck) headers.cookie = ck;
@@ -117,10 +121,10 @@ export class Browser {
 export const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 export const actionOf = (html: string) => /<form[^>]*action="([^"]+)"/.exec(html)?.[1]?.replace(/&#38;/g, '&') ?? '';
 
-export async function register(url: string, meta: Record<string, unknown> = {}): Promise<{ client_id: string; client_secret?: string } & Record<string, unknown>> {
+export async function register(url: string, meta: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<{ client_id: string; client_secret?: string } & Record<string, unknown>> {
   const res = await fetch(`${url}/oauth/register`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'Test Assistant', grant_types: ['authorization_code', 'refresh_token'], ...meta }),
   });
   if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${await res.text()}`);
