@@ -67,10 +67,15 @@ export function pkce() {
 /** A browser's cookies for one origin (enough for our pages: names, values, paths). */
 export class Browser {
   private jar = new Map<string, { value: string; path: string }>();
-  /** `always`: headers sent with every request (a forged Host or X-Forwarded-Host, say). */
+  /**
+   * `always`: headers sent with every request (a forged Host or X-Forwarded-Host, say).
+   * `publicOrigin`: the public URL the server publishes, which a load balancer would route to
+   * `origin`: redirects there are followed to `origin`.
+   */
   constructor(
     private readonly origin: string,
     private readonly always: Record<string, string> = {},
+    private readonly publicOrigin?: string,
   ) {}
   private cookieHeader(path: string): string {
     return [...this.jar.entries()].filter(([, c]) => path.startsWith(c.path)).map(([k, c]) => `${k}=${c.value}`).join('; ');
@@ -109,7 +114,8 @@ export class Browser {
     let res = await this.request(url, init);
     let at = new URL(url, this.origin).href;
     for (let i = 0; i < 10 && res.status >= 300 && res.status < 400; i++) {
-      const next = new URL(res.headers.get('location')!, at).href;
+      let next = new URL(res.headers.get('location')!, at).href;
+      if (this.publicOrigin && next.startsWith(`${this.publicOrigin}/`)) next = this.origin + next.slice(this.publicOrigin.length);
       if (!next.startsWith(this.origin)) return { res, url: next, text: '' };
       at = next;
       res = await this.request(next);
