@@ -6,10 +6,10 @@
  * pages. The metadata documents may be cached (Cache-Control), which is only safe because of that.
  */
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { hashPassword } from '../../src/oauth/index.js';
 import { BUYER, PLATFORM, day } from '../support/server.js';
-import { Browser, actionOf, authorizeUrl, csrfOf, pkce, register, startOAuthServer, type OAuthTestServer } from './support.js';
+import { Browser, actionOf, authorizeUrl, csrfOf, pkce, register, sharedOAuthServer } from './support.js';
 
 const EVIL = 'evil.example';
 const DOCUMENTS = [
@@ -46,16 +46,11 @@ function expectPublished(text: string, path: string) {
 
 describe('behind a load balancer (--public-url https://salon.example, --trust-proxy): forged Host and X-Forwarded-Host are ignored', () => {
   const PUBLIC = 'https://salon.example';
-  let t: OAuthTestServer;
+  const server = sharedOAuthServer({ publicUrl: PUBLIC, trustProxy: true, sandbox: true });
   const forged = { host: EVIL, 'x-forwarded-host': EVIL, 'x-forwarded-proto': 'https' };
-  beforeAll(async () => {
-    t = await startOAuthServer({ publicUrl: PUBLIC, trustProxy: true, sandbox: true });
-  }, 30_000);
-  afterAll(async () => {
-    await t?.close();
-  });
 
   test('every published document names the public URL; the metadata documents carry Cache-Control', async () => {
+    const t = server();
     for (const path of DOCUMENTS) {
       const res = await rawGet(t.url, path, forged);
       expect(res.status, path).toBe(200);
@@ -72,6 +67,7 @@ describe('behind a load balancer (--public-url https://salon.example, --trust-pr
   });
 
   test("a booking's continue_url and the MCP 401 challenge name the public URL", async () => {
+    const t = server();
     const headers = { 'content-type': 'application/json', 'usp-agent': `profile="${PLATFORM}"`, 'x-forwarded-host': EVIL, 'x-forwarded-proto': 'https' };
     const q = await fetch(`${t.url}/availability/query`, { method: 'POST', headers, body: JSON.stringify({ service_id: 'svc_massage_60', start_date: day(3), end_date: day(3) }) });
     const slot = ((await q.json()) as any).slots[0].id;
@@ -89,6 +85,7 @@ describe('behind a load balancer (--public-url https://salon.example, --trust-pr
   });
 
   test('the sign-in pages redirect to the public URL: the resume redirect after signing in names it', async () => {
+    const t = server();
     await t.server.store.transaction(async (tx) =>
       tx.accounts.create({ id: 'acc_' + 'b'.repeat(32), email: 'origin@example.com', password_hash: await hashPassword('correct horse battery'), name: 'Origin', phone: null, created_ms: Date.now() }),
     );
@@ -107,15 +104,10 @@ describe('behind a load balancer (--public-url https://salon.example, --trust-pr
 });
 
 describe('without a public URL, the listening address is published whatever Host a request names', () => {
-  let t: OAuthTestServer;
-  beforeAll(async () => {
-    t = await startOAuthServer();
-  }, 30_000);
-  afterAll(async () => {
-    await t?.close();
-  });
+  const server = sharedOAuthServer();
 
   test('Host: evil.example (and X-Forwarded-Host, not trusted here) change no published URL', async () => {
+    const t = server();
     for (const path of DOCUMENTS) {
       const res = await rawGet(t.url, path, { host: EVIL, 'x-forwarded-host': EVIL });
       expect(res.status, path).toBe(200);

@@ -4,19 +4,14 @@
  * the form without the slash, so a token request naming it gets a token for the REST API, not
  * invalid_target; the token's audience is the canonical form either way.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { Browser, REDIRECT, authorizeUrl, linkAccount, pkce, register, startOAuthServer, tokenRequest, type OAuthTestServer } from './support.js';
+import { describe, expect, test } from 'vitest';
+import { Browser, REDIRECT, authorizeUrl, linkAccount, pkce, register, sharedOAuthServer, tokenRequest } from './support.js';
 
-let t: OAuthTestServer;
-beforeAll(async () => {
-  t = await startOAuthServer();
-}, 30_000);
-afterAll(async () => {
-  await t?.close();
-});
+const server = sharedOAuthServer();
 
 describe('resource=<origin> and resource=<origin>/ name the same resource', () => {
   test('client_credentials: a token request with resource=<origin> (no trailing slash) is granted, like <origin>/, and the token works on the REST API', async () => {
+    const t = server();
     const client = await register(t.url, { grant_types: ['client_credentials'], redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic' });
     const basic = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
     for (const resource of [t.url, `${t.url}/`]) {
@@ -32,6 +27,7 @@ describe('resource=<origin> and resource=<origin>/ name the same resource', () =
   });
 
   test('authorization code: authorized and exchanged with resource=<origin>, the buyer-linked token works on the REST API', async () => {
+    const t = server();
     const client = await register(t.url);
     const p = pkce();
     const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p, { resource: t.url }), { email: 'origin-form@example.com', password: 'correct horse battery', signUp: true });

@@ -3,6 +3,7 @@
  * cookie jar, PKCE, dynamic registration, the sign-in / sign-up / consent forms, the code exchange.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import { ManualClock, silentLogger, type Logger } from '../../src/operations/index.js';
 import { demoBusiness } from '../support/server.js';
@@ -56,6 +57,18 @@ export async function startOAuthServer(
   });
   const url = await server.listen(0, '127.0.0.1');
   return { url, server, clock, codes, close: () => server.close() };
+}
+
+/** One server for a file's (or a describe's) tests: started before them, closed after them; call the getter inside tests. */
+export function sharedOAuthServer(opts: Parameters<typeof startOAuthServer>[0] = {}): () => OAuthTestServer {
+  let t: OAuthTestServer | undefined;
+  beforeAll(async () => {
+    t = await startOAuthServer(opts);
+  }, 30_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+  return () => t!;
 }
 
 export const b64url = (b: Buffer) => b.toString('base64url');
