@@ -9,11 +9,14 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import type Provider from 'oidc-provider';
 import { OPERATIONS, USP_VERSION, type AuthPolicy, type Logger } from '../operations/index.js';
-import { TokenRefused, apiKeyMatches, clientAddressKey, hashApiKey, outboundUrlProblem, type AccountEvent, type PlatformSummary } from '../security/index.js';
+import { TokenRefused, apiKeyMatches, clientAddressKey, createProfileResolver, hashApiKey, outboundUrlProblem, type AccountEvent, type PlatformSummary, type ProfileResolver } from '../security/index.js';
 import type { Store } from '../store/index.js';
 import { ACCOUNT_SESSION_MS, Accounts, EMAIL, normalizeEmail } from './accounts.js';
 import { ACCOUNT_CSS, ACCOUNT_CSS_PATH, accountPage, codePage, consentPage, layout, loginPage, messagePage, registerPage, type LinkedView } from './pages.js';
-import { INTERACTION_PATH, OAUTH_ROUTES, PROFILE_METADATA, USP_SCOPES, createProvider } from './provider.js';
+import { clientMetadataFetch } from './client-metadata.js';
+import { INTERACTION_PATH, OAUTH_ROUTES, PROFILE_METADATA, USP_SCOPES, canonicalResource, createProvider } from './provider.js';
+import { pinToPublicOrigin } from './public-origin.js';
+import { DEFAULT_REGISTRATION_LIMITS, dynamicRegistration, type RegistrationLimits } from './registration.js';
 import { accessTokenVerifier } from './resource-server.js';
 import { loadOAuthSecrets } from './secrets.js';
 import { loadOidcProvider } from './library.js';
@@ -42,6 +45,12 @@ export interface OAuthDoorOptions {
   now?: () => number;
   /** Sign-in and sign-up events, for the operator's counters. */
   onAccountEvent?: (e: AccountEvent) => void;
+  /** Limits on dynamic client registration, over DEFAULT_REGISTRATION_LIMITS. */
+  registration?: Partial<RegistrationLimits>;
+  /** The server's platform profile resolver (a registration naming a profile proves control with a key it publishes). */
+  profiles?: ProfileResolver;
+  /** Each client registration's outcome (`registered`, or why it was refused), for the metrics. */
+  onRegistration?: (outcome: string) => void;
 }
 
 export interface OAuthDoor {
@@ -79,8 +88,9 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
   const secrets = await loadOAuthSecrets(o.store);
   const accounts = new Accounts({ store: o.store, log: o.log, deliverCode: o.deliverCode, now: o.now, perAddressPerMinute: o.loginLimits?.perAddress, signupsPerAddressHour: o.loginLimits?.signupsPerAddress, onEvent: o.onAccountEvent });
   const base = () => o.baseUrl().replace(/\/$/, '');
-  const mcpResource = () => `${base()}/mcp`;
-  const restResource = () => `${base()}/`;
+  const mcpResource = () => canonicalResource(`${base()}/mcp`)!;
+  const restResource = () => canonicalResource(`${base()}/`)!;
+  const cookieKey = Buffer.from(secrets.cookieKeys[0], 'base64url');
 
   const genericUrl = () => `${base()}${GENERIC_PROFILE_PATH}`;
   const genericSummary = (): PlatformSummary => ({ version: USP_VERSION, capabilities: o.capabilities() });
@@ -91,6 +101,16 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
   });
 
   const profileUrlProblem = (url: string) => outboundUrlProblem(url, o.allowLoopback || o.sandbox) ?? undefined;
+  const metadataDocuments = clientMetadataFetch({ log: o.log, allowLoopback: o.allowLoopback });
+  const registration = dynamicRegistration({
+    store: o.store,
+    log: o.log,
+    limits: { ...DEFAULT_REGISTRATION_LIMITS, ...(o.registration ?? {}) },
+    secret: cookieKey,
+    profiles: o.profiles ?? createProfileResolver({ allowLoopback: o.allowLoopback }),
+    endpointUrl: () => `${base()}${OAUTH_ROUTES.registration}`,
+    onOutcome: o.onRegistration,
+  });
 
   // The provider needs its issuer, which is the listening address when no public URL was given.
   let provider: Provider | undefined;
@@ -104,9 +124,10 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
         secrets,
         resources: () => [mcpResource(), restResource()],
         defaultResource: mcpResource,
-        trustProxy: o.trustProxy,
         profileUrlProblem,
-        allowMetadataFetch: (url) => outboundUrlProblem(url, o.allowLoopback) === null,
+        allowMetadataFetch: (url) => metadataDocuments.allow(url),
+        fetch: (url) => metadataDocuments.fetch(url),
+        hooks: registration.hooks,
         findAccount: (id) => accounts.byId(id),
         renderError: (e) => ({
           status: 400,
@@ -115,6 +136,7 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
         }),
       });
       provider.on('server_error', (_ctx: unknown, err: Error) => o.log.error('oauth server error', { error: String(err) }));
+      registration.attach(provider);
     }
     return provider;
   };
@@ -151,7 +173,14 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
       return new Response('The authorization server needs the HTTP listener.', { status: 503 });
     }
     if (rewrite) node.incoming.url = rewrite;
-    await (getProvider().callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void>)(node.incoming, node.outgoing);
+    pinToPublicOrigin(node.incoming, base());
+    if (req.method === 'POST' && new URL(req.url).pathname === OAUTH_ROUTES.registration) {
+      return registration.handle(req, node as NodeEnv, addressOfRequest(req, env), (incoming) => library(incoming, node.outgoing!));
+    }
+    return library(node.incoming, node.outgoing);
+  };
+  const library = async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<Response> => {
+    await (getProvider().callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void>)(incoming, outgoing);
     // The library wrote the answer itself; the listener must not write another.
     return RESPONSE_ALREADY_SENT;
   };
@@ -178,10 +207,11 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
   const expired = () =>
     html(messagePage({ heading: 'This form has expired', text: 'Go back to your assistant and start signing in again.' }), { status: 403, title: 'Expired' });
 
-  const addressOf = (c: Context): string => {
-    const a = o.clientAddress(c.req.raw, c.env);
+  const addressOfRequest = (req: Request, env: unknown): string => {
+    const a = o.clientAddress(req, env);
     return a ? clientAddressKey(a) : 'unknown';
   };
+  const addressOf = (c: Context): string => addressOfRequest(c.req.raw, c.env);
   const tooMany = (wait: number) =>
     html(messagePage({ heading: 'Too many attempts', text: `Wait ${wait} seconds, then try again.` }), { status: 429, title: 'Too many attempts', retryAfter: wait });
 

@@ -107,7 +107,7 @@ export interface ServerOptions {
   /** Receives events after their transaction commits. */
   onEvents?: (events: readonly OutboxEvent[]) => void;
   /** The OAuth authorization server and buyer account pages (on by default); false turns them off. */
-  oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode'>;
+  oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode' | 'registration'>;
   /** The role served instead of the business's (the discovery registry). */
   role?: ServerRole;
   /** Bytes of computed availability answers kept for reuse (default 32 MiB); 0 turns the cache off. */
@@ -303,7 +303,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const oauth: OAuthDoor | undefined = opts.oauth === false || role ? undefined : await mountOAuth({
     store, log, sandbox: opts.sandbox, trustProxy: proxies.any, clientAddress: (req, env) => addressOf(req, env, proxies), baseUrl: () => baseUrl, businessName: biz.def.business.name,
     capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
-    allowLoopback: allowLoopback, now: () => clock.now(), onAccountEvent: (e) => metrics?.recordAccountEvent(e), ...(opts.oauth ?? {}),
+    allowLoopback: allowLoopback, now: () => clock.now(), onAccountEvent: (e) => metrics?.recordAccountEvent(e), profiles: resolver, onRegistration: (outcome) => metrics?.recordRegistration(outcome), ...(opts.oauth ?? {}),
   }, authPolicy);
   let openapiDoc: Record<string, unknown> | undefined;
   const rest = createRestApp({

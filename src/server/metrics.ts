@@ -5,6 +5,7 @@
  * - `usp_webhook_delivery_attempts_total` by result (fed by the dispatcher);
  * - sign-in and sign-up at the account pages and the dashboard: `usp_sign_in_failures_total` by door,
  *   `usp_sign_in_lockouts_total` by door and the limit that refused, `usp_sign_ups_total` by stage;
+ * - `usp_oauth_client_registrations_total` by outcome (`registered`, or why one was refused);
  * - `usp_mcp_sessions` (open sessions) and `usp_inflight_calls`;
  * - the availability cache: `usp_availability_cache_hits_total`, `..._misses_total`,
  *   `..._evictions_total`, `usp_availability_cache_entries` and `usp_availability_cache_bytes` (estimated);
@@ -31,6 +32,8 @@ export interface ServerMetrics {
   recordAttempt(result: AttemptResult): void;
   /** A failed sign-in, an attempt refused by a limit, or a sign-up step. */
   recordAccountEvent(e: AccountEvent): void;
+  /** The authorization server's report of one client registration: `registered`, or why it was refused. */
+  recordRegistration(outcome: string): void;
   /** Refresh the database gauges, then render every metric in the text format. */
   scrape(): Promise<string>;
   readonly contentType: string;
@@ -57,6 +60,12 @@ export function createMetrics(deps: {
   });
   const perCall = new Map<string, { calls: { inc(): void }; duration: { observe(v: number): void } }>();
   const refusals = new Counter({ name: 'usp_rate_limit_refusals_total', help: 'Calls refused with rate_limited, by door and operation.', labelNames: ['door', 'operation'], registers: [registry] });
+  const registrations = new Counter({
+    name: 'usp_oauth_client_registrations_total',
+    help: 'OAuth dynamic client registrations, by outcome: registered, or the reason one was refused (rate_limited, registrant_cap, profile_control_not_proven, invalid_redirect_uri, ...).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   const attempts = new Counter({ name: 'usp_webhook_delivery_attempts_total', help: 'Webhook delivery attempts recorded, by result (delivered, retry, failed, canceled, skipped).', labelNames: ['result'], registers: [registry] });
   const signInFailures = new Counter({ name: 'usp_sign_in_failures_total', help: 'Sign-ins refused for a wrong password or an unknown email, by door (oauth: the buyer account pages; dashboard).', labelNames: ['door'], registers: [registry] });
   const lockouts = new Counter({
@@ -139,6 +148,9 @@ export function createMetrics(deps: {
       if (e.kind === 'sign_in_failed') signInFailures.inc({ door: e.door });
       else if (e.kind === 'locked_out') lockouts.inc({ door: e.door, limit: e.limit });
       else signUps.inc({ stage: e.stage });
+    },
+    recordRegistration(outcome) {
+      registrations.inc({ outcome: outcome.slice(0, 40) });
     },
     async scrape() {
       await readGauges();

@@ -70,6 +70,7 @@ export const OPTIONS = {
   'webhook-max-total': { type: 'string' },
   'webhook-timeout': { type: 'string' },
   'signing-key': { type: 'string' },
+  'oauth-unused-client-hours': { type: 'string' },
   'signing-kid': { type: 'string' },
   'reminder-offset': { type: 'string' },
   failed: { type: 'boolean' },

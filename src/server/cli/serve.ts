@@ -78,12 +78,22 @@ Webhooks:
   --webhook-timeout SECONDS       per attempt (default 10)
   --signing-key FILE --signing-kid KID   sign webhooks with this P-256 PEM key instead of a generated one
 
+OAuth authorization server:
+  --oauth-unused-client-hours N   forget a dynamically registered client that never completed a grant
+                                  after N hours (default 24)
+
 ${LOG_HELP}
   /healthz, /readyz and /metrics (Prometheus) are served on the same port; /metrics is open to loopback
   peers and needs an admin API key (Authorization: Bearer KEY) from anywhere else.
 
 ${SETTINGS_HELP}
 `;
+
+/** OAuth settings: how long a registered client that never completed a grant is kept. */
+export function oauthOptions(flags: Flags): Pick<ServerOptions, 'oauth'> {
+  const hours = intFlag(flags, 'oauth-unused-client-hours', 1);
+  return hours === undefined ? {} : { oauth: { registration: { unusedClientTtlMs: hours * 3600_000 } } };
+}
 
 /** Listener settings: connection limits, MCP session caps, browser origins allowed on the MCP endpoints. */
 export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' | 'connections' | 'mcpSessions'> {
@@ -198,6 +208,7 @@ async function run(flags: Flags): Promise<number> {
     trustProxy: proxyList(flags),
     tls: tlsOptions(flags),
     ...httpOptions(flags),
+    ...oauthOptions(flags),
     // A catalog change (a service added, changed, suspended, removed) is news for every registry.
     onEvents: (events) => {
       if (events.some((e) => e.event.startsWith('service.'))) for (const r of registrars) r.catalogChanged();
