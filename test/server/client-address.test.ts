@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
+import { ManualClock } from '../../src/operations/index.js';
 import { ProxyListError, clientAddress, trustedProxies } from '../../src/security/index.js';
 import { createUspServer, type ServerOptions, type UspServer } from '../../src/server/compose.js';
 import { addBusinessUser } from '../../src/server/admin-sessions.js';
@@ -15,6 +16,7 @@ import { proxyList } from '../../src/server/cli/serve.js';
 import { demoBusiness } from '../support/server.js';
 import { requestFrom } from '../support/loopback.js';
 import { selfSigned } from '../support/tls.js';
+import { TEST_NOW } from '../support/time.js';
 
 const peer = (address: string) => ({ incoming: { socket: { remoteAddress: address } } });
 const forwarded = (xff: string) => new Request('http://x/', { headers: { 'X-Forwarded-For': xff } });
@@ -131,7 +133,8 @@ describe('X-Forwarded-For from a peer that is not a trusted proxy counts for not
   });
 
   test("the dashboard's sign-in lockout counts the client the proxy forwarded for, not the proxy everyone shares", async () => {
-    const url = await start({ trustProxy: ['127.0.0.1'], adminKeys: ['admin-key-for-tests-0123456789abcdef'] });
+    // A clock that stands still: the growing delays never lapse while the test runs.
+    const url = await start({ trustProxy: ['127.0.0.1'], adminKeys: ['admin-key-for-tests-0123456789abcdef'], clock: new ManualClock(TEST_NOW) });
     await addBusinessUser(server!.store, 'owner@salon.example', 'correct horse battery staple', Date.now());
     const via = (client: string, cookie = '') => ({ 'X-Forwarded-For': client, 'X-Forwarded-Proto': 'https', ...(cookie ? { Cookie: cookie } : {}) });
     const attempt = async (client: string, email: string) => {
@@ -148,9 +151,10 @@ describe('X-Forwarded-For from a peer that is not a trusted proxy counts for not
       return res.status;
     };
     const attacker: number[] = [];
-    for (let i = 0; i < 6; i++) attacker.push(await attempt('198.51.100.66', `guess${i}@salon.example`));
-    expect(attacker.slice(0, 5).every((s) => s === 401)).toBe(true);
-    expect(attacker[5]).toBe(429);
+    // Ten failures from one address are free, the eleventh imposes a delay: the next attempt waits.
+    for (let i = 0; i < 12; i++) attacker.push(await attempt('198.51.100.66', `guess${i}@salon.example`));
+    expect(attacker.slice(0, 11).every((s) => s === 401)).toBe(true);
+    expect(attacker[11]).toBe(429);
     // Another buyer's business user behind the same proxy is not locked out.
     expect(await attempt('198.51.100.77', 'owner@salon.example')).toBe(401);
   });
