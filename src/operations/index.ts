@@ -35,3 +35,5 @@ export type { ReindexReport } from './registry/reindex.js';
 export type { RegistryEnv } from './registry/env.js';
 export type { RegistrationInput } from './registry/schemas.js';
 export type { OperationEnv, AdminEnv } from './context.js';
+export { serviceTerms, bookingNoShowFee } from './terms.js';
+export type { ServiceTerms, CancelFacts, RescheduleFacts, WindowFacts } from './terms.js';

@@ -31,10 +31,10 @@ const RETRY = 'If the call fails or times out, retry with the same _meta.usp.ide
 
 export const TOOL_DESCRIPTIONS: Record<string, string> = {
   usp_services_list:
-    "Search this business's services (haircuts, classes, treatments...). Start here when the person describes what they want. Returns each service's id, price, duration, cancellation policy and an availability hint. Next: usp_availability_query with a service_id.",
+    "Search this business's services (haircuts, classes, treatments...). Start here when the person describes what they want. The text names the business and, for each service, its id, duration, price and when it is paid, where it happens, and its cancellation, rescheduling and no-show terms. Next: usp_availability_query with a service_id.",
   usp_services_get:
-    'Get one service in full: pricing, duration, location, cancellation and rescheduling policy, whether payment or manual confirmation is needed. Tell the person the price and the cancellation terms before booking.',
-  usp_services_lookup: 'Fetch up to 100 services by id in one call. Unknown ids come back as service_not_found warnings, not errors.',
+    'Get one service in full: the business, duration, price and when it is paid (by link when booking, a deposit, or at the appointment), the location with its address, whether the business confirms manually, and the cancellation, rescheduling and no-show terms. Tell the person the price, when they pay and the cancellation terms before booking.',
+  usp_services_lookup: 'Fetch up to 100 services by id in one call (ids: [...]), each with the same terms as usp_services_list. Unknown ids come back as service_not_found warnings, not errors.',
   usp_services_feed: 'Incremental feed of catalog changes in modified_at order, for keeping a local copy in sync. Pass back pagination.next_cursor to continue.',
   usp_services_feed_subscribe: 'Ask the business to POST catalog change events (service.created, updated, deleted, suspended) to an https callback_url.',
   usp_availability_query:
@@ -73,6 +73,45 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
     'Accept an offered waitlist place: this books it immediately and returns the booking. Tell the person the booking details; if it is requires_action, give them the payment link verbatim and say it is not confirmed until paid. ' +
     RETRY,
   usp_waitlist_decline: 'Decline an offered waitlist place; it goes to the next person in line.',
+};
+
+/**
+ * What each tool's text carries, the promise its description makes: a test drives every tool and
+ * checks each fact named here is in its `content` text (test/mcp/assistant-text.test.ts). A text
+ * shape (service, services, booking, bookings, slots, entry) says these for every tool returning it.
+ */
+export type TextFact =
+  | 'business'
+  | 'duration'
+  | 'price'
+  | 'payment_timing'
+  | 'location'
+  | 'cancellation'
+  | 'rescheduling'
+  | 'no_show'
+  | 'status'
+  | 'zone'
+  | 'slot_ids'
+  | 'resource_ids'
+  | 'counts'
+  | 'offer_channel'
+  | 'offer_window'
+  | 'credential_use'
+  | 'next_step';
+
+const SERVICE_FACTS: readonly TextFact[] = ['duration', 'price', 'payment_timing', 'location', 'cancellation', 'rescheduling', 'no_show'];
+const BOOKING_FACTS: readonly TextFact[] = ['business', 'status', 'zone', 'location', 'resource_ids', 'payment_timing', 'cancellation', 'rescheduling', 'no_show'];
+
+export const TEXT_PROMISES: Record<string, readonly TextFact[]> = {
+  usp_services_list: ['business', ...SERVICE_FACTS],
+  usp_services_get: ['business', ...SERVICE_FACTS],
+  usp_services_lookup: ['business', ...SERVICE_FACTS],
+  usp_availability_query: ['zone', 'slot_ids', 'resource_ids', 'counts', 'next_step'],
+  usp_bookings_create: BOOKING_FACTS,
+  usp_bookings_get: BOOKING_FACTS,
+  usp_bookings_reschedule: BOOKING_FACTS,
+  usp_bookings_list: ['counts', 'status', 'zone', 'next_step'],
+  usp_waitlist_join: ['status', 'offer_channel', 'offer_window', 'credential_use', 'next_step'],
 };
 
 export const SERVER_INSTRUCTIONS = `This server is a scheduling business speaking the Universal Scheduling Protocol.

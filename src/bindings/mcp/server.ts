@@ -204,7 +204,7 @@ export async function callTool(
   const uspMeta: Record<string, unknown> = { correlation_id: correlationId };
   if (res.caller.principal && !res.caller.business) uspMeta.webhook_resource = webhookResourceUri(res.caller.principal);
   const biz = deps.pipeline.business;
-  const text = entry.op.capability === 'dev.usp-protocol.discovery.registry' ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, res.messages) : summarize(entry.tool.name, res.data as Record<string, any>, res.messages, { zone: biz.zone, currency: biz.def.business.currency });
+  const text = entry.op.capability === 'dev.usp-protocol.discovery.registry' ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, res.messages) : summarize(entry.tool.name, res.data as Record<string, any>, res.messages, { zone: biz.zone, currency: biz.def.business.currency, business: biz, now: deps.pipeline.now() });
   const result: Record<string, unknown> = {
     structuredContent,
     content: [{ type: 'text', text }],
