@@ -29,6 +29,9 @@ export const OUTCOME_SEVERITY = {
   reschedule_limit_reached: 'requires_buyer_review',
   cancellation_not_allowed: 'requires_buyer_review',
   reschedule_not_allowed: 'requires_buyer_review',
+  // Policy fees the person must hear of before agreeing (warnings beside a done change).
+  late_reschedule_fee: 'requires_buyer_review',
+  no_show_fee: 'requires_buyer_review',
   waitlist_full: 'recoverable',
   offer_expired: 'recoverable',
   entry_not_found: 'recoverable',

@@ -113,3 +113,50 @@ describe("each tool's text carries what its description tells the model to say",
     expect(facts).toEqual([]);
   });
 });
+
+describe('a policy fee is recorded on the payment and said, for every payment timing, and can be priced before acting', () => {
+  // TEST_NOW is 12:00 New York on day 0: a slot tomorrow morning is inside every 24-hour window.
+  const lateHaircut = async () => {
+    const slots = (await call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(1) })).structuredContent.slots;
+    const r = await book('svc_haircut', slots[0].id);
+    return { booking: r.structuredContent.booking, r, other: slots.find((s: any) => s.start !== slots[0].start && s.resources[0].id === slots[0].resources[0].id) };
+  };
+
+  it('a pay-at-the-salon booking inside the late window says the free windows closed and how to price a change', async () => {
+    const { r } = await lateHaircut();
+    const t = text(r);
+    expect(t).toMatch(/Cancel: the free window closed .*; doing it now costs \$20\.00 \(uspserver_bookings_quote/);
+    expect(t).toMatch(/Reschedule: the free window closed .*; doing it now costs \$10\.00/);
+  });
+
+  it('uspserver_bookings_quote prices a late cancel and a late reschedule without changing the booking', async () => {
+    const { booking } = await lateHaircut();
+    const c = await call('uspserver_bookings_quote', { booking_id: booking.id, change: 'cancel' });
+    expect(text(c)).toContain('Cancelling now costs a $20.00 late-cancellation fee, $20.00 due from the person');
+    expect(c.structuredContent.quote).toMatchObject({ allowed: true, fee: 2000, refund: 0, amount_due: 2000 });
+    const q = await call('uspserver_bookings_quote', { booking_id: booking.id, change: 'reschedule' });
+    expect(text(q)).toContain('Rescheduling now costs a $10.00 late-reschedule fee, added to what is paid at the appointment');
+    const after = await call('usp_bookings_get', { booking_id: booking.id });
+    expect(after.structuredContent.booking.revision).toBe(booking.revision);
+    expect(after.structuredContent.booking.status).toBe('confirmed');
+  });
+
+  it('a late reschedule of a pay-at-the-salon booking records the $10 fee on payment.amount and warns', async () => {
+    const { booking, other } = await lateHaircut();
+    const r = await call('usp_bookings_reschedule', { booking_id: booking.id, slot_id: other.id }, { idempotency_key: randomUUID() });
+    expectPromises('usp_bookings_reschedule', r);
+    expect(r.structuredContent.messages).toEqual([expect.objectContaining({ type: 'warning', code: 'late_reschedule_fee' })]);
+    expect(r.structuredContent.booking.payment).toMatchObject({ timing: 'at_service', amount: 7500 });
+    expect(text(r)).toContain('A late-reschedule fee of $10.00 applies (moved less than 24 hours before the start)');
+    expect(text(r)).toContain('$75.00 is paid at the appointment');
+  });
+
+  it('a no-show records the fee as due and warns, also when payment was at the appointment', async () => {
+    const { booking } = await lateHaircut();
+    const t = env.server!;
+    const res = await t.call('POST', `/admin/bookings/${booking.id}/no-show`, undefined, { apiKey: 'test-admin-key-0123456789', profile: null });
+    expect(res.status).toBe(200);
+    expect(res.body.messages).toEqual([expect.objectContaining({ type: 'warning', code: 'no_show_fee' })]);
+    expect(res.body.booking.payment).toMatchObject({ status: 'pending', amount_due: 3250 });
+  });
+});

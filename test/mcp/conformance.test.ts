@@ -13,7 +13,7 @@ import { assertValid, deepResolve, describeConformance, mcpToolNames, openrpcDoc
 import { connectMcp, errorCodes, meta, nyDate, type McpConn, type ToolResult } from './helpers.js';
 
 /** Tools of ours beyond the OpenRPC document (docs/DECISIONS.md: the buyer's history for usp:history). */
-const OUR_TOOLS = ['usp_bookings_list'];
+const OUR_TOOLS = ['usp_bookings_list', 'uspserver_bookings_quote'];
 
 /** The OpenRPC business tools this server implements: every method except the discovery registry. */
 const expectedTools = (): string[] => mcpToolNames().filter((n) => !n.startsWith('usp_registry_'));

@@ -14,6 +14,7 @@ export const TOOL_TITLES: Record<string, string> = {
   usp_bookings_create: 'Book a slot',
   usp_bookings_get: 'Read a booking',
   usp_bookings_list: "List the person's bookings",
+  uspserver_bookings_quote: 'Price a cancel or reschedule',
   usp_bookings_update: 'Update booking details',
   usp_bookings_confirm: 'Confirm a booking (business only)',
   usp_bookings_cancel: 'Cancel a booking',
@@ -52,10 +53,10 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
   usp_bookings_confirm:
     'Business only: approve a booking that is pending manual confirmation. Platforms cannot call this; tell the person the business will confirm, and check back with usp_bookings_get.',
   usp_bookings_cancel:
-    "Cancel a booking. Before calling, read the service's cancellation policy (usp_services_get) and tell the person any late-cancellation fee; cancel only once they agree. Afterwards tell them the fee and refund (booking.cancellation.fee, refund_amount). " +
+    "Cancel a booking. The booking's text says until when cancelling is free; once that has passed (or if unsure), call uspserver_bookings_quote with change cancel first and tell the person the fee and refund; cancel only once they agree. Afterwards tell them the fee and refund (booking.cancellation.fee, refund_amount). " +
     RETRY,
   usp_bookings_reschedule:
-    'Move a booking to another slot of the same service (query availability first). The booking keeps its id. Tell the person the new time with its time zone and any reschedule fee; if the booking comes back requires_action, give them the payment link verbatim. ' +
+    'Move a booking to another slot of the same service (query availability first). The booking keeps its id. If the free-reschedule deadline in the booking\'s text has passed, call uspserver_bookings_quote with change reschedule first and tell the person the fee before moving it. Afterwards tell them the new time with its time zone and any fee (a late_reschedule_fee warning); if the booking comes back requires_action, give them the payment link verbatim. ' +
     RETRY,
   usp_bookings_confirm_payment:
     "Only for a platform that took the payment itself, through its own payment processor: report that the person paid for a booking in requires_action, with that processor's transaction_id and exactly the amount_due and currency of the payment action. " +
@@ -67,6 +68,8 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
   usp_waitlist_list: "List this platform's waitlist entries (only yours), optionally by service or status.",
   usp_bookings_list:
     "List the signed-in person's bookings at this business, newest first, whichever assistant made them (optionally by status; next_cursor pages on). Works once the person has linked their account (OAuth sign-in with usp:history); use it to answer 'what have I booked?' and to find a booking to change or cancel.",
+  uspserver_bookings_quote:
+    'What cancelling or rescheduling a booking would cost right now, without changing anything: the fee, the refund, what is due and whether it is paid now by link or at the appointment. Call it before usp_bookings_cancel or usp_bookings_reschedule once a free window has passed, and tell the person the result.',
   usp_waitlist_get: "Read a waitlist entry: position, status, and when offered, the offered slot and the deadline offer_expires_at (tell the person the deadline).",
   usp_waitlist_leave: 'Take the person off a waitlist.',
   usp_waitlist_accept:

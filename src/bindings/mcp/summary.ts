@@ -101,6 +101,7 @@ export function summarize(tool: string, data: Record<string, any>, messages: Mes
     );
   }
   if (data.entry) parts.push(entryText(data.entry, ctx, data.booking ? undefined : data.booking_scoped_credential));
+  if (data.quote) parts.push(`${data.quote.allowed ? '' : 'Not possible: '}${data.quote.summary} (booking ${data.quote.booking_id}; nothing was changed.)`);
   if (Array.isArray(data.slots)) parts.push(slotsText(data, ctx.zone));
   if (Array.isArray(data.bookings)) parts.push(bookingsText(data.bookings, data.pagination, ctx));
   if (Array.isArray(data.services)) parts.push(servicesText(data.services, ctx));

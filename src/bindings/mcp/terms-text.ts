@@ -97,7 +97,7 @@ export function bookingTermsWords(t: ServiceTerms, startMs: number, nowMs: numbe
     if (w.freeWindowMs === null || !w.fee) return `${verb}: free${extra}`;
     const deadline = startMs - w.freeWindowMs;
     if (nowMs < deadline) return `${verb}: free until ${at(deadline, zone)}, then ${money(w.fee, t.currency)}${extra}`;
-    return `${verb}: the free window closed ${at(deadline, zone)}; doing it now costs ${money(w.fee, t.currency)}${extra} (${tool} with preview: true tells the exact fee first)`;
+    return `${verb}: the free window closed ${at(deadline, zone)}; doing it now costs ${money(w.fee, t.currency)}${extra} (uspserver_bookings_quote with change ${tool} tells the exact fee first)`;
   };
   let closed = '';
   if (t.cancel.allowed && t.cancel.closedWindowMs !== null) {
@@ -105,8 +105,8 @@ export function bookingTermsWords(t: ServiceTerms, startMs: number, nowMs: numbe
     closed = nowMs < from ? `; no cancellation after ${at(from, zone)}` : '; no longer possible (too close to the start)';
   }
   if (closed.startsWith('; no longer')) out.push('Cancel: no longer possible (too close to the start)');
-  else out.push(line('Cancel', 'usp_bookings_cancel', t.cancel, closed));
-  out.push(line('Reschedule', 'usp_bookings_reschedule', t.reschedule, t.reschedule.max !== null ? `; at most ${t.reschedule.max} time${t.reschedule.max === 1 ? '' : 's'} in all` : ''));
+  else out.push(line('Cancel', 'cancel', t.cancel, closed));
+  out.push(line('Reschedule', 'reschedule', t.reschedule, t.reschedule.max !== null ? `; at most ${t.reschedule.max} time${t.reschedule.max === 1 ? '' : 's'} in all` : ''));
   const grace = t.noShow?.graceMinutes;
   out.push(noShowFee > 0 ? `No-show: ${money(noShowFee, t.currency)}${grace ? ` (after ${grace} min late)` : ''}` : 'No-show: no fee');
   return out;
