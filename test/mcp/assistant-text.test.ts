@@ -160,3 +160,29 @@ describe('a policy fee is recorded on the payment and said, for every payment ti
     expect(res.body.booking.payment).toMatchObject({ status: 'pending', amount_due: 3250 });
   });
 });
+
+describe('text that cannot mislead: counts say what they count, full slots say so, resources carry their ids', () => {
+  it('a day with a full class counts open and full slots apart and marks the full one as waitlist only', async () => {
+    const slots = (await call('usp_availability_query', { service_id: 'svc_yoga_class', start_date: day(2), end_date: day(2) })).structuredContent.slots;
+    await call('usp_bookings_create', { service_id: 'svc_yoga_class', slot_id: slots[0].id, buyer: BUYER, party_size: 12 }, { idempotency_key: randomUUID() });
+    const r = await call('usp_availability_query', { service_id: 'svc_yoga_class', start_date: day(2), end_date: day(2) });
+    expectPromises('usp_availability_query', r);
+    const all = r.structuredContent.slots;
+    const full = all.filter((s: any) => s.state === 'waitlist');
+    expect(full.length).toBeGreaterThan(0);
+    const t = text(r);
+    expect(t).toContain(`${all.length} slots (${all.length - full.length} open, ${full.length} full: join its waitlist with usp_waitlist_join)`);
+    expect(t).not.toContain('every open slot');
+    for (const s of full) expect(t).toMatch(new RegExp(`\\(FULL: waitlist only\\) ${s.id}`));
+    expect(t).toContain('Fay Morgan res_instructor_fay');
+  });
+
+  it('usp_waitlist_join says how an offer reaches the person, how long it stays open, and what the credential is for', async () => {
+    const r = await call('usp_waitlist_join', { service_id: 'svc_yoga_class', buyer: BUYER }, { idempotency_key: randomUUID() });
+    expectPromises('usp_waitlist_join', r);
+    const t = text(r);
+    expect(t).toContain('waitlist.offered webhook event');
+    expect(t).toContain('An offer stays open 15 minutes');
+    if (r.structuredContent.booking_scoped_credential) expect(t).toMatch(/booking_scoped_credential .*lets your platform act on this entry later/);
+  });
+});

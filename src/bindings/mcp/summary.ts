@@ -48,6 +48,8 @@ function formatSlots(data: Record<string, any>, zone: string): string {
   let currentTime = '';
   let line: string[] = [];
   let times: string[] = [];
+  let fullCount = 0;
+  const resourceIds = new Map<string, string>();
   const flushTime = () => {
     if (times.length) line.push(`${currentTime} ${times.join(', ')}`);
     times = [];
@@ -70,7 +72,10 @@ function formatSlots(data: Record<string, any>, zone: string): string {
       currentTime = clock;
     }
     const who = s.resources?.length ? s.resources.map((r: any) => r.name).join(' + ') : '';
-    const spots = s.capacity ? ` (${s.capacity.remaining} left)` : '';
+    const full = s.state === 'waitlist' || (s.capacity && s.capacity.remaining === 0);
+    if (full) fullCount++;
+    for (const r of s.resources ?? []) if (!resourceIds.has(r.name)) resourceIds.set(r.name, r.id);
+    const spots = full ? ' (FULL: waitlist only)' : s.capacity ? ` (${s.capacity.remaining} left)` : '';
     times.push(`${who}${spots}${who || spots ? ' ' : ''}${s.id}`);
   }
   flushDay();
@@ -78,11 +83,13 @@ function formatSlots(data: Record<string, any>, zone: string): string {
   const last = dayAndClock(Date.parse(slots[slots.length - 1].start), zone).join(' ');
   const more = data.pagination?.has_more
     ? ` More slots follow ${last}: call usp_availability_query again with the same arguments and cursor "${data.pagination.cursor}" (or a later start_date).`
-    : ' That is every open slot in the range asked.';
-  return (
-    `${slots.length} open slot${slots.length === 1 ? '' : 's'} from ${first} to ${last}, times in ${zoneLabel(zone)}; each name is followed by the slot_id to hold or book.${more}\n` +
-    days.join('\n')
-  );
+    : ' That is every slot in the range asked.';
+  const open = slots.length - fullCount;
+  const counted = fullCount
+    ? `${slots.length} slot${slots.length === 1 ? '' : 's'} (${open} open, ${fullCount} full: join its waitlist with usp_waitlist_join)`
+    : `${slots.length} open slot${slots.length === 1 ? '' : 's'}`;
+  const ids = resourceIds.size ? `\nResource ids (to filter, pass resource_id): ${[...resourceIds].map(([name, rid]) => `${name} ${rid}`).join(', ')}.` : '';
+  return `${counted} from ${first} to ${last}, times in ${zoneLabel(zone)}; each name is followed by the slot_id to hold or book.${more}${ids}\n` + days.join('\n');
 }
 
 export function summarize(tool: string, data: Record<string, any>, messages: Message[], ctx: SummaryContext): string {
