@@ -186,3 +186,23 @@ describe('text that cannot mislead: counts say what they count, full slots say s
     if (r.structuredContent.booking_scoped_credential) expect(t).toMatch(/booking_scoped_credential .*lets your platform act on this entry later/);
   });
 });
+
+describe('schemas a model can obey, in a tool list under 30 KB', () => {
+  it('no tool requires _meta or anything in it, and tools/list is under 30,000 characters', async () => {
+    const { tools } = await env.conn.client.listTools();
+    for (const tool of tools) {
+      expect(tool.inputSchema.required ?? [], tool.name).not.toContain('_meta');
+      expect(JSON.stringify(tool.inputSchema.properties?._meta ?? {}), tool.name).not.toContain('"required"');
+    }
+    expect(JSON.stringify({ tools }).length).toBeLessThan(30_000);
+  });
+
+  it('a write sent without an idempotency key gets one, returned in _meta.usp, and a retry with it books nothing twice', async () => {
+    const slot = await firstSlot('svc_haircut', 5);
+    const first = await call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER });
+    const key = first._meta?.usp?.idempotency_key;
+    expect(key).toMatch(/^[0-9a-f-]{36}$/);
+    const retry = await call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER }, { idempotency_key: key });
+    expect(retry.structuredContent.booking.id).toBe(first.structuredContent.booking.id);
+  });
+});

@@ -28,7 +28,7 @@ export const TOOL_TITLES: Record<string, string> = {
   usp_waitlist_decline: 'Decline a waitlist offer',
 };
 
-const RETRY = 'If the call fails or times out, retry with the same _meta.usp.idempotency_key: a retry never books twice.';
+const RETRY = 'On a failure or timeout, retry with the same _meta.usp.idempotency_key: it never acts twice.';
 
 export const TOOL_DESCRIPTIONS: Record<string, string> = {
   usp_services_list:
@@ -56,12 +56,11 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
     "Cancel a booking. The booking's text says until when cancelling is free; once that has passed (or if unsure), call uspserver_bookings_quote with change cancel first and tell the person the fee and refund; cancel only once they agree. Afterwards tell them the fee and refund (booking.cancellation.fee, refund_amount). " +
     RETRY,
   usp_bookings_reschedule:
-    'Move a booking to another slot of the same service (query availability first). The booking keeps its id. If the free-reschedule deadline in the booking\'s text has passed, call uspserver_bookings_quote with change reschedule first and tell the person the fee before moving it. Afterwards tell them the new time with its time zone and any fee (a late_reschedule_fee warning); if the booking comes back requires_action, give them the payment link verbatim. ' +
+    'Move a booking to another slot of the same service (query availability first); it keeps its id. Past the free-reschedule deadline the booking\'s text names, price it first with uspserver_bookings_quote (change reschedule) and tell the person the fee. Afterwards tell them the new time with its zone and any fee (late_reschedule_fee warning); if it comes back requires_action, give them the payment link verbatim. ' +
     RETRY,
   usp_bookings_confirm_payment:
-    "Only for a platform that took the payment itself, through its own payment processor: report that the person paid for a booking in requires_action, with that processor's transaction_id and exactly the amount_due and currency of the payment action. " +
-    "Do not call it when the person pays on the business's checkout page (the payment action's continue_url): give them that link instead; the business learns of that payment by itself and confirms the booking, so read it with usp_bookings_get to see the new status. " +
-    'Only call after the payment really succeeded. If unsure whether it was recorded, read the booking with usp_bookings_get first. ' +
+    "Only for a platform that took the payment through its own processor: report that the person paid a booking in requires_action, with the processor's transaction_id and exactly the payment action's amount_due and currency. " +
+    "Not when the person pays on the business's checkout page (continue_url): give them that link; the business confirms by itself (read it with usp_bookings_get). Call only after the payment succeeded. " +
     RETRY,
   usp_waitlist_join:
     'Put the person on the waitlist when a class or slot is full (slot state waitlist). Tell them their position and that they will be offered a place if one frees; an offer must be accepted before it expires.',
@@ -120,4 +119,4 @@ export const TEXT_PROMISES: Record<string, readonly TextFact[]> = {
 export const SERVER_INSTRUCTIONS = `This server is a scheduling business speaking the Universal Scheduling Protocol.
 Flow: usp_services_list (find the service) -> usp_availability_query (pick a slot; times are in the business time zone, say the zone) -> optionally usp_availability_hold (tell the person when the hold expires) -> usp_bookings_create with buyer details and an idempotency_key.
 After booking: if status is requires_action, give the person actions[0].continue_url verbatim and say it is not paid or confirmed until they complete it; if pending, the business must still confirm.
-Privileged tools need _meta.usp.profile (your platform profile URL). Business outcomes (slot taken, policy refusals) come back as structuredContent.messages with isError true: read the message and follow its next step.`;
+_meta is optional: the server supplies your platform profile on stdio and from an OAuth token (else send _meta.usp.profile, your profile URL), and makes an idempotency_key for a write that has none (returned in the result's _meta.usp); send your own to retry safely. Business outcomes (slot taken, policy refusals) come back as structuredContent.messages with isError true: read the message and follow its next step.`;

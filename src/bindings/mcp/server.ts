@@ -4,6 +4,7 @@
  * pipeline, and wraps the result as `structuredContent` + a text summary; protocol errors become
  * JSON-RPC errors with the USP codes, business outcomes stay results (with isError, decision D13).
  */
+import { randomUUID } from 'node:crypto';
 import { ProtocolError as SdkProtocolError, Server } from '@modelcontextprotocol/server';
 import { ProtocolError, callerCorrelationId, correlationIdOf, type HttpEvidence, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
 import { SERVER_INSTRUCTIONS } from './descriptions.js';
@@ -179,13 +180,15 @@ export async function callTool(
   }
   const { _meta: rawMeta, ...input } = args as Record<string, unknown>;
   let req: OperationRequest;
+  let generatedKey: string | undefined;
   try {
     const meta = readMeta(rawMeta, metaMembers(entry.op));
     req = {
       correlationId,
       input,
       profile: meta.profile ?? deps.defaultProfile ?? null,
-      idempotencyKey: meta.idempotency_key ?? null,
+      // A write sent without a key gets one, returned in _meta.usp: the caller can retry with it.
+      idempotencyKey: meta.idempotency_key ?? (entry.op.mutating ? (generatedKey = randomUUID()) : null),
       ifMatch: meta.if_match ?? null,
       // The proof digest covers the raw arguments; the HTTP evidence carries signatures and bearer keys.
       presented: { binding: 'mcp', mcp: { tool: entry.tool.name, rawArguments: args as Record<string, unknown>, authorization: meta.authorization }, http: evidence },
@@ -203,6 +206,7 @@ export async function callTool(
   const structuredContent = { usp: res.usp, ...res.data, messages: res.messages };
   const uspMeta: Record<string, unknown> = { correlation_id: correlationId };
   if (res.caller.principal && !res.caller.business) uspMeta.webhook_resource = webhookResourceUri(res.caller.principal);
+  if (generatedKey) uspMeta.idempotency_key = generatedKey;
   const biz = deps.pipeline.business;
   const text = entry.op.capability === 'dev.usp-protocol.discovery.registry' ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, res.messages) : summarize(entry.tool.name, res.data as Record<string, any>, res.messages, { zone: biz.zone, currency: biz.def.business.currency, business: biz, now: deps.pipeline.now() });
   const result: Record<string, unknown> = {
