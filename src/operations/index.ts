@@ -37,3 +37,4 @@ export type { RegistrationInput } from './registry/schemas.js';
 export type { OperationEnv, AdminEnv } from './context.js';
 export { serviceTerms, bookingNoShowFee } from './terms.js';
 export type { ServiceTerms, CancelFacts, RescheduleFacts, WindowFacts } from './terms.js';
+export { unknownMemberWarnings } from './unknown-members.js';

@@ -206,3 +206,19 @@ describe('schemas a model can obey, in a tool list under 30 KB', () => {
     expect(retry.structuredContent.booking.id).toBe(first.structuredContent.booking.id);
   });
 });
+
+describe('bad input is never silent: an unknown member is ignored with a warning naming it and what it probably meant', () => {
+  it('buyer.phone books, and the text warns that it was ignored and names buyer.phone_number', async () => {
+    const slot = await firstSlot('svc_haircut', 6);
+    const r = await book('svc_haircut', slot.id, { ...BUYER, phone: '+12125550100' });
+    expect(r.structuredContent.booking.buyer.phone_number).toBeUndefined();
+    expect(r.structuredContent.messages).toEqual([expect.objectContaining({ type: 'warning', code: 'unknown_member', path: '$.buyer.phone' })]);
+    expect(text(r)).toContain('buyer.phone is not a member of this call and was ignored: did you mean buyer.phone_number?');
+  });
+
+  it('a refused call names the unknown member that probably meant the missing one', async () => {
+    const err = await env.conn.callError('usp_services_lookup', { service_ids: ['svc_haircut'] });
+    expect(err.message).toContain('ids: is required');
+    expect(err.message).toContain('service_ids is not a member of this call and was ignored: did you mean ids?');
+  });
+});

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ProtocolError as SdkProtocolError, Server } from '@modelcontextprotocol/server';
-import { ProtocolError, callerCorrelationId, correlationIdOf, type HttpEvidence, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
+import { ProtocolError, callerCorrelationId, unknownMemberWarnings, correlationIdOf, type HttpEvidence, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
 import { SERVER_INSTRUCTIONS } from './descriptions.js';
 import { errorSentence, toJsonRpcError } from './errors.js';
 import type { NotifiableSession } from './hub.js';
@@ -198,24 +198,36 @@ export async function callTool(
     throw err;
   }
   const res = await deps.pipeline.execute(entry.op, req);
-  if (!res.ok) throw rpcError(res.error, correlationId);
+  if (!res.ok) throw rpcError(withIgnoredMembers(res.error, entry.op, input), correlationId);
   if (session && res.caller.principal && !res.caller.business) (session.principals ??= new Set()).add(res.caller.principal);
   if (session && res.caller.credential) (session.resources ??= new Set()).add(res.caller.credential.id);
   if (session && entry.op.subscribesSessionToCatalog && res.messages.length === 0) session.catalogSubscriber = true;
 
-  const structuredContent = { usp: res.usp, ...res.data, messages: res.messages };
+  // Unknown members are ignored (the protocol's forward compatibility) but never silently: each is a warning naming it.
+  // (An operation that already answered about a member, like update's immutable ones, says it once.)
+  const ignored = unknownMemberWarnings(entry.op.input, input).filter((w) => !res.messages.some((m) => m.path === w.path));
+  const messages = ignored.length ? [...res.messages, ...ignored] : res.messages;
+  const structuredContent = { usp: res.usp, ...res.data, messages };
   const uspMeta: Record<string, unknown> = { correlation_id: correlationId };
   if (res.caller.principal && !res.caller.business) uspMeta.webhook_resource = webhookResourceUri(res.caller.principal);
   if (generatedKey) uspMeta.idempotency_key = generatedKey;
   const biz = deps.pipeline.business;
-  const text = entry.op.capability === 'dev.usp-protocol.discovery.registry' ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, res.messages) : summarize(entry.tool.name, res.data as Record<string, any>, res.messages, { zone: biz.zone, currency: biz.def.business.currency, business: biz, now: deps.pipeline.now() });
+  const text = entry.op.capability === 'dev.usp-protocol.discovery.registry' ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, messages) : summarize(entry.tool.name, res.data as Record<string, any>, messages, { zone: biz.zone, currency: biz.def.business.currency, business: biz, now: deps.pipeline.now() });
   const result: Record<string, unknown> = {
     structuredContent,
     content: [{ type: 'text', text }],
     _meta: { usp: uspMeta },
   };
-  if (res.messages.some((m) => m.type === 'error')) result.isError = true;
+  if (messages.some((m) => m.type === 'error')) result.isError = true;
   return result;
+}
+
+/** A refused input that also had unknown members says so: `ids: is required` beside a `service_ids` that meant it. */
+function withIgnoredMembers(err: ProtocolError, op: OperationDef, input: Record<string, unknown>): ProtocolError {
+  if (err.code !== 'invalid_request' || !err.errors) return err;
+  const ignored = unknownMemberWarnings(op.input, input);
+  if (ignored.length === 0) return err;
+  return new ProtocolError(err.code, `${err.message} (${ignored.map((m) => m.content).join(' ')})`, { detailCode: err.detailCode, errors: err.errors, extra: err.extra, retryAfter: err.retryAfter });
 }
 
 /** `_meta.usp.correlation_id` as sent, read leniently: even a call refused for its metadata answers with it. */
