@@ -100,8 +100,11 @@ export function serviceTerms(biz: Business, serviceId: string): ServiceTerms | n
   };
 }
 
-/** The no-show fee of a booking of `serviceId` priced `price`: the domain's rule, for a door that states it. */
-export function bookingNoShowFee(biz: Business, serviceId: string, price: number): number {
+/**
+ * The no-show fee of a booking of `serviceId` for `partySize` lasting `durationMs`: on the price of
+ * the service itself (a late-reschedule fee added to what is paid at the appointment is no part of it).
+ */
+export function bookingNoShowFee(biz: Business, serviceId: string, partySize: number, durationMs: number): number {
   const s = biz.services.get(serviceId);
-  return s ? noShowFee(s, price) : 0;
+  return s ? noShowFee(s, bookingPrice(s, partySize, durationMs)) : 0;
 }

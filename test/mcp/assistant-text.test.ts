@@ -149,6 +149,8 @@ describe('a policy fee is recorded on the payment and said, for every payment ti
     expect(r.structuredContent.booking.payment).toMatchObject({ timing: 'at_service', amount: 7500 });
     expect(text(r)).toContain('A late-reschedule fee of $10.00 applies (moved less than 24 hours before the start)');
     expect(text(r)).toContain('$75.00 is paid at the appointment');
+    // The no-show fee is half the price of the haircut, not of the price with the reschedule fee.
+    expect(text(r)).toContain('No-show: $32.50');
   });
 
   it('a no-show records the fee as due and warns, also when payment was at the appointment', async () => {

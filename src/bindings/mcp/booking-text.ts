@@ -68,8 +68,9 @@ export function bookingText(b: Record<string, any>, ctx: BookingTextContext): st
   }
   const startMs = Date.parse(b.slot?.start);
   if (service && biz && LIVE.has(b.status) && !Number.isNaN(startMs)) {
-    const price = typeof b.payment?.amount === 'number' ? b.payment.amount : (service.pricing.amount ?? 0);
-    const terms = bookingTermsWords(service, startMs, ctx.now ?? Date.now(), ctx.zone, bookingNoShowFee(biz, String(b.service_id), price));
+    const durationMs = Math.max(0, Date.parse(b.slot?.end) - startMs) || 0;
+    const noShow = bookingNoShowFee(biz, String(b.service_id), Number(b.party_size) || 1, durationMs);
+    const terms = bookingTermsWords(service, startMs, ctx.now ?? Date.now(), ctx.zone, noShow);
     lines.push(`${terms.join('. ')}.`);
   }
   if (b.revision) lines.push(`Revision ${b.revision}.`);
