@@ -36,3 +36,6 @@ export type { RegistryEnv } from './registry/env.js';
 export { MAX_FETCHES_PER_INDEX } from './registry/indexing.js';
 export type { RegistrationInput } from './registry/schemas.js';
 export type { OperationEnv, AdminEnv } from './context.js';
+export { serviceTerms, bookingNoShowFee } from './terms.js';
+export type { ServiceTerms, CancelFacts, RescheduleFacts, WindowFacts } from './terms.js';
+export { unknownMemberWarnings } from './unknown-members.js';
