@@ -24,6 +24,7 @@ import {
   type Command,
   type Flags,
 } from './common.js';
+import { PAYMENTS_HELP, paymentOptions } from './payments.js';
 
 const HELP = `usp-server serve: run the business over HTTP (REST, and MCP at /mcp and /sse)
 
@@ -75,6 +76,8 @@ ${LOG_HELP}
   peers and needs an admin API key (Authorization: Bearer KEY) from anywhere else.
 
 ${SETTINGS_HELP}
+
+${PAYMENTS_HELP}
 `;
 
 /** Listener settings: connection limits, MCP session caps, browser origins allowed on the MCP endpoints. */
@@ -172,6 +175,7 @@ async function run(flags: Flags): Promise<number> {
     webhooks: webhookOptions(flags),
     trustProxy: flags['trust-proxy'],
     tls: tlsOptions(flags),
+    payments: paymentOptions(flags),
     ...httpOptions(flags),
     // A catalog change (a service added, changed, suspended, removed) is news for every registry.
     onEvents: (events) => {
