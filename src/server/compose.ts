@@ -225,7 +225,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     if (call.ok) payments.worker?.nudge();
   } });
   const payments = opts.role ? {} : wirePayments(opts.payments, { biz, store, pipeline, now: () => clock.now(), log });
-  payments.worker?.start();
+  if (opts.payments?.startWorker !== false) payments.worker?.start();
   const availabilityCache = adminEnv.availability;
   metrics = createMetrics({
     store,

@@ -17,6 +17,8 @@ export interface PaymentOptions {
   adapter?: PaymentProvider;
   /** The worker's poll interval (default 1 s). */
   pollMs?: number;
+  /** False: the worker runs only when its `tick()` is called (tests that step it). Default true. */
+  startWorker?: boolean;
 }
 
 export interface PaymentWiring {

@@ -14,7 +14,7 @@ export async function startStripeRig(): Promise<StripeRig> {
   let t: TestServer | undefined;
   const stripe = await startStripeEmulator({ now: () => t?.clock.now() ?? TEST_NOW });
   t = await startTestServer({
-    payments: { provider: 'stripe', stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url }, pollMs: 60_000 },
+    payments: { provider: 'stripe', stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url }, startWorker: false },
   });
   stripe.webhookUrl = `${t.url}/payments/stripe/webhook`;
   return { t, stripe, close: async () => (await t!.close(), await stripe.close()) };
