@@ -113,10 +113,14 @@ export class PaymentWorker {
       const now = this.o.now();
       const retryable = !(err instanceof ProviderError) || err.retryable;
       const giveUp = !retryable || now - job.created_ms > GIVE_UP_MS;
+      // Stripe keeps a 5xx answer under its idempotency key and replays it: the next try needs a new
+      // key (the provider may or may not have acted; a second open session is harmless, see DECISIONS).
+      const status = err instanceof ProviderError ? err.status : undefined;
+      const retryKey = status !== undefined && status >= 500 ? `${job.id}:r${attempts}` : (job.result?.retry_key as string | undefined);
       const message = err instanceof Error ? err.message : String(err);
       this.o.log.warn(giveUp ? 'payment job failed for good' : 'payment job failed; it will be retried', { job: job.id, kind: job.kind, attempts, error: message });
       await this.o.store.transaction((tx) =>
-        tx.payments.finish(job.id, { status: giveUp ? 'failed' : 'pending', attempts, next_attempt_ms: now + retryDelayMs(attempts), last_error: message.slice(0, 500), result: null }),
+        tx.payments.finish(job.id, { status: giveUp ? 'failed' : 'pending', attempts, next_attempt_ms: now + retryDelayMs(attempts), last_error: message.slice(0, 500), result: retryKey ? { retry_key: retryKey } : null }),
       );
       return;
     }
@@ -126,9 +130,10 @@ export class PaymentWorker {
   /** The provider call a job stands for, and its answer as our event. */
   private async call(job: PaymentJob): Promise<PaymentEvent> {
     const p = job.payload as Record<string, string | number>;
+    const key = (job.result?.retry_key as string | undefined) ?? job.id;
     if (job.kind === 'checkout') {
       const s = await this.o.provider.createCheckout({
-        key: job.id,
+        key,
         booking_id: String(p.booking_id),
         action_id: String(p.action_id),
         amount: Number(p.amount),
@@ -140,7 +145,7 @@ export class PaymentWorker {
       });
       return { type: 'checkout_created', booking_id: String(p.booking_id), action_id: String(p.action_id), session_id: s.id, url: s.url };
     }
-    const r = await this.o.provider.refund({ key: job.id, booking_id: String(p.booking_id), payment_ref: String(p.payment_ref), amount: Number(p.amount) });
+    const r = await this.o.provider.refund({ key, booking_id: String(p.booking_id), payment_ref: String(p.payment_ref), amount: Number(p.amount) });
     return { type: 'refund_result', booking_id: String(p.booking_id), job_id: job.id, payment_ref: String(p.payment_ref), refund_id: r.id, status: r.status };
   }
 }

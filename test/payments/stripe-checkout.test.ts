@@ -40,7 +40,7 @@ describe('a payment action is paid on a Stripe Checkout Session', () => {
     expect(html).toContain(`href="${s.url}"`);
   });
 
-  it('a create that fails with a 5xx is retried with the same idempotency key and makes one session', async () => {
+  it('a create answered with a 5xx (which Stripe replays under its key) is retried under a new key and makes one session', async () => {
     rig.stripe.failNext('/v1/checkout/sessions');
     const b = await paidBooking(rig.t);
     await rig.t.server.paymentWorker!.tick();
@@ -50,7 +50,18 @@ describe('a payment action is paid on a Stripe Checkout Session', () => {
     rig.t.clock.advance(5_000);
     await settleJobs(rig.t, b.id);
     const creates = rig.stripe.requests.filter((r) => r.path === '/v1/checkout/sessions');
-    expect(creates.map((r) => r.idempotencyKey)).toEqual([job.id, job.id]);
+    expect(creates.map((r) => r.idempotencyKey)).toEqual([job.id, `${job.id}:r1`]);
+    expect(rig.stripe.sessions.size).toBe(1);
+  });
+
+  it('a create repeated with the same idempotency key (a lost answer) gets the same session back', async () => {
+    const b = await paidBooking(rig.t);
+    const s = await sessionOf(rig, b.id);
+    const [job] = await rig.t.server.store.read((tx) => tx.payments.forBooking(b.id));
+    const { stripeProvider } = await import('../../src/payments/index.js');
+    const p = stripeProvider({ secretKey: rig.stripe.secretKey, webhookSecret: rig.stripe.webhookSecret, apiUrl: rig.stripe.url });
+    const again = await p.createCheckout({ key: job.id, ...(job.payload as any) });
+    expect(again.id).toBe(s.id);
     expect(rig.stripe.sessions.size).toBe(1);
   });
 

@@ -131,11 +131,6 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
     const body = parseStripeForm(raw);
     const key = req.headers['idempotency-key'] as string | undefined;
     requests.push({ method: req.method!, path, idempotencyKey: key, body });
-    const fail = failures.get(path) ?? 0;
-    if (fail > 0) {
-      failures.set(path, fail - 1);
-      return send(500, { error: { type: 'api_error', message: 'An unknown error occurred.' } });
-    }
     if (key && req.method === 'POST') {
       const prior = idem.get(key);
       if (prior) {
@@ -144,7 +139,10 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
         return send(prior.status, prior.response);
       }
     }
-    const out = routes(req.method!, path, body);
+    const fail = failures.get(path) ?? 0;
+    // As Stripe does: a 5xx once execution began is saved under the idempotency key and replayed.
+    const out = fail > 0 ? error(500, 'api_error', 'An unknown error occurred.') : routes(req.method!, path, body);
+    if (fail > 0) failures.set(path, fail - 1);
     const visible = Object.fromEntries(Object.entries(out.body).filter(([k]) => !k.startsWith('_')));
     if (key && req.method === 'POST') idem.set(key, { body: raw, status: out.status, response: visible });
     send(out.status, visible);
