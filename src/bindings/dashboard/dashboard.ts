@@ -13,10 +13,11 @@
  * A new platform key's secret is only ever in the body of the POST that made it (never a URL or a
  * redirect), and every page is `no-store`.
  */
+import { moneyCard } from './money.js';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import { operationForDashboard, type DashboardAction, type Pipeline, type ProtocolError } from '../../operations/index.js';
-import { DASHBOARD_CSS } from './style.js';
+import { DASHBOARD_CSS, esc } from './style.js';
 
 export const DASHBOARD_CSS_PATH = '/admin/assets/dashboard.css';
 const SESSION_COOKIE = 'usp_admin_session';
@@ -37,7 +38,6 @@ export interface DashboardSessions {
   csrfMatches(session: DashboardSession, presented: string | undefined): boolean;
 }
 
-const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The dashboard's paths: /admin itself, its screens under /admin/ui, login, logout and its style sheet. The admin API keeps the rest of /admin. */
 export function isDashboardRequest(_req: Request, path: string): boolean {
@@ -317,7 +317,7 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
 <dt>Buyer</dt><dd>${esc(buyerName(b))} · ${esc(b.buyer.email)}${b.buyer.phone_number ? ` · ${esc(b.buyer.phone_number)}` : ''}</dd>
 <dt>Party</dt><dd>${esc(b.party_size)}</dd><dt>Booking id</dt><dd>${esc(b.id)}</dd><dt>Platform</dt><dd>${esc(res.data.platform ?? 'direct')}</dd>
 ${b.cancellation ? `<dt>Canceled</dt><dd>by ${esc(b.cancellation.canceled_by)}${b.cancellation.reason ? `: ${esc(b.cancellation.reason)}` : ''}</dd>` : ''}</dl>
-<div class="actions">${moves.join('')}</div>${decline}</div>${reschedule}
+<div class="actions">${moves.join('')}</div>${decline}</div>${moneyCard(res.data.money as never)}${reschedule}
 <section class="card" aria-labelledby="h"><h2 id="h">History</h2><table class="list"><thead><tr><th>At</th><th>Event</th><th>Event id</th></tr></thead><tbody>${events || '<tr><td colspan="3">No events yet.</td></tr>'}</tbody></table></section>`,
     );
   });
