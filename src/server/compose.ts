@@ -434,6 +434,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       if (opts.security?.allowLoopbackProfiles && !loopback) {
         throw new Error('--allow-loopback-profiles is only allowed when the server itself listens on loopback');
       }
+      payments.announce?.();
       // When no public URL was configured, advertise the address actually listened on.
       if (!configuredPublicUrl) {
         baseUrl = url;

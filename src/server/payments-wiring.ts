@@ -24,6 +24,8 @@ export interface PaymentOptions {
 export interface PaymentWiring {
   worker?: PaymentWorker;
   door?: Door;
+  /** Say what is switched off for lack of a provider (once the server is open). */
+  announce?: () => void;
 }
 
 /** Refuse a provider choice that cannot work (before anything is opened). */
@@ -44,13 +46,14 @@ export function wirePayments(o: PaymentOptions | undefined, deps: { biz: Busines
   const kind = deps.biz.payments;
   if (kind === 'none') {
     const ids = servicesNeedingPayment(deps.biz);
-    if (ids.length > 0) {
-      deps.log.warn('no payment provider: services paid when booking cannot be booked', {
-        services: ids,
-        enable_with: '--payments stripe --stripe-secret-key KEY --stripe-webhook-secret SECRET, or --checkout-url TEMPLATE, or --sandbox',
-      });
-    }
-    return {};
+    if (ids.length === 0) return {};
+    return {
+      announce: () =>
+        deps.log.warn('no payment provider: services paid when booking cannot be booked', {
+          services: ids,
+          enable_with: '--payments stripe --stripe-secret-key KEY --stripe-webhook-secret SECRET, or --checkout-url TEMPLATE, or --sandbox',
+        }),
+    };
   }
   if (kind !== 'stripe') return {};
   const provider = o?.adapter ?? stripeProvider(o!.stripe!);
