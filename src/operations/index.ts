@@ -1,6 +1,7 @@
 export { OPERATIONS, operationByName, operationForPage, operationForCommand, operationForDashboard, operationForPaymentEvents } from './table.js';
 export { PAYMENT_EVENT } from './payment-events.js';
 export type { PaymentEvent } from './payment-events.js';
+export type { MoneyView } from './admin/money-view.js';
 export { Pipeline, parseInput, IDEMPOTENCY_RETENTION_MS } from './pipeline.js';
 export type { CallRecord, OperationRequest, OperationResponse, PipelineDeps } from './pipeline.js';
 export { silentLogger } from './logger.js';

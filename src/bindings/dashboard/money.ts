@@ -1,17 +1,8 @@
 /** The booking page's money card: paid, refunded, disputed, with the payment provider's ids. */
+import type { MoneyView } from '../../operations/index.js';
 import { esc } from './style.js';
 
-type Money = {
-  currency: string;
-  paid: number;
-  refunded: number;
-  provider?: string;
-  payments: Array<{ action_id: string; amount: number; status: string; session_id?: string; payment_ref?: string }>;
-  refunds: Array<{ amount: number; status: string; refund_id?: string; payment_ref: string }>;
-  disputes: Array<{ dispute_id: string; amount: number; reason: string; status: string }>;
-  mismatches: Array<{ event_id: string; amount: number; currency: string }>;
-  jobs: Array<{ id: string; kind: string; status: string; attempts: number; last_error: string | null }>;
-};
+type Money = MoneyView;
 
 const minor = (n: number, currency: string) => `${(n / 100).toFixed(2)} ${currency}`;
 
