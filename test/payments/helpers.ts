@@ -10,10 +10,11 @@ export interface StripeRig {
   close(): Promise<void>;
 }
 
-export async function startStripeRig(): Promise<StripeRig> {
+export async function startStripeRig(opts: { db?: string } = {}): Promise<StripeRig> {
   let t: TestServer | undefined;
   const stripe = await startStripeEmulator({ now: () => t?.clock.now() ?? TEST_NOW });
   t = await startTestServer({
+    db: opts.db,
     payments: { provider: 'stripe', stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url }, startWorker: false },
   });
   stripe.webhookUrl = `${t.url}/payments/stripe/webhook`;
