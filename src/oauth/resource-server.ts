@@ -59,7 +59,7 @@ export function accessTokenVerifier(o: ResourceServerOptions) {
       ...('accountId' in at && at.accountId ? { accountId: at.accountId } : {}),
       scopes,
       profile,
-      ...(profile === generic.url ? { platform: generic.summary } : {}),
+      ...(profile === generic.url ? { platform: generic.summary } : { profileRegistered: true }),
     };
   };
 }

@@ -13,7 +13,7 @@ export type { OperationDef, CapabilityKey, RestRoute, RateBucket, BuyerPage, Das
 export type { AccessTier } from '../domain/index.js';
 export { USP_VERSION, uspEnvelope } from './envelope.js';
 export type { UspEnvelope } from './envelope.js';
-export { systemClock, ManualClock } from './clock.js';
+export { systemClock, ManualClock, ShiftedClock, clockFromSetting, CLOCK_VARIABLE } from './clock.js';
 export { AvailabilityCache, DEFAULT_AVAILABILITY_CACHE_BYTES } from './availability-cache.js';
 export type { AvailabilityCacheStats } from './availability-cache.js';
 export { randomIds, randomToken } from './ids.js';
@@ -36,5 +36,6 @@ export { REGISTRY_OPERATIONS } from './registry/table.js';
 export { reindexDue, seedRegistration } from './registry/reindex.js';
 export type { ReindexReport } from './registry/reindex.js';
 export type { RegistryEnv } from './registry/env.js';
+export { MAX_FETCHES_PER_INDEX } from './registry/indexing.js';
 export type { RegistrationInput } from './registry/schemas.js';
 export type { OperationEnv, AdminEnv } from './context.js';

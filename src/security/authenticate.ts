@@ -87,6 +87,11 @@ export interface AuthenticatedCaller {
   credential?: { kind: string; id: string };
   mechanism?: string;
   authenticated: boolean;
+  /**
+   * The caller proved it is its profile: a request signature made with a key that profile publishes,
+   * or an OAuth token registered for it. Only then does a call count in that profile's rate bucket.
+   */
+  profileProven?: boolean;
   /** What the fetched platform profile declares, for version and capability negotiation (spec 8.3, 8.4). */
   platform?: PlatformSummary;
   /** The buyer account an OAuth token was linked to (spec 10.2.4), and the scopes the buyer granted. */
@@ -104,6 +109,8 @@ export interface OAuthTokenInfo {
   profile: string;
   /** Known without fetching (the business's own profile for generic hosts). */
   platform?: PlatformSummary;
+  /** The client registered `profile` itself (generic hosts, acting under the business's, did not). */
+  profileRegistered?: boolean;
 }
 
 /** Why an access token was refused (logged only; the caller is told `invalid_token`). */
@@ -306,6 +313,7 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
     if (!req.http) throw fail('authentication_required', 'mechanism_not_accepted', 'Signatures need the HTTP request.');
     if (profile === null) throw fail('invalid_request', 'profile_required', 'A signed request must name its platform profile (USP-Agent).');
     const sig = await guarded(() => policy.verifySignature!(req.http!, profile));
+    caller.profileProven = true;
     if (caller.principal === null) {
       caller.principal = `sig:${sig.thumbprint}`;
       caller.mechanism = 'http_message_signature';
@@ -342,6 +350,7 @@ async function viaAccessToken(
     business: false,
     authenticated: true,
     mechanism: 'oauth2_bearer',
+    profileProven: info.profileRegistered === true,
     scopes: info.scopes,
     ...(info.accountId ? { account: info.accountId } : {}),
     ...(info.platform ? { platform: info.platform } : {}),
