@@ -89,6 +89,9 @@ export type {
   HoldRecord,
   WaitlistRecord,
   SubscriptionRecord,
+  ProviderCheckout,
+  ProviderMoney,
+  ProviderRefund,
 } from './records.js';
 export { DISPUTE_TRANSITIONS, nextDisputeStatus } from './disputes.js';
 export type { DisputeMove, DisputeStatus } from './disputes.js';

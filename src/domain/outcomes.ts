@@ -45,6 +45,8 @@ export const OUTCOME_SEVERITY = {
   already_in_state: 'recoverable',
   // Spec 9.4: no capability in common is an operator's configuration problem, not the buyer's.
   capabilities_incompatible: 'unrecoverable',
+  // Not in spec 9.4: a service paid online before the appointment when no payment provider is set up (an operator's problem).
+  payment_not_configured: 'unrecoverable',
 } as const satisfies Record<string, Severity>;
 
 export type OutcomeCode = keyof typeof OUTCOME_SEVERITY;

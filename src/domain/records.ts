@@ -108,6 +108,43 @@ export interface BookingPrivate {
   confirmed_once?: boolean;
   /** Set when the booking came from a waitlist offer, to waive policies per 11.1.4. */
   waitlist_entry_id?: string;
+  /** The money as the payment provider moved it (checkouts, refunds, disputes, mismatches), with the provider's ids. */
+  provider?: ProviderMoney;
+}
+
+/** A payment action's checkout at the provider; `action_index` is its place in `booking.actions`. */
+export interface ProviderCheckout {
+  action_id: string;
+  action_index: number;
+  amount: number;
+  currency: string;
+  session_id?: string;
+  /** Where the buyer pays (the provider's hosted page). */
+  url?: string;
+  /** The provider's payment (a Stripe payment intent), once paid. */
+  payment_ref?: string;
+  status: 'requested' | 'open' | 'paid' | 'expired' | 'late';
+}
+
+export interface ProviderRefund {
+  job_id: string;
+  amount: number;
+  /** The provider's payment the refund is taken from. */
+  payment_ref: string;
+  refund_id?: string;
+  status: 'requested' | 'succeeded' | 'failed';
+}
+
+/** What the provider reported on a booking beyond the USP payment block. */
+export interface ProviderMoney {
+  provider: string;
+  checkouts: ProviderCheckout[];
+  refunds: ProviderRefund[];
+  /** What the provider says was refunded, per payment (refunds made there directly included). */
+  refunded: Record<string, number>;
+  disputes: Array<{ dispute_id: string; amount: number; reason: string; status: string }>;
+  /** Paid amounts that did not match the action: recorded, the booking left as it was. */
+  mismatches: Array<{ event_id: string; amount: number; currency: string; at: string }>;
 }
 
 export interface BookingRecord {

@@ -12,6 +12,11 @@ export interface Business {
   serviceOrder: readonly string[];
   /** A sandbox: the built-in checkout page may stand in for a payment processor. */
   sandbox: boolean;
+  /**
+   * Who takes the buyer's money online: the sandbox page (a sandbox only), Stripe, an external
+   * checkout URL template, or nobody (services paid before the appointment cannot be booked).
+   */
+  payments: PaymentProviderKind;
   /** Development: http://127.0.0.1 callback URLs are accepted (--allow-loopback-profiles). */
   allowLoopbackUrls: boolean;
   /**
@@ -21,11 +26,19 @@ export interface Business {
   publicUrl: string;
 }
 
+export type PaymentProviderKind = 'sandbox' | 'stripe' | 'external' | 'none';
+
+/** The provider when none is named: the checkout URL template if one is set, else the sandbox page in a sandbox, else none. */
+export function defaultPaymentProvider(def: BusinessDef, sandbox: boolean): PaymentProviderKind {
+  if (def.settings.checkout_url_template) return 'external';
+  return sandbox ? 'sandbox' : 'none';
+}
+
 /** The public origin before the server listens anywhere (stdio MCP): where `serve` listens by default. */
 export const DEFAULT_PUBLIC_URL = 'http://localhost:8787';
 
 /** Throws SlotTagClash when two resource combinations of the business would share a slot id tag. */
-export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; allowLoopbackUrls?: boolean } = {}): Business {
+export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; allowLoopbackUrls?: boolean; payments?: PaymentProviderKind } = {}): Business {
   const services = new Map(def.services.map((s) => [s.id, s] as const));
   const published = new Map(def.services.map((s) => [s.id, publishService(s, def)] as const));
   const resources = new Map(def.resources.map((r) => [r.id, r] as const));
@@ -39,6 +52,7 @@ export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; all
     resources,
     serviceOrder: def.services.map((s) => s.id),
     sandbox: opts.sandbox ?? false,
+    payments: opts.payments ?? defaultPaymentProvider(def, opts.sandbox ?? false),
     allowLoopbackUrls: opts.allowLoopbackUrls ?? false,
     publicUrl: (def.settings.public_url ?? DEFAULT_PUBLIC_URL).replace(/\/$/, ''),
   };

@@ -127,6 +127,8 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   dashboard?: DashboardAction;
   /** The `usp-server bookings` subcommand that runs this operation as the business. */
   cli?: string;
+  /** Applies the payment provider's reports (the provider's webhook door and the payment worker call it). */
+  paymentEvents?: boolean;
   /** One line for the OpenAPI summary. */
   summary: string;
   input: S;

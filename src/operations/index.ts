@@ -1,4 +1,7 @@
-export { OPERATIONS, operationByName, operationForPage, operationForCommand, operationForDashboard } from './table.js';
+export { OPERATIONS, operationByName, operationForPage, operationForCommand, operationForDashboard, operationForPaymentEvents } from './table.js';
+export { PAYMENT_EVENT } from './payment-events.js';
+export type { PaymentEvent } from './payment-events.js';
+export type { MoneyView } from './admin/money-view.js';
 export { Pipeline, parseInput, IDEMPOTENCY_RETENTION_MS } from './pipeline.js';
 export type { CallRecord, OperationRequest, OperationResponse, PipelineDeps } from './pipeline.js';
 export { silentLogger } from './logger.js';
@@ -18,7 +21,7 @@ export { compileBusiness } from './business.js';
 export type { Caller } from './context.js';
 export type { Clock } from './clock.js';
 export type { IdSource } from './ids.js';
-export type { Business } from './business.js';
+export type { Business, PaymentProviderKind } from './business.js';
 export type { Presented } from './authenticate.js';
 export type { HttpEvidence, McpAuthorization, AuthPolicy } from '../security/index.js';
 export { buildBusinessProfile } from './profile.js';

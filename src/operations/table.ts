@@ -35,6 +35,7 @@ import { bookingCalendarFile } from './bookings/booking-calendar.js';
 import { openDispute } from './bookings/open-dispute.js';
 import { reviewDispute } from './bookings/review-dispute.js';
 import { resolveDispute } from './bookings/resolve-dispute.js';
+import { applyPaymentEvent } from './bookings/apply-payment-event.js';
 import { joinWaitlist } from './waitlist/join-waitlist.js';
 import { listWaitlist } from './waitlist/list-waitlist.js';
 import { getWaitlistEntry } from './waitlist/get-waitlist-entry.js';
@@ -70,6 +71,7 @@ export const OPERATIONS: readonly OperationDef[] = [
   openDispute,
   reviewDispute,
   resolveDispute,
+  applyPaymentEvent,
   viewCheckout,
   completeCheckout,
   viewBookingPage,
@@ -99,6 +101,13 @@ export function operationForPage(page: BuyerPage): OperationDef {
 /** The operation a `usp-server bookings` subcommand runs (its row's `cli`); undefined when none does. */
 export function operationForCommand(command: string): OperationDef | undefined {
   return OPERATIONS.find((o) => o.cli !== undefined && o.cli === command);
+}
+
+/** The operation that applies the payment provider's reports (its row's `paymentEvents`). */
+export function operationForPaymentEvents(): OperationDef {
+  const op = OPERATIONS.find((o) => o.paymentEvents === true);
+  if (!op) throw new Error('no operation applies payment events');
+  return op;
 }
 
 /** The operation behind a dashboard screen or button (its row's `dashboard`). */

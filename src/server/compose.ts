@@ -59,6 +59,8 @@ import { createHost, type Door, type HostApp } from './host.js';
 import { dashboardDoor, mcpDoor, oauthDoor, pagesDoor, restDoor } from './doors.js';
 import { dashboardSessions } from './admin-sessions.js';
 import { mountOAuth, type OAuthDoor, type OAuthDoorOptions } from '../oauth/index.js';
+import type { PaymentWorker } from '../payments/index.js';
+import { checkPaymentOptions, wirePayments, type PaymentOptions } from './payments-wiring.js';
 
 export interface ServerOptions {
   business: BusinessDef;
@@ -112,6 +114,8 @@ export interface ServerOptions {
   role?: ServerRole;
   /** Bytes of computed availability answers kept for reuse (default 32 MiB); 0 turns the cache off. */
   availabilityCacheBytes?: number;
+  /** Who takes online payments (default: the checkout URL template if set, else the sandbox page in a sandbox, else none). */
+  payments?: PaymentOptions;
 }
 
 /** A server role other than the business: its operations, its profile document, its outbound services. */
@@ -161,6 +165,8 @@ export interface UspServer {
   app: HostApp;
   /** The webhook dispatcher (outbox to signed deliveries and MCP notifications). */
   dispatcher: WebhookDispatcher;
+  /** Calls the payment provider for committed payment jobs (Stripe only). */
+  paymentWorker?: PaymentWorker;
   /** The business's webhook signing keys. */
   keyring: SigningKeyring;
   /** Platform profile resolver (SSRF-safe fetch and cache). */
@@ -191,7 +197,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const clock = opts.clock ?? systemClock;
   const ids = opts.ids ?? randomIds;
   const log = opts.log ?? consoleLogger;
-  const biz = compileBusiness(opts.business, { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles });
+  checkPaymentOptions(opts.payments, opts.sandbox);
+  const biz = compileBusiness(opts.business, { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles, payments: opts.payments?.provider });
   // A connection that breaks (a database restart) is logged here and replaced; calls meanwhile answer 503.
   const store = await openStore(opts.db, opts.dbTimeouts, (err) =>
     log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }),
@@ -241,7 +248,13 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     availability: cacheBytes > 0 && !opts.role ? new AvailabilityCache(cacheBytes) : undefined,
   };
   let metrics: ServerMetrics | undefined;
-  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce, env: opts.role?.env ?? adminEnv, onCall: (call) => metrics?.recordCall(call) });
+  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce, env: opts.role?.env ?? adminEnv, onCall: (call) => {
+    metrics?.recordCall(call);
+    // A committed call may have written a payment job: the worker looks soon rather than at its next poll.
+    if (call.ok) payments.worker?.nudge();
+  } });
+  const payments = opts.role ? {} : wirePayments(opts.payments, { biz, store, pipeline, now: () => clock.now(), log });
+  if (opts.payments?.startWorker !== false) payments.worker?.start();
   const availabilityCache = adminEnv.availability;
   metrics = createMetrics({
     store,
@@ -325,7 +338,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     : [mcpDoor(mcpHttp.app, oauth), ...(oauth ? [oauthDoor(oauth)] : []), dashboardDoor(pipeline, sessions, (req, env) => {
         const a = addressOf(req, env, proxies);
         return a ? clientAddressKey(a) : undefined;
-      }), pagesDoor(pipeline), restDoor(rest)];
+      }), ...(payments.door ? [payments.door] : []), pagesDoor(pipeline), restDoor(rest)];
   const app = createHost({
     doors,
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,
@@ -374,6 +387,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   };
   const close = async () => {
     if (timer) clearInterval(timer);
+    await payments.worker?.stop();
     await dispatcher?.stop();
     unsubscribeChannel?.();
     await mcpHttp.close();
@@ -395,6 +409,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     app,
     profiles: resolver,
     dispatcher,
+    paymentWorker: payments.worker,
     keyring,
     hub,
     clock,
@@ -445,6 +460,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       if (opts.security?.allowLoopbackProfiles && !loopback) {
         throw new Error('--allow-loopback-profiles is only allowed when the server itself listens on loopback');
       }
+      payments.announce?.();
       // When no public URL was configured, advertise the address actually listened on.
       if (!configuredPublicUrl) {
         baseUrl = url;

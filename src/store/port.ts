@@ -11,6 +11,7 @@ import { isoUtc, type BookingRecord, type HoldRecord, type SubscriptionRecord, t
 
 /** A resource occupied by a booking or an active hold over its blocked interval (buffers included). */
 import type { AccountRepo, OAuthRepo } from './oauth-port.js';
+import type { PaymentRepo } from './payment-port.js';
 
 export interface ClaimRow {
   resource_id: string;
@@ -293,6 +294,7 @@ export interface Tx {
   admin: AdminRepo;
   oauth: OAuthRepo;
   accounts: AccountRepo;
+  payments: PaymentRepo;
 }
 
 /** Cross-process announcement of dispatched events (PostgreSQL LISTEN/NOTIFY); absent in one process. */

@@ -303,6 +303,13 @@ export const RULES = {
     packages: 'any',
     node: 'any',
   }),
+  // The payment provider port and its adapters (Stripe), and the worker that calls the provider
+  // after commit: the store's jobs, the pipeline for what the provider answers; never the domain.
+  payments: allowOnly('src/payments imports only operations, the store, its own files, packages and node built-ins: never the domain or a door', 'src/payments/', {
+    layers: ['payments', 'operations', 'store'],
+    packages: 'any',
+    node: 'any',
+  }),
   // The OAuth door: an authorization server library and account pages. Like a door it reaches the
   // core through operations (the pipeline) and the security policy; its own records and the buyer
   // accounts go through the store's repositories; never the domain.

@@ -4,7 +4,7 @@
  * only) pays or abandons and sends the buyer back to the platform's return URL, params verbatim.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUYER, day, startTestServer, type TestServer } from '../support/server.js';
+import { BUYER, day, demoBusiness, startTestServer, type TestServer } from '../support/server.js';
 
 async function paidBooking(t: TestServer, returnRequest?: unknown) {
   const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(2), end_date: day(2) });
@@ -74,13 +74,14 @@ describe('the checkout page of a payment action', () => {
   });
 
   it('outside a sandbox the page never takes money', async () => {
-    t = await startTestServer({ sandbox: false });
+    // An external checkout takes the money; our own page (reached directly) still refuses to.
+    t = await startTestServer({ sandbox: false, business: demoBusiness({ checkout_url_template: 'https://pay.example/checkout?b={booking_id}' }) });
     // A booking made by the business itself (admin key) so no platform authentication is needed.
     const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(2), end_date: day(2) });
     const { ADMIN_KEY } = await import('../support/server.js');
     const b = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER }, { apiKey: ADMIN_KEY });
     expect(b.status).toBe(201);
-    const res = await form(t, pathOf(b.body.booking.actions[0].continue_url), 'pay');
+    const res = await form(t, `/checkout/${b.body.booking.id}`, 'pay');
     expect(res.status).toBe(405);
     const after = await t.call('GET', `/bookings/${b.body.booking.id}`, undefined, { apiKey: ADMIN_KEY });
     expect(after.body.booking.status).toBe('requires_action');

@@ -868,6 +868,61 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       });
     });
 
+    describe('payments keeps provider jobs (leased, each once), applied provider events and provider ids', () => {
+      const job = (id: string, bookingId = 'bkg_1') => ({ id, kind: 'checkout' as const, booking_id: bookingId, payload: { amount: 5000, nested: { a: [1] } }, created_ms: NOW });
+
+      test('a job enqueued twice is one job; a leased job is not claimed again until its lease lapses', async () => {
+        await write(async (tx) => {
+          await tx.payments.enqueue(job('checkout:act_1'));
+          await tx.payments.enqueue({ ...job('checkout:act_1'), payload: { other: true } });
+        });
+        const first = await write((tx) => tx.payments.claimDue(NOW, 10, NOW + MIN));
+        expect(first.map((j) => [j.id, j.status, j.attempts, j.payload])).toEqual([['checkout:act_1', 'pending', 0, { amount: 5000, nested: { a: [1] } }]]);
+        expect(await write((tx) => tx.payments.claimDue(NOW + 1000, 10, NOW + 2 * MIN))).toEqual([]);
+        expect(ids(await write((tx) => tx.payments.claimDue(NOW + MIN, 10, NOW + 3 * MIN)))).toEqual(['checkout:act_1']);
+      });
+
+      test('finish() records the outcome: a done job is never due again, a retried one is due at its next attempt', async () => {
+        await write(async (tx) => {
+          await tx.payments.enqueue(job('a'));
+          await tx.payments.enqueue(job('b', 'bkg_2'));
+        });
+        await write(async (tx) => {
+          await tx.payments.claimDue(NOW, 10, NOW + MIN);
+          await tx.payments.finish('a', { status: 'done', attempts: 1, next_attempt_ms: NOW, last_error: null, result: { session: 'cs_1' } });
+          await tx.payments.finish('b', { status: 'pending', attempts: 1, next_attempt_ms: NOW + 5000, last_error: 'HTTP 500', result: null });
+        });
+        expect(await write((tx) => tx.payments.claimDue(NOW + 4999, 10, NOW + MIN))).toEqual([]);
+        expect(ids(await write((tx) => tx.payments.claimDue(NOW + 5000, 10, NOW + MIN)))).toEqual(['b']);
+        const a = await read((tx) => tx.payments.get('a'));
+        expect([a?.status, a?.attempts, a?.result]).toEqual(['done', 1, { session: 'cs_1' }]);
+        expect(ids(await read((tx) => tx.payments.forBooking('bkg_2')))).toEqual(['b']);
+        expect(await read((tx) => tx.payments.get('nope'))).toBeNull();
+      });
+
+      test('recordEvent() is true once per provider event id; linkRef() keeps the first booking for a provider id', async () => {
+        expect(await write((tx) => tx.payments.recordEvent('stripe', 'evt_1', NOW))).toBe(true);
+        expect(await write((tx) => tx.payments.recordEvent('stripe', 'evt_1', NOW + 1))).toBe(false);
+        expect(await write((tx) => tx.payments.recordEvent('other', 'evt_1', NOW))).toBe(true);
+        await write(async (tx) => {
+          await tx.payments.linkRef('stripe', 'pi_1', 'bkg_1');
+          await tx.payments.linkRef('stripe', 'pi_1', 'bkg_2');
+        });
+        expect(await read((tx) => tx.payments.bookingByRef('stripe', 'pi_1'))).toBe('bkg_1');
+        expect(await read((tx) => tx.payments.bookingByRef('stripe', 'pi_2'))).toBeNull();
+      });
+
+      test('an event recorded in a transaction that rolls back is not recorded', async () => {
+        await expect(
+          write(async (tx) => {
+            await tx.payments.recordEvent('stripe', 'evt_rb', NOW);
+            throw new Error('roll back');
+          }),
+        ).rejects.toThrow('roll back');
+        expect(await write((tx) => tx.payments.recordEvent('stripe', 'evt_rb', NOW))).toBe(true);
+      });
+    });
+
     describe('a transaction commits when its function resolves and rolls back when it throws', () => {
       test('a transaction resolves with its function’s value and its writes are visible afterwards', async () => {
         const out = await write(async (tx) => {

@@ -41,7 +41,7 @@ export interface CallOptions {
 }
 
 export async function startTestServer(
-  opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string; log?: Logger; dbTimeouts?: StoreTimeouts; availabilityCacheBytes?: number; webhooks?: ServerOptions['webhooks'] } = {},
+  opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string; log?: Logger; dbTimeouts?: StoreTimeouts; availabilityCacheBytes?: number; webhooks?: ServerOptions['webhooks']; payments?: ServerOptions['payments'] } = {},
 ): Promise<TestServer> {
   const clock = new ManualClock(opts.now ?? TEST_NOW);
   const server = await createUspServer({
@@ -55,6 +55,7 @@ export async function startTestServer(
     sweepIntervalMs: 0,
     availabilityCacheBytes: opts.availabilityCacheBytes,
     webhooks: opts.webhooks,
+    payments: opts.payments,
   });
   const url = await server.listen(0, '127.0.0.1');
   const call: TestServer['call'] = async (method, path, body, o = {}) => {

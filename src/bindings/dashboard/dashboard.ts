@@ -18,7 +18,8 @@ import { Hono, type Context } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import { operationForDashboard, type DashboardAction, type Pipeline, type ProtocolError } from '../../operations/index.js';
 import { readForm, sameText } from '../../web/index.js';
-import { DASHBOARD_CSS } from './style.js';
+import { DASHBOARD_CSS, esc } from './style.js';
+import { moneyCard } from './money.js';
 import { doneWords, errorWords, type DoneCode } from './flash.js';
 
 export const DASHBOARD_CSS_PATH = '/admin/assets/dashboard.css';
@@ -43,8 +44,6 @@ export interface DashboardSessions {
 
 /** A flash message's seal: only the server, knowing the session's CSRF token, makes one. */
 const seal = (key: string, code: string, detail: string) => createHmac('sha256', key).update(`${code}\n${detail}`).digest('base64url');
-
-const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The dashboard's paths: /admin itself, its screens under /admin/ui, login, logout and its style sheet. The admin API keeps the rest of /admin. */
 export function isDashboardRequest(_req: Request, path: string): boolean {
@@ -348,7 +347,7 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
 <dt>Buyer</dt><dd>${esc(buyerName(b))} · ${esc(b.buyer.email)}${b.buyer.phone_number ? ` · ${esc(b.buyer.phone_number)}` : ''}</dd>
 <dt>Party</dt><dd>${esc(b.party_size)}</dd><dt>Booking id</dt><dd>${esc(b.id)}</dd><dt>Platform</dt><dd>${esc(res.data.platform ?? 'direct')}</dd>
 ${b.cancellation ? `<dt>Canceled</dt><dd>by ${esc(b.cancellation.canceled_by)}${b.cancellation.reason ? `: ${esc(b.cancellation.reason)}` : ''}</dd>` : ''}</dl>
-<div class="actions">${moves.join('')}</div>${decline}</div>${reschedule}
+<div class="actions">${moves.join('')}</div>${decline}</div>${moneyCard(res.data.money as never)}${reschedule}
 <section class="card" aria-labelledby="h"><h2 id="h">History</h2><table class="list"><thead><tr><th>At</th><th>Event</th><th>Event id</th></tr></thead><tbody>${events || '<tr><td colspan="3">No events yet.</td></tr>'}</tbody></table></section>`,
     );
   });

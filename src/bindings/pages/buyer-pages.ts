@@ -193,7 +193,11 @@ function render(v: CheckoutView, w: Words, csrf: string, abandoned = false): Res
         : '';
       const pay = v.sandbox
         ? `<form method="post"><input type="hidden" name="csrf" value="${esc(csrf)}"><button class="primary" name="choice" value="pay">Pay ${esc(v.amount_due ?? '')}</button><button class="secondary" name="choice" value="cancel">Not now</button></form><p class="note">Sandbox business: no money moves.</p>`
-        : `<p class="note">This business takes payment through its payment provider.</p>`;
+        : v.pay_url
+          ? `<p><a class="button primary" href="${esc(v.pay_url)}">Pay ${esc(v.amount_due ?? '')}</a></p><p class="note">You pay on the payment provider's secure page and come back here.</p>`
+          : v.provider === 'stripe'
+            ? `<p class="note">The payment page is being prepared; reload this page in a moment.</p>`
+            : `<p class="note">This business takes payment through its payment provider.</p>`;
       const due = `<section class="card" aria-labelledby="pay"><h2 id="pay">Payment</h2><p class="due">${esc(v.amount_due ?? '')} due now</p><p>Pay before ${esc(w.time(b.deadline_at ?? ''))}, or the booking is released.</p>${pay}</section>`;
       return page(abandoned ? 'Payment not made' : `Pay for ${b.service_name}`, lead + bookingCard(b, w) + due + priceCard(b, w) + termsCard(b));
     }
@@ -218,6 +222,7 @@ function notFound(status: number): Response {
 const secure = (c: Context) => new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
 const wantsHtml = (req: Request) => (req.headers.get('accept') ?? '').includes('text/html');
 const CHECKOUT = /^\/checkout\/[^/]+$/;
+const RETURN = /^\/checkout\/[^/]+\/return$/;
 const BOOKING = /^\/booking\/[^/]+$/;
 const CALENDAR = /^\/booking\/[^/]+\/calendar\.ics$/;
 
@@ -228,7 +233,7 @@ const CALENDAR = /^\/booking\/[^/]+\/calendar\.ics$/;
  */
 export function isPageRequest(req: Request, path: string): boolean {
   if (req.method === 'GET') {
-    if (path === PAGES_CSS_PATH || CALENDAR.test(path)) return true;
+    if (path === PAGES_CSS_PATH || CALENDAR.test(path) || RETURN.test(path)) return true;
     return (CHECKOUT.test(path) || BOOKING.test(path)) && wantsHtml(req);
   }
   const type = req.headers.get('content-type') ?? '';
@@ -261,6 +266,15 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
     if (csrf.setCookie) r.headers.append('Set-Cookie', csrf.setCookie);
     // The sandbox form posts here and is then sent on to the platform's return URL.
     return v.return_url && v.state === 'due' ? withFormTarget(r, v.return_url) : r;
+  });
+  // Back from the provider's page (paid or not): on to the platform's return URL when it gave one
+  // (spec 8.5.5), else to the booking's own page or, still unpaid, its checkout.
+  app.get('/checkout/:booking_id/return', async (c) => {
+    const res = await pipeline.execute(operationForPage('checkout'), { input: { booking_id: c.req.param('booking_id') } });
+    if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
+    const v = res.data.checkout as CheckoutView;
+    if (v.return_url) return c.redirect(v.return_url, 303);
+    return c.redirect(v.state === 'due' && c.req.query('result') !== 'paid' ? `/checkout/${encodeURIComponent(v.booking_id)}` : v.booking.booking_path, 303);
   });
   app.post('/checkout/:booking_id', async (c) => {
     const form = await readForm(c);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { nextStatus } from '../../domain/index.js';
 import { iso } from '../context.js';
+import { refundsThroughProvider, requestRefund } from '../steps/provider-money.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { checkRevision, endBooking, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
@@ -31,8 +32,11 @@ export const declineBooking = defineOperation({
     if (rec.booking.status !== 'pending' || !nextStatus(rec.booking.status, 'cancel')) throw stateConflict(rec, 'declined');
     checkRevision(ctx, rec.booking.revision);
     const refund = rec.priv.amount_paid;
+    // Paid through the provider: the refund is asked of it after commit, and recorded when it confirms.
+    const viaProvider = refund > 0 && refundsThroughProvider(ctx, rec);
+    if (viaProvider) await requestRefund(ctx, rec, refund);
     await endBooking(ctx, rec, 'cancel', { canceled_by: 'business', reason: inp.reason, fee: 0, refund_amount: refund, canceled_at: iso(ctx.now) }, (b) => {
-      if (b.payment && refund > 0) b.payment.status = 'refunded';
+      if (b.payment && refund > 0 && !viaProvider) b.payment.status = 'refunded';
     });
     return ok({ booking: rec.booking });
   },

@@ -4,6 +4,7 @@ import { defineOperation, ok, requireBusiness } from '../define.js';
 import { bookingNotFound } from '../steps/booking-lifecycle.js';
 import { id, Out } from '../schemas.js';
 import { calendarRow } from './present.js';
+import { moneyView } from './money-view.js';
 
 /** One booking as the business sees it, with every event it raised (its history). */
 export const getBookingHistory = defineOperation({
@@ -15,7 +16,7 @@ export const getBookingHistory = defineOperation({
   conditional: false,
   writes: false,
   dashboard: 'booking_detail',
-  output: { booking: Out.object, events: Out.objects },
+  output: { booking: Out.object, money: Out.object, events: Out.objects },
   summary: 'A booking with its event history (every event it raised, oldest first).',
   input: z.object({ booking_id: id('The booking id.') }),
   async handle(inp, ctx) {
@@ -23,6 +24,7 @@ export const getBookingHistory = defineOperation({
     const rec = await ctx.tx.bookings.get(inp.booking_id);
     if (!rec) return bookingNotFound(inp.booking_id);
     const events = await ctx.tx.admin.eventsOf(rec.booking.id);
-    return ok({ ...calendarRow(rec), events: events.map((e) => ({ event: e.event, event_id: e.event_id, ...e.payload, timestamp: isoUtc(Math.max(e.created_ms, e.due_ms)) })) });
+    const jobs = await ctx.tx.payments.forBooking(rec.booking.id);
+    return ok({ ...calendarRow(rec), money: moneyView(rec, jobs), events: events.map((e) => ({ event: e.event, event_id: e.event_id, ...e.payload, timestamp: isoUtc(Math.max(e.created_ms, e.due_ms)) })) });
   },
 });

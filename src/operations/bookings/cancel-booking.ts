@@ -3,6 +3,7 @@ import { errorMessage, cancellationTerms, formatMoney, parseDuration, nextStatus
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkRevision, emitBookingEvent, endBooking, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { iso } from '../context.js';
+import { refundsThroughProvider, requestRefund } from '../steps/provider-money.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 import { spokenDuration } from '../steps/policy-fees.js';
 
@@ -45,16 +46,19 @@ export const cancelBooking = defineOperation({
     if (inp.reason) cancellation.reason = inp.reason;
     // The part of the fee not kept out of what was collected is still owed: the payment block says so.
     const owed = terms.fee - Math.min(terms.fee, rec.priv.amount_paid);
+    // Paid through the provider: the refund is asked of it after commit, and recorded when it confirms.
+    const viaProvider = terms.refund > 0 && refundsThroughProvider(ctx, rec);
+    if (viaProvider) await requestRefund(ctx, rec, terms.refund);
     await endBooking(ctx, rec, 'cancel', cancellation, (b) => {
       if (owed > 0 && !b.payment) b.payment = { status: 'pending', timing: 'at_service', currency: service.pricing.currency, amount_due: 0 };
       if (b.payment) {
-        if (terms.refund > 0) b.payment.status = terms.refund >= rec.priv.amount_paid ? 'refunded' : 'partially_refunded';
+        if (terms.refund > 0 && !viaProvider) b.payment.status = terms.refund >= rec.priv.amount_paid ? 'refunded' : 'partially_refunded';
         else if (owed > 0) b.payment.status = 'pending';
         b.payment.amount_due = owed;
       }
     });
     const b = rec.booking;
-    if (terms.refund > 0) emitBookingEvent(ctx, 'booking.refund_issued', rec, { refund_amount: terms.refund });
+    if (terms.refund > 0 && !viaProvider) emitBookingEvent(ctx, 'booking.refund_issued', rec, { refund_amount: terms.refund });
     if (terms.fee > 0) return { data: { booking: b }, messages: [feeWarning(terms.fee, owed, terms.refund, service.pricing.currency, service.policies.cancellation.free_cancellation_until)], status: 200 };
     return ok({ booking: b });
   },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { errorMessage, isCapacityType, sameSlotId } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../steps/slots.js';
+import { paidBeforeAppointment } from '../steps/checkouts.js';
 import { createBookingRecord } from '../steps/booking-lifecycle.js';
 import { Buyer, DeliveryAddress, id, BOOKING_OUTPUT } from '../schemas.js';
 import { holdView, loadHold } from '../steps/holds.js';
@@ -49,6 +50,12 @@ export const createBooking = defineOperation({
     const partySize = inp.party_size ?? 1;
     if (partySize > 1 && !isCapacityType(service)) {
       return outcome(errorMessage('validation_error', 'Only group classes and reservations take a party size above 1.', '$.party_size'));
+    }
+    // No payment provider: a service paid online before the appointment cannot be taken.
+    if (ctx.biz.payments === 'none' && paidBeforeAppointment(service)) {
+      return outcome(
+        errorMessage('payment_not_configured', `Online payment is not set up at this business, so ${service.name} (paid when booking) cannot be booked here. Services paid at the appointment can.`, '$.service_id'),
+      );
     }
     if (service.channel.type === 'at_buyer_location' && !inp.delivery_address) {
       return outcome(errorMessage('validation_error', 'This service comes to the buyer: delivery_address is required.', '$.delivery_address'));

@@ -6,9 +6,8 @@
 import { z } from 'zod';
 import { errorMessage } from '../../domain/index.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
-import { checkRevision, emitBookingEvent, loadBooking, touch, bookingNotFound } from '../steps/booking-lifecycle.js';
-import { disputeConflict } from '../steps/disputes.js';
-import { iso } from '../context.js';
+import { checkRevision, loadBooking, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { disputeConflict, openDisputeOn } from '../steps/disputes.js';
 import { id } from '../schemas.js';
 
 export const openDispute = defineOperation({
@@ -40,10 +39,8 @@ export const openDispute = defineOperation({
       return outcome(errorMessage('validation_error', 'No payment was collected for this booking, so there is nothing to dispute.', '$.booking_id'), { booking: b });
     }
     checkRevision(ctx, b.revision);
-    b.dispute = { status: 'opened', reason: inp.reason, opened_at: iso(ctx.now) };
-    touch(rec, ctx);
+    openDisputeOn(ctx, rec, inp.reason);
     await ctx.tx.bookings.update(rec);
-    emitBookingEvent(ctx, 'booking.dispute_opened', rec);
     return ok({ booking: b });
   },
 });

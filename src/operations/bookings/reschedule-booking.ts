@@ -7,6 +7,7 @@ import { iso } from '../context.js';
 import { freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
 import { scheduleReminder, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { checkRevision, emitBookingEvent, loadBooking, move, paymentAction, stateConflict } from '../steps/booking-lifecycle.js';
+import { queueCheckouts } from '../steps/checkouts.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 import { holdView, loadHold, moveHold } from '../steps/holds.js';
 
@@ -108,6 +109,7 @@ export const rescheduleBooking = defineOperation({
       await ctx.tx.claims.setExpiry(b.id, expiresMs);
     }
     await ctx.tx.bookings.update(rec);
+    await queueCheckouts(ctx, rec);
     await offerFreedPlace(ctx, service, old);
     emitBookingEvent(ctx, 'booking.rescheduled', rec, { previous_slot: { start: formatInstant(old.startMs, zone), end: formatInstant(old.endMs, zone) } });
     await scheduleReminder(ctx, rec);

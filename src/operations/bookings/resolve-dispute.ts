@@ -7,9 +7,8 @@
 import { z } from 'zod';
 import { errorMessage, formatMoney, nextDisputeStatus, type DisputeMove } from '../../domain/index.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
-import { checkRevision, emitBookingEvent, loadBooking, touch, bookingNotFound } from '../steps/booking-lifecycle.js';
-import { PARTICIPLE, disputeConflict } from '../steps/disputes.js';
-import { iso } from '../context.js';
+import { checkRevision, loadBooking, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { PARTICIPLE, disputeConflict, resolveDisputeOn } from '../steps/disputes.js';
 import { id } from '../schemas.js';
 
 export const resolveDispute = defineOperation({
@@ -52,16 +51,8 @@ export const resolveDispute = defineOperation({
       return outcome(errorMessage('validation_error', `At most ${formatMoney(collected, currency)} was collected, so no more can be refunded.`, '$.refund_amount'), { booking: b });
     }
     checkRevision(ctx, b.revision);
-    d.status = to;
-    d.resolved_at = iso(ctx.now);
-    if (refund > 0) {
-      rec.priv.amount_paid = collected - refund;
-      if (b.payment) b.payment.status = refund >= collected ? 'refunded' : 'partially_refunded';
-    }
-    touch(rec, ctx);
+    resolveDisputeOn(ctx, rec, to, refund);
     await ctx.tx.bookings.update(rec);
-    if (refund > 0) emitBookingEvent(ctx, 'booking.refund_issued', rec, { refund_amount: refund });
-    emitBookingEvent(ctx, 'booking.dispute_resolved', rec);
     return ok({ booking: b });
   },
 });

@@ -32,6 +32,7 @@ import { iso, mayAct, newRevision, type OperationContext } from '../context.js';
 import { claimRows, slotResources } from './slots.js';
 import { moveHold } from './holds.js';
 import { freedSlotOf, offerFreedPlace } from './waitlist-offers.js';
+import { queueCheckouts, returnPageUrl, trackCheckout } from './checkouts.js';
 
 export interface NewBooking {
   service: ServiceDef;
@@ -134,6 +135,7 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
   if (ctx.caller.account) rec.priv.account_id = ctx.caller.account.id;
   await ctx.tx.bookings.insert(rec);
   if (ctx.caller.account) await ctx.tx.accounts.linkBooking(ctx.caller.account.id, id, now);
+  await queueCheckouts(ctx, rec);
   if (booking.status === 'confirmed') {
     emitBookingEvent(ctx, 'booking.confirmed', rec);
   }
@@ -143,10 +145,22 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
   return rec;
 }
 
-/** A hosted checkout link for a pending payment (spec 8.5.4): https in production, no secrets in the query. */
-export function checkoutUrl(ctx: OperationContext, bookingId: string): string {
-  const template = ctx.biz.def.settings.checkout_url_template ?? `${ctx.biz.publicUrl}/checkout/{booking_id}`;
-  return template.replace('{booking_id}', encodeURIComponent(bookingId));
+/**
+ * A hosted checkout link for a pending payment (spec 8.5.4): https in production, no secrets in the
+ * query. Our own page unless an external checkout's template is set, whose placeholders are filled
+ * with the booking, the action, the amount and currency, and our page that returns the buyer.
+ */
+export function checkoutUrl(ctx: OperationContext, bookingId: string, fill?: { actionId: string; amount: number; currency: string }): string {
+  const own = `${ctx.biz.publicUrl}/checkout/{booking_id}`;
+  const template = ctx.biz.payments === 'external' ? (ctx.biz.def.settings.checkout_url_template ?? own) : own;
+  const values: Record<string, string> = {
+    booking_id: bookingId,
+    action_id: fill?.actionId ?? '',
+    amount: fill ? String(fill.amount) : '',
+    currency: fill?.currency ?? '',
+    return_url: returnPageUrl(ctx, bookingId),
+  };
+  return template.replace(/\{(booking_id|action_id|amount|currency|return_url)\}/g, (_, k: string) => encodeURIComponent(values[k]));
 }
 
 export function paymentAction(
@@ -159,11 +173,13 @@ export function paymentAction(
 ): Action {
   const currency = service.pricing.currency;
   const b = rec.booking;
+  // A provider's checkout is keyed by the action: the id is allocated (and kept privately) only when one is made.
+  const actionId = ctx.biz.payments === 'stripe' || ctx.biz.payments === 'external' ? trackCheckout(ctx, rec, amountDue, currency) : '';
   const label = what === 'booking' ? (service.policies.payment_timing === 'deposit_required' ? `Deposit for ${service.name}` : service.name) : `Reschedule of ${service.name}`;
   return {
     type: 'payment',
     status: 'pending',
-    continue_url: checkoutUrl(ctx, b.id),
+    continue_url: checkoutUrl(ctx, b.id, { actionId, amount: amountDue, currency }),
     expires_at: iso(expiresMs),
     message: {
       type: 'info',

@@ -8,6 +8,7 @@ import { returnUrlProblem } from '../../security/index.js';
 import { ProtocolError } from '../errors.js';
 import { expireIfDue } from './booking-lifecycle.js';
 import type { OperationContext } from '../context.js';
+import type { PaymentProviderKind } from '../business.js';
 
 export interface CheckoutView {
   booking_id: string;
@@ -19,6 +20,10 @@ export interface CheckoutView {
   expires_at?: string;
   return_url?: string;
   sandbox: boolean;
+  /** Who takes the payment: the sandbox page, Stripe (pay at `pay_url`), an external checkout, or none. */
+  provider: PaymentProviderKind;
+  /** The provider's page for the pending action, once it exists. */
+  pay_url?: string;
   /** What the buyer bought, from whom, where, when, on what terms and in what state (no buyer data). */
   booking: BookingPageView;
 }
@@ -157,7 +162,8 @@ export async function checkoutView(ctx: OperationContext, bookingId: string): Pr
     start: formatInstant(rec.priv.start_ms, zone),
     zone,
     state: action ? 'due' : lastPayment?.status === 'expired' ? 'expired' : lastPayment?.status === 'completed' ? 'paid' : 'not_applicable',
-    sandbox: ctx.biz.sandbox && !ctx.biz.def.settings.checkout_url_template,
+    sandbox: ctx.biz.payments === 'sandbox',
+    provider: ctx.biz.payments,
     booking: bookingPageView(ctx, rec),
   };
   const ret = rec.priv.post_payment_return_request;
@@ -170,6 +176,9 @@ export async function checkoutView(ctx: OperationContext, bookingId: string): Pr
   if (action?.payment_context) {
     v.amount_due = formatMoney(action.payment_context.amount_due, action.payment_context.currency);
     v.expires_at = formatInstant(Date.parse(action.expires_at), zone);
+    const index = b.actions!.indexOf(action);
+    const co = rec.priv.provider?.checkouts.find((c) => c.action_index === index && c.status === 'open');
+    if (co?.url) v.pay_url = co.url;
     return { v, due: action.payment_context.amount_due };
   }
   return { v };

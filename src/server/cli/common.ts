@@ -40,6 +40,10 @@ export const OPTIONS = {
   'max-waitlist': { type: 'string' },
   'public-url': { type: 'string' },
   'checkout-url': { type: 'string' },
+  payments: { type: 'string' },
+  'stripe-secret-key': { type: 'string' },
+  'stripe-webhook-secret': { type: 'string' },
+  'stripe-api-url': { type: 'string' },
   status: { type: 'string' },
   limit: { type: 'string' },
   reason: { type: 'string' },
@@ -362,4 +366,4 @@ export const SETTINGS_HELP = `Business settings (override the business file's "s
   --reminder-offset SECONDS             booking.reminder this long before the start (default 86400; 0 = off)
   --public-url URL                      public origin of the server (profile endpoints, checkout links; default the file's
                                         settings.public_url, else the listening address; https required beyond loopback)
-  --checkout-url TEMPLATE               checkout page URL; {booking_id} is replaced`;
+  --checkout-url TEMPLATE               an external checkout page (see Payments)`;

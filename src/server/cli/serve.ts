@@ -28,6 +28,7 @@ import {
   type Command,
   type Flags,
 } from './common.js';
+import { PAYMENTS_HELP, paymentOptions } from './payments.js';
 
 const HELP = `usp-server serve: run the business over HTTP (REST, and MCP at /mcp and /sse)
 
@@ -87,6 +88,8 @@ ${LOG_HELP}
   peers and needs an admin API key (Authorization: Bearer KEY) from anywhere else.
 
 ${SETTINGS_HELP}
+
+${PAYMENTS_HELP}
 `;
 
 /** OAuth settings: how long a registered client that never completed a grant is kept. */
@@ -207,6 +210,7 @@ async function run(flags: Flags): Promise<number> {
     webhooks: webhookOptions(flags),
     trustProxy: proxyList(flags),
     tls: tlsOptions(flags),
+    payments: paymentOptions(flags),
     ...httpOptions(flags),
     ...oauthOptions(flags),
     // A catalog change (a service added, changed, suspended, removed) is news for every registry.

@@ -8,6 +8,7 @@
  * Ids that are ordered or paginated on use the "C" collation so that they sort bytewise, as in SQLite.
  */
 import { POSTGRES_OAUTH_MIGRATION } from './oauth-repo.js';
+import { POSTGRES_PAYMENTS_MIGRATION } from './payments.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
@@ -320,4 +321,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE CONSTRAINT TRIGGER schedule_changes_version AFTER INSERT OR UPDATE OR DELETE ON schedule_changes
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bump_resource_version();
   `,
+  // Payment provider jobs, applied provider events and provider ids (the payment provider port).
+  POSTGRES_PAYMENTS_MIGRATION,
 ];

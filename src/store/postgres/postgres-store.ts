@@ -40,6 +40,7 @@ import { pgIdempotency } from './idempotency.js';
 import { pgKeyValue } from './kv.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { postgresOAuthRepos } from './oauth-repo.js';
+import { pgPayments } from './payments.js';
 import { pgOutbox } from './outbox.js';
 import { postgresRegistryRepo } from './registry-repo.js';
 import { postgresAdminRepo } from './admin-repo.js';
@@ -355,6 +356,7 @@ function buildRepos(connection: () => Promise<pg.PoolClient>, mode: Mode): Tx {
     subscriptions: pgSubscriptions(s),
     outbox: pgOutbox(s),
     kv: pgKeyValue(s),
+    payments: pgPayments(s),
     ...postgresOAuthRepos(s.query),
   };
 }

@@ -1,3 +1,4 @@
+import { SQLITE_PAYMENTS_MIGRATION } from './payments.js';
 import { SQLITE_OAUTH_MIGRATION } from './oauth-repo.js';
 
 /** Schema of the embedded store. Each entry runs once, in order, recorded in `schema_migrations`. */
@@ -337,4 +338,6 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
       ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
   END;
   `,
+  // Payment provider jobs, applied provider events and provider ids (the payment provider port).
+  SQLITE_PAYMENTS_MIGRATION,
 ];

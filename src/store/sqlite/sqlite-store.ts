@@ -29,6 +29,7 @@ import { sqliteWebhooks } from './webhooks.js';
 import { sqliteRegistryRepo } from './registry-repo.js';
 import { sqliteAdminRepo } from './admin-repo.js';
 import { sqliteOAuthRepos } from './oauth-repo.js';
+import { sqlitePayments } from './payments.js';
 
 export interface SqliteStoreOptions {
   /** File path, or ':memory:'. */
@@ -390,6 +391,7 @@ function buildRepos(db: Db): Tx {
     subscriptions: sqliteSubscriptions(s),
     outbox: sqliteOutbox(s),
     kv: sqliteKeyValue(s),
+    payments: sqlitePayments(db),
     ...sqliteOAuthRepos(db),
   };
 }

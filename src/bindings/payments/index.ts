@@ -1,0 +1,2 @@
+export { createPaymentWebhook, paymentWebhookPath, refusal as paymentWebhookRefusal } from './webhook.js';
+export type { PaymentWebhookOptions } from './webhook.js';

@@ -1,0 +1,27 @@
+/**
+ * The payment provider reports something (a checkout created, paid or expired, a refund, a
+ * dispute): applied to its booking in one transaction, once per provider event. Business-only: the
+ * provider's webhook door and the payment worker call it as the business after verifying what they
+ * received; no MCP tool. The business may also post an event itself (reconciliation), audited.
+ */
+import { z } from 'zod';
+import { defineOperation, requireBusiness } from '../define.js';
+import { PAYMENT_EVENT } from '../payment-events.js';
+import { applyProviderEvent } from '../steps/provider-events.js';
+
+export const applyPaymentEvent = defineOperation({
+  name: 'apply_payment_event',
+  rest: { method: 'POST', path: '/admin/payments/events', input: 'body' },
+  access: 'business_only',
+  capability: 'dev.usp-protocol.services.bookings',
+  mutating: true,
+  conditional: false,
+  writes: true,
+  paymentEvents: true,
+  summary: 'Apply what the payment provider reported (checkout paid or expired, refund, dispute) to its booking, once per event.',
+  input: z.object({ provider: z.enum(['stripe']), event: PAYMENT_EVENT }),
+  async handle(inp, ctx) {
+    requireBusiness(ctx);
+    return applyProviderEvent(ctx, inp.provider, inp.event);
+  },
+});

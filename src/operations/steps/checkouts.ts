@@ -1,0 +1,71 @@
+/** The provider's record of a booking's money, and the checkout a new payment action gets there and the job that creates it after commit (no imports of the lifecycle). */
+import type { BookingRecord, ProviderCheckout, ProviderMoney, ServiceDef } from '../../domain/index.js';
+import type { OperationContext } from '../context.js';
+
+/** The provider whose ids and events are stored (one today). */
+export const STRIPE = 'stripe';
+
+export function moneyOf(rec: BookingRecord): ProviderMoney {
+  return (rec.priv.provider ??= { provider: STRIPE, checkouts: [], refunds: [], refunded: {}, disputes: [], mismatches: [] });
+}
+
+/** Note the checkout of the payment action about to be appended to the booking's actions; returns its id. */
+export function trackCheckout(ctx: OperationContext, rec: BookingRecord, amount: number, currency: string): string {
+  const actionId = ctx.ids.next('act');
+  moneyOf(rec).checkouts.push({ action_id: actionId, action_index: rec.booking.actions?.length ?? 0, amount, currency, status: 'requested' });
+  return actionId;
+}
+
+
+/** Our page a buyer lands on after paying elsewhere: it sends them on to the platform's return URL (spec 8.5.5). */
+export function returnPageUrl(ctx: OperationContext, bookingId: string): string {
+  return `${ctx.biz.publicUrl}/checkout/${encodeURIComponent(bookingId)}/return`;
+}
+
+/** Stripe refuses a Checkout Session that expires sooner than this after it is created. */
+export const MIN_SESSION_TTL_MS = 30 * 60_000;
+/** ... or later than this. */
+export const MAX_SESSION_TTL_MS = 24 * 3600_000;
+
+/** The job that creates a checkout at the provider; the id is the provider's idempotency key too. */
+export function checkoutJobId(co: ProviderCheckout, attempt = 1): string {
+  return attempt === 1 ? `checkout:${co.action_id}` : `checkout:${co.action_id}:${attempt}`;
+}
+
+/**
+ * Write the jobs that create the provider's checkout for every action still waiting for one (after
+ * commit; never inside this transaction). The session expires with the action, but never sooner
+ * than Stripe allows (see docs/DECISIONS.md: our own expiry still ends the booking on time, and a
+ * payment that lands after it is refunded).
+ */
+export async function queueCheckouts(ctx: OperationContext, rec: BookingRecord, attempt = 1): Promise<void> {
+  if (ctx.biz.payments !== 'stripe') return;
+  const b = rec.booking;
+  for (const co of rec.priv.provider?.checkouts ?? []) {
+    const action = b.actions?.[co.action_index];
+    if (!action || action.status !== 'pending' || (co.status !== 'requested' && attempt === 1)) continue;
+    const expiresMs = Date.parse(action.expires_at);
+    await ctx.tx.payments.enqueue({
+      id: checkoutJobId(co, attempt),
+      kind: 'checkout',
+      booking_id: b.id,
+      created_ms: ctx.now,
+      payload: {
+        booking_id: b.id,
+        action_id: co.action_id,
+        amount: co.amount,
+        currency: co.currency,
+        description: action.payment_context?.description ?? b.service_name,
+        expires_ms: Math.min(Math.max(expiresMs, ctx.now + MIN_SESSION_TTL_MS + 60_000), ctx.now + MAX_SESSION_TTL_MS - 60_000),
+        success_url: `${returnPageUrl(ctx, b.id)}?result=paid`,
+        cancel_url: `${returnPageUrl(ctx, b.id)}?result=canceled`,
+      },
+    });
+  }
+}
+
+
+/** Does booking this service take money online before the appointment (at booking, or a deposit)? */
+export function paidBeforeAppointment(service: ServiceDef): boolean {
+  return service.policies.requires_payment && service.policies.payment_timing !== 'at_service' && service.pricing.model !== 'free';
+}

@@ -1,0 +1,149 @@
+/**
+ * The Stripe adapter of the payment provider port, on the official `stripe` package: Checkout
+ * Sessions for payment actions, refunds, and the webhook events that concern a booking, verified
+ * with the SDK's `constructEvent` (signature over the raw body, 300 s tolerance by default).
+ * `apiUrl` points the SDK elsewhere (stripe-mock, the test emulator); keys never leave this file.
+ */
+import Stripe from 'stripe';
+import type { PaymentEvent } from '../operations/index.js';
+import { ProviderError, WebhookRejected, type CheckoutRequest, type CheckoutSession, type PaymentProvider, type RefundRequest, type RefundResult } from './port.js';
+
+export interface StripeOptions {
+  secretKey: string;
+  webhookSecret: string;
+  /** Default Stripe's own API (https://api.stripe.com). */
+  apiUrl?: string;
+  /** Seconds a signed event stays acceptable (default the SDK's 300). */
+  toleranceS?: number;
+  timeoutMs?: number;
+}
+
+/** Stripe's dispute reasons in the spec's well-known words where one fits (spec 5.5.2); others pass through. */
+const DISPUTE_REASONS: Record<string, string> = {
+  fraudulent: 'unauthorized',
+  unrecognized: 'unauthorized',
+  duplicate: 'duplicate',
+  product_not_received: 'service_not_provided',
+  product_unacceptable: 'quality_issue',
+};
+
+type Obj = Record<string, unknown>;
+const idOf = (v: unknown): string | undefined => (typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as Obj).id === 'string' ? ((v as Obj).id as string) : undefined);
+
+export function stripeProvider(o: StripeOptions): PaymentProvider {
+  const url = new URL(o.apiUrl ?? 'https://api.stripe.com');
+  const stripe = new Stripe(o.secretKey, {
+    host: url.hostname,
+    port: url.port || (url.protocol === 'http:' ? 80 : 443),
+    protocol: url.protocol === 'http:' ? 'http' : 'https',
+    // Retries are the payment worker's, on its own schedule, with the same idempotency key.
+    maxNetworkRetries: 0,
+    timeout: o.timeoutMs ?? 20_000,
+    telemetry: false,
+    appInfo: { name: 'usp-server' },
+  });
+
+  const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      const e = err as { type?: string; statusCode?: number; message?: string };
+      const status = e.statusCode;
+      // Connection faults, 5xx, 429 and a concurrent use of the idempotency key are worth another try.
+      const retryable = status === undefined || status >= 500 || status === 429 || status === 409 || e.type === 'StripeConnectionError';
+      throw new ProviderError(`Stripe ${what} failed${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(err)}`, retryable, status);
+    }
+  };
+
+  const session = (s: Stripe.Checkout.Session): CheckoutSession => ({
+    id: s.id,
+    url: s.url ?? '',
+    status: s.status === 'complete' ? 'complete' : s.status === 'expired' ? 'expired' : 'open',
+    ...(idOf(s.payment_intent) ? { payment_ref: idOf(s.payment_intent) } : {}),
+  });
+
+  return {
+    name: 'stripe',
+    async createCheckout(req: CheckoutRequest) {
+      const metadata = { booking_id: req.booking_id, action_id: req.action_id };
+      const s = await call('checkout session create', () =>
+        stripe.checkout.sessions.create(
+          {
+            mode: 'payment',
+            line_items: [{ quantity: 1, price_data: { currency: req.currency.toLowerCase(), unit_amount: req.amount, product_data: { name: req.description } } }],
+            metadata,
+            payment_intent_data: { metadata },
+            client_reference_id: req.booking_id,
+            expires_at: Math.floor(req.expires_ms / 1000),
+            success_url: req.success_url,
+            cancel_url: req.cancel_url,
+          },
+          { idempotencyKey: req.key },
+        ),
+      );
+      return session(s);
+    },
+    async getCheckout(id) {
+      return session(await call('checkout session retrieve', () => stripe.checkout.sessions.retrieve(id)));
+    },
+    async refund(req: RefundRequest): Promise<RefundResult> {
+      const r = await call('refund', () =>
+        stripe.refunds.create({ payment_intent: req.payment_ref, amount: req.amount, metadata: { booking_id: req.booking_id } }, { idempotencyKey: req.key }),
+      );
+      const status = r.status === 'succeeded' ? 'succeeded' : r.status === 'failed' || r.status === 'canceled' ? 'failed' : 'pending';
+      return { id: r.id, status };
+    },
+    parseWebhook(rawBody, signature, nowMs) {
+      if (!signature) throw new WebhookRejected('no Stripe-Signature header');
+      let event: Stripe.Event;
+      try {
+        event = stripe.webhooks.constructEvent(rawBody, signature, o.webhookSecret, o.toleranceS, undefined, nowMs);
+      } catch (err) {
+        throw new WebhookRejected(String((err as Error).message ?? err));
+      }
+      return toEvents(event);
+    },
+  };
+}
+
+/** One Stripe event in our terms: the booking's checkout, its charge's refunds, its disputes; the rest is ignored. */
+export function toEvents(event: Stripe.Event): PaymentEvent[] {
+  const obj = event.data.object as unknown as Obj;
+  const event_id = event.id;
+  switch (event.type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded':
+    case 'checkout.session.expired': {
+      const md = (obj.metadata ?? {}) as Record<string, string>;
+      if (!md.booking_id || !md.action_id) return [{ type: 'ignored', event_id }];
+      const base = { event_id, booking_id: md.booking_id, action_id: md.action_id, session_id: String(obj.id) };
+      if (event.type === 'checkout.session.expired') return [{ type: 'checkout_expired', ...base }];
+      return [
+        {
+          type: 'checkout_completed',
+          ...base,
+          paid: obj.payment_status === 'paid',
+          amount: Number(obj.amount_total ?? 0),
+          currency: String(obj.currency ?? '').toUpperCase(),
+          payment_ref: idOf(obj.payment_intent) ?? String(obj.id),
+        },
+      ];
+    }
+    case 'charge.refunded': {
+      const ref = idOf(obj.payment_intent) ?? String(obj.id);
+      return [{ type: 'charge_refunded', event_id, payment_ref: ref, amount_refunded: Number(obj.amount_refunded ?? 0) }];
+    }
+    case 'charge.dispute.created':
+    case 'charge.dispute.closed': {
+      const ref = idOf(obj.payment_intent) ?? idOf(obj.charge) ?? '';
+      if (!ref) return [{ type: 'ignored', event_id }];
+      const raw = String(obj.reason ?? 'general');
+      const base = { event_id, payment_ref: ref, dispute_id: String(obj.id), reason: DISPUTE_REASONS[raw] ?? raw, amount: Number(obj.amount ?? 0) };
+      if (event.type === 'charge.dispute.created') return [{ type: 'dispute_opened', ...base }];
+      // `lost`: the money went back to the buyer; `won` and a closed inquiry (`warning_closed`) keep it with the business.
+      return [{ type: 'dispute_closed', ...base, outcome: obj.status === 'lost' ? 'buyer' : 'business' }];
+    }
+    default:
+      return [{ type: 'ignored', event_id }];
+  }
+}

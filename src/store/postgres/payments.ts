@@ -1,0 +1,71 @@
+/** The payment jobs, applied provider events and provider ids on PostgreSQL. */
+import type { PaymentRepo } from '../payment-port.js';
+import { PAYMENT_JOB_COLUMNS, toPaymentJob, type PaymentJobRow } from '../shared/payment-rows.js';
+import type { PgSession } from './session.js';
+
+export const POSTGRES_PAYMENTS_MIGRATION = `
+  CREATE TABLE payment_jobs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    booking_id TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    next_attempt_ms BIGINT NOT NULL,
+    lease_until_ms BIGINT,
+    created_ms BIGINT NOT NULL,
+    last_error TEXT,
+    result TEXT
+  );
+  CREATE INDEX payment_jobs_due ON payment_jobs (next_attempt_ms) WHERE status = 'pending';
+  CREATE INDEX payment_jobs_by_booking ON payment_jobs (booking_id, created_ms);
+  CREATE TABLE payment_events (provider TEXT NOT NULL, event_id TEXT NOT NULL, received_ms BIGINT NOT NULL, PRIMARY KEY (provider, event_id));
+  CREATE TABLE payment_refs (provider TEXT NOT NULL, ref TEXT NOT NULL, booking_id TEXT NOT NULL, PRIMARY KEY (provider, ref));
+`;
+
+export function pgPayments(s: PgSession): PaymentRepo {
+  return {
+    async enqueue(j) {
+      await s.query(
+        `INSERT INTO payment_jobs (id, kind, booking_id, payload, status, attempts, next_attempt_ms, created_ms) VALUES ($1, $2, $3, $4, 'pending', 0, $5, $5)
+         ON CONFLICT (id) DO NOTHING`,
+        [j.id, j.kind, j.booking_id, JSON.stringify(j.payload), j.created_ms],
+      );
+    },
+    async claimDue(nowMs, limit, leaseUntilMs) {
+      // Jobs another worker is leasing right now are skipped, not waited for.
+      const rows = await s.rows<PaymentJobRow>(
+        `SELECT ${PAYMENT_JOB_COLUMNS} FROM payment_jobs WHERE status = 'pending' AND next_attempt_ms <= $1 AND (lease_until_ms IS NULL OR lease_until_ms <= $1)
+         ORDER BY next_attempt_ms, created_ms LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [nowMs, limit],
+      );
+      const jobs = rows.map(toPaymentJob);
+      if (jobs.length > 0) await s.query('UPDATE payment_jobs SET lease_until_ms = $1 WHERE id = ANY($2::text[])', [leaseUntilMs, jobs.map((j) => j.id)]);
+      return jobs;
+    },
+    async finish(id, n) {
+      await s.query(
+        'UPDATE payment_jobs SET status = $1, attempts = $2, next_attempt_ms = $3, last_error = $4, result = $5, lease_until_ms = NULL WHERE id = $6',
+        [n.status, n.attempts, n.next_attempt_ms, n.last_error, n.result === null ? null : JSON.stringify(n.result), id],
+      );
+    },
+    async get(id) {
+      const r = await s.rows<PaymentJobRow>(`SELECT ${PAYMENT_JOB_COLUMNS} FROM payment_jobs WHERE id = $1`, [id]);
+      return r.length > 0 ? toPaymentJob(r[0]) : null;
+    },
+    async forBooking(bookingId) {
+      return (await s.rows<PaymentJobRow>(`SELECT ${PAYMENT_JOB_COLUMNS} FROM payment_jobs WHERE booking_id = $1 ORDER BY created_ms, id`, [bookingId])).map(toPaymentJob);
+    },
+    async recordEvent(provider, eventId, nowMs) {
+      const r = await s.query('INSERT INTO payment_events (provider, event_id, received_ms) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [provider, eventId, nowMs]);
+      return (r.rowCount ?? 0) > 0;
+    },
+    async linkRef(provider, ref, bookingId) {
+      await s.query('INSERT INTO payment_refs (provider, ref, booking_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [provider, ref, bookingId]);
+    },
+    async bookingByRef(provider, ref) {
+      const r = await s.rows<{ booking_id: string }>('SELECT booking_id FROM payment_refs WHERE provider = $1 AND ref = $2', [provider, ref]);
+      return r.length > 0 ? r[0].booking_id : null;
+    },
+  };
+}

@@ -1,0 +1,25 @@
+/** Payment job rows as both engines read them (BIGINT columns arrive as strings from PostgreSQL). */
+import type { PaymentJob } from '../payment-port.js';
+
+export type PaymentJobRow = Omit<PaymentJob, 'payload' | 'result' | 'attempts' | 'next_attempt_ms' | 'created_ms'> & {
+  payload: string;
+  result: string | null;
+  attempts: number | string;
+  next_attempt_ms: number | string;
+  created_ms: number | string;
+};
+
+export const toPaymentJob = (r: PaymentJobRow): PaymentJob => ({
+  id: r.id,
+  kind: r.kind,
+  booking_id: r.booking_id,
+  payload: JSON.parse(r.payload) as Record<string, unknown>,
+  status: r.status,
+  attempts: Number(r.attempts),
+  next_attempt_ms: Number(r.next_attempt_ms),
+  created_ms: Number(r.created_ms),
+  last_error: r.last_error,
+  result: r.result === null ? null : (JSON.parse(r.result) as Record<string, unknown>),
+});
+
+export const PAYMENT_JOB_COLUMNS = 'id, kind, booking_id, payload, status, attempts, next_attempt_ms, created_ms, last_error, result';

@@ -1,0 +1,76 @@
+/** The payment jobs, applied provider events and provider ids on SQLite. */
+import type Database from 'better-sqlite3';
+import type { PaymentRepo } from '../payment-port.js';
+import { PAYMENT_JOB_COLUMNS as JOB_COLUMNS, toPaymentJob as toJob, type PaymentJobRow as Row } from '../shared/payment-rows.js';
+
+export const SQLITE_PAYMENTS_MIGRATION = `
+  CREATE TABLE payment_jobs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    booking_id TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    next_attempt_ms INTEGER NOT NULL,
+    lease_until_ms INTEGER,
+    created_ms INTEGER NOT NULL,
+    last_error TEXT,
+    result TEXT
+  );
+  CREATE INDEX payment_jobs_due ON payment_jobs (next_attempt_ms) WHERE status = 'pending';
+  CREATE INDEX payment_jobs_by_booking ON payment_jobs (booking_id, created_ms);
+  CREATE TABLE payment_events (provider TEXT NOT NULL, event_id TEXT NOT NULL, received_ms INTEGER NOT NULL, PRIMARY KEY (provider, event_id));
+  CREATE TABLE payment_refs (provider TEXT NOT NULL, ref TEXT NOT NULL, booking_id TEXT NOT NULL, PRIMARY KEY (provider, ref));
+`;
+
+export function sqlitePayments(db: Database.Database): PaymentRepo {
+  const q = {
+    enqueue: db.prepare(
+      `INSERT INTO payment_jobs (id, kind, booking_id, payload, status, attempts, next_attempt_ms, created_ms) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)
+       ON CONFLICT (id) DO NOTHING`,
+    ),
+    due: db.prepare(
+      `SELECT ${JOB_COLUMNS} FROM payment_jobs WHERE status = 'pending' AND next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms <= ?)
+       ORDER BY next_attempt_ms, created_ms LIMIT ?`,
+    ),
+    lease: db.prepare('UPDATE payment_jobs SET lease_until_ms = ? WHERE id = ?'),
+    finish: db.prepare(
+      'UPDATE payment_jobs SET status = ?, attempts = ?, next_attempt_ms = ?, last_error = ?, result = ?, lease_until_ms = NULL WHERE id = ?',
+    ),
+    get: db.prepare(`SELECT ${JOB_COLUMNS} FROM payment_jobs WHERE id = ?`),
+    forBooking: db.prepare(`SELECT ${JOB_COLUMNS} FROM payment_jobs WHERE booking_id = ? ORDER BY created_ms, id`),
+    event: db.prepare('INSERT INTO payment_events (provider, event_id, received_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
+    link: db.prepare('INSERT INTO payment_refs (provider, ref, booking_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
+    byRef: db.prepare('SELECT booking_id FROM payment_refs WHERE provider = ? AND ref = ?'),
+  };
+  return {
+    async enqueue(j) {
+      q.enqueue.run(j.id, j.kind, j.booking_id, JSON.stringify(j.payload), j.created_ms, j.created_ms);
+    },
+    async claimDue(nowMs, limit, leaseUntilMs) {
+      const rows = (q.due.all(nowMs, nowMs, limit) as Row[]).map(toJob);
+      for (const j of rows) q.lease.run(leaseUntilMs, j.id);
+      return rows;
+    },
+    async finish(id, n) {
+      q.finish.run(n.status, n.attempts, n.next_attempt_ms, n.last_error, n.result === null ? null : JSON.stringify(n.result), id);
+    },
+    async get(id) {
+      const r = q.get.get(id) as Row | undefined;
+      return r ? toJob(r) : null;
+    },
+    async forBooking(bookingId) {
+      return (q.forBooking.all(bookingId) as Row[]).map(toJob);
+    },
+    async recordEvent(provider, eventId, nowMs) {
+      return q.event.run(provider, eventId, nowMs).changes > 0;
+    },
+    async linkRef(provider, ref, bookingId) {
+      q.link.run(provider, ref, bookingId);
+    },
+    async bookingByRef(provider, ref) {
+      const r = q.byRef.get(provider, ref) as { booking_id: string } | undefined;
+      return r ? r.booking_id : null;
+    },
+  };
+}
