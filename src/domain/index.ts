@@ -48,18 +48,14 @@ export type { SlotIdParts, SlotRef } from './slot-id.js';
 export { findSlotTagClash, resolveSlotId, slotTagIndex, serviceCombinations, SlotTagClash } from './slot-tags.js';
 export type { SlotTagIndex } from './slot-tags.js';
 
-export {
-  generateSlots,
-  lowerBound,
-  bookingWindow,
-  findSlot,
-  slotDurationMs,
-  blockedInterval,
-  openingHours,
-  isCapacityType,
-  selfResourceId,
-} from './slots.js';
-export type { Claim, SlotCandidate, SlotQuery, SlotState, OpeningHoursEntry } from './slots.js';
+export { generateSlots } from './slots.js';
+export { findSlot } from './find-slot.js';
+export { lowerBound } from './claim-index.js';
+export type { Claim } from './claim-index.js';
+export { bookingWindow, slotDurationMs, blockedInterval, isCapacityType, selfResourceId } from './slot-query.js';
+export type { SlotCandidate, SlotQuery, SlotState } from './slot-query.js';
+export { openingHours } from './opening-hours.js';
+export type { OpeningHoursEntry } from './opening-hours.js';
 
 export type { AccessTier, ResourceKind, CredentialKind } from './access.js';
 
