@@ -9,10 +9,10 @@ import { apiKeyMatches, hashPassword, verifyPassword } from '../security/index.j
 import type { Store } from '../store/index.js';
 import type { DashboardSessions, DashboardSession } from '../bindings/dashboard/index.js';
 
-export const SESSION_TTL_MS = 12 * 3600 * 1000;
+const SESSION_TTL_MS = 12 * 3600 * 1000;
 /** Failed logins allowed per address and per email within LOGIN_WINDOW_MS. */
-export const LOGIN_ATTEMPTS = 5;
-export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
+const LOGIN_ATTEMPTS = 5;
+const LOGIN_WINDOW_MS = 15 * 60 * 1000;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 const EMAIL = /^[^\s@]+@[^\s@]+$/;

@@ -142,7 +142,7 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
 }
 
 /** A hosted checkout link for a pending payment (spec 8.5.4): https in production, no secrets in the query. */
-export function checkoutUrl(ctx: OperationContext, bookingId: string): string {
+function checkoutUrl(ctx: OperationContext, bookingId: string): string {
   const template = ctx.biz.def.settings.checkout_url_template ?? `${ctx.biz.publicUrl}/checkout/{booking_id}`;
   return template.replace('{booking_id}', encodeURIComponent(bookingId));
 }
@@ -291,7 +291,7 @@ export function bookingCredentialExpiry(rec: BookingRecord): number {
 }
 
 /** A booking confirmed inside the reminder window is reminded at once only if at least this long remains. */
-export const REMINDER_MIN_LEAD_MS = 3_600_000;
+const REMINDER_MIN_LEAD_MS = 3_600_000;
 
 /**
  * Schedule `booking.reminder` ahead of the start (spec 5.4.1), replacing any earlier one. A
