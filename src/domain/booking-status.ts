@@ -33,7 +33,7 @@ export function initialBookingStatus(paymentDue: boolean, manualConfirmation: bo
   return manualConfirmation ? 'pending' : 'confirmed';
 }
 
-export const TERMINAL_STATUSES: readonly BookingStatus[] = ['completed', 'no_show', 'canceled'];
+const TERMINAL_STATUSES: readonly BookingStatus[] = ['completed', 'no_show', 'canceled'];
 
 export function isTerminal(status: BookingStatus): boolean {
   return TERMINAL_STATUSES.includes(status);

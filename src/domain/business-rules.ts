@@ -19,7 +19,7 @@ export const RESOURCE_TYPES = ['staff', 'room', 'equipment', 'other'] as const;
 const FEE_FIXED_MODELS = new Set(['fixed', 'hourly', 'per_person']);
 
 /** Path used for issues about the whole document (it is not an object, ...). */
-export const ROOT_PATH = '(root)';
+const ROOT_PATH = '(root)';
 
 /** `['services', 2, 'policies', 'payment_timing']` → `services[2].policies.payment_timing`. */
 export function formatPath(path: readonly PropertyKey[]): string {

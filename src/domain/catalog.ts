@@ -38,7 +38,7 @@ export function publishService(def: ServiceDef, biz: BusinessDef): PublishedServ
 }
 
 /** Where a service can take place: its own list, else wherever its resources are. */
-export function serviceLocationIds(def: ServiceDef, resources: ReadonlyMap<string, ResourceDef>): string[] {
+function serviceLocationIds(def: ServiceDef, resources: ReadonlyMap<string, ResourceDef>): string[] {
   if (def.location_ids && def.location_ids.length > 0) return [...def.location_ids];
   const ids = new Set<string>();
   for (const req of def.requirements) {

@@ -28,14 +28,14 @@ function utc(ms: number): string {
 }
 
 /** TEXT value escaping (RFC 5545 3.3.11). */
-export function escapeText(s: string): string {
+function escapeText(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r?\n/g, '\\n');
 }
 
 const encoder = new TextEncoder();
 
 /** Folds a content line so no line exceeds 75 octets, never splitting a UTF-8 character. */
-export function foldLine(line: string): string {
+function foldLine(line: string): string {
   const out: string[] = [];
   let current = '';
   let octets = 0;

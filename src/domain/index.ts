@@ -4,7 +4,7 @@
  * Other layers import the domain through this file only.
  */
 export { WEEKDAYS, DEFAULT_SETTINGS, BusinessFileSchema, DurationSchema, ServiceSchema, businessDocs } from './business.js';
-export { formatPath, serviceRules, wholeFileRules, ROOT_PATH, DURATION_RULES_JSON_SCHEMA, SERVICE_RULES_JSON_SCHEMA } from './business-rules.js';
+export { formatPath, serviceRules, wholeFileRules, DURATION_RULES_JSON_SCHEMA, SERVICE_RULES_JSON_SCHEMA } from './business-rules.js';
 export type { PathSegment, IssueSink, ServiceFacts } from './business-rules.js';
 export type {
   Weekday,
@@ -23,8 +23,6 @@ export type {
 } from './business.js';
 
 export {
-  MINUTE_MS,
-  HOUR_MS,
   DAY_MS,
   parseDuration,
   isDuration,
@@ -32,8 +30,6 @@ export {
   isValidTimeZone,
   isIsoDate,
   isTimeOfDay,
-  timeOfDayToMinutes,
-  minutesToTimeOfDay,
   weekdayOf,
   addDays,
   localDate,
@@ -48,18 +44,14 @@ export type { SlotIdParts, SlotRef } from './slot-id.js';
 export { findSlotTagClash, resolveSlotId, slotTagIndex, serviceCombinations, SlotTagClash } from './slot-tags.js';
 export type { SlotTagIndex } from './slot-tags.js';
 
-export {
-  generateSlots,
-  lowerBound,
-  bookingWindow,
-  findSlot,
-  slotDurationMs,
-  blockedInterval,
-  openingHours,
-  isCapacityType,
-  selfResourceId,
-} from './slots.js';
-export type { Claim, SlotCandidate, SlotQuery, SlotState, OpeningHoursEntry } from './slots.js';
+export { generateSlots } from './slots.js';
+export { findSlot } from './find-slot.js';
+export { lowerBound } from './claim-index.js';
+export type { Claim } from './claim-index.js';
+export { bookingWindow, slotDurationMs, blockedInterval, isCapacityType, selfResourceId } from './slot-query.js';
+export type { SlotCandidate, SlotQuery, SlotState } from './slot-query.js';
+export { openingHours } from './opening-hours.js';
+export type { OpeningHoursEntry } from './opening-hours.js';
 
 export type { AccessTier, ResourceKind, CredentialKind } from './access.js';
 
@@ -96,7 +88,7 @@ export type {
 export { DISPUTE_TRANSITIONS, nextDisputeStatus } from './disputes.js';
 export type { DisputeMove, DisputeStatus } from './disputes.js';
 export { bookingCalendar } from './icalendar.js';
-export { rangeMatches, priceInterval, durationInterval, flatCategory, categoryTerms, distanceKm, boundingBox, queryTokens, MAX_RADIUS_KM } from './registry.js';
-export type { Interval, RangeMatch, BoundingBox } from './registry.js';
+export { priceInterval, durationInterval, flatCategory, categoryTerms, distanceKm, boundingBox, queryTokens, MAX_RADIUS_KM } from './registry.js';
+export type { RangeMatch, BoundingBox } from './registry.js';
 export { mergeScheduleChanges, overlappingInterval } from './schedule-changes.js';
 export type { ScheduleChange } from './schedule-changes.js';

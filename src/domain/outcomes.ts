@@ -58,7 +58,7 @@ export function errorMessage(code: OutcomeCode, content: string, path?: string):
 }
 
 /** Every message carries a severity: the code's own, or `recoverable` for a code outside the table. */
-export function severityOf(code: string): Severity {
+function severityOf(code: string): Severity {
   return (OUTCOME_SEVERITY as Record<string, Severity>)[code] ?? 'recoverable';
 }
 

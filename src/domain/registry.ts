@@ -2,41 +2,16 @@
  * The discovery registry's pure rules (spec 6.3.1): how a catalog service becomes the intervals the
  * hard filters compare (price within its currency, duration in minutes), the flat category a
  * search result shows, distances on the sphere and the bounding box a radius search starts from.
- * The stores evaluate the same predicates in SQL; these functions are their reference.
+ * The stores evaluate the range filters themselves, in SQL.
  */
 import { parseDuration, MINUTE_MS } from './time.js';
 import { primaryCategory } from './catalog.js';
-
-/** A closed interval [min, max]; a bound that is undefined is unbounded on that side (filters only). */
-export interface Interval {
-  min?: number;
-  max?: number;
-}
 
 export type RangeMatch = 'overlap' | 'contained' | 'contains' | 'equals';
 
 /** Half the Earth's circumference: no two points are further apart, so no useful radius is larger. */
 export const MAX_RADIUS_KM = 20_037.5;
 const EARTH_RADIUS_KM = 6371.0088;
-
-/**
- * Does the service interval `s` (always bounded) match the filter interval `f` under `mode`?
- * Omitted filter bounds are infinite, so `contains` and `equals` never match a half-open filter.
- */
-export function rangeMatches(s: { min: number; max: number }, f: Interval, mode: RangeMatch = 'overlap'): boolean {
-  const fMin = f.min ?? -Infinity;
-  const fMax = f.max ?? Infinity;
-  switch (mode) {
-    case 'overlap':
-      return s.min <= fMax && s.max >= fMin;
-    case 'contained':
-      return s.min >= fMin && s.max <= fMax;
-    case 'contains':
-      return s.min <= fMin && s.max >= fMax;
-    case 'equals':
-      return s.min === fMin && s.max === fMax;
-  }
-}
 
 /** The price interval of a catalog service in its own currency: free is [0, 0]; none when not indexable. */
 export function priceInterval(service: Record<string, unknown>): { currency: string; min: number; max: number } | null {

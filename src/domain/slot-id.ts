@@ -33,7 +33,7 @@ export interface SlotRef {
 
 const PREFIX = 'slot_';
 /** Characters of the tag (48 bits). */
-export const SLOT_TAG_CHARS = 8;
+const SLOT_TAG_CHARS = 8;
 const MINUTE_CHARS = 6;
 const MS_CHARS = 8;
 const MINUTE_MS = 60_000;

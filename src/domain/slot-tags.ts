@@ -6,7 +6,7 @@
  */
 import type { ResourceDef, ServiceDef } from './business.js';
 import { decodeSlotId, slotTag, type SlotIdParts } from './slot-id.js';
-import { selfResourceId } from './slots.js';
+import { selfResourceId } from './slot-query.js';
 
 /**
  * Every resource combination the slot generator can offer for a service: one resource per

@@ -9,7 +9,7 @@ import { DateTime, IANAZone } from 'luxon';
 import { WEEKDAYS, type Weekday } from './business.js';
 
 export const MINUTE_MS = 60_000;
-export const HOUR_MS = 3_600_000;
+const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 
 // ---------------------------------------------------------------------------------------------
@@ -219,7 +219,7 @@ const wallMemo = new Map<string, number>();
  * so offsets are memoised per zone and UTC hour, but only for hours whose two ends agree: an hour
  * that contains a transition is always asked exactly.
  */
-export function zoneOffset(ms: number, zone: string): number {
+function zoneOffset(ms: number, zone: string): number {
   const hour = Math.floor(ms / HOUR_MS);
   let memo = offsetMemo.get(zone);
   if (!memo) offsetMemo.set(zone, (memo = new Map()));

@@ -35,7 +35,7 @@ export function defaultPaymentProvider(def: BusinessDef, sandbox: boolean): Paym
 }
 
 /** The public origin before the server listens anywhere (stdio MCP): where `serve` listens by default. */
-export const DEFAULT_PUBLIC_URL = 'http://localhost:8787';
+const DEFAULT_PUBLIC_URL = 'http://localhost:8787';
 
 /** Throws SlotTagClash when two resource combinations of the business would share a slot id tag. */
 export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; allowLoopbackUrls?: boolean; payments?: PaymentProviderKind } = {}): Business {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 
 /** Longest caller id we carry; longer or non-printable ones are replaced by a fresh one. */
-export const MAX_CORRELATION_ID_CHARS = 256;
+const MAX_CORRELATION_ID_CHARS = 256;
 
 /** The caller's id when it is usable (visible ASCII, at most 256 characters), else undefined. */
 export function callerCorrelationId(raw: unknown): string | undefined {

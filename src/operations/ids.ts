@@ -27,7 +27,7 @@ function poolBytes(n: number): Uint8Array {
 }
 
 /** Base32 of `bytes` random bytes (lower case, no padding). */
-export function randomToken(bytes: number): string {
+function randomToken(bytes: number): string {
   return base32(poolBytes(bytes));
 }
 

@@ -21,7 +21,7 @@ import type { Logger } from './logger.js';
 import { issueCredential, type AuthPolicy, type IssuedCredential } from '../security/index.js';
 
 /** Idempotency records are kept at least this long (spec 9.1.1). */
-export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
+const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
 
 /** A call as both doors hand it over: raw input plus the protocol metadata that rode with it. */
 export interface OperationRequest {
@@ -274,7 +274,7 @@ function auditTarget(op: OperationDef, input: unknown): string | null {
 }
 
 /** Seconds a caller is asked to wait when the database is away (a restart takes a few). */
-export const STORE_RETRY_AFTER_S = 2;
+const STORE_RETRY_AFTER_S = 2;
 
 /**
  * The database could not serve the call: answer service_unavailable with Retry-After, whichever
@@ -310,7 +310,7 @@ function negotiate(op: OperationDef, caller: Caller): Message | null {
 }
 
 /** Validate raw input against the operation's schema; every failure names its field. */
-export function parseInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+function parseInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
   const value = raw === undefined || raw === null ? {} : raw;
   if (typeof value !== 'object' || Array.isArray(value)) throw invalidRequest('The request body must be a JSON object.');
   const parsed = schema.safeParse(value);
@@ -343,7 +343,7 @@ function normalizeIdempotencyKey(key: string | null | undefined): string | undef
 }
 
 /** Accept `"rev"`, `W/"rev"` and bare `rev`: revisions are opaque strings compared exactly. */
-export function normalizeRevision(v: string): string {
+function normalizeRevision(v: string): string {
   let s = v.trim();
   if (s.startsWith('W/')) s = s.slice(2);
   if (s.length >= 2 && s.startsWith('"') && s.endsWith('"')) s = s.slice(1, -1);

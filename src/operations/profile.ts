@@ -28,7 +28,7 @@ const SPEC = 'https://usp-protocol.dev/specification';
  * It speaks one version, so the map is empty: published anyway, so a platform reads "none" rather
  * than "unknown".
  */
-export const OLDER_VERSIONS: Readonly<Record<string, string>> = {};
+const OLDER_VERSIONS: Readonly<Record<string, string>> = {};
 const SCHEMAS = 'https://usp-protocol.dev/schemas';
 
 export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Record<string, unknown> {

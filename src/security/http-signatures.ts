@@ -53,12 +53,6 @@ export interface SignableRequest {
   body?: Uint8Array;
 }
 
-export interface SignableResponse {
-  status: number;
-  headers: Record<string, string>;
-  body?: Uint8Array;
-}
-
 export interface SigningKey {
   kid: string;
   /** A P-256 key signs `ecdsa-p256-sha256`; an Ed25519 key signs `ed25519`. */
@@ -356,12 +350,6 @@ function checkBodyDigest(headers: Record<string, string>, body: Uint8Array | und
 export function signRequest(msg: SignableRequest, key: SigningKey, opts: SignOptions): SignatureHeaders {
   checkBodyDigest(msg.headers, msg.body);
   return signView(requestView(msg.method, new URL(msg.url), msg.headers), key, opts);
-}
-
-/** Signs a response (booking confirmations, pricing: spec §10.1.1): `@status` and header fields only. */
-export function signResponse(msg: SignableResponse, key: SigningKey, opts: SignOptions): SignatureHeaders {
-  checkBodyDigest(msg.headers, msg.body);
-  return signView({ status: msg.status, header: headerReader(msg.headers) }, key, opts);
 }
 
 // ------------------------------------------------------------------------------------------------

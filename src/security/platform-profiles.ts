@@ -225,7 +225,7 @@ function keyArray(doc: Record<string, unknown>, name: 'keys' | 'signing_keys'): 
 }
 
 /** Validates a profile document; throws ProfileMalformed. */
-export function parsePlatformProfile(url: string, bytes: Uint8Array): PlatformProfile {
+function parsePlatformProfile(url: string, bytes: Uint8Array): PlatformProfile {
   let doc: unknown;
   try {
     doc = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));

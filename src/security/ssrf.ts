@@ -133,9 +133,3 @@ export function isReservedName(host: string): boolean {
   if (RESERVED_TLDS.includes(labels[labels.length - 1])) return true;
   return RESERVED_DOMAINS.some((d) => h === d || h.endsWith(`.${d}`));
 }
-
-/** `localhost` and names under `.localhost` (RFC 6761 6.3: they always mean the loopback interface). */
-export function isLocalhostName(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/\.$/, '');
-  return h === 'localhost' || h.endsWith('.localhost');
-}

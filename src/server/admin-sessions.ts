@@ -11,7 +11,7 @@ import { apiKeyMatches, emailRef, hashPassword, loginBackoff, verifyPassword, ty
 import type { Store } from '../store/index.js';
 import type { DashboardSessions, DashboardSession } from '../bindings/dashboard/index.js';
 
-export const SESSION_TTL_MS = 12 * 3600 * 1000;
+const SESSION_TTL_MS = 12 * 3600 * 1000;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 const EMAIL = /^[^\s@]+@[^\s@]+$/;

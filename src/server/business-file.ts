@@ -38,7 +38,7 @@ export interface BusinessFileIssue {
 }
 
 /** Path used for issues about the file itself (unreadable, not JSON). */
-export const FILE_PATH = '(file)';
+const FILE_PATH = '(file)';
 
 export class BusinessFileError extends Error {
   readonly issues: BusinessFileIssue[];

@@ -34,7 +34,7 @@ export interface ServerLogger extends Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
 }
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Member names whose value is a buyer's personal data, wherever they appear. */
 const PII_KEYS = new Set([
@@ -77,7 +77,7 @@ const EMAIL = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.[\p{L}]{2,}/gu;
 const PHONE = /\+\d[\d ().-]{5,}\d|\(?\b\d{3}\)?[ .-]\d{3}[ .-]\d{4}\b/g;
 
 /** Replace e-mail addresses and phone numbers in free text. */
-export function scrubText(s: string): string {
+function scrubText(s: string): string {
   return s.replace(EMAIL, '[email]').replace(PHONE, '[phone]');
 }
 

@@ -15,9 +15,9 @@ import { contentDigest, signRequest, uspRequiredComponents } from '../security/i
 /** Re-register this often by default: a quarter of the registry's daily ceiling. */
 export const DEFAULT_REREGISTER_MS = 6 * 3600 * 1000;
 /** First retry after a failed registration; doubles up to the re-register interval. */
-export const FIRST_RETRY_MS = 30_000;
+const FIRST_RETRY_MS = 30_000;
 /** Catalog changes in a burst are sent as one registration this long after the last one. */
-export const CATALOG_SETTLE_MS = 1_000;
+const CATALOG_SETTLE_MS = 1_000;
 
 export interface RegistrarOptions {
   /** The registry's base URL (its REST endpoint), e.g. https://registry.example. */
@@ -44,7 +44,7 @@ export interface Registrar {
 }
 
 /** What the registry indexes about the business, read from its business file (schemas/registry.json RegistrationRequest). */
-export function registrationOf(def: BusinessDef, profileUrl: string): RegistrationInput {
+function registrationOf(def: BusinessDef, profileUrl: string): RegistrationInput {
   const active = def.services.filter((s) => (s as { status?: string }).status !== 'archived');
   const categories = new Set<string>();
   for (const s of active) {
@@ -67,7 +67,7 @@ export function registrationOf(def: BusinessDef, profileUrl: string): Registrati
 }
 
 /** The signed request: the registry checks the signature against the keys of the profile it names. */
-export function signedRegistration(registryUrl: string, body: RegistrationInput, key: { kid: string; privateKey: KeyObject }, nowMs: number): { url: string; init: RequestInit } {
+function signedRegistration(registryUrl: string, body: RegistrationInput, key: { kid: string; privateKey: KeyObject }, nowMs: number): { url: string; init: RequestInit } {
   const url = `${registryUrl.replace(/\/$/, '')}/registry/businesses`;
   const text = JSON.stringify(body);
   const bytes = new TextEncoder().encode(text);

@@ -38,7 +38,7 @@ interface SubscriptionNote {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Whether a business profile declares the catalog feed subscriptions capability. */
-export function offersSubscriptions(profile: Record<string, unknown>): boolean {
+function offersSubscriptions(profile: Record<string, unknown>): boolean {
   const usp = profile.usp;
   return isObject(usp) && isObject(usp.capabilities) && SUBSCRIPTIONS in usp.capabilities;
 }

@@ -22,9 +22,9 @@ import { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, createFeedSubscriber, pinnedJs
 import type { Door } from './host.js';
 
 /** Re-index at most this often per business by default: the spec's ceiling (spec 6.3). */
-export const DEFAULT_REINDEX_MS = 24 * 3600 * 1000;
+const DEFAULT_REINDEX_MS = 24 * 3600 * 1000;
 /** Consecutive failed re-fetches before a registration is removed (spec 6.7). */
-export const DEFAULT_MAX_FAILURES = 5;
+const DEFAULT_MAX_FAILURES = 5;
 
 export interface RegistryServerOptions extends Omit<ServerOptions, 'business' | 'role'> {
   /** Shown in the registry's profile. */
@@ -58,7 +58,7 @@ function registryDef(name: string): BusinessDef {
   } as unknown as BusinessDef;
 }
 
-export function registryProfile(ctx: { baseUrl: string; mechanisms: readonly string[]; popAlgorithms: readonly string[] }, sandbox: boolean): Record<string, unknown> {
+function registryProfile(ctx: { baseUrl: string; mechanisms: readonly string[]; popAlgorithms: readonly string[] }, sandbox: boolean): Record<string, unknown> {
   const spec = 'https://usp-protocol.dev/specification';
   return {
     usp: {

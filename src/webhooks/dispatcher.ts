@@ -51,7 +51,7 @@ export interface DispatcherOptions {
 export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'canceled' | 'skipped';
 
 /** Deliveries to a platform name its profile; the webhook_url is resolved when sending. */
-export const PROFILE_TARGET = 'profile:';
+const PROFILE_TARGET = 'profile:';
 
 export class WebhookDispatcher {
   private timer?: NodeJS.Timeout;

@@ -8,7 +8,7 @@ import type { Store } from '../store/index.js';
 import { generateSigningKey } from '../security/index.js';
 
 /** Retired keys stay published this long so in-flight deliveries still verify. */
-export const RETIRED_KEY_GRACE_MS = 7 * 86_400_000;
+const RETIRED_KEY_GRACE_MS = 7 * 86_400_000;
 
 interface StoredKey {
   kid: string;

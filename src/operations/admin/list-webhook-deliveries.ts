@@ -4,7 +4,7 @@ import type { WebhookDelivery } from '../../store/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { Out } from '../schemas.js';
 
-export function presentDelivery(d: WebhookDelivery): Record<string, unknown> {
+function presentDelivery(d: WebhookDelivery): Record<string, unknown> {
   return {
     id: d.id,
     event_id: d.event_id,

@@ -35,7 +35,7 @@ const input = z.object({
  * Rate-limit cost of a query: one token per day it spans (a 31-day query costs 31, reading one
  * service 1). Dates or instants; only the calendar day of each end counts here.
  */
-export function queryDays(start: string, end: string): number {
+function queryDays(start: string, end: string): number {
   const from = Date.parse(start.slice(0, 10));
   const to = Date.parse(end.slice(0, 10));
   if (!Number.isFinite(from) || !Number.isFinite(to) || to < from) return 1;

@@ -5,7 +5,7 @@ import { expireIfDue } from '../steps/booking-lifecycle.js';
 import { decodeCursor, encodeCursor, Out } from '../schemas.js';
 
 /** The scope that lets a linked assistant see and manage the buyer's bookings from any platform (spec 10.2.4). */
-export const HISTORY_SCOPE = 'usp:history';
+const HISTORY_SCOPE = 'usp:history';
 
 /**
  * The linked buyer's bookings at this business, newest first, whichever platform made them. The

@@ -13,7 +13,7 @@ const BY_BUSINESS = 'the business sets it; no operation of a platform changes it
  * delivery_address and notes are mutable), each with the operation to use instead. Sending one
  * is a validation_error naming it, never a silent 200 that changed nothing.
  */
-export const IMMUTABLE_BOOKING_FIELDS: Readonly<Record<string, string>> = {
+const IMMUTABLE_BOOKING_FIELDS: Readonly<Record<string, string>> = {
   status:
     'to cancel, use cancel_booking (POST /bookings/{booking_id}/cancel, MCP usp_bookings_cancel); to pay, confirm_payment; the business confirms a pending booking with confirm_booking',
   slot: RESCHEDULE,

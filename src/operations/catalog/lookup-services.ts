@@ -6,7 +6,7 @@ import { defineOperation } from '../define.js';
 import { withHint } from '../steps/present-service.js';
 
 /** Most ids one lookup accepts (the spec requires at least 50). */
-export const MAX_LOOKUP_IDS = 100;
+const MAX_LOOKUP_IDS = 100;
 
 export const lookupServices = defineOperation({
   name: 'lookup_services',

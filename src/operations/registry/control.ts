@@ -10,7 +10,7 @@ import { ProtocolError } from '../errors.js';
 import type { Caller } from '../context.js';
 import { normalizeUrl } from './indexing.js';
 
-export function provesControl(caller: Caller, profileUrl: string): boolean {
+function provesControl(caller: Caller, profileUrl: string): boolean {
   if (caller.business) return true;
   if (!caller.authenticated || !caller.principal?.startsWith('sig:') || !caller.profile) return false;
   return normalizeUrl(caller.profile) === normalizeUrl(profileUrl);

@@ -77,7 +77,7 @@ function fetchError(err: unknown, what: string): ProtocolError {
 }
 
 /** The business's REST endpoint from its profile, after checking that the profile fits the declared mode. */
-export function restEndpointOf(doc: Record<string, unknown>, mode: DeploymentMode): string {
+function restEndpointOf(doc: Record<string, unknown>, mode: DeploymentMode): string {
   const mismatch = (msg: string) => invalidRequest(msg, [{ field: 'deployment_mode', message: msg }], 'deployment_mode_mismatch');
   const invalid = (msg: string) => invalidRequest(msg, [{ field: 'profile_url', message: msg }], 'profile_invalid');
   // Standalone profiles are USP documents (spec 8.2); UCP-native ones are UCP documents (spec 7.2).

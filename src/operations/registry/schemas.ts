@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 const Coordinates = z.object({ lat: z.number(), lng: z.number() });
 
-export const RegistryLocation = z.object({
+const RegistryLocation = z.object({
   address: z.string().max(500).optional(),
   coordinates: Coordinates.optional(),
 });
@@ -25,17 +25,17 @@ export const registrationFields = {
 export const RegistrationRequest = z.object(registrationFields);
 export type RegistrationInput = z.output<typeof RegistrationRequest>;
 
-export const SearchLocation = z.object({
+const SearchLocation = z.object({
   coordinates: Coordinates.optional(),
   radius_km: z.number().optional().describe('Kilometres from the coordinates.'),
 });
 
-export const RegistryContext = z.object({
+const RegistryContext = z.object({
   locale: z.string().max(100).optional(),
   currency: z.string().max(10).optional(),
 });
 
-export const SearchPagination = z.object({
+const SearchPagination = z.object({
   cursor: z.string().max(2048).nullable().optional(),
   limit: z.number().int().min(1).optional(),
 });

@@ -10,7 +10,7 @@ import { decodeCursor, encodeCursor } from '../schemas.js';
 import { hashOf } from '../pipeline.js';
 
 export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
+const MAX_LIMIT = 100;
 
 type Range = { min?: number; max?: number; match?: 'overlap' | 'contained' | 'contains' | 'equals' };
 

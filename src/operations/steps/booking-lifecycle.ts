@@ -309,7 +309,7 @@ export function bookingCredentialExpiry(rec: BookingRecord): number {
 }
 
 /** A booking confirmed inside the reminder window is reminded at once only if at least this long remains. */
-export const REMINDER_MIN_LEAD_MS = 3_600_000;
+const REMINDER_MIN_LEAD_MS = 3_600_000;
 
 /**
  * Schedule `booking.reminder` ahead of the start (spec 5.4.1), replacing any earlier one. A

@@ -74,7 +74,7 @@ function durationWords(iso: string): string {
 }
 
 /** The service's cancellation and rescheduling policies, one sentence each. */
-export function termsInWords(service: ServiceDef, currency: string): string[] {
+function termsInWords(service: ServiceDef, currency: string): string[] {
   const money = (n: number) => formatMoney(n, currency);
   const c = service.policies.cancellation;
   const r = service.policies.rescheduling;

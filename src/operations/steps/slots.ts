@@ -65,7 +65,7 @@ export async function loadClaims(
 }
 
 /** A stored run-time schedule change in the domain's terms. */
-export function scheduleChangeOf(r: ScheduleChangeRow): ScheduleChange {
+function scheduleChangeOf(r: ScheduleChangeRow): ScheduleChange {
   const reason = r.reason ?? undefined;
   return r.kind === 'time_off'
     ? { kind: 'time_off', resource_id: r.resource_id, start: isoUtc(r.start_ms!), end: isoUtc(r.end_ms!), reason }
@@ -173,7 +173,7 @@ export async function checkSlot(
   return { ok: false, reason: 'unavailable' };
 }
 
-export function withinBookingWindow(service: ServiceDef, startMs: number, nowMs: number): boolean {
+function withinBookingWindow(service: ServiceDef, startMs: number, nowMs: number): boolean {
   const w = service.policies.booking_window;
   return startMs >= nowMs + parseDuration(w.min_advance) && startMs <= nowMs + parseDuration(w.max_advance);
 }

@@ -169,7 +169,7 @@ export async function endOffer(ctx: OperationContext, rec: WaitlistRecord, statu
 }
 
 /** 1-based place among the entries still in line (waiting or offered), oldest first. */
-export async function refreshPosition(ctx: OperationContext, rec: WaitlistRecord): Promise<void> {
+async function refreshPosition(ctx: OperationContext, rec: WaitlistRecord): Promise<void> {
   if (rec.entry.status !== 'waiting' && rec.entry.status !== 'offered') return;
   const line = await ctx.tx.waitlist.byService(rec.entry.service_id, ['waiting', 'offered']);
   const idx = line.findIndex((w) => w.entry.id === rec.entry.id);

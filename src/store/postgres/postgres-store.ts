@@ -70,8 +70,8 @@ export interface PostgresStoreOptions {
   statementTimeoutMs?: number;
 }
 
-export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
 
 const MIGRATION_LOCK = 'usp-server:migrations';
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;

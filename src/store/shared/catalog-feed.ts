@@ -1,7 +1,7 @@
 import type { StoredService } from '../port.js';
 
 /** A service is offered at a location when it names that location, or names none (offered everywhere). */
-export function serviceAtLocation(s: StoredService, locationId: string): boolean {
+function serviceAtLocation(s: StoredService, locationId: string): boolean {
   const locs = (s.data.locations as Array<{ id?: string }> | undefined) ?? [];
   return locs.length === 0 || locs.some((l) => l.id === locationId);
 }

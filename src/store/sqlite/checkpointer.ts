@@ -33,7 +33,7 @@ parentPort.on('message', (m) => {
 `;
 
 /** Default pause between background checkpoints. */
-export const CHECKPOINT_INTERVAL_MS = 100;
+const CHECKPOINT_INTERVAL_MS = 100;
 /** SQLite's own default for wal_autocheckpoint (pages). */
 const AUTO_CHECKPOINT_PAGES = 1000;
 

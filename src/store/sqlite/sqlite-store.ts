@@ -65,7 +65,7 @@ const FAULT_REASON: Record<string, string> = {
 };
 
 /** The file-level fault behind an error, as StoreUnavailable; undefined when the statement itself failed. */
-export function sqliteFault(err: unknown): StoreUnavailable | undefined {
+function sqliteFault(err: unknown): StoreUnavailable | undefined {
   if (err instanceof StoreUnavailable) return err;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !FILE_FAULTS.some((f) => code === f || code.startsWith(`${f}_`))) return undefined;

@@ -1,0 +1,93 @@
+/**
+ * The slot query and its answer, and what a service's definition says about its slots: their length,
+ * buffers and booking window, and whether it sells spots of a shared slot (capacity types).
+ */
+import type { ResourceDef, ServiceDef } from './business.js';
+import type { Claim } from './claim-index.js';
+import { parseDuration } from './time.js';
+
+/** How a slot is offered: available, limited (few spots left), or waitlist (full, with a waitlist). */
+export type SlotState = 'available' | 'limited' | 'waitlist';
+
+/** One offerable slot: a start time for one combination of resources. */
+export interface SlotCandidate {
+  /** slotKey() and encodeSlotId() of the same parts. */
+  key: string;
+  id: string;
+  serviceId: string;
+  startMs: number;
+  endMs: number;
+  durationMs: number;
+  /** One per requirement, in requirement order. */
+  resourceIds: string[];
+  locationId?: string;
+  /** Only for capacity types (group, reservation). */
+  capacity?: { total: number; remaining: number; held: number };
+  state: SlotState;
+}
+
+/** What slot generation needs: the service, its resources and zone, the range, the clock and the claims. */
+export interface SlotQuery {
+  service: ServiceDef;
+  resources: ReadonlyMap<string, ResourceDef>;
+  /** Business IANA zone: schedules are local to it. */
+  zone: string;
+  /** Slot START times in [fromMs, toMs). */
+  fromMs: number;
+  toMs: number;
+  nowMs: number;
+  /** Active claims (expired ones already dropped), on any resource. */
+  claims: readonly Claim[];
+  /** >= 1; only matters for capacity types. */
+  partySize: number;
+  /** Only combinations containing this resource. */
+  resourceId?: string;
+  /** Only slots at this location. */
+  locationId?: string;
+  /**
+   * Also offer starts up to this much past the booking window's far end (default 0). For a caller
+   * that keeps the answer while the clock moves and narrows it to `bookingWindow` at each use: the
+   * near end only moves forward, so narrowing is exact, and the far end is covered for this long.
+   */
+  aheadMs?: number;
+}
+
+/**
+ * Slot starts a service offers at `nowMs`: [from, to), from the minimum notice (and never in the
+ * past) to the maximum advance, inclusive (`to` is one millisecond past it).
+ */
+export function bookingWindow(service: ServiceDef, nowMs: number): { from: number; to: number } {
+  const w = service.policies.booking_window;
+  return { from: Math.max(nowMs + parseDuration(w.min_advance), nowMs), to: nowMs + parseDuration(w.max_advance) + 1 };
+}
+
+/** Resource id of a service that is its own resource (empty `requirements`). */
+export function selfResourceId(serviceId: string): string {
+  return `service:${serviceId}`;
+}
+
+/** Group and reservation services sell spots of a shared slot (they carry `capacity.max`). */
+export function isCapacityType(service: ServiceDef): boolean {
+  return service.type === 'group' || service.type === 'reservation';
+}
+
+/** The length of a slot: fixed duration; range -> range.min; undetermined -> slot_interval. */
+export function slotDurationMs(service: ServiceDef): number {
+  const d = service.duration;
+  if (d.fixed) return parseDuration(d.fixed);
+  if (d.range) return parseDuration(d.range.min);
+  return parseDuration(service.policies.booking_window.slot_interval);
+}
+
+/** A buffer's length (an ISO 8601 duration), 0 when absent. */
+export function bufferMs(iso: string | undefined): number {
+  return iso ? parseDuration(iso) : 0;
+}
+
+/** The interval a slot starting at `startMs` keeps its resources busy: start - buffer_before .. end + buffer_after. */
+export function blockedInterval(service: ServiceDef, startMs: number): { startMs: number; endMs: number } {
+  return {
+    startMs: startMs - bufferMs(service.duration.buffer_before),
+    endMs: startMs + slotDurationMs(service) + bufferMs(service.duration.buffer_after),
+  };
+}
