@@ -187,6 +187,9 @@ if (!PG_URL) {
     'oauth_records',
     'buyer_accounts',
     'buyer_bookings',
+    'payment_jobs',
+    'payment_events',
+    'payment_refs',
   ];
   // Connection errors are expected where a test kills a connection; the tests observe their effects.
   const open = (s = schema, poolSize?: number) => openPostgresStore({ url, schema: s, poolSize, onError: () => {} });
