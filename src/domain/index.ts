@@ -61,7 +61,8 @@ export {
 } from './slots.js';
 export type { Claim, SlotCandidate, SlotQuery, SlotState, OpeningHoursEntry } from './slots.js';
 
-export type { AccessTier, ResourceKind, CredentialKind } from './access.js';
+export type { AccessTier, ResourceKind, CredentialKind, OAuthScope } from './access.js';
+export { OAUTH_SCOPES } from './access.js';
 
 export { errorMessage, warningMessage, infoMessage } from './outcomes.js';
 export type { Message } from './outcomes.js';

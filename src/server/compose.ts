@@ -28,8 +28,8 @@ import { probeHandler } from './probes.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { createLogger } from './logging.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
-import { buildAuthPolicy, type SecurityOptions } from './security-wiring.js';
-import { LOOPBACK_HOSTS, apiKeyMatches, clientAddressKey, isLoopbackHost, popAlgorithms, type ProfileResolver } from '../security/index.js';
+import { buildAuthPolicy, freezePolicy, type SecurityOptions } from './security-wiring.js';
+import { LOOPBACK_HOSTS, apiKeyMatches, clientAddressKey, isLoopbackHost, popAlgorithms, type AuthPolicy, type ProfileResolver } from '../security/index.js';
 import {
   DEFAULT_RETRY,
   WebhookDispatcher,
@@ -190,7 +190,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const configuredPublicUrl = opts.business.settings.public_url?.replace(/\/$/, '');
   let baseUrl = biz.publicUrl;
   let listenUrl: string | undefined;
-  const { policy: authPolicy, resolver } = await buildAuthPolicy({
+  const { policy: basePolicy, resolver } = await buildAuthPolicy({
     business: opts.business,
     sandbox: opts.sandbox,
     adminKeys: opts.adminKeys ?? [],
@@ -201,6 +201,26 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     profileUris: () => [...new Set([baseUrl, listenUrl].filter((u): u is string => Boolean(u)).map((u) => `${u}/.well-known/usp`))],
     origins: () => [...new Set([baseUrl, listenUrl].filter((u): u is string => Boolean(u)))],
   });
+  const role = opts.role;
+  // OAuth 2.0 (spec 10.2.3, 10.2.4): a door of the business role (buyer accounts are a business's), with a gate on MCP.
+  // Composed in phases: the authorization server and its resource server first, then the policy
+  // that takes its token verifier, frozen before anything (the pipeline, a door) can hold it.
+  const oauth: OAuthDoor | undefined = opts.oauth === false || role ? undefined : await mountOAuth({
+    store, log, sandbox: opts.sandbox, trustProxy: Boolean(opts.trustProxy), baseUrl: () => baseUrl, businessName: biz.def.business.name,
+    capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
+    accepted: () => authPolicy.accepted,
+    allowLoopback: Boolean(opts.security?.allowLoopbackProfiles), ...(opts.oauth ?? {}),
+  });
+  const authPolicy: AuthPolicy = freezePolicy(
+    oauth
+      ? {
+          ...basePolicy,
+          verifyAccessToken: oauth.resourceServer.verifyAccessToken,
+          resourceMetadata: oauth.resourceServer.resourceMetadata,
+          accepted: basePolicy.accepted.includes(oauth.resourceServer.mechanism) ? basePolicy.accepted : [...basePolicy.accepted, oauth.resourceServer.mechanism],
+        }
+      : basePolicy,
+  );
 
   // One list for what the proof check accepts, the profile publishes and the DPoP challenge names.
   const popAlgs = popAlgorithms(authPolicy.allowEs256);
@@ -254,7 +274,6 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       },
     );
   });
-  const role = opts.role;
   const profile = (): Record<string, unknown> =>
     role ? role.profile({ baseUrl, mechanisms: authPolicy.accepted, popAlgorithms: popAlgs }) : buildBusinessProfile(biz, {
       baseUrl,
@@ -278,12 +297,6 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     const peer = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
     return peer ? clientAddressKey(peer) : undefined;
   };
-  // OAuth 2.0 (spec 10.2.3, 10.2.4): a door of the business role (buyer accounts are a business's), with a gate on MCP.
-  const oauth: OAuthDoor | undefined = opts.oauth === false || role ? undefined : await mountOAuth({
-    store, log, sandbox: opts.sandbox, trustProxy: Boolean(opts.trustProxy), baseUrl: () => baseUrl, businessName: biz.def.business.name,
-    capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
-    allowLoopback: allowLoopback, ...(opts.oauth ?? {}),
-  }, authPolicy);
   let openapiDoc: Record<string, unknown> | undefined;
   const rest = createRestApp({
     pipeline,
