@@ -20,7 +20,7 @@ export interface OAuthTestServer {
 }
 
 export async function startOAuthServer(
-  opts: { sandbox?: boolean; loginLimits?: { perAddress: number; perAccount: number }; log?: Logger; db?: string; publicUrl?: string } = {},
+  opts: { sandbox?: boolean; loginLimits?: { perAddress: number; perAccount: number }; log?: Logger; db?: string; publicUrl?: string; allowLoopbackProfiles?: boolean } = {},
 ): Promise<OAuthTestServer> {
   const clock = new ManualClock(TEST_NOW);
   const codes = new Map<string, string>();
@@ -33,7 +33,7 @@ export async function startOAuthServer(
     sweepIntervalMs: 0,
     webhooks: { enabled: false },
     // Platform profiles served by a loopback test server are fetched (the server itself is on loopback).
-    security: { allowLoopbackProfiles: true },
+    security: { allowLoopbackProfiles: opts.allowLoopbackProfiles ?? true },
     oauth: { loginLimits: opts.loginLimits ?? { perAddress: 1000, perAccount: 1000 }, deliverCode: (email, code) => codes.set(email, code) },
   });
   const url = await server.listen(0, '127.0.0.1');
@@ -166,7 +166,14 @@ export async function linkedTokens(t: OAuthTestServer, email: string, opts: { re
 }
 
 /** One MCP tool call over Streamable HTTP, stateless (a fresh session per call), with optional headers. */
-export async function mcpCallAt(url: string, tool: string, args: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> {
+export async function mcpCallAt(
+  url: string,
+  tool: string,
+  args: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  /** Run once the session is open, just before the tool call is sent. */
+  beforeCall?: () => void,
+): Promise<{ status: number; headers: Headers; body: any }> {
   const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers };
   const init = await fetch(`${url}/mcp`, {
     method: 'POST',
@@ -176,6 +183,7 @@ export async function mcpCallAt(url: string, tool: string, args: Record<string, 
   const sid = init.headers.get('mcp-session-id') ?? '';
   await init.text();
   await fetch(`${url}/mcp`, { method: 'POST', headers: { ...h, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  beforeCall?.();
   const res = await fetch(`${url}/mcp`, {
     method: 'POST',
     headers: { ...h, 'mcp-session-id': sid },
