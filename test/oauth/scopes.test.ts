@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BUYER } from '../support/server.js';
 import { connectMcp } from '../mcp/helpers.js';
-import { Browser, authorizeUrl, buyerToken, firstSlotAt, mcpCallAt, pkce, register, startOAuthServer, type OAuthTestServer } from './support.js';
+import { Browser, actionOf, authorizeUrl, buyerToken, csrfOf, firstSlotAt, mcpCallAt, pkce, register, startOAuthServer, type OAuthTestServer } from './support.js';
 
 let t: OAuthTestServer;
 let client: { client_id: string };
@@ -134,26 +134,21 @@ describe('over stdio (the token in _meta.usp.authorization) the refusal is JSON-
 });
 
 describe('the consent page lists exactly the scopes that allowing it grants', () => {
-  test('asking for usp:history only shows that one scope', async () => {
+  /** What the consent page names, for a fresh client asking for `scope` (the buyer signs in first). */
+  async function consentItems(scope: string): Promise<string[]> {
     const c = await register(t.url);
     const browser = new Browser(t.url);
-    const login = await browser.follow(authorizeUrl(t.url, c.client_id, pkce(), { scope: 'usp:history' }));
-    const form = /action="([^"]+)"/.exec(login.text)![1];
-    const csrf = /name="csrf" value="([^"]+)"/.exec(login.text)![1];
-    const consent = await browser.follow(form, { form: { csrf, email: 'scoped@example.com', password: 'correct horse battery' } });
+    const login = await browser.follow(authorizeUrl(t.url, c.client_id, pkce(), { scope }));
+    const consent = await browser.follow(actionOf(login.text), { form: { csrf: csrfOf(login.text), email: 'scoped@example.com', password: 'correct horse battery' } });
     expect(consent.text).toContain('<h1>Allow');
-    const items = [...consent.text.matchAll(/<li><strong>([^<]+)<\/strong>/g)].map((m) => m[1]);
-    expect(items).toEqual(['See your bookings']);
+    return [...consent.text.matchAll(/<li><strong>([^<]+)<\/strong>/g)].map((m) => m[1]);
+  }
+
+  test('asking for usp:history only shows that one scope', async () => {
+    expect(await consentItems('usp:history')).toEqual(['See your bookings']);
   });
 
   test('asking for openid and usp:booking lists both, since both are granted', async () => {
-    const c = await register(t.url);
-    const browser = new Browser(t.url);
-    const login = await browser.follow(authorizeUrl(t.url, c.client_id, pkce(), { scope: 'openid usp:booking' }));
-    const form = /action="([^"]+)"/.exec(login.text)![1];
-    const csrf = /name="csrf" value="([^"]+)"/.exec(login.text)![1];
-    const consent = await browser.follow(form, { form: { csrf, email: 'scoped@example.com', password: 'correct horse battery' } });
-    const items = [...consent.text.matchAll(/<li><strong>([^<]+)<\/strong>/g)].map((m) => m[1]);
-    expect(items).toEqual(['Book for you', 'Know it is you']);
+    expect(await consentItems('openid usp:booking')).toEqual(['Book for you', 'Know it is you']);
   });
 });
