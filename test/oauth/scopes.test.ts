@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BUYER } from '../support/server.js';
 import { connectMcp } from '../mcp/helpers.js';
+import { OPERATIONS } from '../../src/operations/index.js';
 import { Browser, actionOf, authorizeUrl, buyerToken, csrfOf, firstSlotAt, mcpCallAt, pkce, register, startOAuthServer, type OAuthTestServer } from './support.js';
 
 let t: OAuthTestServer;
@@ -88,6 +89,15 @@ describe('a token without usp:booking cannot hold, book, change or cancel (MCP o
     const hold = await mcpCallAt(t.url, 'usp_availability_hold', { service_id: 'svc_haircut', slot_id: slot }, bearer(tokens.full));
     expect(hold.status).toBe(200);
     expect(hold.body.result.structuredContent.hold.id).toMatch(/^hld_/);
+  });
+});
+
+describe('the scope is a fact of the operation’s row', () => {
+  test('every privileged operation of the business names the scopes it needs on its row', () => {
+    const privileged = OPERATIONS.filter((op) => op.access === 'privileged_platform' || op.access === 'privileged_scoped');
+    expect(privileged.length).toBeGreaterThan(15);
+    expect(privileged.filter((op) => !op.scopes?.length).map((op) => op.name)).toEqual([]);
+    expect(OPERATIONS.filter((op) => op.access === 'public' && op.scopes).map((op) => op.name)).toEqual([]);
   });
 });
 
