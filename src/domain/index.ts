@@ -76,7 +76,7 @@ export type { WaitlistMove, WaitlistStatus } from './waitlist-status.js';
 export { SUBSCRIPTION_TRANSITIONS, nextSubscriptionStatus } from './subscription-status.js';
 export type { SubscriptionMove, SubscriptionStatus } from './subscription-status.js';
 
-export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, formatMoney } from './pricing.js';
+export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, noShowFee, formatMoney } from './pricing.js';
 
 export { publishService, primaryCategory, searchableText } from './catalog.js';
 export type { PublishedService } from './catalog.js';

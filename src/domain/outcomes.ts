@@ -29,6 +29,11 @@ export const OUTCOME_SEVERITY = {
   reschedule_limit_reached: 'requires_buyer_review',
   cancellation_not_allowed: 'requires_buyer_review',
   reschedule_not_allowed: 'requires_buyer_review',
+  // Policy fees the person must hear of before agreeing (warnings beside a done change).
+  late_reschedule_fee: 'requires_buyer_review',
+  no_show_fee: 'requires_buyer_review',
+  // A member of the call the server ignored (forward compatibility); the caller may have misspelt it.
+  unknown_member: 'requires_buyer_input',
   waitlist_full: 'recoverable',
   offer_expired: 'recoverable',
   entry_not_found: 'recoverable',

@@ -119,3 +119,12 @@ export function formatMoney(amount: number, currency: string, locale = 'en-US'):
     return `${(amount / 100).toFixed(2)} ${currency}`;
   }
 }
+
+/** The no-show fee of a booking priced `price` (spec 3.9): the fixed fee, else the percentage of the price, else 0. */
+export function noShowFee(service: ServiceDef, price: number): number {
+  const ns = service.policies.no_show;
+  if (!ns) return 0;
+  if (ns.fee !== undefined) return ns.fee;
+  if (ns.fee_percentage !== undefined) return Math.round((price * ns.fee_percentage) / 100);
+  return 0;
+}

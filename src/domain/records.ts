@@ -100,6 +100,8 @@ export interface BookingPrivate {
   price_total: number;
   /** What has been collected so far, in minor units. */
   amount_paid: number;
+  /** Policy fees (a late reschedule) to collect with the price at the appointment, in minor units. */
+  fees_at_service?: number;
   expires_at_ms?: number;
   post_payment_return_request?: { url: string; params?: Record<string, string> };
   /** The business has confirmed this booking once (a later payment does not need a second approval). */

@@ -7,11 +7,19 @@
  */
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../operations/index.js';
+import { emailRef, loginBackoff, tokenBuckets, windowCounter, type AccountEvent, type LockoutLimit } from '../security/index.js';
 import type { BuyerAccount, Store } from '../store/index.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
 export const SIGNUP_TTL_MS = 15 * 60_000;
 const SIGNUP_MAX_TRIES = 5;
+/** Sign-ups per email (each mails a code to whoever owns it) and per address, per hour. */
+export const SIGNUPS_PER_EMAIL_HOUR = 3;
+export const SIGNUPS_PER_ADDRESS_HOUR = 10;
+/** Code checks per address per 15 minutes, across sign-ups (a fresh sign-up per guess gains nothing). */
+export const VERIFY_PER_ADDRESS = 20;
+export const ACCOUNT_SESSION_MS = 8 * 3600_000;
+const SESSION_MODEL = 'AccountSession';
 
 export const normalizeEmail = (e: string) => e.trim().toLowerCase();
 export const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,63}$/;
@@ -25,27 +33,82 @@ export interface LinkedGrant {
   createdMs: number;
 }
 
-export class Accounts {
-  constructor(
-    private readonly store: Store,
-    private readonly log: Logger,
-    /** How a one-time code reaches the buyer. Default: the log (no mailer is wired in). */
-    private readonly deliverCode: (email: string, code: string) => void = (email, code) =>
-      log.info('sign-up code (no mailer configured: delivered to the log)', { email, code }),
-  ) {}
+export interface AccountsOptions {
+  store: Store;
+  log: Logger;
+  /** How a one-time code reaches the buyer. Default: the log (no mailer is wired in). */
+  deliverCode?: (email: string, code: string) => void;
+  /** The clock for codes, sessions and delays. Default Date.now. */
+  now?: () => number;
+  /** Sign-in attempts per minute per client address (each costs a scrypt). Default 20. */
+  perAddressPerMinute?: number;
+  /** Sign-ups per hour per client address. Default SIGNUPS_PER_ADDRESS_HOUR. */
+  signupsPerAddressHour?: number;
+  /** For the operator's counters. */
+  onEvent?: (e: AccountEvent) => void;
+}
 
-  /** Start a sign-up. Always returns a sign-up id; only a new email gets a code. */
-  async startSignup(input: { name: string; email: string; password: string }): Promise<string> {
+/** An attempt refused before any password or code was checked: wait this many seconds. */
+export interface Slowed {
+  waitS: number;
+}
+
+export class Accounts {
+  private readonly store: Store;
+  private readonly log: Logger;
+  private readonly deliverCode: (email: string, code: string) => void;
+  private readonly now: () => number;
+  private readonly onEvent: (e: AccountEvent) => void;
+  /** Failures per address (any account), then per account as seen from one address: never per account alone. */
+  private readonly addressBackoff = loginBackoff({ free: 10 });
+  private readonly accountBackoff = loginBackoff({ free: 3 });
+  private readonly flood;
+  private readonly signupsPerEmail = windowCounter(SIGNUPS_PER_EMAIL_HOUR, 3600_000);
+  private readonly signupsPerAddress;
+  private readonly verifiesPerAddress = windowCounter(VERIFY_PER_ADDRESS, 15 * 60_000);
+
+  constructor(o: AccountsOptions) {
+    this.store = o.store;
+    this.log = o.log;
+    this.deliverCode = o.deliverCode ?? ((email, code) => o.log.info('sign-up code (no mailer configured: delivered to the log)', { email, code }));
+    this.now = o.now ?? Date.now;
+    this.onEvent = o.onEvent ?? (() => {});
+    this.flood = tokenBuckets({ login: o.perAddressPerMinute ?? 20 });
+    this.signupsPerAddress = windowCounter(o.signupsPerAddressHour ?? SIGNUPS_PER_ADDRESS_HOUR, 3600_000);
+  }
+
+  private slowed(limit: LockoutLimit, waitMs: number, ref: Record<string, string>, address: string): Slowed {
+    const waitS = Math.max(1, Math.ceil(waitMs / 1000));
+    // The address is kept on this line only: it is what the operator blocks.
+    this.log.warn('account attempt refused: too many', { door: 'oauth', limit, wait_s: waitS, address, ...ref });
+    this.onEvent({ kind: 'locked_out', door: 'oauth', limit });
+    return { waitS };
+  }
+
+  /** Who the log line is about: the account id when the email has one, else the email's reference. */
+  private async refOf(email: string): Promise<Record<string, string>> {
+    const existing = await this.store.read((tx) => tx.accounts.byEmail(email));
+    return existing ? { account: existing.id } : { email_ref: emailRef(email) };
+  }
+
+  /** Start a sign-up. A sign-up id, the same whether the email is new or taken (only a new one gets a code), or Slowed. */
+  async startSignup(input: { name: string; email: string; password: string }, address: string): Promise<{ signup: string } | Slowed> {
     const email = normalizeEmail(input.email);
+    const now = this.now();
+    const byAddress = this.signupsPerAddress.take(address, now);
+    if (byAddress > 0) return this.slowed('signup_address', byAddress, await this.refOf(email), address);
+    const byEmail = this.signupsPerEmail.take(email, now);
+    if (byEmail > 0) return this.slowed('signup_email', byEmail, await this.refOf(email), address);
     const signup = randomBytes(18).toString('base64url');
     const passwordHash = await hashPassword(input.password);
     const existing = await this.store.read((tx) => tx.accounts.byEmail(email));
+    this.onEvent({ kind: 'sign_up', stage: 'started' });
     if (existing) {
       this.log.info('sign-up for an email that has an account: no code sent', { account: existing.id });
-      return signup;
+      return { signup };
     }
+    this.log.info('sign-up started: code sent', { email_ref: emailRef(email) });
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    const now = Date.now();
     await this.store.transaction((tx) =>
       tx.oauth.upsert({
         model: 'Signup',
@@ -59,14 +122,16 @@ export class Accounts {
       }),
     );
     this.deliverCode(email, code);
-    return signup;
+    return { signup };
   }
 
-  /** Finish a sign-up with its code: the new account, or null (wrong, used up or expired code). */
-  async finishSignup(signup: string, code: string): Promise<BuyerAccount | null> {
+  /** Finish a sign-up with its code: the new account, null (wrong, used up or expired code), or Slowed. */
+  async finishSignup(signup: string, code: string, address: string): Promise<{ account: BuyerAccount | null } | Slowed> {
     const id = sha(signup);
-    const now = Date.now();
-    return this.store.transaction(async (tx) => {
+    const now = this.now();
+    const wait = this.verifiesPerAddress.take(address, now);
+    if (wait > 0) return this.slowed('verify_address', wait, {}, address);
+    const account = await this.store.transaction(async (tx) => {
       const rec = await tx.oauth.find('Signup', id, now);
       if (!rec) return null;
       const p = rec.payload as { email: string; name: string; password_hash: string; code: string; tries: number };
@@ -82,13 +147,68 @@ export class Accounts {
       // Two sign-ups raced for one email: the second finds it taken and gets nothing.
       return (await tx.accounts.create(account)) ? account : null;
     });
+    if (account) this.log.info('sign-up completed', { account: account.id });
+    else this.log.info('sign-up code refused (wrong, used up or expired)', {});
+    this.onEvent({ kind: 'sign_up', stage: account ? 'completed' : 'code_rejected' });
+    return { account };
   }
 
-  /** The account when email and password match; null otherwise, in the same time either way. */
-  async signIn(email: string, password: string): Promise<BuyerAccount | null> {
-    const account = await this.store.read((tx) => tx.accounts.byEmail(normalizeEmail(email)));
+  /**
+   * The account when email and password match (null otherwise, in the same time either way), or
+   * Slowed when this address, or this address at this account, has failed too often of late.
+   */
+  async signIn(email: string, password: string, address: string): Promise<{ account: BuyerAccount | null } | Slowed> {
+    const e = normalizeEmail(email);
+    const now = this.now();
+    const addrKey = `addr:${address}`;
+    const pairKey = `acct:${e}|${address}`;
+    const flood = this.flood.take([address], 'login', 1, now) * 1000;
+    const backoff = Math.max(this.addressBackoff.wait([addrKey], now), this.accountBackoff.wait([pairKey], now));
+    if (flood > 0 || backoff > 0) {
+      const limit = flood > 0 || this.addressBackoff.wait([addrKey], now) > 0 ? 'address' : 'account';
+      return this.slowed(limit, Math.max(flood, backoff), await this.refOf(e), address);
+    }
+    const account = await this.store.read((tx) => tx.accounts.byEmail(e));
     const ok = await verifyPassword(password, account?.password_hash ?? null);
-    return ok && account ? account : null;
+    if (ok && account) {
+      this.accountBackoff.clear([pairKey]);
+      return { account };
+    }
+    const waits = Math.max(this.addressBackoff.fail([addrKey], now), this.accountBackoff.fail([pairKey], now));
+    this.log.warn('sign-in failed', { door: 'oauth', ...(account ? { account: account.id } : { email_ref: emailRef(e) }), next_wait_s: Math.ceil(waits / 1000) });
+    this.onEvent({ kind: 'sign_in_failed', door: 'oauth' });
+    return { account: null };
+  }
+
+  /** A new server-side session for the account page: the cookie's value (only its hash is kept). */
+  async openSession(accountId: string): Promise<string> {
+    const token = randomBytes(32).toString('base64url');
+    await this.store.transaction((tx) =>
+      tx.oauth.upsert({ model: SESSION_MODEL, id: sha(token), payload: {}, grantId: null, uid: null, userCode: null, accountId, expiresMs: this.now() + ACCOUNT_SESSION_MS }),
+    );
+    return token;
+  }
+
+  /** The account a session cookie's value is signed in as, or null (unknown, expired or signed out). */
+  async session(token: string | undefined): Promise<string | null> {
+    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    const rec = await this.store.read((tx) => tx.oauth.find(SESSION_MODEL, sha(token), this.now()));
+    return rec?.accountId ?? null;
+  }
+
+  /**
+   * Sign out: this session ends at once on the server, and so do the authorization server's
+   * sessions of the account (the next assistant asks the buyer to sign in again; the library's
+   * records keep wall-clock expiries, hence Date.now there).
+   */
+  async closeSession(token: string | undefined): Promise<void> {
+    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return;
+    const accountId = await this.session(token);
+    await this.store.transaction(async (tx) => {
+      await tx.oauth.destroy(SESSION_MODEL, sha(token));
+      if (accountId) for (const s of await tx.oauth.byAccount('Session', accountId, Date.now())) await tx.oauth.destroy('Session', s.id);
+    });
+    if (accountId) this.log.info('signed out', { account: accountId });
   }
 
   byId(id: string): Promise<BuyerAccount | null> {

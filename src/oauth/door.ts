@@ -4,26 +4,32 @@
  * profile generic MCP hosts act under, and the 401 challenge MCP clients start authorization from.
  * It answers only its own paths; everything else goes on to the REST and MCP doors.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import type Provider from 'oidc-provider';
 import { OPERATIONS, USP_VERSION, type AuthPolicy, type Logger } from '../operations/index.js';
-import { clientAddressKey, outboundUrlProblem, tokenBuckets, type PlatformSummary } from '../security/index.js';
+import { clientAddressKey, createProfileResolver, outboundUrlProblem, type AccountEvent, type PlatformSummary, type ProfileResolver } from '../security/index.js';
 import type { Store } from '../store/index.js';
-import { Accounts, EMAIL, normalizeEmail } from './accounts.js';
+import { ACCOUNT_SESSION_MS, Accounts, EMAIL, normalizeEmail } from './accounts.js';
 import { ACCOUNT_CSS, ACCOUNT_CSS_PATH, accountPage, codePage, consentPage, layout, loginPage, messagePage, registerPage, type LinkedView } from './pages.js';
-import { INTERACTION_PATH, OAUTH_ROUTES, PROFILE_METADATA, USP_SCOPES, createProvider } from './provider.js';
+import { clientMetadataFetch } from './client-metadata.js';
+import { INTERACTION_PATH, OAUTH_ROUTES, PROFILE_METADATA, USP_SCOPES, canonicalResource, createProvider } from './provider.js';
+import { pinToPublicOrigin } from './public-origin.js';
+import { DEFAULT_REGISTRATION_LIMITS, dynamicRegistration, type RegistrationLimits } from './registration.js';
 import { accessTokenVerifier } from './resource-server.js';
 import { loadOAuthSecrets } from './secrets.js';
 import { loadOidcProvider } from './library.js';
+import { csrfFor as webCsrfFor, csrfOk as webCsrfOk, readCookie, readForm } from '../web/index.js';
 
 export interface OAuthDoorOptions {
   store: Store;
   log: Logger;
   sandbox: boolean;
+  /** Behind trusted proxies (whose X-Forwarded-* reach the library; the host drops everyone else's). */
   trustProxy: boolean;
+  /** The client's address as the server resolves it (trusted proxies honoured); undefined without a socket. */
+  clientAddress: (req: Request, env: unknown) => string | undefined;
   /** The public origin, known after listen when none was configured. */
   baseUrl: () => string;
   businessName: string;
@@ -31,12 +37,22 @@ export interface OAuthDoorOptions {
   capabilities: () => string[];
   /** Accept http://127.0.0.1 profile and metadata URLs (development on loopback). */
   allowLoopback: boolean;
-  /** Sign-in attempts per minute, per client address and per account email. */
-  loginLimits?: { perAddress: number; perAccount: number };
+  /** Sign-in attempts per minute per client address (a flood limit; failures also back off, see accounts.ts), and sign-ups per hour per address. */
+  loginLimits?: { perAddress: number; signupsPerAddress?: number };
   /** How a sign-up code reaches the buyer (default: the log). */
   deliverCode?: (email: string, code: string) => void;
   /** The mechanisms the business accepts (named in the 401 challenge), read when one is sent. */
   accepted: () => readonly string[];
+  /** The clock for sign-up codes, account sessions and sign-in delays. Default Date.now. */
+  now?: () => number;
+  /** Sign-in and sign-up events, for the operator's counters. */
+  onAccountEvent?: (e: AccountEvent) => void;
+  /** Limits on dynamic client registration, over DEFAULT_REGISTRATION_LIMITS. */
+  registration?: Partial<RegistrationLimits>;
+  /** The server's platform profile resolver (a registration naming a profile proves control with a key it publishes). */
+  profiles?: ProfileResolver;
+  /** Each client registration's outcome (`registered`, or why it was refused), for the metrics. */
+  onRegistration?: (outcome: string) => void;
 }
 
 export interface OAuthDoor {
@@ -68,8 +84,6 @@ export interface OAuthDoor {
 export const GENERIC_PROFILE_PATH = '/platforms/generic-mcp-host.json';
 const PRM_PATH = '/.well-known/oauth-protected-resource';
 const ACCOUNT_COOKIE = 'usp_account';
-const CSRF_COOKIE = 'usp_csrf';
-const ACCOUNT_SESSION_MS = 8 * 3600_000;
 
 type NodeEnv = { incoming: IncomingMessage; outgoing: ServerResponse };
 
@@ -81,13 +95,11 @@ type NodeEnv = { incoming: IncomingMessage; outgoing: ServerResponse };
 export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
   const lib = await loadOidcProvider();
   const secrets = await loadOAuthSecrets(o.store);
-  const accounts = new Accounts(o.store, o.log, o.deliverCode);
+  const accounts = new Accounts({ store: o.store, log: o.log, deliverCode: o.deliverCode, now: o.now, perAddressPerMinute: o.loginLimits?.perAddress, signupsPerAddressHour: o.loginLimits?.signupsPerAddress, onEvent: o.onAccountEvent });
   const base = () => o.baseUrl().replace(/\/$/, '');
-  const mcpResource = () => `${base()}/mcp`;
-  const restResource = () => `${base()}/`;
+  const mcpResource = () => canonicalResource(`${base()}/mcp`)!;
+  const restResource = () => canonicalResource(`${base()}/`)!;
   const cookieKey = Buffer.from(secrets.cookieKeys[0], 'base64url');
-  const limits = o.loginLimits ?? { perAddress: 20, perAccount: 5 };
-  const limiter = tokenBuckets({ login_address: limits.perAddress, login_account: limits.perAccount });
 
   const genericUrl = () => `${base()}${GENERIC_PROFILE_PATH}`;
   const genericSummary = (): PlatformSummary => ({ version: USP_VERSION, capabilities: o.capabilities() });
@@ -98,6 +110,16 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
   });
 
   const profileUrlProblem = (url: string) => outboundUrlProblem(url, o.allowLoopback || o.sandbox) ?? undefined;
+  const metadataDocuments = clientMetadataFetch({ log: o.log, allowLoopback: o.allowLoopback });
+  const registration = dynamicRegistration({
+    store: o.store,
+    log: o.log,
+    limits: { ...DEFAULT_REGISTRATION_LIMITS, ...(o.registration ?? {}) },
+    secret: cookieKey,
+    profiles: o.profiles ?? createProfileResolver({ allowLoopback: o.allowLoopback }),
+    endpointUrl: () => `${base()}${OAUTH_ROUTES.registration}`,
+    onOutcome: o.onRegistration,
+  });
 
   // The provider needs its issuer, which is the listening address when no public URL was given.
   let provider: Provider | undefined;
@@ -111,9 +133,10 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
         secrets,
         resources: () => [mcpResource(), restResource()],
         defaultResource: mcpResource,
-        trustProxy: o.trustProxy,
         profileUrlProblem,
-        allowMetadataFetch: (url) => outboundUrlProblem(url, o.allowLoopback) === null,
+        allowMetadataFetch: (url) => metadataDocuments.allow(url),
+        fetch: (url) => metadataDocuments.fetch(url),
+        hooks: registration.hooks,
         findAccount: (id) => accounts.byId(id),
         renderError: (e) => ({
           status: 400,
@@ -122,6 +145,7 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
         }),
       });
       provider.on('server_error', (_ctx: unknown, err: Error) => o.log.error('oauth server error', { error: String(err) }));
+      registration.attach(provider);
     }
     return provider;
   };
@@ -155,40 +179,30 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
       return new Response('The authorization server needs the HTTP listener.', { status: 503 });
     }
     if (rewrite) node.incoming.url = rewrite;
-    await (getProvider().callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void>)(node.incoming, node.outgoing);
+    pinToPublicOrigin(node.incoming, base());
+    if (req.method === 'POST' && new URL(req.url).pathname === OAUTH_ROUTES.registration) {
+      return registration.handle(req, node as NodeEnv, addressOfRequest(req, env), (incoming) => library(incoming, node.outgoing!));
+    }
+    return library(node.incoming, node.outgoing);
+  };
+  const library = async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<Response> => {
+    await (getProvider().callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void>)(incoming, outgoing);
     // The library wrote the answer itself; the listener must not write another.
     return RESPONSE_ALREADY_SENT;
   };
 
   // ---- pages -----------------------------------------------------------------------------------
   const pages = new Hono();
+  // A form that cannot be read (or any fault) goes to the host, which answers with refuse() below and logs it.
+  pages.onError((err) => {
+    throw err;
+  });
   const secure = () => base().startsWith('https://');
   const cookie = (name: string, value: string, opts: { path: string; sameSite: 'Strict' | 'Lax'; maxAgeS?: number }) =>
     `${name}=${value}; Path=${opts.path}; HttpOnly; SameSite=${opts.sameSite}${secure() ? '; Secure' : ''}${opts.maxAgeS !== undefined ? `; Max-Age=${opts.maxAgeS}` : ''}`;
-  const readCookie = (c: Context, name: string) => {
-    for (const part of (c.req.header('cookie') ?? '').split(';')) {
-      const [k, ...v] = part.trim().split('=');
-      if (k === name) return v.join('=');
-    }
-    return undefined;
-  };
-  const mac = (s: string) => createHmac('sha256', cookieKey).update(s).digest('base64url');
-  const sameBytes = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
-  /** Synchronizer token (double submit): a random value in a SameSite=Strict cookie and in every form. */
-  const csrfFor = (c: Context): { token: string; setCookie?: string } => {
-    const have = readCookie(c, CSRF_COOKIE);
-    if (have && /^[A-Za-z0-9_-]{32,64}$/.test(have)) return { token: have };
-    const token = randomBytes(24).toString('base64url');
-    return { token, setCookie: cookie(CSRF_COOKIE, token, { path: '/', sameSite: 'Strict' }) };
-  };
-  const csrfOk = (c: Context, form: Record<string, unknown>) => {
-    const site = c.req.header('sec-fetch-site');
-    if (site && site !== 'same-origin' && site !== 'none') return false;
-    const have = readCookie(c, CSRF_COOKIE);
-    const sent = typeof form.csrf === 'string' ? form.csrf : '';
-    return Boolean(have) && sameBytes(have!, sent);
-  };
+  /** The HTML doors' one CSRF scheme (src/web): a double-submitted token from a SameSite=Strict cookie. */
+  const csrfFor = (c: Context) => webCsrfFor(c, { secure: secure() });
+  const csrfOk = (c: Context, form: Record<string, unknown>) => webCsrfOk(c, form.csrf);
 
   const html = (body: string, opts: { status?: number; title: string; formTargets?: string[]; cookies?: Array<string | undefined>; retryAfter?: number }) => {
     const headers = new Headers(pageHeaders(opts.formTargets ?? []));
@@ -199,31 +213,18 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
   const expired = () =>
     html(messagePage({ heading: 'This form has expired', text: 'Go back to your assistant and start signing in again.' }), { status: 403, title: 'Expired' });
 
-  const addressOf = (c: Context): string => {
-    if (o.trustProxy) {
-      const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter(Boolean);
-      if (hops.length > 0) return clientAddressKey(hops[hops.length - 1]);
-    }
-    const peer = (c.env as Partial<NodeEnv> | undefined)?.incoming?.socket?.remoteAddress;
-    return peer ? clientAddressKey(peer) : 'unknown';
+  const addressOfRequest = (req: Request, env: unknown): string => {
+    const a = o.clientAddress(req, env);
+    return a ? clientAddressKey(a) : 'unknown';
   };
-  /** Seconds to wait, or 0: sign-in attempts are limited per address and per account email. */
-  const loginWait = (c: Context, email: string) =>
-    Math.max(limiter.take([`addr:${addressOf(c)}`], 'login_address', 1, performance.now()), limiter.take([`email:${normalizeEmail(email)}`], 'login_account', 1, performance.now()));
+  const addressOf = (c: Context): string => addressOfRequest(c.req.raw, c.env);
   const tooMany = (wait: number) =>
     html(messagePage({ heading: 'Too many attempts', text: `Wait ${wait} seconds, then try again.` }), { status: 429, title: 'Too many attempts', retryAfter: wait });
 
-  const accountCookie = (accountId: string) => {
-    const exp = Date.now() + ACCOUNT_SESSION_MS;
-    const v = `${accountId}.${exp}`;
-    return cookie(ACCOUNT_COOKIE, `${v}.${mac(v)}`, { path: '/account', sameSite: 'Lax', maxAgeS: ACCOUNT_SESSION_MS / 1000 });
-  };
-  const signedInAs = (c: Context): string | null => {
-    const raw = readCookie(c, ACCOUNT_COOKIE);
-    const m = raw ? /^(acc_[a-f0-9]{32})\.(\d{13})\.([A-Za-z0-9_-]{43})$/.exec(raw) : null;
-    if (!m || Number(m[2]) <= Date.now() || !sameBytes(mac(`${m[1]}.${m[2]}`), m[3])) return null;
-    return m[1];
-  };
+  /** The account page's session: a random value whose hash the store keeps, so signing out ends it at once. */
+  const accountCookie = async (accountId: string) =>
+    cookie(ACCOUNT_COOKIE, await accounts.openSession(accountId), { path: '/account', sameSite: 'Lax', maxAgeS: ACCOUNT_SESSION_MS / 1000 });
+  const signedInAs = (c: Context): Promise<string | null> => accounts.session(readCookie(c, ACCOUNT_COOKIE));
 
   const node = (c: Context) => c.env as NodeEnv;
   /** The interaction a page belongs to, with the client and where it redirects to (a form target). */
@@ -256,7 +257,7 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     for (const ck of cookies) if (ck) headers.append('Set-Cookie', ck);
     return new Response(null, { status: 303, headers });
   };
-  const form = async (c: Context) => (await c.req.parseBody()) as Record<string, unknown>;
+  const form = (c: Context) => readForm(c);
   const str = (v: unknown, max = 256) => (typeof v === 'string' ? v.slice(0, max) : '');
 
   const loginView = (it: Found, uid: string, csrf: string, extra: { email?: string; error?: string } = {}) =>
@@ -283,14 +284,13 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     if (!it || !csrfOk(c, f)) return expired();
     const uid = c.req.param('uid');
     const email = str(f.email, 254);
-    const wait = loginWait(c, email);
-    if (wait > 0) return tooMany(wait);
-    const account = await accounts.signIn(email, str(f.password, 200));
-    if (!account) {
+    const r = await accounts.signIn(email, str(f.password, 200), addressOf(c));
+    if ('waitS' in r) return tooMany(r.waitS);
+    if (!r.account) {
       const csrf = csrfFor(c);
       return html(loginView(it, uid, csrf.token, { email, error: 'That email and password do not match an account.' }), { status: 401, title: 'Sign in', formTargets: it.targets });
     }
-    return finish(c, { login: { accountId: account.id } }, [accountCookie(account.id)]);
+    return finish(c, { login: { accountId: r.account.id } }, [await accountCookie(r.account.id)]);
   });
 
   pages.get(`${INTERACTION_PATH}/:uid/register`, async (c) => {
@@ -322,11 +322,10 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
         formTargets: it.targets,
       });
     }
-    // Sign-ups count against the same limits as sign-ins (each costs a scrypt).
-    const wait = loginWait(c, email);
-    if (wait > 0) return tooMany(wait);
-    const signup = await accounts.startSignup({ name, email, password });
-    return html(codePage({ action: `${INTERACTION_PATH}/${uid}/verify`, csrf: csrf.token, signup, email }), { title: 'Check your email', formTargets: it.targets });
+    // Sign-ups are limited per email and per address (each mails a code and costs a scrypt).
+    const started = await accounts.startSignup({ name, email, password }, addressOf(c));
+    if ('waitS' in started) return tooMany(started.waitS);
+    return html(codePage({ action: `${INTERACTION_PATH}/${uid}/verify`, csrf: csrf.token, signup: started.signup, email }), { title: 'Check your email', formTargets: it.targets });
   });
 
   pages.post(`${INTERACTION_PATH}/:uid/verify`, async (c) => {
@@ -335,7 +334,9 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     if (!it || !csrfOk(c, f)) return expired();
     const uid = c.req.param('uid');
     const signup = str(f.signup, 64);
-    const account = await accounts.finishSignup(signup, str(f.code, 6));
+    const done = await accounts.finishSignup(signup, str(f.code, 6), addressOf(c));
+    if ('waitS' in done) return tooMany(done.waitS);
+    const account = done.account;
     if (!account) {
       const csrf = csrfFor(c);
       return html(codePage({ action: `${INTERACTION_PATH}/${uid}/verify`, csrf: csrf.token, signup, email: '', error: 'That code is not right, or it has expired. Check it, or start again.' }), {
@@ -344,7 +345,7 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
         formTargets: it.targets,
       });
     }
-    return finish(c, { login: { accountId: account.id } }, [accountCookie(account.id)]);
+    return finish(c, { login: { accountId: account.id } }, [await accountCookie(account.id)]);
   });
 
   pages.post(`${INTERACTION_PATH}/:uid/consent`, async (c) => {
@@ -371,7 +372,7 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     loginPage({ action: '/account/login', registerHref: '/account/register', csrf, ...extra });
   pages.get('/account', async (c) => {
     const csrf = csrfFor(c);
-    const id = signedInAs(c);
+    const id = await signedInAs(c);
     const account = id ? await accounts.byId(id) : null;
     if (!account) return html(accountLogin(csrf.token), { title: 'Sign in', cookies: [csrf.setCookie] });
     const p = getProvider();
@@ -390,15 +391,14 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     const f = await form(c);
     if (!csrfOk(c, f)) return expired();
     const email = str(f.email, 254);
-    const wait = loginWait(c, email);
-    if (wait > 0) return tooMany(wait);
-    const account = await accounts.signIn(email, str(f.password, 200));
-    if (!account) return html(accountLogin(csrfFor(c).token, { email, error: 'That email and password do not match an account.' }), { status: 401, title: 'Sign in' });
-    return new Response(null, { status: 303, headers: { Location: '/account', 'Set-Cookie': accountCookie(account.id), 'Cache-Control': 'no-store' } });
+    const r = await accounts.signIn(email, str(f.password, 200), addressOf(c));
+    if ('waitS' in r) return tooMany(r.waitS);
+    if (!r.account) return html(accountLogin(csrfFor(c).token, { email, error: 'That email and password do not match an account.' }), { status: 401, title: 'Sign in' });
+    return new Response(null, { status: 303, headers: { Location: '/account', 'Set-Cookie': await accountCookie(r.account.id), 'Cache-Control': 'no-store' } });
   });
   pages.post('/account/revoke', async (c) => {
     const f = await form(c);
-    const id = signedInAs(c);
+    const id = await signedInAs(c);
     if (!id || !csrfOk(c, f)) return expired();
     await accounts.revoke(id, str(f.grant, 128));
     return new Response(null, { status: 303, headers: { Location: '/account?removed=1', 'Cache-Control': 'no-store' } });
@@ -406,7 +406,9 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
   pages.post('/account/logout', async (c) => {
     const f = await form(c);
     if (!csrfOk(c, f)) return expired();
-    return new Response(null, { status: 303, headers: { Location: '/account', 'Set-Cookie': cookie(ACCOUNT_COOKIE, '', { path: '/account', sameSite: 'Lax', maxAgeS: 0 }) } });
+    // The session ends on the server: the old cookie, replayed, no longer signs anyone in.
+    await accounts.closeSession(readCookie(c, ACCOUNT_COOKIE));
+    return new Response(null, { status: 303, headers: { Location: '/account', 'Set-Cookie': cookie(ACCOUNT_COOKIE, '', { path: '/account', sameSite: 'Lax', maxAgeS: 0 }), 'Cache-Control': 'no-store' } });
   });
 
   // ---- the 401 an MCP client starts authorization from ------------------------------------------

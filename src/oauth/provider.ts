@@ -13,7 +13,8 @@ import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { OAUTH_SCOPES } from '../operations/index.js';
 import type { Store } from '../store/index.js';
-import { storeAdapter } from './adapter.js';
+import { storeAdapter, type AdapterHooks } from './adapter.js';
+import { redirectUriProblem } from './redirect-uris.js';
 import type { OAuthSecrets } from './secrets.js';
 
 /** The scopes of identity linking (spec 10.2.4), as the operations table requires them. */
@@ -46,12 +47,14 @@ export interface ProviderOptions {
   resources: () => readonly string[];
   /** The resource a request without `resource` gets (the MCP endpoint). */
   defaultResource: () => string;
-  /** Behind a TLS-terminating proxy: believe X-Forwarded-Proto/Host. */
-  trustProxy: boolean;
   /** Whether a platform profile URL is acceptable (https; loopback only in development). */
   profileUrlProblem: (url: string) => string | undefined;
   /** Whether a Client ID Metadata Document may be fetched from this URL (SSRF rules). */
   allowMetadataFetch: (url: string) => boolean;
+  /** Every document the library fetches (Client ID Metadata Documents): the pinned, SSRF-safe GET. */
+  fetch: (url: string) => Promise<Response>;
+  /** What the storage adapter adds to client and token records (registration ownership and expiry). */
+  hooks?: AdapterHooks;
   findAccount: (id: string) => Promise<{ email: string; name: string } | null>;
   /** The look of the library's own error page (our page style, nothing from another origin). */
   renderError: (error: { error: string; error_description?: string }) => { status: number; html: string; headers: Record<string, string> };
@@ -60,7 +63,7 @@ export interface ProviderOptions {
 export function createProvider(lib: typeof import('oidc-provider'), o: ProviderOptions): Provider {
   const { errors } = lib;
   const config: Configuration = {
-    adapter: storeAdapter(o.store, errors) as unknown as Configuration['adapter'],
+    adapter: storeAdapter(o.store, errors, () => Date.now(), o.hooks) as unknown as Configuration['adapter'],
     jwks: o.secrets.jwks as Configuration['jwks'],
     cookies: { keys: o.secrets.cookieKeys },
     routes: OAUTH_ROUTES,
@@ -86,8 +89,12 @@ export function createProvider(lib: typeof import('oidc-provider'), o: ProviderO
         defaultResource: () => o.defaultResource(),
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
-          if (!o.resources().includes(indicator)) throw new errors.InvalidTarget('this authorization server issues tokens only for this business');
-          return { scope: USP_SCOPES.join(' '), audience: indicator, accessTokenTTL: TOKEN_TTL_S.AccessToken, accessTokenFormat: 'opaque' };
+          // `https://salon.example` and `https://salon.example/` name one resource (RFC 3986 section
+          // 6.2.3; the MCP authorization spec recommends the form without the slash); the audience
+          // is always the canonical form, the one the resource server checks.
+          const audience = canonicalResource(indicator);
+          if (audience === undefined || !o.resources().some((r) => canonicalResource(r) === audience)) throw new errors.InvalidTarget('this authorization server issues tokens only for this business');
+          return { scope: USP_SCOPES.join(' '), audience, accessTokenTTL: TOKEN_TTL_S.AccessToken, accessTokenFormat: 'opaque' };
         },
       },
       clientIdMetadataDocument: {
@@ -98,12 +105,21 @@ export function createProvider(lib: typeof import('oidc-provider'), o: ProviderO
     },
     extraClientMetadata: {
       properties: [PROFILE_METADATA],
-      validator(_ctx, key, value) {
-        if (key !== PROFILE_METADATA || value === undefined) return;
+      // Called once per client for each extra member (present or not), with the whole metadata:
+      // the redirect URI rule is checked here too, for registered and metadata-document clients alike.
+      validator(_ctx, key, value, metadata) {
+        if (key !== PROFILE_METADATA) return;
+        const m = metadata as { redirect_uris?: unknown; application_type?: string };
+        for (const uri of Array.isArray(m.redirect_uris) ? m.redirect_uris : []) {
+          const problem = redirectUriProblem(String(uri), m.application_type);
+          if (problem) throw new errors.InvalidRedirectUri(`a redirect URI ${problem}`);
+        }
+        if (value === undefined) return;
         const problem = typeof value === 'string' ? o.profileUrlProblem(value) : 'is not a string';
         if (problem) throw new errors.InvalidClientMetadata(`${PROFILE_METADATA} ${problem}`);
       },
     },
+    fetch: (url) => o.fetch(url instanceof Request ? url.url : String(url)),
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
     expiresWithSession: async () => false,
@@ -123,6 +139,26 @@ export function createProvider(lib: typeof import('oidc-provider'), o: ProviderO
     },
   };
   const provider = new lib.Provider(o.issuer, config);
-  provider.proxy = o.trustProxy;
+  // The door overwrites Host and X-Forwarded-Host/Proto with the public origin before the library
+  // sees a request (public-origin.ts), so the library reads them: every URL it publishes (metadata
+  // endpoints, the resume URL, the htu DPoP proofs must name) is then the public one.
+  provider.proxy = true;
+  // The metadata document is the same for every request: caches may keep it a while.
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.path === '/.well-known/openid-configuration' && ctx.status === 200) ctx.set('Cache-Control', `public, max-age=${METADATA_MAX_AGE_S}`);
+  });
   return provider;
+}
+
+/** How long clients and caches may keep a metadata document (authorization server and protected resource). */
+export const METADATA_MAX_AGE_S = 300;
+
+/** A resource indicator in its canonical form (`new URL().href`: an origin gains its `/`), or undefined when it is no absolute URL. */
+export function canonicalResource(indicator: string): string | undefined {
+  try {
+    return new URL(indicator).href;
+  } catch {
+    return undefined;
+  }
 }

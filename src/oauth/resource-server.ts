@@ -91,7 +91,7 @@ export function accessTokenVerifier(o: ResourceServerOptions) {
       scopes,
       profile,
       genericProfile: generic.url,
-      ...(profile === generic.url ? { platform: generic.summary } : {}),
+      ...(profile === generic.url ? { platform: generic.summary } : { profileRegistered: true }),
     };
   };
 }

@@ -57,7 +57,7 @@ export async function authenticateCall(
     const caller: Caller = { principal: c.principal, profile: c.profile, business: c.business, jkt: c.jkt, credential: c.credential, authenticated: c.authenticated, platform: c.platform };
     if (c.business) caller.actor = 'admin_api_key';
     if (c.account) caller.account = { id: c.account, scopes: c.scopes ?? [] };
-    limitRate(op, input, caller, presented, deps.authPolicy, deps.log);
+    limitRate(op, input, { ...caller, profileProven: c.profileProven === true }, presented, deps.authPolicy, deps.log);
     return caller;
   } catch (err) {
     if (!(err instanceof AuthFailure)) throw err;
@@ -90,21 +90,24 @@ function popAlgorithmsOf(policy: AuthPolicy): { pop_algorithms?: readonly string
 
 /**
  * Rate limits (spec 10.2.2), public calls included: the call's cost is taken at once from the
- * buckets of its client address, its profile URI and its authenticated key, so a fresh key (or
- * profile, or address) per request escapes nothing. The business's own calls are not limited.
+ * buckets of its client address, its authenticated key and, when the caller proved it is that
+ * profile (a signature with a key the profile publishes, a token registered for it), its profile
+ * URI, so a fresh key (or address) per request escapes nothing. A profile merely named is not
+ * counted: anyone could name a platform's profile to drain its bucket. The business's own calls are
+ * not limited.
  */
-function limitRate(op: OperationDef, input: Record<string, unknown>, caller: Caller, presented: Presented, policy: AuthPolicy, log: Logger): void {
+function limitRate(op: OperationDef, input: Record<string, unknown>, caller: Caller & { profileProven: boolean }, presented: Presented, policy: AuthPolicy, log: Logger): void {
   const limiter = policy.rateLimiter;
   const rule = rateRuleOf(op);
   if (!limiter || !rule || caller.business) return;
-  const subjects: string[] = [];
+  const subjects: Array<string | { bucket: string; subject: string }> = [...(rule.shared?.(input) ?? [])];
   const address = presented.http?.clientAddress;
   if (address) subjects.push(`addr:${address}`);
-  if (caller.profile) subjects.push(`profile:${caller.profile}`);
+  if (caller.profile && caller.profileProven) subjects.push(`profile:${caller.profile}`);
   if (caller.authenticated && caller.principal) subjects.push(`key:${caller.principal}`);
   const cost = rule.cost ? rule.cost(input) : 1;
   const wait = limiter.take(subjects, rule.bucket, cost, (policy.rateClock ?? (() => performance.now()))());
   if (wait === 0) return;
-  log.warn('rate limited', { operation: op.name, bucket: rule.bucket, cost, subjects: subjects.map((s) => s.slice(0, 120)) });
+  log.warn('rate limited', { operation: op.name, bucket: rule.bucket, cost, subjects: subjects.map((s) => (typeof s === 'string' ? s : `${s.bucket}:${s.subject}`).slice(0, 120)) });
   throw new ProtocolError('rate_limited', `Too many requests; retry in ${wait} s.`, { retryAfter: wait, extra: { bucket: rule.bucket } });
 }

@@ -20,14 +20,21 @@ export type CapabilityKey =
 /**
  * A class of rate limit (spec 10.2.2); each has its own tokens per minute. `public` covers the
  * anonymous tier, `reads` privileged reads and small writes, `holds` and `bookings` the writes that
- * reserve capacity.
+ * reserve capacity; `registrations` and `registrations_total` are a registry's, per registering host
+ * and for the whole registry.
  */
-export type RateBucket = 'public' | 'reads' | 'holds' | 'bookings';
+export type RateBucket = 'public' | 'reads' | 'holds' | 'bookings' | 'registrations' | 'registrations_total';
 
 export interface RateRule<I = unknown> {
   bucket: RateBucket;
   /** Tokens one call takes (default 1): heavier calls cost more, from validated input. */
   cost?: (input: I) => number;
+  /**
+   * Subjects every caller of the operation shares, whoever and wherever it is, each counted in its
+   * own bucket (the host a registration names, the registry as a whole): spam from many addresses
+   * and keys is still bounded.
+   */
+  shared?: (input: I) => ReadonlyArray<{ bucket: RateBucket; subject: string }>;
 }
 
 export interface OperationResult {

@@ -92,6 +92,11 @@ export class Pipeline {
     return this.deps.biz;
   }
 
+  /** The pipeline's clock: what "now" is for the answers it gives. */
+  now(): number {
+    return this.deps.clock.now();
+  }
+
   /**
    * The principal's most recent events, newest first (at most `limit`), as delivered: read from the
    * store's outbox, so every process sharing the store answers the same. Only events already due

@@ -19,6 +19,7 @@ import { releaseHold } from './availability/release-hold.js';
 import { createBooking } from './bookings/create-booking.js';
 import { getBooking } from './bookings/get-booking.js';
 import { listBuyerBookings } from './bookings/list-buyer-bookings.js';
+import { quoteBookingChange } from './bookings/quote-booking-change.js';
 import { updateBooking } from './bookings/update-booking.js';
 import { confirmBooking } from './bookings/confirm-booking.js';
 import { cancelBooking } from './bookings/cancel-booking.js';
@@ -57,6 +58,7 @@ export const OPERATIONS: readonly OperationDef[] = [
   createBooking,
   getBooking,
   listBuyerBookings,
+  quoteBookingChange,
   updateBooking,
   confirmBooking,
   cancelBooking,

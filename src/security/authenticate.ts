@@ -91,6 +91,11 @@ export interface AuthenticatedCaller {
   credential?: { kind: string; id: string };
   mechanism?: string;
   authenticated: boolean;
+  /**
+   * The caller proved it is its profile: a request signature made with a key that profile publishes,
+   * or an OAuth token registered for it. Only then does a call count in that profile's rate bucket.
+   */
+  profileProven?: boolean;
   /** What the fetched platform profile declares, for version and capability negotiation (spec 8.3, 8.4). */
   platform?: PlatformSummary;
   /** The buyer account an OAuth token was linked to (spec 10.2.4), and the scopes the buyer granted. */
@@ -110,6 +115,8 @@ export interface OAuthTokenInfo {
   platform?: PlatformSummary;
   /** The server's own profile for hosts without one: a call naming it is taken as naming none. */
   genericProfile?: string;
+  /** The client registered `profile` itself (generic hosts, acting under the business's, did not). */
+  profileRegistered?: boolean;
 }
 
 /** Why an access token was refused (logged only; the caller is told `invalid_token`). */
@@ -350,6 +357,7 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
     if (!req.http) throw fail('authentication_required', 'mechanism_not_accepted', 'Signatures need the HTTP request.');
     if (profile === null) throw fail('invalid_request', 'profile_required', 'A signed request must name its platform profile (USP-Agent).');
     const sig = await guarded(() => policy.verifySignature!(req.http!, profile));
+    caller.profileProven = true;
     if (caller.principal === null) {
       caller.principal = `sig:${sig.thumbprint}`;
       caller.mechanism = 'http_message_signature';
@@ -394,6 +402,7 @@ async function viaAccessToken(req: AuthRequest, policy: AuthPolicy, now: number,
     business: false,
     authenticated: true,
     mechanism: 'oauth2_bearer',
+    profileProven: info.profileRegistered === true,
     scopes: info.scopes,
     ...(info.accountId ? { account: info.accountId } : {}),
     ...(info.platform ? { platform: info.platform } : {}),

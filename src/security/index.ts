@@ -8,6 +8,8 @@ export { hmacNonces } from './nonces.js';
 export type { NonceSource } from './nonces.js';
 export { tokenBuckets, clientAddressKey } from './rate-limit.js';
 export type { RateLimiter, TokenBucketOptions } from './rate-limit.js';
+export { LOOPBACK_PROXIES, ProxyListError, clientAddress, peerAddress, plainAddress, trustedProxies, viaTrustedProxy } from './client-address.js';
+export type { TrustedProxies } from './client-address.js';
 export { verifyPopProof, popAlgorithms, PopFailure, POP_IAT_WINDOW_S, stripQuery } from './pop.js';
 export { argumentsDigest, canonicalArguments } from './jcs.js';
 export { contentDigest } from './content-digest.js';
@@ -19,3 +21,6 @@ export { outboundUrlProblem, isLoopbackHost, LOOPBACK_HOSTS } from './profile-ur
 export { hashPassword, verifyPassword } from './passwords.js';
 export { OutboundRefused, outboundPostProblem, pinnedPost } from './pinned-post.js';
 export type { PinnedPostAnswer, PinnedPostOptions } from './pinned-post.js';
+export { emailRef, loginBackoff, windowCounter } from './login-backoff.js';
+export type { AccountDoor, AccountEvent, LockoutLimit, LoginBackoff, LoginBackoffOptions, WindowCounter } from './login-backoff.js';
+export { returnUrlProblem } from './return-url.js';

@@ -2,12 +2,17 @@
  * Where this server will fetch from or post to (platform profiles spec 8.2.3, webhook and feed
  * callback URLs): absolute https URLs; plain http only to loopback, in development.
  */
-/** This machine's loopback interface by the names a URL's hostname spells it with. */
+import { isLoopbackAddress } from './ssrf.js';
+
+/** This machine's loopback interface by the names a URL's hostname usually spells it with. */
 export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
-/** `host` (a URL's hostname, or a bare address such as `::1` to listen on) names the loopback interface. */
+/**
+ * `host` (a URL's hostname, or a bare address such as `::1` to listen on) names the loopback
+ * interface: `localhost`, any address of 127.0.0.0/8 (127.0.0.2 is as local as 127.0.0.1), `::1`.
+ */
 export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_HOSTS.includes(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+  return host.toLowerCase() === 'localhost' || isLoopbackAddress(host);
 }
 
 /** The problem with `raw` as an outbound URL, or null when it is acceptable. */

@@ -8,12 +8,18 @@
  */
 import { isIPv4, isIPv6 } from 'node:net';
 
+/** A subject counted in a bucket of its own rather than the call's (a registering host, a whole registry). */
+export interface BucketedSubject {
+  subject: string;
+  bucket: string;
+}
+
 export interface RateLimiter {
   /**
-   * Take `cost` tokens from the `bucket` of every subject, all or none. Returns the seconds to wait
-   * when any subject is short, or 0 when the call may proceed.
+   * Take `cost` tokens from the `bucket` of every subject (or the subject's own bucket), all or
+   * none. Returns the seconds to wait when any subject is short, or 0 when the call may proceed.
    */
-  take(subjects: readonly string[], bucket: string, cost: number, nowMs: number): number;
+  take(subjects: ReadonlyArray<string | BucketedSubject>, bucket: string, cost: number, nowMs: number): number;
   /** Buckets held (bounded by `maxEntries`). */
   size(): number;
 }
@@ -34,19 +40,23 @@ export function tokenBuckets(perMinute: Readonly<Record<string, number>>, opts: 
   const buckets = new Map<string, { tokens: number; at: number }>();
   return {
     take(subjects, bucket, cost, nowMs) {
-      const limit = perMinute[bucket];
-      if (!limit || subjects.length === 0) return 0;
-      // No call costs more than a full bucket, or it could never pass.
-      const need = Math.min(Math.max(cost, 0), limit);
-      const states = [...new Set(subjects)].map((s) => {
-        const key = `${bucket}|${s}`;
+      const states: Array<{ key: string; limit: number; need: number; b: { tokens: number; at: number } }> = [];
+      const seen = new Set<string>();
+      for (const s of subjects) {
+        const b = typeof s === 'string' ? bucket : s.bucket;
+        const limit = perMinute[b];
+        const key = `${b}|${typeof s === 'string' ? s : s.subject}`;
+        if (!limit || seen.has(key)) continue;
+        seen.add(key);
         const prior = buckets.get(key);
         const tokens = prior ? Math.min(limit, prior.tokens + (Math.max(0, nowMs - prior.at) / 60_000) * limit) : limit;
-        return { key, b: { tokens, at: nowMs } };
-      });
+        // No call costs more than a full bucket, or it could never pass.
+        states.push({ key, limit, need: Math.min(Math.max(cost, 0), limit), b: { tokens, at: nowMs } });
+      }
+      if (states.length === 0) return 0;
       let wait = 0;
-      for (const { b } of states) if (b.tokens < need) wait = Math.max(wait, Math.ceil(((need - b.tokens) * 60) / limit));
-      for (const { key, b } of states) {
+      for (const { b, need, limit } of states) if (b.tokens < need) wait = Math.max(wait, Math.ceil(((need - b.tokens) * 60) / limit));
+      for (const { key, b, need } of states) {
         if (wait === 0) b.tokens -= need;
         buckets.delete(key);
         buckets.set(key, b);

@@ -1,18 +1,17 @@
 /**
  * Business users and their dashboard sessions: accounts (scrypt passwords, made by
- * `usp-server admin-user add`), login with a per-address and per-email rate limit, sessions kept in
+ * `usp-server admin-user add`), login that backs off per address and per email as seen from one
+ * address (never per email alone, so strangers cannot lock the owner out), sessions kept in
  * the store as the hash of a random cookie value, each with its own CSRF token. Separate from any
  * buyer account: its own table and its own cookie. In a sandbox the admin key also signs in.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { apiKeyMatches, hashPassword, verifyPassword } from '../security/index.js';
+import type { Logger } from '../operations/index.js';
+import { apiKeyMatches, emailRef, hashPassword, loginBackoff, verifyPassword, type AccountEvent } from '../security/index.js';
 import type { Store } from '../store/index.js';
 import type { DashboardSessions, DashboardSession } from '../bindings/dashboard/index.js';
 
 export const SESSION_TTL_MS = 12 * 3600 * 1000;
-/** Failed logins allowed per address and per email within LOGIN_WINDOW_MS. */
-export const LOGIN_ATTEMPTS = 5;
-export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -29,9 +28,18 @@ export async function addBusinessUser(store: Store, email: string, password: str
   await store.transaction((tx) => tx.admin.putUser({ email: e, password_hash, created_ms: nowMs }));
 }
 
-export function dashboardSessions(args: { store: Store; now: () => number; sandbox: boolean; adminKeyHashes: readonly string[] }): DashboardSessions {
-  const failures = new Map<string, number[]>();
-  const recent = (k: string, now: number) => (failures.get(k) ?? []).filter((t) => now - t < LOGIN_WINDOW_MS);
+export function dashboardSessions(args: {
+  store: Store;
+  now: () => number;
+  sandbox: boolean;
+  adminKeyHashes: readonly string[];
+  log?: Logger;
+  onEvent?: (e: AccountEvent) => void;
+}): DashboardSessions {
+  // Failures per address (any user: free 10), and per user as seen from one address (free 3); 1 s, 2 s, 4 s ... at most 15 minutes.
+  const byAddress = loginBackoff({ free: 10 });
+  const byUser = loginBackoff({ free: 3 });
+  const ref = (e: string) => (e === '' ? { user: 'admin-key' } : { user_ref: emailRef(e) });
   const open = async (email: string): Promise<{ token: string; session: DashboardSession }> => {
     const token = randomBytes(32).toString('base64url');
     const csrf = randomBytes(24).toString('base64url');
@@ -44,8 +52,16 @@ export function dashboardSessions(args: { store: Store; now: () => number; sandb
     async login(email, password, address) {
       const now = args.now();
       const e = normalizeEmail(email);
-      const keys = [`addr:${address}`, `email:${e}`];
-      if (keys.some((k) => recent(k, now).length >= LOGIN_ATTEMPTS)) return { ok: false, limited: true };
+      const addrKey = [`addr:${address}`];
+      const userKey = [`user:${e}|${address}`];
+      const wait = Math.max(byAddress.wait(addrKey, now), byUser.wait(userKey, now));
+      if (wait > 0) {
+        const limit = byAddress.wait(addrKey, now) > 0 ? 'address' : 'account';
+        // The address is on this line only: it is what the operator blocks.
+        args.log?.warn('dashboard sign-in refused: too many failures', { door: 'dashboard', limit, wait_s: Math.ceil(wait / 1000), address, ...ref(e) });
+        args.onEvent?.({ kind: 'locked_out', door: 'dashboard', limit });
+        return { ok: false, limited: true, waitS: Math.ceil(wait / 1000) };
+      }
       let ok = false;
       let who = e;
       if (e === '' && args.sandbox) {
@@ -57,10 +73,12 @@ export function dashboardSessions(args: { store: Store; now: () => number; sandb
         ok = (await verifyPassword(password, user?.password_hash ?? null)) && user !== null;
       }
       if (!ok) {
-        for (const k of keys) failures.set(k, [...recent(k, now), now]);
+        const next = Math.max(byAddress.fail(addrKey, now), byUser.fail(userKey, now));
+        args.log?.warn('dashboard sign-in failed', { door: 'dashboard', ...ref(e), next_wait_s: Math.ceil(next / 1000) });
+        args.onEvent?.({ kind: 'sign_in_failed', door: 'dashboard' });
         return { ok: false, limited: false };
       }
-      for (const k of keys) failures.delete(k);
+      byUser.clear(userKey);
       return { ok: true, ...(await open(who)) };
     },
     async lookup(token) {

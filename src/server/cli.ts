@@ -29,16 +29,34 @@ Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(10)}  ${c.summary}`).join('\n')}
 
 "usp-server COMMAND --help" (or "usp-server help COMMAND") shows a command's usage and options.
+
+Exit status: 0 done; 1 the command ran and failed (a business file with problems, a port already
+in use, a database it cannot open, an unknown id, a refused change); 2 the command was used
+wrongly (an unknown command or option, a missing or bad value).
 `;
 
 /** Every flag of every command, in one table (each command's help says which it reads). */
 
+/**
+ * `--trust-proxy` given with no list (the flag's older, boolean form) means a proxy on this host:
+ * written out as `--trust-proxy=loopback` so the parser, which wants a value, takes it.
+ */
+export function bareTrustProxy(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    if (argv[i] === '--trust-proxy' && (next === undefined || !/^(loopback|[0-9a-fA-F.:/[\],]+)$/.test(next))) out.push('--trust-proxy=loopback');
+    else out.push(argv[i]);
+  }
+  return out;
+}
+
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: bareTrustProxy(argv), options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
-    console.error(`usp-server: ${(err as Error).message} (see usp-server --help)`);
+    console.error(parseFailure(err as Error & { code?: string }, argv));
     return 2;
   }
   const { values: flags, positionals } = parsed;
@@ -80,7 +98,72 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`usp-server: ${err.message}`);
       return 1;
     }
-    console.error(`usp-server: ${(err as Error)?.message ?? String(err)}`);
+    console.error(`usp-server: ${nativeModuleMismatch(err) ?? (err as Error)?.message ?? String(err)}`);
     return 1;
   }
+}
+
+/** The command named in argv (the first word that is a command), for its usage line. */
+function commandIn(argv: string[]): Command | undefined {
+  return COMMANDS.find((c) => argv.includes(c.name));
+}
+
+/** A command's usage line(s): what its help says under "Usage:". */
+function usageOf(command: Command | undefined): string {
+  if (!command) return 'Usage: usp-server COMMAND [options]   (usp-server --help lists the commands)';
+  const lines = command.help.split('\n');
+  const at = lines.findIndex((l) => l.trim() === 'Usage:');
+  const usage = at < 0 ? [] : lines.slice(at + 1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.trim() !== ''));
+  return `Usage:\n${usage.join('\n')}\n(usp-server ${command.name} --help lists its options)`;
+}
+
+/** The flag of the table nearest to `name` by edit distance, when it is close enough to be a typo. */
+export function nearestFlag(name: string, flags: readonly string[] = Object.keys(OPTIONS)): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const f of flags) {
+    const d = editDistance(name, f);
+    if (d < bestDistance) [best, bestDistance] = [f, d];
+  }
+  return best !== undefined && bestDistance <= Math.max(1, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+/** Edit distance with adjacent transpositions counted as one edit (optimal string alignment). */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** Node's parse errors in our words: the flag at fault, a near flag that exists, and the usage line. */
+function parseFailure(err: Error & { code?: string }, argv: string[]): string {
+  const usage = usageOf(commandIn(argv));
+  const flag = /'(-{1,2}[^' ]+)/.exec(err.message)?.[1];
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) {
+    const near = nearestFlag(flag.replace(/^-+/, ''));
+    return `usp-server: unknown option ${flag}${near ? ` (did you mean --${near}?)` : ''}\n${usage}`;
+  }
+  if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) {
+    const takesValue = (OPTIONS as Record<string, { type: string }>)[flag.replace(/^-+/, '')]?.type === 'string';
+    return `usp-server: ${flag} ${takesValue ? 'needs a value' : 'takes no value'}\n${usage}`;
+  }
+  return `usp-server: ${err.message}\n${usage}`;
+}
+
+/**
+ * One line for a native module built for another Node.js (better-sqlite3 compiled by one Node, run
+ * by another first on PATH), instead of the loader's paragraph; null for any other error.
+ */
+export function nativeModuleMismatch(err: unknown): string | null {
+  const message = (err as Error)?.message ?? '';
+  const m = /NODE_MODULE_VERSION (\d+)[\s\S]*?requires\s+NODE_MODULE_VERSION (\d+)/.exec(message);
+  if (!m) return null;
+  const module = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(message)?.[1] ?? 'a native module';
+  return `${module} was built for another Node.js (module version ${m[1]}; this is Node ${process.version}, which needs ${m[2]}): run \`npm rebuild ${module === 'a native module' ? '' : module}\` with this Node first on PATH (README "Troubleshooting")`;
 }

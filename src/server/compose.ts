@@ -29,7 +29,20 @@ import { createMetrics, type ServerMetrics } from './metrics.js';
 import { createLogger } from './logging.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy, freezePolicy, type SecurityOptions } from './security-wiring.js';
-import { LOOPBACK_HOSTS, apiKeyMatches, clientAddressKey, isLoopbackHost, popAlgorithms, type AuthPolicy, type ProfileResolver } from '../security/index.js';
+import {
+  LOOPBACK_HOSTS,
+  apiKeyMatches,
+  clientAddress as addressOf,
+  clientAddressKey,
+  isLoopbackAddress,
+  isLoopbackHost,
+  popAlgorithms,
+  trustedProxies,
+  viaTrustedProxy,
+  type AuthPolicy,
+  type ProfileResolver,
+  type TrustedProxies,
+} from '../security/index.js';
 import {
   DEFAULT_RETRY,
   WebhookDispatcher,
@@ -40,7 +53,8 @@ import {
   type WebhookSender,
 } from '../webhooks/index.js';
 import type { Context } from 'hono';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import { guardConnections } from './connection-guard.js';
 import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
 import { createHost, type Door, type HostApp } from './host.js';
 import { dashboardDoor, mcpDoor, oauthDoor, pagesDoor, restDoor } from './doors.js';
@@ -70,8 +84,12 @@ export interface ServerOptions {
   allowedOrigins?: string[];
   /** Authentication settings (mechanisms, profile fetching, nonces, rate limits). */
   security?: SecurityOptions;
-  /** Believe X-Forwarded-Proto/Host from a TLS-terminating proxy; plain-http requests it did not vouch for are refused. */
-  trustProxy?: boolean;
+  /**
+   * The TLS-terminating proxies in front of the server (addresses or CIDRs; `true`: loopback only).
+   * Their X-Forwarded-For/Proto/Host are believed, nobody else's; plain-http requests a proxy did
+   * not mark https are refused.
+   */
+  trustProxy?: boolean | string | readonly string[];
   /** Connection limits of the HTTP listener (slow clients, idle keep-alive, too many sockets). */
   connections?: Partial<ConnectionLimits>;
   /** MCP sessions: caps (global, per client address) and how soon unused and idle ones are closed. */
@@ -90,7 +108,7 @@ export interface ServerOptions {
   /** Receives events after their transaction commits. */
   onEvents?: (events: readonly OutboxEvent[]) => void;
   /** The OAuth authorization server and buyer account pages (on by default); false turns them off. */
-  oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode'>;
+  oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode' | 'registration'>;
   /** The role served instead of the business's (the discovery registry). */
   role?: ServerRole;
   /** Bytes of computed availability answers kept for reuse (default 32 MiB); 0 turns the cache off. */
@@ -117,11 +135,22 @@ export interface ConnectionLimits {
   requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this. Default 5 s. */
   keepAliveTimeoutMs: number;
-  /** Connections beyond this are closed on arrival. Default 1000. */
+  /** Most sockets at once; at it, a newcomer replaces the socket idle the longest, or is closed when all are busy. Default 1000. */
   maxConnections: number;
+  /** Most sockets one client address holds (a trusted proxy is not counted as one client). Default 100. */
+  maxConnectionsPerAddress: number;
+  /** Near the cap (90 %), sockets idle this long are closed as new ones arrive. Default 1 s. */
+  pressureIdleMs: number;
 }
 
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 1000 };
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1000,
+  maxConnectionsPerAddress: 100,
+  pressureIdleMs: 1_000,
+};
 
 export interface UspServer {
   biz: Business;
@@ -190,6 +219,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const configuredPublicUrl = opts.business.settings.public_url?.replace(/\/$/, '');
   let baseUrl = biz.publicUrl;
   let listenUrl: string | undefined;
+  const proxies = trustedProxies(opts.trustProxy);
   const { policy: basePolicy, resolver } = await buildAuthPolicy({
     business: opts.business,
     sandbox: opts.sandbox,
@@ -206,10 +236,11 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   // Composed in phases: the authorization server and its resource server first, then the policy
   // that takes its token verifier, frozen before anything (the pipeline, a door) can hold it.
   const oauth: OAuthDoor | undefined = opts.oauth === false || role ? undefined : await mountOAuth({
-    store, log, sandbox: opts.sandbox, trustProxy: Boolean(opts.trustProxy), baseUrl: () => baseUrl, businessName: biz.def.business.name,
+    store, log, sandbox: opts.sandbox, trustProxy: proxies.any, clientAddress: (req, env) => addressOf(req, env, proxies), baseUrl: () => baseUrl, businessName: biz.def.business.name,
     capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
     accepted: () => authPolicy.accepted,
-    allowLoopback: Boolean(opts.security?.allowLoopbackProfiles), ...(opts.oauth ?? {}),
+    allowLoopback: Boolean(opts.security?.allowLoopbackProfiles), now: () => clock.now(), onAccountEvent: (e) => metrics?.recordAccountEvent(e), profiles: resolver,
+    onRegistration: (outcome) => metrics?.recordRegistration(outcome), ...(opts.oauth ?? {}),
   });
   const authPolicy: AuthPolicy = freezePolicy(
     oauth
@@ -284,18 +315,10 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       keys: keyring.published(clock.now()),
       tokenEndpoint: oauth ? `${baseUrl}/oauth/token` : undefined,
     });
-  /**
-   * Who is on the other end, for per-address limits: the socket's peer, or behind --trust-proxy the
-   * last X-Forwarded-For hop (the one our proxy appended; hops before it are the client's word).
-   * IPv6 addresses count per /64.
-   */
+  /** Who is on the other end (limits, lockouts, logs, /metrics): src/security/client-address.ts; IPv6 counted per /64. */
   const clientAddress = (c: Context): string | undefined => {
-    if (opts.trustProxy) {
-      const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter(Boolean);
-      if (hops.length > 0) return clientAddressKey(hops[hops.length - 1]);
-    }
-    const peer = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
-    return peer ? clientAddressKey(peer) : undefined;
+    const a = addressOf(c.req.raw, c.env, proxies);
+    return a ? clientAddressKey(a) : undefined;
   };
   let openapiDoc: Record<string, unknown> | undefined;
   const rest = createRestApp({
@@ -303,7 +326,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     profile,
     openapi: () => (openapiDoc ??= buildOpenApi(baseUrl, role?.operations)),
     operations: role?.operations,
-    trustProxy: opts.trustProxy,
+    viaProxy: (c) => viaTrustedProxy(c.env, proxies),
     clientAddress: (c) => clientAddress(c),
   });
   const mcpHttp = createMcpHttp({ pipeline, operations: role?.operations, instructions: role?.instructions }, hub, { clientAddress, ...(opts.mcpSessions ?? {}) });
@@ -311,14 +334,17 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
   // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback. The buyer
   // pages belong to the business role only.
-  const sessions = dashboardSessions({ store, now: () => clock.now(), sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes });
+  const sessions = dashboardSessions({ store, now: () => clock.now(), sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes, log, onEvent: (e) => metrics?.recordAccountEvent(e) });
   const doors: Door[] = role
     ? [mcpDoor(mcpHttp.app), ...(role.doors ?? []), restDoor(rest)]
-    : [mcpDoor(mcpHttp.app, oauth), ...(oauth ? [oauthDoor(oauth)] : []), dashboardDoor(pipeline, sessions), pagesDoor(pipeline), restDoor(rest)];
+    : [mcpDoor(mcpHttp.app, oauth), ...(oauth ? [oauthDoor(oauth)] : []), dashboardDoor(pipeline, sessions, (req, env) => {
+        const a = addressOf(req, env, proxies);
+        return a ? clientAddressKey(a) : undefined;
+      }), pagesDoor(pipeline), restDoor(rest)];
   const app = createHost({
     doors,
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,
-    trustProxy: opts.trustProxy,
+    proxies,
     allowedHosts,
     allowedOrigins: opts.allowedOrigins ?? [],
     log,
@@ -342,12 +368,13 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     dispatcher: () => (wh.enabled === false ? 'disabled' : !dispatcher!.isRunning ? 'stopped' : dispatcher!.isPaused ? 'paused' : 'running'),
     shuttingDown: () => shuttingDown,
   });
-  const metricsEndpoint = metricsHandler(metrics, { trustProxy: Boolean(opts.trustProxy), adminKeyHashes: authPolicy.adminKeyHashes });
+  const metricsEndpoint = metricsHandler(metrics, { proxies, adminKeyHashes: authPolicy.adminKeyHashes });
   // Requests being answered by the host (a shutdown waits for them).
   let hostInFlight = 0;
   const hostIdle = new Set<() => void>();
   const hostFetch = app.fetch as (r: Request, ...a: unknown[]) => Response | Promise<Response>;
   const fetch = async (req: Request, ...rest: unknown[]): Promise<Response> => {
+    forgetForwarding(rest[0], proxies);
     const early = probes(req) ?? metricsEndpoint(req, rest[0]);
     if (early) return early;
     hostInFlight++;
@@ -391,7 +418,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     async listen(port, host = '127.0.0.1') {
       const loopback = isLoopbackHost(host);
       // Plaintext only where nobody can listen in: loopback, or a proxy that terminated TLS (spec 10.2.1).
-      if (!opts.tls && !loopback && !opts.trustProxy) {
+      if (!opts.tls && !loopback && !proxies.any) {
         throw new Error(`refusing to serve plain HTTP on ${host}: give --tls-cert/--tls-key, listen on loopback, or run behind a TLS proxy with --trust-proxy`);
       }
       const limits = { ...DEFAULT_CONNECTION_LIMITS, ...(opts.connections ?? {}) };
@@ -418,15 +445,16 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
           ? serve({ fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { cert: opts.tls.cert, key: opts.tls.key, ...timing } }, () => resolve())
           : serve({ fetch, port, hostname: host, serverOptions: timing }, () => resolve());
         http.once('error', reject);
-        const server = http as ServerType & { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; maxConnections: number };
+        const server = http as HttpServer;
         server.headersTimeout = limits.headersTimeoutMs;
         server.requestTimeout = limits.requestTimeoutMs;
         server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-        server.maxConnections = limits.maxConnections;
+        guardConnections(server, { ...limits, maxConnectionsPerAddress: Math.min(limits.maxConnectionsPerAddress, limits.maxConnections) }, proxies);
       });
       const addr = http!.address() as AddressInfo;
-      if (allowedHosts.length === 0 && loopback) allowedHosts.push(...LOOPBACK_HOSTS);
       const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+      // The address listened on is a name clients use too (127.0.0.2 is not among the usual ones).
+      if (allowedHosts.length === 0 && loopback) allowedHosts.push(...new Set([...LOOPBACK_HOSTS, shownHost]));
       const url = `${opts.tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
       listenUrl = url;
       if (opts.security?.allowLoopbackProfiles && !loopback) {
@@ -488,24 +516,21 @@ function withHeader(res: Response, name: string, value: string): Response {
 }
 
 /**
- * `GET /metrics`: open to a loopback peer (a Prometheus on the same host or a sidecar); from any
- * other address it needs an admin API key as a Bearer token. Behind --trust-proxy the peer is the
- * last X-Forwarded-For hop, so a public proxy on loopback does not open it to the world.
+ * `GET /metrics`: open to a loopback client (a Prometheus on the same host or a sidecar); from any
+ * other address it needs an admin API key as a Bearer token. The client is the one clientAddress
+ * names: behind a trusted proxy on loopback, the address the proxy forwarded for, so such a proxy
+ * does not open it to the world; from anyone else, X-Forwarded-For is ignored.
  */
 function metricsHandler(
   metrics: ServerMetrics,
-  o: { trustProxy: boolean; adminKeyHashes: readonly string[] },
+  o: { proxies: TrustedProxies; adminKeyHashes: readonly string[] },
 ): (req: Request, env: unknown) => Promise<Response> | undefined {
   return (req, env) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
     if (new URL(req.url).pathname !== '/metrics') return undefined;
-    let peer = (env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
-    if (o.trustProxy) {
-      const hops = (req.headers.get('x-forwarded-for') ?? '').split(',').map((x) => x.trim()).filter(Boolean);
-      if (hops.length > 0) peer = hops[hops.length - 1];
-    }
+    const client = addressOf(req, env, o.proxies);
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
-    if (!isLoopback(peer) && !(bearer && apiKeyMatches(bearer, o.adminKeyHashes))) {
+    if (!(client && isLoopbackAddress(client)) && !(bearer && apiKeyMatches(bearer, o.adminKeyHashes))) {
       return Promise.resolve(
         new Response(JSON.stringify({ error: 'metrics are open on loopback; from elsewhere send an admin API key as a Bearer token' }), {
           status: 401,
@@ -519,8 +544,12 @@ function metricsHandler(
   };
 }
 
-function isLoopback(addr: string | undefined): boolean {
-  if (!addr) return false;
-  const a = addr.startsWith('::ffff:') ? addr.slice(7) : addr;
-  return a === '::1' || /^127\.\d+\.\d+\.\d+$/.test(a);
+/**
+ * A request from a peer that is not a trusted proxy: its X-Forwarded-* headers are dropped from the
+ * Node request, so the OAuth library (which reads them from there) believes none of them either.
+ */
+function forgetForwarding(env: unknown, proxies: TrustedProxies): void {
+  const incoming = (env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming || !proxies.any || viaTrustedProxy(env, proxies)) return;
+  for (const name of Object.keys(incoming.headers)) if (name.startsWith('x-forwarded-')) delete incoming.headers[name];
 }

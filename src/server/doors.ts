@@ -3,7 +3,7 @@
  * host's: MCP owns its paths outright, the buyer's pages take browser requests on the paths they
  * share with REST, and REST takes everything else (its unknown paths are problem+json 404s).
  */
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { createBuyerPages, isPageRequest, pageRefusal } from '../bindings/pages/index.js';
 import { createDashboard, dashboardRefusal, isDashboardRequest, type DashboardSessions } from '../bindings/dashboard/index.js';
 import { problemResponse } from '../bindings/rest/index.js';
@@ -72,8 +72,8 @@ export function pagesDoor(pipeline: Pipeline): Door {
 }
 
 /** The business's dashboard at /admin (its screens, login and style sheet; the admin API keeps the rest of /admin). */
-export function dashboardDoor(pipeline: Pipeline, sessions: DashboardSessions): Door {
-  const app = createDashboard({ pipeline, sessions });
+export function dashboardDoor(pipeline: Pipeline, sessions: DashboardSessions, clientAddress: (req: Request, env: unknown) => string | undefined): Door {
+  const app = createDashboard({ pipeline, sessions, clientAddress });
   return {
     name: 'dashboard',
     claims: isDashboardRequest,

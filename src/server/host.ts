@@ -14,6 +14,8 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { ProtocolError, correlationIdOf } from '../operations/index.js';
+import { viaTrustedProxy, type TrustedProxies } from '../security/index.js';
+import { MalformedBody } from '../web/index.js';
 
 /** What a door's app receives as its env: the Node request (client address) and the host's correlation id. */
 export interface DoorEnv {
@@ -45,13 +47,13 @@ export interface HostOptions {
   doors: readonly Door[];
   /** Largest accepted request body in bytes on every door that sets none of its own (413 above it). */
   maxBodyBytes: number;
-  /** Behind a TLS-terminating proxy: requests it did not mark https are refused (spec 10.2.1). */
-  trustProxy?: boolean;
+  /** The TLS-terminating proxies in front: when any is named, requests a proxy did not mark https are refused (spec 10.2.1). */
+  proxies?: TrustedProxies;
   /** Host header values accepted by `browsers` doors (host or host:port); empty means any. Read per request, so it may be filled at listen time. */
   allowedHosts: readonly string[];
   /** Browser origins accepted by `browsers` doors besides the server's own. */
   allowedOrigins: readonly string[];
-  log?: { error(msg: string, fields?: Record<string, unknown>): void };
+  log?: { error(msg: string, fields?: Record<string, unknown>): void; warn?(msg: string, fields?: Record<string, unknown>): void };
 }
 
 /** `path` is `root` or below it: the claim of a door that owns whole paths. */
@@ -114,9 +116,12 @@ export function createHost(opts: HostOptions): HostApp {
     c.res.headers.set('X-Content-Type-Options', 'nosniff');
     c.res.headers.set('USP-Correlation-Id', correlationId);
   });
-  // Plaintext only where nobody can listen in: behind --trust-proxy, the proxy must say it was https.
+  // Plaintext only where nobody can listen in: behind --trust-proxy, a trusted proxy must say it was
+  // https (anyone else's X-Forwarded-Proto is not believed).
   app.use('*', async (c, next) => {
-    if (opts.trustProxy && c.req.header('x-forwarded-proto') !== 'https' && new URL(c.req.url).protocol !== 'https:') {
+    const proxies = opts.proxies;
+    const forwardedHttps = proxies ? viaTrustedProxy(c.env, proxies) && c.req.header('x-forwarded-proto') === 'https' : false;
+    if (proxies?.any && !forwardedHttps && new URL(c.req.url).protocol !== 'https:') {
       return c.get('door').refuse(c.req.raw, 400, new ProtocolError('invalid_request', 'Use HTTPS: this business does not accept plaintext requests.', { detailCode: 'https_required' }));
     }
     await next();
@@ -151,8 +156,13 @@ export function createHost(opts: HostOptions): HostApp {
   app.use('*', (c, next) => limits.get(c.get('door'))!(c, next));
   app.all('*', (c) => c.get('door').fetch(c.req.raw, { ...(c.env as object), correlationId: c.get('correlationId') }));
   app.onError((err, c) => {
-    opts.log?.error('unexpected HTTP failure', { error: String(err), path: c.req.path });
     const door = c.get('door') ?? fallback;
+    // A form that does not parse is the sender's mistake: 400 in the door's format, and a line for the operator.
+    if (err instanceof MalformedBody) {
+      (opts.log?.warn ?? opts.log?.error)?.call(opts.log, 'malformed request body', { door: door.name, path: c.req.path, error: String(err.cause) });
+      return door.refuse(c.req.raw, 400, new ProtocolError('invalid_request', 'The form could not be read. Go back and send it again.', { detailCode: 'malformed_body' }));
+    }
+    opts.log?.error('unexpected HTTP failure', { error: String(err), path: c.req.path });
     return door.refuse(c.req.raw, 500, new ProtocolError('server_error', 'The business could not process the request.'));
   });
   return app;

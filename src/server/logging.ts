@@ -5,7 +5,8 @@
  *
  * Buyer personal data never reaches the sink. Two nets, both applied to every line whoever wrote it:
  * - members named for personal data (`buyer`, `email`, `first_name`, `phone_number`, `delivery_address`,
- *   ...) are replaced by `[redacted]` at any depth;
+ *   a booking's `notes`, ...) are replaced by `[redacted]` at any depth, and `reason` (a cancellation's
+ *   or a decline's) below the top level;
  * - every other string is scrubbed of anything shaped like an e-mail address or a phone number, for
  *   free text (notes, error messages, URLs) that may quote one.
  */
@@ -56,7 +57,19 @@ const PII_KEYS = new Set([
   'phone_number',
   'delivery_address',
   'address',
+  // The buyer's own words: notes on a booking and why they cancel or decline (health, plans, family).
+  'notes',
+  'note',
+  'special_requests',
+  'cancellation_reason',
 ]);
+
+/**
+ * Redacted below the top level only: inside a call's input or a booking (`input.reason`,
+ * `cancellation.reason`) it is the buyer's text; a line's own top-level `reason` is the server's
+ * (why the database is unavailable).
+ */
+const NESTED_PII_KEYS = new Set(['reason']);
 
 const EMAIL = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.[\p{L}]{2,}/gu;
 // International numbers (+ and 7-15 digits, spaces, dots, dashes or brackets between) and the
@@ -77,7 +90,11 @@ export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): 
   if (value instanceof Error) return scrubText(`${value.name}: ${value.message}`);
   if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1, seen));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = PII_KEYS.has(k.toLowerCase()) && v !== null && v !== undefined ? REDACTED : scrub(v, depth + 1, seen);
+  for (const [k, v] of Object.entries(value)) {
+    const key = k.toLowerCase();
+    const personal = PII_KEYS.has(key) || (depth > 0 && NESTED_PII_KEYS.has(key));
+    out[k] = personal && v !== null && v !== undefined ? REDACTED : scrub(v, depth + 1, seen);
+  }
   return out;
 }
 

@@ -3,6 +3,9 @@
  * - `usp_calls_total` and `usp_call_duration_seconds` by door, operation and outcome (fed by the
  *   pipeline's one report per call), `usp_rate_limit_refusals_total` by door and operation;
  * - `usp_webhook_delivery_attempts_total` by result (fed by the dispatcher);
+ * - sign-in and sign-up at the account pages and the dashboard: `usp_sign_in_failures_total` by door,
+ *   `usp_sign_in_lockouts_total` by door and the limit that refused, `usp_sign_ups_total` by stage;
+ * - `usp_oauth_client_registrations_total` by outcome (`registered`, or why one was refused);
  * - `usp_mcp_sessions` (open sessions) and `usp_inflight_calls`;
  * - the availability cache: `usp_availability_cache_hits_total`, `..._misses_total`,
  *   `..._evictions_total`, `usp_availability_cache_entries` and `usp_availability_cache_bytes` (estimated);
@@ -16,6 +19,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { AvailabilityCacheStats, CallRecord } from '../operations/index.js';
 import { StoreUnavailable, type Store, type StoreGauges } from '../store/index.js';
 import type { AttemptResult } from '../webhooks/index.js';
+import type { AccountEvent } from '../security/index.js';
 
 /** A scrape never waits longer than this for the database's counts. */
 const GAUGE_TIMEOUT_MS = 2000;
@@ -26,6 +30,10 @@ export interface ServerMetrics {
   recordCall(call: CallRecord): void;
   /** The dispatcher's report of one recorded delivery attempt. */
   recordAttempt(result: AttemptResult): void;
+  /** A failed sign-in, an attempt refused by a limit, or a sign-up step. */
+  recordAccountEvent(e: AccountEvent): void;
+  /** The authorization server's report of one client registration: `registered`, or why it was refused. */
+  recordRegistration(outcome: string): void;
   /** Refresh the database gauges, then render every metric in the text format. */
   scrape(): Promise<string>;
   readonly contentType: string;
@@ -52,7 +60,21 @@ export function createMetrics(deps: {
   });
   const perCall = new Map<string, { calls: { inc(): void }; duration: { observe(v: number): void } }>();
   const refusals = new Counter({ name: 'usp_rate_limit_refusals_total', help: 'Calls refused with rate_limited, by door and operation.', labelNames: ['door', 'operation'], registers: [registry] });
+  const registrations = new Counter({
+    name: 'usp_oauth_client_registrations_total',
+    help: 'OAuth dynamic client registrations, by outcome: registered, or the reason one was refused (rate_limited, registrant_cap, profile_control_not_proven, invalid_redirect_uri, ...).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   const attempts = new Counter({ name: 'usp_webhook_delivery_attempts_total', help: 'Webhook delivery attempts recorded, by result (delivered, retry, failed, canceled, skipped).', labelNames: ['result'], registers: [registry] });
+  const signInFailures = new Counter({ name: 'usp_sign_in_failures_total', help: 'Sign-ins refused for a wrong password or an unknown email, by door (oauth: the buyer account pages; dashboard).', labelNames: ['door'], registers: [registry] });
+  const lockouts = new Counter({
+    name: 'usp_sign_in_lockouts_total',
+    help: 'Sign-in, sign-up and code attempts refused unchecked because a limit holds them back, by door and limit (address, account, signup_email, signup_address, verify_address).',
+    labelNames: ['door', 'limit'],
+    registers: [registry],
+  });
+  const signUps = new Counter({ name: 'usp_sign_ups_total', help: 'Buyer sign-up steps, by stage (started, completed, code_rejected).', labelNames: ['stage'], registers: [registry] });
   new Gauge({ name: 'usp_mcp_sessions', help: 'MCP sessions open in this process (stdio and HTTP).', registers: [registry], collect() { this.set(deps.sessions()); } });
   new Gauge({ name: 'usp_inflight_calls', help: 'Calls being executed right now.', registers: [registry], collect() { this.set(deps.inFlight()); } });
   const cacheStats = deps.availabilityCache;
@@ -121,6 +143,14 @@ export function createMetrics(deps: {
     },
     recordAttempt(result) {
       attempts.inc({ result });
+    },
+    recordAccountEvent(e) {
+      if (e.kind === 'sign_in_failed') signInFailures.inc({ door: e.door });
+      else if (e.kind === 'locked_out') lockouts.inc({ door: e.door, limit: e.limit });
+      else signUps.inc({ stage: e.stage });
+    },
+    recordRegistration(outcome) {
+      registrations.inc({ outcome: outcome.slice(0, 40) });
     },
     async scrape() {
       await readGauges();

@@ -49,10 +49,10 @@ export interface SecurityOptions {
 }
 
 /** Tokens per minute per subject. A 31-day availability query costs 31 tokens of `public`, any other call 1. */
-export const DEFAULT_RATE_LIMITS: Readonly<Record<RateBucket, number>> = { public: 1200, reads: 300, holds: 30, bookings: 20 };
+export const DEFAULT_RATE_LIMITS: Readonly<Record<RateBucket, number>> = { public: 1200, reads: 300, holds: 30, bookings: 20, registrations: 6, registrations_total: 120 };
 
 /** The sandbox (the demo, tests, the curl walkthrough) is ten times as generous, but not unlimited. */
-export const SANDBOX_RATE_LIMITS: Readonly<Record<RateBucket, number>> = { public: 12_000, reads: 3_000, holds: 300, bookings: 200 };
+export const SANDBOX_RATE_LIMITS: Readonly<Record<RateBucket, number>> = { public: 12_000, reads: 3_000, holds: 300, bookings: 200, registrations: 60, registrations_total: 1200 };
 
 export const ACCEPTED_MECHANISMS = ['platform_key_pop', 'booking_scoped_credential', 'http_message_signature', 'api_key'] as const;
 

@@ -144,3 +144,18 @@ describe('calls made from the dashboard are reported as its own door', () => {
     expect(text).not.toMatch(/usp_calls_total\{[^}]*door="cli"/);
   });
 });
+
+describe('the dashboard shows only messages the server chose, never text from a link', () => {
+  it('a crafted /admin?error=... link shows our generic words, not the attacker\'s sentence; ?ok= likewise', async () => {
+    const s = await signIn();
+    const lure = 'Your account is suspended: call +1 555 0100 and read out your password';
+    const bad = await (await s.get(`/admin?error=${encodeURIComponent(lure)}&ok=${encodeURIComponent('Payment received')}`)).text();
+    expect(bad).not.toContain('suspended');
+    expect(bad).not.toContain('Payment received');
+    expect(bad).toMatch(/role="alert">That could not be done; nothing was changed\./);
+    // An error code shows our words for it; a detail with a forged seal is ignored.
+    const coded = await (await s.get(`/admin?error=slot_unavailable&detail=${encodeURIComponent(lure)}&seal=forged`)).text();
+    expect(coded).toMatch(/role="alert">That time is no longer free; choose another\./);
+    expect(coded).not.toContain('suspended');
+  });
+});

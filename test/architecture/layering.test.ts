@@ -288,8 +288,8 @@ export const RULES = {
     { layers: ['operations', 'domain', 'security'], typeOnlyLayers: ['store'], packages: ['zod'], node: ['crypto'] },
   ),
   // Node built-ins are allowed: a door frames bytes (streams, stdio, request ids) and needs them.
-  bindings: allowOnly('src/bindings imports only src/operations, src/security, its own folder and packages: never the store or the domain', 'src/bindings/', {
-    layers: ['bindings', 'operations', 'security'],
+  bindings: allowOnly('src/bindings imports only src/operations, src/security, src/web, its own folder and packages: never the store or the domain', 'src/bindings/', {
+    layers: ['bindings', 'operations', 'security', 'web'],
     packages: 'any',
     node: 'any',
   }),
@@ -306,8 +306,15 @@ export const RULES = {
   // The OAuth door: an authorization server library and account pages. Like a door it reaches the
   // core through operations (the pipeline) and the security policy; its own records and the buyer
   // accounts go through the store's repositories; never the domain.
-  oauth: allowOnly('src/oauth imports only operations, security, the store, its own files, packages and node built-ins: never the domain or another door', 'src/oauth/', {
-    layers: ['oauth', 'operations', 'security', 'store'],
+  oauth: allowOnly('src/oauth imports only operations, security, the store, web, its own files, packages and node built-ins: never the domain or another door', 'src/oauth/', {
+    layers: ['oauth', 'operations', 'security', 'store', 'web'],
+    packages: 'any',
+    node: 'any',
+  }),
+  // What the HTML doors (dashboard, buyer pages, OAuth pages) share: reading forms, and so on. It
+  // knows HTTP and HTML, nothing of the core.
+  web: allowOnly('src/web imports only its own files, packages and node built-ins', 'src/web/', {
+    layers: ['web'],
     packages: 'any',
     node: 'any',
   }),

@@ -61,7 +61,7 @@ const ALL_OPERATIONS = [...OPERATIONS, ...REGISTRY_OPERATIONS];
 const OPERATION_NAMES = ALL_OPERATIONS.map((o) => o.name);
 const TOOL_NAMES = ALL_OPERATIONS.flatMap((o) => (o.tool ? [o.tool] : []));
 /** Where a door may spell tool names: the copy a model reads (tool descriptions, result summaries pointing at the next tool). */
-const TOOL_COPY = ['src/bindings/mcp/descriptions.ts', 'src/bindings/mcp/summary.ts', 'src/bindings/mcp/registry-descriptions.ts', 'src/bindings/mcp/registry-summary.ts'];
+const TOOL_COPY = ['src/bindings/mcp/descriptions.ts', 'src/bindings/mcp/summary.ts', 'src/bindings/mcp/booking-text.ts', 'src/bindings/mcp/terms-text.ts', 'src/bindings/mcp/registry-descriptions.ts', 'src/bindings/mcp/registry-summary.ts'];
 
 describe('a door never names an operation: every fact about one is read from its row', () => {
   test('the doors are walked and the table has names to look for', () => {

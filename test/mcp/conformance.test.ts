@@ -13,7 +13,7 @@ import { assertValid, deepResolve, describeConformance, mcpToolNames, openrpcDoc
 import { connectMcp, errorCodes, meta, nyDate, type McpConn, type ToolResult } from './helpers.js';
 
 /** Tools of ours beyond the OpenRPC document (docs/DECISIONS.md: the buyer's history for usp:history). */
-const OUR_TOOLS = ['usp_bookings_list'];
+const OUR_TOOLS = ['usp_bookings_list', 'uspserver_bookings_quote'];
 
 /** The OpenRPC business tools this server implements: every method except the discovery registry. */
 const expectedTools = (): string[] => mcpToolNames().filter((n) => !n.startsWith('usp_registry_'));
@@ -197,16 +197,34 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
     expect(names).toHaveLength(21);
   });
 
-  it('each inputSchema has the OpenRPC param names as properties and the OpenRPC required params as required', () => {
+  it('each inputSchema has the OpenRPC param names as properties and requires what the OpenRPC requires, except what the server supplies (_meta)', () => {
     for (const tool of tools) {
       const params = openrpcParams(tool.name);
       const ours = Object.keys(tool.inputSchema.properties ?? {});
       for (const p of params) expect(ours, `${tool.name}: inputSchema lacks the OpenRPC param "${p.name}"`).toContain(p.name);
       const theirs = params.map((p) => p.name);
       for (const name of ours) expect([...theirs, '_meta', ...(SPEC_EXTRAS[tool.name] ?? [])], `${tool.name}: inputSchema property "${name}" is not an OpenRPC param`).toContain(name);
-      const required = params.filter((p) => p.required === true).map((p) => p.name).sort();
+      // _meta carries the profile (supplied on stdio and by an OAuth token) and the idempotency key (generated when absent).
+      const required = params.filter((p) => p.required === true && p.name !== '_meta').map((p) => p.name).sort();
       expect([...(tool.inputSchema.required ?? [])].sort(), `${tool.name}: required params`).toEqual(required);
+      expect(JSON.stringify(tool.inputSchema.properties._meta), `${tool.name}: nothing in _meta is required`).not.toContain('"required"');
     }
+  });
+
+  it('the _meta.usp every OpenRPC tier names (profile, idempotency_key, if_match, authorization, correlation_id) is accepted by our inputSchema', () => {
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    const sample = (name: string) => (name === 'authorization' ? { mechanism: 'http_message_signature', credential: 'x' } : name === 'idempotency_key' ? randomUUID() : 'https://platform.example/profile.json');
+    let checked = 0;
+    for (const tool of tools) {
+      const meta = openrpcParams(tool.name).find((p) => p.name === '_meta');
+      const members = Object.keys(meta?.schema?.properties?.usp?.properties ?? {});
+      if (members.length === 0) continue;
+      const validate = ajv.compile(tool.inputSchema.properties._meta);
+      const value = { usp: Object.fromEntries(members.map((m) => [m, sample(m)])) };
+      expect(validate(value), `${tool.name}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(15);
   });
 
   it("each OpenRPC param's examples and default values are accepted by our inputSchema", () => {
@@ -265,11 +283,11 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
   it('usp_bookings_confirm_payment says when to call it (own processor only) and that a continue_url checkout needs no call', () => {
     const d = tools.find((tl) => tl.name === 'usp_bookings_confirm_payment')!.description as string;
     // Who calls it: only a platform that collected the money through its own payment processor.
-    expect(d).toMatch(/^Only for a platform that took the payment itself, through its own payment processor/);
+    expect(d).toMatch(/^Only for a platform that took the payment through its own processor/);
     // The hosted checkout: give the person the continue_url and do not call this tool.
-    expect(d).toMatch(/Do not call it when the person pays on the business's checkout page \(the payment action's continue_url\)/);
+    expect(d).toMatch(/Not when the person pays on the business's checkout page \(continue_url\): give them that link/);
     // The business learns of that payment by itself; read the booking to see it confirmed.
-    expect(d).toMatch(/the business learns of that payment by itself[^.]*usp_bookings_get/);
+    expect(d).toMatch(/the business confirms by itself[^.]*usp_bookings_get/);
   });
 
   it('annotations: read-only tools have readOnlyHint true; cancel, leave, decline and release have destructiveHint true', () => {

@@ -20,6 +20,7 @@ import { SSEClientTransport as SseV1 } from '@modelcontextprotocol/sdk/client/ss
 import { PLATFORM, startTestServer, type TestServer } from '../support/server.js';
 import { TEST_NOW, waitFor } from '../support/time.js';
 import { BIN, REPO_ROOT, ensureBuilt } from '../support/build.js';
+import { inheritedEnv } from '../support/cli.js';
 
 export const ZONE = 'America/New_York';
 
@@ -117,7 +118,7 @@ export async function connectMcp(line: SdkLine, kind: TransportKind, target?: st
       notifications.push(params);
       notificationMethods.push(n?.method ?? 'usp_webhook');
     });
-    if (kind === 'stdio') transport = new StdioV2({ command: process.execPath, args: STDIO_ARGS, cwd: REPO_ROOT, stderr: 'pipe' });
+    if (kind === 'stdio') transport = new StdioV2({ command: process.execPath, args: STDIO_ARGS, cwd: REPO_ROOT, env: inheritedEnv(), stderr: 'pipe' });
     else if (kind === 'memory') {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       const { server } = target as TestServer;
@@ -134,7 +135,7 @@ export async function connectMcp(line: SdkLine, kind: TransportKind, target?: st
         notificationMethods.push(n.method);
       },
     );
-    if (kind === 'stdio') transport = new StdioV1({ command: process.execPath, args: STDIO_ARGS, cwd: REPO_ROOT, stderr: 'pipe' });
+    if (kind === 'stdio') transport = new StdioV1({ command: process.execPath, args: STDIO_ARGS, cwd: REPO_ROOT, env: inheritedEnv(), stderr: 'pipe' });
     else if (kind === 'http') transport = new HttpV1(new URL('/mcp', url));
     else transport = new SseV1(new URL('/sse', url));
   }

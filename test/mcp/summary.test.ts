@@ -29,7 +29,7 @@ describe('an availability summary lets a model answer "when can I get a haircut?
     expect(data.slots.length).toBeGreaterThan(50);
     for (const s of data.slots) expect(text).toContain(s.id);
     expect(text).toContain('America/New_York');
-    expect(text).toContain('That is every open slot');
+    expect(text).toContain('That is every slot');
     expect(text.length / data.slots.length).toBeLessThan(40);
     expect(text.length).toBeLessThan(4_000);
   });
@@ -37,7 +37,9 @@ describe('an availability summary lets a model answer "when can I get a haircut?
   it('groups by day and time: the date is written once per day and each time once', async () => {
     const { data, text } = await answer({ service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
     const lines = text.split('\n');
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toBe('Resource ids (to filter, pass resource_id): Ava Chen res_stylist_ava, Carla Ruiz res_stylist_carla, Ben Okafor res_stylist_ben.');
+    lines.splice(1, 1);
     expect(lines[1].startsWith('Fri 4 Dec 2026: 9:00 ')).toBe(true);
     expect(text.match(/Dec 2026/g)!.length).toBe(3); // the range in the header, and the one day line
     const times = new Set(data.slots.map((s: any) => s.start));

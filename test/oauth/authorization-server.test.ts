@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { day } from '../support/server.js';
 import { hashPassword } from '../../src/oauth/index.js';
 import { startProfileServer } from '../support/profile-server.js';
-import { Browser, REDIRECT, authorizeUrl, csrfOf, actionOf, firstSlotAt, linkAccount, linkedTokens, mcpCallAt, pkce, register, startOAuthServer, tokenRequest, type OAuthTestServer } from './support.js';
+import { createSigningIdentity } from '../../src/client/platform-auth.js';
+import { Browser, REDIRECT, authorizeUrl, csrfOf, actionOf, firstSlotAt, linkAccount, linkedTokens, mcpCallAt, pkce, register, registerSigned, startOAuthServer, tokenRequest, type OAuthTestServer } from './support.js';
 
 let t: OAuthTestServer;
 beforeAll(async () => {
@@ -278,8 +279,8 @@ describe('buyer accounts never reveal whether an email has one, and sign-in is r
     expect(answers[0]).toBe('401 That email and password do not match an account.');
   });
 
-  test('brute force: after the per-account limit even the right password is refused with 429 and Retry-After, for known and unknown emails alike', async () => {
-    const limited = await startOAuthServer({ loginLimits: { perAddress: 100, perAccount: 3 } });
+  test('brute force: past three failures at an account from one address even the right password waits (429 and Retry-After), for known and unknown emails alike', async () => {
+    const limited = await startOAuthServer({ loginLimits: 'default' });
     try {
       // An account made directly (a sign-up would spend one attempt of the budget).
       await limited.server.store.transaction(async (tx) =>
@@ -292,7 +293,7 @@ describe('buyer accounts never reveal whether an email has one, and sign-in is r
         return browser.request(actionOf(login.text), { form: { csrf: csrfOf(login.text), email, password } });
       };
       for (const email of ['brute@example.com', 'ghost@example.com']) {
-        for (let i = 0; i < 3; i++) expect((await attempt(email, 'not the password')).status).toBe(401);
+        for (let i = 0; i < 4; i++) expect((await attempt(email, 'not the password')).status).toBe(401);
         const blocked = await attempt(email, 'correct horse battery');
         expect(blocked.status).toBe(429);
         expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -316,15 +317,15 @@ describe('DPoP-bound tokens (RFC 9449) and client_credentials for platforms (spe
 
   test('a platform with client_credentials and a registered profile books over REST as itself; the token is DPoP-bound and needs a fresh proof', async () => {
     const profiles = await startProfileServer();
-    const profileUrl = profiles.addProfile('/platform.json');
-    const client = await register(t.url, {
-      grant_types: ['client_credentials'],
-      redirect_uris: [],
-      response_types: [],
-      token_endpoint_auth_method: 'client_secret_basic',
-      client_name: 'Platform',
-      usp_platform_profile: profileUrl,
-    });
+    const signer = createSigningIdentity('platform-key');
+    const profileUrl = profiles.addProfile('/platform.json', { keys: [signer.publicJwk] });
+    const registered = await registerSigned(
+      t.url,
+      { grant_types: ['client_credentials'], redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic', client_name: 'Platform', usp_platform_profile: profileUrl },
+      signer,
+    );
+    expect(registered.status).toBe(201);
+    const client = (await registered.json()) as { client_id: string; client_secret: string };
     const key = await newKey();
     const basic = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
     const tok = await tokenRequest(t.url, { grant_type: 'client_credentials', resource: `${t.url}/`, scope: 'usp:booking' }, { authorization: basic, dpop: await dpopProof(key, 'POST', `${t.url}/oauth/token`) });

@@ -21,7 +21,8 @@ async function twoServersShareOneAuthorizationServer(db: string) {
     expect(meta.issuer).toBe(PUBLIC);
     const client = await register(a.url);
     const p = pkce();
-    const back = await linkAccount(a, new Browser(a.url), authorizeUrl(a.url, client.client_id, p, { resource: `${PUBLIC}/mcp` }), {
+    // The authorization server redirects to its public URL, which a load balancer would route to A.
+    const back = await linkAccount(a, new Browser(a.url, {}, PUBLIC), authorizeUrl(a.url, client.client_id, p, { resource: `${PUBLIC}/mcp` }), {
       email: 'shared@example.com',
       password: 'correct horse battery',
       signUp: true,

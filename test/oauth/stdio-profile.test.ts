@@ -7,8 +7,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, runCli } from '../support/cli.js';
+import { BIN, inheritedEnv, runCli } from '../support/cli.js';
 import { day } from '../support/server.js';
+import { TEST_NOW, clockEnv } from '../support/time.js';
 
 const open: Client[] = [];
 afterEach(async () => {
@@ -17,7 +18,9 @@ afterEach(async () => {
 
 async function connect(extra: string[]): Promise<Client> {
   const client = new Client({ name: 'stdio-test', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--demo', '--db', ':memory:', ...extra], stderr: 'ignore' }));
+  // The child runs on the test's clock, so `day(n)` (from TEST_NOW) names the same days for both.
+  const env = inheritedEnv(clockEnv(TEST_NOW));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--demo', '--db', ':memory:', ...extra], env, stderr: 'ignore' }));
   open.push(client);
   return client;
 }

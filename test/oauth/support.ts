@@ -3,10 +3,13 @@
  * cookie jar, PKCE, dynamic registration, the sign-in / sign-up / consent forms, the code exchange.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import { ManualClock, silentLogger, type Logger } from '../../src/operations/index.js';
 import { day, demoBusiness } from '../support/server.js';
 import { TEST_NOW } from '../support/time.js';
+import type { RegistrationLimits } from '../../src/oauth/registration.js';
+import { signedHeaders, type SigningIdentity } from '../../src/client/platform-auth.js';
 
 export const REDIRECT = 'http://127.0.0.1:1/callback';
 
@@ -20,7 +23,17 @@ export interface OAuthTestServer {
 }
 
 export async function startOAuthServer(
-  opts: { sandbox?: boolean; loginLimits?: { perAddress: number; perAccount: number }; log?: Logger; db?: string; publicUrl?: string; allowLoopbackProfiles?: boolean } = {},
+  opts: {
+    sandbox?: boolean;
+    loginLimits?: { perAddress: number; signupsPerAddress?: number } | 'default';
+    log?: Logger;
+    db?: string;
+    publicUrl?: string;
+    trustProxy?: boolean;
+    /** Development: loopback platform profiles and metadata documents (default true: the test hosts are on loopback). */
+    allowLoopbackProfiles?: boolean;
+    registration?: Partial<RegistrationLimits>;
+  } = {},
 ): Promise<OAuthTestServer> {
   const clock = new ManualClock(TEST_NOW);
   const codes = new Map<string, string>();
@@ -32,12 +45,30 @@ export async function startOAuthServer(
     log: opts.log ?? silentLogger,
     sweepIntervalMs: 0,
     webhooks: { enabled: false },
+    trustProxy: opts.trustProxy,
     // Platform profiles served by a loopback test server are fetched (the server itself is on loopback).
     security: { allowLoopbackProfiles: opts.allowLoopbackProfiles ?? true },
-    oauth: { loginLimits: opts.loginLimits ?? { perAddress: 1000, perAccount: 1000 }, deliverCode: (email, code) => codes.set(email, code) },
+    oauth: {
+      ...(opts.loginLimits === 'default' ? {} : { loginLimits: opts.loginLimits ?? { perAddress: 1000, signupsPerAddress: 1000 } }),
+      deliverCode: (email, code) => codes.set(email, code),
+      // One test address registers a client per test: the limits are tests' own business.
+      registration: { perAddressPerMinute: 1000, totalPerMinute: 1000, perRegistrant: 1000, ...(opts.registration ?? {}) },
+    },
   });
   const url = await server.listen(0, '127.0.0.1');
   return { url, server, clock, codes, close: () => server.close() };
+}
+
+/** One server for a file's (or a describe's) tests: started before them, closed after them; call the getter inside tests. */
+export function sharedOAuthServer(opts: Parameters<typeof startOAuthServer>[0] = {}): () => OAuthTestServer {
+  let t: OAuthTestServer | undefined;
+  beforeAll(async () => {
+    t = await startOAuthServer(opts);
+  }, 30_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+  return () => t!;
 }
 
 export const b64url = (b: Buffer) => b.toString('base64url');
@@ -49,7 +80,16 @@ export function pkce() {
 /** A browser's cookies for one origin (enough for our pages: names, values, paths). */
 export class Browser {
   private jar = new Map<string, { value: string; path: string }>();
-  constructor(private readonly origin: string) {}
+  /**
+   * `always`: headers sent with every request (a forged Host or X-Forwarded-Host, say).
+   * `publicOrigin`: the public URL the server publishes, which a load balancer would route to
+   * `origin`: redirects there are followed to `origin`.
+   */
+  constructor(
+    private readonly origin: string,
+    private readonly always: Record<string, string> = {},
+    private readonly publicOrigin?: string,
+  ) {}
   private cookieHeader(path: string): string {
     return [...this.jar.entries()].filter(([, c]) => path.startsWith(c.path)).map(([k, c]) => `${k}=${c.value}`).join('; ');
   }
@@ -68,7 +108,7 @@ export class Browser {
   /** One request, no redirects followed. */
   async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
     const u = new URL(url, this.origin);
-    const headers: Record<string, string> = { ...(init.headers ?? {}) };
+    const headers: Record<string, string> = { ...this.always, ...(init.headers ?? {}) };
     if (u.origin === this.origin) {
       const ck = this.cookieHeader(u.pathname);
       if (ck) headers.cookie = ck;
@@ -87,7 +127,8 @@ export class Browser {
     let res = await this.request(url, init);
     let at = new URL(url, this.origin).href;
     for (let i = 0; i < 10 && res.status >= 300 && res.status < 400; i++) {
-      const next = new URL(res.headers.get('location')!, at).href;
+      let next = new URL(res.headers.get('location')!, at).href;
+      if (this.publicOrigin && next.startsWith(`${this.publicOrigin}/`)) next = this.origin + next.slice(this.publicOrigin.length);
       if (!next.startsWith(this.origin)) return { res, url: next, text: '' };
       at = next;
       res = await this.request(next);
@@ -99,14 +140,24 @@ export class Browser {
 export const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 export const actionOf = (html: string) => /<form[^>]*action="([^"]+)"/.exec(html)?.[1]?.replace(/&#38;/g, '&') ?? '';
 
-export async function register(url: string, meta: Record<string, unknown> = {}): Promise<{ client_id: string; client_secret?: string } & Record<string, unknown>> {
+export async function register(url: string, meta: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<{ client_id: string; client_secret?: string } & Record<string, unknown>> {
   const res = await fetch(`${url}/oauth/register`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'Test Assistant', grant_types: ['authorization_code', 'refresh_token'], ...meta }),
   });
   if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${await res.text()}`);
   return (await res.json()) as never;
+}
+
+/**
+ * Register a client naming a platform profile: the request is signed (RFC 9421, with Content-Digest
+ * and created) with `signer`, whose key that profile publishes. Answers the raw response.
+ */
+export async function registerSigned(url: string, meta: Record<string, unknown>, signer: SigningIdentity, created?: number): Promise<Response> {
+  const body = JSON.stringify(meta);
+  const endpoint = `${url}/oauth/register`;
+  return fetch(endpoint, { method: 'POST', headers: signedHeaders(signer, 'POST', endpoint, { 'Content-Type': 'application/json' }, body, created), body });
 }
 
 export function authorizeUrl(url: string, clientId: string, p: { challenge: string }, extra: Record<string, string> = {}): string {

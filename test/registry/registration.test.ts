@@ -4,6 +4,7 @@
  * through the outbound rules, the catalog is indexed, and the index follows the business's changes.
  * Bad input gets the spec's codes and indexes nothing.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { createRegistryServer, type RegistryServer } from '../../src/server/regi
 import { ensureBuilt } from '../support/build.js';
 import { startServeCli, type RunningCli } from '../support/cli.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
-import { validateRestResponse } from '../support/spec.js';
+import { specErrors, validateRestResponse } from '../support/spec.js';
 
 const ADMIN = 'registry-admin-key-for-tests-0123456789';
 
@@ -36,7 +37,7 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     return path;
   };
   const startBusiness = async (amount: number) => {
-    business = await startServeCli(['--config', businessFile(amount), '--port', String(port), '--db', ':memory:', '--sandbox'], { timeoutMs: 20_000 });
+    business = await startServeCli(['--config', businessFile(amount), '--port', String(port), '--db', ':memory:', '--sandbox', '--signing-key', join(dir, 'key.pem'), '--signing-kid', 'biz-key-1'], { timeoutMs: 20_000 });
     port = Number(new URL(business.url).port);
   };
   const profileDoc = (restEndpoint: string, extraUsp: Record<string, unknown> = {}) => ({
@@ -79,10 +80,15 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     ensureBuilt();
     dir = mkdtempSync(join(tmpdir(), 'usp-registry-'));
     port = 0;
+    // The business's own signing key, known to the test so it can sign the registration as the
+    // business: the registry indexes a REST endpoint only under that endpoint's own profile.
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    writeFileSync(join(dir, 'key.pem'), privateKey.export({ format: 'pem', type: 'pkcs8' }));
+    const jwk = privateKey.export({ format: 'jwk' });
+    owner = { ...createSigningIdentity('biz-key-1'), privateKey, publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, kid: 'biz-key-1' } };
     await startBusiness(18000);
     profiles = await startProfileServer();
-    owner = createSigningIdentity('biz-key-1');
-    profileUrl = profiles.addProfile('/maple/.well-known/usp', { keys: [owner.publicJwk], extra: profileDoc(business.url) });
+    profileUrl = `${business.url}/.well-known/usp`;
     registry = await createRegistryServer({
       db: ':memory:',
       sandbox: false,
@@ -105,7 +111,7 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
   it('a business that signs with a key its profile publishes is registered, answering 201 with a valid RegistryEntry', async () => {
     const { status, body } = await signed('POST', '/registry/businesses', registration(profileUrl), owner, profileUrl);
     expect(status).toBe(201);
-    expect(validateRestResponse('POST', '/registry/businesses', 201, body)).toEqual([]);
+    expect(specErrors(() => validateRestResponse('POST', '/registry/businesses', 201, body))).toEqual([]);
     expect(body.registration).toMatchObject({ profile_url: profileUrl, status: 'active', deployment_mode: 'standalone' });
     expect(body.registration.id).toMatch(/^reg_/);
   });
@@ -117,7 +123,7 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     expect(bridal!.last_indexed_at).toMatch(/Z$/);
     expect(services.some((s) => s.availability_hint)).toBe(true);
     const body = await search({ query: 'bridal' });
-    expect(validateRestResponse('POST', '/registry/search_services', 200, body)).toEqual([]);
+    expect(specErrors(() => validateRestResponse('POST', '/registry/search_services', 200, body))).toEqual([]);
   });
 
   it('a price change at the business reaches the registry within a bounded time', async () => {
@@ -189,7 +195,7 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     const got = await fetch(`${registryUrl}/registry/businesses/${id}`);
     const gotBody = await got.json();
     expect(got.status).toBe(200);
-    expect(validateRestResponse('GET', '/registry/businesses/{id}', 200, gotBody)).toEqual([]);
+    expect(specErrors(() => validateRestResponse('GET', '/registry/businesses/{id}', 200, gotBody))).toEqual([]);
     const missing = await fetch(`${registryUrl}/registry/businesses/reg_nope`);
     expect(missing.status).toBe(404);
 
@@ -200,7 +206,7 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
 
     const updated = await signed('PUT', `/registry/businesses/${id}`, registration(profileUrl, { name: 'Maple & Pine (renamed)' }), owner, profileUrl);
     expect(updated.status).toBe(200);
-    expect(validateRestResponse('PUT', '/registry/businesses/{id}', 200, updated.body)).toEqual([]);
+    expect(specErrors(() => validateRestResponse('PUT', '/registry/businesses/{id}', 200, updated.body))).toEqual([]);
     expect(updated.body.registration.name).toBe('Maple & Pine (renamed)');
 
     const deleted = await signed('DELETE', `/registry/businesses/${id}`, undefined, owner, profileUrl);
@@ -214,7 +220,9 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     const path = '/fleeting/.well-known/usp';
     // A key stays bound to the first profile it presented (decision D9): another business, another key.
     const fleeting = createSigningIdentity('fleeting-key');
-    const url = profiles.addProfile(path, { keys: [fleeting.publicJwk], extra: profileDoc(business.url) });
+    // A business of its own, with an empty catalog served beside its profile.
+    const url = profiles.addProfile(path, { keys: [fleeting.publicJwk], extra: profileDoc(profiles.urlFor('/fleeting')) });
+    profiles.setRaw('/fleeting/services/feed', JSON.stringify({ items: [], pagination: { has_more: false } }));
     const reg = await signed('POST', '/registry/businesses', registration(url, { name: 'Fleeting Salon' }), fleeting, url);
     expect(reg.status).toBe(201);
     profiles.remove(path);

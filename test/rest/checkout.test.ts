@@ -17,8 +17,13 @@ async function paidBooking(t: TestServer, returnRequest?: unknown) {
 
 const pathOf = (url: string) => new URL(url).pathname;
 
+/** The buyer's click on the checkout page: its CSRF cookie and form token, then the post. */
 async function form(t: TestServer, path: string, choice: string) {
-  return fetch(t.url + path, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `choice=${choice}`, redirect: 'manual' });
+  const page = await fetch(t.url + path, { headers: { Accept: 'text/html' } });
+  const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0];
+  // Outside a sandbox the page has no form; the token is the cookie's value all the same (double submit).
+  const token = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? cookie.split('=')[1] ?? '';
+  return fetch(t.url + path, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', cookie }, body: `choice=${choice}&csrf=${token}`, redirect: 'manual' });
 }
 
 describe('the checkout page of a payment action', () => {
@@ -85,5 +90,50 @@ describe('the checkout page of a payment action', () => {
     t = await startTestServer();
     const res = await fetch(t.url + '/checkout/bkg_nope', { headers: { Accept: 'text/html' } });
     expect(res.status).toBe(404);
+  });
+});
+
+describe('the checkout form cannot be forged, and its return redirect goes only to the platform that asked', () => {
+  let t: TestServer;
+  afterEach(() => t?.close());
+
+  it('a checkout post from another site (no CSRF token, or a foreign Sec-Fetch-Site) pays nothing: 403 and the booking still requires_action', async () => {
+    t = await startTestServer();
+    const b = await paidBooking(t, { url: 'https://platform.example/return' });
+    const path = pathOf(b.actions[0].continue_url);
+    const bare = await fetch(t.url + path, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'choice=pay', redirect: 'manual' });
+    expect(bare.status).toBe(403);
+    expect(bare.headers.get('location')).toBeNull();
+    // Even with a token and cookie, a browser that says the post came from elsewhere is refused.
+    const page = await fetch(t.url + path, { headers: { Accept: 'text/html' } });
+    const token = /name="csrf" value="([^"]+)"/.exec(await page.text())![1];
+    const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0];
+    const cross = await fetch(t.url + path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', cookie, 'Sec-Fetch-Site': 'cross-site' },
+      body: `choice=pay&csrf=${token}`,
+      redirect: 'manual',
+    });
+    expect(cross.status).toBe(403);
+    expect((await t.call('GET', `/bookings/${b.id}`)).body.booking.status).toBe('requires_action');
+  });
+
+  it('a javascript:, data: or plain http return URL is refused when booking, and nothing is booked', async () => {
+    t = await startTestServer();
+    const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(2), end_date: day(2) });
+    for (const url of ['javascript:alert(document.cookie)', 'data:text/html,<script>alert(1)</script>', 'http://platform.example/return']) {
+      const r = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER, post_payment_return_request: { url } });
+      expect(r.status, url).not.toBe(201);
+      expect(JSON.stringify(r.body), url).toContain('post_payment_return_request');
+    }
+    expect((await t.call('GET', '/bookings')).body.bookings ?? []).toHaveLength(0);
+  });
+
+  it('a return URL on another site than the platform profile\'s origin is refused (an open redirect through the business)', async () => {
+    t = await startTestServer();
+    const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(2), end_date: day(2) });
+    const r = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER, post_payment_return_request: { url: 'https://phishing.example/login' } });
+    expect(r.status).not.toBe(201);
+    expect(r.body.messages?.[0]).toMatchObject({ code: 'validation_error', path: '$.post_payment_return_request.url' });
   });
 });

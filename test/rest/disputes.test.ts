@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
-import { conformRestResponse, validateSchemaDef } from '../support/spec.js';
+import { conformRestResponse, specErrors, validateSchemaDef } from '../support/spec.js';
 
 let t: TestServer;
 beforeEach(async () => {
@@ -38,7 +38,7 @@ async function eventsOf(id: string): Promise<string[]> {
 }
 
 function expectOfficialDispute(booking: any): void {
-  const errs = validateSchemaDef('booking.json', 'Dispute', booking.dispute);
+  const errs = specErrors(() => validateSchemaDef('booking.json', 'Dispute', booking.dispute));
   expect(errs, errs.join('\n')).toEqual([]);
 }
 

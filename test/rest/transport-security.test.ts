@@ -3,21 +3,12 @@
  * only on loopback or behind a TLS proxy that says so; the MCP endpoints refuse foreign Host and
  * Origin headers (DNS rebinding).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/operations/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import { demoBusiness, startTestServer, type TestServer } from '../support/server.js';
-
-function selfSigned(): { cert: Buffer; key: Buffer } {
-  const dir = mkdtempSync(join(tmpdir(), 'usp-tls-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
-  return { cert: readFileSync(join(dir, 'cert.pem')), key: readFileSync(join(dir, 'key.pem')) };
-}
+import { selfSigned } from '../support/tls.js';
 
 function httpsGet(url: string, ca: Buffer): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

@@ -16,6 +16,7 @@ import { silentLogger } from '../../src/operations/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import type { SecurityOptions } from '../../src/server/security-wiring.js';
 import { BIN, REPO_ROOT, ensureBuilt } from '../support/build.js';
+import { inheritedEnv } from '../support/cli.js';
 import { normalizeError, nyDate } from '../mcp/helpers.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
 import { ADMIN_KEY, BUYER, demoBusiness } from '../support/server.js';
@@ -63,6 +64,8 @@ async function connectStdio(extraArgs: string[] = []): Promise<Conn> {
     command: process.execPath,
     args: [BIN, 'mcp', '--demo', '--require-auth', '--allow-loopback-profiles', '--db', ':memory:', '--admin-key', ADMIN_KEY, ...extraArgs],
     cwd: REPO_ROOT,
+    // The child on this process's clock (a shifted one too), as the proofs made here use it.
+    env: inheritedEnv(),
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (c: Buffer) => {

@@ -1,8 +1,8 @@
 /**
  * Rate limits (spec 10.2.2), public calls included: a call's cost is taken from the buckets of its
- * client address, its profile URI and its key at once, so no fresh key, profile or address alone
- * escapes; a 31-day availability query costs 31 tokens, reading a service 1. REST answers 429
- * with Retry-After, MCP the rate_limited JSON-RPC error; both doors share the address's buckets.
+ * client address, its key and (when proven) its profile URI at once, so no fresh key or address
+ * alone escapes, and naming a platform's profile drains nothing of its bucket; a 31-day
+ * availability query costs 31 tokens, reading a service 1. REST answers 429 with Retry-After, MCP the rate_limited JSON-RPC error; both doors share the address's buckets.
  * The limiter's table stays bounded without ever resetting the subjects it is holding back.
  */
 import { afterEach, describe, expect, test } from 'vitest';
@@ -13,6 +13,8 @@ import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import type { SecurityOptions } from '../../src/server/security-wiring.js';
 import { nyDate } from '../mcp/helpers.js';
 import { demoBusiness } from '../support/server.js';
+import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
+import { createPopKey, createSigningIdentity, dpopHeaders, signedHeaders, type SigningIdentity } from '../../src/client/platform-auth.js';
 
 const first = nyDate(Date.now(), 2);
 const last31 = nyDate(Date.now(), 32);
@@ -76,12 +78,10 @@ describe('per address, per profile and per key together (behind --trust-proxy, t
     return fetch(`${url}/availability/holds`, { method: 'POST', headers: via(address, profile), body: JSON.stringify({ service_id: 'svc_haircut', slot_id: slots[Math.floor(Math.random() * slots.length)].id }) });
   };
 
-  test('one profile from a fresh address per call is held back by its profile bucket', async () => {
+  test('a profile merely named, from a fresh address per call, is not held back by (and does not drain) that profile bucket', async () => {
     const url = await start({ trustProxy: true, security: { rateLimits: { holds: 2 } } });
     const P = 'https://platform.example/p.json';
-    expect((await hold(url, '198.51.100.1', P)).status).toBe(201);
-    expect((await hold(url, '198.51.100.2', P)).status).toBe(201);
-    expect((await hold(url, '198.51.100.3', P)).status).toBe(429);
+    for (const address of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) expect((await hold(url, address, P)).status).toBe(201);
   });
 
   test('one address with a fresh profile per call is held back by its address bucket; another address and profile is not', async () => {
@@ -105,6 +105,42 @@ describe('per address, per profile and per key together (behind --trust-proxy, t
     // Refused by the address bucket; profile i's bucket must stay full.
     expect((await hold(url, '198.51.100.20', 'https://i.example/p.json')).status).toBe(429);
     expect((await hold(url, '198.51.100.21', 'https://i.example/p.json')).status).toBe(201);
+  });
+});
+
+describe("a profile's bucket counts only callers proven to be that profile", () => {
+  let profiles: ProfileServer | undefined;
+  afterEach(async () => {
+    await profiles?.close();
+    profiles = undefined;
+  });
+  const proxied = (address: string, profile: string) => ({ 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': address, 'USP-Agent': `profile="${profile}"`, ...JSON_HEADERS });
+  const freeSlot = async (url: string, address: string, profile: string) => {
+    const q = await fetch(`${url}/availability/query`, { method: 'POST', headers: proxied(address, profile), body: JSON.stringify({ service_id: 'svc_haircut', start_date: first, end_date: first }) });
+    const slots = ((await q.json()) as any).slots as Array<{ id: string }>;
+    return slots[Math.floor(Math.random() * slots.length)].id;
+  };
+  const popHold = async (url: string, address: string, profile: string) => {
+    const body = JSON.stringify({ service_id: 'svc_haircut', slot_id: await freeSlot(url, address, profile) });
+    return fetch(`${url}/availability/holds`, { method: 'POST', headers: { ...proxied(address, profile), ...dpopHeaders(createPopKey(), 'POST', `${url}/availability/holds`) }, body });
+  };
+  const signedHold = async (url: string, address: string, profile: string, id: SigningIdentity) => {
+    const body = JSON.stringify({ service_id: 'svc_haircut', slot_id: await freeSlot(url, address, profile) });
+    const target = `${url}/availability/holds`;
+    return fetch(target, { method: 'POST', headers: signedHeaders(id, 'POST', target, proxied(address, profile), body), body });
+  };
+
+  test("throwaway keys from other addresses naming a platform's profile do not drain its bucket; the platform's own signed calls are counted there", async () => {
+    profiles = await startProfileServer();
+    const platform = createSigningIdentity('platform-1');
+    const P = profiles.addProfile('/victim-platform.json', { keys: [platform.publicJwk] });
+    const url = await start({ sandbox: false, trustProxy: true, security: { allowLoopbackProfiles: true, rateLimits: { holds: 2 } } });
+    // The attacker: a fresh proof-of-possession key and a fresh address for every call, naming P.
+    for (const address of ['198.51.100.31', '198.51.100.32', '198.51.100.33']) expect((await popHold(url, address, P)).status).toBe(201);
+    // The platform itself, signing with a key P publishes, from addresses of its own: P's bucket is whole.
+    expect((await signedHold(url, '203.0.113.41', P, platform)).status).toBe(201);
+    expect((await signedHold(url, '203.0.113.42', P, platform)).status).toBe(201);
+    expect((await signedHold(url, '203.0.113.43', P, platform)).status).toBe(429);
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * The HTTP listener bounds what a client can hold (slow-loris and connection-flood defence): a
  * request whose headers never finish is cut at the header deadline, a body that trickles at the
- * request deadline, an idle keep-alive connection at its timeout, and connections beyond the cap
- * are closed on arrival. Small limits are configured here so the test runs in seconds on loopback.
+ * request deadline, an idle keep-alive connection at its timeout, and at the cap a newcomer takes
+ * the place of the connection idle the longest (test/server/connection-flood.test.ts has the floods). Small limits are configured here so the test runs in seconds on loopback.
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -28,11 +28,11 @@ async function start(connections: Partial<ConnectionLimits>): Promise<{ host: st
 }
 
 /** A raw socket that records when the server closed it. */
-function open(port: number): Promise<{ socket: Socket; closed: Promise<number>; data: () => string }> {
+function open(port: number, from?: string): Promise<{ socket: Socket; closed: Promise<number>; data: () => string }> {
   return new Promise((resolve, reject) => {
     const opened = Date.now();
     let received = '';
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect({ port, host: '127.0.0.1', ...(from ? { localAddress: from } : {}) });
     sockets.push(socket);
     const closed = new Promise<number>((r) => socket.once('close', () => r(Date.now() - opened)));
     socket.on('data', (c) => (received += c.toString('latin1')));
@@ -79,13 +79,21 @@ describe('slow clients are cut at their deadlines', () => {
 });
 
 describe('the connection cap', () => {
-  test('with 5 allowed, a 6th connection is closed on arrival without an answer while the 5 stay open', async () => {
-    const { port } = await start({ maxConnections: 5, headersTimeoutMs: 10_000, requestTimeoutMs: 10_000 });
-    const held = await Promise.all(Array.from({ length: 5 }, () => open(port)));
-    const extra = await open(port);
-    expect(await closedWithin(extra.closed, 2_000)).toBeGreaterThanOrEqual(0);
-    expect(extra.data()).toBe('');
-    for (const h of held) expect(h.socket.destroyed).toBe(false);
+  test('with 5 allowed and 5 idle, a 6th connection takes the place of the one idle the longest; the other 4 stay open', async () => {
+    const { port } = await start({ maxConnections: 5, headersTimeoutMs: 10_000, requestTimeoutMs: 10_000, pressureIdleMs: 60_000 });
+    const held: Array<Awaited<ReturnType<typeof open>>> = [];
+    for (let i = 0; i < 5; i++) {
+      held.push(await open(port));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    // From another address: 127.0.0.1 holds its whole share (at most the cap).
+    const extra = await open(port, '127.0.0.2');
+    expect(await closedWithin(held[0].closed, 2_000)).toBeGreaterThanOrEqual(0);
+    expect(held[0].data()).toBe('');
+    for (const h of held.slice(1)) expect(h.socket.destroyed).toBe(false);
+    extra.socket.write('GET /.well-known/usp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    await closedWithin(extra.closed, 2_000);
+    expect(extra.data()).toMatch(/^HTTP\/1\.1 200/);
   });
 });
 
@@ -95,5 +103,6 @@ describe('the defaults are bounded', () => {
     expect(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs).toBeLessThanOrEqual(60_000);
     expect(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs).toBeLessThanOrEqual(10_000);
     expect(DEFAULT_CONNECTION_LIMITS.maxConnections).toBeGreaterThan(0);
+    expect(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress).toBeLessThanOrEqual(DEFAULT_CONNECTION_LIMITS.maxConnections / 10);
   });
 });

@@ -89,3 +89,14 @@ export function startServeCli(args: string[], opts: CliOptions = {}): Promise<Ru
     });
   });
 }
+
+/**
+ * The environment for a child an SDK transport starts (`StdioClientTransport` passes only a few
+ * variables by default): this process's, so a shifted clock (faketime's variables, `USP_CLOCK`)
+ * reaches the child and both agree on the day; `extra` on top.
+ */
+export function inheritedEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(childEnv(undefined))) if (v !== undefined) out[k] = v;
+  return { ...out, ...extra };
+}

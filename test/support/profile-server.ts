@@ -7,6 +7,7 @@
  * when it runs with `security.allowLoopbackProfiles` (plain http on 127.0.0.1).
  */
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { JsonWebKey } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -23,7 +24,7 @@ export interface ProfileOptions {
 }
 
 export interface ProfileServer {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>` (https with `tls`) */
   readonly origin: string;
   readonly port: number;
   /** The absolute URL of `path` on this server (no registration). */
@@ -51,7 +52,8 @@ interface Entry {
   body: () => string;
 }
 
-export async function startProfileServer(): Promise<ProfileServer> {
+/** `tls`: serve https with this certificate (test/support/tls) instead of plain http. */
+export async function startProfileServer(opts: { tls?: { key: string; cert: string } } = {}): Promise<ProfileServer> {
   const entries = new Map<string, Entry>();
   const profiles = new Map<string, { usp: { version: string; capabilities: Record<string, unknown> } } & Record<string, unknown>>();
   const counts = new Map<string, number>();
@@ -59,7 +61,7 @@ export async function startProfileServer(): Promise<ProfileServer> {
   let conns = 0;
   const sockets = new Set<Socket>();
 
-  const server: Server = createServer((req, res) => {
+  const handler = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     counts.set(path, (counts.get(path) ?? 0) + 1);
     total += 1;
@@ -71,7 +73,8 @@ export async function startProfileServer(): Promise<ProfileServer> {
     }
     res.writeHead(e.status, e.headers);
     res.end(req.method === 'HEAD' ? undefined : e.body());
-  });
+  };
+  const server: Server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) : createServer(handler);
   server.on('connection', (s: Socket) => {
     conns += 1;
     sockets.add(s);
@@ -82,7 +85,7 @@ export async function startProfileServer(): Promise<ProfileServer> {
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const norm = (path: string) => (path.startsWith('/') ? path : `/${path}`);
   const urlFor = (path: string) => `${origin}${norm(path)}`;
 

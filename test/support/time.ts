@@ -12,3 +12,13 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, ms = 
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * The environment that puts a child process (the CLI, `serve`, `mcp`) on the test's clock, so that
+ * every process in a test agrees on "now": `fixed` stands still at `ms` (as a test server's manual
+ * clock does), `start` reads `ms` when the child starts and runs on from there. A child starts a
+ * little after this is called, so a running clock's child is never ahead of the test's.
+ */
+export function clockEnv(ms: number, mode: 'fixed' | 'start' = 'start'): { USP_CLOCK: string } {
+  return { USP_CLOCK: `${mode}:${new Date(ms).toISOString()}` };
+}

@@ -15,6 +15,7 @@ import type { BusinessDef, ServiceDef } from '../../src/domain/business.js';
 import { ManualClock } from '../../src/operations/index.js';
 import { runCli } from '../support/cli.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
+import { clockEnv } from '../support/time.js';
 import { assertValid, describeConformance, validateSchemaDef } from '../support/spec.js';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver.js';
 import {
@@ -467,7 +468,8 @@ describe('retries: at least once, same event_id, on the configured schedule', ()
     for (const n of [1, 2, 3]) expect(text).toMatch(new RegExp(`attempt ${n} at \\d{4}-\\d\\d-\\d\\dT[^:]+:\\d\\d:\\d\\d\\.\\d+Z: 500 in \\d+ ms - HTTP 500`));
 
     rx.setDefault('/down', 200);
-    const retried = await runCli(['webhooks', 'retry', '--failed', '--db', db]);
+    // On the server's clock, as every process in a test is: the retried delivery is due at once for it.
+    const retried = await runCli(['webhooks', 'retry', '--failed', '--db', db], { env: clockEnv(t.clock.now()) });
     expect(retried.code, retried.stderr).toBe(0);
     expect(retried.stdout).toMatch(/^1 delivery queued again/);
     expect(await waitFor(async () => (await t.server.store.read((tx) => tx.webhooks.list({ status: 'delivered', limit: 10 }))).length === 1, 5000)).toBe(true);

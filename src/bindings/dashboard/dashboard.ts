@@ -13,10 +13,13 @@
  * A new platform key's secret is only ever in the body of the POST that made it (never a URL or a
  * redirect), and every page is `no-store`.
  */
+import { createHmac } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import { operationForDashboard, type DashboardAction, type Pipeline, type ProtocolError } from '../../operations/index.js';
+import { readForm, sameText } from '../../web/index.js';
 import { DASHBOARD_CSS } from './style.js';
+import { doneWords, errorWords, type DoneCode } from './flash.js';
 
 export const DASHBOARD_CSS_PATH = '/admin/assets/dashboard.css';
 const SESSION_COOKIE = 'usp_admin_session';
@@ -31,11 +34,15 @@ export interface DashboardSession {
 export interface DashboardSessions {
   /** The admin key is accepted in place of an account (sandbox only). */
   adminKeyLogin: boolean;
-  login(email: string, password: string, address: string): Promise<{ ok: true; token: string; session: DashboardSession } | { ok: false; limited: boolean }>;
+  /** `limited`: refused unchecked, this address (or this user from it) failed too often; try again in `waitS`. */
+  login(email: string, password: string, address: string): Promise<{ ok: true; token: string; session: DashboardSession } | { ok: false; limited: boolean; waitS?: number }>;
   lookup(token: string | undefined): Promise<DashboardSession | null>;
   logout(token: string): Promise<void>;
   csrfMatches(session: DashboardSession, presented: string | undefined): boolean;
 }
+
+/** A flash message's seal: only the server, knowing the session's CSRF token, makes one. */
+const seal = (key: string, code: string, detail: string) => createHmac('sha256', key).update(`${code}\n${detail}`).digest('base64url');
 
 const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -88,12 +95,17 @@ const cookieOpts = (c: Context, maxAge?: number) => ({ httpOnly: true, sameSite:
 
 type Env = { Variables: { session: DashboardSession; token: string } };
 
-export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardSessions }): Hono<Env> {
+/** `clientAddress`: who signs in, for the lockout (the server's one resolver, trusted proxies honoured). */
+export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardSessions; clientAddress?: (req: Request, env: unknown) => string | undefined }): Hono<Env> {
   const { pipeline, sessions } = deps;
   const biz = pipeline.business;
   const bizName = biz.def.business.name;
   const zone = biz.zone;
   const app = new Hono<Env>();
+  // A fault (a form that cannot be read, anything unexpected) goes to the host, which answers it in this door's page and logs it.
+  app.onError((err) => {
+    throw err;
+  });
 
   const timeFmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hour12: false });
   const dayFmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: 'numeric', month: 'short' });
@@ -113,16 +125,32 @@ export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardS
   const view = (c: Context<Env>, title: string, current: string, main: string, status = 200) =>
     html(shell(title, bizName, main, { current, csrf: c.get('session').csrf, who: c.get('session').email }), status);
   const csrfField = (c: Context<Env>) => `<input type="hidden" name="_csrf" value="${esc(c.get('session').csrf)}">`;
+  /**
+   * The redirect after a form carries a code, and the operation's own words only with a seal made
+   * with the session's CSRF token: the page shows our words for the code, or the sealed words, never
+   * text a link could bring (a crafted /admin?error=... shows the generic sentence).
+   */
+  const sealedDetail = (c: Context<Env>, code: string) => {
+    const detail = c.req.query('detail');
+    return detail && sameText(seal(c.get('session').csrf, code, detail), c.req.query('seal') ?? '') ? detail : undefined;
+  };
   const flash = (c: Context<Env>) => {
     const ok = c.req.query('ok');
     const bad = c.req.query('error');
-    return (ok ? `<p class="flash ok" role="status">${esc(ok)}</p>` : '') + (bad ? `<p class="flash bad" role="alert">${esc(bad)}</p>` : '');
+    const done = ok ? (doneWords(ok) && (sealedDetail(c, ok) ?? doneWords(ok))) : undefined;
+    return (done ? `<p class="flash ok" role="status">${esc(done)}</p>` : '') + (bad ? `<p class="flash bad" role="alert">${esc(sealedDetail(c, bad) ?? errorWords(bad))}</p>` : '');
   };
-  const back = (to: string, res: Awaited<ReturnType<typeof run>>, done: string) => {
+  /** Back to `to` after a form, with what happened as a code (and the operation's words, sealed). */
+  const back = (c: Context<Env>, to: string, res: Awaited<ReturnType<typeof run>>, done: DoneCode, doneDetail?: string) => {
     const u = new URL(to, 'http://x');
-    if (!res.ok) u.searchParams.set('error', res.error.message);
-    else if (res.messages.some((m) => m.type === 'error')) u.searchParams.set('error', res.messages.map((m) => m.content).join(' '));
-    else u.searchParams.set('ok', done);
+    const refused = res.ok ? res.messages.filter((m) => m.type === 'error') : [];
+    const error = !res.ok ? { code: res.error.code, detail: res.error.message } : refused.length ? { code: refused[0].code, detail: refused.map((m) => m.content).join(' ') } : undefined;
+    const [key, code, detail] = error ? ['error', error.code, error.detail] : ['ok', done, doneDetail];
+    u.searchParams.set(key, code);
+    if (detail) {
+      u.searchParams.set('detail', detail.slice(0, 500));
+      u.searchParams.set('seal', seal(c.get('session').csrf, code, detail.slice(0, 500)));
+    }
     return new Response(null, { status: 303, headers: { Location: u.pathname + u.search } });
   };
 
@@ -150,12 +178,15 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
   };
   app.get('/admin/login', (c) => loginPage(c));
   app.post('/admin/login', async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const expected = getCookie(c, LOGIN_COOKIE);
     if (!expected || form._csrf !== expected) return loginPage(c, 'The sign-in form expired; please try again.', 403);
-    const address = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown';
-    const r = await sessions.login(String(form.email ?? ''), String(form.password ?? ''), address);
-    if (!r.ok) return loginPage(c, r.limited ? 'Too many failed attempts; wait 15 minutes and try again.' : 'Wrong email or password.', r.limited ? 429 : 401);
+    const r = await sessions.login(String(form.email ?? ''), String(form.password ?? ''), deps.clientAddress?.(c.req.raw, c.env) ?? 'unknown');
+    if (!r.ok) {
+      const res = loginPage(c, r.limited ? `Too many failed attempts from here; wait ${r.waitS ?? 1} seconds and try again.` : 'Wrong email or password.', r.limited ? 429 : 401);
+      if (r.limited) res.headers.set('Retry-After', String(r.waitS ?? 1));
+      return res;
+    }
     deleteCookie(c, LOGIN_COOKIE, { path: '/admin' });
     setCookie(c, SESSION_COOKIE, r.token, cookieOpts(c));
     return c.redirect('/admin', 303);
@@ -170,7 +201,7 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
       return html(shell('Sign in', bizName, '<div class="card"><h1>Signed out</h1><p>Your session has ended. <a href="/admin/login">Sign in again</a>.</p></div>'), 401);
     }
     if (c.req.method === 'POST') {
-      const form = await c.req.parseBody();
+      const form = await readForm(c);
       if (!sessions.csrfMatches(session, typeof form._csrf === 'string' ? form._csrf : undefined)) {
         return html(shell('Refused', bizName, '<div class="card"><h1>Refused</h1><p>This form did not come from your dashboard (its CSRF token is missing or wrong); nothing was changed.</p><p><a href="/admin">Back to the dashboard</a></p></div>'), 403);
       }
@@ -358,24 +389,24 @@ ${b.cancellation ? `<dt>Canceled</dt><dd>by ${esc(b.cancellation.canceled_by)}${
 ${pick}<p class="note">Times in ${esc(zone)}. The booking keeps its id; the platform hears booking.rescheduled, and the service's reschedule rules (limit, fee) apply.</p></section>`;
   }
 
-  const MOVES: Record<string, { action: DashboardAction; done: string }> = {
-    confirm: { action: 'confirm', done: 'Booking confirmed.' },
-    decline: { action: 'decline', done: 'Booking declined.' },
-    cancel: { action: 'cancel', done: 'Booking canceled.' },
-    complete: { action: 'complete', done: 'Booking marked completed.' },
-    no_show: { action: 'no_show', done: 'Booking marked as a no-show.' },
-    reschedule: { action: 'reschedule', done: 'Booking moved to the new time.' },
+  const MOVES: Record<string, { action: DashboardAction; done: DoneCode }> = {
+    confirm: { action: 'confirm', done: 'confirmed' },
+    decline: { action: 'decline', done: 'declined' },
+    cancel: { action: 'cancel', done: 'canceled' },
+    complete: { action: 'complete', done: 'completed' },
+    no_show: { action: 'no_show', done: 'no_show' },
+    reschedule: { action: 'reschedule', done: 'rescheduled' },
   };
   app.post('/admin/ui/bookings/:id/:move', async (c) => {
     const move = MOVES[c.req.param('move')];
     const id = c.req.param('id');
     if (!move) return view(c, 'Not found', '', '<h1>Not found</h1>', 404);
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const input: Record<string, unknown> = { booking_id: id };
     if (typeof form.reason === 'string' && form.reason) input.reason = form.reason;
     if (move.action === 'decline') input.reason = typeof form.reason === 'string' ? form.reason : '';
     if (move.action === 'reschedule') input.slot_id = typeof form.slot_id === 'string' ? form.slot_id : '';
-    return back(`/admin/ui/bookings/${encodeURIComponent(id)}`, await run(c, move.action, input), move.done);
+    return back(c, `/admin/ui/bookings/${encodeURIComponent(id)}`, await run(c, move.action, input), move.done);
   });
 
   app.get('/admin/ui/time-off', async (c) => {
@@ -409,22 +440,22 @@ ${pick}<p class="note">Times in ${esc(zone)}. The booking keeps its id; the plat
     );
   });
   app.post('/admin/ui/time-off/exception', async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const str = (v: unknown) => (typeof v === 'string' ? v : '');
     // Both times empty: closed all day; otherwise one interval, which the operation checks.
     const hours = str(form.opens) || str(form.closes) ? [{ opens: str(form.opens), closes: str(form.closes) }] : [];
     const input: Record<string, unknown> = { resource_id: form.resource_id, date: form.date, hours };
     if (str(form.reason)) input.reason = form.reason;
-    return back('/admin/ui/time-off', await run(c, 'exception_add', input), hours.length ? 'Hours set for that date.' : 'Day closed.');
+    return back(c, '/admin/ui/time-off', await run(c, 'exception_add', input), hours.length ? 'hours_set' : 'day_closed');
   });
   app.post('/admin/ui/time-off', async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const input: Record<string, unknown> = { resource_id: form.resource_id, start: form.start, end: form.end };
     if (typeof form.reason === 'string' && form.reason) input.reason = form.reason;
-    return back('/admin/ui/time-off', await run(c, 'time_off_add', input), 'Time off added.');
+    return back(c, '/admin/ui/time-off', await run(c, 'time_off_add', input), 'time_off_added');
   });
   app.post('/admin/ui/time-off/:id/remove', async (c) =>
-    back('/admin/ui/time-off', await run(c, 'schedule_change_remove', { change_id: c.req.param('id') }), 'Removed.'),
+    back(c, '/admin/ui/time-off', await run(c, 'schedule_change_remove', { change_id: c.req.param('id') }), 'removed'),
   );
 
   app.get('/admin/ui/waitlists', async (c) => {
@@ -476,11 +507,11 @@ ${keyRows ? `<table class="list"><thead><tr><th>Key id</th><th>Created</th><th>S
     );
   });
   app.post('/admin/ui/webhooks/:id/retry', async (c) =>
-    back('/admin/ui/webhooks', await run(c, 'delivery_retry', { delivery_id: c.req.param('id') }), 'Delivery queued again.'),
+    back(c, '/admin/ui/webhooks', await run(c, 'delivery_retry', { delivery_id: c.req.param('id') }), 'delivery_queued'),
   );
   app.post('/admin/ui/webhooks/rotate-key', async (c) => {
     const res = await run(c, 'signing_key_rotate', {});
-    return back('/admin/ui/webhooks', res, res.ok ? `New signing key ${(res.data.key as { kid: string }).kid} signs deliveries from now on.` : '');
+    return back(c, '/admin/ui/webhooks', res, 'key_rotated', res.ok ? `New signing key ${(res.data.key as { kid: string }).kid} signs deliveries from now on.` : undefined);
   });
 
   // ---- platform API keys: listed without secrets; a new key's secret only in the POST's answer ----
@@ -504,9 +535,9 @@ ${keyRows ? `<table class="list"><thead><tr><th>Key id</th><th>Created</th><th>S
     );
   });
   app.post('/admin/ui/api-keys', async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const res = await run(c, 'api_key_create', { label: typeof form.label === 'string' ? form.label : '' });
-    if (!res.ok) return back('/admin/ui/api-keys', res, '');
+    if (!res.ok) return back(c, '/admin/ui/api-keys', res, 'removed');
     const key = res.data.api_key as any;
     // The secret is in this page only: the page is no-store, and nothing redirects with it.
     return view(
@@ -535,7 +566,7 @@ ${keyRows ? `<table class="list"><thead><tr><th>Key id</th><th>Created</th><th>S
     );
   });
   app.post('/admin/ui/api-keys/:id/revoke', async (c) =>
-    back('/admin/ui/api-keys', await run(c, 'api_key_revoke', { key_id: c.req.param('id') }), 'Key revoked; calls made with it are refused from now on.'),
+    back(c, '/admin/ui/api-keys', await run(c, 'api_key_revoke', { key_id: c.req.param('id') }), 'api_key_revoked'),
   );
 
   // ---- the audit log, newest first, 50 a page (keyset paging on the entry's sequence number) ----

@@ -14,6 +14,7 @@ export const TOOL_TITLES: Record<string, string> = {
   usp_bookings_create: 'Book a slot',
   usp_bookings_get: 'Read a booking',
   usp_bookings_list: "List the person's bookings",
+  uspserver_bookings_quote: 'Price a cancel or reschedule',
   usp_bookings_update: 'Update booking details',
   usp_bookings_confirm: 'Confirm a booking (business only)',
   usp_bookings_cancel: 'Cancel a booking',
@@ -27,14 +28,14 @@ export const TOOL_TITLES: Record<string, string> = {
   usp_waitlist_decline: 'Decline a waitlist offer',
 };
 
-const RETRY = 'If the call fails or times out, retry with the same _meta.usp.idempotency_key: a retry never books twice.';
+const RETRY = 'On a failure or timeout, retry with the same _meta.usp.idempotency_key: it never acts twice.';
 
 export const TOOL_DESCRIPTIONS: Record<string, string> = {
   usp_services_list:
-    "Search this business's services (haircuts, classes, treatments...). Start here when the person describes what they want. Returns each service's id, price, duration, cancellation policy and an availability hint. Next: usp_availability_query with a service_id.",
+    "Search this business's services (haircuts, classes, treatments...). Start here when the person describes what they want. The text names the business and, for each service, its id, duration, price and when it is paid, where it happens, and its cancellation, rescheduling and no-show terms. Next: usp_availability_query with a service_id.",
   usp_services_get:
-    'Get one service in full: pricing, duration, location, cancellation and rescheduling policy, whether payment or manual confirmation is needed. Tell the person the price and the cancellation terms before booking.',
-  usp_services_lookup: 'Fetch up to 100 services by id in one call. Unknown ids come back as service_not_found warnings, not errors.',
+    'Get one service in full: the business, duration, price and when it is paid (by link when booking, a deposit, or at the appointment), the location with its address, whether the business confirms manually, and the cancellation, rescheduling and no-show terms. Tell the person the price, when they pay and the cancellation terms before booking.',
+  usp_services_lookup: 'Fetch up to 100 services by id in one call (ids: [...]), each with the same terms as usp_services_list. Unknown ids come back as service_not_found warnings, not errors.',
   usp_services_feed: 'Incremental feed of catalog changes in modified_at order, for keeping a local copy in sync. Pass back pagination.next_cursor to continue.',
   usp_services_feed_subscribe: 'Ask the business to POST catalog change events (service.created, updated, deleted, suspended) to an https callback_url.',
   usp_availability_query:
@@ -52,21 +53,22 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
   usp_bookings_confirm:
     'Business only: approve a booking that is pending manual confirmation. Platforms cannot call this; tell the person the business will confirm, and check back with usp_bookings_get.',
   usp_bookings_cancel:
-    "Cancel a booking. Before calling, read the service's cancellation policy (usp_services_get) and tell the person any late-cancellation fee; cancel only once they agree. Afterwards tell them the fee and refund (booking.cancellation.fee, refund_amount). " +
+    "Cancel a booking. The booking's text says until when cancelling is free; once that has passed (or if unsure), call uspserver_bookings_quote with change cancel first and tell the person the fee and refund; cancel only once they agree. Afterwards tell them the fee and refund (booking.cancellation.fee, refund_amount). " +
     RETRY,
   usp_bookings_reschedule:
-    'Move a booking to another slot of the same service (query availability first). The booking keeps its id. Tell the person the new time with its time zone and any reschedule fee; if the booking comes back requires_action, give them the payment link verbatim. ' +
+    'Move a booking to another slot of the same service (query availability first); it keeps its id. Past the free-reschedule deadline the booking\'s text names, price it first with uspserver_bookings_quote (change reschedule) and tell the person the fee. Afterwards tell them the new time with its zone and any fee (late_reschedule_fee warning); if it comes back requires_action, give them the payment link verbatim. ' +
     RETRY,
   usp_bookings_confirm_payment:
-    "Only for a platform that took the payment itself, through its own payment processor: report that the person paid for a booking in requires_action, with that processor's transaction_id and exactly the amount_due and currency of the payment action. " +
-    "Do not call it when the person pays on the business's checkout page (the payment action's continue_url): give them that link instead; the business learns of that payment by itself and confirms the booking, so read it with usp_bookings_get to see the new status. " +
-    'Only call after the payment really succeeded. If unsure whether it was recorded, read the booking with usp_bookings_get first. ' +
+    "Only for a platform that took the payment through its own processor: report that the person paid a booking in requires_action, with the processor's transaction_id and exactly the payment action's amount_due and currency. " +
+    "Not when the person pays on the business's checkout page (continue_url): give them that link; the business confirms by itself (read it with usp_bookings_get). Call only after the payment succeeded. " +
     RETRY,
   usp_waitlist_join:
     'Put the person on the waitlist when a class or slot is full (slot state waitlist). Tell them their position and that they will be offered a place if one frees; an offer must be accepted before it expires.',
   usp_waitlist_list: "List this platform's waitlist entries (only yours), optionally by service or status.",
   usp_bookings_list:
     "List the signed-in person's bookings at this business, newest first, whichever assistant made them (optionally by status; next_cursor pages on). Works once the person has linked their account (OAuth sign-in with usp:history); use it to answer 'what have I booked?' and to find a booking to change or cancel.",
+  uspserver_bookings_quote:
+    'What cancelling or rescheduling a booking would cost right now, without changing anything: the fee, the refund, what is due and whether it is paid now by link or at the appointment. Call it before usp_bookings_cancel or usp_bookings_reschedule once a free window has passed, and tell the person the result.',
   usp_waitlist_get: "Read a waitlist entry: position, status, and when offered, the offered slot and the deadline offer_expires_at (tell the person the deadline).",
   usp_waitlist_leave: 'Take the person off a waitlist.',
   usp_waitlist_accept:
@@ -75,7 +77,46 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
   usp_waitlist_decline: 'Decline an offered waitlist place; it goes to the next person in line.',
 };
 
+/**
+ * What each tool's text carries, the promise its description makes: a test drives every tool and
+ * checks each fact named here is in its `content` text (test/mcp/assistant-text.test.ts). A text
+ * shape (service, services, booking, bookings, slots, entry) says these for every tool returning it.
+ */
+export type TextFact =
+  | 'business'
+  | 'duration'
+  | 'price'
+  | 'payment_timing'
+  | 'location'
+  | 'cancellation'
+  | 'rescheduling'
+  | 'no_show'
+  | 'status'
+  | 'zone'
+  | 'slot_ids'
+  | 'resource_ids'
+  | 'counts'
+  | 'offer_channel'
+  | 'offer_window'
+  | 'credential_use'
+  | 'next_step';
+
+const SERVICE_FACTS: readonly TextFact[] = ['duration', 'price', 'payment_timing', 'location', 'cancellation', 'rescheduling', 'no_show'];
+const BOOKING_FACTS: readonly TextFact[] = ['business', 'status', 'zone', 'location', 'resource_ids', 'payment_timing', 'cancellation', 'rescheduling', 'no_show'];
+
+export const TEXT_PROMISES: Record<string, readonly TextFact[]> = {
+  usp_services_list: ['business', ...SERVICE_FACTS],
+  usp_services_get: ['business', ...SERVICE_FACTS],
+  usp_services_lookup: ['business', ...SERVICE_FACTS],
+  usp_availability_query: ['zone', 'slot_ids', 'resource_ids', 'counts', 'next_step'],
+  usp_bookings_create: BOOKING_FACTS,
+  usp_bookings_get: BOOKING_FACTS,
+  usp_bookings_reschedule: BOOKING_FACTS,
+  usp_bookings_list: ['counts', 'status', 'zone', 'next_step'],
+  usp_waitlist_join: ['status', 'offer_channel', 'offer_window', 'credential_use', 'next_step'],
+};
+
 export const SERVER_INSTRUCTIONS = `This server is a scheduling business speaking the Universal Scheduling Protocol.
 Flow: usp_services_list (find the service) -> usp_availability_query (pick a slot; times are in the business time zone, say the zone) -> optionally usp_availability_hold (tell the person when the hold expires) -> usp_bookings_create with buyer details and an idempotency_key.
 After booking: if status is requires_action, give the person actions[0].continue_url verbatim and say it is not paid or confirmed until they complete it; if pending, the business must still confirm.
-Privileged tools need _meta.usp.profile (your platform profile URL). Business outcomes (slot taken, policy refusals) come back as structuredContent.messages with isError true: read the message and follow its next step.`;
+_meta is optional: the server supplies your platform profile on stdio and from an OAuth token (else send _meta.usp.profile, your profile URL), and makes an idempotency_key for a write that has none (returned in the result's _meta.usp); send your own to retry safely. Business outcomes (slot taken, policy refusals) come back as structuredContent.messages with isError true: read the message and follow its next step.`;

@@ -4,8 +4,9 @@
  * pipeline, and wraps the result as `structuredContent` + a text summary; protocol errors become
  * JSON-RPC errors with the USP codes, business outcomes stay results (with isError, decision D13).
  */
+import { randomUUID } from 'node:crypto';
 import { ProtocolError as SdkProtocolError, Server } from '@modelcontextprotocol/server';
-import { ProtocolError, callerCorrelationId, correlationIdOf, type HttpEvidence, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
+import { ProtocolError, callerCorrelationId, unknownMemberWarnings, correlationIdOf, type HttpEvidence, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
 import { SERVER_INSTRUCTIONS } from './descriptions.js';
 import { errorSentence, toJsonRpcError } from './errors.js';
 import type { NotifiableSession } from './hub.js';
@@ -179,13 +180,15 @@ export async function callTool(
   }
   const { _meta: rawMeta, ...input } = args as Record<string, unknown>;
   let req: OperationRequest;
+  let generatedKey: string | undefined;
   try {
     const meta = readMeta(rawMeta, metaMembers(entry.op));
     req = {
       correlationId,
       input,
       profile: meta.profile ?? deps.defaultProfile ?? null,
-      idempotencyKey: meta.idempotency_key ?? null,
+      // A write sent without a key gets one, returned in _meta.usp: the caller can retry with it.
+      idempotencyKey: meta.idempotency_key ?? (entry.op.mutating ? (generatedKey = randomUUID()) : null),
       ifMatch: meta.if_match ?? null,
       // The proof digest covers the raw arguments; the HTTP evidence carries signatures and bearer keys.
       presented: { binding: 'mcp', mcp: { tool: entry.tool.name, rawArguments: args as Record<string, unknown>, authorization: meta.authorization }, http: evidence },
@@ -195,23 +198,36 @@ export async function callTool(
     throw err;
   }
   const res = await deps.pipeline.execute(entry.op, req);
-  if (!res.ok) throw rpcError(res.error, correlationId);
+  if (!res.ok) throw rpcError(withIgnoredMembers(res.error, entry.op, input), correlationId);
   if (session && res.caller.principal && !res.caller.business) (session.principals ??= new Set()).add(res.caller.principal);
   if (session && res.caller.credential) (session.resources ??= new Set()).add(res.caller.credential.id);
   if (session && entry.op.subscribesSessionToCatalog && res.messages.length === 0) session.catalogSubscriber = true;
 
-  const structuredContent = { usp: res.usp, ...res.data, messages: res.messages };
+  // Unknown members are ignored (the protocol's forward compatibility) but never silently: each is a warning naming it.
+  // (An operation that already answered about a member, like update's immutable ones, says it once.)
+  const ignored = unknownMemberWarnings(entry.op.input, input).filter((w) => !res.messages.some((m) => m.path === w.path));
+  const messages = ignored.length ? [...res.messages, ...ignored] : res.messages;
+  const structuredContent = { usp: res.usp, ...res.data, messages };
   const uspMeta: Record<string, unknown> = { correlation_id: correlationId };
   if (res.caller.principal && !res.caller.business) uspMeta.webhook_resource = webhookResourceUri(res.caller.principal);
+  if (generatedKey) uspMeta.idempotency_key = generatedKey;
   const biz = deps.pipeline.business;
-  const text = entry.op.capability === 'dev.usp-protocol.discovery.registry' ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, res.messages) : summarize(entry.tool.name, res.data as Record<string, any>, res.messages, { zone: biz.zone, currency: biz.def.business.currency });
+  const text = entry.op.capability === 'dev.usp-protocol.discovery.registry' ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, messages) : summarize(entry.tool.name, res.data as Record<string, any>, messages, { zone: biz.zone, currency: biz.def.business.currency, business: biz, now: deps.pipeline.now() });
   const result: Record<string, unknown> = {
     structuredContent,
     content: [{ type: 'text', text }],
     _meta: { usp: uspMeta },
   };
-  if (res.messages.some((m) => m.type === 'error')) result.isError = true;
+  if (messages.some((m) => m.type === 'error')) result.isError = true;
   return result;
+}
+
+/** A refused input that also had unknown members says so: `ids: is required` beside a `service_ids` that meant it. */
+function withIgnoredMembers(err: ProtocolError, op: OperationDef, input: Record<string, unknown>): ProtocolError {
+  if (err.code !== 'invalid_request' || !err.errors) return err;
+  const ignored = unknownMemberWarnings(op.input, input);
+  if (ignored.length === 0) return err;
+  return new ProtocolError(err.code, `${err.message} (${ignored.map((m) => m.content).join(' ')})`, { detailCode: err.detailCode, errors: err.errors, extra: err.extra, retryAfter: err.retryAfter });
 }
 
 /** `_meta.usp.correlation_id` as sent, read leniently: even a call refused for its metadata answers with it. */

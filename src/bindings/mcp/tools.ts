@@ -20,34 +20,58 @@ export function metaMembers(op: OperationDef): string[] {
   return m;
 }
 
+/**
+ * What a model reads of `_meta.usp`: the members it may have to send, each said in a few words,
+ * and nothing required. The profile is supplied by the server on stdio and taken from an OAuth
+ * token's binding, and a missing idempotency key is generated (and returned in `_meta.usp`), so a
+ * model that sends nothing is never refused for it. `authorization` and `correlation_id` are the
+ * host's machinery, named in the object's description rather than each described in every tool:
+ * the same schema repeated in every tool was a third of `tools/list`. The server still refuses a
+ * member the tier does not allow (readMeta), so the closed set is enforced where it matters.
+ */
 const META_PROPS: Record<string, Json> = {
-  profile: { type: 'string', description: 'Your platform profile URL (https). Required on privileged tools.' },
-  idempotency_key: { type: 'string', description: 'A UUID v4 you generate once per intended action; reuse it on retries.' },
-  if_match: { type: 'string', description: 'The revision you last read; the write is refused if the resource changed since.' },
-  correlation_id: { type: 'string', description: 'Optional id to join logs across systems (1-256 visible ASCII characters); echoed back on the result or error.' },
-  authorization: {
-    type: 'object',
-    description: 'Credentials carried in the call: mechanism plus credential and/or proof.',
-    properties: {
-      mechanism: { type: 'string' },
-      credential: { type: 'string' },
-      proof: { type: 'string' },
-    },
-    required: ['mechanism'],
-    additionalProperties: false,
-  },
+  idempotency_key: { type: 'string', description: 'Reuse on retry; made if omitted.' },
+  if_match: { type: 'string', description: 'Revision last read.' },
 };
+
+const metaSchemas = new Map<string, Json>();
 
 function metaSchema(op: OperationDef): Json {
   const members = metaMembers(op);
-  const usp: Json = {
-    type: 'object',
-    properties: Object.fromEntries(members.map((m) => [m, META_PROPS[m]])),
-    additionalProperties: false,
-  };
-  if (op.access !== 'public') usp.required = ['profile'];
-  return { type: 'object', properties: { usp }, description: 'USP protocol metadata (profile, idempotency key, precondition, credentials).' };
+  const key = members.join(',');
+  let schema = metaSchemas.get(key);
+  if (!schema) {
+    const shown = members.filter((m) => META_PROPS[m]);
+    const rest = members.filter((m) => !META_PROPS[m]);
+    const usp: Json = { type: 'object', description: `Optional${shown.length ? ', also' : ':'} ${rest.join(', ')}.` };
+    if (shown.length) usp.properties = Object.fromEntries(shown.map((m) => [m, META_PROPS[m]]));
+    schema = { type: 'object', properties: { usp } };
+    metaSchemas.set(key, schema);
+  }
+  return schema;
 }
+
+const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Drops what only bloats a schema a model reads: the long regex zod writes beside a format
+ * (email, date, uri), zod's safe-integer bounds, string property names, and length ceilings no
+ * real value comes near (200 characters and more). The server still validates every one of them.
+ */
+function trim(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(trim);
+  if (!node || typeof node !== 'object') return;
+  const n = node as Json;
+  if (typeof n.format === 'string') delete n.pattern;
+  if (typeof n.maxLength === 'number' && n.maxLength >= 200) delete n.maxLength;
+  if (n.minimum === -SAFE_INTEGER) delete n.minimum;
+  if (n.maximum === SAFE_INTEGER) delete n.maximum;
+  if ((n.propertyNames as Json | undefined)?.type === 'string' && Object.keys(n.propertyNames as Json).length === 1) delete n.propertyNames;
+  for (const v of Object.values(n)) trim(v);
+}
+
+const OBJECT = { type: 'object' };
+const MESSAGES = { type: 'array' };
 
 /** structuredContent's shape: `usp`, the members the operation's row declares, and `messages`. */
 function outputSchema(op: OperationDef): Json {
@@ -55,12 +79,7 @@ function outputSchema(op: OperationDef): Json {
   const payload = op.output;
   return {
     type: 'object',
-    properties: {
-      usp: { type: 'object', properties: { version: { type: 'string' }, capabilities: { type: 'object' } }, required: ['version'] },
-      ...payload,
-      messages: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, code: { type: 'string' }, content: { type: 'string' } }, required: ['type', 'content'] } },
-    },
-    required: ['usp', 'messages'],
+    properties: { usp: OBJECT, ...payload, messages: MESSAGES },
   };
 }
 
@@ -72,7 +91,7 @@ export interface ToolEntry {
     description: string;
     inputSchema: Json;
     outputSchema: Json;
-    annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+    annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint: boolean };
   };
 }
 
@@ -80,9 +99,9 @@ function buildTool(op: OperationDef): ToolEntry {
   const name = op.tool!;
   const input = z.toJSONSchema(op.input, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as Json;
   delete input.$schema;
+  trim(input);
   const properties = { ...((input.properties as Json) ?? {}), _meta: metaSchema(op) };
   const required = [...((input.required as string[]) ?? [])];
-  if (op.access !== 'public') required.push('_meta');
   const title = TOOL_TITLES[name] ?? REGISTRY_TOOL_TITLES[name] ?? name;
   return {
     op,
@@ -90,17 +109,12 @@ function buildTool(op: OperationDef): ToolEntry {
       name,
       title,
       description: TOOL_DESCRIPTIONS[name] ?? REGISTRY_TOOL_DESCRIPTIONS[name] ?? op.summary,
-      inputSchema: { ...input, type: 'object', properties, required },
+      inputSchema: { ...input, type: 'object', properties, ...(required.length ? { required } : {}) },
       outputSchema: outputSchema(op),
-      annotations: {
-        title,
-        // Read-only from the caller's view: reads that take a write transaction for lazy expiry still change nothing it asked for.
-        readOnlyHint: !op.mutating,
-        destructiveHint: op.destructive === true,
-        // Idempotent in the MCP sense: repeating the same call has no further effect.
-        idempotentHint: !op.mutating || op.idempotent === true,
-        openWorldHint: false,
-      },
+      // A read-only tool's destructive and idempotent hints mean nothing (MCP): only the writes carry them.
+      annotations: op.mutating
+        ? { readOnlyHint: false, destructiveHint: op.destructive === true, idempotentHint: op.idempotent === true, openWorldHint: false }
+        : { readOnlyHint: true, openWorldHint: false },
     },
   };
 }

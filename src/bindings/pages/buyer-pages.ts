@@ -9,6 +9,7 @@
 import { Hono, type Context } from 'hono';
 import { formatMoney, operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
 import { REST_ERRORS, problemResponse } from '../rest/index.js';
+import { csrfFor, csrfOk, readForm } from '../../web/index.js';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -182,7 +183,7 @@ function bookingPage(b: BookingPageView, w: Words, lead = ''): string {
   return lead + bookingCard(b, w) + priceCard(b, w) + termsCard(b);
 }
 
-function render(v: CheckoutView, w: Words, abandoned = false): Response {
+function render(v: CheckoutView, w: Words, csrf: string, abandoned = false): Response {
   const b = v.booking;
   const back = `<p><a href="${esc(b.booking_path)}">See your booking</a></p>`;
   switch (v.state) {
@@ -191,7 +192,7 @@ function render(v: CheckoutView, w: Words, abandoned = false): Response {
         ? `<section class="card" role="status"><h2>Payment not made</h2><p>You left the payment. The time is kept for you until ${esc(w.time(b.deadline_at ?? ''))}; pay below before then, or it is released.</p></section>`
         : '';
       const pay = v.sandbox
-        ? `<form method="post"><button class="primary" name="choice" value="pay">Pay ${esc(v.amount_due ?? '')}</button><button class="secondary" name="choice" value="cancel">Not now</button></form><p class="note">Sandbox business: no money moves.</p>`
+        ? `<form method="post"><input type="hidden" name="csrf" value="${esc(csrf)}"><button class="primary" name="choice" value="pay">Pay ${esc(v.amount_due ?? '')}</button><button class="secondary" name="choice" value="cancel">Not now</button></form><p class="note">Sandbox business: no money moves.</p>`
         : `<p class="note">This business takes payment through its payment provider.</p>`;
       const due = `<section class="card" aria-labelledby="pay"><h2 id="pay">Payment</h2><p class="due">${esc(v.amount_due ?? '')} due now</p><p>Pay before ${esc(w.time(b.deadline_at ?? ''))}, or the booking is released.</p>${pay}</section>`;
       return page(abandoned ? 'Payment not made' : `Pay for ${b.service_name}`, lead + bookingCard(b, w) + due + priceCard(b, w) + termsCard(b));
@@ -214,6 +215,7 @@ function notFound(status: number): Response {
   return page('Not found', '<section class="card"><h1>There is nothing behind this link.</h1><p>Check the link you were given, or ask your assistant.</p></section>', status);
 }
 
+const secure = (c: Context) => new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
 const wantsHtml = (req: Request) => (req.headers.get('accept') ?? '').includes('text/html');
 const CHECKOUT = /^\/checkout\/[^/]+$/;
 const BOOKING = /^\/booking\/[^/]+$/;
@@ -229,7 +231,8 @@ export function isPageRequest(req: Request, path: string): boolean {
     if (path === PAGES_CSS_PATH || CALENDAR.test(path)) return true;
     return (CHECKOUT.test(path) || BOOKING.test(path)) && wantsHtml(req);
   }
-  return req.method === 'POST' && CHECKOUT.test(path) && (req.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded');
+  const type = req.headers.get('content-type') ?? '';
+  return req.method === 'POST' && CHECKOUT.test(path) && (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data'));
 }
 
 /** How the pages, and the host on their behalf, say no: a page with the reason. */
@@ -240,6 +243,10 @@ export function pageRefusal(status: number, err: ProtocolError): Response {
 /** The buyer's pages as a door of their own; the host routes to it what isPageRequest() claims. */
 export function createBuyerPages(pipeline: Pipeline): Hono {
   const app = new Hono();
+  // A form that cannot be read (or any fault) goes to the host, which answers with pageRefusal() and logs it.
+  app.onError((err) => {
+    throw err;
+  });
   const html = (c: Context) => wantsHtml(c.req.raw);
   const words = (c: Context, b: { locale: string; zone: string }) => new Words(negotiateLocale(c.req.header('accept-language'), b.locale), b.zone);
 
@@ -249,13 +256,19 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
     const res = await pipeline.execute(operationForPage('checkout'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as CheckoutView;
-    const r = render(v, words(c, v.booking));
+    const csrf = csrfFor(c, { secure: secure(c) });
+    const r = render(v, words(c, v.booking), csrf.token);
+    if (csrf.setCookie) r.headers.append('Set-Cookie', csrf.setCookie);
     // The sandbox form posts here and is then sent on to the platform's return URL.
     return v.return_url && v.state === 'due' ? withFormTarget(r, v.return_url) : r;
   });
   app.post('/checkout/:booking_id', async (c) => {
-    const form = new URLSearchParams(await c.req.text());
-    const choice = form.get('choice') === 'cancel' ? 'cancel' : 'pay';
+    const form = await readForm(c);
+    // Paying or abandoning is the buyer's own click on our page: a post from elsewhere changes nothing.
+    if (!csrfOk(c, form.csrf)) {
+      return page('Payment form expired', `<section class="card"><h1>This payment form has expired</h1><p><a href="/checkout/${encodeURIComponent(c.req.param('booking_id'))}">Open the payment page again</a>; nothing was paid or canceled.</p></section>`, 403);
+    }
+    const choice = form.choice === 'cancel' ? 'cancel' : 'pay';
     const res = await pipeline.execute(operationForPage('checkout_form'), { input: { booking_id: c.req.param('booking_id'), choice } });
     if (!res.ok) return page('Payment not possible', `<section class="card"><h1>${esc(res.error.message)}</h1></section>`, REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as CheckoutView;
@@ -263,7 +276,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
     if (v.return_url) return c.redirect(v.return_url, 303);
     // Paid: on to the booking page, which follows the booking from now on.
     if (v.state === 'paid') return c.redirect(v.booking.booking_path, 303);
-    return render(v, words(c, v.booking), choice === 'cancel' && v.state === 'due');
+    return render(v, words(c, v.booking), csrfFor(c, { secure: secure(c) }).token, choice === 'cancel' && v.state === 'due');
   });
 
   app.get('/booking/:booking_id', async (c) => {

@@ -14,8 +14,8 @@ export interface RestAppOptions {
   profile: () => Record<string, unknown>;
   /** Our OpenAPI document (served at /openapi.json). */
   openapi: () => Record<string, unknown>;
-  /** Believe X-Forwarded-Proto / X-Forwarded-Host from a TLS-terminating proxy (the URL signatures cover). */
-  trustProxy?: boolean;
+  /** The request came through a trusted TLS-terminating proxy: its X-Forwarded-Proto / X-Forwarded-Host are believed (the URL signatures cover). */
+  viaProxy?: (c: Context) => boolean;
   /** The client's address (per-address rate limits), as the server resolves it; absent in-process. */
   clientAddress?: (c: Context) => string | undefined;
   /** The operations served (the business's set unless given: a registry serves its own). */
@@ -147,7 +147,7 @@ function evidence(c: Context, opts: RestAppOptions, headers: Record<string, stri
 /** The URL as the client addressed it (behind a TLS-terminating proxy, the forwarded scheme). */
 function publicUrl(c: Context, opts: RestAppOptions): string {
   const url = new URL(c.req.url);
-  if (opts.trustProxy) {
+  if (opts.viaProxy?.(c)) {
     const proto = c.req.header('x-forwarded-proto');
     if (proto === 'https' || proto === 'http') url.protocol = `${proto}:`;
     const host = c.req.header('x-forwarded-host');

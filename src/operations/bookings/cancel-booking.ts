@@ -4,6 +4,7 @@ import { defineOperation, ok, outcome } from '../define.js';
 import { checkRevision, emitBookingEvent, endBooking, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { iso } from '../context.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
+import { spokenDuration } from '../steps/policy-fees.js';
 
 export const cancelBooking = defineOperation({
   name: 'cancel_booking',
@@ -75,12 +76,4 @@ function feeWarning(fee: number, owed: number, refund: number, currency: string,
     severity: 'requires_buyer_review',
     path: '$.booking.cancellation.fee',
   };
-}
-
-function spokenDuration(ms: number): string {
-  const hours = ms / 3_600_000;
-  if (Number.isInteger(hours) && hours % 24 === 0 && hours >= 48) return `${hours / 24} days`;
-  if (Number.isInteger(hours)) return hours === 1 ? '1 hour' : `${hours} hours`;
-  const minutes = Math.round(ms / 60_000);
-  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }

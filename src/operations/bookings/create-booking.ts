@@ -6,6 +6,7 @@ import { createBookingRecord } from '../steps/booking-lifecycle.js';
 import { Buyer, DeliveryAddress, id, BOOKING_OUTPUT } from '../schemas.js';
 import { holdView, loadHold } from '../steps/holds.js';
 import { mayAct } from '../context.js';
+import { returnUrlProblem } from '../../security/index.js';
 import { bookingCredentialExpiry } from '../steps/booking-lifecycle.js';
 
 export const createBooking = defineOperation({
@@ -42,6 +43,10 @@ export const createBooking = defineOperation({
     if (!service || ctx.biz.published.get(service.id)?.status !== 'active') {
       return outcome(errorMessage('validation_error', `No bookable service has the id ${JSON.stringify(inp.service_id)}.`, '$.service_id'));
     }
+    // The checkout sends the buyer's browser there: only https on the asking platform's own origin (spec 8.5.5).
+    const returnTo = inp.post_payment_return_request?.url;
+    const returnProblem = returnTo ? returnUrlProblem(returnTo, ctx.caller.business ? null : (ctx.caller.profile ?? ''), ctx.biz.allowLoopbackUrls) : null;
+    if (returnProblem) return outcome(errorMessage('validation_error', `post_payment_return_request.url ${returnProblem}.`, '$.post_payment_return_request.url'));
     const partySize = inp.party_size ?? 1;
     if (partySize > 1 && !isCapacityType(service)) {
       return outcome(errorMessage('validation_error', 'Only group classes and reservations take a party size above 1.', '$.party_size'));

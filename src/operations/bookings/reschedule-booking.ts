@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { errorMessage, bookingPrice, rescheduleTerms, formatDuration, formatInstant, parseDuration, sameSlotId } from '../../domain/index.js';
+import { errorMessage, warningMessage, bookingPrice, rescheduleTerms, formatDuration, formatInstant, formatMoney, parseDuration, sameSlotId, type Message } from '../../domain/index.js';
+import { feeAtService, spokenDuration } from '../steps/policy-fees.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot, claimRows } from '../steps/slots.js';
 import { iso } from '../context.js';
@@ -85,10 +86,17 @@ export const rescheduleBooking = defineOperation({
 
     // A higher price or a reschedule fee is collected before the booking counts as confirmed again.
     const newTotal = bookingPrice(service, b.party_size, slot.durationMs);
+    const collectsOnline = b.status === 'confirmed' && service.policies.requires_payment && service.policies.payment_timing !== 'at_service';
     const extra = Math.max(0, newTotal - rec.priv.price_total) + terms.fee;
     rec.priv.price_total = newTotal;
-    if (b.payment) b.payment.amount = newTotal;
-    if (extra > 0 && b.status === 'confirmed' && service.policies.requires_payment && service.policies.payment_timing !== 'at_service') {
+    if (b.payment) b.payment.amount = newTotal + (rec.priv.fees_at_service ?? 0);
+    const messages: Message[] = [];
+    const window = service.policies.rescheduling.free_reschedule_until ? `less than ${spokenDuration(parseDuration(service.policies.rescheduling.free_reschedule_until))} before the start` : 'late';
+    if (terms.fee > 0 && !collectsOnline) messages.push(feeAtService(rec, service, terms.fee, window));
+    else if (terms.fee > 0) {
+      messages.push(warningMessage('late_reschedule_fee', `A late-reschedule fee of ${formatMoney(terms.fee, service.pricing.currency)} applies (moved ${window}): it is collected by the payment link before the booking counts as confirmed again (booking.payment.amount_due).`, '$.booking.payment.amount_due'));
+    }
+    if (extra > 0 && collectsOnline) {
       const expiresMs = Math.min(ctx.now + ctx.biz.def.settings.payment_ttl_seconds * 1000, slot.startMs);
       move(rec, 'require_action', ctx);
       b.actions = [...(b.actions ?? []), paymentAction(ctx, rec, service, extra, expiresMs, 'reschedule')];
@@ -104,6 +112,6 @@ export const rescheduleBooking = defineOperation({
     await offerFreedPlace(ctx, service, old);
     emitBookingEvent(ctx, 'booking.rescheduled', rec, { previous_slot: { start: formatInstant(old.startMs, zone), end: formatInstant(old.endMs, zone) } });
     await scheduleReminder(ctx, rec);
-    return ok({ booking: b });
+    return messages.length ? { data: { booking: b }, messages, status: 200 } : ok({ booking: b });
   },
 });

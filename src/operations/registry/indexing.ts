@@ -15,12 +15,34 @@ import {
 import type { DeploymentMode, RegistryBusinessRow, RegistryServiceRow } from '../../store/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { iso } from '../context.js';
+import { canonicalArguments } from '../../security/index.js';
 import type { FetchFailure, RegistryEnv } from './env.js';
 import type { RegistrationInput } from './schemas.js';
 
 /** Catalog pages read per index (500 services each) and services whose hint is fetched. */
 const MAX_FEED_PAGES = 20;
 const MAX_HINT_FETCHES = 100;
+/**
+ * Every fetch one registration (or one re-index) may cause, whatever the documents say: the
+ * profile, the REST endpoint's own profile, catalog pages, then hints with what is left.
+ */
+export const MAX_FETCHES_PER_INDEX = 64;
+
+/** Where a REST endpoint serves its own profile, by deployment mode. */
+const OWN_PROFILE_PATH: Record<DeploymentMode, string> = { standalone: '/.well-known/usp', ucp_native: '/.well-known/ucp' };
+
+/** `fetchJson` counted: at most `max` calls, then `spent()` is true and every further call throws. */
+function budget(env: RegistryEnv, max: number): { fetchJson: RegistryEnv['fetchJson']; spent(): boolean } {
+  let used = 0;
+  return {
+    fetchJson: (url) => {
+      if (used >= max) return Promise.reject(new Error(`more than ${max} fetches for one index`));
+      used++;
+      return env.fetchJson(url);
+    },
+    spent: () => used >= max,
+  };
+}
 
 export interface FetchedBusiness {
   /** The REST endpoint the business's profile names. */
@@ -76,20 +98,45 @@ export function restEndpointOf(doc: Record<string, unknown>, mode: DeploymentMod
   return (rest.endpoint as string).replace(/\/$/, '');
 }
 
-/** Fetch and check the profile, then read the catalog. */
+/**
+ * Fetch and check the profile, check that its REST endpoint is the business's own, then read the
+ * catalog: at most MAX_FETCHES_PER_INDEX fetches in all.
+ */
 export async function fetchBusiness(env: RegistryEnv, profileUrl: string, mode: DeploymentMode): Promise<FetchedBusiness> {
+  const counted = budget(env, MAX_FETCHES_PER_INDEX);
   let doc: Record<string, unknown>;
   try {
-    doc = await env.fetchJson(profileUrl);
+    doc = await counted.fetchJson(profileUrl);
   } catch (err) {
     throw fetchError(err, 'profile');
   }
   const endpoint = restEndpointOf(doc, mode);
-  const services = await fetchCatalog(env, endpoint);
+  await checkOwnEndpoint(counted, endpoint, profileUrl, doc, mode);
+  const services = await fetchCatalog(counted, endpoint);
   return { endpoint, profile: doc, services };
 }
 
-async function fetchCatalog(env: RegistryEnv, endpoint: string): Promise<Array<Record<string, unknown>>> {
+/**
+ * A profile may name any REST endpoint, another business's included: the registry would then index
+ * that business's catalog under the registrant's name. The endpoint's own profile must be the one
+ * being registered: the same URL, or a document identical to it (a mirror on another host).
+ */
+async function checkOwnEndpoint(env: Pick<RegistryEnv, 'fetchJson'>, endpoint: string, profileUrl: string, doc: Record<string, unknown>, mode: DeploymentMode): Promise<void> {
+  const own = `${endpoint}${OWN_PROFILE_PATH[mode]}`;
+  if (normalizeUrl(own) === normalizeUrl(profileUrl)) return;
+  let theirs: Record<string, unknown>;
+  try {
+    theirs = await env.fetchJson(own);
+  } catch (err) {
+    throw fetchError(err, "REST endpoint's own profile");
+  }
+  if (canonicalArguments(theirs) !== canonicalArguments(doc)) {
+    const msg = `The REST endpoint ${endpoint} serves another profile at ${own}: register the business whose endpoint it is, at its own profile.`;
+    throw invalidRequest(msg, [{ field: 'profile_url', message: 'its REST endpoint belongs to another profile' }], 'endpoint_profile_mismatch');
+  }
+}
+
+async function fetchCatalog(env: Pick<RegistryEnv, 'fetchJson'> & { spent(): boolean }, endpoint: string): Promise<Array<Record<string, unknown>>> {
   const byId = new Map<string, Record<string, unknown>>();
   let cursor: string | null = null;
   for (let page = 0; page < MAX_FEED_PAGES; page++) {
@@ -110,13 +157,13 @@ async function fetchCatalog(env: RegistryEnv, endpoint: string): Promise<Array<R
     }
     const p = isObject(body.pagination) ? body.pagination : {};
     const next = typeof p.next_cursor === 'string' ? p.next_cursor : typeof p.cursor === 'string' ? p.cursor : null;
-    if (p.has_more !== true || !next || next === cursor) break;
+    if (p.has_more !== true || !next || next === cursor || env.spent()) break;
     cursor = next;
   }
   // The hint is computed live by the business: read it from each service, a bounded number of them.
   let fetched = 0;
   for (const [id, data] of byId) {
-    if (fetched++ >= MAX_HINT_FETCHES) break;
+    if (fetched++ >= MAX_HINT_FETCHES || env.spent()) break;
     try {
       const one = await env.fetchJson(`${endpoint}/services/${encodeURIComponent(id)}`);
       const hint = isObject(one.service) ? one.service.availability_hint : undefined;

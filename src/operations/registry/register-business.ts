@@ -4,7 +4,7 @@
  * is read through the business's own REST door and indexed. Only then is anything stored. A
  * profile already registered is refreshed in place and keeps its id.
  */
-import { defineOperation, ok } from '../define.js';
+import { defineOperation, ok, type RateRule } from '../define.js';
 import { Out } from '../schemas.js';
 import { outboundUrlProblem } from '../../security/index.js';
 import { invalidRequest } from '../errors.js';
@@ -13,6 +13,27 @@ import { registryEnv } from './env-of.js';
 import { requireControl } from './control.js';
 import { checkLocation, fetchBusiness, presentEntry, registrationRow, serviceRows, type FetchedBusiness } from './indexing.js';
 import { RegistrationRequest, type RegistrationInput } from './schemas.js';
+
+/**
+ * Each registration or update fetches the profile and the catalog: the tightest class per caller,
+ * and, whoever the callers are, per host the registration names and for the registry as a whole
+ * (spam from many addresses and keys is still bounded).
+ */
+export const REGISTRATION_RATE: RateRule<{ profile_url: string }> = {
+  bucket: 'bookings',
+  shared: (input) => [
+    { bucket: 'registrations', subject: `host:${hostOf(input.profile_url)}` },
+    { bucket: 'registrations_total', subject: 'registry' },
+  ],
+};
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return url.slice(0, 200);
+  }
+}
 
 /** The checks every write of a registration makes before the transaction: URL, control, profile, catalog, location. */
 export async function validateRegistration(input: RegistrationInput, ctx: PrepareContext, controlOf: string): Promise<FetchedBusiness> {
@@ -39,8 +60,7 @@ export const registerBusiness = defineOperation({
   writes: true,
   creates: true,
   output: { registration: Out.object },
-  // Each registration fetches the profile and the whole catalog: the tightest class.
-  rate: { bucket: 'bookings' },
+  rate: REGISTRATION_RATE,
   summary: 'Register a business: its profile is fetched and checked, its catalog indexed.',
   input: RegistrationRequest,
   prepare: (input, ctx) => validateRegistration(input, ctx, input.profile_url),

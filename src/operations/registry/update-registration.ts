@@ -11,7 +11,7 @@ import { id, Out } from '../schemas.js';
 import { registryEnv } from './env-of.js';
 import { loadRegistration } from './get-registration.js';
 import { presentEntry, registrationRow, serviceRows, type FetchedBusiness } from './indexing.js';
-import { validateRegistration } from './register-business.js';
+import { REGISTRATION_RATE, validateRegistration } from './register-business.js';
 import { registrationFields } from './schemas.js';
 
 const originOf = (u: string): string | null => {
@@ -32,7 +32,7 @@ export const updateRegistration = defineOperation({
   conditional: false,
   writes: true,
   output: { registration: Out.object },
-  rate: { bucket: 'bookings' },
+  rate: REGISTRATION_RATE,
   summary: 'Update a registration; the profile and catalog are checked again.',
   input: z.object({ id: id('The registration id (reg_...).'), ...registrationFields }),
   async prepare(inp, ctx) {

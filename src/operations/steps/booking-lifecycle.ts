@@ -23,7 +23,9 @@ import {
   formatInstant,
   infoMessage,
   errorMessage,
+  noShowFee,
 } from '../../domain/index.js';
+import { noShowCharge } from './policy-fees.js';
 import { ProtocolError } from '../errors.js';
 import { ok, outcome, requireBusiness, type OperationResult } from '../define.js';
 import { iso, mayAct, newRevision, type OperationContext } from '../context.js';
@@ -361,8 +363,11 @@ export async function applyBusinessMove(ctx: OperationContext, bookingId: string
   if (!rec) return bookingNotFound(bookingId);
   checkRevision(ctx, rec.booking.revision);
   move(rec, m, ctx);
+  const service = ctx.biz.services.get(rec.booking.service_id);
+  const fee = m === 'no_show' && service ? noShowFee(service, rec.priv.price_total) : 0;
+  const messages = fee > 0 && service ? [noShowCharge(rec, service, fee)] : [];
   await ctx.tx.bookings.update(rec);
   if (m !== 'start') await freeSlot(ctx, rec).catch(() => undefined);
   emitBookingEvent(ctx, event, rec);
-  return ok({ booking: rec.booking });
+  return messages.length ? { data: { booking: rec.booking }, messages, status: 200 } : ok({ booking: rec.booking });
 }

@@ -4,6 +4,7 @@
  * own link (its id), show what is due and never buyer data, and apply lazy expiry first.
  */
 import { formatMoney, formatInstant, isoUtc, parseDuration, type BookingRecord, type ServiceDef } from '../../domain/index.js';
+import { returnUrlProblem } from '../../security/index.js';
 import { ProtocolError } from '../errors.js';
 import { expireIfDue } from './booking-lifecycle.js';
 import type { OperationContext } from '../context.js';
@@ -160,7 +161,8 @@ export async function checkoutView(ctx: OperationContext, bookingId: string): Pr
     booking: bookingPageView(ctx, rec),
   };
   const ret = rec.priv.post_payment_return_request;
-  if (ret) {
+  // Checked when the booking was made; checked again here for bookings stored before that rule.
+  if (ret && returnUrlProblem(ret.url, null, ctx.biz.allowLoopbackUrls) === null) {
     const u = new URL(ret.url);
     for (const [k, val] of Object.entries(ret.params ?? {})) u.searchParams.append(k, val);
     v.return_url = u.toString();

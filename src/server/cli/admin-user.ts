@@ -31,7 +31,7 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   const password = await readPassword();
   const { server } = await openOffline(flags);
   try {
-    await addBusinessUser(server.store, email, password, Date.now());
+    await addBusinessUser(server.store, email, password, server.clock.now());
     console.log(`business user ${email.trim().toLowerCase()} can now sign in at /admin`);
     return 0;
   } catch (err) {

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { parseArgs } from 'node:util';
 import type { BusinessDef } from '../../domain/index.js';
+import { CLOCK_VARIABLE, clockFromSetting, type Clock } from '../../operations/index.js';
 import { loadBusinessFile, parseBusinessFile } from '../business-file.js';
 import { createUspServer, type ServerOptions } from '../compose.js';
 import { LOG_LEVELS, createLogger, type LogFormat, type LogLevel, type ServerLogger } from '../logging.js';
@@ -44,7 +45,7 @@ export const OPTIONS = {
   reason: { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
-  'trust-proxy': { type: 'boolean' },
+  'trust-proxy': { type: 'string' },
   'allow-loopback-profiles': { type: 'boolean' },
   'require-pop-nonce': { type: 'boolean' },
   'allow-es256': { type: 'boolean' },
@@ -58,6 +59,7 @@ export const OPTIONS = {
   'request-timeout': { type: 'string' },
   'keep-alive-timeout': { type: 'string' },
   'max-connections': { type: 'string' },
+  'max-connections-per-address': { type: 'string' },
   'mcp-max-sessions': { type: 'string' },
   'mcp-max-sessions-per-address': { type: 'string' },
   'mcp-unused-session-timeout': { type: 'string' },
@@ -68,6 +70,7 @@ export const OPTIONS = {
   'webhook-max-total': { type: 'string' },
   'webhook-timeout': { type: 'string' },
   'signing-key': { type: 'string' },
+  'oauth-unused-client-hours': { type: 'string' },
   'signing-kid': { type: 'string' },
   'reminder-offset': { type: 'string' },
   failed: { type: 'boolean' },
@@ -156,8 +159,8 @@ export function securityOptions(flags: Flags): SecurityOptions {
   if (flags['rate-limit']) {
     const limits: Record<string, number> = {};
     for (const v of flags['rate-limit']) {
-      const m = /^(public|reads|holds|bookings)=(\d+)$/.exec(v);
-      if (!m) throw new UsageError(`--rate-limit takes CLASS=N with CLASS one of public, reads, holds, bookings and N tokens per minute, got ${JSON.stringify(v)}`);
+      const m = /^(public|reads|holds|bookings|registrations|registrations_total)=(\d+)$/.exec(v);
+      if (!m) throw new UsageError(`--rate-limit takes CLASS=N with CLASS one of public, reads, holds, bookings, registrations, registrations_total and N tokens per minute, got ${JSON.stringify(v)}`);
       limits[m[1]] = Number(m[2]);
     }
     o.rateLimits = limits;
@@ -233,12 +236,35 @@ export function shownDb(db: string): string {
   }
 }
 
+let chosenClock: Clock | undefined;
+
+/**
+ * The clock this process runs on: the system's, unless \`USP_CLOCK\` names another (tests keep every
+ * process they start on their own clock with it; see README "Testing"). Read once per process.
+ */
+export function processClock(): Clock {
+  if (!chosenClock) {
+    try {
+      chosenClock = clockFromSetting(process.env[CLOCK_VARIABLE]);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+  return chosenClock;
+}
+
+/** The line a command logs at start when it does not run on the system clock (null when it does). */
+export function clockNotice(): string | null {
+  const setting = process.env[CLOCK_VARIABLE]?.trim();
+  return setting ? `${CLOCK_VARIABLE}=${setting}: this process runs on that clock, not the system's (for tests and demos)` : null;
+}
+
 /** Open the business's database for an offline command (no listening, no dispatching). */
 export async function openOffline(flags: Flags) {
   if (!flags.demo && !flags.config) flags = { ...flags, demo: true };
   const def = await loadBusiness(flags);
   const db = dbPath(flags, def);
-  const server = await createUspServer({ business: def, db, sandbox: true, sweepIntervalMs: 0, log: createLogger({ level: 'warn' }), webhooks: { enabled: false } });
+  const server = await createUspServer({ business: def, db, clock: processClock(), sandbox: true, sweepIntervalMs: 0, log: createLogger({ level: 'warn' }), webhooks: { enabled: false } });
   return { server, db };
 }
 
@@ -317,7 +343,8 @@ export const AUTH_HELP = `Authentication (see README "Authentication"):
   --allow-es256               accept ES256 proofs besides EdDSA
   --profile-uri URL           another URI this business's profile is reachable at (accepted as proof aud); repeatable
   --profile-allowlist PREFIX  only platforms whose profile URL starts with PREFIX; repeatable
-  --rate-limit CLASS=N        tokens per minute for public|reads|holds|bookings, per address, profile and key (0 = off); repeatable
+  --rate-limit CLASS=N        tokens per minute for public|reads|holds|bookings, per address, proven profile and key,
+                              and for a registry registrations (per registering host) and registrations_total (0 = off); repeatable
                               defaults public=1200 reads=300 holds=30 bookings=20 (ten times that in the sandbox);
                               a 31-day availability query costs 31 public tokens, any other call 1
   --no-rate-limit             turn rate limits off

@@ -16,7 +16,7 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   const { server } = await openOffline(flags);
   try {
     if (sub === 'rotate') {
-      const kid = await server.keyring.rotate(Date.now());
+      const kid = await server.keyring.rotate(server.clock.now());
       console.log(`new signing key ${kid}; restart the server to sign with it (the old key stays published for 7 days)`);
     } else {
       for (const k of server.keyring.list()) {

@@ -12,9 +12,11 @@ import {
   LOG_HELP,
   SETTINGS_HELP,
   availabilityCacheBytes,
+  clockNotice,
   dbPath,
   loadBusiness,
   loggerFrom,
+  processClock,
   shownDb,
   securityOptions,
   shutdownTimeoutMs,
@@ -55,7 +57,7 @@ async function run(flags: Flags): Promise<number> {
   const db = dbPath(flags, def);
   const log = loggerFrom(flags);
   const shutdownMs = shutdownTimeoutMs(flags);
-  const server = await createUspServer({ business: def, db, sandbox, adminKeys: flags['admin-key'], security: securityOptions(flags), log, availabilityCacheBytes: availabilityCacheBytes(flags) });
+  const server = await createUspServer({ business: def, db, clock: processClock(), sandbox, adminKeys: flags['admin-key'], security: securityOptions(flags), log, availabilityCacheBytes: availabilityCacheBytes(flags) });
   // Over stdio whoever launched the process is trusted to name the platform: a model never has to invent _meta.usp.profile.
   const platformProfile = flags['platform-profile'] ?? `${server.biz.publicUrl.replace(/\/$/, '')}${GENERIC_PROFILE_PATH}`;
   const problem = checkProfileUrl(platformProfile, sandbox || Boolean(flags['allow-loopback-profiles']));
@@ -67,6 +69,8 @@ async function run(flags: Flags): Promise<number> {
   const stdio = await serveMcpStdio({ pipeline: server.pipeline, defaultProfile: platformProfile }, server.hub);
   log.info(`${def.business.name}: MCP on stdio${sandbox ? ' (SANDBOX: privileged calls need no platform authentication)' : ''}`);
   log.info(`database: ${shownDb(db)}`);
+  const clockLine = clockNotice();
+  if (clockLine) log.warn(clockLine);
   // Stop reading requests, let the calls in flight answer, then close the transport and the database.
   const stop = stopOnSignals(
     async () => {

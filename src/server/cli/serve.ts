@@ -1,5 +1,6 @@
 /** `usp-server serve`: run the business over HTTP (REST and MCP on one port). */
 import { readFileSync } from 'node:fs';
+import { ProxyListError, trustedProxies } from '../../security/index.js';
 import { createUspServer, type ServerOptions } from '../compose.js';
 import { DEFAULT_REREGISTER_MS, createRegistrar, type Registrar } from '../register-with.js';
 import {
@@ -10,13 +11,16 @@ import {
   DB_HELP,
   LOG_HELP,
   SETTINGS_HELP,
+  CommandError,
   UsageError,
   availabilityCacheBytes,
+  clockNotice,
   dbPath,
   shownDb,
   intFlag,
   loadBusiness,
   loggerFrom,
+  processClock,
   shutdownTimeoutMs,
   stopOnSignals,
   securityOptions,
@@ -44,12 +48,16 @@ ${ACCESS_HELP}
                               expired credentials are purged as they expire
 ${CACHE_HELP}
   --tls-cert FILE --tls-key FILE   serve HTTPS directly with this PEM certificate and key
-  --trust-proxy               behind a TLS-terminating proxy: trust X-Forwarded-Proto/Host/For, refuse requests it did not mark https
+  --trust-proxy LIST          behind TLS-terminating proxies: the addresses or CIDRs they connect from, comma-separated
+                              (e.g. 10.0.0.0/8,127.0.0.1); only their X-Forwarded-For/Proto/Host are believed, and
+                              requests they did not mark https are refused. Bare --trust-proxy means loopback only
   --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g. http://localhost:6274; repeatable
   --headers-timeout SECONDS   a request's headers must arrive within this (default 10)
   --request-timeout SECONDS   a whole request must arrive within this (default 30)
   --keep-alive-timeout SECONDS  idle keep-alive connections are closed after this (default 5)
-  --max-connections N         connections beyond N are closed on arrival (default 1000)
+  --max-connections N         most connections at once (default 1000); at it a newcomer replaces the connection
+                              idle the longest, or is closed when all are busy; from 90 % on, connections idle 1 s are closed
+  --max-connections-per-address N  most connections one client address holds (default 100; a trusted proxy is not capped)
   --mcp-max-sessions N        MCP sessions open at once; over it initialize gets 503 (default 1000)
   --mcp-max-sessions-per-address N  MCP sessions one client address may hold; over it 429 (default 100)
   --mcp-unused-session-timeout SECONDS  close a session the client never came back to after initialize (default 60)
@@ -70,12 +78,22 @@ Webhooks:
   --webhook-timeout SECONDS       per attempt (default 10)
   --signing-key FILE --signing-kid KID   sign webhooks with this P-256 PEM key instead of a generated one
 
+OAuth authorization server:
+  --oauth-unused-client-hours N   forget a dynamically registered client that never completed a grant
+                                  after N hours (default 24)
+
 ${LOG_HELP}
   /healthz, /readyz and /metrics (Prometheus) are served on the same port; /metrics is open to loopback
   peers and needs an admin API key (Authorization: Bearer KEY) from anywhere else.
 
 ${SETTINGS_HELP}
 `;
+
+/** OAuth settings: how long a registered client that never completed a grant is kept. */
+export function oauthOptions(flags: Flags): Pick<ServerOptions, 'oauth'> {
+  const hours = intFlag(flags, 'oauth-unused-client-hours', 1);
+  return hours === undefined ? {} : { oauth: { registration: { unusedClientTtlMs: hours * 3600_000 } } };
+}
 
 /** Listener settings: connection limits, MCP session caps, browser origins allowed on the MCP endpoints. */
 export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' | 'connections' | 'mcpSessions'> {
@@ -97,10 +115,12 @@ export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' 
   const request = seconds('request-timeout');
   const keepAlive = seconds('keep-alive-timeout');
   const maxConnections = intFlag(flags, 'max-connections', 1);
+  const perAddressConnections = intFlag(flags, 'max-connections-per-address', 1);
   if (headers !== undefined) connections.headersTimeoutMs = headers;
   if (request !== undefined) connections.requestTimeoutMs = request;
   if (keepAlive !== undefined) connections.keepAliveTimeoutMs = keepAlive;
   if (maxConnections !== undefined) connections.maxConnections = maxConnections;
+  if (perAddressConnections !== undefined) connections.maxConnectionsPerAddress = perAddressConnections;
   if (Object.keys(connections).length > 0) o.connections = connections;
   if (flags['allow-origin']) {
     o.allowedOrigins = flags['allow-origin'].map((v) => {
@@ -135,6 +155,20 @@ function registryUrls(flags: Flags): string[] {
   });
 }
 
+/** --trust-proxy as the list of proxies it names (checked here, so a typo is a usage error). */
+export function proxyList(flags: Flags): string[] | undefined {
+  const v = flags['trust-proxy'];
+  if (v === undefined) return undefined;
+  try {
+    const names = trustedProxies(v).names;
+    if (names.length === 0) throw new UsageError('--trust-proxy needs the addresses or CIDRs of the proxies, e.g. --trust-proxy 10.0.0.0/8,127.0.0.1');
+    return [...names];
+  } catch (err) {
+    if (err instanceof ProxyListError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 function tlsOptions(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
   if (!flags['tls-cert'] && !flags['tls-key']) return undefined;
   if (!flags['tls-cert'] || !flags['tls-key']) throw new UsageError('give both --tls-cert and --tls-key');
@@ -160,6 +194,7 @@ async function run(flags: Flags): Promise<number> {
   const registrars: Registrar[] = [];
   const server = await createUspServer({
     log,
+    clock: processClock(),
     business: def,
     db,
     dbTimeouts: { connectTimeoutMs: intFlag(flags, 'db-connect-timeout', 100), statementTimeoutMs: intFlag(flags, 'db-statement-timeout', 100) },
@@ -170,9 +205,10 @@ async function run(flags: Flags): Promise<number> {
     availabilityCacheBytes: availabilityCacheBytes(flags),
     security: securityOptions(flags),
     webhooks: webhookOptions(flags),
-    trustProxy: flags['trust-proxy'],
+    trustProxy: proxyList(flags),
     tls: tlsOptions(flags),
     ...httpOptions(flags),
+    ...oauthOptions(flags),
     // A catalog change (a service added, changed, suspended, removed) is news for every registry.
     onEvents: (events) => {
       if (events.some((e) => e.event.startsWith('service.'))) for (const r of registrars) r.catalogChanged();
@@ -183,9 +219,11 @@ async function run(flags: Flags): Promise<number> {
     url = await server.listen(port, host);
   } catch (err) {
     await server.close();
-    throw new UsageError((err as Error).message);
+    throw listenFailure(err as NodeJS.ErrnoException, host, port);
   }
   log.info(`database: ${shownDb(db)}`);
+  const clockLine = clockNotice();
+  if (clockLine) log.warn(clockLine);
   log.info(`${def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
   if (sandbox) {
     log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
@@ -213,6 +251,25 @@ async function run(flags: Flags): Promise<number> {
     shutdownMs,
   );
   return -1; // keep running
+}
+
+/**
+ * Why listening failed, as the command reports it: the address being taken or not ours to use is a
+ * failure at run time (exit 1); a refusal of the flags given (plain HTTP off loopback, deadlines that
+ * contradict each other) is a usage error (exit 2).
+ */
+function listenFailure(err: NodeJS.ErrnoException, host: string, port: number): Error {
+  const where = `${host}:${port}`;
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return new CommandError(`cannot listen on ${where}: the address is already in use (another usp-server?); stop it or pick another --port`);
+    case 'EACCES':
+      return new CommandError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); pick another --port`);
+    case 'EADDRNOTAVAIL':
+      return new CommandError(`cannot listen on ${where}: no such address on this machine; check --host`);
+    default:
+      return err.code ? new CommandError(`cannot listen on ${where}: ${err.message}`) : new UsageError(err.message);
+  }
 }
 
 export const serveCommand: Command = { name: 'serve', summary: 'run the business over HTTP (REST and MCP)', help: HELP, run };

@@ -31,7 +31,7 @@ async function run(flags: Flags, args: string[]): Promise<number> {
     } else {
       const target = flags.failed ? null : Number(id);
       if (target !== null && !Number.isInteger(target)) throw new UsageError('Usage: usp-server webhooks retry ID | --failed   (usp-server webhooks --help says more)');
-      const n = await server.store.transaction((tx) => tx.webhooks.retry(target, Date.now()));
+      const n = await server.store.transaction((tx) => tx.webhooks.retry(target, server.clock.now()));
       if (target !== null && n === 0) throw new CommandError(`no failed delivery #${target} in ${shownDb(db)} (usp-server webhooks list --status failed shows them)`);
       console.log(`${n} deliver${n === 1 ? 'y' : 'ies'} queued again; the running server sends them at its next pass`);
     }

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The extra runs of the test suite that CI makes besides `npm test` (each can be run by hand too):
+#   spec-less                  the files that read the official USP artifacts, with USP_SPEC_DIR
+#                              pointing at an empty folder (a clone without ../shared/usp-spec)
+#   shifted SHIFT all|processes
+#                              the whole suite, or the files that start processes (the CLI, serve,
+#                              mcp over stdio), under Debian's faketime: SHIFT is +Nd (N days on)
+#                              or dst (two days before America/New_York's next DST change)
+#   list processes|spec        print the files such a run takes
+# Every run prints how long it took.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+spec_files() { grep -rlE "support/spec\.js" test --include='*.test.ts' | sort; }
+# Files that start a process themselves or through a helper that does.
+process_files() {
+  grep -rlE "runCli|startServeCli|startRegistryCli|spawn\(|fork\(|StdioClientTransport|stdio|support/cli\.js|registry/processes\.js" test --include='*.test.ts' | sort
+}
+
+# Days from now until two days before the next change of America/New_York's UTC offset.
+days_to_dst() {
+  node -e '
+    const zone = "America/New_York";
+    const offset = (t) => new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longOffset" }).formatToParts(new Date(t)).find((p) => p.type === "timeZoneName").value;
+    const now = Date.now(), first = offset(now);
+    for (let d = 1; d < 400; d++) if (offset(now + d * 86400000) !== first) { console.log(Math.max(0, d - 2)); process.exit(0); }
+    console.log(0);'
+}
+
+timed() {
+  local label=$1; shift
+  local t0=$SECONDS
+  echo "== $label"
+  "$@"
+  echo "== $label: $((SECONDS - t0)) s"
+}
+
+case "${1:-}" in
+  spec-less)
+    empty=$(mktemp -d)
+    trap 'rmdir "$empty"' EXIT
+    # shellcheck disable=SC2046
+    USP_SPEC_DIR="$empty" timed "spec-less run (USP_SPEC_DIR=$empty)" npx vitest run $(spec_files)
+    ;;
+  shifted)
+    shift_arg=${2:?shift: +Nd or dst}
+    which=${3:-all}
+    command -v faketime >/dev/null || { echo "faketime is not installed (apt-get install faketime)" >&2; exit 1; }
+    if [ "$shift_arg" = dst ]; then shift_arg="+$(days_to_dst)d"; label="across the next DST change ($shift_arg)"; else label="$shift_arg"; fi
+    files=()
+    if [ "$which" = processes ]; then mapfile -t files < <(process_files); fi
+    timed "suite ($which) under faketime $label: $(faketime -f "$shift_arg" date -u +%FT%TZ)" faketime -f "$shift_arg" npx vitest run "${files[@]}"
+    ;;
+  list)
+    case "${2:-}" in processes) process_files ;; spec) spec_files ;; *) echo "list processes|spec" >&2; exit 2 ;; esac
+    ;;
+  *)
+    sed -n '2,12p' "$0" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,109 @@
+/**
+ * The text of a booking, a list of bookings and a waitlist entry: what the person must hear of
+ * each, in the business's time zone, with the terms as they apply to this booking now.
+ */
+import { bookingNoShowFee, serviceTerms, type Business } from '../../operations/index.js';
+import { money, when } from './format.js';
+import { lengthWords, placeWords } from './terms-text.js';
+import { bookingTermsWords } from './terms-text.js';
+
+export interface BookingTextContext {
+  zone: string;
+  currency: string;
+  business?: Business;
+  now?: number;
+}
+
+const LIVE = new Set(['pending', 'requires_action', 'confirmed']);
+
+function paymentLines(b: Record<string, any>, ctx: BookingTextContext): string[] {
+  const lines: string[] = [];
+  const p = b.payment;
+  const cur = p?.currency ?? ctx.currency;
+  const pay = (b.actions ?? []).find((a: any) => a.status === 'pending' && a.type === 'payment');
+  if (b.status === 'requires_action' && pay) {
+    const ttl = ctx.business?.def.settings.payment_ttl_seconds;
+    const window = ttl ? ` The link stays open ${lengthWords(ttl * 1000)} from when it was issued (the business's payment window, however far off the appointment is).` : '';
+    lines.push(
+      `NOT confirmed and NOT paid yet: the person must pay ${money(pay.payment_context?.amount_due, pay.payment_context?.currency ?? cur)} at ${pay.continue_url} before ${when(pay.expires_at, ctx.zone)}, or the booking is canceled and the time freed.${window} Give them that link exactly.`,
+    );
+    if (p?.timing === 'deposit_required' && typeof p.amount === 'number' && typeof p.deposit_amount === 'number' && p.amount > p.deposit_amount) {
+      lines.push(`That is the deposit; the other ${money(p.amount - p.deposit_amount, cur)} is paid at the appointment.`);
+    }
+    return lines;
+  }
+  if (!p || !LIVE.has(b.status)) return lines;
+  const paid = typeof p.amount_paid === 'number' ? p.amount_paid : 0;
+  const total = typeof p.amount === 'number' ? p.amount : null;
+  if (p.timing === 'at_service') {
+    if (total) lines.push(`Nothing is paid online (payment.status ${p.status}): ${money(total, cur)} is paid at the appointment.`);
+  } else if (total !== null) {
+    const rest = total - paid;
+    lines.push(rest > 0 ? `Paid ${money(paid, cur)} so far; ${money(rest, cur)} is still paid at the appointment.` : `Paid in full (${money(paid || total, cur)}).`);
+  }
+  if (typeof p.amount_due === 'number' && p.amount_due > 0 && b.status !== 'requires_action') lines.push(`${money(p.amount_due, cur)} is due from the person (booking.payment.amount_due).`);
+  return lines;
+}
+
+/** One booking in full: every fact the booking tools tell the assistant to relay. */
+export function bookingText(b: Record<string, any>, ctx: BookingTextContext): string {
+  const biz = ctx.business;
+  const service = biz ? serviceTerms(biz, String(b.service_id)) : null;
+  const head = `Booking ${b.id}: ${b.service_name}${biz ? ` at ${biz.def.business.name}` : ''}, ${when(b.slot?.start, ctx.zone)}; status ${b.status}${b.party_size > 1 ? `, party of ${b.party_size}` : ''}.`;
+  const lines = [head];
+  if (b.resources?.length) lines.push(`With ${b.resources.map((r: any) => `${r.name} (${r.id})`).join(', ')}.`);
+  const place = b.location?.id && biz ? biz.def.business.locations.find((l) => l.id === b.location.id) : undefined;
+  if (place) lines.push(`At ${place.name}${place.address ? `, ${place.address}` : ''}.`);
+  else if (b.location?.name) lines.push(`At ${b.location.name}.`);
+  else if (service?.atBuyer && b.delivery_address) lines.push(`At ${[b.delivery_address.line1, b.delivery_address.city].filter(Boolean).join(', ')}.`);
+  else if (service && !b.location) {
+    const where = placeWords(service);
+    if (where) lines.push(`Where: ${where}.`);
+  }
+  lines.push(...paymentLines(b, ctx));
+  if (b.status === 'pending') lines.push(`Waiting for the business to confirm${b.expires_at ? ` (by ${when(b.expires_at, ctx.zone)})` : ''}; it is not confirmed yet.`);
+  if (b.status === 'canceled' && b.cancellation) {
+    const cur = b.payment?.currency ?? ctx.currency;
+    lines.push(`Canceled by ${b.cancellation.canceled_by}; fee ${money(b.cancellation.fee ?? 0, cur)}, refund ${money(b.cancellation.refund_amount ?? 0, cur)}.`);
+  }
+  const startMs = Date.parse(b.slot?.start);
+  if (service && biz && LIVE.has(b.status) && !Number.isNaN(startMs)) {
+    const durationMs = Math.max(0, Date.parse(b.slot?.end) - startMs) || 0;
+    const noShow = bookingNoShowFee(biz, String(b.service_id), Number(b.party_size) || 1, durationMs);
+    const terms = bookingTermsWords(service, startMs, ctx.now ?? Date.now(), ctx.zone, noShow);
+    lines.push(`${terms.join('. ')}.`);
+  }
+  if (b.revision) lines.push(`Revision ${b.revision}.`);
+  return lines.join(' ');
+}
+
+/** A page of bookings: one line each (id, service, time, status), and how to read the next page. */
+export function bookingsText(bookings: Array<Record<string, any>>, pagination: Record<string, any> | undefined, ctx: BookingTextContext): string {
+  if (bookings.length === 0) return 'No bookings found for this person at this business.';
+  const counts = new Map<string, number>();
+  for (const b of bookings) counts.set(b.status, (counts.get(b.status) ?? 0) + 1);
+  const tally = [...counts].map(([s, n]) => `${n} ${s}`).join(', ');
+  const nowMs = ctx.now ?? Date.now();
+  const lines = bookings.map((b) => {
+    const past = Date.parse(b.slot?.start) < nowMs ? ' (past)' : '';
+    return `- ${b.id}: ${b.service_name}, ${when(b.slot?.start, ctx.zone)}${past}; ${b.status}${b.resources?.length ? `; with ${b.resources.map((r: any) => r.name).join(', ')}` : ''}`;
+  });
+  const more = pagination?.has_more ? `More follow: call again with cursor "${pagination.next_cursor}".` : 'That is every booking.';
+  return `${bookings.length} booking${bookings.length === 1 ? '' : 's'} (${tally}), newest first; read one with usp_bookings_get for its terms. ${more}\n${lines.join('\n')}`;
+}
+
+/** A waitlist entry: position, how an offer reaches the person, how long it stays open. */
+export function entryText(e: Record<string, any>, ctx: BookingTextContext, credential: Record<string, any> | undefined): string {
+  let t = `Waitlist entry ${e.id}: ${e.status}, position ${e.position}.`;
+  if (e.status === 'offered' && e.offered_slot) t += ` A place is offered at ${when(e.offered_slot.start, ctx.zone)}; accept with usp_waitlist_accept before ${when(e.offer_expires_at, ctx.zone)}.`;
+  if (e.status === 'waiting') {
+    const ttl = ctx.business?.def.settings.waitlist_offer_ttl_seconds;
+    t +=
+      ' Nothing is booked. When a place frees, the business offers it to the first in line: your platform receives a waitlist.offered webhook event (and, in this MCP session, a notification on the webhook resource named in _meta.usp.webhook_resource); the entry then reads status offered with offered_slot and offer_expires_at (usp_waitlist_get).' +
+      `${ttl ? ` An offer stays open ${lengthWords(ttl * 1000)};` : ''} the person must accept it with usp_waitlist_accept before it expires, or it passes to the next in line.`;
+  }
+  if (credential) {
+    t += ` booking_scoped_credential (expires ${when(credential.expires_at, ctx.zone)}) lets your platform act on this entry later (read, accept, decline, leave) without its platform credentials: send it in _meta.usp.authorization with mechanism booking_scoped_credential. Keep it; do not show it to the person.`;
+  }
+  return t;
+}
