@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import { BUYER } from '../support/server.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
-import { buyerToken, firstSlotAt, mcpCallAt, register, startOAuthServer, type OAuthTestServer } from './support.js';
+import { createSigningIdentity } from '../../src/client/platform-auth.js';
+import { REDIRECT, buyerToken, firstSlotAt, mcpCallAt, register, registerSigned, startOAuthServer, type OAuthTestServer } from './support.js';
 
 let t: OAuthTestServer;
 let profiles: ProfileServer;
@@ -90,8 +91,16 @@ describe('a token fixes the platform profile: the bound one or the generic-host 
   });
 
   test('a client with its own profile that sends the generic-host profile acts for its own; naming a third profile is refused, saying to leave it out', async () => {
-    const own = profiles.addProfile('/own-platform.json');
-    const client = await register(t.url, { usp_platform_profile: own });
+    // A registration naming a profile proves control of it with a key the profile publishes.
+    const signer = createSigningIdentity('own-platform-key');
+    const own = profiles.addProfile('/own-platform.json', { keys: [signer.publicJwk] });
+    const registered = await registerSigned(
+      t.url,
+      { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'Own Platform', grant_types: ['authorization_code', 'refresh_token'], usp_platform_profile: own },
+      signer,
+    );
+    expect(registered.status).toBe(201);
+    const client = (await registered.json()) as { client_id: string };
     const auth = { authorization: `Bearer ${(await buyerToken(t, client, { email: 'own-profile@example.com' })).access_token}` };
     const generic = `${t.url}/platforms/generic-mcp-host.json`;
     const r = await mcpCallAt(t.url, 'usp_bookings_create', { service_id: 'svc_haircut', slot_id: await firstSlotAt(t.url, 5), buyer: BUYER, _meta: { usp: { profile: generic } } }, auth);
