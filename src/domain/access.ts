@@ -15,3 +15,10 @@ export type ResourceKind = 'booking' | 'hold' | 'waitlist_entry' | 'subscription
 
 /** The resources a booking-scoped credential can open (spec 10.1.6). */
 export type CredentialKind = Exclude<ResourceKind, 'subscription'>;
+
+/**
+ * The OAuth scopes of identity linking this server grants and enforces (spec 10.2.4): `usp:booking`
+ * holds, books and manages bookings and waitlist entries; `usp:history` reads the buyer's bookings.
+ */
+export const OAUTH_SCOPES = ['usp:booking', 'usp:history'] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];

@@ -53,7 +53,8 @@ export type { SlotCandidate, SlotQuery, SlotState } from './slot-query.js';
 export { openingHours } from './opening-hours.js';
 export type { OpeningHoursEntry } from './opening-hours.js';
 
-export type { AccessTier, ResourceKind, CredentialKind } from './access.js';
+export type { AccessTier, ResourceKind, CredentialKind, OAuthScope } from './access.js';
+export { OAUTH_SCOPES } from './access.js';
 
 export { errorMessage, warningMessage, infoMessage } from './outcomes.js';
 export type { Message } from './outcomes.js';

@@ -9,7 +9,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import type Provider from 'oidc-provider';
 import { OPERATIONS, USP_VERSION, type AuthPolicy, type Logger } from '../operations/index.js';
-import { TokenRefused, apiKeyMatches, clientAddressKey, createProfileResolver, hashApiKey, outboundUrlProblem, type AccountEvent, type PlatformSummary, type ProfileResolver } from '../security/index.js';
+import { clientAddressKey, createProfileResolver, outboundUrlProblem, type AccountEvent, type PlatformSummary, type ProfileResolver } from '../security/index.js';
 import type { Store } from '../store/index.js';
 import { ACCOUNT_SESSION_MS, Accounts, EMAIL, normalizeEmail } from './accounts.js';
 import { ACCOUNT_CSS, ACCOUNT_CSS_PATH, accountPage, codePage, consentPage, layout, loginPage, messagePage, registerPage, type LinkedView } from './pages.js';
@@ -41,6 +41,8 @@ export interface OAuthDoorOptions {
   loginLimits?: { perAddress: number; signupsPerAddress?: number };
   /** How a sign-up code reaches the buyer (default: the log). */
   deliverCode?: (email: string, code: string) => void;
+  /** The mechanisms the business accepts (named in the 401 challenge), read when one is sent. */
+  accepted: () => readonly string[];
   /** The clock for sign-up codes, account sessions and sign-in delays. Default Date.now. */
   now?: () => number;
   /** Sign-in and sign-up events, for the operator's counters. */
@@ -62,14 +64,21 @@ export interface OAuthDoor {
   refuse(req: Request, status: number, err: { code: string; message: string }): Response;
   /**
    * Run by the MCP door before MCP sees a POST /mcp: the 401 challenge for a privileged tool call
-   * with no credential (or an unknown token); undefined lets MCP answer.
+   * that presents no credential at all; undefined lets MCP answer (a presented credential is checked
+   * once, by the pipeline). `read`: the request's JSON body as the MCP door already parsed it
+   * (undefined when not JSON); read from a clone without it.
    */
-  /** `read`: the request's JSON body as the MCP door already parsed it (undefined when not JSON); read from a clone without it. */
   mcpGate(req: Request, read?: { body: unknown }): Promise<Response | undefined>;
   /** The profile URL a client without one acts under. */
   genericProfileUrl(): string;
   /** RFC 9728 metadata URL for a door's resource. */
   resourceMetadataUrl(binding: 'mcp' | 'rest'): string;
+  /**
+   * What the authentication policy takes from the authorization server, composed into it before
+   * the policy is frozen: the one token verifier, the metadata URL 401 challenges name, and the
+   * mechanism it adds to those the business profile advertises.
+   */
+  resourceServer: Required<Pick<AuthPolicy, 'verifyAccessToken' | 'resourceMetadata'>> & { mechanism: 'oauth2_bearer' };
 }
 
 export const GENERIC_PROFILE_PATH = '/platforms/generic-mcp-host.json';
@@ -79,11 +88,11 @@ const ACCOUNT_COOKIE = 'usp_account';
 type NodeEnv = { incoming: IncomingMessage; outgoing: ServerResponse };
 
 /**
- * Build the door and install its token verifier into the authentication policy (the only contact
- * with the core: a verified token becomes a Caller there). Adds `oauth2_bearer` to the mechanisms
- * the business profile advertises.
+ * Build the door and its resource server (the only contact with the core: the token verifier the
+ * composition root puts into the authentication policy, where a verified token becomes a Caller).
+ * The door never writes into the policy itself.
  */
-export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promise<OAuthDoor> {
+export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
   const lib = await loadOidcProvider();
   const secrets = await loadOAuthSecrets(o.store);
   const accounts = new Accounts({ store: o.store, log: o.log, deliverCode: o.deliverCode, now: o.now, perAddressPerMinute: o.loginLimits?.perAddress, signupsPerAddressHour: o.loginLimits?.signupsPerAddress, onEvent: o.onAccountEvent });
@@ -148,9 +157,6 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
     origins: () => [base()],
     genericProfile: () => ({ url: genericUrl(), summary: genericSummary() }),
   });
-  policy.verifyAccessToken = verify;
-  policy.resourceMetadata = (binding) => resourceMetadataUrl(binding);
-  if (!policy.accepted.includes('oauth2_bearer')) policy.accepted = [...policy.accepted, 'oauth2_bearer'];
 
   const resourceMetadataUrl = (binding: 'mcp' | 'rest') => (binding === 'mcp' ? `${base()}${PRM_PATH}/mcp` : `${base()}${PRM_PATH}`);
   const prm = (resource: string) =>
@@ -266,12 +272,8 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
       return html(loginView(it, uid, csrf.token), { title: 'Sign in', formTargets: it.targets, cookies: [csrf.setCookie] });
     }
     const account = await accounts.byId(String(it.details.session?.accountId ?? ''));
-    const requested = new Set<string>();
-    const missing = (it.details.prompt.details.missingResourceScopes ?? {}) as Record<string, string[]>;
-    for (const s of Object.values(missing).flat()) requested.add(s);
-    if (requested.size === 0) for (const s of String(it.details.params.scope ?? '').split(' ')) if ((USP_SCOPES as readonly string[]).includes(s)) requested.add(s);
     return html(
-      consentPage({ action: `${INTERACTION_PATH}/${uid}/consent`, csrf: csrf.token, client: it.clientName, clientHost: it.host, scopes: [...requested], email: account?.email ?? '' }),
+      consentPage({ action: `${INTERACTION_PATH}/${uid}/consent`, csrf: csrf.token, client: it.clientName, clientHost: it.host, scopes: toGrant(it.details.prompt.details).listed, email: account?.email ?? '' }),
       { title: `Allow ${it.clientName}?`, formTargets: it.targets, cookies: [csrf.setCookie] },
     );
   });
@@ -356,10 +358,11 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
     const accountId = String(session?.accountId ?? '');
     const grant = existing ? await p.Grant.find(String(existing)) : new p.Grant({ accountId, clientId: String(params.client_id) });
     if (!grant) return expired();
-    const d = prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
-    if (d.missingOIDCScope) grant.addOIDCScope(d.missingOIDCScope.join(' '));
-    if (d.missingOIDCClaims) grant.addOIDCClaims(d.missingOIDCClaims);
-    for (const [indicator, scopes] of Object.entries(d.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    // Exactly what the consent page listed.
+    const g = toGrant(prompt.details);
+    if (g.oidc.length > 0) grant.addOIDCScope(g.oidc.join(' '));
+    if (g.claims.length > 0) grant.addOIDCClaims(g.claims);
+    for (const [indicator, scopes] of Object.entries(g.resource)) grant.addResourceScope(indicator, scopes.join(' '));
     const grantId = await grant.save();
     return finish(c, existing ? {} : { consent: { grantId } });
   });
@@ -410,20 +413,15 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
 
   // ---- the 401 an MCP client starts authorization from ------------------------------------------
   const privilegedTools = new Set(OPERATIONS.filter((op) => op.access !== 'public').map((op) => op.tool));
-  // Admin keys, platform keys from the command line and those issued at run time by the admin API.
-  const isOwnKey = async (token: string) =>
-    apiKeyMatches(token, policy.adminKeyHashes) ||
-    policy.platformKeys.some((k) => k.sha256 === hashApiKey(token)) ||
-    Boolean(await policy.findPlatformKey?.(hashApiKey(token)));
   /**
    * HTTP 401 (MCP authorization) whose body is still the USP answer: a JSON-RPC error -32006
    * `authentication_required` for the request, with what is accepted and where OAuth starts.
    */
-  const challenge = (msg: { id?: unknown; correlationId?: unknown } | null, error?: 'invalid_token') => {
+  const challenge = (msg: { id?: unknown; correlationId?: unknown }) => {
     const data: Record<string, unknown> = {
-      code: error ?? 'authentication_missing',
-      content: error ? 'The access token is unknown, expired, revoked or for another resource; authorize again.' : 'This tool needs a credential: sign in through OAuth (or use another accepted mechanism).',
-      accepted_mechanisms: policy.accepted,
+      code: 'authentication_missing',
+      content: 'This tool needs a credential: sign in through OAuth (or use another accepted mechanism).',
+      accepted_mechanisms: o.accepted(),
       resource_metadata: resourceMetadataUrl('mcp'),
     };
     if (typeof msg?.correlationId === 'string') data.correlation_id = msg.correlationId;
@@ -432,25 +430,15 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
       status: 401,
       headers: {
         'Content-Type': 'application/json',
-        'WWW-Authenticate': `Bearer resource_metadata="${resourceMetadataUrl('mcp')}", scope="${USP_SCOPES.join(' ')}"${error ? `, error="${error}"` : ''}`,
+        'WWW-Authenticate': `Bearer resource_metadata="${resourceMetadataUrl('mcp')}", scope="${USP_SCOPES.join(' ')}"`,
       },
     });
   };
   const mcpGate = async (req: Request, read?: { body: unknown }): Promise<Response | undefined> => {
     // RFC 9421 signatures are a credential of their own, checked below the door.
     if (req.headers.has('signature-input') || req.headers.has('signature')) return undefined;
-    const authz = req.headers.get('authorization');
-    if (authz) {
-      const m = /^(Bearer|DPoP)\s+(\S+)$/i.exec(authz);
-      if (!m || m[2].startsWith('bsc_') || (await isOwnKey(m[2]))) return undefined;
-      try {
-        await verify(m[2], { scheme: m[1].toLowerCase() as 'bearer' | 'dpop', binding: 'mcp', now: Date.now(), peek: true });
-        return undefined;
-      } catch (e) {
-        if (e instanceof TokenRefused) return challenge(null, 'invalid_token');
-        throw e;
-      }
-    }
+    // A credential on the header (a key, a token, a booking-scoped credential) is checked once, below the door.
+    if (req.headers.has('authorization')) return undefined;
     let body: unknown;
     if (read) {
       if (read.body === undefined) return undefined;
@@ -484,6 +472,7 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
   return {
     genericProfileUrl: genericUrl,
     resourceMetadataUrl,
+    resourceServer: { verifyAccessToken: verify, resourceMetadata: resourceMetadataUrl, mechanism: 'oauth2_bearer' },
     mcpGate,
     claims: (path) =>
       path === `${PRM_PATH}/mcp` || path === PRM_PATH || path === GENERIC_PROFILE_PATH || path === ACCOUNT_CSS_PATH || isPage(path) || isProviderPath(path),
@@ -510,6 +499,29 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
       return Response.json({ error, error_description: err.message }, { status, headers: { 'Cache-Control': 'no-store' } });
     },
   };
+}
+
+/**
+ * What allowing a consent prompt grants, worked out once for the page that asks and the form that
+ * grants (the buyer is shown exactly what is granted): the OpenID scopes and claims still missing,
+ * and the scopes of each resource (the MCP endpoint, the REST API) still missing. `listed` is the
+ * scopes in the order the page names them.
+ */
+function toGrant(details: unknown): { oidc: string[]; claims: string[]; resource: Record<string, string[]>; listed: string[] } {
+  const d = (details ?? {}) as { missingOIDCScope?: unknown; missingOIDCClaims?: unknown; missingResourceScopes?: unknown };
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const oidc = strings(d.missingOIDCScope);
+  const resource: Record<string, string[]> = {};
+  if (d.missingResourceScopes && typeof d.missingResourceScopes === 'object') {
+    for (const [indicator, scopes] of Object.entries(d.missingResourceScopes as Record<string, unknown>)) {
+      const list = strings(scopes);
+      if (list.length > 0) resource[indicator] = list;
+    }
+  }
+  // The library also counts a USP scope among the OpenID ones: each scope is named once.
+  const all = new Set([...Object.values(resource).flat(), ...oidc]);
+  const listed = [...(USP_SCOPES as readonly string[]).filter((s) => all.has(s)), ...[...all].filter((s) => !(USP_SCOPES as readonly string[]).includes(s))];
+  return { oidc, claims: strings(d.missingOIDCClaims), resource, listed };
 }
 
 /** Pages run no script, load nothing from elsewhere, cannot be framed, and post only to us (and on to the client). */

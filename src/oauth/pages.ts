@@ -66,13 +66,16 @@ export function codePage(o: { action: string; csrf: string; signup: string; emai
 export const SCOPE_WORDS: Record<string, { title: string; detail: string }> = {
   'usp:booking': { title: 'Book for you', detail: 'Hold times, and make, change and cancel bookings in your name.' },
   'usp:history': { title: 'See your bookings', detail: 'List and manage your bookings here, including ones made elsewhere.' },
+  openid: { title: 'Know it is you', detail: 'Receive an identifier for your account here (not your email or name).' },
+  offline_access: { title: 'Stay linked', detail: 'Keep this access until you remove it, without asking you again.' },
 };
 
 export function consentPage(o: { action: string; csrf: string; client: string; clientHost?: string; scopes: string[]; email: string }): string {
-  const items = o.scopes
-    .map((s) => SCOPE_WORDS[s] ?? { title: s, detail: '' })
-    .map((w) => `<li><strong>${esc(w.title)}</strong>${esc(w.detail)}</li>`)
-    .join('');
+  const items =
+    o.scopes
+      .map((s) => SCOPE_WORDS[s] ?? { title: s, detail: '' })
+      .map((w) => `<li><strong>${esc(w.title)}</strong>${esc(w.detail)}</li>`)
+      .join('') || '<li><strong>Nothing more</strong>Only what you already allowed.</li>';
   const back = o.clientHost ? `<p class="note">Either way, you go back to ${esc(o.clientHost)}.</p>` : '';
   return `<h1>Allow ${esc(o.client)}?</h1><p>Signed in as ${esc(o.email)}. <strong>${esc(o.client)}</strong> asks to:</p><div class="card"><ul class="scopes">${items}</ul>
 <p class="note">You can remove this access at any time from your account page.</p>

@@ -11,13 +11,14 @@
  */
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import { OAUTH_SCOPES } from '../operations/index.js';
 import type { Store } from '../store/index.js';
 import { storeAdapter, type AdapterHooks } from './adapter.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import type { OAuthSecrets } from './secrets.js';
 
-/** The scopes of identity linking (spec 10.2.4). */
-export const USP_SCOPES = ['usp:booking', 'usp:history'] as const;
+/** The scopes of identity linking (spec 10.2.4), as the operations table requires them. */
+export const USP_SCOPES = OAUTH_SCOPES;
 
 /** Client metadata member naming the USP platform profile a registered client acts under (10.1.6). */
 export const PROFILE_METADATA = 'usp_platform_profile';

@@ -5,7 +5,7 @@
 import { AuthFailure, authenticateRequest, popAlgorithms, type AuthPolicy, type HttpEvidence, type McpAuthorization } from '../security/index.js';
 import type { SecurityRepo, Store } from '../store/index.js';
 import { ProtocolError, type ProtocolErrorCode } from './errors.js';
-import { rateRuleOf, type OperationDef } from './define.js';
+import { rateRuleOf, scopesOf, type OperationDef } from './define.js';
 import type { Caller } from './context.js';
 import type { Logger } from './logger.js';
 
@@ -45,6 +45,7 @@ export async function authenticateCall(
         access: op.access,
         binding: presented.binding,
         resource,
+        scopes: scopesOf(op),
         profile: req.profile ?? null,
         mcp: presented.mcp,
         http: presented.http,

@@ -4,7 +4,7 @@
  * precondition (conditional write), its input schema and its handler.
  */
 import type { z } from 'zod';
-import type { AccessTier, Message, ResourceKind } from '../domain/index.js';
+import type { AccessTier, Message, OAuthScope, ResourceKind } from '../domain/index.js';
 import type { OperationContext, PrepareContext } from './context.js';
 import { ProtocolError } from './errors.js';
 
@@ -102,6 +102,11 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   conditional: boolean;
   /** Needs a write transaction even when not mutating from the caller's view (lazy expiry). */
   writes: boolean;
+  /**
+   * The OAuth scopes of which an access token must carry one to call this operation (spec 10.2.4);
+   * only privileged operations take one. Unset on a privileged row, `usp:booking` is required.
+   */
+  scopes?: readonly OAuthScope[];
   /** The existing resource a scoped operation addresses (per-resource authorization, credential scope). */
   resource?: { kind: ResourceKind; key: string };
   /**
@@ -163,6 +168,16 @@ export function requireBusiness(ctx: OperationContext): void {
   throw new ProtocolError('authentication_required', 'Only the business itself may do this; authenticate with the business API key.', {
     detailCode: 'business_credential_required',
   });
+}
+
+/**
+ * The scopes an OAuth access token needs for an operation, any one of them: its row's, else
+ * `usp:booking` for a privileged operation (closed by default); none for public and business-only
+ * ones (a token is refused on the latter whatever it carries).
+ */
+export function scopesOf(op: OperationDef): readonly OAuthScope[] {
+  if (op.access === 'public' || op.access === 'business_only') return [];
+  return op.scopes && op.scopes.length > 0 ? op.scopes : ['usp:booking'];
 }
 
 /** The rate rule an operation runs under: its own, else its access tier's. */

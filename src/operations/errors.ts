@@ -10,6 +10,8 @@ export const PROTOCOL_ERROR_CODES = [
   'profile_malformed',
   'profile_not_trusted',
   'authentication_required',
+  // An OAuth access token without the scope the operation needs (RFC 6750 section 3.1).
+  'insufficient_scope',
   'rate_limited',
   'version_unsupported',
   'service_unavailable',

@@ -1,6 +1,9 @@
 /** API keys are configured as sha-256 hex digests and compared in constant time. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 
+/** Platform keys issued at run time (the admin API) start with this; configured ones may be any value. */
+export const ISSUED_KEY_PREFIX = 'uspk_';
+
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }

@@ -5,13 +5,14 @@
  *
  * Principals: `jkt:<thumbprint>` (platform_key_pop), `sig:<thumbprint>` (RFC 9421 with a key from
  * the platform profile), `key:<id>` (a pre-established API key), `business` (the business's own
- * admin key), `oauth:<client_id>` (an OAuth access token from this business's authorization
- * server; a buyer-linked token also names the buyer's account). A booking-scoped credential adds
+ * admin key), `oauth:<client_id>` (a platform's own OAuth access token from this business's
+ * authorization server) and `oauth:<client_id>#<account>` (a buyer-linked one: the buyer through
+ * that client, so buyers sharing one hosted assistant never act on each other's bookings). A booking-scoped credential adds
  * access to one resource on top of (or instead of) a principal.
  */
 import type { SecurityRepo } from '../store/index.js';
 import type { AccessTier, ResourceKind } from '../domain/index.js';
-import { apiKeyMatches, hashApiKey } from './api-key.js';
+import { ISSUED_KEY_PREFIX, apiKeyMatches, hashApiKey } from './api-key.js';
 import { credentialHash } from './credentials.js';
 import { argumentsDigest } from './jcs.js';
 import type { NonceSource } from './nonces.js';
@@ -31,6 +32,7 @@ export type AuthFailureCode =
   | 'profile_unreachable'
   | 'profile_malformed'
   | 'profile_not_trusted'
+  | 'insufficient_scope'
   | 'rate_limited';
 
 export class AuthFailure extends Error {
@@ -71,6 +73,8 @@ export interface AuthRequest {
   binding: 'mcp' | 'rest';
   /** The resource a scoped operation addresses. */
   resource?: { kind: ResourceKind; id: string };
+  /** OAuth scopes of which an access token must carry one (the operation's row); empty: none needed. */
+  scopes?: readonly string[];
   profile: string | null;
   /** MCP: the tool name and the raw `arguments` (for `usp_p`), and `_meta.usp.authorization`. */
   mcp?: { tool: string; rawArguments: Record<string, unknown>; authorization?: McpAuthorization };
@@ -109,6 +113,8 @@ export interface OAuthTokenInfo {
   profile: string;
   /** Known without fetching (the business's own profile for generic hosts). */
   platform?: PlatformSummary;
+  /** The server's own profile for hosts without one: a call naming it is taken as naming none. */
+  genericProfile?: string;
   /** The client registered `profile` itself (generic hosts, acting under the business's, did not). */
   profileRegistered?: boolean;
 }
@@ -154,9 +160,10 @@ export interface AuthPolicy {
   accepted: readonly string[];
   /**
    * Verify an OAuth access token from this business's authorization server (audience, expiry,
-   * revocation, DPoP binding); throws TokenRefused. Absent when the server does not run one.
+   * revocation, DPoP binding): null when it never issued the token (or it is gone), TokenRefused
+   * when it is known but not good for this request. Absent when the server does not run one.
    */
-  verifyAccessToken?: (token: string, how: AccessTokenCheck) => Promise<OAuthTokenInfo>;
+  verifyAccessToken?: (token: string, how: AccessTokenCheck) => Promise<OAuthTokenInfo | null>;
   /** The RFC 9728 metadata URL of each door's resource, named in 401 challenges (when OAuth runs). */
   resourceMetadata?: (binding: 'mcp' | 'rest') => string;
 }
@@ -166,8 +173,6 @@ export interface AccessTokenCheck {
   binding: 'mcp' | 'rest';
   http?: HttpEvidence;
   now: number;
-  /** Look only (known, unexpired, right audience): the DPoP proof is left for the real check. */
-  peek?: boolean;
 }
 
 const fail = (code: AuthFailureCode, detailCode: string, publicMessage: string, logDetail = publicMessage, extra?: Record<string, unknown>) =>
@@ -189,10 +194,11 @@ function popError(e: PopFailure, policy: AuthPolicy, now: number): AuthFailure {
 
 export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<SecurityRepo>, now: number): Promise<AuthenticatedCaller> {
   const profile = req.profile;
-  if (profile !== null) {
-    const problem = checkProfileUrl(profile, policy.sandbox || policy.allowLoopbackProfiles);
-    if (problem) throw fail('invalid_profile_url', 'invalid_profile_url', `The platform profile URL ${problem}.`);
-  }
+  // An OAuth token fixes the profile itself (checked against the token); every other path needs an acceptable profile URL.
+  const urlProblem = profile !== null ? checkProfileUrl(profile, policy.sandbox || policy.allowLoopbackProfiles) : null;
+  const acceptableProfile = () => {
+    if (urlProblem) throw fail('invalid_profile_url', 'invalid_profile_url', `The platform profile URL ${urlProblem}.`);
+  };
   const auth = req.mcp?.authorization;
   const headers = req.http?.headers ?? {};
 
@@ -205,7 +211,9 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
     switch (auth.mechanism) {
       case 'api_key':
         if (!auth.credential) throw fail('authentication_required', 'credential_missing', 'mechanism api_key needs a credential.');
-        apiKey = auth.credential;
+        // A booking-scoped credential is never taken for an API key, whatever the mechanism says (spec 9.2.4 item 8).
+        if (auth.credential.startsWith('bsc_')) credentialValue = auth.credential;
+        else apiKey = auth.credential;
         break;
       case 'platform_key_pop':
         if (!auth.proof) throw fail('pop_proof_required', 'pop_proof_missing', POP_PUBLIC.pop_proof_missing);
@@ -219,6 +227,12 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
         break;
       case 'http_message_signature':
         break;
+      case 'oauth2_bearer':
+        // An access token riding in the call (stdio); over HTTP it may stay on the Authorization header instead.
+        if (!policy.verifyAccessToken) throw fail('authentication_required', 'mechanism_not_accepted', 'OAuth access tokens are not accepted here.');
+        if (auth.credential) oauthToken = { value: auth.credential, scheme: 'bearer' };
+        else if (!headers.authorization) throw fail('authentication_required', 'credential_missing', 'mechanism oauth2_bearer needs a credential (the access token), or the token on the Authorization header.');
+        break;
       default:
         // Unknown mechanisms fail closed (spec 10.1.6 forward compatibility).
         throw fail('authentication_required', 'mechanism_not_accepted', `The mechanism ${JSON.stringify(auth.mechanism).slice(0, 80)} is not accepted here.`);
@@ -228,29 +242,59 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
   if (authz) {
     const m = /^(Bearer|DPoP)\s+(\S+)$/i.exec(authz);
     if (!m) throw fail('authentication_required', 'invalid_credential', 'The Authorization header is not understood.');
-    if (m[2].startsWith('bsc_')) credentialValue ??= m[2];
-    else if (m[1].toLowerCase() === 'bearer') apiKey ??= m[2];
+    const scheme = m[1].toLowerCase() === 'dpop' ? 'dpop' : 'bearer';
+    if (oauthToken) {
+      // One token per call: the one in the call and the one on the header are the same, and the header's scheme counts.
+      if (m[2] !== oauthToken.value) {
+        throw fail('authentication_required', 'conflicting_credentials', 'The access token in _meta.usp.authorization is not the one on the Authorization header; send one of them.');
+      }
+      oauthToken.scheme = scheme;
+    } else if (m[2].startsWith('bsc_')) credentialValue ??= m[2];
+    else if (auth?.mechanism === 'oauth2_bearer') oauthToken = { value: m[2], scheme };
+    else if (scheme === 'bearer') apiKey ??= m[2];
     // RFC 9449: a DPoP-bound access token; the DPoP header is then its proof, checked with the token.
     else if (policy.verifyAccessToken) oauthToken = { value: m[2], scheme: 'dpop' };
     else throw fail('authentication_required', 'invalid_credential', 'DPoP authorization carries a booking-scoped credential.');
   }
   if (req.binding === 'rest' && headers.dpop && !oauthToken) proof = headers.dpop;
-  if (oauthToken) return viaAccessToken(req, policy, repo, now, oauthToken);
+
+  // Spec 9.2.4 item 8: a cnf-bound credential without its proof is absent, and the call is refused
+  // rather than carried by another credential presented beside it.
+  if (credentialValue !== undefined && proof === undefined && (apiKey !== undefined || oauthToken)) {
+    const row = await (await repo()).credential(credentialHash(credentialValue));
+    if (row?.jkt) throw fail('pop_proof_required', 'pop_proof_missing', POP_PUBLIC.pop_proof_missing, 'cnf-bound credential without a proof, beside another credential');
+  }
+  if (oauthToken) return (await viaAccessToken(req, policy, now, oauthToken)) ?? refuseToken('unknown, expired or revoked access token');
 
   // The business itself, or a pre-established platform key.
   if (apiKey !== undefined) {
     if (apiKeyMatches(apiKey, policy.adminKeyHashes)) {
+      acceptableProfile();
       return { principal: 'business', profile, business: true, authenticated: true, mechanism: 'api_key' };
     }
+    const platformKey = (id: string) => {
+      acceptableProfile();
+      // A platform's own key never stands in for the business (spec 10.1.6).
+      if (req.access === 'business_only') throw businessOnly(`platform key ${id} on a business-only operation`);
+      return finish(req, policy, repo, now, { principal: `key:${id}`, profile, business: false, authenticated: true, mechanism: 'api_key' });
+    };
     const digest = hashApiKey(apiKey);
-    const platform = policy.platformKeys.find((k) => k.sha256 === digest) ?? (await policy.findPlatformKey?.(digest)) ?? undefined;
-    // Not a key we issued: an OAuth access token, when this business runs an authorization server.
-    if (!platform && policy.verifyAccessToken) return viaAccessToken(req, policy, repo, now, { value: apiKey, scheme: 'bearer' });
-    if (!platform) throw fail('authentication_required', 'invalid_credential', 'The API key presented is not valid for this business.');
-    // A platform's own key never stands in for the business (spec 10.1.6).
-    if (req.access === 'business_only') throw businessOnly(`platform key ${platform.id} on a business-only operation`);
-    return finish(req, policy, repo, now, { principal: `key:${platform.id}`, profile, business: false, authenticated: true, mechanism: 'api_key' });
+    const configured = policy.platformKeys.find((k) => k.sha256 === digest);
+    if (configured) return platformKey(configured.id);
+    // Keys issued at run time carry their prefix; any other value is first taken for an access token
+    // when this business runs an authorization server, so either costs one lookup. On a miss the other is tried.
+    const tokenFirst = policy.verifyAccessToken !== undefined && !apiKey.startsWith(ISSUED_KEY_PREFIX);
+    const asToken = () => viaAccessToken(req, policy, now, { value: apiKey, scheme: 'bearer' });
+    const viaToken = tokenFirst ? await asToken() : null;
+    if (viaToken) return viaToken;
+    const issued = await policy.findPlatformKey?.(digest);
+    if (issued) return platformKey(issued.id);
+    const lateToken = policy.verifyAccessToken && !tokenFirst ? await asToken() : null;
+    if (lateToken) return lateToken;
+    if (policy.verifyAccessToken) refuseToken('neither an API key nor an access token of this business');
+    throw fail('authentication_required', 'invalid_credential', 'The API key presented is not valid for this business.');
   }
+  acceptableProfile();
   if (req.access === 'business_only') throw businessOnly('no business credential on a business-only operation');
   // A public call needs no identity: a signature on it is checked only when it names a profile.
   if (req.access === 'public' && credentialValue === undefined && proof === undefined && (!headers['signature-input'] || profile === null)) {
@@ -324,28 +368,36 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
   return finish(req, policy, async () => sec, now, caller);
 }
 
-/** An OAuth access token (spec 10.2.3): the client is the principal, bound to the profile the token names. */
-async function viaAccessToken(
-  req: AuthRequest,
-  policy: AuthPolicy,
-  repo: () => Promise<SecurityRepo>,
-  now: number,
-  token: { value: string; scheme: 'bearer' | 'dpop' },
-): Promise<AuthenticatedCaller> {
-  let info: OAuthTokenInfo;
+/**
+ * An OAuth access token (spec 10.2.3), verified once by the resource server: null when this server
+ * never issued it. A buyer-linked token acts for that buyer through its client (the principal names
+ * both); a platform's own (client_credentials) token acts as the client. The authorization server's
+ * client record fixes the profile, so there is no first-use binding to look up.
+ */
+async function viaAccessToken(req: AuthRequest, policy: AuthPolicy, now: number, token: { value: string; scheme: 'bearer' | 'dpop' }): Promise<AuthenticatedCaller | null> {
+  let info: OAuthTokenInfo | null;
   try {
     info = await policy.verifyAccessToken!(token.value, { scheme: token.scheme, binding: req.binding, http: req.http, now });
   } catch (e) {
     if (!(e instanceof TokenRefused)) throw e;
-    throw fail('authentication_required', 'invalid_token', 'The access token is not valid here: unknown, expired, revoked, for another resource, or without its proof.', e.message);
+    return refuseToken(e.message);
   }
+  if (!info) return null;
   if (req.access === 'business_only') throw businessOnly(`oauth client ${info.clientId} on a business-only operation`);
-  // The token fixes the platform profile; a call naming another one is refused rather than re-bound.
-  if (req.profile !== null && req.profile !== info.profile) {
-    throw fail('authentication_required', 'profile_binding_mismatch', 'This access token is bound to a different platform profile.', `${info.clientId} bound to ${info.profile}, presented ${req.profile}`);
+  const needed = req.scopes ?? [];
+  if (needed.length > 0 && !needed.some((s) => info.scopes.includes(s))) throw insufficientScope(needed, info);
+  // Spec 10.1.6: a call names the profile the token is bound to, the server's own profile for hosts
+  // without one (a host may copy it from the metadata), or none; any other is refused, not re-bound.
+  if (req.profile !== null && req.profile !== info.profile && req.profile !== info.genericProfile) {
+    throw fail(
+      'authentication_required',
+      'profile_binding_mismatch',
+      `This access token acts for the platform profile ${info.profile}: leave the profile out (_meta.usp.profile, or USP-Agent on REST) and the call acts for it.`,
+      `${info.clientId} bound to ${info.profile}, presented ${req.profile}`,
+    );
   }
   const caller: AuthenticatedCaller = {
-    principal: `oauth:${info.clientId}`,
+    principal: info.accountId ? `oauth:${info.clientId}#${info.accountId}` : `oauth:${info.clientId}`,
     profile: info.profile,
     business: false,
     authenticated: true,
@@ -355,7 +407,30 @@ async function viaAccessToken(
     ...(info.accountId ? { account: info.accountId } : {}),
     ...(info.platform ? { platform: info.platform } : {}),
   };
-  return finish(req, policy, repo, now, caller);
+  if (req.access === 'public') return caller;
+  if (policy.checkProfile && !caller.platform) {
+    const summary = await guarded(() => policy.checkProfile!(info.profile));
+    if (summary) caller.platform = summary;
+  }
+  return caller;
+}
+
+/** The one answer for a token that is not good here; the precise cause goes to the log. */
+function refuseToken(logDetail: string): never {
+  throw fail('authentication_required', 'invalid_token', 'The access token is not valid here: unknown, expired, revoked, for another resource, or without its proof.', logDetail);
+}
+
+/** RFC 6750 section 3.1: the token is good but was not granted what this call needs (403 on HTTP). */
+function insufficientScope(needed: readonly string[], info: OAuthTokenInfo): AuthFailure {
+  const named = needed.length === 1 ? `the scope ${needed[0]}` : `one of the scopes ${needed.join(', ')}`;
+  return fail(
+    'insufficient_scope',
+    'insufficient_scope',
+    `This call needs ${named}, which this access token was not granted; authorize again asking for scope ${needed[0]}.`,
+    `oauth client ${info.clientId} has scopes [${info.scopes.join(' ')}], needs one of [${needed.join(' ')}]`,
+    // The scope to ask for (the row's first), named in the challenge.
+    { scope: needed[0] },
+  );
 }
 
 const businessOnly = (logDetail: string) =>

@@ -1,4 +1,4 @@
-export { hashApiKey, apiKeyMatches } from './api-key.js';
+export { hashApiKey, apiKeyMatches, ISSUED_KEY_PREFIX } from './api-key.js';
 export { checkProfileUrl } from './profile-url.js';
 export { AuthFailure, TokenRefused, authenticateRequest, htuCandidates } from './authenticate.js';
 export type { PlatformSummary, AuthPolicy, AuthRequest, AuthenticatedCaller, HttpEvidence, McpAuthorization, VerifiedSignature, OAuthTokenInfo, AccessTokenCheck } from './authenticate.js';

@@ -28,7 +28,7 @@ import { probeHandler } from './probes.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { createLogger } from './logging.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
-import { buildAuthPolicy, type SecurityOptions } from './security-wiring.js';
+import { buildAuthPolicy, freezePolicy, type SecurityOptions } from './security-wiring.js';
 import {
   LOOPBACK_HOSTS,
   apiKeyMatches,
@@ -39,6 +39,7 @@ import {
   popAlgorithms,
   trustedProxies,
   viaTrustedProxy,
+  type AuthPolicy,
   type ProfileResolver,
   type TrustedProxies,
 } from '../security/index.js';
@@ -226,7 +227,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   let baseUrl = biz.publicUrl;
   let listenUrl: string | undefined;
   const proxies = trustedProxies(opts.trustProxy);
-  const { policy: authPolicy, resolver } = await buildAuthPolicy({
+  const { policy: basePolicy, resolver } = await buildAuthPolicy({
     business: opts.business,
     sandbox: opts.sandbox,
     adminKeys: opts.adminKeys ?? [],
@@ -237,6 +238,27 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     profileUris: () => [...new Set([baseUrl, listenUrl].filter((u): u is string => Boolean(u)).map((u) => `${u}/.well-known/usp`))],
     origins: () => [...new Set([baseUrl, listenUrl].filter((u): u is string => Boolean(u)))],
   });
+  const role = opts.role;
+  // OAuth 2.0 (spec 10.2.3, 10.2.4): a door of the business role (buyer accounts are a business's), with a gate on MCP.
+  // Composed in phases: the authorization server and its resource server first, then the policy
+  // that takes its token verifier, frozen before anything (the pipeline, a door) can hold it.
+  const oauth: OAuthDoor | undefined = opts.oauth === false || role ? undefined : await mountOAuth({
+    store, log, sandbox: opts.sandbox, trustProxy: proxies.any, clientAddress: (req, env) => addressOf(req, env, proxies), baseUrl: () => baseUrl, businessName: biz.def.business.name,
+    capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
+    accepted: () => authPolicy.accepted,
+    allowLoopback: Boolean(opts.security?.allowLoopbackProfiles), now: () => clock.now(), onAccountEvent: (e) => metrics?.recordAccountEvent(e), profiles: resolver,
+    onRegistration: (outcome) => metrics?.recordRegistration(outcome), ...(opts.oauth ?? {}),
+  });
+  const authPolicy: AuthPolicy = freezePolicy(
+    oauth
+      ? {
+          ...basePolicy,
+          verifyAccessToken: oauth.resourceServer.verifyAccessToken,
+          resourceMetadata: oauth.resourceServer.resourceMetadata,
+          accepted: basePolicy.accepted.includes(oauth.resourceServer.mechanism) ? basePolicy.accepted : [...basePolicy.accepted, oauth.resourceServer.mechanism],
+        }
+      : basePolicy,
+  );
 
   // One list for what the proof check accepts, the profile publishes and the DPoP challenge names.
   const popAlgs = popAlgorithms(authPolicy.allowEs256);
@@ -296,7 +318,6 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       },
     );
   });
-  const role = opts.role;
   const profile = (): Record<string, unknown> =>
     role ? role.profile({ baseUrl, mechanisms: authPolicy.accepted, popAlgorithms: popAlgs }) : buildBusinessProfile(biz, {
       baseUrl,
@@ -312,12 +333,6 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     const a = addressOf(c.req.raw, c.env, proxies);
     return a ? clientAddressKey(a) : undefined;
   };
-  // OAuth 2.0 (spec 10.2.3, 10.2.4): a door of the business role (buyer accounts are a business's), with a gate on MCP.
-  const oauth: OAuthDoor | undefined = opts.oauth === false || role ? undefined : await mountOAuth({
-    store, log, sandbox: opts.sandbox, trustProxy: proxies.any, clientAddress: (req, env) => addressOf(req, env, proxies), baseUrl: () => baseUrl, businessName: biz.def.business.name,
-    capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
-    allowLoopback: allowLoopback, now: () => clock.now(), onAccountEvent: (e) => metrics?.recordAccountEvent(e), profiles: resolver, onRegistration: (outcome) => metrics?.recordRegistration(outcome), ...(opts.oauth ?? {}),
-  }, authPolicy);
   let openapiDoc: Record<string, unknown> | undefined;
   const rest = createRestApp({
     pipeline,

@@ -120,3 +120,17 @@ export async function buildAuthPolicy(args: {
   };
   return { policy, resolver };
 }
+
+/**
+ * The policy as the pipeline holds it, once every part is composed (the authorization server's
+ * token verifier included): frozen, so no door or later start-up step can change how callers are
+ * authenticated behind the pipeline's back.
+ */
+export function freezePolicy(policy: AuthPolicy): AuthPolicy {
+  return Object.freeze({
+    ...policy,
+    adminKeyHashes: Object.freeze([...policy.adminKeyHashes]),
+    platformKeys: Object.freeze(policy.platformKeys.map((k) => Object.freeze({ ...k }))),
+    accepted: Object.freeze([...policy.accepted]),
+  });
+}

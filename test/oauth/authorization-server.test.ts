@@ -9,7 +9,7 @@ import { day } from '../support/server.js';
 import { hashPassword } from '../../src/oauth/index.js';
 import { startProfileServer } from '../support/profile-server.js';
 import { createSigningIdentity } from '../../src/client/platform-auth.js';
-import { Browser, REDIRECT, authorizeUrl, csrfOf, actionOf, linkAccount, linkedTokens, pkce, register, registerSigned, startOAuthServer, tokenRequest, type OAuthTestServer } from './support.js';
+import { Browser, REDIRECT, authorizeUrl, csrfOf, actionOf, firstSlotAt, linkAccount, linkedTokens, mcpCallAt, pkce, register, registerSigned, startOAuthServer, tokenRequest, type OAuthTestServer } from './support.js';
 
 let t: OAuthTestServer;
 beforeAll(async () => {
@@ -19,31 +19,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** One MCP tool call over Streamable HTTP, stateless (a fresh session per call), with optional headers. */
-async function mcpCall(tool: string, args: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> {
-  const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers };
-  const init = await fetch(`${t.url}/mcp`, {
-    method: 'POST',
-    headers: h,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
-  });
-  const sid = init.headers.get('mcp-session-id') ?? '';
-  await init.text();
-  await fetch(`${t.url}/mcp`, { method: 'POST', headers: { ...h, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
-  const res = await fetch(`${t.url}/mcp`, {
-    method: 'POST',
-    headers: { ...h, 'mcp-session-id': sid },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: tool, arguments: args } }),
-  });
-  const text = await res.text();
-  const json = text.startsWith('{') ? JSON.parse(text) : JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? 'null');
-  return { status: res.status, headers: res.headers, body: json };
-}
-
-async function firstSlot(dayOffset: number, service = 'svc_haircut'): Promise<string> {
-  const r = await mcpCall('usp_availability_query', { service_id: service, start_date: day(dayOffset), end_date: day(dayOffset) });
-  return r.body.result.structuredContent.slots[0].id;
-}
+const mcpCall = (tool: string, args: Record<string, unknown>, headers: Record<string, string> = {}) => mcpCallAt(t.url, tool, args, headers);
+const firstSlot = (dayOffset: number, service = 'svc_haircut') => firstSlotAt(t.url, dayOffset, service);
 
 const BUYER = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' };
 

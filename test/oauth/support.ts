@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import { ManualClock, silentLogger, type Logger } from '../../src/operations/index.js';
-import { demoBusiness } from '../support/server.js';
+import { day, demoBusiness } from '../support/server.js';
 import { TEST_NOW } from '../support/time.js';
 import type { RegistrationLimits } from '../../src/oauth/registration.js';
 import { signedHeaders, type SigningIdentity } from '../../src/client/platform-auth.js';
@@ -214,4 +214,60 @@ export async function linkedTokens(t: OAuthTestServer, email: string, opts: { re
   const tok = await tokenRequest(t.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: p.verifier, resource: opts.resource ?? `${t.url}/mcp` });
   if (tok.status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(tok.body)}`);
   return { client, browser, tokens: tok.body as { access_token: string; refresh_token: string; token_type: string; scope: string } };
+}
+
+/** One MCP tool call over Streamable HTTP, stateless (a fresh session per call), with optional headers. */
+export async function mcpCallAt(
+  url: string,
+  tool: string,
+  args: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  /** Run once the session is open, just before the tool call is sent. */
+  beforeCall?: () => void,
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers };
+  const init = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: h,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+  const sid = init.headers.get('mcp-session-id') ?? '';
+  await init.text();
+  await fetch(`${url}/mcp`, { method: 'POST', headers: { ...h, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  beforeCall?.();
+  const res = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { ...h, 'mcp-session-id': sid },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: tool, arguments: args } }),
+  });
+  const text = await res.text();
+  const json = text.startsWith('{') ? JSON.parse(text) : JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? 'null');
+  return { status: res.status, headers: res.headers, body: json };
+}
+
+/** The first free slot of a service `dayOffset` days after the test clock's day. */
+export async function firstSlotAt(url: string, dayOffset: number, service = 'svc_haircut'): Promise<string> {
+  const r = await mcpCallAt(url, 'usp_availability_query', { service_id: service, start_date: day(dayOffset), end_date: day(dayOffset) });
+  return r.body.result.structuredContent.slots[0].id;
+}
+
+/**
+ * An access token for a buyer through a given client (several buyers may share one), with the
+ * scopes asked for: signs the buyer up the first time (`signUp`), in after that.
+ */
+export async function buyerToken(
+  t: OAuthTestServer,
+  client: { client_id: string },
+  who: { email: string; scope?: string; resource?: string; signUp?: boolean },
+): Promise<{ access_token: string; scope: string; token_type: string }> {
+  const p = pkce();
+  const resource = who.resource ?? `${t.url}/mcp`;
+  const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p, { resource, scope: who.scope ?? 'usp:booking usp:history' }), {
+    email: who.email,
+    password: 'correct horse battery',
+    signUp: who.signUp ?? true,
+  });
+  const tok = await tokenRequest(t.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: p.verifier, resource });
+  if (tok.status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(tok.body)}`);
+  return tok.body;
 }

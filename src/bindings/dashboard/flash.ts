@@ -32,6 +32,7 @@ const PROTOCOL_WORDS = {
   profile_malformed: 'The platform profile could not be read.',
   profile_not_trusted: 'That platform is not trusted by this business.',
   authentication_required: 'Your session does not allow this; sign in again.',
+  insufficient_scope: 'Your session does not allow this; sign in again.',
   rate_limited: 'Too many changes at once; wait a moment and try again.',
   version_unsupported: 'That protocol version is not supported.',
   service_unavailable: 'The database is not answering right now; nothing was changed. Try again shortly.',

@@ -13,6 +13,7 @@ export const MCP_ERROR_CODES = {
   profile_malformed: -32004,
   profile_not_trusted: -32005,
   authentication_required: -32006,
+  insufficient_scope: -32006,
   rate_limited: -32007,
   version_unsupported: -32008,
   service_unavailable: -32009,
@@ -44,6 +45,7 @@ const WIRE_NAME: Partial<Record<ProtocolErrorCode, string>> = {
   limit_exceeded: 'invalid_request',
   algorithm_unsupported: 'invalid_request',
   signature_invalid: 'authentication_required',
+  insufficient_scope: 'authentication_required',
 };
 
 export interface JsonRpcErrorShape {

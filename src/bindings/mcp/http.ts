@@ -26,6 +26,7 @@ import { toJsonRpcError } from './errors.js';
 import type { NotifiableSession, SessionHub } from './hub.js';
 import { createMcpServer, type McpDoorDeps } from './server.js';
 import { guardSend, restoreInResponse } from './wire-fix.js';
+import { withTokenStatus } from './http-status.js';
 
 export interface McpHttpOptions {
   /** Sessions idle longer than this are closed (the SDK never expires them). Default 30 min. */
@@ -174,7 +175,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     // bearer keys are checked below the door, the same as on REST), and its parse is handed to the
     // SDK, which would otherwise read it twice more (the era check and the transport).
     const { req, parsedBody, authInfo } = await readPost(c.req.raw, addressOf(c), (c.env as { mcpBody?: McpBody } | undefined)?.mcpBody);
-    if (!(await isLegacyRequest(req, parsedBody))) return restoreInResponse(await modern.fetch(req, { authInfo, parsedBody }));
+    if (!(await isLegacyRequest(req, parsedBody))) return withTokenStatus(await restoreInResponse(await modern.fetch(req, { authInfo, parsedBody })));
 
     const sid = req.headers.get('mcp-session-id');
     if (sid) {
@@ -188,7 +189,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
         live.queue = null;
         setImmediate(() => pending.forEach((n) => live.notify(n.method, n.params)));
       }
-      return res;
+      return req.method === 'POST' ? withTokenStatus(res) : res;
     }
     if (req.method !== 'POST') return jsonError(400, -32600, 'Missing Mcp-Session-Id header.');
     const address = addressOf(c);
@@ -202,7 +203,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     const live = await openSession(id, transport, address, 1, []);
     const res = await transport.handleRequest(req, { authInfo, parsedBody });
     if (!res.ok) await live.close();
-    return res;
+    return withTokenStatus(res);
   });
 
   // Legacy HTTP+SSE (2024-11-05 transport): GET /sse opens the stream, POST /messages?sessionId= carries requests.

@@ -206,6 +206,12 @@ function wwwAuthenticate(accepted: readonly string[], algs: readonly string[], e
   return challenges.join(', ') || 'Bearer realm="usp"';
 }
 
+/** RFC 6750 section 3.1: the scope to ask for, and where the client finds the authorization server. */
+function insufficientScopeChallenge(err: ProtocolError): string {
+  const metadata = typeof err.extra?.resource_metadata === 'string' ? `, resource_metadata="${err.extra.resource_metadata}"` : '';
+  return `Bearer realm="usp", error="insufficient_scope", scope="${String(err.extra?.scope ?? '')}"${metadata}`;
+}
+
 function problem(c: Context, err: ProtocolError): Response {
   return problemResponse(c.req.path, err);
 }
@@ -220,6 +226,7 @@ export function problemResponse(path: string, err: ProtocolError): Response {
     const algs = (err.extra?.pop_algorithms as string[] | undefined) ?? ['EdDSA'];
     headers['WWW-Authenticate'] = wwwAuthenticate(accepted, algs, err);
   }
+  if (err.code === 'insufficient_scope') headers['WWW-Authenticate'] = insufficientScopeChallenge(err);
   if (err.detailCode === 'proof_nonce_required' && typeof err.extra?.nonce === 'string') headers['DPoP-Nonce'] = err.extra.nonce;
   return new Response(JSON.stringify(problemBody(err, path)), { status, headers });
 }

@@ -13,6 +13,7 @@ export const REST_ERRORS = {
   profile_malformed: { status: 422, title: 'Platform profile malformed' },
   profile_not_trusted: { status: 403, title: 'Platform profile not trusted' },
   authentication_required: { status: 401, title: 'Authentication required' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
   rate_limited: { status: 429, title: 'Too many requests' },
   version_unsupported: { status: 400, title: 'Version unsupported' },
   service_unavailable: { status: 503, title: 'Service unavailable' },

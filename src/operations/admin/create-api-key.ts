@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
-import { hashApiKey } from '../../security/index.js';
+import { ISSUED_KEY_PREFIX, hashApiKey } from '../../security/index.js';
 import type { PlatformKeyRow } from '../../store/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { Out } from '../schemas.js';
@@ -29,7 +29,7 @@ export const createApiKey = defineOperation({
   input: z.object({ label: z.string().trim().min(1, 'a label is required').max(200).describe('Whose key this is (the platform).') }),
   async handle(inp, ctx) {
     requireBusiness(ctx);
-    const secret = `uspk_${randomBytes(24).toString('base64url')}`;
+    const secret = `${ISSUED_KEY_PREFIX}${randomBytes(24).toString('base64url')}`;
     const row: PlatformKeyRow = { id: ctx.ids.next('key'), sha256: hashApiKey(secret), label: inp.label, created_ms: ctx.now, revoked_ms: null };
     await ctx.tx.admin.addPlatformKey(row);
     return ok({ api_key: presentKey(row), secret });

@@ -11,6 +11,7 @@ export const holdSlot = defineOperation({
   tool: 'usp_availability_hold',
   rest: { method: 'POST', path: '/availability/holds', input: 'body' },
   access: 'privileged_platform',
+  scopes: ['usp:booking'],
   rate: { bucket: 'holds' },
   capability: 'dev.usp-protocol.services.availability',
   mutating: true,

@@ -11,6 +11,7 @@ export const releaseHold = defineOperation({
   rest: { method: 'DELETE', path: '/availability/holds/{hold_id}', input: 'none' },
   resource: { kind: 'hold', key: 'hold_id' },
   access: 'privileged_scoped',
+  scopes: ['usp:booking'],
   capability: 'dev.usp-protocol.services.availability',
   mutating: true,
   // Release ignores preconditions (spec 5.6): releasing twice is harmless.

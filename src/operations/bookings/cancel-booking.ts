@@ -13,6 +13,7 @@ export const cancelBooking = defineOperation({
   rest: { method: 'POST', path: '/bookings/{booking_id}/cancel', input: 'body' },
   resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
+  scopes: ['usp:booking'],
   rate: { bucket: 'bookings' },
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,

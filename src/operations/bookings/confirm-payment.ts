@@ -11,6 +11,7 @@ export const confirmPayment = defineOperation({
   rest: { method: 'POST', path: '/bookings/{booking_id}/confirm-payment', input: 'body' },
   resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
+  scopes: ['usp:booking'],
   rate: { bucket: 'bookings' },
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,

@@ -15,6 +15,7 @@ export const createBooking = defineOperation({
   tool: 'usp_bookings_create',
   rest: { method: 'POST', path: '/bookings', input: 'body' },
   access: 'privileged_platform',
+  scopes: ['usp:booking'],
   rate: { bucket: 'bookings' },
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,

@@ -9,6 +9,7 @@ export const getBooking = defineOperation({
   rest: { method: 'GET', path: '/bookings/{booking_id}', input: 'none' },
   resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
+  scopes: ['usp:booking', 'usp:history'],
   capability: 'dev.usp-protocol.services.bookings',
   mutating: false,
   conditional: false,

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import type { OAuthScope } from '../../domain/index.js';
 import { defineOperation, ok } from '../define.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { expireIfDue } from '../steps/booking-lifecycle.js';
 import { decodeCursor, encodeCursor, Out } from '../schemas.js';
 
 /** The scope that lets a linked assistant see and manage the buyer's bookings from any platform (spec 10.2.4). */
-const HISTORY_SCOPE = 'usp:history';
+export const HISTORY_SCOPE: OAuthScope = 'usp:history';
 
 /**
  * The linked buyer's bookings at this business, newest first, whichever platform made them. The
@@ -19,6 +20,7 @@ export const listBuyerBookings = defineOperation({
   tool: 'usp_bookings_list',
   rest: { method: 'GET', path: '/bookings', input: 'query' },
   access: 'privileged_platform',
+  scopes: [HISTORY_SCOPE],
   capability: 'dev.usp-protocol.services.bookings',
   mutating: false,
   conditional: false,

@@ -17,6 +17,7 @@ export const quoteBookingChange = defineOperation({
   rest: { method: 'GET', path: '/ext/usp-server/bookings/{booking_id}/quote', input: 'query' },
   resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
+  scopes: ['usp:booking', 'usp:history'],
   capability: 'dev.usp-protocol.services.bookings',
   mutating: false,
   conditional: false,

@@ -17,6 +17,7 @@ export const rescheduleBooking = defineOperation({
   rest: { method: 'POST', path: '/bookings/{booking_id}/reschedule', input: 'body' },
   resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
+  scopes: ['usp:booking'],
   rate: { bucket: 'bookings' },
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,

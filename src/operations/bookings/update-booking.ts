@@ -61,6 +61,7 @@ export const updateBooking = defineOperation({
   rest: { method: 'PUT', path: '/bookings/{booking_id}', input: 'body' },
   resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
+  scopes: ['usp:booking'],
   rate: { bucket: 'bookings' },
   capability: 'dev.usp-protocol.services.bookings',
   mutating: true,

@@ -16,6 +16,7 @@ export const createFeedSubscription = defineOperation({
   tool: 'usp_services_feed_subscribe',
   rest: { method: 'POST', path: '/services/feed/subscriptions', input: 'body' },
   access: 'privileged_platform',
+  scopes: ['usp:booking'],
   capability: 'dev.usp-protocol.services.catalog.subscriptions',
   mutating: true,
   conditional: false,

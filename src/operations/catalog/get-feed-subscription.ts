@@ -8,6 +8,7 @@ export const getFeedSubscription = defineOperation({
   rest: { method: 'GET', path: '/services/feed/subscriptions/{subscription_id}', input: 'none' },
   resource: { kind: 'subscription', key: 'subscription_id' },
   access: 'privileged_scoped',
+  scopes: ['usp:booking'],
   capability: 'dev.usp-protocol.services.catalog.subscriptions',
   mutating: false,
   conditional: false,

@@ -8,6 +8,7 @@ export const resumeFeedSubscription = defineOperation({
   rest: { method: 'POST', path: '/services/feed/subscriptions/{subscription_id}/resume', input: 'none' },
   resource: { kind: 'subscription', key: 'subscription_id' },
   access: 'privileged_scoped',
+  scopes: ['usp:booking'],
   capability: 'dev.usp-protocol.services.catalog.subscriptions',
   mutating: true,
   conditional: false,

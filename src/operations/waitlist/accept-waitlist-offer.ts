@@ -18,6 +18,7 @@ export const acceptWaitlistOffer = defineOperation({
   rest: { method: 'POST', path: '/waitlist/{entry_id}/accept', input: 'body' },
   resource: { kind: 'waitlist_entry', key: 'entry_id' },
   access: 'privileged_scoped',
+  scopes: ['usp:booking'],
   rate: { bucket: 'bookings' },
   capability: CAP,
   mutating: true,

@@ -16,6 +16,7 @@ export const declineWaitlistOffer = defineOperation({
   rest: { method: 'POST', path: '/waitlist/{entry_id}/decline', input: 'body' },
   resource: { kind: 'waitlist_entry', key: 'entry_id' },
   access: 'privileged_scoped',
+  scopes: ['usp:booking'],
   capability: CAP,
   mutating: true,
   conditional: true,

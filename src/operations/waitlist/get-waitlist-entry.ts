@@ -14,6 +14,7 @@ export const getWaitlistEntry = defineOperation({
   rest: { method: 'GET', path: '/waitlist/{entry_id}', input: 'none' },
   resource: { kind: 'waitlist_entry', key: 'entry_id' },
   access: 'privileged_scoped',
+  scopes: ['usp:booking'],
   capability: CAP,
   mutating: false,
   conditional: false,

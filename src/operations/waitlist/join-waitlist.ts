@@ -15,6 +15,7 @@ export const joinWaitlist = defineOperation({
   tool: 'usp_waitlist_join',
   rest: { method: 'POST', path: '/waitlist', input: 'body' },
   access: 'privileged_platform',
+  scopes: ['usp:booking'],
   rate: { bucket: 'bookings' },
   capability: CAP,
   mutating: true,

@@ -16,6 +16,7 @@ export const leaveWaitlist = defineOperation({
   rest: { method: 'DELETE', path: '/waitlist/{entry_id}', input: 'none' },
   resource: { kind: 'waitlist_entry', key: 'entry_id' },
   access: 'privileged_scoped',
+  scopes: ['usp:booking'],
   capability: CAP,
   mutating: true,
   conditional: true,

@@ -14,6 +14,7 @@ export const listWaitlist = defineOperation({
   tool: 'usp_waitlist_list',
   rest: { method: 'POST', path: '/waitlist/list', input: 'body' },
   access: 'privileged_platform',
+  scopes: ['usp:booking'],
   capability: CAP,
   mutating: false,
   conditional: false,
