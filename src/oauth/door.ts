@@ -409,7 +409,7 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
   });
 
   // ---- the 401 an MCP client starts authorization from ------------------------------------------
-  const privilegedTools = new Set(OPERATIONS.filter((op) => op.access !== 'public').map((op) => op.tool));
+  const privilegedTools = new Set(OPERATIONS.filter((op) => op.access !== 'public').flatMap((op) => [op.tool, op.formerly?.tool]));
   // Admin keys, platform keys from the command line and those issued at run time by the admin API.
   const isOwnKey = async (token: string) =>
     apiKeyMatches(token, policy.adminKeyHashes) ||

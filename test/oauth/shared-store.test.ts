@@ -35,7 +35,7 @@ async function twoServersShareOneAuthorizationServer(db: string) {
       fetch(`${url}/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tok.body.access_token}` },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'usp_bookings_list', arguments: {} } }),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'uspserver_bookings_list', arguments: {} } }),
       });
     // Stateless tools/call without initialize is refused by the transport (400) but passes the token gate; a 401 would mean the token is unknown.
     expect((await list(a.url)).status).not.toBe(401);
