@@ -34,6 +34,10 @@ export const OUTCOME_SEVERITY = {
   no_show_fee: 'requires_buyer_review',
   // A member of the call the server ignored (forward compatibility); the caller may have misspelt it.
   unknown_member: 'requires_buyer_input',
+  // A call through a name kept one release after it moved into our namespace.
+  deprecated_name: 'recoverable',
+  // Admin: a schedule change left live bookings inside the time it takes away (they stay as booked).
+  bookings_overlap: 'recoverable',
   waitlist_full: 'recoverable',
   offer_expired: 'recoverable',
   entry_not_found: 'recoverable',

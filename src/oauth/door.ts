@@ -412,7 +412,7 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
   });
 
   // ---- the 401 an MCP client starts authorization from ------------------------------------------
-  const privilegedTools = new Set(OPERATIONS.filter((op) => op.access !== 'public').map((op) => op.tool));
+  const privilegedTools = new Set(OPERATIONS.filter((op) => op.access !== 'public').flatMap((op) => [op.tool, op.formerly?.tool]));
   /**
    * HTTP 401 (MCP authorization) whose body is still the USP answer: a JSON-RPC error -32006
    * `authentication_required` for the request, with what is accepted and where OAuth starts.

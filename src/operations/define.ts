@@ -17,6 +17,9 @@ export type CapabilityKey =
   | 'dev.usp-protocol.services.waitlist'
   | 'dev.usp-protocol.discovery.registry';
 
+/** Our own extension capabilities, in our namespace (published by src/operations/extensions.ts). */
+export type ExtensionKey = 'dev.usp-server.services.bookings';
+
 /**
  * A class of rate limit (spec 10.2.2); each has its own tokens per minute. `public` covers the
  * anonymous tier, `reads` privileged reads and small writes, `holds` and `bookings` the writes that
@@ -134,6 +137,15 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   cli?: string;
   /** Applies the payment provider's reports (the provider's webhook door and the payment worker call it). */
   paymentEvents?: boolean;
+  /** Our own extension capability (src/operations/extensions.ts) this operation belongs to: the profile advertises it. */
+  extension?: ExtensionKey;
+  /**
+   * The names this operation answered to before it moved into our namespace, kept working until
+   * `until`: the MCP tool is callable but not listed, the REST route is marked deprecated, and a call
+   * through either carries a `deprecated_name` warning (and REST a `Deprecation` header, RFC 9745,
+   * dated `since`, a YYYY-MM-DD date).
+   */
+  formerly?: { tool?: string; rest?: RestRoute; since: string; until: string };
   /** One line for the OpenAPI summary. */
   summary: string;
   input: S;

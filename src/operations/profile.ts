@@ -4,6 +4,8 @@
  */
 import { USP_VERSION } from './envelope.js';
 import type { Business } from './business.js';
+import { EXTENSIONS } from './extensions.js';
+import { OPERATIONS } from './table.js';
 
 export interface ProfileOptions {
   /** Public origin, e.g. https://salon.example.com (no trailing slash). */
@@ -58,6 +60,7 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
         'dev.usp-protocol.services.waitlist': cap('111-waitlist-extension', 'services/waitlist.json', {
           extends: 'dev.usp-protocol.services.bookings',
         }),
+        ...ourExtensions(),
       },
       checkout_systems: ['redirect'],
       business: { name, timezone, currency, locations: locations.map((l) => ({ ...l })) },
@@ -77,4 +80,10 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
     profile.signing_keys = opts.keys;
   }
   return profile;
+}
+
+/** Our extension capabilities that an operation of the table belongs to, in the profile's registry form (spec 2.4, 11). */
+function ourExtensions(): Record<string, Array<Record<string, unknown>>> {
+  const keys = [...new Set(OPERATIONS.flatMap((op) => (op.extension ? [op.extension] : [])))];
+  return Object.fromEntries(keys.map((k) => [k, [{ ...EXTENSIONS[k] }]]));
 }

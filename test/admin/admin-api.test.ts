@@ -118,6 +118,56 @@ describe('time off and exceptions at run time', () => {
   });
 });
 
+describe('a schedule change over live bookings names them in a warning and leaves them as booked', () => {
+  const warningOf = (body: any) => (body.messages ?? []).filter((m: any) => m.code === 'bookings_overlap');
+
+  it('time off over a confirmed booking warns with its id, its start in the business zone and its service; the booking is untouched', async () => {
+    const { booking } = await bookFirst('svc_haircut', day(3));
+    expect(booking.status).toBe('confirmed');
+    const staff = booking.resources[0].id;
+    const start = Date.parse(booking.slot.start);
+    const added = await admin('POST', '/admin/time-off', { resource_id: staff, start: new Date(start - 3_600_000).toISOString(), end: new Date(start + 60_000).toISOString() });
+    expect(added.status).toBe(201);
+    const [warning] = warningOf(added.body);
+    expect(warning).toMatchObject({ type: 'warning', code: 'bookings_overlap' });
+    expect(warning.content).toContain(booking.id);
+    expect(warning.content).toContain(booking.slot.start); // RFC 3339 with the business zone's offset
+    expect(warning.content).toContain(booking.service_name);
+    const after = (await admin('GET', `/admin/bookings/${booking.id}`)).body.booking;
+    expect(after).toMatchObject({ status: 'confirmed', slot: { id: booking.slot.id } });
+  });
+
+  it('a pending booking is named too; time off beside a booking (ending at its start) and time off of another staff member give no warning', async () => {
+    const { booking } = await bookFirst('svc_color_consult', day(4));
+    expect(booking.status).toBe('pending');
+    const staff = booking.resources[0].id;
+    const start = Date.parse(booking.slot.start);
+    const before = await admin('POST', '/admin/time-off', { resource_id: staff, start: new Date(start - 3_600_000).toISOString(), end: booking.slot.start });
+    expect(before.status).toBe(201);
+    expect(warningOf(before.body)).toEqual([]);
+    const other = [...t.server.pipeline.business.resources.keys()].find((id) => id !== staff)!;
+    const elsewhere = await admin('POST', '/admin/time-off', { resource_id: other, start: booking.slot.start, end: booking.slot.end });
+    expect(warningOf(elsewhere.body)).toEqual([]);
+    const over = await admin('POST', '/admin/time-off', { resource_id: staff, start: booking.slot.start, end: booking.slot.end });
+    expect(warningOf(over.body)[0].content).toContain(booking.id);
+    expect((await admin('GET', `/admin/bookings/${booking.id}`)).body.booking.status).toBe('pending');
+  });
+
+  it('closing a day with a booking warns and names it; new hours that still hold the booking give no warning', async () => {
+    const { booking } = await bookFirst('svc_haircut', day(5));
+    const staff = booking.resources[0].id;
+    const closed = await admin('POST', '/admin/schedule-exceptions', { resource_id: staff, date: day(5), hours: [] });
+    expect(closed.status).toBe(201);
+    expect(warningOf(closed.body)[0].content).toContain(booking.id);
+    expect((await admin('GET', `/admin/bookings/${booking.id}`)).body.booking.status).toBe('confirmed');
+
+    const { booking: next } = await bookFirst('svc_haircut', day(6));
+    const held = await admin('POST', '/admin/schedule-exceptions', { resource_id: next.resources[0].id, date: day(6), hours: [{ opens: '00:00', closes: '24:00' }] });
+    expect(held.status).toBe(201);
+    expect(warningOf(held.body)).toEqual([]);
+  });
+});
+
 describe('the admin API is documented', () => {
   it('/openapi.json lists the admin paths', async () => {
     const doc = (await t.call('GET', '/openapi.json')).body;

@@ -95,6 +95,28 @@ describe('every new dashboard form refuses a POST without the session CSRF token
   });
 });
 
+describe('the time-off form says which bookings stay inside the new time off', () => {
+  it('time off over a confirmed booking: the page after the form names the booking as a warning, and the booking stays confirmed', async () => {
+    const s = await signIn();
+    const booking = await bookFirst('svc_haircut', day(3));
+    const staff = booking.resources[0].id;
+    const posted = await s.post('/admin/ui/time-off', { _csrf: s.csrf, resource_id: staff, start: booking.slot.start, end: booking.slot.end, reason: 'Dentist' });
+    expect(posted.status).toBe(303);
+    const page = await (await s.get(posted.headers.get('location')!)).text();
+    const flash = /<p class="flash (\w+)" role="(\w+)">([^<]*)<\/p>/.exec(page);
+    expect(flash?.slice(1, 3)).toEqual(['warn', 'alert']);
+    expect(flash![3]).toContain('Time off added.');
+    expect(flash![3]).toContain(booking.id);
+    expect(flash![3].replaceAll('&#38;', '&')).toContain(booking.service_name);
+    expect((await admin('GET', `/admin/bookings/${booking.id}`)).body.booking.status).toBe('confirmed');
+
+    // Nothing inside: the plain words, no warning.
+    const later = await s.post('/admin/ui/time-off', { _csrf: s.csrf, resource_id: staff, start: `${day(9)}T09:00`, end: `${day(9)}T10:00` });
+    const calm = await (await s.get(later.headers.get('location')!)).text();
+    expect(calm).toContain('<p class="flash ok" role="status">Time off added.</p>');
+  });
+});
+
 describe("a platform key's secret is shown once, in the answer to the POST that made it", () => {
   it('the answer is a no-store page with the secret and no redirect; the list, the audit log and the next pages never carry it', async () => {
     const s = await signIn();

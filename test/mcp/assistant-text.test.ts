@@ -100,16 +100,16 @@ describe("each tool's text carries what its description tells the model to say",
     expect(t).toContain('however far off the appointment is');
   });
 
-  it('usp_bookings_list has a real summary: how many, by status, one line per booking and how to page on', async () => {
+  it('uspserver_bookings_list has a real summary: how many, by status, one line per booking and how to page on', async () => {
     const a = await book('svc_haircut', (await firstSlot('svc_haircut', 4)).id);
     const b = await book('svc_massage_60', (await firstSlot('svc_massage_60', 4)).id);
     const bookings = [a.structuredContent.booking, b.structuredContent.booking];
-    const t = summarize('usp_bookings_list', { bookings, pagination: { has_more: true, next_cursor: 'c1' } }, [], { zone: 'America/New_York', currency: 'USD', business: env.server!.server.pipeline.business, now: env.now() });
+    const t = summarize('uspserver_bookings_list', { bookings, pagination: { has_more: true, next_cursor: 'c1' } }, [], { zone: 'America/New_York', currency: 'USD', business: env.server!.server.pipeline.business, now: env.now() });
     expect(t).not.toContain('done.');
     expect(t).toMatch(/^2 bookings \(1 confirmed, 1 requires_action\)/);
     for (const x of bookings) expect(t).toContain(x.id);
     expect(t).toContain('cursor "c1"');
-    const facts = TEXT_PROMISES.usp_bookings_list!.filter((f) => !FACTS[f](t, { structuredContent: {}, content: [] }));
+    const facts = TEXT_PROMISES.uspserver_bookings_list!.filter((f) => !FACTS[f](t, { structuredContent: {}, content: [] }));
     expect(facts).toEqual([]);
   });
 });

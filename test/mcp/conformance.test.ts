@@ -12,8 +12,8 @@ import { ADMIN_KEY, BUYER, OTHER_PLATFORM, PLATFORM, startTestServer, type TestS
 import { assertValid, deepResolve, describeConformance, mcpToolNames, openrpcDoc, openrpcMethod, validateMcpParams, validateMcpResult, OPENRPC_ID } from '../support/spec.js';
 import { connectMcp, errorCodes, meta, nyDate, type McpConn, type ToolResult } from './helpers.js';
 
-/** Tools of ours beyond the OpenRPC document (docs/DECISIONS.md: the buyer's history for usp:history). */
-const OUR_TOOLS = ['usp_bookings_list', 'uspserver_bookings_quote'];
+/** Tools of ours beyond the OpenRPC document, under our own prefix (docs/DECISIONS.md: the buyer's history, the quote). */
+const OUR_TOOLS = ['uspserver_bookings_list', 'uspserver_bookings_quote'];
 
 /** The OpenRPC business tools this server implements: every method except the discovery registry. */
 const expectedTools = (): string[] => mcpToolNames().filter((n) => !n.startsWith('usp_registry_'));
@@ -86,6 +86,7 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
   let t: TestServer;
   let conn: McpConn;
   let tools: any[];
+  let listedNames: string[];
   /** tool name -> structuredContents of successful results seen */
   const successes = new Map<string, unknown[]>();
   const failures: string[] = [];
@@ -117,6 +118,7 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
     const listed = (await conn.client.listTools()).tools;
     expect(listed.filter((tl: any) => OUR_TOOLS.includes(tl.name)).map((tl: any) => tl.name)).toEqual(OUR_TOOLS);
     tools = listed.filter((tl: any) => !OUR_TOOLS.includes(tl.name));
+    listedNames = listed.map((tl: any) => tl.name);
   }, 60_000);
   afterAll(async () => {
     await conn?.close();
@@ -190,7 +192,17 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
     expect(failures, failures.join('\n')).toEqual([]);
   });
 
-  it('tools/list gives exactly the 21 business tools of the OpenRPC document (no usp_registry_* tools), besides our own usp_bookings_list', () => {
+  it('every listed tool outside the OpenRPC document is under our uspserver_ prefix; the former usp_bookings_list answers but is not listed', async () => {
+    const spec = new Set(mcpToolNames());
+    expect(listedNames.filter((n) => !spec.has(n)).every((n) => n.startsWith('uspserver_'))).toBe(true);
+    expect(listedNames).not.toContain('usp_bookings_list');
+    // Past the name: the platform has no linked buyer account, so the operation itself refuses (an unknown name would be unknown_tool).
+    const former = await conn.call('usp_bookings_list', meta()).then((r) => JSON.stringify(r), (e) => `${e}`);
+    expect(former).toContain('usp:history');
+    expect(former).not.toContain('unknown_tool');
+  });
+
+  it('tools/list gives exactly the 21 business tools of the OpenRPC document (no usp_registry_* tools), besides our own uspserver_ tools', () => {
     const names = tools.map((tl) => tl.name);
     expect(new Set(names).size).toBe(names.length);
     expect(names.sort()).toEqual(expectedTools().sort());

@@ -23,7 +23,7 @@ describe('the 2026-07-28 era on /mcp', () => {
     await t.close();
   });
 
-  it('negotiates the modern era and lists the same 23 tools (the OpenRPC 21, usp_bookings_list and uspserver_bookings_quote)', async () => {
+  it('negotiates the modern era and lists the same 23 tools (the OpenRPC 21, uspserver_bookings_list and uspserver_bookings_quote)', async () => {
     expect(client.getProtocolEra()).toBe('modern');
     const tools = await client.listTools();
     expect(tools.tools).toHaveLength(23);
@@ -33,7 +33,9 @@ describe('the 2026-07-28 era on /mcp', () => {
     const profile = 'https://modern.example/profile.json';
     const q: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) } });
     const probe: any = await client.callTool({ name: 'usp_waitlist_list', arguments: { _meta: { usp: { profile } } } });
-    const uri = probe._meta.usp.webhook_resource as string;
+    const uri = probe._meta['dev.usp-server/webhook_resource'] as string;
+    // The former key, in the spec's _meta.usp, still names it for one release.
+    expect(probe._meta.usp.webhook_resource).toBe(uri);
     expect(uri).toMatch(/^usp:\/\/webhooks\/[A-Za-z0-9_-]{43}$/);
     const sub = await client.listen({ resourceSubscriptions: [uri] });
     const b: any = await client.callTool({
@@ -45,7 +47,8 @@ describe('the 2026-07-28 era on /mcp', () => {
     while (events.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const n = events.find((e) => e.uri === uri);
     expect(n).toBeDefined();
-    const payload = n._meta['dev.usp-protocol/webhook'];
+    const payload = n._meta['dev.usp-server/webhook'];
+    expect(n._meta['dev.usp-protocol/webhook']).toEqual(payload); // the former key, kept one release
     expect(payload).toMatchObject({ event: 'booking.confirmed', booking_id: b.structuredContent.booking.id });
     expect(typeof payload.event_id).toBe('string');
     await sub.close();

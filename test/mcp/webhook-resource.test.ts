@@ -34,7 +34,7 @@ async function bookHaircut(c: McpConn, profile = PLATFORM): Promise<{ booking: a
   const slot = slots[next++ % slots.length];
   const r = await c.call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER, ...meta(profile, { idempotency_key: randomUUID() }) });
   expect(errorCodes(r)).toEqual([]);
-  return { booking: r.structuredContent.booking, resource: (r as any)._meta.usp.webhook_resource };
+  return { booking: r.structuredContent.booking, resource: (r as any)._meta['dev.usp-server/webhook_resource'] };
 }
 
 async function readEvents(c: McpConn, uri: string): Promise<any[]> {

@@ -91,6 +91,50 @@ describe('/mcp is a protected resource: a privileged call without a credential g
   });
 });
 
+describe("the buyer's bookings list is ours, under our prefix and path; its first names answer for one release, deprecated", () => {
+  test('uspserver_bookings_list and GET /ext/usp-server/bookings list the buyer-linked booking, with no deprecation', async () => {
+    const { tokens } = await linkedTokens(t, 'names@example.com');
+    const auth = { authorization: `Bearer ${tokens.access_token}` };
+    const made = await mcpCall('usp_bookings_create', { service_id: 'svc_haircut', slot_id: await firstSlot(4), buyer: BUYER }, auth);
+    const id = made.body.result.structuredContent.booking.id;
+    const onMcp = await mcpCall('uspserver_bookings_list', {}, auth);
+    expect(onMcp.body.result.structuredContent.bookings.map((b: any) => b.id)).toEqual([id]);
+    expect(onMcp.body.result.structuredContent.messages).toEqual([]);
+    const { tokens: restTokens } = await linkedTokens(t, 'names@example.com', { resource: `${t.url}/`, signUp: false });
+    const onRest = await fetch(`${t.url}/ext/usp-server/bookings`, { headers: { authorization: `Bearer ${restTokens.access_token}` } });
+    expect(onRest.status).toBe(200);
+    expect(onRest.headers.get('deprecation')).toBeNull();
+    const body = (await onRest.json()) as any;
+    expect(body.bookings.map((b: any) => b.id)).toEqual([id]);
+    expect(body.messages).toBeUndefined();
+  });
+
+  test('usp_bookings_list and GET /bookings still list them, each with a deprecated_name warning naming the new name (REST: Deprecation and Link headers)', async () => {
+    const { tokens } = await linkedTokens(t, 'oldnames@example.com');
+    const auth = { authorization: `Bearer ${tokens.access_token}` };
+    const made = await mcpCall('usp_bookings_create', { service_id: 'svc_haircut', slot_id: await firstSlot(5), buyer: BUYER }, auth);
+    const id = made.body.result.structuredContent.booking.id;
+    const onMcp = await mcpCall('usp_bookings_list', {}, auth);
+    const result = onMcp.body.result;
+    expect(result.structuredContent.bookings.map((b: any) => b.id)).toEqual([id]);
+    expect(result.structuredContent.messages).toMatchObject([{ type: 'warning', code: 'deprecated_name' }]);
+    expect(result.structuredContent.messages[0].content).toContain('uspserver_bookings_list');
+    expect(result.content[0].text).toContain('deprecated');
+    // Unauthenticated, the old name is challenged like the new one (the OAuth door's gate knows it).
+    expect((await mcpCall('usp_bookings_list', {})).status).toBe(401);
+
+    const { tokens: restTokens } = await linkedTokens(t, 'oldnames@example.com', { resource: `${t.url}/`, signUp: false });
+    const onRest = await fetch(`${t.url}/bookings`, { headers: { authorization: `Bearer ${restTokens.access_token}` } });
+    expect(onRest.status).toBe(200);
+    expect(onRest.headers.get('deprecation')).toMatch(/^@\d+$/);
+    expect(onRest.headers.get('link')).toBe('</ext/usp-server/bookings>; rel="successor-version"');
+    const body = (await onRest.json()) as any;
+    expect(body.bookings.map((b: any) => b.id)).toEqual([id]);
+    expect(body.messages).toMatchObject([{ type: 'warning', code: 'deprecated_name' }]);
+    expect(body.messages[0].content).toContain('GET /ext/usp-server/bookings');
+  });
+});
+
 describe('identity linking: authorization code with PKCE S256, iss, a buyer-linked token that books without _meta', () => {
   test('sign-up, consent and token exchange give a token that books, lists and cancels as the buyer; the booking is the buyer’s', async () => {
     const { tokens } = await linkedTokens(t, 'linked@example.com');
@@ -102,7 +146,7 @@ describe('identity linking: authorization code with PKCE S256, iss, a buyer-link
     expect(made.status).toBe(200);
     const booking = made.body.result.structuredContent.booking;
     expect(booking.status).toBe('confirmed');
-    const listed = await mcpCall('usp_bookings_list', {}, auth);
+    const listed = await mcpCall('uspserver_bookings_list', {}, auth);
     expect(listed.body.result.structuredContent.bookings.map((b: any) => b.id)).toEqual([booking.id]);
     const canceled = await mcpCall('usp_bookings_cancel', { booking_id: booking.id }, auth);
     expect(canceled.body.result.structuredContent.booking.status).toBe('canceled');
@@ -175,7 +219,7 @@ describe('bad input gets the protocol error and leaves nothing behind', () => {
     expect(first.status).toBe(200);
     const again = await tokenRequest(t.url, form);
     expect(again).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    const r = await mcpCall('usp_bookings_list', {}, { authorization: `Bearer ${first.body.access_token}` });
+    const r = await mcpCall('uspserver_bookings_list', {}, { authorization: `Bearer ${first.body.access_token}` });
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
@@ -195,9 +239,9 @@ describe('bad input gets the protocol error and leaves nothing behind', () => {
 
   test('a token minted for the REST API is refused on /mcp (audience), and a resource of another server is invalid_target', async () => {
     const { tokens } = await linkedTokens(t, 'aud@example.com', { resource: `${t.url}/` });
-    const onMcp = await mcpCall('usp_bookings_list', {}, { authorization: `Bearer ${tokens.access_token}` });
+    const onMcp = await mcpCall('uspserver_bookings_list', {}, { authorization: `Bearer ${tokens.access_token}` });
     expect(onMcp.status).toBe(401);
-    const onRest = await fetch(`${t.url}/bookings`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const onRest = await fetch(`${t.url}/ext/usp-server/bookings`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(onRest.status).toBe(200);
     const client = await register(t.url);
     const res = await fetch(authorizeUrl(t.url, client.client_id, pkce(), { resource: 'https://other.example/mcp' }), { redirect: 'manual' });
@@ -215,7 +259,7 @@ describe('bad input gets the protocol error and leaves nothing behind', () => {
       body: new URLSearchParams({ token: tokens.refresh_token, token_type_hint: 'refresh_token', client_id: client.client_id }).toString(),
     });
     expect(rev.status).toBe(200);
-    const r = await mcpCall('usp_bookings_list', {}, { authorization: `Bearer ${tokens.access_token}` });
+    const r = await mcpCall('uspserver_bookings_list', {}, { authorization: `Bearer ${tokens.access_token}` });
     expect(r.status).toBe(401);
     const refresh = await tokenRequest(t.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
     expect(refresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
@@ -226,7 +270,7 @@ describe('bad input gets the protocol error and leaves nothing behind', () => {
     const next = await tokenRequest(t.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
     expect(next.status).toBe(200);
     expect(next.body.refresh_token).not.toBe(tokens.refresh_token);
-    expect((await mcpCall('usp_bookings_list', {}, { authorization: `Bearer ${next.body.access_token}` })).status).toBe(200);
+    expect((await mcpCall('uspserver_bookings_list', {}, { authorization: `Bearer ${next.body.access_token}` })).status).toBe(200);
     const old = await tokenRequest(t.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
     expect(old).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });

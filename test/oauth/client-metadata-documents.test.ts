@@ -88,7 +88,7 @@ describe('end to end: an assistant known only by its metadata document links a b
     expect(back.searchParams.get('iss')).toBe(s.url);
     const tok = await tokenRequest(s.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: clientId, code_verifier: p.verifier, resource: `${s.url}/` });
     expect(tok.status, JSON.stringify(tok.body)).toBe(200);
-    const history = await fetch(`${s.url}/bookings`, { headers: { authorization: `Bearer ${tok.body.access_token}` } });
+    const history = await fetch(`${s.url}/ext/usp-server/bookings`, { headers: { authorization: `Bearer ${tok.body.access_token}` } });
     expect(history.status).toBe(200);
     expect(host.requests('/assistant.json')).toBeGreaterThanOrEqual(1);
   }, 60_000);

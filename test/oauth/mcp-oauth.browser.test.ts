@@ -95,7 +95,7 @@ describe.skipIf(!HAVE_CHROMIUM)('an MCP host links a buyer account through OAuth
     const client = new Client({ name: 'playwright-assistant', version: '1.0.0' });
     await client.connect(transport);
     const tools = (await client.listTools()).tools.map((x) => x.name);
-    expect(tools).toEqual(expect.arrayContaining(['usp_bookings_create', 'usp_bookings_list', 'usp_bookings_cancel']));
+    expect(tools).toEqual(expect.arrayContaining(['usp_bookings_create', 'uspserver_bookings_list', 'usp_bookings_cancel']));
 
     // Public calls need no token.
     const slots: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: 'svc_haircut', start_date: day(5), end_date: day(5) } });
@@ -159,7 +159,7 @@ describe.skipIf(!HAVE_CHROMIUM)('an MCP host links a buyer account through OAuth
     expect(made.isError).toBeFalsy();
     const booking = made.structuredContent.booking;
     expect(booking.status).toBe('confirmed');
-    const history: any = await client.callTool({ name: 'usp_bookings_list', arguments: {} });
+    const history: any = await client.callTool({ name: 'uspserver_bookings_list', arguments: {} });
     expect(history.structuredContent.bookings.map((b: any) => b.id)).toEqual([booking.id]);
     const canceled: any = await client.callTool({ name: 'usp_bookings_cancel', arguments: { booking_id: booking.id } });
     expect(canceled.structuredContent.booking.status).toBe('canceled');
@@ -172,7 +172,7 @@ describe.skipIf(!HAVE_CHROMIUM)('an MCP host links a buyer account through OAuth
     await page.screenshot({ path: join(SHOTS, 'oauth-account-phone.png'), fullPage: true });
     await page.getByRole('button', { name: 'Remove access for Playwright Assistant' }).click();
     expect(await page.textContent('main')).toContain('No assistant is linked to your account.');
-    await expect(client.callTool({ name: 'usp_bookings_list', arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(client.callTool({ name: 'uspserver_bookings_list', arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);
 
     expect(foreign).toEqual([]);
     await context.close();

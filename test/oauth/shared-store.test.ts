@@ -31,7 +31,7 @@ async function twoServersShareOneAuthorizationServer(db: string) {
     // The code from A is redeemed at B.
     const tok = await tokenRequest(b.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: p.verifier, resource: `${PUBLIC}/mcp` });
     expect(tok.status).toBe(200);
-    const list = async (url: string) => (await mcpCallAt(url, 'usp_bookings_list', {}, { authorization: `Bearer ${tok.body.access_token}` })).status;
+    const list = async (url: string) => (await mcpCallAt(url, 'uspserver_bookings_list', {}, { authorization: `Bearer ${tok.body.access_token}` })).status;
     // The token minted through A is known at B (a tool call: the token is checked by the pipeline).
     expect(await list(b.url)).toBe(200);
     // Revoked at A, refused at B.

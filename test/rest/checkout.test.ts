@@ -127,7 +127,7 @@ describe('the checkout form cannot be forged, and its return redirect goes only 
       expect(r.status, url).not.toBe(201);
       expect(JSON.stringify(r.body), url).toContain('post_payment_return_request');
     }
-    expect((await t.call('GET', '/bookings')).body.bookings ?? []).toHaveLength(0);
+    expect((await t.call('GET', '/ext/usp-server/bookings')).body.bookings ?? []).toHaveLength(0);
   });
 
   it('a return URL on another site than the platform profile\'s origin is refused (an open redirect through the business)', async () => {

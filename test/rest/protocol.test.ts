@@ -72,6 +72,25 @@ describe('discovery: the business profile at /.well-known/usp (§8.2)', () => {
   });
 });
 
+describe('our extensions are advertised in our own namespace (spec 2.5, 11)', () => {
+  it('the profile lists dev.usp-server.services.bookings extending bookings, with spec and schema on our own origin, and no other key outside the spec\'s', async () => {
+    const { body } = await t.call('GET', '/.well-known/usp', undefined, { profile: null });
+    const caps = body.usp.capabilities;
+    expect(caps['dev.usp-server.services.bookings']).toEqual([
+      { version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), spec: expect.stringMatching(/^https:\/\/usp-server\.dev\//), schema: expect.stringMatching(/^https:\/\/usp-server\.dev\//), extends: 'dev.usp-protocol.services.bookings' },
+    ]);
+    for (const key of Object.keys(caps)) expect(key.startsWith('dev.usp-protocol.services.') || key.startsWith('dev.usp-server.'), key).toBe(true);
+  });
+
+  it('/openapi.json has GET /ext/usp-server/bookings, and GET /bookings only as deprecated', async () => {
+    const { body } = await t.call('GET', '/openapi.json', undefined, { profile: null });
+    expect(body.paths['/ext/usp-server/bookings'].get).toMatchObject({ operationId: 'list_buyer_bookings', 'x-mcp-tool': 'uspserver_bookings_list' });
+    expect(body.paths['/ext/usp-server/bookings'].get.deprecated).toBeUndefined();
+    expect(body.paths['/bookings'].get).toMatchObject({ deprecated: true });
+    expect(body.paths['/bookings'].post.deprecated).toBeUndefined();
+  });
+});
+
 describe('the published OpenAPI document covers the operations table', () => {
   it('/openapi.json is served and lists every path and method of the table', async () => {
     const res = await t.call('GET', '/openapi.json', undefined, { profile: null });

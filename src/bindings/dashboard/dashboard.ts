@@ -137,18 +137,24 @@ export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardS
     const ok = c.req.query('ok');
     const bad = c.req.query('error');
     const done = ok ? (doneWords(ok) && (sealedDetail(c, ok) ?? doneWords(ok))) : undefined;
-    return (done ? `<p class="flash ok" role="status">${esc(done)}</p>` : '') + (bad ? `<p class="flash bad" role="alert">${esc(sealedDetail(c, bad) ?? errorWords(bad))}</p>` : '');
+    // `warn` only styles the sealed words as a warning; it brings no text of its own.
+    const warn = c.req.query('warn') === '1';
+    return (done ? `<p class="flash ${warn ? 'warn' : 'ok'}" role="${warn ? 'alert' : 'status'}">${esc(done)}</p>` : '') + (bad ? `<p class="flash bad" role="alert">${esc(sealedDetail(c, bad) ?? errorWords(bad))}</p>` : '');
   };
   /** Back to `to` after a form, with what happened as a code (and the operation's words, sealed). */
   const back = (c: Context<Env>, to: string, res: Awaited<ReturnType<typeof run>>, done: DoneCode, doneDetail?: string) => {
     const u = new URL(to, 'http://x');
     const refused = res.ok ? res.messages.filter((m) => m.type === 'error') : [];
     const error = !res.ok ? { code: res.error.code, detail: res.error.message } : refused.length ? { code: refused[0].code, detail: refused.map((m) => m.content).join(' ') } : undefined;
-    const [key, code, detail] = error ? ['error', error.code, error.detail] : ['ok', done, doneDetail];
+    // A warning the operation gave (bookings left inside new time off) is said after our words for what was done.
+    const warned = res.ok ? res.messages.filter((m) => m.type === 'warning').map((m) => m.content) : [];
+    const doneText = warned.length ? [doneDetail ?? doneWords(done), ...warned].join(' ') : doneDetail;
+    const [key, code, detail] = error ? ['error', error.code, error.detail] : ['ok', done, doneText];
     u.searchParams.set(key, code);
+    if (!error && warned.length) u.searchParams.set('warn', '1');
     if (detail) {
-      u.searchParams.set('detail', detail.slice(0, 500));
-      u.searchParams.set('seal', seal(c.get('session').csrf, code, detail.slice(0, 500)));
+      u.searchParams.set('detail', detail.slice(0, 1500));
+      u.searchParams.set('seal', seal(c.get('session').csrf, code, detail.slice(0, 1500)));
     }
     return new Response(null, { status: 303, headers: { Location: u.pathname + u.search } });
   };

@@ -22,7 +22,7 @@ input,select{font:inherit;padding:.5rem .6rem;border:1px solid #b8b8c0;border-ra
 button,.button{font:inherit;font-weight:600;border-radius:10px;padding:.5rem 1rem;border:2px solid #1a4fd6;min-height:44px;cursor:pointer;text-decoration:none;display:inline-block;background:#fff;color:#1a4fd6}
 button.primary{background:#1a4fd6;color:#fff}button.danger,.button.danger{border-color:#b32020;color:#b32020}
 a{color:#1a4fd6}.note{color:#4a4a4f;font-size:.9rem}.actions{display:flex;flex-wrap:wrap;gap:.5rem;margin:.6rem 0 0}
-.flash{border-radius:10px;padding:.7rem 1rem;margin:0 0 1rem;font-weight:600}.flash.ok{background:#e3f5e8;color:#0b5a24}.flash.bad{background:#fde4e4;color:#8a1414}
+.flash{border-radius:10px;padding:.7rem 1rem;margin:0 0 1rem;font-weight:600}.flash.ok{background:#e3f5e8;color:#0b5a24}.flash.bad{background:#fde4e4;color:#8a1414}.flash.warn{background:#fdf1d8;color:#6b4500}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0}dt{color:#4a4a4f}dd{margin:0}
 .login{max-width:24rem;margin:3rem auto}
 fieldset.slots{border:0;padding:0;margin:.8rem 0;display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));gap:.5rem}fieldset.slots legend{font-weight:600;margin:0 0 .5rem;padding:0}

@@ -99,7 +99,7 @@ export function entryText(e: Record<string, any>, ctx: BookingTextContext, crede
   if (e.status === 'waiting') {
     const ttl = ctx.business?.def.settings.waitlist_offer_ttl_seconds;
     t +=
-      ' Nothing is booked. When a place frees, the business offers it to the first in line: your platform receives a waitlist.offered webhook event (and, in this MCP session, a notification on the webhook resource named in _meta.usp.webhook_resource); the entry then reads status offered with offered_slot and offer_expires_at (usp_waitlist_get).' +
+      ' Nothing is booked. When a place frees, the business offers it to the first in line: your platform receives a waitlist.offered webhook event (and, in this MCP session, a notification on the webhook resource named in _meta["dev.usp-server/webhook_resource"]); the entry then reads status offered with offered_slot and offer_expires_at (usp_waitlist_get).' +
       `${ttl ? ` An offer stays open ${lengthWords(ttl * 1000)};` : ''} the person must accept it with usp_waitlist_accept before it expires, or it passes to the next in line.`;
   }
   if (credential) {

@@ -13,7 +13,7 @@ export const TOOL_TITLES: Record<string, string> = {
   usp_availability_release: 'Release a hold',
   usp_bookings_create: 'Book a slot',
   usp_bookings_get: 'Read a booking',
-  usp_bookings_list: "List the person's bookings",
+  uspserver_bookings_list: "List the person's bookings",
   uspserver_bookings_quote: 'Price a cancel or reschedule',
   usp_bookings_update: 'Update booking details',
   usp_bookings_confirm: 'Confirm a booking (business only)',
@@ -65,7 +65,7 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
   usp_waitlist_join:
     'Put the person on the waitlist when a class or slot is full (slot state waitlist). Tell them their position and that they will be offered a place if one frees; an offer must be accepted before it expires.',
   usp_waitlist_list: "List this platform's waitlist entries (only yours), optionally by service or status.",
-  usp_bookings_list:
+  uspserver_bookings_list:
     "List the signed-in person's bookings at this business, newest first, whichever assistant made them (optionally by status; next_cursor pages on). Works once the person has linked their account (OAuth sign-in with usp:history); use it to answer 'what have I booked?' and to find a booking to change or cancel.",
   uspserver_bookings_quote:
     'What cancelling or rescheduling a booking would cost right now, without changing anything: the fee, the refund, what is due and whether it is paid now by link or at the appointment. Call it before usp_bookings_cancel or usp_bookings_reschedule once a free window has passed, and tell the person the result.',
@@ -112,7 +112,7 @@ export const TEXT_PROMISES: Record<string, readonly TextFact[]> = {
   usp_bookings_create: BOOKING_FACTS,
   usp_bookings_get: BOOKING_FACTS,
   usp_bookings_reschedule: BOOKING_FACTS,
-  usp_bookings_list: ['counts', 'status', 'zone', 'next_step'],
+  uspserver_bookings_list: ['counts', 'status', 'zone', 'next_step'],
   usp_waitlist_join: ['status', 'offer_channel', 'offer_window', 'credential_use', 'next_step'],
 };
 

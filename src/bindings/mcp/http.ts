@@ -21,7 +21,10 @@ import {
   type Server,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { ProtocolError, type HttpEvidence } from '../../operations/index.js';
+import { META_WEBHOOK, ProtocolError, type HttpEvidence } from '../../operations/index.js';
+
+/** The notification's key until usp-server 0.2.0: it was in the spec's own namespace; ours is META_WEBHOOK. */
+const FORMER_META_WEBHOOK = 'dev.usp-protocol/webhook';
 import { toJsonRpcError } from './errors.js';
 import type { NotifiableSession, SessionHub } from './hub.js';
 import { createMcpServer, type McpDoorDeps } from './server.js';
@@ -150,7 +153,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
   const modern = createMcpHandler(() => createMcpServer(deps, null), { legacy: 'reject', onerror: () => undefined });
   const unsubscribeModern = hub.onEvent((principal, payload) => {
     if (!principal) return;
-    modern.bus.publish({ kind: 'resource_updated', uri: webhookResourceUri(principal), params: { ...payload, _meta: { 'dev.usp-protocol/webhook': payload } } as never });
+    modern.bus.publish({ kind: 'resource_updated', uri: webhookResourceUri(principal), params: { ...payload, _meta: { [META_WEBHOOK]: payload, [FORMER_META_WEBHOOK]: payload } } as never });
   });
 
   const door = { sessions, hub };

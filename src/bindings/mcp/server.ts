@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ProtocolError as SdkProtocolError, Server } from '@modelcontextprotocol/server';
-import { ProtocolError, callerCorrelationId, unknownMemberWarnings, correlationIdOf, type HttpEvidence, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
+import { META_WEBHOOK_RESOURCE, ProtocolError, callerCorrelationId, deprecatedNameWarning, unknownMemberWarnings, correlationIdOf, type HttpEvidence, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
 import { SERVER_INSTRUCTIONS } from './descriptions.js';
 import { errorSentence, toJsonRpcError } from './errors.js';
 import type { NotifiableSession } from './hub.js';
@@ -75,7 +75,8 @@ function listedTools(operations: readonly OperationDef[] | undefined): ListedToo
   const table = mcpTools(operations);
   let tools = listed.get(table);
   if (!tools) {
-    tools = Object.freeze([...table.values()].map((e) => e.tool)) as unknown as ListedTools;
+    // A former name answers for one release but is not offered: a model reads only the current one.
+    tools = Object.freeze([...table.values()].filter((e) => !e.former).map((e) => e.tool)) as unknown as ListedTools;
     listed.set(table, tools);
   }
   return tools;
@@ -87,7 +88,7 @@ const RESOURCE_TEMPLATES = Object.freeze({
     Object.freeze({
       uriTemplate: `${WEBHOOK_RESOURCE_PREFIX}{principal_hash}`,
       name: 'usp-webhooks',
-      description: 'Booking and waitlist events of one platform principal; subscribe (resources/subscribe, or subscriptions/listen on the stateless revision) to receive notifications/resources/updated, and read it for your recent events, newest first. Each tool result names yours in _meta.usp.webhook_resource.',
+      description: 'Booking and waitlist events of one platform principal; subscribe (resources/subscribe, or subscriptions/listen on the stateless revision) to receive notifications/resources/updated, and read it for your recent events, newest first. Each tool result names yours in _meta["dev.usp-server/webhook_resource"] (also, deprecated, in _meta.usp.webhook_resource).',
       mimeType: 'application/json',
     }),
   ]),
@@ -151,7 +152,7 @@ function subscriptionUri(params: unknown): string {
 function resourceNotFound(uri: string, stateful: boolean): SdkProtocolError {
   const content = uri.startsWith(WEBHOOK_RESOURCE_PREFIX)
     ? stateful
-      ? `No resource ${uri.slice(0, 200)} for this session: read the webhook resource named in _meta.usp.webhook_resource of one of your tool results, in the same session.`
+      ? `No resource ${uri.slice(0, 200)} for this session: read the webhook resource named in _meta["dev.usp-server/webhook_resource"] of one of your tool results, in the same session.`
       : 'The webhook resource is read in a session (initialize first); without one, its events arrive in the params of notifications/resources/updated.'
     : `No resource ${uri.slice(0, 200)}: this server's only resources are the webhook resources (resources/templates/list).`;
   return new SdkProtocolError(-32602, errorSentence('resource_not_found', content), { code: 'resource_not_found', content, uri: uri.slice(0, 200) });
@@ -206,17 +207,20 @@ export async function callTool(
   // Unknown members are ignored (the protocol's forward compatibility) but never silently: each is a warning naming it.
   // (An operation that already answered about a member, like update's immutable ones, says it once.)
   const ignored = unknownMemberWarnings(entry.op.input, input).filter((w) => !res.messages.some((m) => m.path === w.path));
+  if (entry.former) ignored.push(deprecatedNameWarning(entry.op, entry.tool.name, entry.former.use));
   const messages = ignored.length ? [...res.messages, ...ignored] : res.messages;
   const structuredContent = { usp: res.usp, ...res.data, messages };
   const uspMeta: Record<string, unknown> = { correlation_id: correlationId };
-  if (res.caller.principal && !res.caller.business) uspMeta.webhook_resource = webhookResourceUri(res.caller.principal);
+  // Ours, so under our key; `_meta.usp.webhook_resource` (the spec's namespace) is kept one release, deprecated.
+  const webhookResource = res.caller.principal && !res.caller.business ? webhookResourceUri(res.caller.principal) : undefined;
+  if (webhookResource) uspMeta.webhook_resource = webhookResource;
   if (generatedKey) uspMeta.idempotency_key = generatedKey;
   const biz = deps.pipeline.business;
   const text = entry.op.capability === 'dev.usp-protocol.discovery.registry' ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, messages) : summarize(entry.tool.name, res.data as Record<string, any>, messages, { zone: biz.zone, currency: biz.def.business.currency, business: biz, now: deps.pipeline.now() });
   const result: Record<string, unknown> = {
     structuredContent,
     content: [{ type: 'text', text }],
-    _meta: { usp: uspMeta },
+    _meta: { usp: uspMeta, ...(webhookResource ? { [META_WEBHOOK_RESOURCE]: webhookResource } : {}) },
   };
   if (messages.some((m) => m.type === 'error')) result.isError = true;
   return result;

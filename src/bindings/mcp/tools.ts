@@ -85,6 +85,8 @@ function outputSchema(op: OperationDef): Json {
 
 export interface ToolEntry {
   op: OperationDef;
+  /** Set on an operation's former tool name (`formerly` on its row): callable, not in tools/list. */
+  former?: { use: string };
   tool: {
     name: string;
     title: string;
@@ -121,11 +123,21 @@ function buildTool(op: OperationDef): ToolEntry {
 
 const cached = new WeakMap<readonly OperationDef[], ReadonlyMap<string, ToolEntry>>();
 
-/** Every MCP tool of an operation set (default: the business's), keyed by name, in table order. */
+/**
+ * Every MCP tool of an operation set (default: the business's), keyed by name, in table order, with
+ * the former names rows keep for one release (marked `former`; tools/list leaves them out).
+ */
 export function mcpTools(operations: readonly OperationDef[] = OPERATIONS): ReadonlyMap<string, ToolEntry> {
   let tools = cached.get(operations);
   if (!tools) {
-    tools = new Map(operations.filter((op) => op.tool).map((op) => [op.tool!, buildTool(op)] as const));
+    const entries: Array<[string, ToolEntry]> = [];
+    for (const op of operations.filter((o) => o.tool)) {
+      const entry = buildTool(op);
+      entries.push([op.tool!, entry]);
+      const old = op.formerly?.tool;
+      if (old) entries.push([old, { op, former: { use: op.tool! }, tool: { ...entry.tool, name: old, title: `${entry.tool.title} (deprecated)`, description: `Deprecated until ${op.formerly!.until}: use ${op.tool}.` } }]);
+    }
+    tools = new Map(entries);
     cached.set(operations, tools);
   }
   return tools;

@@ -5,7 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { parseDictionary } from 'structured-headers';
-import { OPERATIONS, ProtocolError, correlationIdOf, type HttpEvidence, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
+import { OPERATIONS, ProtocolError, correlationIdOf, deprecatedNameWarning, type HttpEvidence, type Message, type OperationDef, type OperationRequest, type Pipeline, type RestRoute } from '../../operations/index.js';
 import { REST_ERRORS, problemBody } from './problems.js';
 
 export interface RestAppOptions {
@@ -38,18 +38,19 @@ export function createRestApp(opts: RestAppOptions): Hono {
     return c.json(opts.openapi());
   });
 
-  const byPath = new Map<string, OperationDef[]>();
+  // Each operation's route, and the former route a row keeps for one release (answered, marked deprecated).
+  const byPath = new Map<string, Array<{ op: OperationDef; route: RestRoute; former: boolean }>>();
+  const add = (op: OperationDef, route: RestRoute, former: boolean) => byPath.set(route.path, [...(byPath.get(route.path) ?? []), { op, route, former }]);
   for (const op of opts.operations ?? OPERATIONS) {
-    const list = byPath.get(op.rest.path) ?? [];
-    list.push(op);
-    byPath.set(op.rest.path, list);
+    add(op, op.rest, false);
+    if (op.formerly?.rest) add(op, op.formerly.rest, true);
   }
   for (const [path, ops] of byPath) {
     const honoPath = path.replace(/\{(\w+)\}/g, ':$1');
-    for (const op of ops) {
-      app.on(op.rest.method, honoPath, (c) => handle(c, op, opts));
+    for (const { op, route, former } of ops) {
+      app.on(route.method, honoPath, (c) => (former ? handleFormer(c, op, opts) : handle(c, op, opts)));
     }
-    const allowed = ops.map((o) => o.rest.method).join(', ');
+    const allowed = ops.map((o) => o.route.method).join(', ');
     app.all(honoPath, (c) => {
       // problem() builds a fresh Response, so the Allow header goes on that response itself.
       const res = problem(c, new ProtocolError('method_not_allowed', `${c.req.method} is not allowed here; use ${allowed}.`));
@@ -66,7 +67,19 @@ export function createRestApp(opts: RestAppOptions): Hono {
   return app;
 }
 
-async function handle(c: Context, op: OperationDef, opts: RestAppOptions): Promise<Response> {
+/**
+ * A call through an operation's former route: answered like the new one, with a `Deprecation`
+ * header (RFC 9745), a `Link` to its successor and a `deprecated_name` warning in the body.
+ */
+async function handleFormer(c: Context, op: OperationDef, opts: RestAppOptions): Promise<Response> {
+  const formerly = op.formerly!;
+  const res = await handle(c, op, opts, deprecatedNameWarning(op, `${formerly.rest!.method} ${formerly.rest!.path}`, `${op.rest.method} ${op.rest.path}`));
+  res.headers.set('Deprecation', `@${Math.floor(Date.parse(`${formerly.since}T00:00:00Z`) / 1000)}`);
+  res.headers.set('Link', `<${op.rest.path}>; rel="successor-version"`);
+  return res;
+}
+
+async function handle(c: Context, op: OperationDef, opts: RestAppOptions, warning?: Message): Promise<Response> {
   let req: OperationRequest;
   try {
     req = await readRequest(c, op, opts);
@@ -78,7 +91,8 @@ async function handle(c: Context, op: OperationDef, opts: RestAppOptions): Promi
   if (!res.ok) return problem(c, res.error);
   if (res.status === 204) return c.body(null, 204);
   const body: Record<string, unknown> = { usp: res.usp, ...res.data };
-  if (res.messages.length > 0) body.messages = res.messages;
+  const messages = warning ? [...res.messages, warning] : res.messages;
+  if (messages.length > 0) body.messages = messages;
   return c.json(body, res.status);
 }
 

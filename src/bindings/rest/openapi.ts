@@ -37,6 +37,11 @@ export function buildOpenApi(baseUrl: string, operations: readonly OperationDef[
       entry.requestBody = { required: true, content: { 'application/json': { schema: bodySchema } } };
     }
     paths[op.rest.path] = { ...(paths[op.rest.path] ?? {}), [op.rest.method.toLowerCase()]: entry };
+    const former = op.formerly?.rest;
+    if (former) {
+      const old = { ...entry, operationId: `${op.name}_former`, deprecated: true, summary: `Deprecated until ${op.formerly!.until}: use ${op.rest.method} ${op.rest.path}. ${op.summary}` };
+      paths[former.path] = { ...(paths[former.path] ?? {}), [former.method.toLowerCase()]: old };
+    }
   }
   paths['/.well-known/usp'] = { get: { operationId: 'get_business_profile', summary: 'The business profile.', responses: { '200': { description: 'Profile' } } } };
   return {

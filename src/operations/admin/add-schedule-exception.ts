@@ -3,12 +3,15 @@ import { defineOperation, ok, requireBusiness } from '../define.js';
 import { invalidRequest } from '../errors.js';
 import { Out } from '../schemas.js';
 import { announceScheduleChange } from './present.js';
-import { checkExceptionDate, resourceOf } from './schedule-input.js';
+import { bookingsOverlapping, checkExceptionDate, hoursTakenAway, overlapWarning, resourceOf } from './schedule-input.js';
 import { presentChange } from './list-schedule-changes.js';
 
 const Time = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'must be HH:MM');
 
-/** Hours for one date that replace a resource's weekly hours (an extra Sunday, a short day); [] closes the day. */
+/**
+ * Hours for one date that replace a resource's weekly hours (an extra Sunday, a short day); [] closes the day.
+ * Bookings left outside the new hours stay as they are and are named in a `bookings_overlap` warning.
+ */
 export const addScheduleException = defineOperation({
   name: 'add_schedule_exception',
   rest: { method: 'POST', path: '/admin/schedule-exceptions', input: 'body' },
@@ -55,6 +58,8 @@ export const addScheduleException = defineOperation({
     };
     await ctx.tx.admin.addScheduleChange(row);
     const services = await announceScheduleChange(ctx, resource.id);
-    return ok({ change: presentChange(row, ctx.biz.zone), services_updated: services });
+    const kept = await bookingsOverlapping(ctx, resource.id, hoursTakenAway(inp.date, sorted, ctx.biz.zone));
+    const messages = overlapWarning(kept, resource, ctx.biz.zone, sorted.length ? `These hours on ${inp.date}` : `Closing ${inp.date}`);
+    return { ...ok({ change: presentChange(row, ctx.biz.zone), services_updated: services }), messages };
   },
 });

@@ -10,13 +10,14 @@ import { defineOperation, ok, requireBusiness } from '../define.js';
 import { invalidRequest } from '../errors.js';
 import { Out } from '../schemas.js';
 import { announceScheduleChange } from './present.js';
-import { checkTimeOff, resourceOf } from './schedule-input.js';
+import { bookingsOverlapping, checkTimeOff, overlapWarning, resourceOf } from './schedule-input.js';
 import { presentChange } from './list-schedule-changes.js';
 
 /**
  * Time off for a staff member (or any resource) from now on: kept in the store, merged with the
  * business file's schedule, so availability loses the slots at once; the services it serves are
- * republished and platforms get `service.updated`.
+ * republished and platforms get `service.updated`. Bookings already inside it stay as they are and
+ * are named in a `bookings_overlap` warning (the business decides what becomes of them).
  */
 export const addTimeOff = defineOperation({
   name: 'add_time_off',
@@ -59,6 +60,8 @@ export const addTimeOff = defineOperation({
     };
     await ctx.tx.admin.addScheduleChange(row);
     const services = await announceScheduleChange(ctx, resource.id);
-    return ok({ change: presentChange(row, ctx.biz.zone), services_updated: services });
+    const kept = await bookingsOverlapping(ctx, resource.id, [{ startMs, endMs }]);
+    const messages = overlapWarning(kept, resource, ctx.biz.zone, 'This time off');
+    return { ...ok({ change: presentChange(row, ctx.biz.zone), services_updated: services }), messages };
   },
 });

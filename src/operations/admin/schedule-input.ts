@@ -1,8 +1,9 @@
 /**
  * Checks shared by the run-time schedule changes: the resource exists, nothing lies in the past,
- * and time off never overlaps time off already recorded (in the business file or at run time).
+ * time off never overlaps time off already recorded (in the business file or at run time), and the
+ * bookings a change leaves outside the resource's time are named in a warning.
  */
-import { overlappingInterval, parseInstant, localDate, type ResourceDef } from '../../domain/index.js';
+import { addDays, formatInstant, localToUtcMs, overlappingInterval, parseInstant, localDate, warningMessage, type BookingRecord, type Message, type ResourceDef } from '../../domain/index.js';
 import type { OperationContext } from '../context.js';
 import { invalidRequest } from '../errors.js';
 
@@ -31,4 +32,52 @@ export async function checkTimeOff(ctx: OperationContext, resource: ResourceDef,
 
 export function checkExceptionDate(ctx: OperationContext, date: string): void {
   if (date < localDate(ctx.now, ctx.biz.zone)) throw invalidRequest('date: an exception cannot be for a past date', [{ field: 'date', message: 'in the past' }]);
+}
+
+/** Bookings that still hold the resource: the ones a schedule change does not end by itself. */
+const LIVE = new Set(['pending', 'requires_action', 'confirmed']);
+
+/**
+ * The live bookings (pending or confirmed) of this resource whose appointment overlaps one of the
+ * intervals, found through the resource's claims (a booking claims each resource it uses).
+ */
+export async function bookingsOverlapping(ctx: OperationContext, resourceId: string, intervals: ReadonlyArray<{ startMs: number; endMs: number }>): Promise<BookingRecord[]> {
+  const found = new Map<string, BookingRecord>();
+  for (const iv of intervals) {
+    const claims = await ctx.tx.claims.active([resourceId], iv.startMs, iv.endMs, ctx.now);
+    for (const owner of new Set(claims.filter((c) => !c.is_hold).map((c) => c.owner_id))) {
+      if (found.has(owner)) continue;
+      const rec = await ctx.tx.bookings.get(owner);
+      if (!rec || !LIVE.has(rec.booking.status) || !rec.priv.resource_ids.includes(resourceId)) continue;
+      if (rec.priv.start_ms < iv.endMs && iv.startMs < rec.priv.end_ms) found.set(owner, rec);
+    }
+  }
+  return [...found.values()].sort((a, b) => a.priv.start_ms - b.priv.start_ms);
+}
+
+/** The parts of `date` (local, business zone) outside the given hours: what a dated exception takes away. */
+export function hoursTakenAway(date: string, hours: ReadonlyArray<{ opens: string; closes: string }>, zone: string): Array<{ startMs: number; endMs: number }> {
+  const out: Array<{ startMs: number; endMs: number }> = [];
+  let from = localToUtcMs(date, '00:00', zone);
+  for (const h of hours) {
+    const opens = localToUtcMs(date, h.opens, zone);
+    if (opens > from) out.push({ startMs: from, endMs: opens });
+    from = Math.max(from, localToUtcMs(date, h.closes, zone));
+  }
+  const end = localToUtcMs(addDays(date, 1), '00:00', zone);
+  if (end > from) out.push({ startMs: from, endMs: end });
+  return out;
+}
+
+/**
+ * The warning a schedule change carries when bookings stay inside the time it takes away: each by
+ * id, start (RFC 3339 in the business zone) and service. The bookings are left as they are; the
+ * business moves, cancels or keeps them.
+ */
+export function overlapWarning(recs: readonly BookingRecord[], resource: ResourceDef, zone: string, what: string): Message[] {
+  if (recs.length === 0) return [];
+  const named = recs.map((r) => `${r.booking.id} (${r.booking.service_name}, ${r.booking.status}, starts ${formatInstant(r.priv.start_ms, zone)})`);
+  const count = recs.length === 1 ? '1 booking' : `${recs.length} bookings`;
+  const content = `${what} for ${resource.name} overlaps ${count} that stay${recs.length === 1 ? 's' : ''} as booked: ${named.join('; ')}. Reschedule or cancel ${recs.length === 1 ? 'it' : 'them'}, or tell the buyer${recs.length === 1 ? '' : 's'}.`;
+  return [warningMessage('bookings_overlap', content)];
 }

@@ -12,13 +12,16 @@ export const HISTORY_SCOPE: OAuthScope = 'usp:history';
  * The linked buyer's bookings at this business, newest first, whichever platform made them. The
  * spec names the `usp:history` scope but no operation to read the history with; this is ours
  * (not in the official OpenRPC or OpenAPI documents), for a caller whose OAuth token is linked to a
- * buyer account and carries that scope.
+ * buyer account and carries that scope. Part of our extension capability dev.usp-server.services.bookings.
  */
 export const listBuyerBookings = defineOperation({
   // Not `list_bookings`: that name is the admin API's list of all the business's bookings.
   name: 'list_buyer_bookings',
-  tool: 'usp_bookings_list',
-  rest: { method: 'GET', path: '/bookings', input: 'query' },
+  tool: 'uspserver_bookings_list',
+  rest: { method: 'GET', path: '/ext/usp-server/bookings', input: 'query' },
+  extension: 'dev.usp-server.services.bookings',
+  // Its first names were in the protocol's own namespace (the usp_ prefix, the /bookings family).
+  formerly: { tool: 'usp_bookings_list', rest: { method: 'GET', path: '/bookings', input: 'query' }, since: '2026-12-01', until: 'usp-server 0.2.0' },
   access: 'privileged_platform',
   scopes: [HISTORY_SCOPE],
   capability: 'dev.usp-protocol.services.bookings',

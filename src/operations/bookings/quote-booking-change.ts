@@ -15,6 +15,7 @@ export const quoteBookingChange = defineOperation({
   name: 'quote_booking_change',
   tool: 'uspserver_bookings_quote',
   rest: { method: 'GET', path: '/ext/usp-server/bookings/{booking_id}/quote', input: 'query' },
+  extension: 'dev.usp-server.services.bookings',
   resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',
   scopes: ['usp:booking', 'usp:history'],
