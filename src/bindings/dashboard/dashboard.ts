@@ -17,7 +17,7 @@ import { createHmac } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import { operationForDashboard, type DashboardAction, type Pipeline, type ProtocolError } from '../../operations/index.js';
-import { readForm, sameText } from '../../web/index.js';
+import { documentShell, errorCard, escapeHtml as esc, html as markup, htmlResponse, pageHeaders, raw, readForm, sameText } from '../../web/index.js';
 import { DASHBOARD_CSS } from './style.js';
 import { doneWords, errorWords, type DoneCode } from './flash.js';
 
@@ -44,30 +44,21 @@ export interface DashboardSessions {
 /** A flash message's seal: only the server, knowing the session's CSRF token, makes one. */
 const seal = (key: string, code: string, detail: string) => createHmac('sha256', key).update(`${code}\n${detail}`).digest('base64url');
 
-const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 /** The dashboard's paths: /admin itself, its screens under /admin/ui, login, logout and its style sheet. The admin API keeps the rest of /admin. */
 export function isDashboardRequest(_req: Request, path: string): boolean {
   return path === '/admin' || path === '/admin/' || path === '/admin/login' || path === '/admin/logout' || path.startsWith('/admin/ui/') || path === DASHBOARD_CSS_PATH;
 }
 
-function policy(): string {
-  return ["default-src 'none'", "style-src 'self'", "img-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'"].join('; ');
-}
-
-const HEADERS: Record<string, string> = {
-  'Content-Security-Policy': policy(),
-  'Cache-Control': 'no-store',
-  'Referrer-Policy': 'no-referrer',
-  'X-Frame-Options': 'DENY',
-};
+/** The web kit's page headers: its policy (forms post only to us), no-store, no referrer, no framing. */
+const HEADERS = pageHeaders();
 
 function html(body: string, status = 200): Response {
-  return new Response(body, { status, headers: { 'Content-Type': 'text/html; charset=utf-8', ...HEADERS } });
+  return htmlResponse(body, { status });
 }
 
+/** How the dashboard, and the host on its behalf, says no: the web kit's error card in the dashboard's shell. */
 export function dashboardRefusal(status: number, err: ProtocolError): Response {
-  return html(shell('Error', '', `<div class="card"><h1>Something went wrong</h1><p>${esc(err.message)}</p><p><a href="/admin">Back to the dashboard</a></p></div>`), status);
+  return html(shell('Error', '', errorCard({ heading: 'Something went wrong', text: err.message, back: { href: '/admin', label: 'Back to the dashboard' } })), status);
 }
 
 const NAV: Array<[string, string]> = [
@@ -80,14 +71,14 @@ const NAV: Array<[string, string]> = [
   ['/admin/ui/audit', 'Audit log'],
 ];
 
+/** The web kit's document shell with the dashboard's header; `main` is markup the screens built, every value escaped with `esc`. */
 function shell(title: string, bizName: string, main: string, opts: { current?: string; csrf?: string; who?: string } = {}): string {
   const nav = opts.csrf
-    ? `<nav aria-label="Dashboard">${NAV.map(([href, label]) => `<a href="${href}"${href === opts.current ? ' aria-current="page"' : ''}>${label}</a>`).join('')}</nav>
-<form class="inline" method="post" action="/admin/logout"><input type="hidden" name="_csrf" value="${esc(opts.csrf)}"><button type="submit" title="Signed in as ${esc(opts.who)}">Log out</button></form>`
+    ? markup`<nav aria-label="Dashboard">${NAV.map(([href, label]) => markup`<a href="${href}"${href === opts.current ? markup` aria-current="page"` : ''}>${label}</a>`)}</nav>
+<form class="inline" method="post" action="/admin/logout"><input type="hidden" name="_csrf" value="${opts.csrf}"><button type="submit" title="Signed in as ${opts.who}">Log out</button></form>`
     : '';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc(title)}${bizName ? ` · ${esc(bizName)}` : ''}</title><link rel="stylesheet" href="${DASHBOARD_CSS_PATH}"></head>
-<body><header><div class="bar"><span class="biz">${esc(bizName || 'usp-server')}</span>${nav}</div></header><main>${main}</main></body></html>`;
+  const header = markup`<header><div class="bar"><span class="biz">${bizName || 'usp-server'}</span>${nav}</div></header>`;
+  return documentShell({ title: bizName ? `${title} · ${bizName}` : title, styles: [DASHBOARD_CSS_PATH], header, main: raw(main) }).toString();
 }
 
 const secure = (c: Context) => new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
@@ -165,7 +156,7 @@ export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardS
         'Sign in',
         bizName,
         `<div class="card login"><h1>Sign in</h1>${message ? `<p class="flash bad" role="alert">${esc(message)}</p>` : ''}
-<form class="stack" method="post" action="/admin/login"><input type="hidden" name="_csrf" value="${token}">
+<form class="stack" method="post" action="/admin/login"><input type="hidden" name="_csrf" value="${esc(token)}">
 <label>Email<input type="email" name="email" autocomplete="username"${sessions.adminKeyLogin ? '' : ' required'}></label>
 <label>Password<input type="password" name="password" autocomplete="current-password" required></label>
 <button class="primary" type="submit">Sign in</button></form>
@@ -198,12 +189,14 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
     const session = await sessions.lookup(token);
     if (!session || !token) {
       if (c.req.method === 'GET') return c.redirect('/admin/login', 303);
-      return html(shell('Sign in', bizName, '<div class="card"><h1>Signed out</h1><p>Your session has ended. <a href="/admin/login">Sign in again</a>.</p></div>'), 401);
+      const again = markup`Your session has ended. <a href="/admin/login">Sign in again</a>.`;
+      return html(shell('Sign in', bizName, errorCard({ heading: 'Signed out', text: again })), 401);
     }
     if (c.req.method === 'POST') {
       const form = await readForm(c);
       if (!sessions.csrfMatches(session, typeof form._csrf === 'string' ? form._csrf : undefined)) {
-        return html(shell('Refused', bizName, '<div class="card"><h1>Refused</h1><p>This form did not come from your dashboard (its CSRF token is missing or wrong); nothing was changed.</p><p><a href="/admin">Back to the dashboard</a></p></div>'), 403);
+        const why = 'This form did not come from your dashboard (its CSRF token is missing or wrong); nothing was changed.';
+        return html(shell('Refused', bizName, errorCard({ heading: 'Refused', text: why, back: { href: '/admin', label: 'Back to the dashboard' } })), 403);
       }
     }
     c.set('session', session);
