@@ -20,7 +20,7 @@ import { DEFAULT_REGISTRATION_LIMITS, dynamicRegistration, type RegistrationLimi
 import { accessTokenVerifier } from './resource-server.js';
 import { loadOAuthSecrets } from './secrets.js';
 import { loadOidcProvider } from './library.js';
-import { csrfFor as webCsrfFor, csrfOk as webCsrfOk, htmlResponse, pageHeaders, readCookie, readForm, type Html } from '../web/index.js';
+import { csrfFor as webCsrfFor, csrfOk as webCsrfOk, htmlResponse, pageHeaders, readCookie, readForm, styleSheet, type Html } from '../web/index.js';
 
 export interface OAuthDoorOptions {
   store: Store;
@@ -492,7 +492,7 @@ export async function mountOAuth(o: OAuthDoorOptions, policy: AuthPolicy): Promi
       if (path === `${PRM_PATH}/mcp`) return prm(mcpResource());
       if (path === PRM_PATH) return prm(restResource());
       if (path === GENERIC_PROFILE_PATH) return Response.json(genericDoc(), { headers: { 'Cache-Control': 'public, max-age=300' } });
-      if (path === ACCOUNT_CSS_PATH) return new Response(ACCOUNT_CSS, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } });
+      if (path === ACCOUNT_CSS_PATH) return styleSheet(ACCOUNT_CSS);
       if (path === '/.well-known/oauth-authorization-server') return viaProvider(req, env, '/.well-known/openid-configuration');
       if (isPage(path)) return pages.fetch(req, env);
       return viaProvider(req, env);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { contentSecurityPolicy, documentShell, errorCard, escapeHtml, html, htmlResponse, pageHeaders, raw } from '../../src/web/index.js';
+import { contentSecurityPolicy, documentShell, errorCard, escapeHtml, html, htmlResponse, pageHeaders, raw, styleSheet } from '../../src/web/index.js';
 
 const ATTACK = `<script>alert("x")</script><img src=x onerror='y'>&`;
 
@@ -68,5 +68,15 @@ describe('one document shell and one error card', () => {
       '<section class="card"><h1>&lt;i&gt;no&lt;/i&gt;</h1><p>a&quot;b</p><p><a href="/admin">Back</a></p></section>',
     );
     expect(errorCard({ heading: 'No' }).toString()).toBe('<section class="card"><h1>No</h1></section>');
+  });
+});
+
+describe('one style sheet answer for every door', () => {
+  test('css from our origin, cached an hour, never sniffed', async () => {
+    const res = styleSheet('main{}');
+    expect(res.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await res.text()).toBe('main{}');
   });
 });

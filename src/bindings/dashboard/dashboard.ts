@@ -17,7 +17,7 @@ import { createHmac } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import { operationForDashboard, type DashboardAction, type Pipeline, type ProtocolError } from '../../operations/index.js';
-import { documentShell, errorCard, escapeHtml as esc, html as markup, htmlResponse, pageHeaders, raw, readForm, sameText } from '../../web/index.js';
+import { documentShell, errorCard, escapeHtml as esc, html as markup, htmlResponse, isHttps, pageHeaders, raw, readForm, sameText, styleSheet } from '../../web/index.js';
 import { DASHBOARD_CSS } from './style.js';
 import { doneWords, errorWords, type DoneCode } from './flash.js';
 
@@ -81,8 +81,7 @@ function shell(title: string, bizName: string, main: string, opts: { current?: s
   return documentShell({ title: bizName ? `${title} · ${bizName}` : title, styles: [DASHBOARD_CSS_PATH], header, main: raw(main) }).toString();
 }
 
-const secure = (c: Context) => new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
-const cookieOpts = (c: Context, maxAge?: number) => ({ httpOnly: true, sameSite: 'Strict' as const, secure: secure(c), path: '/admin', ...(maxAge !== undefined ? { maxAge } : {}) });
+const cookieOpts = (c: Context, maxAge?: number) => ({ httpOnly: true, sameSite: 'Strict' as const, secure: isHttps(c), path: '/admin', ...(maxAge !== undefined ? { maxAge } : {}) });
 
 type Env = { Variables: { session: DashboardSession; token: string } };
 
@@ -145,7 +144,7 @@ export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardS
     return new Response(null, { status: 303, headers: { Location: u.pathname + u.search } });
   };
 
-  app.get(DASHBOARD_CSS_PATH, () => new Response(DASHBOARD_CSS, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'max-age=3600' } }));
+  app.get(DASHBOARD_CSS_PATH, () => styleSheet(DASHBOARD_CSS));
 
   // ---- login and logout ---------------------------------------------------------------------
   const loginPage = (c: Context, message = '', status = 200) => {

@@ -9,7 +9,7 @@
 import { Hono, type Context } from 'hono';
 import { formatMoney, operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
 import { REST_ERRORS, problemResponse } from '../rest/index.js';
-import { contentSecurityPolicy, csrfFor, csrfOk, documentShell, errorCard, html, htmlResponse, readForm, type Html } from '../../web/index.js';
+import { contentSecurityPolicy, csrfFor, csrfOk, documentShell, errorCard, html, htmlResponse, isHttps, readForm, styleSheet, type Html } from '../../web/index.js';
 
 /** Served from our own origin so the policy can forbid inline styles too. */
 const CSS = `*{box-sizing:border-box}body{font:17px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d1d1f;background:#f4f4f6}
@@ -186,7 +186,6 @@ function notFound(status: number): Response {
   return page('Not found', errorCard({ heading: 'There is nothing behind this link.', text: 'Check the link you were given, or ask your assistant.' }), status);
 }
 
-const secure = (c: Context) => new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
 const wantsHtml = (req: Request) => (req.headers.get('accept') ?? '').includes('text/html');
 const CHECKOUT = /^\/checkout\/[^/]+$/;
 const BOOKING = /^\/booking\/[^/]+$/;
@@ -221,13 +220,13 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
   const browser = (c: Context) => wantsHtml(c.req.raw);
   const words = (c: Context, b: { locale: string; zone: string }) => new Words(negotiateLocale(c.req.header('accept-language'), b.locale), b.zone);
 
-  app.get(PAGES_CSS_PATH, () => new Response(CSS, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } }));
+  app.get(PAGES_CSS_PATH, () => styleSheet(CSS));
 
   app.get('/checkout/:booking_id', async (c) => {
     const res = await pipeline.execute(operationForPage('checkout'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as CheckoutView;
-    const csrf = csrfFor(c, { secure: secure(c) });
+    const csrf = csrfFor(c, { secure: isHttps(c) });
     const r = render(v, words(c, v.booking), csrf.token);
     if (csrf.setCookie) r.headers.append('Set-Cookie', csrf.setCookie);
     // The sandbox form posts here and is then sent on to the platform's return URL.
@@ -248,7 +247,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
     if (v.return_url) return c.redirect(v.return_url, 303);
     // Paid: on to the booking page, which follows the booking from now on.
     if (v.state === 'paid') return c.redirect(v.booking.booking_path, 303);
-    return render(v, words(c, v.booking), csrfFor(c, { secure: secure(c) }).token, choice === 'cancel' && v.state === 'due');
+    return render(v, words(c, v.booking), csrfFor(c, { secure: isHttps(c) }).token, choice === 'cancel' && v.state === 'due');
   });
 
   app.get('/booking/:booking_id', async (c) => {
