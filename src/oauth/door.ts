@@ -20,7 +20,7 @@ import { DEFAULT_REGISTRATION_LIMITS, dynamicRegistration, type RegistrationLimi
 import { accessTokenVerifier } from './resource-server.js';
 import { loadOAuthSecrets } from './secrets.js';
 import { loadOidcProvider } from './library.js';
-import { csrfFor as webCsrfFor, csrfOk as webCsrfOk, readCookie, readForm } from '../web/index.js';
+import { csrfFor as webCsrfFor, csrfOk as webCsrfOk, htmlResponse, pageHeaders, readCookie, readForm, styleSheet, type Html } from '../web/index.js';
 
 export interface OAuthDoorOptions {
   store: Store;
@@ -140,8 +140,8 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
         findAccount: (id) => accounts.byId(id),
         renderError: (e) => ({
           status: 400,
-          headers: pageHeaders([]),
-          html: layout({ title: 'Sign-in problem', business: o.businessName, body: messagePage({ heading: 'This link cannot be used', text: errorWords(e.error) }) }),
+          headers: pageHeaders(),
+          html: layout({ title: 'Sign-in problem', business: o.businessName, body: messagePage({ heading: 'This link cannot be used', text: errorWords(e.error) }) }).toString(),
         }),
       });
       provider.on('server_error', (_ctx: unknown, err: Error) => o.log.error('oauth server error', { error: String(err) }));
@@ -204,11 +204,11 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
   const csrfFor = (c: Context) => webCsrfFor(c, { secure: secure() });
   const csrfOk = (c: Context, form: Record<string, unknown>) => webCsrfOk(c, form.csrf);
 
-  const html = (body: string, opts: { status?: number; title: string; formTargets?: string[]; cookies?: Array<string | undefined>; retryAfter?: number }) => {
-    const headers = new Headers(pageHeaders(opts.formTargets ?? []));
+  const html = (body: Html, opts: { status?: number; title: string; formTargets?: string[]; cookies?: Array<string | undefined>; retryAfter?: number }) => {
+    const headers = new Headers(pageHeaders({ formTargets: opts.formTargets }));
     for (const ck of opts.cookies ?? []) if (ck) headers.append('Set-Cookie', ck);
     if (opts.retryAfter) headers.set('Retry-After', String(opts.retryAfter));
-    return new Response(layout({ title: opts.title, business: o.businessName, body }), { status: opts.status ?? 200, headers });
+    return new Response(layout({ title: opts.title, business: o.businessName, body }).toString(), { status: opts.status ?? 200, headers });
   };
   const expired = () =>
     html(messagePage({ heading: 'This form has expired', text: 'Go back to your assistant and start signing in again.' }), { status: 403, title: 'Expired' });
@@ -481,7 +481,7 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
       if (path === `${PRM_PATH}/mcp`) return prm(mcpResource());
       if (path === PRM_PATH) return prm(restResource());
       if (path === GENERIC_PROFILE_PATH) return Response.json(genericDoc(), { headers: { 'Cache-Control': 'public, max-age=300' } });
-      if (path === ACCOUNT_CSS_PATH) return new Response(ACCOUNT_CSS, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } });
+      if (path === ACCOUNT_CSS_PATH) return styleSheet(ACCOUNT_CSS);
       if (path === '/.well-known/oauth-authorization-server') return viaProvider(req, env, '/.well-known/openid-configuration');
       if (isPage(path)) return pages.fetch(req, env);
       return viaProvider(req, env);
@@ -489,10 +489,7 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     refuse(req, status, err) {
       const path = new URL(req.url).pathname;
       if (isPage(path)) {
-        return new Response(layout({ title: 'Not possible', business: o.businessName, body: messagePage({ heading: 'This request was refused', text: err.message }) }), {
-          status,
-          headers: pageHeaders([]),
-        });
+        return htmlResponse(layout({ title: 'Not possible', business: o.businessName, body: messagePage({ heading: 'This request was refused', text: err.message }) }), { status });
       }
       // RFC 6749 section 5.2's error object, the format the library's own endpoints answer in.
       const error = status >= 500 ? 'server_error' : 'invalid_request';
@@ -522,25 +519,6 @@ function toGrant(details: unknown): { oidc: string[]; claims: string[]; resource
   const all = new Set([...Object.values(resource).flat(), ...oidc]);
   const listed = [...(USP_SCOPES as readonly string[]).filter((s) => all.has(s)), ...[...all].filter((s) => !(USP_SCOPES as readonly string[]).includes(s))];
   return { oidc, claims: strings(d.missingOIDCClaims), resource, listed };
-}
-
-/** Pages run no script, load nothing from elsewhere, cannot be framed, and post only to us (and on to the client). */
-function pageHeaders(formTargets: string[]): Record<string, string> {
-  return {
-    'Content-Type': 'text/html; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'Content-Security-Policy': [
-      "default-src 'none'",
-      "style-src 'self'",
-      "img-src 'self'",
-      `form-action 'self'${formTargets.map((t) => ` ${t}`).join('')}`,
-      "base-uri 'none'",
-      "frame-ancestors 'none'",
-    ].join('; '),
-    'Referrer-Policy': 'no-referrer',
-    'X-Frame-Options': 'DENY',
-    'X-Content-Type-Options': 'nosniff',
-  };
 }
 
 function errorWords(code: string): string {

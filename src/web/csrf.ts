@@ -19,6 +19,11 @@ export function readCookie(c: Context, name: string): string | undefined {
   return undefined;
 }
 
+/** Whether the browser reached us over https (directly, or as the proxy in front says): cookies are then `Secure`. */
+export function isHttps(c: Context): boolean {
+  return new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
+}
+
 /** Whether two strings are the same, in time that does not depend on where they differ. */
 export function sameText(a: string, b: string): boolean {
   return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));

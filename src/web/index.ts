@@ -1,2 +1,3 @@
 export { MalformedBody, readForm } from './form.js';
-export { CSRF_COOKIE, csrfFor, csrfOk, readCookie, sameText } from './csrf.js';
+export { CSRF_COOKIE, csrfFor, csrfOk, isHttps, readCookie, sameText } from './csrf.js';
+export { contentSecurityPolicy, documentShell, errorCard, escapeHtml, html, htmlResponse, pageHeaders, raw, styleSheet, type Html } from './html.js';

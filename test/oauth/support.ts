@@ -138,7 +138,7 @@ export class Browser {
 }
 
 export const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-export const actionOf = (html: string) => /<form[^>]*action="([^"]+)"/.exec(html)?.[1]?.replace(/&#38;/g, '&') ?? '';
+export const actionOf = (html: string) => /<form[^>]*action="([^"]+)"/.exec(html)?.[1]?.replace(/&#38;|&amp;/g, '&') ?? '';
 
 export async function register(url: string, meta: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<{ client_id: string; client_secret?: string } & Record<string, unknown>> {
   const res = await fetch(`${url}/oauth/register`, {

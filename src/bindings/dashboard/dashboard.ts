@@ -17,8 +17,8 @@ import { createHmac } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import { operationForDashboard, type DashboardAction, type Pipeline, type ProtocolError } from '../../operations/index.js';
-import { readForm, sameText } from '../../web/index.js';
-import { DASHBOARD_CSS, esc } from './style.js';
+import { documentShell, errorCard, escapeHtml as esc, html as markup, htmlResponse, isHttps, pageHeaders, raw, readForm, sameText, styleSheet } from '../../web/index.js';
+import { DASHBOARD_CSS } from './style.js';
 import { moneyCard } from './money.js';
 import { doneWords, errorWords, type DoneCode } from './flash.js';
 
@@ -50,23 +50,16 @@ export function isDashboardRequest(_req: Request, path: string): boolean {
   return path === '/admin' || path === '/admin/' || path === '/admin/login' || path === '/admin/logout' || path.startsWith('/admin/ui/') || path === DASHBOARD_CSS_PATH;
 }
 
-function policy(): string {
-  return ["default-src 'none'", "style-src 'self'", "img-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'"].join('; ');
-}
-
-const HEADERS: Record<string, string> = {
-  'Content-Security-Policy': policy(),
-  'Cache-Control': 'no-store',
-  'Referrer-Policy': 'no-referrer',
-  'X-Frame-Options': 'DENY',
-};
+/** The web kit's page headers: its policy (forms post only to us), no-store, no referrer, no framing. */
+const HEADERS = pageHeaders();
 
 function html(body: string, status = 200): Response {
-  return new Response(body, { status, headers: { 'Content-Type': 'text/html; charset=utf-8', ...HEADERS } });
+  return htmlResponse(body, { status });
 }
 
+/** How the dashboard, and the host on its behalf, says no: the web kit's error card in the dashboard's shell. */
 export function dashboardRefusal(status: number, err: ProtocolError): Response {
-  return html(shell('Error', '', `<div class="card"><h1>Something went wrong</h1><p>${esc(err.message)}</p><p><a href="/admin">Back to the dashboard</a></p></div>`), status);
+  return html(shell('Error', '', errorCard({ heading: 'Something went wrong', text: err.message, back: { href: '/admin', label: 'Back to the dashboard' } })), status);
 }
 
 const NAV: Array<[string, string]> = [
@@ -79,18 +72,17 @@ const NAV: Array<[string, string]> = [
   ['/admin/ui/audit', 'Audit log'],
 ];
 
+/** The web kit's document shell with the dashboard's header; `main` is markup the screens built, every value escaped with `esc`. */
 function shell(title: string, bizName: string, main: string, opts: { current?: string; csrf?: string; who?: string } = {}): string {
   const nav = opts.csrf
-    ? `<nav aria-label="Dashboard">${NAV.map(([href, label]) => `<a href="${href}"${href === opts.current ? ' aria-current="page"' : ''}>${label}</a>`).join('')}</nav>
-<form class="inline" method="post" action="/admin/logout"><input type="hidden" name="_csrf" value="${esc(opts.csrf)}"><button type="submit" title="Signed in as ${esc(opts.who)}">Log out</button></form>`
+    ? markup`<nav aria-label="Dashboard">${NAV.map(([href, label]) => markup`<a href="${href}"${href === opts.current ? markup` aria-current="page"` : ''}>${label}</a>`)}</nav>
+<form class="inline" method="post" action="/admin/logout"><input type="hidden" name="_csrf" value="${opts.csrf}"><button type="submit" title="Signed in as ${opts.who}">Log out</button></form>`
     : '';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc(title)}${bizName ? ` · ${esc(bizName)}` : ''}</title><link rel="stylesheet" href="${DASHBOARD_CSS_PATH}"></head>
-<body><header><div class="bar"><span class="biz">${esc(bizName || 'usp-server')}</span>${nav}</div></header><main>${main}</main></body></html>`;
+  const header = markup`<header><div class="bar"><span class="biz">${bizName || 'usp-server'}</span>${nav}</div></header>`;
+  return documentShell({ title: bizName ? `${title} · ${bizName}` : title, styles: [DASHBOARD_CSS_PATH], header, main: raw(main) }).toString();
 }
 
-const secure = (c: Context) => new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
-const cookieOpts = (c: Context, maxAge?: number) => ({ httpOnly: true, sameSite: 'Strict' as const, secure: secure(c), path: '/admin', ...(maxAge !== undefined ? { maxAge } : {}) });
+const cookieOpts = (c: Context, maxAge?: number) => ({ httpOnly: true, sameSite: 'Strict' as const, secure: isHttps(c), path: '/admin', ...(maxAge !== undefined ? { maxAge } : {}) });
 
 type Env = { Variables: { session: DashboardSession; token: string } };
 
@@ -159,7 +151,7 @@ export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardS
     return new Response(null, { status: 303, headers: { Location: u.pathname + u.search } });
   };
 
-  app.get(DASHBOARD_CSS_PATH, () => new Response(DASHBOARD_CSS, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'max-age=3600' } }));
+  app.get(DASHBOARD_CSS_PATH, () => styleSheet(DASHBOARD_CSS));
 
   // ---- login and logout ---------------------------------------------------------------------
   const loginPage = (c: Context, message = '', status = 200) => {
@@ -170,7 +162,7 @@ export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardS
         'Sign in',
         bizName,
         `<div class="card login"><h1>Sign in</h1>${message ? `<p class="flash bad" role="alert">${esc(message)}</p>` : ''}
-<form class="stack" method="post" action="/admin/login"><input type="hidden" name="_csrf" value="${token}">
+<form class="stack" method="post" action="/admin/login"><input type="hidden" name="_csrf" value="${esc(token)}">
 <label>Email<input type="email" name="email" autocomplete="username"${sessions.adminKeyLogin ? '' : ' required'}></label>
 <label>Password<input type="password" name="password" autocomplete="current-password" required></label>
 <button class="primary" type="submit">Sign in</button></form>
@@ -203,12 +195,14 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
     const session = await sessions.lookup(token);
     if (!session || !token) {
       if (c.req.method === 'GET') return c.redirect('/admin/login', 303);
-      return html(shell('Sign in', bizName, '<div class="card"><h1>Signed out</h1><p>Your session has ended. <a href="/admin/login">Sign in again</a>.</p></div>'), 401);
+      const again = markup`Your session has ended. <a href="/admin/login">Sign in again</a>.`;
+      return html(shell('Sign in', bizName, errorCard({ heading: 'Signed out', text: again })), 401);
     }
     if (c.req.method === 'POST') {
       const form = await readForm(c);
       if (!sessions.csrfMatches(session, typeof form._csrf === 'string' ? form._csrf : undefined)) {
-        return html(shell('Refused', bizName, '<div class="card"><h1>Refused</h1><p>This form did not come from your dashboard (its CSRF token is missing or wrong); nothing was changed.</p><p><a href="/admin">Back to the dashboard</a></p></div>'), 403);
+        const why = 'This form did not come from your dashboard (its CSRF token is missing or wrong); nothing was changed.';
+        return html(shell('Refused', bizName, errorCard({ heading: 'Refused', text: why, back: { href: '/admin', label: 'Back to the dashboard' } })), 403);
       }
     }
     c.set('session', session);

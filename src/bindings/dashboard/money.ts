@@ -1,6 +1,6 @@
 /** The booking page's money card: paid, refunded, disputed, with the payment provider's ids. */
 import type { MoneyView } from '../../operations/index.js';
-import { esc } from './style.js';
+import { escapeHtml as esc } from '../../web/index.js';
 
 type Money = MoneyView;
 

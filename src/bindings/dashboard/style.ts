@@ -34,5 +34,3 @@ p.secret code{display:block;font-size:1.1rem;padding:.8rem;background:#f4f4f6;bo
 .list td[data-col]::before{content:attr(data-col) ": ";color:#4a4a4f;font-size:.85rem}.list thead{display:none}.list tr{display:block;border-bottom:1px solid #e5e5ea;padding:.4rem 0}.list td{display:block;border:0;padding:.1rem .3rem}
 dl{grid-template-columns:1fr}dt{margin-top:.4rem}}`;
 
-/** HTML-escape a value for the dashboard's pages. */
-export const esc = (s: unknown): string => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -9,9 +9,7 @@
 import { Hono, type Context } from 'hono';
 import { formatMoney, operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
 import { REST_ERRORS, problemResponse } from '../rest/index.js';
-import { csrfFor, csrfOk, readForm } from '../../web/index.js';
-
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { contentSecurityPolicy, csrfFor, csrfOk, documentShell, errorCard, html, htmlResponse, isHttps, readForm, styleSheet, type Html } from '../../web/index.js';
 
 /** Served from our own origin so the policy can forbid inline styles too. */
 const CSS = `*{box-sizing:border-box}body{font:17px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d1d1f;background:#f4f4f6}
@@ -33,30 +31,9 @@ a{color:#1a4fd6}.note{color:#4a4a4f;font-size:.9rem}
 @media (min-width:48rem){main{padding:2.5rem 1rem}h1{font-size:1.8rem}}`;
 export const PAGES_CSS_PATH = '/assets/buyer-pages.css';
 
-/** Pages run no script, load nothing from elsewhere and may only post to us (and be sent on to the platform). */
-function policy(formTargets: string[] = []): string {
-  return [
-    "default-src 'none'",
-    "style-src 'self'",
-    "img-src 'self'",
-    `form-action 'self'${formTargets.map((o) => ` ${o}`).join('')}`,
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
-function page(title: string, body: string, status = 200, formTargets: string[] = []): Response {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${esc(title)}</title><link rel="stylesheet" href="${PAGES_CSS_PATH}"></head><body><main>${body}</main></body></html>`;
-  return new Response(html, {
-    status,
-    headers: {
-      'Content-Type': 'text/html; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'Content-Security-Policy': policy(formTargets),
-      'Referrer-Policy': 'no-referrer',
-      'X-Frame-Options': 'DENY',
-    },
-  });
+/** Pages run no script, load nothing from elsewhere and may only post to us (and be sent on to the platform): the web kit's policy. */
+function page(title: string, body: Html, status = 200, formTargets: string[] = []): Response {
+  return htmlResponse(documentShell({ title, styles: [PAGES_CSS_PATH], main: body }), { status, formTargets });
 }
 
 /** The first language of Accept-Language that Intl can format, else the business's locale. */
@@ -117,109 +94,102 @@ class Words {
   }
 }
 
-function stateBadge(b: BookingPageView, w: Words): string {
+function stateBadge(b: BookingPageView, w: Words): Html {
   switch (b.status) {
     case 'confirmed':
-      return '<p class="state ok">Confirmed</p>';
+      return html`<p class="state ok">Confirmed</p>`;
     case 'pending':
-      return `<p class="state wait">Waiting for ${esc(b.business_name)} to confirm${b.deadline_at ? ` (answer by ${esc(w.time(b.deadline_at))})` : ''}</p>`;
+      return html`<p class="state wait">Waiting for ${b.business_name} to confirm${b.deadline_at ? html` (answer by ${w.time(b.deadline_at)})` : ''}</p>`;
     case 'requires_action':
-      return `<p class="state wait">Payment needed${b.deadline_at ? ` by ${esc(w.time(b.deadline_at))}` : ''}</p>`;
+      return html`<p class="state wait">Payment needed${b.deadline_at ? html` by ${w.time(b.deadline_at)}` : ''}</p>`;
     case 'in_progress':
-      return '<p class="state ok">In progress</p>';
+      return html`<p class="state ok">In progress</p>`;
     case 'completed':
-      return '<p class="state ok">Completed</p>';
+      return html`<p class="state ok">Completed</p>`;
     case 'no_show':
-      return '<p class="state bad">Marked as missed</p>';
+      return html`<p class="state bad">Marked as missed</p>`;
     case 'canceled':
-      return '<p class="state bad">Canceled</p>';
+      return html`<p class="state bad">Canceled</p>`;
     default:
-      return `<p class="state wait">${esc(b.status)}</p>`;
+      return html`<p class="state wait">${b.status}</p>`;
   }
 }
 
 /** What was bought, from whom, where, when, on what terms and in what state. */
-function bookingCard(b: BookingPageView, w: Words): string {
+function bookingCard(b: BookingPageView, w: Words): Html {
   const staff = b.resources.filter((r) => r.type === 'staff').map((r) => r.name);
   const other = b.resources.filter((r) => r.type !== 'staff').map((r) => r.name);
-  let where = '';
-  if (b.location) {
-    where = `<dt>Where</dt><dd>${esc(b.location.name)}${b.location.address ? `<br>${esc(b.location.address)}` : ''}${b.location.map_url ? `<br><a href="${esc(b.location.map_url)}" rel="noopener noreferrer">Open in a map</a>` : ''}</dd>`;
-  }
-  return (
-    `<section class="card" aria-labelledby="what"><p class="biz">${esc(b.business_name)}</p><h1 id="what">${esc(b.service_name)}</h1>${stateBadge(b, w)}<dl>` +
-    `<dt>When</dt><dd>${esc(w.when(b.start_at, b.end_at))}<br>${esc(zoneWords(b.zone))} · ${esc(w.minutes(b.duration_minutes))}</dd>` +
-    where +
-    (staff.length ? `<dt>With</dt><dd>${esc(staff.join(', '))}</dd>` : '') +
-    (other.length ? `<dt>Room and equipment</dt><dd>${esc(other.join(', '))}</dd>` : '') +
-    `<dt>Booking reference</dt><dd>${esc(b.booking_id)}</dd></dl>` +
-    (b.calendar_path ? `<p><a class="button secondary" href="${esc(b.calendar_path)}" download>${b.status === 'canceled' ? 'Remove from calendar (.ics)' : 'Add to calendar (.ics)'}</a></p>` : '') +
-    `</section>`
-  );
+  const where = b.location
+    ? html`<dt>Where</dt><dd>${b.location.name}${b.location.address ? html`<br>${b.location.address}` : ''}${b.location.map_url ? html`<br><a href="${b.location.map_url}" rel="noopener noreferrer">Open in a map</a>` : ''}</dd>`
+    : '';
+  return html`<section class="card" aria-labelledby="what"><p class="biz">${b.business_name}</p><h1 id="what">${b.service_name}</h1>${stateBadge(b, w)}<dl>${
+    html`<dt>When</dt><dd>${w.when(b.start_at, b.end_at)}<br>${zoneWords(b.zone)} · ${w.minutes(b.duration_minutes)}</dd>`
+  }${where}${staff.length ? html`<dt>With</dt><dd>${staff.join(', ')}</dd>` : ''}${other.length ? html`<dt>Room and equipment</dt><dd>${other.join(', ')}</dd>` : ''}${
+    html`<dt>Booking reference</dt><dd>${b.booking_id}</dd></dl>`
+  }${b.calendar_path ? html`<p><a class="button secondary" href="${b.calendar_path}" download>${b.status === 'canceled' ? 'Remove from calendar (.ics)' : 'Add to calendar (.ics)'}</a></p>` : ''}</section>`;
 }
 
-function priceCard(b: BookingPageView, w: Words): string {
+function priceCard(b: BookingPageView, w: Words): Html {
   const p = b.price;
-  const m = (n: number) => esc(w.money(n, p.currency));
-  if (p.total === 0 && !p.cancellation_fee) return `<section class="card" aria-labelledby="price"><h2 id="price">Price</h2><p>Free</p></section>`;
-  const rows: string[] = [`<tr><td>${esc(b.service_name)}</td><td>${m(p.total)}</td></tr>`];
-  if (p.deposit) rows.push(`<tr><td>Deposit</td><td>${m(p.deposit)}</td></tr>`);
-  if (p.paid) rows.push(`<tr><td>Paid</td><td>${m(p.paid)}</td></tr>`);
-  if (p.cancellation_fee) rows.push(`<tr><td>Cancellation fee</td><td>${m(p.cancellation_fee)}</td></tr>`);
-  if (p.refund) rows.push(`<tr><td>Refund</td><td>${m(p.refund)}</td></tr>`);
+  const m = (n: number) => w.money(n, p.currency);
+  if (p.total === 0 && !p.cancellation_fee) return html`<section class="card" aria-labelledby="price"><h2 id="price">Price</h2><p>Free</p></section>`;
+  const rows: Html[] = [html`<tr><td>${b.service_name}</td><td>${m(p.total)}</td></tr>`];
+  if (p.deposit) rows.push(html`<tr><td>Deposit</td><td>${m(p.deposit)}</td></tr>`);
+  if (p.paid) rows.push(html`<tr><td>Paid</td><td>${m(p.paid)}</td></tr>`);
+  if (p.cancellation_fee) rows.push(html`<tr><td>Cancellation fee</td><td>${m(p.cancellation_fee)}</td></tr>`);
+  if (p.refund) rows.push(html`<tr><td>Refund</td><td>${m(p.refund)}</td></tr>`);
   if (b.status !== 'canceled') {
     const label = p.balance === 0 ? 'Still to pay' : p.timing === 'at_service' || p.deposit ? 'To pay at the appointment' : 'Still to pay';
-    rows.push(`<tr class="total"><td>${label}</td><td>${m(p.balance)}</td></tr>`);
+    rows.push(html`<tr class="total"><td>${label}</td><td>${m(p.balance)}</td></tr>`);
   }
-  return `<section class="card" aria-labelledby="price"><h2 id="price">Price</h2><table>${rows.join('')}</table><p class="note">No other fees.</p></section>`;
+  return html`<section class="card" aria-labelledby="price"><h2 id="price">Price</h2><table>${rows}</table><p class="note">No other fees.</p></section>`;
 }
 
-function termsCard(b: BookingPageView): string {
+function termsCard(b: BookingPageView): Html | '' {
   if (!b.terms.length) return '';
-  return `<section class="card" aria-labelledby="terms"><h2 id="terms">Cancelling and rescheduling</h2><ul>${b.terms.map((t) => `<li>${esc(t)}</li>`).join('')}</ul></section>`;
+  return html`<section class="card" aria-labelledby="terms"><h2 id="terms">Cancelling and rescheduling</h2><ul>${b.terms.map((t) => html`<li>${t}</li>`)}</ul></section>`;
 }
 
-function bookingPage(b: BookingPageView, w: Words, lead = ''): string {
-  return lead + bookingCard(b, w) + priceCard(b, w) + termsCard(b);
+function bookingPage(b: BookingPageView, w: Words, lead: Html | '' = ''): Html {
+  return html`${lead}${bookingCard(b, w)}${priceCard(b, w)}${termsCard(b)}`;
 }
 
 function render(v: CheckoutView, w: Words, csrf: string, abandoned = false): Response {
   const b = v.booking;
-  const back = `<p><a href="${esc(b.booking_path)}">See your booking</a></p>`;
+  const back = html`<p><a href="${b.booking_path}">See your booking</a></p>`;
   switch (v.state) {
     case 'due': {
       const lead = abandoned
-        ? `<section class="card" role="status"><h2>Payment not made</h2><p>You left the payment. The time is kept for you until ${esc(w.time(b.deadline_at ?? ''))}; pay below before then, or it is released.</p></section>`
+        ? html`<section class="card" role="status"><h2>Payment not made</h2><p>You left the payment. The time is kept for you until ${w.time(b.deadline_at ?? '')}; pay below before then, or it is released.</p></section>`
         : '';
       const pay = v.sandbox
-        ? `<form method="post"><input type="hidden" name="csrf" value="${esc(csrf)}"><button class="primary" name="choice" value="pay">Pay ${esc(v.amount_due ?? '')}</button><button class="secondary" name="choice" value="cancel">Not now</button></form><p class="note">Sandbox business: no money moves.</p>`
+        ? html`<form method="post"><input type="hidden" name="csrf" value="${csrf}"><button class="primary" name="choice" value="pay">Pay ${v.amount_due ?? ''}</button><button class="secondary" name="choice" value="cancel">Not now</button></form><p class="note">Sandbox business: no money moves.</p>`
         : v.pay_url
-          ? `<p><a class="button primary" href="${esc(v.pay_url)}">Pay ${esc(v.amount_due ?? '')}</a></p><p class="note">You pay on the payment provider's secure page and come back here.</p>`
+          ? html`<p><a class="button primary" href="${v.pay_url}">Pay ${v.amount_due ?? ''}</a></p><p class="note">You pay on the payment provider's secure page and come back here.</p>`
           : v.provider === 'stripe'
-            ? `<p class="note">The payment page is being prepared; reload this page in a moment.</p>`
-            : `<p class="note">This business takes payment through its payment provider.</p>`;
-      const due = `<section class="card" aria-labelledby="pay"><h2 id="pay">Payment</h2><p class="due">${esc(v.amount_due ?? '')} due now</p><p>Pay before ${esc(w.time(b.deadline_at ?? ''))}, or the booking is released.</p>${pay}</section>`;
-      return page(abandoned ? 'Payment not made' : `Pay for ${b.service_name}`, lead + bookingCard(b, w) + due + priceCard(b, w) + termsCard(b));
+            ? html`<p class="note">The payment page is being prepared; reload this page in a moment.</p>`
+            : html`<p class="note">This business takes payment through its payment provider.</p>`;
+      const due = html`<section class="card" aria-labelledby="pay"><h2 id="pay">Payment</h2><p class="due">${v.amount_due ?? ''} due now</p><p>Pay before ${w.time(b.deadline_at ?? '')}, or the booking is released.</p>${pay}</section>`;
+      return page(abandoned ? 'Payment not made' : `Pay for ${b.service_name}`, html`${lead}${bookingCard(b, w)}${due}${priceCard(b, w)}${termsCard(b)}`);
     }
     case 'paid':
-      return page(`Paid: ${b.service_name}`, bookingPage(b, w, '<section class="card" role="status"><h2>Payment received</h2><p>Thank you. Your booking is below; this page always shows its current state.</p></section>'));
+      return page(`Paid: ${b.service_name}`, bookingPage(b, w, html`<section class="card" role="status"><h2>Payment received</h2><p>Thank you. Your booking is below; this page always shows its current state.</p></section>`));
     case 'expired':
       // Spec 8.5.5: after expiry an explicit page, never a broken link.
       return page(
         'Payment link expired',
-        `<section class="card" role="status"><h1>This payment link has expired</h1><p>The time was released and nothing was charged. Ask your assistant to book again.</p></section>` + bookingCard(b, w),
+        html`<section class="card" role="status"><h1>This payment link has expired</h1><p>The time was released and nothing was charged. Ask your assistant to book again.</p></section>${bookingCard(b, w)}`,
         410,
       );
     default:
-      return page(`Nothing to pay: ${b.service_name}`, bookingPage(b, w, '<section class="card" role="status"><h2>Nothing to pay</h2><p>There is nothing to pay for this booking now.</p></section>') + back);
+      return page(`Nothing to pay: ${b.service_name}`, html`${bookingPage(b, w, html`<section class="card" role="status"><h2>Nothing to pay</h2><p>There is nothing to pay for this booking now.</p></section>`)}${back}`);
   }
 }
 
 function notFound(status: number): Response {
-  return page('Not found', '<section class="card"><h1>There is nothing behind this link.</h1><p>Check the link you were given, or ask your assistant.</p></section>', status);
+  return page('Not found', errorCard({ heading: 'There is nothing behind this link.', text: 'Check the link you were given, or ask your assistant.' }), status);
 }
 
-const secure = (c: Context) => new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
 const wantsHtml = (req: Request) => (req.headers.get('accept') ?? '').includes('text/html');
 const CHECKOUT = /^\/checkout\/[^/]+$/;
 const RETURN = /^\/checkout\/[^/]+\/return$/;
@@ -242,7 +212,7 @@ export function isPageRequest(req: Request, path: string): boolean {
 
 /** How the pages, and the host on their behalf, say no: a page with the reason. */
 export function pageRefusal(status: number, err: ProtocolError): Response {
-  return page('Not possible', `<section class="card"><h1>${esc(err.message)}</h1></section>`, status);
+  return page('Not possible', errorCard({ heading: err.message }), status);
 }
 
 /** The buyer's pages as a door of their own; the host routes to it what isPageRequest() claims. */
@@ -252,16 +222,16 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
   app.onError((err) => {
     throw err;
   });
-  const html = (c: Context) => wantsHtml(c.req.raw);
+  const browser = (c: Context) => wantsHtml(c.req.raw);
   const words = (c: Context, b: { locale: string; zone: string }) => new Words(negotiateLocale(c.req.header('accept-language'), b.locale), b.zone);
 
-  app.get(PAGES_CSS_PATH, () => new Response(CSS, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } }));
+  app.get(PAGES_CSS_PATH, () => styleSheet(CSS));
 
   app.get('/checkout/:booking_id', async (c) => {
     const res = await pipeline.execute(operationForPage('checkout'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as CheckoutView;
-    const csrf = csrfFor(c, { secure: secure(c) });
+    const csrf = csrfFor(c, { secure: isHttps(c) });
     const r = render(v, words(c, v.booking), csrf.token);
     if (csrf.setCookie) r.headers.append('Set-Cookie', csrf.setCookie);
     // The sandbox form posts here and is then sent on to the platform's return URL.
@@ -280,17 +250,18 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
     const form = await readForm(c);
     // Paying or abandoning is the buyer's own click on our page: a post from elsewhere changes nothing.
     if (!csrfOk(c, form.csrf)) {
-      return page('Payment form expired', `<section class="card"><h1>This payment form has expired</h1><p><a href="/checkout/${encodeURIComponent(c.req.param('booking_id'))}">Open the payment page again</a>; nothing was paid or canceled.</p></section>`, 403);
+      const again = html`<a href="/checkout/${encodeURIComponent(c.req.param('booking_id'))}">Open the payment page again</a>; nothing was paid or canceled.`;
+      return page('Payment form expired', errorCard({ heading: 'This payment form has expired', text: again }), 403);
     }
     const choice = form.choice === 'cancel' ? 'cancel' : 'pay';
     const res = await pipeline.execute(operationForPage('checkout_form'), { input: { booking_id: c.req.param('booking_id'), choice } });
-    if (!res.ok) return page('Payment not possible', `<section class="card"><h1>${esc(res.error.message)}</h1></section>`, REST_ERRORS[res.error.code].status);
+    if (!res.ok) return page('Payment not possible', errorCard({ heading: res.error.message }), REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as CheckoutView;
     // Paid, failed, or abandoned: back to the platform when it asked (spec 8.5.5).
     if (v.return_url) return c.redirect(v.return_url, 303);
     // Paid: on to the booking page, which follows the booking from now on.
     if (v.state === 'paid') return c.redirect(v.booking.booking_path, 303);
-    return render(v, words(c, v.booking), csrfFor(c, { secure: secure(c) }).token, choice === 'cancel' && v.state === 'due');
+    return render(v, words(c, v.booking), csrfFor(c, { secure: isHttps(c) }).token, choice === 'cancel' && v.state === 'due');
   });
 
   app.get('/booking/:booking_id', async (c) => {
@@ -300,7 +271,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
     const w = words(c, b);
     const lead =
       b.status === 'requires_action'
-        ? `<section class="card" role="status"><h2>Payment needed</h2><p><a href="/checkout/${encodeURIComponent(b.booking_id)}">Pay now</a> to keep this booking.</p></section>`
+        ? html`<section class="card" role="status"><h2>Payment needed</h2><p><a href="/checkout/${encodeURIComponent(b.booking_id)}">Pay now</a> to keep this booking.</p></section>`
         : '';
     return page(`${b.service_name}: ${b.business_name}`, bookingPage(b, w, lead));
   });
@@ -308,8 +279,8 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
     const res = await pipeline.execute(operationForPage('calendar_file'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) {
       // A program downloading the file gets the problem document its operation's REST route gives.
-      if (!html(c)) return problemResponse(c.req.path, res.error);
-      return page('No calendar entry yet', `<section class="card"><h1>${esc(res.error.message)}</h1></section>`, REST_ERRORS[res.error.code].status);
+      if (!browser(c)) return problemResponse(c.req.path, res.error);
+      return page('No calendar entry yet', errorCard({ heading: res.error.message }), REST_ERRORS[res.error.code].status);
     }
     return new Response(res.data.calendar as string, {
       headers: {
@@ -325,6 +296,6 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
 
 function withFormTarget(r: Response, returnUrl: string): Response {
   const origin = new URL(returnUrl).origin;
-  r.headers.set('Content-Security-Policy', policy([origin]));
+  r.headers.set('Content-Security-Policy', contentSecurityPolicy({ formTargets: [origin] }));
   return r;
 }
