@@ -106,7 +106,7 @@ export function demoBusinessDef() {
  * staff members, each working `opens`–`closes` every day, `interval` minutes between slot starts,
  * `duration` minutes long, bookable `maxAdvanceDays` ahead. Validated by the real business-file parser.
  */
-export function generatedBusiness({ staff = 10, interval = 15, duration = 15, opens = '09:00', closes = '18:00', maxAdvanceDays = 60 } = {}) {
+export function generatedBusiness({ staff = 10, interval = 15, duration = 15, opens = '09:00', closes = '18:00', maxAdvanceDays = 60, price = 0 } = {}) {
   const resources = [];
   for (let i = 0; i < staff; i++) {
     const schedule = {};
@@ -131,14 +131,15 @@ export function generatedBusiness({ staff = 10, interval = 15, duration = 15, op
         status: 'active',
         description: { plain: 'A generated appointment for benchmarks.' },
         duration: { fixed: `PT${duration}M` },
-        pricing: { model: 'free', currency: 'USD' },
+        // `price` (minor units): paid online when booking, else free.
+        pricing: price > 0 ? { model: 'fixed', amount: price, currency: 'USD' } : { model: 'free', currency: 'USD' },
         channel: { type: 'at_business_location' },
         policies: {
           cancellation: { allowed: true },
           rescheduling: { allowed: true },
           booking_window: { min_advance: 'PT0M', max_advance: `P${maxAdvanceDays}D`, slot_interval: `PT${interval}M` },
           confirmation_mode: 'auto',
-          requires_payment: false,
+          ...(price > 0 ? { requires_payment: true, payment_timing: 'at_booking' } : { requires_payment: false }),
         },
         requirements: [{ type: 'staff', name: 'Staff', selectable: true, resource_ids: resources.map((r) => r.id) }],
         location_ids: ['loc_main'],

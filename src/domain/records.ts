@@ -98,8 +98,10 @@ export interface BookingPrivate {
   reschedule_count: number;
   /** Total price of the booking in minor units (0 when free). */
   price_total: number;
-  /** What has been collected so far, in minor units. */
+  /** What has been collected so far, in minor units (net of refunds recorded at once, see `refunded`). */
   amount_paid: number;
+  /** Refunds the business made outside a cancellation, with its reason; `provider_jobs` when the provider was asked (else recorded at once and taken off `amount_paid`). */
+  business_refunds?: Array<{ amount: number; reason: string; at: string; provider_jobs?: string[] }>;
   /** Policy fees (a late reschedule) to collect with the price at the appointment, in minor units. */
   fees_at_service?: number;
   expires_at_ms?: number;

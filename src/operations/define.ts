@@ -63,6 +63,7 @@ export type DashboardAction =
   | 'booking_detail'
   | 'confirm'
   | 'decline'
+  | 'refund'
   | 'cancel'
   | 'complete'
   | 'no_show'

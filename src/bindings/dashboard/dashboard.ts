@@ -19,7 +19,7 @@ import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import { operationForDashboard, type DashboardAction, type Pipeline, type ProtocolError } from '../../operations/index.js';
 import { documentShell, errorCard, escapeHtml as esc, html as markup, htmlResponse, isHttps, pageHeaders, raw, readForm, sameText, styleSheet } from '../../web/index.js';
 import { DASHBOARD_CSS } from './style.js';
-import { moneyCard } from './money.js';
+import { minorFromForm, moneyCard } from './money.js';
 import { doneWords, errorWords, type DoneCode } from './flash.js';
 
 export const DASHBOARD_CSS_PATH = '/admin/assets/dashboard.css';
@@ -347,7 +347,7 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
 <dt>Buyer</dt><dd>${esc(buyerName(b))} · ${esc(b.buyer.email)}${b.buyer.phone_number ? ` · ${esc(b.buyer.phone_number)}` : ''}</dd>
 <dt>Party</dt><dd>${esc(b.party_size)}</dd><dt>Booking id</dt><dd>${esc(b.id)}</dd><dt>Platform</dt><dd>${esc(res.data.platform ?? 'direct')}</dd>
 ${b.cancellation ? `<dt>Canceled</dt><dd>by ${esc(b.cancellation.canceled_by)}${b.cancellation.reason ? `: ${esc(b.cancellation.reason)}` : ''}</dd>` : ''}</dl>
-<div class="actions">${moves.join('')}</div>${decline}</div>${moneyCard(res.data.money as never)}${reschedule}
+<div class="actions">${moves.join('')}</div>${decline}</div>${moneyCard(res.data.money as never, { csrf: csrfField(c), action: `/admin/ui/bookings/${id}/refund` })}${reschedule}
 <section class="card" aria-labelledby="h"><h2 id="h">History</h2><table class="list"><thead><tr><th>At</th><th>Event</th><th>Event id</th></tr></thead><tbody>${events || '<tr><td colspan="3">No events yet.</td></tr>'}</tbody></table></section>`,
     );
   });
@@ -391,6 +391,7 @@ ${pick}<p class="note">Times in ${esc(zone)}. The booking keeps its id; the plat
   const MOVES: Record<string, { action: DashboardAction; done: DoneCode }> = {
     confirm: { action: 'confirm', done: 'confirmed' },
     decline: { action: 'decline', done: 'declined' },
+    refund: { action: 'refund', done: 'refunded' },
     cancel: { action: 'cancel', done: 'canceled' },
     complete: { action: 'complete', done: 'completed' },
     no_show: { action: 'no_show', done: 'no_show' },
@@ -404,6 +405,7 @@ ${pick}<p class="note">Times in ${esc(zone)}. The booking keeps its id; the plat
     const input: Record<string, unknown> = { booking_id: id };
     if (typeof form.reason === 'string' && form.reason) input.reason = form.reason;
     if (move.action === 'decline') input.reason = typeof form.reason === 'string' ? form.reason : '';
+    if (move.action === 'refund') Object.assign(input, { reason: typeof form.reason === 'string' ? form.reason : '', amount: minorFromForm(form.amount) });
     if (move.action === 'reschedule') input.slot_id = typeof form.slot_id === 'string' ? form.slot_id : '';
     return back(c, `/admin/ui/bookings/${encodeURIComponent(id)}`, await run(c, move.action, input), move.done);
   });

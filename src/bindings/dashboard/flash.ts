@@ -10,6 +10,7 @@ import type { ProtocolErrorCode } from '../../operations/index.js';
 export const DONE_WORDS = {
   confirmed: 'Booking confirmed.',
   declined: 'Booking declined.',
+  refunded: 'Refund made (through the payment provider: shown as succeeded once it confirms).',
   canceled: 'Booking canceled.',
   completed: 'Booking marked completed.',
   no_show: 'Booking marked as a no-show.',

@@ -6,16 +6,29 @@ type Money = MoneyView;
 
 const minor = (n: number, currency: string) => `${(n / 100).toFixed(2)} ${currency}`;
 
-export function moneyCard(m: Money | undefined): string {
+/** The form's amount, typed in major units (`12.50`), as the operation's minor units; empty means all that is left. */
+export function minorFromForm(v: unknown): number | undefined {
+  return typeof v === 'string' && v.trim() !== '' ? Math.round(Number(v) * 100) : undefined;
+}
+
+/** The refund form, when something is left to refund (`refund` carries the CSRF field and where it posts). */
+function refundForm(m: Money, refund: { csrf: string; action: string }): string {
+  if (m.refundable <= 0) return '';
+  const max = (m.refundable / 100).toFixed(2);
+  return `<form class="stack" id="refund" method="post" action="${esc(refund.action)}">${refund.csrf}<label>Amount to refund (${esc(m.currency)}, up to ${esc(max)}; empty for all of it)<input name="amount" inputmode="decimal" type="number" min="0.01" step="0.01" max="${esc(max)}"></label><label>Reason<input name="reason" required maxlength="1000"></label><button class="danger" type="submit">Refund</button></form>`;
+}
+
+export function moneyCard(m: Money | undefined, refund?: { csrf: string; action: string }): string {
   if (!m || (m.paid === 0 && m.payments.length === 0 && m.refunds.length === 0)) return '';
   const row = (cells: unknown[]) => `<tr>${cells.map((x) => `<td>${esc(String(x ?? '—'))}</td>`).join('')}</tr>`;
   const rows = [
     ...m.payments.map((p) => row(['Payment', minor(p.amount, m.currency), p.status, [p.session_id, p.payment_ref].filter(Boolean).join(' · ')])),
+    ...m.business_refunds.filter((r) => !r.through_provider).map((r) => row([`Refund (${r.reason})`, minor(r.amount, m.currency), 'recorded', r.at])),
     ...m.refunds.map((r) => row(['Refund', minor(r.amount, m.currency), r.status, [r.refund_id, r.payment_ref].filter(Boolean).join(' · ')])),
     ...m.disputes.map((d) => row([`Dispute (${d.reason})`, minor(d.amount, m.currency), d.status, d.dispute_id])),
     ...m.mismatches.map((x) => row(['Mismatched payment', minor(x.amount, x.currency), 'not applied', x.event_id])),
     ...m.jobs.filter((j) => j.status !== 'done').map((j) => row([`Provider call (${j.kind})`, '', `${j.status}, ${j.attempts} attempt${j.attempts === 1 ? '' : 's'}`, j.last_error ?? j.id])),
   ];
   return `<section class="card" aria-labelledby="money"><h2 id="money">Money</h2><p>Paid ${esc(minor(m.paid, m.currency))} · refunded ${esc(minor(m.refunded, m.currency))}${m.provider ? ` · through ${esc(m.provider)}` : ''}</p>
-<table class="list"><thead><tr><th>What</th><th>Amount</th><th>Status</th><th>Provider ids</th></tr></thead><tbody>${rows.join('') || '<tr><td colspan="4">Nothing through a provider.</td></tr>'}</tbody></table></section>`;
+${refund ? refundForm(m, refund) : ''}<table class="list"><thead><tr><th>What</th><th>Amount</th><th>Status</th><th>Provider ids</th></tr></thead><tbody>${rows.join('') || '<tr><td colspan="4">Nothing through a provider.</td></tr>'}</tbody></table></section>`;
 }

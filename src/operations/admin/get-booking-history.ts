@@ -5,6 +5,7 @@ import { bookingNotFound } from '../steps/booking-lifecycle.js';
 import { id, Out } from '../schemas.js';
 import { calendarRow } from './present.js';
 import { moneyView } from './money-view.js';
+import { refundsThroughProvider } from '../steps/provider-money.js';
 
 /** One booking as the business sees it, with every event it raised (its history). */
 export const getBookingHistory = defineOperation({
@@ -25,6 +26,6 @@ export const getBookingHistory = defineOperation({
     if (!rec) return bookingNotFound(inp.booking_id);
     const events = await ctx.tx.admin.eventsOf(rec.booking.id);
     const jobs = await ctx.tx.payments.forBooking(rec.booking.id);
-    return ok({ ...calendarRow(rec), money: moneyView(rec, jobs), events: events.map((e) => ({ event: e.event, event_id: e.event_id, ...e.payload, timestamp: isoUtc(Math.max(e.created_ms, e.due_ms)) })) });
+    return ok({ ...calendarRow(rec), money: moneyView(rec, jobs, refundsThroughProvider(ctx, rec)), events: events.map((e) => ({ event: e.event, event_id: e.event_id, ...e.payload, timestamp: isoUtc(Math.max(e.created_ms, e.due_ms)) })) });
   },
 });

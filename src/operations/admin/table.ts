@@ -1,5 +1,5 @@
 /**
- * The business's admin operations: its own bookings by day and week, declines, run-time schedule
+ * The business's admin operations: its own bookings by day and week, declines, refunds, run-time schedule
  * changes, waitlists, the delivery log, signing keys, platform keys, the audit log and the day's
  * figures. Business-only rows of the one operations table (REST under /admin, no MCP tools), served
  * by the same pipeline; the dashboard door calls them too.
@@ -8,6 +8,7 @@ import type { OperationDef } from '../define.js';
 import { listBookings } from './list-bookings.js';
 import { getBookingHistory } from './get-booking-history.js';
 import { declineBooking } from './decline-booking.js';
+import { refundBookingPayment } from './refund-booking-payment.js';
 import { addTimeOff } from './add-time-off.js';
 import { addScheduleException } from './add-schedule-exception.js';
 import { listScheduleChanges } from './list-schedule-changes.js';
@@ -27,6 +28,7 @@ export const ADMIN_OPERATIONS: readonly OperationDef[] = [
   listBookings,
   getBookingHistory,
   declineBooking,
+  refundBookingPayment,
   addTimeOff,
   addScheduleException,
   listScheduleChanges,

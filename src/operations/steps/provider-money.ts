@@ -5,7 +5,7 @@
  * calls the provider after commit; its answers and the provider's events come back as
  * `apply_payment_event` calls, applied here in one transaction each.
  */
-import type { BookingRecord } from '../../domain/index.js';
+import type { BookingRecord, ProviderMoney } from '../../domain/index.js';
 import type { OperationContext } from '../context.js';
 import { emitBookingEvent } from './booking-lifecycle.js';
 import { moneyOf } from './checkouts.js';
@@ -13,6 +13,27 @@ import { moneyOf } from './checkouts.js';
 /** Does a refund of this booking go through the provider (it was paid there)? */
 export function refundsThroughProvider(ctx: OperationContext, rec: BookingRecord): boolean {
   return ctx.biz.payments === 'stripe' && (rec.priv.provider?.checkouts.some((c) => c.status === 'paid' && c.payment_ref) ?? false);
+}
+
+/** What is asked or known refunded on one provider payment: the larger of our requests not failed and what the provider reported. */
+function takenFrom(m: ProviderMoney, paymentRef: string): number {
+  const asked = m.refunds.filter((r) => r.payment_ref === paymentRef && r.status !== 'failed').reduce((n, r) => n + r.amount, 0);
+  return Math.max(asked, m.refunded[paymentRef] ?? 0);
+}
+
+/**
+ * What the business may still refund on a booking, in minor units: paid and neither refunded nor
+ * asked to be. Through the provider, what is left on its payments (never more than was collected,
+ * which a lost dispute lowers); otherwise what was collected less the cancellation's refund.
+ */
+export function refundableAmount(rec: BookingRecord, viaProvider: boolean): number {
+  if (!viaProvider) return Math.max(0, rec.priv.amount_paid - (rec.booking.cancellation?.refund_amount ?? 0));
+  const m = moneyOf(rec);
+  // A late payment is refunded in full on arrival and was never counted as collected.
+  const paid = m.checkouts.filter((co) => co.status === 'paid' && co.payment_ref);
+  const left = paid.reduce((n, co) => n + Math.max(0, co.amount - takenFrom(m, co.payment_ref!)), 0);
+  const taken = [...new Set(paid.map((co) => co.payment_ref!))].reduce((n, ref) => n + takenFrom(m, ref), 0);
+  return Math.max(0, Math.min(left, rec.priv.amount_paid - taken));
 }
 
 /**
@@ -26,8 +47,7 @@ export async function requestRefund(ctx: OperationContext, rec: BookingRecord, a
     if (left <= 0) break;
     if (co.status !== 'paid' && co.status !== 'late') continue;
     if (!co.payment_ref) continue;
-    const taken = m.refunds.filter((r) => r.payment_ref === co.payment_ref && r.status !== 'failed').reduce((n, r) => n + r.amount, 0);
-    const part = Math.min(left, co.amount - Math.max(taken, m.refunded[co.payment_ref] ?? 0));
+    const part = Math.min(left, co.amount - takenFrom(m, co.payment_ref));
     if (part <= 0) continue;
     left -= part;
     const jobId = `refund:${rec.booking.id}:${m.refunds.length + 1}`;
