@@ -58,7 +58,7 @@ interface Proc {
 function startServer(db: string, extra: string[] = []): Promise<Proc> {
   const child = spawn(
     process.execPath,
-    [BIN, 'serve', '--demo', '--db', db, '--port', '0', '--db-connect-timeout', '1000', '--db-statement-timeout', '3000', '--no-rate-limit', ...extra],
+    [BIN, 'serve', '--demo', '--db', db, '--port', '0', '--db-connect-timeout', '1000', '--db-statement-timeout', '3000', '--no-rate-limit', '--max-connections-per-address', '1000', ...extra],
     { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: '' }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let log = '';

@@ -25,7 +25,8 @@ const BUYER = (i: number) => ({ first_name: `Buyer${i}`, last_name: 'Racer', ema
 const profileOf = (tag: string, i: number) => `https://platform-${i}.example/profiles/${tag}.json`;
 
 function startServer(db: string): Promise<Proc> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--db', db, '--port', '0', '--no-rate-limit', '--db-statement-timeout', '30000'], {
+  // The 300 concurrent buyers all come from this one loopback address: lift the per-address socket share.
+  const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--db', db, '--port', '0', '--no-rate-limit', '--db-statement-timeout', '30000', '--max-connections-per-address', '1000'], {
     cwd: REPO_ROOT,
     env: { ...process.env, DATABASE_URL: '' },
     stdio: ['ignore', 'ignore', 'pipe'],
