@@ -75,7 +75,7 @@ async function measure(counts, { dist, floor, stream = false }) {
   const most = counts[counts.length - 1];
   const config = floor
     ? { kind: 'mcp-floor' }
-    : { kind: 'usp', business: 'demo', mcpSessions: { maxSessions: most + 100, maxSessionsPerAddress: most + 100 }, connections: { maxConnections: most + 100 } };
+    : { kind: 'usp', business: 'demo', mcpSessions: { maxSessions: most + 100, maxSessionsPerAddress: most + 100 }, connections: { maxConnections: most + 100, maxConnectionsPerAddress: most + 100 } };
   const server = await startChild(config, { execArgv: ['--expose-gc'], env: dist ? { USP_BENCH_DIST: dist } : {} });
   try {
     const settled = () => server.rpc('settled-memory');
