@@ -61,7 +61,9 @@ import { dashboardDoor, mcpDoor, oauthDoor, pagesDoor, restDoor } from './doors.
 import { dashboardSessions } from './admin-sessions.js';
 import { mountOAuth, type OAuthDoor, type OAuthDoorOptions } from '../oauth/index.js';
 import type { PaymentWorker } from '../payments/index.js';
+import type { MailWorker } from '../mail/index.js';
 import { checkPaymentOptions, wirePayments, type PaymentOptions } from './payments-wiring.js';
+import { checkMailOptions, wireMail, type MailOptions, type MailWiring } from './mail-wiring.js';
 
 export interface ServerOptions {
   business: BusinessDef;
@@ -117,6 +119,8 @@ export interface ServerOptions {
   availabilityCacheBytes?: number;
   /** Who takes online payments (default: the checkout URL template if set, else the sandbox page in a sandbox, else none). */
   payments?: PaymentOptions;
+  /** Where buyers' mail goes (an SMTP relay, a folder); absent: messages are queued and not sent. */
+  mail?: MailOptions;
 }
 
 /** A server role other than the business: its operations, its profile document, its outbound services. */
@@ -168,6 +172,10 @@ export interface UspServer {
   dispatcher: WebhookDispatcher;
   /** Calls the payment provider for committed payment jobs (Stripe only). */
   paymentWorker?: PaymentWorker;
+  /** Sends the mail outbox (when a transport is configured). */
+  mailWorker?: MailWorker;
+  /** Where mail goes, safe to print. */
+  mailDestination?: string;
   /** The business's webhook signing keys. */
   keyring: SigningKeyring;
   /** Platform profile resolver (SSRF-safe fetch and cache). */
@@ -199,6 +207,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const ids = opts.ids ?? randomIds;
   const log = opts.log ?? consoleLogger;
   checkPaymentOptions(opts.payments, opts.sandbox);
+  checkMailOptions(opts.mail);
   const biz = compileBusiness(opts.business, { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles, payments: opts.payments?.provider });
   // A connection that breaks (a database restart) is logged here and replaced; calls meanwhile answer 503.
   const store = await openStore(opts.db, opts.dbTimeouts, (err) =>
@@ -239,6 +248,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     origins: () => [...new Set([baseUrl, listenUrl].filter((u): u is string => Boolean(u)))],
   });
   const role = opts.role;
+  const mail: MailWiring = role ? {} : wireMail(opts.mail, { biz, store, now: () => clock.now(), log });
   // OAuth 2.0 (spec 10.2.3, 10.2.4): a door of the business role (buyer accounts are a business's), with a gate on MCP.
   // Composed in phases: the authorization server and its resource server first, then the policy
   // that takes its token verifier, frozen before anything (the pipeline, a door) can hold it.
@@ -247,7 +257,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
     accepted: () => authPolicy.accepted,
     allowLoopback: Boolean(opts.security?.allowLoopbackProfiles), now: () => clock.now(), onAccountEvent: (e) => metrics?.recordAccountEvent(e), profiles: resolver,
-    onRegistration: (outcome) => metrics?.recordRegistration(outcome), ...(opts.oauth ?? {}),
+    onRegistration: (outcome) => metrics?.recordRegistration(outcome), ...(mail.deliverCode ? { deliverCode: mail.deliverCode } : {}), ...(opts.oauth ?? {}),
   });
   const authPolicy: AuthPolicy = freezePolicy(
     oauth
@@ -274,9 +284,11 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     metrics?.recordCall(call);
     // A committed call may have written a payment job: the worker looks soon rather than at its next poll.
     if (call.ok) payments.worker?.nudge();
+    if (call.ok) mail.worker?.nudge();
   } });
   const payments = opts.role ? {} : wirePayments(opts.payments, { biz, store, pipeline, now: () => clock.now(), log });
   if (opts.payments?.startWorker !== false) payments.worker?.start();
+  if (opts.mail?.startWorker !== false) mail.worker?.start();
   const availabilityCache = adminEnv.availability;
   metrics = createMetrics({
     store,
@@ -403,6 +415,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const close = async () => {
     if (timer) clearInterval(timer);
     await payments.worker?.stop();
+    await mail.worker?.stop();
     await dispatcher?.stop();
     unsubscribeChannel?.();
     await mcpHttp.close();
@@ -425,6 +438,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     profiles: resolver,
     dispatcher,
     paymentWorker: payments.worker,
+    mailWorker: mail.worker,
+    mailDestination: mail.describe,
     keyring,
     hub,
     clock,
