@@ -1,4 +1,5 @@
 /** The shape of a language file: every sentence a message may need, as functions of its facts. */
+import type { MailKind } from '../../operations/index.js';
 
 /** What every message is written from, already formatted in the reader's language and the business's zone. */
 export interface Facts {
@@ -18,16 +19,8 @@ export interface Facts {
   name?: string;
 }
 
-export type BookingKind =
-  | 'booking_confirmed'
-  | 'booking_requested'
-  | 'booking_declined'
-  | 'payment_needed'
-  | 'booking_rescheduled'
-  | 'booking_canceled'
-  | 'refund_issued'
-  | 'reminder'
-  | 'waitlist_offer';
+/** The messages about a booking or a waitlist entry (the account messages have words of their own). */
+export type BookingKind = Exclude<MailKind, 'signup_code' | 'password_reset'>;
 
 export interface AccountWords {
   subject: string;
