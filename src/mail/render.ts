@@ -52,6 +52,7 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
   let link: { href: string; label: string } | undefined;
   let pay: { href: string; label: string } | undefined;
   let invite: OutgoingMail['invite'];
+  let stop: { href: string; label: string } | undefined;
   if (m.kind === 'waitlist_offer') {
     const e = m.payload.entry as { service_id: string; buyer: { first_name?: string }; offered_slot?: { start: string; end: string }; offer_expires_at?: string };
     const service = biz.services.get(e.service_id);
@@ -85,6 +86,7 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
     };
     link = { href: new URL(v.booking_path, publicUrl).toString(), label: w.labels.booking };
     if (payment && m.kind === 'payment_needed') pay = { href: payment.url, label: w.labels.pay };
+    if (m.kind === 'reminder') stop = { href: new URL(`${v.booking_path}/reminders`, publicUrl).toString(), label: w.labels.reminders_off };
     const method = INVITE[m.kind as MailKind];
     if (method) invite = { method, content: inviteOf(v, rec, method, rc.from, m.recipient, publicUrl.host), filename: method === 'CANCEL' ? 'cancel.ics' : 'invite.ics' };
   }
@@ -96,8 +98,8 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
     from: rc.from,
     to: m.recipient,
     subject,
-    text: textOf(w, facts, lead, link, pay),
-    html: htmlOf(w, facts, lead, subject, lang, link, pay).toString(),
+    text: textOf(w, facts, lead, link, pay, stop),
+    html: htmlOf(w, facts, lead, subject, lang, link, pay, stop).toString(),
     invite,
     headers: { 'Auto-Submitted': 'auto-generated', 'X-USP-Message-Kind': m.kind },
   };
@@ -154,17 +156,18 @@ function details(w: Words, f: Facts): Array<[string, string]> {
   return rows.filter((r): r is [string, string] => Boolean(r[1]));
 }
 
-function textOf(w: Words, f: Facts, lead: string[], link?: { href: string; label: string }, pay?: { href: string; label: string }): string {
+function textOf(w: Words, f: Facts, lead: string[], link?: { href: string; label: string }, pay?: { href: string; label: string }, stop?: { href: string; label: string }): string {
   const lines = [w.greeting(f.name), '', ...lead, ''];
   for (const [k, v] of details(w, f)) lines.push(`${k}: ${v}`);
   if (f.terms.length) lines.push('', `${w.labels.terms}:`, ...f.terms.map((t) => `- ${t}`));
   if (pay) lines.push('', `${pay.label}: ${pay.href}`);
   if (link) lines.push('', `${link.label}: ${link.href}`);
+  if (stop) lines.push('', `${stop.label}: ${stop.href}`);
   lines.push('', '--', f.business, w.labels.footer(f.business));
   return lines.join('\n') + '\n';
 }
 
-function htmlOf(w: Words, f: Facts, lead: string[], subject: string, lang: string, link?: { href: string; label: string }, pay?: { href: string; label: string }): Html {
+function htmlOf(w: Words, f: Facts, lead: string[], subject: string, lang: string, link?: { href: string; label: string }, pay?: { href: string; label: string }, stop?: { href: string; label: string }): Html {
   const rows = details(w, f);
   const button = (a: { href: string; label: string }) =>
     html`<p><a href="${a.href}" style="display:inline-block;padding:10px 16px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px">${a.label}</a></p>`;
@@ -179,6 +182,7 @@ ${rows.length ? html`<table role="presentation" style="border-collapse:collapse;
 ${f.terms.length ? html`<h2 style="font-size:16px">${w.labels.terms}</h2><ul>${f.terms.map((t) => html`<li>${t}</li>`)}</ul>` : raw('')}
 ${pay ? button(pay) : raw('')}
 ${link ? button(link) : raw('')}
+${stop ? html`<p><a href="${stop.href}">${stop.label}</a></p>` : raw('')}
 <p style="color:#52525b;font-size:13px;margin-top:24px">${w.labels.footer(f.business)}</p>
 </main></body></html>`;
 }
