@@ -19,7 +19,11 @@ export interface RestRequest {
   profile?: string | null;
   idempotencyKey?: string;
   ifMatch?: string;
+  /** Authenticate this request with this function instead of the client's current one. */
+  auth?: Authenticate;
 }
+
+export type Authenticate = (method: string, url: string, headers: Record<string, string>, body: string | undefined) => Record<string, string>;
 
 export class RestClient {
   /** The profile presented in USP-Agent by default (set once the suite's platform is up). */
@@ -30,7 +34,7 @@ export class RestClient {
     profile: string,
     private readonly timeoutMs: number,
     /** Adds authentication to a request (the suite's platform signs or proves); identity by default. */
-    public authenticate: (method: string, url: string, headers: Record<string, string>, body: string | undefined) => Record<string, string> = (_m, _u, h) => h,
+    public authenticate: Authenticate = (_m, _u, h) => h,
   ) {
     this.profile = profile;
   }
@@ -50,9 +54,18 @@ export class RestClient {
     if (body !== undefined && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
     const url = this.url(path);
     if (!r.headers || !Object.keys(r.headers).some((k) => k.toLowerCase() === 'authorization' || k.toLowerCase() === 'dpop')) {
-      headers = this.authenticate(method, url, headers, body);
+      headers = (r.auth ?? this.authenticate)(method, url, headers, body);
     }
-    const res = await fetch(url, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
+    let res = await fetch(url, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
+    // A business's rate limit (10.2.2) is honoured once when it asks for a short wait; the retry
+    // carries fresh authentication (a proof is single-use).
+    const wait = Number(res.headers.get('retry-after'));
+    if (res.status === 429 && Number.isFinite(wait) && wait * 1000 <= this.timeoutMs) {
+      await res.text();
+      await new Promise((r) => setTimeout(r, wait * 1000));
+      const again = r.headers && Object.keys(r.headers).some((k) => k.toLowerCase() === 'dpop') ? headers : (r.auth ?? this.authenticate)(method, url, { ...headers }, body);
+      res = await fetch(url, { method, headers: again, body, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
+    }
     const text = await res.text();
     let parsed: unknown;
     try {

@@ -4,7 +4,7 @@
  * checks made, and report: one line per check, a summary by section, or JSON. The run passes when
  * every MUST-level check passed (a SKIP is not a failure; a SHOULD failure is reported, not fatal).
  */
-import { dpopProof } from '../client/platform-auth.js';
+import { createPopKey, dpopProof } from '../client/platform-auth.js';
 import { connectHttpMcp, connectStdioMcp, type McpClient } from './mcp-client.js';
 import { startPlatform } from './platform.js';
 import { RestClient } from './rest-client.js';
@@ -63,9 +63,7 @@ export async function runSuite(options: SuiteOptions, onResult: (r: CheckResult)
   const platform = await startPlatform(profile);
   rest.profile = platform.profile;
   const sandbox = profile?.authorization?.privileged_operations_require_authentication !== true;
-  if (!sandbox && (profile?.authorization?.accepted_mechanisms ?? []).includes('platform_key_pop')) {
-    rest.authenticate = (method, url, headers) => ({ ...headers, DPoP: dpopProof(platform.key, method, url) });
-  }
+  const proving = !sandbox && (profile?.authorization?.accepted_mechanisms ?? []).includes('platform_key_pop');
 
   let mcp: McpClient | null = null;
   try {
@@ -94,7 +92,15 @@ export async function runSuite(options: SuiteOptions, onResult: (r: CheckResult)
 
   const results: CheckResult[] = [];
   try {
-    for (const check of CHECKS) {
+    const only = options.only;
+    const selected = only ? CHECKS.filter((c) => only.some((o) => c.id === o || (o.endsWith('.') && c.id.startsWith(o)))) : CHECKS;
+    for (const check of selected) {
+      // Each check acts as a platform key of its own (all on the suite's one profile, as a shared
+      // platform profile is used): one check's writes never spend another's rate-limit allowance.
+      if (proving) {
+        const key = createPopKey();
+        rest.authenticate = (method, url, headers) => ({ ...headers, DPoP: dpopProof(key, method, url) });
+      }
       const r = await runOne(check, ctx);
       results.push(r);
       onResult(r);

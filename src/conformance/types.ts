@@ -55,6 +55,8 @@ export interface SuiteOptions {
   raceWidth: number;
   /** Per-request deadline, milliseconds. */
   timeoutMs: number;
+  /** Run only the checks with these ids (or id prefixes ending in '.'); default every check. */
+  only?: readonly string[];
 }
 
 /** What every check sees: the clients, the profile as fetched, the artifacts and scratch state. */

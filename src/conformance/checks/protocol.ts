@@ -3,6 +3,7 @@
  * error families on both doors (9.4), version negotiation (8.4) and capability negotiation (8.3),
  * and the transport SHOULDs (rate-limit headers, HSTS, CORS).
  */
+import { createPopKey, dpopProof } from '../../client/platform-auth.js';
 import { describeAnswer, messageCodes } from '../rest-client.js';
 import { NEWER_VERSION, OLDER_VERSION } from '../platform.js';
 import { expectThat, fail, skip, type Check, type CheckContext } from '../types.js';
@@ -51,7 +52,16 @@ async function withVariant(ctx: CheckContext, name: 'newer' | 'older' | 'no-capa
   return a;
 }
 
-const privilegedProbe = (ctx: CheckContext, profile: string) => ctx.rest.send('/bookings/conformance_unknown_id', { profile });
+/**
+ * A privileged read presenting `profile`. Where the business authenticates platforms, it carries a
+ * proof by a key of its own: a business binds a key to the first profile it presented (8.2.3), so
+ * each profile variant gets a fresh key.
+ */
+function privilegedProbe(ctx: CheckContext, profile: string) {
+  const path = '/bookings/conformance_unknown_id';
+  const headers: Record<string, string> = ctx.sandbox ? {} : { DPoP: dpopProof(createPopKey(), 'GET', ctx.rest.url(path)) };
+  return ctx.rest.send(path, { profile, headers });
+}
 
 export const protocolChecks: Check[] = [
   {

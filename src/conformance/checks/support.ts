@@ -4,7 +4,7 @@
  * validating an answer against the official schema of its route.
  */
 import { randomUUID } from 'node:crypto';
-import { describeAnswer, messageCodes, type RestAnswer } from '../rest-client.js';
+import { describeAnswer, messageCodes, type Authenticate, type RestAnswer } from '../rest-client.js';
 import { expectThat, fail, skip, type CheckContext } from '../types.js';
 
 export const BUYER = { first_name: 'Conformance', last_name: 'Suite', email: 'conformance@example.com' };
@@ -120,7 +120,9 @@ export async function book(ctx: CheckContext, slot: Slot, extra: Record<string, 
   const booking = answer.body?.booking;
   const credential = answer.body?.booking_scoped_credential?.value;
   if (booking?.id && typeof credential === 'string') ctx.facts.set(`credential:${booking.id}`, credential);
-  if (booking?.id) ctx.cleanups.push(() => cancel(ctx, booking.id).then(() => undefined));
+  // Undone later with the credentials that made it (the suite's platform key changes per check).
+  const auth = ctx.rest.authenticate;
+  if (booking?.id) ctx.cleanups.push(() => cancel(ctx, booking.id, auth).then(() => undefined));
   return { answer, booking };
 }
 
@@ -130,14 +132,15 @@ export async function bookOrFail(ctx: CheckContext, slot: Slot): Promise<any> {
   return booking;
 }
 
-export function cancel(ctx: CheckContext, bookingId: string): Promise<RestAnswer> {
-  return ctx.rest.post(`/bookings/${encodeURIComponent(bookingId)}/cancel`, { reason: 'conformance suite cleanup' }, { idempotencyKey: randomUUID() });
+export function cancel(ctx: CheckContext, bookingId: string, auth?: Authenticate): Promise<RestAnswer> {
+  return ctx.rest.post(`/bookings/${encodeURIComponent(bookingId)}/cancel`, { reason: 'conformance suite cleanup' }, { idempotencyKey: randomUUID(), auth });
 }
 
 export async function hold(ctx: CheckContext, slot: Slot, spots?: number): Promise<RestAnswer> {
   const a = await ctx.rest.post('/availability/holds', { service_id: slot.service_id, slot_id: slot.id, ...(spots ? { spots } : {}) });
   const id = a.body?.hold?.id;
-  if (id) ctx.cleanups.push(() => ctx.rest.send(`/availability/holds/${encodeURIComponent(id)}`, { method: 'DELETE' }).then(() => undefined));
+  const auth = ctx.rest.authenticate;
+  if (id) ctx.cleanups.push(() => ctx.rest.send(`/availability/holds/${encodeURIComponent(id)}`, { method: 'DELETE', auth }).then(() => undefined));
   return a;
 }
 

@@ -92,6 +92,7 @@ export const OPTIONS = {
   'check-registry': { type: 'boolean' },
   'race-width': { type: 'string' },
   timeout: { type: 'string' },
+  only: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -25,6 +25,7 @@ Options:
   --check-registry  check the registry role too
   --race-width N    concurrent requests in the race checks (default 8)
   --timeout MS      per-request deadline (default 10000)
+  --only ID         run only this check (repeatable; "auth." runs a section)
 
 Exit status: 0 when every MUST-level check passed (SKIP is not a failure); 1 when one failed; 2 on
 wrong usage.
@@ -47,6 +48,7 @@ async function run(flags: Flags, args: string[]): Promise<number> {
       registry: Boolean(flags['check-registry']),
       raceWidth: intFlag(flags, 'race-width', 2) ?? 8,
       timeoutMs: intFlag(flags, 'timeout', 100) ?? 10_000,
+      only: flags.only?.length ? flags.only : undefined,
     },
     (r) => {
       if (!flags.json) console.log(formatResult(r));

@@ -1,0 +1,117 @@
+/**
+ * The conformance suite, run on ourselves and proven able to fail: against our server (a sandbox,
+ * and one that requires platform authentication) every MUST-level check passes; against a proxy
+ * that breaks one rule, the check for that rule fails. The servers run on the system clock and the
+ * suite derives every date from what the server says (availability_hint.generated_at), so nothing
+ * depends on the day the test runs.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runSuite, type CheckResult, type SuiteOptions } from '../../src/conformance/index.js';
+import { silentLogger } from '../../src/operations/index.js';
+import { createUspServer, type UspServer } from '../../src/server/compose.js';
+import { specDir } from '../support/spec.js';
+import { ADMIN_KEY, demoBusiness } from '../support/server.js';
+import { startBrokenProxy, type BrokenProxy, type Variant } from './broken-proxy.js';
+
+const options = (url: string, o: Partial<SuiteOptions> = {}): SuiteOptions => ({ url, specDir, allowWrites: false, registry: false, raceWidth: 6, timeoutMs: 10_000, ...o });
+
+async function start(sandbox: boolean, business = demoBusiness()): Promise<{ server: UspServer; url: string }> {
+  const server = await createUspServer({
+    business,
+    db: ':memory:',
+    sandbox,
+    log: silentLogger,
+    adminKeys: [ADMIN_KEY],
+    sweepIntervalMs: 0,
+    // The suite makes about thirty bookings a run from one address: above the default per-address
+    // allowance of a production server (20 a minute), so the test lifts it as an operator would.
+    security: { allowLoopbackProfiles: true, rateLimits: { bookings: 200, holds: 200 } },
+  });
+  return { server, url: await server.listen(0, '127.0.0.1') };
+}
+
+const mustFailures = (rs: CheckResult[]) => rs.filter((r) => r.level === 'MUST' && r.verdict === 'FAIL').map((r) => `${r.id}: ${r.reason}`);
+const verdict = (rs: CheckResult[], id: string) => rs.find((r) => r.id === id);
+
+let sandbox: { server: UspServer; url: string };
+let secured: { server: UspServer; url: string };
+
+beforeAll(async () => {
+  sandbox = await start(true);
+  secured = await start(false);
+});
+afterAll(async () => {
+  await sandbox?.server.close();
+  await secured?.server.close();
+});
+
+describe('usp-server conformance against our own server', () => {
+  test('serve --demo (a sandbox): every MUST-level check passes, and the write checks ran', async () => {
+    const report = await runSuite(options(sandbox.url));
+    expect(mustFailures(report.results)).toEqual([]);
+    expect(report.passed).toBe(true);
+    for (const id of ['holds.exclusive', 'holds.group-over-capacity', 'races.concurrent-holds', 'races.concurrent-creates', 'idempotency.replay', 'idempotency.conflict', 'conditional.if-match', 'lifecycle.illegal-move', 'envelope.mcp', 'mapping.mcp-total', 'pagination.feed-null-cursor', 'errors.mcp-unknown-tool']) {
+      expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
+    }
+  }, 120_000);
+
+  test('a --require-auth server: every MUST-level check passes, authentication and negotiation included', async () => {
+    const report = await runSuite(options(secured.url, { allowWrites: true }));
+    expect(mustFailures(report.results)).toEqual([]);
+    for (const id of ['auth.required', 'auth.pop-accepted', 'auth.pop-replayed', 'auth.pop-audience', 'auth.alg-none', 'auth.key-mismatch', 'auth.downgrade', 'versioning.newer-refused', 'versioning.older-served', 'negotiation.empty-intersection', 'races.concurrent-creates']) {
+      expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
+    }
+  }, 120_000);
+
+  test('a live business without --allow-writes is checked read-only: the write checks skip and say why', async () => {
+    const report = await runSuite(options(secured.url, { only: ['holds.exclusive', 'discovery.profile-schema'] }));
+    expect(verdict(report.results, 'holds.exclusive')).toMatchObject({ verdict: 'SKIP', reason: expect.stringContaining('--allow-writes') });
+    expect(verdict(report.results, 'discovery.profile-schema')?.verdict).toBe(specDir ? 'PASS' : 'SKIP');
+  });
+
+  test('a suspended service: the check that catches availability and holds on it passes on ours', async () => {
+    const def = demoBusiness();
+    const business = { ...def, services: def.services.map((s) => (s.id === 'svc_color_consult' ? { ...s, status: 'suspended' as const } : s)) };
+    const s = await start(true, business);
+    try {
+      const report = await runSuite(options(s.url, { only: ['holds.suspended-service'] }));
+      expect(verdict(report.results, 'holds.suspended-service')?.verdict).toBe('PASS');
+    } finally {
+      await s.server.close();
+    }
+  });
+});
+
+describe('each check fails on the variant that breaks its rule', () => {
+  const cases: Array<{ variant: Variant; checks: string[]; secured?: boolean }> = [
+    { variant: 'drops-envelope', checks: ['envelope.rest'] },
+    { variant: 'double-books', checks: ['holds.exclusive', 'races.concurrent-holds', 'races.concurrent-creates'] },
+    { variant: 'ignores-if-match', checks: ['conditional.if-match'] },
+    { variant: 'answers-500', checks: ['errors.no-server-error', 'errors.rest-protocol'] },
+    { variant: 'accepts-replayed-proof', checks: ['auth.pop-replayed'], secured: true },
+    { variant: 'signs-webhooks-wrongly', checks: ['webhooks.signed'] },
+  ];
+  for (const c of cases) {
+    test(`a business that ${c.variant.replace(/-/g, ' ')}: ${c.checks.join(', ')} fail`, async () => {
+      let proxy: BrokenProxy | undefined;
+      try {
+        proxy = await startBrokenProxy(c.secured ? secured.url : sandbox.url, c.variant);
+        const report = await runSuite(options(proxy.url, { only: c.checks, allowWrites: true }));
+        for (const id of c.checks) expect(verdict(report.results, id)?.verdict, `${id}: ${verdict(report.results, id)?.reason}`).toBe('FAIL');
+        expect(report.passed).toBe(false);
+      } finally {
+        await proxy?.close();
+      }
+    }, 60_000);
+  }
+
+  test('an honest proxy changes nothing: the same checks pass through it', async () => {
+    const proxy = await startBrokenProxy(sandbox.url, 'ignores-nothing' as Variant);
+    try {
+      const report = await runSuite(options(proxy.url, { only: ['envelope.rest', 'holds.exclusive', 'conditional.if-match', 'errors.no-server-error', 'webhooks.signed'] }));
+      expect(mustFailures(report.results)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+});
