@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPopKey, type PopKey } from '../client/platform-auth.js';
+import { createPopKey, type PopKey } from '../client/index.js';
 
 export interface ReceivedWebhook {
   method: string;

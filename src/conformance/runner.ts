@@ -4,7 +4,7 @@
  * checks made, and report: one line per check, a summary by section, or JSON. The run passes when
  * every MUST-level check passed (a SKIP is not a failure; a SHOULD failure is reported, not fatal).
  */
-import { createPopKey, dpopProof } from '../client/platform-auth.js';
+import { createPopKey, dpopProof } from '../client/index.js';
 import { connectHttpMcp, connectStdioMcp, type McpClient } from './mcp-client.js';
 import { startPlatform } from './platform.js';
 import { RestClient } from './rest-client.js';

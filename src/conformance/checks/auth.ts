@@ -6,7 +6,7 @@
  * signature on a webhook the business sends to the suite's loopback receiver.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createPopKey, dpopProof, withMcpProof } from '../../client/platform-auth.js';
+import { createPopKey, dpopProof, withMcpProof } from '../../client/index.js';
 import { argumentsDigest, uspRequiredComponents, verifyRequestSignature } from '../../security/index.js';
 import { describeAnswer } from '../rest-client.js';
 import { expectThat, fail, skip, type Check, type CheckContext } from '../types.js';

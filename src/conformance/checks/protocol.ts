@@ -3,7 +3,7 @@
  * error families on both doors (9.4), version negotiation (8.4) and capability negotiation (8.3),
  * and the transport SHOULDs (rate-limit headers, HSTS, CORS).
  */
-import { createPopKey, dpopProof } from '../../client/platform-auth.js';
+import { createPopKey, dpopProof } from '../../client/index.js';
 import { describeAnswer, messageCodes } from '../rest-client.js';
 import { NEWER_VERSION, OLDER_VERSION } from '../platform.js';
 import { expectThat, fail, skip, type Check, type CheckContext } from '../types.js';
