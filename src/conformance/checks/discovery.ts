@@ -106,7 +106,7 @@ export const discoveryChecks: Check[] = [
   {
     id: 'discovery.lookup-maximum',
     section: 'discovery',
-    clause: '3.12.4',
+    clause: '3.12.4, 3.13 item 3',
     level: 'SHOULD',
     title: 'the profile states how many ids one lookup accepts',
     async run(ctx) {
@@ -114,6 +114,24 @@ export const discoveryChecks: Check[] = [
       const entry = (ctx.profile?.usp?.capabilities?.['dev.usp-protocol.services.catalog'] ?? [])[0] ?? {};
       const max = entry.max_lookup_ids ?? entry.lookup_max_ids ?? entry.lookup?.max_ids;
       expectThat(Number.isInteger(max) && max > 0, 'the catalog capability entry states no lookup maximum (max_lookup_ids)');
+      expectThat(max >= 50, `the lookup maximum ${max} is under the 50 ids the spec requires`);
+    },
+  },
+  {
+    id: 'catalog.lookup-fifty',
+    section: 'discovery',
+    clause: '3.13 item 3',
+    level: 'MUST',
+    title: 'a lookup of 50 ids (one known, the rest unknown) answers 200 with the known service: partial success',
+    async run(ctx) {
+      requireCapability(ctx, 'dev.usp-protocol.services.catalog');
+      const known = (await services(ctx))[0];
+      expectThat(known, 'the catalog is empty');
+      const ids = [known.id, ...Array.from({ length: 49 }, (_, i) => `svc_conformance_unknown_${i}`)];
+      const a = await ctx.rest.post('/services/lookup', { ids });
+      expectThat(a.status === 200, `lookup of 50 ids: ${describeAnswer(a)}`);
+      expectThat((a.body?.services ?? []).some((s: any) => s.id === known.id), 'the known service is missing from the answer');
+      expectRestSchema(ctx, '/services/lookup', 'post', a);
     },
   },
 ];
