@@ -258,7 +258,7 @@ export const protocolChecks: Check[] = [
   {
     id: 'headers.ratelimit',
     section: 'headers',
-    clause: '10.5',
+    clause: '10.2.2',
     level: 'SHOULD',
     title: 'answers state the rate limit (RateLimit-Policy/RateLimit or RateLimit-* headers)',
     async run(ctx) {
@@ -270,7 +270,7 @@ export const protocolChecks: Check[] = [
   {
     id: 'headers.hsts',
     section: 'headers',
-    clause: '10.4',
+    clause: '10.2.1',
     level: 'SHOULD',
     title: 'over https, Strict-Transport-Security is sent',
     async run(ctx) {
