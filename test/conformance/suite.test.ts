@@ -12,6 +12,7 @@ import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import { specDir } from '../support/spec.js';
 import { ADMIN_KEY, demoBusiness } from '../support/server.js';
 import { startBrokenProxy, type BrokenProxy, type Variant } from './broken-proxy.js';
+import { selfSigned } from '../support/tls.js';
 
 const options = (url: string, o: Partial<SuiteOptions> = {}): SuiteOptions => ({ url, specDir, allowWrites: false, registry: false, raceWidth: 6, timeoutMs: 10_000, ...o });
 
@@ -114,4 +115,36 @@ describe('each check fails on the variant that breaks its rule', () => {
       await proxy.close();
     }
   }, 60_000);
+});
+
+describe('transport SHOULDs the suite checks (10.2.1)', () => {
+  test('over https our server sends Strict-Transport-Security, and headers.hsts passes; over plain http it is absent', async () => {
+    const tls = selfSigned();
+    const https = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, tls });
+    const url = await https.listen(0, '127.0.0.1');
+    const before = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    // The test's own self-signed certificate: trusted for this one run of the suite.
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+    try {
+      const report = await runSuite(options(url, { only: ['headers.hsts'] }));
+      expect(verdict(report.results, 'headers.hsts')?.verdict).toBe('PASS');
+    } finally {
+      if (before === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+      else process.env.NODE_TLS_REJECT_UNAUTHORIZED = before;
+      await https.close();
+    }
+    const plain = await fetch(`${sandbox.url}/.well-known/usp`);
+    expect(plain.headers.get('strict-transport-security')).toBeNull();
+  });
+
+  test('behind a trusted proxy that says https, Strict-Transport-Security is sent', async () => {
+    const s = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, trustProxy: true });
+    const url = await s.listen(0, '127.0.0.1');
+    try {
+      const r = await fetch(`${url}/.well-known/usp`, { headers: { 'X-Forwarded-Proto': 'https' } });
+      expect(r.headers.get('strict-transport-security')).toBe('max-age=31536000');
+    } finally {
+      await s.close();
+    }
+  });
 });
