@@ -13,6 +13,7 @@ import { specDir } from '../support/spec.js';
 import { ADMIN_KEY, demoBusiness } from '../support/server.js';
 import { startBrokenProxy, type BrokenProxy, type Variant } from './broken-proxy.js';
 import { selfSigned } from '../support/tls.js';
+import { openApiProblems } from '../../src/conformance/checks/discovery.js';
 
 const options = (url: string, o: Partial<SuiteOptions> = {}): SuiteOptions => ({ url, specDir, allowWrites: false, registry: false, raceWidth: 6, timeoutMs: 10_000, ...o });
 
@@ -51,7 +52,7 @@ describe('usp-server conformance against our own server', () => {
     const report = await runSuite(options(sandbox.url));
     expect(mustFailures(report.results)).toEqual([]);
     expect(report.passed).toBe(true);
-    for (const id of ['holds.exclusive', 'holds.group-over-capacity', 'races.concurrent-holds', 'races.concurrent-creates', 'idempotency.replay', 'idempotency.conflict', 'conditional.if-match', 'lifecycle.illegal-move', 'envelope.mcp', 'mapping.mcp-total', 'pagination.feed-null-cursor', 'errors.mcp-unknown-tool']) {
+    for (const id of ['holds.exclusive', 'holds.group-over-capacity', 'races.concurrent-holds', 'races.concurrent-creates', 'idempotency.replay', 'idempotency.conflict', 'conditional.if-match', 'lifecycle.illegal-move', 'envelope.mcp', 'mapping.mcp-total', 'pagination.feed-null-cursor', 'errors.mcp-unknown-tool', 'discovery.openapi', 'discovery.lookup-maximum', 'catalog.lookup-fifty']) {
       expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
     }
   }, 120_000);
@@ -115,6 +116,18 @@ describe('each check fails on the variant that breaks its rule', () => {
       await proxy.close();
     }
   }, 60_000);
+});
+
+describe('the served OpenAPI check', () => {
+  test('fails on a document without answer schemas, the 200 outcome of a creation, webhooks or security schemes', () => {
+    const bare = { openapi: '3.1.0', paths: { '/bookings': { post: { responses: { '201': { description: 'Created' } } } } } };
+    expect(openApiProblems(bare)).toEqual([
+      'no components.securitySchemes',
+      'no webhooks section',
+      'POST /bookings: a success answer without a schema',
+      'POST /bookings: creates (201) but declares no 200 business-outcome answer',
+    ]);
+  });
 });
 
 describe('transport SHOULDs the suite checks (10.2.1)', () => {

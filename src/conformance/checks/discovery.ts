@@ -136,7 +136,37 @@ export const discoveryChecks: Check[] = [
   },
 ];
 
+/** Problems of a served OpenAPI document as the REST binding's description (empty: none). */
+export function openApiProblems(doc: any): string[] {
+  const problems: string[] = [];
+  if (!doc?.components?.securitySchemes || Object.keys(doc.components.securitySchemes).length === 0) problems.push('no components.securitySchemes');
+  if (!doc?.webhooks || Object.keys(doc.webhooks).length === 0) problems.push('no webhooks section');
+  for (const [path, item] of Object.entries<any>(doc?.paths ?? {})) {
+    for (const [method, op] of Object.entries<any>(item ?? {})) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method) || op?.deprecated) continue;
+      const responses = op?.responses ?? {};
+      const success = Object.entries<any>(responses).filter(([code]) => /^2\d\d$/.test(code) && code !== '204');
+      if (success.some(([, r]) => !Object.values<any>(r?.content ?? {}).some((c) => c?.schema))) problems.push(`${method.toUpperCase()} ${path}: a success answer without a schema`);
+      if (responses['201'] && !responses['200']) problems.push(`${method.toUpperCase()} ${path}: creates (201) but declares no 200 business-outcome answer`);
+    }
+  }
+  return problems;
+}
+
 export const envelopeChecks: Check[] = [
+  {
+    id: 'discovery.openapi',
+    section: 'discovery',
+    clause: '9.1, 9.1.5',
+    level: 'SHOULD',
+    title: 'a served OpenAPI document describes answers (schemas, the 200 outcome of creations), webhooks and security schemes',
+    async run(ctx) {
+      const a = await ctx.rest.send('/openapi.json', { profile: null });
+      if (a.status !== 200 || !a.body?.openapi) skip('the business serves no /openapi.json');
+      const problems = openApiProblems(a.body);
+      if (problems.length) fail(`${problems.length} problem(s): ${problems.slice(0, 4).join('; ')}`);
+    },
+  },
   {
     id: 'envelope.rest',
     section: 'envelope',
