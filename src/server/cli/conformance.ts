@@ -1,5 +1,4 @@
 /** `usp-server conformance URL`: run the USP conformance suite against a server (ours or anyone's). */
-import { CHECKS, formatResult, formatSummary, locateSpec, runSuite } from '../../conformance/index.js';
 import { intFlag, UsageError, type Command, type Flags } from './common.js';
 
 const HELP = `usp-server conformance: check a USP business (or registry) against the specification, black-box
@@ -8,8 +7,8 @@ Usage:
   usp-server conformance URL [--spec DIR] [--json] [--allow-writes] [--stdio "COMMAND ..."]
 
 Reads URL/.well-known/usp, then checks what the profile claims over REST and, when it advertises
-one, the MCP Streamable HTTP endpoint (or, with --stdio, an MCP server started as COMMAND). Each of
-the ${CHECKS.length} checks names its spec clause and level and prints PASS, FAIL or SKIP with the reason; a summary
+one, the MCP Streamable HTTP endpoint (or, with --stdio, an MCP server started as COMMAND). Each
+check (docs/CONFORMANCE.md lists them) names its spec clause and level and prints PASS, FAIL or SKIP with the reason; a summary
 by section follows. A sandbox business is checked fully; a live one read-only unless --allow-writes
 (then the suite books only what it cancels). Platform authentication, version negotiation and
 webhooks use a loopback platform the suite runs (its profiles and webhook receiver on 127.0.0.1):
@@ -32,6 +31,8 @@ wrong usage.
 `;
 
 async function run(flags: Flags, args: string[]): Promise<number> {
+  // Loaded when the command runs: the suite (and its schema validator) costs the other commands nothing at start.
+  const { formatResult, formatSummary, locateSpec, runSuite } = await import('../../conformance/index.js');
   const url = args.find((a) => /^https?:\/\//.test(a));
   const others = args.filter((a) => a !== url);
   if (!url) throw new UsageError('Usage: usp-server conformance URL   (usp-server conformance --help says more)');
