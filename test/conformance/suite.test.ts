@@ -130,6 +130,24 @@ describe('the served OpenAPI check', () => {
   });
 });
 
+describe('rate limits are announced (10.2.2)', () => {
+  test('our REST answers carry RateLimit-Policy (headers.ratelimit passes); with rate limits off there is none and the check fails', async () => {
+    const on = await runSuite(options(sandbox.url, { only: ['headers.ratelimit'] }));
+    expect(verdict(on.results, 'headers.ratelimit')?.verdict).toBe('PASS');
+    const list = await fetch(`${sandbox.url}/services/list`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(list.headers.get('ratelimit-policy')).toBe('"public";q=12000;w=60');
+    const off = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, security: { rateLimits: false } });
+    const url = await off.listen(0, '127.0.0.1');
+    try {
+      const report = await runSuite(options(url, { only: ['headers.ratelimit'] }));
+      expect(verdict(report.results, 'headers.ratelimit')?.verdict).toBe('FAIL');
+      expect(report.passed).toBe(true);
+    } finally {
+      await off.close();
+    }
+  });
+});
+
 describe('transport SHOULDs the suite checks (10.2.1)', () => {
   test('over https our server sends Strict-Transport-Security, and headers.hsts passes; over plain http it is absent', async () => {
     const tls = selfSigned();
