@@ -40,6 +40,7 @@ const MODULES = [
   ['mcpmem', './mcp-memory.mjs'],
   ['flow', './assistant-flow.mjs'],
   ['payments', './payments.mjs'],
+  ['mail', './mail.mjs'],
 ];
 
 const started = new Date();

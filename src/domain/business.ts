@@ -482,6 +482,7 @@ const d = {
   max_active_holds_per_buyer: 3,
   max_waitlist_entries: 100,
   reminder_offset_seconds: 86400,
+  mail_reminders: true,
 };
 
 const SettingsSchema = doc(
@@ -501,6 +502,11 @@ const SettingsSchema = doc(
       reminder_offset_seconds: doc(z.number().int().min(0), 'booking.reminder goes out this long before the start; 0 turns reminders off.').default(
         d.reminder_offset_seconds,
       ),
+      mail_reminders: doc(z.boolean(), 'False: buyers get no reminder mail (confirmations, changes and payment requests always go).').default(d.mail_reminders),
+      mail_templates: doc(
+        z.record(z.string().regex(/^[a-z_]+$/), z.string().min(1).max(500)),
+        'Message templates of this business by message kind (booking_confirmed, reminder, ...): a file path, relative to the business file, of a template replacing the built-in one.',
+      ).optional(),
       public_url: httpUrl('Public origin of the server (absolute http(s) URL); --public-url overrides it. Absent: the address the server listens on.').optional(),
       checkout_url_template: doc(
         z

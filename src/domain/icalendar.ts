@@ -20,7 +20,19 @@ export interface CalendarEvent {
   description?: string;
   url?: string;
   organizerName?: string;
+  /**
+   * The iTIP method (RFC 5546): PUBLISH for the downloadable file (the default), REQUEST for an
+   * invitation sent by mail, CANCEL once canceled (also the default then).
+   */
+  method?: 'PUBLISH' | 'REQUEST' | 'CANCEL';
+  /** The organizer's address (mailto:) in a mailed invitation; absent: a URN naming the business. */
+  organizerEmail?: string;
+  /** The person invited (a mailed REQUEST or CANCEL names its attendee, RFC 5546 3.2.2). */
+  attendee?: { email: string; name?: string };
 }
+
+/** A parameter value, quoted, without what would break it. */
+const paramText = (s: string) => `"${s.replace(/["\r\n]/g, '')}"`;
 
 /** 20261204T150000Z */
 function utc(ms: number): string {
@@ -60,7 +72,7 @@ export function bookingCalendar(e: CalendarEvent, productId = '-//usp-server//bo
     'VERSION:2.0',
     `PRODID:${productId}`,
     'CALSCALE:GREGORIAN',
-    `METHOD:${e.canceled ? 'CANCEL' : 'PUBLISH'}`,
+    `METHOD:${e.method ?? (e.canceled ? 'CANCEL' : 'PUBLISH')}`,
     'BEGIN:VEVENT',
     `UID:${e.uid}`,
     `DTSTAMP:${utc(e.stampMs)}`,
@@ -73,7 +85,12 @@ export function bookingCalendar(e: CalendarEvent, productId = '-//usp-server//bo
   if (e.location) lines.push(`LOCATION:${escapeText(e.location)}`);
   if (e.description) lines.push(`DESCRIPTION:${escapeText(e.description)}`);
   if (e.url) lines.push(`URL:${e.url}`);
-  if (e.organizerName) lines.push(`ORGANIZER;CN="${e.organizerName.replace(/["\r\n]/g, '')}":urn:usp:business`);
+  const organizer = e.organizerEmail ? `mailto:${e.organizerEmail}` : 'urn:usp:business';
+  if (e.organizerName || e.organizerEmail) lines.push(`ORGANIZER${e.organizerName ? `;CN=${paramText(e.organizerName)}` : ''}:${organizer}`);
+  if (e.attendee) {
+    const cn = e.attendee.name ? `;CN=${paramText(e.attendee.name)}` : '';
+    lines.push(`ATTENDEE${cn};ROLE=REQ-PARTICIPANT;PARTSTAT=${e.canceled ? 'DECLINED' : 'ACCEPTED'}:mailto:${e.attendee.email}`);
+  }
   lines.push('END:VEVENT', 'END:VCALENDAR');
   return lines.map(foldLine).join('\r\n') + '\r\n';
 }

@@ -112,6 +112,8 @@ export interface BookingPrivate {
   waitlist_entry_id?: string;
   /** The money as the payment provider moved it (checkouts, refunds, disputes, mismatches), with the provider's ids. */
   provider?: ProviderMoney;
+  /** The platform that made the booking tells the buyer itself (its profile says so): the business sends no mail about it. */
+  platform_messages?: boolean;
 }
 
 /** A payment action's checkout at the provider; `action_index` is its place in `booking.actions`. */
@@ -200,6 +202,8 @@ export interface WaitlistEntry {
 export interface WaitlistRecord {
   entry: WaitlistEntry;
   priv: {
+    /** The platform that added the entry tells the buyer itself: no offer mail from the business. */
+    platform_messages?: boolean;
     principal: string | null;
     profile?: string | null;
     created_ms: number;

@@ -33,6 +33,8 @@ export { syncCatalog } from './catalog-sync.js';
 export type { Message } from '../domain/index.js';
 export type { OutboxEvent } from '../store/index.js';
 export type { CheckoutView, BookingPageView } from './steps/booking-views.js';
+export { bookingPageView } from './steps/booking-views.js';
+export { PLATFORM_MESSAGES_CAPABILITY, mailableAddress, reminderOptOutKey, type MailKind } from './steps/mail-messages.js';
 export { formatMoney } from '../domain/index.js';
 export { REGISTRY_OPERATIONS } from './registry/table.js';
 export { reindexDue, seedRegistration } from './registry/reindex.js';

@@ -18,6 +18,7 @@ import type { Business } from './business.js';
 import { USP_VERSION, uspEnvelope, type UspEnvelope } from './envelope.js';
 import { authenticateCall, type Presented } from './authenticate.js';
 import type { Logger } from './logger.js';
+import { queueMailForEvents } from './steps/mail-messages.js';
 import { issueCredential, type AuthPolicy, type IssuedCredential } from '../security/index.js';
 
 /** Idempotency records are kept at least this long (spec 9.1.1). */
@@ -236,6 +237,7 @@ export class Pipeline {
         messages: res.messages ?? [],
       };
       for (const e of events) await tx.outbox.add(e);
+      if (events.length > 0) await queueMailForEvents(tx, this.deps.biz, events, now);
       // Every state-changing call the business makes is recorded: who, what, on which resource, when.
       if (caller.business && op.mutating) {
         await tx.admin.addAudit({

@@ -11,6 +11,7 @@ import { outboxEvent, type OperationContext } from './context.js';
 import type { Clock } from './clock.js';
 import type { IdSource } from './ids.js';
 import type { Business } from './business.js';
+import { queueMailForEvents } from './steps/mail-messages.js';
 
 /** Dispatched events are kept this long after they were due by default (spec-free: our own retention). */
 export const DEFAULT_EVENT_RETENTION_MS = 7 * 86_400_000;
@@ -55,6 +56,7 @@ export async function sweep(store: Store, biz: Business, clock: Clock, ids: IdSo
     await tx.claims.purgeEnded(now - 86_400_000, now);
     await tx.security.purge(now);
     for (const e of events) await tx.outbox.add(e);
+    if (events.length > 0) await queueMailForEvents(tx, biz, events, now);
   });
   await purgeRetained(store, clock.now(), opts.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS);
   return events;

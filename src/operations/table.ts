@@ -32,6 +32,7 @@ import { viewCheckout } from './bookings/view-checkout.js';
 import { completeCheckout } from './bookings/complete-checkout.js';
 import { viewBookingPage } from './bookings/view-booking-page.js';
 import { bookingCalendarFile } from './bookings/booking-calendar.js';
+import { stopBookingReminders } from './bookings/stop-booking-reminders.js';
 import { openDispute } from './bookings/open-dispute.js';
 import { reviewDispute } from './bookings/review-dispute.js';
 import { resolveDispute } from './bookings/resolve-dispute.js';
@@ -76,6 +77,7 @@ export const OPERATIONS: readonly OperationDef[] = [
   completeCheckout,
   viewBookingPage,
   bookingCalendarFile,
+  stopBookingReminders,
   joinWaitlist,
   listWaitlist,
   getWaitlistEntry,

@@ -33,6 +33,7 @@ import { dashboardDoor, mcpDoor, oauthDoor, pagesDoor, restDoor } from './doors.
 import { dashboardSessions } from './admin-sessions.js';
 import { mountOAuth, type OAuthDoor } from '../oauth/index.js';
 import { checkPaymentOptions, wirePayments } from './payments-wiring.js';
+import { checkMailOptions, wireMail, type MailWiring } from './mail-wiring.js';
 import { createListener } from './listener.js';
 import type { ServerOptions, UspServer } from './options.js';
 
@@ -47,6 +48,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const ids = opts.ids ?? randomIds;
   const log = opts.log ?? consoleLogger;
   checkPaymentOptions(opts.payments, opts.sandbox);
+  checkMailOptions(opts.mail);
   const biz = compileBusiness(opts.business, { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles, payments: opts.payments?.provider });
   // A connection that breaks (a database restart) is logged here and replaced; calls meanwhile answer 503.
   const store = await openStore(opts.db, opts.dbTimeouts, (err) =>
@@ -87,6 +89,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     origins: () => [...new Set([baseUrl, listenUrl].filter((u): u is string => Boolean(u)))],
   });
   const role = opts.role;
+  const mail: MailWiring = role ? {} : wireMail(opts.mail, { biz, store, now: () => clock.now(), log });
   // OAuth 2.0 (spec 10.2.3, 10.2.4): a door of the business role (buyer accounts are a business's), with a gate on MCP.
   // Composed in phases: the authorization server and its resource server first, then the policy
   // that takes its token verifier, frozen before anything (the pipeline, a door) can hold it.
@@ -95,7 +98,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
     accepted: () => authPolicy.accepted,
     allowLoopback: Boolean(opts.security?.allowLoopbackProfiles), now: () => clock.now(), onAccountEvent: (e) => metrics?.recordAccountEvent(e), profiles: resolver,
-    onRegistration: (outcome) => metrics?.recordRegistration(outcome), ...(opts.oauth ?? {}),
+    onRegistration: (outcome) => metrics?.recordRegistration(outcome), ...(mail.deliverCode ? { deliverCode: mail.deliverCode } : {}), ...(opts.oauth ?? {}),
   });
   const authPolicy: AuthPolicy = freezePolicy(
     oauth
@@ -122,9 +125,11 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     metrics?.recordCall(call);
     // A committed call may have written a payment job: the worker looks soon rather than at its next poll.
     if (call.ok) payments.worker?.nudge();
+    if (call.ok) mail.worker?.nudge();
   } });
   const payments = opts.role ? {} : wirePayments(opts.payments, { biz, store, pipeline, now: () => clock.now(), log });
   if (opts.payments?.startWorker !== false) payments.worker?.start();
+  if (opts.mail?.startWorker !== false) mail.worker?.start();
   const availabilityCache = adminEnv.availability;
   metrics = createMetrics({
     store,
@@ -258,6 +263,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     stopServices: async () => {
       if (timer) clearInterval(timer);
       await payments.worker?.stop();
+      await mail.worker?.stop();
       await dispatcher?.stop();
       unsubscribeChannel?.();
       await mcpHttp.close();
@@ -274,6 +280,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     profiles: resolver,
     dispatcher,
     paymentWorker: payments.worker,
+    mailWorker: mail.worker,
+    mailDestination: mail.describe,
     keyring,
     hub,
     clock,

@@ -10,10 +10,12 @@ import type { RetryPolicy, SigningKeyring, WebhookDispatcher, WebhookSender } fr
 import type { SessionHub } from '../bindings/mcp/index.js';
 import type { OAuthDoorOptions } from '../oauth/index.js';
 import type { PaymentWorker } from '../payments/index.js';
+import type { MailWorker } from '../mail/index.js';
 import type { Door, HostApp } from './host.js';
 import type { ConnectionLimits } from './listener.js';
 import type { SecurityOptions } from './security-wiring.js';
 import type { PaymentOptions } from './payments-wiring.js';
+import type { MailOptions } from './mail-wiring.js';
 import type { ServerMetrics } from './metrics.js';
 
 export interface ServerOptions {
@@ -70,6 +72,8 @@ export interface ServerOptions {
   availabilityCacheBytes?: number;
   /** Who takes online payments (default: the checkout URL template if set, else the sandbox page in a sandbox, else none). */
   payments?: PaymentOptions;
+  /** Where buyers' mail goes (an SMTP relay, a folder); absent: messages are queued and not sent. */
+  mail?: MailOptions;
 }
 
 /** A server role other than the business: its operations, its profile document, its outbound services. */
@@ -96,6 +100,10 @@ export interface UspServer {
   dispatcher: WebhookDispatcher;
   /** Calls the payment provider for committed payment jobs (Stripe only). */
   paymentWorker?: PaymentWorker;
+  /** Sends the mail outbox (when a transport is configured). */
+  mailWorker?: MailWorker;
+  /** Where mail goes, safe to print. */
+  mailDestination?: string;
   /** The business's webhook signing keys. */
   keyring: SigningKeyring;
   /** Platform profile resolver (SSRF-safe fetch and cache). */

@@ -310,6 +310,14 @@ export const RULES = {
     packages: 'any',
     node: 'any',
   }),
+  // The mail port, its adapters (SMTP, a folder of .eml files), the message templates and the worker
+  // that sends the mail outbox after commit: the store's rows, the pure domain for the calendar
+  // invite and money, the web kit's escaping template for HTML; never a door.
+  mail: allowOnly('src/mail imports only the domain, operations, the store, the outbox loop, web, its own files, packages and node built-ins: never a door', 'src/mail/', {
+    layers: ['mail', 'domain', 'operations', 'store', 'outbox', 'web'],
+    packages: 'any',
+    node: 'any',
+  }),
   // The OAuth door: an authorization server library and account pages. Like a door it reaches the
   // core through operations (the pipeline) and the security policy; its own records and the buyer
   // accounts go through the store's repositories; never the domain.

@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
-import { createUspServer, type UspServer } from '../../src/server/compose.js';
+import { createUspServer, type ServerOptions, type UspServer } from '../../src/server/compose.js';
 import { ManualClock, silentLogger, type Logger } from '../../src/operations/index.js';
 import { day, demoBusiness } from '../support/server.js';
 import { TEST_NOW } from '../support/time.js';
@@ -33,6 +33,8 @@ export async function startOAuthServer(
     /** Development: loopback platform profiles and metadata documents (default true: the test hosts are on loopback). */
     allowLoopbackProfiles?: boolean;
     registration?: Partial<RegistrationLimits>;
+    /** Send sign-up codes by mail through this (instead of keeping them in `codes`). */
+    mail?: ServerOptions['mail'];
   } = {},
 ): Promise<OAuthTestServer> {
   const clock = new ManualClock(TEST_NOW);
@@ -46,11 +48,12 @@ export async function startOAuthServer(
     sweepIntervalMs: 0,
     webhooks: { enabled: false },
     trustProxy: opts.trustProxy,
+    mail: opts.mail,
     // Platform profiles served by a loopback test server are fetched (the server itself is on loopback).
     security: { allowLoopbackProfiles: opts.allowLoopbackProfiles ?? true },
     oauth: {
       ...(opts.loginLimits === 'default' ? {} : { loginLimits: opts.loginLimits ?? { perAddress: 1000, signupsPerAddress: 1000 } }),
-      deliverCode: (email, code) => codes.set(email, code),
+      ...(opts.mail ? {} : { deliverCode: (email: string, code: string) => void codes.set(email, code) }),
       // One test address registers a client per test: the limits are tests' own business.
       registration: { perAddressPerMinute: 1000, totalPerMinute: 1000, perRegistrant: 1000, ...(opts.registration ?? {}) },
     },

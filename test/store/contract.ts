@@ -22,6 +22,7 @@ import {
   waitlistEntry as entry,
 } from '../support/records.js';
 import { TEST_NOW as NOW } from '../support/time.js';
+import { mailContract } from './mail-contract.js';
 
 const MIN = 60_000;
 
@@ -867,6 +868,8 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         expect(await read((tx) => tx.accounts.owns('acc_1', 'bkg_z'))).toBe(false);
       });
     });
+
+    mailContract(write, read);
 
     describe('payments keeps provider jobs (leased, each once), applied provider events and provider ids', () => {
       const job = (id: string, bookingId = 'bkg_1') => ({ id, kind: 'checkout' as const, booking_id: bookingId, payload: { amount: 5000, nested: { a: [1] } }, created_ms: NOW });

@@ -8,6 +8,7 @@ import type { DashboardAction } from '../../operations/index.js';
 import type { DoneCode } from './flash.js';
 import { badge, buyerName, middayOf, refusal, type DashboardApp, type Screens, type ScreenContext } from './kit.js';
 import { minorFromForm, moneyCard } from './money.js';
+import { messagesCard } from './booking-messages.js';
 import { viewOf, type BookingDetailView, type BookingView, type FreeSlotView } from './views.js';
 
 const MOVABLE = ['pending', 'requires_action', 'confirmed'];
@@ -87,7 +88,7 @@ export function mountBooking(app: DashboardApp, s: Screens): void {
 <dt>Buyer</dt><dd>${buyerName(b)} · ${b.buyer.email}${b.buyer.phone_number ? ` · ${b.buyer.phone_number}` : ''}</dd>
 <dt>Party</dt><dd>${b.party_size}</dd><dt>Booking id</dt><dd>${b.id}</dd><dt>Platform</dt><dd>${d.platform ?? 'direct'}</dd>
 ${b.cancellation ? html`<dt>Canceled</dt><dd>by ${b.cancellation.canceled_by}${b.cancellation.reason ? `: ${b.cancellation.reason}` : ''}</dd>` : ''}</dl>
-<div class="actions">${moves}</div>${decline}</div>${moneyCard(d.money, { csrf: s.csrfField(c), action: `/admin/ui/bookings/${id}/refund` })}${reschedule}
+<div class="actions">${moves}</div>${decline}</div>${moneyCard(d.money, { csrf: s.csrfField(c), action: `/admin/ui/bookings/${id}/refund` })}${reschedule}${messagesCard(d.messages, (iso) => s.when(Date.parse(iso)))}
 <section class="card" aria-labelledby="h"><h2 id="h">History</h2><table class="list"><thead><tr><th>At</th><th>Event</th><th>Event id</th></tr></thead><tbody>${events.length ? events : html`<tr><td colspan="3">No events yet.</td></tr>`}</tbody></table></section>`,
     );
   });

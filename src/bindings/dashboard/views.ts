@@ -50,6 +50,18 @@ export interface FiguresView {
 export interface BookingDetailView extends CalendarRow {
   money?: MoneyView;
   events: Array<{ timestamp: string; event: string; event_id: string }>;
+  messages?: MessageView[];
+}
+
+/** A message to the booking's buyer and how far it got. */
+export interface MessageView {
+  kind: string;
+  recipient: string;
+  status: 'queued' | 'sent' | 'failed' | 'canceled';
+  attempts: number;
+  due_at: string;
+  sent_at?: string;
+  error?: string;
 }
 
 export interface FreeSlotView {

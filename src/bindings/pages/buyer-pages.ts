@@ -195,6 +195,7 @@ const CHECKOUT = /^\/checkout\/[^/]+$/;
 const RETURN = /^\/checkout\/[^/]+\/return$/;
 const BOOKING = /^\/booking\/[^/]+$/;
 const CALENDAR = /^\/booking\/[^/]+\/calendar\.ics$/;
+const REMINDERS = /^\/booking\/[^/]+\/reminders$/;
 
 /**
  * Whether a request is the pages' rather than REST's: the pages share the checkout and booking
@@ -204,10 +205,10 @@ const CALENDAR = /^\/booking\/[^/]+\/calendar\.ics$/;
 export function isPageRequest(req: Request, path: string): boolean {
   if (req.method === 'GET') {
     if (path === PAGES_CSS_PATH || CALENDAR.test(path) || RETURN.test(path)) return true;
-    return (CHECKOUT.test(path) || BOOKING.test(path)) && wantsHtml(req);
+    return (CHECKOUT.test(path) || BOOKING.test(path) || REMINDERS.test(path)) && wantsHtml(req);
   }
   const type = req.headers.get('content-type') ?? '';
-  return req.method === 'POST' && CHECKOUT.test(path) && (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data'));
+  return req.method === 'POST' && (CHECKOUT.test(path) || REMINDERS.test(path)) && (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data'));
 }
 
 /** How the pages, and the host on their behalf, say no: a page with the reason. */
@@ -274,6 +275,24 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
         ? html`<section class="card" role="status"><h2>Payment needed</h2><p><a href="/checkout/${encodeURIComponent(b.booking_id)}">Pay now</a> to keep this booking.</p></section>`
         : '';
     return page(`${b.service_name}: ${b.business_name}`, bookingPage(b, w, lead));
+  });
+  // The link in a reminder opens a page with one button: a GET never changes anything (mail scanners follow links).
+  app.get('/booking/:booking_id/reminders', (c) => {
+    const csrf = csrfFor(c, { secure: isHttps(c) });
+    const id = encodeURIComponent(c.req.param('booking_id'));
+    const r = page('Stop reminders', html`<section class="card"><h1>Stop reminders for this booking?</h1><p>You will still get confirmations and any change to the booking.</p>
+<form method="post" action="/booking/${id}/reminders"><input type="hidden" name="csrf" value="${csrf.token}"><button class="button" type="submit">Stop reminders</button></form>
+<p><a href="/booking/${id}">See your booking</a></p></section>`);
+    if (csrf.setCookie) r.headers.append('Set-Cookie', csrf.setCookie);
+    return r;
+  });
+  app.post('/booking/:booking_id/reminders', async (c) => {
+    const form = await readForm(c);
+    const id = encodeURIComponent(c.req.param('booking_id'));
+    if (!csrfOk(c, form.csrf)) return page('Form expired', errorCard({ heading: 'This form has expired', text: html`<a href="/booking/${id}/reminders">Open it again</a>; nothing was changed.` }), 403);
+    const res = await pipeline.execute(operationForPage('reminders_form'), { input: { booking_id: c.req.param('booking_id') } });
+    if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
+    return page('Reminders stopped', html`<section class="card" role="status"><h1>Reminders stopped</h1><p>No more reminders for this booking.</p><p><a href="/booking/${id}">See your booking</a></p></section>`);
   });
   app.get('/booking/:booking_id/calendar.ics', async (c) => {
     const res = await pipeline.execute(operationForPage('calendar_file'), { input: { booking_id: c.req.param('booking_id') } });

@@ -17,8 +17,8 @@ export const getBookingHistory = defineOperation({
   conditional: false,
   writes: false,
   dashboard: 'booking_detail',
-  output: { booking: Out.object, money: Out.object, events: Out.objects },
-  summary: 'A booking with its event history (every event it raised, oldest first).',
+  output: { booking: Out.object, money: Out.object, events: Out.objects, messages: Out.objects },
+  summary: 'A booking with its event history (every event it raised, oldest first) and the mail sent to its buyer (queued, sent, failed).',
   input: z.object({ booking_id: id('The booking id.') }),
   async handle(inp, ctx) {
     requireBusiness(ctx);
@@ -26,6 +26,8 @@ export const getBookingHistory = defineOperation({
     if (!rec) return bookingNotFound(inp.booking_id);
     const events = await ctx.tx.admin.eventsOf(rec.booking.id);
     const jobs = await ctx.tx.payments.forBooking(rec.booking.id);
-    return ok({ ...calendarRow(rec), money: moneyView(rec, jobs, refundsThroughProvider(ctx, rec)), events: events.map((e) => ({ event: e.event, event_id: e.event_id, ...e.payload, timestamp: isoUtc(Math.max(e.created_ms, e.due_ms)) })) });
+    const mail = await ctx.tx.mail.forSubject(rec.booking.id);
+    const messages = mail.map((m) => ({ kind: m.kind, recipient: m.recipient, status: m.status, attempts: m.attempts, due_at: isoUtc(m.due_ms), ...(m.sent_ms !== null ? { sent_at: isoUtc(m.sent_ms) } : {}), ...(m.last_error ? { error: m.last_error } : {}) }));
+    return ok({ ...calendarRow(rec), money: moneyView(rec, jobs, refundsThroughProvider(ctx, rec)), messages, events: events.map((e) => ({ event: e.event, event_id: e.event_id, ...e.payload, timestamp: isoUtc(Math.max(e.created_ms, e.due_ms)) })) });
   },
 });

@@ -33,6 +33,7 @@ import { claimRows, slotResources } from './slots.js';
 import { moveHold } from './holds.js';
 import { freedSlotOf, offerFreedPlace } from './waitlist-offers.js';
 import { queueCheckouts, returnPageUrl, trackCheckout } from './checkouts.js';
+import { markPlatformMessages, queueBookingWaiting } from './mail-messages.js';
 
 export interface NewBooking {
   service: ServiceDef;
@@ -133,11 +134,14 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
   if (booking.status === 'confirmed') rec.priv.confirmed_once = true;
   // Made with a buyer-linked token: the booking belongs to the buyer as well as the platform.
   if (ctx.caller.account) rec.priv.account_id = ctx.caller.account.id;
+  markPlatformMessages(ctx, rec);
   await ctx.tx.bookings.insert(rec);
   if (ctx.caller.account) await ctx.tx.accounts.linkBooking(ctx.caller.account.id, id, now);
   await queueCheckouts(ctx, rec);
   if (booking.status === 'confirmed') {
     emitBookingEvent(ctx, 'booking.confirmed', rec);
+  } else {
+    await queueBookingWaiting(ctx, rec);
   }
   // After booking.confirmed: a booking made inside the reminder window is reminded at once.
   // A new booking has no reminder scheduled yet: nothing to cancel.

@@ -3,6 +3,7 @@
  * payment action's `continue_url`, and the read-only booking page. Both are reached by the booking's
  * own link (its id), show what is due and never buyer data, and apply lazy expiry first.
  */
+import type { Business } from '../business.js';
 import { formatMoney, formatInstant, isoUtc, parseDuration, type BookingRecord, type ServiceDef } from '../../domain/index.js';
 import { returnUrlProblem } from '../../security/index.js';
 import { ProtocolError } from '../errors.js';
@@ -107,7 +108,7 @@ function mapUrl(loc: { address?: string; coordinates?: { lat: number; lng: numbe
 }
 
 /** The page view of a booking record (after lazy expiry has run). */
-export function bookingPageView(ctx: OperationContext, rec: BookingRecord): BookingPageView {
+export function bookingPageView(ctx: { biz: Business }, rec: BookingRecord): BookingPageView {
   const b = rec.booking;
   const def = ctx.biz.def.business;
   const service = ctx.biz.services.get(b.service_id);

@@ -29,6 +29,7 @@ import {
   type Flags,
 } from './common.js';
 import { PAYMENTS_HELP, paymentOptions } from './payments.js';
+import { MAIL_HELP, mailOptions } from './mail.js';
 
 const HELP = `usp-server serve: run the business over HTTP (REST, and MCP at /mcp and /sse)
 
@@ -90,6 +91,8 @@ ${LOG_HELP}
 ${SETTINGS_HELP}
 
 ${PAYMENTS_HELP}
+
+${MAIL_HELP}
 `;
 
 /** OAuth settings: how long a registered client that never completed a grant is kept. */
@@ -211,6 +214,7 @@ async function run(flags: Flags): Promise<number> {
     trustProxy: proxyList(flags),
     tls: tlsOptions(flags),
     payments: paymentOptions(flags),
+    mail: mailOptions(flags),
     ...httpOptions(flags),
     ...oauthOptions(flags),
     // A catalog change (a service added, changed, suspended, removed) is news for every registry.
@@ -226,6 +230,7 @@ async function run(flags: Flags): Promise<number> {
     throw listenFailure(err as NodeJS.ErrnoException, host, port);
   }
   log.info(`database: ${shownDb(db)}`);
+  log.info(server.mailDestination ? `mail to buyers: ${server.mailDestination.startsWith('dir:') ? `written as .eml files to ${server.mailDestination.slice(4)}` : `sent through ${server.mailDestination}`}` : 'mail to buyers: queued, not sent (give --smtp-url or --mail-dir)');
   const clockLine = clockNotice();
   if (clockLine) log.warn(clockLine);
   log.info(`${def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);

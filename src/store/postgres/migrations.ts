@@ -9,6 +9,7 @@
  */
 import { POSTGRES_OAUTH_MIGRATION } from './oauth-repo.js';
 import { POSTGRES_PAYMENTS_MIGRATION } from './payments.js';
+import { POSTGRES_MAIL_MIGRATION } from './mail.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
@@ -323,4 +324,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
   // Payment provider jobs, applied provider events and provider ids (the payment provider port).
   POSTGRES_PAYMENTS_MIGRATION,
+  // The mail outbox: messages to people, committed with the change that causes them.
+  POSTGRES_MAIL_MIGRATION,
 ];

@@ -1,0 +1,5 @@
+export { MailSendError, type MailTransport, type OutgoingMail } from './port.js';
+export { smtpTransport, redactSmtpUrl, checkSmtpUrl } from './smtp.js';
+export { dirTransport } from './dir.js';
+export { renderMail, messageIdOf, type RenderContext } from './render.js';
+export { MailWorker, mailRetryDelayMs, type MailWorkerOptions } from './worker.js';

@@ -1,0 +1,148 @@
+/**
+ * Which messages a committed change sends to people, decided in the change's own transaction: the
+ * pipeline (and the sweeper) hand the events a call raised to `queueMailForEvents`, and the
+ * creation of a booking that waits for a payment or for the business calls `queueBookingWaiting`.
+ * Each message is a row of the mail outbox keyed by what caused it, its kind and its recipient, so
+ * that a retried transaction, an idempotent replay or a second process queues it once; the mail
+ * worker renders and sends it after commit.
+ *
+ * Transactional messages always go. A reminder does not when the business turned reminders off
+ * (`settings.mail_reminders`) or the buyer did (the link in each reminder). When the platform that
+ * made a booking said it sends its own messages (`dev.usp-server.buyer_messages` among its profile's
+ * capabilities, remembered on the booking), the business sends none about it: the platform has every
+ * fact in its webhooks.
+ */
+import type { BookingRecord } from '../../domain/index.js';
+import type { OutboxEvent, Tx } from '../../store/index.js';
+import type { Business } from '../business.js';
+import type { OperationContext } from '../context.js';
+
+/** The platform capability that says it tells buyers itself. */
+export const PLATFORM_MESSAGES_CAPABILITY = 'dev.usp-server.buyer_messages';
+
+export type MailKind =
+  | 'booking_confirmed'
+  | 'booking_requested'
+  | 'booking_declined'
+  | 'payment_needed'
+  | 'booking_rescheduled'
+  | 'booking_canceled'
+  | 'refund_issued'
+  | 'reminder'
+  | 'waitlist_offer'
+  | 'signup_code'
+  | 'password_reset';
+
+/** A recipient address of a plausible form (one @, a dotted domain, nothing a header could be split on). */
+export function mailableAddress(s: unknown): s is string {
+  return typeof s === 'string' && s.length <= 254 && /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+\.[^\s@<>()",;:\\[\]]+$/.test(s);
+}
+
+/** Turned off for this booking's reminders by the buyer (the link in a reminder). */
+export const reminderOptOutKey = (bookingId: string) => `mail:reminders_off:${bookingId}`;
+
+/**
+ * The facts a booking message is rendered from, as of the change (the mail worker turns them into
+ * the booking page's view: names, time, place, price and balance, terms): the booking, the private
+ * facts that view needs, and the payment due.
+ */
+function bookingPayload(_biz: Business, rec: BookingRecord): Record<string, unknown> {
+  const p = rec.priv;
+  const pay = rec.booking.actions?.find((a) => a.type === 'payment' && a.status === 'pending');
+  return {
+    booking: rec.booking,
+    priv: { start_ms: p.start_ms, end_ms: p.end_ms, price_total: p.price_total, amount_paid: p.amount_paid, reschedule_count: p.reschedule_count, confirmed_once: p.confirmed_once ?? false },
+    ...(pay ? { payment: { url: pay.continue_url, expires_at: pay.expires_at, amount: pay.payment_context?.amount_due ?? 0, currency: pay.payment_context?.currency ?? '' } } : {}),
+  };
+}
+
+async function queue(tx: Tx, cause: string, kind: MailKind, subject: string, to: unknown, payload: Record<string, unknown>, now: number, dueMs = now): Promise<void> {
+  if (!mailableAddress(to)) return;
+  await tx.mail.enqueue({ id: `${cause}|${kind}|${to.toLowerCase()}`, kind, subject_id: subject, recipient: to, locale: null, payload, due_ms: dueMs, created_ms: now });
+}
+
+/** The booking's buyer, and the person it is for when someone else booked it (both are told). */
+function recipientsOf(rec: BookingRecord): string[] {
+  const out = [rec.booking.buyer.email];
+  const other = rec.booking.recipient?.email;
+  if (other && other.toLowerCase() !== rec.booking.buyer.email.toLowerCase()) out.push(other);
+  return out;
+}
+
+/** What a booking event tells the buyer, if anything. */
+function bookingKind(event: string, rec: BookingRecord): MailKind | null {
+  switch (event) {
+    case 'booking.confirmed':
+      return 'booking_confirmed';
+    case 'booking.rescheduled':
+      return 'booking_rescheduled';
+    case 'booking.refund_issued':
+      return 'refund_issued';
+    case 'booking.reminder':
+      return 'reminder';
+    case 'booking.canceled':
+      // A manual booking the business turned down before ever confirming it was declined, not canceled.
+      return rec.booking.confirmation_mode === 'manual' && !rec.priv.confirmed_once && rec.booking.cancellation?.canceled_by === 'business' ? 'booking_declined' : 'booking_canceled';
+    default:
+      return null;
+  }
+}
+
+/** Events after which a booking's queued reminder no longer stands (a new one, if any, is queued after). */
+const ENDS_REMINDER = new Set(['booking.canceled', 'booking.rescheduled', 'booking.completed', 'booking.no_show']);
+
+/** Queue the messages the events of one transaction send (called in that transaction, after its outbox rows). */
+export async function queueMailForEvents(tx: Tx, biz: Business, events: readonly OutboxEvent[], now: number): Promise<void> {
+  const bookings = new Map<string, BookingRecord | null>();
+  const load = async (id: string) => {
+    if (!bookings.has(id)) bookings.set(id, await tx.bookings.get(id));
+    return bookings.get(id) ?? null;
+  };
+  for (const e of events) {
+    if (ENDS_REMINDER.has(e.event) && typeof e.payload.booking_id === 'string') await tx.mail.cancelQueued(e.payload.booking_id, 'reminder');
+  }
+  for (const e of events) {
+    if (e.event.startsWith('booking.') && typeof e.payload.booking_id === 'string') {
+      const rec = await load(e.payload.booking_id);
+      if (!rec || rec.priv.platform_messages) continue;
+      // The booking as the event saw it (a later event of the same call may have moved it on).
+      const at: BookingRecord = { booking: (e.payload.data as BookingRecord['booking']) ?? rec.booking, priv: rec.priv };
+      const kind = bookingKind(e.event, at);
+      if (!kind) continue;
+      if (kind === 'reminder' && !(await remindersOn(tx, biz, at.booking.id))) continue;
+      for (const to of recipientsOf(at)) await queue(tx, e.event_id, kind, at.booking.id, to, bookingPayload(biz, at), now, kind === 'reminder' ? e.due_ms : now);
+    } else if (e.event === 'waitlist.spot_offered' && typeof e.payload.entry_id === 'string') {
+      const rec = await tx.waitlist.get(e.payload.entry_id);
+      if (!rec || rec.priv.platform_messages) continue;
+      await queue(tx, e.event_id, 'waitlist_offer', rec.entry.id, rec.entry.buyer.email, { entry: e.payload.data ?? rec.entry }, now);
+    }
+  }
+}
+
+async function remindersOn(tx: Tx, biz: Business, bookingId: string): Promise<boolean> {
+  if (biz.def.settings.mail_reminders === false) return false;
+  return (await tx.kv.get(reminderOptOutKey(bookingId))) === null;
+}
+
+/**
+ * A new booking that waits (for its payment, or for the business to accept it) has no event yet:
+ * the buyer is told what is due and by when, or that the business will answer.
+ */
+export async function queueBookingWaiting(ctx: OperationContext, rec: BookingRecord): Promise<void> {
+  if (rec.priv.platform_messages) return;
+  const b = rec.booking;
+  const kind: MailKind | null = b.actions?.some((a) => a.type === 'payment' && a.status === 'pending') ? 'payment_needed' : b.status === 'pending' ? 'booking_requested' : null;
+  if (!kind) return;
+  for (const to of recipientsOf(rec)) await queue(ctx.tx, `${b.id}:created`, kind, b.id, to, bookingPayload(ctx.biz, rec), ctx.now);
+}
+
+/** Remember that the booking's platform tells the buyer itself (its profile says so). */
+export function platformSendsMessages(ctx: OperationContext): boolean {
+  return ctx.caller.platform?.capabilities.includes(PLATFORM_MESSAGES_CAPABILITY) ?? false;
+}
+
+/** The entry's version of the same choice. */
+export function markPlatformMessages(ctx: OperationContext, rec: { priv: { platform_messages?: boolean } }): void {
+  if (platformSendsMessages(ctx)) rec.priv.platform_messages = true;
+}
+

@@ -1,0 +1,78 @@
+/**
+ * Where buyers' mail goes, chosen at start: an SMTP relay (`--smtp-url`, or SMTP_URL), a folder of
+ * .eml files (`--mail-dir`; the demo uses one under its data directory), a transport handed in by
+ * a test, or nowhere (messages are still queued, and sent once a transport is configured). The
+ * worker runs on the shared loop; a committed call nudges it. Sign-up codes go by mail when a
+ * transport is set.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { MailWorker, checkSmtpUrl, dirTransport, smtpTransport, type MailTransport } from '../mail/index.js';
+import type { Business, Logger } from '../operations/index.js';
+import type { Store } from '../store/index.js';
+
+export interface MailOptions {
+  /** smtp://user:pass@host:port or smtps://…; never logged with its credentials. */
+  smtpUrl?: string;
+  /** The From header, `Name <address>` (default: the business's name at no-reply@ the public host). */
+  from?: string;
+  /** Write each message as an .eml file here instead of sending it. */
+  dir?: string;
+  /** A transport to use instead (tests). */
+  transport?: MailTransport;
+  /** Accept a relay's self-signed certificate (tests and local relays only). */
+  tlsRejectUnauthorized?: boolean;
+  /** Where the business file's template paths are relative to (default: the working directory). */
+  templateBase?: string;
+  pollMs?: number;
+  /** False: the worker runs only when its `tick()` is called. Default true. */
+  startWorker?: boolean;
+}
+
+export interface MailWiring {
+  worker?: MailWorker;
+  /** Where mail goes, safe to print (`dir:/…`, `smtp://host:port`), or undefined. */
+  describe?: string;
+  /** Sign-up codes by mail (undefined: the OAuth door keeps its default). */
+  deliverCode?: (email: string, code: string) => void;
+}
+
+export function checkMailOptions(o: MailOptions | undefined): void {
+  if (!o) return;
+  if (o.smtpUrl && o.dir) throw new Error('--smtp-url and --mail-dir are exclusive: mail is either sent or written to a folder');
+  if (o.smtpUrl) checkSmtpUrl(o.smtpUrl);
+  if (o.from !== undefined && !/^[^\r\n]*<?[^\s@<>]+@[^\s@<>]+>?$/.test(o.from.trim())) throw new Error('--mail-from must be an address or "Name <address>"');
+}
+
+/** The templates a business file names, read once at start (a missing file is refused then). */
+function readOverrides(biz: Business, base: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [kind, path] of Object.entries(biz.def.settings.mail_templates ?? {})) {
+    const full = isAbsolute(path) ? path : join(base ?? process.cwd(), path);
+    try {
+      out.set(kind, readFileSync(full, 'utf8'));
+    } catch (err) {
+      throw new Error(`settings.mail_templates.${kind}: cannot read ${full} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+  }
+  return out;
+}
+
+export function wireMail(o: MailOptions | undefined, deps: { biz: Business; store: Store; now: () => number; log: Logger }): MailWiring {
+  const overrides = readOverrides(deps.biz, o?.templateBase);
+  const transport = o?.transport ?? (o?.smtpUrl ? smtpTransport(o.smtpUrl, { tlsRejectUnauthorized: o.tlsRejectUnauthorized }) : o?.dir ? dirTransport(o.dir, deps.now) : undefined);
+  if (!transport) return {};
+  // The public URL may be set only once the server listens: read it at send time.
+  const from = () => o?.from ?? `${deps.biz.def.business.name.replace(/["<>\r\n]/g, '')} <no-reply@${new URL(deps.biz.publicUrl).hostname}>`;
+  const worker = new MailWorker({ store: deps.store, transport, biz: deps.biz, from, now: deps.now, log: deps.log, overrides, pollMs: o?.pollMs });
+  const deliverCode = (email: string, code: string) => {
+    const now = deps.now();
+    const id = `signup:${createHash('sha256').update(`${email}|${code}`).digest('hex').slice(0, 24)}|signup_code|${email.toLowerCase()}`;
+    void deps.store
+      .transaction((tx) => tx.mail.enqueue({ id, kind: 'signup_code', subject_id: `account:${email.toLowerCase()}`, recipient: email, locale: null, payload: { code }, due_ms: now, created_ms: now }))
+      .then(() => worker.nudge())
+      .catch((err) => deps.log.warn('sign-up code not queued', { error: String(err) }));
+  };
+  return { worker, describe: transport.description, deliverCode };
+}

@@ -1,0 +1,42 @@
+/**
+ * The mail outbox: one row per message a change means to send a person (a booking's confirmation,
+ * a reminder, a waitlist offer, a sign-up code), written in the same transaction as the change and
+ * sent after commit by the leased mail worker. The row's id is its unique key (what caused it, the
+ * recipient and the kind), so a retried transaction, a replay or a second process adds nothing.
+ */
+
+export type MailStatus = 'queued' | 'sent' | 'failed' | 'canceled';
+
+export interface MailMessage {
+  /** `<cause>|<kind>|<recipient>`: the cause is an event id, or what else made the message once. */
+  id: string;
+  kind: string;
+  /** The booking, waitlist entry or account the message is about (the dashboard lists a booking's). */
+  subject_id: string;
+  recipient: string;
+  /** The buyer's language when known (BCP 47), else null: the business's is used. */
+  locale: string | null;
+  /** What the template needs, as of the change (never re-read at send time). */
+  payload: Record<string, unknown>;
+  status: MailStatus;
+  attempts: number;
+  /** Not sent before this instant (a reminder's time; a retry's). */
+  due_ms: number;
+  created_ms: number;
+  sent_ms: number | null;
+  last_error: string | null;
+}
+
+export interface MailRepo {
+  /** Queue a message; one with the same id already there is left as it is. True when added. */
+  enqueue(m: { id: string; kind: string; subject_id: string; recipient: string; locale: string | null; payload: Record<string, unknown>; due_ms: number; created_ms: number }): Promise<boolean>;
+  /** Lease queued messages that are due and that no other worker holds, until `leaseUntilMs`. */
+  claimDue(nowMs: number, limit: number, leaseUntilMs: number): Promise<MailMessage[]>;
+  /** Record an attempt's end: sent, failed for good, or queued again at `due_ms` (clears the lease). */
+  finish(id: string, next: { status: MailStatus; attempts: number; due_ms: number; sent_ms: number | null; last_error: string | null }): Promise<void>;
+  /** A subject's queued messages of one kind not yet sent are canceled (a reminder for a moved booking); how many. */
+  cancelQueued(subjectId: string, kind: string): Promise<number>;
+  get(id: string): Promise<MailMessage | null>;
+  /** A subject's messages, oldest first. */
+  forSubject(subjectId: string): Promise<MailMessage[]>;
+}

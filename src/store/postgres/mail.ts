@@ -1,0 +1,51 @@
+/** The mail outbox on PostgreSQL: several processes lease from it without sending a message twice. */
+import type { MailRepo } from '../mail-port.js';
+import { MAIL_COLUMNS, mailMigration, toMailMessage, type MailRow } from '../shared/mail-rows.js';
+import type { PgSession } from './session.js';
+
+export const POSTGRES_MAIL_MIGRATION = mailMigration('BIGINT');
+
+export function pgMail(s: PgSession): MailRepo {
+  return {
+    async enqueue(m) {
+      const r = await s.query(
+        `INSERT INTO mail_messages (id, kind, subject_id, recipient, locale, payload, status, attempts, due_ms, created_ms) VALUES ($1, $2, $3, $4, $5, $6, 'queued', 0, $7, $8)
+         ON CONFLICT (id) DO NOTHING`,
+        [m.id, m.kind, m.subject_id, m.recipient, m.locale, JSON.stringify(m.payload), m.due_ms, m.created_ms],
+      );
+      return (r.rowCount ?? 0) > 0;
+    },
+    async claimDue(nowMs, limit, leaseUntilMs) {
+      // Messages another worker is leasing right now are skipped, not waited for.
+      const rows = await s.rows<MailRow>(
+        `SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE status = 'queued' AND due_ms <= $1 AND (lease_until_ms IS NULL OR lease_until_ms <= $1)
+         ORDER BY due_ms, created_ms LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [nowMs, limit],
+      );
+      const out = rows.map(toMailMessage);
+      if (out.length > 0) await s.query('UPDATE mail_messages SET lease_until_ms = $1 WHERE id = ANY($2::text[])', [leaseUntilMs, out.map((m) => m.id)]);
+      return out;
+    },
+    async finish(id, n) {
+      await s.query('UPDATE mail_messages SET status = $1, attempts = $2, due_ms = $3, sent_ms = $4, last_error = $5, lease_until_ms = NULL WHERE id = $6', [
+        n.status,
+        n.attempts,
+        n.due_ms,
+        n.sent_ms,
+        n.last_error,
+        id,
+      ]);
+    },
+    async cancelQueued(subjectId, kind) {
+      const r = await s.query(`UPDATE mail_messages SET status = 'canceled' WHERE subject_id = $1 AND kind = $2 AND status = 'queued'`, [subjectId, kind]);
+      return r.rowCount ?? 0;
+    },
+    async get(id) {
+      const r = await s.rows<MailRow>(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE id = $1`, [id]);
+      return r.length > 0 ? toMailMessage(r[0]) : null;
+    },
+    async forSubject(subjectId) {
+      return (await s.rows<MailRow>(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE subject_id = $1 ORDER BY created_ms, id`, [subjectId])).map(toMailMessage);
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/** Mail outbox rows as both engines read them (BIGINT columns arrive as strings from PostgreSQL). */
+import type { MailMessage } from '../mail-port.js';
+
+export type MailRow = Omit<MailMessage, 'payload' | 'attempts' | 'due_ms' | 'created_ms' | 'sent_ms'> & {
+  payload: string;
+  attempts: number | string;
+  due_ms: number | string;
+  created_ms: number | string;
+  sent_ms: number | string | null;
+};
+
+export const MAIL_COLUMNS = 'id, kind, subject_id, recipient, locale, payload, status, attempts, due_ms, created_ms, sent_ms, last_error';
+
+export const toMailMessage = (r: MailRow): MailMessage => ({
+  id: r.id,
+  kind: r.kind,
+  subject_id: r.subject_id,
+  recipient: r.recipient,
+  locale: r.locale,
+  payload: JSON.parse(r.payload) as Record<string, unknown>,
+  status: r.status,
+  attempts: Number(r.attempts),
+  due_ms: Number(r.due_ms),
+  created_ms: Number(r.created_ms),
+  sent_ms: r.sent_ms === null ? null : Number(r.sent_ms),
+  last_error: r.last_error,
+});
+
+/** The table, the same on both engines but for the integer type of instants. */
+export function mailMigration(instant: 'INTEGER' | 'BIGINT'): string {
+  return `
+  CREATE TABLE mail_messages (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    subject_id TEXT NOT NULL,
+    recipient TEXT NOT NULL,
+    locale TEXT,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    due_ms ${instant} NOT NULL,
+    lease_until_ms ${instant},
+    created_ms ${instant} NOT NULL,
+    sent_ms ${instant},
+    last_error TEXT
+  );
+  CREATE INDEX mail_messages_due ON mail_messages (due_ms) WHERE status = 'queued';
+  CREATE INDEX mail_messages_by_subject ON mail_messages (subject_id, created_ms);
+`;
+}
