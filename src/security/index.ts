@@ -1,14 +1,15 @@
 export { hashApiKey, apiKeyMatches, ISSUED_KEY_PREFIX } from './api-key.js';
 export { checkProfileUrl } from './profile-url.js';
-export { AuthFailure, TokenRefused, authenticateRequest, htuCandidates } from './authenticate.js';
-export type { PlatformSummary, AuthPolicy, AuthRequest, AuthenticatedCaller, HttpEvidence, McpAuthorization, VerifiedSignature, OAuthTokenInfo, AccessTokenCheck } from './authenticate.js';
+export { AuthFailure, TokenRefused } from './auth-contract.js';
+export { authenticateRequest, htuCandidates } from './authenticate.js';
+export type { PlatformSummary, AuthPolicy, AuthRequest, AuthenticatedCaller, HttpEvidence, McpAuthorization, VerifiedSignature, OAuthTokenInfo, AccessTokenCheck } from './auth-contract.js';
 export { issueCredential, credentialHash, base32 } from './credentials.js';
 export type { IssuedCredential } from './credentials.js';
 export { hmacNonces } from './nonces.js';
 export type { NonceSource } from './nonces.js';
 export { tokenBuckets, clientAddressKey } from './rate-limit.js';
 export type { RateLimiter, TokenBucketOptions } from './rate-limit.js';
-export { LOOPBACK_PROXIES, ProxyListError, clientAddress, peerAddress, plainAddress, trustedProxies, viaTrustedProxy } from './client-address.js';
+export { LOOPBACK_PROXIES, ProxyListError, clientAddress, clientLimitKey, peerAddress, plainAddress, trustedProxies, viaTrustedProxy } from './client-address.js';
 export type { TrustedProxies } from './client-address.js';
 export { verifyPopProof, popAlgorithms, PopFailure, POP_IAT_WINDOW_S, stripQuery } from './pop.js';
 export { argumentsDigest, canonicalArguments } from './jcs.js';
