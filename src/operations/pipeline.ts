@@ -289,8 +289,8 @@ function storeUnavailable(operation: string, err: StoreUnavailable, log: Logger)
 }
 
 /**
- * Version and capability negotiation against a fetched platform profile (spec 8.3, 8.4, decision
- * D6). A platform whose newest version is older than ours cannot be served; one that declares
+ * Version and capability negotiation against a fetched platform profile (spec 8.3, 8.4; a newer
+ * platform is answered in our version). A platform whose newest version is older than ours cannot be served; one that declares
  * capabilities but none that this operation needs gets `capabilities_incompatible` as a business
  * outcome. A profile that declares no capabilities at all is not restricted.
  */
