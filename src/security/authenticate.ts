@@ -18,7 +18,7 @@ import { PopFailure, POP_IAT_WINDOW_S, stripQuery, verifyPopProof } from './pop.
 import { checkProfileUrl } from './profile-url.js';
 import { SecurityFailure } from './failures.js';
 import {
-  AuthFailure,
+  type AuthFailure,
   TokenRefused,
   authFailure,
   type AuthFailureCode,

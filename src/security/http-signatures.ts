@@ -5,9 +5,6 @@
  * Ed25519 (`ed25519`) is implemented too, but a verifier accepts it only when asked to.
  */
 import {
-  createHash,
-  createPublicKey,
-  generateKeyPairSync,
   sign as cryptoSign,
   verify as cryptoVerify,
   type JsonWebKey,
