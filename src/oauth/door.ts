@@ -15,7 +15,7 @@ import { ACCOUNT_CSS, ACCOUNT_CSS_PATH, layout, messagePage } from './pages.js';
 import { clientMetadataFetch } from './client-metadata.js';
 import { createInteractionPages, isInteractionPage } from './interaction-pages.js';
 import { createMcpGate } from './mcp-gate.js';
-import { OAUTH_ROUTES, PROFILE_METADATA, USP_SCOPES, canonicalResource, createProvider } from './provider.js';
+import { DPOP_ALGS, OAUTH_ROUTES, PROFILE_METADATA, USP_SCOPES, canonicalResource, createProvider } from './provider.js';
 import { pinToPublicOrigin } from './public-origin.js';
 import { DEFAULT_REGISTRATION_LIMITS, dynamicRegistration, type RegistrationLimits } from './registration.js';
 import { accessTokenVerifier } from './resource-server.js';
@@ -166,7 +166,7 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
         authorization_servers: [base()],
         scopes_supported: [...USP_SCOPES],
         bearer_methods_supported: ['header'],
-        dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'RS256', 'PS256'],
+        dpop_signing_alg_values_supported: [...DPOP_ALGS],
         resource_name: o.businessName,
       },
       { headers: { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' } },

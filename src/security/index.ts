@@ -12,6 +12,7 @@ export type { RateLimiter, TokenBucketOptions } from './rate-limit.js';
 export { LOOPBACK_PROXIES, ProxyListError, clientAddress, clientLimitKey, peerAddress, plainAddress, trustedProxies, viaTrustedProxy } from './client-address.js';
 export type { TrustedProxies } from './client-address.js';
 export { verifyPopProof, popAlgorithms, PopFailure, POP_IAT_WINDOW_S, stripQuery } from './pop.js';
+export type { PopAlgorithm } from './pop.js';
 export { argumentsDigest, canonicalArguments } from './jcs.js';
 export { contentDigest } from './content-digest.js';
 export { generateSigningKey, jwkThumbprint, signRequest, uspRequiredComponents, verifyRequestSignature } from './http-signatures.js';
