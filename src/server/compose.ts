@@ -77,7 +77,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const proxies = trustedProxies(opts.trustProxy);
   /** Who is on the other end (limits, lockouts, logs): the one resolver, trusted proxies honoured, IPv6 counted per /64. */
   const limitKey = (req: Request, env: unknown): string | undefined => clientLimitKey(req, env, proxies);
-  const { policy: basePolicy, resolver } = await buildAuthPolicy({
+  const { policy: basePolicy, resolver, limits: rateLimits } = await buildAuthPolicy({
     business: opts.business,
     sandbox: opts.sandbox,
     adminKeys: opts.adminKeys ?? [],
@@ -187,6 +187,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     operations: role?.operations,
     viaProxy: (c) => viaTrustedProxy(c.env, proxies),
     clientAddress: (c) => clientAddress(c),
+    rateLimits,
   });
   const mcpHttp = createMcpHttp({ pipeline, operations: role?.operations, instructions: role?.instructions }, hub, { clientAddress, ...(opts.mcpSessions ?? {}) });
   // Filled at listen time with loopback names when listening on loopback and none were given.
