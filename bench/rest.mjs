@@ -8,7 +8,7 @@
  * The server's peak RSS during each run feeds benchmark 6.
  */
 import autocannon from 'autocannon';
-import { PLATFORM, benchDate, fmt, fmtMs, fmtX, startChild, verdict } from './lib.mjs';
+import { PLATFORM, benchDate, fmt, fmtMs, fmtX, startChild } from './lib.mjs';
 
 const CONNECTIONS = 64;
 const TARGET_RATIO = 2;

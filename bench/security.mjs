@@ -18,7 +18,7 @@ import { verifyPopProof } from '../dist/security/pop.js';
 import { argumentsDigest } from '../dist/security/jcs.js';
 import { jwkThumbprint, uspRequiredComponents, verifyRequestSignature } from '../dist/security/http-signatures.js';
 import { verifyContentDigest } from '../dist/security/content-digest.js';
-import { fmtUs, fmtX, summarize, verdict } from './lib.mjs';
+import { fmtUs, fmtX, summarize } from './lib.mjs';
 
 const TARGET_POP_RATIO = 1.5;
 const AUD = 'https://bench.example/.well-known/usp';

@@ -226,8 +226,8 @@ async function seedBookings({ count, firstDay, days }) {
   };
   // All pairs at once, in one pass: replaced in turn, a new start equal to the template's end
   // would then be replaced again as an end.
-  const escape = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const pattern = new RegExp(swaps(0, first).map(([a]) => escape(a)).join('|'), 'g');
+  const escapeRe = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(swaps(0, first).map(([a]) => escapeRe(a)).join('|'), 'g');
   const apply = (text, pairs) => {
     const to = new Map(pairs);
     return text.replace(pattern, (m) => to.get(m));

@@ -9,7 +9,7 @@
  */
 import { generateSlots } from '../dist/domain/slots.js';
 import { localToUtcMs } from '../dist/domain/time.js';
-import { BENCH_NOW, ZONE, benchDate, fmtMs, fmtUs, fmt, generatedBusiness, summarize, timeLoop, verdict } from './lib.mjs';
+import { BENCH_NOW, ZONE, benchDate, fmtMs, fmtUs, fmt, generatedBusiness, summarize, timeLoop } from './lib.mjs';
 
 const TARGET_MEDIAN_MS = 2;
 const INTERVAL_MIN = 15;

@@ -12,6 +12,7 @@
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { OAUTH_SCOPES } from '../operations/index.js';
+import type { PopAlgorithm } from '../security/index.js';
 import type { Store } from '../store/index.js';
 import { storeAdapter, type AdapterHooks } from './adapter.js';
 import { redirectUriProblem } from './redirect-uris.js';
@@ -19,6 +20,9 @@ import type { OAuthSecrets } from './secrets.js';
 
 /** The scopes of identity linking (spec 10.2.4), as the operations table requires them. */
 export const USP_SCOPES = OAUTH_SCOPES;
+
+/** The DPoP algorithms the authorization server advertises and its resource server accepts (one list). */
+export const DPOP_ALGS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const satisfies readonly PopAlgorithm[];
 
 /** Client metadata member naming the USP platform profile a registered client acts under (10.1.6). */
 export const PROFILE_METADATA = 'usp_platform_profile';
@@ -71,7 +75,7 @@ export function createProvider(lib: typeof import('oidc-provider'), o: ProviderO
     claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], id_token_signed_response_alg: 'ES256', token_endpoint_auth_method: 'client_secret_basic' },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
-    enabledJWA: { dPoPSigningAlgValues: ['ES256', 'EdDSA', 'RS256', 'PS256'] },
+    enabledJWA: { dPoPSigningAlgValues: [...DPOP_ALGS] },
     // PKCE for every client, confidential ones included (spec 10.2.4); the library knows only S256.
     pkce: { required: () => true },
     responseTypes: ['code'],

@@ -6,16 +6,14 @@
  * bound key over this very request (RFC 9449 section 7). What it answers becomes the call's
  * Caller in src/security/authenticate.ts.
  */
-import { createHash } from 'node:crypto';
-import { EmbeddedJWK, calculateJwkThumbprint, decodeProtectedHeader, jwtVerify, type JWK } from 'jose';
 import type Provider from 'oidc-provider';
-import { TokenRefused, htuCandidates, stripQuery, type AccessTokenCheck, type HttpEvidence, type OAuthTokenInfo, type PlatformSummary } from '../security/index.js';
+import { POP_IAT_WINDOW_S, PopFailure, TokenRefused, htuCandidates, verifyPopProof, type AccessTokenCheck, type HttpEvidence, type OAuthTokenInfo, type PlatformSummary } from '../security/index.js';
 import type { Store } from '../store/index.js';
-import { PROFILE_METADATA } from './provider.js';
+import { DPOP_ALGS, PROFILE_METADATA } from './provider.js';
 
-/** A DPoP proof is accepted this long either side of its `iat`. */
-export const DPOP_WINDOW_S = 60;
-const DPOP_ALGS = ['ES256', 'EdDSA', 'RS256', 'PS256'];
+/** A DPoP proof is accepted this long either side of its `iat` (the proof checker's window). */
+export const DPOP_WINDOW_S = POP_IAT_WINDOW_S;
+
 
 /** The library's models an access token may be stored as: a buyer-linked one (authorization code) or a platform's own (client_credentials). */
 const TOKEN_MODELS = ['AccessToken', 'ClientCredentials'] as const;
@@ -96,27 +94,29 @@ export function accessTokenVerifier(o: ResourceServerOptions) {
   };
 }
 
+/**
+ * RFC 9449 section 7: a fresh DPoP proof over this very request, made with the key the token is
+ * bound to and naming the token (`ath`), checked by the one proof checker (src/security/pop.ts);
+ * its jti is claimed in the store, so a proof is used once.
+ */
 async function checkDpopProof(http: HttpEvidence | undefined, token: string, jkt: string, o: ResourceServerOptions, now: number): Promise<void> {
   const proof = http?.headers.dpop;
   if (!http || !proof) throw new TokenRefused('DPoP-bound token without a DPoP proof');
-  let payload: Record<string, unknown>;
-  let jwk: JWK;
+  let jti: string;
   try {
-    const header = decodeProtectedHeader(proof);
-    if (header.typ !== 'dpop+jwt' || !header.jwk || !DPOP_ALGS.includes(String(header.alg))) throw new Error('bad header');
-    const v = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: DPOP_ALGS, currentDate: new Date(now) });
-    payload = v.payload as Record<string, unknown>;
-    jwk = v.protectedHeader.jwk as JWK;
+    jti = verifyPopProof(proof, {
+      binding: 'rest',
+      now,
+      method: http.method,
+      htu: htuCandidates(http, o.origins()),
+      credential: { value: token, cnf: { jkt } },
+      algorithms: DPOP_ALGS,
+      lenient: true,
+    }).jti;
   } catch (e) {
-    throw new TokenRefused(`DPoP proof does not verify: ${(e as Error).message}`);
+    if (!(e instanceof PopFailure)) throw e;
+    throw new TokenRefused(`DPoP proof refused: ${e.detail}`);
   }
-  if ((await calculateJwkThumbprint(jwk, 'sha256')) !== jkt) throw new TokenRefused('DPoP proof made with another key than the token is bound to');
-  if (payload.htm !== http.method) throw new TokenRefused('DPoP htm does not match');
-  if (typeof payload.htu !== 'string' || !htuCandidates(http, o.origins()).includes(stripQuery(payload.htu))) throw new TokenRefused('DPoP htu does not match');
-  if (typeof payload.iat !== 'number' || Math.abs(payload.iat - now / 1000) > DPOP_WINDOW_S) throw new TokenRefused('DPoP proof too old or from the future');
-  if (payload.ath !== createHash('sha256').update(token).digest('base64url')) throw new TokenRefused('DPoP ath does not match the token');
-  if (typeof payload.jti !== 'string' || payload.jti.length > 256) throw new TokenRefused('DPoP proof without a jti');
-  const jti = payload.jti;
   const fresh = await o.store.transaction((tx) => tx.security.claimJti(`dpop|${jkt}|${jti}`, now, now + 2 * DPOP_WINDOW_S * 1000 + 60_000));
   if (!fresh) throw new TokenRefused('DPoP proof replayed');
 }

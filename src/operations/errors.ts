@@ -18,7 +18,7 @@ export const PROTOCOL_ERROR_CODES = [
   'pop_proof_required',
   'revision_mismatch',
   'server_error',
-  // Codes the spec gives a REST status but no JSON-RPC number (decisions D1, D2, D11, D12).
+  // Codes the spec gives a REST status but no JSON-RPC number: idempotency_conflict, booking_state_conflict, range_too_wide and the RFC 9421 failures.
   'idempotency_conflict',
   'booking_state_conflict',
   'range_too_wide',

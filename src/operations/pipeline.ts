@@ -291,8 +291,8 @@ function storeUnavailable(operation: string, err: StoreUnavailable, log: Logger)
 }
 
 /**
- * Version and capability negotiation against a fetched platform profile (spec 8.3, 8.4, decision
- * D6). The 8.4 table: a platform whose version is newer than ours gets `version_unsupported`; an
+ * Version and capability negotiation against a fetched platform profile (spec 8.3, 8.4). The 8.4
+ * table: a platform whose version is newer than ours gets `version_unsupported`; an
  * older one is served (in its version's semantics, which ours keep: later versions only add). The
  * intersection of capabilities must hold the one this operation needs, else
  * `capabilities_incompatible` as a business outcome; a profile declaring `capabilities: {}` shares

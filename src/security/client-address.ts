@@ -7,6 +7,7 @@
  * ignored, so a client cannot name itself someone else by sending the header.
  */
 import { BlockList, isIP } from 'node:net';
+import { clientAddressKey } from './rate-limit.js';
 
 /** The proxies whose forwarding headers are believed. */
 export interface TrustedProxies {
@@ -102,4 +103,14 @@ export function clientAddress(req: Request, env: unknown, proxies: TrustedProxie
     if (!proxies.trusts(client)) break;
   }
   return client;
+}
+
+/**
+ * Who is on the other end as limits, lockouts and logs count them: clientAddress() with an IPv6
+ * address counted per /64 (clientAddressKey), or undefined without a socket. The one way a door
+ * turns a request into a rate-limit key.
+ */
+export function clientLimitKey(req: Request, env: unknown, proxies: TrustedProxies): string | undefined {
+  const a = clientAddress(req, env, proxies);
+  return a ? clientAddressKey(a) : undefined;
 }

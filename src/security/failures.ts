@@ -1,6 +1,6 @@
 /**
  * Security check failures. Each check is a pure function that throws exactly one of these; the
- * pipeline turns `code` into the wire answer the spec names (§9.4, §10.1.1, decision D12) and logs
+ * pipeline turns `code` into the wire answer the spec names (§9.4, §10.1.1: 401 for a bad signature, 400 for a bad digest or algorithm) and logs
  * `detail`, which is for operators and never crosses the wire.
  */
 

@@ -5,9 +5,6 @@
  * Ed25519 (`ed25519`) is implemented too, but a verifier accepts it only when asked to.
  */
 import {
-  createHash,
-  createPublicKey,
-  generateKeyPairSync,
   sign as cryptoSign,
   verify as cryptoVerify,
   type JsonWebKey,
@@ -25,6 +22,9 @@ import {
   type Parameters,
 } from 'structured-headers';
 import { verifyContentDigest } from './content-digest.js';
+import { algorithmOfJwk, algorithmOfPrivateKey, describeKey, importPublicKey, type SignatureAlgorithm } from './signature-keys.js';
+
+export { generateSigningKey, jwkThumbprint, type SignatureAlgorithm } from './signature-keys.js';
 import {
   AlgorithmUnsupported,
   KeyNotFound,
@@ -38,8 +38,6 @@ import {
 // Types
 // ------------------------------------------------------------------------------------------------
 
-/** RFC 9421 §6.2 algorithm names this module implements. */
-export type SignatureAlgorithm = 'ecdsa-p256-sha256' | 'ed25519';
 
 /** Header fields as a WHATWG `Headers` or a plain record (names matched case-insensitively). */
 export type HeaderSource = Headers | Record<string, string>;
@@ -225,76 +223,6 @@ const USP_CONDITIONAL = ['@query', 'usp-agent', 'idempotency-key', 'content-dige
 export function uspRequiredComponents(input: Set<string> | { url: string; headers: HeaderSource }): string[] {
   const present = input instanceof Set ? input : presentComponents(new URL(input.url), input.headers);
   return ['@method', '@authority', '@path', ...USP_CONDITIONAL.filter((c) => present.has(c))];
-}
-
-// ------------------------------------------------------------------------------------------------
-// Keys
-// ------------------------------------------------------------------------------------------------
-
-function algorithmOfPrivateKey(key: KeyObject): SignatureAlgorithm {
-  if (key.type !== 'private') throw new TypeError('signing needs a private key');
-  if (key.asymmetricKeyType === 'ed25519') return 'ed25519';
-  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return 'ecdsa-p256-sha256';
-  throw new TypeError(`no supported signature algorithm for a ${key.asymmetricKeyType} key`);
-}
-
-/** The RFC 9421 algorithm a public JWK verifies, or null when it is none we implement. */
-function algorithmOfJwk(jwk: JsonWebKey): SignatureAlgorithm | null {
-  if (jwk.kty === 'EC' && jwk.crv === 'P-256' && (jwk.alg === undefined || jwk.alg === 'ES256')) return 'ecdsa-p256-sha256';
-  if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519' && (jwk.alg === undefined || jwk.alg === 'EdDSA' || jwk.alg === 'Ed25519')) {
-    return 'ed25519';
-  }
-  return null;
-}
-
-function describeKey(jwk: JsonWebKey): string {
-  return [jwk.kty, jwk.crv, jwk.alg].filter((v) => v !== undefined).join('/') || 'untyped';
-}
-
-/** Imported keys by their public members: decoding a P-256 point costs about as much as a verify. */
-const importedKeys = new Map<string, KeyObject>();
-
-function importPublicKey(jwk: JsonWebKey): KeyObject {
-  // Only the public members: a stray `d` must never turn verification into private-key use.
-  const pub: JsonWebKey = jwk.kty === 'EC' ? { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } : { kty: jwk.kty, crv: jwk.crv, x: jwk.x };
-  const id = `${pub.kty}|${pub.crv}|${pub.x}|${pub.y ?? ''}`;
-  let key = importedKeys.get(id);
-  if (!key) {
-    key = createPublicKey({ key: pub, format: 'jwk' });
-    if (importedKeys.size >= 10_000) importedKeys.clear();
-    importedKeys.set(id, key);
-  }
-  return key;
-}
-
-const THUMBPRINT_MEMBERS = new Map<string, readonly string[]>([
-  ['EC', ['crv', 'kty', 'x', 'y']],
-  ['OKP', ['crv', 'kty', 'x']],
-  ['RSA', ['e', 'kty', 'n']],
-]);
-
-/**
- * RFC 7638 JWK thumbprint: base64url SHA-256 of the required members in lexicographic order, no
- * whitespace. Identifies a key as a principal. Throws `AlgorithmUnsupported` for a kty other than
- * EC, OKP or RSA, and a TypeError when a required member is missing.
- */
-export function jwkThumbprint(jwk: JsonWebKey): string {
-  const members = THUMBPRINT_MEMBERS.get(String(jwk.kty));
-  if (members === undefined) throw new AlgorithmUnsupported(`no RFC 7638 thumbprint for kty ${String(jwk.kty)}`);
-  const canonical: Record<string, string> = {};
-  for (const m of members) {
-    const v = (jwk as Record<string, unknown>)[m];
-    if (typeof v !== 'string') throw new TypeError(`JWK member ${m} is required for a ${String(jwk.kty)} thumbprint`);
-    canonical[m] = v;
-  }
-  return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url');
-}
-
-/** A fresh P-256 signing key; `publicJwk` (kid, kty, crv, x, y, use `sig`, alg `ES256`) is what a profile publishes in `keys`. */
-export function generateSigningKey(kid: string): { kid: string; privateKey: KeyObject; publicJwk: JsonWebKey } {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const { kty, crv, x, y } = publicKey.export({ format: 'jwk' });
-  return { kid, privateKey, publicJwk: { kid, kty, crv, x, y, use: 'sig', alg: 'ES256' } };
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 /**
- * `platform_key_pop` proofs (spec 10.1.6, 9.2.2; RFC 9449 on REST): a compact JWS signed by a
- * key the platform never publishes. These checks are pure: they take the clock, the expected
+ * Proofs of possession, the one checker for both kinds: `platform_key_pop` proofs (spec 10.1.6,
+ * 9.2.2; RFC 9449 on REST), a compact JWS signed by a key the platform never publishes, and the
+ * DPoP proofs of OAuth access tokens (RFC 9449, `lenient`, with the authorization server's algorithms). These checks are pure: they take the clock, the expected
  * binding and the presented credential, and either return the proof's key thumbprint and jti or
  * throw one PopFailure naming the step that failed. Replay (the jti cache) and the credential
  * lookup are the caller's, because they need the store.
@@ -8,7 +9,7 @@
  * Written on node:crypto rather than a JOSE library: verification is synchronous (no WebCrypto
  * promise per call), which keeps proof checking close to the cost of a bare Ed25519 verify.
  */
-import { createPublicKey, verify as cryptoVerify, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { constants, createPublicKey, verify as cryptoVerify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { sha256b64url } from './jcs.js';
 import { jwkThumbprint } from './http-signatures.js';
 
@@ -50,7 +51,17 @@ export interface PopExpectation {
   nonce?: { required: boolean; valid(n: string): boolean };
   /** Also accept ES256 proofs (EdDSA is always accepted). */
   allowEs256?: boolean;
+  /** Accept exactly these algorithms instead (OAuth DPoP: the ones the authorization server advertises). */
+  algorithms?: readonly PopAlgorithm[];
+  /**
+   * RFC 9449 lets a DPoP proof carry other header members and claims; `lenient` ignores them (OAuth
+   * DPoP, whatever client library made the proof). The USP profile's proofs refuse them.
+   */
+  lenient?: boolean;
 }
+
+/** Every algorithm this verifier implements; which are accepted is the caller's choice. */
+export type PopAlgorithm = 'EdDSA' | 'ES256' | 'RS256' | 'PS256';
 
 /**
  * The proof algorithms this verifier accepts: EdDSA always, ES256 when allowed. The one source for
@@ -115,12 +126,12 @@ export function verifyPopProof(proof: string | null | undefined, exp: PopExpecta
     throw new PopFailure('pop_proof_invalid', 'not a compact JWS');
   }
   const header = decodeJson(parts[0], 'header');
-  for (const k of Object.keys(header)) if (!HEADER_MEMBERS.has(k)) throw new PopFailure('pop_proof_invalid', `unknown header member ${k}`);
+  if (!exp.lenient) for (const k of Object.keys(header)) if (!HEADER_MEMBERS.has(k)) throw new PopFailure('pop_proof_invalid', `unknown header member ${k}`);
   const wantTyp = exp.binding === 'mcp' ? 'usp-pop+jwt' : 'dpop+jwt';
   if (header.typ !== wantTyp) throw new PopFailure('pop_proof_invalid', `typ ${String(header.typ)} is not ${wantTyp}`);
   // Step 5: algorithm (never none), and a bare public key.
   const alg = header.alg;
-  if (!(popAlgorithms(exp.allowEs256) as readonly unknown[]).includes(alg)) throw new PopFailure('pop_proof_invalid', `alg ${String(alg)} not accepted`);
+  if (!((exp.algorithms ?? popAlgorithms(exp.allowEs256)) as readonly unknown[]).includes(alg)) throw new PopFailure('pop_proof_invalid', `alg ${String(alg)} not accepted`);
   const jwk = header.jwk as Record<string, unknown> | undefined;
   if (!jwk || typeof jwk !== 'object' || Array.isArray(jwk)) throw new PopFailure('pop_proof_invalid', 'header has no jwk');
   if (PRIVATE_MEMBERS.some((m) => m in jwk)) throw new PopFailure('pop_proof_invalid', 'header jwk carries private key members');
@@ -128,6 +139,7 @@ export function verifyPopProof(proof: string | null | undefined, exp: PopExpecta
     throw new PopFailure('pop_proof_invalid', 'EdDSA proofs need an Ed25519 OKP key');
   }
   if (alg === 'ES256' && (jwk.kty !== 'EC' || jwk.crv !== 'P-256')) throw new PopFailure('pop_proof_invalid', 'ES256 proofs need a P-256 key');
+  if ((alg === 'RS256' || alg === 'PS256') && jwk.kty !== 'RSA') throw new PopFailure('pop_proof_invalid', `${alg} proofs need an RSA key`);
   // `kid` is ignored: the key comes from the header, never from a key set.
   let jkt: string;
   try {
@@ -142,13 +154,12 @@ export function verifyPopProof(proof: string | null | undefined, exp: PopExpecta
   const key = publicKeyOf(jwk as JsonWebKey, jkt);
   const data = Buffer.from(`${parts[0]}.${parts[1]}`, 'ascii');
   const sig = Buffer.from(parts[2], 'base64url');
-  const ok =
-    alg === 'EdDSA' ? cryptoVerify(null, data, key, sig) : cryptoVerify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, sig);
+  const ok = verifySignature(alg as PopAlgorithm, data, key, sig);
   if (!ok) throw new PopFailure('pop_proof_invalid', 'signature does not verify');
 
   const claims = decodeJson(parts[1], 'payload');
   const allowed = exp.binding === 'mcp' ? MCP_CLAIMS : REST_CLAIMS;
-  for (const k of Object.keys(claims)) if (!allowed.has(k)) throw new PopFailure('pop_proof_invalid', `unknown claim ${k}`);
+  if (!exp.lenient) for (const k of Object.keys(claims)) if (!allowed.has(k)) throw new PopFailure('pop_proof_invalid', `unknown claim ${k}`);
   // Step 8: target.
   if (exp.binding === 'mcp') {
     if (typeof claims.aud !== 'string' || !(exp.audiences ?? []).includes(claims.aud)) throw new PopFailure('pop_proof_invalid', `aud ${String(claims.aud)} is not this business`);
@@ -173,6 +184,24 @@ export function verifyPopProof(proof: string | null | undefined, exp: PopExpecta
   }
   if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 256) throw new PopFailure('pop_proof_invalid', 'jti missing');
   return { jkt, jti: claims.jti, iat: claims.iat, jwk: jwk as JsonWebKey };
+}
+
+function verifySignature(alg: PopAlgorithm, data: Buffer, key: KeyObject, sig: Buffer): boolean {
+  try {
+    switch (alg) {
+      case 'EdDSA':
+        return cryptoVerify(null, data, key, sig);
+      case 'ES256':
+        return cryptoVerify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, sig);
+      case 'RS256':
+        return cryptoVerify('sha256', data, key, sig);
+      case 'PS256':
+        return cryptoVerify('sha256', data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }, sig);
+    }
+  } catch {
+    // A key of another type than the algorithm (a crafted header) does not verify.
+    return false;
+  }
 }
 
 export function stripQuery(u: string): string {

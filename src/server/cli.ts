@@ -114,7 +114,7 @@ function usageOf(command: Command | undefined): string {
   if (!command) return 'Usage: usp-server COMMAND [options]   (usp-server --help lists the commands)';
   const lines = command.help.split('\n');
   const at = lines.findIndex((l) => l.trim() === 'Usage:');
-  const usage = at < 0 ? [] : lines.slice(at + 1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.trim() !== ''));
+  const usage = at < 0 ? [] : lines.slice(at + 1).filter((_l, i, all) => all.slice(0, i + 1).every((x) => x.trim() !== ''));
   return `Usage:\n${usage.join('\n')}\n(usp-server ${command.name} --help lists its options)`;
 }
 

@@ -24,7 +24,7 @@ import { metricsHandler } from './metrics-endpoint.js';
 import { createLogger } from './logging.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy, freezePolicy } from './security-wiring.js';
-import { clientAddress as addressOf, clientAddressKey, popAlgorithms, trustedProxies, viaTrustedProxy, type AuthPolicy } from '../security/index.js';
+import { clientLimitKey, popAlgorithms, trustedProxies, viaTrustedProxy, type AuthPolicy } from '../security/index.js';
 import { DEFAULT_RETRY, WebhookDispatcher, httpWebhookSender, loadKeyring } from '../webhooks/index.js';
 import type { Context } from 'hono';
 import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
@@ -77,6 +77,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   let baseUrl = biz.publicUrl;
   let listenUrl: string | undefined;
   const proxies = trustedProxies(opts.trustProxy);
+  /** Who is on the other end (limits, lockouts, logs): the one resolver, trusted proxies honoured, IPv6 counted per /64. */
+  const limitKey = (req: Request, env: unknown): string | undefined => clientLimitKey(req, env, proxies);
   const { policy: basePolicy, resolver, limits: rateLimits } = await buildAuthPolicy({
     business: opts.business,
     sandbox: opts.sandbox,
@@ -94,7 +96,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   // Composed in phases: the authorization server and its resource server first, then the policy
   // that takes its token verifier, frozen before anything (the pipeline, a door) can hold it.
   const oauth: OAuthDoor | undefined = opts.oauth === false || role ? undefined : await mountOAuth({
-    store, log, sandbox: opts.sandbox, trustProxy: proxies.any, clientAddress: (req, env) => addressOf(req, env, proxies), baseUrl: () => baseUrl, businessName: biz.def.business.name,
+    store, log, sandbox: opts.sandbox, trustProxy: proxies.any, clientAddress: limitKey, baseUrl: () => baseUrl, businessName: biz.def.business.name,
     capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
     accepted: () => authPolicy.accepted,
     allowLoopback: Boolean(opts.security?.allowLoopbackProfiles), now: () => clock.now(), onAccountEvent: (e) => metrics?.recordAccountEvent(e), profiles: resolver,
@@ -181,11 +183,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       keys: keyring.published(clock.now()),
       tokenEndpoint: oauth ? `${baseUrl}/oauth/token` : undefined,
     });
-  /** Who is on the other end (limits, lockouts, logs, /metrics): src/security/client-address.ts; IPv6 counted per /64. */
-  const clientAddress = (c: Context): string | undefined => {
-    const a = addressOf(c.req.raw, c.env, proxies);
-    return a ? clientAddressKey(a) : undefined;
-  };
+  const clientAddress = (c: Context): string | undefined => limitKey(c.req.raw, c.env);
   let openapiDoc: Record<string, unknown> | undefined;
   const rest = createRestApp({
     pipeline,
@@ -204,10 +202,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const sessions = dashboardSessions({ store, now: () => clock.now(), sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes, log, onEvent: (e) => metrics?.recordAccountEvent(e) });
   const doors: Door[] = role
     ? [mcpDoor(mcpHttp.app), ...(role.doors ?? []), restDoor(rest)]
-    : [mcpDoor(mcpHttp.app, oauth), ...(oauth ? [oauthDoor(oauth)] : []), dashboardDoor(pipeline, sessions, (req, env) => {
-        const a = addressOf(req, env, proxies);
-        return a ? clientAddressKey(a) : undefined;
-      }), ...(payments.door ? [payments.door] : []), pagesDoor(pipeline), restDoor(rest)];
+    : [mcpDoor(mcpHttp.app, oauth), ...(oauth ? [oauthDoor(oauth)] : []), dashboardDoor(pipeline, sessions, limitKey), ...(payments.door ? [payments.door] : []), pagesDoor(pipeline), restDoor(rest)];
   const app = createHost({
     doors,
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,

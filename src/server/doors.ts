@@ -3,7 +3,7 @@
  * host's: MCP owns its paths outright, the buyer's pages take browser requests on the paths they
  * share with REST, and REST takes everything else (its unknown paths are problem+json 404s).
  */
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import { createBuyerPages, isPageRequest, pageRefusal } from '../bindings/pages/index.js';
 import { createDashboard, dashboardRefusal, isDashboardRequest, type DashboardSessions } from '../bindings/dashboard/index.js';
 import { problemResponse } from '../bindings/rest/index.js';

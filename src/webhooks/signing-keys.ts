@@ -1,7 +1,7 @@
 /**
  * The business's webhook signing keys (spec 10.1.1): P-256, generated on first start and kept in
  * the store (or supplied by the operator), published in the profile's `keys` and `signing_keys`.
- * Rotation adds a new active key and keeps the retired one published for 7 days (decision D5).
+ * Rotation adds a new active key and keeps the retired one published for 7 days (deliveries on their way still verify).
  */
 import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { Store } from '../store/index.js';

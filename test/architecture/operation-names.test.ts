@@ -22,7 +22,10 @@ export function spelledStrings(src: Source): Array<{ line: number; value: string
   const lineOf = (offset: number) => src.text.slice(0, offset).split('\n').length;
   const out: Array<{ line: number; value: string }> = [];
   const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
+    if (Array.isArray(node)) {
+      node.forEach(visit);
+      return;
+    }
     if (!node || typeof node !== 'object') return;
     const n = node as Record<string, any>;
     if (n.type === 'Literal' && typeof n.value === 'string') out.push({ line: lineOf(n.start), value: n.value });

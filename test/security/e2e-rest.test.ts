@@ -16,8 +16,6 @@ import { nyDate } from '../mcp/helpers.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
 import { ADMIN_KEY, BUYER, demoBusiness } from '../support/server.js';
 
-const PROBLEM = 'https://usp-protocol.dev/errors/';
-
 interface Reply {
   status: number;
   body: any;

@@ -5,7 +5,7 @@
  * (plaintext behind a TLS proxy, a body over the limit, a foreign Host or Origin).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProtocolError, silentLogger } from '../../src/operations/index.js';
+import { type ProtocolError, silentLogger } from '../../src/operations/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import { createHost, underPaths, type Door } from '../../src/server/host.js';
 import { demoBusiness } from '../support/server.js';

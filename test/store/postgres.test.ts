@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type pg from 'pg';
 import { openSqliteStore } from '../../src/store/index.js';
-import type { ClaimRow, OutboxEvent, Store, Tx } from '../../src/store/port.js';
+import type { Store, Tx } from '../../src/store/port.js';
 import { ClaimConflict, openPostgresStore, type PostgresEventChannel } from '../../src/store/postgres/postgres-store.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { PG_URL, adminClient, dropSchema, noteSkipped, schemaName } from '../pg/helpers.js';

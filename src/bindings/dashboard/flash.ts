@@ -74,7 +74,7 @@ const OUTCOME_WORDS: Record<string, string> = {
 
 export const GENERIC_ERROR = 'That could not be done; nothing was changed.';
 
-const has = (table: object, key: string) => Object.prototype.hasOwnProperty.call(table, key);
+const has = (table: object, key: string) => Object.hasOwn(table, key);
 
 /** The words for an error code from a redirect (ours or not). */
 export function errorWords(code: string): string {

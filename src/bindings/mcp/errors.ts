@@ -1,5 +1,5 @@
 /**
- * Protocol errors on the MCP door (spec 9.4, decisions D1, D2, D11, D12, D14): one exhaustive
+ * Protocol errors on the MCP door (spec 9.4, and the project's codes for what it leaves open): one exhaustive
  * table from our error codes to JSON-RPC codes. The error's `message` starts with the USP code and
  * goes on with what to change (MCP hosts show the model only the message), `data.code` is the finer
  * reason and `data.content` the explanation alone.

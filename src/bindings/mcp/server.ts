@@ -2,7 +2,7 @@
  * One MCP server factory for every transport: a low-level SDK `Server` whose `tools/list` and
  * `tools/call` come from the operations table. The door unwraps `_meta.usp`, hands the call to the
  * pipeline, and wraps the result as `structuredContent` + a text summary; protocol errors become
- * JSON-RPC errors with the USP codes, business outcomes stay results (with isError, decision D13).
+ * JSON-RPC errors with the USP codes, business outcomes stay results (with isError set when one is an error).
  */
 import { randomUUID } from 'node:crypto';
 import { ProtocolError as SdkProtocolError, Server } from '@modelcontextprotocol/server';

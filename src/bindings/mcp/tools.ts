@@ -59,7 +59,10 @@ const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
  * real value comes near (200 characters and more). The server still validates every one of them.
  */
 function trim(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(trim);
+  if (Array.isArray(node)) {
+    node.forEach(trim);
+    return;
+  }
   if (!node || typeof node !== 'object') return;
   const n = node as Json;
   if (typeof n.format === 'string') delete n.pattern;

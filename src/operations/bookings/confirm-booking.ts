@@ -3,7 +3,7 @@ import { defineOperation, ok, requireBusiness } from '../define.js';
 import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 
-/** The business approves a manual-confirmation booking (spec 5.3.4). Business-only (decision D8). */
+/** The business approves a manual-confirmation booking (spec 5.3.4). Business-only: only the business's admin key confirms. */
 export const confirmBooking = defineOperation({
   name: 'confirm_booking',
   tool: 'usp_bookings_confirm',

@@ -18,7 +18,7 @@ export const getService = defineOperation({
   input: z.object({ service_id: id('The service id, as listed by usp_services_list.') }),
   async handle(inp, ctx) {
     const s = ctx.biz.published.get(inp.service_id);
-    // Decision D3 holds for services too: an unknown id is an outcome the model can read, not an error.
+    // As for bookings and waitlist entries, an unknown id is an outcome the model can read, not an error.
     if (!s) {
       return outcome(errorMessage('service_not_found', `No service has the id ${JSON.stringify(inp.service_id)}; list services (usp_services_list) to find valid ids.`, '$.service_id'));
     }

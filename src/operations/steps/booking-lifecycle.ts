@@ -222,7 +222,7 @@ export function move(rec: BookingRecord, m: BookingMove, ctx: OperationContext):
   touch(rec, ctx);
 }
 
-/** Refuse a move the state machine forbids (decision D2), naming the status and what is allowed. */
+/** Refuse a move the state machine forbids (booking_state_conflict), naming the status and what is allowed. */
 export function stateConflict(rec: BookingRecord, participle: string): ProtocolError {
   const status = rec.booking.status;
   const allowed = allowedMoves(status);

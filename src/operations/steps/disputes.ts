@@ -6,7 +6,7 @@ import { emitBookingEvent, touch } from './booking-lifecycle.js';
 
 export const PARTICIPLE: Record<DisputeMove, string> = { review: 'put under review', resolve_buyer: 'resolved', resolve_business: 'resolved' };
 
-/** Refuse a dispute move the map forbids, as the booking state conflicts are refused (decision D2). */
+/** Refuse a dispute move the map forbids, as the booking state conflicts are refused (booking_state_conflict). */
 export function disputeConflict(rec: BookingRecord, what: string): ProtocolError {
   const status = rec.booking.dispute?.status ?? 'none';
   return new ProtocolError('booking_state_conflict', `The dispute on this booking is ${status}; it cannot be ${what}.`, {

@@ -1,4 +1,4 @@
-/** Join a waitlist (spec 11.1); the entry is visible only to the principal that created it (decision D15). */
+/** Join a waitlist (spec 11.1); the entry is visible only to the principal that created it. */
 import { z } from 'zod';
 import { errorMessage, type WaitlistRecord, resolveSlotId } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';

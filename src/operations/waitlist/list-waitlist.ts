@@ -1,4 +1,4 @@
-/** List the caller's waitlist entries (spec 11.1); only its own (decision D15). */
+/** List the caller's waitlist entries (spec 11.1); only its own, never another principal's. */
 import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
 import { defineOperation, ok } from '../define.js';

@@ -267,7 +267,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX claims_by_end ON claims (end_ms);
   CREATE INDEX claims_expiring ON claims (expires_at_ms) WHERE expires_at_ms IS NOT NULL;
   `,
-  // Registry search indexes (issue 14): trigram GIN indexes (pg_trgm, created with btree_gist by the
+  // Registry search indexes: trigram GIN indexes (pg_trgm, created with btree_gist by the
   // store) serve the free-text LIKE '%word%' predicates as they are written; the operator class is
   // named in the schema the extension lives in, since a store's search_path holds only its own schema.
   // No pending list (fastupdate off): every search would scan it, unsorted, until a vacuum merged it.

@@ -5,7 +5,7 @@
  * transaction; a registration's rows are replaced under an advisory lock on its id.
  */
 import type pg from 'pg';
-import type { RegistryBusinessRow, RegistryRepo, RegistryServiceRow } from '../registry-port.js';
+import type { RegistryBusinessRow, RegistryRepo } from '../registry-port.js';
 import { toRegistryBusiness, toRegistryService } from '../shared/registry-rows.js';
 import { businessSearchSql, serviceSearchSql, type RegistryDialect } from '../registry-sql.js';
 

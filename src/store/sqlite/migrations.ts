@@ -239,7 +239,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX idempotency_expiry ON idempotency (expires_ms);
   CREATE INDEX proof_jti_expiry ON proof_jti (keep_until_ms);
   `,
-  // Registry search indexes (issue 14): free text through FTS5 trigram tables (every query word is a
+  // Registry search indexes: free text through FTS5 trigram tables (every query word is a
   // substring of the text, so a trigram phrase finds exactly the candidates LIKE then confirms), and
   // category membership carrying the price and duration bounds, so a category + price search is
   // answered from this table's b-tree without reading the services' rows. Triggers keep both in step

@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import { distanceKm } from '../../domain/index.js';
-import type { RegistryBusinessRow, RegistryRepo, RegistryServiceRow } from '../registry-port.js';
+import type { RegistryBusinessRow, RegistryRepo } from '../registry-port.js';
 import { toRegistryBusiness, toRegistryService } from '../shared/registry-rows.js';
 import { businessSearchSql, serviceSearchSql, type RegistryDialect } from '../registry-sql.js';
 

@@ -1,0 +1,108 @@
+/**
+ * The business file's building blocks: the documentation registry the emitted JSON Schema reads,
+ * and the scalar formats (ids, local times and dates, instants, durations, currencies, URLs) the
+ * schemas in business.ts are made of.
+ */
+import { DateTime, Duration, IANAZone } from 'luxon';
+import { z } from 'zod';
+
+// ---------------------------------------------------------------------------------------------
+// Documentation registry (feeds the emitted JSON Schema; a registry of our own, not zod's global
+// one, so repeated module loads never collide on ids)
+
+export interface SchemaDoc {
+  id?: string;
+  title?: string;
+  description?: string;
+  examples?: unknown[];
+}
+
+/** Titles, descriptions and examples of the schemas below, for the emitted JSON Schema. */
+export const businessDocs = z.registry<SchemaDoc>();
+
+/** Attaches documentation to a schema instance (shared instances are documented once, where defined). */
+export function doc<T extends z.ZodType>(schema: T, meta: SchemaDoc | string): T {
+  if (businessDocs.has(schema)) throw new Error('schema documented twice');
+  businessDocs.add(schema, typeof meta === 'string' ? { description: meta } : meta);
+  return schema;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalar formats
+
+export const ISO_DURATION_RE = /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/;
+export const LOCAL_TIME_RE = /^([01]\d|2[0-3]):[0-5]\d$/;
+export const CLOSING_TIME_RE = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
+export const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+export const INSTANT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+export const CURRENCY_RE = /^[A-Z]{3}$/;
+export const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+export const HANDLE_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+export const HTTP_URL_RE = /^https?:\/\/\S+$/i;
+export const SERVICE_TYPE_RE = /^(appointment|group|reservation|rental|field_service|[a-z][a-z0-9-]*(\.[a-z0-9][a-z0-9_-]*)+)$/;
+export const LOCALE_RE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
+export const SHA256_HEX_RE = /^[0-9a-f]{64}$/;
+
+export function durationMillis(iso: string): number {
+  return Duration.fromISO(iso).toMillis();
+}
+
+export function minutesOf(hhmm: string): number {
+  return Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+}
+
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+export const idString = () => z.string().regex(ID_RE, 'must be 1-128 characters: letters, digits, ".", "_", ":" or "-", starting with a letter or digit');
+
+export const nonEmpty = () => z.string().trim().min(1, 'must not be empty');
+
+/** An ISO 8601 duration such as "PT45M" or "P30D"; `positive` rejects zero-length durations. */
+export const isoDuration = (description: string, positive = false) =>
+  doc(
+    z
+      .string()
+      .regex(ISO_DURATION_RE, 'must be an ISO 8601 duration such as "PT30M" or "P30D"')
+      .refine((v) => !ISO_DURATION_RE.test(v) || Duration.fromISO(v).isValid, 'is not a valid ISO 8601 duration')
+      .refine((v) => !positive || !ISO_DURATION_RE.test(v) || durationMillis(v) > 0, 'must be longer than zero'),
+    { description: `${description} (ISO 8601 duration)`, examples: [positive ? 'PT45M' : 'PT15M'] },
+  );
+
+export const openingTime = () => z.string().regex(LOCAL_TIME_RE, 'must be a local time "HH:MM" between 00:00 and 23:59');
+export const closingTime = () => z.string().regex(CLOSING_TIME_RE, 'must be a local time "HH:MM" between 00:01 and 24:00');
+
+export const localDate = () =>
+  z
+    .string()
+    .regex(DATE_RE, 'must be a date YYYY-MM-DD')
+    .refine((v) => !DATE_RE.test(v) || DateTime.fromFormat(v, 'yyyy-MM-dd').isValid, 'is not a calendar date');
+
+export const instant = (description: string) =>
+  doc(
+    z
+      .string()
+      .regex(INSTANT_RE, 'must be an RFC 3339 date-time with an offset, e.g. "2026-03-02T09:00:00-05:00"')
+      .refine((v) => !INSTANT_RE.test(v) || DateTime.fromISO(v, { setZone: true }).isValid, 'is not a valid date-time'),
+    { description: `${description} (RFC 3339 date-time with offset)` },
+  );
+
+export const currencyCode = (description: string) =>
+  doc(z.string().regex(CURRENCY_RE, 'must be an ISO 4217 currency code: three uppercase letters, e.g. "USD"'), description);
+
+export const timeZone = () =>
+  doc(
+    z.string().refine((v) => IANAZone.isValidZone(v), 'must be an IANA time zone such as "America/New_York"'),
+    { description: 'IANA time zone of the business; all local times in the file are in this zone.', examples: ['America/New_York'] },
+  );
+
+export const httpUrl = (description: string) =>
+  doc(z.string().regex(HTTP_URL_RE, 'must be an absolute http(s) URL').refine((v) => !HTTP_URL_RE.test(v) || isHttpUrl(v), 'must be an absolute http(s) URL'), description);
+
+export const minorUnits = (description: string) => doc(z.number().int().nonnegative(), `${description} (integer, minor currency units)`);
