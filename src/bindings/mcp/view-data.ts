@@ -14,6 +14,8 @@ export interface ViewData {
   business: string;
   /** The business's IANA time zone; the view shows it beside the person's. */
   zone: string;
+  /** The server's clock when it answered: a view counts deadlines down from it, not from the device's clock. */
+  now: string;
   service?: string;
   place?: { name: string; address: string | null };
   price?: string;
@@ -27,7 +29,7 @@ export interface ViewData {
 
 /** The view data of a result, or undefined when the tool has no view or the result nothing to show. */
 export function viewData(biz: Business, data: Record<string, any>, nowMs: number): ViewData | undefined {
-  const base: ViewData = { business: biz.def.business.name, zone: biz.zone };
+  const base: ViewData = { business: biz.def.business.name, zone: biz.zone, now: new Date(nowMs).toISOString() };
   const record = data.booking ?? data.hold ?? data.entry ?? data.waitlist_entry;
   const serviceId = record?.service_id ?? data.service_id;
   const t = typeof serviceId === 'string' ? serviceTerms(biz, serviceId) : null;
