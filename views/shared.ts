@@ -1,19 +1,9 @@
 /** What the views share: the server's view data, the clock it answered at, and a status line. */
 import type { ToolResult } from './bridge.js';
+import { META_VIEW, type ViewData } from '../src/bindings/mcp/view-shape.js';
 
-export interface ViewData {
-  business: string;
-  zone: string;
-  now: string;
-  service?: string;
-  place?: { name: string; address: string | null };
-  price?: string;
-  due?: string;
-  payment?: string;
-  terms?: string[];
-}
-
-export const META_VIEW = 'dev.usp-server/view';
+export type { ViewData };
+export { META_VIEW };
 
 export function viewData(r: ToolResult): ViewData | undefined {
   return r._meta?.[META_VIEW] as ViewData | undefined;

@@ -88,7 +88,7 @@ export async function hostView(
   await page.addScriptTag({ content: script });
   dbg('startHost');
   await page.evaluate(
-    (a) => (window as any).startHost(a),
+    (a) => (globalThis as any).startHost(a),
     {
       html,
       input: opts.input,

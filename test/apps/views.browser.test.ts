@@ -259,7 +259,7 @@ describe.skipIf(!HAVE_CHROMIUM)('every view: accessible and right in both themes
           try {
             await v.view.waitForSelector('main h1');
             // No horizontal scrolling at the phone width.
-            const overflow = await v.view.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+            const overflow = Number(await v.view.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
             expect(overflow, `${s.name} ${theme} ${size} overflows`).toBeLessThanOrEqual(0);
             await v.view.addScriptTag({ content: AXE });
             const res: any = await v.view.evaluate('axe.run(document, { resultTypes: ["violations"] })');

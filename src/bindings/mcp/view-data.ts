@@ -7,25 +7,10 @@
 import { bookingNoShowFee, serviceTerms, type Business } from '../../operations/index.js';
 import { money } from './format.js';
 import { bookingTermsWords, paymentWords, serviceTermsWords } from './terms-text.js';
+import { META_VIEW, type ViewData } from './view-shape.js';
 
-export const META_VIEW = 'dev.usp-server/view';
-
-export interface ViewData {
-  business: string;
-  /** The business's IANA time zone; the view shows it beside the person's. */
-  zone: string;
-  /** The server's clock when it answered: a view counts deadlines down from it, not from the device's clock. */
-  now: string;
-  service?: string;
-  place?: { name: string; address: string | null };
-  price?: string;
-  /** What is still to pay now (a payment action's amount, or the booking's amount_due). */
-  due?: string;
-  /** How the price is paid, in words. */
-  payment?: string;
-  /** The cancellation, rescheduling and no-show terms, one sentence each. */
-  terms?: string[];
-}
+export { META_VIEW };
+export type { ViewData };
 
 /** The view data of a result, or undefined when the tool has no view or the result nothing to show. */
 export function viewData(biz: Business, data: Record<string, any>, nowMs: number): ViewData | undefined {
