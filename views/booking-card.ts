@@ -78,7 +78,7 @@ function render(): void {
   if (b?.party_size > 1) dl.push(...row('Party', String(b.party_size)));
   if (data?.price) dl.push(...row('Price', data.price, data.payment ? h('span', { class: 'sub' }, ` · ${data.payment}`) : null));
   if (data?.due) dl.push(...row('Due now', data.due));
-  if (b?.status === 'canceled' && b.cancellation) dl.push(...row('Refund', `fee ${b.cancellation.fee ?? 0}, refund ${b.cancellation.refund_amount ?? 0} (minor units)`));
+  if (data?.cancellation) dl.push(...row('Fee', data.cancellation.fee), ...row('Refund', data.cancellation.refund));
 
   const payAction = (b?.actions ?? []).find((a: any) => a.status === 'pending' && a.type === 'payment' && typeof a.continue_url === 'string');
   const deadline = hold?.status === 'active' ? hold.expires_at : payAction?.expires_at ?? (b?.status === 'pending' ? b.expires_at : undefined);

@@ -170,6 +170,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the booking card (hold, create, get, reschedule
       await v.view.waitForSelector('[data-state]');
       expect(await v.view.getAttribute('[data-state]', 'data-state')).toBe('canceled');
       expect(await v.view.$('button[data-action="pay"]')).toBeNull();
+      // Free cancellation, nothing paid: the fee and the refund as the business writes money.
+      expect(await v.view.textContent('main')).toMatch(/Fee\$0\.00Refund\$0\.00/);
     } finally {
       await v.close();
     }

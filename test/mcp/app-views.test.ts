@@ -11,7 +11,7 @@ import { APP_MIME_TYPE, APP_VIEWS } from '../../src/bindings/mcp/app-views.js';
 import { OPERATIONS } from '../../src/operations/index.js';
 import { ensureBuilt } from '../support/build.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { connectMcp, type McpConn } from './helpers.js';
+import { connectMcp, testDay, type McpConn } from './helpers.js';
 
 const LINKED: Record<string, string> = {
   usp_availability_query: 'ui://usp/slots',
@@ -95,6 +95,37 @@ describe('views on every transport', () => {
       await expectViews(client);
     } finally {
       await client.close();
+    }
+  });
+
+  it('a host that advertises the extension gets the very same text and structured content as a client that does not', async () => {
+    const plain = new Client({ name: 'no-ui', version: '1' });
+    const host = new Client({ name: 'ui-host', version: '1' }, { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } as never });
+    await plain.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+    await host.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+    try {
+      const args = { service_id: 'svc_haircut', start_date: testDay(4), end_date: testDay(4), limit: 5 };
+      const a: any = await plain.callTool({ name: 'usp_availability_query', arguments: args });
+      const b: any = await host.callTool({ name: 'usp_availability_query', arguments: args });
+      expect(b.content).toEqual(a.content);
+      expect(b.structuredContent).toEqual(a.structuredContent);
+      expect(a.content[0].text).toContain(a.structuredContent.slots[0].id);
+    } finally {
+      await plain.close();
+      await host.close();
+    }
+  });
+
+  it("a result of a tool with a view carries what the view shows under _meta['dev.usp-server/view']; a tool without one carries none", async () => {
+    const conn = await connectMcp('v2', 'memory', t);
+    try {
+      const q = await conn.call('usp_availability_query', { service_id: 'svc_haircut', start_date: testDay(4), end_date: testDay(4), limit: 3 });
+      expect((q as any)._meta['dev.usp-server/view']).toMatchObject({ business: 'Maple & Pine Salon and Studio', zone: 'America/New_York', now: new Date(t.clock.now()).toISOString(), service: 'Haircut & Style', price: '$65.00' });
+      expect((q as any)._meta['dev.usp-server/view'].terms.join(' ')).toMatch(/^Cancel: /);
+      const s = await conn.call('usp_services_list', {});
+      expect((s as any)._meta['dev.usp-server/view']).toBeUndefined();
+    } finally {
+      await conn.close();
     }
   });
 

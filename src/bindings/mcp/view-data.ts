@@ -30,6 +30,7 @@ export function viewData(biz: Business, data: Record<string, any>, nowMs: number
     const pay = (b.actions ?? []).find((a: any) => a.status === 'pending' && a.type === 'payment');
     const due = pay?.payment_context?.amount_due ?? b.payment?.amount_due;
     if (typeof due === 'number' && due > 0) base.due = money(due, pay?.payment_context?.currency ?? cur);
+    if (b.status === 'canceled' && b.cancellation) base.cancellation = { fee: money(b.cancellation.fee ?? 0, cur), refund: money(b.cancellation.refund_amount ?? 0, cur) };
     const startMs = Date.parse(b.slot?.start);
     if (!Number.isNaN(startMs) && ['pending', 'requires_action', 'confirmed'].includes(b.status)) {
       const durationMs = Math.max(0, Date.parse(b.slot?.end) - startMs) || 0;

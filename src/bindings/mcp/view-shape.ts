@@ -18,6 +18,8 @@ export interface ViewData {
   due?: string;
   /** How the price is paid, in words. */
   payment?: string;
+  /** A canceled booking's fee and refund, as money. */
+  cancellation?: { fee: string; refund: string };
   /** The cancellation, rescheduling and no-show terms, one sentence each. */
   terms?: string[];
 }
