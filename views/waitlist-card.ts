@@ -20,7 +20,7 @@ const NEXT: Record<string, string> = {
   accepted: 'The offer was accepted and booked.',
   declined: 'The offer was declined; it went to the next in line.',
   expired: 'The offer expired; join again to get back in line.',
-  left: 'You left this waitlist.',
+  removed: 'This entry is off the waitlist.',
 };
 
 const bridge = new HostBridge('usp-waitlist-card', {
