@@ -84,6 +84,14 @@ export type DashboardAction =
   | 'reschedule'
   | 'free_slots';
 
+/**
+ * The MCP Apps view (extension `io.modelcontextprotocol/ui`) that presents an operation's result in
+ * a host that renders views: the slot picker for availability, the booking card for a booking's
+ * results, the waitlist card for an entry's. The view shows what the result already says; the text
+ * and structured content stay complete for every other client.
+ */
+export type AppView = 'slot_picker' | 'booking_card' | 'waitlist_card';
+
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path template with `{param}` segments, as in the spec's OpenAPI. */
@@ -138,6 +146,8 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   cli?: string;
   /** Applies the payment provider's reports (the provider's webhook door and the payment worker call it). */
   paymentEvents?: boolean;
+  /** The view a host that renders MCP Apps shows this tool's result in (`_meta.ui.resourceUri` on the tool). */
+  view?: AppView;
   /** Our own extension capability (src/operations/extensions.ts) this operation belongs to: the profile advertises it. */
   extension?: ExtensionKey;
   /**

@@ -15,7 +15,7 @@ export const Buyer = z
     last_name: z.string().min(1).max(200),
     email: z.email().max(320),
     phone_number: z.string().max(50).optional(),
-    consent: z.record(z.string(), z.boolean()).optional().describe('Consent flags the buyer granted (analytics, marketing, ...).'),
+    consent: z.record(z.string(), z.boolean()).optional().describe('Consent flags granted, e.g. marketing.'),
   })
   .describe('The person booking: first_name, last_name and email are required.');
 

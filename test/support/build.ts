@@ -39,7 +39,11 @@ function distIsFresh(root: string): boolean {
   const cli = join(root, 'dist/server/cli.js');
   if (existsSync(join(root, FAILED_MARKER))) return false;
   if (!existsSync(cli) || !existsSync(join(root, 'dist/server/demo-business.json'))) return false;
-  return statSync(cli).mtimeMs >= newestMtime(join(root, 'src'));
+  const built = statSync(cli).mtimeMs;
+  // The MCP Apps views (views/ -> dist/views/) are built after the server: present and newer than their sources.
+  const views = join(root, 'views');
+  if (existsSync(views) && (!existsSync(join(root, 'dist/views')) || newestMtime(join(root, 'dist/views')) < newestMtime(views))) return false;
+  return built >= newestMtime(join(root, 'src'));
 }
 
 function sleepSync(ms: number): void {

@@ -45,7 +45,7 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
     RETRY,
   usp_availability_release: 'Give back a hold the person no longer wants, so others can book it. Safe to call twice.',
   usp_bookings_create:
-    "Book a slot for the person (buyer first_name, last_name and email required). Use the slot_id (and hold_id if you held it). Always send _meta.usp.idempotency_key. Afterwards tell the person: the status; if status is requires_action, give them the payment link actions[0].continue_url exactly as returned, the amount and the deadline actions[0].expires_at, and say the booking is NOT confirmed or paid until they complete it; if status is pending, say the business still has to confirm it. " +
+    "Book a slot for the person (buyer first_name, last_name and email required). Use the slot_id (and hold_id if you held it). Afterwards tell the person: the status; if status is requires_action, give them the payment link actions[0].continue_url exactly as returned, the amount and the deadline actions[0].expires_at, and say the booking is NOT confirmed or paid until they complete it; if status is pending, say the business still has to confirm it. " +
     RETRY,
   usp_bookings_get:
     'Read a booking: status, time, pending actions, payment and cancellation details. Call it before acting on money (payment, cancellation fees, refunds) whenever you are unsure of the current state.',
@@ -59,8 +59,8 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
     'Move a booking to another slot of the same service (query availability first); it keeps its id. Past the free-reschedule deadline the booking\'s text names, price it first with uspserver_bookings_quote (change reschedule) and tell the person the fee. Afterwards tell them the new time with its zone and any fee (late_reschedule_fee warning); if it comes back requires_action, give them the payment link verbatim. ' +
     RETRY,
   usp_bookings_confirm_payment:
-    "Only for a platform that took the payment through its own processor: report that the person paid a booking in requires_action, with the processor's transaction_id and exactly the payment action's amount_due and currency. " +
-    "Not when the person pays on the business's checkout page (continue_url): give them that link; the business confirms by itself (read it with usp_bookings_get). Call only after the payment succeeded. " +
+    "Only for a platform that took the payment through its own processor, once it succeeded: report that the person paid a booking in requires_action, with the processor's transaction_id and exactly the payment action's amount_due and currency. " +
+    "Not when the person pays on the business's checkout page (continue_url): give them that link; the business confirms by itself (read it with usp_bookings_get). " +
     RETRY,
   usp_waitlist_join:
     'Put the person on the waitlist when a class or slot is full (slot state waitlist). Tell them their position and that they will be offered a place if one frees; an offer must be accepted before it expires.',

@@ -14,6 +14,8 @@ import { summarize } from './summary.js';
 import { summarizeRegistry } from './registry-summary.js';
 import { WEBHOOK_RESOURCE_PREFIX, webhookResourceUri } from './webhook-resource.js';
 import { metaMembers, mcpTools } from './tools.js';
+import { VIEW_RESOURCES, ViewNotBuilt, readView, viewByUri } from './app-views.js';
+import { META_VIEW, viewData } from './view-data.js';
 
 type ListedTools = import('@modelcontextprotocol/server').ListToolsResult['tools'];
 type CallResult = import('@modelcontextprotocol/server').CallToolResult;
@@ -82,7 +84,8 @@ function listedTools(operations: readonly OperationDef[] | undefined): ListedToo
   return tools;
 }
 
-const NO_RESOURCES = Object.freeze({ resources: Object.freeze([]) });
+// The MCP Apps views are the listed resources; the webhook resources are per principal (a template).
+const LISTED_RESOURCES = Object.freeze({ resources: VIEW_RESOURCES });
 const RESOURCE_TEMPLATES = Object.freeze({
   resourceTemplates: Object.freeze([
     Object.freeze({
@@ -93,7 +96,7 @@ const RESOURCE_TEMPLATES = Object.freeze({
     }),
   ]),
 });
-const listResources = async () => NO_RESOURCES as never;
+const listResources = async () => LISTED_RESOURCES as never;
 const listResourceTemplates = async () => RESOURCE_TEMPLATES as never;
 
 /**
@@ -108,6 +111,8 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
   server.setRequestHandler('resources/templates/list', listResourceTemplates);
   server.setRequestHandler('resources/read', async (request) => {
     const uri = String((request.params as { uri?: unknown }).uri ?? '');
+    const view = viewByUri(uri);
+    if (view) return readViewOrFail(view) as never;
     const principal = session?.principals && uri.startsWith(WEBHOOK_RESOURCE_PREFIX) ? [...session.principals].find((p) => webhookResourceUri(p) === uri) : undefined;
     if (!principal) throw resourceNotFound(uri, session !== null);
     // From the store's outbox, so the answer is the same whichever process (or door) delivered the events.
@@ -149,12 +154,21 @@ function subscriptionUri(params: unknown): string {
   return uri;
 }
 
+function readViewOrFail(view: Parameters<typeof readView>[0]) {
+  try {
+    return readView(view);
+  } catch (err) {
+    if (!(err instanceof ViewNotBuilt)) throw err;
+    throw new SdkProtocolError(-32603, errorSentence('server_error', err.message), { code: 'server_error', content: err.message, uri: view.uri });
+  }
+}
+
 function resourceNotFound(uri: string, stateful: boolean): SdkProtocolError {
   const content = uri.startsWith(WEBHOOK_RESOURCE_PREFIX)
     ? stateful
       ? `No resource ${uri.slice(0, 200)} for this session: read the webhook resource named in _meta["dev.usp-server/webhook_resource"] of one of your tool results, in the same session.`
       : 'The webhook resource is read in a session (initialize first); without one, its events arrive in the params of notifications/resources/updated.'
-    : `No resource ${uri.slice(0, 200)}: this server's only resources are the webhook resources (resources/templates/list).`;
+    : `No resource ${uri.slice(0, 200)}: this server's resources are its views (resources/list) and the webhook resources (resources/templates/list).`;
   return new SdkProtocolError(-32602, errorSentence('resource_not_found', content), { code: 'resource_not_found', content, uri: uri.slice(0, 200) });
 }
 
@@ -226,6 +240,8 @@ export async function callTool(
     content: [{ type: 'text', text }],
     _meta: { usp: uspMeta, ...(webhookResource ? { [META_WEBHOOK_RESOURCE]: webhookResource } : {}) },
   };
+  // A tool with a view: what the view shows beside the result (a client without views ignores it).
+  if (entry.op.view) (result._meta as Record<string, unknown>)[META_VIEW] = viewData(biz, res.data as Record<string, any>, deps.pipeline.now());
   if (messages.some((m) => m.type === 'error')) result.isError = true;
   return result;
 }

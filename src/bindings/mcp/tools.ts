@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { OPERATIONS, type OperationDef } from '../../operations/index.js';
 import { TOOL_DESCRIPTIONS, TOOL_TITLES } from './descriptions.js';
 import { REGISTRY_TOOL_DESCRIPTIONS, REGISTRY_TOOL_TITLES } from './registry-descriptions.js';
+import { toolViewMeta } from './app-views.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,7 +31,7 @@ export function metaMembers(op: OperationDef): string[] {
  * member the tier does not allow (readMeta), so the closed set is enforced where it matters.
  */
 const META_PROPS: Record<string, Json> = {
-  idempotency_key: { type: 'string', description: 'Reuse on retry; made if omitted.' },
+  idempotency_key: { type: 'string', description: 'Made if omitted.' },
   if_match: { type: 'string', description: 'Revision last read.' },
 };
 
@@ -43,7 +44,7 @@ function metaSchema(op: OperationDef): Json {
   if (!schema) {
     const shown = members.filter((m) => META_PROPS[m]);
     const rest = members.filter((m) => !META_PROPS[m]);
-    const usp: Json = { type: 'object', description: `Optional${shown.length ? ', also' : ':'} ${rest.join(', ')}.` };
+    const usp: Json = { type: 'object', description: `${shown.length ? 'Also' : 'Optional'}: ${rest.join(', ')}.` };
     if (shown.length) usp.properties = Object.fromEntries(shown.map((m) => [m, META_PROPS[m]]));
     schema = { type: 'object', properties: { usp } };
     metaSchemas.set(key, schema);
@@ -97,6 +98,8 @@ export interface ToolEntry {
     inputSchema: Json;
     outputSchema: Json;
     annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint: boolean };
+    /** MCP Apps: the view a host renders the result in (`ui.resourceUri`), from the row's `view`. */
+    _meta?: { ui: { resourceUri: string } };
   };
 }
 
@@ -120,6 +123,7 @@ function buildTool(op: OperationDef): ToolEntry {
       annotations: op.mutating
         ? { readOnlyHint: false, destructiveHint: op.destructive === true, idempotentHint: op.idempotent === true, openWorldHint: false }
         : { readOnlyHint: true, openWorldHint: false },
+      ...(op.view ? { _meta: toolViewMeta(op.view) } : {}),
     },
   };
 }

@@ -9,6 +9,7 @@ import { id, Out } from '../schemas.js';
 export const holdSlot = defineOperation({
   name: 'hold_slot',
   tool: 'usp_availability_hold',
+  view: 'booking_card',
   rest: { method: 'POST', path: '/availability/holds', input: 'body' },
   access: 'privileged_platform',
   scopes: ['usp:booking'],

@@ -61,6 +61,7 @@ async function offeredSlots(ctx: OperationContext, service: ServiceDef, fromMs: 
 export const queryAvailability = defineOperation({
   name: 'query_availability',
   tool: 'usp_availability_query',
+  view: 'slot_picker',
   rest: { method: 'POST', path: '/availability/query', input: 'body' },
   access: 'public',
   rate: { bucket: 'public', cost: (inp) => queryDays(inp.start_date, inp.end_date) },

@@ -10,6 +10,7 @@ import { spokenDuration } from '../steps/policy-fees.js';
 export const cancelBooking = defineOperation({
   name: 'cancel_booking',
   tool: 'usp_bookings_cancel',
+  view: 'booking_card',
   rest: { method: 'POST', path: '/bookings/{booking_id}/cancel', input: 'body' },
   resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',

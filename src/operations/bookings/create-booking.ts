@@ -13,6 +13,7 @@ import { bookingCredentialExpiry } from '../steps/booking-lifecycle.js';
 export const createBooking = defineOperation({
   name: 'create_booking',
   tool: 'usp_bookings_create',
+  view: 'booking_card',
   rest: { method: 'POST', path: '/bookings', input: 'body' },
   access: 'privileged_platform',
   scopes: ['usp:booking'],

@@ -6,6 +6,7 @@ import { id, BOOKING_OUTPUT } from '../schemas.js';
 export const getBooking = defineOperation({
   name: 'get_booking',
   tool: 'usp_bookings_get',
+  view: 'booking_card',
   rest: { method: 'GET', path: '/bookings/{booking_id}', input: 'none' },
   resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',

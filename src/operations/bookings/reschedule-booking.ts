@@ -14,6 +14,7 @@ import { holdView, loadHold, moveHold } from '../steps/holds.js';
 export const rescheduleBooking = defineOperation({
   name: 'reschedule_booking',
   tool: 'usp_bookings_reschedule',
+  view: 'booking_card',
   rest: { method: 'POST', path: '/bookings/{booking_id}/reschedule', input: 'body' },
   resource: { kind: 'booking', key: 'booking_id' },
   access: 'privileged_scoped',

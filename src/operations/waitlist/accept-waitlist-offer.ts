@@ -15,6 +15,7 @@ const CAP = 'dev.usp-protocol.services.waitlist' as const;
 export const acceptWaitlistOffer = defineOperation({
   name: 'accept_waitlist_offer',
   tool: 'usp_waitlist_accept',
+  view: 'booking_card',
   rest: { method: 'POST', path: '/waitlist/{entry_id}/accept', input: 'body' },
   resource: { kind: 'waitlist_entry', key: 'entry_id' },
   access: 'privileged_scoped',

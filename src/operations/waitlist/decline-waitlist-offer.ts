@@ -13,6 +13,7 @@ const byEntry = z.object({ entry_id: id('The waitlist entry id.') });
 export const declineWaitlistOffer = defineOperation({
   name: 'decline_waitlist_offer',
   tool: 'usp_waitlist_decline',
+  view: 'waitlist_card',
   rest: { method: 'POST', path: '/waitlist/{entry_id}/decline', input: 'body' },
   resource: { kind: 'waitlist_entry', key: 'entry_id' },
   access: 'privileged_scoped',

@@ -11,6 +11,7 @@ const byEntry = z.object({ entry_id: id('The waitlist entry id.') });
 export const getWaitlistEntry = defineOperation({
   name: 'get_waitlist_entry',
   tool: 'usp_waitlist_get',
+  view: 'waitlist_card',
   rest: { method: 'GET', path: '/waitlist/{entry_id}', input: 'none' },
   resource: { kind: 'waitlist_entry', key: 'entry_id' },
   access: 'privileged_scoped',

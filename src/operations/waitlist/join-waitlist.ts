@@ -14,6 +14,7 @@ const WAITLIST_CREDENTIAL_DAYS = 90;
 export const joinWaitlist = defineOperation({
   name: 'join_waitlist',
   tool: 'usp_waitlist_join',
+  view: 'waitlist_card',
   rest: { method: 'POST', path: '/waitlist', input: 'body' },
   access: 'privileged_platform',
   scopes: ['usp:booking'],
