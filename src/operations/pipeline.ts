@@ -77,6 +77,8 @@ export interface PipelineDeps {
   env?: OperationEnv;
   /** Told about every answered call (metrics); the pipeline writes the call's log line itself. */
   onCall?: (call: CallRecord) => void;
+  /** Brings the business up to the stored definition before each call (src/operations/live-business.ts). */
+  refreshBusiness?: () => Promise<void>;
 }
 
 interface StoredResult {
@@ -176,6 +178,7 @@ export class Pipeline {
   }
 
   private async run(op: OperationDef, req: OperationRequest, seen: { caller?: Caller }): Promise<OperationResponse> {
+    await this.deps.refreshBusiness?.();
     const input = parseInput(op.input, req.input);
     const caller = req.trustedCaller ?? (await authenticateCall(op, input as Record<string, unknown>, req, this.deps, this.deps.clock.now()));
     seen.caller = caller;

@@ -323,4 +323,15 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
   // Payment provider jobs, applied provider events and provider ids (the payment provider port).
   POSTGRES_PAYMENTS_MIGRATION,
+  // The business's definition as data (the business file becomes an import and export format) and its version.
+  `
+  CREATE TABLE definition_entries (
+    kind TEXT COLLATE "C" NOT NULL,
+    id TEXT COLLATE "C" NOT NULL,
+    position INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (kind, id)
+  );
+  CREATE TABLE definition_version (one INTEGER PRIMARY KEY CHECK (one = 1), version BIGINT NOT NULL);
+  `,
 ];

@@ -340,4 +340,15 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `,
   // Payment provider jobs, applied provider events and provider ids (the payment provider port).
   SQLITE_PAYMENTS_MIGRATION,
+  // The business's definition as data (the business file becomes an import and export format) and its version.
+  `
+  CREATE TABLE definition_entries (
+    kind TEXT NOT NULL,
+    id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (kind, id)
+  ) WITHOUT ROWID;
+  CREATE TABLE definition_version (one INTEGER PRIMARY KEY CHECK (one = 1), version INTEGER NOT NULL);
+  `,
 ];
