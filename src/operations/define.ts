@@ -85,7 +85,7 @@ export type DashboardAction =
   | 'free_slots';
 
 export interface RestRoute {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path template with `{param}` segments, as in the spec's OpenAPI. */
   path: string;
   /** Where the non-path input comes from. */
