@@ -107,7 +107,7 @@ describe('a change that would strand live bookings is refused naming them, unles
     const empty = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, []]));
     const refused = await admin('PATCH', `/admin/resources/${staff}`, { schedule: empty });
     expect(refused.status).toBe(400);
-    expect(refused.body.code).toBe('invalid_request');
+    expect(refused.body.code).toBe('bookings_stranded');
     expect(JSON.stringify(refused.body)).toContain(booking.id);
     const stillOpen = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(1), resource_id: staff });
     expect(stillOpen.body.slots.length).toBeGreaterThan(0);
