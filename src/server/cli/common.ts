@@ -159,12 +159,6 @@ export function settingsFromFlags(flags: Flags): Partial<BusinessDef['settings']
   return s;
 }
 
-/** The business file with the settings flags applied. */
-export async function loadBusiness(flags: Flags): Promise<BusinessDef> {
-  const def = await loadBusinessFileOf(flags);
-  return { ...def, settings: { ...def.settings, ...settingsFromFlags(flags) } };
-}
-
 export function securityOptions(flags: Flags): SecurityOptions {
   const o: SecurityOptions = {};
   if (flags['allow-loopback-profiles']) o.allowLoopbackProfiles = true;
