@@ -82,7 +82,14 @@ export type DashboardAction =
   | 'signing_key_rotate'
   | 'audit_log'
   | 'reschedule'
-  | 'free_slots';
+  | 'free_slots'
+  | 'service_create'
+  | 'service_update'
+  | 'service_archive'
+  | 'resource_create'
+  | 'resource_update'
+  | 'location_create'
+  | 'location_update';
 
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

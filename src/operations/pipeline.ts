@@ -94,6 +94,11 @@ export class Pipeline {
     return this.deps.biz;
   }
 
+  /** Bring the business up to the stored definition now (a door about to render it outside a call). */
+  async refreshBusiness(): Promise<void> {
+    await this.deps.refreshBusiness?.();
+  }
+
   /** The pipeline's clock: what "now" is for the answers it gives. */
   now(): number {
     return this.deps.clock.now();

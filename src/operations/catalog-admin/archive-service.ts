@@ -10,6 +10,7 @@ export const archiveService = defineOperation(
   updateRow('services', {
     name: 'archive_service',
     path: '/admin/services/{service_id}/archive',
+    dashboard: 'service_archive',
     summary: 'Archive a service: no new bookings, existing ones stand; platforms get service.deleted.',
     patch: (current) => ({ ...current, status: 'archived' }),
   }),

@@ -5,7 +5,7 @@
  * business file's, run by `editDefinition` on the whole definition.
  */
 import { z } from 'zod';
-import { ok, type OperationDef, type OperationResult } from '../define.js';
+import { ok, type DashboardAction, type OperationDef, type OperationResult } from '../define.js';
 import type { OperationContext } from '../context.js';
 import { Out } from '../schemas.js';
 import { editDefinition, type DefinitionChange } from './definition-edit.js';
@@ -24,7 +24,7 @@ async function run(ctx: OperationContext, change: DefinitionChange): Promise<Ope
 }
 
 /** The create row of one kind: the body is the new object (its `id` included). */
-export function createRow(list: DefinitionChange['list'], row: { name: string; path: string; summary: string }) {
+export function createRow(list: DefinitionChange['list'], row: { name: string; path: string; summary: string; dashboard: DashboardAction }) {
   const what = WHAT[list];
   return {
     name: row.name,
@@ -35,6 +35,7 @@ export function createRow(list: DefinitionChange['list'], row: { name: string; p
     conditional: false,
     writes: true,
     creates: true,
+    dashboard: row.dashboard,
     output: { [what]: Out.object },
     summary: row.summary,
     input: z.looseObject({
@@ -50,7 +51,7 @@ export function createRow(list: DefinitionChange['list'], row: { name: string; p
 }
 
 /** The change row of one kind: the body is a merge patch of the object named in the path. */
-export function updateRow(list: DefinitionChange['list'], row: { name: string; path: string; summary: string; patch?: (current: Json, inp: Json) => Json }) {
+export function updateRow(list: DefinitionChange['list'], row: { name: string; path: string; summary: string; dashboard: DashboardAction; patch?: (current: Json, inp: Json) => Json }) {
   const what = WHAT[list];
   const key = `${what}_id`;
   return {
@@ -61,6 +62,7 @@ export function updateRow(list: DefinitionChange['list'], row: { name: string; p
     mutating: true,
     conditional: false,
     writes: true,
+    dashboard: row.dashboard,
     output: { [what]: Out.object },
     summary: row.summary,
     input: z.looseObject({ [key]: z.string().min(1).max(128).describe(`The ${what} to change.`), force: FORCE }),
