@@ -221,7 +221,12 @@ async function run(flags: Flags): Promise<number> {
     ...oauthOptions(flags),
     // A catalog change (a service added, changed, suspended, removed) is news for every registry.
     onEvents: (events) => {
-      if (events.some((e) => e.event.startsWith('service.'))) for (const r of registrars) r.catalogChanged();
+      // An admin edit's events come before this process re-reads the definition: re-read it, then register again.
+      if (events.some((e) => e.event.startsWith('service.')) && registrars.length > 0) {
+        void server.pipeline.refreshBusiness().finally(() => {
+          for (const r of registrars) r.catalogChanged();
+        });
+      }
     },
   });
   let url: string;
