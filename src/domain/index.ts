@@ -6,6 +6,10 @@
 export { WEEKDAYS, DEFAULT_SETTINGS, BusinessFileSchema, DurationSchema, ServiceSchema, businessDocs } from './business.js';
 export { formatPath, serviceRules, wholeFileRules, DURATION_RULES_JSON_SCHEMA, SERVICE_RULES_JSON_SCHEMA } from './business-rules.js';
 export type { PathSegment, IssueSink, ServiceFacts } from './business-rules.js';
+export { checkBusinessDocument } from './business-check.js';
+export { strandedBookings } from './stranded.js';
+export type { BookedInterval, OtherClaim, StrandedBooking, StrandReason } from './stranded.js';
+export type { BusinessIssue } from './business-check.js';
 export type {
   Weekday,
   LocalInterval,

@@ -12,7 +12,7 @@
  *    long the far end can move forward with the clock and every new start is already in the list.
  * Each use narrows the list to the booking window at the caller's `now` (the near end only moves
  * forward: minimum notice and past slots drop off the front), which is exactly the fresh answer.
- * The business definition never changes for the life of a process (one cache per server).
+ * The business definition is part of the key (its stored version): an edit makes every earlier entry unreachable.
  *
  * Bounded by an estimate of the bytes it holds, least recently used first out; presented slots (per
  * answer time zone) are kept beside the computed ones, frozen, and counted too.
@@ -68,9 +68,12 @@ export function uncachedView(slots: readonly SlotCandidate[]): SlotsView {
   return { length: slots.length, present: (i, _zone, make) => make(slots[i]) };
 }
 
-/** The key of a query's computed answer: everything the slot list depends on besides the store and the clock. */
-export function availabilityKey(serviceId: string, fromMs: number, toMs: number, partySize: number, resourceId?: string, locationId?: string): string {
-  return JSON.stringify([serviceId, fromMs, toMs, partySize, resourceId ?? null, locationId ?? null]);
+/**
+ * The key of a query's computed answer: everything the slot list depends on besides the store's
+ * claims and the clock, the version of the business definition it was computed under included.
+ */
+export function availabilityKey(definitionVersion: number, serviceId: string, fromMs: number, toMs: number, partySize: number, resourceId?: string, locationId?: string): string {
+  return JSON.stringify([definitionVersion, serviceId, fromMs, toMs, partySize, resourceId ?? null, locationId ?? null]);
 }
 
 export class AvailabilityCache {

@@ -1,7 +1,10 @@
 /** The business definition compiled once at start for fast lookups by the handlers. */
 import { type BusinessDef, type ResourceDef, type ServiceDef, publishService, type PublishedService, findSlotTagClash } from '../domain/index.js';
 
-/** The business compiled for fast lookups. Immutable for the life of the process. */
+/**
+ * The business compiled for fast lookups. One object for the life of the process: when the stored
+ * definition changes, its members are replaced at once (src/operations/live-business.ts).
+ */
 export interface Business {
   def: BusinessDef;
   zone: string;
@@ -24,6 +27,8 @@ export interface Business {
    * public URL, else the address the server listens on once it does (the composition root sets it).
    */
   publicUrl: string;
+  /** The stored definition's version this was compiled from (0: not from the store). */
+  definitionVersion: number;
 }
 
 export type PaymentProviderKind = 'sandbox' | 'stripe' | 'external' | 'none';
@@ -55,5 +60,6 @@ export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; all
     payments: opts.payments ?? defaultPaymentProvider(def, opts.sandbox ?? false),
     allowLoopbackUrls: opts.allowLoopbackUrls ?? false,
     publicUrl: (def.settings.public_url ?? DEFAULT_PUBLIC_URL).replace(/\/$/, ''),
+    definitionVersion: 0,
   };
 }

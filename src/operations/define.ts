@@ -82,7 +82,14 @@ export type DashboardAction =
   | 'signing_key_rotate'
   | 'audit_log'
   | 'reschedule'
-  | 'free_slots';
+  | 'free_slots'
+  | 'service_create'
+  | 'service_update'
+  | 'service_archive'
+  | 'resource_create'
+  | 'resource_update'
+  | 'location_create'
+  | 'location_update';
 
 /**
  * The MCP Apps view (extension `io.modelcontextprotocol/ui`) that presents an operation's result in
@@ -93,7 +100,7 @@ export type DashboardAction =
 export type AppView = 'slot_picker' | 'booking_card' | 'waitlist_card';
 
 export interface RestRoute {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path template with `{param}` segments, as in the spec's OpenAPI. */
   path: string;
   /** Where the non-path input comes from. */

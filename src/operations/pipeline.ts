@@ -78,6 +78,8 @@ export interface PipelineDeps {
   env?: OperationEnv;
   /** Told about every answered call (metrics); the pipeline writes the call's log line itself. */
   onCall?: (call: CallRecord) => void;
+  /** Brings the business up to the stored definition before each call (src/operations/live-business.ts). */
+  refreshBusiness?: () => Promise<void>;
 }
 
 interface StoredResult {
@@ -91,6 +93,11 @@ export class Pipeline {
 
   get business(): Business {
     return this.deps.biz;
+  }
+
+  /** Bring the business up to the stored definition now (a door about to render it outside a call). */
+  async refreshBusiness(): Promise<void> {
+    await this.deps.refreshBusiness?.();
   }
 
   /** The pipeline's clock: what "now" is for the answers it gives. */
@@ -177,6 +184,7 @@ export class Pipeline {
   }
 
   private async run(op: OperationDef, req: OperationRequest, seen: { caller?: Caller }): Promise<OperationResponse> {
+    await this.deps.refreshBusiness?.();
     const input = parseInput(op.input, req.input);
     const caller = req.trustedCaller ?? (await authenticateCall(op, input as Record<string, unknown>, req, this.deps, this.deps.clock.now()));
     seen.caller = caller;

@@ -4,6 +4,7 @@
  */
 import type { BuyerPage, DashboardAction, OperationDef } from './define.js';
 import { ADMIN_OPERATIONS } from './admin/table.js';
+import { CATALOG_ADMIN_OPERATIONS } from './catalog-admin/table.js';
 import { listServices } from './catalog/list-services.js';
 import { getService } from './catalog/get-service.js';
 import { lookupServices } from './catalog/lookup-services.js';
@@ -85,6 +86,7 @@ export const OPERATIONS: readonly OperationDef[] = [
   acceptWaitlistOffer,
   declineWaitlistOffer,
   ...ADMIN_OPERATIONS,
+  ...CATALOG_ADMIN_OPERATIONS,
 ] as OperationDef[];
 
 export function operationByName(name: string): OperationDef {

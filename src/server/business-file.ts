@@ -20,12 +20,10 @@ import {
   DurationSchema,
   ServiceSchema,
   businessDocs,
-  formatPath,
-  wholeFileRules,
+  checkBusinessDocument,
   DURATION_RULES_JSON_SCHEMA,
   SERVICE_RULES_JSON_SCHEMA,
   type BusinessDef,
-  findSlotTagClash,
 } from '../domain/index.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -63,64 +61,14 @@ function formatMessage(issues: BusinessFileIssue[], source?: string): string {
 // ---------------------------------------------------------------------------------------------
 // Parsing
 
-const UNKNOWN_MEMBER_HINTS: Record<string, string> = {
-  business_id: 'the server fills business_id in',
-  availability_hint: 'the server computes availability_hint',
-  resources: 'the published resources list is derived from requirements',
-  locations: 'the published locations list is derived from location_ids',
-  images: 'use media instead of the deprecated images',
-};
-
-function zodIssues(error: z.ZodError): BusinessFileIssue[] {
-  const out: BusinessFileIssue[] = [];
-  for (const issue of error.issues) {
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) {
-        const hint = issue.path.length > 0 ? UNKNOWN_MEMBER_HINTS[key] : undefined;
-        out.push({ path: formatPath([...issue.path, key]), message: hint ? `unknown member (${hint})` : 'unknown member' });
-      }
-    } else if (issue.code === 'invalid_key' && issue.issues.length > 0) {
-      out.push({ path: formatPath(issue.path), message: `invalid key: ${issue.issues.map((i) => i.message).join('; ')}` });
-    } else {
-      out.push({ path: formatPath(issue.path), message: issue.message });
-    }
-  }
-  return out;
-}
-
-/** Friendlier wording for a few of zod's default messages. */
-const errorMap: z.core.$ZodErrorMap = (iss) => {
-  if (iss.code === 'invalid_type' && iss.input === undefined) return 'is required';
-  return undefined;
-};
-
 /**
  * Validates a parsed business file and returns the business with every setting filled in.
  * Throws a BusinessFileError that lists every problem found.
  */
 export function parseBusinessFile(json: unknown, source?: string): BusinessDef {
-  const result = BusinessFileSchema.safeParse(json, { error: errorMap });
-  const issues: BusinessFileIssue[] = result.success ? [] : zodIssues(result.error);
-  wholeFileRules(json, (path, message) => issues.push({ path: formatPath(path), message }));
-
-  // One report per path and message, in document order of discovery.
-  const seen = new Set<string>();
-  const unique = issues.filter((i) => {
-    const key = `${i.path}\u0000${i.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-  if (unique.length > 0 || !result.success) throw new BusinessFileError(unique, source);
-
-  const { $schema: _ignored, ...def } = result.data;
-  // Slot ids name resource combinations by a 48-bit tag: refuse a file in which two would share one.
-  const clash = findSlotTagClash(def.services, new Map(def.resources.map((r) => [r.id, r] as const)));
-  if (clash) {
-    const at = def.services.findIndex((s) => s.id === clash.second.serviceId);
-    throw new BusinessFileError([{ path: `services[${at}]`, message: clash.message }], source);
-  }
-  return def;
+  const checked = checkBusinessDocument(json);
+  if (!checked.ok) throw new BusinessFileError(checked.issues, source);
+  return checked.def;
 }
 
 function oneLine(text: string, max = 200): string {

@@ -18,8 +18,9 @@ import { hashKeyCommand } from './cli/hash-key.js';
 import { registryCommand } from './cli/registry.js';
 import { adminUserCommand } from './cli/admin-user.js';
 import { conformanceCommand } from './cli/conformance.js';
+import { exportCommand, importCommand } from './cli/catalog.js';
 
-const COMMANDS: readonly Command[] = [serveCommand, mcpCommand, bookingsCommand, webhooksCommand, keysCommand, validateCommand, hashKeyCommand, registryCommand, adminUserCommand, conformanceCommand];
+const COMMANDS: readonly Command[] = [serveCommand, mcpCommand, bookingsCommand, webhooksCommand, keysCommand, validateCommand, importCommand, exportCommand, hashKeyCommand, registryCommand, adminUserCommand, conformanceCommand];
 
 export const HELP = `usp-server: a Universal Scheduling Protocol business server (REST + MCP)
 

@@ -6,14 +6,16 @@
  */
 import {
   Pipeline,
+  LiveBusiness,
   buildBusinessProfile,
-  compileBusiness,
+  chooseDefinition,
   randomIds,
   sweep,
   syncCatalog,
   systemClock,
   AvailabilityCache,
   DEFAULT_AVAILABILITY_CACHE_BYTES,
+  type Business,
   type Logger,
   type OperationEnv,
 } from '../operations/index.js';
@@ -49,11 +51,27 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const log = opts.log ?? consoleLogger;
   checkPaymentOptions(opts.payments, opts.sandbox);
   checkMailOptions(opts.mail);
-  const biz = compileBusiness(opts.business, { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles, payments: opts.payments?.provider });
   // A connection that breaks (a database restart) is logged here and replaced; calls meanwhile answer 503.
   const store = await openStore(opts.db, opts.dbTimeouts, (err) =>
     log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }),
   );
+  // The business definition lives in the store; the file imports into an empty one (or always, in `import` mode).
+  const live = new LiveBusiness(store, { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles, payments: opts.payments?.provider, settings: opts.settingsOverride }, (err) =>
+    log.warn('could not check the stored business definition', { error: String(err) }),
+  );
+  let biz: Business;
+  let chosen: Awaited<ReturnType<typeof chooseDefinition>>;
+  try {
+    chosen = await store.transaction((tx) => chooseDefinition(tx, opts.business, opts.definition ?? 'import'));
+    biz = live.start(chosen.def, chosen.version);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  if (chosen.source === 'stored_differs') {
+    log.warn('the database holds a business definition that differs from the file given: the database wins (re-import the file with `usp-server import` or `serve --reimport`)', { version: chosen.version });
+  }
+  const effective = biz.def;
   const hub = new SessionHub();
   // Committed events go through the outbox: the dispatcher is nudged, expands them into signed
   // deliveries and hands each to the MCP sessions when it is due (reminders later, the rest at once).
@@ -73,14 +91,14 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
 
   // The public origin: the configured one (--public-url, else the business file's settings.public_url),
   // else the address listened on, known after listen(); until then (stdio) where `serve` listens by default.
-  const configuredPublicUrl = opts.business.settings.public_url?.replace(/\/$/, '');
+  const configuredPublicUrl = effective.settings.public_url?.replace(/\/$/, '');
   let baseUrl = biz.publicUrl;
   let listenUrl: string | undefined;
   const proxies = trustedProxies(opts.trustProxy);
   /** Who is on the other end (limits, lockouts, logs): the one resolver, trusted proxies honoured, IPv6 counted per /64. */
   const limitKey = (req: Request, env: unknown): string | undefined => clientLimitKey(req, env, proxies);
   const { policy: basePolicy, resolver, limits: rateLimits } = await buildAuthPolicy({
-    business: opts.business,
+    business: effective,
     sandbox: opts.sandbox,
     adminKeys: opts.adminKeys ?? [],
     store,
@@ -123,7 +141,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     availability: cacheBytes > 0 && !opts.role ? new AvailabilityCache(cacheBytes) : undefined,
   };
   let metrics: ServerMetrics | undefined;
-  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce, env: opts.role?.env ?? adminEnv, onCall: (call) => {
+  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce, env: opts.role?.env ?? adminEnv, refreshBusiness: opts.role ? undefined : () => live.refresh(), onCall: (call) => {
     metrics?.recordCall(call);
     // A committed call may have written a payment job: the worker looks soon rather than at its next poll.
     if (call.ok) payments.worker?.nudge();
@@ -268,6 +286,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   return {
     metrics,
     biz,
+    definitionSource: chosen.source,
     store,
     availabilityCache: adminEnv.availability,
     pipeline,

@@ -3,7 +3,7 @@
  * back: the composition root's contract, apart from the composition itself.
  */
 import type { BusinessDef } from '../domain/index.js';
-import type { AvailabilityCache, Business, Clock, IdSource, Logger, OperationDef, OperationEnv, Pipeline } from '../operations/index.js';
+import type { AvailabilityCache, Business, Clock, DefinitionSource, IdSource, Logger, OperationDef, OperationEnv, Pipeline } from '../operations/index.js';
 import type { OutboxEvent, Store, StoreTimeouts } from '../store/index.js';
 import type { ProfileResolver } from '../security/index.js';
 import type { RetryPolicy, SigningKeyring, WebhookDispatcher, WebhookSender } from '../webhooks/index.js';
@@ -74,6 +74,13 @@ export interface ServerOptions {
   payments?: PaymentOptions;
   /** Where buyers' mail goes (an SMTP relay, a folder); absent: messages are queued and not sent. */
   mail?: MailOptions;
+  /**
+   * Where the business definition comes from: `import` (default) stores `business` over whatever the
+   * database holds; `stored_first` keeps the database's when it has one (`serve`, offline commands).
+   */
+  definition?: 'import' | 'stored_first';
+  /** Settings that override the stored definition's in this process (command-line flags). */
+  settingsOverride?: Partial<BusinessDef['settings']>;
 }
 
 /** A server role other than the business: its operations, its profile document, its outbound services. */
@@ -90,6 +97,8 @@ export interface ServerRole {
 
 export interface UspServer {
   biz: Business;
+  /** Where the business definition came from at start (the file imported, or the database's). */
+  definitionSource: DefinitionSource;
   store: Store;
   pipeline: Pipeline;
   /** Computed availability answers kept for reuse; undefined when turned off. */

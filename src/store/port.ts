@@ -13,6 +13,7 @@ import { isoUtc, type BookingRecord, type HoldRecord, type SubscriptionRecord, t
 import type { AccountRepo, OAuthRepo } from './oauth-port.js';
 import type { PaymentRepo } from './payment-port.js';
 import type { MailRepo } from './mail-port.js';
+import type { DefinitionRepo } from './definition-port.js';
 
 export interface ClaimRow {
   resource_id: string;
@@ -297,6 +298,8 @@ export interface Tx {
   accounts: AccountRepo;
   payments: PaymentRepo;
   mail: MailRepo;
+  /** The business's definition (catalog, resources, locations, details) as stored rows. */
+  definition: DefinitionRepo;
 }
 
 /** Cross-process announcement of dispatched events (PostgreSQL LISTEN/NOTIFY); absent in one process. */
@@ -339,6 +342,11 @@ export interface Store {
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Resolve when the database answers a trivial query and can take writes; throw StoreUnavailable otherwise (readiness). */
   ping(): Promise<void>;
+  /**
+   * The stored business definition's version (DefinitionRepo.version) in one cheap statement outside
+   * any transaction: every call compares it with the version its process compiled.
+   */
+  definitionVersion(): Promise<number>;
   close(): Promise<void>;
   readonly engine: 'sqlite' | 'postgres';
 }

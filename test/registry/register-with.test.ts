@@ -14,6 +14,8 @@ const search = async (registryUrl: string, body: unknown) => {
   return (await res.json()) as { services: Array<Record<string, any>> };
 };
 
+const ADMIN_KEY = 'register-with-admin-key-0123456789';
+
 describe('a business started with --register-with registers itself (spec 6.1)', () => {
   let registry: RunningRegistry;
   let business: RunningCli;
@@ -22,7 +24,7 @@ describe('a business started with --register-with registers itself (spec 6.1)', 
     ensureBuilt();
     // Not a sandbox: the registry accepts the registration only with the signed proof of control.
     registry = await startRegistryCli(['--port', '0', '--db', ':memory:', '--allow-loopback-profiles', '--no-rate-limit', '--require-auth']);
-    business = await startServeCli(['--demo', '--port', '0', '--db', ':memory:', '--register-with', registry.url], { timeoutMs: 20_000 });
+    business = await startServeCli(['--demo', '--port', '0', '--db', ':memory:', '--register-with', registry.url, '--admin-key', ADMIN_KEY], { timeoutMs: 20_000 });
   }, 60_000);
   afterAll(async () => {
     await business?.stop();
@@ -51,6 +53,21 @@ describe('a business started with --register-with registers itself (spec 6.1)', 
     const body = (await res.json()) as { businesses: Array<Record<string, any>> };
     expect(body.businesses.filter((b) => b.profile_url === `${business.url}/.well-known/usp`)).toHaveLength(1);
   });
+
+  it('a catalog edit through the admin API registers again: the registry finds the new price', async () => {
+    await eventually(async () => (await search(registry.url, { query: 'bridal' })).services.find((s) => s.service_id === 'svc_bridal_trial'), 20_000, 'the business is indexed');
+    const edit = await fetch(`${business.url}/admin/services/svc_bridal_trial`, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ADMIN_KEY}` },
+      body: JSON.stringify({ pricing: { amount: 19500 } }),
+    });
+    expect(edit.status).toBe(200);
+    await eventually(
+      async () => (await search(registry.url, { query: 'bridal' })).services.find((s) => s.service_id === 'svc_bridal_trial' && s.pricing?.amount === 19500),
+      30_000,
+      'the registry indexes the new price',
+    );
+  }, 60_000);
 });
 
 describe('a registry that cannot be reached never stops the business', () => {

@@ -792,6 +792,50 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       });
     });
 
+    describe('definition keeps the business definition as rows by kind and position, with a version bumped by each change', () => {
+      test('an empty store has version 0 and no rows; put, clear and bump are seen after commit, in kind then position order', async () => {
+        expect(await store.definitionVersion()).toBe(0);
+        expect(await read((tx) => tx.definition.entries())).toEqual([]);
+        await write(async (tx) => {
+          await tx.definition.put({ kind: 'service', id: 'b', position: 1, data: { id: 'b', name: 'Second' } });
+          await tx.definition.put({ kind: 'service', id: 'a', position: 0, data: { id: 'a', name: 'First' } });
+          await tx.definition.put({ kind: 'resource', id: 'r', position: 0, data: { id: 'r', schedule: { monday: [{ opens: '09:00', closes: '17:00' }] } } });
+          await tx.definition.put({ kind: 'location', id: 'l', position: 0, data: { id: 'l' } });
+          await tx.definition.put({ kind: 'business', id: 'business', position: 0, data: { business: { id: 'x' } } });
+          expect(await tx.definition.bump()).toBe(1);
+        });
+        expect(await store.definitionVersion()).toBe(1);
+        const rows = await read((tx) => tx.definition.entries());
+        expect(rows.map((e) => `${e.kind}:${e.id}`)).toEqual(['business:business', 'location:l', 'resource:r', 'service:a', 'service:b']);
+        expect(rows[2].data).toEqual({ id: 'r', schedule: { monday: [{ opens: '09:00', closes: '17:00' }] } });
+        await write(async (tx) => {
+          await tx.definition.put({ kind: 'service', id: 'a', position: 2, data: { id: 'a', name: 'Renamed' } });
+          expect(await tx.definition.bump()).toBe(2);
+        });
+        const after = await read((tx) => tx.definition.entries());
+        expect(after.filter((e) => e.kind === 'service').map((e) => [e.id, e.data.name])).toEqual([['b', 'Second'], ['a', 'Renamed']]);
+        expect(await read((tx) => tx.definition.version())).toBe(2);
+        await write(async (tx) => tx.definition.clear());
+        expect(await read((tx) => tx.definition.entries())).toEqual([]);
+      });
+
+      test('a transaction that throws leaves rows and version as they were', async () => {
+        await write(async (tx) => {
+          await tx.definition.put({ kind: 'location', id: 'l', position: 0, data: { id: 'l' } });
+          await tx.definition.bump();
+        });
+        await expect(
+          write(async (tx) => {
+            await tx.definition.put({ kind: 'location', id: 'm', position: 1, data: { id: 'm' } });
+            await tx.definition.bump();
+            throw new Error('boom');
+          }),
+        ).rejects.toThrow('boom');
+        expect(await store.definitionVersion()).toBe(1);
+        expect((await read((tx) => tx.definition.entries())).map((e) => e.id)).toEqual(['l']);
+      });
+    });
+
     describe('oauth keeps the authorization server records by model and id, shared by every process', () => {
       const rec = (id: string, over: Partial<Parameters<Tx['oauth']['upsert']>[0]> = {}) => ({
         model: 'AuthorizationCode',

@@ -162,6 +162,8 @@ if (!PG_URL) {
   const tables = [
     'claims',
     'resource_versions',
+    'definition_entries',
+    'definition_version',
     'bookings',
     'holds',
     'waitlist_entries',

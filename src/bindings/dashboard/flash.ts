@@ -22,6 +22,8 @@ export const DONE_WORDS = {
   delivery_queued: 'Delivery queued again.',
   key_rotated: 'A new signing key signs deliveries from now on.',
   api_key_revoked: 'Key revoked; calls made with it are refused from now on.',
+  saved: 'Saved; platforms are told the catalog changed.',
+  archived: 'Archived: no new bookings; existing bookings stand.',
 } as const;
 export type DoneCode = keyof typeof DONE_WORDS;
 

@@ -48,6 +48,8 @@ export interface Screens {
   /** A day and time, as "Tue 1 Dec 09:30". */
   when(ms: number): string;
   resourceName(id: string): string;
+  /** Bring `biz` up to the stored definition (a screen that shows the catalog, before it renders). */
+  refresh(): Promise<void>;
 }
 
 export function screens(pipeline: Pipeline): Screens {
@@ -113,6 +115,7 @@ export function screens(pipeline: Pipeline): Screens {
     hourOf: (ms) => Number(timeFmt.format(ms).slice(0, 2)),
     when: (ms) => `${dayFmt.format(ms)} ${timeFmt.format(ms)}`,
     resourceName: (id) => biz.resources.get(id)?.name ?? id,
+    refresh: () => pipeline.refreshBusiness(),
   };
 }
 

@@ -11,6 +11,9 @@ export const DASHBOARD_CSS_PATH = '/admin/assets/dashboard.css';
 const NAV: ReadonlyArray<readonly [href: string, label: string]> = [
   ['/admin', 'Today'],
   ['/admin/ui/calendar', 'Calendar'],
+  ['/admin/ui/services', 'Services'],
+  ['/admin/ui/staff', 'Staff & hours'],
+  ['/admin/ui/locations', 'Locations'],
   ['/admin/ui/time-off', 'Time off & hours'],
   ['/admin/ui/waitlists', 'Waitlists'],
   ['/admin/ui/webhooks', 'Webhooks'],

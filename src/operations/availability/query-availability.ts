@@ -51,7 +51,7 @@ async function offeredSlots(ctx: OperationContext, service: ServiceDef, fromMs: 
   if (!cache) return uncachedView((await computeSlots(ctx.tx, ctx.biz, service, fromMs, toMs, ctx.now, f)).slots);
   // Read in the same snapshot as the claims and schedule changes computed from below.
   const version = await ctx.tx.claims.version(candidateResourceIds(service));
-  const key = availabilityKey(service.id, fromMs, toMs, f.partySize, f.resourceId, f.locationId);
+  const key = availabilityKey(ctx.biz.definitionVersion, service.id, fromMs, toMs, f.partySize, f.resourceId, f.locationId);
   const hit = cache.view(key, version, ctx.now);
   if (hit) return hit;
   const computed = await computeSlots(ctx.tx, ctx.biz, service, fromMs, toMs, ctx.now, f, AHEAD_MS);

@@ -97,6 +97,8 @@ export const OPTIONS = {
   timeout: { type: 'string' },
   only: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
+  'dry-run': { type: 'boolean' },
+  reimport: { type: 'boolean' },
 } as const;
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -133,13 +135,17 @@ export function intFlag(flags: Flags, name: keyof Flags, min: number): number | 
   return n;
 }
 
-export async function loadBusiness(flags: Flags): Promise<BusinessDef> {
+/** The business file --config or --demo names, as written (the settings flags not applied). */
+export async function loadBusinessFileOf(flags: Flags): Promise<BusinessDef> {
   if (flags.demo && flags.config) throw new UsageError('give either --demo or --config FILE, not both');
-  let def: BusinessDef;
-  if (flags.config) def = await loadBusinessFile(flags.config);
-  else if (flags.demo) def = parseBusinessFile(JSON.parse(readFileSync(demoBusinessPath(), 'utf8')), 'demo-business.json');
-  else throw new UsageError('give --demo or --config FILE (see --help)');
-  const s = { ...def.settings };
+  if (flags.config) return loadBusinessFile(flags.config);
+  if (flags.demo) return parseBusinessFile(JSON.parse(readFileSync(demoBusinessPath(), 'utf8')), 'demo-business.json');
+  throw new UsageError('give --demo or --config FILE (see --help)');
+}
+
+/** The settings the command line overrides (--hold-ttl, --public-url, ...), over whichever definition is used. */
+export function settingsFromFlags(flags: Flags): Partial<BusinessDef['settings']> {
+  const s: Partial<BusinessDef['settings']> = {};
   const set = <K extends keyof typeof s>(k: K, v: (typeof s)[K] | undefined) => {
     if (v !== undefined) s[k] = v;
   };
@@ -160,7 +166,7 @@ export async function loadBusiness(flags: Flags): Promise<BusinessDef> {
     s.public_url = flags['public-url'];
   }
   if (flags['checkout-url'] !== undefined) s.checkout_url_template = flags['checkout-url'];
-  return { ...def, settings: s };
+  return s;
 }
 
 export function securityOptions(flags: Flags): SecurityOptions {
@@ -276,9 +282,10 @@ export function clockNotice(): string | null {
 /** Open the business's database for an offline command (no listening, no dispatching). */
 export async function openOffline(flags: Flags) {
   if (!flags.demo && !flags.config) flags = { ...flags, demo: true };
-  const def = await loadBusiness(flags);
+  const def = await loadBusinessFileOf(flags);
   const db = dbPath(flags, def);
-  const server = await createUspServer({ business: def, db, clock: processClock(), sandbox: true, sweepIntervalMs: 0, log: createLogger({ level: 'warn' }), webhooks: { enabled: false } });
+  // The database's definition when it holds one (the file only names the database and fills an empty one).
+  const server = await createUspServer({ business: def, definition: 'stored_first', settingsOverride: settingsFromFlags(flags), db, clock: processClock(), sandbox: true, sweepIntervalMs: 0, log: createLogger({ level: 'warn' }), webhooks: { enabled: false } });
   return { server, db };
 }
 

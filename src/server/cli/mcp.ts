@@ -14,7 +14,8 @@ import {
   availabilityCacheBytes,
   clockNotice,
   dbPath,
-  loadBusiness,
+  loadBusinessFileOf,
+  settingsFromFlags,
   loggerFrom,
   processClock,
   shownDb,
@@ -51,13 +52,13 @@ ${SETTINGS_HELP}
 `;
 
 async function run(flags: Flags): Promise<number> {
-  const def = await loadBusiness(flags);
+  const def = await loadBusinessFileOf(flags);
   const sandbox = flags['require-auth'] ? false : Boolean(flags.sandbox || flags.demo);
   // stdout carries the protocol: every log line goes to stderr (the logger always writes there).
   const db = dbPath(flags, def);
   const log = loggerFrom(flags);
   const shutdownMs = shutdownTimeoutMs(flags);
-  const server = await createUspServer({ business: def, db, clock: processClock(), sandbox, adminKeys: flags['admin-key'], security: securityOptions(flags), log, availabilityCacheBytes: availabilityCacheBytes(flags) });
+  const server = await createUspServer({ business: def, definition: flags.reimport ? 'import' : 'stored_first', settingsOverride: settingsFromFlags(flags), db, clock: processClock(), sandbox, adminKeys: flags['admin-key'], security: securityOptions(flags), log, availabilityCacheBytes: availabilityCacheBytes(flags) });
   // Over stdio whoever launched the process is trusted to name the platform: a model never has to invent _meta.usp.profile.
   const platformProfile = flags['platform-profile'] ?? `${server.biz.publicUrl.replace(/\/$/, '')}${GENERIC_PROFILE_PATH}`;
   const problem = checkProfileUrl(platformProfile, sandbox || Boolean(flags['allow-loopback-profiles']));
@@ -67,7 +68,7 @@ async function run(flags: Flags): Promise<number> {
     return 2;
   }
   const stdio = await serveMcpStdio({ pipeline: server.pipeline, defaultProfile: platformProfile }, server.hub);
-  log.info(`${def.business.name}: MCP on stdio${sandbox ? ' (SANDBOX: privileged calls need no platform authentication)' : ''}`);
+  log.info(`${server.biz.def.business.name}: MCP on stdio${sandbox ? ' (SANDBOX: privileged calls need no platform authentication)' : ''}`);
   log.info(`database: ${shownDb(db)}`);
   const clockLine = clockNotice();
   if (clockLine) log.warn(clockLine);

@@ -18,7 +18,8 @@ import {
   dbPath,
   shownDb,
   intFlag,
-  loadBusiness,
+  loadBusinessFileOf,
+  settingsFromFlags,
   loggerFrom,
   processClock,
   shutdownTimeoutMs,
@@ -37,6 +38,8 @@ Usage:
   usp-server serve [--demo | --config FILE] [options]
 
 ${BUSINESS_HELP}
+  --reimport                  store the file's definition over the database's (by default a database that holds
+                              a definition keeps it, and the server says so when the file differs)
 
 Server:
   --port N                    port to listen on (default 8787, or $PORT; 0 picks a free one)
@@ -186,7 +189,7 @@ function tlsOptions(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
 }
 
 async function run(flags: Flags): Promise<number> {
-  const def = await loadBusiness(flags);
+  const def = await loadBusinessFileOf(flags);
   const sandbox = flags['require-auth'] ? false : Boolean(flags.sandbox || flags.demo);
   const port = intFlag(flags, 'port', 0) ?? (process.env.PORT ? Number(process.env.PORT) : 8787);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port ${port}`);
@@ -202,6 +205,9 @@ async function run(flags: Flags): Promise<number> {
     log,
     clock: processClock(),
     business: def,
+    // The database's definition wins when it holds one (said on stderr when the file differs); --reimport stores the file's.
+    definition: flags.reimport ? 'import' : 'stored_first',
+    settingsOverride: settingsFromFlags(flags),
     db,
     dbTimeouts: { connectTimeoutMs: intFlag(flags, 'db-connect-timeout', 100), statementTimeoutMs: intFlag(flags, 'db-statement-timeout', 100) },
     sandbox,
@@ -219,7 +225,12 @@ async function run(flags: Flags): Promise<number> {
     ...oauthOptions(flags),
     // A catalog change (a service added, changed, suspended, removed) is news for every registry.
     onEvents: (events) => {
-      if (events.some((e) => e.event.startsWith('service.'))) for (const r of registrars) r.catalogChanged();
+      // An admin edit's events come before this process re-reads the definition: re-read it, then register again.
+      if (events.some((e) => e.event.startsWith('service.')) && registrars.length > 0) {
+        void server.pipeline.refreshBusiness().finally(() => {
+          for (const r of registrars) r.catalogChanged();
+        });
+      }
     },
   });
   let url: string;
@@ -233,7 +244,7 @@ async function run(flags: Flags): Promise<number> {
   log.info(server.mailDestination ? `mail to buyers: ${server.mailDestination.startsWith('dir:') ? `written as .eml files to ${server.mailDestination.slice(4)}` : `sent through ${server.mailDestination}`}` : 'mail to buyers: queued, not sent (give --smtp-url or --mail-dir)');
   const clockLine = clockNotice();
   if (clockLine) log.warn(clockLine);
-  log.info(`${def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
+  log.info(`${server.biz.def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
   if (sandbox) {
     log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
   } else {
@@ -243,7 +254,7 @@ async function run(flags: Flags): Promise<number> {
     const r = createRegistrar({
       registryUrl,
       profileUrl: () => `${server.biz.publicUrl}/.well-known/usp`,
-      business: () => def,
+      business: () => server.biz.def,
       signingKey: () => server.keyring.active(),
       log,
       intervalMs: reRegister === undefined ? undefined : reRegister * 1000,

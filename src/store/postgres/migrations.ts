@@ -326,4 +326,15 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   POSTGRES_PAYMENTS_MIGRATION,
   // The mail outbox: messages to people, committed with the change that causes them.
   POSTGRES_MAIL_MIGRATION,
+  // The business's definition as data (the business file becomes an import and export format) and its version.
+  `
+  CREATE TABLE definition_entries (
+    kind TEXT COLLATE "C" NOT NULL,
+    id TEXT COLLATE "C" NOT NULL,
+    position INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (kind, id)
+  );
+  CREATE TABLE definition_version (one INTEGER PRIMARY KEY CHECK (one = 1), version BIGINT NOT NULL);
+  `,
 ];

@@ -38,6 +38,7 @@ import { connectionFault, ident, retryable, sleep } from './faults.js';
 import { pgHolds } from './holds.js';
 import { pgIdempotency } from './idempotency.js';
 import { pgKeyValue } from './kv.js';
+import { pgDefinition } from './definition.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { postgresOAuthRepos } from './oauth-repo.js';
 import { pgPayments } from './payments.js';
@@ -257,6 +258,19 @@ class PostgresStore implements Store {
     }
   }
 
+  async definitionVersion(): Promise<number> {
+    // One statement on a pooled connection, no transaction: a single round trip.
+    if (Date.now() < this.failFastUntil) throw new StoreUnavailable(this.lastFault);
+    try {
+      const r = await this.pool.query<{ version: string }>('SELECT version FROM definition_version WHERE one = 1');
+      return r.rows.length > 0 ? Number(r.rows[0].version) : 0;
+    } catch (err) {
+      const fault = connectionFault(err);
+      if (!fault) throw err;
+      throw new StoreUnavailable(fault, { cause: err });
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -357,6 +371,7 @@ function buildRepos(connection: () => Promise<pg.PoolClient>, mode: Mode): Tx {
     subscriptions: pgSubscriptions(s),
     outbox: pgOutbox(s),
     kv: pgKeyValue(s),
+    definition: pgDefinition(s),
     payments: pgPayments(s),
     mail: pgMail(s),
     ...postgresOAuthRepos(s.query),

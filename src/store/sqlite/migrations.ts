@@ -343,4 +343,15 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   SQLITE_PAYMENTS_MIGRATION,
   // The mail outbox: messages to people, committed with the change that causes them.
   SQLITE_MAIL_MIGRATION,
+  // The business's definition as data (the business file becomes an import and export format) and its version.
+  `
+  CREATE TABLE definition_entries (
+    kind TEXT NOT NULL,
+    id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (kind, id)
+  ) WITHOUT ROWID;
+  CREATE TABLE definition_version (one INTEGER PRIMARY KEY CHECK (one = 1), version INTEGER NOT NULL);
+  `,
 ];

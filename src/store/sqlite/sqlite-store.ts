@@ -19,6 +19,7 @@ import { sqliteClaims } from './claims.js';
 import { sqliteHolds } from './holds.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteKeyValue } from './kv.js';
+import { sqliteDefinition } from './definition.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteOutbox } from './outbox.js';
 import { sqliteSecurity } from './security.js';
@@ -262,6 +263,18 @@ class SqliteStore implements Store {
     for (const w of batch ?? []) w.reject(fault);
   }
 
+  private definitionVersionStmt?: Database.Statement;
+
+  async definitionVersion(): Promise<number> {
+    // One prepared statement on the read connection (the last commit), outside every queue: microseconds.
+    try {
+      this.definitionVersionStmt ??= (this.reader ?? this.db).prepare('SELECT version FROM definition_version WHERE one = 1');
+      return (this.definitionVersionStmt.get() as { version: number } | undefined)?.version ?? 0;
+    } catch (err) {
+      throw sqliteFault(err) ?? err;
+    }
+  }
+
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     if (this.reader) return this.readOnReader(fn);
     return this.serialize(async () => {
@@ -392,6 +405,7 @@ function buildRepos(db: Db): Tx {
     subscriptions: sqliteSubscriptions(s),
     outbox: sqliteOutbox(s),
     kv: sqliteKeyValue(s),
+    definition: sqliteDefinition(s),
     payments: sqlitePayments(db),
     mail: sqliteMail(db),
     ...sqliteOAuthRepos(db),

@@ -1,0 +1,138 @@
+/**
+ * The one in-memory business of a process, kept equal to the stored definition: every call first
+ * compares the store's definition version (one cheap statement) with the version compiled, and on a
+ * difference reads the rows, checks and compiles them, and replaces the business's members in place,
+ * so everything holding the business (handlers, doors, the sweeper) sees the new one on its next use.
+ * Settings given on the command line stay over the stored ones.
+ */
+import { checkBusinessDocument, type BusinessDef, type BusinessSettings } from '../domain/index.js';
+import type { DefinitionEntry, Store, Tx } from '../store/index.js';
+import { compileBusiness, type Business, type PaymentProviderKind } from './business.js';
+import { canonical, documentOf, entriesOf } from './steps/definition-document.js';
+
+export interface CompileOptions {
+  sandbox?: boolean;
+  allowLoopbackUrls?: boolean;
+  payments?: PaymentProviderKind;
+  /** Settings that override the stored ones in this process (command-line flags). */
+  settings?: Partial<BusinessSettings>;
+}
+
+/** The stored definition as a checked business, or undefined when the store holds none. */
+export async function storedDefinition(tx: Tx): Promise<{ version: number; def: BusinessDef; entries: DefinitionEntry[] } | undefined> {
+  const entries = await tx.definition.entries();
+  const doc = documentOf(entries);
+  if (!doc) return undefined;
+  const checked = checkBusinessDocument(doc);
+  if (!checked.ok) throw new Error(`the stored business definition is invalid: ${checked.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+  return { version: await tx.definition.version(), def: checked.def, entries };
+}
+
+/** What an import changed, by kind: ids added, changed and removed. */
+export interface ImportSummary {
+  changed: boolean;
+  version: number;
+  added: string[];
+  updated: string[];
+  removed: string[];
+}
+
+/**
+ * Make the stored definition `def` in this transaction: the rows are replaced and the version bumped
+ * when anything differs (nothing is written otherwise). `dryRun` only reports what would change. The
+ * caller republishes the catalog (`publishCatalog`) with the events it raises.
+ */
+export async function importDefinition(tx: Tx, def: BusinessDef, dryRun = false): Promise<ImportSummary> {
+  await tx.lock(['definition']);
+  const before = await tx.definition.entries();
+  const next = entriesOf(def);
+  const key = (e: DefinitionEntry) => `${e.kind}:${e.id}`;
+  const old = new Map(before.map((e) => [key(e), e] as const));
+  const added: string[] = [];
+  const updated: string[] = [];
+  for (const e of next) {
+    const prev = old.get(key(e));
+    old.delete(key(e));
+    if (!prev) added.push(key(e));
+    else if (prev.position !== e.position || canonical(prev.data) !== canonical(e.data)) updated.push(key(e));
+  }
+  const removed = [...old.keys()];
+  const changed = added.length + updated.length + removed.length > 0;
+  let version = await tx.definition.version();
+  if (changed && !dryRun) {
+    await tx.definition.clear();
+    for (const e of next) await tx.definition.put(e);
+    version = await tx.definition.bump();
+  }
+  return { changed, version, added, updated, removed };
+}
+
+/** Where a server's definition came from at start. */
+export type DefinitionSource = 'imported' | 'stored' | 'stored_differs';
+
+/**
+ * The definition a server starts with: the file's, imported, when the store holds none or `mode` is
+ * `import`; else the stored one (`stored_differs` when the file given says otherwise).
+ */
+export async function chooseDefinition(tx: Tx, file: BusinessDef, mode: 'import' | 'stored_first'): Promise<{ def: BusinessDef; version: number; source: DefinitionSource }> {
+  await tx.lock(['definition']);
+  const stored = mode === 'stored_first' ? await storedDefinition(tx) : undefined;
+  if (stored) {
+    const same = canonical(entriesOf(file)) === canonical(entriesOf(stored.def));
+    return { def: stored.def, version: stored.version, source: same ? 'stored' : 'stored_differs' };
+  }
+  const summary = await importDefinition(tx, file);
+  return { def: file, version: summary.version, source: 'imported' };
+}
+
+export class LiveBusiness {
+  private refreshing?: Promise<void>;
+  biz!: Business;
+
+  constructor(
+    private readonly store: Store,
+    private readonly opts: CompileOptions,
+    private readonly onError: (err: unknown) => void = () => undefined,
+  ) {}
+
+  /** Compile `def` as this process runs it (its flags' settings over the stored ones). */
+  compile(def: BusinessDef, version: number): Business {
+    const settings = { ...def.settings, ...(this.opts.settings ?? {}) };
+    const b = compileBusiness({ ...def, settings }, this.opts);
+    b.definitionVersion = version;
+    return b;
+  }
+
+  /** The process's business, compiled from `def` (throws SlotTagClash like compileBusiness). */
+  start(def: BusinessDef, version: number): Business {
+    this.biz = this.compile(def, version);
+    return this.biz;
+  }
+
+  /** Replace the business's members with `def` compiled (the public URL the process listens on stays). */
+  adopt(def: BusinessDef, version: number): void {
+    const publicUrl = this.biz.publicUrl;
+    const configured = this.biz.def.settings.public_url;
+    const fresh = this.compile(def, version);
+    Object.assign(this.biz, fresh, configured || fresh.def.settings.public_url ? {} : { publicUrl });
+  }
+
+  /**
+   * Make the business the stored one if the store's version moved. A database that cannot answer
+   * leaves the business as it is (calls answered from memory go on working).
+   */
+  refresh(): Promise<void> {
+    return (this.refreshing ??= this.check().finally(() => (this.refreshing = undefined)));
+  }
+
+  private async check(): Promise<void> {
+    try {
+      const version = await this.store.definitionVersion();
+      if (version === this.biz.definitionVersion) return;
+      const stored = await this.store.read((tx) => storedDefinition(tx));
+      if (stored && stored.version !== this.biz.definitionVersion) this.adopt(stored.def, stored.version);
+    } catch (err) {
+      this.onError(err);
+    }
+  }
+}
