@@ -82,7 +82,12 @@ export type DashboardAction =
   | 'signing_key_rotate'
   | 'audit_log'
   | 'reschedule'
-  | 'free_slots';
+  | 'free_slots'
+  | 'walk_in'
+  | 'client'
+  | 'client_note'
+  | 'buyer_export'
+  | 'buyer_erase';
 
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';

@@ -27,6 +27,7 @@
  * without trying again for a moment, so an unreachable host does not make each call wait). The
  * LISTEN connection reconnects with backoff and then announces what was dispatched meanwhile.
  */
+import { pgFrontDesk } from './frontdesk-repo.js';
 import pg from 'pg';
 import type { Store, Tx } from '../port.js';
 import { StoreUnavailable } from '../port.js';
@@ -357,6 +358,7 @@ function buildRepos(connection: () => Promise<pg.PoolClient>, mode: Mode): Tx {
     outbox: pgOutbox(s),
     kv: pgKeyValue(s),
     payments: pgPayments(s),
+    frontdesk: pgFrontDesk(s),
     ...postgresOAuthRepos(s.query),
   };
 }
