@@ -55,14 +55,27 @@ export function phoneOnlyEmail(phone: string): string {
 
 const PHONE_MEMBERS = ['phone_number', 'phone'] as const;
 
+/**
+ * Two spellings of a phone are the same number when their digits are, or when one ends with the
+ * other and the shorter has at least seven digits (a number written with and without its country code).
+ */
+export function samePhone(a: string, b: string): boolean {
+  const x = normalizePhone(a);
+  const y = normalizePhone(b);
+  if (x === y) return x.length > 0;
+  const [short, long] = x.length < y.length ? [x, y] : [y, x];
+  return short.length >= 7 && long.endsWith(short);
+}
+
 /** True when this one object (not its members) is the person: its email or phone is theirs. */
 export function isPerson(o: unknown, p: Person): boolean {
   if (!o || typeof o !== 'object' || Array.isArray(o)) return false;
   const r = o as Record<string, unknown>;
   if (p.email && typeof r.email === 'string' && normalizeEmail(r.email) === p.email) return true;
   if (p.phone) {
-    for (const k of PHONE_MEMBERS) if (typeof r[k] === 'string' && normalizePhone(r[k] as string) === p.phone) return true;
-    if (typeof r.email === 'string' && normalizeEmail(r.email) === phoneOnlyEmail(p.phone)) return true;
+    for (const k of PHONE_MEMBERS) if (typeof r[k] === 'string' && samePhone(r[k] as string, p.phone)) return true;
+    const placeholder = typeof r.email === 'string' ? /^phone-(\d+)@walk-in\.invalid$/.exec(normalizeEmail(r.email)) : null;
+    if (placeholder && samePhone(placeholder[1], p.phone)) return true;
   }
   return false;
 }
@@ -85,9 +98,12 @@ const OWNED_MEMBERS = ['notes', 'delivery_address', 'recipient'] as const;
  */
 export function erasePerson<T>(value: T, p: Person): { value: T; changed: boolean } {
   let changed = false;
+  const names = new Set<string>();
   const walk = (v: unknown): unknown => {
     if (isPerson(v, p)) {
       changed = true;
+      const r = v as Record<string, unknown>;
+      for (const k of NAME_MEMBERS) if (typeof r[k] === 'string') for (const w of (r[k] as string).split(/\s+/)) if (w.length >= 3) names.add(w.toLowerCase());
       return { ...ERASED_BUYER };
     }
     if (Array.isArray(v)) return v.map(walk);
@@ -105,6 +121,25 @@ export function erasePerson<T>(value: T, p: Person): { value: T; changed: boolea
     }
     return out;
   };
-  const next = walk(value) as T;
+  let next = walk(value) as T;
+  // Free text beside the person (a cancellation's reason, a message) may spell their name: it goes too.
+  if (names.size > 0) next = redactNames(next, [...names]) as T;
   return { value: changed ? next : value, changed };
+}
+
+const NAME_MEMBERS = ['first_name', 'last_name', 'name'] as const;
+
+/** Members that hold free text a person's name may be written in (never ids, times or codes). */
+const FREE_TEXT_MEMBERS = new Set(['reason', 'content', 'notes', 'note', 'message', 'detail', 'description']);
+
+function redactNames(v: unknown, names: readonly string[], freeText = false): unknown {
+  if (typeof v === 'string') {
+    if (!freeText) return v;
+    let out = v;
+    for (const n of names) out = out.replace(new RegExp(`\\b${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'gi'), '[erased]');
+    return out;
+  }
+  if (Array.isArray(v)) return v.map((x) => redactNames(x, names, freeText));
+  if (!v || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, redactNames(x, names, FREE_TEXT_MEMBERS.has(k))]));
 }

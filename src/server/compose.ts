@@ -80,6 +80,8 @@ export interface ServerOptions {
   sweepIntervalMs?: number;
   /** Keep dispatched webhook events in the outbox this long after they were due (default 7 days; --event-retention-days). */
   eventRetentionMs?: number;
+  /** Erase the people of bookings that ended longer ago than this (--retention-days; off by default). */
+  personalDataRetentionMs?: number;
   /** Host header values accepted on the doors browsers' scripts call, MCP (DNS-rebinding defence); empty = loopback names when listening on loopback. */
   allowedHosts?: string[];
   /** Browser origins accepted on the MCP endpoints. */
@@ -367,7 +369,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const interval = opts.sweepIntervalMs ?? 30_000;
   if (interval > 0) {
     timer = setInterval(() => {
-      sweep(store, biz, clock, ids, { eventRetentionMs: opts.eventRetentionMs }).then(announce, (err) =>
+      sweep(store, biz, clock, ids, { eventRetentionMs: opts.eventRetentionMs, personalDataRetentionMs: opts.personalDataRetentionMs }).then(announce, (err) =>
         err instanceof StoreUnavailable ? log.warn('sweep skipped: database unavailable', { reason: err.reason }) : log.error('sweep failed', { error: String(err) }),
       );
     }, interval);
