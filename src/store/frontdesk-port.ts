@@ -19,6 +19,8 @@ export interface PersonalTextRow {
 }
 
 export interface FrontDeskRepo {
+  /** The names of the tables that hold personal data as JSON text (PERSONAL_TEXT_TABLES), in export order. */
+  readonly personalTables: readonly string[];
   clientNote(clientKey: string): Promise<ClientNoteRow | null>;
   putClientNote(row: ClientNoteRow): Promise<void>;
   /** True when there was a note. */

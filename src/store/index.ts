@@ -28,8 +28,6 @@ export type { AdminRepo, AdminSessionRow, AuditRow, BusinessUserRow, PlatformKey
 export type { RegistryRepo, RegistryBusinessRow, RegistryServiceRow, RegistryFilter, RegistryServiceHit, DeploymentMode } from './registry-port.js';
 export type { OAuthRecord, OAuthRepo, BuyerAccount, AccountRepo } from './oauth-port.js';
 export type { ClientNoteRow, FrontDeskRepo, PersonalTextRow } from './frontdesk-port.js';
-export { PERSONAL_TEXT_TABLES } from './shared/personal-tables.js';
-export type { PersonalTextTable } from './shared/personal-tables.js';
 export type { PaymentJob, PaymentJobKind, PaymentJobStatus, PaymentRepo } from './payment-port.js';
 export { openSqliteStore } from './sqlite/sqlite-store.js';
 export { eventBody, StoreUnavailable } from './port.js';

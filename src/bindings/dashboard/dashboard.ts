@@ -21,6 +21,8 @@ import { documentShell, errorCard, escapeHtml as esc, html as markup, htmlRespon
 import { DASHBOARD_CSS } from './style.js';
 import { minorFromForm, moneyCard } from './money.js';
 import { doneWords, errorWords, type DoneCode } from './flash.js';
+import { frontDeskScreens } from './front-desk.js';
+import { bookingPeople } from './booking-people.js';
 
 export const DASHBOARD_CSS_PATH = '/admin/assets/dashboard.css';
 const SESSION_COOKIE = 'usp_admin_session';
@@ -65,6 +67,8 @@ export function dashboardRefusal(status: number, err: ProtocolError): Response {
 const NAV: Array<[string, string]> = [
   ['/admin', 'Today'],
   ['/admin/ui/calendar', 'Calendar'],
+  ['/admin/ui/walk-in', 'Walk-in'],
+  ['/admin/ui/clients', 'Clients'],
   ['/admin/ui/time-off', 'Time off & hours'],
   ['/admin/ui/waitlists', 'Waitlists'],
   ['/admin/ui/webhooks', 'Webhooks'],
@@ -344,7 +348,7 @@ ${sessions.adminKeyLogin ? '<p class="note">Sandbox: leave the email empty and g
       `<h1>${esc(buyerName(b))} · ${esc(b.service_name)}</h1>${flash(c)}
 <div class="card"><p>${badge(b.status)}</p><dl><dt>When</dt><dd>${esc(when(res.data.start_ms as number))}–${esc(timeFmt.format(res.data.end_ms as number))}</dd>
 <dt>Staff</dt><dd>${esc(((res.data.resource_ids as string[]) ?? []).map(resourceName).join(', ') || '—')}</dd>
-<dt>Buyer</dt><dd>${esc(buyerName(b))} · ${esc(b.buyer.email)}${b.buyer.phone_number ? ` · ${esc(b.buyer.phone_number)}` : ''}</dd>
+${bookingPeople(b)}
 <dt>Party</dt><dd>${esc(b.party_size)}</dd><dt>Booking id</dt><dd>${esc(b.id)}</dd><dt>Platform</dt><dd>${esc(res.data.platform ?? 'direct')}</dd>
 ${b.cancellation ? `<dt>Canceled</dt><dd>by ${esc(b.cancellation.canceled_by)}${b.cancellation.reason ? `: ${esc(b.cancellation.reason)}` : ''}</dd>` : ''}</dl>
 <div class="actions">${moves.join('')}</div>${decline}</div>${moneyCard(res.data.money as never, { csrf: csrfField(c), action: `/admin/ui/bookings/${id}/refund` })}${reschedule}
@@ -600,6 +604,8 @@ ${keyRows ? `<table class="list"><thead><tr><th>Key id</th><th>Created</th><th>S
       }<p class="note">Times in ${esc(zone)}. Every change made as the business (dashboard, admin API, command line) is recorded.</p>${pages.length ? `<p class="actions">${pages.join('')}</p>` : ''}</section>`,
     );
   });
+
+  frontDeskScreens({ app, pipeline, run, view, csrfField, flash, back });
 
   app.notFound((c) => (c.get('session') ? view(c as Context<Env>, 'Not found', '', '<h1>Not found</h1>', 404) : c.redirect('/admin/login', 303)));
   return app;

@@ -2,10 +2,10 @@
  * A buyer's personal data, wherever the business keeps it: a list of holders, each able to export
  * what it keeps about a person and to erase it. Export and erasure (and retention, which erases the
  * people of old bookings) go through the whole list, so a new place that keeps buyers' data joins
- * all three by being added here, or, for a table of JSON text, to PERSONAL_TEXT_TABLES in the store.
+ * all three by being added here, or, for a table of JSON text, to PERSONAL_TEXT_TABLES in the store
+ * (src/store/shared/personal-tables.ts).
  */
 import { erasePerson, isoUtc, mentionsPerson, type BookingRecord, type Person } from '../../domain/index.js';
-import { PERSONAL_TEXT_TABLES, type PersonalTextTable } from '../../store/index.js';
 import type { OperationContext } from '../context.js';
 
 /** What one export or erasure is about: a person, everywhere, or only where one booking is concerned (retention). */
@@ -36,11 +36,11 @@ function parseText(text: string): unknown {
 }
 
 /** Every row of a JSON-text table that names the person (and the booking, when the scope has one). */
-async function* rowsOf(ctx: OperationContext, t: PersonalTextTable, scope: PersonalScope): AsyncGenerator<{ key: string; text: string; value: unknown }> {
+async function* rowsOf(ctx: OperationContext, table: string, scope: PersonalScope): AsyncGenerator<{ key: string; text: string; value: unknown }> {
   const needles = [scope.person.email, scope.person.phone, scope.person.phoneAsTyped].filter((n): n is string => !!n);
   let after: string | undefined;
   for (;;) {
-    const page = await ctx.tx.frontdesk.mentioning(t.name, needles, PAGE, after);
+    const page = await ctx.tx.frontdesk.mentioning(table, needles, PAGE, after);
     for (const r of page) {
       if (scope.bookingId && !r.text.includes(scope.bookingId)) continue;
       const value = parseText(r.text);
@@ -52,24 +52,24 @@ async function* rowsOf(ctx: OperationContext, t: PersonalTextTable, scope: Perso
 }
 
 /** A table of JSON text (bookings, waitlist entries, holds, outbox events, deliveries, stored responses, payment jobs). */
-function textHolder(t: PersonalTextTable): PersonalDataHolder {
+function textHolder(table: string): PersonalDataHolder {
   return {
-    name: t.name,
+    name: table,
     async export(ctx, scope) {
       const out: unknown[] = [];
-      for await (const r of rowsOf(ctx, t, scope)) out.push(r.value);
+      for await (const r of rowsOf(ctx, table, scope)) out.push(r.value);
       return out;
     },
     async erase(ctx, scope) {
       const changed: Array<{ key: string; text: string }> = [];
-      for await (const r of rowsOf(ctx, t, scope)) {
+      for await (const r of rowsOf(ctx, table, scope)) {
         const next = erasePerson(r.value, scope.person);
         if (!next.changed) continue;
         // A delivery's body is kept as the JSON text it is sent as.
         const wasString = typeof JSON.parse(r.text) === 'string';
         changed.push({ key: r.key, text: wasString ? JSON.stringify(JSON.stringify(next.value)) : JSON.stringify(next.value) });
       }
-      for (const c of changed) await ctx.tx.frontdesk.rewrite(t.name, c.key, c.text);
+      for (const c of changed) await ctx.tx.frontdesk.rewrite(table, c.key, c.text);
       return changed.length;
     },
   };
@@ -126,28 +126,28 @@ const buyerAccount: PersonalDataHolder = {
   },
 };
 
-/** Every holder of personal data, in the order an export lists them. */
-export const PERSONAL_DATA_HOLDERS: readonly PersonalDataHolder[] = [...PERSONAL_TEXT_TABLES.map(textHolder), clientNotes, buyerAccount];
+/** Every holder of personal data, in the order an export lists them: the store's tables of JSON text, the client notes, the account. */
+export function personalDataHolders(ctx: OperationContext): PersonalDataHolder[] {
+  return [...ctx.tx.frontdesk.personalTables.map(textHolder), clientNotes, buyerAccount];
+}
 
 /** Everything kept about the person, by holder. */
 export async function exportPerson(ctx: OperationContext, scope: PersonalScope): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
-  for (const h of PERSONAL_DATA_HOLDERS) out[h.name] = await h.export(ctx, scope);
+  for (const h of personalDataHolders(ctx)) out[h.name] = await h.export(ctx, scope);
   return out;
 }
 
 /** Erase the person from every holder; how many records changed, by holder (no personal data in it). */
 export async function erasePersonEverywhere(ctx: OperationContext, scope: PersonalScope): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const h of PERSONAL_DATA_HOLDERS) out[h.name] = await h.erase(ctx, scope);
+  for (const h of personalDataHolders(ctx)) out[h.name] = await h.erase(ctx, scope);
   return out;
 }
 
 /** The person's bookings (as buyer or recipient), newest start first. */
 export async function bookingsOfPerson(ctx: OperationContext, person: Person): Promise<BookingRecord[]> {
-  const t = PERSONAL_TEXT_TABLES.find((x) => x.table === 'bookings');
-  if (!t) return [];
   const out: BookingRecord[] = [];
-  for await (const r of rowsOf(ctx, t, { person })) out.push(r.value as BookingRecord);
+  for await (const r of rowsOf(ctx, 'bookings', { person })) out.push(r.value as BookingRecord);
   return out.sort((a, b) => b.priv.start_ms - a.priv.start_ms);
 }

@@ -1,6 +1,6 @@
 /** The front desk's repository on PostgreSQL: the same tables and answers as on SQLite. */
 import type { ClientNoteRow, FrontDeskRepo } from '../frontdesk-port.js';
-import { CLIENT_NOTES_DDL, personalTable } from '../shared/personal-tables.js';
+import { CLIENT_NOTES_DDL, PERSONAL_TEXT_TABLES, personalTable } from '../shared/personal-tables.js';
 import type { PgSession } from './session.js';
 
 export const POSTGRES_FRONTDESK_MIGRATION = `${CLIENT_NOTES_DDL}
@@ -9,6 +9,7 @@ export const POSTGRES_FRONTDESK_MIGRATION = `${CLIENT_NOTES_DDL}
 
 export function pgFrontDesk(s: PgSession): FrontDeskRepo {
   return {
+    personalTables: PERSONAL_TEXT_TABLES.map((t) => t.name),
     async clientNote(key) {
       const rows = await s.rows<ClientNoteRow>(`SELECT client_key, note, updated_ms, updated_by FROM client_notes WHERE client_key = $1${s.forUpdate}`, [key]);
       return rows[0] ?? null;

@@ -1,7 +1,7 @@
 /** The front desk's repository on SQLite: client notes and the reach into personal-data tables. */
 import type Database from 'better-sqlite3';
 import type { ClientNoteRow, FrontDeskRepo } from '../frontdesk-port.js';
-import { CLIENT_NOTES_DDL, personalTable } from '../shared/personal-tables.js';
+import { CLIENT_NOTES_DDL, PERSONAL_TEXT_TABLES, personalTable } from '../shared/personal-tables.js';
 
 export const SQLITE_FRONTDESK_MIGRATION = `${CLIENT_NOTES_DDL}
   UPDATE bookings SET end_ms = json_extract(data, '$.priv.end_ms');
@@ -21,6 +21,7 @@ export function sqliteFrontDesk(db: Database.Database): FrontDeskRepo {
     account: db.prepare('DELETE FROM buyer_accounts WHERE id = ?'),
   };
   return {
+    personalTables: PERSONAL_TEXT_TABLES.map((t) => t.name),
     async clientNote(key) {
       return (q.note.get(key) as ClientNoteRow | undefined) ?? null;
     },
