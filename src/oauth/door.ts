@@ -19,6 +19,7 @@ import { pinToPublicOrigin } from './public-origin.js';
 import { DEFAULT_REGISTRATION_LIMITS, dynamicRegistration, type RegistrationLimits } from './registration.js';
 import { accessTokenVerifier } from './resource-server.js';
 import { loadOAuthSecrets } from './secrets.js';
+import { accountDataCard, accountDataRoutes, type BuyerDataPort } from './account-data.js';
 import { loadOidcProvider } from './library.js';
 import { csrfFor as webCsrfFor, csrfOk as webCsrfOk, htmlResponse, pageHeaders, readCookie, readForm, styleSheet, type Html } from '../web/index.js';
 
@@ -53,6 +54,8 @@ export interface OAuthDoorOptions {
   profiles?: ProfileResolver;
   /** Each client registration's outcome (`registered`, or why it was refused), for the metrics. */
   onRegistration?: (outcome: string) => void;
+  /** The buyer's own data export and erasure from the account page (absent: the page offers neither). */
+  buyerData?: BuyerDataPort;
 }
 
 export interface OAuthDoor {
@@ -382,7 +385,8 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
       linked.push({ grantId: g.grantId, client: String(client?.clientName ?? g.clientId), scopes: g.scopes, since: new Date(g.createdMs).toISOString().slice(0, 10) });
     }
     const notice = c.req.query('removed') === '1' ? 'Access removed. That assistant can no longer act for you.' : undefined;
-    return html(accountPage({ csrf: csrf.token, name: account.name, email: account.email, linked, notice }), { title: 'Your account', cookies: [csrf.setCookie] });
+    const data = o.buyerData ? accountDataCard(csrf.token) : undefined;
+    return html(accountPage({ csrf: csrf.token, name: account.name, email: account.email, linked, notice, data }), { title: 'Your account', cookies: [csrf.setCookie] });
   });
   pages.get('/account/register', () =>
     html(messagePage({ heading: 'Create an account from your assistant', text: 'Accounts are created when you link an assistant: add this business to your assistant and choose "Create an account" when it asks you to sign in.' }), { title: 'Create an account' }),
@@ -410,6 +414,20 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     await accounts.closeSession(readCookie(c, ACCOUNT_COOKIE));
     return new Response(null, { status: 303, headers: { Location: '/account', 'Set-Cookie': cookie(ACCOUNT_COOKIE, '', { path: '/account', sameSite: 'Lax', maxAgeS: 0 }), 'Cache-Control': 'no-store' } });
   });
+
+  if (o.buyerData) {
+    accountDataRoutes(pages, {
+      port: o.buyerData,
+      signedInEmail: async (c) => {
+        const id = await signedInAs(c);
+        return id ? ((await accounts.byId(id))?.email ?? null) : null;
+      },
+      csrfOk,
+      expired,
+      page: (body, opts) => html(body, opts),
+      signedOutCookie: () => cookie(ACCOUNT_COOKIE, '', { path: '/account', sameSite: 'Lax', maxAgeS: 0 }),
+    });
+  }
 
   // ---- the 401 an MCP client starts authorization from ------------------------------------------
   const privilegedTools = new Set(OPERATIONS.filter((op) => op.access !== 'public').flatMap((op) => [op.tool, op.formerly?.tool]));

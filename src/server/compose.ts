@@ -60,6 +60,7 @@ import { createHost, type Door, type HostApp } from './host.js';
 import { dashboardDoor, mcpDoor, oauthDoor, pagesDoor, restDoor } from './doors.js';
 import { dashboardSessions } from './admin-sessions.js';
 import { mountOAuth, type OAuthDoor, type OAuthDoorOptions } from '../oauth/index.js';
+import { buyerDataWiring } from './frontdesk-wiring.js';
 import type { PaymentWorker } from '../payments/index.js';
 import { checkPaymentOptions, wirePayments, type PaymentOptions } from './payments-wiring.js';
 
@@ -244,12 +245,13 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   // OAuth 2.0 (spec 10.2.3, 10.2.4): a door of the business role (buyer accounts are a business's), with a gate on MCP.
   // Composed in phases: the authorization server and its resource server first, then the policy
   // that takes its token verifier, frozen before anything (the pipeline, a door) can hold it.
+  const buyerData = buyerDataWiring();
   const oauth: OAuthDoor | undefined = opts.oauth === false || role ? undefined : await mountOAuth({
     store, log, sandbox: opts.sandbox, trustProxy: proxies.any, clientAddress: (req, env) => addressOf(req, env, proxies), baseUrl: () => baseUrl, businessName: biz.def.business.name,
     capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
     accepted: () => authPolicy.accepted,
     allowLoopback: Boolean(opts.security?.allowLoopbackProfiles), now: () => clock.now(), onAccountEvent: (e) => metrics?.recordAccountEvent(e), profiles: resolver,
-    onRegistration: (outcome) => metrics?.recordRegistration(outcome), ...(opts.oauth ?? {}),
+    onRegistration: (outcome) => metrics?.recordRegistration(outcome), buyerData: buyerData.port, ...(opts.oauth ?? {}),
   });
   const authPolicy: AuthPolicy = freezePolicy(
     oauth
@@ -277,6 +279,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     // A committed call may have written a payment job: the worker looks soon rather than at its next poll.
     if (call.ok) payments.worker?.nudge();
   } });
+  buyerData.bind(pipeline);
   const payments = opts.role ? {} : wirePayments(opts.payments, { biz, store, pipeline, now: () => clock.now(), log });
   if (opts.payments?.startWorker !== false) payments.worker?.start();
   const availabilityCache = adminEnv.availability;
