@@ -4,31 +4,20 @@
  * phone, the private note, and their data exported as a JSON file or erased). Every action is a
  * form carrying the session's CSRF token, run through the pipeline like the other screens.
  */
-import type { Context, Hono } from 'hono';
-import type { DashboardAction, Pipeline } from '../../operations/index.js';
-import { escapeHtml as esc, pageHeaders, readForm } from '../../web/index.js';
-import type { DoneCode } from './flash.js';
+import type { Pipeline } from '../../operations/index.js';
+import { escapeHtml as esc, pageHeaders, raw, readForm } from '../../web/index.js';
+import type { DashboardApp, Screens, ScreenContext } from './kit.js';
 
-type Run = (c: Context<any>, action: DashboardAction, input: Record<string, unknown>) => ReturnType<Pipeline['execute']>;
-type Result = Awaited<ReturnType<Run>>;
-
-/** What the dashboard lends its screens: running an operation, its page shell, its CSRF field, flash and redirect. */
-export interface ScreenKit {
-  app: Hono<any>;
-  pipeline: Pipeline;
-  run: Run;
-  view(c: Context<any>, title: string, current: string, main: string, status?: number): Response;
-  csrfField(c: Context<any>): string;
-  flash(c: Context<any>): string;
-  back(c: Context<any>, to: string, res: Result, done: DoneCode, doneDetail?: string): Response;
-}
+type Result = Awaited<ReturnType<Pipeline['execute']>>;
 
 const str = (v: unknown, max = 2000) => (typeof v === 'string' ? v.trim().slice(0, max) : '');
 
-export function frontDeskScreens(k: ScreenKit): void {
-  const { app, run, view, csrfField, flash, back } = k;
-  const biz = k.pipeline.business;
-  const zone = biz.zone;
+export function mountFrontDesk(app: DashboardApp, s: Screens): void {
+  const { run, back, biz, zone } = s;
+  // These screens are built as strings with the kit's one escaping, and handed to the layout as markup.
+  const view = (c: ScreenContext, title: string, current: string, main: string, status?: number) => s.view(c, title, current, raw(main), status);
+  const csrfField = (c: ScreenContext) => s.csrfField(c).toString();
+  const flash = (c: ScreenContext) => s.flash(c).toString();
   const timeFmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hour12: false });
   const dayFmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' });
   const dateKey = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
