@@ -191,6 +191,7 @@ if (!PG_URL) {
     'payment_jobs',
     'payment_events',
     'payment_refs',
+    'client_notes',
   ];
   // Connection errors are expected where a test kills a connection; the tests observe their effects.
   const open = (s = schema, poolSize?: number) => openPostgresStore({ url, schema: s, poolSize, onError: () => {} });
