@@ -113,3 +113,29 @@ describe('retention erases the people of old bookings by the same path', () => {
     }
   });
 });
+
+describe('--retention-days reaches the sweep', () => {
+  it('off by default; --retention-days 30 makes a running server erase a booking that ended 31 days ago, and 0 is refused', async () => {
+    const { retentionOptions } = await import('../../src/server/cli/serve.js');
+    const { waitFor } = await import('../support/time.js');
+    expect(retentionOptions({} as never).personalDataRetentionMs).toBeUndefined();
+    expect(() => retentionOptions({ 'retention-days': '0' } as never)).toThrow(/retention-days/);
+    const opts = retentionOptions({ 'retention-days': '30' } as never);
+    expect(opts.personalDataRetentionMs).toBe(30 * 86_400_000);
+    const { createUspServer } = await import('../../src/server/compose.js');
+    const { ManualClock, silentLogger } = await import('../../src/operations/index.js');
+    const { demoBusiness } = await import('../support/server.js');
+    const { booking: bookingRecord } = await import('../support/records.js');
+    const { TEST_NOW } = await import('../support/time.js');
+    const server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, clock: new ManualClock(TEST_NOW), log: silentLogger, sweepIntervalMs: 20, webhooks: { enabled: false }, ...opts });
+    try {
+      const old = bookingRecord('bkg_old');
+      old.booking.buyer = { first_name: 'Zelda', last_name: 'Quinton', email: PERSON.email };
+      old.priv.end_ms = TEST_NOW - 31 * 86_400_000;
+      await server.store.transaction((tx) => tx.bookings.insert(old));
+      expect(await waitFor(async () => (await server.store.read((tx) => tx.bookings.get('bkg_old')))!.booking.buyer.email === 'erased@erased.invalid')).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
