@@ -20,6 +20,7 @@ import { pinToPublicOrigin } from './public-origin.js';
 import { DEFAULT_REGISTRATION_LIMITS, dynamicRegistration, type RegistrationLimits } from './registration.js';
 import { accessTokenVerifier } from './resource-server.js';
 import { loadOAuthSecrets } from './secrets.js';
+import type { BuyerDataPort } from './account-data.js';
 import { loadOidcProvider } from './library.js';
 import { htmlResponse, pageHeaders, styleSheet } from '../web/index.js';
 
@@ -54,6 +55,8 @@ export interface OAuthDoorOptions {
   profiles?: ProfileResolver;
   /** Each client registration's outcome (`registered`, or why it was refused), for the metrics. */
   onRegistration?: (outcome: string) => void;
+  /** The buyer's own data export and erasure from the account page (absent: the page offers neither). */
+  buyerData?: BuyerDataPort;
 }
 
 export interface OAuthDoor {
@@ -191,7 +194,7 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     return RESPONSE_ALREADY_SENT;
   };
 
-  const pages = createInteractionPages({ provider: getProvider, accounts, base, businessName: o.businessName, clientAddress: o.clientAddress });
+  const pages = createInteractionPages({ provider: getProvider, accounts, base, businessName: o.businessName, clientAddress: o.clientAddress, buyerData: o.buyerData });
   const isPage = isInteractionPage;
   const mcpGate = createMcpGate(() => ({ sandbox: o.sandbox, log: o.log, accepted: o.accepted, resourceMetadataUrl: resourceMetadataUrl('mcp') }));
   const isProviderPath = (path: string) =>

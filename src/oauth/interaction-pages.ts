@@ -11,6 +11,7 @@ import { csrfFor as webCsrfFor, csrfOk as webCsrfOk, pageHeaders, readCookie, re
 import { ACCOUNT_SESSION_MS, EMAIL, normalizeEmail, type Accounts } from './accounts.js';
 import { accountPage, codePage, consentPage, layout, loginPage, messagePage, registerPage, type LinkedView } from './pages.js';
 import { INTERACTION_PATH, USP_SCOPES } from './provider.js';
+import { accountDataCard, accountDataRoutes, type BuyerDataPort } from './account-data.js';
 
 export const ACCOUNT_COOKIE = 'usp_account';
 
@@ -24,6 +25,8 @@ export interface InteractionPagesOptions {
   businessName: string;
   /** The client's rate-limit key (trusted proxies honoured); undefined without a socket. */
   clientAddress: (req: Request, env: unknown) => string | undefined;
+  /** The buyer's own data export and erasure from the account page (absent: the page offers neither). */
+  buyerData?: BuyerDataPort;
 }
 
 /** Whether `path` is one of these pages'. */
@@ -221,7 +224,8 @@ export function createInteractionPages(o: InteractionPagesOptions): Hono {
       linked.push({ grantId: g.grantId, client: String(client?.clientName ?? g.clientId), scopes: g.scopes, since: new Date(g.createdMs).toISOString().slice(0, 10) });
     }
     const notice = c.req.query('removed') === '1' ? 'Access removed. That assistant can no longer act for you.' : undefined;
-    return html(accountPage({ csrf: csrf.token, name: account.name, email: account.email, linked, notice }), { title: 'Your account', cookies: [csrf.setCookie] });
+    const data = o.buyerData ? accountDataCard(csrf.token) : undefined;
+    return html(accountPage({ csrf: csrf.token, name: account.name, email: account.email, linked, notice, data }), { title: 'Your account', cookies: [csrf.setCookie] });
   });
   pages.get('/account/register', () =>
     html(messagePage({ heading: 'Create an account from your assistant', text: 'Accounts are created when you link an assistant: add this business to your assistant and choose "Create an account" when it asks you to sign in.' }), { title: 'Create an account' }),
@@ -249,6 +253,19 @@ export function createInteractionPages(o: InteractionPagesOptions): Hono {
     await accounts.closeSession(readCookie(c, ACCOUNT_COOKIE));
     return new Response(null, { status: 303, headers: { Location: '/account', 'Set-Cookie': cookie(ACCOUNT_COOKIE, '', { path: '/account', sameSite: 'Lax', maxAgeS: 0 }), 'Cache-Control': 'no-store' } });
   });
+  if (o.buyerData) {
+    accountDataRoutes(pages, {
+      port: o.buyerData,
+      signedInEmail: async (c) => {
+        const id = await signedInAs(c);
+        return id ? ((await accounts.byId(id))?.email ?? null) : null;
+      },
+      csrfOk,
+      expired,
+      page: (body, opts) => html(body, opts),
+      signedOutCookie: () => cookie(ACCOUNT_COOKIE, '', { path: '/account', sameSite: 'Lax', maxAgeS: 0 }),
+    });
+  }
   return pages;
 }
 

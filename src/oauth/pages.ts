@@ -86,7 +86,7 @@ export interface LinkedView {
   since: string;
 }
 
-export function accountPage(o: { csrf: string; name: string; email: string; linked: LinkedView[]; notice?: string }): Html {
+export function accountPage(o: { csrf: string; name: string; email: string; linked: LinkedView[]; notice?: string; data?: Html }): Html {
   const rows = o.linked.length
     ? html`<ul class="linked">${o.linked.map(
         (l) =>
@@ -95,7 +95,7 @@ export function accountPage(o: { csrf: string; name: string; email: string; link
     : html`<p>No assistant is linked to your account.</p>`;
   const notice = o.notice ? html`<p class="notice" role="status">${o.notice}</p>` : '';
   return html`<h1>Your account</h1>${notice}<div class="card"><dl><dt>Name</dt><dd>${o.name}</dd><dt>Email</dt><dd>${o.email}</dd></dl></div>
-<div class="card"><h2>Linked assistants</h2>${rows}</div>
+<div class="card"><h2>Linked assistants</h2>${rows}</div>${o.data ?? ''}
 <form method="post" action="/account/logout">${csrfField(o.csrf)}<button class="secondary" type="submit">Sign out</button></form>`;
 }
 

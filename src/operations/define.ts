@@ -89,7 +89,12 @@ export type DashboardAction =
   | 'resource_create'
   | 'resource_update'
   | 'location_create'
-  | 'location_update';
+  | 'location_update'
+  | 'walk_in'
+  | 'client'
+  | 'client_note'
+  | 'buyer_export'
+  | 'buyer_erase';
 
 /**
  * The MCP Apps view (extension `io.modelcontextprotocol/ui`) that presents an operation's result in

@@ -12,6 +12,7 @@ import type { Clock } from './clock.js';
 import type { IdSource } from './ids.js';
 import type { Business } from './business.js';
 import { queueMailForEvents } from './steps/mail-messages.js';
+import { erasePastBookings } from './retention.js';
 
 /** Dispatched events are kept this long after they were due by default (spec-free: our own retention). */
 export const DEFAULT_EVENT_RETENTION_MS = 7 * 86_400_000;
@@ -26,6 +27,8 @@ export interface SweepOptions {
   batch?: number;
   /** Keep dispatched and canceled outbox events this long after they were due (default 7 days). */
   eventRetentionMs?: number;
+  /** Erase the people of bookings that ended longer ago than this (off when unset). */
+  personalDataRetentionMs?: number;
 }
 
 export async function sweep(store: Store, biz: Business, clock: Clock, ids: IdSource, opts: SweepOptions = {}): Promise<OutboxEvent[]> {
@@ -59,6 +62,7 @@ export async function sweep(store: Store, biz: Business, clock: Clock, ids: IdSo
     if (events.length > 0) await queueMailForEvents(tx, biz, events, now);
   });
   await purgeRetained(store, clock.now(), opts.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS);
+  if (opts.personalDataRetentionMs !== undefined) await erasePastBookings(store, biz, clock, ids, opts.personalDataRetentionMs);
   return events;
 }
 

@@ -34,6 +34,7 @@ import { createHost, type Door } from './host.js';
 import { dashboardDoor, mcpDoor, oauthDoor, pagesDoor, restDoor } from './doors.js';
 import { dashboardSessions } from './admin-sessions.js';
 import { mountOAuth, type OAuthDoor } from '../oauth/index.js';
+import { buyerDataWiring } from './frontdesk-wiring.js';
 import { checkPaymentOptions, wirePayments } from './payments-wiring.js';
 import { checkMailOptions, wireMail, type MailWiring } from './mail-wiring.js';
 import { createListener } from './listener.js';
@@ -113,12 +114,13 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   // OAuth 2.0 (spec 10.2.3, 10.2.4): a door of the business role (buyer accounts are a business's), with a gate on MCP.
   // Composed in phases: the authorization server and its resource server first, then the policy
   // that takes its token verifier, frozen before anything (the pipeline, a door) can hold it.
+  const buyerData = buyerDataWiring();
   const oauth: OAuthDoor | undefined = opts.oauth === false || role ? undefined : await mountOAuth({
     store, log, sandbox: opts.sandbox, trustProxy: proxies.any, clientAddress: limitKey, baseUrl: () => baseUrl, businessName: biz.def.business.name,
     capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
     accepted: () => authPolicy.accepted,
     allowLoopback: Boolean(opts.security?.allowLoopbackProfiles), now: () => clock.now(), onAccountEvent: (e) => metrics?.recordAccountEvent(e), profiles: resolver,
-    onRegistration: (outcome) => metrics?.recordRegistration(outcome), ...(mail.deliverCode ? { deliverCode: mail.deliverCode } : {}), ...(opts.oauth ?? {}),
+    onRegistration: (outcome) => metrics?.recordRegistration(outcome), buyerData: buyerData.port, ...(mail.deliverCode ? { deliverCode: mail.deliverCode } : {}), ...(opts.oauth ?? {}),
   });
   const authPolicy: AuthPolicy = freezePolicy(
     oauth
@@ -147,6 +149,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     if (call.ok) payments.worker?.nudge();
     if (call.ok) mail.worker?.nudge();
   } });
+  buyerData.bind(pipeline);
   const payments = opts.role ? {} : wirePayments(opts.payments, { biz, store, pipeline, now: () => clock.now(), log });
   if (opts.payments?.startWorker !== false) payments.worker?.start();
   if (opts.mail?.startWorker !== false) mail.worker?.start();
@@ -234,7 +237,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const interval = opts.sweepIntervalMs ?? 30_000;
   if (interval > 0) {
     timer = setInterval(() => {
-      sweep(store, biz, clock, ids, { eventRetentionMs: opts.eventRetentionMs }).then(announce, (err) =>
+      sweep(store, biz, clock, ids, { eventRetentionMs: opts.eventRetentionMs, personalDataRetentionMs: opts.personalDataRetentionMs }).then(announce, (err) =>
         err instanceof StoreUnavailable ? log.warn('sweep skipped: database unavailable', { reason: err.reason }) : log.error('sweep failed', { error: String(err) }),
       );
     }, interval);

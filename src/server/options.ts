@@ -35,6 +35,8 @@ export interface ServerOptions {
   sweepIntervalMs?: number;
   /** Keep dispatched webhook events in the outbox this long after they were due (default 7 days; --event-retention-days). */
   eventRetentionMs?: number;
+  /** Erase the people of bookings that ended longer ago than this (--retention-days; off by default). */
+  personalDataRetentionMs?: number;
   /** Host header values accepted on the doors browsers' scripts call, MCP (DNS-rebinding defence); empty = loopback names when listening on loopback. */
   allowedHosts?: string[];
   /** Browser origins accepted on the MCP endpoints. */

@@ -4,6 +4,7 @@
  * sent after commit by the leased mail worker. The row's id is its unique key (what caused it, the
  * recipient and the kind), so a retried transaction, a replay or a second process adds nothing.
  */
+import { randomUUID } from 'node:crypto';
 
 export type MailStatus = 'queued' | 'sent' | 'failed' | 'canceled';
 
@@ -39,4 +40,18 @@ export interface MailRepo {
   get(id: string): Promise<MailMessage | null>;
   /** A subject's messages, oldest first. */
   forSubject(subjectId: string): Promise<MailMessage[]>;
+  /** Every message to one address (any case), oldest first: a buyer's data export. */
+  forRecipient(address: string): Promise<MailMessage[]>;
+  /**
+   * A buyer's erasure: every message to the address loses the address (in its key too) and its
+   * payload, and those not yet sent are canceled; with `subjectId`, only the messages about it
+   * (retention erases one old booking's people). How many.
+   */
+  eraseRecipient(address: string, subjectId?: string): Promise<number>;
+}
+
+/** The key an erased message keeps: its cause and kind, and no address. */
+export function erasedMailId(id: string): string {
+  const [cause, kind] = id.split('|');
+  return `${cause}|${kind}|erased-${randomUUID()}`;
 }

@@ -14,6 +14,7 @@ import type { AccountRepo, OAuthRepo } from './oauth-port.js';
 import type { PaymentRepo } from './payment-port.js';
 import type { MailRepo } from './mail-port.js';
 import type { DefinitionRepo } from './definition-port.js';
+import type { FrontDeskRepo } from './frontdesk-port.js';
 
 export interface ClaimRow {
   resource_id: string;
@@ -300,6 +301,7 @@ export interface Tx {
   mail: MailRepo;
   /** The business's definition (catalog, resources, locations, details) as stored rows. */
   definition: DefinitionRepo;
+  frontdesk: FrontDeskRepo;
 }
 
 /** Cross-process announcement of dispatched events (PostgreSQL LISTEN/NOTIFY); absent in one process. */

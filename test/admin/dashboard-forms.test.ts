@@ -8,6 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addBusinessUser } from '../../src/server/admin-sessions.js';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
+import { signInDashboard } from '../support/dashboard-session.js';
 
 const EMAIL = 'owner@salon.example';
 const PASSWORD = 'correct horse battery staple';
@@ -23,28 +24,7 @@ afterEach(async () => {
 const admin = (method: string, path: string, body?: unknown) => t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
 
 /** A signed-in dashboard session kept in a cookie jar, and the page's CSRF token. */
-async function signIn() {
-  const jar = new Map<string, string>();
-  const cookies = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-  const keep = (res: Response) => {
-    for (const sc of res.headers.getSetCookie()) {
-      const [pair] = sc.split(';');
-      const i = pair.indexOf('=');
-      jar.set(pair.slice(0, i), pair.slice(i + 1));
-    }
-    return res;
-  };
-  const get = async (path: string) => keep(await fetch(t.url + path, { headers: { cookie: cookies() }, redirect: 'manual' }));
-  const post = async (path: string, form: Record<string, string>) =>
-    keep(await fetch(t.url + path, { method: 'POST', headers: { cookie: cookies(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form), redirect: 'manual' }));
-  const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  const login = await (await get('/admin/login')).text();
-  const signed = await post('/admin/login', { _csrf: csrfOf(login), email: EMAIL, password: PASSWORD });
-  expect(signed.status).toBe(303);
-  const csrf = csrfOf(await (await get('/admin')).text());
-  expect(csrf).not.toBe('');
-  return { get, post, csrf };
-}
+const signIn = () => signInDashboard(t.url, EMAIL, PASSWORD);
 
 async function bookFirst(serviceId: string, date: string) {
   const q = await t.call('POST', '/availability/query', { service_id: serviceId, start_date: date, end_date: date });

@@ -67,5 +67,21 @@ export function mailContract(write: Run, read: Run): void {
       ).rejects.toThrow('roll back');
       expect(await read((tx) => tx.mail.get('rb'))).toBeNull();
     });
+
+    test('a buyer\'s erasure takes their address out of every message, its key included, and cancels what was not sent', async () => {
+      await write(async (tx) => {
+        await tx.mail.enqueue({ ...msg('e1|booking_confirmed|Eve@Example.com', { subject: 'bkg_e' }), recipient: 'Eve@Example.com', payload: { name: 'Eve' } });
+        await tx.mail.enqueue({ ...msg('e2|reminder|Eve@Example.com', { subject: 'bkg_e', kind: 'reminder', due: NOW + 60 * MIN }), recipient: 'Eve@Example.com', payload: { name: 'Eve' } });
+      });
+      await write((tx) => tx.mail.finish('e1|booking_confirmed|Eve@Example.com', { status: 'sent', attempts: 1, due_ms: NOW, sent_ms: NOW, last_error: null }));
+      expect((await read((tx) => tx.mail.forRecipient('eve@example.com'))).map((m) => m.kind)).toEqual(['booking_confirmed', 'reminder']);
+      expect(await write((tx) => tx.mail.eraseRecipient('eve@example.com'))).toBe(2);
+      expect(await read((tx) => tx.mail.forRecipient('eve@example.com'))).toEqual([]);
+      const left = await read((tx) => tx.mail.forSubject('bkg_e'));
+      expect(left.map((m) => [m.kind, m.status, m.recipient, m.payload, m.id.includes('Eve')])).toEqual([
+        ['booking_confirmed', 'sent', 'erased', {}, false],
+        ['reminder', 'canceled', 'erased', {}, false],
+      ]);
+    });
   });
 }

@@ -14,6 +14,7 @@ import { ClaimConflict, openPostgresStore, type PostgresEventChannel } from '../
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { PG_URL, adminClient, dropSchema, noteSkipped, schemaName } from '../pg/helpers.js';
 import { storeContract } from './contract.js';
+import { frontDeskContract } from './frontdesk-contract.js';
 import { claim, outboxEvent as event } from '../support/records.js';
 import { TEST_NOW as NOW } from '../support/time.js';
 
@@ -192,6 +193,7 @@ if (!PG_URL) {
     'payment_jobs',
     'payment_events',
     'payment_refs',
+    'client_notes',
   ];
   // Connection errors are expected where a test kills a connection; the tests observe their effects.
   const open = (s = schema, poolSize?: number) => openPostgresStore({ url, schema: s, poolSize, onError: () => {} });
@@ -214,6 +216,7 @@ if (!PG_URL) {
   };
 
   storeContract('postgres', fresh);
+  frontDeskContract('postgres', fresh);
   parityCases('postgres', async () => {
     const s = schemaName('usp_parity');
     schemas.push(s);

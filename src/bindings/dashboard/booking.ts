@@ -9,6 +9,7 @@ import type { DoneCode } from './flash.js';
 import { badge, buyerName, middayOf, refusal, type DashboardApp, type Screens, type ScreenContext } from './kit.js';
 import { minorFromForm, moneyCard } from './money.js';
 import { messagesCard } from './booking-messages.js';
+import { bookingPeople } from './booking-people.js';
 import { viewOf, type BookingDetailView, type BookingView, type FreeSlotView } from './views.js';
 
 const MOVABLE = ['pending', 'requires_action', 'confirmed'];
@@ -85,7 +86,7 @@ export function mountBooking(app: DashboardApp, s: Screens): void {
       html`<h1>${buyerName(b)} · ${b.service_name}</h1>${s.flash(c)}
 <div class="card"><p>${badge(b.status)}</p><dl><dt>When</dt><dd>${s.when(d.start_ms)}–${s.timeFmt.format(d.end_ms)}</dd>
 <dt>Staff</dt><dd>${resourceIds.map(s.resourceName).join(', ') || '—'}</dd>
-<dt>Buyer</dt><dd>${buyerName(b)} · ${b.buyer.email}${b.buyer.phone_number ? ` · ${b.buyer.phone_number}` : ''}</dd>
+${bookingPeople(b)}
 <dt>Party</dt><dd>${b.party_size}</dd><dt>Booking id</dt><dd>${b.id}</dd><dt>Platform</dt><dd>${d.platform ?? 'direct'}</dd>
 ${b.cancellation ? html`<dt>Canceled</dt><dd>by ${b.cancellation.canceled_by}${b.cancellation.reason ? `: ${b.cancellation.reason}` : ''}</dd>` : ''}</dl>
 <div class="actions">${moves}</div>${decline}</div>${moneyCard(d.money, { csrf: s.csrfField(c), action: `/admin/ui/bookings/${id}/refund` })}${reschedule}${messagesCard(d.messages, (iso) => s.when(Date.parse(iso)))}

@@ -28,6 +28,7 @@ import { mountToday } from './today.js';
 import { mountWaitlists } from './waitlists.js';
 import { mountWebhooks } from './webhooks.js';
 import { mountCatalog } from './catalog.js';
+import { mountFrontDesk } from './front-desk.js';
 
 /** The dashboard's paths: /admin itself, its screens under /admin/ui, login, logout and its style sheet. The admin API keeps the rest of /admin. */
 export function isDashboardRequest(_req: Request, path: string): boolean {
@@ -45,7 +46,7 @@ export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardS
   app.get(DASHBOARD_CSS_PATH, () => styleSheet(DASHBOARD_CSS));
   // The session gate: every screen mounted after it needs a session, and every form its CSRF token.
   mountSignIn(app, { sessions: deps.sessions, bizName: s.bizName, clientAddress: deps.clientAddress });
-  for (const mount of [mountToday, mountCalendar, mountBooking, mountTimeOff, mountWaitlists, mountWebhooks, mountApiKeys, mountAudit, mountCatalog]) mount(app, s);
+  for (const mount of [mountToday, mountCalendar, mountBooking, mountTimeOff, mountWaitlists, mountWebhooks, mountApiKeys, mountAudit, mountCatalog, mountFrontDesk]) mount(app, s);
   app.notFound((c) => (c.get('session') ? s.view(c as Context<Env>, 'Not found', '', html`<h1>Not found</h1>`, 404) : c.redirect('/admin/login', 303)));
   return app;
 }

@@ -24,6 +24,9 @@ export const DONE_WORDS = {
   api_key_revoked: 'Key revoked; calls made with it are refused from now on.',
   saved: 'Saved; platforms are told the catalog changed.',
   archived: 'Archived: no new bookings; existing bookings stand.',
+  walk_in_booked: 'Booked.',
+  note_saved: 'Note saved.',
+  buyer_erased: "Their data was erased everywhere; their bookings keep their times and money.",
 } as const;
 export type DoneCode = keyof typeof DONE_WORDS;
 
@@ -72,6 +75,7 @@ const OUTCOME_WORDS: Record<string, string> = {
   hold_expired: 'The hold expired.',
   hold_not_found: 'That hold does not exist.',
   payment_expired: 'The payment time has passed.',
+  confirm_erase: 'Tick the box to confirm the erasure; nothing was erased.',
 };
 
 export const GENERIC_ERROR = 'That could not be done; nothing was changed.';

@@ -14,6 +14,8 @@ const NAV: ReadonlyArray<readonly [href: string, label: string]> = [
   ['/admin/ui/services', 'Services'],
   ['/admin/ui/staff', 'Staff & hours'],
   ['/admin/ui/locations', 'Locations'],
+  ['/admin/ui/walk-in', 'Walk-in'],
+  ['/admin/ui/clients', 'Clients'],
   ['/admin/ui/time-off', 'Time off & hours'],
   ['/admin/ui/waitlists', 'Waitlists'],
   ['/admin/ui/webhooks', 'Webhooks'],

@@ -18,7 +18,7 @@ table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:.45rem .
 .ev.s-pending{border-color:#b27600;background:#fff8e6}.ev.s-canceled{border-color:#b32020;background:#fdf0f0;text-decoration:line-through}
 form.inline{display:inline}form.filters,form.stack{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}
 label{display:flex;flex-direction:column;font-size:.85rem;color:#4a4a4f;gap:.2rem}
-input,select{font:inherit;padding:.5rem .6rem;border:1px solid #b8b8c0;border-radius:8px;min-height:44px;background:#fff;color:#1d1d1f}
+input,select,textarea{font:inherit;padding:.5rem .6rem;border:1px solid #b8b8c0;border-radius:8px;min-height:44px;background:#fff;color:#1d1d1f}
 button,.button{font:inherit;font-weight:600;border-radius:10px;padding:.5rem 1rem;border:2px solid #1a4fd6;min-height:44px;cursor:pointer;text-decoration:none;display:inline-block;background:#fff;color:#1a4fd6}
 button.primary{background:#1a4fd6;color:#fff}button.danger,.button.danger{border-color:#b32020;color:#b32020}
 a{color:#1a4fd6}.note{color:#4a4a4f;font-size:.9rem}.actions{display:flex;flex-wrap:wrap;gap:.5rem;margin:.6rem 0 0}

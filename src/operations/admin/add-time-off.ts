@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import { localToUtcMs, parseInstant } from '../../domain/index.js';
-
-/** An RFC 3339 instant, or a local date-time without offset (a form's datetime-local) read in the business's zone. */
-function instantOrLocal(s: string, zone: string): number | null {
-  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?$/.exec(s);
-  return m ? localToUtcMs(m[1], m[2], zone) : parseInstant(s);
-}
+import { instantOrLocal } from './walk-in-input.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { invalidRequest } from '../errors.js';
 import { Out } from '../schemas.js';

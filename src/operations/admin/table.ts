@@ -23,6 +23,7 @@ import { listApiKeys } from './list-api-keys.js';
 import { revokeApiKey } from './revoke-api-key.js';
 import { listAuditLog } from './list-audit-log.js';
 import { getDayFigures } from './get-day-figures.js';
+import { FRONT_DESK_OPERATIONS } from './front-desk.js';
 
 export const ADMIN_OPERATIONS: readonly OperationDef[] = [
   listBookings,
@@ -43,4 +44,5 @@ export const ADMIN_OPERATIONS: readonly OperationDef[] = [
   revokeApiKey,
   listAuditLog,
   getDayFigures,
+  ...FRONT_DESK_OPERATIONS,
 ] as OperationDef[];

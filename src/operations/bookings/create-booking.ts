@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { errorMessage, isCapacityType, sameSlotId } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../steps/slots.js';
+import { slotRefusal } from '../steps/slot-refusals.js';
 import { paidBeforeAppointment } from '../steps/checkouts.js';
 import { createBookingRecord } from '../steps/booking-lifecycle.js';
 import { Buyer, DeliveryAddress, id, BOOKING_OUTPUT } from '../schemas.js';
@@ -82,19 +83,7 @@ export const createBooking = defineOperation({
     }
 
     const check = await checkSlot(ctx.tx, ctx.biz, service, inp.slot_id, partySize, ctx.now, hold ? [hold.hold.id] : []);
-    if (!check.ok) {
-      switch (check.reason) {
-        case 'malformed':
-        case 'wrong_service':
-          return outcome(errorMessage('validation_error', 'That slot id does not belong to this service; query availability again.', '$.slot_id'));
-        case 'window':
-          return outcome(errorMessage('booking_window_violated', 'That slot is outside the booking window of this service.', '$.slot_id'));
-        case 'capacity':
-          return outcome(errorMessage('capacity_exceeded', `Not enough spots remain for a party of ${partySize}.`, '$.party_size'));
-        default:
-          return outcome(errorMessage('slot_unavailable', 'That slot is no longer available; query availability and pick another.', '$.slot_id'));
-      }
-    }
+    if (!check.ok) return outcome(slotRefusal(check, partySize));
     if (inp.resource_id && !check.slot.resourceIds.includes(inp.resource_id)) {
       return outcome(errorMessage('validation_error', 'resource_id is not part of that slot; pick a slot with that resource.', '$.resource_id'));
     }

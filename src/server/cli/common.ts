@@ -29,6 +29,7 @@ export const OPTIONS = {
   'admin-key': { type: 'string', multiple: true },
   'max-body-bytes': { type: 'string' },
   'event-retention-days': { type: 'string' },
+  'retention-days': { type: 'string' },
   'availability-cache-mb': { type: 'string' },
   'no-availability-cache': { type: 'boolean' },
   'hold-ttl': { type: 'string' },

@@ -51,6 +51,7 @@ ${ACCESS_HELP}
   --max-body-bytes N          largest accepted request body (default 65536)
   --event-retention-days N    keep webhook events in the outbox this many days after they went out (default 7);
                               expired credentials are purged as they expire
+  --retention-days N          erase the people's data of bookings that ended more than N days ago (off by default)
 ${CACHE_HELP}
   --tls-cert FILE --tls-key FILE   serve HTTPS directly with this PEM certificate and key
   --trust-proxy LIST          behind TLS-terminating proxies: the addresses or CIDRs they connect from, comma-separated
@@ -147,8 +148,8 @@ export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' 
 }
 
 /** How long dispatched webhook events stay in the outbox (--event-retention-days). */
-export function retentionOptions(flags: Flags): Pick<ServerOptions, 'eventRetentionMs'> {
-  return { eventRetentionMs: daysMs(intFlag(flags, 'event-retention-days', 1)) };
+export function retentionOptions(flags: Flags): Pick<ServerOptions, 'eventRetentionMs' | 'personalDataRetentionMs'> {
+  return { eventRetentionMs: daysMs(intFlag(flags, 'event-retention-days', 1)), personalDataRetentionMs: daysMs(intFlag(flags, 'retention-days', 1)) };
 }
 
 function registryUrls(flags: Flags): string[] {

@@ -1,5 +1,5 @@
 /** The mail outbox on PostgreSQL: several processes lease from it without sending a message twice. */
-import type { MailRepo } from '../mail-port.js';
+import { erasedMailId, type MailRepo } from '../mail-port.js';
 import { MAIL_COLUMNS, mailMigration, toMailMessage, type MailRow } from '../shared/mail-rows.js';
 import type { PgSession } from './session.js';
 
@@ -46,6 +46,20 @@ export function pgMail(s: PgSession): MailRepo {
     },
     async forSubject(subjectId) {
       return (await s.rows<MailRow>(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE subject_id = $1 ORDER BY created_ms, id`, [subjectId])).map(toMailMessage);
+    },
+    async forRecipient(address) {
+      return (await s.rows<MailRow>(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE lower(recipient) = lower($1) ORDER BY created_ms, id`, [address])).map(toMailMessage);
+    },
+    async eraseRecipient(address, subjectId) {
+      const all = await s.rows<MailRow>(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE lower(recipient) = lower($1) ORDER BY created_ms, id`, [address]);
+      const rows = all.filter((r) => subjectId === undefined || r.subject_id === subjectId);
+      for (const r of rows) {
+        await s.query(
+          `UPDATE mail_messages SET id = $1, recipient = 'erased', payload = '{}', last_error = NULL, status = CASE status WHEN 'queued' THEN 'canceled' ELSE status END WHERE id = $2`,
+          [erasedMailId(r.id), r.id],
+        );
+      }
+      return rows.length;
     },
   };
 }

@@ -7,6 +7,7 @@
  * JSON documents in `data`/`payload`/`body` (byte-for-byte parity with SQLite), BOOLEAN for flags.
  * Ids that are ordered or paginated on use the "C" collation so that they sort bytewise, as in SQLite.
  */
+import { POSTGRES_FRONTDESK_MIGRATION } from './frontdesk-repo.js';
 import { POSTGRES_OAUTH_MIGRATION } from './oauth-repo.js';
 import { POSTGRES_PAYMENTS_MIGRATION } from './payments.js';
 import { POSTGRES_MAIL_MIGRATION } from './mail.js';
@@ -337,4 +338,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE TABLE definition_version (one INTEGER PRIMARY KEY CHECK (one = 1), version BIGINT NOT NULL);
   `,
+  // Client notes, and each booking's end as a column (personal-data retention reads it by index).
+  POSTGRES_FRONTDESK_MIGRATION,
 ];

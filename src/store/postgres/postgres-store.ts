@@ -27,6 +27,7 @@
  * without trying again for a moment, so an unreachable host does not make each call wait). The
  * LISTEN connection reconnects with backoff and then announces what was dispatched meanwhile.
  */
+import { pgFrontDesk } from './frontdesk-repo.js';
 import pg from 'pg';
 import type { Store, Tx } from '../port.js';
 import { StoreUnavailable } from '../port.js';
@@ -374,6 +375,7 @@ function buildRepos(connection: () => Promise<pg.PoolClient>, mode: Mode): Tx {
     definition: pgDefinition(s),
     payments: pgPayments(s),
     mail: pgMail(s),
+    frontdesk: pgFrontDesk(s),
     ...postgresOAuthRepos(s.query),
   };
 }

@@ -1,6 +1,6 @@
 /** The mail outbox on SQLite. */
 import type Database from 'better-sqlite3';
-import type { MailRepo } from '../mail-port.js';
+import { erasedMailId, type MailRepo } from '../mail-port.js';
 import { MAIL_COLUMNS, mailMigration, toMailMessage, type MailRow } from '../shared/mail-rows.js';
 
 export const SQLITE_MAIL_MIGRATION = mailMigration('INTEGER');
@@ -20,6 +20,10 @@ export function sqliteMail(db: Database.Database): MailRepo {
     cancel: db.prepare(`UPDATE mail_messages SET status = 'canceled' WHERE subject_id = ? AND kind = ? AND status = 'queued'`),
     get: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE id = ?`),
     forSubject: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE subject_id = ? ORDER BY created_ms, id`),
+    forRecipient: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE lower(recipient) = lower(?) ORDER BY created_ms, id`),
+    erase: db.prepare(
+      `UPDATE mail_messages SET id = ?, recipient = 'erased', payload = '{}', last_error = NULL, status = CASE status WHEN 'queued' THEN 'canceled' ELSE status END WHERE id = ?`,
+    ),
   };
   return {
     async enqueue(m) {
@@ -42,6 +46,14 @@ export function sqliteMail(db: Database.Database): MailRepo {
     },
     async forSubject(subjectId) {
       return (q.forSubject.all(subjectId) as MailRow[]).map(toMailMessage);
+    },
+    async forRecipient(address) {
+      return (q.forRecipient.all(address) as MailRow[]).map(toMailMessage);
+    },
+    async eraseRecipient(address, subjectId) {
+      const rows = (q.forRecipient.all(address) as MailRow[]).filter((r) => subjectId === undefined || r.subject_id === subjectId);
+      for (const r of rows) q.erase.run(erasedMailId(r.id), r.id);
+      return rows.length;
     },
   };
 }

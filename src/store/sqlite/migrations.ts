@@ -1,5 +1,6 @@
 import { SQLITE_PAYMENTS_MIGRATION } from './payments.js';
 import { SQLITE_MAIL_MIGRATION } from './mail.js';
+import { SQLITE_FRONTDESK_MIGRATION } from './frontdesk-repo.js';
 import { SQLITE_OAUTH_MIGRATION } from './oauth-repo.js';
 
 /** Schema of the embedded store. Each entry runs once, in order, recorded in `schema_migrations`. */
@@ -354,4 +355,6 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE TABLE definition_version (one INTEGER PRIMARY KEY CHECK (one = 1), version INTEGER NOT NULL);
   `,
+  // Client notes, and each booking's end as a column (personal-data retention reads it by index).
+  SQLITE_FRONTDESK_MIGRATION,
 ];

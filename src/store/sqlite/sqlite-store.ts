@@ -7,6 +7,7 @@
  * the busy timeout, a read-only or removed file, a full disk, an I/O error) fail the call with
  * `StoreUnavailable`; the transaction is rolled back, so nothing half-written stays behind.
  */
+import { sqliteFrontDesk } from './frontdesk-repo.js';
 import Database from 'better-sqlite3';
 import { mkdirSync, statSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -84,6 +85,8 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     db.pragma('synchronous = NORMAL');
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
     db.pragma('foreign_keys = ON');
+    // Erased personal data must not linger in freed space of the file (a buyer's erasure, spec 10.1.3).
+    db.pragma('secure_delete = ON');
     db.pragma(`cache_size = ${CACHE_KIB}`);
     migrate(db);
   } catch (err) {
@@ -408,6 +411,7 @@ function buildRepos(db: Db): Tx {
     definition: sqliteDefinition(s),
     payments: sqlitePayments(db),
     mail: sqliteMail(db),
+    frontdesk: sqliteFrontDesk(db),
     ...sqliteOAuthRepos(db),
   };
 }
