@@ -41,8 +41,8 @@ export function outboundPostProblem(url: string, allowLoopback: boolean): string
 
 const systemLookup = async (host: string) => (await dnsLookup(host, { all: true })).map((a) => a.address);
 
-/** The vetted address to connect to, or OutboundRefused. */
-async function vettedAddress(host: string, opts: PinnedPostOptions): Promise<string> {
+/** The vetted address to connect to, or OutboundRefused (the pinned GET of calendar feeds uses it too). */
+export async function vettedAddress(host: string, opts: Pick<PinnedPostOptions, 'allowLoopback' | 'lookup'>): Promise<string> {
   let addrs: string[];
   try {
     addrs = isIP(host) ? [host] : await (opts.lookup ?? systemLookup)(host);

@@ -28,6 +28,8 @@ export type { AdminRepo, AdminSessionRow, AuditRow, BusinessUserRow, PlatformKey
 export type { RegistryRepo, RegistryBusinessRow, RegistryServiceRow, RegistryFilter, RegistryServiceHit, DeploymentMode } from './registry-port.js';
 export type { OAuthRecord, OAuthRepo, BuyerAccount, AccountRepo } from './oauth-port.js';
 export type { PaymentJob, PaymentJobKind, PaymentJobStatus, PaymentRepo } from './payment-port.js';
+export { CALENDAR_SLOT_KEY } from './calendar-port.js';
+export type { BusyInterval, CalendarFeedState, CalendarPushJob, CalendarRepo, PushedEvent } from './calendar-port.js';
 export { openSqliteStore } from './sqlite/sqlite-store.js';
 export { eventBody, StoreUnavailable } from './port.js';
 export type { SqliteStoreOptions } from './sqlite/sqlite-store.js';

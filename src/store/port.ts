@@ -12,6 +12,7 @@ import { isoUtc, type BookingRecord, type HoldRecord, type SubscriptionRecord, t
 /** A resource occupied by a booking or an active hold over its blocked interval (buffers included). */
 import type { AccountRepo, OAuthRepo } from './oauth-port.js';
 import type { PaymentRepo } from './payment-port.js';
+import type { CalendarRepo } from './calendar-port.js';
 
 export interface ClaimRow {
   resource_id: string;
@@ -295,6 +296,7 @@ export interface Tx {
   oauth: OAuthRepo;
   accounts: AccountRepo;
   payments: PaymentRepo;
+  calendars: CalendarRepo;
 }
 
 /** Cross-process announcement of dispatched events (PostgreSQL LISTEN/NOTIFY); absent in one process. */

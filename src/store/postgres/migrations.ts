@@ -9,6 +9,7 @@
  */
 import { POSTGRES_OAUTH_MIGRATION } from './oauth-repo.js';
 import { POSTGRES_PAYMENTS_MIGRATION } from './payments.js';
+import { POSTGRES_CALENDARS_MIGRATION } from './calendars.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
@@ -323,4 +324,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
   // Payment provider jobs, applied provider events and provider ids (the payment provider port).
   POSTGRES_PAYMENTS_MIGRATION,
+  // Calendar busy claims (a source column on claims), feed state and the CalDAV push queue.
+  POSTGRES_CALENDARS_MIGRATION,
 ];

@@ -41,6 +41,7 @@ import { pgKeyValue } from './kv.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { postgresOAuthRepos } from './oauth-repo.js';
 import { pgPayments } from './payments.js';
+import { pgCalendars } from './calendars.js';
 import { pgOutbox } from './outbox.js';
 import { postgresRegistryRepo } from './registry-repo.js';
 import { postgresAdminRepo } from './admin-repo.js';
@@ -357,6 +358,7 @@ function buildRepos(connection: () => Promise<pg.PoolClient>, mode: Mode): Tx {
     outbox: pgOutbox(s),
     kv: pgKeyValue(s),
     payments: pgPayments(s),
+    calendars: pgCalendars(s),
     ...postgresOAuthRepos(s.query),
   };
 }

@@ -1,4 +1,5 @@
 import { SQLITE_PAYMENTS_MIGRATION } from './payments.js';
+import { SQLITE_CALENDARS_MIGRATION } from './calendars.js';
 import { SQLITE_OAUTH_MIGRATION } from './oauth-repo.js';
 
 /** Schema of the embedded store. Each entry runs once, in order, recorded in `schema_migrations`. */
@@ -340,4 +341,6 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `,
   // Payment provider jobs, applied provider events and provider ids (the payment provider port).
   SQLITE_PAYMENTS_MIGRATION,
+  // Calendar busy claims (a source column on claims), feed state and the CalDAV push queue.
+  SQLITE_CALENDARS_MIGRATION,
 ];

@@ -30,6 +30,7 @@ import { sqliteRegistryRepo } from './registry-repo.js';
 import { sqliteAdminRepo } from './admin-repo.js';
 import { sqliteOAuthRepos } from './oauth-repo.js';
 import { sqlitePayments } from './payments.js';
+import { sqliteCalendars } from './calendars.js';
 
 export interface SqliteStoreOptions {
   /** File path, or ':memory:'. */
@@ -392,6 +393,7 @@ function buildRepos(db: Db): Tx {
     outbox: sqliteOutbox(s),
     kv: sqliteKeyValue(s),
     payments: sqlitePayments(db),
+    calendars: sqliteCalendars(s),
     ...sqliteOAuthRepos(db),
   };
 }
