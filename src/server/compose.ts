@@ -62,6 +62,7 @@ import { dashboardSessions } from './admin-sessions.js';
 import { mountOAuth, type OAuthDoor, type OAuthDoorOptions } from '../oauth/index.js';
 import type { PaymentWorker } from '../payments/index.js';
 import { checkPaymentOptions, wirePayments, type PaymentOptions } from './payments-wiring.js';
+import { wireCalendars, type CalendarOptions, type CalendarWiring } from './calendar-wiring.js';
 
 export interface ServerOptions {
   business: BusinessDef;
@@ -117,6 +118,8 @@ export interface ServerOptions {
   availabilityCacheBytes?: number;
   /** Who takes online payments (default: the checkout URL template if set, else the sandbox page in a sandbox, else none). */
   payments?: PaymentOptions;
+  /** Calendar sync: busy times from the resources' calendars, bookings pushed to writable CalDAV ones. */
+  calendars?: CalendarOptions;
 }
 
 /** A server role other than the business: its operations, its profile document, its outbound services. */
@@ -168,6 +171,8 @@ export interface UspServer {
   dispatcher: WebhookDispatcher;
   /** Calls the payment provider for committed payment jobs (Stripe only). */
   paymentWorker?: PaymentWorker;
+  /** The calendar poller and push worker (present when the business file lists calendars). */
+  calendars?: CalendarWiring;
   /** The business's webhook signing keys. */
   keyring: SigningKeyring;
   /** Platform profile resolver (SSRF-safe fetch and cache). */
@@ -274,9 +279,12 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     metrics?.recordCall(call);
     // A committed call may have written a payment job: the worker looks soon rather than at its next poll.
     if (call.ok) payments.worker?.nudge();
+    if (call.ok) calendars?.pusher?.nudge();
   } });
   const payments = opts.role ? {} : wirePayments(opts.payments, { biz, store, pipeline, now: () => clock.now(), log });
   if (opts.payments?.startWorker !== false) payments.worker?.start();
+  const calendars = opts.role ? undefined : wireCalendars(opts.calendars, { biz, store, now: () => clock.now(), log, allowLoopback: Boolean(opts.security?.allowLoopbackProfiles) });
+  await calendars?.start();
   const availabilityCache = adminEnv.availability;
   metrics = createMetrics({
     store,
@@ -285,6 +293,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     inFlight: () => pipeline.inFlight,
     availabilityCache: availabilityCache ? () => availabilityCache.stats() : undefined,
   });
+  calendars?.registerMetrics(metrics.registry);
 
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
   const wh = opts.webhooks ?? {};
@@ -403,6 +412,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const close = async () => {
     if (timer) clearInterval(timer);
     await payments.worker?.stop();
+    await calendars?.stop();
     await dispatcher?.stop();
     unsubscribeChannel?.();
     await mcpHttp.close();
@@ -425,6 +435,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     profiles: resolver,
     dispatcher,
     paymentWorker: payments.worker,
+    calendars,
     keyring,
     hub,
     clock,
