@@ -10,18 +10,15 @@
  */
 import { createHash } from 'node:crypto';
 import { deleteCalendarObject, updateCalendarObject } from 'tsdav';
-import { bookingCalendar, type BookingRecord } from '../domain/index.js';
+import { bookingEventUid, calendarObject, isBookingEventUid, type BookingRecord } from '../domain/index.js';
 import { BackgroundLoop, type LoopLog } from '../outbox/index.js';
 import type { Store } from '../store/index.js';
 import { DEFAULT_FETCH_LIMITS, FeedRefused, pinnedFetch, type FetchLimits } from './fetch.js';
 import { basicAuth, type CalendarFeed } from './sources.js';
 
 /** The UID of a pushed event: recognisable, so the poller never reads our own events back as busy time. */
-export function pushedUid(bookingId: string): string {
-  return `${bookingId}.booking@usp-server`;
-}
-
-export const isPushedUid = (uid: string): boolean => uid.endsWith('.booking@usp-server');
+export const pushedUid = bookingEventUid;
+export const isPushedUid = isBookingEventUid;
 
 const RETRY_MS = [10_000, 60_000, 300_000, 1_800_000, 3_600_000];
 
@@ -103,8 +100,8 @@ export class CalendarPushWorker {
         await this.o.store.transaction((tx) => tx.calendars.deletePushedEvent(bookingId, cal.key));
         continue;
       }
-      const body = bookingCalendar(
-        {
+      const body = calendarObject(
+        [{
           uid: pushedUid(bookingId),
           sequence: rec.priv.reschedule_count,
           canceled: false,
@@ -112,9 +109,10 @@ export class CalendarPushWorker {
           endMs: rec.priv.end_ms,
           stampMs: this.o.now(),
           summary: this.o.summary(rec),
-        },
+        }],
         '-//usp-server//calendar push//EN',
-      ).replace('METHOD:PUBLISH\r\n', ''); // a stored calendar object carries no METHOD (RFC 4791 4.1)
+        null, // a stored calendar object carries no METHOD (RFC 4791 4.1)
+      );
       const fingerprint = createHash('sha256').update(body.replace(/^DTSTAMP:.*\r\n/m, '')).digest('hex');
       if (existing?.fingerprint === fingerprint) continue;
       const href = existing?.href ?? new URL(`${encodeURIComponent(bookingId)}.ics`, cal.url).href;

@@ -90,7 +90,8 @@ export type {
 } from './records.js';
 export { DISPUTE_TRANSITIONS, nextDisputeStatus } from './disputes.js';
 export type { DisputeMove, DisputeStatus } from './disputes.js';
-export { bookingCalendar } from './icalendar.js';
+export { bookingCalendar, bookingEventUid, calendarObject, isBookingEventUid } from './icalendar.js';
+export type { CalendarEvent } from './icalendar.js';
 export { priceInterval, durationInterval, flatCategory, categoryTerms, distanceKm, boundingBox, queryTokens, MAX_RADIUS_KM } from './registry.js';
 export type { RangeMatch, BoundingBox } from './registry.js';
 export { mergeScheduleChanges, overlappingInterval } from './schedule-changes.js';

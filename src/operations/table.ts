@@ -32,6 +32,8 @@ import { viewCheckout } from './bookings/view-checkout.js';
 import { completeCheckout } from './bookings/complete-checkout.js';
 import { viewBookingPage } from './bookings/view-booking-page.js';
 import { bookingCalendarFile } from './bookings/booking-calendar.js';
+import { calendarFeedFile } from './calendars/calendar-feed-file.js';
+import { getCalendarFeed, rotateCalendarFeed } from './calendars/calendar-feed-admin.js';
 import { openDispute } from './bookings/open-dispute.js';
 import { reviewDispute } from './bookings/review-dispute.js';
 import { resolveDispute } from './bookings/resolve-dispute.js';
@@ -83,6 +85,9 @@ export const OPERATIONS: readonly OperationDef[] = [
   acceptWaitlistOffer,
   declineWaitlistOffer,
   ...ADMIN_OPERATIONS,
+  calendarFeedFile,
+  getCalendarFeed,
+  rotateCalendarFeed,
 ] as OperationDef[];
 
 export function operationByName(name: string): OperationDef {

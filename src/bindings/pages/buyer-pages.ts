@@ -9,6 +9,7 @@
 import { Hono, type Context } from 'hono';
 import { formatMoney, operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
 import { REST_ERRORS, problemResponse } from '../rest/index.js';
+import { registerCalendarFeeds } from './calendar-feeds.js';
 import { contentSecurityPolicy, csrfFor, csrfOk, documentShell, errorCard, html, htmlResponse, isHttps, readForm, styleSheet, type Html } from '../../web/index.js';
 
 /** Served from our own origin so the policy can forbid inline styles too. */
@@ -195,6 +196,7 @@ const CHECKOUT = /^\/checkout\/[^/]+$/;
 const RETURN = /^\/checkout\/[^/]+\/return$/;
 const BOOKING = /^\/booking\/[^/]+$/;
 const CALENDAR = /^\/booking\/[^/]+\/calendar\.ics$/;
+const CALENDAR_FEED = /^\/calendars\/[^/]+\.ics$/;
 
 /**
  * Whether a request is the pages' rather than REST's: the pages share the checkout and booking
@@ -203,7 +205,7 @@ const CALENDAR = /^\/booking\/[^/]+\/calendar\.ics$/;
  */
 export function isPageRequest(req: Request, path: string): boolean {
   if (req.method === 'GET') {
-    if (path === PAGES_CSS_PATH || CALENDAR.test(path) || RETURN.test(path)) return true;
+    if (path === PAGES_CSS_PATH || CALENDAR.test(path) || CALENDAR_FEED.test(path) || RETURN.test(path)) return true;
     return (CHECKOUT.test(path) || BOOKING.test(path)) && wantsHtml(req);
   }
   const type = req.headers.get('content-type') ?? '';
@@ -290,6 +292,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
       },
     });
   });
+  registerCalendarFeeds(app, pipeline);
   app.notFound(() => notFound(404));
   return app;
 }
