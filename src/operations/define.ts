@@ -52,7 +52,7 @@ export interface OperationResult {
 export type JsonSchema = Record<string, unknown>;
 
 /** The buyer pages the REST door renders as HTML for a browser (spec 8.5.4, 8.5.5). */
-export type BuyerPage = 'checkout' | 'checkout_form' | 'booking_page' | 'calendar_file' | 'calendar_feed';
+export type BuyerPage = 'checkout' | 'checkout_form' | 'booking_page' | 'calendar_file' | 'subscribed_calendar';
 
 /**
  * What an operation does on the business's dashboard (its row's `dashboard`): the dashboard door

@@ -19,7 +19,7 @@ export const calendarFeedFile = defineOperation({
   mutating: false,
   conditional: false,
   writes: false,
-  page: 'calendar_feed',
+  page: 'subscribed_calendar',
   summary: 'A resource\'s bookings (or the business\'s, `_business.ics`) as a subscribed iCalendar feed, reached with its secret token.',
   input: z.object({
     resource_file: z.string().max(210).describe('`{resource_id}.ics`, or `_business.ics`.'),
