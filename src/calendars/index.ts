@@ -6,5 +6,5 @@ export { CalendarPoller } from './poller.js';
 export type { CalendarPollerOptions, FeedPollResult } from './poller.js';
 export { CalendarPushWorker, isPushedUid, pushedUid } from './push-worker.js';
 export type { PushWorkerOptions } from './push-worker.js';
-export { basicAuth, calendarFeeds, feedKey, fetchableUrl } from './sources.js';
+export { basicAuth, calendarFeeds, fetchableUrl } from './sources.js';
 export type { CalendarFeed } from './sources.js';

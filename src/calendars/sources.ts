@@ -3,8 +3,9 @@
  * calendar, named by a key that stays the same while its resource, type and URL do (so a restart
  * keeps its busy times and validators), and the writable CalDAV calendars bookings are pushed to.
  */
-import { createHash } from 'node:crypto';
-import type { CalendarSource } from '../domain/index.js';
+import { calendarKey, fetchableUrl, type CalendarSource } from '../domain/index.js';
+
+export { fetchableUrl };
 
 export interface CalendarFeed {
   key: string;
@@ -18,23 +19,16 @@ export interface CalendarFeed {
   write: boolean;
 }
 
-/** The fetchable URL of a calendar address: webcal:// is iCalendar over https. */
-export function fetchableUrl(url: string): string {
-  return url.replace(/^webcals?:\/\//i, 'https://');
-}
-
-export function feedKey(resourceId: string, type: string, url: string): string {
-  return createHash('sha256').update(`${resourceId}\u0000${type}\u0000${url}`).digest('hex').slice(0, 16);
-}
 
 /** Every calendar of every resource, in the business file's order. */
 export function calendarFeeds(resources: ReadonlyArray<{ id: string; calendars?: readonly CalendarSource[] }>): CalendarFeed[] {
   return resources.flatMap((r) =>
     (r.calendars ?? []).map((c): CalendarFeed => {
       const url = fetchableUrl(c.url);
+      const key = calendarKey(r.id, c);
       return c.type === 'ics'
-        ? { key: feedKey(r.id, c.type, url), resourceId: r.id, type: 'ics', url, write: false }
-        : { key: feedKey(r.id, c.type, url), resourceId: r.id, type: 'caldav', url: url.endsWith('/') ? url : `${url}/`, username: c.username, passwordEnv: c.password_env, write: c.write === true };
+        ? { key, resourceId: r.id, type: 'ics', url, write: false }
+        : { key, resourceId: r.id, type: 'caldav', url: url.endsWith('/') ? url : `${url}/`, username: c.username, passwordEnv: c.password_env, write: c.write === true };
     }),
   );
 }

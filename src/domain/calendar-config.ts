@@ -4,6 +4,7 @@
  * whose password or token is named by an environment variable, never written in the file. A CalDAV
  * calendar marked `write` also receives the resource's bookings as events.
  */
+import { sha256 } from '@noble/hashes/sha2';
 import { z } from 'zod';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -30,3 +31,17 @@ export const CalendarSourceSchema = z.discriminatedUnion('type', [
 ]);
 
 export type CalendarSource = z.output<typeof CalendarSourceSchema>;
+
+/** The fetchable URL of a calendar address: webcal:// is iCalendar over https. */
+export function fetchableUrl(url: string): string {
+  return url.replace(/^webcals?:\/\//i, 'https://');
+}
+
+/**
+ * A calendar's key: the same while its resource, type and (fetchable) URL are, so a restart keeps
+ * its busy times and validators, and a calendar taken out of the file can be forgotten.
+ */
+export function calendarKey(resourceId: string, c: CalendarSource): string {
+  const bytes = sha256(new TextEncoder().encode(`${resourceId}\u0000${c.type}\u0000${fetchableUrl(c.url)}`));
+  return Array.from(bytes.slice(0, 8), (b) => b.toString(16).padStart(2, '0')).join('');
+}

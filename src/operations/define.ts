@@ -82,7 +82,10 @@ export type DashboardAction =
   | 'signing_key_rotate'
   | 'audit_log'
   | 'reschedule'
-  | 'free_slots';
+  | 'free_slots'
+  | 'calendar_sync'
+  | 'calendar_feed_url'
+  | 'calendar_feed_rotate';
 
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';

@@ -34,6 +34,7 @@ import { viewBookingPage } from './bookings/view-booking-page.js';
 import { bookingCalendarFile } from './bookings/booking-calendar.js';
 import { calendarFeedFile } from './calendars/calendar-feed-file.js';
 import { getCalendarFeed, rotateCalendarFeed } from './calendars/calendar-feed-admin.js';
+import { listCalendarSync } from './calendars/list-calendar-sync.js';
 import { openDispute } from './bookings/open-dispute.js';
 import { reviewDispute } from './bookings/review-dispute.js';
 import { resolveDispute } from './bookings/resolve-dispute.js';
@@ -88,6 +89,7 @@ export const OPERATIONS: readonly OperationDef[] = [
   calendarFeedFile,
   getCalendarFeed,
   rotateCalendarFeed,
+  listCalendarSync,
 ] as OperationDef[];
 
 export function operationByName(name: string): OperationDef {

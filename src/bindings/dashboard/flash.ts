@@ -22,6 +22,7 @@ export const DONE_WORDS = {
   delivery_queued: 'Delivery queued again.',
   key_rotated: 'A new signing key signs deliveries from now on.',
   api_key_revoked: 'Key revoked; calls made with it are refused from now on.',
+  feed_rotated: 'New calendar feed address made; the old one no longer works.',
 } as const;
 export type DoneCode = keyof typeof DONE_WORDS;
 

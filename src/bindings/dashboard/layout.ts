@@ -11,6 +11,7 @@ export const DASHBOARD_CSS_PATH = '/admin/assets/dashboard.css';
 const NAV: ReadonlyArray<readonly [href: string, label: string]> = [
   ['/admin', 'Today'],
   ['/admin/ui/calendar', 'Calendar'],
+  ['/admin/ui/calendars', 'Calendar sync'],
   ['/admin/ui/time-off', 'Time off & hours'],
   ['/admin/ui/waitlists', 'Waitlists'],
   ['/admin/ui/webhooks', 'Webhooks'],

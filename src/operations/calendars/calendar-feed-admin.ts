@@ -18,6 +18,7 @@ export const getCalendarFeed = defineOperation({
   conditional: false,
   // The token is made on first use.
   writes: true,
+  dashboard: 'calendar_feed_url',
   output: { url: Out.string },
   summary: 'The secret iCalendar feed URL of a resource\'s bookings (or `_business`: all bookings), to subscribe to from a calendar app.',
   input,
@@ -36,6 +37,7 @@ export const rotateCalendarFeed = defineOperation({
   mutating: true,
   conditional: false,
   writes: true,
+  dashboard: 'calendar_feed_rotate',
   output: { url: Out.string },
   summary: 'Replace the token of a resource\'s calendar feed: the old URL stops working.',
   input,
