@@ -7,7 +7,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { OutboundRefused, outboundPostProblem, vettedAddress } from './pinned-post.js';
+import { OutboundRefused, outboundPostProblem, pinnedLookup, vettedAddress } from './pinned-post.js';
 
 export interface PinnedRequestOptions {
   /** Development only: http to loopback names and loopback addresses. */
@@ -54,10 +54,7 @@ export async function pinnedRequest(
         method: init.method,
         headers,
         agent: false,
-        lookup: (_h, o, cb) => {
-          if ((o as { all?: boolean }).all) (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
-          else (cb as (e: null, a: string, f: number) => void)(null, address, family);
-        },
+        lookup: pinnedLookup(address, family),
       },
       (res) => {
         const chunks: Buffer[] = [];
