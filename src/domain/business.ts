@@ -6,6 +6,7 @@
  * Times of day are local to the business time zone ("HH:MM", 24 h); instants are RFC 3339
  * strings or epoch milliseconds (UTC). Durations are ISO 8601 strings (e.g. "PT30M", "P30D").
  */
+import { CalendarSourceSchema } from './calendar-config.js';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { RESOURCE_TYPES, serviceRules, type PathSegment } from './business-rules.js';
@@ -119,6 +120,7 @@ const ResourceSchema = doc(
       schedule: WeeklyHoursSchema,
       exceptions: z.array(DatedExceptionSchema).optional(),
       time_off: z.array(TimeOffSchema).optional(),
+      calendars: doc(z.array(CalendarSourceSchema), 'Calendars the resource is busy in (read in the background; a CalDAV one with write: true also receives its bookings).').optional(),
     })
     .superRefine((r, ctx) => {
       const seen = new Map<string, number>();

@@ -67,12 +67,20 @@ function foldLine(line: string): string {
 }
 
 export function bookingCalendar(e: CalendarEvent, productId = '-//usp-server//bookings//EN'): string {
+  return calendarObject([e], productId, e.method ?? (e.canceled ? 'CANCEL' : 'PUBLISH'));
+}
+
+/** Several bookings as one calendar (a subscribed feed); `method` null leaves METHOD out (a stored CalDAV object). */
+export function calendarObject(events: readonly CalendarEvent[], productId: string, method: string | null): string {
+  const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', `PRODID:${productId}`, 'CALSCALE:GREGORIAN'];
+  if (method) lines.push(`METHOD:${method}`);
+  for (const e of events) lines.push(...eventLines(e));
+  lines.push('END:VCALENDAR');
+  return lines.map(foldLine).join('\r\n') + '\r\n';
+}
+
+function eventLines(e: CalendarEvent): string[] {
   const lines = [
-    'BEGIN:VCALENDAR',
-    'VERSION:2.0',
-    `PRODID:${productId}`,
-    'CALSCALE:GREGORIAN',
-    `METHOD:${e.method ?? (e.canceled ? 'CANCEL' : 'PUBLISH')}`,
     'BEGIN:VEVENT',
     `UID:${e.uid}`,
     `DTSTAMP:${utc(e.stampMs)}`,
@@ -91,6 +99,16 @@ export function bookingCalendar(e: CalendarEvent, productId = '-//usp-server//bo
     const cn = e.attendee.name ? `;CN=${paramText(e.attendee.name)}` : '';
     lines.push(`ATTENDEE${cn};ROLE=REQ-PARTICIPANT;PARTSTAT=${e.canceled ? 'DECLINED' : 'ACCEPTED'}:mailto:${e.attendee.email}`);
   }
-  lines.push('END:VEVENT', 'END:VCALENDAR');
-  return lines.map(foldLine).join('\r\n') + '\r\n';
+  lines.push('END:VEVENT');
+  return lines;
 }
+
+/**
+ * The UID of a booking's event in a calendar this server writes or publishes (CalDAV pushes, the
+ * subscribed feeds): recognisable, so that reading the same calendar back for busy times skips it.
+ */
+export function bookingEventUid(bookingId: string): string {
+  return `${bookingId}.booking@usp-server`;
+}
+
+export const isBookingEventUid = (uid: string): boolean => uid.endsWith('.booking@usp-server');

@@ -4,6 +4,8 @@
  * Other layers import the domain through this file only.
  */
 export { WEEKDAYS, DEFAULT_SETTINGS, BusinessFileSchema, DurationSchema, ServiceSchema, businessDocs } from './business.js';
+export { CalendarSourceSchema, calendarKey, fetchableUrl } from './calendar-config.js';
+export type { CalendarSource } from './calendar-config.js';
 export { formatPath, serviceRules, wholeFileRules, DURATION_RULES_JSON_SCHEMA, SERVICE_RULES_JSON_SCHEMA } from './business-rules.js';
 export type { PathSegment, IssueSink, ServiceFacts } from './business-rules.js';
 export { checkBusinessDocument } from './business-check.js';
@@ -92,7 +94,8 @@ export type {
 } from './records.js';
 export { DISPUTE_TRANSITIONS, nextDisputeStatus } from './disputes.js';
 export type { DisputeMove, DisputeStatus } from './disputes.js';
-export { bookingCalendar } from './icalendar.js';
+export { bookingCalendar, bookingEventUid, calendarObject, isBookingEventUid } from './icalendar.js';
+export type { CalendarEvent } from './icalendar.js';
 export { priceInterval, durationInterval, flatCategory, categoryTerms, distanceKm, boundingBox, queryTokens, MAX_RADIUS_KM } from './registry.js';
 export type { RangeMatch, BoundingBox } from './registry.js';
 export { mergeScheduleChanges, overlappingInterval } from './schedule-changes.js';

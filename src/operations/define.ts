@@ -52,7 +52,7 @@ export interface OperationResult {
 export type JsonSchema = Record<string, unknown>;
 
 /** The buyer pages the REST door renders as HTML for a browser (spec 8.5.4, 8.5.5). */
-export type BuyerPage = 'checkout' | 'checkout_form' | 'booking_page' | 'calendar_file' | 'reminders_form';
+export type BuyerPage = 'checkout' | 'checkout_form' | 'booking_page' | 'calendar_file' | 'reminders_form' | 'subscribed_calendar';
 
 /**
  * What an operation does on the business's dashboard (its row's `dashboard`): the dashboard door
@@ -94,7 +94,10 @@ export type DashboardAction =
   | 'client'
   | 'client_note'
   | 'buyer_export'
-  | 'buyer_erase';
+  | 'buyer_erase'
+  | 'calendar_sync'
+  | 'calendar_feed_url'
+  | 'calendar_feed_rotate';
 
 /**
  * The MCP Apps view (extension `io.modelcontextprotocol/ui`) that presents an operation's result in

@@ -34,6 +34,9 @@ import { completeCheckout } from './bookings/complete-checkout.js';
 import { viewBookingPage } from './bookings/view-booking-page.js';
 import { bookingCalendarFile } from './bookings/booking-calendar.js';
 import { stopBookingReminders } from './bookings/stop-booking-reminders.js';
+import { calendarFeedFile } from './calendars/calendar-feed-file.js';
+import { getCalendarFeed, rotateCalendarFeed } from './calendars/calendar-feed-admin.js';
+import { listCalendarSync } from './calendars/list-calendar-sync.js';
 import { openDispute } from './bookings/open-dispute.js';
 import { reviewDispute } from './bookings/review-dispute.js';
 import { resolveDispute } from './bookings/resolve-dispute.js';
@@ -87,6 +90,10 @@ export const OPERATIONS: readonly OperationDef[] = [
   declineWaitlistOffer,
   ...ADMIN_OPERATIONS,
   ...CATALOG_ADMIN_OPERATIONS,
+  calendarFeedFile,
+  getCalendarFeed,
+  rotateCalendarFeed,
+  listCalendarSync,
 ] as OperationDef[];
 
 export function operationByName(name: string): OperationDef {

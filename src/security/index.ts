@@ -23,6 +23,8 @@ export { outboundUrlProblem, isLoopbackHost, LOOPBACK_HOSTS } from './profile-ur
 export { hashPassword, verifyPassword } from './passwords.js';
 export { OutboundRefused, outboundPostProblem, pinnedPost } from './pinned-post.js';
 export type { PinnedPostAnswer, PinnedPostOptions } from './pinned-post.js';
+export { AnswerTooLarge, pinnedRequest } from './pinned-request.js';
+export type { PinnedAnswer, PinnedRequestOptions } from './pinned-request.js';
 export { emailRef, loginBackoff, windowCounter } from './login-backoff.js';
 export type { AccountDoor, AccountEvent, LockoutLimit, LoginBackoff, LoginBackoffOptions, WindowCounter } from './login-backoff.js';
 export { returnUrlProblem } from './return-url.js';

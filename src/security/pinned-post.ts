@@ -8,7 +8,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { outboundUrlProblem } from './profile-url.js';
 import { isLoopbackAddress, isSpecialUseAddress } from './ssrf.js';
 
@@ -41,8 +41,16 @@ export function outboundPostProblem(url: string, allowLoopback: boolean): string
 
 const systemLookup = async (host: string) => (await dnsLookup(host, { all: true })).map((a) => a.address);
 
-/** The vetted address to connect to, or OutboundRefused. */
-async function vettedAddress(host: string, opts: PinnedPostOptions): Promise<string> {
+/** A `lookup` for node's request that answers the vetted address, whatever is asked (no second DNS answer). */
+export function pinnedLookup(address: string, family: number): LookupFunction {
+  return (_h, o, cb) => {
+    if ((o as { all?: boolean }).all) (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
+    else (cb as (e: null, a: string, f: number) => void)(null, address, family);
+  };
+}
+
+/** The vetted address to connect to, or OutboundRefused (the pinned GET of calendar feeds uses it too). */
+export async function vettedAddress(host: string, opts: Pick<PinnedPostOptions, 'allowLoopback' | 'lookup'>): Promise<string> {
   let addrs: string[];
   try {
     addrs = isIP(host) ? [host] : await (opts.lookup ?? systemLookup)(host);
@@ -79,10 +87,7 @@ export async function pinnedPost(url: string, headers: Record<string, string>, b
         agent: false,
         timeout: opts.timeoutMs,
         // Pinning: whatever node asks, the answer is the address vetted above.
-        lookup: (_h, o, cb) => {
-          if ((o as { all?: boolean }).all) (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
-          else (cb as (e: null, a: string, f: number) => void)(null, address, family);
-        },
+        lookup: pinnedLookup(address, family),
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -37,6 +37,7 @@ import { mountOAuth, type OAuthDoor } from '../oauth/index.js';
 import { buyerDataWiring } from './frontdesk-wiring.js';
 import { checkPaymentOptions, wirePayments } from './payments-wiring.js';
 import { checkMailOptions, wireMail, type MailWiring } from './mail-wiring.js';
+import { wireCalendars } from './calendar-wiring.js';
 import { createListener } from './listener.js';
 import type { ServerOptions, UspServer } from './options.js';
 
@@ -148,11 +149,14 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     // A committed call may have written a payment job: the worker looks soon rather than at its next poll.
     if (call.ok) payments.worker?.nudge();
     if (call.ok) mail.worker?.nudge();
+    if (call.ok) calendars?.pusher?.nudge();
   } });
   buyerData.bind(pipeline);
   const payments = opts.role ? {} : wirePayments(opts.payments, { biz, store, pipeline, now: () => clock.now(), log });
   if (opts.payments?.startWorker !== false) payments.worker?.start();
   if (opts.mail?.startWorker !== false) mail.worker?.start();
+  const calendars = opts.role ? undefined : wireCalendars(opts.calendars, { biz, store, now: () => clock.now(), log, allowLoopback: Boolean(opts.security?.allowLoopbackProfiles) });
+  await calendars?.start();
   const availabilityCache = adminEnv.availability;
   metrics = createMetrics({
     store,
@@ -161,6 +165,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     inFlight: () => pipeline.inFlight,
     availabilityCache: availabilityCache ? () => availabilityCache.stats() : undefined,
   });
+  calendars?.registerMetrics(metrics.registry);
 
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
   const wh = opts.webhooks ?? {};
@@ -280,6 +285,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       if (timer) clearInterval(timer);
       await payments.worker?.stop();
       await mail.worker?.stop();
+      await calendars?.stop();
       await dispatcher?.stop();
       unsubscribeChannel?.();
       await mcpHttp.close();
@@ -299,6 +305,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     paymentWorker: payments.worker,
     mailWorker: mail.worker,
     mailDestination: mail.describe,
+    calendars,
     keyring,
     hub,
     clock,

@@ -16,6 +16,7 @@ import type { ConnectionLimits } from './listener.js';
 import type { SecurityOptions } from './security-wiring.js';
 import type { PaymentOptions } from './payments-wiring.js';
 import type { MailOptions } from './mail-wiring.js';
+import type { CalendarOptions, CalendarWiring } from './calendar-wiring.js';
 import type { ServerMetrics } from './metrics.js';
 
 export interface ServerOptions {
@@ -83,6 +84,8 @@ export interface ServerOptions {
   definition?: 'import' | 'stored_first';
   /** Settings that override the stored definition's in this process (command-line flags). */
   settingsOverride?: Partial<BusinessDef['settings']>;
+  /** Calendar sync: busy times from the resources' calendars, bookings pushed to writable CalDAV ones. */
+  calendars?: CalendarOptions;
 }
 
 /** A server role other than the business: its operations, its profile document, its outbound services. */
@@ -115,6 +118,8 @@ export interface UspServer {
   mailWorker?: MailWorker;
   /** Where mail goes, safe to print. */
   mailDestination?: string;
+  /** The calendar poller and push worker (present when the business file lists calendars). */
+  calendars?: CalendarWiring;
   /** The business's webhook signing keys. */
   keyring: SigningKeyring;
   /** Platform profile resolver (SSRF-safe fetch and cache). */

@@ -15,6 +15,7 @@ import type { PaymentRepo } from './payment-port.js';
 import type { MailRepo } from './mail-port.js';
 import type { DefinitionRepo } from './definition-port.js';
 import type { FrontDeskRepo } from './frontdesk-port.js';
+import type { CalendarRepo } from './calendar-port.js';
 
 export interface ClaimRow {
   resource_id: string;
@@ -302,6 +303,7 @@ export interface Tx {
   /** The business's definition (catalog, resources, locations, details) as stored rows. */
   definition: DefinitionRepo;
   frontdesk: FrontDeskRepo;
+  calendars: CalendarRepo;
 }
 
 /** Cross-process announcement of dispatched events (PostgreSQL LISTEN/NOTIFY); absent in one process. */

@@ -333,6 +333,14 @@ export const RULES = {
     packages: [],
     node: 'any',
   }),
+  // Calendar sync: feeds read through the pinned request (security), expanded with ical.js, stored
+  // as claims (the store); bookings pushed to CalDAV with tsdav; both on the shared loop (outbox).
+  // The domain for the calendar config and the iCalendar writer; never operations or a door.
+  calendars: allowOnly('src/calendars imports only the domain, the store, security, outbox, its own files, its libraries and node built-ins', 'src/calendars/', {
+    layers: ['calendars', 'domain', 'store', 'security', 'outbox'],
+    packages: ['ical.js', 'tsdav', 'luxon'],
+    node: 'any',
+  }),
   // What the HTML doors (dashboard, buyer pages, OAuth pages) share: reading forms, and so on. It
   // knows HTTP and HTML, nothing of the core.
   web: allowOnly('src/web imports only its own files, packages and node built-ins', 'src/web/', {

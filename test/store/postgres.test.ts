@@ -194,6 +194,10 @@ if (!PG_URL) {
     'payment_events',
     'payment_refs',
     'client_notes',
+    'calendar_feeds',
+    'calendar_push_targets',
+    'calendar_push_jobs',
+    'calendar_events',
   ];
   // Connection errors are expected where a test kills a connection; the tests observe their effects.
   const open = (s = schema, poolSize?: number) => openPostgresStore({ url, schema: s, poolSize, onError: () => {} });

@@ -41,7 +41,7 @@ export interface CallOptions {
 }
 
 export async function startTestServer(
-  opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string; log?: Logger; dbTimeouts?: StoreTimeouts; availabilityCacheBytes?: number; webhooks?: ServerOptions['webhooks']; payments?: ServerOptions['payments']; mail?: ServerOptions['mail'] } = {},
+  opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string; log?: Logger; dbTimeouts?: StoreTimeouts; availabilityCacheBytes?: number; webhooks?: ServerOptions['webhooks']; payments?: ServerOptions['payments']; mail?: ServerOptions['mail']; calendars?: ServerOptions['calendars']; security?: ServerOptions['security'] } = {},
 ): Promise<TestServer> {
   const clock = new ManualClock(opts.now ?? TEST_NOW);
   const server = await createUspServer({
@@ -57,6 +57,8 @@ export async function startTestServer(
     webhooks: opts.webhooks,
     payments: opts.payments,
     mail: opts.mail,
+    calendars: opts.calendars,
+    security: opts.security,
   });
   const url = await server.listen(0, '127.0.0.1');
   const call: TestServer['call'] = async (method, path, body, o = {}) => {

@@ -13,24 +13,35 @@ interface Column {
   key: string;
   label: string;
   match: (r: CalendarRow) => boolean;
+  /** Busy time read from a staff calendar shown in this column. */
+  busy: (b: CalendarBusy) => boolean;
 }
 
+/** Busy time read from a resource's own calendar (not a booking). */
+export interface CalendarBusy {
+  resource_id: string;
+  start_ms: number;
+  end_ms: number;
+}
+
+const busyMark = (s: Screens, b: CalendarBusy): Html => html`<span class="ev busy">${s.timeFmt.format(b.start_ms)}–${s.timeFmt.format(b.end_ms)} busy (from calendar)</span>`;
+
 /** A grid of hours by column (staff members in a day, days in a week); each cell lists the bookings starting in it. */
-export function calendarGrid(s: Screens, rows: CalendarRow[], range: DayRange, viewKind: 'day' | 'week', resourceFilter?: string): Html {
+export function calendarGrid(s: Screens, rows: CalendarRow[], range: DayRange, viewKind: 'day' | 'week', resourceFilter?: string, busy: readonly CalendarBusy[] = []): Html {
   let cols: Column[];
   if (viewKind === 'week') {
     cols = Array.from({ length: 7 }, (_, i) => {
       const d = new Date(middayOf(range.from));
       d.setUTCDate(d.getUTCDate() + i);
       const key = d.toISOString().slice(0, 10);
-      return { key, label: s.dayFmt.format(d.getTime()), match: (r: CalendarRow) => s.dateKey.format(r.start_ms) === key };
+      return { key, label: s.dayFmt.format(d.getTime()), match: (r: CalendarRow) => s.dateKey.format(r.start_ms) === key, busy: (b: CalendarBusy) => s.dateKey.format(b.start_ms) === key && (!resourceFilter || b.resource_id === resourceFilter) };
     });
   } else {
     const ids = resourceFilter ? [resourceFilter] : [...new Set(rows.flatMap((r) => r.resource_ids))];
     const staff = [...s.biz.resources.values()].filter((r) => (resourceFilter ? r.id === resourceFilter : r.type === 'staff' || ids.includes(r.id)));
     const isStaff = (r: CalendarRow) => r.resource_ids.some((id) => staff.some((x) => x.id === id));
-    cols = staff.map((x) => ({ key: x.id, label: x.name, match: (r: CalendarRow) => r.resource_ids.includes(x.id) }));
-    if (rows.some((r) => !isStaff(r)) || cols.length === 0) cols.push({ key: '_', label: 'Other', match: (r) => !isStaff(r) });
+    cols = staff.map((x) => ({ key: x.id, label: x.name, match: (r: CalendarRow) => r.resource_ids.includes(x.id), busy: (b: CalendarBusy) => b.resource_id === x.id }));
+    if (rows.some((r) => !isStaff(r)) || cols.length === 0) cols.push({ key: '_', label: 'Other', match: (r) => !isStaff(r), busy: () => false });
   }
   const hours = rows.map((r) => s.hourOf(r.start_ms));
   const first = Math.min(8, ...hours);
@@ -38,8 +49,11 @@ export function calendarGrid(s: Screens, rows: CalendarRow[], range: DayRange, v
   const body: Html[] = [];
   for (let h = first; h <= last; h++) {
     const here = cols.map((col) => rows.filter((r) => col.match(r) && s.hourOf(r.start_ms) === h));
-    const cells = cols.map((col, i) => (here[i].length ? html`<td data-col="${col.label}">${here[i].map((r) => eventLink(s, r))}</td>` : html`<td></td>`));
-    body.push(html`<tr${here.every((x) => x.length === 0) ? html` class="empty"` : ''}><td class="hour">${String(h).padStart(2, '0')}:00</td>${cells}</tr>`);
+    const away = cols.map((col) => busy.filter((b) => col.busy(b) && s.hourOf(b.start_ms) === h));
+    const cells = cols.map((col, i) =>
+      here[i].length || away[i].length ? html`<td data-col="${col.label}">${away[i].map((b) => busyMark(s, b))}${here[i].map((r) => eventLink(s, r))}</td>` : html`<td></td>`,
+    );
+    body.push(html`<tr${here.every((x) => x.length === 0) && away.every((x) => x.length === 0) ? html` class="empty"` : ''}><td class="hour">${String(h).padStart(2, '0')}:00</td>${cells}</tr>`);
   }
   return html`<table class="cal"><caption class="note">Times in ${s.zone}</caption><thead><tr><th scope="col">Time</th>${cols.map((c) => html`<th scope="col">${c.label}</th>`)}</tr></thead><tbody>${body}</tbody></table>`;
 }
@@ -56,6 +70,8 @@ export function mountCalendar(app: DashboardApp, s: Screens): void {
     if (!res.ok) return s.view(c, 'Calendar', '/admin/ui/calendar', html`<h1>Calendar</h1>${refusal(res.error.message)}<p><a href="/admin/ui/calendar">Back to today</a></p>`, 400);
     const { range, bookings: rows } = viewOf<BookingsView>(res.data);
     const viewKind = input.view as 'day' | 'week';
+    const sync = await s.run(c, 'calendar_sync', { from: new Date(middayOf(range.from) - 43_200_000).toISOString(), to: new Date(middayOf(range.to) + 43_200_000).toISOString() });
+    const busy = sync.ok ? (sync.data.busy as CalendarBusy[]) : [];
     const opt = (v: string, label: string, cur: string | undefined) => html`<option value="${v}"${v === (cur ?? '') ? html` selected` : ''}>${label}</option>`;
     const shift = (days: number) => {
       const d = new Date(middayOf(range.from));
@@ -78,7 +94,7 @@ export function mountCalendar(app: DashboardApp, s: Screens): void {
       'Calendar',
       '/admin/ui/calendar',
       html`<h1>${title}</h1><div class="card">${filters}<p class="actions"><a class="button" href="${shift(-step)}">← Previous</a><a class="button" href="${shift(step)}">Next →</a></p></div>
-<div class="card">${calendarGrid(s, rows, range, viewKind, q.resource_id || undefined)}<p class="note">${rows.length} booking${rows.length === 1 ? '' : 's'}.</p></div>`,
+<div class="card">${calendarGrid(s, rows, range, viewKind, q.resource_id || undefined, busy)}<p class="note">${rows.length} booking${rows.length === 1 ? '' : 's'}.</p></div>`,
     );
   });
 }

@@ -16,6 +16,7 @@ const NAV: ReadonlyArray<readonly [href: string, label: string]> = [
   ['/admin/ui/locations', 'Locations'],
   ['/admin/ui/walk-in', 'Walk-in'],
   ['/admin/ui/clients', 'Clients'],
+  ['/admin/ui/calendars', 'Calendar sync'],
   ['/admin/ui/time-off', 'Time off & hours'],
   ['/admin/ui/waitlists', 'Waitlists'],
   ['/admin/ui/webhooks', 'Webhooks'],

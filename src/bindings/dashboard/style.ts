@@ -16,6 +16,7 @@ table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:.45rem .
 .cal{table-layout:fixed;min-width:36rem}.cal th{position:sticky;top:0;background:#fff}.cal td.hour,.cal th:first-child{width:4.5rem;color:#4a4a4f;font-variant-numeric:tabular-nums}
 .ev{display:block;border-left:4px solid #1a4fd6;background:#eef2fd;border-radius:6px;padding:.25rem .45rem;margin:0 0 .3rem;text-decoration:none;color:#1d1d1f;font-size:.9rem}
 .ev.s-pending{border-color:#b27600;background:#fff8e6}.ev.s-canceled{border-color:#b32020;background:#fdf0f0;text-decoration:line-through}
+.ev.busy{border-color:#6b6b6b;background:repeating-linear-gradient(135deg,#f1f1f1,#f1f1f1 6px,#e4e4e4 6px,#e4e4e4 12px);color:#333}
 form.inline{display:inline}form.filters,form.stack{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}
 label{display:flex;flex-direction:column;font-size:.85rem;color:#4a4a4f;gap:.2rem}
 input,select,textarea{font:inherit;padding:.5rem .6rem;border:1px solid #b8b8c0;border-radius:8px;min-height:44px;background:#fff;color:#1d1d1f}

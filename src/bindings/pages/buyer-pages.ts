@@ -9,6 +9,7 @@
 import { Hono, type Context } from 'hono';
 import { formatMoney, operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
 import { REST_ERRORS, problemResponse } from '../rest/index.js';
+import { registerCalendarFeeds } from './calendar-feeds.js';
 import { contentSecurityPolicy, csrfFor, csrfOk, documentShell, errorCard, html, htmlResponse, isHttps, readForm, styleSheet, type Html } from '../../web/index.js';
 
 /** Served from our own origin so the policy can forbid inline styles too. */
@@ -196,6 +197,7 @@ const RETURN = /^\/checkout\/[^/]+\/return$/;
 const BOOKING = /^\/booking\/[^/]+$/;
 const CALENDAR = /^\/booking\/[^/]+\/calendar\.ics$/;
 const REMINDERS = /^\/booking\/[^/]+\/reminders$/;
+const CALENDAR_FEED = /^\/calendars\/[^/]+\.ics$/;
 
 /**
  * Whether a request is the pages' rather than REST's: the pages share the checkout and booking
@@ -204,7 +206,7 @@ const REMINDERS = /^\/booking\/[^/]+\/reminders$/;
  */
 export function isPageRequest(req: Request, path: string): boolean {
   if (req.method === 'GET') {
-    if (path === PAGES_CSS_PATH || CALENDAR.test(path) || RETURN.test(path)) return true;
+    if (path === PAGES_CSS_PATH || CALENDAR.test(path) || CALENDAR_FEED.test(path) || RETURN.test(path)) return true;
     return (CHECKOUT.test(path) || BOOKING.test(path) || REMINDERS.test(path)) && wantsHtml(req);
   }
   const type = req.headers.get('content-type') ?? '';
@@ -309,6 +311,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
       },
     });
   });
+  registerCalendarFeeds(app, pipeline);
   app.notFound(() => notFound(404));
   return app;
 }

@@ -31,6 +31,7 @@ export const OPTIONS = {
   'event-retention-days': { type: 'string' },
   'retention-days': { type: 'string' },
   'availability-cache-mb': { type: 'string' },
+  'calendar-poll-seconds': { type: 'string' },
   'no-availability-cache': { type: 'boolean' },
   'hold-ttl': { type: 'string' },
   'payment-ttl': { type: 'string' },
@@ -196,6 +197,14 @@ export function availabilityCacheBytes(flags: Flags): number | undefined {
   const mb = intFlag(flags, 'availability-cache-mb', 0);
   return mb === undefined ? undefined : mb * 1024 * 1024;
 }
+
+/** --calendar-poll-seconds (undefined: the default, 300). */
+export function calendarOptions(flags: Flags): NonNullable<ServerOptions['calendars']> {
+  const s = intFlag(flags, 'calendar-poll-seconds', 5);
+  return s === undefined ? {} : { pollSeconds: s };
+}
+
+export const CALENDAR_HELP = `  --calendar-poll-seconds N   how often the resources' calendars are read for busy times (default 300, at least 5)`;
 
 export const CACHE_HELP = `  --availability-cache-mb N   memory for computed availability answers reused while still exact (default 32; 0 = off)
   --no-availability-cache     compute every availability query afresh`;

@@ -8,6 +8,8 @@ import {
   ACCESS_HELP,
   BUSINESS_HELP,
   CACHE_HELP,
+  CALENDAR_HELP,
+  calendarOptions,
   DB_HELP,
   LOG_HELP,
   SETTINGS_HELP,
@@ -53,6 +55,7 @@ ${ACCESS_HELP}
                               expired credentials are purged as they expire
   --retention-days N          erase the people's data of bookings that ended more than N days ago (off by default)
 ${CACHE_HELP}
+${CALENDAR_HELP}
   --tls-cert FILE --tls-key FILE   serve HTTPS directly with this PEM certificate and key
   --trust-proxy LIST          behind TLS-terminating proxies: the addresses or CIDRs they connect from, comma-separated
                               (e.g. 10.0.0.0/8,127.0.0.1); only their X-Forwarded-For/Proto/Host are believed, and
@@ -216,6 +219,7 @@ async function run(flags: Flags): Promise<number> {
     maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
     ...retentionOptions(flags),
     availabilityCacheBytes: availabilityCacheBytes(flags),
+    calendars: calendarOptions(flags),
     security: securityOptions(flags),
     webhooks: webhookOptions(flags),
     trustProxy: proxyList(flags),

@@ -11,6 +11,7 @@ import { POSTGRES_FRONTDESK_MIGRATION } from './frontdesk-repo.js';
 import { POSTGRES_OAUTH_MIGRATION } from './oauth-repo.js';
 import { POSTGRES_PAYMENTS_MIGRATION } from './payments.js';
 import { POSTGRES_MAIL_MIGRATION } from './mail.js';
+import { POSTGRES_CALENDARS_MIGRATION } from './calendars.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
@@ -340,4 +341,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
   // Client notes, and each booking's end as a column (personal-data retention reads it by index).
   POSTGRES_FRONTDESK_MIGRATION,
+  // Calendar busy claims (a source column on claims), feed state and the CalDAV push queue.
+  POSTGRES_CALENDARS_MIGRATION,
 ];

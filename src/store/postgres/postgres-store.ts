@@ -44,6 +44,7 @@ import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { postgresOAuthRepos } from './oauth-repo.js';
 import { pgPayments } from './payments.js';
 import { pgMail } from './mail.js';
+import { pgCalendars } from './calendars.js';
 import { pgOutbox } from './outbox.js';
 import { postgresRegistryRepo } from './registry-repo.js';
 import { postgresAdminRepo } from './admin-repo.js';
@@ -376,6 +377,7 @@ function buildRepos(connection: () => Promise<pg.PoolClient>, mode: Mode): Tx {
     payments: pgPayments(s),
     mail: pgMail(s),
     frontdesk: pgFrontDesk(s),
+    calendars: pgCalendars(s),
     ...postgresOAuthRepos(s.query),
   };
 }

@@ -1,6 +1,7 @@
 import { SQLITE_PAYMENTS_MIGRATION } from './payments.js';
 import { SQLITE_MAIL_MIGRATION } from './mail.js';
 import { SQLITE_FRONTDESK_MIGRATION } from './frontdesk-repo.js';
+import { SQLITE_CALENDARS_MIGRATION } from './calendars.js';
 import { SQLITE_OAUTH_MIGRATION } from './oauth-repo.js';
 
 /** Schema of the embedded store. Each entry runs once, in order, recorded in `schema_migrations`. */
@@ -357,4 +358,6 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `,
   // Client notes, and each booking's end as a column (personal-data retention reads it by index).
   SQLITE_FRONTDESK_MIGRATION,
+  // Calendar busy claims (a source column on claims), feed state and the CalDAV push queue.
+  SQLITE_CALENDARS_MIGRATION,
 ];

@@ -33,6 +33,7 @@ import { sqliteAdminRepo } from './admin-repo.js';
 import { sqliteOAuthRepos } from './oauth-repo.js';
 import { sqlitePayments } from './payments.js';
 import { sqliteMail } from './mail.js';
+import { sqliteCalendars } from './calendars.js';
 
 export interface SqliteStoreOptions {
   /** File path, or ':memory:'. */
@@ -412,6 +413,7 @@ function buildRepos(db: Db): Tx {
     payments: sqlitePayments(db),
     mail: sqliteMail(db),
     frontdesk: sqliteFrontDesk(db),
+    calendars: sqliteCalendars(s),
     ...sqliteOAuthRepos(db),
   };
 }

@@ -1,0 +1,145 @@
+/**
+ * The calendar poller: every `pollMs` (default 300 s, `--calendar-poll-seconds`) each feed is
+ * fetched (conditionally), expanded into busy intervals over the booking horizon, and stored as the
+ * resource's calendar claims in one transaction that holds the resource's lock (the one
+ * check-and-reserve takes), so a booking and a poll never both take the same time. Busy time already
+ * under a booking or an active hold is left to that claim (the exclusion constraint would refuse two
+ * firm claims over one instant, and the time is taken either way). A feed that fails keeps the busy
+ * times of its last good fetch and records why; nothing is rewritten when nothing changed, so the
+ * availability cache keeps its answers across polls of an unchanged calendar.
+ */
+import { BackgroundLoop, type LoopLog } from '../outbox/index.js';
+import { CALENDAR_SLOT_KEY, type BusyInterval, type CalendarFeedState, type Store } from '../store/index.js';
+import { expandBusy, subtractIntervals } from './expand.js';
+import { DEFAULT_FETCH_LIMITS, fetchCaldav, fetchIcs, type FetchLimits } from './fetch.js';
+import { basicAuth, type CalendarFeed } from './sources.js';
+
+const DAY_MS = 86_400_000;
+
+export interface CalendarPollerOptions {
+  store: Store;
+  feeds: readonly CalendarFeed[];
+  /** The business's zone (floating times and all-day events). */
+  zone: string;
+  now: () => number;
+  log: LoopLog;
+  /** Default 300 s. */
+  pollMs?: number;
+  /** How far ahead busy time is kept (default 400 days: past any booking window). */
+  horizonMs?: number;
+  limits?: Partial<FetchLimits>;
+  env?: NodeJS.ProcessEnv;
+  /** UIDs of events this server pushed: not busy time. */
+  ignoreUids?: (uid: string) => boolean;
+}
+
+/** What one poll of one feed did. */
+export interface FeedPollResult {
+  feed: string;
+  resource_id: string;
+  outcome: 'updated' | 'unchanged' | 'failed';
+  busy: number;
+  error?: string;
+}
+
+export class CalendarPoller {
+  private readonly loop: BackgroundLoop;
+  private readonly limits: FetchLimits;
+  private started = false;
+
+  constructor(private readonly o: CalendarPollerOptions) {
+    this.limits = { ...DEFAULT_FETCH_LIMITS, ...o.limits };
+    this.loop = new BackgroundLoop({ name: 'calendar poller', pass: async () => void (await this.pollAll()), log: o.log, pollMs: o.pollMs ?? 300_000 });
+  }
+
+  get feeds(): readonly CalendarFeed[] {
+    return this.o.feeds;
+  }
+
+  /** Forget feeds taken out of the business file, then poll now and every `pollMs`. */
+  async start(): Promise<void> {
+    await this.o.store.transaction((tx) => tx.calendars.forgetFeedsExcept(this.o.feeds.map((f) => f.key)));
+    this.started = true;
+    this.loop.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  /** One poll of every feed, in order (tests step it; the loop runs it on its schedule). */
+  async pollAll(): Promise<FeedPollResult[]> {
+    if (!this.started) await this.o.store.transaction((tx) => tx.calendars.forgetFeedsExcept(this.o.feeds.map((f) => f.key)));
+    this.started = true;
+    const out: FeedPollResult[] = [];
+    for (const feed of this.o.feeds) out.push(await this.poll(feed));
+    return out;
+  }
+
+  /** Fetch, expand and store one feed; a failure is recorded on the feed and its busy times kept. */
+  async poll(feed: CalendarFeed): Promise<FeedPollResult> {
+    const now = this.o.now();
+    const prior = await this.o.store.read((tx) => tx.calendars.feedState(feed.key));
+    const state: CalendarFeedState = prior ?? {
+      feed_key: feed.key,
+      resource_id: feed.resourceId,
+      etag: null,
+      last_modified: null,
+      last_attempt_ms: null,
+      last_ok_ms: null,
+      last_error: null,
+      busy_count: 0,
+    };
+    const fromMs = now - DAY_MS;
+    const toMs = now + (this.o.horizonMs ?? 400 * DAY_MS);
+    try {
+      const fetched =
+        feed.type === 'ics'
+          ? await fetchIcs(feed, { etag: state.etag, lastModified: state.last_modified }, this.limits)
+          : await fetchCaldav(feed, basicAuth(feed, this.o.env ?? process.env), fromMs, toMs, this.limits);
+      if (fetched.kind === 'unchanged') {
+        await this.o.store.transaction((tx) => tx.calendars.putFeedState({ ...state, last_attempt_ms: now, last_ok_ms: now, last_error: null }));
+        return { feed: feed.key, resource_id: feed.resourceId, outcome: 'unchanged', busy: state.busy_count };
+      }
+      const busy = expandBusy(fetched.texts, { zone: this.o.zone, fromMs, toMs, ignoreUids: this.o.ignoreUids });
+      const changed = await this.o.store.transaction(async (tx) => {
+        await tx.lock([`resource:${feed.resourceId}`]);
+        const taken = (await tx.claims.active([feed.resourceId], fromMs, toMs, now))
+          .filter((c) => c.slot_key !== CALENDAR_SLOT_KEY)
+          .map((c): BusyInterval => ({ start_ms: c.start_ms, end_ms: c.end_ms }));
+        const wanted = subtractIntervals(busy, taken);
+        const stored = await tx.calendars.busy(feed.key);
+        const same = sameIntervals(stored.filter((b) => b.end_ms > fromMs), wanted);
+        if (!same) await tx.calendars.replaceBusy(feed.key, feed.resourceId, wanted);
+        await tx.calendars.putFeedState({
+          ...state,
+          etag: fetched.etag,
+          last_modified: fetched.lastModified,
+          last_attempt_ms: now,
+          last_ok_ms: now,
+          last_error: null,
+          busy_count: wanted.length,
+        });
+        return !same;
+      });
+      return { feed: feed.key, resource_id: feed.resourceId, outcome: changed ? 'updated' : 'unchanged', busy: busy.length };
+    } catch (err) {
+      if ((err as { storeUnavailable?: boolean }).storeUnavailable) throw err;
+      const error = describe(err);
+      this.o.log.warn('calendar feed failed: its last busy times are kept', { resource_id: feed.resourceId, feed: feed.key, error });
+      await this.o.store.transaction((tx) => tx.calendars.putFeedState({ ...state, last_attempt_ms: now, last_error: error }));
+      return { feed: feed.key, resource_id: feed.resourceId, outcome: 'failed', busy: state.busy_count, error };
+    }
+  }
+}
+
+function sameIntervals(a: readonly BusyInterval[], b: readonly BusyInterval[]): boolean {
+  return a.length === b.length && a.every((x, i) => x.start_ms === b[i].start_ms && x.end_ms === b[i].end_ms);
+}
+
+/** A short reason fit for the dashboard and a log line: never the feed's secret address. */
+function describe(err: unknown): string {
+  const e = err as { message?: string; code?: string };
+  const msg = (e.code && !String(e.message).includes(e.code) ? `${e.code}: ` : '') + String(e.message ?? err);
+  return msg.replace(/https?:\/\/\S+/g, '<url>').slice(0, 200);
+}

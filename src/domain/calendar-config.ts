@@ -1,0 +1,47 @@
+/**
+ * The calendars a resource is busy in, as the business file lists them: an iCalendar address (the
+ * secret address Google, Outlook and Apple publish for a calendar) or a CalDAV calendar collection,
+ * whose password or token is named by an environment variable, never written in the file. A CalDAV
+ * calendar marked `write` also receives the resource's bookings as events.
+ */
+import { sha256 } from '@noble/hashes/sha2';
+import { z } from 'zod';
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const calendarUrl = () =>
+  z
+    .string()
+    .trim()
+    .refine((u) => URL.canParse(u) && ['https:', 'http:', 'webcal:'].includes(new URL(u).protocol), 'must be an absolute https (or webcal) URL')
+    .refine((u) => !URL.canParse(u) || (new URL(u).username === '' && new URL(u).password === ''), 'must not carry credentials (use username and password_env)');
+
+export const CalendarSourceSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('ics'),
+    url: calendarUrl().describe('The calendar\'s secret iCalendar address (webcal:// is read as https://).'),
+  }),
+  z.strictObject({
+    type: z.literal('caldav'),
+    url: calendarUrl().describe('The CalDAV calendar collection URL.'),
+    username: z.string().min(1),
+    password_env: z.string().regex(ENV_NAME, 'must be an environment variable name').describe('Name of the environment variable holding the password or app token.'),
+    write: z.boolean().optional().describe('Also put this resource\'s bookings in the calendar as events (default false).'),
+  }),
+]);
+
+export type CalendarSource = z.output<typeof CalendarSourceSchema>;
+
+/** The fetchable URL of a calendar address: webcal:// is iCalendar over https. */
+export function fetchableUrl(url: string): string {
+  return url.replace(/^webcals?:\/\//i, 'https://');
+}
+
+/**
+ * A calendar's key: the same while its resource, type and (fetchable) URL are, so a restart keeps
+ * its busy times and validators, and a calendar taken out of the file can be forgotten.
+ */
+export function calendarKey(resourceId: string, c: CalendarSource): string {
+  const bytes = sha256(new TextEncoder().encode(`${resourceId}\u0000${c.type}\u0000${fetchableUrl(c.url)}`));
+  return Array.from(bytes.slice(0, 8), (b) => b.toString(16).padStart(2, '0')).join('');
+}

@@ -1,0 +1,155 @@
+/** Calendar busy claims, feed state and the CalDAV push queue on SQLite (see calendar-port.ts). */
+import { CALENDAR_SLOT_KEY, type CalendarRepo } from '../calendar-port.js';
+import { placeholders, type Statements } from './statements.js';
+
+/**
+ * Claims get a source ('booking' for bookings and holds, `calendar:<feed key>` for busy times);
+ * a change to a booking on a push target queues that booking, in the same transaction.
+ */
+export const SQLITE_CALENDARS_MIGRATION = `
+  ALTER TABLE claims ADD COLUMN source TEXT NOT NULL DEFAULT 'booking';
+  CREATE INDEX claims_by_source ON claims (source) WHERE source <> 'booking';
+  CREATE TABLE calendar_feeds (
+    feed_key TEXT PRIMARY KEY,
+    resource_id TEXT NOT NULL,
+    etag TEXT,
+    last_modified TEXT,
+    last_attempt_ms INTEGER,
+    last_ok_ms INTEGER,
+    last_error TEXT,
+    busy_count INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE TABLE calendar_push_targets (resource_id TEXT PRIMARY KEY) WITHOUT ROWID;
+  CREATE TABLE calendar_push_jobs (
+    booking_id TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    attempts INTEGER NOT NULL,
+    next_attempt_ms INTEGER NOT NULL,
+    lease_until_ms INTEGER,
+    last_error TEXT,
+    seq INTEGER NOT NULL
+  );
+  CREATE INDEX calendar_push_jobs_due ON calendar_push_jobs (next_attempt_ms);
+  CREATE TABLE calendar_events (
+    booking_id TEXT NOT NULL,
+    calendar_key TEXT NOT NULL,
+    href TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    PRIMARY KEY (booking_id, calendar_key)
+  );
+  CREATE TRIGGER calendar_push_ins AFTER INSERT ON bookings
+    WHEN EXISTS (SELECT 1 FROM calendar_push_targets t, json_each(NEW.data, '$.priv.resource_ids') j WHERE j.value = t.resource_id)
+  BEGIN
+    INSERT INTO calendar_push_jobs (booking_id, version, attempts, next_attempt_ms, seq)
+      VALUES (NEW.id, 1, 0, 0, (SELECT COALESCE(MAX(seq), 0) + 1 FROM calendar_push_jobs))
+      ON CONFLICT (booking_id) DO UPDATE SET version = version + 1, attempts = 0, next_attempt_ms = 0, last_error = NULL;
+  END;
+  CREATE TRIGGER calendar_push_upd AFTER UPDATE ON bookings
+    WHEN EXISTS (SELECT 1 FROM calendar_push_targets t, json_each(NEW.data, '$.priv.resource_ids') j WHERE j.value = t.resource_id)
+      OR EXISTS (SELECT 1 FROM calendar_push_targets t, json_each(OLD.data, '$.priv.resource_ids') j WHERE j.value = t.resource_id)
+  BEGIN
+    INSERT INTO calendar_push_jobs (booking_id, version, attempts, next_attempt_ms, seq)
+      VALUES (NEW.id, 1, 0, 0, (SELECT COALESCE(MAX(seq), 0) + 1 FROM calendar_push_jobs))
+      ON CONFLICT (booking_id) DO UPDATE SET version = version + 1, attempts = 0, next_attempt_ms = 0, last_error = NULL;
+  END;
+`;
+
+const FEED_COLUMNS = 'feed_key, resource_id, etag, last_modified, last_attempt_ms, last_ok_ms, last_error, busy_count';
+const JOB_COLUMNS = 'booking_id, version, attempts, next_attempt_ms, last_error';
+
+export function sqliteCalendars(s: Statements): CalendarRepo {
+  const source = (feedKey: string) => `calendar:${feedKey}`;
+  return {
+    async busy(feedKey) {
+      return s.prepare('SELECT start_ms, end_ms FROM claims WHERE source = ? ORDER BY start_ms, end_ms').all(source(feedKey)) as any[];
+    },
+    async replaceBusy(feedKey, resourceId, intervals) {
+      s.prepare('DELETE FROM claims WHERE source = ?').run(source(feedKey));
+      const insert = s.prepare(
+        `INSERT INTO claims (resource_id, start_ms, end_ms, slot_key, owner_id, spots, is_hold, service_id, expires_at_ms, source)
+         VALUES (?, ?, ?, ?, ?, 1, 0, ?, NULL, ?)`,
+      );
+      let span = 0;
+      intervals.forEach((b, i) => {
+        insert.run(resourceId, b.start_ms, b.end_ms, CALENDAR_SLOT_KEY, `~cal:${feedKey}:${i}`, CALENDAR_SLOT_KEY, source(feedKey));
+        span = Math.max(span, b.end_ms - b.start_ms);
+      });
+      if (span > 0) s.prepare('UPDATE claim_span SET max_ms = ? WHERE id = 1 AND max_ms < ?').run(span, span);
+    },
+    async busyOn(resourceIds, fromMs, toMs) {
+      if (resourceIds.length === 0) return [];
+      const rows = s
+        .prepare(
+          `SELECT resource_id, start_ms, end_ms, source FROM claims WHERE source <> 'booking' AND resource_id IN (${placeholders(resourceIds.length)})
+           AND start_ms < ? AND end_ms > ? ORDER BY start_ms`,
+        )
+        .all(...resourceIds, toMs, fromMs) as Array<{ resource_id: string; start_ms: number; end_ms: number; source: string }>;
+      return rows.map((r) => ({ resource_id: r.resource_id, start_ms: r.start_ms, end_ms: r.end_ms, feed_key: r.source.slice('calendar:'.length) }));
+    },
+    async forgetFeedsExcept(keys) {
+      const keep = keys.map(source);
+      const inList = keep.length === 0 ? '' : ` AND source NOT IN (${placeholders(keep.length)})`;
+      s.prepare(`DELETE FROM claims WHERE source <> 'booking'${inList}`).run(...keep);
+      s.prepare(`DELETE FROM calendar_feeds${keys.length === 0 ? '' : ` WHERE feed_key NOT IN (${placeholders(keys.length)})`}`).run(...keys);
+    },
+    async feedState(feedKey) {
+      return (s.prepare(`SELECT ${FEED_COLUMNS} FROM calendar_feeds WHERE feed_key = ?`).get(feedKey) as any) ?? null;
+    },
+    async putFeedState(f) {
+      s.prepare(
+        `INSERT INTO calendar_feeds (${FEED_COLUMNS}) VALUES (@feed_key, @resource_id, @etag, @last_modified, @last_attempt_ms, @last_ok_ms, @last_error, @busy_count)
+         ON CONFLICT (feed_key) DO UPDATE SET resource_id = excluded.resource_id, etag = excluded.etag, last_modified = excluded.last_modified,
+           last_attempt_ms = excluded.last_attempt_ms, last_ok_ms = excluded.last_ok_ms, last_error = excluded.last_error, busy_count = excluded.busy_count`,
+      ).run(f);
+    },
+    async feedStates() {
+      return s.prepare(`SELECT ${FEED_COLUMNS} FROM calendar_feeds ORDER BY resource_id, feed_key`).all() as any[];
+    },
+    async setPushTargets(resourceIds) {
+      s.prepare('DELETE FROM calendar_push_targets').run();
+      const insert = s.prepare('INSERT OR IGNORE INTO calendar_push_targets (resource_id) VALUES (?)');
+      for (const r of resourceIds) insert.run(r);
+    },
+    async duePushes(nowMs, limit, leaseUntilMs) {
+      const rows = s
+        .prepare(
+          `SELECT ${JOB_COLUMNS} FROM calendar_push_jobs WHERE next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms <= ?)
+           ORDER BY next_attempt_ms, seq LIMIT ?`,
+        )
+        .all(nowMs, nowMs, limit) as any[];
+      const lease = s.prepare('UPDATE calendar_push_jobs SET lease_until_ms = ? WHERE booking_id = ?');
+      for (const r of rows) lease.run(leaseUntilMs, r.booking_id);
+      return rows;
+    },
+    async finishPush(bookingId, version) {
+      s.prepare('DELETE FROM calendar_push_jobs WHERE booking_id = ? AND version = ?').run(bookingId, version);
+      s.prepare('UPDATE calendar_push_jobs SET lease_until_ms = NULL WHERE booking_id = ?').run(bookingId);
+    },
+    async failPush(bookingId, attempts, nextAttemptMs, error) {
+      s.prepare('UPDATE calendar_push_jobs SET attempts = ?, next_attempt_ms = ?, last_error = ?, lease_until_ms = NULL WHERE booking_id = ?').run(
+        attempts,
+        nextAttemptMs,
+        error,
+        bookingId,
+      );
+    },
+    async pushBacklog(limit) {
+      return s.prepare(`SELECT ${JOB_COLUMNS} FROM calendar_push_jobs ORDER BY seq LIMIT ?`).all(limit) as any[];
+    },
+    async pushedEvents(bookingId) {
+      return s.prepare('SELECT booking_id, calendar_key, href, fingerprint FROM calendar_events WHERE booking_id = ?').all(bookingId) as any[];
+    },
+    async putPushedEvent(e) {
+      s.prepare(
+        `INSERT INTO calendar_events (booking_id, calendar_key, href, fingerprint) VALUES (@booking_id, @calendar_key, @href, @fingerprint)
+         ON CONFLICT (booking_id, calendar_key) DO UPDATE SET href = excluded.href, fingerprint = excluded.fingerprint`,
+      ).run(e);
+    },
+    async deletePushedEvent(bookingId, calendarKey) {
+      s.prepare('DELETE FROM calendar_events WHERE booking_id = ? AND calendar_key = ?').run(bookingId, calendarKey);
+    },
+    async pushedTo(calendarKey) {
+      return s.prepare('SELECT booking_id, calendar_key, href, fingerprint FROM calendar_events WHERE calendar_key = ? ORDER BY booking_id').all(calendarKey) as any[];
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The dashboard shows calendar sync: busy time read from a staff calendar in the calendar grid as
+ * "busy (from calendar)", a failing feed with its error (its busy times kept), and the secret feed
+ * addresses to subscribe to.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addBusinessUser } from '../../src/server/admin-sessions.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { calendar, calendarBusiness, DST_NOW, startFeedServer, vevent, type FeedServer } from './fixtures.js';
+
+let feed: FeedServer;
+let t: TestServer;
+let page: (path: string) => Promise<string>;
+
+beforeAll(async () => {
+  feed = await startFeedServer();
+  t = await startTestServer({ business: calendarBusiness(feed.url, null), now: DST_NOW, security: { allowLoopbackProfiles: true }, calendars: { startWorkers: false } });
+  await addBusinessUser(t.server.store, 'owner@studio.example', 'correct horse battery staple', DST_NOW);
+  let cookie = '';
+  const keep = (r: Response) => {
+    const set = r.headers.getSetCookie().map((c) => c.split(';')[0]);
+    if (set.length) cookie = [...new Map([...cookie.split('; ').filter(Boolean), ...set].map((p) => [p.split('=')[0], p])).values()].join('; ');
+    return r;
+  };
+  const login = await keep(await fetch(`${t.url}/admin/login`)).text();
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(login)![1];
+  const signed = keep(
+    await fetch(`${t.url}/admin/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, email: 'owner@studio.example', password: 'correct horse battery staple' }),
+    }),
+  );
+  expect(signed.status).toBe(303);
+  page = async (path) => (await fetch(`${t.url}${path}`, { headers: { cookie } })).text();
+});
+afterAll(async () => {
+  await t.close();
+  await feed.close();
+});
+
+describe('the dashboard shows calendar sync', () => {
+  it('busy time from a staff calendar is in the calendar as "busy (from calendar)"; a failing feed shows its error', async () => {
+    feed.body = calendar([vevent({ UID: 'd@test', DTSTART: '20261028T140000Z', DTEND: '20261028T150000Z' })]);
+    await t.server.calendars!.poller!.pollAll();
+    const day = await page('/admin/ui/calendar?date=2026-10-28&view=day&resource_id=res_a');
+    expect(day).toContain('busy (from calendar)');
+    expect(await page('/admin/ui/calendar?date=2026-10-29&view=day&resource_id=res_a')).not.toContain('busy (from calendar)');
+    feed.status = 503;
+    await t.server.calendars!.poller!.pollAll();
+    const sync = await page('/admin/ui/calendars');
+    expect(sync).toContain('failing: answered HTTP 503');
+    expect(sync).toContain('the last busy times read are kept');
+    expect(sync).toMatch(/\/calendars\/res_a\.ics\?token=[A-Za-z0-9_-]{32}/);
+    expect(sync).toMatch(/\/calendars\/_business\.ics\?token=/);
+    expect(await page('/admin/ui/calendar?date=2026-10-28&view=day&resource_id=res_a')).toContain('busy (from calendar)');
+  });
+
+  it('the admin API says a feed is stale once its busy times are a day old', async () => {
+    t.clock.advance(25 * 3_600_000);
+    const r = await t.call('GET', '/admin/calendars', undefined, { apiKey: 'test-admin-key-0123456789', profile: null });
+    expect(r.status).toBe(200);
+    expect(r.body.feeds).toEqual([expect.objectContaining({ resource_id: 'res_a', type: 'ics', stale: true, error: 'answered HTTP 503' })]);
+  });
+});
