@@ -6,7 +6,7 @@ import { checkSlot, claimRows } from '../steps/slots.js';
 import { iso } from '../context.js';
 import { freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
 import { scheduleReminder, bookingNotFound } from '../steps/booking-lifecycle.js';
-import { checkRevision, emitBookingEvent, loadBooking, move, paymentAction, stateConflict } from '../steps/booking-lifecycle.js';
+import { checkRevision, emitBookingEvent, loadBooking, move, movePayment, paymentAction, stateConflict } from '../steps/booking-lifecycle.js';
 import { queueCheckouts } from '../steps/checkouts.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 import { holdView, loadHold, moveHold } from '../steps/holds.js';
@@ -104,7 +104,7 @@ export const rescheduleBooking = defineOperation({
       b.expires_at = iso(expiresMs);
       rec.priv.expires_at_ms = expiresMs;
       if (b.payment) {
-        b.payment.status = 'pending';
+        movePayment(b, 'owe');
         b.payment.amount_due = extra;
       }
       await ctx.tx.claims.setExpiry(b.id, expiresMs);
