@@ -91,3 +91,27 @@ export const BOOKING_ENTRY_EFFECTS: Readonly<Record<BookingStatus, BookingEntryE
   no_show: { ...ENDED, event: 'booking.no_show' },
   canceled: { ...ENDED, event: 'booking.canceled', amountDue: 'zero' },
 };
+
+/** The platform-facing operations on a booking whose legality depends on its status (spec 5.1.1). */
+export type BookingOperation = 'confirm' | 'cancel' | 'reschedule' | 'confirm_payment' | 'update';
+
+/**
+ * Whether an operation is permitted from a status, read off the transition map: confirm,
+ * cancel and reschedule when the map has their move (a confirmed booking's confirm is answered
+ * idempotently), confirm-payment when a payment can complete the pending actions, update while the
+ * booking is not final (it moves nothing). Everything else is refused with invalid_transition.
+ */
+export function operationPermitted(status: BookingStatus, op: BookingOperation): boolean {
+  switch (op) {
+    case 'confirm':
+      return status === 'confirmed' || nextStatus(status, 'confirm') !== null;
+    case 'cancel':
+      return nextStatus(status, 'cancel') !== null;
+    case 'reschedule':
+      return nextStatus(status, 'reschedule') !== null;
+    case 'confirm_payment':
+      return nextStatus(status, 'complete_actions') !== null || nextStatus(status, 'await_confirmation') !== null;
+    case 'update':
+      return !isTerminal(status);
+  }
+}

@@ -59,8 +59,8 @@ export { OAUTH_SCOPES } from './access.js';
 export { errorMessage, warningMessage, infoMessage } from './outcomes.js';
 export type { Message } from './outcomes.js';
 
-export { BOOKING_TRANSITIONS, BOOKING_ENTRY_EFFECTS, initialBookingStatus, isTerminal, nextStatus, allowedMoves } from './booking-status.js';
-export type { BookingEntryEffects, BookingMove, BookingStatus } from './booking-status.js';
+export { BOOKING_TRANSITIONS, BOOKING_ENTRY_EFFECTS, initialBookingStatus, isTerminal, nextStatus, allowedMoves, operationPermitted } from './booking-status.js';
+export type { BookingEntryEffects, BookingMove, BookingOperation, BookingStatus } from './booking-status.js';
 export { PAYMENT_TRANSITIONS, nextPaymentStatus } from './payment-status.js';
 export type { PaymentMove, PaymentStatus } from './payment-status.js';
 export { HOLD_TRANSITIONS, nextHoldStatus } from './hold-status.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorMessage, cancellationTerms, formatMoney, parseDuration, nextStatus, type Booking, type Message } from '../../domain/index.js';
+import { errorMessage, cancellationTerms, formatMoney, parseDuration, operationPermitted, type Booking, type Message } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkRevision, emitBookingEvent, endBooking, loadBooking, movePayment, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { iso } from '../context.js';
@@ -31,7 +31,7 @@ export const cancelBooking = defineOperation({
     const service = ctx.biz.services.get(rec.booking.service_id)!;
     const byBusiness = ctx.caller.business;
     // Refuse moves the state machine does not allow before anything else is evaluated.
-    if (!nextStatus(rec.booking.status, 'cancel')) throw stateConflict(rec, 'canceled');
+    if (!operationPermitted(rec.booking.status, 'cancel')) throw stateConflict(rec, 'canceled');
     checkRevision(ctx, rec.booking.revision);
     // What is still held of the buyer's money: collected, less what the business already refunded (or asked the provider to).
     const paidThroughProvider = refundsThroughProvider(ctx, rec);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorMessage, warningMessage, bookingPrice, rescheduleTerms, formatDuration, formatInstant, formatMoney, parseDuration, sameSlotId, type Message } from '../../domain/index.js';
+import { errorMessage, warningMessage, bookingPrice, rescheduleTerms, formatDuration, formatInstant, formatMoney, parseDuration, sameSlotId, operationPermitted, type Message } from '../../domain/index.js';
 import { feeAtService, spokenDuration } from '../steps/policy-fees.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot, claimRows } from '../steps/slots.js';
@@ -35,7 +35,7 @@ export const rescheduleBooking = defineOperation({
     const rec = await loadBooking(ctx, inp.booking_id);
     if (!rec) return bookingNotFound(inp.booking_id);
     const b = rec.booking;
-    if (b.status !== 'confirmed' && b.status !== 'pending' && b.status !== 'requires_action') throw stateConflict(rec, 'rescheduled');
+    if (!operationPermitted(b.status, 'reschedule')) throw stateConflict(rec, 'rescheduled');
     checkRevision(ctx, b.revision);
     const service = ctx.biz.services.get(b.service_id)!;
     const terms = rescheduleTerms(service, rec.priv.start_ms, ctx.now, rec.priv.reschedule_count, parseDuration);

@@ -48,7 +48,7 @@ export function stateConflict(rec: BookingRecord, participle: string): ProtocolE
   const allowed = allowedMoves(status);
   const next = allowed.length > 0 ? ` From ${status} it can be: ${allowed.join(', ')}.` : ` ${status} is final.`;
   return new ProtocolError('booking_state_conflict', `This booking is ${status}; it cannot be ${participle}.${next}`, {
-    detailCode: 'booking_state_conflict',
+    detailCode: 'invalid_transition',
     extra: { current_status: status, allowed_moves: allowed },
   });
 }
