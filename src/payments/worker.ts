@@ -5,7 +5,8 @@
  * once the lease lapses), retried on a growing delay with the same idempotency key (so a retried
  * create makes no second session, a retried refund no second refund), and given up after a day.
  */
-import { StoreUnavailable, type PaymentJob, type Store } from '../store/index.js';
+import { BackgroundLoop } from '../outbox/index.js';
+import type { PaymentJob, Store } from '../store/index.js';
 import { operationForPaymentEvents, type Caller, type OperationDef, type PaymentEvent, type Pipeline } from '../operations/index.js';
 import { ProviderError, type PaymentProvider } from './port.js';
 
@@ -35,36 +36,27 @@ export function retryDelayMs(attempts: number): number {
 const GIVE_UP_MS = 24 * 3600_000;
 
 export class PaymentWorker {
-  private timer?: NodeJS.Timeout;
-  private running = false;
-  private again = false;
-  private stopped = true;
-  private current: Promise<void> | undefined;
+  private readonly loop: BackgroundLoop;
   private readonly op: OperationDef;
   private readonly caller: Caller;
 
   constructor(private readonly o: PaymentWorkerOptions) {
     this.op = operationForPaymentEvents();
     this.caller = { principal: null, profile: null, business: true, actor: `payment_provider:${o.provider.name}` };
+    this.loop = new BackgroundLoop({ name: 'payment worker', pass: () => this.tick(), log: o.log, pollMs: o.pollMs });
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.current?.catch(() => undefined);
+    await this.loop.stop();
   }
 
   /** Something was committed: look soon. */
   nudge(): void {
-    if (this.stopped) return;
-    if (this.running) this.again = true;
-    else this.schedule(5);
+    this.loop.nudge();
   }
 
   /** One pass over the due jobs; resolves when they are done (tests call it directly). */
@@ -72,33 +64,6 @@ export class PaymentWorker {
     const now = this.o.now();
     const jobs = await this.o.store.transaction((tx) => tx.payments.claimDue(now, this.o.batch ?? 20, now + (this.o.leaseMs ?? 60_000)));
     await Promise.all(jobs.map((j) => this.run(j)));
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.current = this.loop();
-    }, ms);
-    this.timer.unref();
-  }
-
-  private async loop(): Promise<void> {
-    if (this.running || this.stopped) return;
-    this.running = true;
-    try {
-      do {
-        this.again = false;
-        await this.tick();
-      } while (this.again && !this.stopped);
-    } catch (err) {
-      if (err instanceof StoreUnavailable) this.o.log.warn('payment worker paused: database unavailable', { reason: err.reason });
-      else this.o.log.warn('payment worker pass failed', { error: String(err) });
-    } finally {
-      this.running = false;
-      this.schedule(this.o.pollMs ?? 1000);
-    }
   }
 
   private async run(job: PaymentJob): Promise<void> {

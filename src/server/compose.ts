@@ -1,11 +1,9 @@
 /**
  * The composition root: the one place that picks implementations (SQLite store, system clock,
- * random ids) and wires the business, the pipeline and the doors together.
+ * random ids) and wires the business, the pipeline and the doors together. Composed in phases:
+ * the store and the catalog; the auth policy (with the OAuth resource server's verifier), frozen;
+ * the pipeline, workers and doors over it; then the listener (listener.ts), which serves them.
  */
-import { serve, type ServerType } from '@hono/node-server';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import type { BusinessDef } from '../domain/index.js';
 import {
   Pipeline,
   buildBusinessProfile,
@@ -16,180 +14,30 @@ import {
   systemClock,
   AvailabilityCache,
   DEFAULT_AVAILABILITY_CACHE_BYTES,
-  type Business,
-  type Clock,
-  type IdSource,
   type Logger,
-  type OperationDef,
   type OperationEnv,
 } from '../operations/index.js';
-import { StoreUnavailable, eventBody, openStore, type OutboxEvent, type Store, type StoreTimeouts } from '../store/index.js';
+import { StoreUnavailable, eventBody, openStore, type OutboxEvent } from '../store/index.js';
 import { probeHandler } from './probes.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
+import { metricsHandler } from './metrics-endpoint.js';
 import { createLogger } from './logging.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
-import { buildAuthPolicy, freezePolicy, type SecurityOptions } from './security-wiring.js';
-import {
-  LOOPBACK_HOSTS,
-  apiKeyMatches,
-  clientAddress as addressOf,
-  clientAddressKey,
-  isLoopbackAddress,
-  isLoopbackHost,
-  popAlgorithms,
-  trustedProxies,
-  viaTrustedProxy,
-  type AuthPolicy,
-  type ProfileResolver,
-  type TrustedProxies,
-} from '../security/index.js';
-import {
-  DEFAULT_RETRY,
-  WebhookDispatcher,
-  httpWebhookSender,
-  loadKeyring,
-  type RetryPolicy,
-  type SigningKeyring,
-  type WebhookSender,
-} from '../webhooks/index.js';
+import { buildAuthPolicy, freezePolicy } from './security-wiring.js';
+import { clientAddress as addressOf, clientAddressKey, popAlgorithms, trustedProxies, viaTrustedProxy, type AuthPolicy } from '../security/index.js';
+import { DEFAULT_RETRY, WebhookDispatcher, httpWebhookSender, loadKeyring } from '../webhooks/index.js';
 import type { Context } from 'hono';
-import type { IncomingMessage, Server as HttpServer } from 'node:http';
-import { guardConnections } from './connection-guard.js';
 import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
-import { createHost, type Door, type HostApp } from './host.js';
+import { createHost, type Door } from './host.js';
 import { dashboardDoor, mcpDoor, oauthDoor, pagesDoor, restDoor } from './doors.js';
 import { dashboardSessions } from './admin-sessions.js';
-import { mountOAuth, type OAuthDoor, type OAuthDoorOptions } from '../oauth/index.js';
-import type { PaymentWorker } from '../payments/index.js';
-import { checkPaymentOptions, wirePayments, type PaymentOptions } from './payments-wiring.js';
+import { mountOAuth, type OAuthDoor } from '../oauth/index.js';
+import { checkPaymentOptions, wirePayments } from './payments-wiring.js';
+import { createListener } from './listener.js';
+import type { ServerOptions, UspServer } from './options.js';
 
-export interface ServerOptions {
-  business: BusinessDef;
-  /** SQLite file path, ':memory:', or a postgres:// URL. */
-  db: string;
-  /** Bounds on waiting for the database (connect, statement or lock wait). */
-  dbTimeouts?: StoreTimeouts;
-  sandbox: boolean;
-  clock?: Clock;
-  ids?: IdSource;
-  log?: Logger;
-  /** Extra admin API keys in clear (hashed at start), e.g. from --admin-key. */
-  adminKeys?: string[];
-  maxBodyBytes?: number;
-  /** Run the housekeeping sweep this often (ms); 0 disables it. */
-  sweepIntervalMs?: number;
-  /** Keep dispatched webhook events in the outbox this long after they were due (default 7 days; --event-retention-days). */
-  eventRetentionMs?: number;
-  /** Host header values accepted on the doors browsers' scripts call, MCP (DNS-rebinding defence); empty = loopback names when listening on loopback. */
-  allowedHosts?: string[];
-  /** Browser origins accepted on the MCP endpoints. */
-  allowedOrigins?: string[];
-  /** Authentication settings (mechanisms, profile fetching, nonces, rate limits). */
-  security?: SecurityOptions;
-  /**
-   * The TLS-terminating proxies in front of the server (addresses or CIDRs; `true`: loopback only).
-   * Their X-Forwarded-For/Proto/Host are believed, nobody else's; plain-http requests a proxy did
-   * not mark https are refused.
-   */
-  trustProxy?: boolean | string | readonly string[];
-  /** Connection limits of the HTTP listener (slow clients, idle keep-alive, too many sockets). */
-  connections?: Partial<ConnectionLimits>;
-  /** MCP sessions: caps (global, per client address) and how soon unused and idle ones are closed. */
-  mcpSessions?: { maxSessions?: number; maxSessionsPerAddress?: number; unusedSessionTimeoutMs?: number; idleTimeoutMs?: number };
-  /** Serve HTTPS directly with this PEM certificate chain and key. */
-  tls?: { cert: string | Buffer; key: string | Buffer };
-  /** Webhook delivery: retry schedule, timeout, signing key, or a replacement sender (tests). */
-  webhooks?: {
-    enabled?: boolean;
-    retry?: Partial<RetryPolicy>;
-    timeoutMs?: number;
-    pollMs?: number;
-    sender?: WebhookSender;
-    signingKey?: { kid: string; pem: string };
-  };
-  /** Receives events after their transaction commits. */
-  onEvents?: (events: readonly OutboxEvent[]) => void;
-  /** The OAuth authorization server and buyer account pages (on by default); false turns them off. */
-  oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode' | 'registration'>;
-  /** The role served instead of the business's (the discovery registry). */
-  role?: ServerRole;
-  /** Bytes of computed availability answers kept for reuse (default 32 MiB); 0 turns the cache off. */
-  availabilityCacheBytes?: number;
-  /** Who takes online payments (default: the checkout URL template if set, else the sandbox page in a sandbox, else none). */
-  payments?: PaymentOptions;
-}
-
-/** A server role other than the business: its operations, its profile document, its outbound services. */
-export interface ServerRole {
-  operations: readonly OperationDef[];
-  /** The document served at /.well-known/usp. */
-  profile(ctx: { baseUrl: string; mechanisms: readonly string[]; popAlgorithms: readonly string[] }): Record<string, unknown>;
-  env?: OperationEnv;
-  /** What MCP `initialize` tells the model this server is. */
-  instructions?: string;
-  /** The role's own doors besides MCP and REST (before REST, which takes what no other claims). */
-  doors?: Door[];
-}
-
-/** How long a client may take and how many may be connected at once; every one has a safe default. */
-export interface ConnectionLimits {
-  /** A request's headers must arrive within this (slow-loris defence). Default 10 s. */
-  headersTimeoutMs: number;
-  /** The whole request (headers and body) must arrive within this; long responses (SSE) are not cut. Default 30 s. */
-  requestTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this. Default 5 s. */
-  keepAliveTimeoutMs: number;
-  /** Most sockets at once; at it, a newcomer replaces the socket idle the longest, or is closed when all are busy. Default 1000. */
-  maxConnections: number;
-  /** Most sockets one client address holds (a trusted proxy is not counted as one client). Default 100. */
-  maxConnectionsPerAddress: number;
-  /** Near the cap (90 %), sockets idle this long are closed as new ones arrive. Default 1 s. */
-  pressureIdleMs: number;
-}
-
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
-  maxConnections: 1000,
-  maxConnectionsPerAddress: 100,
-  pressureIdleMs: 1_000,
-};
-
-export interface UspServer {
-  biz: Business;
-  store: Store;
-  pipeline: Pipeline;
-  /** Computed availability answers kept for reuse; undefined when turned off. */
-  availabilityCache?: AvailabilityCache;
-  /** The HTTP host: every door (REST, MCP, the buyer's pages) side by side, as one fetch handler. */
-  app: HostApp;
-  /** The webhook dispatcher (outbox to signed deliveries and MCP notifications). */
-  dispatcher: WebhookDispatcher;
-  /** Calls the payment provider for committed payment jobs (Stripe only). */
-  paymentWorker?: PaymentWorker;
-  /** The business's webhook signing keys. */
-  keyring: SigningKeyring;
-  /** Platform profile resolver (SSRF-safe fetch and cache). */
-  profiles: ProfileResolver;
-  /** MCP sessions (stdio and HTTP) that receive usp_webhook notifications. */
-  hub: SessionHub;
-  clock: Clock;
-  ids: IdSource;
-  profile(): Record<string, unknown>;
-  /** Prometheus metrics (served at /metrics by the HTTP host). */
-  metrics: ServerMetrics;
-  /** Listen on host:port (port 0 picks a free one); resolves with the base URL. */
-  listen(port: number, host?: string): Promise<string>;
-  /** Stop at once: in-flight HTTP requests are cut (tests, failed starts). */
-  close(): Promise<void>;
-  /**
-   * Stop gracefully within `timeoutMs`: refuse new connections and turn /readyz 503, let in-flight
-   * calls finish, release delivery leases, close the database. Resolves true when every call in
-   * flight finished in time, false when some were cut at the bound.
-   */
-  shutdown(timeoutMs: number): Promise<boolean>;
-}
+export type { ServerOptions, ServerRole, UspServer } from './options.js';
+export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './listener.js';
 
 /** The default sink: pino on stderr at info, JSON lines (readable lines on a terminal), buyer data redacted. */
 export const consoleLogger: Logger = createLogger();
@@ -374,47 +222,47 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     timer.unref();
   }
 
-  let http: ServerType | undefined;
-  let shuttingDown = false;
   // /healthz, /readyz and /metrics are answered before any door, so no door's rules apply to them.
   const probes = probeHandler(store, {
     dispatcher: () => (wh.enabled === false ? 'disabled' : !dispatcher!.isRunning ? 'stopped' : dispatcher!.isPaused ? 'paused' : 'running'),
-    shuttingDown: () => shuttingDown,
+    shuttingDown: () => listener.shuttingDown,
   });
   const metricsEndpoint = metricsHandler(metrics, { proxies, adminKeyHashes: authPolicy.adminKeyHashes });
-  // Requests being answered by the host (a shutdown waits for them).
-  let hostInFlight = 0;
-  const hostIdle = new Set<() => void>();
-  const hostFetch = app.fetch as (r: Request, ...a: unknown[]) => Response | Promise<Response>;
-  const fetch = async (req: Request, ...rest: unknown[]): Promise<Response> => {
-    forgetForwarding(rest[0], proxies);
-    const early = probes(req) ?? metricsEndpoint(req, rest[0]);
-    if (early) return early;
-    hostInFlight++;
-    try {
-      const res = await hostFetch(req, ...rest);
-      // Shutting down: no keep-alive, so each client's next request opens a connection the closed listener refuses.
-      if (shuttingDown) return withHeader(res, 'Connection', 'close');
-      return res;
-    } finally {
-      if (--hostInFlight === 0) for (const f of [...hostIdle]) f();
-    }
-  };
-  const close = async () => {
-    if (timer) clearInterval(timer);
-    await payments.worker?.stop();
-    await dispatcher?.stop();
-    unsubscribeChannel?.();
-    await mcpHttp.close();
-    if (http) {
-      const h = http as ServerType & { closeAllConnections?: () => void };
-      await new Promise<void>((resolve) => {
-        h.close(() => resolve());
-        h.closeAllConnections?.();
-      });
-    }
-    await store.close();
-  };
+  const listener = createListener({
+    app,
+    proxies,
+    log,
+    early: (req, env) => probes(req) ?? metricsEndpoint(req, env),
+    tls: opts.tls,
+    connections: opts.connections,
+    sandbox: opts.sandbox,
+    configuredPublicUrl,
+    allowLoopbackProfiles: allowLoopback,
+    allowedHosts,
+    pipeline,
+    onListening: (url) => {
+      listenUrl = url;
+      payments.announce?.();
+      // When no public URL was configured, advertise the address actually listened on.
+      if (!configuredPublicUrl) {
+        baseUrl = url;
+        biz.publicUrl = url;
+        openapiDoc = undefined;
+      }
+    },
+    stopDeliveries: async (boundMs) => {
+      if (timer) clearInterval(timer);
+      await dispatcher?.stop(boundMs);
+    },
+    stopServices: async () => {
+      if (timer) clearInterval(timer);
+      await payments.worker?.stop();
+      await dispatcher?.stop();
+      unsubscribeChannel?.();
+      await mcpHttp.close();
+    },
+    closeStore: () => store.close(),
+  });
   return {
     metrics,
     biz,
@@ -430,142 +278,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     clock,
     ids,
     profile,
-    async listen(port, host = '127.0.0.1') {
-      const loopback = isLoopbackHost(host);
-      // Plaintext only where nobody can listen in: loopback, or a proxy that terminated TLS (spec 10.2.1).
-      if (!opts.tls && !loopback && !proxies.any) {
-        throw new Error(`refusing to serve plain HTTP on ${host}: give --tls-cert/--tls-key, listen on loopback, or run behind a TLS proxy with --trust-proxy`);
-      }
-      const limits = { ...DEFAULT_CONNECTION_LIMITS, ...(opts.connections ?? {}) };
-      if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-        throw new Error(`the header deadline (${limits.headersTimeoutMs / 1000} s) must not exceed the request deadline (${limits.requestTimeoutMs / 1000} s): adjust --headers-timeout or --request-timeout`);
-      }
-      // Node checks the header and request deadlines on this interval (30 s by default): keep it a
-      // fraction of the shortest deadline so a slow client is cut close to its deadline.
-      const timing = {
-        headersTimeout: limits.headersTimeoutMs,
-        requestTimeout: limits.requestTimeoutMs,
-        keepAliveTimeout: limits.keepAliveTimeoutMs,
-        connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4))),
-      };
-      // Reachable from elsewhere: checkout links and profile endpoints must name the https origin
-      // platforms and buyers reach, which the listening address does not tell.
-      if (!loopback && !opts.sandbox && !configuredPublicUrl?.startsWith('https://')) {
-        throw new Error(
-          `refusing to start on ${host} without an https public URL${configuredPublicUrl ? ` (got ${configuredPublicUrl})` : ''}: give --public-url https://<the address platforms and buyers reach>`,
-        );
-      }
-      await new Promise<void>((resolve, reject) => {
-        http = opts.tls
-          ? serve({ fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { cert: opts.tls.cert, key: opts.tls.key, ...timing } }, () => resolve())
-          : serve({ fetch, port, hostname: host, serverOptions: timing }, () => resolve());
-        http.once('error', reject);
-        const server = http as HttpServer;
-        server.headersTimeout = limits.headersTimeoutMs;
-        server.requestTimeout = limits.requestTimeoutMs;
-        server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-        guardConnections(server, { ...limits, maxConnectionsPerAddress: Math.min(limits.maxConnectionsPerAddress, limits.maxConnections) }, proxies);
-      });
-      const addr = http!.address() as AddressInfo;
-      const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-      // The address listened on is a name clients use too (127.0.0.2 is not among the usual ones).
-      if (allowedHosts.length === 0 && loopback) allowedHosts.push(...new Set([...LOOPBACK_HOSTS, shownHost]));
-      const url = `${opts.tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
-      listenUrl = url;
-      if (opts.security?.allowLoopbackProfiles && !loopback) {
-        throw new Error('--allow-loopback-profiles is only allowed when the server itself listens on loopback');
-      }
-      payments.announce?.();
-      // When no public URL was configured, advertise the address actually listened on.
-      if (!configuredPublicUrl) {
-        baseUrl = url;
-        biz.publicUrl = url;
-        openapiDoc = undefined;
-      }
-      return url;
-    },
-    close,
-    async shutdown(timeoutMs) {
-      const deadline = Date.now() + timeoutMs;
-      shuttingDown = true;
-      log.info('shutting down', { timeout_ms: timeoutMs, in_flight: Math.max(hostInFlight, pipeline.inFlight) });
-      // Stop accepting: the listener closes, idle keep-alive connections with it; busy ones finish their request.
-      const h = http as (ServerType & { closeIdleConnections?: () => void }) | undefined;
-      h?.close();
-      h?.closeIdleConnections?.();
-      const hostDrained =
-        hostInFlight === 0 ||
-        (await new Promise<boolean>((resolve) => {
-          const t = setTimeout(() => {
-            hostIdle.delete(done);
-            resolve(false);
-          }, Math.max(0, deadline - Date.now()));
-          const done = () => {
-            clearTimeout(t);
-            hostIdle.delete(done);
-            resolve(true);
-          };
-          hostIdle.add(done);
-        }));
-      // Calls from other doors (stdio MCP) finish too.
-      const drained = hostDrained && (await pipeline.drain(Math.max(0, deadline - Date.now())));
-      if (!drained) log.warn('shutdown deadline reached with calls in flight; cutting them', { in_flight: Math.max(hostInFlight, pipeline.inFlight) });
-      if (timer) clearInterval(timer);
-      // Deliveries in flight get what is left of the bound (at most a second); the leases of the rest are released.
-      await dispatcher?.stop(Math.max(0, Math.min(1000, deadline - Date.now())));
-      await close();
-      return drained;
-    },
+    listen: (port, host) => listener.listen(port, host),
+    close: () => listener.close(),
+    shutdown: (timeoutMs) => listener.shutdown(timeoutMs),
   };
-}
-
-/** `res` with one more header (a Response's headers may be immutable: copy it then). */
-function withHeader(res: Response, name: string, value: string): Response {
-  try {
-    res.headers.set(name, value);
-    return res;
-  } catch {
-    const headers = new Headers(res.headers);
-    headers.set(name, value);
-    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
-  }
-}
-
-/**
- * `GET /metrics`: open to a loopback client (a Prometheus on the same host or a sidecar); from any
- * other address it needs an admin API key as a Bearer token. The client is the one clientAddress
- * names: behind a trusted proxy on loopback, the address the proxy forwarded for, so such a proxy
- * does not open it to the world; from anyone else, X-Forwarded-For is ignored.
- */
-function metricsHandler(
-  metrics: ServerMetrics,
-  o: { proxies: TrustedProxies; adminKeyHashes: readonly string[] },
-): (req: Request, env: unknown) => Promise<Response> | undefined {
-  return (req, env) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
-    if (new URL(req.url).pathname !== '/metrics') return undefined;
-    const client = addressOf(req, env, o.proxies);
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
-    if (!(client && isLoopbackAddress(client)) && !(bearer && apiKeyMatches(bearer, o.adminKeyHashes))) {
-      return Promise.resolve(
-        new Response(JSON.stringify({ error: 'metrics are open on loopback; from elsewhere send an admin API key as a Bearer token' }), {
-          status: 401,
-          headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' },
-        }),
-      );
-    }
-    return metrics.scrape().then(
-      (text) => new Response(req.method === 'HEAD' ? null : text, { status: 200, headers: { 'Content-Type': metrics.contentType, 'Cache-Control': 'no-store' } }),
-    );
-  };
-}
-
-/**
- * A request from a peer that is not a trusted proxy: its X-Forwarded-* headers are dropped from the
- * Node request, so the OAuth library (which reads them from there) believes none of them either.
- */
-function forgetForwarding(env: unknown, proxies: TrustedProxies): void {
-  const incoming = (env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (!incoming || !proxies.any || viaTrustedProxy(env, proxies)) return;
-  for (const name of Object.keys(incoming.headers)) if (name.startsWith('x-forwarded-')) delete incoming.headers[name];
 }

@@ -10,7 +10,8 @@
  * While the database is unavailable the dispatcher pauses (one log line), keeps polling, and resumes
  * when a pass succeeds; a delivery sent but not recorded keeps its lease and is sent again after it lapses.
  */
-import { StoreUnavailable, eventBody, type OutboxEvent, type Store, type WebhookDelivery } from '../store/index.js';
+import { BackgroundLoop } from '../outbox/index.js';
+import { eventBody, type OutboxEvent, type Store, type WebhookDelivery } from '../store/index.js';
 import { isReservedName, type PlatformProfile } from '../security/index.js';
 import { checkWebhookUrl, type WebhookSender } from './sender.js';
 import { nextAttempt, type RetryPolicy } from './schedule.js';
@@ -54,14 +55,7 @@ export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'canceled' | 'ski
 const PROFILE_TARGET = 'profile:';
 
 export class WebhookDispatcher {
-  private timer?: NodeJS.Timeout;
-  private timerAt = 0;
-  private running = false;
-  private again = false;
-  /** Until start(): a dispatcher that was never started ignores nudges. */
-  private stopped = true;
-  /** A nudge is already scheduled. */
-  private pending = false;
+  private readonly loop: BackgroundLoop;
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Ids of the deliveries in flight (their leases are released if a stop cuts them short). */
   private readonly leased = new Set<number>();
@@ -69,25 +63,17 @@ export class WebhookDispatcher {
   private claiming: Promise<unknown> | undefined;
   /** Reserved-name targets already logged (each is logged once per process; bounded). */
   private readonly skippedLogged = new Set<string>();
-  /** The last pass met an unavailable database (logged once, until a pass succeeds). */
-  private paused = false;
-
-  constructor(private readonly o: DispatcherOptions) {}
-
-  start(): void {
-    this.stopped = false;
-    this.schedule(0);
+  constructor(private readonly o: DispatcherOptions) {
+    this.loop = new BackgroundLoop({ name: 'webhook dispatcher', pass: () => this.tick(), log: o.log, pollMs: o.pollMs, debounceMs: o.debounceMs });
   }
 
-  /** Something was committed: look now rather than at the next poll. */
+  start(): void {
+    this.loop.start();
+  }
+
   /** Something was committed: look soon. A few milliseconds' wait lets one pass serve a burst of commits. */
   nudge(): void {
-    if (this.stopped) return;
-    if (this.running) this.again = true;
-    else if (!this.pending) {
-      this.pending = true;
-      this.schedule(this.o.debounceMs ?? 5);
-    }
+    this.loop.nudge();
   }
 
   /**
@@ -95,9 +81,7 @@ export class WebhookDispatcher {
    * another process (or the next run) sends them at once rather than after the lease lapses.
    */
   async stop(graceMs = 1000): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    await this.loop.stop();
     await this.claiming?.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.inFlight.values()]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
@@ -112,7 +96,7 @@ export class WebhookDispatcher {
 
   /** Started and not stopped. */
   get isRunning(): boolean {
-    return !this.stopped;
+    return this.loop.isRunning;
   }
 
   /** One pass: expand due events, then launch due deliveries. Resolves when launched, not when finished. */
@@ -123,52 +107,12 @@ export class WebhookDispatcher {
 
   /** True while the database is unavailable to the dispatcher (it retries every poll). */
   get isPaused(): boolean {
-    return this.paused;
+    return this.loop.isPaused;
   }
 
   /** Wait until nothing is in flight (tests). */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
-  }
-
-  /** Run a pass in `ms`, unless one is already due sooner (a later request never postpones an earlier one). */
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    const at = Date.now() + ms;
-    if (this.timer && this.timerAt <= at) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.loop();
-    }, ms);
-    this.timer.unref();
-  }
-
-  private async loop(): Promise<void> {
-    this.pending = false;
-    if (this.running || this.stopped) return;
-    this.running = true;
-    try {
-      do {
-        this.again = false;
-        await this.tick();
-      } while (this.again && !this.stopped);
-      if (this.paused) {
-        this.paused = false;
-        this.o.log.info('webhook dispatcher resumed: the database is back');
-      }
-    } catch (err) {
-      if (err instanceof StoreUnavailable) {
-        if (!this.paused) this.o.log.warn('webhook dispatcher paused: database unavailable', { reason: err.reason });
-        this.paused = true;
-      } else {
-        this.o.log.warn('webhook dispatcher pass failed', { error: String(err) });
-      }
-    } finally {
-      this.running = false;
-      this.schedule(this.o.pollMs ?? 1000);
-    }
   }
 
   private async expand(): Promise<void> {
@@ -256,7 +200,7 @@ export class WebhookDispatcher {
     const now = this.o.now();
     const lease = now + (this.o.leaseMs ?? 60_000);
     const busy = [...this.inFlight.keys()];
-    if (this.stopped) return;
+    if (!this.loop.isRunning) return;
     // The claimed deliveries count as leased the moment the claim commits, and stop() waits for a
     // claim under way: a stop that lands meanwhile releases them with the rest, instead of leaving
     // them leased until the lease lapses.
@@ -268,7 +212,7 @@ export class WebhookDispatcher {
     const due = await claim.finally(() => {
       if (this.claiming === claim) this.claiming = undefined;
     });
-    if (this.stopped) return;
+    if (!this.loop.isRunning) return;
     for (const d of due) {
       const p = this.deliver(d)
         .catch((err) => this.o.log.warn('webhook delivery could not be recorded; it will be retried', { event_id: d.event_id, error: String(err) }))
@@ -359,7 +303,7 @@ export class WebhookDispatcher {
       ),
     );
     this.o.onAttempt?.(status === 'pending' ? 'retry' : status === 'failed' ? 'failed' : 'delivered');
-    if (status === 'pending') this.schedule(Math.max(0, next - this.o.now()));
+    if (status === 'pending') this.loop.schedule(Math.max(0, next - this.o.now()));
   }
 }
 

@@ -299,14 +299,14 @@ export const RULES = {
     node: 'any',
   }),
   webhooks: allowOnly('src/webhooks imports only the store, security, its own files, packages and node built-ins', 'src/webhooks/', {
-    layers: ['webhooks', 'store', 'security'],
+    layers: ['webhooks', 'store', 'security', 'outbox'],
     packages: 'any',
     node: 'any',
   }),
   // The payment provider port and its adapters (Stripe), and the worker that calls the provider
   // after commit: the store's jobs, the pipeline for what the provider answers; never the domain.
   payments: allowOnly('src/payments imports only operations, the store, its own files, packages and node built-ins: never the domain or a door', 'src/payments/', {
-    layers: ['payments', 'operations', 'store'],
+    layers: ['payments', 'operations', 'store', 'outbox'],
     packages: 'any',
     node: 'any',
   }),
@@ -316,6 +316,13 @@ export const RULES = {
   oauth: allowOnly('src/oauth imports only operations, security, the store, web, its own files, packages and node built-ins: never the domain or another door', 'src/oauth/', {
     layers: ['oauth', 'operations', 'security', 'store', 'web'],
     packages: 'any',
+    node: 'any',
+  }),
+  // The loop every background worker runs over its queue (webhooks, payments, mail, calendar pushes):
+  // scheduling and the pause while the database is away; what a pass does is the worker's own.
+  outbox: allowOnly('src/outbox imports only the store, its own files and node built-ins', 'src/outbox/', {
+    layers: ['outbox', 'store'],
+    packages: [],
     node: 'any',
   }),
   // What the HTML doors (dashboard, buyer pages, OAuth pages) share: reading forms, and so on. It

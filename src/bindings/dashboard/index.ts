@@ -1,2 +1,4 @@
-export { createDashboard, isDashboardRequest, dashboardRefusal, DASHBOARD_CSS_PATH } from './dashboard.js';
-export type { DashboardSessions, DashboardSession } from './dashboard.js';
+export { createDashboard, isDashboardRequest } from './dashboard.js';
+export { dashboardRefusal, DASHBOARD_CSS_PATH } from './layout.js';
+export type { DashboardSessions } from './sign-in.js';
+export type { DashboardSession } from './kit.js';

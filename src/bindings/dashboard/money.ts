@@ -1,6 +1,6 @@
 /** The booking page's money card: paid, refunded, disputed, with the payment provider's ids. */
 import type { MoneyView } from '../../operations/index.js';
-import { escapeHtml as esc } from '../../web/index.js';
+import { html, type Html } from '../../web/index.js';
 
 type Money = MoneyView;
 
@@ -12,15 +12,15 @@ export function minorFromForm(v: unknown): number | undefined {
 }
 
 /** The refund form, when something is left to refund (`refund` carries the CSRF field and where it posts). */
-function refundForm(m: Money, refund: { csrf: string; action: string }): string {
+function refundForm(m: Money, refund: { csrf: Html; action: string }): Html | '' {
   if (m.refundable <= 0) return '';
   const max = (m.refundable / 100).toFixed(2);
-  return `<form class="stack" id="refund" method="post" action="${esc(refund.action)}">${refund.csrf}<label>Amount to refund (${esc(m.currency)}, up to ${esc(max)}; empty for all of it)<input name="amount" inputmode="decimal" type="number" min="0.01" step="0.01" max="${esc(max)}"></label><label>Reason<input name="reason" required maxlength="1000"></label><button class="danger" type="submit">Refund</button></form>`;
+  return html`<form class="stack" id="refund" method="post" action="${refund.action}">${refund.csrf}<label>Amount to refund (${m.currency}, up to ${max}; empty for all of it)<input name="amount" inputmode="decimal" type="number" min="0.01" step="0.01" max="${max}"></label><label>Reason<input name="reason" required maxlength="1000"></label><button class="danger" type="submit">Refund</button></form>`;
 }
 
-export function moneyCard(m: Money | undefined, refund?: { csrf: string; action: string }): string {
+export function moneyCard(m: Money | undefined, refund?: { csrf: Html; action: string }): Html | '' {
   if (!m || (m.paid === 0 && m.payments.length === 0 && m.refunds.length === 0)) return '';
-  const row = (cells: unknown[]) => `<tr>${cells.map((x) => `<td>${esc(String(x ?? '—'))}</td>`).join('')}</tr>`;
+  const row = (cells: unknown[]) => html`<tr>${cells.map((x) => html`<td>${String(x ?? '—')}</td>`)}</tr>`;
   const rows = [
     ...m.payments.map((p) => row(['Payment', minor(p.amount, m.currency), p.status, [p.session_id, p.payment_ref].filter(Boolean).join(' · ')])),
     ...m.business_refunds.filter((r) => !r.through_provider).map((r) => row([`Refund (${r.reason})`, minor(r.amount, m.currency), 'recorded', r.at])),
@@ -29,6 +29,6 @@ export function moneyCard(m: Money | undefined, refund?: { csrf: string; action:
     ...m.mismatches.map((x) => row(['Mismatched payment', minor(x.amount, x.currency), 'not applied', x.event_id])),
     ...m.jobs.filter((j) => j.status !== 'done').map((j) => row([`Provider call (${j.kind})`, '', `${j.status}, ${j.attempts} attempt${j.attempts === 1 ? '' : 's'}`, j.last_error ?? j.id])),
   ];
-  return `<section class="card" aria-labelledby="money"><h2 id="money">Money</h2><p>Paid ${esc(minor(m.paid, m.currency))} · refunded ${esc(minor(m.refunded, m.currency))}${m.provider ? ` · through ${esc(m.provider)}` : ''}</p>
-${refund ? refundForm(m, refund) : ''}<table class="list"><thead><tr><th>What</th><th>Amount</th><th>Status</th><th>Provider ids</th></tr></thead><tbody>${rows.join('') || '<tr><td colspan="4">Nothing through a provider.</td></tr>'}</tbody></table></section>`;
+  return html`<section class="card" aria-labelledby="money"><h2 id="money">Money</h2><p>Paid ${minor(m.paid, m.currency)} · refunded ${minor(m.refunded, m.currency)}${m.provider ? ` · through ${m.provider}` : ''}</p>
+${refund ? refundForm(m, refund) : ''}<table class="list"><thead><tr><th>What</th><th>Amount</th><th>Status</th><th>Provider ids</th></tr></thead><tbody>${rows.length ? rows : html`<tr><td colspan="4">Nothing through a provider.</td></tr>`}</tbody></table></section>`;
 }

@@ -1,0 +1,128 @@
+/**
+ * What every dashboard screen shares: running an admin operation as the signed-in user (through
+ * the pipeline, never the store), the page around a screen, the CSRF field, the flash message after
+ * a form and the redirect that carries it, and the business's clock faces (times in its zone).
+ */
+import { createHmac } from 'node:crypto';
+import type { Context, Hono } from 'hono';
+import { operationForDashboard, type Business, type DashboardAction, type Pipeline } from '../../operations/index.js';
+import { html, sameText, type Html } from '../../web/index.js';
+import { doneWords, errorWords, type DoneCode } from './flash.js';
+import { layout, page } from './layout.js';
+
+export interface DashboardSession {
+  email: string;
+  csrf: string;
+}
+
+export type Env = { Variables: { session: DashboardSession; token: string } };
+export type DashboardApp = Hono<Env>;
+export type ScreenContext = Context<Env>;
+
+/** An admin operation's result, as the pipeline answers it. */
+export type RunResult = Awaited<ReturnType<Pipeline['execute']>>;
+
+/** A flash message's seal: only the server, knowing the session's CSRF token, makes one. */
+const seal = (key: string, code: string, detail: string) => createHmac('sha256', key).update(`${code}\n${detail}`).digest('base64url');
+
+/** The screens' toolkit, made once per dashboard. */
+export interface Screens {
+  biz: Business;
+  bizName: string;
+  zone: string;
+  /** Run an admin operation as the signed-in user, through the pipeline like any other call. */
+  run(c: ScreenContext, action: DashboardAction, input: Record<string, unknown>): Promise<RunResult>;
+  /** A screen's page: the layout with the signed-in header, `current` marked in the navigation. */
+  view(c: ScreenContext, title: string, current: string, main: Html, status?: number): Response;
+  /** The session's CSRF token as a form's hidden field. */
+  csrfField(c: ScreenContext): Html;
+  /** What the last form did, from the redirect's code (our words, or the operation's sealed words). */
+  flash(c: ScreenContext): Html;
+  /** Back to `to` after a form, with what happened as a code (and the operation's words, sealed). */
+  back(c: ScreenContext, to: string, res: RunResult, done: DoneCode, doneDetail?: string): Response;
+  timeFmt: Intl.DateTimeFormat;
+  dayFmt: Intl.DateTimeFormat;
+  /** A local date as YYYY-MM-DD. */
+  dateKey: Intl.DateTimeFormat;
+  hourOf(ms: number): number;
+  /** A day and time, as "Tue 1 Dec 09:30". */
+  when(ms: number): string;
+  resourceName(id: string): string;
+}
+
+export function screens(pipeline: Pipeline): Screens {
+  const biz = pipeline.business;
+  const zone = biz.zone;
+  const bizName = biz.def.business.name;
+  const timeFmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hour12: false });
+  const dayFmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: 'numeric', month: 'short' });
+  const dateKey = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
+
+  /**
+   * The redirect after a form carries a code, and the operation's own words only with a seal made
+   * with the session's CSRF token: the page shows our words for the code, or the sealed words, never
+   * text a link could bring (a crafted /admin?error=... shows the generic sentence).
+   */
+  const sealedDetail = (c: ScreenContext, code: string) => {
+    const detail = c.req.query('detail');
+    return detail && sameText(seal(c.get('session').csrf, code, detail), c.req.query('seal') ?? '') ? detail : undefined;
+  };
+
+  return {
+    biz,
+    bizName,
+    zone,
+    run: (c, action, input) =>
+      pipeline.execute(operationForDashboard(action), {
+        input,
+        trustedCaller: { principal: 'business', profile: null, business: true, authenticated: true, actor: `user:${c.get('session').email}` },
+        door: 'dashboard',
+        correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
+      }),
+    view: (c, title, current, main, status = 200) => page(layout(title, bizName, main, { current, csrf: c.get('session').csrf, email: c.get('session').email }), status),
+    csrfField: (c) => html`<input type="hidden" name="_csrf" value="${c.get('session').csrf}">`,
+    flash: (c) => {
+      const ok = c.req.query('ok');
+      const bad = c.req.query('error');
+      const done = ok ? doneWords(ok) && (sealedDetail(c, ok) ?? doneWords(ok)) : undefined;
+      // `warn` only styles the sealed words as a warning; it brings no text of its own.
+      const warn = c.req.query('warn') === '1';
+      return html`${done ? html`<p class="flash ${warn ? 'warn' : 'ok'}" role="${warn ? 'alert' : 'status'}">${done}</p>` : ''}${
+        bad ? html`<p class="flash bad" role="alert">${sealedDetail(c, bad) ?? errorWords(bad)}</p>` : ''
+      }`;
+    },
+    back: (c, to, res, done, doneDetail) => {
+      const u = new URL(to, 'http://x');
+      const refused = res.ok ? res.messages.filter((m) => m.type === 'error') : [];
+      const error = !res.ok ? { code: res.error.code, detail: res.error.message } : refused.length ? { code: refused[0].code, detail: refused.map((m) => m.content).join(' ') } : undefined;
+      // A warning the operation gave (bookings left inside new time off) is said after our words for what was done.
+      const warned = res.ok ? res.messages.filter((m) => m.type === 'warning').map((m) => m.content) : [];
+      const doneText = warned.length ? [doneDetail ?? doneWords(done), ...warned].join(' ') : doneDetail;
+      const [key, code, detail] = error ? ['error', error.code, error.detail] : ['ok', done, doneText];
+      u.searchParams.set(key, code);
+      if (!error && warned.length) u.searchParams.set('warn', '1');
+      if (detail) {
+        u.searchParams.set('detail', detail.slice(0, 1500));
+        u.searchParams.set('seal', seal(c.get('session').csrf, code, detail.slice(0, 1500)));
+      }
+      return new Response(null, { status: 303, headers: { Location: u.pathname + u.search } });
+    },
+    timeFmt,
+    dayFmt,
+    dateKey,
+    hourOf: (ms) => Number(timeFmt.format(ms).slice(0, 2)),
+    when: (ms) => `${dayFmt.format(ms)} ${timeFmt.format(ms)}`,
+    resourceName: (id) => biz.resources.get(id)?.name ?? id,
+  };
+}
+
+/** A state as a coloured badge (`in_progress` reads "in progress"). */
+export const badge = (s: string): Html => html`<span class="state s-${s}">${s.replace('_', ' ')}</span>`;
+
+export const buyerName = (b: { buyer: { first_name: string; last_name: string } }): string => `${b.buyer.first_name} ${b.buyer.last_name}`;
+
+/** A flash-styled refusal in a screen (the operation's own message, escaped). */
+export const refusal = (text: string | undefined): Html => html`<p class="flash bad" role="alert">${text}</p>`;
+
+/** A local date at midday UTC, for formatting a date (not an instant) in the business's zone. */
+export const middayOf = (date: string): number => Date.parse(`${date}T12:00:00Z`);

@@ -1,0 +1,1 @@
+export { BackgroundLoop, type BackgroundLoopOptions, type LoopLog } from './loop.js';

@@ -1,0 +1,113 @@
+/**
+ * The loop every background worker runs (the webhook dispatcher, the payment worker, and whatever
+ * else sends rows committed to a queue): a pass now and then, sooner when a commit nudges it, never
+ * two passes at once, and a pass asked for while one runs happens right after it. While the database
+ * is unavailable the loop pauses (one log line), keeps polling, and says when it is back. What a pass
+ * does is the worker's own.
+ */
+import { StoreUnavailable } from '../store/index.js';
+
+export interface LoopLog {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface BackgroundLoopOptions {
+  /** Names the worker in log lines ("webhook dispatcher", "payment worker"). */
+  name: string;
+  /** One pass over the due work. */
+  pass: () => Promise<void>;
+  log: LoopLog;
+  /** Poll interval when idle (default 1 s). */
+  pollMs?: number;
+  /** How long a nudge waits, so that one pass serves a burst of commits (default 5 ms). */
+  debounceMs?: number;
+}
+
+export class BackgroundLoop {
+  private timer?: NodeJS.Timeout;
+  private timerAt = 0;
+  private running = false;
+  private again = false;
+  /** Until start(): a loop that was never started ignores nudges. */
+  private stopped = true;
+  /** A nudge is already scheduled. */
+  private pending = false;
+  private paused = false;
+  private current: Promise<void> | undefined;
+
+  constructor(private readonly o: BackgroundLoopOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stop polling; resolves once a pass under way has ended. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.current?.catch(() => undefined);
+  }
+
+  /** Something was committed: look soon. */
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else if (!this.pending) {
+      this.pending = true;
+      this.schedule(this.o.debounceMs ?? 5);
+    }
+  }
+
+  /** Run a pass in `ms`, unless one is already due sooner (a later request never postpones an earlier one). */
+  schedule(ms: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + ms;
+    if (this.timer && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.current = this.loop();
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Started and not stopped. */
+  get isRunning(): boolean {
+    return !this.stopped;
+  }
+
+  /** True while the database is unavailable (the loop retries every poll). */
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
+  private async loop(): Promise<void> {
+    this.pending = false;
+    if (this.running || this.stopped) return;
+    this.running = true;
+    try {
+      do {
+        this.again = false;
+        await this.o.pass();
+      } while (this.again && !this.stopped);
+      if (this.paused) {
+        this.paused = false;
+        this.o.log.info(`${this.o.name} resumed: the database is back`);
+      }
+    } catch (err) {
+      if (err instanceof StoreUnavailable) {
+        if (!this.paused) this.o.log.warn(`${this.o.name} paused: database unavailable`, { reason: err.reason });
+        this.paused = true;
+      } else {
+        this.o.log.warn(`${this.o.name} pass failed`, { error: String(err) });
+      }
+    } finally {
+      this.running = false;
+      this.schedule(this.o.pollMs ?? 1000);
+    }
+  }
+}

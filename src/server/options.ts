@@ -1,0 +1,120 @@
+/**
+ * What a server is made from (its options, a role other than the business's) and what it gives
+ * back: the composition root's contract, apart from the composition itself.
+ */
+import type { BusinessDef } from '../domain/index.js';
+import type { AvailabilityCache, Business, Clock, IdSource, Logger, OperationDef, OperationEnv, Pipeline } from '../operations/index.js';
+import type { OutboxEvent, Store, StoreTimeouts } from '../store/index.js';
+import type { ProfileResolver } from '../security/index.js';
+import type { RetryPolicy, SigningKeyring, WebhookDispatcher, WebhookSender } from '../webhooks/index.js';
+import type { SessionHub } from '../bindings/mcp/index.js';
+import type { OAuthDoorOptions } from '../oauth/index.js';
+import type { PaymentWorker } from '../payments/index.js';
+import type { Door, HostApp } from './host.js';
+import type { ConnectionLimits } from './listener.js';
+import type { SecurityOptions } from './security-wiring.js';
+import type { PaymentOptions } from './payments-wiring.js';
+import type { ServerMetrics } from './metrics.js';
+
+export interface ServerOptions {
+  business: BusinessDef;
+  /** SQLite file path, ':memory:', or a postgres:// URL. */
+  db: string;
+  /** Bounds on waiting for the database (connect, statement or lock wait). */
+  dbTimeouts?: StoreTimeouts;
+  sandbox: boolean;
+  clock?: Clock;
+  ids?: IdSource;
+  log?: Logger;
+  /** Extra admin API keys in clear (hashed at start), e.g. from --admin-key. */
+  adminKeys?: string[];
+  maxBodyBytes?: number;
+  /** Run the housekeeping sweep this often (ms); 0 disables it. */
+  sweepIntervalMs?: number;
+  /** Keep dispatched webhook events in the outbox this long after they were due (default 7 days; --event-retention-days). */
+  eventRetentionMs?: number;
+  /** Host header values accepted on the doors browsers' scripts call, MCP (DNS-rebinding defence); empty = loopback names when listening on loopback. */
+  allowedHosts?: string[];
+  /** Browser origins accepted on the MCP endpoints. */
+  allowedOrigins?: string[];
+  /** Authentication settings (mechanisms, profile fetching, nonces, rate limits). */
+  security?: SecurityOptions;
+  /**
+   * The TLS-terminating proxies in front of the server (addresses or CIDRs; `true`: loopback only).
+   * Their X-Forwarded-For/Proto/Host are believed, nobody else's; plain-http requests a proxy did
+   * not mark https are refused.
+   */
+  trustProxy?: boolean | string | readonly string[];
+  /** Connection limits of the HTTP listener (slow clients, idle keep-alive, too many sockets). */
+  connections?: Partial<ConnectionLimits>;
+  /** MCP sessions: caps (global, per client address) and how soon unused and idle ones are closed. */
+  mcpSessions?: { maxSessions?: number; maxSessionsPerAddress?: number; unusedSessionTimeoutMs?: number; idleTimeoutMs?: number };
+  /** Serve HTTPS directly with this PEM certificate chain and key. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** Webhook delivery: retry schedule, timeout, signing key, or a replacement sender (tests). */
+  webhooks?: {
+    enabled?: boolean;
+    retry?: Partial<RetryPolicy>;
+    timeoutMs?: number;
+    pollMs?: number;
+    sender?: WebhookSender;
+    signingKey?: { kid: string; pem: string };
+  };
+  /** Receives events after their transaction commits. */
+  onEvents?: (events: readonly OutboxEvent[]) => void;
+  /** The OAuth authorization server and buyer account pages (on by default); false turns them off. */
+  oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode' | 'registration'>;
+  /** The role served instead of the business's (the discovery registry). */
+  role?: ServerRole;
+  /** Bytes of computed availability answers kept for reuse (default 32 MiB); 0 turns the cache off. */
+  availabilityCacheBytes?: number;
+  /** Who takes online payments (default: the checkout URL template if set, else the sandbox page in a sandbox, else none). */
+  payments?: PaymentOptions;
+}
+
+/** A server role other than the business: its operations, its profile document, its outbound services. */
+export interface ServerRole {
+  operations: readonly OperationDef[];
+  /** The document served at /.well-known/usp. */
+  profile(ctx: { baseUrl: string; mechanisms: readonly string[]; popAlgorithms: readonly string[] }): Record<string, unknown>;
+  env?: OperationEnv;
+  /** What MCP `initialize` tells the model this server is. */
+  instructions?: string;
+  /** The role's own doors besides MCP and REST (before REST, which takes what no other claims). */
+  doors?: Door[];
+}
+
+export interface UspServer {
+  biz: Business;
+  store: Store;
+  pipeline: Pipeline;
+  /** Computed availability answers kept for reuse; undefined when turned off. */
+  availabilityCache?: AvailabilityCache;
+  /** The HTTP host: every door (REST, MCP, the buyer's pages) side by side, as one fetch handler. */
+  app: HostApp;
+  /** The webhook dispatcher (outbox to signed deliveries and MCP notifications). */
+  dispatcher: WebhookDispatcher;
+  /** Calls the payment provider for committed payment jobs (Stripe only). */
+  paymentWorker?: PaymentWorker;
+  /** The business's webhook signing keys. */
+  keyring: SigningKeyring;
+  /** Platform profile resolver (SSRF-safe fetch and cache). */
+  profiles: ProfileResolver;
+  /** MCP sessions (stdio and HTTP) that receive usp_webhook notifications. */
+  hub: SessionHub;
+  clock: Clock;
+  ids: IdSource;
+  profile(): Record<string, unknown>;
+  /** Prometheus metrics (served at /metrics by the HTTP host). */
+  metrics: ServerMetrics;
+  /** Listen on host:port (port 0 picks a free one); resolves with the base URL. */
+  listen(port: number, host?: string): Promise<string>;
+  /** Stop at once: in-flight HTTP requests are cut (tests, failed starts). */
+  close(): Promise<void>;
+  /**
+   * Stop gracefully within `timeoutMs`: refuse new connections and turn /readyz 503, let in-flight
+   * calls finish, release delivery leases, close the database. Resolves true when every call in
+   * flight finished in time, false when some were cut at the bound.
+   */
+  shutdown(timeoutMs: number): Promise<boolean>;
+}
