@@ -10,6 +10,7 @@ export { ProtocolError, PROTOCOL_ERROR_CODES } from './errors.js';
 export { callerCorrelationId, correlationIdOf } from './correlation.js';
 export type { ProtocolErrorCode, FieldError } from './errors.js';
 export type { OperationDef, ExtensionKey, CapabilityKey, RestRoute, RateBucket, BuyerPage, DashboardAction } from './define.js';
+export { rateRuleOf } from './define.js';
 export type { AccessTier, OAuthScope } from '../domain/index.js';
 export { OAUTH_SCOPES } from '../domain/index.js';
 export { USP_VERSION, uspEnvelope } from './envelope.js';

@@ -290,23 +290,24 @@ function storeUnavailable(operation: string, err: StoreUnavailable, log: Logger)
 
 /**
  * Version and capability negotiation against a fetched platform profile (spec 8.3, 8.4, decision
- * D6). A platform whose newest version is older than ours cannot be served; one that declares
- * capabilities but none that this operation needs gets `capabilities_incompatible` as a business
- * outcome. A profile that declares no capabilities at all is not restricted.
+ * D6). The 8.4 table: a platform whose version is newer than ours gets `version_unsupported`; an
+ * older one is served (in its version's semantics, which ours keep: later versions only add). The
+ * intersection of capabilities must hold the one this operation needs, else
+ * `capabilities_incompatible` as a business outcome; a profile declaring `capabilities: {}` shares
+ * nothing, so it is incompatible with every operation (8.3 step 6), not unrestricted.
  */
 function negotiate(op: OperationDef, caller: Caller): Message | null {
   const p = caller.platform;
   if (!p) return null;
-  if (p.version < USP_VERSION) {
-    throw new ProtocolError('version_unsupported', `This business speaks USP ${USP_VERSION}; the platform profile declares ${p.version} at most.`, {
+  if (p.version > USP_VERSION) {
+    throw new ProtocolError('version_unsupported', `This business speaks USP ${USP_VERSION} at most; the platform profile declares ${p.version}.`, {
       extra: { supported_versions: [USP_VERSION] },
     });
   }
-  if (p.capabilities.length === 0) return null;
   const needed = op.capability;
   const ok = p.capabilities.some((k) => k === needed || needed.startsWith(`${k}.`));
   if (ok) return null;
-  return errorMessage('capabilities_incompatible', `The platform profile declares none of the capabilities this operation needs (${needed}).`);
+  return errorMessage('capabilities_incompatible', `The platform profile shares none of the capabilities this operation needs (${needed}).`);
 }
 
 /** Validate raw input against the operation's schema; every failure names its field. */

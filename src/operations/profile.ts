@@ -6,6 +6,7 @@ import { USP_VERSION } from './envelope.js';
 import type { Business } from './business.js';
 import { EXTENSIONS } from './extensions.js';
 import { OPERATIONS } from './table.js';
+import { MAX_LOOKUP_IDS } from './catalog/lookup-services.js';
 
 export interface ProfileOptions {
   /** Public origin, e.g. https://salon.example.com (no trailing slash). */
@@ -51,7 +52,7 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
       supported_versions: { ...OLDER_VERSIONS },
       services: { 'dev.usp-protocol.services': bindings },
       capabilities: {
-        'dev.usp-protocol.services.catalog': cap('3-service-catalog', 'services/catalog.json', { search: true }),
+        'dev.usp-protocol.services.catalog': cap('3-service-catalog', 'services/catalog.json', { search: true, max_lookup_ids: MAX_LOOKUP_IDS }),
         'dev.usp-protocol.services.catalog.subscriptions': cap('3122-feed-subscriptions', 'rest_common.json', {
           extends: 'dev.usp-protocol.services.catalog',
         }),

@@ -17,8 +17,9 @@ import { validateCommand } from './cli/validate.js';
 import { hashKeyCommand } from './cli/hash-key.js';
 import { registryCommand } from './cli/registry.js';
 import { adminUserCommand } from './cli/admin-user.js';
+import { conformanceCommand } from './cli/conformance.js';
 
-const COMMANDS: readonly Command[] = [serveCommand, mcpCommand, bookingsCommand, webhooksCommand, keysCommand, validateCommand, hashKeyCommand, registryCommand, adminUserCommand];
+const COMMANDS: readonly Command[] = [serveCommand, mcpCommand, bookingsCommand, webhooksCommand, keysCommand, validateCommand, hashKeyCommand, registryCommand, adminUserCommand, conformanceCommand];
 
 export const HELP = `usp-server: a Universal Scheduling Protocol business server (REST + MCP)
 

@@ -75,7 +75,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   let baseUrl = biz.publicUrl;
   let listenUrl: string | undefined;
   const proxies = trustedProxies(opts.trustProxy);
-  const { policy: basePolicy, resolver } = await buildAuthPolicy({
+  const { policy: basePolicy, resolver, limits: rateLimits } = await buildAuthPolicy({
     business: opts.business,
     sandbox: opts.sandbox,
     adminKeys: opts.adminKeys ?? [],
@@ -189,6 +189,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     operations: role?.operations,
     viaProxy: (c) => viaTrustedProxy(c.env, proxies),
     clientAddress: (c) => clientAddress(c),
+    rateLimits,
   });
   const mcpHttp = createMcpHttp({ pipeline, operations: role?.operations, instructions: role?.instructions }, hub, { clientAddress, ...(opts.mcpSessions ?? {}) });
   // Filled at listen time with loopback names when listening on loopback and none were given.

@@ -115,6 +115,11 @@ export function createHost(opts: HostOptions): HostApp {
     await next();
     c.res.headers.set('X-Content-Type-Options', 'nosniff');
     c.res.headers.set('USP-Correlation-Id', correlationId);
+    // Over https (served directly, or by a trusted proxy that says so), browsers are told to stay on
+    // https (RFC 6797; spec 10.2.1 transport security). Never on plain http, where it means nothing.
+    const proxies = opts.proxies;
+    const https = new URL(c.req.url).protocol === 'https:' || (proxies ? viaTrustedProxy(c.env, proxies) && c.req.header('x-forwarded-proto') === 'https' : false);
+    if (https) c.res.headers.set('Strict-Transport-Security', 'max-age=31536000');
   });
   // Plaintext only where nobody can listen in: behind --trust-proxy, a trusted proxy must say it was
   // https (anyone else's X-Forwarded-Proto is not believed).

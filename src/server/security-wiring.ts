@@ -66,7 +66,7 @@ export async function buildAuthPolicy(args: {
   /** Business profile URIs known at any moment (public URL, listening address). */
   profileUris: () => readonly string[];
   origins: () => readonly string[];
-}): Promise<{ policy: AuthPolicy; resolver: ProfileResolver }> {
+}): Promise<{ policy: AuthPolicy; resolver: ProfileResolver; limits: Readonly<Record<RateBucket, number>> | undefined }> {
   const { opts } = args;
   const secretHex = await args.store.transaction(async (tx) => {
     let v = await tx.kv.get('nonce_secret');
@@ -118,7 +118,7 @@ export async function buildAuthPolicy(args: {
     rateClock: opts.rateClock,
     accepted: ACCEPTED_MECHANISMS,
   };
-  return { policy, resolver };
+  return { policy, resolver, limits };
 }
 
 /**

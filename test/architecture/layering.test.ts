@@ -332,6 +332,14 @@ export const RULES = {
     packages: 'any',
     node: 'any',
   }),
+  // The conformance suite is a CLIENT of a USP server: it sees only the wire. It signs as a platform
+  // does (src/client, and the proof and signature code of src/security), never the store, the
+  // operations or a door.
+  conformance: allowOnly('src/conformance imports only src/client, src/security, its own files, packages and node built-ins: it is a client of a USP server', 'src/conformance/', {
+    layers: ['conformance', 'client', 'security'],
+    packages: 'any',
+    node: 'any',
+  }),
 } satisfies Record<string, LayerRule>;
 
 // ------------------------------------------------------------------------------------------------
@@ -405,6 +413,19 @@ describe('the layering checker reports what breaks a rule and nothing else', () 
       "src/domain/bad.ts:3 imports 'better-sqlite3' (package better-sqlite3 is not allowed here)",
       "src/domain/bad.ts:4 imports 'node:fs' (node built-in fs is not allowed here)",
       "src/domain/bad.ts:5 imports '../store/port.js' (src/store is not allowed here)",
+    ]);
+  });
+
+  test('a conformance check reaching the operations or the store is reported; the platform client is fine', () => {
+    const text = [
+      "import { createPopKey } from '../../client/index.js';",
+      "import { argumentsDigest } from '../../security/index.js';",
+      "import { OPERATIONS } from '../../operations/index.js';",
+      "import type { Store } from '../../store/index.js';",
+    ].join('\n');
+    expect(check(RULES.conformance, 'src/conformance/checks/bad.ts', text)).toEqual([
+      "src/conformance/checks/bad.ts:3 imports '../../operations/index.js' (src/operations is not allowed here)",
+      "src/conformance/checks/bad.ts:4 imports '../../store/index.js' (src/store is not allowed here)",
     ]);
   });
 

@@ -65,9 +65,9 @@ const CASES: ErrorCase[] = [
     run: () => conn.callError('usp_availability_query', { service_id: 42, start_date: day(1), end_date: day(1) }),
   },
   {
-    rule: 'an unknown tool is MCP -32602 with data.code unknown_tool (D14)',
+    rule: 'an unknown tool is MCP -32602 with data.code invalid_request (in the official enum) and data.reason unknown_tool (D14)',
     code: -32602,
-    dataCode: 'unknown_tool',
+    dataCode: 'invalid_request',
     mentions: ['usp_bookings_teleport'],
     run: () => conn.callError('usp_bookings_teleport', {}),
   },

@@ -89,7 +89,7 @@ describe('a hold reserves an appointment slot for the hold TTL (§4.4)', () => {
 });
 
 describe('group classes: holds take spots up to capacity (§4.4 hold concurrency)', () => {
-  it('holds decrement remaining and count in held; past capacity the answer is capacity_exceeded', async () => {
+  it('holds decrement remaining and count in held; a hold for more spots than remain answers slot_unavailable (spec 4.2)', async () => {
     const [slot] = await slots('svc_yoga_class', day(2));
     expect(slot.capacity).toEqual({ total: 12, remaining: 12, held: 0 });
     const a = await hold('svc_yoga_class', slot.id, platform('yoga'), 5);
@@ -106,7 +106,7 @@ describe('group classes: holds take spots up to capacity (§4.4 hold concurrency
 
     const tooMany = await hold('svc_yoga_class', slot.id, platform('yoga'), 3);
     expect(tooMany.status).toBe(200);
-    expect(tooMany.body.messages[0]).toMatchObject({ type: 'error', code: 'capacity_exceeded', severity: 'recoverable' });
+    expect(tooMany.body.messages[0]).toMatchObject({ type: 'error', code: 'slot_unavailable', severity: 'recoverable', path: '$.spots' });
 
     const c = await hold('svc_yoga_class', slot.id, platform('yoga'), 2);
     expect(c.status).toBe(201);

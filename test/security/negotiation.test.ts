@@ -1,8 +1,9 @@
 /**
  * Version and capability negotiation against the fetched platform profile (spec 8.3, 8.4,
- * decision D6): a platform whose newest version is older than ours is refused with
- * version_unsupported; one that declares capabilities but none an operation needs gets
- * capabilities_incompatible as a business outcome; a profile with no capabilities is not restricted.
+ * decision D6): the 8.4 table, a platform whose version is newer than ours is refused with
+ * version_unsupported and an older one is served; one that declares capabilities but none an
+ * operation needs gets capabilities_incompatible as a business outcome, and so does one declaring
+ * `capabilities: {}` (an empty intersection, 8.3 step 6).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPopKey, dpopHeaders } from '../../src/client/platform-auth.js';
@@ -39,11 +40,28 @@ describe('negotiation with the platform profile on privileged calls', () => {
     return { status: res.status, body: (await res.json()) as any };
   }
 
-  it('a platform whose newest version is older than ours is refused with version_unsupported (400)', async () => {
-    const p = profiles.setRaw('/old.json', JSON.stringify({ usp: { version: '2025-10-01', capabilities: {} } }), 200, { 'Content-Type': 'application/json' });
+  it('a platform declaring a newer version than ours is refused with version_unsupported (400)', async () => {
+    const caps = { 'dev.usp-protocol.services.availability': [{ version: '2026-08-20' }] };
+    const p = profiles.setRaw('/new.json', JSON.stringify({ usp: { version: '2027-03-01', capabilities: caps } }), 200, { 'Content-Type': 'application/json' });
     const r = await hold(p);
     expect(r.status).toBe(400);
     expect(r.body.type).toBe('https://usp-protocol.dev/errors/version-unsupported');
+  });
+
+  it('a platform declaring an older version than ours is served', async () => {
+    const caps = { 'dev.usp-protocol.services.availability': [{ version: '2025-10-01' }] };
+    const p = profiles.setRaw('/old.json', JSON.stringify({ usp: { version: '2025-10-01', capabilities: caps } }), 200, { 'Content-Type': 'application/json' });
+    const r = await hold(p);
+    expect(r.status).toBe(201);
+    expect(r.body.hold.status).toBe('active');
+  });
+
+  it('a platform declaring capabilities {} shares none: capabilities_incompatible, as HTTP 200', async () => {
+    const p = profiles.setRaw('/empty.json', JSON.stringify({ usp: { version: '2026-08-20', capabilities: {} } }), 200, { 'Content-Type': 'application/json' });
+    const r = await hold(p);
+    expect(r.status).toBe(200);
+    expect(r.body.messages[0].code).toBe('capabilities_incompatible');
+    expect(r.body.hold).toBeUndefined();
   });
 
   it('a platform declaring only the catalog gets capabilities_incompatible on a hold, as HTTP 200', async () => {
@@ -55,7 +73,7 @@ describe('negotiation with the platform profile on privileged calls', () => {
     expect(r.body.hold).toBeUndefined();
   });
 
-  it('a platform declaring availability, or no capabilities at all, is served', async () => {
+  it('a platform declaring availability, or the default test platform (every capability), is served', async () => {
     const caps = { 'dev.usp-protocol.services.availability': [{ version: '2026-08-20' }] };
     const p1 = profiles.setRaw('/avail.json', JSON.stringify({ usp: { version: '2026-08-20', capabilities: caps } }), 200, { 'Content-Type': 'application/json' });
     expect((await hold(p1)).status).toBe(201);

@@ -3,7 +3,7 @@
  * serves platform profiles at chosen paths and counts what reaches it, per path and per TCP
  * connection, so a test can prove that a business did (or never did) fetch a profile.
  *
- * A profile is `{ usp: { version, capabilities: {} }, keys: [...] }`; the business reaches it only
+ * A profile is `{ usp: { version, capabilities: PLATFORM_CAPABILITIES }, keys: [...] }`; the business reaches it only
  * when it runs with `security.allowLoopbackProfiles` (plain http on 127.0.0.1).
  */
 import { createServer, type Server } from 'node:http';
@@ -12,6 +12,22 @@ import type { JsonWebKey } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
 
 export const PLATFORM_USP_VERSION = '2026-08-20';
+
+/**
+ * What a test platform declares by default: every capability of the protocol, so negotiation
+ * (spec 8.3) never restricts it unless a test says otherwise (a platform declaring `{}` shares none).
+ */
+export const PLATFORM_CAPABILITIES: Record<string, Array<{ version: string }>> = Object.fromEntries(
+  [
+    'dev.usp-protocol.services.catalog',
+    'dev.usp-protocol.services.catalog.subscriptions',
+    'dev.usp-protocol.services.availability',
+    'dev.usp-protocol.services.bookings',
+    'dev.usp-protocol.services.waitlist',
+    'dev.usp-protocol.discovery.registry',
+    'dev.usp-server.services.bookings',
+  ].map((k) => [k, [{ version: PLATFORM_USP_VERSION }]]),
+);
 
 export interface ProfileOptions {
   /** Published verification keys (UCP-canonical `keys`). */
@@ -96,7 +112,7 @@ export async function startProfileServer(opts: { tls?: { key: string; cert: stri
     addProfile(path, opts = {}) {
       const p = norm(path);
       const doc: { usp: { version: string; capabilities: Record<string, unknown> } } & Record<string, unknown> = {
-        usp: { version: PLATFORM_USP_VERSION, capabilities: {} },
+        usp: { version: PLATFORM_USP_VERSION, capabilities: PLATFORM_CAPABILITIES },
         keys: [...(opts.keys ?? [])],
         ...(opts.signing_keys ? { signing_keys: [...opts.signing_keys] } : {}),
         ...(opts.webhook_url ? { webhook_url: opts.webhook_url } : {}),

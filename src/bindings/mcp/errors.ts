@@ -46,6 +46,7 @@ const WIRE_NAME: Partial<Record<ProtocolErrorCode, string>> = {
   algorithm_unsupported: 'invalid_request',
   signature_invalid: 'authentication_required',
   insufficient_scope: 'authentication_required',
+  unknown_tool: 'invalid_request',
 };
 
 export interface JsonRpcErrorShape {

@@ -173,7 +173,11 @@ export async function callTool(
   const correlationId = correlationIdOf(sentCorrelationId(params.arguments), evidence?.headers['usp-correlation-id']);
   const entry = mcpTools(deps.operations).get(params.name);
   if (!entry) {
-    throw rpcError(new ProtocolError('unknown_tool', `No tool named ${JSON.stringify(String(params.name)).slice(0, 200)}; call tools/list for the available tools.`, { detailCode: 'unknown_tool' }), correlationId);
+    throw rpcError(new ProtocolError('unknown_tool', `No tool named ${JSON.stringify(String(params.name)).slice(0, 200)}; call tools/list for the available tools.`, {
+        // data.code stays in the official enum (invalid_request); the finer reason rides beside it.
+        detailCode: 'invalid_request',
+        extra: { reason: 'unknown_tool' },
+      }), correlationId);
   }
   const args = params.arguments ?? {};
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {

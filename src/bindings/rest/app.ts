@@ -5,7 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { parseDictionary } from 'structured-headers';
-import { OPERATIONS, ProtocolError, correlationIdOf, deprecatedNameWarning, type HttpEvidence, type Message, type OperationDef, type OperationRequest, type Pipeline, type RestRoute } from '../../operations/index.js';
+import { OPERATIONS, ProtocolError, correlationIdOf, deprecatedNameWarning, rateRuleOf, type HttpEvidence, type Message, type OperationDef, type OperationRequest, type Pipeline, type RestRoute } from '../../operations/index.js';
 import { REST_ERRORS, problemBody } from './problems.js';
 
 export interface RestAppOptions {
@@ -22,6 +22,19 @@ export interface RestAppOptions {
   operations?: readonly OperationDef[];
   /** Seconds the profile may be cached (at least 60, spec 8.2.2). */
   profileMaxAge?: number;
+  /** Tokens per minute of each rate-limit class, announced on each answer as `RateLimit-Policy`; absent: limits are off. */
+  rateLimits?: Readonly<Record<string, number>>;
+}
+
+/**
+ * The operation's limit as the IETF draft's `RateLimit-Policy` (spec 10.2.2 SHOULD): its class, the
+ * tokens a subject gets (`q`) per window of 60 s (`w`). The call's answer is the same whatever the
+ * caller has left; a 429 says how long to wait in Retry-After.
+ */
+function rateLimitPolicy(op: OperationDef, limits: RestAppOptions['rateLimits']): string | undefined {
+  const bucket = limits ? rateRuleOf(op)?.bucket : undefined;
+  const q = bucket ? limits![bucket] : undefined;
+  return bucket && q ? `"${bucket}";q=${q};w=60` : undefined;
 }
 
 const JSON_TYPE = 'application/json';
@@ -80,6 +93,13 @@ async function handleFormer(c: Context, op: OperationDef, opts: RestAppOptions):
 }
 
 async function handle(c: Context, op: OperationDef, opts: RestAppOptions, warning?: Message): Promise<Response> {
+  const res = await answer(c, op, opts, warning);
+  const policy = rateLimitPolicy(op, opts.rateLimits);
+  if (policy) res.headers.set('RateLimit-Policy', policy);
+  return res;
+}
+
+async function answer(c: Context, op: OperationDef, opts: RestAppOptions, warning?: Message): Promise<Response> {
   let req: OperationRequest;
   try {
     req = await readRequest(c, op, opts);

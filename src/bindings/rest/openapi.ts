@@ -23,12 +23,8 @@ export function buildOpenApi(baseUrl: string, operations: readonly OperationDef[
       'x-usp-capability': op.capability,
       ...(op.tool ? { 'x-mcp-tool': op.tool } : {}),
       parameters: params,
-      responses: {
-        [op.creates ? '201' : op.empty ? '204' : '200']: {
-          description: 'Success, or a business outcome in messages[] (HTTP 200).',
-        },
-        default: { description: 'Protocol error (RFC 9457 problem details).', content: { 'application/problem+json': {} } },
-      },
+      security: op.access === 'public' ? [] : Object.keys(SECURITY_SCHEMES).map((k) => ({ [k]: [] })),
+      responses: responsesOf(op),
     };
     if (op.rest.input === 'query') {
       const props = (bodySchema.properties ?? {}) as Record<string, unknown>;
@@ -43,13 +39,80 @@ export function buildOpenApi(baseUrl: string, operations: readonly OperationDef[
       paths[former.path] = { ...(paths[former.path] ?? {}), [former.method.toLowerCase()]: old };
     }
   }
-  paths['/.well-known/usp'] = { get: { operationId: 'get_business_profile', summary: 'The business profile.', responses: { '200': { description: 'Profile' } } } };
+  paths['/.well-known/usp'] = {
+    get: {
+      operationId: 'get_business_profile',
+      summary: 'The business profile.',
+      security: [],
+      responses: { '200': { description: 'Profile', content: { 'application/json': { schema: { $ref: `${SPEC}/profile.json#/$defs/BusinessProfile` } } } } },
+    },
+  };
   return {
     openapi: '3.1.0',
     info: { title: 'usp-server REST binding', version: USP_VERSION, description: 'Universal Scheduling Protocol business endpoints.' },
     servers: [{ url: baseUrl }],
     paths,
+    webhooks: WEBHOOKS,
+    components: { schemas: COMPONENT_SCHEMAS, securitySchemes: SECURITY_SCHEMES },
   };
+}
+
+const SPEC = 'https://usp-protocol.dev/schemas';
+
+/** The envelope and the messages every answer carries (spec 8.3 step 5, 9.4). */
+const COMPONENT_SCHEMAS = {
+  USPEnvelope: { $ref: `${SPEC}/usp.json#/$defs/USPEnvelope` },
+  Message: {
+    type: 'object',
+    required: ['type', 'content'],
+    properties: { type: { enum: ['error', 'warning', 'info'] }, code: { type: 'string' }, content: { type: 'string' }, severity: { type: 'string' }, path: { type: 'string' } },
+  },
+  ProblemDetails: { $ref: `${SPEC}/rest_common.json#/$defs/ProblemDetails` },
+};
+
+/** How a platform authenticates (spec 10.1.6), named as the official OpenAPI document names them. */
+const SECURITY_SCHEMES = {
+  PlatformKeyPop: { type: 'apiKey', in: 'header', name: 'DPoP', description: 'platform_key_pop: an RFC 9449 DPoP proof by the platform key.' },
+  BookingScopedCredential: { type: 'http', scheme: 'DPoP', description: 'A booking-scoped credential (Authorization: DPoP <credential>) with its proof.' },
+  HttpMessageSignature: { type: 'apiKey', in: 'header', name: 'Signature', description: 'RFC 9421 signature by a key the platform profile publishes (with Signature-Input and Content-Digest).' },
+  OAuth2Bearer: { type: 'http', scheme: 'bearer', description: 'An access token from this business\'s authorization server.' },
+  ApiKey: { type: 'http', scheme: 'bearer', description: 'An API key issued by the business.' },
+};
+
+/** What the business POSTs to a platform's webhook_url (spec 5.4), signed with RFC 9421. */
+const WEBHOOKS = {
+  uspEvent: {
+    post: {
+      summary: 'A booking or catalog event, signed (RFC 9421, Content-Digest) by a key in the business profile.',
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: `${SPEC}/webhook_event.json` } } } },
+      responses: { '200': { description: 'Received. Any 2xx stops the retries.' } },
+    },
+  },
+};
+
+const problem = { description: 'Protocol error (RFC 9457 problem details).', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } } };
+
+/** The answer's schema: the envelope, the operation's members (its row's `output`) and messages[]. */
+function answerSchema(op: OperationDef, required: readonly string[]): Record<string, unknown> {
+  const properties: Record<string, unknown> = {
+    usp: { $ref: '#/components/schemas/USPEnvelope' },
+    ...((op.output ?? {}) as Record<string, unknown>),
+    messages: { type: 'array', items: { $ref: '#/components/schemas/Message' } },
+  };
+  return { type: 'object', required: ['usp', ...required], properties };
+}
+
+function responsesOf(op: OperationDef): Record<string, unknown> {
+  const json = (schema: Record<string, unknown>) => ({ 'application/json': { schema } });
+  const out: Record<string, unknown> = {};
+  if (op.empty) out['204'] = { description: 'Done.' };
+  else if (op.creates) {
+    out['201'] = { description: 'Created.', content: json(answerSchema(op, [])) };
+    // A creation that meets a business outcome (slot taken, window closed) answers 200 with messages[].
+    out['200'] = { description: 'Not created: a business outcome in messages[].', content: json(answerSchema(op, ['messages'])) };
+  } else out['200'] = { description: 'Success, or a business outcome in messages[].', content: json(answerSchema(op, [])) };
+  out.default = problem;
+  return out;
 }
 
 function stripProps(schema: Record<string, unknown>, names: Set<string>): Record<string, unknown> {

@@ -46,7 +46,9 @@ export const holdSlot = defineOperation({
         return outcome(errorMessage('slot_unavailable', 'That slot id does not belong to this service; query availability again.', '$.slot_id'));
       }
       if (check.reason === 'window') return outcome(errorMessage('booking_window_violated', 'That slot is outside the booking window of this service.', '$.slot_id'));
-      if (check.reason === 'capacity') return outcome(errorMessage('capacity_exceeded', `Fewer than ${spots} spots remain in that slot.`, '$.spots'));
+      // Spec 4.2: a hold for more spots than capacity.remaining is rejected with slot_unavailable
+      // (capacity_exceeded is the booking's answer for a party its hold does not cover).
+      if (check.reason === 'capacity') return outcome(errorMessage('slot_unavailable', `Fewer than ${spots} spots remain in that slot.`, '$.spots'));
       return outcome(errorMessage('slot_unavailable', 'That slot was just taken; query availability and pick another.', '$.slot_id'));
     }
     const expiresMs = Math.min(ctx.now + settings.hold_ttl_seconds * 1000, check.slot.startMs);

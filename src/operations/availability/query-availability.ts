@@ -80,6 +80,12 @@ export const queryAvailability = defineOperation({
         slots: [],
       });
     }
+    if ((service.status ?? 'active') !== 'active') {
+      return outcome(errorMessage('slot_unavailable', `The service ${service.id} is ${service.status}: it offers no slots now.`, '$.service_id'), {
+        service_id: service.id,
+        slots: [],
+      });
+    }
     const zone = inp.timezone ?? ctx.biz.zone;
     if (!isValidTimeZone(zone)) throw invalidRequest(`timezone ${JSON.stringify(zone)} is not an IANA time zone.`, [{ field: 'timezone', message: 'unknown time zone' }]);
     const fromMs = isIsoDate(inp.start_date) ? localToUtcMs(inp.start_date, '00:00', zone) : parseInstant(inp.start_date)!;

@@ -5,8 +5,8 @@ import { Out } from '../schemas.js';
 import { defineOperation } from '../define.js';
 import { withHint } from '../steps/present-service.js';
 
-/** Most ids one lookup accepts (the spec requires at least 50). */
-const MAX_LOOKUP_IDS = 100;
+/** Most ids one lookup accepts (the spec requires at least 50); published in the profile as `max_lookup_ids`. */
+export const MAX_LOOKUP_IDS = 100;
 
 export const lookupServices = defineOperation({
   name: 'lookup_services',

@@ -18,7 +18,8 @@ export const servicesFeed = defineOperation({
   output: { items: Out.objects, feed_meta: Out.object, pagination: Out.object },
   summary: 'Incremental catalog feed in ascending modified_at order, including deletions.',
   input: z.object({
-    cursor: z.string().max(2048).optional(),
+    // The official params allow null for "from the start" (the OpenRPC cursor is string or null).
+    cursor: z.string().max(2048).nullable().optional(),
     limit: z.coerce.number().int().min(1).max(500).optional(),
     location_id: z.string().max(200).optional(),
   }),

@@ -146,6 +146,8 @@ export async function checkSlot(
   nowMs: number,
   ignoreOwners: readonly string[] = [],
 ): Promise<SlotCheck> {
+  // A suspended or archived service offers nothing (spec 3.3 status): no hold, booking or move onto it.
+  if ((service.status ?? 'active') !== 'active') return { ok: false, reason: 'unavailable' };
   const ref = decodeSlotId(slotId);
   if (!ref) return { ok: false, reason: 'malformed' };
   // The id's tag names a resource combination of one service (tags are unique in a loaded business).

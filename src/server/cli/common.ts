@@ -86,6 +86,13 @@ export const OPTIONS = {
   'log-level': { type: 'string' },
   'log-format': { type: 'string' },
   'shutdown-timeout': { type: 'string' },
+  spec: { type: 'string' },
+  json: { type: 'boolean' },
+  'allow-writes': { type: 'boolean' },
+  'check-registry': { type: 'boolean' },
+  'race-width': { type: 'string' },
+  timeout: { type: 'string' },
+  only: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -1,0 +1,109 @@
+/**
+ * A proxy in front of a real usp-server that breaks one rule on purpose, so the conformance suite's
+ * tests can prove each check fails on the variant made for it. Each variant rewrites requests or
+ * answers the way a faulty business would: dropping the envelope, double-booking (turning a lost
+ * race into a success), ignoring If-Match, accepting a replayed proof, publishing keys that do not
+ * sign its webhooks, answering 500 to bad input.
+ */
+import { createHash, generateKeyPairSync, type JsonWebKey } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Variant = 'drops-envelope' | 'double-books' | 'ignores-if-match' | 'accepts-replayed-proof' | 'signs-webhooks-wrongly' | 'answers-500';
+
+export interface BrokenProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host']);
+
+export async function startBrokenProxy(target: string, variant: Variant): Promise<BrokenProxy> {
+  const replays = new Map<string, { status: number; headers: Record<string, string>; body: string }>();
+  let origin = '';
+  const otherKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }) as JsonWebKey;
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !HOP.has(k)) headers[k] = v;
+    const path = req.url ?? '/';
+    if (variant === 'ignores-if-match') delete headers['if-match'];
+    if (variant === 'answers-500' && req.method === 'POST' && body.length > 0 && !isWellFormed(body)) {
+      res.writeHead(500, { 'Content-Type': 'application/problem+json' }).end('{"type":"about:blank","status":500}');
+      return;
+    }
+    const proof = headers.dpop;
+    if (variant === 'accepts-replayed-proof' && proof && replays.has(proof)) {
+      const r = replays.get(proof)!;
+      res.writeHead(r.status, r.headers).end(r.body);
+      return;
+    }
+    // The Host the client used is passed on (as a reverse proxy does), so a DPoP proof made for the
+    // proxy's URL matches the URL the business sees.
+    const upstream = await fetch(target + path, {
+      method: req.method,
+      headers: { ...headers, host: req.headers.host ?? new URL(target).host },
+      body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body,
+      redirect: 'manual',
+    });
+    let text = await upstream.text();
+    let status = upstream.status;
+    const out: Record<string, string> = {};
+    upstream.headers.forEach((v, k) => {
+      if (!HOP.has(k)) out[k] = v;
+    });
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    if (json && typeof json === 'object') {
+      if (variant === 'drops-envelope' && path !== '/.well-known/usp') delete json.usp;
+      if (path === '/.well-known/usp') {
+        // The profile names the proxy as the business, so every later request comes through it.
+        text = JSON.stringify(json).split(target).join(origin);
+        json = JSON.parse(text);
+        if (variant === 'signs-webhooks-wrongly') {
+          const kid = json.keys?.[0]?.kid ?? 'k';
+          json.keys = [{ ...otherKey, kid, use: 'sig', alg: 'ES256' }];
+          json.signing_keys = json.keys;
+        }
+      }
+      if (variant === 'double-books' && req.method === 'POST' && (path === '/availability/holds' || path === '/bookings')) {
+        const lost = (json.messages ?? []).some((m: any) => m.code === 'slot_unavailable');
+        if (lost) {
+          const id = `dbl_${createHash('sha256').update(body).update(String(Math.random())).digest('hex').slice(0, 12)}`;
+          status = path === '/bookings' ? 200 : 201;
+          const parsed = JSON.parse(body.toString('utf8'));
+          json = path === '/bookings' ? { usp: json.usp, booking: { id, status: 'confirmed', service_id: parsed.service_id, slot: { id: parsed.slot_id } } } : { usp: json.usp, hold: { id, slot_id: parsed.slot_id, service_id: parsed.service_id, spots: 1, status: 'active', expires_at: new Date(Date.now() + 600_000).toISOString() } };
+        }
+      }
+      text = JSON.stringify(json);
+    }
+    if (variant === 'accepts-replayed-proof' && proof && status < 400) replays.set(proof, { status, headers: out, body: text });
+    res.writeHead(status, out).end(text);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: origin,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** A request body a sound business accepts or refuses cleanly: JSON with no negative limit. */
+function isWellFormed(body: Buffer): boolean {
+  try {
+    const v = JSON.parse(body.toString('utf8'));
+    return !(v && typeof v === 'object' && !Array.isArray(v) && v.pagination?.limit < 0) && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
