@@ -53,3 +53,65 @@ export function allowedMoves(from: BookingStatus): BookingMove[] {
 export function holdsSlot(status: BookingStatus): boolean {
   return status === 'pending' || status === 'requires_action' || status === 'confirmed' || status === 'in_progress';
 }
+
+/**
+ * What entering a status does, whichever operation made the move (a move that keeps the status,
+ * such as a reschedule, enters nothing). The operations apply this table in one place
+ * (operations/steps/booking-effects.ts); no operation writes these effects itself.
+ * - `event`: the webhook event raised, after the booking is stored.
+ * - `expiry`: `clear` drops `expires_at` and the claims' expiry (nothing more is waited for);
+ *   `manual_window` gives the business its confirmation window (capped at the start); `keep` leaves it.
+ * - `pendingActions`: `expire` closes every pending action (nothing more can be done on them).
+ * - `amountDue`: `zero` when nothing more is owed on a pending payment (unless the operation settles it).
+ * - `slot`: `free` removes the claims, revokes the booking's credentials and offers the place to the waitlist.
+ * - `reminder`: `inside_window` sends the reminder at once when the booking is confirmed late;
+ *   `cancel` drops the scheduled one.
+ * - `confirmedOnce`: the booking has been confirmed at least once (a later manual payment does not
+ *   ask the business again, and the calendar entry exists).
+ */
+export interface BookingEntryEffects {
+  event?: string;
+  expiry: 'clear' | 'manual_window' | 'keep';
+  pendingActions: 'expire' | 'keep';
+  amountDue: 'zero' | 'keep';
+  slot: 'free' | 'keep';
+  reminder: 'inside_window' | 'cancel' | 'keep';
+  confirmedOnce: boolean;
+}
+
+const KEEP: BookingEntryEffects = { expiry: 'keep', pendingActions: 'keep', amountDue: 'keep', slot: 'keep', reminder: 'keep', confirmedOnce: false };
+const ENDED: BookingEntryEffects = { ...KEEP, expiry: 'clear', pendingActions: 'expire', slot: 'free', reminder: 'cancel' };
+
+export const BOOKING_ENTRY_EFFECTS: Readonly<Record<BookingStatus, BookingEntryEffects>> = {
+  pending: { ...KEEP, expiry: 'manual_window' },
+  requires_action: KEEP,
+  confirmed: { ...KEEP, event: 'booking.confirmed', expiry: 'clear', reminder: 'inside_window', confirmedOnce: true },
+  in_progress: { ...KEEP, event: 'booking.service_started' },
+  completed: { ...ENDED, event: 'booking.completed' },
+  no_show: { ...ENDED, event: 'booking.no_show' },
+  canceled: { ...ENDED, event: 'booking.canceled', amountDue: 'zero' },
+};
+
+/** The platform-facing operations on a booking whose legality depends on its status (spec 5.1.1). */
+export type BookingOperation = 'confirm' | 'cancel' | 'reschedule' | 'confirm_payment' | 'update';
+
+/**
+ * Whether an operation is permitted from a status, read off the transition map: confirm,
+ * cancel and reschedule when the map has their move (a confirmed booking's confirm is answered
+ * idempotently), confirm-payment when a payment can complete the pending actions, update while the
+ * booking is not final (it moves nothing). Everything else is refused with invalid_transition.
+ */
+export function operationPermitted(status: BookingStatus, op: BookingOperation): boolean {
+  switch (op) {
+    case 'confirm':
+      return status === 'confirmed' || nextStatus(status, 'confirm') !== null;
+    case 'cancel':
+      return nextStatus(status, 'cancel') !== null;
+    case 'reschedule':
+      return nextStatus(status, 'reschedule') !== null;
+    case 'confirm_payment':
+      return nextStatus(status, 'complete_actions') !== null || nextStatus(status, 'await_confirmation') !== null;
+    case 'update':
+      return !isTerminal(status);
+  }
+}

@@ -65,8 +65,10 @@ export { OAUTH_SCOPES } from './access.js';
 export { errorMessage, warningMessage, infoMessage } from './outcomes.js';
 export type { Message } from './outcomes.js';
 
-export { BOOKING_TRANSITIONS, initialBookingStatus, isTerminal, nextStatus, allowedMoves } from './booking-status.js';
-export type { BookingMove, BookingStatus } from './booking-status.js';
+export { BOOKING_TRANSITIONS, BOOKING_ENTRY_EFFECTS, initialBookingStatus, isTerminal, nextStatus, allowedMoves, operationPermitted } from './booking-status.js';
+export type { BookingEntryEffects, BookingMove, BookingOperation, BookingStatus } from './booking-status.js';
+export { PAYMENT_TRANSITIONS, nextPaymentStatus } from './payment-status.js';
+export type { PaymentMove, PaymentStatus } from './payment-status.js';
 export { HOLD_TRANSITIONS, nextHoldStatus } from './hold-status.js';
 export type { HoldMove, HoldStatus } from './hold-status.js';
 export { WAITLIST_TRANSITIONS, nextWaitlistStatus } from './waitlist-status.js';

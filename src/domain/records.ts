@@ -3,6 +3,7 @@
  * each wrapped with the private facts the business needs and never publishes.
  */
 import type { BookingStatus } from './booking-status.js';
+import type { PaymentStatus } from './payment-status.js';
 import type { Dispute } from './disputes.js';
 import type { HoldStatus } from './hold-status.js';
 import type { SubscriptionStatus } from './subscription-status.js';
@@ -47,7 +48,7 @@ export interface Action {
 }
 
 export interface BookingPayment {
-  status: 'not_required' | 'pending' | 'deposit_paid' | 'paid' | 'refunded' | 'partially_refunded';
+  status: PaymentStatus;
   timing: 'at_booking' | 'at_service' | 'deposit_required';
   amount?: number;
   currency?: string;

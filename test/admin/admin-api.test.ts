@@ -71,7 +71,7 @@ describe('bookings by day and week, and the business moves', () => {
     const { booking: firm } = await bookFirst('svc_haircut', day(2));
     const refused = await admin('POST', `/admin/bookings/${firm.id}/decline`, { reason: 'no' });
     expect(refused.status).toBe(409);
-    expect(refused.body.code).toBe('booking_state_conflict');
+    expect(refused.body.code).toBe('invalid_transition');
     expect((await admin('GET', `/admin/bookings/${firm.id}`)).body.booking.status).toBe('confirmed');
     const history = (await admin('GET', `/admin/bookings/${booking.id}`)).body.events.map((e: any) => e.event);
     expect(history).toEqual(expect.arrayContaining(['booking.canceled']));

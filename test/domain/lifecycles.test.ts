@@ -4,7 +4,12 @@
  */
 import { describe, expect, test } from 'vitest';
 import {
+  BOOKING_ENTRY_EFFECTS,
   BOOKING_TRANSITIONS,
+  PAYMENT_TRANSITIONS,
+  isTerminal,
+  nextPaymentStatus,
+  type BookingStatus,
   DISPUTE_TRANSITIONS,
   HOLD_TRANSITIONS,
   initialBookingStatus,
@@ -142,5 +147,61 @@ describe('a new booking starts waiting for its payment, then for the business, e
     expect(initialBookingStatus(true, false)).toBe('requires_action');
     expect(initialBookingStatus(false, true)).toBe('pending');
     expect(initialBookingStatus(false, false)).toBe('confirmed');
+  });
+});
+
+describe('what entering a booking status does is one table, beside the transition map', () => {
+  test('confirmed raises booking.confirmed, stops waiting (no expiry), reminds a late booking at once and counts as confirmed once', () => {
+    expect(BOOKING_ENTRY_EFFECTS.confirmed).toEqual({
+      event: 'booking.confirmed',
+      expiry: 'clear',
+      pendingActions: 'keep',
+      amountDue: 'keep',
+      slot: 'keep',
+      reminder: 'inside_window',
+      confirmedOnce: true,
+    });
+  });
+  test('every final status frees the slot, expires pending actions and withdraws the reminder; only final statuses free it', () => {
+    for (const s of Object.keys(BOOKING_ENTRY_EFFECTS) as BookingStatus[]) {
+      const fx = BOOKING_ENTRY_EFFECTS[s];
+      expect([s, fx.slot === 'free', fx.pendingActions === 'expire', fx.reminder === 'cancel']).toEqual([s, isTerminal(s), isTerminal(s), isTerminal(s)]);
+    }
+    expect(BOOKING_ENTRY_EFFECTS.canceled.event).toBe('booking.canceled');
+    expect(BOOKING_ENTRY_EFFECTS.canceled.amountDue).toBe('zero');
+    expect(BOOKING_ENTRY_EFFECTS.pending.expiry).toBe('manual_window');
+  });
+});
+
+describe('the payment status map: collected money is refunded in part or in full, more can fall due, a full refund is final', () => {
+  const statuses = ['not_required', 'pending', 'deposit_paid', 'paid', 'partially_refunded', 'refunded'] as const;
+  const moves = ['pay', 'pay_deposit', 'owe', 'refund_part', 'refund_all'] as const;
+  test('every legal move leads to its status; all others are refused', () => {
+    const pairs = everyPair(statuses, moves, nextPaymentStatus);
+    expect(pairs.filter((p) => !p.endsWith('refused'))).toEqual([
+      'not_required --owe--> pending',
+      'pending --pay--> paid',
+      'pending --pay_deposit--> deposit_paid',
+      'pending --owe--> pending',
+      'pending --refund_part--> partially_refunded',
+      'pending --refund_all--> refunded',
+      'deposit_paid --pay--> paid',
+      'deposit_paid --owe--> pending',
+      'deposit_paid --refund_part--> partially_refunded',
+      'deposit_paid --refund_all--> refunded',
+      'paid --owe--> pending',
+      'paid --refund_part--> partially_refunded',
+      'paid --refund_all--> refunded',
+      'partially_refunded --owe--> pending',
+      'partially_refunded --refund_part--> partially_refunded',
+      'partially_refunded --refund_all--> refunded',
+      'refunded --refund_all--> refunded',
+    ]);
+    expect(Object.keys(PAYMENT_TRANSITIONS).sort()).toEqual([...statuses].sort());
+  });
+  test('nothing is paid twice and a refunded payment is not refunded in part', () => {
+    expect(nextPaymentStatus('paid', 'pay')).toBeNull();
+    expect(nextPaymentStatus('refunded', 'refund_part')).toBeNull();
+    expect(nextPaymentStatus('not_required', 'refund_all')).toBeNull();
   });
 });

@@ -99,9 +99,9 @@ const CASES: ErrorCase[] = [
     run: () => conn.callError('usp_availability_query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(45) }),
   },
   {
-    rule: 'rescheduling a canceled booking is -32600 booking_state_conflict (D2)',
+    rule: 'rescheduling a canceled booking is -32600 invalid_transition (D2)',
     code: -32600,
-    dataCode: 'booking_state_conflict',
+    dataCode: 'invalid_transition',
     mentions: ['canceled'],
     run: async () => {
       const b = await bookHaircut();

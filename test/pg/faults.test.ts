@@ -489,7 +489,7 @@ if (SKIP) {
       }
     }, 90_000);
 
-    test('the clock jumping forward past a hold expiry on PostgreSQL: the slot is free again for another platform and booking with the old hold is hold_expired', async () => {
+    test('the clock jumping forward past a hold expiry on PostgreSQL: the slot is free again for another platform and booking with the old hold, now held by that platform, is slot_unavailable (spec-next 4.2.1)', async () => {
       const t = await startTestServer({ db: `${URL_BASE}?schema=${schema}_clock` });
       try {
         const date = nyDate(t.clock.now(), 3);
@@ -505,7 +505,7 @@ if (SKIP) {
         expect((await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id }, { profile: other })).status).toBe(201);
         const late = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, hold_id: h.body.hold.id, buyer: BUYER(1) }, { profile: first });
         expect(late.status).toBe(200);
-        expect(late.body.messages[0]).toMatchObject({ type: 'error', code: 'hold_expired' });
+        expect(late.body.messages[0]).toMatchObject({ type: 'error', code: 'slot_unavailable' });
       } finally {
         await t.close();
         const c = new pg.Client({ connectionString: URL_BASE });

@@ -232,7 +232,7 @@ describe('update refuses the members it cannot change with validation_error nami
   });
 });
 
-describe('moves the state machine forbids are 409 booking-state-conflict naming the current status (D2)', () => {
+describe('moves the state machine forbids are 409 invalid-transition naming the current status (D2)', () => {
   it('update and reschedule of a canceled booking are refused and change nothing', async () => {
     const slots = await availableSlots(t, 'svc_haircut', day(3));
     const booking = await bookOk(t, 'svc_haircut', slots[0].id);
@@ -245,14 +245,15 @@ describe('moves the state machine forbids are 409 booking-state-conflict naming 
     conform('PUT', '/bookings/{booking_id}', u);
     expect(u.status).toBe(409);
     expect(u.headers.get('content-type')).toContain('application/problem+json');
-    expect(u.body.type).toBe('https://usp-protocol.dev/errors/booking-state-conflict');
+    expect(u.body.type).toBe('https://usp-protocol.dev/errors/invalid-transition');
+    expect(u.body.code).toBe('invalid_transition');
     expect(u.body.current_status).toBe('canceled');
 
     const other = slots.find((s: any) => s.start !== slots[0].start)!;
     const rs = await t.call('POST', `/bookings/${booking.id}/reschedule`, { slot_id: other.id });
     conform('POST', '/bookings/{booking_id}/reschedule', rs);
     expect(rs.status).toBe(409);
-    expect(rs.body.type).toBe('https://usp-protocol.dev/errors/booking-state-conflict');
+    expect(rs.body.type).toBe('https://usp-protocol.dev/errors/invalid-transition');
     expect(rs.body.current_status).toBe('canceled');
 
     const read = await getBooking(t, booking.id);

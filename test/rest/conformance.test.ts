@@ -151,7 +151,7 @@ describeConformance('every REST operation answers in the shape the official Open
     const canceled = await t.call('POST', `/bookings/${id}/cancel`, { reason: 'Travel' });
     conforms('POST', '/bookings/{booking_id}/cancel', canceled, 200);
     expect(canceled.body.booking.status).toBe('canceled');
-    // Acting on a canceled booking: 409 booking-state-conflict (D2); a stale revision: 412.
+    // Acting on a canceled booking: 409 invalid-transition (D2); a stale revision: 412.
     conforms('POST', '/bookings/{booking_id}/reschedule', await t.call('POST', `/bookings/${id}/reschedule`, { slot_id: s1.id }), 409);
     outcomeConforms(await t.call('GET', '/bookings/bkg_nope'), 'booking_not_found');
     conforms('POST', '/bookings', await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: s1.id }), 400);

@@ -135,7 +135,7 @@ describe('confirm-payment validates the amount, then confirms the booking', () =
     expect(read.body.booking.payment).toEqual(booking.payment);
   });
 
-  it('the right amount -> confirmed, payment paid, action completed; repeating returns the current state with an info message', async () => {
+  it('the right amount -> confirmed, payment paid, action completed; repeating it is invalid_transition (spec-next 5.1.1: no payment is pending) and changes nothing', async () => {
     const { booking } = await bookOk(t, 'svc_massage_60', day(2));
     const r = await confirmPayment(t, booking.id, { ...paid(MASSAGE_PRICE), order_reference: 'ord_1' });
     expect(r.status).toBe(200);
@@ -152,10 +152,8 @@ describe('confirm-payment validates the amount, then confirms the booking', () =
     expect(stored?.priv.amount_paid).toBe(MASSAGE_PRICE);
 
     const again = await confirmPayment(t, booking.id, paid(MASSAGE_PRICE));
-    expect(again.status).toBe(200);
-    expect(again.body.booking.status).toBe('confirmed');
-    expect(again.body.booking.revision).toBe(b.revision);
-    expect(again.body.messages.map((m: any) => m.type)).toEqual(['info']);
+    expect([again.status, again.body.code, again.body.current_status]).toEqual([409, 'invalid_transition', 'confirmed']);
+    expect(stored?.booking.revision).toBe(b.revision);
     const after = await t.server.store.read((tx) => tx.bookings.get(booking.id));
     expect(after?.priv.amount_paid).toBe(MASSAGE_PRICE);
 
@@ -279,10 +277,9 @@ describe('a service paid at the service is confirmed at once with nothing to pay
       expect(booking.payment.status === 'not_required' || booking.payment.amount_due === 0).toBe(true);
       expect(booking.payment.amount_due).toBe(0);
     }
+    // Nothing to pay: confirm-payment is not permitted from confirmed (spec-next 5.1.1).
     const again = await confirmPayment(t, booking.id, paid(6500));
-    expect(again.status).toBe(200);
-    expect(again.body.booking.status).toBe('confirmed');
-    expect(again.body.messages.map((m: any) => m.type)).toEqual(['info']);
+    expect([again.status, again.body.code, again.body.current_status]).toEqual([409, 'invalid_transition', 'confirmed']);
   });
 });
 

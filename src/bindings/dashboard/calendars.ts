@@ -4,7 +4,7 @@
  * with their error), and the secret feed addresses to subscribe to, with rotation.
  */
 import { html } from '../../web/index.js';
-import { type DashboardApp, type Screens } from './kit.js';
+import type { DashboardApp, Screens } from './kit.js';
 
 interface FeedRow {
   resource_id: string;

@@ -28,7 +28,7 @@ const FORMER_META_WEBHOOK = 'dev.usp-protocol/webhook';
 import { toJsonRpcError } from './errors.js';
 import type { NotifiableSession, SessionHub } from './hub.js';
 import { createMcpServer, type McpDoorDeps } from './server.js';
-import { guardSend, restoreInResponse } from './wire-fix.js';
+import { guardSend, restoreInResponse, withDataCode } from './wire-fix.js';
 import { withTokenStatus } from './http-status.js';
 
 export interface McpHttpOptions {
@@ -60,8 +60,8 @@ export const MCP_EXPOSED_HEADERS = ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'U
  * status: how the MCP door, and the host on its behalf, says no. An MCP client never gets a
  * problem document or an HTML page.
  */
-export function jsonRpcErrorResponse(status: number, err: ProtocolError | { code: number; message: string }): Response {
-  const error = err instanceof ProtocolError ? toJsonRpcError(err) : err;
+export function jsonRpcErrorResponse(status: number, err: ProtocolError | { code: number; message: string; data?: Record<string, unknown> }): Response {
+  const error = err instanceof ProtocolError ? toJsonRpcError(err) : withDataCode({ ...err });
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (err instanceof ProtocolError && err.retryAfter !== undefined) headers['Retry-After'] = String(err.retryAfter);
   return new Response(JSON.stringify({ jsonrpc: '2.0', error, id: null }), { status, headers });
@@ -116,7 +116,7 @@ export interface McpHttpDoor {
 export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpOptions = {}): McpHttpDoor {
   const app = new Hono();
   const sessions = new Map<string, LiveSession>();
-  const jsonError = (status: number, code: number, message: string) => jsonRpcErrorResponse(status, { code, message });
+  const jsonError = (status: number, code: number, message: string, dataCode?: string) => jsonRpcErrorResponse(status, { code, message, ...(dataCode ? { data: { code: dataCode } } : {}) });
 
   const limits = {
     maxSessions: opts.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
@@ -183,7 +183,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     const sid = req.headers.get('mcp-session-id');
     if (sid) {
       const live = sessions.get(sid);
-      if (!live) return jsonError(404, -32001, 'Session not found; initialize a new session.');
+      if (!live) return jsonError(404, -32001, 'Session not found; initialize a new session.', 'session_not_found');
       live.lastSeen = Date.now();
       live.used = true;
       const res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req, { authInfo, parsedBody });
@@ -192,7 +192,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
         live.queue = null;
         setImmediate(() => pending.forEach((n) => live.notify(n.method, n.params)));
       }
-      return req.method === 'POST' ? withTokenStatus(res) : res;
+      return req.method === 'POST' ? withTokenStatus(await restoreInResponse(res)) : res;
     }
     if (req.method !== 'POST') return jsonError(400, -32600, 'Missing Mcp-Session-Id header.');
     const address = addressOf(c);
@@ -206,7 +206,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     const live = await openSession(id, transport, address, 1, []);
     const res = await transport.handleRequest(req, { authInfo, parsedBody });
     if (!res.ok) await live.close();
-    return withTokenStatus(res);
+    return withTokenStatus(await restoreInResponse(res));
   });
 
   // Legacy HTTP+SSE (2024-11-05 transport): GET /sse opens the stream, POST /messages?sessionId= carries requests.
@@ -222,7 +222,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
 
   app.post('/messages', async (c) => {
     const live = sessions.get(c.req.query('sessionId') ?? '');
-    if (!live || !(live.transport instanceof SseTransport)) return jsonError(404, -32001, 'Unknown sessionId.');
+    if (!live || !(live.transport instanceof SseTransport)) return jsonError(404, -32001, 'Unknown sessionId.', 'session_not_found');
     live.lastSeen = Date.now();
     // The first message is initialize; anything after it means the client came back.
     if (++live.messages > 1) live.used = true;

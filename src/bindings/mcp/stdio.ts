@@ -9,6 +9,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { SessionHub } from './hub.js';
 import type { McpDoorDeps } from './server.js';
 import { connectMcpSession, type McpSessionHandle } from './session.js';
+import { withDataCode } from './wire-fix.js';
 
 export async function serveMcpStdio(deps: McpDoorDeps, hub: SessionHub, streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream }): Promise<McpSessionHandle> {
   const stdout = streams?.stdout ?? process.stdout;
@@ -30,7 +31,7 @@ function screenInvalidLines(input: NodeJS.ReadableStream, output: NodeJS.Writabl
   let pending = '';
   const reply = (id: unknown, code: number, message: string) => {
     const rid = typeof id === 'string' || typeof id === 'number' ? id : null;
-    output.write(JSON.stringify({ jsonrpc: '2.0', id: rid, error: { code, message } }) + '\n');
+    output.write(JSON.stringify({ jsonrpc: '2.0', id: rid, error: withDataCode({ code, message }) }) + '\n');
   };
   const screen = (line: string): string | null => {
     if (!line.trim()) return null;

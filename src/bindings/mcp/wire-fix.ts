@@ -1,13 +1,33 @@
 /**
- * The v2 SDK's wire codec rewrites JSON-RPC error -32002 to -32602 on the way out (a newer MCP
- * rule for "resource not found"). USP's revision_mismatch is -32002: restore it on every error
- * whose `data.code` says so, just before the bytes leave.
+ * Two repairs on every JSON-RPC error just before the bytes leave. The v2 SDK's wire codec rewrites
+ * error -32002 to -32602 on the way out (a newer MCP rule for "resource not found"); USP's
+ * revision_mismatch is -32002: restore it. And every error object carries `data.code` (spec-next
+ * 9.4.3): the SDK's own errors (an unknown method, bad params, a parse error) get the name of
+ * their JSON-RPC code.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
+/** The `data.code` of an error that has none: the name of its JSON-RPC code. */
+const JSON_RPC_NAMES: Record<number, string> = {
+  [-32700]: 'parse_error',
+  [-32600]: 'invalid_request',
+  [-32601]: 'method_not_found',
+  [-32602]: 'invalid_params',
+  [-32603]: 'server_error',
+};
+
+/** An error object with `data.code` set (its own, or the name of its JSON-RPC code). */
+export function withDataCode<E extends { code?: unknown; data?: unknown }>(error: E): E & { data: Record<string, unknown> } {
+  const data = error.data && typeof error.data === 'object' && !Array.isArray(error.data) ? (error.data as Record<string, unknown>) : {};
+  if (typeof data.code !== 'string') data.code = (typeof error.code === 'number' && JSON_RPC_NAMES[error.code]) || 'server_error';
+  return Object.assign(error, { data });
+}
+
 export function restoreUspCodes<T>(message: T): T {
-  const m = message as { error?: { code?: number; message?: string; data?: { code?: unknown } } };
-  if (m && m.error && m.error.message?.startsWith('revision_mismatch') && m.error.code !== -32002) m.error.code = -32002;
+  const m = message as { error?: { code?: number; message?: string; data?: unknown } };
+  if (!m || typeof m !== 'object' || !m.error || typeof m.error !== 'object') return message;
+  if (m.error.message?.startsWith('revision_mismatch') && m.error.code !== -32002) m.error.code = -32002;
+  withDataCode(m.error);
   return message;
 }
 
@@ -23,7 +43,7 @@ export async function restoreInResponse(res: Response): Promise<Response> {
   const type = res.headers.get('content-type') ?? '';
   if (!type.includes('application/json')) return res;
   const text = await res.text();
-  if (!text.includes('revision_mismatch')) return new Response(text, { status: res.status, headers: res.headers });
+  if (!text.includes('"error"')) return new Response(text, { status: res.status, headers: res.headers });
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { nextStatus } from '../../domain/index.js';
 import { iso } from '../context.js';
-import { refundsThroughProvider, requestRefund } from '../steps/provider-money.js';
+import { refundableAmount, refundsThroughProvider, requestRefund } from '../steps/provider-money.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { checkRevision, endBooking, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { checkRevision, endBooking, loadBooking, movePayment, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 
 /**
@@ -31,12 +31,14 @@ export const declineBooking = defineOperation({
     // Only a booking still waiting for the business's word can be declined.
     if (rec.booking.status !== 'pending' || !nextStatus(rec.booking.status, 'cancel')) throw stateConflict(rec, 'declined');
     checkRevision(ctx, rec.booking.revision);
-    const refund = rec.priv.amount_paid;
+    // Everything still held is refunded: collected, less what the business already refunded.
+    const paidThroughProvider = refundsThroughProvider(ctx, rec);
+    const refund = refundableAmount(rec, paidThroughProvider);
     // Paid through the provider: the refund is asked of it after commit, and recorded when it confirms.
-    const viaProvider = refund > 0 && refundsThroughProvider(ctx, rec);
+    const viaProvider = refund > 0 && paidThroughProvider;
     if (viaProvider) await requestRefund(ctx, rec, refund);
     await endBooking(ctx, rec, 'cancel', { canceled_by: 'business', reason: inp.reason, fee: 0, refund_amount: refund, canceled_at: iso(ctx.now) }, (b) => {
-      if (b.payment && refund > 0 && !viaProvider) b.payment.status = 'refunded';
+      if (refund > 0 && !viaProvider) movePayment(b, 'refund_all');
     });
     return ok({ booking: rec.booking });
   },

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { errorMessage, formatMoney } from '../../domain/index.js';
 import { iso } from '../context.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
-import { checkRevision, emitBookingEvent, loadBooking, bookingNotFound, touch } from '../steps/booking-lifecycle.js';
+import { checkRevision, emitBookingEvent, loadBooking, bookingNotFound, movePayment, touch } from '../steps/booking-lifecycle.js';
 import { refundableAmount, refundsThroughProvider, requestRefund } from '../steps/provider-money.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 
@@ -56,7 +56,7 @@ export const refundBookingPayment = defineOperation({
     rec.priv.amount_paid -= amount;
     log.push({ amount, reason: inp.reason, at: iso(ctx.now) });
     const b = rec.booking;
-    if (b.payment) b.payment.status = refundableAmount(rec, false) > 0 ? 'partially_refunded' : 'refunded';
+    movePayment(b, refundableAmount(rec, false) > 0 ? 'refund_part' : 'refund_all');
     touch(rec, ctx);
     await ctx.tx.bookings.update(rec);
     emitBookingEvent(ctx, 'booking.refund_issued', rec, { refund_amount: amount });

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { errorMessage, cancellationTerms, formatMoney, parseDuration, nextStatus, type Booking, type Message } from '../../domain/index.js';
+import { errorMessage, cancellationTerms, formatMoney, parseDuration, operationPermitted, type Booking, type Message } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkRevision, emitBookingEvent, endBooking, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { checkRevision, emitBookingEvent, endBooking, loadBooking, movePayment, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { iso } from '../context.js';
-import { refundsThroughProvider, requestRefund } from '../steps/provider-money.js';
+import { refundableAmount, refundsThroughProvider, requestRefund } from '../steps/provider-money.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 import { spokenDuration } from '../steps/policy-fees.js';
 
@@ -32,9 +32,12 @@ export const cancelBooking = defineOperation({
     const service = ctx.biz.services.get(rec.booking.service_id)!;
     const byBusiness = ctx.caller.business;
     // Refuse moves the state machine does not allow before anything else is evaluated.
-    if (!nextStatus(rec.booking.status, 'cancel')) throw stateConflict(rec, 'canceled');
+    if (!operationPermitted(rec.booking.status, 'cancel')) throw stateConflict(rec, 'canceled');
     checkRevision(ctx, rec.booking.revision);
-    const terms = cancellationTerms(service, rec.priv.start_ms, ctx.now, rec.priv.amount_paid, byBusiness, parseDuration);
+    // What is still held of the buyer's money: collected, less what the business already refunded (or asked the provider to).
+    const paidThroughProvider = refundsThroughProvider(ctx, rec);
+    const held = refundableAmount(rec, paidThroughProvider);
+    const terms = cancellationTerms(service, rec.priv.start_ms, ctx.now, held, byBusiness, parseDuration);
     if (!terms.allowed) {
       const why = terms.reason === 'not_allowed' ? 'This service does not allow cancellation.' : 'It is too close to the start time to cancel this booking.';
       return outcome(errorMessage('cancellation_not_allowed', why), { booking: rec.booking });
@@ -47,15 +50,15 @@ export const cancelBooking = defineOperation({
     };
     if (inp.reason) cancellation.reason = inp.reason;
     // The part of the fee not kept out of what was collected is still owed: the payment block says so.
-    const owed = terms.fee - Math.min(terms.fee, rec.priv.amount_paid);
+    const owed = terms.fee - Math.min(terms.fee, held);
     // Paid through the provider: the refund is asked of it after commit, and recorded when it confirms.
-    const viaProvider = terms.refund > 0 && refundsThroughProvider(ctx, rec);
+    const viaProvider = terms.refund > 0 && paidThroughProvider;
     if (viaProvider) await requestRefund(ctx, rec, terms.refund);
     await endBooking(ctx, rec, 'cancel', cancellation, (b) => {
       if (owed > 0 && !b.payment) b.payment = { status: 'pending', timing: 'at_service', currency: service.pricing.currency, amount_due: 0 };
       if (b.payment) {
-        if (terms.refund > 0 && !viaProvider) b.payment.status = terms.refund >= rec.priv.amount_paid ? 'refunded' : 'partially_refunded';
-        else if (owed > 0) b.payment.status = 'pending';
+        if (terms.refund > 0 && !viaProvider) movePayment(b, terms.refund >= held ? 'refund_all' : 'refund_part');
+        else if (owed > 0) movePayment(b, 'owe');
         b.payment.amount_due = owed;
       }
     });

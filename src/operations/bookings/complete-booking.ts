@@ -18,6 +18,6 @@ export const completeBooking = defineOperation({
   summary: 'The business marks a booking as completed.',
   input: z.object({ booking_id: id('The booking id.') }),
   async handle(inp, ctx) {
-    return applyBusinessMove(ctx, inp.booking_id, 'complete', 'booking.completed');
+    return applyBusinessMove(ctx, inp.booking_id, 'complete');
   },
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { alreadyMessage, checkRevision, emitBookingEvent, loadBooking, move, remindIfInsideWindow, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { alreadyMessage, checkRevision, loadBooking, stateConflict, transition, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 
 /** The business approves a manual-confirmation booking (spec 5.3.4). Business-only: only the business's admin key confirms. */
@@ -26,15 +26,10 @@ export const confirmBooking = defineOperation({
     if (rec.booking.status === 'confirmed') {
       return { data: { booking: rec.booking }, messages: [alreadyMessage('The booking is already confirmed.')] };
     }
+    // Confirm is legal from pending only for a booking that waits for the business (spec 5.1.1, 5.3.4).
+    if (rec.booking.status === 'pending' && rec.booking.confirmation_mode !== 'manual') throw stateConflict(rec, 'confirmed by the business (it confirms automatically)');
     checkRevision(ctx, rec.booking.revision);
-    move(rec, 'confirm', ctx);
-    rec.priv.confirmed_once = true;
-    delete rec.booking.expires_at;
-    rec.priv.expires_at_ms = undefined;
-    await ctx.tx.claims.setExpiry(rec.booking.id, null);
-    await ctx.tx.bookings.update(rec);
-    emitBookingEvent(ctx, 'booking.confirmed', rec);
-    remindIfInsideWindow(ctx, rec);
+    await transition(ctx, rec, 'confirm');
     return ok({ booking: rec.booking });
   },
 });

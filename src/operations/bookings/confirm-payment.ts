@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorMessage, formatMoney } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { alreadyMessage, checkRevision, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { checkRevision, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { recordPayment } from '../steps/payments.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 
@@ -39,10 +39,8 @@ export const confirmPayment = defineOperation({
     }
     const action = b.actions?.find((a) => a.type === 'payment' && a.status === 'pending');
     if (!action) {
-      if (b.status === 'confirmed' || b.status === 'pending') {
-        return { data: { booking: b }, messages: [alreadyMessage('No payment is pending on this booking.')] };
-      }
-      throw stateConflict(rec, 'paid');
+      // Nothing to pay: confirm-payment is legal only while a payment is pending (spec 5.1.1).
+      throw stateConflict(rec, 'paid (no payment is pending on it)');
     }
     checkRevision(ctx, b.revision);
     const due = action.payment_context!.amount_due;

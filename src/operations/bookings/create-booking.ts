@@ -72,7 +72,13 @@ export const createBooking = defineOperation({
       hold = await loadHold(ctx, inp.hold_id);
       if (!hold) return outcome(errorMessage('validation_error', `No hold ${JSON.stringify(inp.hold_id)} belongs to this platform.`, '$.hold_id'));
       const view = holdView(hold, ctx.now);
-      if (view.status === 'expired') return outcome(errorMessage('hold_expired', 'The hold expired; query availability and hold again.', '$.hold_id'));
+      // A lapsed hold (expired or released) is hold_expired while its slot is still bookable, else slot_unavailable (spec-next 4.2.1).
+      if (view.status === 'expired' || view.status === 'released') {
+        const still = await checkSlot(ctx.tx, ctx.biz, service, inp.slot_id, partySize, ctx.now, [hold.hold.id]);
+        const why = view.status === 'expired' ? 'The hold expired' : 'The hold was released';
+        if (still.ok) return outcome(errorMessage('hold_expired', `${why}; hold the slot again.`, '$.hold_id'));
+        return outcome(errorMessage('slot_unavailable', `${why} and the slot has been taken since; query availability and pick another.`, '$.slot_id'));
+      }
       if (view.status !== 'active') return outcome(errorMessage('validation_error', `The hold is ${view.status} and cannot be booked.`, '$.hold_id'));
       if (!sameSlotId(hold.hold.slot_id, inp.slot_id) || hold.hold.service_id !== service.id) {
         return outcome(errorMessage('validation_error', 'The hold is for a different slot; pass the slot_id that was held.', '$.slot_id'));

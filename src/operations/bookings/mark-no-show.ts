@@ -18,6 +18,6 @@ export const markNoShow = defineOperation({
   summary: 'The business marks the buyer as a no-show.',
   input: z.object({ booking_id: id('The booking id.') }),
   async handle(inp, ctx) {
-    return applyBusinessMove(ctx, inp.booking_id, 'no_show', 'booking.no_show');
+    return applyBusinessMove(ctx, inp.booking_id, 'no_show');
   },
 });

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { errorMessage, warningMessage, bookingPrice, rescheduleTerms, formatDuration, formatInstant, formatMoney, parseDuration, sameSlotId, type Message } from '../../domain/index.js';
+import { errorMessage, warningMessage, bookingPrice, rescheduleTerms, formatDuration, formatInstant, formatMoney, parseDuration, sameSlotId, operationPermitted, type Message } from '../../domain/index.js';
 import { feeAtService, spokenDuration } from '../steps/policy-fees.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot, claimRows } from '../steps/slots.js';
 import { iso } from '../context.js';
 import { freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
 import { scheduleReminder, bookingNotFound } from '../steps/booking-lifecycle.js';
-import { checkRevision, emitBookingEvent, loadBooking, move, paymentAction, stateConflict } from '../steps/booking-lifecycle.js';
+import { checkRevision, emitBookingEvent, loadBooking, move, movePayment, paymentAction, stateConflict } from '../steps/booking-lifecycle.js';
 import { queueCheckouts } from '../steps/checkouts.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 import { holdView, loadHold, moveHold } from '../steps/holds.js';
@@ -36,7 +36,7 @@ export const rescheduleBooking = defineOperation({
     const rec = await loadBooking(ctx, inp.booking_id);
     if (!rec) return bookingNotFound(inp.booking_id);
     const b = rec.booking;
-    if (b.status !== 'confirmed' && b.status !== 'pending' && b.status !== 'requires_action') throw stateConflict(rec, 'rescheduled');
+    if (!operationPermitted(b.status, 'reschedule')) throw stateConflict(rec, 'rescheduled');
     checkRevision(ctx, b.revision);
     const service = ctx.biz.services.get(b.service_id)!;
     const terms = rescheduleTerms(service, rec.priv.start_ms, ctx.now, rec.priv.reschedule_count, parseDuration);
@@ -105,7 +105,7 @@ export const rescheduleBooking = defineOperation({
       b.expires_at = iso(expiresMs);
       rec.priv.expires_at_ms = expiresMs;
       if (b.payment) {
-        b.payment.status = 'pending';
+        movePayment(b, 'owe');
         b.payment.amount_due = extra;
       }
       await ctx.tx.claims.setExpiry(b.id, expiresMs);

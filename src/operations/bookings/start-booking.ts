@@ -17,6 +17,6 @@ export const startBooking = defineOperation({
   summary: 'The business marks a confirmed booking as in progress.',
   input: z.object({ booking_id: id('The booking id.') }),
   async handle(inp, ctx) {
-    return applyBusinessMove(ctx, inp.booking_id, 'start', 'booking.service_started');
+    return applyBusinessMove(ctx, inp.booking_id, 'start');
   },
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isTerminal, errorMessage, type Message } from '../../domain/index.js';
+import { operationPermitted, errorMessage, type Message } from '../../domain/index.js';
 import { defineOperation, ok, type OperationResult } from '../define.js';
 import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { Buyer, DeliveryAddress, id, BOOKING_OUTPUT } from '../schemas.js';
@@ -83,7 +83,7 @@ export const updateBooking = defineOperation({
     if (!rec) return bookingNotFound(inp.booking_id);
     const refused = immutableFieldsOutcome(inp, rec.booking);
     if (refused) return refused;
-    if (isTerminal(rec.booking.status)) throw stateConflict(rec, 'updated');
+    if (!operationPermitted(rec.booking.status, 'update')) throw stateConflict(rec, 'updated');
     checkRevision(ctx, rec.booking.revision);
     const b = rec.booking;
     if (inp.buyer) b.buyer = { ...b.buyer, ...stripUndefined(inp.buyer) };

@@ -5,10 +5,7 @@
  */
 import {
   type ServiceDef,
-  allowedMoves,
   initialBookingStatus,
-  nextStatus,
-  type BookingMove,
   amountDueAtBooking,
   bookingPrice,
   formatMoney,
@@ -31,9 +28,11 @@ import { ok, outcome, requireBusiness, type OperationResult } from '../define.js
 import { iso, mayAct, newRevision, type OperationContext } from '../context.js';
 import { claimRows, slotResources } from './slots.js';
 import { moveHold } from './holds.js';
-import { freedSlotOf, offerFreedPlace } from './waitlist-offers.js';
 import { queueCheckouts, returnPageUrl, trackCheckout } from './checkouts.js';
 import { markPlatformMessages, queueBookingWaiting } from './mail-messages.js';
+import { enterInitialStatus, scheduleReminder, startsConfirmed, transition } from './booking-effects.js';
+
+export { emitBookingEvent, move, movePayment, remindIfInsideWindow, scheduleReminder, stateConflict, touch, transition } from './booking-effects.js';
 
 export interface NewBooking {
   service: ServiceDef;
@@ -131,18 +130,16 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
   } else {
     await ctx.tx.claims.add(claimRows(service, slot, id, nb.partySize, false, expiresMs ?? null));
   }
-  if (booking.status === 'confirmed') rec.priv.confirmed_once = true;
+  if (startsConfirmed(rec)) rec.priv.confirmed_once = true;
   // Made with a buyer-linked token: the booking belongs to the buyer as well as the platform.
   if (ctx.caller.account) rec.priv.account_id = ctx.caller.account.id;
   markPlatformMessages(ctx, rec);
   await ctx.tx.bookings.insert(rec);
   if (ctx.caller.account) await ctx.tx.accounts.linkBooking(ctx.caller.account.id, id, now);
   await queueCheckouts(ctx, rec);
-  if (booking.status === 'confirmed') {
-    emitBookingEvent(ctx, 'booking.confirmed', rec);
-  } else {
-    await queueBookingWaiting(ctx, rec);
-  }
+  enterInitialStatus(ctx, rec);
+  // A booking that waits (for payment or for the business) tells the buyer so; a confirmed one is mailed from its event.
+  if (booking.status !== 'confirmed') await queueBookingWaiting(ctx, rec);
   // After booking.confirmed: a booking made inside the reminder window is reminded at once.
   // A new booking has no reminder scheduled yet: nothing to cancel.
   await scheduleReminder(ctx, rec, { fresh: true });
@@ -201,43 +198,6 @@ export function paymentAction(
   };
 }
 
-/** Apply a state-machine move or refuse it with booking_state_conflict naming what is allowed. */
-const PARTICIPLE: Record<BookingMove, string> = {
-  confirm: 'confirmed',
-  complete_actions: 'confirmed',
-  await_confirmation: 'confirmed',
-  require_action: 'changed',
-  cancel: 'canceled',
-  expire: 'expired',
-  reschedule: 'rescheduled',
-  start: 'started',
-  complete: 'completed',
-  no_show: 'marked as a no-show',
-};
-
-export function move(rec: BookingRecord, m: BookingMove, ctx: OperationContext): void {
-  const to = nextStatus(rec.booking.status, m);
-  if (!to) throw stateConflict(rec, PARTICIPLE[m]);
-  rec.booking.status = to;
-  touch(rec, ctx);
-}
-
-/** Refuse a move the state machine forbids (booking_state_conflict), naming the status and what is allowed. */
-export function stateConflict(rec: BookingRecord, participle: string): ProtocolError {
-  const status = rec.booking.status;
-  const allowed = allowedMoves(status);
-  const next = allowed.length > 0 ? ` From ${status} it can be: ${allowed.join(', ')}.` : ` ${status} is final.`;
-  return new ProtocolError('booking_state_conflict', `This booking is ${status}; it cannot be ${participle}.${next}`, {
-    detailCode: 'booking_state_conflict',
-    extra: { current_status: status, allowed_moves: allowed },
-  });
-}
-
-export function touch(rec: BookingRecord, ctx: OperationContext): void {
-  rec.booking.updated_at = iso(ctx.now);
-  rec.booking.revision = newRevision(ctx);
-}
-
 /** Reject a stale precondition (spec 5.6): compared before any write. */
 export function checkRevision(ctx: OperationContext, current: string): void {
   if (ctx.ifMatch !== undefined && ctx.ifMatch !== current) {
@@ -273,9 +233,9 @@ export async function expireIfDue(ctx: OperationContext, rec: BookingRecord): Pr
 }
 
 /**
- * The one path that ends a booking as canceled, by a cancel or by expiry: the state machine's move,
- * the cancellation record, pending actions expired, nothing more due on a pending payment (unless
- * `settle` says what is still owed), no expiry left, the slot freed and `booking.canceled` raised.
+ * The one path that ends a booking as canceled, by a cancel or by expiry: the state machine's move
+ * with the cancellation record; entering `canceled` does the rest (see BOOKING_ENTRY_EFFECTS);
+ * `settle` says what is still owed or refunded on the payment block.
  */
 export async function endBooking(
   ctx: OperationContext,
@@ -284,86 +244,15 @@ export async function endBooking(
   cancellation: NonNullable<Booking['cancellation']>,
   settle?: (b: Booking) => void,
 ): Promise<void> {
-  move(rec, m, ctx);
-  const b = rec.booking;
-  b.cancellation = cancellation;
-  for (const a of b.actions ?? []) if (a.status === 'pending') a.status = 'expired';
-  if (b.payment && b.payment.status === 'pending') b.payment.amount_due = 0;
-  settle?.(b);
-  delete b.expires_at;
-  rec.priv.expires_at_ms = undefined;
-  await ctx.tx.bookings.update(rec);
-  await freeSlot(ctx, rec);
-  emitBookingEvent(ctx, 'booking.canceled', rec);
-}
-
-/** Remove a booking's claims and offer the freed place to the waitlist. */
-export async function freeSlot(ctx: OperationContext, rec: BookingRecord): Promise<void> {
-  await ctx.tx.claims.removeOwner(rec.booking.id);
-  // Terminal state: the booking's credentials stop working (spec 10.1.6), and no reminder follows.
-  await ctx.tx.security.revokeCredentials(rec.booking.id);
-  await ctx.tx.outbox.cancelScheduled(rec.booking.id, 'booking.reminder');
-  const service = ctx.biz.services.get(rec.booking.service_id);
-  if (service) await offerFreedPlace(ctx, service, freedSlotOf(rec.priv));
+  await transition(ctx, rec, m, (b) => {
+    b.cancellation = cancellation;
+    settle?.(b);
+  });
 }
 
 /** A booking's credential stays usable until a day after the service ends (its actionable window). */
 export function bookingCredentialExpiry(rec: BookingRecord): number {
   return rec.priv.end_ms + 86_400_000;
-}
-
-/** A booking confirmed inside the reminder window is reminded at once only if at least this long remains. */
-const REMINDER_MIN_LEAD_MS = 3_600_000;
-
-/**
- * Schedule `booking.reminder` ahead of the start (spec 5.4.1), replacing any earlier one. A
- * booking made (or moved) inside the reminder window is reminded at once when it is confirmed and
- * at least REMINDER_MIN_LEAD_MS remain before its start; with less, no reminder is sent.
- */
-export async function scheduleReminder(ctx: OperationContext, rec: BookingRecord, opts: { fresh?: boolean } = {}): Promise<void> {
-  if (!opts.fresh) await ctx.tx.outbox.cancelScheduled(rec.booking.id, 'booking.reminder');
-  const offset = ctx.biz.def.settings.reminder_offset_seconds * 1000;
-  if (offset <= 0) return;
-  const due = rec.priv.start_ms - offset;
-  if (due <= ctx.now) {
-    remindIfInsideWindow(ctx, rec);
-    return;
-  }
-  emitReminder(ctx, rec, due);
-}
-
-/**
- * The reminder a booking gets when it becomes confirmed inside the reminder window (booked late,
- * or paid or approved late): at once, if at least REMINDER_MIN_LEAD_MS remain. A booking whose
- * reminder time is still ahead keeps its scheduled one.
- */
-export function remindIfInsideWindow(ctx: OperationContext, rec: BookingRecord): void {
-  const offset = ctx.biz.def.settings.reminder_offset_seconds * 1000;
-  if (offset <= 0 || rec.booking.status !== 'confirmed') return;
-  if (rec.priv.start_ms - offset > ctx.now) return;
-  if (rec.priv.start_ms - ctx.now < REMINDER_MIN_LEAD_MS) return;
-  emitReminder(ctx, rec);
-}
-
-function emitReminder(ctx: OperationContext, rec: BookingRecord, dueMs?: number): void {
-  ctx.emit({
-    event: 'booking.reminder',
-    orderKey: rec.booking.id,
-    principal: rec.priv.principal,
-    profile: rec.priv.profile ?? null,
-    payload: { booking_id: rec.booking.id, data: structuredClone(rec.booking) },
-    ...(dueMs === undefined ? {} : { dueMs }),
-  });
-}
-
-export function emitBookingEvent(ctx: OperationContext, event: string, rec: BookingRecord, extra: Record<string, unknown> = {}): void {
-  ctx.emit({
-    event,
-    orderKey: rec.booking.id,
-    principal: rec.priv.principal,
-    profile: rec.priv.profile ?? null,
-    payload: { booking_id: rec.booking.id, ...extra, data: structuredClone(rec.booking) },
-  });
 }
 
 export function alreadyMessage(content: string) {
@@ -377,17 +266,15 @@ export const bookingNotFound = (bookingId: string) =>
  * The business's own moves on a booking after it is confirmed (spec 5.1, 5.5.3): started,
  * completed or a no-show. Completed and no-show end the booking and free its slot.
  */
-export async function applyBusinessMove(ctx: OperationContext, bookingId: string, m: 'start' | 'complete' | 'no_show', event: string): Promise<OperationResult> {
+export async function applyBusinessMove(ctx: OperationContext, bookingId: string, m: 'start' | 'complete' | 'no_show'): Promise<OperationResult> {
   requireBusiness(ctx);
   const rec = await loadBooking(ctx, bookingId);
   if (!rec) return bookingNotFound(bookingId);
   checkRevision(ctx, rec.booking.revision);
-  move(rec, m, ctx);
   const service = ctx.biz.services.get(rec.booking.service_id);
   const fee = m === 'no_show' && service ? noShowFee(service, rec.priv.price_total) : 0;
+  // A store error here fails the whole operation (and rolls it back): nothing is swallowed.
+  await transition(ctx, rec, m);
   const messages = fee > 0 && service ? [noShowCharge(rec, service, fee)] : [];
-  await ctx.tx.bookings.update(rec);
-  if (m !== 'start') await freeSlot(ctx, rec).catch(() => undefined);
-  emitBookingEvent(ctx, event, rec);
   return messages.length ? { data: { booking: rec.booking }, messages, status: 200 } : ok({ booking: rec.booking });
 }

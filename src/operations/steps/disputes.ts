@@ -2,7 +2,7 @@
 import type { BookingRecord, DisputeMove, DisputeStatus } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { iso, type OperationContext } from '../context.js';
-import { emitBookingEvent, touch } from './booking-lifecycle.js';
+import { emitBookingEvent, movePayment, touch } from './booking-effects.js';
 
 export const PARTICIPLE: Record<DisputeMove, string> = { review: 'put under review', resolve_buyer: 'resolved', resolve_business: 'resolved' };
 
@@ -34,7 +34,7 @@ export function resolveDisputeOn(ctx: OperationContext, rec: BookingRecord, to: 
   b.dispute!.resolved_at = iso(ctx.now);
   if (refund > 0) {
     rec.priv.amount_paid = collected - refund;
-    if (b.payment) b.payment.status = refund >= collected ? 'refunded' : 'partially_refunded';
+    movePayment(b, refund >= collected ? 'refund_all' : 'refund_part');
   }
   touch(rec, ctx);
   if (refund > 0) emitBookingEvent(ctx, 'booking.refund_issued', rec, { refund_amount: refund });

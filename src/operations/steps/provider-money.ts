@@ -7,7 +7,7 @@
  */
 import type { BookingRecord, ProviderMoney } from '../../domain/index.js';
 import type { OperationContext } from '../context.js';
-import { emitBookingEvent } from './booking-lifecycle.js';
+import { emitBookingEvent, movePayment } from './booking-effects.js';
 import { moneyOf } from './checkouts.js';
 
 /** Does a refund of this booking go through the provider (it was paid there)? */
@@ -83,7 +83,7 @@ export function recordRefunded(ctx: OperationContext, rec: BookingRecord, paymen
   }
   const refundedAll = Object.values(m.refunded).reduce((n, x) => n + x, 0);
   const b = rec.booking;
-  if (b.payment) b.payment.status = refundedAll >= rec.priv.amount_paid ? 'refunded' : 'partially_refunded';
+  movePayment(b, refundedAll >= rec.priv.amount_paid ? 'refund_all' : 'refund_part');
   emitBookingEvent(ctx, 'booking.refund_issued', rec, { refund_amount: fresh });
   return fresh;
 }
