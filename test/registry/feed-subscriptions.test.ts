@@ -26,12 +26,13 @@ describe('the registry follows a business through its feed subscription, not the
   let profileUrl: string;
   let registrationId: string;
 
+  /** The business restarted on its database with a changed file: `--reimport` makes the file's definition the stored one. */
   const startBusiness = async (amount: number) => {
     const def = JSON.parse(readFileSync(join(import.meta.dirname, '../../src/server/demo-business.json'), 'utf8'));
     for (const s of def.services) if (s.id === 'svc_bridal_trial') s.pricing.amount = amount;
     writeFileSync(join(dir, 'business.json'), JSON.stringify(def));
     business = await startServeCli(
-      ['--config', join(dir, 'business.json'), '--port', String(port), '--db', join(dir, 'business.db'), '--require-auth', '--allow-loopback-profiles', '--no-rate-limit', '--signing-key', join(dir, 'key.pem'), '--signing-kid', 'biz-1', '--webhook-retry-first', '1'],
+      ['--config', join(dir, 'business.json'), '--port', String(port), '--db', join(dir, 'business.db'), '--require-auth', '--allow-loopback-profiles', '--no-rate-limit', '--signing-key', join(dir, 'key.pem'), '--signing-kid', 'biz-1', '--webhook-retry-first', '1', '--reimport'],
       { timeoutMs: 20_000 },
     );
     port = Number(new URL(business.url).port);

@@ -194,6 +194,7 @@ if (!PG_URL) {
     'payment_events',
     'payment_refs',
     'client_notes',
+    'mail_messages',
     'calendar_feeds',
     'calendar_push_targets',
     'calendar_push_jobs',

@@ -33,9 +33,13 @@ export type MailKind =
   | 'signup_code'
   | 'password_reset';
 
-/** A recipient address of a plausible form (one @, a dotted domain, nothing a header could be split on). */
+/**
+ * A recipient address of a plausible form (one @, a dotted domain, nothing a header could be split
+ * on), and not under `.invalid` (RFC 2606): the placeholder of a walk-in who gave only a phone, and
+ * an erased buyer, are nobody's mailbox.
+ */
 export function mailableAddress(s: unknown): s is string {
-  return typeof s === 'string' && s.length <= 254 && /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+\.[^\s@<>()",;:\\[\]]+$/.test(s);
+  return typeof s === 'string' && s.length <= 254 && /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+\.[^\s@<>()",;:\\[\]]+$/.test(s) && !/\.invalid$/i.test(s);
 }
 
 /** Turned off for this booking's reminders by the buyer (the link in a reminder). */
