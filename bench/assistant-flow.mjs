@@ -17,7 +17,9 @@ const nyDate = (ms) => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New
 
 export async function run() {
   const client = new Client({ name: 'usp-bench-assistant', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'], cwd: ROOT, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'], cwd: ROOT, stderr: 'ignore' }),
+  );
   try {
     const list = await client.listTools();
     const toolsChars = JSON.stringify(list).length;
@@ -49,7 +51,11 @@ export async function run() {
         {
           caption: 'The one-booking flow over stdio (demo business): text is content[].text, structured is structuredContent as JSON',
           header: ['step', 'text', 'structured'],
-          rows: [['tools/list (the whole answer)', n(toolsChars), ''], ...rows.map((r) => [r.label, n(r.text), n(r.structured)]), ['flow in all (without tools/list)', n(text), n(structured)]],
+          rows: [
+            ['tools/list (the whole answer)', n(toolsChars), ''],
+            ...rows.map((r) => [r.label, n(r.text), n(r.structured)]),
+            ['flow in all (without tools/list)', n(text), n(structured)],
+          ],
         },
       ],
       notes: [
@@ -57,7 +63,12 @@ export async function run() {
       ],
       targets: [
         { name: 'tools/list', target: `< ${n(TOOLS_TARGET)} characters`, value: `${n(toolsChars)} characters`, ok: toolsChars < TOOLS_TARGET },
-        { name: 'One-booking flow, text', target: `< ${n(FLOW_TEXT_TARGET)} characters`, value: `${n(text)} characters (structured ${n(structured)})`, ok: text < FLOW_TEXT_TARGET },
+        {
+          name: 'One-booking flow, text',
+          target: `< ${n(FLOW_TEXT_TARGET)} characters`,
+          value: `${n(text)} characters (structured ${n(structured)})`,
+          ok: text < FLOW_TEXT_TARGET,
+        },
       ],
     };
   } finally {

@@ -34,7 +34,14 @@ async function load(server, q, seconds, amount) {
   const bad = res.non2xx + res.errors + res.timeouts;
   if (bad > 0) throw new Error(`avail: ${q.name} on ${server.url}: ${res.non2xx} non-2xx, ${res.errors} errors, ${res.timeouts} timeouts`);
   const total = res.requests.total;
-  return { rps: amount ? total / res.duration : res.requests.average, p50: res.latency.p50, p99: res.latency.p99, total, cpuUs: ((after.cpuMs - before.cpuMs) / total) * 1000, peakRss: after.peakRss };
+  return {
+    rps: amount ? total / res.duration : res.requests.average,
+    p50: res.latency.p50,
+    p99: res.latency.p99,
+    total,
+    cpuUs: ((after.cpuMs - before.cpuMs) / total) * 1000,
+    peakRss: after.peakRss,
+  };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -112,7 +119,7 @@ export async function run({ quick, cpuProf }) {
       { caption: 'Cache on against off and against the floor', header: ['query', 'CPU per request, on ÷ off', 'req/s, on ÷ off', 'CPU per request, on ÷ floor'], rows: ratioRows },
     ],
     notes: [
-      'Three child processes: usp-server with the availability cache (default 32 MiB), the same with it off, and the bare-Hono floor answering the same bytes. Demo business, sandbox, in-memory SQLite, clock pinned. Every query after the first is a hit on the cached server: it still reads the store version of the service\'s resources (one indexed read), narrows the cached list to the booking window at its clock, and reuses presented slots; the JSON body is serialized on every call, as on the floor.',
+      "Three child processes: usp-server with the availability cache (default 32 MiB), the same with it off, and the bare-Hono floor answering the same bytes. Demo business, sandbox, in-memory SQLite, clock pinned. Every query after the first is a hit on the cached server: it still reads the store version of the service's resources (one indexed read), narrows the cached list to the booking window at its clock, and reuses presented slots; the JSON body is serialized on every call, as on the floor.",
       'Ratios are taken per round (each round measures the three servers one after the other), then the median of the rounds. "Server CPU per request" is user + system CPU over the run divided by the requests served.',
     ],
     targets: results.map((r, i) => ({

@@ -160,7 +160,11 @@ async function startSetup({ name, engine, processes = 1, dist, execArgv = [], se
   try {
     // The first process creates the schema; the others start together on it.
     children.push(await startChild({ kind: 'usp', business: BUSINESS, db }, { execArgv, env: dist ? { USP_BENCH_DIST: dist } : {} }));
-    children.push(...(await Promise.all(Array.from({ length: processes - 1 }, () => startChild({ kind: 'usp', business: BUSINESS, db }, { execArgv, env: dist ? { USP_BENCH_DIST: dist } : {} })))));
+    children.push(
+      ...(await Promise.all(
+        Array.from({ length: processes - 1 }, () => startChild({ kind: 'usp', business: BUSINESS, db }, { execArgv, env: dist ? { USP_BENCH_DIST: dist } : {} })),
+      )),
+    );
     if (seed > 0) await children[0].rpc('seed', { count: seed, firstDay: DAYS.seed[0], days: DAYS.seed[1] });
   } catch (err) {
     for (const c of children) await c.stop();
@@ -375,9 +379,15 @@ export async function run({ quick, cpuProf }) {
         doubleBookings += doubles;
         rows.push(uncontendedRow(setups[i].name, u[i], doubles), contendedRow(setups[i].name, k[i], doubles));
         notes.push(
-          `${setups[i].name}: contended outcomes ${Object.entries(k[i].outcomes).map(([o, n]) => `${o} ${fmt(n, 0)}`).join(', ')}; audit: ${fmt(audit.live, 0)} live bookings on ${fmt(audit.slots, 0)} slots, ${auditDoubles(audit)} double.`,
+          `${setups[i].name}: contended outcomes ${Object.entries(k[i].outcomes)
+            .map(([o, n]) => `${o} ${fmt(n, 0)}`)
+            .join(', ')}; audit: ${fmt(audit.live, 0)} live bookings on ${fmt(audit.slots, 0)} slots, ${auditDoubles(audit)} double.`,
         );
-        data[setups[i].name] = { uncontended: { rate: rate(u[i]), booking: summarize(u[i].lat), cpuMsPerBooking: u[i].cpuMs / u[i].booked }, contended: { rate: rate(k[i]), attempts: k[i].attempts, outcomes: k[i].outcomes }, audit };
+        data[setups[i].name] = {
+          uncontended: { rate: rate(u[i]), booking: summarize(u[i].lat), cpuMsPerBooking: u[i].cpuMs / u[i].booked },
+          contended: { rate: rate(k[i]), attempts: k[i].attempts, outcomes: k[i].outcomes },
+          audit,
+        };
         targets.push({ name: `${setups[i].name}: double bookings`, target: '0', value: String(doubles), ok: doubles === 0 });
       }
       if (engine.kind === 'sqlite') {

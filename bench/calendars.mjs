@@ -22,17 +22,51 @@ function localStamp(ms) {
 
 /** A calendar of `singles` events and `series` weekly series of 10. */
 export function benchCalendar(singles = 800, series = 200) {
-  const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//usp-server bench//EN', 'BEGIN:VTIMEZONE', 'TZID:America/New_York',
-    'BEGIN:DAYLIGHT', 'TZOFFSETFROM:-0500', 'TZOFFSETTO:-0400', 'DTSTART:19700308T020000', 'RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU', 'END:DAYLIGHT',
-    'BEGIN:STANDARD', 'TZOFFSETFROM:-0400', 'TZOFFSETTO:-0500', 'DTSTART:19701101T020000', 'RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU', 'END:STANDARD', 'END:VTIMEZONE'];
+  const lines = [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//usp-server bench//EN',
+    'BEGIN:VTIMEZONE',
+    'TZID:America/New_York',
+    'BEGIN:DAYLIGHT',
+    'TZOFFSETFROM:-0500',
+    'TZOFFSETTO:-0400',
+    'DTSTART:19700308T020000',
+    'RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU',
+    'END:DAYLIGHT',
+    'BEGIN:STANDARD',
+    'TZOFFSETFROM:-0400',
+    'TZOFFSETTO:-0500',
+    'DTSTART:19701101T020000',
+    'RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU',
+    'END:STANDARD',
+    'END:VTIMEZONE',
+  ];
   for (let i = 0; i < singles; i++) {
     const start = BENCH_NOW + (i % 200) * 86_400_000 + ((i * 7) % 8) * 3_600_000;
-    lines.push('BEGIN:VEVENT', `UID:single-${i}@bench`, 'DTSTAMP:20261001T000000Z', `DTSTART;TZID=America/New_York:${localStamp(start)}`, `DTEND;TZID=America/New_York:${localStamp(start + 3_600_000)}`, `SUMMARY:Event ${i}`, 'END:VEVENT');
+    lines.push(
+      'BEGIN:VEVENT',
+      `UID:single-${i}@bench`,
+      'DTSTAMP:20261001T000000Z',
+      `DTSTART;TZID=America/New_York:${localStamp(start)}`,
+      `DTEND;TZID=America/New_York:${localStamp(start + 3_600_000)}`,
+      `SUMMARY:Event ${i}`,
+      'END:VEVENT',
+    );
   }
   for (let i = 0; i < series; i++) {
     const start = BENCH_NOW + (i % 7) * 86_400_000 + (i % 9) * 3_600_000;
-    lines.push('BEGIN:VEVENT', `UID:series-${i}@bench`, 'DTSTAMP:20261001T000000Z', `DTSTART;TZID=America/New_York:${localStamp(start)}`, `DTEND;TZID=America/New_York:${localStamp(start + 1_800_000)}`,
-      'RRULE:FREQ=WEEKLY;COUNT=10', `EXDATE;TZID=America/New_York:${localStamp(start + 14 * 86_400_000)}`, `SUMMARY:Series ${i}`, 'END:VEVENT');
+    lines.push(
+      'BEGIN:VEVENT',
+      `UID:series-${i}@bench`,
+      'DTSTAMP:20261001T000000Z',
+      `DTSTART;TZID=America/New_York:${localStamp(start)}`,
+      `DTEND;TZID=America/New_York:${localStamp(start + 1_800_000)}`,
+      'RRULE:FREQ=WEEKLY;COUNT=10',
+      `EXDATE;TZID=America/New_York:${localStamp(start + 14 * 86_400_000)}`,
+      `SUMMARY:Series ${i}`,
+      'END:VEVENT',
+    );
   }
   lines.push('END:VCALENDAR', '');
   return lines.join('\r\n');
@@ -98,7 +132,12 @@ export async function run({ quick }) {
       {
         caption: `A ${(Buffer.byteLength(body) / 1024).toFixed(0)} KB feed: 800 events and 200 weekly series of 10 (${busy} busy intervals after merging), ${rounds} rounds`,
         header: ['step', 'p50', 'p95'],
-        rows: [row('expand only (ical.js, in memory)', samples.expand), row('first poll: fetch, expand, store', samples.first), row('same body again: fetch, expand, compare (no write)', samples.same), row('conditional poll answered 304', samples.notModified)],
+        rows: [
+          row('expand only (ical.js, in memory)', samples.expand),
+          row('first poll: fetch, expand, store', samples.first),
+          row('same body again: fetch, expand, compare (no write)', samples.same),
+          row('conditional poll answered 304', samples.notModified),
+        ],
       },
     ],
     notes: ['Loopback HTTP; SQLite file in WAL mode. A poll of an unchanged calendar writes nothing, so the availability cache keeps its answers.'],

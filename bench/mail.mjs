@@ -75,7 +75,16 @@ export async function run({ quick }) {
     if (queued.length < 1) throw new Error('mail: a booking queued no message');
 
     // The mail step alone: the same call the pipeline makes, for a copy of each booking's event (new keys).
-    const events = ids.map((id, i) => ({ event_id: `evt_bench_${i}`, event: 'booking.confirmed', order_key: id, principal: null, profile: null, payload: { booking_id: id }, created_ms: BENCH_NOW, due_ms: BENCH_NOW }));
+    const events = ids.map((id, i) => ({
+      event_id: `evt_bench_${i}`,
+      event: 'booking.confirmed',
+      order_key: id,
+      principal: null,
+      profile: null,
+      payload: { booking_id: id },
+      created_ms: BENCH_NOW,
+      due_ms: BENCH_NOW,
+    }));
     c0 = process.cpuUsage();
     await Promise.all(events.map(() => usp.store.transaction(async () => undefined)));
     const emptyTx = cpuMs(c0) / n;
@@ -105,17 +114,25 @@ export async function run({ quick }) {
           caption: `The booking write path (POST /bookings, ${WORKERS} concurrent clients, ${fmt(n, 0)} bookings)`,
           header: ['what', 'CPU per booking', 'notes'],
           rows: [
-            ['a booking, mail rows included', fmtMs(perBooking), 'confirmation and reminder queued in the booking\'s transaction'],
-            ['the mail step alone', `${fmtMs(step)} (${fmtX(step / perBooking)} of the booking)`, 'load the booking, two INSERT … ON CONFLICT DO NOTHING; measured as its own transactions minus empty ones'],
+            ['a booking, mail rows included', fmtMs(perBooking), "confirmation and reminder queued in the booking's transaction"],
+            [
+              'the mail step alone',
+              `${fmtMs(step)} (${fmtX(step / perBooking)} of the booking)`,
+              'load the booking, two INSERT … ON CONFLICT DO NOTHING; measured as its own transactions minus empty ones',
+            ],
           ],
         },
         {
           caption: 'After commit: the mail worker',
           header: ['step', 'CPU per message', 'wall per message', 'notes'],
-          rows: [['render (text, HTML, invite) and write an .eml file', fmtMs(sendCpu), fmtMs(sendWall), `${fmt(files, 0)} messages, in passes of 20; never on the booking's path`]],
+          rows: [
+            ['render (text, HTML, invite) and write an .eml file', fmtMs(sendCpu), fmtMs(sendWall), `${fmt(files, 0)} messages, in passes of 20; never on the booking's path`],
+          ],
         },
       ],
-      notes: ['The worker is stepped by hand (not started), so the booking rounds measure the transaction alone. The messages sent are the confirmations, the copies the mail-step measurement queued, and the reminders of bookings inside the reminder window (due at once).'],
+      notes: [
+        'The worker is stepped by hand (not started), so the booking rounds measure the transaction alone. The messages sent are the confirmations, the copies the mail-step measurement queued, and the reminders of bookings inside the reminder window (due at once).',
+      ],
       targets: [{ name: 'mail step ÷ booking CPU', target: 'info', value: fmtX(step / perBooking), ok: null }],
     };
   } finally {

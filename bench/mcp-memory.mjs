@@ -25,7 +25,12 @@ async function openSession(url, stream) {
   const init = await fetch(`${url}/mcp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: ACCEPT },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'usp-bench-memory', version: '1.0.0' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'usp-bench-memory', version: '1.0.0' } },
+    }),
   });
   const text = await init.text();
   const id = init.headers.get('mcp-session-id');
@@ -75,7 +80,12 @@ async function measure(counts, { dist, floor, stream = false }) {
   const most = counts[counts.length - 1];
   const config = floor
     ? { kind: 'mcp-floor' }
-    : { kind: 'usp', business: 'demo', mcpSessions: { maxSessions: most + 100, maxSessionsPerAddress: most + 100 }, connections: { maxConnections: most + 100, maxConnectionsPerAddress: most + 100 } };
+    : {
+        kind: 'usp',
+        business: 'demo',
+        mcpSessions: { maxSessions: most + 100, maxSessionsPerAddress: most + 100 },
+        connections: { maxConnections: most + 100, maxConnectionsPerAddress: most + 100 },
+      };
   const server = await startChild(config, { execArgv: ['--expose-gc'], env: dist ? { USP_BENCH_DIST: dist } : {} });
   try {
     const settled = () => server.rpc('settled-memory');
@@ -94,7 +104,14 @@ async function measure(counts, { dist, floor, stream = false }) {
       // Average from no sessions, and marginal from the previous count (code compiled while the
       // first sessions were served, and other one-off growth, falls out of the marginal figure).
       const step = n - prev.n;
-      points.push({ n, heap: (m.heapUsed - zero.heapUsed) / n, rss: (m.rss - zero.rss) / n, marginalHeap: (m.heapUsed - prev.m.heapUsed) / step, marginalRss: (m.rss - prev.m.rss) / step, from: prev.n });
+      points.push({
+        n,
+        heap: (m.heapUsed - zero.heapUsed) / n,
+        rss: (m.rss - zero.rss) / n,
+        marginalHeap: (m.heapUsed - prev.m.heapUsed) / step,
+        marginalRss: (m.rss - prev.m.rss) / step,
+        from: prev.n,
+      });
       prev = { n, m };
     }
     // Every session ended: what is left is mostly code compiled meanwhile (no session's id is
@@ -130,7 +147,11 @@ export async function run({ quick }) {
   const closedRows = results.map((r) => [r.name, kb(r.leftAfterClose), kb(r.leftAfterClose / most)]);
   const mine = results[0].points[results[0].points.length - 1];
   const sections = [
-    { caption: 'Server memory per idle session (delta from no sessions, after full GC, divided by the count)', header: ['build', 'sessions', 'heap / session', 'RSS / session', 'marginal heap / session', 'marginal RSS / session'], rows },
+    {
+      caption: 'Server memory per idle session (delta from no sessions, after full GC, divided by the count)',
+      header: ['build', 'sessions', 'heap / session', 'RSS / session', 'marginal heap / session', 'marginal RSS / session'],
+      rows,
+    },
     { caption: `Heap left after ending every session (DELETE /mcp), against no sessions`, header: ['build', 'heap left', 'per session ended'], rows: closedRows },
   ];
   const notes = [
@@ -143,11 +164,17 @@ export async function run({ quick }) {
   };
   const floor = last('SDK floor');
   const streamed = last('this build, GET stream open');
-  notes.push(`With the GET stream open (as the SDK clients leave a session), an idle session holds ${kb(streamed.marginalHeap)} of heap and ${kb(streamed.marginalRss)} of RSS, the socket and the SSE stream included.`);
-  notes.push(`This build adds ${kb(mine.marginalHeap - floor.marginalHeap)} of heap per idle session over the SDK floor (${kb(mine.marginalHeap)} against ${kb(floor.marginalHeap)}).`);
+  notes.push(
+    `With the GET stream open (as the SDK clients leave a session), an idle session holds ${kb(streamed.marginalHeap)} of heap and ${kb(streamed.marginalRss)} of RSS, the socket and the SSE stream included.`,
+  );
+  notes.push(
+    `This build adds ${kb(mine.marginalHeap - floor.marginalHeap)} of heap per idle session over the SDK floor (${kb(mine.marginalHeap)} against ${kb(floor.marginalHeap)}).`,
+  );
   const base = last('previous build');
   if (base) {
-    notes.push(`Between ${mine.from} and ${mine.n} sessions this build adds ${fmt(mine.marginalHeap / base.marginalHeap, 2)}× the heap per session of the previous build (${kb(mine.marginalHeap)} against ${kb(base.marginalHeap)}); from no sessions, ${fmt(mine.heap / base.heap, 2)}× (${kb(mine.heap)} against ${kb(base.heap)}).`);
+    notes.push(
+      `Between ${mine.from} and ${mine.n} sessions this build adds ${fmt(mine.marginalHeap / base.marginalHeap, 2)}× the heap per session of the previous build (${kb(mine.marginalHeap)} against ${kb(base.marginalHeap)}); from no sessions, ${fmt(mine.heap / base.heap, 2)}× (${kb(mine.heap)} against ${kb(base.heap)}).`,
+    );
   }
   return {
     id: 'mcpmem',
@@ -156,7 +183,12 @@ export async function run({ quick }) {
     notes,
     targets: [
       { name: `Heap per idle MCP session at ${mine.n} sessions`, target: '< 20 KB', value: kb(mine.heap), ok: mine.heap < TARGET_BYTES_PER_SESSION },
-      { name: `Heap per idle MCP session with its GET stream open, at ${mine.n} sessions`, target: '< 20 KB', value: kb(streamed.heap), ok: streamed.heap < TARGET_BYTES_PER_SESSION },
+      {
+        name: `Heap per idle MCP session with its GET stream open, at ${mine.n} sessions`,
+        target: '< 20 KB',
+        value: kb(streamed.heap),
+        ok: streamed.heap < TARGET_BYTES_PER_SESSION,
+      },
     ],
   };
 }

@@ -105,7 +105,12 @@ export async function run({ quick, cpuProf }) {
   // ---- stdio ---------------------------------------------------------------------------------
   {
     const prof = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [];
-    const realT = new StdioClientTransport({ command: process.execPath, args: [...prof, join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'], cwd: ROOT, stderr: 'pipe' });
+    const realT = new StdioClientTransport({
+      command: process.execPath,
+      args: [...prof, join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'],
+      cwd: ROOT,
+      stderr: 'pipe',
+    });
     realT.stderr?.on('data', () => undefined);
     const real = await connect(realT);
     const list = tools(nyDate(Date.now(), 1));
@@ -163,7 +168,16 @@ export async function run({ quick, cpuProf }) {
   const rows = [];
   for (const r of results) {
     rows.push([r.transport, r.tool, fmt(r.real.n, 0), fmt(r.real.cps, 0), fmtMs(r.real.p50), fmtMs(r.real.p99), fmtX(r.ratio), fmtX(r.sameRatio)]);
-    rows.push(['', 'floor: bare SDK echo, same arguments', fmt(r.floor.n, 0), fmt(r.floor.cps, 0), fmtMs(r.floor.p50), fmtMs(r.floor.p99), fmtX(1), fmtX(r.floor.p50 / r.same.p50)]);
+    rows.push([
+      '',
+      'floor: bare SDK echo, same arguments',
+      fmt(r.floor.n, 0),
+      fmt(r.floor.cps, 0),
+      fmtMs(r.floor.p50),
+      fmtMs(r.floor.p99),
+      fmtX(1),
+      fmtX(r.floor.p50 / r.same.p50),
+    ]);
     rows.push(['', 'floor: bare SDK, same payload', fmt(r.same.n, 0), fmt(r.same.cps, 0), fmtMs(r.same.p50), fmtMs(r.same.p99), fmtX(r.same.p50 / r.floor.p50), fmtX(1)]);
   }
   const us = (ms) => `${fmt(ms * 1000, 0)} µs`;
@@ -177,12 +191,16 @@ export async function run({ quick, cpuProf }) {
     title: '2. MCP overhead (official v2 SDK client, sequential calls)',
     sections: [
       { caption: 'Calls', header: ['transport', 'tool', 'calls', 'calls/s', 'p50', 'p99', 'p50 ÷ echo p50', 'p50 ÷ same-payload p50'], rows },
-      { caption: 'Where a call\'s p50 goes', header: ['transport', 'tool', 'protocol (echo)', 'payload (same payload − echo)', 'ours (usp-server − same payload)', 'ours ÷ usp-server'], rows: split },
+      {
+        caption: "Where a call's p50 goes",
+        header: ['transport', 'tool', 'protocol (echo)', 'payload (same payload − echo)', 'ours (usp-server − same payload)', 'ours ÷ usp-server'],
+        rows: split,
+      },
     ],
     notes: [
       'stdio: `usp-server mcp --demo --db :memory:` (real clock; the query asks for tomorrow). HTTP: usp-server in a child process (demo business, clock pinned), one 2025-11-25 session per client. The availability query asks for one day of svc_haircut (3 stylists, default limit 50 slots).',
       'Floors: a bare SDK `Server` (bench/mcp-floor.mjs) on the same transport, given the same arguments: `echo` answers them back; the same-payload tool answers the very result usp-server gave for that call (content text, structuredContent, _meta), captured once at the start. Payload cost = same payload − echo; ours = usp-server − same payload (differences of p50s, so only indicative when small).',
-      'Client, real server and floor server run at the same time in separate processes; usp-server, echo and same-payload calls alternate in chunks of 100. Latencies are measured in the client, so they include the SDK client\'s own cost (the same on every side).',
+      "Client, real server and floor server run at the same time in separate processes; usp-server, echo and same-payload calls alternate in chunks of 100. Latencies are measured in the client, so they include the SDK client's own cost (the same on every side).",
     ],
     targets: results.map((r) => ({
       name: `MCP ${r.transport} ${r.tool} vs ${r.target.floor === 'echo' ? 'echo floor' : 'same-payload floor'} (p50)`,

@@ -33,7 +33,22 @@ const WORKERS = 16;
 /** The tests' Stripe emulator compiled to plain ESM (Node 20 runs no TypeScript) under node_modules/.cache, so `stripe` resolves. */
 async function loadEmulator() {
   const dir = join(ROOT, 'node_modules/.cache/usp-bench');
-  const args = ['--ignoreConfig', join(ROOT, 'test/support/stripe-emulator.ts'), '--outDir', dir, '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--noCheck', '--types', 'node'];
+  const args = [
+    '--ignoreConfig',
+    join(ROOT, 'test/support/stripe-emulator.ts'),
+    '--outDir',
+    dir,
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--target',
+    'es2022',
+    '--skipLibCheck',
+    '--noCheck',
+    '--types',
+    'node',
+  ];
   execFileSync(join(ROOT, 'node_modules/.bin/tsc'), args, { stdio: 'inherit' });
   return import(pathToFileURL(join(dir, 'stripe-emulator.js')).href);
 }
@@ -75,8 +90,14 @@ async function bookRound(s, count) {
         const rid = staffId(slot.staff);
         let e = s.enc.get(rid);
         if (!e) s.enc.set(rid, (e = slotIdEncoder('svc_bench', [rid])));
-        const b = await post(s, '/bookings', { service_id: 'svc_bench', slot_id: e(slot.startMs), buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' } }, w);
-        if (b.status !== 201 || b.body.booking.status !== 'requires_action') throw new Error(`payments: ${s.name} booking answered ${b.status}: ${JSON.stringify(b.body).slice(0, 300)}`);
+        const b = await post(
+          s,
+          '/bookings',
+          { service_id: 'svc_bench', slot_id: e(slot.startMs), buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' } },
+          w,
+        );
+        if (b.status !== 201 || b.body.booking.status !== 'requires_action')
+          throw new Error(`payments: ${s.name} booking answered ${b.status}: ${JSON.stringify(b.body).slice(0, 300)}`);
         s.bookings.push(b.body.booking.id);
       }
     }),
@@ -112,7 +133,11 @@ export async function run({ quick }) {
     // ---- the payment flow: sessions by the worker, then signed webhooks -------------------------
     // A fresh batch of bookings, so the worker's pass meets only these jobs (the others stay pending).
     const flowIds = [];
-    const flow = await server('stripe-flow', { provider: 'stripe', stripe: { secretKey: emu.secretKey, webhookSecret: emu.webhookSecret, apiUrl: emu.url }, startWorker: false }, clock);
+    const flow = await server(
+      'stripe-flow',
+      { provider: 'stripe', stripe: { secretKey: emu.secretKey, webhookSecret: emu.webhookSecret, apiUrl: emu.url }, startWorker: false },
+      clock,
+    );
     servers.push(flow);
     await bookRound(flow, t.flow);
     flowIds.push(...flow.bookings);
@@ -142,7 +167,13 @@ export async function run({ quick }) {
         while (next < signed.length) {
           const ev = signed[next++];
           const a = process.hrtime.bigint();
-          const r = await flow.usp.app.fetch(new Request('http://127.0.0.1/payments/stripe/webhook', { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': ev.signature }, body: ev.payload }));
+          const r = await flow.usp.app.fetch(
+            new Request('http://127.0.0.1/payments/stripe/webhook', {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'stripe-signature': ev.signature },
+              body: ev.payload,
+            }),
+          );
           await r.text();
           if (r.status !== 200) throw new Error(`payments: webhook answered ${r.status}`);
           lat.push(Number(process.hrtime.bigint() - a) / 1e6);
@@ -173,8 +204,18 @@ export async function run({ quick }) {
           caption: `The payment flow after commit (${fmt(flowIds.length, 0)} bookings)`,
           header: ['step', 'CPU per booking', 'wall', 'notes'],
           rows: [
-            ['Checkout Session created by the payment worker', fmtMs(sessionCpu), `${fmtMs(sessionWall)} per booking (passes of 20 in parallel)`, 'lease, SDK call over loopback HTTP, answer applied through the pipeline; the emulator\'s CPU is included'],
-            ['signed checkout.session.completed applied', fmtMs(hookCpu), `p50 ${fmtMs(h.p50)} / p99 ${fmtMs(h.p99)} per request (${fmt((signed.length / hookWall) * 1000, 0)}/s, ${WORKERS} concurrent)`, 'signature checked, event recorded once, booking confirmed, booking.confirmed queued'],
+            [
+              'Checkout Session created by the payment worker',
+              fmtMs(sessionCpu),
+              `${fmtMs(sessionWall)} per booking (passes of 20 in parallel)`,
+              "lease, SDK call over loopback HTTP, answer applied through the pipeline; the emulator's CPU is included",
+            ],
+            [
+              'signed checkout.session.completed applied',
+              fmtMs(hookCpu),
+              `p50 ${fmtMs(h.p50)} / p99 ${fmtMs(h.p99)} per request (${fmt((signed.length / hookWall) * 1000, 0)}/s, ${WORKERS} concurrent)`,
+              'signature checked, event recorded once, booking confirmed, booking.confirmed queued',
+            ],
           ],
         },
       ],

@@ -22,8 +22,16 @@ export function summarizeProfile(path, top = 25) {
   for (const [id, t] of self) {
     const n = byId.get(id);
     const cf = n.callFrame;
-    const url = cf.url.replace(/^file:\/\//, '').replace(/.*\/node_modules\//, 'npm:').replace(/.*\/work\/main\//, '');
-    const file = url.startsWith('npm:') ? url.split('/').slice(0, url.startsWith('npm:@') ? 2 : 1).join('/') : url || `(${cf.functionName || 'native'})`;
+    const url = cf.url
+      .replace(/^file:\/\//, '')
+      .replace(/.*\/node_modules\//, 'npm:')
+      .replace(/.*\/work\/main\//, '');
+    const file = url.startsWith('npm:')
+      ? url
+          .split('/')
+          .slice(0, url.startsWith('npm:@') ? 2 : 1)
+          .join('/')
+      : url || `(${cf.functionName || 'native'})`;
     const key = `${cf.functionName || '(anonymous)'}  ${url}:${cf.lineNumber + 1}`;
     fnTime.set(key, (fnTime.get(key) ?? 0) + t);
     fileTime.set(file, (fileTime.get(file) ?? 0) + t);

@@ -14,24 +14,45 @@ import { fmtMs, summarize } from './lib.mjs';
 
 const TARGET_P50_MS = 20;
 const CITIES = [
-  ['New York', 40.7128, -74.006], ['Los Angeles', 34.0522, -118.2437], ['Chicago', 41.8781, -87.6298], ['Houston', 29.7604, -95.3698],
-  ['Phoenix', 33.4484, -112.074], ['Philadelphia', 39.9526, -75.1652], ['San Antonio', 29.4241, -98.4936], ['San Diego', 32.7157, -117.1611],
-  ['Dallas', 32.7767, -96.797], ['Austin', 30.2672, -97.7431], ['Seattle', 47.6062, -122.3321], ['Denver', 39.7392, -104.9903],
-  ['Boston', 42.3601, -71.0589], ['Miami', 25.7617, -80.1918], ['Atlanta', 33.749, -84.388], ['London', 51.5074, -0.1278],
-  ['Paris', 48.8566, 2.3522], ['Berlin', 52.52, 13.405], ['Toronto', 43.6532, -79.3832], ['Sydney', -33.8688, 151.2093],
+  ['New York', 40.7128, -74.006],
+  ['Los Angeles', 34.0522, -118.2437],
+  ['Chicago', 41.8781, -87.6298],
+  ['Houston', 29.7604, -95.3698],
+  ['Phoenix', 33.4484, -112.074],
+  ['Philadelphia', 39.9526, -75.1652],
+  ['San Antonio', 29.4241, -98.4936],
+  ['San Diego', 32.7157, -117.1611],
+  ['Dallas', 32.7767, -96.797],
+  ['Austin', 30.2672, -97.7431],
+  ['Seattle', 47.6062, -122.3321],
+  ['Denver', 39.7392, -104.9903],
+  ['Boston', 42.3601, -71.0589],
+  ['Miami', 25.7617, -80.1918],
+  ['Atlanta', 33.749, -84.388],
+  ['London', 51.5074, -0.1278],
+  ['Paris', 48.8566, 2.3522],
+  ['Berlin', 52.52, 13.405],
+  ['Toronto', 43.6532, -79.3832],
+  ['Sydney', -33.8688, 151.2093],
 ];
 const KINDS = [
-  ['cat_haircut', 'Haircut', 'hair', 'appointment'], ['cat_color', 'Color', 'hair', 'appointment'], ['cat_massage', 'Massage', 'wellness', 'appointment'],
-  ['cat_yoga', 'Yoga class', 'fitness', 'group'], ['cat_facial', 'Facial', 'beauty', 'appointment'], ['cat_nails', 'Manicure', 'beauty', 'appointment'],
-  ['cat_pt', 'Personal training', 'fitness', 'appointment'], ['cat_coaching', 'Coaching call', 'coaching', 'appointment'],
-  ['cat_dental', 'Dental cleaning', 'health', 'appointment'], ['cat_repair', 'Bike repair', 'repair', 'field_service'],
+  ['cat_haircut', 'Haircut', 'hair', 'appointment'],
+  ['cat_color', 'Color', 'hair', 'appointment'],
+  ['cat_massage', 'Massage', 'wellness', 'appointment'],
+  ['cat_yoga', 'Yoga class', 'fitness', 'group'],
+  ['cat_facial', 'Facial', 'beauty', 'appointment'],
+  ['cat_nails', 'Manicure', 'beauty', 'appointment'],
+  ['cat_pt', 'Personal training', 'fitness', 'appointment'],
+  ['cat_coaching', 'Coaching call', 'coaching', 'appointment'],
+  ['cat_dental', 'Dental cleaning', 'health', 'appointment'],
+  ['cat_repair', 'Bike repair', 'repair', 'field_service'],
 ];
 const ADJ = ['Classic', 'Deluxe', 'Express', 'Signature', 'Deep tissue', 'Hot stone', 'Beginner', 'Advanced', 'Quick', 'Premium'];
 
 /** A deterministic pseudo-random sequence, so every run seeds the same registry. */
 function rng(seed) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 async function seed(server, n, now) {
@@ -83,7 +104,15 @@ const SEARCHES = {
 };
 
 async function measure(db, businesses, iterations) {
-  const server = await createRegistryServer({ db, sandbox: true, log: silentLogger, reindexPollMs: 0, sweepIntervalMs: 0, webhooks: { enabled: false }, security: { rateLimits: false } });
+  const server = await createRegistryServer({
+    db,
+    sandbox: true,
+    log: silentLogger,
+    reindexPollMs: 0,
+    sweepIntervalMs: 0,
+    webhooks: { enabled: false },
+    security: { rateLimits: false },
+  });
   try {
     const t0 = Date.now();
     await seed(server, businesses, Date.now());
@@ -104,7 +133,12 @@ async function measure(db, businesses, iterations) {
       }
       const s = summarize(samples);
       rows.push([name, String(iterations), (found / iterations).toFixed(1), fmtMs(s.p50), fmtMs(s.p99)]);
-      targets.push({ name: `Registry ${name} search p50 (${db.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'})`, target: `< ${TARGET_P50_MS} ms`, value: fmtMs(s.p50), ok: s.p50 < TARGET_P50_MS });
+      targets.push({
+        name: `Registry ${name} search p50 (${db.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'})`,
+        target: `< ${TARGET_P50_MS} ms`,
+        value: fmtMs(s.p50),
+        ok: s.p50 < TARGET_P50_MS,
+      });
     }
     return { rows, targets, seedSeconds };
   } finally {
@@ -124,14 +158,18 @@ export async function run({ quick }) {
     if (process.env.USP_BENCH_PG_URL) stores.push(['PostgreSQL', process.env.USP_BENCH_PG_URL]);
     for (const [label, db] of stores) {
       const r = await measure(db, businesses, iterations);
-      sections.push({ caption: `${label}: ${businesses.toLocaleString('en-US')} businesses, ${(businesses * 10).toLocaleString('en-US')} services (seeded in ${r.seedSeconds.toFixed(1)} s)`, header: ['search', 'calls', 'results per call', 'p50', 'p99'], rows: r.rows });
+      sections.push({
+        caption: `${label}: ${businesses.toLocaleString('en-US')} businesses, ${(businesses * 10).toLocaleString('en-US')} services (seeded in ${r.seedSeconds.toFixed(1)} s)`,
+        header: ['search', 'calls', 'results per call', 'p50', 'p99'],
+        rows: r.rows,
+      });
       targets.push(...r.targets);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   notes.push(
-    'Each call goes through the registry\'s pipeline (input validation, the 6.3.1 plan, the indexed query, presentation), not HTTP. Location: a city centre with a 5 km radius (20 cities, businesses spread over ~40 km around each). Category + price: one category id and 20.00-60.00 USD. Free text: two words, every word must occur. 20 results per page.',
+    "Each call goes through the registry's pipeline (input validation, the 6.3.1 plan, the indexed query, presentation), not HTTP. Location: a city centre with a 5 km radius (20 cities, businesses spread over ~40 km around each). Category + price: one category id and 20.00-60.00 USD. Free text: two words, every word must occur. 20 results per page.",
     'PostgreSQL runs when USP_BENCH_PG_URL names a database (the registry tables are created in it); it is skipped otherwise.',
   );
   return { id: 'registry', title: '7. Discovery registry: service search', sections, notes, targets };

@@ -85,17 +85,37 @@ export async function run({ quick, cpuProf }) {
   const rows = [];
   for (const r of results) {
     rows.push([r.route, 'usp-server', fmt(r.real.rps, 0), fmtMs(r.real.p50), fmtMs(r.real.p99), fmtX(r.ratio), `${fmt(r.real.cpuUs, 0)} µs`, fmtX(r.cpuRatio)]);
-    rows.push(['', `floor (bare Hono, same ${fmt(r.bytes, 0)}-byte body)`, fmt(r.floor.rps, 0), fmtMs(r.floor.p50), fmtMs(r.floor.p99), fmtX(1), `${fmt(r.floor.cpuUs, 0)} µs`, fmtX(1)]);
+    rows.push([
+      '',
+      `floor (bare Hono, same ${fmt(r.bytes, 0)}-byte body)`,
+      fmt(r.floor.rps, 0),
+      fmtMs(r.floor.p50),
+      fmtMs(r.floor.p99),
+      fmtX(1),
+      `${fmt(r.floor.cpuUs, 0)} µs`,
+      fmtX(1),
+    ]);
   }
   return {
     id: 'rest',
     title: `3. REST overhead (autocannon, ${CONNECTIONS} connections, ${quick ? `${amount} requests` : `${seconds} s`} each)`,
-    sections: [{ caption: 'Throughput and latency', header: ['route', 'server', 'requests/s', 'p50', 'p99', 'floor req/s ÷ server req/s', 'server CPU per request', 'CPU ÷ floor CPU'], rows }],
+    sections: [
+      {
+        caption: 'Throughput and latency',
+        header: ['route', 'server', 'requests/s', 'p50', 'p99', 'floor req/s ÷ server req/s', 'server CPU per request', 'CPU ÷ floor CPU'],
+        rows,
+      },
+    ],
     notes: [
       'Servers run in child processes (one core for the server, one for autocannon). usp-server: demo business, sandbox, in-memory SQLite, clock pinned to 2026-12-01 12:00 New York; the availability query asks for one day of svc_haircut (3 stylists, default limit 50).',
       'autocannon reports latency at 1 ms resolution. "Server CPU per request" is the server process\'s user + system CPU time over the run divided by the requests served: unlike requests/s it does not depend on what else the machine is running.',
     ],
-    targets: results.map((r) => ({ name: `REST ${r.route} vs floor`, target: `within ${TARGET_RATIO}×`, value: `${fmtX(r.ratio)} (${fmt(r.real.rps, 0)} vs ${fmt(r.floor.rps, 0)} req/s)`, ok: r.ratio <= TARGET_RATIO })),
+    targets: results.map((r) => ({
+      name: `REST ${r.route} vs floor`,
+      target: `within ${TARGET_RATIO}×`,
+      value: `${fmtX(r.ratio)} (${fmt(r.real.rps, 0)} vs ${fmt(r.floor.rps, 0)} req/s)`,
+      ok: r.ratio <= TARGET_RATIO,
+    })),
     memory,
     data: { results },
   };

@@ -81,7 +81,16 @@ const handlers = {
   },
   memory: () => {
     const m = process.memoryUsage();
-    return { peakRss: peak(), rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, lifetimePeak: lifetimePeak(), cpuMs: cpuMs() };
+    return {
+      peakRss: peak(),
+      rss: m.rss,
+      heapUsed: m.heapUsed,
+      heapTotal: m.heapTotal,
+      external: m.external,
+      arrayBuffers: m.arrayBuffers,
+      lifetimePeak: lifetimePeak(),
+      cpuMs: cpuMs(),
+    };
   },
   'set-bodies': (msg) => {
     floorBodies = msg.bodies;
@@ -194,7 +203,12 @@ async function seedBookings({ count, firstDay, days }) {
   const first = slot(0);
   const firstId = slotId(first.staff, first.startMs);
   const h = await post('/availability/holds', { service_id: 'svc_bench', slot_id: firstId });
-  const b = await post('/bookings', { service_id: 'svc_bench', slot_id: firstId, hold_id: h.hold.id, buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' } });
+  const b = await post('/bookings', {
+    service_id: 'svc_bench',
+    slot_id: firstId,
+    hold_id: h.hold.id,
+    buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+  });
   const booking = b.booking;
   const now = usp.clock.now();
   const tpl = await usp.store.read(async (tx) => {
@@ -227,7 +241,12 @@ async function seedBookings({ count, firstDay, days }) {
   // All pairs at once, in one pass: replaced in turn, a new start equal to the template's end
   // would then be replaced again as an end.
   const escapeRe = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const pattern = new RegExp(swaps(0, first).map(([a]) => escapeRe(a)).join('|'), 'g');
+  const pattern = new RegExp(
+    swaps(0, first)
+      .map(([a]) => escapeRe(a))
+      .join('|'),
+    'g',
+  );
   const apply = (text, pairs) => {
     const to = new Map(pairs);
     return text.replace(pattern, (m) => to.get(m));
@@ -244,11 +263,32 @@ async function seedBookings({ count, firstDay, days }) {
         await tx.holds.insert(JSON.parse(apply(texts.hold, pairs)));
         await tx.claims.add(JSON.parse(apply(texts.claims, pairs)));
         for (const e of JSON.parse(apply(texts.events, pairs))) await tx.outbox.add({ ...e, event_id: `evt_${randomUUID().replace(/-/g, '')}` });
-        for (const [op, body] of [['create_hold', { hold: rec.priv.hold_id }], ['create_booking', { booking: rec.booking }]]) {
-          await tx.idempotency.put({ scope: `${profile}|${op}|${randomUUID()}`, request_hash: hash(op + i), status: 201, body: { status: 201, data: body, messages: [] }, created_ms: now, expires_ms: now + 86_400_000 });
+        for (const [op, body] of [
+          ['create_hold', { hold: rec.priv.hold_id }],
+          ['create_booking', { booking: rec.booking }],
+        ]) {
+          await tx.idempotency.put({
+            scope: `${profile}|${op}|${randomUUID()}`,
+            request_hash: hash(op + i),
+            status: 201,
+            body: { status: 201, data: body, messages: [] },
+            created_ms: now,
+            expires_ms: now + 86_400_000,
+          });
         }
-        for (const [kind, id] of [['hold', rec.priv.hold_id], ['booking', rec.booking.id]]) {
-          await tx.security.putCredential({ value_hash: hash(randomUUID()), resource_kind: kind, resource_id: id, jkt: null, principal: profile, expires_ms: now + 365 * 86_400_000, revoked: false });
+        for (const [kind, id] of [
+          ['hold', rec.priv.hold_id],
+          ['booking', rec.booking.id],
+        ]) {
+          await tx.security.putCredential({
+            value_hash: hash(randomUUID()),
+            resource_kind: kind,
+            resource_id: id,
+            jkt: null,
+            principal: profile,
+            expires_ms: now + 365 * 86_400_000,
+            revoked: false,
+          });
         }
       }
       // Events that were due went out long ago: marked dispatched in the same transaction, so the

@@ -118,7 +118,15 @@ function growth(rows, axis) {
 }
 
 export async function run({ quick }) {
-  const configs = [[10, 7], [10, 1], [10, 14], [10, 30], [1, 7], [25, 7], [50, 7]];
+  const configs = [
+    [10, 7],
+    [10, 1],
+    [10, 14],
+    [10, 30],
+    [1, 7],
+    [25, 7],
+    [50, 7],
+  ];
   const measured = measureAll(configs, quick ? 300 : 10_000);
   const at = (staff, days) => measured.find((m) => m.staff === staff && m.days === days);
   const main = at(10, 7);
@@ -144,7 +152,7 @@ export async function run({ quick }) {
     notes: [
       `Days: ${describeGrowth(gDays, 'day')}.`,
       `Staff: ${describeGrowth(gStaff, 'staff member')}.`,
-      'The seven configurations are timed in interleaved rounds (10 s in all), so a change in machine load falls on all of them alike. Business: one appointment service, N staff, 15-minute slots every 15 minutes 09:00–18:00 every day, 30% of each staff member\'s slots claimed (11 of 36 a day, seeded synthetic claims); `generateSlots` only (no store, no presentation).',
+      "The seven configurations are timed in interleaved rounds (10 s in all), so a change in machine load falls on all of them alike. Business: one appointment service, N staff, 15-minute slots every 15 minutes 09:00–18:00 every day, 30% of each staff member's slots claimed (11 of 36 a day, seeded synthetic claims); `generateSlots` only (no store, no presentation).",
     ],
     targets: [{ name: 'Slots: median, 7 days × 10 staff', target: `< ${TARGET_MEDIAN_MS} ms`, value: fmtMs(main.p50), ok }],
     data: { main, byDays, byStaff, growth: { days: gDays, staff: gStaff } },

@@ -32,17 +32,33 @@ const HOST = `window.renderOnce = (html, result) => new Promise((resolve) => {
 
 export async function run({ quick }) {
   const client = new Client({ name: 'bench-views', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'], cwd: ROOT, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'], cwd: ROOT, stderr: 'pipe' }),
+  );
   const rows = [];
   const renderRows = [];
   const targets = [];
   try {
     const { tools } = await client.listTools();
     const uris = [...new Set(tools.map((t) => t._meta?.ui?.resourceUri).filter(Boolean))];
-    const q = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: 'svc_haircut', start_date: benchDate(3), end_date: benchDate(3), limit: 40, _meta: { usp: { profile: PLATFORM } } } });
+    const q = await client.callTool({
+      name: 'usp_availability_query',
+      arguments: { service_id: 'svc_haircut', start_date: benchDate(3), end_date: benchDate(3), limit: 40, _meta: { usp: { profile: PLATFORM } } },
+    });
     const slot = q.structuredContent.slots[0];
-    const booked = await client.callTool({ name: 'usp_bookings_create', arguments: { service_id: 'svc_haircut', slot_id: slot.id, buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' }, _meta: { usp: { profile: PLATFORM } } } });
-    const joined = await client.callTool({ name: 'usp_waitlist_join', arguments: { service_id: 'svc_yoga_class', buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' }, _meta: { usp: { profile: PLATFORM } } } });
+    const booked = await client.callTool({
+      name: 'usp_bookings_create',
+      arguments: {
+        service_id: 'svc_haircut',
+        slot_id: slot.id,
+        buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+        _meta: { usp: { profile: PLATFORM } },
+      },
+    });
+    const joined = await client.callTool({
+      name: 'usp_waitlist_join',
+      arguments: { service_id: 'svc_yoga_class', buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' }, _meta: { usp: { profile: PLATFORM } } },
+    });
     const sample = { 'ui://usp/slots': q, 'ui://usp/booking': booked, 'ui://usp/waitlist': joined };
     const html = {};
     const n = quick ? 20 : 500;
@@ -94,7 +110,9 @@ export async function run({ quick }) {
       { caption: `resources/read over stdio (${quick ? 20 : 500} reads each)`, header: ['view', 'size', 'p50', 'p99'], rows },
       ...(renderRows.length ? [{ caption: 'First render: srcdoc set -> result drawn (sandboxed iframe, Chromium)', header: ['view', 'p50', 'max'], rows: renderRows }] : []),
     ],
-    notes: ['The HTML is read from dist/views/ once and kept; a read costs the JSON-RPC round trip. The render includes parsing the inline script, the ui/initialize handshake and drawing the result.'],
+    notes: [
+      'The HTML is read from dist/views/ once and kept; a read costs the JSON-RPC round trip. The render includes parsing the inline script, the ui/initialize handshake and drawing the result.',
+    ],
     targets,
   };
 }

@@ -12,9 +12,12 @@ import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
 const client = new Client({ name: 'assistant-walk', version: '1.0.0' });
-await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'], cwd: ROOT, stderr: 'ignore' }));
+await client.connect(
+  new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'], cwd: ROOT, stderr: 'ignore' }),
+);
 const BUYER = { first_name: 'Ann', last_name: 'Lee', email: 'ann@example.com' };
-const day = (n) => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(Date.now() + n * 86_400_000));
+const day = (n) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(Date.now() + n * 86_400_000));
 const say = async (name, args = {}) => {
   let r;
   try {

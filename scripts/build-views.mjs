@@ -21,7 +21,10 @@ const VIEWS = [
 // Nothing may load from anywhere: inline script and style only, images only as data: URIs.
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
-const css = readFileSync(join(ROOT, 'views/style.css'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\s*\n\s*/g, '\n').trim();
+const css = readFileSync(join(ROOT, 'views/style.css'), 'utf8')
+  .replace(/\/\*[\s\S]*?\*\//g, '')
+  .replace(/\s*\n\s*/g, '\n')
+  .trim();
 
 mkdirSync(OUT, { recursive: true });
 for (const v of VIEWS) {
@@ -37,7 +40,10 @@ for (const v of VIEWS) {
     },
   });
   const outputs = (Array.isArray(out) ? out : [out]).flatMap((o) => o.output);
-  const js = outputs.filter((o) => o.type === 'chunk').map((o) => o.code).join('\n');
+  const js = outputs
+    .filter((o) => o.type === 'chunk')
+    .map((o) => o.code)
+    .join('\n');
   // An inline script ends at the first "</script": keep the bundle from ever containing one.
   const safeJs = js.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta http-equiv="Content-Security-Policy" content="${CSP}"><meta name="referrer" content="no-referrer"><title>${v.title}</title><style>${css}</style></head><body><div id="app"></div><script>${safeJs}</script></body></html>\n`;

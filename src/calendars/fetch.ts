@@ -41,9 +41,7 @@ export function pinnedFetch(l: FetchLimits, o: { failOnError?: boolean } = {}): 
   }) as typeof fetch;
 }
 
-export type FetchResult =
-  | { kind: 'unchanged' }
-  | { kind: 'calendar'; texts: string[]; etag: string | null; lastModified: string | null };
+export type FetchResult = { kind: 'unchanged' } | { kind: 'calendar'; texts: string[]; etag: string | null; lastModified: string | null };
 
 /** A feed that answered but not with a calendar (a 404, a 401, an HTML page). */
 export class FeedRefused extends Error {}

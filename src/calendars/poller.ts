@@ -109,7 +109,10 @@ export class CalendarPoller {
           .map((c): BusyInterval => ({ start_ms: c.start_ms, end_ms: c.end_ms }));
         const wanted = subtractIntervals(busy, taken);
         const stored = await tx.calendars.busy(feed.key);
-        const same = sameIntervals(stored.filter((b) => b.end_ms > fromMs), wanted);
+        const same = sameIntervals(
+          stored.filter((b) => b.end_ms > fromMs),
+          wanted,
+        );
         if (!same) await tx.calendars.replaceBusy(feed.key, feed.resourceId, wanted);
         await tx.calendars.putFeedState({
           ...state,

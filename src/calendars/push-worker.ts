@@ -75,7 +75,9 @@ export class CalendarPushWorker {
         done++;
       } catch (err) {
         if ((err as { storeUnavailable?: boolean }).storeUnavailable) throw err;
-        const error = String((err as Error).message ?? err).replace(/https?:\/\/\S+/g, '<url>').slice(0, 200);
+        const error = String((err as Error).message ?? err)
+          .replace(/https?:\/\/\S+/g, '<url>')
+          .slice(0, 200);
         const attempts = job.attempts + 1;
         this.o.log.warn('calendar push failed: retried later', { booking_id: job.booking_id, attempts, error });
         await this.o.store.transaction((tx) => tx.calendars.failPush(job.booking_id, attempts, now + RETRY_MS[Math.min(attempts - 1, RETRY_MS.length - 1)], error));
@@ -101,22 +103,30 @@ export class CalendarPushWorker {
         continue;
       }
       const body = calendarObject(
-        [{
-          uid: pushedUid(bookingId),
-          sequence: rec.priv.reschedule_count,
-          canceled: false,
-          startMs: rec.priv.start_ms,
-          endMs: rec.priv.end_ms,
-          stampMs: this.o.now(),
-          summary: this.o.summary(rec),
-        }],
+        [
+          {
+            uid: pushedUid(bookingId),
+            sequence: rec.priv.reschedule_count,
+            canceled: false,
+            startMs: rec.priv.start_ms,
+            endMs: rec.priv.end_ms,
+            stampMs: this.o.now(),
+            summary: this.o.summary(rec),
+          },
+        ],
         '-//usp-server//calendar push//EN',
         null, // a stored calendar object carries no METHOD (RFC 4791 4.1)
       );
-      const fingerprint = createHash('sha256').update(body.replace(/^DTSTAMP:.*\r\n/m, '')).digest('hex');
+      const fingerprint = createHash('sha256')
+        .update(body.replace(/^DTSTAMP:.*\r\n/m, ''))
+        .digest('hex');
       if (existing?.fingerprint === fingerprint) continue;
       const href = existing?.href ?? new URL(`${encodeURIComponent(bookingId)}.ics`, cal.url).href;
-      const res = await updateCalendarObject({ calendarObject: { url: href, data: body, etag: undefined }, headers: { ...headers, 'content-type': 'text/calendar; charset=utf-8' }, fetch });
+      const res = await updateCalendarObject({
+        calendarObject: { url: href, data: body, etag: undefined },
+        headers: { ...headers, 'content-type': 'text/calendar; charset=utf-8' },
+        fetch,
+      });
       if (!res.ok) throw new FeedRefused(`PUT answered HTTP ${res.status}`);
       await this.o.store.transaction((tx) => tx.calendars.putPushedEvent({ booking_id: bookingId, calendar_key: cal.key, href, fingerprint }));
     }

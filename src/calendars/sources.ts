@@ -19,7 +19,6 @@ export interface CalendarFeed {
   write: boolean;
 }
 
-
 /** Every calendar of every resource, in the business file's order. */
 export function calendarFeeds(resources: ReadonlyArray<{ id: string; calendars?: readonly CalendarSource[] }>): CalendarFeed[] {
   return resources.flatMap((r) =>

@@ -107,13 +107,21 @@ class HttpMcp extends Base implements McpClient {
   }
 
   async notify(method: string): Promise<void> {
-    const res = await fetch(this.endpoint, { method: 'POST', headers: this.headers(), body: JSON.stringify({ jsonrpc: '2.0', method }), signal: AbortSignal.timeout(this.timeoutMs) });
+    const res = await fetch(this.endpoint, {
+      method: 'POST',
+      headers: this.headers(),
+      body: JSON.stringify({ jsonrpc: '2.0', method }),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
     await res.text();
   }
 
   async close(): Promise<void> {
     if (!this.session) return;
-    await fetch(this.endpoint, { method: 'DELETE', headers: this.headers(), signal: AbortSignal.timeout(this.timeoutMs) }).then((r) => r.text(), () => undefined);
+    await fetch(this.endpoint, { method: 'DELETE', headers: this.headers(), signal: AbortSignal.timeout(this.timeoutMs) }).then(
+      (r) => r.text(),
+      () => undefined,
+    );
   }
 }
 

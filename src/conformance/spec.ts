@@ -127,7 +127,10 @@ export function loadSpec(dir: string): SpecArtifacts {
       if (!response) return null;
       while (response.$ref) {
         key = response.$ref;
-        response = response.$ref.replace(/^#\//, '').split('/').reduce((o: any, p: string) => o?.[p.replace(/~1/g, '/').replace(/~0/g, '~')], openapi);
+        response = response.$ref
+          .replace(/^#\//, '')
+          .split('/')
+          .reduce((o: any, p: string) => o?.[p.replace(/~1/g, '/').replace(/~0/g, '~')], openapi);
       }
       const content = response?.content ?? {};
       const type = Object.keys(content).find((t) => t.includes('json'));

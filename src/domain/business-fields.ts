@@ -93,8 +93,7 @@ export const instant = (description: string) =>
     { description: `${description} (RFC 3339 date-time with offset)` },
   );
 
-export const currencyCode = (description: string) =>
-  doc(z.string().regex(CURRENCY_RE, 'must be an ISO 4217 currency code: three uppercase letters, e.g. "USD"'), description);
+export const currencyCode = (description: string) => doc(z.string().regex(CURRENCY_RE, 'must be an ISO 4217 currency code: three uppercase letters, e.g. "USD"'), description);
 
 export const timeZone = () =>
   doc(
@@ -103,6 +102,12 @@ export const timeZone = () =>
   );
 
 export const httpUrl = (description: string) =>
-  doc(z.string().regex(HTTP_URL_RE, 'must be an absolute http(s) URL').refine((v) => !HTTP_URL_RE.test(v) || isHttpUrl(v), 'must be an absolute http(s) URL'), description);
+  doc(
+    z
+      .string()
+      .regex(HTTP_URL_RE, 'must be an absolute http(s) URL')
+      .refine((v) => !HTTP_URL_RE.test(v) || isHttpUrl(v), 'must be an absolute http(s) URL'),
+    description,
+  );
 
 export const minorUnits = (description: string) => doc(z.number().int().nonnegative(), `${description} (integer, minor currency units)`);

@@ -11,9 +11,27 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { RESOURCE_TYPES, serviceRules, type PathSegment } from './business-rules.js';
 import {
-  doc, HANDLE_RE, SERVICE_TYPE_RE, LOCALE_RE, SHA256_HEX_RE, durationMillis, minutesOf, isHttpUrl, idString, nonEmpty,
-  isoDuration, openingTime, closingTime, localDate, instant, currencyCode, timeZone, httpUrl, minorUnits,
+  doc,
+  HANDLE_RE,
+  SERVICE_TYPE_RE,
+  SHA256_HEX_RE,
+  durationMillis,
+  minutesOf,
+  isHttpUrl,
+  idString,
+  nonEmpty,
+  isoDuration,
+  openingTime,
+  closingTime,
+  localDate,
+  instant,
+  currencyCode,
+  timeZone,
+  httpUrl,
+  minorUnits,
 } from './business-fields.js';
+
+import { CategorySchema, DescriptionSchema, LinkSchema, LocalizedSchema, MediaSchema, RatingSchema } from './service-presentation.js';
 
 export { businessDocs, type SchemaDoc } from './business-fields.js';
 
@@ -51,7 +69,9 @@ const dayIntervals = (day: string) => doc(z.array(LocalIntervalSchema), `Interva
 
 const WeeklyHoursSchema = doc(
   z
-    .strictObject(Object.fromEntries(WEEKDAYS.map((d) => [d, dayIntervals(d).optional()])) as Record<(typeof WEEKDAYS)[number], z.ZodOptional<z.ZodArray<typeof LocalIntervalSchema>>>)
+    .strictObject(
+      Object.fromEntries(WEEKDAYS.map((d) => [d, dayIntervals(d).optional()])) as Record<(typeof WEEKDAYS)[number], z.ZodOptional<z.ZodArray<typeof LocalIntervalSchema>>>,
+    )
     .superRefine((week, ctx) => {
       for (const day of WEEKDAYS) {
         const list = week[day];
@@ -60,7 +80,8 @@ const WeeklyHoursSchema = doc(
     }),
   {
     id: 'WeeklyHours',
-    description: 'Weekly recurring local hours, by weekday; a missing day is closed. On a resource: its working hours. On a service: the window in which bookings must start and end (e.g. a class timetable).',
+    description:
+      'Weekly recurring local hours, by weekday; a missing day is closed. On a resource: its working hours. On a service: the window in which bookings must start and end (e.g. a class timetable).',
   },
 );
 
@@ -120,7 +141,10 @@ const ResourceSchema = doc(
       schedule: WeeklyHoursSchema,
       exceptions: z.array(DatedExceptionSchema).optional(),
       time_off: z.array(TimeOffSchema).optional(),
-      calendars: doc(z.array(CalendarSourceSchema), 'Calendars the resource is busy in (read in the background; a CalDAV one with write: true also receives its bookings).').optional(),
+      calendars: doc(
+        z.array(CalendarSourceSchema),
+        'Calendars the resource is busy in (read in the background; a CalDAV one with write: true also receives its bookings).',
+      ).optional(),
     })
     .superRefine((r, ctx) => {
       const seen = new Map<string, number>();
@@ -168,29 +192,29 @@ export const DurationSchema = doc(
 const PRICING_MODELS = ['fixed', 'hourly', 'per_person', 'variable', 'free'] as const;
 
 const PricingSchema = doc(
-  z
-    .strictObject({
-      model: doc(z.enum(PRICING_MODELS), 'Pricing model.'),
-      amount: minorUnits('Price').optional(),
-      currency: currencyCode('ISO 4217 currency code; must equal the business currency.'),
-      price_range: z
-        .strictObject({ min: minorUnits('Lowest price'), max: minorUnits('Highest price') })
-        .superRefine((r, ctx) => {
-          if (r.max < r.min) ctx.addIssue({ code: 'custom', path: ['max'], message: 'must not be less than min' });
-        })
-        .optional(),
-      deposit: z
-        .strictObject({
-          type: z.enum(['fixed', 'percentage']),
-          value: doc(z.number().positive(), 'Deposit in minor units (fixed) or percent of the price (percentage).'),
-          refundable: z.boolean().optional(),
-        })
-        .superRefine((d, ctx) => {
-          if (d.type === 'percentage' && d.value > 100) ctx.addIssue({ code: 'custom', path: ['value'], message: 'a percentage deposit must be at most 100' });
-          if (d.type === 'fixed' && !Number.isInteger(d.value)) ctx.addIssue({ code: 'custom', path: ['value'], message: 'a fixed deposit is an integer amount in minor currency units' });
-        })
-        .optional(),
-    }),
+  z.strictObject({
+    model: doc(z.enum(PRICING_MODELS), 'Pricing model.'),
+    amount: minorUnits('Price').optional(),
+    currency: currencyCode('ISO 4217 currency code; must equal the business currency.'),
+    price_range: z
+      .strictObject({ min: minorUnits('Lowest price'), max: minorUnits('Highest price') })
+      .superRefine((r, ctx) => {
+        if (r.max < r.min) ctx.addIssue({ code: 'custom', path: ['max'], message: 'must not be less than min' });
+      })
+      .optional(),
+    deposit: z
+      .strictObject({
+        type: z.enum(['fixed', 'percentage']),
+        value: doc(z.number().positive(), 'Deposit in minor units (fixed) or percent of the price (percentage).'),
+        refundable: z.boolean().optional(),
+      })
+      .superRefine((d, ctx) => {
+        if (d.type === 'percentage' && d.value > 100) ctx.addIssue({ code: 'custom', path: ['value'], message: 'a percentage deposit must be at most 100' });
+        if (d.type === 'fixed' && !Number.isInteger(d.value))
+          ctx.addIssue({ code: 'custom', path: ['value'], message: 'a fixed deposit is an integer amount in minor currency units' });
+      })
+      .optional(),
+  }),
   { id: 'Pricing', description: 'How the service is priced (amounts in minor currency units).' },
 );
 
@@ -256,71 +280,6 @@ const CapacitySchema = doc(
   { id: 'Capacity', description: 'Participants per slot; required for group and reservation services.' },
 );
 
-const CategorySchema = doc(
-  z.looseObject({
-    taxonomy: doc(nonEmpty(), 'Labeling system, e.g. "merchant" or an external taxonomy.'),
-    id: z.string().optional(),
-    name: z.string().optional(),
-    parent_id: z.string().optional(),
-    value: doc(z.string(), 'Taxonomy-native code or path; required outside the merchant taxonomy.').optional(),
-    primary: z.boolean().optional(),
-  }),
-  { id: 'ServiceCategory', description: 'A category label within one taxonomy.' },
-);
-
-const DescriptionSchema = doc(
-  z.union(
-    [
-      z.string(),
-      z.strictObject({ plain: z.string(), markdown: z.string().optional(), html: z.string().optional() }),
-    ],
-    { error: 'must be a string or an object with a "plain" member' },
-  ),
-  { id: 'Description', description: 'Plain-text description, or { plain, markdown?, html? }.' },
-);
-
-const LinkSchema = doc(
-  z.strictObject({ type: nonEmpty(), url: httpUrl('Address of the page.'), title: z.string().optional() }),
-  { id: 'Link', description: 'A typed link to a policy or information page.' },
-);
-
-const MediaSchema = doc(
-  z.looseObject({
-    type: doc(nonEmpty(), 'Media format, e.g. "image" or "video".'),
-    url: httpUrl('Address of the media.'),
-    alt_text: z.string().optional(),
-    role: z.enum(['hero', 'gallery', 'thumbnail']).optional(),
-    width: z.number().int().min(1).optional(),
-    height: z.number().int().min(1).optional(),
-  }),
-  { id: 'Media', description: 'An image or video of the service.' },
-);
-
-const RatingSchema = doc(
-  z
-    .strictObject({
-      value: z.number().min(0),
-      scale_max: z.number().min(1),
-      scale_min: z.number().min(0).optional(),
-      count: z.number().int().min(0).optional(),
-    })
-    .superRefine((r, ctx) => {
-      const min = r.scale_min ?? 1;
-      if (r.value < min || r.value > r.scale_max) ctx.addIssue({ code: 'custom', path: ['value'], message: `must lie between ${min} and ${r.scale_max}` });
-    }),
-  { id: 'Rating', description: 'Aggregate rating of the service.' },
-);
-
-const LOCALIZED_KEYS = ['name', 'description', 'category_name', 'channel_instructions'];
-
-const LocalizedSchema = doc(
-  z.record(
-    z.string().refine((k) => LOCALIZED_KEYS.includes(k), `must be one of ${LOCALIZED_KEYS.join(', ')}`),
-    z.record(z.string().regex(LOCALE_RE, 'must be a BCP 47 language tag such as "es" or "zh-Hant"'), z.string()),
-  ),
-  { id: 'LocalizedFields', description: 'Per-locale overrides of name, description, category_name and channel_instructions.' },
-);
-
 const RequirementSchema = doc(
   z
     .strictObject({
@@ -371,10 +330,10 @@ export const ServiceSchema = doc(
   ServiceObject.superRefine((s, ctx) => serviceRules(s, (path, message) => ctx.addIssue({ code: 'custom', path, message }))),
   {
     id: 'Service',
-    description: 'A bookable service: the published USP Service fields (without business_id, availability_hint, resources and locations, which the server derives) plus how it is delivered.',
+    description:
+      'A bookable service: the published USP Service fields (without business_id, availability_hint, resources and locations, which the server derives) plus how it is delivered.',
   },
 );
-
 
 // ---------------------------------------------------------------------------------------------
 // Settings and the whole file
@@ -402,13 +361,9 @@ const SettingsSchema = doc(
       ),
       waitlist_offer_ttl_seconds: doc(z.number().int().positive(), 'How long a waitlist offer can be accepted, in seconds.').default(d.waitlist_offer_ttl_seconds),
       max_query_days: doc(z.number().int().positive(), 'Longest availability query range, in days.').default(d.max_query_days),
-      max_active_holds_per_buyer: doc(z.number().int().positive(), 'Concurrent active holds per platform and buyer for one service.').default(
-        d.max_active_holds_per_buyer,
-      ),
+      max_active_holds_per_buyer: doc(z.number().int().positive(), 'Concurrent active holds per platform and buyer for one service.').default(d.max_active_holds_per_buyer),
       max_waitlist_entries: doc(z.number().int().positive(), "Most entries on one service's waitlist.").default(d.max_waitlist_entries),
-      reminder_offset_seconds: doc(z.number().int().min(0), 'booking.reminder goes out this long before the start; 0 turns reminders off.').default(
-        d.reminder_offset_seconds,
-      ),
+      reminder_offset_seconds: doc(z.number().int().min(0), 'booking.reminder goes out this long before the start; 0 turns reminders off.').default(d.reminder_offset_seconds),
       mail_reminders: doc(z.boolean(), 'False: buyers get no reminder mail (confirmations, changes and payment requests always go).').default(d.mail_reminders),
       mail_templates: doc(
         z.record(z.string().regex(/^[a-z_]+$/), z.string().min(1).max(500)),
@@ -433,7 +388,16 @@ const BusinessSchema = doc(
     timezone: timeZone(),
     currency: currencyCode('Operating currency (ISO 4217); every service is priced in it.'),
     locale: doc(
-      z.string().max(35).refine((v) => { try { return Intl.getCanonicalLocales(v).length === 1; } catch { return false; } }, 'must be a BCP 47 language tag'),
+      z
+        .string()
+        .max(35)
+        .refine((v) => {
+          try {
+            return Intl.getCanonicalLocales(v).length === 1;
+          } catch {
+            return false;
+          }
+        }, 'must be a BCP 47 language tag'),
       'Language of the buyer pages when the browser names none we can use (BCP 47, e.g. "en-US"); default "en-US".',
     ).optional(),
     locations: doc(z.array(LocationSchema), 'Places of business; [] for a business without premises.'),

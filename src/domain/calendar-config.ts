@@ -19,14 +19,14 @@ const calendarUrl = () =>
 export const CalendarSourceSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('ics'),
-    url: calendarUrl().describe('The calendar\'s secret iCalendar address (webcal:// is read as https://).'),
+    url: calendarUrl().describe("The calendar's secret iCalendar address (webcal:// is read as https://)."),
   }),
   z.strictObject({
     type: z.literal('caldav'),
     url: calendarUrl().describe('The CalDAV calendar collection URL.'),
     username: z.string().min(1),
     password_env: z.string().regex(ENV_NAME, 'must be an environment variable name').describe('Name of the environment variable holding the password or app token.'),
-    write: z.boolean().optional().describe('Also put this resource\'s bookings in the calendar as events (default false).'),
+    write: z.boolean().optional().describe("Also put this resource's bookings in the calendar as events (default false)."),
   }),
 ]);
 

@@ -30,9 +30,7 @@ export function publishService(def: ServiceDef, biz: BusinessDef): PublishedServ
   }
   const locationIds = serviceLocationIds(def, resourcesById);
   if (locationIds.length > 0) {
-    out.locations = biz.business.locations
-      .filter((l) => locationIds.includes(l.id))
-      .map((l) => ({ ...l }));
+    out.locations = biz.business.locations.filter((l) => locationIds.includes(l.id)).map((l) => ({ ...l }));
   }
   return out as PublishedService;
 }

@@ -17,10 +17,7 @@ import { workingTime } from './working-time.js';
  * and its place on that window's grid, then the claims on its resources. Hold, booking and
  * reschedule run it inside their transaction, so it is on every write's path.
  */
-export function findSlot(
-  q: Omit<SlotQuery, 'fromMs' | 'toMs' | 'resourceId'>,
-  parts: { startMs: number; resourceIds: string[] },
-): SlotCandidate | null {
+export function findSlot(q: Omit<SlotQuery, 'fromMs' | 'toMs' | 'resourceId'>, parts: { startMs: number; resourceIds: string[] }): SlotCandidate | null {
   if (!Number.isSafeInteger(parts.startMs) || !Array.isArray(parts.resourceIds)) return null;
   const s = parts.startMs;
   const iq: InternalQuery = { ...q, fromMs: s, toMs: s + 1, onlyCombination: parts.resourceIds };

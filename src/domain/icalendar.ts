@@ -36,7 +36,10 @@ const paramText = (s: string) => `"${s.replace(/["\r\n]/g, '')}"`;
 
 /** 20261204T150000Z */
 function utc(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 /** TEXT value escaping (RFC 5545 3.3.11). */

@@ -45,7 +45,10 @@ export function openingHours(service: ServiceDef, resources: ReadonlyMap<string,
       intervals = weeklyMinutes(all);
       if (service.hours) {
         const sh = weeklyMinutes(service.hours[day]).map(([s, e]) => ({ s, e }));
-        intervals = intersectIntervals(intervals.map(([s, e]) => ({ s, e })), sh).map((iv) => [iv.s, iv.e]);
+        intervals = intersectIntervals(
+          intervals.map(([s, e]) => ({ s, e })),
+          sh,
+        ).map((iv) => [iv.s, iv.e]);
       }
     }
     if (intervals.length === 0) continue;

@@ -77,13 +77,7 @@ export interface RescheduleTerms {
   reason?: 'not_allowed' | 'limit_reached';
 }
 
-export function rescheduleTerms(
-  service: ServiceDef,
-  startMs: number,
-  nowMs: number,
-  rescheduleCount: number,
-  parseDuration: (iso: string) => number,
-): RescheduleTerms {
+export function rescheduleTerms(service: ServiceDef, startMs: number, nowMs: number, rescheduleCount: number, parseDuration: (iso: string) => number): RescheduleTerms {
   const r = service.policies.rescheduling;
   if (!r.allowed) return { allowed: false, fee: 0, reason: 'not_allowed' };
   if (r.max_reschedules !== undefined && rescheduleCount >= r.max_reschedules) {

@@ -28,7 +28,6 @@ export interface DeliveryAddress {
   coordinates?: { lat: number; lng: number };
 }
 
-
 export interface PaymentContext {
   amount_due: number;
   currency: string;

@@ -111,6 +111,10 @@ export function boundingBox(center: { lat: number; lng: number }, radiusKm: numb
 
 /** Lower-cased word tokens of a free-text query (at most 8, each at least 2 characters). */
 export function queryTokens(query: string): string[] {
-  const words = query.toLowerCase().normalize('NFKC').split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 2);
+  const words = query
+    .toLowerCase()
+    .normalize('NFKC')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length >= 2);
   return [...new Set(words)].slice(0, 8);
 }

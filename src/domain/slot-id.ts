@@ -154,8 +154,14 @@ function startChars(startMs: number): string {
   const hi = Math.floor(startMs / TWO_24);
   const lo = startMs - hi * TWO_24;
   return (
-    ALPHABET[(hi >> 18) & 63] + ALPHABET[(hi >> 12) & 63] + ALPHABET[(hi >> 6) & 63] + ALPHABET[hi & 63] +
-    ALPHABET[(lo >> 18) & 63] + ALPHABET[(lo >> 12) & 63] + ALPHABET[(lo >> 6) & 63] + ALPHABET[lo & 63]
+    ALPHABET[(hi >> 18) & 63] +
+    ALPHABET[(hi >> 12) & 63] +
+    ALPHABET[(hi >> 6) & 63] +
+    ALPHABET[hi & 63] +
+    ALPHABET[(lo >> 18) & 63] +
+    ALPHABET[(lo >> 12) & 63] +
+    ALPHABET[(lo >> 6) & 63] +
+    ALPHABET[lo & 63]
   );
 }
 

@@ -78,7 +78,12 @@ export function locatedCombinations(q: InternalQuery, plan: Plan): Combination[]
   if (q.resourceId !== undefined) combos = combos.filter((c) => c.includes(q.resourceId as string));
   const located: Combination[] = [];
   for (const ids of combos) {
-    const loc = plan.selfResource ? combinationLocation(service, []) : combinationLocation(service, ids.map((id) => q.resources.get(id)));
+    const loc = plan.selfResource
+      ? combinationLocation(service, [])
+      : combinationLocation(
+          service,
+          ids.map((id) => q.resources.get(id)),
+        );
     if (!loc.ok) continue;
     if (q.locationId !== undefined && loc.locationId !== q.locationId) continue;
     located.push({ resourceIds: ids, locationId: loc.locationId });

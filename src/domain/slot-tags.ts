@@ -34,10 +34,7 @@ export class SlotTagClash extends Error {
     readonly second: { serviceId: string; resourceIds: readonly string[] },
   ) {
     const name = (c: { serviceId: string; resourceIds: readonly string[] }) => `service ${JSON.stringify(c.serviceId)} with resources ${JSON.stringify(c.resourceIds)}`;
-    super(
-      `slot ids of ${name(first)} and of ${name(second)} would share the tag ${tag}; ` +
-        'rename one of those resources or services (any new id separates them)',
-    );
+    super(`slot ids of ${name(first)} and of ${name(second)} would share the tag ${tag}; ` + 'rename one of those resources or services (any new id separates them)');
     this.name = 'SlotTagClash';
   }
 }
@@ -74,11 +71,7 @@ export function slotTagIndex(service: ServiceDef, resources: ReadonlyMap<string,
 }
 
 /** The first tag shared by two resource combinations anywhere in the business (within or across services), or null. */
-export function findSlotTagClash(
-  services: readonly ServiceDef[],
-  resources: ReadonlyMap<string, ResourceDef>,
-  tagOf: TagOf = slotTag,
-): SlotTagClash | null {
+export function findSlotTagClash(services: readonly ServiceDef[], resources: ReadonlyMap<string, ResourceDef>, tagOf: TagOf = slotTag): SlotTagClash | null {
   const owners = new Map<string, { serviceId: string; resourceIds: readonly string[] }>();
   for (const service of services) {
     for (const combo of serviceCombinations(service, resources)) {

@@ -21,17 +21,7 @@ import { EMPTY_INDEX, buildClaimIndexes, capacityUsage, isBlocked, type ClaimInd
 import type { Iv } from './intervals.js';
 import { compareIds, type Combination } from './resource-combinations.js';
 import { slotIdEncoder, slotKeyMaker } from './slot-id.js';
-import {
-  capacityLeft,
-  capacityState,
-  combinationWindows,
-  expandDays,
-  locatedCombinations,
-  planQuery,
-  workingTimes,
-  type InternalQuery,
-  type Plan,
-} from './slot-plan.js';
+import { capacityLeft, capacityState, combinationWindows, expandDays, locatedCombinations, planQuery, workingTimes, type InternalQuery, type Plan } from './slot-plan.js';
 import type { SlotCandidate, SlotQuery, SlotState } from './slot-query.js';
 import { workingTime } from './working-time.js';
 

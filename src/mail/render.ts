@@ -36,7 +36,16 @@ export function addressOf(from: string): string {
 function words(lang: string, zone: string) {
   const at = (iso: string) => new Intl.DateTimeFormat(lang, { timeZone: zone, dateStyle: 'full', timeStyle: 'short' }).format(new Date(iso));
   const range = (a: string, b: string) =>
-    new Intl.DateTimeFormat(lang, { timeZone: zone, weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }).formatRange(new Date(a), new Date(b));
+    new Intl.DateTimeFormat(lang, {
+      timeZone: zone,
+      weekday: 'long',
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    }).formatRange(new Date(a), new Date(b));
   return { at, range };
 }
 
@@ -117,7 +126,15 @@ function accountMail(m: MailMessage, rc: RenderContext, w: Words, lang: string, 
 <p>${w.greeting()}</p>${a.lines.map((l) => html`<p>${l}</p>`)}
 ${a.link ? html`<p><a href="${a.link}" style="display:inline-block;padding:10px 16px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px">${a.linkLabel}</a></p>` : raw('')}
 <p style="color:#52525b;font-size:13px;margin-top:24px">${a.footer}</p></main></body></html>`;
-  return { messageId: messageIdOf(m, publicUrl.hostname), from: rc.from, to: m.recipient, subject: a.subject, text, html: body.toString(), headers: { 'Auto-Submitted': 'auto-generated', 'X-USP-Message-Kind': m.kind } };
+  return {
+    messageId: messageIdOf(m, publicUrl.hostname),
+    from: rc.from,
+    to: m.recipient,
+    subject: a.subject,
+    text,
+    html: body.toString(),
+    headers: { 'Auto-Submitted': 'auto-generated', 'X-USP-Message-Kind': m.kind },
+  };
 }
 
 /** The booking page's calendar entry (same UID, same SEQUENCE rule) as a mailed invitation. */
@@ -167,7 +184,16 @@ function textOf(w: Words, f: Facts, lead: string[], link?: { href: string; label
   return lines.join('\n') + '\n';
 }
 
-function htmlOf(w: Words, f: Facts, lead: string[], subject: string, lang: string, link?: { href: string; label: string }, pay?: { href: string; label: string }, stop?: { href: string; label: string }): Html {
+function htmlOf(
+  w: Words,
+  f: Facts,
+  lead: string[],
+  subject: string,
+  lang: string,
+  link?: { href: string; label: string },
+  pay?: { href: string; label: string },
+  stop?: { href: string; label: string },
+): Html {
   const rows = details(w, f);
   const button = (a: { href: string; label: string }) =>
     html`<p><a href="${a.href}" style="display:inline-block;padding:10px 16px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px">${a.label}</a></p>`;

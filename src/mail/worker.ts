@@ -75,7 +75,9 @@ export class MailWorker {
       const giveUp = permanent || now - m.created_ms > GIVE_UP_MS;
       const error = err instanceof MailSendError ? err.message : `render or send failed: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}`;
       this.o.log.warn(giveUp ? 'mail failed for good' : 'mail failed; it will be retried', { mail: m.id.split('|')[0], kind: m.kind, attempts, error });
-      await this.o.store.transaction((tx) => tx.mail.finish(m.id, { status: giveUp ? 'failed' : 'queued', attempts, due_ms: now + mailRetryDelayMs(attempts), sent_ms: null, last_error: error }));
+      await this.o.store.transaction((tx) =>
+        tx.mail.finish(m.id, { status: giveUp ? 'failed' : 'queued', attempts, due_ms: now + mailRetryDelayMs(attempts), sent_ms: null, last_error: error }),
+      );
       return;
     }
     const now = this.o.now();

@@ -48,11 +48,18 @@ export function accountDataRoutes(pages: Hono, d: AccountDataDeps): void {
     const f = await readForm(c);
     const email = await d.signedInEmail(c);
     if (!email || !d.csrfOk(c, f)) return d.expired();
-    if (f.confirm !== 'yes') return d.page(messagePage({ heading: 'Nothing was erased', text: 'Tick the box to confirm, then erase again from your account page.' }), { status: 400, title: 'Nothing was erased' });
+    if (f.confirm !== 'yes')
+      return d.page(messagePage({ heading: 'Nothing was erased', text: 'Tick the box to confirm, then erase again from your account page.' }), {
+        status: 400,
+        title: 'Nothing was erased',
+      });
     await d.port.erase(email);
-    return d.page(messagePage({ heading: 'Your data was erased', text: 'Your account is closed and your name, email and phone were removed from every booking at this business.' }), {
-      title: 'Data erased',
-      cookies: [d.signedOutCookie()],
-    });
+    return d.page(
+      messagePage({ heading: 'Your data was erased', text: 'Your account is closed and your name, email and phone were removed from every booking at this business.' }),
+      {
+        title: 'Data erased',
+        cookies: [d.signedOutCookie()],
+      },
+    );
   });
 }

@@ -98,7 +98,15 @@ type NodeEnv = { incoming: IncomingMessage; outgoing: ServerResponse };
 export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
   const lib = await loadOidcProvider();
   const secrets = await loadOAuthSecrets(o.store);
-  const accounts = new Accounts({ store: o.store, log: o.log, deliverCode: o.deliverCode, now: o.now, perAddressPerMinute: o.loginLimits?.perAddress, signupsPerAddressHour: o.loginLimits?.signupsPerAddress, onEvent: o.onAccountEvent });
+  const accounts = new Accounts({
+    store: o.store,
+    log: o.log,
+    deliverCode: o.deliverCode,
+    now: o.now,
+    perAddressPerMinute: o.loginLimits?.perAddress,
+    signupsPerAddressHour: o.loginLimits?.signupsPerAddress,
+    onEvent: o.onAccountEvent,
+  });
   const base = () => o.baseUrl().replace(/\/$/, '');
   const mcpResource = () => canonicalResource(`${base()}/mcp`)!;
   const restResource = () => canonicalResource(`${base()}/`)!;
@@ -206,8 +214,7 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     resourceMetadataUrl,
     resourceServer: { verifyAccessToken: verify, resourceMetadata: resourceMetadataUrl, mechanism: 'oauth2_bearer' },
     mcpGate,
-    claims: (path) =>
-      path === `${PRM_PATH}/mcp` || path === PRM_PATH || path === GENERIC_PROFILE_PATH || path === ACCOUNT_CSS_PATH || isPage(path) || isProviderPath(path),
+    claims: (path) => path === `${PRM_PATH}/mcp` || path === PRM_PATH || path === GENERIC_PROFILE_PATH || path === ACCOUNT_CSS_PATH || isPage(path) || isProviderPath(path),
     async fetch(req, env) {
       const path = new URL(req.url).pathname;
       if (path === `${PRM_PATH}/mcp`) return prm(mcpResource());

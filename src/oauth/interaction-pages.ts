@@ -56,8 +56,7 @@ export function createInteractionPages(o: InteractionPagesOptions): Hono {
     if (opts.retryAfter) headers.set('Retry-After', String(opts.retryAfter));
     return new Response(layout({ title: opts.title, business: o.businessName, body }).toString(), { status: opts.status ?? 200, headers });
   };
-  const expired = () =>
-    html(messagePage({ heading: 'This form has expired', text: 'Go back to your assistant and start signing in again.' }), { status: 403, title: 'Expired' });
+  const expired = () => html(messagePage({ heading: 'This form has expired', text: 'Go back to your assistant and start signing in again.' }), { status: 403, title: 'Expired' });
 
   const addressOf = (c: Context): string => o.clientAddress(c.req.raw, c.env) ?? 'unknown';
   const tooMany = (wait: number) =>
@@ -115,7 +114,14 @@ export function createInteractionPages(o: InteractionPagesOptions): Hono {
     }
     const account = await accounts.byId(String(it.details.session?.accountId ?? ''));
     return html(
-      consentPage({ action: `${INTERACTION_PATH}/${uid}/consent`, csrf: csrf.token, client: it.clientName, clientHost: it.host, scopes: toGrant(it.details.prompt.details).listed, email: account?.email ?? '' }),
+      consentPage({
+        action: `${INTERACTION_PATH}/${uid}/consent`,
+        csrf: csrf.token,
+        client: it.clientName,
+        clientHost: it.host,
+        scopes: toGrant(it.details.prompt.details).listed,
+        email: account?.email ?? '',
+      }),
       { title: `Allow ${it.clientName}?`, formTargets: it.targets, cookies: [csrf.setCookie] },
     );
   });
@@ -156,7 +162,13 @@ export function createInteractionPages(o: InteractionPagesOptions): Hono {
     const name = str(f.name, 200).trim();
     const email = normalizeEmail(str(f.email, 254));
     const password = str(f.password, 200);
-    const problem = !name ? 'Enter your name.' : !EMAIL.test(email) ? 'Enter an email address like name@example.com.' : password.length < 10 ? 'Choose a password of at least 10 characters.' : undefined;
+    const problem = !name
+      ? 'Enter your name.'
+      : !EMAIL.test(email)
+        ? 'Enter an email address like name@example.com.'
+        : password.length < 10
+          ? 'Choose a password of at least 10 characters.'
+          : undefined;
     if (problem) {
       return html(registerPage({ action: `${INTERACTION_PATH}/${uid}/register`, loginHref: `${INTERACTION_PATH}/${uid}`, csrf: csrf.token, name, email, error: problem }), {
         status: 400,
@@ -181,11 +193,20 @@ export function createInteractionPages(o: InteractionPagesOptions): Hono {
     const account = done.account;
     if (!account) {
       const csrf = csrfFor(c);
-      return html(codePage({ action: `${INTERACTION_PATH}/${uid}/verify`, csrf: csrf.token, signup, email: '', error: 'That code is not right, or it has expired. Check it, or start again.' }), {
-        status: 400,
-        title: 'Check your email',
-        formTargets: it.targets,
-      });
+      return html(
+        codePage({
+          action: `${INTERACTION_PATH}/${uid}/verify`,
+          csrf: csrf.token,
+          signup,
+          email: '',
+          error: 'That code is not right, or it has expired. Check it, or start again.',
+        }),
+        {
+          status: 400,
+          title: 'Check your email',
+          formTargets: it.targets,
+        },
+      );
     }
     return finish(c, { login: { accountId: account.id } }, [await accountCookie(account.id)]);
   });
@@ -210,8 +231,7 @@ export function createInteractionPages(o: InteractionPagesOptions): Hono {
   });
 
   // The account page: sign in directly, see linked assistants, remove one.
-  const accountLogin = (csrf: string, extra: { email?: string; error?: string } = {}) =>
-    loginPage({ action: '/account/login', registerHref: '/account/register', csrf, ...extra });
+  const accountLogin = (csrf: string, extra: { email?: string; error?: string } = {}) => loginPage({ action: '/account/login', registerHref: '/account/register', csrf, ...extra });
   pages.get('/account', async (c) => {
     const csrf = csrfFor(c);
     const id = await signedInAs(c);
@@ -228,7 +248,13 @@ export function createInteractionPages(o: InteractionPagesOptions): Hono {
     return html(accountPage({ csrf: csrf.token, name: account.name, email: account.email, linked, notice, data }), { title: 'Your account', cookies: [csrf.setCookie] });
   });
   pages.get('/account/register', () =>
-    html(messagePage({ heading: 'Create an account from your assistant', text: 'Accounts are created when you link an assistant: add this business to your assistant and choose "Create an account" when it asks you to sign in.' }), { title: 'Create an account' }),
+    html(
+      messagePage({
+        heading: 'Create an account from your assistant',
+        text: 'Accounts are created when you link an assistant: add this business to your assistant and choose "Create an account" when it asks you to sign in.',
+      }),
+      { title: 'Create an account' },
+    ),
   );
   pages.post('/account/login', async (c) => {
     const f = await form(c);
@@ -251,7 +277,10 @@ export function createInteractionPages(o: InteractionPagesOptions): Hono {
     if (!csrfOk(c, f)) return expired();
     // The session ends on the server: the old cookie, replayed, no longer signs anyone in.
     await accounts.closeSession(readCookie(c, ACCOUNT_COOKIE));
-    return new Response(null, { status: 303, headers: { Location: '/account', 'Set-Cookie': cookie(ACCOUNT_COOKIE, '', { path: '/account', sameSite: 'Lax', maxAgeS: 0 }), 'Cache-Control': 'no-store' } });
+    return new Response(null, {
+      status: 303,
+      headers: { Location: '/account', 'Set-Cookie': cookie(ACCOUNT_COOKIE, '', { path: '/account', sameSite: 'Lax', maxAgeS: 0 }), 'Cache-Control': 'no-store' },
+    });
   });
   if (o.buyerData) {
     accountDataRoutes(pages, {

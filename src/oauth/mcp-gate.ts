@@ -58,13 +58,22 @@ export function createMcpGate(options: () => McpGateOptions): (req: Request, rea
       }
     }
     for (const msg of Array.isArray(body) ? body : [body]) {
-      const m = msg as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: { _meta?: { usp?: { authorization?: unknown; profile?: unknown; correlation_id?: unknown } } } } } | null;
+      const m = msg as {
+        id?: unknown;
+        method?: unknown;
+        params?: { name?: unknown; arguments?: { _meta?: { usp?: { authorization?: unknown; profile?: unknown; correlation_id?: unknown } } } };
+      } | null;
       if (!m || typeof m !== 'object' || m.method !== 'tools/call' || !privilegedTools.has(String(m.params?.name))) continue;
       const usp = m.params?.arguments?._meta?.usp;
       if (usp?.authorization) continue;
       // A sandbox accepts a named profile in place of a credential; without either, ask for a token.
       if (o.sandbox && typeof usp?.profile === 'string') continue;
-      o.log.warn('authentication refused', { operation: String(m.params?.name), correlation_id: typeof usp?.correlation_id === 'string' ? usp.correlation_id.slice(0, 200) : undefined, code: 'authentication_missing', detail: 'privileged MCP call over HTTP with no credential: 401 challenge' });
+      o.log.warn('authentication refused', {
+        operation: String(m.params?.name),
+        correlation_id: typeof usp?.correlation_id === 'string' ? usp.correlation_id.slice(0, 200) : undefined,
+        code: 'authentication_missing',
+        detail: 'privileged MCP call over HTTP with no credential: 401 challenge',
+      });
       return challenge(o, { id: m.id, correlationId: usp?.correlation_id });
     }
     return undefined;

@@ -41,7 +41,15 @@ export const OAUTH_ROUTES = {
 
 export const INTERACTION_PATH = '/oauth/interaction';
 
-export const TOKEN_TTL_S = { AccessToken: 3600, AuthorizationCode: 60, RefreshToken: 30 * 86400, Grant: 365 * 86400, Session: 14 * 86400, Interaction: 3600, ClientCredentials: 3600 };
+export const TOKEN_TTL_S = {
+  AccessToken: 3600,
+  AuthorizationCode: 60,
+  RefreshToken: 30 * 86400,
+  Grant: 365 * 86400,
+  Session: 14 * 86400,
+  Interaction: 3600,
+  ClientCredentials: 3600,
+};
 
 export interface ProviderOptions {
   issuer: string;
@@ -97,7 +105,8 @@ export function createProvider(lib: typeof import('oidc-provider'), o: ProviderO
           // 6.2.3; the MCP authorization spec recommends the form without the slash); the audience
           // is always the canonical form, the one the resource server checks.
           const audience = canonicalResource(indicator);
-          if (audience === undefined || !o.resources().some((r) => canonicalResource(r) === audience)) throw new errors.InvalidTarget('this authorization server issues tokens only for this business');
+          if (audience === undefined || !o.resources().some((r) => canonicalResource(r) === audience))
+            throw new errors.InvalidTarget('this authorization server issues tokens only for this business');
           return { scope: USP_SCOPES.join(' '), audience, accessTokenTTL: TOKEN_TTL_S.AccessToken, accessTokenFormat: 'opaque' };
         },
       },

@@ -149,7 +149,13 @@ export function dynamicRegistration(o: RegistrationOptions): DynamicRegistration
       if (live.length >= o.limits.perRegistrant) {
         const next = Math.min(...live.map((r) => r.expiresMs ?? Infinity));
         const retry = Number.isFinite(next) ? { 'Retry-After': String(Math.max(1, Math.ceil((next - Date.now()) / 1000))) } : undefined;
-        return refuse('registrant_cap', 429, 'invalid_request', `This address has ${live.length} registered clients; clients that never complete a grant are forgotten ${Math.round(o.limits.unusedClientTtlMs / 3600_000)} h after registering.`, retry);
+        return refuse(
+          'registrant_cap',
+          429,
+          'invalid_request',
+          `This address has ${live.length} registered clients; clients that never complete a grant are forgotten ${Math.round(o.limits.unusedClientTtlMs / 3600_000)} h after registering.`,
+          retry,
+        );
       }
       const body = new Uint8Array(await req.arrayBuffer());
       const meta = jsonObject(body);

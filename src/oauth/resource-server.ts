@@ -7,13 +7,22 @@
  * Caller in src/security/authenticate.ts.
  */
 import type Provider from 'oidc-provider';
-import { POP_IAT_WINDOW_S, PopFailure, TokenRefused, htuCandidates, verifyPopProof, type AccessTokenCheck, type HttpEvidence, type OAuthTokenInfo, type PlatformSummary } from '../security/index.js';
+import {
+  POP_IAT_WINDOW_S,
+  PopFailure,
+  TokenRefused,
+  htuCandidates,
+  verifyPopProof,
+  type AccessTokenCheck,
+  type HttpEvidence,
+  type OAuthTokenInfo,
+  type PlatformSummary,
+} from '../security/index.js';
 import type { Store } from '../store/index.js';
 import { DPOP_ALGS, PROFILE_METADATA } from './provider.js';
 
 /** A DPoP proof is accepted this long either side of its `iat` (the proof checker's window). */
 export const DPOP_WINDOW_S = POP_IAT_WINDOW_S;
-
 
 /** The library's models an access token may be stored as: a buyer-linked one (authorization code) or a platform's own (client_credentials). */
 const TOKEN_MODELS = ['AccessToken', 'ClientCredentials'] as const;

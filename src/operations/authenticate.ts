@@ -54,7 +54,15 @@ export async function authenticateCall(
       async () => autoTransactional(deps.store),
       now,
     );
-    const caller: Caller = { principal: c.principal, profile: c.profile, business: c.business, jkt: c.jkt, credential: c.credential, authenticated: c.authenticated, platform: c.platform };
+    const caller: Caller = {
+      principal: c.principal,
+      profile: c.profile,
+      business: c.business,
+      jkt: c.jkt,
+      credential: c.credential,
+      authenticated: c.authenticated,
+      platform: c.platform,
+    };
     if (c.business) caller.actor = 'admin_api_key';
     if (c.account) caller.account = { id: c.account, scopes: c.scopes ?? [] };
     limitRate(op, input, { ...caller, profileProven: c.profileProven === true }, presented, deps.authPolicy, deps.log);
@@ -108,6 +116,11 @@ function limitRate(op: OperationDef, input: Record<string, unknown>, caller: Cal
   const cost = rule.cost ? rule.cost(input) : 1;
   const wait = limiter.take(subjects, rule.bucket, cost, (policy.rateClock ?? (() => performance.now()))());
   if (wait === 0) return;
-  log.warn('rate limited', { operation: op.name, bucket: rule.bucket, cost, subjects: subjects.map((s) => (typeof s === 'string' ? s : `${s.bucket}:${s.subject}`).slice(0, 120)) });
+  log.warn('rate limited', {
+    operation: op.name,
+    bucket: rule.bucket,
+    cost,
+    subjects: subjects.map((s) => (typeof s === 'string' ? s : `${s.bucket}:${s.subject}`).slice(0, 120)),
+  });
   throw new ProtocolError('rate_limited', `Too many requests; retry in ${wait} s.`, { retryAfter: wait, extra: { bucket: rule.bucket } });
 }

@@ -8,7 +8,6 @@ import type { AccessTier, Message, OAuthScope, ResourceKind } from '../domain/in
 import type { OperationContext, PrepareContext } from './context.js';
 import { ProtocolError } from './errors.js';
 
-
 export type CapabilityKey =
   | 'dev.usp-protocol.services.catalog'
   | 'dev.usp-protocol.services.catalog.subscriptions'

@@ -127,10 +127,7 @@ export class Pipeline {
     if (this.active === 0) return true;
     let timer: NodeJS.Timeout | undefined;
     let done: (() => void) | undefined;
-    const ok = await Promise.race([
-      new Promise<true>((r) => this.drained.add((done = () => r(true)))),
-      new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs))),
-    ]);
+    const ok = await Promise.race([new Promise<true>((r) => this.drained.add((done = () => r(true)))), new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs)))]);
     clearTimeout(timer);
     if (done) this.drained.delete(done);
     return ok;
@@ -198,9 +195,7 @@ export class Pipeline {
     const ifMatch = op.conditional && req.ifMatch ? normalizeRevision(req.ifMatch) : undefined;
 
     const env = this.deps.env ?? {};
-    const prepared = op.prepare
-      ? await op.prepare(input, { now: this.deps.clock.now(), caller, env, read: (fn) => this.deps.store.read(fn) })
-      : undefined;
+    const prepared = op.prepare ? await op.prepare(input, { now: this.deps.clock.now(), caller, env, read: (fn) => this.deps.store.read(fn) }) : undefined;
 
     const events: OutboxEvent[] = [];
     const run = async (tx: OperationContext['tx']) => {
@@ -213,10 +208,7 @@ export class Pipeline {
         const prior = await tx.idempotency.get(scope, now);
         if (prior) {
           if (prior.request_hash !== requestHash) {
-            throw new ProtocolError(
-              'idempotency_conflict',
-              'This idempotency key was already used with different parameters; use a new key for a new request.',
-            );
+            throw new ProtocolError('idempotency_conflict', 'This idempotency key was already used with different parameters; use a new key for a new request.');
           }
           return { replayed: true, result: prior.body as StoredResult };
         }
@@ -346,9 +338,7 @@ function normalizeIdempotencyKey(key: string | null | undefined): string | undef
   if (key === undefined || key === null) return undefined;
   const k = key.trim();
   if (k.length === 0 || k.length > 255 || !/^[\x21-\x7e]+$/.test(k)) {
-    throw invalidRequest('Idempotency-Key must be 1-255 visible ASCII characters (a UUID v4 is recommended).', [
-      { field: 'idempotency_key', message: 'invalid idempotency key' },
-    ]);
+    throw invalidRequest('Idempotency-Key must be 1-255 visible ASCII characters (a UUID v4 is recommended).', [{ field: 'idempotency_key', message: 'invalid idempotency key' }]);
   }
   return k;
 }

@@ -36,9 +36,7 @@ const SCHEMAS = 'https://usp-protocol.dev/schemas';
 
 export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Record<string, unknown> {
   const base = opts.baseUrl.replace(/\/$/, '');
-  const bindings: Array<Record<string, unknown>> = [
-    { version: USP_VERSION, transport: 'rest', endpoint: base, spec: SPEC, schema: `${SCHEMAS}/openapi/usp-rest.json` },
-  ];
+  const bindings: Array<Record<string, unknown>> = [{ version: USP_VERSION, transport: 'rest', endpoint: base, spec: SPEC, schema: `${SCHEMAS}/openapi/usp-rest.json` }];
   if (opts.mcpEndpoint) {
     bindings.push({ version: USP_VERSION, transport: 'mcp', endpoint: opts.mcpEndpoint, spec: SPEC, schema: `${SCHEMAS}/openrpc/usp-mcp.json` });
   }
@@ -71,9 +69,7 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
       accepted_mechanisms: [...(opts.mechanisms ?? ['api_key'])],
       ...(opts.mechanisms?.includes('platform_key_pop') ? { pop_algorithms: [...(opts.popAlgorithms ?? ['EdDSA'])] } : {}),
       ...(opts.tokenEndpoint && opts.mechanisms?.includes('oauth2_bearer') ? { token_endpoint: opts.tokenEndpoint } : {}),
-      ...(opts.sandbox
-        ? { sandbox: true, note: 'Sandbox: privileged operations are accepted without platform authentication. Not for production use.' }
-        : {}),
+      ...(opts.sandbox ? { sandbox: true, note: 'Sandbox: privileged operations are accepted without platform authentication. Not for production use.' } : {}),
     },
   };
   if (opts.keys && opts.keys.length > 0) {

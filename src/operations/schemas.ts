@@ -38,9 +38,7 @@ export const PaginationRequest = z
   })
   .optional();
 
-export const DateOrInstant = z
-  .string()
-  .refine((s) => isIsoDate(s) || parseInstant(s) !== null, 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time');
+export const DateOrInstant = z.string().refine((s) => isIsoDate(s) || parseInstant(s) !== null, 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time');
 
 /** Opaque cursors: base64url JSON, so a tampered cursor is detected rather than trusted. */
 export function encodeCursor(v: Record<string, unknown>): string {

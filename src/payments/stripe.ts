@@ -28,7 +28,8 @@ const DISPUTE_REASONS: Record<string, string> = {
 };
 
 type Obj = Record<string, unknown>;
-const idOf = (v: unknown): string | undefined => (typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as Obj).id === 'string' ? ((v as Obj).id as string) : undefined);
+const idOf = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as Obj).id === 'string' ? ((v as Obj).id as string) : undefined;
 
 export function stripeProvider(o: StripeOptions): PaymentProvider {
   const url = new URL(o.apiUrl ?? 'https://api.stripe.com');

@@ -85,7 +85,13 @@ export class PaymentWorker {
       const message = err instanceof Error ? err.message : String(err);
       this.o.log.warn(giveUp ? 'payment job failed for good' : 'payment job failed; it will be retried', { job: job.id, kind: job.kind, attempts, error: message });
       await this.o.store.transaction((tx) =>
-        tx.payments.finish(job.id, { status: giveUp ? 'failed' : 'pending', attempts, next_attempt_ms: now + retryDelayMs(attempts), last_error: message.slice(0, 500), result: retryKey ? { retry_key: retryKey } : null }),
+        tx.payments.finish(job.id, {
+          status: giveUp ? 'failed' : 'pending',
+          attempts,
+          next_attempt_ms: now + retryDelayMs(attempts),
+          last_error: message.slice(0, 500),
+          result: retryKey ? { retry_key: retryKey } : null,
+        }),
       );
       return;
     }

@@ -30,10 +30,20 @@ import {
 } from './auth-contract.js';
 
 export { AuthFailure, TokenRefused } from './auth-contract.js';
-export type { AccessTokenCheck, AuthFailureCode, AuthPolicy, AuthRequest, AuthenticatedCaller, HttpEvidence, McpAuthorization, OAuthTokenInfo, PlatformSummary, VerifiedSignature } from './auth-contract.js';
+export type {
+  AccessTokenCheck,
+  AuthFailureCode,
+  AuthPolicy,
+  AuthRequest,
+  AuthenticatedCaller,
+  HttpEvidence,
+  McpAuthorization,
+  OAuthTokenInfo,
+  PlatformSummary,
+  VerifiedSignature,
+} from './auth-contract.js';
 
 const fail = authFailure;
-
 
 const POP_PUBLIC: Record<string, string> = {
   pop_proof_missing: 'A proof of possession is required with this credential.',
@@ -88,7 +98,8 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
         // An access token riding in the call (stdio); over HTTP it may stay on the Authorization header instead.
         if (!policy.verifyAccessToken) throw fail('authentication_required', 'mechanism_not_accepted', 'OAuth access tokens are not accepted here.');
         if (auth.credential) oauthToken = { value: auth.credential, scheme: 'bearer' };
-        else if (!headers.authorization) throw fail('authentication_required', 'credential_missing', 'mechanism oauth2_bearer needs a credential (the access token), or the token on the Authorization header.');
+        else if (!headers.authorization)
+          throw fail('authentication_required', 'credential_missing', 'mechanism oauth2_bearer needs a credential (the access token), or the token on the Authorization header.');
         break;
       default:
         // Unknown mechanisms fail closed (spec 10.1.6 forward compatibility).
@@ -103,7 +114,11 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
     if (oauthToken) {
       // One token per call: the one in the call and the one on the header are the same, and the header's scheme counts.
       if (m[2] !== oauthToken.value) {
-        throw fail('authentication_required', 'conflicting_credentials', 'The access token in _meta.usp.authorization is not the one on the Authorization header; send one of them.');
+        throw fail(
+          'authentication_required',
+          'conflicting_credentials',
+          'The access token in _meta.usp.authorization is not the one on the Authorization header; send one of them.',
+        );
       }
       oauthToken.scheme = scheme;
     } else if (m[2].startsWith('bsc_')) credentialValue ??= m[2];
@@ -317,7 +332,12 @@ async function finish(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<
     // Trust on first use: a principal keeps the profile URI it first presented; another is profile_binding_mismatch.
     const sec = await repo();
     const mismatch = (boundTo: string | null) =>
-      fail('authentication_required', 'profile_binding_mismatch', 'This key is bound to a different platform profile.', `${caller.principal} bound to ${boundTo}, presented ${caller.profile}`);
+      fail(
+        'authentication_required',
+        'profile_binding_mismatch',
+        'This key is bound to a different platform profile.',
+        `${caller.principal} bound to ${boundTo}, presented ${caller.profile}`,
+      );
     const boundTo = await sec.boundProfile(caller.principal);
     if (boundTo !== null && boundTo !== caller.profile) throw mismatch(boundTo);
     // Only a profile that resolves is recorded: a refused first contact binds nothing.
@@ -358,7 +378,13 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T> {
       e.code === 'digest_mismatch' || e.code === 'algorithm_unsupported' || e.code.startsWith('profile_') || e.code === 'invalid_profile_url'
         ? (e.code as AuthFailureCode)
         : 'signature_invalid';
-    throw fail(code, e.code, SECURITY_PUBLIC[e.code] ?? 'Authentication failed.', e.detail, e.code.startsWith('signature') || e.code === 'key_not_found' ? { mechanism: 'http_message_signature' } : {});
+    throw fail(
+      code,
+      e.code,
+      SECURITY_PUBLIC[e.code] ?? 'Authentication failed.',
+      e.detail,
+      e.code.startsWith('signature') || e.code === 'key_not_found' ? { mechanism: 'http_message_signature' } : {},
+    );
   }
 }
 

@@ -94,7 +94,10 @@ export function viaTrustedProxy(env: unknown, proxies: TrustedProxies): boolean 
 export function clientAddress(req: Request, env: unknown, proxies: TrustedProxies): string | undefined {
   const peer = peerAddress(env);
   if (!peer || !proxies.trusts(peer)) return peer;
-  const hops = (req.headers.get('x-forwarded-for') ?? '').split(',').map((h) => plainAddress(h)).filter(Boolean);
+  const hops = (req.headers.get('x-forwarded-for') ?? '')
+    .split(',')
+    .map((h) => plainAddress(h))
+    .filter(Boolean);
   let client = peer;
   for (let i = hops.length - 1; i >= 0; i--) {
     // A hop that is not an address is where the trustworthy part of the chain ends.

@@ -4,12 +4,7 @@
  * `alg` as signature parameters, and the signature base built exactly per RFC 9421 §2.5.
  * Ed25519 (`ed25519`) is implemented too, but a verifier accepts it only when asked to.
  */
-import {
-  sign as cryptoSign,
-  verify as cryptoVerify,
-  type JsonWebKey,
-  type KeyObject,
-} from 'node:crypto';
+import { sign as cryptoSign, verify as cryptoVerify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import {
   isInnerList,
   parseDictionary,
@@ -25,19 +20,11 @@ import { verifyContentDigest } from './content-digest.js';
 import { algorithmOfJwk, algorithmOfPrivateKey, describeKey, importPublicKey, type SignatureAlgorithm } from './signature-keys.js';
 
 export { generateSigningKey, jwkThumbprint, type SignatureAlgorithm } from './signature-keys.js';
-import {
-  AlgorithmUnsupported,
-  KeyNotFound,
-  SecurityFailure,
-  SignatureExpired,
-  SignatureInvalid,
-  SignatureMissing,
-} from './failures.js';
+import { AlgorithmUnsupported, KeyNotFound, SecurityFailure, SignatureExpired, SignatureInvalid, SignatureMissing } from './failures.js';
 
 // ------------------------------------------------------------------------------------------------
 // Types
 // ------------------------------------------------------------------------------------------------
-
 
 /** Header fields as a WHATWG `Headers` or a plain record (names matched case-insensitively). */
 export type HeaderSource = Headers | Record<string, string>;
@@ -236,7 +223,10 @@ function signView(view: MessageView, key: SigningKey, opts: SignOptions): Signat
   if (components.includes('@signature-params')) throw new TypeError('@signature-params cannot be covered');
   const params: Parameters = new Map();
   params.set('keyid', key.kid);
-  for (const [name, value] of [['created', opts.created], ['expires', opts.expires]] as const) {
+  for (const [name, value] of [
+    ['created', opts.created],
+    ['expires', opts.expires],
+  ] as const) {
     if (value === undefined) continue;
     if (!Number.isInteger(value)) throw new TypeError(`${name} must be an integer number of seconds`);
     params.set(name, value);
@@ -252,10 +242,7 @@ function signView(view: MessageView, key: SigningKey, opts: SignOptions): Signat
     throw err;
   }
   const data = Buffer.from(base, 'utf8');
-  const signature =
-    algorithm === 'ed25519'
-      ? cryptoSign(null, data, key.privateKey)
-      : cryptoSign('sha256', data, { key: key.privateKey, dsaEncoding: 'ieee-p1363' });
+  const signature = algorithm === 'ed25519' ? cryptoSign(null, data, key.privateKey) : cryptoSign('sha256', data, { key: key.privateKey, dsaEncoding: 'ieee-p1363' });
   const label = opts.label ?? 'sig1';
   return {
     'Signature-Input': serializeDictionary(new Map([[label, input]])),
@@ -309,11 +296,7 @@ function integerParam(params: Parameters, name: string): number | undefined {
  * raw value; DER fails as `signature_invalid`). With several labels the first that verifies wins;
  * if none does, the first label's failure is thrown. Errors from `resolveKey` propagate.
  */
-export async function verifyRequestSignature(
-  msg: VerifiableRequest,
-  resolveKey: (keyid: string) => Promise<JsonWebKey | null>,
-  opts: VerifyOptions,
-): Promise<VerifiedSignature> {
+export async function verifyRequestSignature(msg: VerifiableRequest, resolveKey: (keyid: string) => Promise<JsonWebKey | null>, opts: VerifyOptions): Promise<VerifiedSignature> {
   const url = new URL(msg.url);
   const view = requestView(msg.method, url, msg.headers);
   const inputRaw = view.header('signature-input');
@@ -431,10 +414,7 @@ async function verifyLabel(label: string, ctx: VerifyContext): Promise<VerifiedS
     throw new SignatureInvalid(`key ${keyid} cannot be imported: ${(err as Error).message}`);
   }
   const data = Buffer.from(base, 'utf8');
-  const ok =
-    algorithm === 'ed25519'
-      ? cryptoVerify(null, data, publicKey, signature)
-      : cryptoVerify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature);
+  const ok = algorithm === 'ed25519' ? cryptoVerify(null, data, publicKey, signature) : cryptoVerify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature);
   if (!ok) throw new SignatureInvalid('the signature does not verify');
   return { keyid, jwk, label, covered, ...(created !== undefined ? { created } : {}), algorithm };
 }

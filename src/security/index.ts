@@ -2,7 +2,17 @@ export { hashApiKey, apiKeyMatches, ISSUED_KEY_PREFIX } from './api-key.js';
 export { checkProfileUrl } from './profile-url.js';
 export { AuthFailure, TokenRefused } from './auth-contract.js';
 export { authenticateRequest, htuCandidates } from './authenticate.js';
-export type { PlatformSummary, AuthPolicy, AuthRequest, AuthenticatedCaller, HttpEvidence, McpAuthorization, VerifiedSignature, OAuthTokenInfo, AccessTokenCheck } from './auth-contract.js';
+export type {
+  PlatformSummary,
+  AuthPolicy,
+  AuthRequest,
+  AuthenticatedCaller,
+  HttpEvidence,
+  McpAuthorization,
+  VerifiedSignature,
+  OAuthTokenInfo,
+  AccessTokenCheck,
+} from './auth-contract.js';
 export { issueCredential, credentialHash, base32 } from './credentials.js';
 export type { IssuedCredential } from './credentials.js';
 export { hmacNonces } from './nonces.js';

@@ -29,11 +29,7 @@ export interface PinnedAnswer {
 /** The answer passed `maxAnswerBytes`: nothing of it is used. */
 export class AnswerTooLarge extends Error {}
 
-export async function pinnedRequest(
-  url: string,
-  init: { method: string; headers?: Record<string, string>; body?: string },
-  opts: PinnedRequestOptions,
-): Promise<PinnedAnswer> {
+export async function pinnedRequest(url: string, init: { method: string; headers?: Record<string, string>; body?: string }, opts: PinnedRequestOptions): Promise<PinnedAnswer> {
   const problem = outboundPostProblem(url, opts.allowLoopback);
   if (problem) throw new OutboundRefused(`refused: ${problem}`);
   const u = new URL(url);

@@ -12,13 +12,7 @@ import type { JsonWebKey } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import {
-  InvalidProfileUrl,
-  ProfileMalformed,
-  ProfileNotTrusted,
-  ProfileUnreachable,
-  SecurityFailure,
-} from './failures.js';
+import { InvalidProfileUrl, ProfileMalformed, ProfileNotTrusted, ProfileUnreachable, SecurityFailure } from './failures.js';
 import { isLoopbackAddress, isSpecialUseAddress } from './ssrf.js';
 
 // ------------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ export function returnUrlProblem(url: string, profileUrl: string | null, allowLo
   try {
     registered = new URL(profileUrl).origin;
   } catch {
-    return 'must be on the platform profile\'s origin';
+    return "must be on the platform profile's origin";
   }
   return u.origin === registered ? null : `must be on the platform profile's origin (${registered})`;
 }

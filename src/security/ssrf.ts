@@ -38,7 +38,7 @@ function parseV4(ip: string): number {
 function inRange4(addr: number, [net, prefix]: Range4): boolean {
   if (prefix === 0) return true;
   const mask = (0xffffffff << (32 - prefix)) >>> 0;
-  return ((addr & mask) >>> 0) === net;
+  return (addr & mask) >>> 0 === net;
 }
 
 function isSpecialV4(addr: number): boolean {

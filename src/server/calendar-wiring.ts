@@ -91,7 +91,10 @@ export function wireCalendars(o: CalendarOptions | undefined, deps: { biz: Busin
       let shared: { at: number; p: Promise<{ feeds: CalendarFeedState[]; backlog: CalendarPushJob[] } | null> } | undefined;
       const snapshot = () => {
         if (!shared || Date.now() - shared.at > 250) {
-          shared = { at: Date.now(), p: deps.store.read(async (tx) => ({ feeds: await tx.calendars.feedStates(), backlog: await tx.calendars.pushBacklog(1000) })).catch(() => null) };
+          shared = {
+            at: Date.now(),
+            p: deps.store.read(async (tx) => ({ feeds: await tx.calendars.feedStates(), backlog: await tx.calendars.pushBacklog(1000) })).catch(() => null),
+          };
         }
         return shared.p;
       };

@@ -20,7 +20,20 @@ import { adminUserCommand } from './cli/admin-user.js';
 import { conformanceCommand } from './cli/conformance.js';
 import { exportCommand, importCommand } from './cli/catalog.js';
 
-const COMMANDS: readonly Command[] = [serveCommand, mcpCommand, bookingsCommand, webhooksCommand, keysCommand, validateCommand, importCommand, exportCommand, hashKeyCommand, registryCommand, adminUserCommand, conformanceCommand];
+const COMMANDS: readonly Command[] = [
+  serveCommand,
+  mcpCommand,
+  bookingsCommand,
+  webhooksCommand,
+  keysCommand,
+  validateCommand,
+  importCommand,
+  exportCommand,
+  hashKeyCommand,
+  registryCommand,
+  adminUserCommand,
+  conformanceCommand,
+];
 
 export const HELP = `usp-server: a Universal Scheduling Protocol business server (REST + MCP)
 

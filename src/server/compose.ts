@@ -54,12 +54,12 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   checkPaymentOptions(opts.payments, opts.sandbox);
   checkMailOptions(opts.mail);
   // A connection that breaks (a database restart) is logged here and replaced; calls meanwhile answer 503.
-  const store = await openStore(opts.db, opts.dbTimeouts, (err) =>
-    log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }),
-  );
+  const store = await openStore(opts.db, opts.dbTimeouts, (err) => log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }));
   // The business definition lives in the store; the file imports into an empty one (or always, in `import` mode).
-  const live = new LiveBusiness(store, { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles, payments: opts.payments?.provider, settings: opts.settingsOverride }, (err) =>
-    log.warn('could not check the stored business definition', { error: String(err) }),
+  const live = new LiveBusiness(
+    store,
+    { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles, payments: opts.payments?.provider, settings: opts.settingsOverride },
+    (err) => log.warn('could not check the stored business definition', { error: String(err) }),
   );
   let biz: Business;
   let chosen: Awaited<ReturnType<typeof chooseDefinition>>;
@@ -71,7 +71,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     throw err;
   }
   if (chosen.source === 'stored_differs') {
-    log.warn('the database holds a business definition that differs from the file given: the database wins (re-import the file with `usp-server import` or `serve --reimport`)', { version: chosen.version });
+    log.warn('the database holds a business definition that differs from the file given: the database wins (re-import the file with `usp-server import` or `serve --reimport`)', {
+      version: chosen.version,
+    });
   }
   const effective = biz.def;
   const hub = new SessionHub();
@@ -99,7 +101,11 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const proxies = trustedProxies(opts.trustProxy);
   /** Who is on the other end (limits, lockouts, logs): the one resolver, trusted proxies honoured, IPv6 counted per /64. */
   const limitKey = (req: Request, env: unknown): string | undefined => clientLimitKey(req, env, proxies);
-  const { policy: basePolicy, resolver, limits: rateLimits } = await buildAuthPolicy({
+  const {
+    policy: basePolicy,
+    resolver,
+    limits: rateLimits,
+  } = await buildAuthPolicy({
     business: effective,
     sandbox: opts.sandbox,
     adminKeys: opts.adminKeys ?? [],
@@ -116,13 +122,28 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   // Composed in phases: the authorization server and its resource server first, then the policy
   // that takes its token verifier, frozen before anything (the pipeline, a door) can hold it.
   const buyerData = buyerDataWiring();
-  const oauth: OAuthDoor | undefined = opts.oauth === false || role ? undefined : await mountOAuth({
-    store, log, sandbox: opts.sandbox, trustProxy: proxies.any, clientAddress: limitKey, baseUrl: () => baseUrl, businessName: biz.def.business.name,
-    capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
-    accepted: () => authPolicy.accepted,
-    allowLoopback: Boolean(opts.security?.allowLoopbackProfiles), now: () => clock.now(), onAccountEvent: (e) => metrics?.recordAccountEvent(e), profiles: resolver,
-    onRegistration: (outcome) => metrics?.recordRegistration(outcome), buyerData: buyerData.port, ...(mail.deliverCode ? { deliverCode: mail.deliverCode } : {}), ...(opts.oauth ?? {}),
-  });
+  const oauth: OAuthDoor | undefined =
+    opts.oauth === false || role
+      ? undefined
+      : await mountOAuth({
+          store,
+          log,
+          sandbox: opts.sandbox,
+          trustProxy: proxies.any,
+          clientAddress: limitKey,
+          baseUrl: () => baseUrl,
+          businessName: biz.def.business.name,
+          capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
+          accepted: () => authPolicy.accepted,
+          allowLoopback: Boolean(opts.security?.allowLoopbackProfiles),
+          now: () => clock.now(),
+          onAccountEvent: (e) => metrics?.recordAccountEvent(e),
+          profiles: resolver,
+          onRegistration: (outcome) => metrics?.recordRegistration(outcome),
+          buyerData: buyerData.port,
+          ...(mail.deliverCode ? { deliverCode: mail.deliverCode } : {}),
+          ...(opts.oauth ?? {}),
+        });
   const authPolicy: AuthPolicy = freezePolicy(
     oauth
       ? {
@@ -144,18 +165,31 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     availability: cacheBytes > 0 && !opts.role ? new AvailabilityCache(cacheBytes) : undefined,
   };
   let metrics: ServerMetrics | undefined;
-  const pipeline = new Pipeline({ store, biz, clock, ids, log, authPolicy, onCommitted: announce, env: opts.role?.env ?? adminEnv, refreshBusiness: opts.role ? undefined : () => live.refresh(), onCall: (call) => {
-    metrics?.recordCall(call);
-    // A committed call may have written a payment job: the worker looks soon rather than at its next poll.
-    if (call.ok) payments.worker?.nudge();
-    if (call.ok) mail.worker?.nudge();
-    if (call.ok) calendars?.pusher?.nudge();
-  } });
+  const pipeline = new Pipeline({
+    store,
+    biz,
+    clock,
+    ids,
+    log,
+    authPolicy,
+    onCommitted: announce,
+    env: opts.role?.env ?? adminEnv,
+    refreshBusiness: opts.role ? undefined : () => live.refresh(),
+    onCall: (call) => {
+      metrics?.recordCall(call);
+      // A committed call may have written a payment job: the worker looks soon rather than at its next poll.
+      if (call.ok) payments.worker?.nudge();
+      if (call.ok) mail.worker?.nudge();
+      if (call.ok) calendars?.pusher?.nudge();
+    },
+  });
   buyerData.bind(pipeline);
   const payments = opts.role ? {} : wirePayments(opts.payments, { biz, store, pipeline, now: () => clock.now(), log });
   if (opts.payments?.startWorker !== false) payments.worker?.start();
   if (opts.mail?.startWorker !== false) mail.worker?.start();
-  const calendars = opts.role ? undefined : wireCalendars(opts.calendars, { biz, store, now: () => clock.now(), log, allowLoopback: Boolean(opts.security?.allowLoopbackProfiles) });
+  const calendars = opts.role
+    ? undefined
+    : wireCalendars(opts.calendars, { biz, store, now: () => clock.now(), log, allowLoopback: Boolean(opts.security?.allowLoopbackProfiles) });
   await calendars?.start();
   const availabilityCache = adminEnv.availability;
   metrics = createMetrics({
@@ -190,25 +224,29 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   });
   if (wh.enabled !== false) dispatcher.start();
   const unsubscribeChannel = store.channel?.subscribe(function fanOut(seqs, tries = 0) {
-    store.read((tx) => tx.outbox.bySeq(seqs)).then(
-      (events) => hub.deliver(events.map((e) => ({ ...e, body: eventBody(e) }))),
-      (err) => {
-        // Announced just as the database went away: try again for a while rather than drop them.
-        if (err instanceof StoreUnavailable && tries < 10) setTimeout(() => fanOut(seqs, tries + 1), 1000).unref();
-        else log.warn('could not read announced events', { error: String(err) });
-      },
-    );
+    store
+      .read((tx) => tx.outbox.bySeq(seqs))
+      .then(
+        (events) => hub.deliver(events.map((e) => ({ ...e, body: eventBody(e) }))),
+        (err) => {
+          // Announced just as the database went away: try again for a while rather than drop them.
+          if (err instanceof StoreUnavailable && tries < 10) setTimeout(() => fanOut(seqs, tries + 1), 1000).unref();
+          else log.warn('could not read announced events', { error: String(err) });
+        },
+      );
   });
   const profile = (): Record<string, unknown> =>
-    role ? role.profile({ baseUrl, mechanisms: authPolicy.accepted, popAlgorithms: popAlgs }) : buildBusinessProfile(biz, {
-      baseUrl,
-      mcpEndpoint: `${baseUrl}/mcp`,
-      sandbox: opts.sandbox,
-      mechanisms: authPolicy.accepted,
-      popAlgorithms: popAlgs,
-      keys: keyring.published(clock.now()),
-      tokenEndpoint: oauth ? `${baseUrl}/oauth/token` : undefined,
-    });
+    role
+      ? role.profile({ baseUrl, mechanisms: authPolicy.accepted, popAlgorithms: popAlgs })
+      : buildBusinessProfile(biz, {
+          baseUrl,
+          mcpEndpoint: `${baseUrl}/mcp`,
+          sandbox: opts.sandbox,
+          mechanisms: authPolicy.accepted,
+          popAlgorithms: popAlgs,
+          keys: keyring.published(clock.now()),
+          tokenEndpoint: oauth ? `${baseUrl}/oauth/token` : undefined,
+        });
   const clientAddress = (c: Context): string | undefined => limitKey(c.req.raw, c.env);
   let openapiDoc: Record<string, unknown> | undefined;
   const rest = createRestApp({
@@ -225,10 +263,24 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
   // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback. The buyer
   // pages belong to the business role only.
-  const sessions = dashboardSessions({ store, now: () => clock.now(), sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes, log, onEvent: (e) => metrics?.recordAccountEvent(e) });
+  const sessions = dashboardSessions({
+    store,
+    now: () => clock.now(),
+    sandbox: opts.sandbox,
+    adminKeyHashes: authPolicy.adminKeyHashes,
+    log,
+    onEvent: (e) => metrics?.recordAccountEvent(e),
+  });
   const doors: Door[] = role
     ? [mcpDoor(mcpHttp.app), ...(role.doors ?? []), restDoor(rest)]
-    : [mcpDoor(mcpHttp.app, oauth), ...(oauth ? [oauthDoor(oauth)] : []), dashboardDoor(pipeline, sessions, limitKey), ...(payments.door ? [payments.door] : []), pagesDoor(pipeline), restDoor(rest)];
+    : [
+        mcpDoor(mcpHttp.app, oauth),
+        ...(oauth ? [oauthDoor(oauth)] : []),
+        dashboardDoor(pipeline, sessions, limitKey),
+        ...(payments.door ? [payments.door] : []),
+        pagesDoor(pipeline),
+        restDoor(rest),
+      ];
   const app = createHost({
     doors,
     maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,

@@ -127,7 +127,9 @@ export function createHost(opts: HostOptions): HostApp {
     const proxies = opts.proxies;
     const forwardedHttps = proxies ? viaTrustedProxy(c.env, proxies) && c.req.header('x-forwarded-proto') === 'https' : false;
     if (proxies?.any && !forwardedHttps && new URL(c.req.url).protocol !== 'https:') {
-      return c.get('door').refuse(c.req.raw, 400, new ProtocolError('invalid_request', 'Use HTTPS: this business does not accept plaintext requests.', { detailCode: 'https_required' }));
+      return c
+        .get('door')
+        .refuse(c.req.raw, 400, new ProtocolError('invalid_request', 'Use HTTPS: this business does not accept plaintext requests.', { detailCode: 'https_required' }));
     }
     await next();
   });

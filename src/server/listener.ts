@@ -115,7 +115,9 @@ export function createListener(o: ListenerOptions): Listener {
       }
       const limits = { ...DEFAULT_CONNECTION_LIMITS, ...(o.connections ?? {}) };
       if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-        throw new Error(`the header deadline (${limits.headersTimeoutMs / 1000} s) must not exceed the request deadline (${limits.requestTimeoutMs / 1000} s): adjust --headers-timeout or --request-timeout`);
+        throw new Error(
+          `the header deadline (${limits.headersTimeoutMs / 1000} s) must not exceed the request deadline (${limits.requestTimeoutMs / 1000} s): adjust --headers-timeout or --request-timeout`,
+        );
       }
       // Node checks the header and request deadlines on this interval (30 s by default): keep it a
       // fraction of the shortest deadline so a slow client is cut close to its deadline.
@@ -166,10 +168,13 @@ export function createListener(o: ListenerOptions): Listener {
       const hostDrained =
         hostInFlight === 0 ||
         (await new Promise<boolean>((resolve) => {
-          const t = setTimeout(() => {
-            hostIdle.delete(done);
-            resolve(false);
-          }, Math.max(0, deadline - Date.now()));
+          const t = setTimeout(
+            () => {
+              hostIdle.delete(done);
+              resolve(false);
+            },
+            Math.max(0, deadline - Date.now()),
+          );
           const done = () => {
             clearTimeout(t);
             hostIdle.delete(done);

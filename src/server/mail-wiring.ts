@@ -61,7 +61,8 @@ function readOverrides(biz: Business, base: string | undefined): Map<string, str
 
 export function wireMail(o: MailOptions | undefined, deps: { biz: Business; store: Store; now: () => number; log: Logger }): MailWiring {
   const overrides = readOverrides(deps.biz, o?.templateBase);
-  const transport = o?.transport ?? (o?.smtpUrl ? smtpTransport(o.smtpUrl, { tlsRejectUnauthorized: o.tlsRejectUnauthorized }) : o?.dir ? dirTransport(o.dir, deps.now) : undefined);
+  const transport =
+    o?.transport ?? (o?.smtpUrl ? smtpTransport(o.smtpUrl, { tlsRejectUnauthorized: o.tlsRejectUnauthorized }) : o?.dir ? dirTransport(o.dir, deps.now) : undefined);
   if (!transport) return {};
   // The public URL may be set only once the server listens: read it at send time.
   const from = () => o?.from ?? `${deps.biz.def.business.name.replace(/["<>\r\n]/g, '')} <no-reply@${new URL(deps.biz.publicUrl).hostname}>`;
@@ -70,7 +71,9 @@ export function wireMail(o: MailOptions | undefined, deps: { biz: Business; stor
     const now = deps.now();
     const id = `signup:${createHash('sha256').update(`${email}|${code}`).digest('hex').slice(0, 24)}|signup_code|${email.toLowerCase()}`;
     void deps.store
-      .transaction((tx) => tx.mail.enqueue({ id, kind: 'signup_code', subject_id: `account:${email.toLowerCase()}`, recipient: email, locale: null, payload: { code }, due_ms: now, created_ms: now }))
+      .transaction((tx) =>
+        tx.mail.enqueue({ id, kind: 'signup_code', subject_id: `account:${email.toLowerCase()}`, recipient: email, locale: null, payload: { code }, due_ms: now, created_ms: now }),
+      )
       .then(() => worker.nudge())
       .catch((err) => deps.log.warn('sign-up code not queued', { error: String(err) }));
   };

@@ -24,8 +24,8 @@ export function metricsHandler(
         }),
       );
     }
-    return metrics.scrape().then(
-      (text) => new Response(req.method === 'HEAD' ? null : text, { status: 200, headers: { 'Content-Type': metrics.contentType, 'Cache-Control': 'no-store' } }),
-    );
+    return metrics
+      .scrape()
+      .then((text) => new Response(req.method === 'HEAD' ? null : text, { status: 200, headers: { 'Content-Type': metrics.contentType, 'Cache-Control': 'no-store' } }));
   };
 }

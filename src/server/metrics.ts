@@ -50,7 +50,12 @@ export function createMetrics(deps: {
   collectDefaultMetrics({ register: registry, prefix: 'usp_' });
 
   const labelNames = ['door', 'operation', 'outcome'] as const;
-  const calls = new Counter({ name: 'usp_calls_total', help: 'Calls answered, by door, operation and outcome (ok, a business outcome code, or a protocol error code).', labelNames, registers: [registry] });
+  const calls = new Counter({
+    name: 'usp_calls_total',
+    help: 'Calls answered, by door, operation and outcome (ok, a business outcome code, or a protocol error code).',
+    labelNames,
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'usp_call_duration_seconds',
     help: 'Time from the pipeline receiving a call to its answer, by door, operation and outcome.',
@@ -59,33 +64,89 @@ export function createMetrics(deps: {
     registers: [registry],
   });
   const perCall = new Map<string, { calls: { inc(): void }; duration: { observe(v: number): void } }>();
-  const refusals = new Counter({ name: 'usp_rate_limit_refusals_total', help: 'Calls refused with rate_limited, by door and operation.', labelNames: ['door', 'operation'], registers: [registry] });
+  const refusals = new Counter({
+    name: 'usp_rate_limit_refusals_total',
+    help: 'Calls refused with rate_limited, by door and operation.',
+    labelNames: ['door', 'operation'],
+    registers: [registry],
+  });
   const registrations = new Counter({
     name: 'usp_oauth_client_registrations_total',
     help: 'OAuth dynamic client registrations, by outcome: registered, or the reason one was refused (rate_limited, registrant_cap, profile_control_not_proven, invalid_redirect_uri, ...).',
     labelNames: ['outcome'],
     registers: [registry],
   });
-  const attempts = new Counter({ name: 'usp_webhook_delivery_attempts_total', help: 'Webhook delivery attempts recorded, by result (delivered, retry, failed, canceled, skipped).', labelNames: ['result'], registers: [registry] });
-  const signInFailures = new Counter({ name: 'usp_sign_in_failures_total', help: 'Sign-ins refused for a wrong password or an unknown email, by door (oauth: the buyer account pages; dashboard).', labelNames: ['door'], registers: [registry] });
+  const attempts = new Counter({
+    name: 'usp_webhook_delivery_attempts_total',
+    help: 'Webhook delivery attempts recorded, by result (delivered, retry, failed, canceled, skipped).',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  const signInFailures = new Counter({
+    name: 'usp_sign_in_failures_total',
+    help: 'Sign-ins refused for a wrong password or an unknown email, by door (oauth: the buyer account pages; dashboard).',
+    labelNames: ['door'],
+    registers: [registry],
+  });
   const lockouts = new Counter({
     name: 'usp_sign_in_lockouts_total',
     help: 'Sign-in, sign-up and code attempts refused unchecked because a limit holds them back, by door and limit (address, account, signup_email, signup_address, verify_address).',
     labelNames: ['door', 'limit'],
     registers: [registry],
   });
-  const signUps = new Counter({ name: 'usp_sign_ups_total', help: 'Buyer sign-up steps, by stage (started, completed, code_rejected).', labelNames: ['stage'], registers: [registry] });
-  new Gauge({ name: 'usp_mcp_sessions', help: 'MCP sessions open in this process (stdio and HTTP).', registers: [registry], collect() { this.set(deps.sessions()); } });
-  new Gauge({ name: 'usp_inflight_calls', help: 'Calls being executed right now.', registers: [registry], collect() { this.set(deps.inFlight()); } });
+  const signUps = new Counter({
+    name: 'usp_sign_ups_total',
+    help: 'Buyer sign-up steps, by stage (started, completed, code_rejected).',
+    labelNames: ['stage'],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'usp_mcp_sessions',
+    help: 'MCP sessions open in this process (stdio and HTTP).',
+    registers: [registry],
+    collect() {
+      this.set(deps.sessions());
+    },
+  });
+  new Gauge({
+    name: 'usp_inflight_calls',
+    help: 'Calls being executed right now.',
+    registers: [registry],
+    collect() {
+      this.set(deps.inFlight());
+    },
+  });
   const cacheStats = deps.availabilityCache;
   if (cacheStats) {
     const counter = (name: string, help: string, key: 'hits' | 'misses' | 'evictions') =>
-      new Counter({ name, help, registers: [registry], collect() { this.reset(); this.inc(cacheStats()[key]); } });
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(cacheStats()[key]);
+        },
+      });
     counter('usp_availability_cache_hits_total', 'Availability queries answered from a cached computation still exact at the time.', 'hits');
     counter('usp_availability_cache_misses_total', 'Availability queries computed afresh (nothing cached, or the store version or the clock moved past it).', 'misses');
     counter('usp_availability_cache_evictions_total', 'Cached availability answers dropped to stay within the memory budget.', 'evictions');
-    new Gauge({ name: 'usp_availability_cache_entries', help: 'Availability answers cached.', registers: [registry], collect() { this.set(cacheStats().entries); } });
-    new Gauge({ name: 'usp_availability_cache_bytes', help: 'Estimated memory held by cached availability answers (budget: --availability-cache-mb).', registers: [registry], collect() { this.set(cacheStats().bytes); } });
+    new Gauge({
+      name: 'usp_availability_cache_entries',
+      help: 'Availability answers cached.',
+      registers: [registry],
+      collect() {
+        this.set(cacheStats().entries);
+      },
+    });
+    new Gauge({
+      name: 'usp_availability_cache_bytes',
+      help: 'Estimated memory held by cached availability answers (budget: --availability-cache-mb).',
+      registers: [registry],
+      collect() {
+        this.set(cacheStats().bytes);
+      },
+    });
   }
 
   const bookings = new Gauge({ name: 'usp_bookings', help: 'Bookings in the database, by status (read at scrape time).', labelNames: ['status'], registers: [registry] });
@@ -93,8 +154,16 @@ export function createMetrics(deps: {
   const outbox = new Gauge({ name: 'usp_outbox_due', help: 'Outbox events due and not yet dispatched (read at scrape time).', registers: [registry] });
   const pending = new Gauge({ name: 'usp_webhook_deliveries_pending', help: 'Webhook deliveries waiting for an attempt (read at scrape time).', registers: [registry] });
   const leased = new Gauge({ name: 'usp_webhook_deliveries_leased', help: 'Pending webhook deliveries a worker holds a lease on (read at scrape time).', registers: [registry] });
-  const stale = new Gauge({ name: 'usp_store_gauges_stale', help: '1 when the last scrape could not read the database: the database gauges keep their previous values.', registers: [registry] });
-  const updated = new Gauge({ name: 'usp_store_gauges_updated_timestamp_seconds', help: 'When the database gauges were last read successfully (Unix seconds).', registers: [registry] });
+  const stale = new Gauge({
+    name: 'usp_store_gauges_stale',
+    help: '1 when the last scrape could not read the database: the database gauges keep their previous values.',
+    registers: [registry],
+  });
+  const updated = new Gauge({
+    name: 'usp_store_gauges_updated_timestamp_seconds',
+    help: 'When the database gauges were last read successfully (Unix seconds).',
+    registers: [registry],
+  });
 
   const apply = (g: StoreGauges) => {
     bookings.reset();

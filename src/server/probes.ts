@@ -32,7 +32,8 @@ export function probeHandler(store: Store, state: ProcessState = { dispatcher: (
 async function ready(store: Store, state: ProcessState): Promise<Response> {
   const dispatcher = state.dispatcher();
   if (state.shuttingDown()) return reply(503, { status: 'shutting_down', database: store.engine, dispatcher }, { 'Retry-After': '2' });
-  if (dispatcher === 'stopped') return reply(503, { status: 'unavailable', database: store.engine, dispatcher, reason: 'the webhook dispatcher is not running' }, { 'Retry-After': '2' });
+  if (dispatcher === 'stopped')
+    return reply(503, { status: 'unavailable', database: store.engine, dispatcher, reason: 'the webhook dispatcher is not running' }, { 'Retry-After': '2' });
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([

@@ -112,7 +112,13 @@ export function createRegistrar(o: RegistrarOptions): Registrar {
         return true;
       }
       failures++;
-      o.log.warn('the registry refused the registration', { registry: o.registryUrl, status: res.status, code: body.code ?? body.error?.code, detail: body.detail ?? body.error?.message, failures });
+      o.log.warn('the registry refused the registration', {
+        registry: o.registryUrl,
+        status: res.status,
+        code: body.code ?? body.error?.code,
+        detail: body.detail ?? body.error?.message,
+        failures,
+      });
     } catch (err) {
       failures++;
       o.log.warn('could not reach the registry', { registry: o.registryUrl, error: String((err as Error).message ?? err), failures });

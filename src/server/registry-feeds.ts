@@ -11,14 +11,7 @@
 import type { JsonWebKey } from 'node:crypto';
 import { USP_VERSION, type Clock, type Logger, type RegistryEnv } from '../operations/index.js';
 import type { Store } from '../store/index.js';
-import {
-  contentDigest,
-  findKey,
-  pinnedPost,
-  signRequest,
-  uspRequiredComponents,
-  verifyRequestSignature,
-} from '../security/index.js';
+import { contentDigest, findKey, pinnedPost, signRequest, uspRequiredComponents, verifyRequestSignature } from '../security/index.js';
 import type { SigningKeyring } from '../webhooks/index.js';
 import type { Door } from './host.js';
 
@@ -108,7 +101,10 @@ export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
     const text = JSON.stringify({ callback_url: `${d.baseUrl()}${FEED_EVENTS_PATH}/${encodeURIComponent(id)}` });
     const bytes = new TextEncoder().encode(text);
     const headers: Record<string, string> = { 'content-type': 'application/json', 'usp-agent': `profile="${platformProfileUrl()}"`, 'content-digest': contentDigest(bytes) };
-    const sig = signRequest({ method: 'POST', url, headers, body: bytes }, d.keyring.active(), { components: uspRequiredComponents({ url, headers }), created: Math.floor(d.clock.now() / 1000) });
+    const sig = signRequest({ method: 'POST', url, headers, body: bytes }, d.keyring.active(), {
+      components: uspRequiredComponents({ url, headers }),
+      created: Math.floor(d.clock.now() / 1000),
+    });
     const res = await d.post(url, { ...headers, 'signature-input': sig['Signature-Input'], signature: sig.Signature }, text);
     const sub = isObject(res.body.subscription) ? res.body.subscription : null;
     if (res.status !== 201 || !sub || typeof sub.id !== 'string') {
@@ -156,7 +152,7 @@ export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
         { method: req.method, url: req.url, headers: req.headers, body },
         async (kid) => {
           const doc = await d.env.fetchJson(row.profile_url);
-          const keys = (name: string) => (Array.isArray(doc[name]) ? (doc[name] as unknown[]).filter(isObject) as JsonWebKey[] : []);
+          const keys = (name: string) => (Array.isArray(doc[name]) ? ((doc[name] as unknown[]).filter(isObject) as JsonWebKey[]) : []);
           return findKey({ keys: keys('keys'), signing_keys: keys('signing_keys') }, kid);
         },
         { now: d.clock.now(), maxAgeSeconds: 300, requiredComponents: () => ['@method', '@authority', '@path', 'content-digest', 'content-type'] },
@@ -173,7 +169,7 @@ export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
       return problem(400, 'invalid_request', 'The event is not a JSON object.');
     }
     if (event.subscription_id !== undefined && event.subscription_id !== note.subscription_id) {
-      return problem(404, 'not_found', 'That subscription is not this registration\'s.');
+      return problem(404, 'not_found', "That subscription is not this registration's.");
     }
     await d.store.transaction(async (tx) => {
       const current = await tx.registry.get(id);

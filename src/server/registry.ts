@@ -5,16 +5,7 @@
  * keeps the index fresh and drops businesses whose profile is gone.
  */
 import { DEFAULT_SETTINGS, type BusinessDef } from '../domain/index.js';
-import {
-  REGISTRY_OPERATIONS,
-  USP_VERSION,
-  reindexDue,
-  seedRegistration,
-  systemClock,
-  type Clock,
-  type RegistrationInput,
-  type RegistryEnv,
-} from '../operations/index.js';
+import { REGISTRY_OPERATIONS, USP_VERSION, reindexDue, seedRegistration, systemClock, type Clock, type RegistrationInput, type RegistryEnv } from '../operations/index.js';
 import { createProfileResolver, parseJsonDocument } from '../security/index.js';
 import { REGISTRY_INSTRUCTIONS } from '../bindings/mcp/index.js';
 import { consoleLogger, createUspServer, type ServerOptions, type UspServer } from './compose.js';
@@ -70,7 +61,9 @@ function registryProfile(ctx: { baseUrl: string; mechanisms: readonly string[]; 
         ],
       },
       capabilities: {
-        'dev.usp-protocol.discovery.registry': [{ version: USP_VERSION, spec: `${spec}#6-discovery-registry-optional`, schema: 'https://usp-protocol.dev/schemas/services/registry.json' }],
+        'dev.usp-protocol.discovery.registry': [
+          { version: USP_VERSION, spec: `${spec}#6-discovery-registry-optional`, schema: 'https://usp-protocol.dev/schemas/services/registry.json' },
+        ],
       },
     },
     authorization: {
@@ -90,7 +83,15 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
   let fetchJson = opts.fetchJson;
   if (!fetchJson) {
     // Business profiles and catalog pages go through the outbound rules of platform profiles, uncached.
-    const fetcher = createProfileResolver({ allowLoopback, minTtlSeconds: 0, maxTtlSeconds: 0, maxBytes: 4 * 1024 * 1024, timeoutMs: 5000, parse: parseJsonDocument, now: () => clock.now() });
+    const fetcher = createProfileResolver({
+      allowLoopback,
+      minTtlSeconds: 0,
+      maxTtlSeconds: 0,
+      maxBytes: 4 * 1024 * 1024,
+      timeoutMs: 5000,
+      parse: parseJsonDocument,
+      now: () => clock.now(),
+    });
     fetchJson = async (url) => (await fetcher.resolve(url)).raw;
   }
   const env: RegistryEnv = { fetchJson, allowLoopback, reindexIntervalMs, maxFailures: opts.maxFailures ?? DEFAULT_MAX_FAILURES };
@@ -249,7 +250,11 @@ const DEMO_BUSINESSES: Array<{ id: string; input: RegistrationInput; services: S
     },
     services: [
       svc('svc_vinyasa', 'Vinyasa Flow Class', 'group', ['cat_yoga', 'Yoga'], 60, { model: 'fixed', amount: 2800, currency: 'USD' }),
-      svc('svc_private_yoga', 'Private Yoga Session', 'appointment', ['cat_yoga', 'Yoga'], [60, 90], { model: 'variable', currency: 'USD', price_range: { min: 9000, max: 13500 } }),
+      svc('svc_private_yoga', 'Private Yoga Session', 'appointment', ['cat_yoga', 'Yoga'], [60, 90], {
+        model: 'variable',
+        currency: 'USD',
+        price_range: { min: 9000, max: 13500 },
+      }),
     ],
   },
   {

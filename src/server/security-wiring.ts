@@ -74,8 +74,7 @@ export async function buildAuthPolicy(args: {
     return v;
   });
   const resolver =
-    opts.profileResolver ??
-    createProfileResolver({ allowLoopback: Boolean(opts.allowLoopbackProfiles), allowlist: opts.profileAllowlist, now: () => args.clock.now() });
+    opts.profileResolver ?? createProfileResolver({ allowLoopback: Boolean(opts.allowLoopbackProfiles), allowlist: opts.profileAllowlist, now: () => args.clock.now() });
   const fetchProfiles = opts.fetchProfiles ?? !args.sandbox;
   const limits = opts.rateLimits === false ? undefined : { ...(args.sandbox ? SANDBOX_RATE_LIMITS : DEFAULT_RATE_LIMITS), ...(opts.rateLimits ?? {}) };
 

@@ -30,7 +30,16 @@ export interface MailMessage {
 
 export interface MailRepo {
   /** Queue a message; one with the same id already there is left as it is. True when added. */
-  enqueue(m: { id: string; kind: string; subject_id: string; recipient: string; locale: string | null; payload: Record<string, unknown>; due_ms: number; created_ms: number }): Promise<boolean>;
+  enqueue(m: {
+    id: string;
+    kind: string;
+    subject_id: string;
+    recipient: string;
+    locale: string | null;
+    payload: Record<string, unknown>;
+    due_ms: number;
+    created_ms: number;
+  }): Promise<boolean>;
   /** Lease queued messages that are due and that no other worker holds, until `leaseUntilMs`. */
   claimDue(nowMs: number, limit: number, leaseUntilMs: number): Promise<MailMessage[]>;
   /** Record an attempt's end: sent, failed for good, or queued again at `due_ms` (clears the lease). */

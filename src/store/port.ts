@@ -57,7 +57,7 @@ export interface BookingRepo {
   /** Most recently created first (for the business's own tools). */
   recent(limit: number, status?: string): Promise<BookingRecord[]>;
   /** Ids of pending / requires_action bookings whose expiry passed (for the sweeper). */
-  expiredPending(nowMs: number, limit: number): Promise<string[]>;  /** Counts an operator watches (metrics, read at scrape time): each is one indexed count. */
+  expiredPending(nowMs: number, limit: number): Promise<string[]> /** Counts an operator watches (metrics, read at scrape time): each is one indexed count. */;
   gauges(nowMs: number): Promise<StoreGauges>;
 }
 

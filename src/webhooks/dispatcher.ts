@@ -88,9 +88,9 @@ export class WebhookDispatcher {
     clearTimeout(timer);
     if (this.leased.size > 0) {
       const ids = [...this.leased];
-      await this.o.store.transaction((tx) => tx.webhooks.releaseLeases(ids)).catch((err) =>
-        this.o.log.warn('could not release delivery leases; they lapse by themselves', { deliveries: ids.length, error: String(err) }),
-      );
+      await this.o.store
+        .transaction((tx) => tx.webhooks.releaseLeases(ids))
+        .catch((err) => this.o.log.warn('could not release delivery leases; they lapse by themselves', { deliveries: ids.length, error: String(err) }));
     }
   }
 
@@ -204,10 +204,12 @@ export class WebhookDispatcher {
     // The claimed deliveries count as leased the moment the claim commits, and stop() waits for a
     // claim under way: a stop that lands meanwhile releases them with the rest, instead of leaving
     // them leased until the lease lapses.
-    const claim = this.o.store.transaction((tx) => tx.webhooks.claimDue(now, room, lease, busy)).then((due) => {
-      for (const d of due) this.leased.add(d.id);
-      return due;
-    });
+    const claim = this.o.store
+      .transaction((tx) => tx.webhooks.claimDue(now, room, lease, busy))
+      .then((due) => {
+        for (const d of due) this.leased.add(d.id);
+        return due;
+      });
     this.claiming = claim;
     const due = await claim.finally(() => {
       if (this.claiming === claim) this.claiming = undefined;
@@ -279,9 +281,7 @@ export class WebhookDispatcher {
       this.o.onAttempt?.('canceled');
       return;
     }
-    const res = target.url
-      ? await this.o.sender.send(target.url, d.body, this.o.keyring.active(), at)
-      : { status: null, latencyMs: 0, error: target.error ?? 'no target' };
+    const res = target.url ? await this.o.sender.send(target.url, d.body, this.o.keyring.active(), at) : { status: null, latencyMs: 0, error: target.error ?? 'no target' };
     const ok = res.status !== null && res.status >= 200 && res.status < 300;
     let status: WebhookDelivery['status'] = 'delivered';
     let next = at;
@@ -297,10 +297,7 @@ export class WebhookDispatcher {
       }
     }
     await this.o.store.transaction((tx) =>
-      tx.webhooks.recordAttempt(
-        { delivery_id: d.id, attempt, at_ms: at, status_code: res.status, latency_ms: res.latencyMs, error: res.error },
-        { status, next_attempt_ms: next },
-      ),
+      tx.webhooks.recordAttempt({ delivery_id: d.id, attempt, at_ms: at, status_code: res.status, latency_ms: res.latencyMs, error: res.error }, { status, next_attempt_ms: next }),
     );
     this.o.onAttempt?.(status === 'pending' ? 'retry' : status === 'failed' ? 'failed' : 'delivered');
     if (status === 'pending') this.loop.schedule(Math.max(0, next - this.o.now()));

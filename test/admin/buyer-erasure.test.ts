@@ -25,9 +25,18 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function seedAndErase(t: TestServer): Promise<{ kept: string }> {
   const admin = (m: string, p: string, b?: unknown) => t.call(m, p, b, { apiKey: ADMIN_KEY, profile: null });
   const slots = async (d: string) => (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: d, end_date: d })).body.slots as any[];
-  const booked = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: (await slots(day(1)))[0].id, buyer: PERSON, notes: 'Zelda likes it short' }, { idempotencyKey: 'idem-zq-1' });
+  const booked = await t.call(
+    'POST',
+    '/bookings',
+    { service_id: 'svc_haircut', slot_id: (await slots(day(1)))[0].id, buyer: PERSON, notes: 'Zelda likes it short' },
+    { idempotencyKey: 'idem-zq-1' },
+  );
   expect(booked.status).toBe(201);
-  const walkIn = await admin('POST', '/admin/bookings', { service_id: 'svc_haircut', slot_id: (await slots(day(2)))[0].id, buyer: { first_name: 'Zelda', last_name: 'Quinton', phone_number: PERSON.phone_number } });
+  const walkIn = await admin('POST', '/admin/bookings', {
+    service_id: 'svc_haircut',
+    slot_id: (await slots(day(2)))[0].id,
+    buyer: { first_name: 'Zelda', last_name: 'Quinton', phone_number: PERSON.phone_number },
+  });
   expect(walkIn.status).toBe(201);
   const kept = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: (await slots(day(3)))[0].id, buyer: BUYER });
   await t.call('POST', `/bookings/${booked.body.booking.id}/cancel`, { reason: 'Zelda Quinton is ill' });
@@ -127,7 +136,16 @@ describe('--retention-days reaches the sweep', () => {
     const { demoBusiness } = await import('../support/server.js');
     const { booking: bookingRecord } = await import('../support/records.js');
     const { TEST_NOW } = await import('../support/time.js');
-    const server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, clock: new ManualClock(TEST_NOW), log: silentLogger, sweepIntervalMs: 20, webhooks: { enabled: false }, ...opts });
+    const server = await createUspServer({
+      business: demoBusiness(),
+      db: ':memory:',
+      sandbox: true,
+      clock: new ManualClock(TEST_NOW),
+      log: silentLogger,
+      sweepIntervalMs: 20,
+      webhooks: { enabled: false },
+      ...opts,
+    });
     try {
       const old = bookingRecord('bkg_old');
       old.booking.buyer = { first_name: 'Zelda', last_name: 'Quinton', email: PERSON.email };

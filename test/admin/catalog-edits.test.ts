@@ -143,7 +143,15 @@ describe('a change that would strand live bookings is refused naming them, unles
 
 describe('admin resources and locations', () => {
   it('a new stylist with hours becomes bookable once a service names it', async () => {
-    const schedule = { monday: [{ opens: '09:00', closes: '17:00' }], tuesday: [{ opens: '09:00', closes: '17:00' }], wednesday: [{ opens: '09:00', closes: '17:00' }], thursday: [{ opens: '09:00', closes: '17:00' }], friday: [{ opens: '09:00', closes: '17:00' }], saturday: [{ opens: '09:00', closes: '17:00' }], sunday: [{ opens: '09:00', closes: '17:00' }] };
+    const schedule = {
+      monday: [{ opens: '09:00', closes: '17:00' }],
+      tuesday: [{ opens: '09:00', closes: '17:00' }],
+      wednesday: [{ opens: '09:00', closes: '17:00' }],
+      thursday: [{ opens: '09:00', closes: '17:00' }],
+      friday: [{ opens: '09:00', closes: '17:00' }],
+      saturday: [{ opens: '09:00', closes: '17:00' }],
+      sunday: [{ opens: '09:00', closes: '17:00' }],
+    };
     const r = await admin('POST', '/admin/resources', { id: 'res_stylist_dee', type: 'staff', name: 'Dee', location_id: 'loc_downtown', schedule });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     const requirements = demoBusiness().services[0].requirements.map((q) => ({ ...q, resource_ids: [...q.resource_ids, 'res_stylist_dee'] }));

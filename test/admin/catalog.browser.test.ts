@@ -103,7 +103,12 @@ describe.skipIf(!HAVE_CHROMIUM)('the business edits its catalog from the dashboa
   it('a form posted without the session CSRF token is refused and changes nothing', async () => {
     const { context } = await signedIn();
     const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-    const res = await fetch(`${t.url}/admin/ui/locations`, { method: 'POST', headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded', origin: t.url }, body: 'id=loc_x&name=X', redirect: 'manual' });
+    const res = await fetch(`${t.url}/admin/ui/locations`, {
+      method: 'POST',
+      headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded', origin: t.url },
+      body: 'id=loc_x&name=X',
+      redirect: 'manual',
+    });
     expect(res.status).toBe(403);
     expect(t.server.biz.def.business.locations.some((l) => l.id === 'loc_x')).toBe(false);
     await context.close();

@@ -148,7 +148,7 @@ describe('calls made from the dashboard are reported as its own door', () => {
 });
 
 describe('the dashboard shows only messages the server chose, never text from a link', () => {
-  it('a crafted /admin?error=... link shows our generic words, not the attacker\'s sentence; ?ok= likewise', async () => {
+  it("a crafted /admin?error=... link shows our generic words, not the attacker's sentence; ?ok= likewise", async () => {
     const s = await signIn();
     const lure = 'Your account is suspended: call +1 555 0100 and read out your password';
     const bad = await (await s.get(`/admin?error=${encodeURIComponent(lure)}&ok=${encodeURIComponent('Payment received')}`)).text();

@@ -24,7 +24,10 @@ afterEach(async () => {
 
 async function start() {
   const lines: Line[] = [];
-  const at = (level: string) => (msg: string, fields: Record<string, unknown> = {}) => void lines.push({ level, msg, fields });
+  const at =
+    (level: string) =>
+    (msg: string, fields: Record<string, unknown> = {}) =>
+      void lines.push({ level, msg, fields });
   const log: Logger = { info: at('info'), warn: at('warn'), error: at('error') };
   const clock = new ManualClock(TEST_NOW);
   server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: false, clock, log, sweepIntervalMs: 0, webhooks: { enabled: false }, trustProxy: true });
@@ -49,7 +52,14 @@ function browserAt(url: string, ip: string) {
   const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
   const get = async (path: string) => keep(await fetch(url + path, { headers: headers(), redirect: 'manual' }));
   const post = async (path: string, form: Record<string, string>) =>
-    keep(await fetch(url + path, { method: 'POST', headers: { ...headers(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form), redirect: 'manual' }));
+    keep(
+      await fetch(url + path, {
+        method: 'POST',
+        headers: { ...headers(), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+        redirect: 'manual',
+      }),
+    );
   return {
     jar,
     get,
@@ -63,7 +73,7 @@ function browserAt(url: string, ip: string) {
 }
 
 describe('dashboard lockouts are not a weapon', () => {
-  test('an attacker\'s address is slowed: past three failures even the right password from it waits, and the wait doubles', async () => {
+  test("an attacker's address is slowed: past three failures even the right password from it waits, and the wait doubles", async () => {
     const { url, clock } = await start();
     const attacker = browserAt(url, '203.0.113.9');
     for (let i = 0; i < 4; i++) expect((await attacker.signIn(EMAIL, `guess ${i}`)).status).toBe(401);
@@ -88,7 +98,7 @@ describe('dashboard lockouts are not a weapon', () => {
     expect((await owner.get('/admin')).status).toBe(200);
   });
 
-  test('failures and refusals leave log lines with the user\'s reference (not the email) and counters on /metrics', async () => {
+  test("failures and refusals leave log lines with the user's reference (not the email) and counters on /metrics", async () => {
     const { url, lines } = await start();
     const attacker = browserAt(url, '203.0.113.9');
     for (let i = 0; i < 4; i++) await attacker.signIn(EMAIL, `guess ${i}`);
@@ -96,7 +106,9 @@ describe('dashboard lockouts are not a weapon', () => {
     const failed = lines.filter((l) => l.msg === 'dashboard sign-in failed');
     expect(failed).toHaveLength(4);
     expect(failed[0]).toMatchObject({ level: 'warn', fields: { door: 'dashboard', user_ref: emailRef(EMAIL) } });
-    expect(lines).toContainEqual(expect.objectContaining({ msg: 'dashboard sign-in refused: too many failures', fields: expect.objectContaining({ limit: 'account', user_ref: emailRef(EMAIL) }) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'dashboard sign-in refused: too many failures', fields: expect.objectContaining({ limit: 'account', user_ref: emailRef(EMAIL) }) }),
+    );
     expect(JSON.stringify(lines)).not.toContain(EMAIL);
     const metrics = await (await fetch(`${url}/metrics`, { headers: { 'x-forwarded-for': '127.0.0.1', 'x-forwarded-proto': 'https' } })).text();
     expect(metrics).toMatch(/usp_sign_in_failures_total\{door="dashboard"\} 4/);

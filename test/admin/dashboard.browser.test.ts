@@ -197,7 +197,10 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
     const s = await signedIn();
     await s.page.goto(`${t.url}/admin/ui/api-keys`);
     await s.page.fill('#new-key input[name=label]', 'Booking Buddy');
-    const [made] = await Promise.all([s.page.waitForResponse((r) => r.url().endsWith('/admin/ui/api-keys') && r.request().method() === 'POST'), s.page.click('#new-key button[type=submit]')]);
+    const [made] = await Promise.all([
+      s.page.waitForResponse((r) => r.url().endsWith('/admin/ui/api-keys') && r.request().method() === 'POST'),
+      s.page.click('#new-key button[type=submit]'),
+    ]);
     expect(made.headers()['cache-control']).toBe('no-store');
     const secret = ((await s.page.textContent('#secret')) ?? '').trim();
     expect(secret).toMatch(/^uspk_/);

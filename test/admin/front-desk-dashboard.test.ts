@@ -47,7 +47,15 @@ describe('the front desk forms', () => {
     const s = await signInDashboard(t.url, EMAIL, PASSWORD);
     const page = await (await s.get(`/admin/ui/walk-in?service_id=svc_haircut&date=${day(1)}`)).text();
     const slotId = /name="slot_id" value="([^"]+)"/.exec(page)![1];
-    const res = await s.post('/admin/ui/walk-in', { _csrf: s.csrf, service_id: 'svc_haircut', slot_id: slotId, first_name: 'Zelda', last_name: 'Quinton', phone_number: '+1 555 010 7788', notes: 'Prefers Ben' });
+    const res = await s.post('/admin/ui/walk-in', {
+      _csrf: s.csrf,
+      service_id: 'svc_haircut',
+      slot_id: slotId,
+      first_name: 'Zelda',
+      last_name: 'Quinton',
+      phone_number: '+1 555 010 7788',
+      notes: 'Prefers Ben',
+    });
     expect(res.status).toBe(303);
     const to = res.headers.get('location')!;
     expect(to).toMatch(/^\/admin\/ui\/bookings\/bkg_.*ok=walk_in_booked/);
@@ -59,9 +67,25 @@ describe('the front desk forms', () => {
 
   it('over the rules from the form books outside opening hours; a refused one comes back with the reason', async () => {
     const s = await signInDashboard(t.url, EMAIL, PASSWORD);
-    const made = await s.post('/admin/ui/walk-in', { _csrf: s.csrf, service_id: 'svc_haircut', override_rules: 'on', start: `${day(1)}T20:00`, resource_id: 'res_stylist_ava', first_name: 'Late', email: 'late@example.org' });
+    const made = await s.post('/admin/ui/walk-in', {
+      _csrf: s.csrf,
+      service_id: 'svc_haircut',
+      override_rules: 'on',
+      start: `${day(1)}T20:00`,
+      resource_id: 'res_stylist_ava',
+      first_name: 'Late',
+      email: 'late@example.org',
+    });
     expect(made.headers.get('location')).toMatch(/ok=walk_in_booked/);
-    const again = await s.post('/admin/ui/walk-in', { _csrf: s.csrf, service_id: 'svc_haircut', override_rules: 'on', start: `${day(1)}T20:15`, resource_id: 'res_stylist_ava', first_name: 'Later', email: 'later@example.org' });
+    const again = await s.post('/admin/ui/walk-in', {
+      _csrf: s.csrf,
+      service_id: 'svc_haircut',
+      override_rules: 'on',
+      start: `${day(1)}T20:15`,
+      resource_id: 'res_stylist_ava',
+      first_name: 'Later',
+      email: 'later@example.org',
+    });
     expect(again.headers.get('location')).toMatch(/^\/admin\/ui\/walk-in\?.*error=slot_unavailable/);
   });
 
@@ -70,7 +94,9 @@ describe('the front desk forms', () => {
     const b = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: (await slotsOf(day(1)))[0].id, buyer: BUYER })).body.booking;
     const page = await (await s.get(`/admin/ui/clients?email=${BUYER.email}`)).text();
     expect(page).toContain(`/admin/ui/bookings/${b.id}`);
-    expect((await s.post(`/admin/ui/clients/note?email=${BUYER.email}`, { _csrf: s.csrf, email: BUYER.email, note: 'Sensitive scalp' })).headers.get('location')).toMatch(/ok=note_saved/);
+    expect((await s.post(`/admin/ui/clients/note?email=${BUYER.email}`, { _csrf: s.csrf, email: BUYER.email, note: 'Sensitive scalp' })).headers.get('location')).toMatch(
+      /ok=note_saved/,
+    );
     expect(await (await s.get(`/admin/ui/clients?email=${BUYER.email}`)).text()).toContain('Sensitive scalp');
     const dl = await s.post('/admin/ui/clients/export', { _csrf: s.csrf, email: BUYER.email });
     expect(dl.headers.get('content-disposition')).toContain('attachment');

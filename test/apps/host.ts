@@ -22,7 +22,11 @@ export function hostBundle(): Promise<string> {
       root: REPO_ROOT,
       build: { write: false, minify: true, target: 'es2022', lib: { entry: join(REPO_ROOT, 'test/apps/host-entry.js'), formats: ['iife'], name: 'host', fileName: 'host' } },
     });
-    return (Array.isArray(out) ? out : [out]).flatMap((o: any) => o.output).filter((o: any) => o.type === 'chunk').map((o: any) => o.code).join('\n');
+    return (Array.isArray(out) ? out : [out])
+      .flatMap((o: any) => o.output)
+      .filter((o: any) => o.type === 'chunk')
+      .map((o: any) => o.code)
+      .join('\n');
   })();
   return hostScript;
 }
@@ -46,8 +50,20 @@ export type Size = keyof typeof SIZES;
 
 /** Host styles: the style variables a host sends (a subset), light and dark. */
 const THEMES = {
-  light: { '--color-background-primary': '#ffffff', '--color-text-primary': '#1a1a1a', '--color-text-secondary': '#555555', '--color-border-primary': '#cfcfcf', '--font-sans': 'system-ui, sans-serif' },
-  dark: { '--color-background-primary': '#1e1f22', '--color-text-primary': '#ececec', '--color-text-secondary': '#b5b5b5', '--color-border-primary': '#45474d', '--font-sans': 'system-ui, sans-serif' },
+  light: {
+    '--color-background-primary': '#ffffff',
+    '--color-text-primary': '#1a1a1a',
+    '--color-text-secondary': '#555555',
+    '--color-border-primary': '#cfcfcf',
+    '--font-sans': 'system-ui, sans-serif',
+  },
+  dark: {
+    '--color-background-primary': '#1e1f22',
+    '--color-text-primary': '#ececec',
+    '--color-text-secondary': '#b5b5b5',
+    '--color-border-primary': '#45474d',
+    '--font-sans': 'system-ui, sans-serif',
+  },
 } as const;
 
 /**
@@ -82,29 +98,28 @@ export async function hostView(
   await page.exposeFunction('hostModelContext', (p: unknown) => void log.modelContext.push(p));
   const dbg = (m: string) => process.env.USP_APPS_DEBUG && console.log(`[host] ${m}`);
   dbg('setContent');
-  await page.setContent(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test host</title><style>body{margin:0;background:${theme === 'dark' ? '#111' : '#fafafa'}}</style></head><body></body></html>`);
+  await page.setContent(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test host</title><style>body{margin:0;background:${theme === 'dark' ? '#111' : '#fafafa'}}</style></head><body></body></html>`,
+  );
   const script = await hostBundle();
   dbg(`bundle ${script.length}`);
   await page.addScriptTag({ content: script });
   dbg('startHost');
-  await page.evaluate(
-    (a) => (globalThis as any).startHost(a),
-    {
-      html,
-      input: opts.input,
-      result: opts.result,
-      width: SIZES[size].width,
-      context: {
-        theme,
-        timeZone: opts.timeZone ?? 'America/Los_Angeles',
-        locale: 'en-US',
-        platform: size === 'phone' ? 'mobile' : 'desktop',
-        displayMode: 'inline',
-        containerDimensions: { width: SIZES[size].width, maxHeight: 2000 },
-        styles: { variables: THEMES[theme] },
-      },
+  await page.evaluate((a) => (globalThis as any).startHost(a), {
+    html,
+    input: opts.input,
+    result: opts.result,
+    width: SIZES[size].width,
+    context: {
+      theme,
+      timeZone: opts.timeZone ?? 'America/Los_Angeles',
+      locale: 'en-US',
+      platform: size === 'phone' ? 'mobile' : 'desktop',
+      displayMode: 'inline',
+      containerDimensions: { width: SIZES[size].width, maxHeight: 2000 },
+      styles: { variables: THEMES[theme] },
     },
-  );
+  });
   const view = page.frames().find((f) => f !== page.mainFrame());
   if (!view) throw new Error('the view frame did not load');
   return { page, view, log, close: () => context.close() };

@@ -234,7 +234,15 @@ export function importCycles(imports: readonly ImportRef[]): string[] {
 }
 
 const describeTarget = (t: Target) =>
-  t.kind === 'src' ? `src/${t.layer}` : t.kind === 'outside' ? `outside src (${t.path})` : t.kind === 'node' ? `node built-in ${t.name}` : t.kind === 'package' ? `package ${t.name}` : 'a computed specifier';
+  t.kind === 'src'
+    ? `src/${t.layer}`
+    : t.kind === 'outside'
+      ? `outside src (${t.path})`
+      : t.kind === 'node'
+        ? `node built-in ${t.name}`
+        : t.kind === 'package'
+          ? `package ${t.name}`
+          : 'a computed specifier';
 
 /** A rule built from what a layer may import; anything else is reported. */
 function allowOnly(
@@ -282,11 +290,12 @@ export const RULES = {
     packages: ['better-sqlite3', 'pg'],
     node: 'any',
   }),
-  operations: allowOnly(
-    'src/operations imports only the domain, store types, security, its own files, zod and node:crypto',
-    'src/operations/',
-    { layers: ['operations', 'domain', 'security'], typeOnlyLayers: ['store'], packages: ['zod'], node: ['crypto'] },
-  ),
+  operations: allowOnly('src/operations imports only the domain, store types, security, its own files, zod and node:crypto', 'src/operations/', {
+    layers: ['operations', 'domain', 'security'],
+    typeOnlyLayers: ['store'],
+    packages: ['zod'],
+    node: ['crypto'],
+  }),
   // Node built-ins are allowed: a door frames bytes (streams, stdio, request ids) and needs them.
   bindings: allowOnly('src/bindings imports only src/operations, src/security, src/web, its own folder and packages: never the store or the domain', 'src/bindings/', {
     layers: ['bindings', 'operations', 'security', 'web'],
@@ -401,7 +410,7 @@ describe('the layers of src/ import only what ARCHITECTURE.md allows', () => {
     expect(starExports(IMPORTS)).toEqual([]);
   });
 
-  test('a file imports another layer only through that layer\'s index.ts', () => {
+  test("a file imports another layer only through that layer's index.ts", () => {
     expect(bypassedIndexes(IMPORTS)).toEqual([]);
   });
 
@@ -520,7 +529,7 @@ describe('the layering checker reports what breaks a rule and nothing else', () 
     expect(importCycles(imports)).toEqual([]);
   });
 
-  test('reaching past another layer\'s index.ts is reported, by import, re-export and import(); within a layer it is not', () => {
+  test("reaching past another layer's index.ts is reported, by import, re-export and import(); within a layer it is not", () => {
     const text = [
       "import type { Tx } from '../../store/port.js';",
       "import { type Store } from '../../store/index.js';",

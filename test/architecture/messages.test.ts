@@ -91,7 +91,9 @@ describe('the problem type matches the code the problem carries', () => {
 
   it('an entry state conflict is entry-state-conflict, a booking one booking-state-conflict', () => {
     expect(problemBody(new ProtocolError('booking_state_conflict', 'x', { detailCode: 'entry_state_conflict' })).type).toBe('https://usp-protocol.dev/errors/entry-state-conflict');
-    expect(problemBody(new ProtocolError('booking_state_conflict', 'x', { detailCode: 'booking_state_conflict' })).type).toBe('https://usp-protocol.dev/errors/booking-state-conflict');
+    expect(problemBody(new ProtocolError('booking_state_conflict', 'x', { detailCode: 'booking_state_conflict' })).type).toBe(
+      'https://usp-protocol.dev/errors/booking-state-conflict',
+    );
   });
 
   it('without a finer code, every protocol error is typed by its own code', () => {

@@ -64,7 +64,14 @@ const ALL_OPERATIONS = [...OPERATIONS, ...REGISTRY_OPERATIONS];
 const OPERATION_NAMES = ALL_OPERATIONS.map((o) => o.name);
 const TOOL_NAMES = ALL_OPERATIONS.flatMap((o) => (o.tool ? [o.tool] : []));
 /** Where a door may spell tool names: the copy a model reads (tool descriptions, result summaries pointing at the next tool). */
-const TOOL_COPY = ['src/bindings/mcp/descriptions.ts', 'src/bindings/mcp/summary.ts', 'src/bindings/mcp/booking-text.ts', 'src/bindings/mcp/terms-text.ts', 'src/bindings/mcp/registry-descriptions.ts', 'src/bindings/mcp/registry-summary.ts'];
+const TOOL_COPY = [
+  'src/bindings/mcp/descriptions.ts',
+  'src/bindings/mcp/summary.ts',
+  'src/bindings/mcp/booking-text.ts',
+  'src/bindings/mcp/terms-text.ts',
+  'src/bindings/mcp/registry-descriptions.ts',
+  'src/bindings/mcp/registry-summary.ts',
+];
 
 describe('a door never names an operation: every fact about one is read from its row', () => {
   test('the doors are walked and the table has names to look for', () => {
@@ -96,12 +103,9 @@ describe('a door never names an operation: every fact about one is read from its
 describe('the operation-name checker reports what names an operation and nothing else', () => {
   const names = ['create_booking', 'hold_slot', 'release_hold'];
   test('a literal, a template chunk, an object key and a quoted key are each reported with file:line', () => {
-    const text = [
-      "if (op.name === 'create_booking') x();",
-      'const s = `run ${a} hold_slot now`;',
-      'const MAP = { release_hold: 1 };',
-      "const MAP2 = { 'hold_slot': 2 };",
-    ].join('\n');
+    const text = ["if (op.name === 'create_booking') x();", 'const s = `run ${a} hold_slot now`;', 'const MAP = { release_hold: 1 };', "const MAP2 = { 'hold_slot': 2 };"].join(
+      '\n',
+    );
     expect(namedOperations({ path: 'src/bindings/x.ts', text }, names)).toEqual([
       "src/bindings/x.ts:1 names 'create_booking'",
       "src/bindings/x.ts:2 names 'hold_slot'",

@@ -6,9 +6,7 @@ import * as pkg from '../../src/index.js';
 
 describe('the package exports only what src/index.ts lists', () => {
   test('the runtime exports are the composition root and the business-file reader', () => {
-    expect(Object.keys(pkg).sort()).toEqual(
-      ['BusinessFileError', 'businessFileJsonSchema', 'consoleLogger', 'createUspServer', 'loadBusinessFile', 'parseBusinessFile'].sort(),
-    );
+    expect(Object.keys(pkg).sort()).toEqual(['BusinessFileError', 'businessFileJsonSchema', 'consoleLogger', 'createUspServer', 'loadBusinessFile', 'parseBusinessFile'].sort());
   });
 
   test('package.json points its main entry at the built src/index.ts', () => {

@@ -77,7 +77,9 @@ describe('a feed is cut off when it answers too much or never ends', () => {
     await start({ maxBytes: 64 * 1024 });
     feed.body = DENTIST;
     await poll();
-    feed.body = calendar(Array.from({ length: 2000 }, (_, i) => vevent({ UID: `big${i}@test`, DTSTART: '20261029T140000Z', DTEND: '20261029T150000Z', DESCRIPTION: 'x'.repeat(40) })));
+    feed.body = calendar(
+      Array.from({ length: 2000 }, (_, i) => vevent({ UID: `big${i}@test`, DTSTART: '20261029T140000Z', DTEND: '20261029T150000Z', DESCRIPTION: 'x'.repeat(40) })),
+    );
     const r = await poll();
     expect(r.outcome).toBe('failed');
     expect(r.error).toMatch(/larger than 65536 bytes/);
@@ -138,7 +140,12 @@ describe('calendar URLs on loopback or private addresses are refused unless --al
   it('an https feed whose name resolves to a private address is never contacted', async () => {
     const def = calendarBusiness('https://calendar.internal.example.net/secret.ics', null);
     const poller = new CalendarPoller({
-      store: (t = await startTestServer({ business: calendarBusiness(feed.url, null), now: DST_NOW, security: { allowLoopbackProfiles: true }, calendars: { startWorkers: false } })).server.store,
+      store: (t = await startTestServer({
+        business: calendarBusiness(feed.url, null),
+        now: DST_NOW,
+        security: { allowLoopbackProfiles: true },
+        calendars: { startWorkers: false },
+      })).server.store,
       feeds: calendarFeeds(def.resources),
       zone: ZONE,
       now: () => DST_NOW,

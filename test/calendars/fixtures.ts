@@ -122,8 +122,21 @@ export function vevent(fields: Record<string, string>): string {
  * events that are not busy time (transparent, cancelled).
  */
 export const DST_WEEK_EVENTS: readonly string[] = [
-  vevent({ UID: 'standup@test', 'DTSTART;TZID=America/New_York': ':20261028T090000', 'DTEND;TZID=America/New_York': ':20261028T100000', RRULE: 'FREQ=DAILY;COUNT=7', 'EXDATE;TZID=America/New_York': ':20261030T090000', SUMMARY: 'Stand-up' }),
-  vevent({ UID: 'standup@test', 'RECURRENCE-ID;TZID=America/New_York': ':20261102T090000', 'DTSTART;TZID=America/New_York': ':20261102T140000', 'DTEND;TZID=America/New_York': ':20261102T150000', SUMMARY: 'Stand-up (moved)' }),
+  vevent({
+    UID: 'standup@test',
+    'DTSTART;TZID=America/New_York': ':20261028T090000',
+    'DTEND;TZID=America/New_York': ':20261028T100000',
+    RRULE: 'FREQ=DAILY;COUNT=7',
+    'EXDATE;TZID=America/New_York': ':20261030T090000',
+    SUMMARY: 'Stand-up',
+  }),
+  vevent({
+    UID: 'standup@test',
+    'RECURRENCE-ID;TZID=America/New_York': ':20261102T090000',
+    'DTSTART;TZID=America/New_York': ':20261102T140000',
+    'DTEND;TZID=America/New_York': ':20261102T150000',
+    SUMMARY: 'Stand-up (moved)',
+  }),
   vevent({ UID: 'offsite@test', 'DTSTART;VALUE=DATE': ':20261031', 'DTEND;VALUE=DATE': ':20261101', SUMMARY: 'Off-site' }),
   vevent({ UID: 'lunch@test', DTSTART: '20261103T120000', DTEND: '20261103T130000', SUMMARY: 'Lunch (floating)' }),
   vevent({ UID: 'free@test', DTSTART: '20261029T190000Z', DTEND: '20261029T200000Z', TRANSP: 'TRANSPARENT', SUMMARY: 'Free' }),

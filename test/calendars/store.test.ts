@@ -38,7 +38,12 @@ for (const [engine, open] of engines) {
       const store = await open!();
       try {
         const v0 = await store.read((tx) => tx.claims.version(['res_a']));
-        await store.transaction((tx) => tx.calendars.replaceBusy('feed1', 'res_a', [{ start_ms: NOW + H, end_ms: NOW + 2 * H }, { start_ms: NOW + 5 * H, end_ms: NOW + 6 * H }]));
+        await store.transaction((tx) =>
+          tx.calendars.replaceBusy('feed1', 'res_a', [
+            { start_ms: NOW + H, end_ms: NOW + 2 * H },
+            { start_ms: NOW + 5 * H, end_ms: NOW + 6 * H },
+          ]),
+        );
         // A second feed of the same resource may overlap the first.
         await store.transaction((tx) => tx.calendars.replaceBusy('feed2', 'res_a', [{ start_ms: NOW + H, end_ms: NOW + 3 * H }]));
         const active = await store.read((tx) => tx.claims.active(['res_a'], NOW, NOW + 24 * H, NOW));

@@ -26,7 +26,7 @@ const feedOf = async (url: string) => {
 };
 
 describe('secret calendar feeds of bookings to subscribe to', () => {
-  it('the admin operation answers the feed URL; the feed carries the resource\'s booking with the buyer\'s name only', async () => {
+  it("the admin operation answers the feed URL; the feed carries the resource's booking with the buyer's name only", async () => {
     const resource = (await t.server.store.read((tx) => tx.bookings.get(bookingId)))!.priv.resource_ids[0];
     const r = await admin('GET', `/admin/resources/${resource}/calendar-feed`);
     expect(r.status).toBe(200);

@@ -67,11 +67,13 @@ function local(rfc3339: string): string {
 
 const poll = () => t!.server.calendars!.poller!.pollAll();
 
-describe.skipIf(!hasRadicale)('busy times from a resource\'s calendars take its slots away', () => {
+describe.skipIf(!hasRadicale)("busy times from a resource's calendars take its slots away", () => {
   it('an event created in Radicale removes the slots it covers on both doors within one poll', async () => {
     const { caldav } = await start(DST_NOW);
     expect(await restStarts('svc_b', '2026-10-28')).toContain('10:00');
-    expect(await radicale.put(`${caldav}dentist.ics`, calendar([vevent({ UID: 'dentist@test', DTSTART: '20261028T140000Z', DTEND: '20261028T151500Z', SUMMARY: 'Dentist' })]))).toBe(201);
+    expect(
+      await radicale.put(`${caldav}dentist.ics`, calendar([vevent({ UID: 'dentist@test', DTSTART: '20261028T140000Z', DTEND: '20261028T151500Z', SUMMARY: 'Dentist' })])),
+    ).toBe(201);
     const results = await poll();
     expect(results.map((r) => r.outcome)).toEqual(['unchanged', 'updated']);
     const rest = await restStarts('svc_b', '2026-10-28');
@@ -94,7 +96,7 @@ describe.skipIf(!hasRadicale)('busy times from a resource\'s calendars take its 
     expect(await mcpStarts('svc_b', '2026-10-28')).toContain('10:00');
   });
 
-  it('a held or booked slot refuses a calendar\'s busy time: a hold over a busy hour answers slot_unavailable', async () => {
+  it("a held or booked slot refuses a calendar's busy time: a hold over a busy hour answers slot_unavailable", async () => {
     await start(DST_NOW);
     const before = await t!.call('POST', '/availability/query', { service_id: 'svc_a', start_date: '2026-10-28', end_date: '2026-10-28' }, { profile: null });
     const ten = before.body.slots.find((s: { start: string }) => local(s.start) === '10:00');
@@ -117,7 +119,10 @@ describe.skipIf(!hasRadicale)('a DST week with recurring events reads as a calen
         for (const [i, e] of DST_WEEK_EVENTS.slice(2).entries()) await radicale.put(`${caldav}e${i}.ics`, calendar([e]));
       }
       const results = await poll();
-      expect(results.every((r) => r.outcome !== 'failed'), JSON.stringify(results)).toBe(true);
+      expect(
+        results.every((r) => r.outcome !== 'failed'),
+        JSON.stringify(results),
+      ).toBe(true);
       for (const row of DST_WEEK_EXPECTED) {
         const starts = await restStarts(service, row.date);
         for (const h of row.busy) expect(starts, `${row.date} ${h} busy`).not.toContain(h);

@@ -78,7 +78,13 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
           const id = `dbl_${createHash('sha256').update(body).update(String(Math.random())).digest('hex').slice(0, 12)}`;
           status = path === '/bookings' ? 200 : 201;
           const parsed = JSON.parse(body.toString('utf8'));
-          json = path === '/bookings' ? { usp: json.usp, booking: { id, status: 'confirmed', service_id: parsed.service_id, slot: { id: parsed.slot_id } } } : { usp: json.usp, hold: { id, slot_id: parsed.slot_id, service_id: parsed.service_id, spots: 1, status: 'active', expires_at: new Date(Date.now() + 600_000).toISOString() } };
+          json =
+            path === '/bookings'
+              ? { usp: json.usp, booking: { id, status: 'confirmed', service_id: parsed.service_id, slot: { id: parsed.slot_id } } }
+              : {
+                  usp: json.usp,
+                  hold: { id, slot_id: parsed.slot_id, service_id: parsed.service_id, spots: 1, status: 'active', expires_at: new Date(Date.now() + 600_000).toISOString() },
+                };
         }
       }
       text = JSON.stringify(json);

@@ -46,7 +46,22 @@ describe('usp-server conformance URL', () => {
   }, 60_000);
 
   test('--stdio "COMMAND" checks an MCP server started as a child process', async () => {
-    const r = await runCli(['conformance', url, '--stdio', `${process.execPath} ${BIN} mcp --demo --db :memory:`, '--only', 'mapping.mcp-total', '--only', 'errors.mcp-outcome', '--json', '--timeout', '45000'], { timeoutMs: 90_000 });
+    const r = await runCli(
+      [
+        'conformance',
+        url,
+        '--stdio',
+        `${process.execPath} ${BIN} mcp --demo --db :memory:`,
+        '--only',
+        'mapping.mcp-total',
+        '--only',
+        'errors.mcp-outcome',
+        '--json',
+        '--timeout',
+        '45000',
+      ],
+      { timeoutMs: 90_000 },
+    );
     const report = JSON.parse(r.stdout);
     expect(report.results.map((x: any) => [x.id, x.verdict])).toEqual([
       ['mapping.mcp-total', 'PASS'],

@@ -52,7 +52,23 @@ describe('usp-server conformance against our own server', () => {
     const report = await runSuite(options(sandbox.url));
     expect(mustFailures(report.results)).toEqual([]);
     expect(report.passed).toBe(true);
-    for (const id of ['holds.exclusive', 'holds.group-over-capacity', 'races.concurrent-holds', 'races.concurrent-creates', 'idempotency.replay', 'idempotency.conflict', 'conditional.if-match', 'lifecycle.illegal-move', 'envelope.mcp', 'mapping.mcp-total', 'pagination.feed-null-cursor', 'errors.mcp-unknown-tool', 'discovery.openapi', 'discovery.lookup-maximum', 'catalog.lookup-fifty']) {
+    for (const id of [
+      'holds.exclusive',
+      'holds.group-over-capacity',
+      'races.concurrent-holds',
+      'races.concurrent-creates',
+      'idempotency.replay',
+      'idempotency.conflict',
+      'conditional.if-match',
+      'lifecycle.illegal-move',
+      'envelope.mcp',
+      'mapping.mcp-total',
+      'pagination.feed-null-cursor',
+      'errors.mcp-unknown-tool',
+      'discovery.openapi',
+      'discovery.lookup-maximum',
+      'catalog.lookup-fifty',
+    ]) {
       expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
     }
   }, 120_000);
@@ -60,7 +76,19 @@ describe('usp-server conformance against our own server', () => {
   test('a --require-auth server: every MUST-level check passes, authentication and negotiation included', async () => {
     const report = await runSuite(options(secured.url, { allowWrites: true }));
     expect(mustFailures(report.results)).toEqual([]);
-    for (const id of ['auth.required', 'auth.pop-accepted', 'auth.pop-replayed', 'auth.pop-audience', 'auth.alg-none', 'auth.key-mismatch', 'auth.downgrade', 'versioning.newer-refused', 'versioning.older-served', 'negotiation.empty-intersection', 'races.concurrent-creates']) {
+    for (const id of [
+      'auth.required',
+      'auth.pop-accepted',
+      'auth.pop-replayed',
+      'auth.pop-audience',
+      'auth.alg-none',
+      'auth.key-mismatch',
+      'auth.downgrade',
+      'versioning.newer-refused',
+      'versioning.older-served',
+      'negotiation.empty-intersection',
+      'races.concurrent-creates',
+    ]) {
       expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
     }
   }, 120_000);

@@ -1,14 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import {
-  addDays,
-  formatInstant,
-  generateSlots,
-  localToUtcMs,
-  WEEKDAYS,
-  type ResourceDef,
-  type ServiceDef,
-  type WeeklyHours,
-} from '../../src/domain/index.js';
+import { addDays, formatInstant, generateSlots, localToUtcMs, WEEKDAYS, type ResourceDef, type ServiceDef, type WeeklyHours } from '../../src/domain/index.js';
 
 const ZONE = 'America/New_York';
 const HOUR = 3_600_000;

@@ -35,7 +35,7 @@ function rng(seed: number) {
   return {
     next,
     int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
-    pick: <T,>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)],
+    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)],
     chance: (p: number) => next() < p,
   };
 }
@@ -60,9 +60,18 @@ const DAYS: Array<{ zone: string; date: string }> = [
 function randomHours(r: Rng): Array<{ opens: string; closes: string }> {
   const shape = r.int(0, 4);
   if (shape === 0) return [{ opens: '00:00', closes: '24:00' }];
-  if (shape === 1) return [{ opens: '22:00', closes: '24:00' }, { opens: '00:00', closes: '03:00' }];
+  if (shape === 1)
+    return [
+      { opens: '22:00', closes: '24:00' },
+      { opens: '00:00', closes: '03:00' },
+    ];
   if (shape === 2) return [{ opens: hhmm(r.int(0, 8) * 60 + r.pick([0, 15, 30])), closes: hhmm(r.int(12, 23) * 60 + r.pick([0, 10, 45])) }];
-  if (shape === 3) return [{ opens: '01:00', closes: '04:00' }, { opens: '09:00', closes: '12:30' }, { opens: '13:00', closes: '18:00' }];
+  if (shape === 3)
+    return [
+      { opens: '01:00', closes: '04:00' },
+      { opens: '09:00', closes: '12:30' },
+      { opens: '13:00', closes: '18:00' },
+    ];
   return [];
 }
 
@@ -132,7 +141,8 @@ function randomClaims(r: Rng, svc: ServiceDef, slots: SlotCandidate[], resources
     if (slots.length > 0 && r.chance(0.6)) {
       const s = r.pick(slots);
       const b = blockedInterval(svc, s.startMs);
-      for (const resourceId of s.resourceIds) claims.push({ resourceId, startMs: b.startMs, endMs: b.endMs, slotKey: s.key, ownerId: owner, spots: r.int(1, 3), isHold: r.chance(0.4) });
+      for (const resourceId of s.resourceIds)
+        claims.push({ resourceId, startMs: b.startMs, endMs: b.endMs, slotKey: s.key, ownerId: owner, spots: r.int(1, 3), isHold: r.chance(0.4) });
     } else {
       const start = dayStart + r.int(-6, 30) * 30 * MIN + r.pick([0, 7 * MIN]);
       const resourceId = r.pick(resources);
@@ -150,7 +160,7 @@ function randomClaims(r: Rng, svc: ServiceDef, slots: SlotCandidate[], resources
   return claims;
 }
 
-describe('findSlot answers as generating the slot\'s days and looking it up', () => {
+describe("findSlot answers as generating the slot's days and looking it up", () => {
   test('random services, schedules, claims and starts, on days whose UTC offset changes', () => {
     let compared = 0;
     let found = 0;

@@ -41,7 +41,7 @@ describe('erasing a person', () => {
     priv: { slot_key: 'svc|zelda', price_total: 6500 },
   };
 
-  it("replaces the buyer, drops the notes, address and recipient of their booking, and redacts their name only in free text", () => {
+  it('replaces the buyer, drops the notes, address and recipient of their booking, and redacts their name only in free text', () => {
     const { value, changed } = erasePerson(record, personOf(zelda.email, undefined)!);
     expect(changed).toBe(true);
     expect(value.booking.buyer).toEqual(ERASED_BUYER);

@@ -67,27 +67,27 @@ describe('a slot id is "slot_" + start + an 8-character tag: short, opaque and c
   });
 
   test('the tag is the first 48 bits of SHA-256 over the JSON [serviceId, resourceIds], in base64url', () => {
-    const expected = createHash('sha256').update(JSON.stringify(['svc_massage_60', ['res_therapist_dana', 'res_room_treatment_1']])).digest().subarray(0, 6).toString('base64url');
+    const expected = createHash('sha256')
+      .update(JSON.stringify(['svc_massage_60', ['res_therapist_dana', 'res_room_treatment_1']]))
+      .digest()
+      .subarray(0, 6)
+      .toString('base64url');
     expect(slotTag('svc_massage_60', ['res_therapist_dana', 'res_room_treatment_1'])).toBe(expected);
     const id = encodeSlotId({ serviceId: 'svc_massage_60', startMs: START, resourceIds: ['res_therapist_dana', 'res_room_treatment_1'] });
     expect(id.endsWith(expected)).toBe(true);
   });
 
   test('the tag changes with the service, with any resource and with the requirement order of the resources', () => {
-    const tags = [
-      slotTag('s', ['a', 'b']),
-      slotTag('s', ['b', 'a']),
-      slotTag('t', ['a', 'b']),
-      slotTag('s', ['a', 'c']),
-      slotTag('s', ['a']),
-      slotTag('s', ['ab']),
-    ];
+    const tags = [slotTag('s', ['a', 'b']), slotTag('s', ['b', 'a']), slotTag('t', ['a', 'b']), slotTag('s', ['a', 'c']), slotTag('s', ['a']), slotTag('s', ['ab'])];
     expect(new Set(tags).size).toBe(tags.length);
   });
 
   test('every id decodes to its start and tag, and encoding the same parts twice gives the same id (property)', () => {
     const id = fc.string({ minLength: 1, maxLength: 20 });
-    const start = fc.oneof(fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.integer({ min: 0, max: Math.floor((2 ** 48 - 1) / MIN) }).map((m) => m * MIN));
+    const start = fc.oneof(
+      fc.integer({ min: 0, max: 2 ** 48 - 1 }),
+      fc.integer({ min: 0, max: Math.floor((2 ** 48 - 1) / MIN) }).map((m) => m * MIN),
+    );
     fc.assert(
       fc.property(id, fc.array(id, { maxLength: 4 }), start, (serviceId, resourceIds, startMs) => {
         const encoded = encodeSlotId({ serviceId, startMs, resourceIds });
@@ -176,7 +176,7 @@ describe('a tag resolves to one resource combination of its service, whatever th
     expect(n).toBeGreaterThan(500);
   });
 
-  test('reversing services, resources and every requirement\'s candidates changes no id and no id\'s resources', () => {
+  test("reversing services, resources and every requirement's candidates changes no id and no id's resources", () => {
     const before = idsOf(def);
     const after = idsOf(reversed(def));
     expect(after.size).toBe(before.size);
@@ -246,7 +246,11 @@ describe('two resource combinations sharing a tag are found when a business is l
     const collide = (serviceId: string, ids: readonly string[]) =>
       ids.includes('res_stylist_ava') && (serviceId === 'svc_haircut' || serviceId === 'svc_color_consult') ? 'same-tag' : slotTag(serviceId, ids);
     const clash = findSlotTagClash(def.services, resources, collide);
-    expect(clash).toMatchObject({ tag: 'same-tag', first: { serviceId: 'svc_haircut', resourceIds: ['res_stylist_ava'] }, second: { serviceId: 'svc_color_consult', resourceIds: ['res_stylist_ava'] } });
+    expect(clash).toMatchObject({
+      tag: 'same-tag',
+      first: { serviceId: 'svc_haircut', resourceIds: ['res_stylist_ava'] },
+      second: { serviceId: 'svc_color_consult', resourceIds: ['res_stylist_ava'] },
+    });
     expect(clash!.message).toMatch(/rename one of those resources or services/);
   });
 });

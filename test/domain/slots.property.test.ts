@@ -77,11 +77,7 @@ const services: ServiceDef[] = [
     },
     'PT30M',
   ),
-  service(
-    'table',
-    { type: 'reservation', duration: { fixed: 'PT45M' }, capacity: { max: 4 }, requirements: [{ type: 'room', resource_ids: ['r2'] }] },
-    'PT45M',
-  ),
+  service('table', { type: 'reservation', duration: { fixed: 'PT45M' }, capacity: { max: 4 }, requirements: [{ type: 'room', resource_ids: ['r2'] }] }, 'PT45M'),
 ];
 const byId = new Map(services.map((s) => [s.id, s]));
 

@@ -112,8 +112,7 @@ function query(svc: ServiceDef, date: string, extra: Partial<SlotQuery> = {}): S
   };
 }
 
-const localTimes = (slots: SlotCandidate[]) =>
-  slots.map((s) => new Date(s.startMs - 4 * HOUR).toISOString().slice(11, 16)); // EDT dates in the fixture
+const localTimes = (slots: SlotCandidate[]) => slots.map((s) => new Date(s.startMs - 4 * HOUR).toISOString().slice(11, 16)); // EDT dates in the fixture
 
 function claimsFor(slot: SlotCandidate, svc: ServiceDef, ownerId: string, spots = 1, isHold = false): Claim[] {
   const b = blockedInterval(svc, slot.startMs);
@@ -277,7 +276,7 @@ describe('resource_id and location filters narrow the combinations', () => {
     expect(slots).toHaveLength(16);
   });
 
-  test('resources without a location take the service\'s single location', () => {
+  test("resources without a location take the service's single location", () => {
     const roaming: ResourceDef = { id: 'eve', type: 'staff', name: 'Eve', schedule: weekdays('09:00', '10:00') };
     const svc = service({ id: 'roam', location_ids: ['downtown'], requirements: [{ type: 'staff', resource_ids: ['eve'] }] });
     const slots = generateSlots(query(svc, MONDAY, { resources: resourcesMap([roaming]) }));
@@ -361,7 +360,7 @@ describe('capacity types count spots per slot instead of blocking, once per owne
 describe('slot ids are opaque, stable and resolve back to their parts', () => {
   const slots = generateSlots(query(consult, MONDAY));
 
-  test('every id decodes to the slot\'s start and tag, resolves to its service and resources, and the key is slotKey of them', () => {
+  test("every id decodes to the slot's start and tag, resolves to its service and resources, and the key is slotKey of them", () => {
     for (const s of slots) {
       expect(decodeSlotId(s.id)).toEqual({ startMs: s.startMs, tag: slotTag('consult', s.resourceIds) });
       const parts = resolveSlotId(s.id, consult, resourcesMap());
@@ -376,14 +375,23 @@ describe('slot ids are opaque, stable and resolve back to their parts', () => {
     expect(generateSlots(query(consult, MONDAY)).map((s) => s.id)).toEqual(slots.map((s) => s.id));
   });
 
-  test('a day\'s ids do not depend on the queried range', () => {
+  test("a day's ids do not depend on the queried range", () => {
     const week = generateSlots(query(consult, MONDAY, { toMs: at(MONDAY, '00:00') + 7 * DAY }));
     const ids = new Set(week.map((s) => s.id));
     expect(slots.every((s) => ids.has(s.id))).toBe(true);
   });
 
   test('malformed ids decode to null', () => {
-    for (const bad of ['', 'slot_', 'slot_!!!', 'abc', slots[0].id.slice(0, -2), slots[0].id + 'A', 'slot_' + Buffer.from('[1,2,3]').toString('base64url'), 'slot_' + Buffer.from('{"a":1}').toString('base64url')]) {
+    for (const bad of [
+      '',
+      'slot_',
+      'slot_!!!',
+      'abc',
+      slots[0].id.slice(0, -2),
+      slots[0].id + 'A',
+      'slot_' + Buffer.from('[1,2,3]').toString('base64url'),
+      'slot_' + Buffer.from('{"a":1}').toString('base64url'),
+    ]) {
       expect(decodeSlotId(bad)).toBeNull();
     }
     expect(decodeSlotId(42)).toBeNull();
@@ -435,7 +443,7 @@ describe('durations, buffers and weekly opening hours of a service', () => {
     expect(blockedInterval(svc, 1_000_000_000)).toEqual({ startMs: 1_000_000_000 - 5 * MIN, endMs: 1_000_000_000 + 45 * MIN });
   });
 
-  test('opening hours are the union of the resources\' weeks, days with identical hours grouped', () => {
+  test("opening hours are the union of the resources' weeks, days with identical hours grouped", () => {
     const resources = resourcesMap([
       ...baseResources,
       { id: 'frank', type: 'staff', name: 'Frank', schedule: { monday: [{ opens: '08:00', closes: '10:00' }], saturday: [{ opens: '10:00', closes: '14:00' }] } },
@@ -448,7 +456,7 @@ describe('durations, buffers and weekly opening hours of a service', () => {
     ]);
   });
 
-  test('service hours intersect the resources\' hours', () => {
+  test("service hours intersect the resources' hours", () => {
     expect(openingHours(yoga, resourcesMap())).toEqual([{ day_of_week: ['monday', 'wednesday'], opens: '18:00', closes: '19:00' }]);
   });
 });

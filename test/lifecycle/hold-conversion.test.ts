@@ -103,7 +103,8 @@ describe('hold conversion follows the failure matrix of spec-next 4.2.1 on both 
 
   const doors = () => [restDoor(t), mcpDoor(conn)];
   const holdStatus = async (id: string) => holdView((await t.server.store.read((tx) => tx.holds.get(id)))!, t.clock.now()).status;
-  const bookingsOn = async (slotId: string) => (await t.server.store.read((tx) => tx.bookings.recent(1000))).filter((b) => b.booking.slot.id === slotId && b.booking.status !== 'canceled');
+  const bookingsOn = async (slotId: string) =>
+    (await t.server.store.read((tx) => tx.bookings.recent(1000))).filter((b) => b.booking.slot.id === slotId && b.booking.status !== 'canceled');
 
   for (const row of MATRIX) {
     for (const which of ['REST', 'MCP'] as const) {

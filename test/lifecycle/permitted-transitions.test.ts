@@ -22,8 +22,15 @@ function permittedTable(spec: string): Array<[BookingStatus, BookingOperation, s
   const start = spec.indexOf('#### 5.1.1');
   const section = spec.slice(start, spec.indexOf('\n### ', start));
   const lines = section.split('\n').filter((l) => l.trim().startsWith('|'));
-  const cells = (l: string) => l.trim().slice(1, -1).split('|').map((c) => c.trim().replace(/`/g, ''));
-  const header = cells(lines[0]).slice(1).map((h) => COLUMN[h]);
+  const cells = (l: string) =>
+    l
+      .trim()
+      .slice(1, -1)
+      .split('|')
+      .map((c) => c.trim().replace(/`/g, ''));
+  const header = cells(lines[0])
+    .slice(1)
+    .map((h) => COLUMN[h]);
   const out: Array<[BookingStatus, BookingOperation, string]> = [];
   for (const l of lines.slice(2)) {
     const [status, ...row] = cells(l);

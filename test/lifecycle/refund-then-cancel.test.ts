@@ -49,7 +49,9 @@ describe('a buyer cancellation with a late fee after a partial refund (no provid
 
   it('refunds what was collected less the earlier refund, never more than is left', async () => {
     const booking = await paidBooking(t);
-    await t.call('POST', `/bookings/${booking.id}/confirm-payment`, { payment_result: { status: 'paid', transaction_id: 'txn_1', amount_paid: 11000, currency: 'USD', provider: 'test' } });
+    await t.call('POST', `/bookings/${booking.id}/confirm-payment`, {
+      payment_result: { status: 'paid', transaction_id: 'txn_1', amount_paid: 11000, currency: 'USD', provider: 'test' },
+    });
     await admin(t, 'POST', `/admin/bookings/${booking.id}/refund`, { amount: 3000, reason: 'Started late' });
     const c = await t.call('POST', `/bookings/${booking.id}/cancel`, {});
     expect(c.body.booking.cancellation.refund_amount).toBe(8000);

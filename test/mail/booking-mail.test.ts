@@ -76,7 +76,10 @@ describe('a confirmed booking sends one confirmation with an invite (METHOD:REQU
     expect(inv.uid).toBe(fromPage.uid);
     expect(inv.sequence).toBe(0);
     const rows = await t.server.store.read((tx) => tx.mail.forSubject(b.id));
-    expect(rows.map((r) => [r.kind, r.status]).sort()).toEqual([['booking_confirmed', 'sent'], ['reminder', 'queued']]);
+    expect(rows.map((r) => [r.kind, r.status]).sort()).toEqual([
+      ['booking_confirmed', 'sent'],
+      ['reminder', 'queued'],
+    ]);
   });
 
   test('an idempotent replay of the booking sends nothing more', async () => {

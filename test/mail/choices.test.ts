@@ -22,7 +22,7 @@ async function bookHaircut() {
   return r.body.booking.id as string;
 }
 
-describe('reminders are the business\'s to turn off; transactional mail is not', () => {
+describe("reminders are the business's to turn off; transactional mail is not", () => {
   test('with settings.mail_reminders false a booking queues its confirmation and no reminder (the webhook reminder is still scheduled)', async () => {
     t = await startTestServer({ business: demoBusiness({ mail_reminders: false }) });
     const id = await bookHaircut();
@@ -42,9 +42,19 @@ describe('reminders are the business\'s to turn off; transactional mail is not',
 describe('a platform that sends its own messages', () => {
   test('a caller whose profile declares the capability marks what it makes; one that does not, does not', () => {
     const rec = { priv: {} as { platform_messages?: boolean } };
-    markPlatformMessages({ caller: { principal: 'p', profile: 'x', business: false, platform: { version: '2026-08-20', capabilities: ['dev.usp-protocol.services.bookings'] } } } as unknown as OperationContext, rec);
+    markPlatformMessages(
+      {
+        caller: { principal: 'p', profile: 'x', business: false, platform: { version: '2026-08-20', capabilities: ['dev.usp-protocol.services.bookings'] } },
+      } as unknown as OperationContext,
+      rec,
+    );
     expect(rec.priv.platform_messages).toBeUndefined();
-    markPlatformMessages({ caller: { principal: 'p', profile: 'x', business: false, platform: { version: '2026-08-20', capabilities: [PLATFORM_MESSAGES_CAPABILITY] } } } as unknown as OperationContext, rec);
+    markPlatformMessages(
+      {
+        caller: { principal: 'p', profile: 'x', business: false, platform: { version: '2026-08-20', capabilities: [PLATFORM_MESSAGES_CAPABILITY] } },
+      } as unknown as OperationContext,
+      rec,
+    );
     expect(rec.priv.platform_messages).toBe(true);
   });
 
@@ -57,7 +67,16 @@ describe('a platform that sends its own messages', () => {
       await tx.bookings.update(rec);
     });
     const before = (await t.server.store.read((tx) => tx.mail.forSubject(id))).length;
-    const event = { event_id: 'evt_told', event: 'booking.canceled', order_key: id, principal: null, profile: null, payload: { booking_id: id }, created_ms: t.clock.now(), due_ms: t.clock.now() };
+    const event = {
+      event_id: 'evt_told',
+      event: 'booking.canceled',
+      order_key: id,
+      principal: null,
+      profile: null,
+      payload: { booking_id: id },
+      created_ms: t.clock.now(),
+      due_ms: t.clock.now(),
+    };
     await t.server.store.transaction((tx) => queueMailForEvents(tx, t.server.biz, [event], t.clock.now()));
     expect((await t.server.store.read((tx) => tx.mail.forSubject(id))).length).toBe(before);
     const unmarked = await bookHaircut();

@@ -17,7 +17,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function bookHaircut(url: string, email: string): Promise<string> {
   const date = nyDate(Date.now(), 3);
-  const q = await fetch(`${url}/availability/query`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'USP-Agent': 'profile="https://platform.example/p.json"' }, body: JSON.stringify({ service_id: 'svc_haircut', start_date: date, end_date: date }) });
+  const q = await fetch(`${url}/availability/query`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'USP-Agent': 'profile="https://platform.example/p.json"' },
+    body: JSON.stringify({ service_id: 'svc_haircut', start_date: date, end_date: date }),
+  });
   const slot = ((await q.json()) as { slots: Array<{ id: string }> }).slots[0];
   const b = await fetch(`${url}/bookings`, {
     method: 'POST',
@@ -73,6 +77,8 @@ describe('serve and mail', () => {
   });
 
   it('--smtp-url and --mail-dir together are refused as a usage error', async () => {
-    await expect(startServeCli(['--demo', '--db', join(dir, 'x.db'), '--port', '0', '--smtp-url', 'smtp://127.0.0.1:1', '--mail-dir', join(dir, 'y')])).rejects.toThrow(/exclusive/);
+    await expect(startServeCli(['--demo', '--db', join(dir, 'x.db'), '--port', '0', '--smtp-url', 'smtp://127.0.0.1:1', '--mail-dir', join(dir, 'y')])).rejects.toThrow(
+      /exclusive/,
+    );
   });
 });

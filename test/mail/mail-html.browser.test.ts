@@ -32,7 +32,8 @@ describe.skipIf(!HAVE_CHROMIUM)('HTML mails are accessible', () => {
     await t.call('POST', `/bookings/${b.id}/cancel`, {});
     await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: (await q('svc_massage_60', 3))[0].id, buyer: BUYER });
     const yoga = (await q('svc_yoga_class', 8))[0];
-    const big = (await t.call('POST', '/bookings', { service_id: 'svc_yoga_class', slot_id: yoga.id, buyer: { ...BUYER, email: 'party@example.com' }, party_size: 12 })).body.booking;
+    const big = (await t.call('POST', '/bookings', { service_id: 'svc_yoga_class', slot_id: yoga.id, buyer: { ...BUYER, email: 'party@example.com' }, party_size: 12 })).body
+      .booking;
     await t.call('POST', '/waitlist', { service_id: 'svc_yoga_class', slot_id: yoga.id, buyer: { ...BUYER, email: 'first@example.com' } });
     await t.call('POST', `/bookings/${big.id}/cancel`, {}, { profile: null, apiKey: ADMIN_KEY });
     await t.server.mailWorker!.tick();

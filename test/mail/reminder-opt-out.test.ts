@@ -41,7 +41,11 @@ describe('a reminder carries a link that stops the reminders of its booking', ()
     const forged = await fetch(t.url + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'csrf=nope' });
     expect(forged.status).toBe(403);
     const csrf = /name="csrf" value="([^"]+)"/.exec(form)![1];
-    const posted = await fetch(t.url + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.join('; ') }, body: new URLSearchParams({ csrf }) });
+    const posted = await fetch(t.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.join('; ') },
+      body: new URLSearchParams({ csrf }),
+    });
     expect(posted.status).toBe(200);
     expect(await posted.text()).toContain('Reminders stopped');
     expect((await t.server.store.read((tx) => tx.mail.forSubject(other.id))).find((m) => m.kind === 'reminder')?.status).toBe('canceled');

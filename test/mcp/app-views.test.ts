@@ -31,7 +31,11 @@ async function expectViews(client: any): Promise<void> {
   const links = Object.fromEntries(tools.filter((t: any) => t._meta?.ui?.resourceUri).map((t: any) => [t.name, t._meta.ui.resourceUri]));
   expect(links).toEqual(LINKED);
   const listed = (await client.listResources()).resources.filter((r: any) => r.uri.startsWith('ui://'));
-  expect(listed.map((r: any) => r.uri).sort()).toEqual(Object.values(APP_VIEWS).map((v) => v.uri).sort());
+  expect(listed.map((r: any) => r.uri).sort()).toEqual(
+    Object.values(APP_VIEWS)
+      .map((v) => v.uri)
+      .sort(),
+  );
   for (const view of Object.values(APP_VIEWS)) {
     const res = await client.readResource({ uri: view.uri });
     expect(res.contents).toHaveLength(1);
@@ -46,7 +50,7 @@ async function expectViews(client: any): Promise<void> {
 
 beforeAll(() => ensureBuilt(), 300_000);
 
-describe('the constants are the extension package\'s own', () => {
+describe("the constants are the extension package's own", () => {
   it('the MIME type is RESOURCE_MIME_TYPE, and _meta.ui.resourceUri is the current form (the flat ui/resourceUri key is the deprecated one)', () => {
     expect(APP_MIME_TYPE).toBe(RESOURCE_MIME_TYPE);
     expect(RESOURCE_URI_META_KEY).toBe('ui/resourceUri');
@@ -100,7 +104,10 @@ describe('views on every transport', () => {
 
   it('a host that advertises the extension gets the very same text and structured content as a client that does not', async () => {
     const plain = new Client({ name: 'no-ui', version: '1' });
-    const host = new Client({ name: 'ui-host', version: '1' }, { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } as never });
+    const host = new Client(
+      { name: 'ui-host', version: '1' },
+      { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } as never },
+    );
     await plain.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
     await host.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
     try {
@@ -120,7 +127,13 @@ describe('views on every transport', () => {
     const conn = await connectMcp('v2', 'memory', t);
     try {
       const q = await conn.call('usp_availability_query', { service_id: 'svc_haircut', start_date: testDay(4), end_date: testDay(4), limit: 3 });
-      expect((q as any)._meta['dev.usp-server/view']).toMatchObject({ business: 'Maple & Pine Salon and Studio', zone: 'America/New_York', now: new Date(t.clock.now()).toISOString(), service: 'Haircut & Style', price: '$65.00' });
+      expect((q as any)._meta['dev.usp-server/view']).toMatchObject({
+        business: 'Maple & Pine Salon and Studio',
+        zone: 'America/New_York',
+        now: new Date(t.clock.now()).toISOString(),
+        service: 'Haircut & Style',
+        price: '$65.00',
+      });
       expect((q as any)._meta['dev.usp-server/view'].terms.join(' ')).toMatch(/^Cancel: /);
       const s = await conn.call('usp_services_list', {});
       expect((s as any)._meta['dev.usp-server/view']).toBeUndefined();

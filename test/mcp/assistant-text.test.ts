@@ -74,7 +74,11 @@ describe("each tool's text carries what its description tells the model to say",
     const list = await call('usp_services_list', {});
     expectPromises('usp_services_list', list);
     for (const s of list.structuredContent.services) expect(text(list)).toContain(`[${s.id}]`);
-    expect(text(list).split('\n').filter((l) => l.includes('Cancel:'))).toHaveLength(list.structuredContent.services.length);
+    expect(
+      text(list)
+        .split('\n')
+        .filter((l) => l.includes('Cancel:')),
+    ).toHaveLength(list.structuredContent.services.length);
     const lookup = await call('usp_services_lookup', { ids: ['svc_haircut', 'svc_yoga_class'] });
     expectPromises('usp_services_lookup', lookup);
   });
@@ -85,7 +89,9 @@ describe("each tool's text carries what its description tells the model to say",
     expectPromises('usp_bookings_create', r);
     const t = text(r);
     const start = Date.parse(r.structuredContent.booking.slot.start);
-    const deadline = new Intl.DateTimeFormat('en-GB', { timeZone: 'America/New_York', weekday: 'short', day: 'numeric', month: 'short' }).format(new Date(start - 86_400_000)).replace(',', '');
+    const deadline = new Intl.DateTimeFormat('en-GB', { timeZone: 'America/New_York', weekday: 'short', day: 'numeric', month: 'short' })
+      .format(new Date(start - 86_400_000))
+      .replace(',', '');
     expect(t).toMatch(new RegExp(`Cancel: free until ${deadline} 2026 \\d+:\\d\\d E[SD]T, then \\$20\\.00`));
     expect(t).toContain('$65.00 is paid at the appointment');
     const got = await call('usp_bookings_get', { booking_id: r.structuredContent.booking.id });
@@ -104,7 +110,12 @@ describe("each tool's text carries what its description tells the model to say",
     const a = await book('svc_haircut', (await firstSlot('svc_haircut', 4)).id);
     const b = await book('svc_massage_60', (await firstSlot('svc_massage_60', 4)).id);
     const bookings = [a.structuredContent.booking, b.structuredContent.booking];
-    const t = summarize('uspserver_bookings_list', { bookings, pagination: { has_more: true, next_cursor: 'c1' } }, [], { zone: 'America/New_York', currency: 'USD', business: env.server!.server.pipeline.business, now: env.now() });
+    const t = summarize('uspserver_bookings_list', { bookings, pagination: { has_more: true, next_cursor: 'c1' } }, [], {
+      zone: 'America/New_York',
+      currency: 'USD',
+      business: env.server!.server.pipeline.business,
+      now: env.now(),
+    });
     expect(t).not.toContain('done.');
     expect(t).toMatch(/^2 bookings \(1 confirmed, 1 requires_action\)/);
     for (const x of bookings) expect(t).toContain(x.id);

@@ -31,7 +31,13 @@ async function bookHaircut(n: number): Promise<any> {
 describe('usp_bookings_update refuses members it cannot change, naming the tool to use instead', () => {
   it('status and start answer validation_error on $.status and $.start (cancel, reschedule), isError is set, and the booking is unchanged', async () => {
     const booking = await bookHaircut(2);
-    const r = await conn.call('usp_bookings_update', { booking_id: booking.id, status: 'canceled', start: '2027-01-01T10:00:00Z', notes: 'x', ...meta(PLATFORM, { idempotency_key: randomUUID() }) });
+    const r = await conn.call('usp_bookings_update', {
+      booking_id: booking.id,
+      status: 'canceled',
+      start: '2027-01-01T10:00:00Z',
+      notes: 'x',
+      ...meta(PLATFORM, { idempotency_key: randomUUID() }),
+    });
     expect(errorCodes(r)).toEqual(['validation_error', 'validation_error']);
     expect(r.isError).toBe(true);
     const byPath = Object.fromEntries(r.structuredContent.messages.map((m: any) => [m.path, m.content]));
@@ -47,7 +53,12 @@ describe('usp_bookings_update refuses members it cannot change, naming the tool 
 describe('a dispute opened by the business is visible to the platform through usp_bookings_get', () => {
   it('the booking read over MCP carries the dispute, and the result validates against the OpenRPC result schema', async () => {
     const q = await conn.call('usp_availability_query', { service_id: 'svc_massage_60', start_date: nyDate(t.clock.now(), 3), end_date: nyDate(t.clock.now(), 3) });
-    const created = await conn.call('usp_bookings_create', { service_id: 'svc_massage_60', slot_id: q.structuredContent.slots[0].id, buyer: BUYER, ...meta(PLATFORM, { idempotency_key: randomUUID() }) });
+    const created = await conn.call('usp_bookings_create', {
+      service_id: 'svc_massage_60',
+      slot_id: q.structuredContent.slots[0].id,
+      buyer: BUYER,
+      ...meta(PLATFORM, { idempotency_key: randomUUID() }),
+    });
     const b = created.structuredContent.booking;
     const due = b.actions[0].payment_context;
     await conn.call('usp_bookings_confirm_payment', {

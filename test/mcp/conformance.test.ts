@@ -197,7 +197,10 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
     expect(listedNames.filter((n) => !spec.has(n)).every((n) => n.startsWith('uspserver_'))).toBe(true);
     expect(listedNames).not.toContain('usp_bookings_list');
     // Past the name: the platform has no linked buyer account, so the operation itself refuses (an unknown name would be unknown_tool).
-    const former = await conn.call('usp_bookings_list', meta()).then((r) => JSON.stringify(r), (e) => `${e}`);
+    const former = await conn.call('usp_bookings_list', meta()).then(
+      (r) => JSON.stringify(r),
+      (e) => `${e}`,
+    );
     expect(former).toContain('usp:history');
     expect(former).not.toContain('unknown_tool');
   });
@@ -215,9 +218,13 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
       const ours = Object.keys(tool.inputSchema.properties ?? {});
       for (const p of params) expect(ours, `${tool.name}: inputSchema lacks the OpenRPC param "${p.name}"`).toContain(p.name);
       const theirs = params.map((p) => p.name);
-      for (const name of ours) expect([...theirs, '_meta', ...(SPEC_EXTRAS[tool.name] ?? [])], `${tool.name}: inputSchema property "${name}" is not an OpenRPC param`).toContain(name);
+      for (const name of ours)
+        expect([...theirs, '_meta', ...(SPEC_EXTRAS[tool.name] ?? [])], `${tool.name}: inputSchema property "${name}" is not an OpenRPC param`).toContain(name);
       // _meta carries the profile (supplied on stdio and by an OAuth token) and the idempotency key (generated when absent).
-      const required = params.filter((p) => p.required === true && p.name !== '_meta').map((p) => p.name).sort();
+      const required = params
+        .filter((p) => p.required === true && p.name !== '_meta')
+        .map((p) => p.name)
+        .sort();
       expect([...(tool.inputSchema.required ?? [])].sort(), `${tool.name}: required params`).toEqual(required);
       expect(JSON.stringify(tool.inputSchema.properties._meta), `${tool.name}: nothing in _meta is required`).not.toContain('"required"');
     }
@@ -225,7 +232,8 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
 
   it('the _meta.usp every OpenRPC tier names (profile, idempotency_key, if_match, authorization, correlation_id) is accepted by our inputSchema', () => {
     const ajv = new Ajv({ strict: false, allErrors: true });
-    const sample = (name: string) => (name === 'authorization' ? { mechanism: 'http_message_signature', credential: 'x' } : name === 'idempotency_key' ? randomUUID() : 'https://platform.example/profile.json');
+    const sample = (name: string) =>
+      name === 'authorization' ? { mechanism: 'http_message_signature', credential: 'x' } : name === 'idempotency_key' ? randomUUID() : 'https://platform.example/profile.json';
     let checked = 0;
     for (const tool of tools) {
       const meta = openrpcParams(tool.name).find((p) => p.name === '_meta');

@@ -12,7 +12,11 @@ import { ensureBuilt } from '../support/build.js';
 
 type Line = { msg: string; fields?: Record<string, unknown> };
 const logged: Line[] = [];
-const capture = { info: (msg: string, fields?: Record<string, unknown>) => logged.push({ msg, fields }), warn: (msg: string, fields?: Record<string, unknown>) => logged.push({ msg, fields }), error: (msg: string, fields?: Record<string, unknown>) => logged.push({ msg, fields }) };
+const capture = {
+  info: (msg: string, fields?: Record<string, unknown>) => logged.push({ msg, fields }),
+  warn: (msg: string, fields?: Record<string, unknown>) => logged.push({ msg, fields }),
+  error: (msg: string, fields?: Record<string, unknown>) => logged.push({ msg, fields }),
+};
 
 let t: TestServer;
 let strict: TestServer;
@@ -111,7 +115,11 @@ describe('the id is written into the log lines about the call, on both doors', (
     const id = `mcp-${randomUUID()}`;
     const conn = await connectMcp('v2', 'http', strict.url);
     try {
-      const err = await conn.callError('usp_availability_hold', { service_id: 'svc_haircut', slot_id: 'x', ...meta(PLATFORM, { correlation_id: id, idempotency_key: randomUUID() }) });
+      const err = await conn.callError('usp_availability_hold', {
+        service_id: 'svc_haircut',
+        slot_id: 'x',
+        ...meta(PLATFORM, { correlation_id: id, idempotency_key: randomUUID() }),
+      });
       expect(err.code).toBe(-32006);
       expect(err.data.correlation_id).toBe(id);
       expect(logged.find((l) => l.msg === 'authentication refused' && l.fields?.correlation_id === id)).toBeDefined();

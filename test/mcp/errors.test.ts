@@ -180,7 +180,12 @@ describe('protocol errors are JSON-RPC errors carrying the USP code, data.code a
     const res = await postRaw(
       t.url,
       { sessionId, protocolVersion: conn.transport.protocolVersion },
-      JSON.stringify({ jsonrpc: '2.0', id: 'raw-412', method: 'tools/call', params: { name: 'usp_bookings_cancel', arguments: { booking_id: b.id, ...meta(PLATFORM, { if_match: '"rev_stale"' }) } } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'raw-412',
+        method: 'tools/call',
+        params: { name: 'usp_bookings_cancel', arguments: { booking_id: b.id, ...meta(PLATFORM, { if_match: '"rev_stale"' }) } },
+      }),
     );
     expect(res.status).toBe(200);
     const reply = res.messages.find((m) => m.id === 'raw-412');

@@ -86,14 +86,14 @@ describe.each(FULL)('$name: the booking lifecycle runs end to end through MCP to
     const got = expectBooking(await conn.call('usp_bookings_get', { booking_id: booking.id, ...meta() }));
     expect(got).toMatchObject({ id: booking.id, status: 'confirmed', revision: booking.revision });
 
-    const moved = expectBooking(
-      await conn.call('usp_bookings_reschedule', { booking_id: booking.id, slot_id: later.id, ...meta(PLATFORM, { idempotency_key: randomUUID() }) }),
-    );
+    const moved = expectBooking(await conn.call('usp_bookings_reschedule', { booking_id: booking.id, slot_id: later.id, ...meta(PLATFORM, { idempotency_key: randomUUID() }) }));
     expect(moved.id).toBe(booking.id);
     expect(moved.slot.start).toBe(later.start);
     expect(moved.revision).not.toBe(booking.revision);
 
-    const canceled = expectBooking(await conn.call('usp_bookings_cancel', { booking_id: booking.id, reason: 'plans changed', ...meta(PLATFORM, { idempotency_key: randomUUID() }) }));
+    const canceled = expectBooking(
+      await conn.call('usp_bookings_cancel', { booking_id: booking.id, reason: 'plans changed', ...meta(PLATFORM, { idempotency_key: randomUUID() }) }),
+    );
     expect(canceled.status).toBe('canceled');
     expect(canceled.cancellation).toMatchObject({ canceled_by: 'buyer', fee: 0 });
   });
@@ -107,7 +107,13 @@ describe.each(FULL)('$name: the booking lifecycle runs end to end through MCP to
     expect(before).toBeGreaterThanOrEqual(3);
 
     const booking = expectBooking(
-      await conn.call('usp_bookings_create', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(1), party_size: 3, ...meta(PLATFORM, { idempotency_key: randomUUID() }) }),
+      await conn.call('usp_bookings_create', {
+        service_id: 'svc_yoga_class',
+        slot_id: slot.id,
+        buyer: buyer(1),
+        party_size: 3,
+        ...meta(PLATFORM, { idempotency_key: randomUUID() }),
+      }),
     );
     expect(booking.party_size).toBe(3);
     expect(booking.slot.id).toBe(slot.id);
@@ -124,9 +130,7 @@ describe.each(FULL)('$name: the booking lifecycle runs end to end through MCP to
     expect(total).toBeGreaterThan(1);
 
     // Fill the class: a party of total-1 from one platform and a single place from another.
-    expectBooking(
-      await conn.call('usp_bookings_create', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(2), party_size: total - 1, ...meta() }),
-    );
+    expectBooking(await conn.call('usp_bookings_create', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(2), party_size: total - 1, ...meta() }));
     const single = expectBooking(await conn.call('usp_bookings_create', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(3), ...meta(OTHER_PLATFORM) }));
     const full = (await slotsOf(env, 'svc_yoga_class', 1, 7)).find((s) => s.id === slot.id);
     expect(full).toMatchObject({ state: 'waitlist', capacity: { remaining: 0 } });
@@ -172,7 +176,13 @@ describe.each(FULL)('$name: the booking lifecycle runs end to end through MCP to
 
     const paid = await conn.call('usp_bookings_confirm_payment', {
       booking_id: booking.id,
-      payment_result: { status: 'paid', transaction_id: `txn_${randomUUID()}`, amount_paid: action.payment_context.amount_due, currency: action.payment_context.currency, provider: 'test' },
+      payment_result: {
+        status: 'paid',
+        transaction_id: `txn_${randomUUID()}`,
+        amount_paid: action.payment_context.amount_due,
+        currency: action.payment_context.currency,
+        provider: 'test',
+      },
       ...meta(PLATFORM, { idempotency_key: randomUUID() }),
     });
     const confirmed = expectBooking(paid);
@@ -205,7 +215,9 @@ describe.each(SSE)('$name: the legacy SSE transport serves the same tools', ({ l
     expect(list.structuredContent.services.map((s: any) => s.id)).toContain('svc_haircut');
 
     const [slot] = await slotsOf(env, 'svc_haircut', 3, 3);
-    const booking = expectBooking(await conn.call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER, ...meta(PLATFORM, { idempotency_key: randomUUID() }) }));
+    const booking = expectBooking(
+      await conn.call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER, ...meta(PLATFORM, { idempotency_key: randomUUID() }) }),
+    );
     expect(booking.status).toBe('confirmed');
 
     const canceled = expectBooking(await conn.call('usp_bookings_cancel', { booking_id: booking.id, ...meta() }));

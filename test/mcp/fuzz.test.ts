@@ -38,9 +38,37 @@ const TOOLS = [
 
 /** Argument names per tool (the union of what the tools accept, so every one gets a wrong value). */
 const FIELDS = [
-  'service_id', 'slot_id', 'hold_id', 'booking_id', 'entry_id', 'buyer', 'recipient', 'party_size', 'spots', 'start_date', 'end_date',
-  'timezone', 'resource_id', 'location_id', 'locale', 'cursor', 'limit', 'query', 'filters', 'context', 'pagination', 'ids',
-  'callback_url', 'categories', 'events', 'reason', 'notes', 'payment_result', 'preferred_slots', 'status', 'delivery_address',
+  'service_id',
+  'slot_id',
+  'hold_id',
+  'booking_id',
+  'entry_id',
+  'buyer',
+  'recipient',
+  'party_size',
+  'spots',
+  'start_date',
+  'end_date',
+  'timezone',
+  'resource_id',
+  'location_id',
+  'locale',
+  'cursor',
+  'limit',
+  'query',
+  'filters',
+  'context',
+  'pagination',
+  'ids',
+  'callback_url',
+  'categories',
+  'events',
+  'reason',
+  'notes',
+  'payment_result',
+  'preferred_slots',
+  'status',
+  'delivery_address',
   'post_payment_return_request',
 ];
 
@@ -110,11 +138,29 @@ const callParams: fc.Arbitrary<unknown> = fc.oneof(
     }),
   },
   // a known tool whose arguments are not an object
-  { weight: 2, arbitrary: fc.record({ name: fc.constantFrom(...TOOLS), arguments: fc.oneof(fc.array(garbage, { maxLength: 3 }), fc.constant(null), fc.integer(), fc.string(), fc.boolean(), fc.constant(HUGE)) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      name: fc.constantFrom(...TOOLS),
+      arguments: fc.oneof(fc.array(garbage, { maxLength: 3 }), fc.constant(null), fc.integer(), fc.string(), fc.boolean(), fc.constant(HUGE)),
+    }),
+  },
   // an unknown or malformed tool name
-  { weight: 2, arbitrary: fc.record({ name: fc.oneof(fc.string({ maxLength: 30 }), fc.constant(HUGE), fc.integer(), fc.constant(null), fc.array(fc.string())), arguments: garbage }, { requiredKeys: [] }) },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { name: fc.oneof(fc.string({ maxLength: 30 }), fc.constant(HUGE), fc.integer(), fc.constant(null), fc.array(fc.string())), arguments: garbage },
+      { requiredKeys: [] },
+    ),
+  },
   // only bad _meta on an otherwise plausible call
-  { weight: 2, arbitrary: fc.record({ name: fc.constantFrom('usp_services_list', 'usp_bookings_get', 'usp_waitlist_list'), arguments: badMeta.map((m) => ({ booking_id: 'bkg_x', _meta: m })) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      name: fc.constantFrom('usp_services_list', 'usp_bookings_get', 'usp_waitlist_list'),
+      arguments: badMeta.map((m) => ({ booking_id: 'bkg_x', _meta: m })),
+    }),
+  },
   // params that are not an object at all
   { weight: 1, arbitrary: fc.oneof(fc.constant(null), fc.array(garbage, { maxLength: 3 }), fc.string(), fc.integer()) },
 );

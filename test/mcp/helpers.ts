@@ -128,13 +128,10 @@ export async function connectMcp(line: SdkLine, kind: TransportKind, target?: st
     else transport = new SseV2(new URL('/sse', url));
   } else {
     client = new ClientV1(info);
-    client.setNotificationHandler(
-      z3.object({ method: z3.literal('usp_webhook'), params: z3.object({}).passthrough() }),
-      (n: { method: string; params: Record<string, any> }) => {
-        notifications.push(n.params);
-        notificationMethods.push(n.method);
-      },
-    );
+    client.setNotificationHandler(z3.object({ method: z3.literal('usp_webhook'), params: z3.object({}).passthrough() }), (n: { method: string; params: Record<string, any> }) => {
+      notifications.push(n.params);
+      notificationMethods.push(n.method);
+    });
     if (kind === 'stdio') transport = new StdioV1({ command: process.execPath, args: STDIO_ARGS, cwd: REPO_ROOT, env: inheritedEnv(), stderr: 'pipe' });
     else if (kind === 'http') transport = new HttpV1(new URL('/mcp', url));
     else transport = new SseV1(new URL('/sse', url));
@@ -151,8 +148,7 @@ export async function connectMcp(line: SdkLine, kind: TransportKind, target?: st
     throw new Error(`${line} client could not connect over ${kind}: ${(err as Error).message}${stderrText ? `\nserver stderr:\n${stderrText.slice(-2000)}` : ''}`);
   }
 
-  const call = async (tool: string, args: Record<string, unknown> = {}): Promise<ToolResult> =>
-    (await client.callTool({ name: tool, arguments: args })) as ToolResult;
+  const call = async (tool: string, args: Record<string, unknown> = {}): Promise<ToolResult> => (await client.callTool({ name: tool, arguments: args })) as ToolResult;
   return {
     line,
     kind,

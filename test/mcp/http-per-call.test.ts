@@ -32,7 +32,11 @@ async function session(url: string): Promise<string> {
   expect(init.status).toBe(200);
   await init.text();
   const sid = init.headers.get('mcp-session-id')!;
-  const done = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...HEADERS, 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const done = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { ...HEADERS, 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   expect(done.status).toBe(202);
   return sid;
 }
@@ -45,7 +49,16 @@ describe('MCP over Streamable HTTP answers each session call as one JSON body', 
   test('a tools/call in a session answers 200 application/json carrying the JSON-RPC result (no SSE stream)', async () => {
     const url = await start(false);
     const sid = await session(url);
-    const res = await post(url, sid, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'usp_services_get', arguments: { service_id: 'svc_haircut', _meta: { usp: { profile: PLATFORM } } } } }));
+    const res = await post(
+      url,
+      sid,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'usp_services_get', arguments: { service_id: 'svc_haircut', _meta: { usp: { profile: PLATFORM } } } },
+      }),
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.headers.get('mcp-session-id')).toBe(sid);

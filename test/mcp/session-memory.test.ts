@@ -85,7 +85,12 @@ describe('an idle session holds no routing state until it acts', () => {
           new Request('http://127.0.0.1/mcp', {
             method: 'POST',
             headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'initialize',
+              params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+            }),
           }),
         );
         expect(res.status).toBe(200);

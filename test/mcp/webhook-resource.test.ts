@@ -76,7 +76,9 @@ describe('resources/read of the webhook resource answers the recent events, newe
     // Cancel through REST: the event is read from the store, not from what this MCP session saw.
     const res = await t.call('POST', `/bookings/${booking.id}/cancel`, {}, { idempotencyKey: randomUUID() });
     expect(res.status).toBe(200);
-    expect(await waitFor(async () => (await readEvents(conn, resource))[0]?.booking_id === booking.id && (await readEvents(conn, resource))[0]?.event === 'booking.canceled')).toBe(true);
+    expect(await waitFor(async () => (await readEvents(conn, resource))[0]?.booking_id === booking.id && (await readEvents(conn, resource))[0]?.event === 'booking.canceled')).toBe(
+      true,
+    );
     const events = await readEvents(conn, resource);
     expect(events.length).toBeGreaterThan(1);
     expect(events.length).toBeLessThanOrEqual(50);

@@ -9,7 +9,23 @@ import { day } from '../support/server.js';
 import { hashPassword } from '../../src/oauth/index.js';
 import { startProfileServer } from '../support/profile-server.js';
 import { createSigningIdentity } from '../../src/client/platform-auth.js';
-import { Browser, REDIRECT, authorizeUrl, csrfOf, actionOf, firstSlotAt, linkAccount, linkedTokens, mcpCallAt, pkce, register, registerSigned, startOAuthServer, tokenRequest, type OAuthTestServer } from './support.js';
+import {
+  Browser,
+  REDIRECT,
+  authorizeUrl,
+  csrfOf,
+  actionOf,
+  firstSlotAt,
+  linkAccount,
+  linkedTokens,
+  mcpCallAt,
+  pkce,
+  register,
+  registerSigned,
+  startOAuthServer,
+  tokenRequest,
+  type OAuthTestServer,
+} from './support.js';
 
 let t: OAuthTestServer;
 beforeAll(async () => {
@@ -172,7 +188,11 @@ describe('bad input gets the protocol error and leaves nothing behind', () => {
     const res = await fetch(`${t.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('bytes') });
-    const page = await fetch(`${t.url}/account/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `email=${'a'.repeat(70 * 1024)}` });
+    const page = await fetch(`${t.url}/account/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `email=${'a'.repeat(70 * 1024)}`,
+    });
     expect(page.status).toBe(413);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(page.headers.get('usp-correlation-id')).toBeTruthy();
@@ -213,7 +233,11 @@ describe('bad input gets the protocol error and leaves nothing behind', () => {
   test('a replayed code is invalid_grant, and the tokens of its first use are revoked with it', async () => {
     const client = await register(t.url);
     const p = pkce();
-    const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p), { email: 'replay@example.com', password: 'correct horse battery', signUp: true });
+    const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p), {
+      email: 'replay@example.com',
+      password: 'correct horse battery',
+      signUp: true,
+    });
     const form = { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: p.verifier };
     const first = await tokenRequest(t.url, form);
     expect(first.status).toBe(200);
@@ -230,7 +254,13 @@ describe('bad input gets the protocol error and leaves nothing behind', () => {
     const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p), { email: 'late@example.com', password: 'correct horse battery', signUp: true });
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61_000 });
     try {
-      const late = await tokenRequest(t.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: p.verifier });
+      const late = await tokenRequest(t.url, {
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code')!,
+        redirect_uri: REDIRECT,
+        client_id: client.client_id,
+        code_verifier: p.verifier,
+      });
       expect(late).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     } finally {
       vi.useRealTimers();
@@ -303,7 +333,12 @@ describe('buyer accounts never reveal whether an email has one, and sign-in is r
       const login = await browser.follow(authorizeUrl(t.url, client.client_id, pkce()));
       const reg = await browser.follow(/href="([^"]+\/register)"/.exec(login.text)![1]);
       const res = await browser.follow(actionOf(reg.text), { form: { csrf: csrfOf(reg.text), name: 'Someone', email, password: 'another long password' } });
-      pages.push(res.text.replace(/value="[^"]+"/g, '').replace(email, 'EMAIL').replace(/\/oauth\/interaction\/[^/"]+/g, 'UID'));
+      pages.push(
+        res.text
+          .replace(/value="[^"]+"/g, '')
+          .replace(email, 'EMAIL')
+          .replace(/\/oauth\/interaction\/[^/"]+/g, 'UID'),
+      );
     }
     expect(pages[0]).toBe(pages[1]);
     expect(t.codes.has('taken@example.com')).toBe(false);
@@ -328,7 +363,14 @@ describe('buyer accounts never reveal whether an email has one, and sign-in is r
     try {
       // An account made directly (a sign-up would spend one attempt of the budget).
       await limited.server.store.transaction(async (tx) =>
-        tx.accounts.create({ id: 'acc_' + 'b'.repeat(32), email: 'brute@example.com', password_hash: await hashPassword('correct horse battery'), name: 'B', phone: null, created_ms: Date.now() }),
+        tx.accounts.create({
+          id: 'acc_' + 'b'.repeat(32),
+          email: 'brute@example.com',
+          password_hash: await hashPassword('correct horse battery'),
+          name: 'B',
+          phone: null,
+          created_ms: Date.now(),
+        }),
       );
       const attempt = async (email: string, password: string) => {
         const client = await register(limited.url);
@@ -365,18 +407,33 @@ describe('DPoP-bound tokens (RFC 9449) and client_credentials for platforms (spe
     const profileUrl = profiles.addProfile('/platform.json', { keys: [signer.publicJwk] });
     const registered = await registerSigned(
       t.url,
-      { grant_types: ['client_credentials'], redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic', client_name: 'Platform', usp_platform_profile: profileUrl },
+      {
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+        client_name: 'Platform',
+        usp_platform_profile: profileUrl,
+      },
       signer,
     );
     expect(registered.status).toBe(201);
     const client = (await registered.json()) as { client_id: string; client_secret: string };
     const key = await newKey();
     const basic = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
-    const tok = await tokenRequest(t.url, { grant_type: 'client_credentials', resource: `${t.url}/`, scope: 'usp:booking' }, { authorization: basic, dpop: await dpopProof(key, 'POST', `${t.url}/oauth/token`) });
+    const tok = await tokenRequest(
+      t.url,
+      { grant_type: 'client_credentials', resource: `${t.url}/`, scope: 'usp:booking' },
+      { authorization: basic, dpop: await dpopProof(key, 'POST', `${t.url}/oauth/token`) },
+    );
     expect(tok.status).toBe(200);
     expect(tok.body.token_type).toBe('DPoP');
     const at = tok.body.access_token as string;
-    const q = await fetch(`${t.url}/availability/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ service_id: 'svc_haircut', start_date: day(4), end_date: day(4) }) });
+    const q = await fetch(`${t.url}/availability/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ service_id: 'svc_haircut', start_date: day(4), end_date: day(4) }),
+    });
     const slot = ((await q.json()) as any).slots[0].id;
     const body = JSON.stringify({ service_id: 'svc_haircut', slot_id: slot, buyer: BUYER });
     const post = async (auth: string, proof?: string) =>

@@ -41,7 +41,13 @@ describe('a client_id URL on loopback or a private address is refused before any
     cleanup.push(() => t.close());
     const host: ProfileServer = await startProfileServer();
     cleanup.push(() => host.close());
-    const ids = [`https://127.0.0.1:${host.port}/client.json`, `https://localhost:${host.port}/client.json`, `https://[::1]:${host.port}/client.json`, 'https://10.0.0.1/client.json', 'https://169.254.169.254/latest/meta-data'];
+    const ids = [
+      `https://127.0.0.1:${host.port}/client.json`,
+      `https://localhost:${host.port}/client.json`,
+      `https://[::1]:${host.port}/client.json`,
+      'https://10.0.0.1/client.json',
+      'https://169.254.169.254/latest/meta-data',
+    ];
     for (const id of ids) host.setRaw(new URL(id).pathname, assistant(id));
 
     for (const id of ids) {
@@ -70,7 +76,14 @@ describe('end to end: an assistant known only by its metadata document links a b
     const db = join(dir, 'usp.db');
     const store = await openStore(db);
     await store.transaction(async (tx) =>
-      tx.accounts.create({ id: `acc_${'c'.repeat(32)}`, email: 'cimd@example.com', password_hash: await hashPassword('correct horse battery'), name: 'Cimd Buyer', phone: null, created_ms: Date.now() }),
+      tx.accounts.create({
+        id: `acc_${'c'.repeat(32)}`,
+        email: 'cimd@example.com',
+        password_hash: await hashPassword('correct horse battery'),
+        name: 'Cimd Buyer',
+        phone: null,
+        created_ms: Date.now(),
+      }),
     );
     await store.close();
 
@@ -86,7 +99,14 @@ describe('end to end: an assistant known only by its metadata document links a b
     expect(signIn.text).toContain('Metadata Document Assistant');
     const back = await linkAccount({ codes: new Map() } as unknown as OAuthTestServer, browser, signIn.url, { email: 'cimd@example.com', password: 'correct horse battery' });
     expect(back.searchParams.get('iss')).toBe(s.url);
-    const tok = await tokenRequest(s.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: clientId, code_verifier: p.verifier, resource: `${s.url}/` });
+    const tok = await tokenRequest(s.url, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: p.verifier,
+      resource: `${s.url}/`,
+    });
     expect(tok.status, JSON.stringify(tok.body)).toBe(200);
     const history = await fetch(`${s.url}/ext/usp-server/bookings`, { headers: { authorization: `Bearer ${tok.body.access_token}` } });
     expect(history.status).toBe(200);

@@ -38,7 +38,10 @@ const clientRows = (t: OAuthTestServer, id: string) => t.server.store.read((tx) 
 /** A logger that keeps every line. */
 function recording(): Logger & { lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> } {
   const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = [];
-  const at = (level: string) => (msg: string, fields: Record<string, unknown> = {}) => void lines.push({ level, msg, fields });
+  const at =
+    (level: string) =>
+    (msg: string, fields: Record<string, unknown> = {}) =>
+      void lines.push({ level, msg, fields });
   return { lines, info: at('info'), warn: at('warn'), error: at('error') };
 }
 
@@ -142,7 +145,13 @@ describe('a registration naming a usp_platform_profile proves control of it: a f
     profiles = await startProfileServer();
     const owner = createSigningIdentity('owner');
     const profileUrl = profiles.addProfile('/owned.json', { keys: [owner.publicJwk] });
-    const meta = { grant_types: ['client_credentials'], redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic', usp_platform_profile: profileUrl };
+    const meta = {
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      usp_platform_profile: profileUrl,
+    };
 
     const unsigned = await tryRegister(t.url, meta);
     expect(unsigned).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });

@@ -100,7 +100,10 @@ describe.skipIf(!HAVE_CHROMIUM)('an MCP host links a buyer account through OAuth
     // Public calls need no token.
     const slots: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: 'svc_haircut', start_date: day(5), end_date: day(5) } });
     const slot = slots.structuredContent.slots[0].id as string;
-    const book = { name: 'usp_bookings_create', arguments: { service_id: 'svc_haircut', slot_id: slot, buyer: { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' } } };
+    const book = {
+      name: 'usp_bookings_create',
+      arguments: { service_id: 'svc_haircut', slot_id: slot, buyer: { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' } },
+    };
 
     // A privileged call without a token: 401, discovery, registration, and a URL for the person.
     await expect(client.callTool(book)).rejects.toBeInstanceOf(UnauthorizedError);

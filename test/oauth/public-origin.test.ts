@@ -71,7 +71,11 @@ describe('behind a load balancer (--public-url https://salon.example, --trust-pr
     const headers = { 'content-type': 'application/json', 'usp-agent': `profile="${PLATFORM}"`, 'x-forwarded-host': EVIL, 'x-forwarded-proto': 'https' };
     const q = await fetch(`${t.url}/availability/query`, { method: 'POST', headers, body: JSON.stringify({ service_id: 'svc_massage_60', start_date: day(3), end_date: day(3) }) });
     const slot = ((await q.json()) as any).slots[0].id;
-    const b = await fetch(`${t.url}/bookings`, { method: 'POST', headers: { ...headers, 'idempotency-key': crypto.randomUUID() }, body: JSON.stringify({ service_id: 'svc_massage_60', slot_id: slot, buyer: BUYER }) });
+    const b = await fetch(`${t.url}/bookings`, {
+      method: 'POST',
+      headers: { ...headers, 'idempotency-key': crypto.randomUUID() },
+      body: JSON.stringify({ service_id: 'svc_massage_60', slot_id: slot, buyer: BUYER }),
+    });
     expect(b.status).toBe(201);
     expect(((await b.json()) as any).booking.actions[0].continue_url.startsWith(`${PUBLIC}/checkout/`)).toBe(true);
 
@@ -87,7 +91,14 @@ describe('behind a load balancer (--public-url https://salon.example, --trust-pr
   test('the sign-in pages redirect to the public URL: the resume redirect after signing in names it', async () => {
     const t = server();
     await t.server.store.transaction(async (tx) =>
-      tx.accounts.create({ id: 'acc_' + 'b'.repeat(32), email: 'origin@example.com', password_hash: await hashPassword('correct horse battery'), name: 'Origin', phone: null, created_ms: Date.now() }),
+      tx.accounts.create({
+        id: 'acc_' + 'b'.repeat(32),
+        email: 'origin@example.com',
+        password_hash: await hashPassword('correct horse battery'),
+        name: 'Origin',
+        phone: null,
+        created_ms: Date.now(),
+      }),
     );
     const client = await register(t.url, {}, { 'x-forwarded-proto': 'https' });
     const browser = new Browser(t.url, { 'x-forwarded-host': EVIL, 'x-forwarded-proto': 'https' });

@@ -30,8 +30,19 @@ describe('resource=<origin> and resource=<origin>/ name the same resource', () =
     const t = server();
     const client = await register(t.url);
     const p = pkce();
-    const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p, { resource: t.url }), { email: 'origin-form@example.com', password: 'correct horse battery', signUp: true });
-    const tok = await tokenRequest(t.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: p.verifier, resource: t.url });
+    const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p, { resource: t.url }), {
+      email: 'origin-form@example.com',
+      password: 'correct horse battery',
+      signUp: true,
+    });
+    const tok = await tokenRequest(t.url, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+      code_verifier: p.verifier,
+      resource: t.url,
+    });
     expect(tok.status, JSON.stringify(tok.body)).toBe(200);
     expect((await fetch(`${t.url}/ext/usp-server/bookings`, { headers: { authorization: `Bearer ${tok.body.access_token}` } })).status).toBe(200);
   });

@@ -135,7 +135,12 @@ describe('over stdio (the token in _meta.usp.authorization) the refusal is JSON-
       expect(err.message).toContain('usp:booking');
       expect(err.data).toMatchObject({ code: 'insufficient_scope', scope: 'usp:booking' });
       // The same channel with a token that has the scope books.
-      const ok = await conn.call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot, buyer: BUYER, _meta: { usp: { authorization: { mechanism: 'oauth2_bearer', credential: tokens.full } } } });
+      const ok = await conn.call('usp_bookings_create', {
+        service_id: 'svc_haircut',
+        slot_id: slot,
+        buyer: BUYER,
+        _meta: { usp: { authorization: { mechanism: 'oauth2_bearer', credential: tokens.full } } },
+      });
       expect(ok.structuredContent.booking.status).toBe('confirmed');
     } finally {
       await conn.client.close();

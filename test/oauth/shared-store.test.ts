@@ -29,7 +29,14 @@ async function twoServersShareOneAuthorizationServer(db: string) {
     });
     expect(back.searchParams.get('iss')).toBe(PUBLIC);
     // The code from A is redeemed at B.
-    const tok = await tokenRequest(b.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: p.verifier, resource: `${PUBLIC}/mcp` });
+    const tok = await tokenRequest(b.url, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+      code_verifier: p.verifier,
+      resource: `${PUBLIC}/mcp`,
+    });
     expect(tok.status).toBe(200);
     const list = async (url: string) => (await mcpCallAt(url, 'uspserver_bookings_list', {}, { authorization: `Bearer ${tok.body.access_token}` })).status;
     // The token minted through A is known at B (a tool call: the token is checked by the pipeline).
@@ -58,12 +65,16 @@ describe('two server processes on one database are one authorization server', ()
     }
   }, 60_000);
 
-  test.skipIf(!PG_URL)(`PostgreSQL: the same across two servers on one schema${PG_URL ? '' : ` (${noteSkipped(PG_SKIP_REASON)})`}`, async () => {
-    const schema = schemaName('usp_oauth');
-    try {
-      await twoServersShareOneAuthorizationServer(urlWithSchema(schema));
-    } finally {
-      await dropSchema(schema);
-    }
-  }, 60_000);
+  test.skipIf(!PG_URL)(
+    `PostgreSQL: the same across two servers on one schema${PG_URL ? '' : ` (${noteSkipped(PG_SKIP_REASON)})`}`,
+    async () => {
+      const schema = schemaName('usp_oauth');
+      try {
+        await twoServersShareOneAuthorizationServer(urlWithSchema(schema));
+      } finally {
+        await dropSchema(schema);
+      }
+    },
+    60_000,
+  );
 });

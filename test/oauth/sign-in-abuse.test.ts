@@ -18,7 +18,10 @@ const OWNER_IP = '198.51.100.7';
 type Line = { level: string; msg: string; fields: Record<string, unknown> };
 function recorder(): { log: Logger; lines: Line[] } {
   const lines: Line[] = [];
-  const at = (level: string) => (msg: string, fields: Record<string, unknown> = {}) => void lines.push({ level, msg, fields });
+  const at =
+    (level: string) =>
+    (msg: string, fields: Record<string, unknown> = {}) =>
+      void lines.push({ level, msg, fields });
   return { lines, log: { info: at('info'), warn: at('warn'), error: at('error') } };
 }
 
@@ -50,8 +53,8 @@ function from(s: OAuthTestServer, ip: string) {
   };
 }
 
-describe('lockouts are not a weapon: failures slow the attacker\'s address, never the owner elsewhere', () => {
-  test('an attacker\'s address is slowed: past three failures even the right password from it waits, and each failure doubles the wait', async () => {
+describe("lockouts are not a weapon: failures slow the attacker's address, never the owner elsewhere", () => {
+  test("an attacker's address is slowed: past three failures even the right password from it waits, and each failure doubles the wait", async () => {
     const s = await withOwner({ trustProxy: true, loginLimits: 'default' });
     const attacker = from(s, ATTACKER_IP);
     for (let i = 0; i < 4; i++) expect((await attacker.signIn(OWNER.email, `guess ${i}`)).status).toBe(401);
@@ -92,7 +95,9 @@ describe('lockouts are not a weapon: failures slow the attacker\'s address, neve
     expect(failed[0]).toMatchObject({ level: 'warn', fields: { door: 'oauth', account: OWNER.id } });
     // An unknown email is referred to by its hash, which the operator can compute from an address they are asked about.
     expect(failed[4].fields).toMatchObject({ email_ref: expect.stringMatching(/^[0-9a-f]{16}$/) });
-    expect(rec.lines).toContainEqual(expect.objectContaining({ msg: 'account attempt refused: too many', fields: expect.objectContaining({ limit: 'account', account: OWNER.id, address: ATTACKER_IP }) }));
+    expect(rec.lines).toContainEqual(
+      expect.objectContaining({ msg: 'account attempt refused: too many', fields: expect.objectContaining({ limit: 'account', account: OWNER.id, address: ATTACKER_IP }) }),
+    );
     expect(JSON.stringify(rec.lines)).not.toContain(OWNER.email);
     expect(JSON.stringify(rec.lines)).not.toContain('nobody@example.com');
     const metrics = await (await fetch(`${s.url}/metrics`, { headers: { 'x-forwarded-for': '127.0.0.1', 'x-forwarded-proto': 'https' } })).text();
@@ -138,7 +143,7 @@ describe('sign-up codes: bounded per sign-up and per address, sign-ups bounded p
   }
   const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
-  test('guessing one sign-up\'s code: after five wrong codes the right one is refused too', async () => {
+  test("guessing one sign-up's code: after five wrong codes the right one is refused too", async () => {
     t = await startOAuthServer();
     const f = await registerForm(t);
     const step = await f.signUp('guess-one@example.com');
@@ -183,7 +188,7 @@ describe('sign-up codes: bounded per sign-up and per address, sign-ups bounded p
     expect((await f.signUp('many-10@example.com')).res.status).toBe(429);
   });
 
-  test('a code expires: 15 minutes after it was sent (the server\'s clock) the right code no longer makes the account', async () => {
+  test("a code expires: 15 minutes after it was sent (the server's clock) the right code no longer makes the account", async () => {
     const rec = recorder();
     t = await startOAuthServer({ log: rec.log });
     const f = await registerForm(t);

@@ -94,7 +94,10 @@ export class Browser {
     private readonly publicOrigin?: string,
   ) {}
   private cookieHeader(path: string): string {
-    return [...this.jar.entries()].filter(([, c]) => path.startsWith(c.path)).map(([k, c]) => `${k}=${c.value}`).join('; ');
+    return [...this.jar.entries()]
+      .filter(([, c]) => path.startsWith(c.path))
+      .map(([k, c]) => `${k}=${c.value}`)
+      .join('; ');
   }
   private remember(res: Response) {
     for (const sc of res.headers.getSetCookie()) {
@@ -143,11 +146,21 @@ export class Browser {
 export const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 export const actionOf = (html: string) => /<form[^>]*action="([^"]+)"/.exec(html)?.[1]?.replace(/&#38;|&amp;/g, '&') ?? '';
 
-export async function register(url: string, meta: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<{ client_id: string; client_secret?: string } & Record<string, unknown>> {
+export async function register(
+  url: string,
+  meta: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<{ client_id: string; client_secret?: string } & Record<string, unknown>> {
   const res = await fetch(`${url}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'Test Assistant', grant_types: ['authorization_code', 'refresh_token'], ...meta }),
+    body: JSON.stringify({
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+      client_name: 'Test Assistant',
+      grant_types: ['authorization_code', 'refresh_token'],
+      ...meta,
+    }),
   });
   if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${await res.text()}`);
   return (await res.json()) as never;
@@ -179,12 +192,7 @@ export function authorizeUrl(url: string, clientId: string, p: { challenge: stri
 }
 
 /** Sign up (with the mailed code) or sign in, then allow: the redirect back to the client, as a URL. */
-export async function linkAccount(
-  t: OAuthTestServer,
-  browser: Browser,
-  authUrl: string,
-  who: { email: string; password: string; name?: string; signUp?: boolean },
-): Promise<URL> {
+export async function linkAccount(t: OAuthTestServer, browser: Browser, authUrl: string, who: { email: string; password: string; name?: string; signUp?: boolean }): Promise<URL> {
   let page = await browser.follow(authUrl);
   if (page.text.includes('<h1>Sign in</h1>')) {
     if (who.signUp) {
@@ -204,7 +212,11 @@ export async function linkAccount(
 }
 
 export async function tokenRequest(url: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form).toString() });
+  const res = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form).toString(),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -213,8 +225,19 @@ export async function linkedTokens(t: OAuthTestServer, email: string, opts: { re
   const client = await register(t.url);
   const p = pkce();
   const browser = new Browser(t.url);
-  const back = await linkAccount(t, browser, authorizeUrl(t.url, client.client_id, p, { resource: opts.resource ?? `${t.url}/mcp` }), { email, password: 'correct horse battery', signUp: opts.signUp ?? true });
-  const tok = await tokenRequest(t.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: p.verifier, resource: opts.resource ?? `${t.url}/mcp` });
+  const back = await linkAccount(t, browser, authorizeUrl(t.url, client.client_id, p, { resource: opts.resource ?? `${t.url}/mcp` }), {
+    email,
+    password: 'correct horse battery',
+    signUp: opts.signUp ?? true,
+  });
+  const tok = await tokenRequest(t.url, {
+    grant_type: 'authorization_code',
+    code: back.searchParams.get('code')!,
+    redirect_uri: REDIRECT,
+    client_id: client.client_id,
+    code_verifier: p.verifier,
+    resource: opts.resource ?? `${t.url}/mcp`,
+  });
   if (tok.status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(tok.body)}`);
   return { client, browser, tokens: tok.body as { access_token: string; refresh_token: string; token_type: string; scope: string } };
 }
@@ -270,7 +293,14 @@ export async function buyerToken(
     password: 'correct horse battery',
     signUp: who.signUp ?? true,
   });
-  const tok = await tokenRequest(t.url, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: p.verifier, resource });
+  const tok = await tokenRequest(t.url, {
+    grant_type: 'authorization_code',
+    code: back.searchParams.get('code')!,
+    redirect_uri: REDIRECT,
+    client_id: client.client_id,
+    code_verifier: p.verifier,
+    resource,
+  });
   if (tok.status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(tok.body)}`);
   return tok.body;
 }

@@ -80,7 +80,12 @@ describe('a token fixes the platform profile: the bound one or the generic-host 
       const client = await register(strict.url);
       const token = (await buyerToken(strict, client, { email: 'generic@example.com' })).access_token;
       const generic = `${strict.url}/platforms/generic-mcp-host.json`;
-      const r = await mcpCallAt(strict.url, 'usp_bookings_create', { service_id: 'svc_haircut', slot_id: await firstSlotAt(strict.url, 3), buyer: BUYER, _meta: { usp: { profile: generic } } }, { authorization: `Bearer ${token}` });
+      const r = await mcpCallAt(
+        strict.url,
+        'usp_bookings_create',
+        { service_id: 'svc_haircut', slot_id: await firstSlotAt(strict.url, 3), buyer: BUYER, _meta: { usp: { profile: generic } } },
+        { authorization: `Bearer ${token}` },
+      );
       expect(r.body.error).toBeUndefined();
       const booking = r.body.result.structuredContent.booking;
       expect(booking.status).toBe('confirmed');
@@ -96,14 +101,25 @@ describe('a token fixes the platform profile: the bound one or the generic-host 
     const own = profiles.addProfile('/own-platform.json', { keys: [signer.publicJwk] });
     const registered = await registerSigned(
       t.url,
-      { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'Own Platform', grant_types: ['authorization_code', 'refresh_token'], usp_platform_profile: own },
+      {
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+        client_name: 'Own Platform',
+        grant_types: ['authorization_code', 'refresh_token'],
+        usp_platform_profile: own,
+      },
       signer,
     );
     expect(registered.status).toBe(201);
     const client = (await registered.json()) as { client_id: string };
     const auth = { authorization: `Bearer ${(await buyerToken(t, client, { email: 'own-profile@example.com' })).access_token}` };
     const generic = `${t.url}/platforms/generic-mcp-host.json`;
-    const r = await mcpCallAt(t.url, 'usp_bookings_create', { service_id: 'svc_haircut', slot_id: await firstSlotAt(t.url, 5), buyer: BUYER, _meta: { usp: { profile: generic } } }, auth);
+    const r = await mcpCallAt(
+      t.url,
+      'usp_bookings_create',
+      { service_id: 'svc_haircut', slot_id: await firstSlotAt(t.url, 5), buyer: BUYER, _meta: { usp: { profile: generic } } },
+      auth,
+    );
     expect(r.body.error).toBeUndefined();
     const booking = r.body.result.structuredContent.booking;
     expect((await t.server.store.read((tx) => tx.bookings.get(booking.id)))?.priv.profile).toBe(own);

@@ -60,7 +60,10 @@ describe('a refund the business makes through Stripe', () => {
     const r = await admin(rig.t, 'POST', `/admin/bookings/${booking.id}/refund`, { reason: 'Service not given' });
     expect(r.body.messages ?? []).toEqual([]);
     await settleJobs(rig.t, booking.id);
-    expect(refundCalls(rig).map((c) => [c.idempotencyKey, c.body.amount])).toEqual([[`refund:${booking.id}:1`, '1000'], [`refund:${booking.id}:2`, '10000']]);
+    expect(refundCalls(rig).map((c) => [c.idempotencyKey, c.body.amount])).toEqual([
+      [`refund:${booking.id}:1`, '1000'],
+      [`refund:${booking.id}:2`, '10000'],
+    ]);
     expect((await bookingOf(rig.t, booking.id)).payment.status).toBe('refunded');
     expect(await eventsOf(rig.t, booking.id)).toEqual(['booking.confirmed', 'booking.refund_issued', 'booking.refund_issued']);
   });
@@ -94,7 +97,7 @@ describe('a refund the business makes through Stripe', () => {
     expect((await rig.t.server.store.read((tx) => tx.payments.forBooking(booking.id))).filter((j) => j.kind === 'refund')).toEqual([]);
   });
 
-  it('the dashboard\'s refund form (with the session\'s CSRF token) asks Stripe for the amount typed; without the token it changes nothing', async () => {
+  it("the dashboard's refund form (with the session's CSRF token) asks Stripe for the amount typed; without the token it changes nothing", async () => {
     const s = await signIn(rig.t);
     const page = await (await s.get(`/admin/ui/bookings/${booking.id}`)).text();
     expect(page).toContain(`action="/admin/ui/bookings/${booking.id}/refund"`);
@@ -120,7 +123,9 @@ describe('a refund the business makes without a provider (sandbox) is recorded a
 
   it('payment reads partially_refunded, booking.refund_issued is sent, and a later cancellation refunds only the rest', async () => {
     const booking = await paidBooking(t);
-    const paid = await t.call('POST', `/bookings/${booking.id}/confirm-payment`, { payment_result: { status: 'paid', transaction_id: 'txn_1', amount_paid: 11000, currency: 'USD', provider: 'test' } });
+    const paid = await t.call('POST', `/bookings/${booking.id}/confirm-payment`, {
+      payment_result: { status: 'paid', transaction_id: 'txn_1', amount_paid: 11000, currency: 'USD', provider: 'test' },
+    });
     expect(paid.body.booking.status).toBe('confirmed');
     const r = await admin(t, 'POST', `/admin/bookings/${booking.id}/refund`, { amount: 2500, reason: 'Started late' });
     expect(r.body.messages ?? []).toEqual([]);
@@ -150,7 +155,14 @@ async function signIn(t: TestServer) {
   };
   const get = async (path: string) => keep(await fetch(t.url + path, { headers: { cookie: cookies() }, redirect: 'manual' }));
   const post = async (path: string, form: Record<string, string>) =>
-    keep(await fetch(t.url + path, { method: 'POST', headers: { cookie: cookies(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form), redirect: 'manual' }));
+    keep(
+      await fetch(t.url + path, {
+        method: 'POST',
+        headers: { cookie: cookies(), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+        redirect: 'manual',
+      }),
+    );
   const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
   await post('/admin/login', { _csrf: csrfOf(await (await get('/admin/login')).text()), email: 'owner@salon.example', password: 'correct horse battery staple' });
   const csrf = csrfOf(await (await get('/admin')).text());

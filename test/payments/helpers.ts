@@ -52,7 +52,10 @@ export async function sessionOf(rig: StripeRig, bookingId: string) {
 export async function eventsOf(t: TestServer, bookingId: string): Promise<string[]> {
   const all = await t.server.store.read((tx) => tx.outbox.recent(200));
   // Reminders are scheduled ahead (and withdrawn when the booking ends): not what these tests follow.
-  return all.filter((e) => e.order_key === bookingId && e.event !== 'booking.reminder').reverse().map((e) => e.event);
+  return all
+    .filter((e) => e.order_key === bookingId && e.event !== 'booking.reminder')
+    .reverse()
+    .map((e) => e.event);
 }
 
 export const bookingOf = async (t: TestServer, id: string) => (await t.call('GET', `/bookings/${id}`)).body.booking;

@@ -20,7 +20,11 @@ describe('usp-server serve --payments stripe, end to end', () => {
   let stripe: EmulatedStripe;
   let cli: RunningCli;
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(cli.url + path, { method, headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(cli.url + path, {
+      method,
+      headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
   };
   const until = async <T>(f: () => Promise<T | undefined> | T | undefined): Promise<T> => {
@@ -39,8 +43,22 @@ describe('usp-server serve --payments stripe, end to end', () => {
     const config = join(dir, 'business.json');
     writeFileSync(config, readFileSync(join(REPO_ROOT, 'src/server/demo-business.json')));
     cli = await startServeCli([
-      '--config', config, '--db', ':memory:', '--port', '0', '--admin-key', ADMIN,
-      '--payments', 'stripe', '--stripe-secret-key', stripe.secretKey, '--stripe-webhook-secret', stripe.webhookSecret, '--stripe-api-url', stripe.url,
+      '--config',
+      config,
+      '--db',
+      ':memory:',
+      '--port',
+      '0',
+      '--admin-key',
+      ADMIN,
+      '--payments',
+      'stripe',
+      '--stripe-secret-key',
+      stripe.secretKey,
+      '--stripe-webhook-secret',
+      stripe.webhookSecret,
+      '--stripe-api-url',
+      stripe.url,
     ]);
     stripe.webhookUrl = `${cli.url}/payments/stripe/webhook`;
   }, 60_000);

@@ -8,7 +8,7 @@ import { addBusinessUser } from '../../src/server/admin-sessions.js';
 import { ADMIN_KEY } from '../support/server.js';
 import { paidBooking, sessionOf, settleJobs, startStripeRig, type StripeRig } from './helpers.js';
 
-describe('a booking\'s money as the business sees it', () => {
+describe("a booking's money as the business sees it", () => {
   let rig: StripeRig;
   beforeEach(async () => {
     rig = await startStripeRig();

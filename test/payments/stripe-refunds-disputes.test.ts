@@ -59,7 +59,7 @@ describe('refunds and disputes through Stripe', () => {
     expect(await eventsOf(rig.t, booking.id)).toEqual(['booking.confirmed', 'booking.dispute_opened', 'booking.refund_issued', 'booking.dispute_resolved']);
   });
 
-  it('a dispute closed (won) before Stripe\'s created event arrives is opened and resolved for the business; the late created event adds nothing', async () => {
+  it("a dispute closed (won) before Stripe's created event arrives is opened and resolved for the business; the late created event adds nothing", async () => {
     const created = rig.stripe.dispute(intent());
     expect(await rig.stripe.deliver(rig.stripe.closeDispute(created, 'won'))).toBe(200);
     expect(await rig.stripe.deliver(created)).toBe(200);

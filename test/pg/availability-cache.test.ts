@@ -88,7 +88,8 @@ describe.skipIf(!PG_URL)(title('two store instances on one PostgreSQL schema: th
 });
 
 /** A real `serve --demo` process on the database, as an operator starts it. */
-const startServer = (db: string, extra: string[] = []) => startServeCli(['--demo', '--db', db, '--port', '0', '--no-rate-limit', '--admin-key', ADMIN_KEY, ...extra], { timeoutMs: 20_000 });
+const startServer = (db: string, extra: string[] = []) =>
+  startServeCli(['--demo', '--db', db, '--port', '0', '--no-rate-limit', '--admin-key', ADMIN_KEY, ...extra], { timeoutMs: 20_000 });
 
 async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const h: Record<string, string> = { 'USP-Agent': `profile="${PLATFORM}"`, ...headers };

@@ -73,17 +73,30 @@ if (!PG_URL) {
     test('a service created through the other process is listed and bookable here', async () => {
       const svc = (await call(b.url, 'GET', '/services/svc_color_consult')).body.service;
       expect(svc).toBeDefined();
-      const created = await call(b.url, 'POST', '/admin/services', {
-        id: 'svc_fringe',
-        name: 'Fringe trim',
-        type: 'appointment',
-        duration: { fixed: 'PT15M' },
-        pricing: { model: 'fixed', amount: 1500, currency: svc.pricing.currency },
-        channel: { type: 'at_business_location' },
-        policies: { cancellation: { allowed: true }, rescheduling: { allowed: true }, booking_window: { min_advance: 'PT1H', max_advance: 'P30D', slot_interval: 'PT15M' }, confirmation_mode: 'auto', requires_payment: true, payment_timing: 'at_service' },
-        requirements: [{ type: 'staff', resource_ids: ['res_stylist_ava'] }],
-        location_ids: ['loc_downtown'],
-      }, KEY);
+      const created = await call(
+        b.url,
+        'POST',
+        '/admin/services',
+        {
+          id: 'svc_fringe',
+          name: 'Fringe trim',
+          type: 'appointment',
+          duration: { fixed: 'PT15M' },
+          pricing: { model: 'fixed', amount: 1500, currency: svc.pricing.currency },
+          channel: { type: 'at_business_location' },
+          policies: {
+            cancellation: { allowed: true },
+            rescheduling: { allowed: true },
+            booking_window: { min_advance: 'PT1H', max_advance: 'P30D', slot_interval: 'PT15M' },
+            confirmation_mode: 'auto',
+            requires_payment: true,
+            payment_timing: 'at_service',
+          },
+          requirements: [{ type: 'staff', resource_ids: ['res_stylist_ava'] }],
+          location_ids: ['loc_downtown'],
+        },
+        KEY,
+      );
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       expect((await call(a.url, 'GET', '/services/svc_fringe')).body.service.name).toBe('Fringe trim');
       const q = await call(a.url, 'POST', '/availability/query', { service_id: 'svc_fringe', start_date: date, end_date: date });

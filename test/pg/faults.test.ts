@@ -58,7 +58,23 @@ interface Proc {
 function startServer(db: string, extra: string[] = []): Promise<Proc> {
   const child = spawn(
     process.execPath,
-    [BIN, 'serve', '--demo', '--db', db, '--port', '0', '--db-connect-timeout', '1000', '--db-statement-timeout', '3000', '--no-rate-limit', '--max-connections-per-address', '1000', ...extra],
+    [
+      BIN,
+      'serve',
+      '--demo',
+      '--db',
+      db,
+      '--port',
+      '0',
+      '--db-connect-timeout',
+      '1000',
+      '--db-statement-timeout',
+      '3000',
+      '--no-rate-limit',
+      '--max-connections-per-address',
+      '1000',
+      ...extra,
+    ],
     { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: '' }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let log = '';
@@ -161,7 +177,12 @@ if (SKIP) {
       peer = await startServer(db);
       // Many distinct haircut slots over the coming days: each booking takes a fresh one.
       for (let d = 2; d <= 19 && slots.length < 4000; d++) {
-        const r = await call(proc.url, 'POST', '/availability/query', { service_id: 'svc_haircut', start_date: nyDate(Date.now(), d), end_date: nyDate(Date.now(), d), limit: 500 });
+        const r = await call(proc.url, 'POST', '/availability/query', {
+          service_id: 'svc_haircut',
+          start_date: nyDate(Date.now(), d),
+          end_date: nyDate(Date.now(), d),
+          limit: 500,
+        });
         expect(r.status).toBe(200);
         slots.push(...r.body.slots);
       }
@@ -206,10 +227,16 @@ if (SKIP) {
             const slot = slots[next++ % slots.length];
             const key = `k-${schema}-${worker}-${next}`;
             for (let tries = 0; tries < 40 && !until(); tries++) {
-              const a = await call((worker % 2 ? peer : proc).url, 'POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER(worker) }, {
-                ...agent(worker),
-                'Idempotency-Key': key,
-              });
+              const a = await call(
+                (worker % 2 ? peer : proc).url,
+                'POST',
+                '/bookings',
+                { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER(worker) },
+                {
+                  ...agent(worker),
+                  'Idempotency-Key': key,
+                },
+              );
               answers.push(a);
               if (a.status === 201) booked.push({ id: a.body.booking.id, slot: slot.id, at: a.at });
               if (a.status !== 503) break;
@@ -252,7 +279,10 @@ if (SKIP) {
       expect(alive(proc), proc.log()).toBe(true);
       expect(alive(peer), peer.log()).toBe(true);
       const statuses = new Set(answers.map((a) => a.status));
-      expect([...statuses].filter((s) => s !== 200 && s !== 201 && s !== 503), JSON.stringify(metrics.restart)).toEqual([]);
+      expect(
+        [...statuses].filter((s) => s !== 200 && s !== 201 && s !== 503),
+        JSON.stringify(metrics.restart),
+      ).toEqual([]);
       for (const a of answers.filter((x) => x.status === 503)) {
         expect(a.body.code ?? a.body.type).toMatch(/service_unavailable/);
         expect(a.headers!.get('retry-after')).toMatch(/^\d+$/);
@@ -466,7 +496,13 @@ if (SKIP) {
         expect(killedAt - firstAt).toBeLessThan(timeoutS * 1000);
         expect(rx.requests('/kill').every((r) => r.answered === null)).toBe(true);
         // Every leased event reaches the receiver again, from a survivor, after its lease lapsed.
-        const delivered = () => new Set(rx.requests('/kill').filter((r) => r.answered === 200).map((r) => r.json.event_id));
+        const delivered = () =>
+          new Set(
+            rx
+              .requests('/kill')
+              .filter((r) => r.answered === 200)
+              .map((r) => r.json.event_id),
+          );
         await expect.poll(() => events.every((e) => delivered().has(e)), { timeout: leaseMs + 10_000, interval: 200 }).toBe(true);
         const resent = rx.requests('/kill').filter((r) => r.answered === 200);
         expect(Math.min(...resent.map((r) => r.mono)) - firstAt).toBeGreaterThanOrEqual(leaseMs - 1500);

@@ -26,11 +26,15 @@ const profileOf = (tag: string, i: number) => `https://platform-${i}.example/pro
 
 function startServer(db: string): Promise<Proc> {
   // The 300 concurrent buyers all come from this one loopback address: lift the per-address socket share.
-  const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--db', db, '--port', '0', '--no-rate-limit', '--db-statement-timeout', '30000', '--max-connections-per-address', '1000'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: '' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--demo', '--db', db, '--port', '0', '--no-rate-limit', '--db-statement-timeout', '30000', '--max-connections-per-address', '1000'],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DATABASE_URL: '' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let log = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start within 20 s:\n${log}`)), 20_000);
@@ -68,12 +72,7 @@ const agent = (profile: string) => ({ 'USP-Agent': `profile="${profile}"` });
 function tally(results: Array<Res | { status: 'network-error' }>): Record<string, number> {
   const out: Record<string, number> = {};
   for (const r of results) {
-    const key =
-      r.status === 'network-error'
-        ? 'network-error'
-        : r.status === 201
-          ? '201'
-          : `${r.status}:${(r as Res).body?.messages?.[0]?.code ?? (r as Res).body?.code ?? '?'}`;
+    const key = r.status === 'network-error' ? 'network-error' : r.status === 201 ? '201' : `${r.status}:${(r as Res).body?.messages?.[0]?.code ?? (r as Res).body?.code ?? '?'}`;
     out[key] = (out[key] ?? 0) + 1;
   }
   return out;
@@ -248,15 +247,13 @@ if (!PG_URL) {
 
       // Every due event (including any the killed process committed but never expanded) is dispatched by the survivors.
       const pending = async () =>
-        (await admin.query(`SELECT count(*)::int AS n FROM outbox WHERE status = 'pending' AND due_ms <= (extract(epoch FROM now()) * 1000)::bigint`)).rows[0]
-          .n as number;
+        (await admin.query(`SELECT count(*)::int AS n FROM outbox WHERE status = 'pending' AND due_ms <= (extract(epoch FROM now()) * 1000)::bigint`)).rows[0].n as number;
       const t1 = Date.now();
       await expect.poll(pending, { timeout: 15_000, interval: 100 }).toBe(0);
       metrics.outboxDrainedMs = Date.now() - t1;
-      const confirmed = await admin.query(
-        `SELECT count(*)::int AS n FROM outbox WHERE event = 'booking.confirmed' AND status = 'dispatched' AND order_key = ANY($1::text[])`,
-        [booked.map((a) => a.res.body.booking.id)],
-      );
+      const confirmed = await admin.query(`SELECT count(*)::int AS n FROM outbox WHERE event = 'booking.confirmed' AND status = 'dispatched' AND order_key = ANY($1::text[])`, [
+        booked.map((a) => a.res.body.booking.id),
+      ]);
       expect(confirmed.rows[0].n).toBe(booked.length);
     }, 40_000);
   });

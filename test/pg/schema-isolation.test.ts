@@ -29,8 +29,7 @@ if (!PG_URL) {
     })();
     const withSchema = (schema: string) => `${dbUrl}${dbUrl.includes('?') ? '&' : '?'}schema=${schema}`;
     let admin: pg.Client;
-    const publicKv = async () =>
-      (await admin.query<{ key: string; value: string }>('SELECT key, value FROM public.kv ORDER BY key')).rows.map((r) => `${r.key}=${r.value}`);
+    const publicKv = async () => (await admin.query<{ key: string; value: string }>('SELECT key, value FROM public.kv ORDER BY key')).rows.map((r) => `${r.key}=${r.value}`);
 
     beforeAll(async () => {
       const root = new pg.Client({ connectionString: PG_URL });

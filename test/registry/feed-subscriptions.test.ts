@@ -32,13 +32,34 @@ describe('the registry follows a business through its feed subscription, not the
     for (const s of def.services) if (s.id === 'svc_bridal_trial') s.pricing.amount = amount;
     writeFileSync(join(dir, 'business.json'), JSON.stringify(def));
     business = await startServeCli(
-      ['--config', join(dir, 'business.json'), '--port', String(port), '--db', join(dir, 'business.db'), '--require-auth', '--allow-loopback-profiles', '--no-rate-limit', '--signing-key', join(dir, 'key.pem'), '--signing-kid', 'biz-1', '--webhook-retry-first', '1', '--reimport'],
+      [
+        '--config',
+        join(dir, 'business.json'),
+        '--port',
+        String(port),
+        '--db',
+        join(dir, 'business.db'),
+        '--require-auth',
+        '--allow-loopback-profiles',
+        '--no-rate-limit',
+        '--signing-key',
+        join(dir, 'key.pem'),
+        '--signing-kid',
+        'biz-1',
+        '--webhook-retry-first',
+        '1',
+        '--reimport',
+      ],
       { timeoutMs: 20_000 },
     );
     port = Number(new URL(business.url).port);
   };
   const bridalPrice = async () => {
-    const res = await fetch(`${registryUrl}/registry/search_services`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'bridal' }) });
+    const res = await fetch(`${registryUrl}/registry/search_services`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: 'bridal' }),
+    });
     const body = (await res.json()) as { services: Array<Record<string, any>> };
     return body.services.find((s) => s.service_id === 'svc_bridal_trial')?.pricing?.amount as number | undefined;
   };
@@ -74,7 +95,11 @@ describe('the registry follows a business through its feed subscription, not the
       timezone: 'America/New_York',
     });
     const url = `${registryUrl}/registry/businesses`;
-    const res = await fetch(url, { method: 'POST', headers: signedHeaders(owner, 'POST', url, { 'USP-Agent': `profile="${profileUrl}"`, 'Content-Type': 'application/json' }, body), body });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: signedHeaders(owner, 'POST', url, { 'USP-Agent': `profile="${profileUrl}"`, 'Content-Type': 'application/json' }, body),
+      body,
+    });
     const created = (await res.json()) as Record<string, any>;
     expect(res.status, JSON.stringify(created)).toBe(201);
     registrationId = created.registration.id;
@@ -92,13 +117,17 @@ describe('the registry follows a business through its feed subscription, not the
   });
 
   it('after registering, the registry holds a subscription at the business, made under its platform identity', async () => {
-    await eventually(async () => {
-      const raw = await registry.store.read((tx) => tx.kv.get(`registry_feed_subscription:${registrationId}`));
-      return raw ? (JSON.parse(raw) as { subscription_id: string }).subscription_id.startsWith('sub_') : false;
-    }, 15_000, 'the registry subscribed');
+    await eventually(
+      async () => {
+        const raw = await registry.store.read((tx) => tx.kv.get(`registry_feed_subscription:${registrationId}`));
+        return raw ? (JSON.parse(raw) as { subscription_id: string }).subscription_id.startsWith('sub_') : false;
+      },
+      15_000,
+      'the registry subscribed',
+    );
   });
 
-  it('a price changed at the business reaches the registry\'s search within seconds, through the catalog event', async () => {
+  it("a price changed at the business reaches the registry's search within seconds, through the catalog event", async () => {
     expect(await bridalPrice()).toBe(18000);
     await business.stop();
     await startBusiness(15500);

@@ -55,14 +55,24 @@ describeConformance('registry MCP tools against the official OpenRPC', () => {
   });
 
   it('a place, price and category search over MCP finds the demo salon, naming its profile', async () => {
-    const result = (await callTool(deps(), { name: 'usp_registry_search_services', arguments: { location: { coordinates: { lat: 40.7251, lng: -74.0079 }, radius_km: 3 }, categories: ['cat_hair'], price_range: { max: 20000, currency: 'USD' } } }, undefined, null)) as { structuredContent: { services: Array<Record<string, any>> } };
+    const result = (await callTool(
+      deps(),
+      {
+        name: 'usp_registry_search_services',
+        arguments: { location: { coordinates: { lat: 40.7251, lng: -74.0079 }, radius_km: 3 }, categories: ['cat_hair'], price_range: { max: 20000, currency: 'USD' } },
+      },
+      undefined,
+      null,
+    )) as { structuredContent: { services: Array<Record<string, any>> } };
     const services = result.structuredContent.services;
     expect(services.length).toBeGreaterThan(0);
     expect(services.every((s) => s.business.profile_url === 'http://localhost:8787/.well-known/usp')).toBe(true);
   });
 
   it('an unknown registration is a not_found error on MCP', async () => {
-    await expect(callTool(deps(), { name: 'usp_registry_get', arguments: { id: 'reg_missing' } }, undefined, null)).rejects.toMatchObject({ data: expect.objectContaining({ code: 'registration_not_found' }) });
+    await expect(callTool(deps(), { name: 'usp_registry_get', arguments: { id: 'reg_missing' } }, undefined, null)).rejects.toMatchObject({
+      data: expect.objectContaining({ code: 'registration_not_found' }),
+    });
   });
 });
 

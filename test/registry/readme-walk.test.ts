@@ -42,13 +42,17 @@ describe('the README registry walk: find a business at the registry, then book a
 
     // 1. At the registry: place, price and category. The demo registry also holds the demo salon
     //    at localhost:8787 (not running here); the business we started registered itself.
-    const hit = await eventually(async () => {
-      const r = await atRegistry.call('usp_registry_search_services', SEARCH);
-      expect(r.isError).toBeFalsy();
-      const ours = (r.structuredContent.services as Array<Record<string, any>>).filter((s) => s.business.profile_url === ownProfile);
-      // The agent wants a haircut: of the hair services found there, the haircut.
-      return ours.find((s) => s.service_id === 'svc_haircut');
-    }, 20_000, 'the business registered itself and its haircut is found by place, price and category');
+    const hit = await eventually(
+      async () => {
+        const r = await atRegistry.call('usp_registry_search_services', SEARCH);
+        expect(r.isError).toBeFalsy();
+        const ours = (r.structuredContent.services as Array<Record<string, any>>).filter((s) => s.business.profile_url === ownProfile);
+        // The agent wants a haircut: of the hair services found there, the haircut.
+        return ours.find((s) => s.service_id === 'svc_haircut');
+      },
+      20_000,
+      'the business registered itself and its haircut is found by place, price and category',
+    );
     expect(hit.pricing.currency).toBe('USD');
     expect(hit.pricing.amount).toBeLessThanOrEqual(20000);
 
@@ -76,7 +80,13 @@ describe('the README registry walk: find a business at the registry, then book a
     expect(hold.isError).toBeFalsy();
     const holdId = hold.structuredContent.hold.id as string;
 
-    const created = await atBusiness.call('usp_bookings_create', { service_id: hit.service_id, slot_id: slot.id, hold_id: holdId, buyer: BUYER, ...meta(PLATFORM, { idempotency_key: randomUUID() }) });
+    const created = await atBusiness.call('usp_bookings_create', {
+      service_id: hit.service_id,
+      slot_id: slot.id,
+      hold_id: holdId,
+      buyer: BUYER,
+      ...meta(PLATFORM, { idempotency_key: randomUUID() }),
+    });
     expect(created.isError).toBeFalsy();
     expect(created.structuredContent.booking).toMatchObject({ service_id: hit.service_id, status: expect.stringMatching(/^(confirmed|pending)$/) });
 

@@ -31,8 +31,12 @@ describe('a business started with --register-with registers itself (spec 6.1)', 
     await registry?.stop();
   });
 
-  it('a search at the registry finds the business\'s services, pointing at its own profile', async () => {
-    const found = await eventually(async () => (await search(registry.url, { query: 'bridal' })).services.find((s) => s.service_id === 'svc_bridal_trial'), 20_000, 'the business is indexed');
+  it("a search at the registry finds the business's services, pointing at its own profile", async () => {
+    const found = await eventually(
+      async () => (await search(registry.url, { query: 'bridal' })).services.find((s) => s.service_id === 'svc_bridal_trial'),
+      20_000,
+      'the business is indexed',
+    );
     expect(found.business.profile_url).toBe(`${business.url}/.well-known/usp`);
     expect(found.pricing).toMatchObject({ amount: 18000, currency: 'USD' });
     const near = await search(registry.url, { location: { coordinates: { lat: 40.7251, lng: -74.0079 }, radius_km: 5 }, categories: ['cat_hair'] });
@@ -42,14 +46,22 @@ describe('a business started with --register-with registers itself (spec 6.1)', 
   it('the business logs the registration id the registry gave', async () => {
     // One log line (JSON, in whatever member order the logger writes) names the event and the id.
     await eventually(
-      async () => business.stderr().split('\n').some((l) => l.includes('registered with the registry') && /"id":"reg_/.test(l)),
+      async () =>
+        business
+          .stderr()
+          .split('\n')
+          .some((l) => l.includes('registered with the registry') && /"id":"reg_/.test(l)),
       10_000,
       'the registration is logged',
     );
   });
 
   it('the registry lists exactly one registration for it, however often it registers', async () => {
-    const res = await fetch(`${registry.url}/registry/search_business`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'maple' }) });
+    const res = await fetch(`${registry.url}/registry/search_business`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: 'maple' }),
+    });
     const body = (await res.json()) as { businesses: Array<Record<string, any>> };
     expect(body.businesses.filter((b) => b.profile_url === `${business.url}/.well-known/usp`)).toHaveLength(1);
   });

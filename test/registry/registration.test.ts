@@ -37,7 +37,10 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     return path;
   };
   const startBusiness = async (amount: number) => {
-    business = await startServeCli(['--config', businessFile(amount), '--port', String(port), '--db', ':memory:', '--sandbox', '--signing-key', join(dir, 'key.pem'), '--signing-kid', 'biz-key-1'], { timeoutMs: 20_000 });
+    business = await startServeCli(
+      ['--config', businessFile(amount), '--port', String(port), '--db', ':memory:', '--sandbox', '--signing-key', join(dir, 'key.pem'), '--signing-kid', 'biz-key-1'],
+      { timeoutMs: 20_000 },
+    );
     port = Number(new URL(business.url).port);
   };
   const profileDoc = (restEndpoint: string, extraUsp: Record<string, unknown> = {}) => ({
@@ -67,7 +70,11 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     return { status: res.status, body: (res.status === 204 ? {} : await res.json()) as Record<string, any> };
   };
   const admin = async (method: string, path: string, body: unknown) => {
-    const res = await fetch(`${registryUrl}${path}`, { method, headers: { Authorization: `Bearer ${ADMIN}`, 'USP-Agent': 'profile="https://ops.example/profile"', 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${registryUrl}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${ADMIN}`, 'USP-Agent': 'profile="https://ops.example/profile"', 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
   const search = async (body: unknown) => {

@@ -19,7 +19,14 @@ const profileDoc = (endpoint: string) => ({
   },
 });
 const service = (id: string) => ({ id, name: `Service ${id}`, type: 'appointment', channel: { type: 'virtual' }, status: 'active', pricing: { model: 'quote' } });
-const registration = (profileUrl: string) => ({ profile_url: profileUrl, deployment_mode: 'standalone', name: 'Some Business', verticals: ['appointment'], categories: ['x'], timezone: 'UTC' });
+const registration = (profileUrl: string) => ({
+  profile_url: profileUrl,
+  deployment_mode: 'standalone',
+  name: 'Some Business',
+  verticals: ['appointment'],
+  categories: ['x'],
+  timezone: 'UTC',
+});
 
 let registry: RegistryServer | undefined;
 afterEach(async () => {

@@ -45,15 +45,26 @@ const business = (name: string) => ({
 });
 
 async function seed(store: Store, suffix = ''): Promise<void> {
-  await seedRegistration(store, `reg_spa${suffix}`, business(`Harbor Spa${suffix}`), [
-    svc('svc_tissue', 'Deep Tissue Massage', 'cat_massage', 9000, 'Firm pressure, 60 minutes'),
-    svc('svc_stone', 'Hot Stone Massage', 'cat_massage', 12000),
-    svc('svc_facial', 'Express Facial', 'cat_facial', 4000),
-  ], NOW, Number.MAX_SAFE_INTEGER);
-  await seedRegistration(store, `reg_gym${suffix}`, business(`Ox Gym${suffix}`), [
-    svc('svc_pt', 'Personal Training', 'cat_pt', 7000),
-    svc('svc_mobility', 'Mobility Massage', 'cat_massage', 5000),
-  ], NOW, Number.MAX_SAFE_INTEGER);
+  await seedRegistration(
+    store,
+    `reg_spa${suffix}`,
+    business(`Harbor Spa${suffix}`),
+    [
+      svc('svc_tissue', 'Deep Tissue Massage', 'cat_massage', 9000, 'Firm pressure, 60 minutes'),
+      svc('svc_stone', 'Hot Stone Massage', 'cat_massage', 12000),
+      svc('svc_facial', 'Express Facial', 'cat_facial', 4000),
+    ],
+    NOW,
+    Number.MAX_SAFE_INTEGER,
+  );
+  await seedRegistration(
+    store,
+    `reg_gym${suffix}`,
+    business(`Ox Gym${suffix}`),
+    [svc('svc_pt', 'Personal Training', 'cat_pt', 7000), svc('svc_mobility', 'Mobility Massage', 'cat_massage', 5000)],
+    NOW,
+    Number.MAX_SAFE_INTEGER,
+  );
 }
 
 /** [rule, request, service ids in the order they must come back] */
@@ -103,7 +114,14 @@ describe.each(engines)('registry search through its indexes on %s keeps the 6.3.
   });
 
   it('the indexes follow a re-index: new text and price are found, the old ones no longer', async () => {
-    await seedRegistration(server.store, 'reg_gym', business('Ox Gym'), [svc('svc_pt', 'Kettlebell Training', 'cat_pt', 7000), svc('svc_mobility', 'Mobility Massage', 'cat_massage', 9500)], NOW + 1000, Number.MAX_SAFE_INTEGER);
+    await seedRegistration(
+      server.store,
+      'reg_gym',
+      business('Ox Gym'),
+      [svc('svc_pt', 'Kettlebell Training', 'cat_pt', 7000), svc('svc_mobility', 'Mobility Massage', 'cat_massage', 9500)],
+      NOW + 1000,
+      Number.MAX_SAFE_INTEGER,
+    );
     expect(await search({ query: 'kettlebell' })).toEqual(['svc_pt']);
     expect(await search({ query: 'personal training' })).toEqual([]);
     expect(await search({ categories: ['cat_massage'], price_range: { max: 6000, currency: 'USD' } })).toEqual([]);
@@ -151,7 +169,12 @@ describe('SQLite: the query planner uses the registry indexes', () => {
     // Opening the store applies the new migration; its search finds the old rows through the indexes.
     const server = await createRegistryServer({ db: file, sandbox: true, log: silentLogger, reindexPollMs: 0, sweepIntervalMs: 0, security: { rateLimits: false } });
     try {
-      const post = async (body: unknown) => ((await (await server.app.request('/registry/search_services', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { services: Array<{ service_id: string }> }).services.map((s) => s.service_id);
+      const post = async (body: unknown) =>
+        (
+          (await (
+            await server.app.request('/registry/search_services', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+          ).json()) as { services: Array<{ service_id: string }> }
+        ).services.map((s) => s.service_id);
       expect(await post({ query: 'tissu' })).toEqual(['svc_tissue']);
       expect((await post({ categories: ['cat_massage'], price_range: { min: 4000, max: 10000, currency: 'USD' } })).sort()).toEqual(['svc_mobility', 'svc_tissue']);
     } finally {
@@ -169,7 +192,9 @@ describe('SQLite: the query planner uses the registry indexes', () => {
 
   it('free text reads the FTS5 trigram index; category + price the covering membership index', () => {
     const db = new Database(file, { readonly: true });
-    db.function('registry_km', { deterministic: true }, (a: unknown, b: unknown, c: unknown, d: unknown) => distanceKm({ lat: Number(a), lng: Number(b) }, { lat: Number(c), lng: Number(d) }));
+    db.function('registry_km', { deterministic: true }, (a: unknown, b: unknown, c: unknown, d: unknown) =>
+      distanceKm({ lat: Number(a), lng: Number(b) }, { lat: Number(c), lng: Number(d) }),
+    );
     try {
       const text = plan(db, { query: 'classic haircut' });
       expect(text).toMatch(/SCAN registry_service_fts VIRTUAL TABLE INDEX \d+:M/);
@@ -216,7 +241,9 @@ describe.skipIf(!PG_URL)('PostgreSQL: free text can use the trigram GIN index', 
       await c.query('ANALYZE registry_businesses');
       await c.query('ANALYZE registry_services');
       const lines = (await c.query(`EXPLAIN ${text}`, values)).rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
-      expect(lines, lines).toMatch(/Bitmap Index Scan on registry_services_text[^\n]*\n\s+Index Cond: \(\(search_text ~~ '%classic%'::text\) AND \(search_text ~~ '%haircut%'::text\)\)/);
+      expect(lines, lines).toMatch(
+        /Bitmap Index Scan on registry_services_text[^\n]*\n\s+Index Cond: \(\(search_text ~~ '%classic%'::text\) AND \(search_text ~~ '%haircut%'::text\)\)/,
+      );
     } finally {
       await c.end();
     }

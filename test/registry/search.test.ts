@@ -18,21 +18,101 @@ const BOSTON = { lat: 42.3601, lng: -71.0589 };
 async function seed(server: RegistryServer): Promise<void> {
   const now = Date.parse('2026-11-01T10:00:00Z');
   const base = { deployment_mode: 'standalone' as const, timezone: 'America/New_York' };
-  await seedRegistration(server.store, 'reg_nyc', { ...base, profile_url: 'https://nyc.example/.well-known/usp', name: 'Midtown Wellness', verticals: ['appointment', 'group'], categories: ['wellness', 'beauty'], location: { address: 'NYC', coordinates: NYC } }, [
-    svc('svc_massage_range', { name: 'Deep Tissue Massage', categories: [{ taxonomy: 'merchant', id: 'cat_massage', name: 'Massage' }], duration: { range: { min: 'PT30M', max: 'PT90M' } }, pricing: { model: 'variable', currency: 'USD', price_range: { min: 5000, max: 15000 } } }),
-    svc('svc_free_consult', { name: 'Free Consultation', categories: [{ taxonomy: 'merchant', id: 'cat_consult', name: 'Consultation' }], duration: { fixed: 'PT15M' }, pricing: { model: 'free', currency: 'USD' } }),
-    svc('svc_yoga_class', { name: 'Yoga Class', type: 'group', categories: [{ taxonomy: 'merchant', id: 'cat_yoga', name: 'Yoga' }], duration: { fixed: 'PT60M' }, pricing: { model: 'fixed', amount: 2500, currency: 'USD' } }),
-    svc('svc_open_ended', { name: 'Open Studio Time', categories: [{ taxonomy: 'merchant', id: 'cat_yoga', name: 'Yoga' }], duration: { undetermined: true }, pricing: { model: 'fixed', amount: 1000, currency: 'USD' } }),
-  ], now, Number.MAX_SAFE_INTEGER);
-  await seedRegistration(server.store, 'reg_newark', { ...base, profile_url: 'https://newark.example/.well-known/usp', deployment_mode: 'ucp_native', name: 'Newark Spa', verticals: ['appointment'], categories: ['wellness'], location: { coordinates: NEWARK } }, [
-    svc('svc_euro_massage', { name: 'Massage (EUR)', categories: [{ taxonomy: 'merchant', id: 'cat_massage', name: 'Massage' }], duration: { fixed: 'PT60M' }, pricing: { model: 'fixed', amount: 9000, currency: 'EUR' } }),
-  ], now, Number.MAX_SAFE_INTEGER);
-  await seedRegistration(server.store, 'reg_boston', { ...base, profile_url: 'https://boston.example/.well-known/usp', name: 'Boston Barbers', verticals: ['appointment'], categories: ['hair'], location: { coordinates: BOSTON } }, [
-    svc('svc_cut', { name: 'Haircut', categories: [{ taxonomy: 'merchant', id: 'cat_hair', name: 'Hair' }], duration: { fixed: 'PT30M' }, pricing: { model: 'fixed', amount: 4000, currency: 'USD' } }),
-  ], now, Number.MAX_SAFE_INTEGER);
-  await seedRegistration(server.store, 'reg_online', { ...base, profile_url: 'https://online.example/.well-known/usp', name: 'Online Coaching', verticals: ['appointment'], categories: ['wellness'] }, [
-    svc('svc_video', { name: 'Video Coaching', channel: { type: 'virtual' }, categories: [{ taxonomy: 'merchant', id: 'cat_coaching', name: 'Coaching' }], duration: { fixed: 'PT45M' }, pricing: { model: 'fixed', amount: 6000, currency: 'USD' } }),
-  ], now, Number.MAX_SAFE_INTEGER);
+  await seedRegistration(
+    server.store,
+    'reg_nyc',
+    {
+      ...base,
+      profile_url: 'https://nyc.example/.well-known/usp',
+      name: 'Midtown Wellness',
+      verticals: ['appointment', 'group'],
+      categories: ['wellness', 'beauty'],
+      location: { address: 'NYC', coordinates: NYC },
+    },
+    [
+      svc('svc_massage_range', {
+        name: 'Deep Tissue Massage',
+        categories: [{ taxonomy: 'merchant', id: 'cat_massage', name: 'Massage' }],
+        duration: { range: { min: 'PT30M', max: 'PT90M' } },
+        pricing: { model: 'variable', currency: 'USD', price_range: { min: 5000, max: 15000 } },
+      }),
+      svc('svc_free_consult', {
+        name: 'Free Consultation',
+        categories: [{ taxonomy: 'merchant', id: 'cat_consult', name: 'Consultation' }],
+        duration: { fixed: 'PT15M' },
+        pricing: { model: 'free', currency: 'USD' },
+      }),
+      svc('svc_yoga_class', {
+        name: 'Yoga Class',
+        type: 'group',
+        categories: [{ taxonomy: 'merchant', id: 'cat_yoga', name: 'Yoga' }],
+        duration: { fixed: 'PT60M' },
+        pricing: { model: 'fixed', amount: 2500, currency: 'USD' },
+      }),
+      svc('svc_open_ended', {
+        name: 'Open Studio Time',
+        categories: [{ taxonomy: 'merchant', id: 'cat_yoga', name: 'Yoga' }],
+        duration: { undetermined: true },
+        pricing: { model: 'fixed', amount: 1000, currency: 'USD' },
+      }),
+    ],
+    now,
+    Number.MAX_SAFE_INTEGER,
+  );
+  await seedRegistration(
+    server.store,
+    'reg_newark',
+    {
+      ...base,
+      profile_url: 'https://newark.example/.well-known/usp',
+      deployment_mode: 'ucp_native',
+      name: 'Newark Spa',
+      verticals: ['appointment'],
+      categories: ['wellness'],
+      location: { coordinates: NEWARK },
+    },
+    [
+      svc('svc_euro_massage', {
+        name: 'Massage (EUR)',
+        categories: [{ taxonomy: 'merchant', id: 'cat_massage', name: 'Massage' }],
+        duration: { fixed: 'PT60M' },
+        pricing: { model: 'fixed', amount: 9000, currency: 'EUR' },
+      }),
+    ],
+    now,
+    Number.MAX_SAFE_INTEGER,
+  );
+  await seedRegistration(
+    server.store,
+    'reg_boston',
+    { ...base, profile_url: 'https://boston.example/.well-known/usp', name: 'Boston Barbers', verticals: ['appointment'], categories: ['hair'], location: { coordinates: BOSTON } },
+    [
+      svc('svc_cut', {
+        name: 'Haircut',
+        categories: [{ taxonomy: 'merchant', id: 'cat_hair', name: 'Hair' }],
+        duration: { fixed: 'PT30M' },
+        pricing: { model: 'fixed', amount: 4000, currency: 'USD' },
+      }),
+    ],
+    now,
+    Number.MAX_SAFE_INTEGER,
+  );
+  await seedRegistration(
+    server.store,
+    'reg_online',
+    { ...base, profile_url: 'https://online.example/.well-known/usp', name: 'Online Coaching', verticals: ['appointment'], categories: ['wellness'] },
+    [
+      svc('svc_video', {
+        name: 'Video Coaching',
+        channel: { type: 'virtual' },
+        categories: [{ taxonomy: 'merchant', id: 'cat_coaching', name: 'Coaching' }],
+        duration: { fixed: 'PT45M' },
+        pricing: { model: 'fixed', amount: 6000, currency: 'USD' },
+      }),
+    ],
+    now,
+    Number.MAX_SAFE_INTEGER,
+  );
 }
 
 const near = (km: number) => ({ location: { coordinates: NYC, radius_km: km } });
@@ -41,7 +121,11 @@ const near = (km: number) => ({ location: { coordinates: NYC, radius_km: km } })
 const SERVICE_CASES: Array<[string, Record<string, unknown>, string[]]> = [
   ['a radius includes what lies inside it and excludes what lies beyond', near(5), ['svc_massage_range', 'svc_free_consult', 'svc_yoga_class', 'svc_open_ended']],
   ['a wider radius reaches the next city', near(20), ['svc_massage_range', 'svc_free_consult', 'svc_yoga_class', 'svc_open_ended', 'svc_euro_massage']],
-  ['services with no coordinates (virtual) never match a location filter', near(20_000), ['svc_massage_range', 'svc_free_consult', 'svc_yoga_class', 'svc_open_ended', 'svc_euro_massage', 'svc_cut']],
+  [
+    'services with no coordinates (virtual) never match a location filter',
+    near(20_000),
+    ['svc_massage_range', 'svc_free_consult', 'svc_yoga_class', 'svc_open_ended', 'svc_euro_massage', 'svc_cut'],
+  ],
   ['without a location filter, virtual services may appear', { query: 'coaching' }, ['svc_video']],
   ['verticals are OR within the field', { verticals: ['group', 'nothing'] }, ['svc_yoga_class']],
   ['categories are OR within the field and match category ids', { categories: ['cat_hair', 'cat_yoga'] }, ['svc_yoga_class', 'svc_open_ended', 'svc_cut']],
@@ -60,7 +144,11 @@ const SERVICE_CASES: Array<[string, Record<string, unknown>, string[]]> = [
   ['price_range.currency wins over context.currency', { price_range: { min: 8000, max: 10000, currency: 'USD' }, context: { currency: 'EUR' } }, ['svc_massage_range']],
   ['duration overlap: 30-90 min meets 60', { duration_range: { min_minutes: 60, max_minutes: 60 } }, ['svc_massage_range', 'svc_yoga_class', 'svc_euro_massage']],
   ['duration contained: 30-90 is not inside 60', { duration_range: { min_minutes: 60, max_minutes: 60, match: 'contained' } }, ['svc_yoga_class', 'svc_euro_massage']],
-  ['duration contains: 30-90 covers 60', { duration_range: { min_minutes: 60, max_minutes: 60, match: 'contains' }, categories: ['cat_massage'] }, ['svc_massage_range', 'svc_euro_massage']],
+  [
+    'duration contains: 30-90 covers 60',
+    { duration_range: { min_minutes: 60, max_minutes: 60, match: 'contains' }, categories: ['cat_massage'] },
+    ['svc_massage_range', 'svc_euro_massage'],
+  ],
   ['duration equals: 30-90 is not 60', { duration_range: { min_minutes: 60, max_minutes: 60, match: 'equals' }, categories: ['cat_massage'] }, ['svc_euro_massage']],
   ['an undetermined duration is excluded by any duration filter', { duration_range: { min_minutes: 0 }, categories: ['cat_yoga'] }, ['svc_yoga_class']],
   ['with no duration filter an undetermined duration may appear', { categories: ['cat_yoga'] }, ['svc_yoga_class', 'svc_open_ended']],

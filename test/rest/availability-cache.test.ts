@@ -257,7 +257,16 @@ describe('AvailabilityCache on its own', () => {
   function cachedService() {
     return { policies: { booking_window: { min_advance: 'PT1H', max_advance: 'P60D', slot_interval: 'PT15M' } } } as any;
   }
-  const slot = (startMs: number): SlotCandidate => ({ key: `k${startMs}`, id: `slot_${startMs}`, serviceId: 's', startMs, endMs: startMs + MIN, durationMs: MIN, resourceIds: ['r'], state: 'available' });
+  const slot = (startMs: number): SlotCandidate => ({
+    key: `k${startMs}`,
+    id: `slot_${startMs}`,
+    serviceId: 's',
+    startMs,
+    endMs: startMs + MIN,
+    durationMs: MIN,
+    resourceIds: ['r'],
+    state: 'available',
+  });
 
   it('an entry is used only under the version it was computed at, and not before its computation or from a claim expiry on', () => {
     const c = new AvailabilityCache(1 << 20);

@@ -6,14 +6,7 @@
  * spec folder is present.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ADMIN_KEY,
-  BUYER,
-  OTHER_PLATFORM,
-  day,
-  startTestServer,
-  type TestServer,
-} from '../support/server.js';
+import { ADMIN_KEY, BUYER, OTHER_PLATFORM, day, startTestServer, type TestServer } from '../support/server.js';
 import { TEST_NOW } from '../support/time.js';
 import { conformRestResponse, describeConformance } from '../support/spec.js';
 

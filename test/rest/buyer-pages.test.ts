@@ -28,7 +28,12 @@ async function pay(t: TestServer, id: string, choice = 'pay') {
   const page = await fetch(`${t.url}/checkout/${id}`, { headers: HTML });
   const token = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
   const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0];
-  return fetch(`${t.url}/checkout/${id}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/html', cookie }, body: `choice=${choice}&csrf=${token}`, redirect: 'manual' });
+  return fetch(`${t.url}/checkout/${id}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/html', cookie },
+    body: `choice=${choice}&csrf=${token}`,
+    redirect: 'manual',
+  });
 }
 
 describe('the checkout page says what is bought, from whom, where, when, on what terms and in what state', () => {

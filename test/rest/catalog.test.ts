@@ -164,9 +164,7 @@ describe('get: one service, with a computed availability hint (§3.6, §3.12)', 
     const res = await t.call('GET', '/services/svc_nope', undefined, { profile: null });
     expect(res.status).toBe(200);
     expect(res.body.service).toBeUndefined();
-    expect(res.body.messages).toEqual([
-      { type: 'error', code: 'service_not_found', severity: 'recoverable', path: '$.service_id', content: expect.stringContaining('svc_nope') },
-    ]);
+    expect(res.body.messages).toEqual([{ type: 'error', code: 'service_not_found', severity: 'recoverable', path: '$.service_id', content: expect.stringContaining('svc_nope') }]);
   });
 });
 

@@ -23,7 +23,12 @@ async function form(t: TestServer, path: string, choice: string) {
   const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0];
   // Outside a sandbox the page has no form; the token is the cookie's value all the same (double submit).
   const token = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? cookie.split('=')[1] ?? '';
-  return fetch(t.url + path, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', cookie }, body: `choice=${choice}&csrf=${token}`, redirect: 'manual' });
+  return fetch(t.url + path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', cookie },
+    body: `choice=${choice}&csrf=${token}`,
+    redirect: 'manual',
+  });
 }
 
 describe('the checkout page of a payment action', () => {
@@ -130,10 +135,15 @@ describe('the checkout form cannot be forged, and its return redirect goes only 
     expect((await t.call('GET', '/ext/usp-server/bookings')).body.bookings ?? []).toHaveLength(0);
   });
 
-  it('a return URL on another site than the platform profile\'s origin is refused (an open redirect through the business)', async () => {
+  it("a return URL on another site than the platform profile's origin is refused (an open redirect through the business)", async () => {
     t = await startTestServer();
     const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(2), end_date: day(2) });
-    const r = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER, post_payment_return_request: { url: 'https://phishing.example/login' } });
+    const r = await t.call('POST', '/bookings', {
+      service_id: 'svc_massage_60',
+      slot_id: q.body.slots[0].id,
+      buyer: BUYER,
+      post_payment_return_request: { url: 'https://phishing.example/login' },
+    });
     expect(r.status).not.toBe(201);
     expect(r.body.messages?.[0]).toMatchObject({ code: 'validation_error', path: '$.post_payment_return_request.url' });
   });

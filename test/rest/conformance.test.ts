@@ -102,12 +102,37 @@ describeConformance('every REST operation answers in the shape the official Open
   });
 
   it('availability: query (appointment, class, waitlist state), hold, release, and their problems', async () => {
-    conforms('POST', '/availability/query', await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(2), limit: 5 }, { profile: null }), 200);
-    conforms('POST', '/availability/query', await t.call('POST', '/availability/query', { service_id: 'svc_yoga_class', start_date: day(1), end_date: day(1) }, { profile: null }), 200);
-    conforms('POST', '/availability/query', await t.call('POST', '/availability/query', { service_id: 'svc_yoga_class', start_date: day(1), end_date: day(1), party_size: 13 }, { profile: null }), 200);
+    conforms(
+      'POST',
+      '/availability/query',
+      await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(2), limit: 5 }, { profile: null }),
+      200,
+    );
+    conforms(
+      'POST',
+      '/availability/query',
+      await t.call('POST', '/availability/query', { service_id: 'svc_yoga_class', start_date: day(1), end_date: day(1) }, { profile: null }),
+      200,
+    );
+    conforms(
+      'POST',
+      '/availability/query',
+      await t.call('POST', '/availability/query', { service_id: 'svc_yoga_class', start_date: day(1), end_date: day(1), party_size: 13 }, { profile: null }),
+      200,
+    );
     conforms('POST', '/availability/query', await t.call('POST', '/availability/query', { service_id: 'svc_nope', start_date: day(1), end_date: day(1) }, { profile: null }), 200);
-    conforms('POST', '/availability/query', await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(50) }, { profile: null }), 422);
-    conforms('POST', '/availability/query', await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(1) }, { profile: null }), 400);
+    conforms(
+      'POST',
+      '/availability/query',
+      await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(50) }, { profile: null }),
+      422,
+    );
+    conforms(
+      'POST',
+      '/availability/query',
+      await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(1) }, { profile: null }),
+      400,
+    );
 
     const slot = await firstSlot('svc_haircut', 3);
     const hold = await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id });
@@ -137,7 +162,12 @@ describeConformance('every REST operation answers in the shape the official Open
   it('bookings: create, get, update, cancel, reschedule, business confirm and confirm-payment', async () => {
     // Auto-confirmed appointment, paid at the service.
     const s1 = await firstSlot('svc_haircut', 5);
-    const created = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: s1.id, buyer: { ...BUYER, phone_number: '+12125550100' }, notes: 'Short on the sides' });
+    const created = await t.call('POST', '/bookings', {
+      service_id: 'svc_haircut',
+      slot_id: s1.id,
+      buyer: { ...BUYER, phone_number: '+12125550100' },
+      notes: 'Short on the sides',
+    });
     conforms('POST', '/bookings', created, 201);
     const id = created.body.booking.id;
     const got = await t.call('GET', `/bookings/${id}`);
@@ -159,7 +189,10 @@ describeConformance('every REST operation answers in the shape the official Open
     const s3 = await firstSlot('svc_haircut', 7);
     const other = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: s3.id, buyer: BUYER });
     conforms('POST', '/bookings', other, 201);
-    outcomeConforms(await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: s3.id, buyer: BUYER }, { profile: 'https://rival.example/p.json' }), 'slot_unavailable');
+    outcomeConforms(
+      await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: s3.id, buyer: BUYER }, { profile: 'https://rival.example/p.json' }),
+      'slot_unavailable',
+    );
     conforms('PUT', '/bookings/{booking_id}', await t.call('PUT', `/bookings/${other.body.booking.id}`, { notes: 'x' }, { ifMatch: '"rev_stale"' }), 412);
 
     // Manual confirmation, confirmed by the business (D8); without the admin key a 401.
@@ -209,8 +242,7 @@ describeConformance('every REST operation answers in the shape the official Open
     const slot = await firstSlot('svc_yoga_class', 8);
     const big = await t.call('POST', '/bookings', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: BUYER, party_size: 12 });
     conforms('POST', '/bookings', big, 201);
-    const join = (email: string) =>
-      t.call('POST', '/waitlist', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: { ...BUYER, email } });
+    const join = (email: string) => t.call('POST', '/waitlist', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: { ...BUYER, email } });
     const first = await join('first@example.com');
     conforms('POST', '/waitlist', first, 201);
     const second = await join('second@example.com');
@@ -260,4 +292,3 @@ describeConformance('every REST operation answers in the shape the official Open
     expect(ours.filter((k) => !covered.has(k))).toEqual([]);
   });
 });
-

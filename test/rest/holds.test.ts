@@ -161,7 +161,7 @@ describe('release is idempotent and gives the slot back (§4.4)', () => {
     expect(r.body.hold.status).toBe('released');
   });
 
-  it('a platform cannot release another platform\'s hold: hold_not_found, and the hold stays', async () => {
+  it("a platform cannot release another platform's hold: hold_not_found, and the hold stays", async () => {
     const owner = platform('owner');
     const [slot] = await slots('svc_massage_60', day(4));
     const h = await hold('svc_massage_60', slot.id, owner);

@@ -78,7 +78,14 @@ describe('same Idempotency-Key + same parameters replays the stored result witho
   it('member order of the body does not make it a different request', async () => {
     const [slot] = await haircutSlots(t, day(2));
     const first = await create(t, slot.id, { idempotencyKey: KEY });
-    const reordered = await call(t, 'POST', '/bookings', '/bookings', { buyer: { email: BUYER.email, last_name: BUYER.last_name, first_name: BUYER.first_name }, slot_id: slot.id, service_id: 'svc_haircut' }, { idempotencyKey: KEY });
+    const reordered = await call(
+      t,
+      'POST',
+      '/bookings',
+      '/bookings',
+      { buyer: { email: BUYER.email, last_name: BUYER.last_name, first_name: BUYER.first_name }, slot_id: slot.id, service_id: 'svc_haircut' },
+      { idempotencyKey: KEY },
+    );
     expect(reordered.status).toBe(201);
     expect(reordered.body.booking.id).toBe(first.body.booking.id);
   });

@@ -164,7 +164,14 @@ describe('confirm-payment validates the amount, then confirms the booking', () =
 
   it('another platform cannot confirm payment: booking_not_found and nothing changes', async () => {
     const { booking } = await bookOk(t, 'svc_massage_60', day(2));
-    const r = await call(t, 'POST', `/bookings/${booking.id}/confirm-payment`, '/bookings/{booking_id}/confirm-payment', { payment_result: paid(MASSAGE_PRICE) }, { profile: OTHER_PLATFORM });
+    const r = await call(
+      t,
+      'POST',
+      `/bookings/${booking.id}/confirm-payment`,
+      '/bookings/{booking_id}/confirm-payment',
+      { payment_result: paid(MASSAGE_PRICE) },
+      { profile: OTHER_PLATFORM },
+    );
     expect(r.status).toBe(200);
     expect(r.body.booking).toBeUndefined();
     expect(errorCodes(r.body)).toEqual(['booking_not_found']);

@@ -57,12 +57,7 @@ describe('discovery: the business profile at /.well-known/usp (§8.2)', () => {
     expect(rest.schema.startsWith('https://usp-protocol.dev/')).toBe(true);
     expect(rest.spec.startsWith('https://usp-protocol.dev/')).toBe(true);
     const caps = body.usp.capabilities;
-    for (const key of [
-      'dev.usp-protocol.services.catalog',
-      'dev.usp-protocol.services.availability',
-      'dev.usp-protocol.services.bookings',
-      'dev.usp-protocol.services.waitlist',
-    ]) {
+    for (const key of ['dev.usp-protocol.services.catalog', 'dev.usp-protocol.services.availability', 'dev.usp-protocol.services.bookings', 'dev.usp-protocol.services.waitlist']) {
       expect(caps[key]?.[0]?.version).toBe(body.usp.version);
     }
     expect(caps['dev.usp-protocol.services.availability'][0].holds).toBe(true);
@@ -73,11 +68,16 @@ describe('discovery: the business profile at /.well-known/usp (§8.2)', () => {
 });
 
 describe('our extensions are advertised in our own namespace (spec 2.5, 11)', () => {
-  it('the profile lists dev.usp-server.services.bookings extending bookings, with spec and schema on our own origin, and no other key outside the spec\'s', async () => {
+  it("the profile lists dev.usp-server.services.bookings extending bookings, with spec and schema on our own origin, and no other key outside the spec's", async () => {
     const { body } = await t.call('GET', '/.well-known/usp', undefined, { profile: null });
     const caps = body.usp.capabilities;
     expect(caps['dev.usp-server.services.bookings']).toEqual([
-      { version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), spec: expect.stringMatching(/^https:\/\/usp-server\.dev\//), schema: expect.stringMatching(/^https:\/\/usp-server\.dev\//), extends: 'dev.usp-protocol.services.bookings' },
+      {
+        version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+        spec: expect.stringMatching(/^https:\/\/usp-server\.dev\//),
+        schema: expect.stringMatching(/^https:\/\/usp-server\.dev\//),
+        extends: 'dev.usp-protocol.services.bookings',
+      },
     ]);
     for (const key of Object.keys(caps)) expect(key.startsWith('dev.usp-protocol.services.') || key.startsWith('dev.usp-server.'), key).toBe(true);
   });

@@ -68,9 +68,7 @@ describe('bookings without a hold re-validate availability atomically (§5.3.1)'
   it('30 concurrent bookings of one appointment slot: exactly one booking exists afterwards', async () => {
     const [slot] = await slots('svc_massage_60', day(3));
     const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: slot.id, buyer: buyer(i) }, { profile: profile('bk', i) }),
-      ),
+      Array.from({ length: 30 }, (_, i) => t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: slot.id, buyer: buyer(i) }, { profile: profile('bk', i) })),
     );
     expect(tally(results)).toEqual({ '201': 1, '200:slot_unavailable': 29 });
 

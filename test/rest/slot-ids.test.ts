@@ -80,9 +80,7 @@ describe('an id never comes to mean another slot when the business edits its fil
     const def = demoBusiness();
     const withoutBen: BusinessDef = {
       ...def,
-      services: def.services.map((s) =>
-        s.id === 'svc_haircut' ? { ...s, requirements: [{ ...s.requirements[0], resource_ids: ['res_stylist_ava', 'res_stylist_carla'] }] } : s,
-      ),
+      services: def.services.map((s) => (s.id === 'svc_haircut' ? { ...s, requirements: [{ ...s.requirements[0], resource_ids: ['res_stylist_ava', 'res_stylist_carla'] }] } : s)),
     };
     await withBusiness(withoutBen, async (other) => {
       const h = await other.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: ben.id }, { profile: platform() });

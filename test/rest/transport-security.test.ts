@@ -58,7 +58,12 @@ describe('HTTPS and plaintext', () => {
 describe('the MCP endpoints refuse foreign Host and Origin headers (DNS rebinding)', () => {
   let t: TestServer;
   afterEach(() => t?.close());
-  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+  const init = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+  });
   const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
   it('a page on another origin cannot open a session', async () => {
@@ -101,7 +106,12 @@ describe('CORS on the MCP endpoints: browser clients from an allowed origin (--a
     server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, allowedOrigins: [ALLOWED] });
     url = await server.listen(0, '127.0.0.1');
   };
-  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'inspector', version: '1' } } });
+  const init = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'inspector', version: '1' } },
+  });
   const preflight = (path: string, origin: string, method = 'POST') =>
     fetch(`${url}${path}`, {
       method: 'OPTIONS',
@@ -128,7 +138,11 @@ describe('CORS on the MCP endpoints: browser clients from an allowed origin (--a
 
   it('the actual initialize from the allowed origin is served and exposes Mcp-Session-Id to the page', async () => {
     await start();
-    const res = await fetch(`${url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Origin: ALLOWED }, body: init });
+    const res = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Origin: ALLOWED },
+      body: init,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe(ALLOWED);
     const exposed = (res.headers.get('access-control-expose-headers') ?? '').toLowerCase();
@@ -138,7 +152,11 @@ describe('CORS on the MCP endpoints: browser clients from an allowed origin (--a
 
   it('the actual initialize from another origin is refused 403 with no CORS grant', async () => {
     await start();
-    const res = await fetch(`${url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Origin: 'http://evil.example' }, body: init });
+    const res = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Origin: 'http://evil.example' },
+      body: init,
+    });
     expect(res.status).toBe(403);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });

@@ -63,12 +63,9 @@ async function join(t: TestServer, slotId: string, n: number, opts: Parameters<T
   return r.body.entry;
 }
 
-const getEntry = (t: TestServer, id: string, opts: Parameters<TestServer['call']>[3] = {}) =>
-  call(t, 'GET', `/waitlist/${id}`, '/waitlist/{entry_id}', undefined, opts);
-const accept = (t: TestServer, id: string, opts: Parameters<TestServer['call']>[3] = {}) =>
-  call(t, 'POST', `/waitlist/${id}/accept`, '/waitlist/{entry_id}/accept', {}, opts);
-const decline = (t: TestServer, id: string, opts: Parameters<TestServer['call']>[3] = {}) =>
-  call(t, 'POST', `/waitlist/${id}/decline`, '/waitlist/{entry_id}/decline', {}, opts);
+const getEntry = (t: TestServer, id: string, opts: Parameters<TestServer['call']>[3] = {}) => call(t, 'GET', `/waitlist/${id}`, '/waitlist/{entry_id}', undefined, opts);
+const accept = (t: TestServer, id: string, opts: Parameters<TestServer['call']>[3] = {}) => call(t, 'POST', `/waitlist/${id}/accept`, '/waitlist/{entry_id}/accept', {}, opts);
+const decline = (t: TestServer, id: string, opts: Parameters<TestServer['call']>[3] = {}) => call(t, 'POST', `/waitlist/${id}/decline`, '/waitlist/{entry_id}/decline', {}, opts);
 const cancelBooking = (t: TestServer, id: string) => call(t, 'POST', `/bookings/${id}/cancel`, '/bookings/{booking_id}/cancel', {});
 
 function errorCodes(body: any): string[] {

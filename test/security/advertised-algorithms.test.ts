@@ -14,7 +14,15 @@ afterAll(async () => {
 });
 
 async function start(allowEs256: boolean): Promise<string> {
-  const server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: false, log: silentLogger, adminKeys: [ADMIN_KEY], sweepIntervalMs: 0, security: { allowEs256 } });
+  const server = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: false,
+    log: silentLogger,
+    adminKeys: [ADMIN_KEY],
+    sweepIntervalMs: 0,
+    security: { allowEs256 },
+  });
   servers.push(server);
   return server.listen(0, '127.0.0.1');
 }

@@ -9,14 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import {
-  createPopKey,
-  createSigningIdentity,
-  dpopHeaders,
-  signedHeaders,
-  withMcpProof,
-  type PopKey,
-} from '../../src/client/platform-auth.js';
+import { createPopKey, createSigningIdentity, dpopHeaders, signedHeaders, withMcpProof, type PopKey } from '../../src/client/platform-auth.js';
 import { operationByName, silentLogger } from '../../src/operations/index.js';
 import { hashApiKey } from '../../src/security/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
@@ -58,7 +51,15 @@ beforeAll(async () => {
   A = profiles.addProfile('/platform-a.json');
   SIGNER = profiles.addProfile('/signer.json', { keys: [signer.publicJwk] });
   const business = { ...demoBusiness(), platform_api_keys: [{ id: 'plat_a', sha256: hashApiKey(PLATFORM_KEY) }] };
-  server = await createUspServer({ business, db: ':memory:', sandbox: false, log: silentLogger, adminKeys: [ADMIN_KEY], sweepIntervalMs: 0, security: { allowLoopbackProfiles: true } });
+  server = await createUspServer({
+    business,
+    db: ':memory:',
+    sandbox: false,
+    log: silentLogger,
+    adminKeys: [ADMIN_KEY],
+    sweepIntervalMs: 0,
+    security: { allowLoopbackProfiles: true },
+  });
   url = await server.listen(0, '127.0.0.1');
   sandbox = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, adminKeys: [ADMIN_KEY], sweepIntervalMs: 0 });
   sandboxUrl = await sandbox.listen(0, '127.0.0.1');
@@ -69,10 +70,19 @@ afterAll(async () => {
   await profiles?.close();
 });
 
-const apiKeyAuth = (profile: string): RestAuth => (_m, _u, h) => ({ ...h, ...agent(profile), Authorization: `Bearer ${PLATFORM_KEY}` });
-const popAuth = (key: PopKey, profile: string): RestAuth => (m, u, h) => ({ ...h, ...agent(profile), ...dpopHeaders(key, m, u) });
-const sigAuth = (profile: string): RestAuth => (m, u, h, body) => signedHeaders(signer, m, u, { ...h, ...agent(profile) }, body);
-const profileOnly = (profile: string): RestAuth => (_m, _u, h) => ({ ...h, ...agent(profile) });
+const apiKeyAuth =
+  (profile: string): RestAuth =>
+  (_m, _u, h) => ({ ...h, ...agent(profile), Authorization: `Bearer ${PLATFORM_KEY}` });
+const popAuth =
+  (key: PopKey, profile: string): RestAuth =>
+  (m, u, h) => ({ ...h, ...agent(profile), ...dpopHeaders(key, m, u) });
+const sigAuth =
+  (profile: string): RestAuth =>
+  (m, u, h, body) =>
+    signedHeaders(signer, m, u, { ...h, ...agent(profile) }, body);
+const profileOnly =
+  (profile: string): RestAuth =>
+  (_m, _u, h) => ({ ...h, ...agent(profile) });
 
 /** Book `service` on `base` as the platform `auth` describes; returns the booking and its credential. */
 async function book(base: string, auth: RestAuth, service: string): Promise<{ id: string; credential?: string }> {

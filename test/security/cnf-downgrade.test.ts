@@ -63,13 +63,22 @@ describe('a cnf-bound credential without its proof is absent, whatever mechanism
   });
 
   test('the credential on the Authorization header beside a valid API key in mechanism api_key does not fall back to the key: pop_proof_missing, nothing changes', async () => {
-    const cancel = await mcpCallAt(url, 'usp_bookings_cancel', { booking_id: bookingId, ...authorization({ mechanism: 'api_key', credential: platformKey }) }, { authorization: `Bearer ${credential}` });
+    const cancel = await mcpCallAt(
+      url,
+      'usp_bookings_cancel',
+      { booking_id: bookingId, ...authorization({ mechanism: 'api_key', credential: platformKey }) },
+      { authorization: `Bearer ${credential}` },
+    );
     expect(cancel.body.error?.data?.code).toBe('pop_proof_missing');
     expect((await server.store.read((tx) => tx.bookings.get(bookingId)))?.booking.status).toBe('confirmed');
   });
 
   test('the same API key alone is a credential of its own (the refusal above is the credential’s, not the key’s)', async () => {
-    const r = await mcpCallAt(url, 'usp_availability_hold', { service_id: 'svc_haircut', slot_id: await firstSlotAt(url, 5), ...authorization({ mechanism: 'api_key', credential: platformKey }) });
+    const r = await mcpCallAt(url, 'usp_availability_hold', {
+      service_id: 'svc_haircut',
+      slot_id: await firstSlotAt(url, 5),
+      ...authorization({ mechanism: 'api_key', credential: platformKey }),
+    });
     expect(r.body.result.structuredContent.hold.id).toMatch(/^hld_/);
   });
 });

@@ -209,7 +209,10 @@ describe.each([{ kind: 'stdio' as const }, { kind: 'http' as const }])('platform
     expect(e.code).toBe(-32001);
     expect(e.data.code).toBe('pop_key_mismatch');
     // Same for a cancel: the thief cannot act either.
-    const c = await conn.callError('usp_bookings_cancel', signed(conn, keyB, 'usp_bookings_cancel', { booking_id: st.bookingId, ...usp(B, { idempotency_key: randomUUID() }) }, { credential: st.credential }));
+    const c = await conn.callError(
+      'usp_bookings_cancel',
+      signed(conn, keyB, 'usp_bookings_cancel', { booking_id: st.bookingId, ...usp(B, { idempotency_key: randomUUID() }) }, { credential: st.credential }),
+    );
     expect(c.data.code).toBe('pop_key_mismatch');
   });
 
@@ -233,14 +236,22 @@ describe.each([{ kind: 'stdio' as const }, { kind: 'http' as const }])('platform
   });
 
   test('a proof made for another business (wrong aud) -> -32001 pop_proof_invalid', async () => {
-    const args = withMcpProof(keyA, 'usp_bookings_get', { booking_id: st.bookingId, ...usp(A) }, 'https://other-business.example.net/.well-known/usp', { credential: st.credential });
+    const args = withMcpProof(keyA, 'usp_bookings_get', { booking_id: st.bookingId, ...usp(A) }, 'https://other-business.example.net/.well-known/usp', {
+      credential: st.credential,
+    });
     const e = await conn.callError('usp_bookings_get', args);
     expect(e.code).toBe(-32001);
     expect(e.data.code).toBe('pop_proof_invalid');
   });
 
   test('arguments altered after signing -> -32001 pop_proof_invalid (usp_p covers every argument, _meta.usp included)', async () => {
-    const good = signed(conn, keyA, 'usp_bookings_cancel', { booking_id: st.bookingId, reason: 'plans changed', ...usp(A, { idempotency_key: randomUUID() }) }, { credential: st.credential });
+    const good = signed(
+      conn,
+      keyA,
+      'usp_bookings_cancel',
+      { booking_id: st.bookingId, reason: 'plans changed', ...usp(A, { idempotency_key: randomUUID() }) },
+      { credential: st.credential },
+    );
     const meta = good._meta as { usp: Record<string, unknown> };
     const altered: Array<[string, Record<string, unknown>]> = [
       ['reason', { ...good, reason: 'plans changed!' }],
@@ -312,7 +323,10 @@ describe.each([{ kind: 'stdio' as const }, { kind: 'http' as const }])('platform
     const id = made.structuredContent.booking.id;
     const bsc = made.structuredContent.booking_scoped_credential.value;
 
-    const byPlatform = await conn.callError('usp_bookings_confirm', signed(conn, keyA, 'usp_bookings_confirm', { booking_id: id, ...usp(A, { idempotency_key: randomUUID() }) }, { credential: bsc }));
+    const byPlatform = await conn.callError(
+      'usp_bookings_confirm',
+      signed(conn, keyA, 'usp_bookings_confirm', { booking_id: id, ...usp(A, { idempotency_key: randomUUID() }) }, { credential: bsc }),
+    );
     expect(byPlatform.code).toBe(-32006);
     expect(byPlatform.data.code).toBe('business_credential_required');
     const bare = await conn.callError('usp_bookings_confirm', { booking_id: id, ...usp(A) });

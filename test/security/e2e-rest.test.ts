@@ -90,9 +90,7 @@ describe('public tier and challenges on a server that requires authentication', 
     const profile = await send(`${main.url}/.well-known/usp`, 'GET', {});
     expect(profile.status).toBe(200);
     expect(profile.body.authorization.privileged_operations_require_authentication).toBe(true);
-    expect(profile.body.authorization.accepted_mechanisms).toEqual(
-      expect.arrayContaining(['platform_key_pop', 'booking_scoped_credential', 'http_message_signature', 'api_key']),
-    );
+    expect(profile.body.authorization.accepted_mechanisms).toEqual(expect.arrayContaining(['platform_key_pop', 'booking_scoped_credential', 'http_message_signature', 'api_key']));
     expect(profile.body.authorization.sandbox).toBeUndefined();
     expect(profile.body.authorization.pop_algorithms).toContain('EdDSA');
   });
@@ -166,7 +164,12 @@ describe('DPoP (RFC 9449) with a booking-scoped credential', () => {
 
   test('it cancels with Authorization: DPoP <bsc> plus a proof carrying ath', async () => {
     const url = `${main.url}/bookings/${bookingId}/cancel`;
-    const r = await send(url, 'POST', { ...JSON_HEADERS, ...agent(A), 'Idempotency-Key': randomUUID(), ...dpopHeaders(key, 'POST', url, { credential: bsc }) }, JSON.stringify({ reason: 'plans changed' }));
+    const r = await send(
+      url,
+      'POST',
+      { ...JSON_HEADERS, ...agent(A), 'Idempotency-Key': randomUUID(), ...dpopHeaders(key, 'POST', url, { credential: bsc }) },
+      JSON.stringify({ reason: 'plans changed' }),
+    );
     expect(r.status).toBe(200);
     expect(r.body.booking).toMatchObject({ id: bookingId, status: 'canceled' });
   });

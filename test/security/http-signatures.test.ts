@@ -3,14 +3,7 @@
  * proved against an independent implementation (http-message-signatures) in both directions and
  * against the RFC's own published example.
  */
-import {
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  sign as cryptoSign,
-  verify as cryptoVerify,
-  type JsonWebKey,
-} from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify, type JsonWebKey } from 'node:crypto';
 import { createSigner, createVerifier, httpbis } from 'http-message-signatures';
 import { describe, expect, test } from 'vitest';
 import { contentDigest, verifyContentDigest } from '../../src/security/content-digest.js';
@@ -97,8 +90,7 @@ describe('our ES256 signatures interoperate with an independent RFC 9421 impleme
     );
     const ok = await httpbis.verifyMessage(
       {
-        keyLookup: async (params) =>
-          params.keyid === key.kid ? { id: key.kid, algs: ['ecdsa-p256-sha256'], verify: createVerifier(publicKey, 'ecdsa-p256-sha256') } : null,
+        keyLookup: async (params) => (params.keyid === key.kid ? { id: key.kid, algs: ['ecdsa-p256-sha256'], verify: createVerifier(publicKey, 'ecdsa-p256-sha256') } : null),
         requiredFields: USP_COMPONENTS,
         tolerance: 5,
       },
@@ -113,7 +105,14 @@ describe('our ES256 signatures interoperate with an independent RFC 9421 impleme
     const libSigner = createSigner(key.privateKey, 'ecdsa-p256-sha256', key.kid);
     const signedReq = await httpbis.signMessage(
       {
-        key: { ...libSigner, sign: async (data: Buffer) => { const s = await libSigner.sign(data); rawLength = s.length; return s; } },
+        key: {
+          ...libSigner,
+          sign: async (data: Buffer) => {
+            const s = await libSigner.sign(data);
+            rawLength = s.length;
+            return s;
+          },
+        },
         name: 'sig1',
         fields: USP_COMPONENTS,
         params: ['keyid', 'created', 'alg'],
@@ -149,8 +148,7 @@ describe('our ES256 signatures interoperate with an independent RFC 9421 impleme
         Date: 'Tue, 20 Apr 2021 02:07:55 GMT',
         'Content-Type': 'application/json',
         'Content-Length': '18',
-        'Signature-Input':
-          'sig-b26=("date" "@method" "@path" "@authority" "content-type" "content-length");created=1618884473;keyid="test-key-ed25519"',
+        'Signature-Input': 'sig-b26=("date" "@method" "@path" "@authority" "content-type" "content-length");created=1618884473;keyid="test-key-ed25519"',
         Signature: 'sig-b26=:wqcAqbmYJ2ji2glfAMaRy4gruYYnx2nEFN2HN6jrnDnQCK1u02Gb04v9EDgwUPiu4A0w6vuQv5lIp5WPpBKRCw==:',
       },
       body: Buffer.from('{"hello": "world"}'),
@@ -161,11 +159,15 @@ describe('our ES256 signatures interoperate with an independent RFC 9421 impleme
     expect(result).toMatchObject({ label: 'sig-b26', keyid: 'test-key-ed25519', algorithm: 'ed25519', created: 1618884473 });
     // Ed25519 is deterministic: signing the same base with the RFC's private key gives the RFC's value.
     const privateKey = createPrivateKey({ key: { ...jwk, d: 'n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU' }, format: 'jwk' });
-    const ours = signRequest({ method: msg.method, url: msg.url, headers: msg.headers as Record<string, string> }, { kid: 'test-key-ed25519', privateKey }, {
-      components: ['date', '@method', '@path', '@authority', 'content-type', 'content-length'],
-      created: 1618884473,
-      label: 'sig-b26',
-    });
+    const ours = signRequest(
+      { method: msg.method, url: msg.url, headers: msg.headers as Record<string, string> },
+      { kid: 'test-key-ed25519', privateKey },
+      {
+        components: ['date', '@method', '@path', '@authority', 'content-type', 'content-length'],
+        created: 1618884473,
+        label: 'sig-b26',
+      },
+    );
     expect(await verifyRequestSignature({ ...msg, headers: { ...msg.headers, ...ours } }, resolve, { ...opts, algorithms: ['ed25519'] })).toMatchObject({
       algorithm: 'ed25519',
     });
@@ -215,7 +217,14 @@ describe('Content-Digest is computed and checked over the raw body bytes (RFC 95
     tampered[tampered.length - 2] ^= 1;
     let lookups = 0;
     const code = await failureCode(
-      verifyRequestSignature({ ...req, body: tampered }, async (kid) => { lookups++; return resolveOurKey(kid); }, uspRule),
+      verifyRequestSignature(
+        { ...req, body: tampered },
+        async (kid) => {
+          lookups++;
+          return resolveOurKey(kid);
+        },
+        uspRule,
+      ),
     );
     expect(code).toBe('digest_mismatch');
     expect(lookups).toBe(0);
@@ -224,9 +233,7 @@ describe('Content-Digest is computed and checked over the raw body bytes (RFC 95
   test('a digest that matches the body but was swapped after signing answers signature_invalid', async () => {
     const req = signed();
     const other = Buffer.from('{"service_id":"svc_other"}');
-    const code = await failureCode(
-      verifyRequestSignature({ ...req, body: other, headers: { ...req.headers, 'Content-Digest': contentDigest(other) } }, resolveOurKey, uspRule),
-    );
+    const code = await failureCode(verifyRequestSignature({ ...req, body: other, headers: { ...req.headers, 'Content-Digest': contentDigest(other) } }, resolveOurKey, uspRule));
     expect(code).toBe('signature_invalid');
   });
 });
@@ -404,8 +411,7 @@ describe('keys are identified by their RFC 7638 thumbprint', () => {
   test('the RFC 7638 §3.1 example key has the published thumbprint', () => {
     const rfc: JsonWebKey = {
       kty: 'RSA',
-      n:
-        '0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw',
+      n: '0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw',
       e: 'AQAB',
       alg: 'RS256',
       kid: '2011-04-29',

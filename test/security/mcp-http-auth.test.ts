@@ -40,7 +40,15 @@ describe('MCP over HTTP authenticates with HTTP-layer credentials', () => {
   beforeAll(async () => {
     profiles = await startProfileServer();
     profile = profiles.addProfile('/signer.json', { keys: [id.publicJwk] });
-    server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: false, log: silentLogger, sweepIntervalMs: 0, adminKeys: [ADMIN_KEY], security: { allowLoopbackProfiles: true } });
+    server = await createUspServer({
+      business: demoBusiness(),
+      db: ':memory:',
+      sandbox: false,
+      log: silentLogger,
+      sweepIntervalMs: 0,
+      adminKeys: [ADMIN_KEY],
+      security: { allowLoopbackProfiles: true },
+    });
     url = await server.listen(0);
   });
   afterAll(async () => {
@@ -68,7 +76,9 @@ describe('MCP over HTTP authenticates with HTTP-layer credentials', () => {
 
     const plain = await connect();
     // Unsigned, with no credential at all: an HTTP 401 (MCP authorization) whose body is -32006.
-    const err = await plain.callTool({ name: 'usp_availability_hold', arguments: { service_id: 'svc_haircut', slot_id: await slotId(plain), _meta: { usp: { profile } } } }).catch(normalizeError);
+    const err = await plain
+      .callTool({ name: 'usp_availability_hold', arguments: { service_id: 'svc_haircut', slot_id: await slotId(plain), _meta: { usp: { profile } } } })
+      .catch(normalizeError);
     expect(err.code).toBe(-32006);
     await plain.close();
   });
@@ -90,7 +100,10 @@ describe('MCP over HTTP authenticates with HTTP-layer credentials', () => {
     expect(b.structuredContent.booking.status).toBe('pending');
     await signed.close();
     const business = await connect(undefined, { Authorization: `Bearer ${ADMIN_KEY}` });
-    const c: any = await business.callTool({ name: 'usp_bookings_confirm', arguments: { booking_id: b.structuredContent.booking.id, _meta: { usp: { profile: 'https://business.example/self.json' } } } });
+    const c: any = await business.callTool({
+      name: 'usp_bookings_confirm',
+      arguments: { booking_id: b.structuredContent.booking.id, _meta: { usp: { profile: 'https://business.example/self.json' } } },
+    });
     expect(c.structuredContent.booking.status).toBe('confirmed');
     await business.close();
   });

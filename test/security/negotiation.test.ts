@@ -30,7 +30,13 @@ describe('negotiation with the platform profile on privileged calls', () => {
 
   async function hold(profile: string) {
     const day = nyDate(Date.now(), 3);
-    const q: any = await (await fetch(`${url}/availability/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ service_id: 'svc_haircut', start_date: day, end_date: day }) })).json();
+    const q: any = await (
+      await fetch(`${url}/availability/query`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ service_id: 'svc_haircut', start_date: day, end_date: day }),
+      })
+    ).json();
     const key = createPopKey();
     const res = await fetch(`${url}/availability/holds`, {
       method: 'POST',

@@ -33,7 +33,9 @@ describe('pinnedPost', () => {
   it('a name resolving to a special-use address is refused before any connection; so is plain http without the loopback flag', async () => {
     const port = await answering('{}');
     const lookup = async () => ['127.0.0.1'];
-    await expect(pinnedPost(`https://platform.example:${port}/x`, {}, '{}', { ...opts, allowLoopback: false, lookup })).rejects.toThrow(/^refused: 127\.0\.0\.1 is a special-use address/);
+    await expect(pinnedPost(`https://platform.example:${port}/x`, {}, '{}', { ...opts, allowLoopback: false, lookup })).rejects.toThrow(
+      /^refused: 127\.0\.0\.1 is a special-use address/,
+    );
     await expect(pinnedPost(`http://127.0.0.1:${port}/x`, {}, '{}', { ...opts, allowLoopback: false })).rejects.toThrow(/^refused: must use https/);
     await expect(pinnedPost('https://user:pw@platform.example/x', {}, '{}', opts)).rejects.toBeInstanceOf(OutboundRefused);
     expect(connections).toBe(0);

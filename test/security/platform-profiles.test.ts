@@ -9,13 +9,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { SecurityFailure } from '../../src/security/failures.js';
 import { contentDigest } from '../../src/security/content-digest.js';
 import { generateSigningKey, signRequest, uspRequiredComponents, verifyRequestSignature } from '../../src/security/http-signatures.js';
-import {
-  createProfileResolver,
-  findKey,
-  pinnedFetch,
-  type ProfileFetch,
-  type ProfileResolverOptions,
-} from '../../src/security/platform-profiles.js';
+import { createProfileResolver, findKey, pinnedFetch, type ProfileFetch, type ProfileResolverOptions } from '../../src/security/platform-profiles.js';
 import { isSpecialUseAddress } from '../../src/security/ssrf.js';
 
 // ------------------------------------------------------------------------------------------------
@@ -190,18 +184,15 @@ describe('a platform profile is fetched only from a vetted address', () => {
     expect(server.hits).toEqual([]);
   });
 
-  test.each([['10.0.0.5'], ['169.254.169.254'], ['::ffff:169.254.169.254'], ['fd00::1']])(
-    'a hostname resolving to %s is refused without any connection',
-    async (address) => {
-      const transport = forbiddenTransport();
-      const r = createProfileResolver({ allowLoopback: false, lookup: async () => [address], fetchImpl: transport.fetchImpl });
-      const err = await r.resolve('https://agent.example/profile.json').catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(SecurityFailure);
-      expect((err as SecurityFailure).code).toBe('profile_unreachable');
-      expect((err as SecurityFailure).detail).toContain('special-use');
-      expect(transport.calls()).toBe(0);
-    },
-  );
+  test.each([['10.0.0.5'], ['169.254.169.254'], ['::ffff:169.254.169.254'], ['fd00::1']])('a hostname resolving to %s is refused without any connection', async (address) => {
+    const transport = forbiddenTransport();
+    const r = createProfileResolver({ allowLoopback: false, lookup: async () => [address], fetchImpl: transport.fetchImpl });
+    const err = await r.resolve('https://agent.example/profile.json').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SecurityFailure);
+    expect((err as SecurityFailure).code).toBe('profile_unreachable');
+    expect((err as SecurityFailure).detail).toContain('special-use');
+    expect(transport.calls()).toBe(0);
+  });
 
   test('one special-use answer among public ones is enough to refuse (DNS rebinding)', async () => {
     const transport = forbiddenTransport();
@@ -221,9 +212,12 @@ describe('a platform profile is fetched only from a vetted address', () => {
       },
       fetchImpl: async ({ url, address }) => {
         seen.push({ host: url.host, address });
-        return { status: 200, headers: new Headers({ 'cache-control': 'max-age=60' }), body: (async function* () {
-          yield Buffer.from(JSON.stringify(PROFILE));
-        })(),
+        return {
+          status: 200,
+          headers: new Headers({ 'cache-control': 'max-age=60' }),
+          body: (async function* () {
+            yield Buffer.from(JSON.stringify(PROFILE));
+          })(),
         };
       },
     });
@@ -499,11 +493,10 @@ describe('findKey resolves a keyid against keys first, then signing_keys, skippi
       body,
     };
     const sig = signRequest(req, key, { components: ['@method', '@authority', '@path', 'usp-agent', 'content-digest', 'content-type'] });
-    const result = await verifyRequestSignature(
-      { ...req, headers: { ...req.headers, ...sig } },
-      async (kid) => findKey(await r.resolve(profileUrl), kid),
-      { now: Date.now(), requiredComponents: uspRequiredComponents },
-    );
+    const result = await verifyRequestSignature({ ...req, headers: { ...req.headers, ...sig } }, async (kid) => findKey(await r.resolve(profileUrl), kid), {
+      now: Date.now(),
+      requiredComponents: uspRequiredComponents,
+    });
     expect(result.jwk).toEqual(key.publicJwk);
   });
 });

@@ -26,13 +26,25 @@ afterEach(async () => {
 });
 
 async function start(o: { sandbox?: boolean; trustProxy?: boolean; security?: SecurityOptions } = {}): Promise<string> {
-  server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: o.sandbox ?? true, log: silentLogger, sweepIntervalMs: 0, trustProxy: o.trustProxy, security: o.security });
+  server = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: o.sandbox ?? true,
+    log: silentLogger,
+    sweepIntervalMs: 0,
+    trustProxy: o.trustProxy,
+    security: o.security,
+  });
   return server.listen(0, '127.0.0.1');
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 const query31 = (url: string, headers: Record<string, string> = {}) =>
-  fetch(`${url}/availability/query`, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify({ service_id: 'svc_haircut', start_date: first, end_date: last31, limit: 1 }) });
+  fetch(`${url}/availability/query`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, ...headers },
+    body: JSON.stringify({ service_id: 'svc_haircut', start_date: first, end_date: last31, limit: 1 }),
+  });
 const getService = (url: string, headers: Record<string, string> = {}) => fetch(`${url}/services/svc_haircut`, { headers });
 
 describe('public calls are limited per client address, weighted by cost', () => {
@@ -73,9 +85,17 @@ describe('public calls are limited per client address, weighted by cost', () => 
 describe('per address, per profile and per key together (behind --trust-proxy, the proxy names the address)', () => {
   const via = (address: string, profile: string) => ({ 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': address, 'USP-Agent': `profile="${profile}"`, ...JSON_HEADERS });
   const hold = async (url: string, address: string, profile: string) => {
-    const q = await fetch(`${url}/availability/query`, { method: 'POST', headers: via(address, profile), body: JSON.stringify({ service_id: 'svc_haircut', start_date: first, end_date: first }) });
+    const q = await fetch(`${url}/availability/query`, {
+      method: 'POST',
+      headers: via(address, profile),
+      body: JSON.stringify({ service_id: 'svc_haircut', start_date: first, end_date: first }),
+    });
     const slots = ((await q.json()) as any).slots as Array<{ id: string }>;
-    return fetch(`${url}/availability/holds`, { method: 'POST', headers: via(address, profile), body: JSON.stringify({ service_id: 'svc_haircut', slot_id: slots[Math.floor(Math.random() * slots.length)].id }) });
+    return fetch(`${url}/availability/holds`, {
+      method: 'POST',
+      headers: via(address, profile),
+      body: JSON.stringify({ service_id: 'svc_haircut', slot_id: slots[Math.floor(Math.random() * slots.length)].id }),
+    });
   };
 
   test('a profile merely named, from a fresh address per call, is not held back by (and does not drain) that profile bucket', async () => {
@@ -116,13 +136,21 @@ describe("a profile's bucket counts only callers proven to be that profile", () 
   });
   const proxied = (address: string, profile: string) => ({ 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': address, 'USP-Agent': `profile="${profile}"`, ...JSON_HEADERS });
   const freeSlot = async (url: string, address: string, profile: string) => {
-    const q = await fetch(`${url}/availability/query`, { method: 'POST', headers: proxied(address, profile), body: JSON.stringify({ service_id: 'svc_haircut', start_date: first, end_date: first }) });
+    const q = await fetch(`${url}/availability/query`, {
+      method: 'POST',
+      headers: proxied(address, profile),
+      body: JSON.stringify({ service_id: 'svc_haircut', start_date: first, end_date: first }),
+    });
     const slots = ((await q.json()) as any).slots as Array<{ id: string }>;
     return slots[Math.floor(Math.random() * slots.length)].id;
   };
   const popHold = async (url: string, address: string, profile: string) => {
     const body = JSON.stringify({ service_id: 'svc_haircut', slot_id: await freeSlot(url, address, profile) });
-    return fetch(`${url}/availability/holds`, { method: 'POST', headers: { ...proxied(address, profile), ...dpopHeaders(createPopKey(), 'POST', `${url}/availability/holds`) }, body });
+    return fetch(`${url}/availability/holds`, {
+      method: 'POST',
+      headers: { ...proxied(address, profile), ...dpopHeaders(createPopKey(), 'POST', `${url}/availability/holds`) },
+      body,
+    });
   };
   const signedHold = async (url: string, address: string, profile: string, id: SigningIdentity) => {
     const body = JSON.stringify({ service_id: 'svc_haircut', slot_id: await freeSlot(url, address, profile) });
@@ -191,4 +219,3 @@ describe('the limiter (unit)', () => {
     expect(clientAddressKey('::1')).toBe('0:0:0:0::/64');
   });
 });
-

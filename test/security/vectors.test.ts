@@ -150,7 +150,10 @@ describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.
     now: vec.expected_claims.iat * 1000,
     method: vec.expected_claims.usp_m,
     audiences: [AUD],
-    argsDigest: vec.expected_claims.usp_m === 'usp_bookings_create' ? argumentsDigest(v('001-jcs-nested-buyer').canonicalization.params) : argumentsDigest(v('002-jcs-meta-only').canonicalization.params),
+    argsDigest:
+      vec.expected_claims.usp_m === 'usp_bookings_create'
+        ? argumentsDigest(v('001-jcs-nested-buyer').canonicalization.params)
+        : argumentsDigest(v('002-jcs-meta-only').canonicalization.params),
     ...extra,
   });
   const credentialOf = (vec: any) => ({ value: vec.credential.value, cnf: vec.credential.cnf });
@@ -294,9 +297,7 @@ describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.
     const base = v('002-jcs-meta-only').canonicalization.params;
     const authorizationOf = (proof: string) => ({ mechanism: 'platform_key_pop', credential: vec.credential.value, proof });
     const iat = vec.expected_claims.iat;
-    const proof = k1.proof(
-      { usp_m: 'usp_bookings_get', aud: AUD, usp_p: argumentsDigest(base), iat, jti: 'read-1', ath: vec.expected_claims.ath },
-    );
+    const proof = k1.proof({ usp_m: 'usp_bookings_get', aud: AUD, usp_p: argumentsDigest(base), iat, jti: 'read-1', ath: vec.expected_claims.ath });
     const { repo, req } = presentation(vec, authorizationOf(proof));
     req.mcp!.tool = 'usp_bookings_get';
     await expect(authenticateRequest(req, policy(), async () => repo, iat * 1000)).resolves.toMatchObject({ authenticated: true });

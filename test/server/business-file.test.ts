@@ -71,9 +71,7 @@ describe('the demo business file', () => {
   it('offers the six required services with the required policies', () => {
     const def = parseBusinessFile(demo());
     const byId = new Map(def.services.map((s) => [s.id, s]));
-    expect([...byId.keys()]).toEqual(
-      expect.arrayContaining(['svc_haircut', 'svc_yoga_class', 'svc_color_consult', 'svc_massage_60', 'svc_bridal_trial', 'svc_home_blowout']),
-    );
+    expect([...byId.keys()]).toEqual(expect.arrayContaining(['svc_haircut', 'svc_yoga_class', 'svc_color_consult', 'svc_massage_60', 'svc_bridal_trial', 'svc_home_blowout']));
     expect(byId.get('svc_haircut')?.policies).toMatchObject({ requires_payment: true, payment_timing: 'at_service', rescheduling: { max_reschedules: 2 } });
     expect(byId.get('svc_haircut')?.requirements[0]).toMatchObject({ selectable: true });
     expect(byId.get('svc_yoga_class')).toMatchObject({ type: 'group', capacity: { max: 12, waitlist: true } });
@@ -122,18 +120,13 @@ describe('broken business files', () => {
   });
 
   it('rejects malformed times, dates, instants and currency codes', () => {
-    const e = rejects(
-      (f) => {
-        f.resources[0].schedule.monday[0].opens = '9:00';
-        f.resources[2].exceptions[0].date = '2026-02-30';
-        f.resources[2].time_off[0].start = '2026-08-10 00:00';
-        f.business.currency = 'usd';
-      },
-      'resources[0].schedule.monday[0].opens',
-    );
-    expect(paths(e)).toEqual(
-      expect.arrayContaining(['resources[2].exceptions[0].date', 'resources[2].time_off[0].start', 'business.currency']),
-    );
+    const e = rejects((f) => {
+      f.resources[0].schedule.monday[0].opens = '9:00';
+      f.resources[2].exceptions[0].date = '2026-02-30';
+      f.resources[2].time_off[0].start = '2026-08-10 00:00';
+      f.business.currency = 'usd';
+    }, 'resources[0].schedule.monday[0].opens');
+    expect(paths(e)).toEqual(expect.arrayContaining(['resources[2].exceptions[0].date', 'resources[2].time_off[0].start', 'business.currency']));
   });
 
   it('rejects an opening interval whose close is not after its open', () => {
@@ -162,33 +155,62 @@ describe('broken business files', () => {
     const consult = (f: Json) => serviceIndex(f, 'svc_color_consult');
     const bridal = (f: Json) => serviceIndex(f, 'svc_bridal_trial');
     // requires_payment false with a priced model
-    rejects((f) => Object.assign(f.services[consult(f)].pricing, { model: 'fixed', amount: 1000 }), (f) => `services[${consult(f)}].pricing.model`);
+    rejects(
+      (f) => Object.assign(f.services[consult(f)].pricing, { model: 'fixed', amount: 1000 }),
+      (f) => `services[${consult(f)}].pricing.model`,
+    );
     // requires_payment false with a payment timing
-    rejects((f) => (f.services[consult(f)].policies.payment_timing = 'at_service'), (f) => `services[${consult(f)}].policies.payment_timing`);
+    rejects(
+      (f) => (f.services[consult(f)].policies.payment_timing = 'at_service'),
+      (f) => `services[${consult(f)}].policies.payment_timing`,
+    );
     // requires_payment true without payment_timing
     rejects((f) => delete f.services[0].policies.payment_timing, 'services[0].policies.payment_timing', /required/);
     // requires_payment true with the free model
-    rejects((f) => (f.services[consult(f)].policies = { ...f.services[consult(f)].policies, requires_payment: true, payment_timing: 'at_booking' }), (f) => `services[${consult(f)}].pricing.model`);
+    rejects(
+      (f) => (f.services[consult(f)].policies = { ...f.services[consult(f)].policies, requires_payment: true, payment_timing: 'at_booking' }),
+      (f) => `services[${consult(f)}].pricing.model`,
+    );
     // deposit_required without pricing.deposit
-    rejects((f) => delete f.services[bridal(f)].pricing.deposit, (f) => `services[${bridal(f)}].pricing.deposit`);
+    rejects(
+      (f) => delete f.services[bridal(f)].pricing.deposit,
+      (f) => `services[${bridal(f)}].pricing.deposit`,
+    );
     // free with an amount or a price range
-    rejects((f) => (f.services[consult(f)].pricing.amount = 500), (f) => `services[${consult(f)}].pricing.amount`);
-    rejects((f) => (f.services[consult(f)].pricing.price_range = { min: 0, max: 100 }), (f) => `services[${consult(f)}].pricing.price_range`);
+    rejects(
+      (f) => (f.services[consult(f)].pricing.amount = 500),
+      (f) => `services[${consult(f)}].pricing.amount`,
+    );
+    rejects(
+      (f) => (f.services[consult(f)].pricing.price_range = { min: 0, max: 100 }),
+      (f) => `services[${consult(f)}].pricing.price_range`,
+    );
     // fixed price of zero
     rejects((f) => (f.services[0].pricing.amount = 0), 'services[0].pricing.amount', /greater than zero/);
     // two durations, or none
     rejects((f) => (f.services[0].duration.range = { min: 'PT30M', max: 'PT60M' }), 'services[0].duration.range', /exactly one/);
     rejects((f) => delete f.services[0].duration.fixed, 'services[0].duration', /exactly one/);
     // undetermined duration with hourly pricing
-    rejects((f) => {
-      f.services[0].duration = { undetermined: true };
-      f.services[0].pricing.model = 'hourly';
-    }, 'services[0].pricing.model', /hourly/);
+    rejects(
+      (f) => {
+        f.services[0].duration = { undetermined: true };
+        f.services[0].pricing.model = 'hourly';
+      },
+      'services[0].pricing.model',
+      /hourly/,
+    );
   });
 
   it('requires capacity for group services', () => {
-    rejects((f) => delete f.services[serviceIndex(f, 'svc_yoga_class')].capacity, (f) => `services[${serviceIndex(f, 'svc_yoga_class')}].capacity`, /group/);
-    rejects((f) => (f.services[serviceIndex(f, 'svc_yoga_class')].capacity.max = 0), (f) => `services[${serviceIndex(f, 'svc_yoga_class')}].capacity.max`);
+    rejects(
+      (f) => delete f.services[serviceIndex(f, 'svc_yoga_class')].capacity,
+      (f) => `services[${serviceIndex(f, 'svc_yoga_class')}].capacity`,
+      /group/,
+    );
+    rejects(
+      (f) => (f.services[serviceIndex(f, 'svc_yoga_class')].capacity.max = 0),
+      (f) => `services[${serviceIndex(f, 'svc_yoga_class')}].capacity.max`,
+    );
   });
 
   it('requires hours for a service without requirements', () => {
@@ -223,9 +245,7 @@ describe('broken business files', () => {
     delete file.services[0].policies.payment_timing;
     file.services[0].pricing.currency = 'CAD';
     const e = failure(() => parseBusinessFile(file, 'maple.json'));
-    expect(paths(e)).toEqual(
-      expect.arrayContaining(['business.timezone', 'services[1].duration.fixed', 'services[0].policies.payment_timing', 'services[0].pricing.currency']),
-    );
+    expect(paths(e)).toEqual(expect.arrayContaining(['business.timezone', 'services[1].duration.fixed', 'services[0].policies.payment_timing', 'services[0].pricing.currency']));
     expect(e.message.startsWith('maple.json: invalid business file (4 issues)\n')).toBe(true);
     expect(e.message).toContain('\n  services[0].policies.payment_timing: ');
   });

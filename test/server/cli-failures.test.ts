@@ -117,7 +117,7 @@ describe('USP_CLOCK: every process of a test on one clock', () => {
     expect(r.stderr).toContain('USP_CLOCK="yesterday" is not a clock');
   });
 
-  it('serve on a test clock says so at start and answers availability for the clock\'s days', async () => {
+  it("serve on a test clock says so at start and answers availability for the clock's days", async () => {
     const s = await startServeCli(['--demo', '--db', ':memory:', '--port', '0'], { env: clockEnv(TEST_NOW) });
     try {
       expect(s.stderr()).toContain('USP_CLOCK=start:2026-12-01T17:00:00.000Z: this process runs on that clock');

@@ -28,7 +28,10 @@ describe('listener and MCP session flags', () => {
   });
 
   test('--allow-origin takes exact origins; a URL with a path is refused', () => {
-    expect(httpOptions(flags({ 'allow-origin': ['http://localhost:6274', 'https://inspector.example'] })).allowedOrigins).toEqual(['http://localhost:6274', 'https://inspector.example']);
+    expect(httpOptions(flags({ 'allow-origin': ['http://localhost:6274', 'https://inspector.example'] })).allowedOrigins).toEqual([
+      'http://localhost:6274',
+      'https://inspector.example',
+    ]);
     expect(() => httpOptions(flags({ 'allow-origin': ['http://localhost:6274/app'] }))).toThrow(/--allow-origin/);
   });
 
@@ -46,7 +49,17 @@ describe('rate-limit flags', () => {
   });
 
   test('every new flag is in serve --help and accepted by the parser', async () => {
-    for (const f of ['--headers-timeout', '--request-timeout', '--keep-alive-timeout', '--max-connections', '--mcp-max-sessions', '--mcp-max-sessions-per-address', '--mcp-unused-session-timeout', '--allow-origin', '--rate-limit']) {
+    for (const f of [
+      '--headers-timeout',
+      '--request-timeout',
+      '--keep-alive-timeout',
+      '--max-connections',
+      '--mcp-max-sessions',
+      '--mcp-max-sessions-per-address',
+      '--mcp-unused-session-timeout',
+      '--allow-origin',
+      '--rate-limit',
+    ]) {
       expect(serveCommand.help).toContain(f);
     }
     // A bad value reaches validation (exit 2) rather than "unknown option".

@@ -13,7 +13,7 @@ import { BUYER, day, startTestServer } from '../support/server.js';
 const COMMANDS = ['serve', 'mcp', 'bookings', 'webhooks', 'keys', 'validate', 'hash-key'];
 
 describe('every command has its own help', () => {
-  it.each(COMMANDS)('%s --help prints that command\'s usage and exits 0', async (name) => {
+  it.each(COMMANDS)("%s --help prints that command's usage and exits 0", async (name) => {
     const r = await runCli([name, '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout.startsWith(`usp-server ${name}: `)).toBe(true);

@@ -140,7 +140,10 @@ describe('X-Forwarded-For from a peer that is not a trusted proxy counts for not
     const attempt = async (client: string, email: string) => {
       const page = await fetch(`${url}/admin/login`, { headers: via(client) });
       const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1];
-      const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+      const cookie = page.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; ');
       const res = await fetch(`${url}/admin/login`, {
         method: 'POST',
         headers: { ...via(client, cookie), 'Content-Type': 'application/x-www-form-urlencoded' },

@@ -11,7 +11,12 @@ import { createHost, underPaths, type Door } from '../../src/server/host.js';
 import { demoBusiness } from '../support/server.js';
 
 const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+});
 const MAX = 64 * 1024;
 /** The MCP door's own limit (the SDK's): MCP requests carry more than REST's. */
 const MCP_MAX = 4 * 1024 * 1024;
@@ -105,7 +110,9 @@ describe('REST keeps answering in problem+json, the pages in HTML', () => {
   it('REST: plaintext behind a proxy, a body over the limit and an unknown path are problem documents with the correlation id', async () => {
     await start({ trustProxy: true });
     const https = { 'X-Forwarded-Proto': 'https', 'Content-Type': 'application/json' };
-    expect((await expectProblem(await fetch(`${url}/services/list`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }), 400)).code).toBe('https_required');
+    expect((await expectProblem(await fetch(`${url}/services/list`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }), 400)).code).toBe(
+      'https_required',
+    );
     const big = await fetch(`${url}/services/list`, { method: 'POST', headers: { ...https, 'USP-Correlation-Id': 'corr-1' }, body: JSON.stringify({ q: 'x'.repeat(MAX) }) });
     expect(big.headers.get('usp-correlation-id')).toBe('corr-1');
     expect(big.headers.get('x-content-type-options')).toBe('nosniff');

@@ -33,7 +33,7 @@ describe('buyer notes and cancellation reasons are redacted at every log level',
     for (const text of [NOTES, REASON, 'lavender', 'grandmother']) expect(log, `${text} appears in the log`).not.toContain(text);
   });
 
-  test('the members are redacted wherever they sit; the server\'s own top-level reason (why the database is away) stays', () => {
+  test("the members are redacted wherever they sit; the server's own top-level reason (why the database is away) stays", () => {
     expect(scrub({ input: { notes: NOTES, reason: REASON }, booking: { cancellation: { reason: REASON } } })).toEqual({
       input: { notes: '[redacted]', reason: '[redacted]' },
       booking: { cancellation: { reason: '[redacted]' } },

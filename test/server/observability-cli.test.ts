@@ -61,12 +61,22 @@ describe('logs: one structured line per call, and no buyer personal data at any 
       );
       expect(rest.status).toBe(201);
       // A refused one (invalid e-mail) whose error message may quote the input.
-      const bad = await post(s.url, '/bookings', { service_id: 'svc_haircut', slot_id: free[1].id, buyer: { ...buyers[2], email: `${buyers[2].first_name} <${buyers[2].email}>` } });
+      const bad = await post(s.url, '/bookings', {
+        service_id: 'svc_haircut',
+        slot_id: free[1].id,
+        buyer: { ...buyers[2], email: `${buyers[2].first_name} <${buyers[2].email}>` },
+      });
       expect(bad.status).toBe(400);
       // MCP over HTTP.
       const mcp = await connectMcp('v1', 'http', s.url);
       try {
-        const r = await mcp.call('usp_bookings_create', { ...meta(PLATFORM), service_id: 'svc_haircut', slot_id: free[2].id, buyer: buyers[1], notes: `text ${buyers[1].phone_number}` });
+        const r = await mcp.call('usp_bookings_create', {
+          ...meta(PLATFORM),
+          service_id: 'svc_haircut',
+          slot_id: free[2].id,
+          buyer: buyers[1],
+          notes: `text ${buyers[1].phone_number}`,
+        });
         expect(r.structuredContent.booking?.status, JSON.stringify(r.structuredContent)).toBe('confirmed');
       } finally {
         await mcp.close();
@@ -75,7 +85,10 @@ describe('logs: one structured line per call, and no buyer personal data at any 
       await s.stop();
     }
     const log = s.stderr();
-    const lines = log.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+    const lines = log
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, any>);
     // The debug lines are there (the test would prove nothing at info level).
     expect(lines.some((l) => l.level === 'debug' && l.msg === 'call received' && l.operation === 'create_booking')).toBe(true);
     for (const b of buyers) {
@@ -120,7 +133,11 @@ describe('SIGTERM during a burst of bookings loses none', () => {
         // Spread the burst a little so that it is still arriving when the signal lands.
         await new Promise((r) => setTimeout(r, i * 4));
         try {
-          const r = await post(s.url, '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: { first_name: 'Burst', last_name: `N${i}`, email: `burst${i}@example.com` } });
+          const r = await post(s.url, '/bookings', {
+            service_id: 'svc_haircut',
+            slot_id: slot.id,
+            buyer: { first_name: 'Burst', last_name: `N${i}`, email: `burst${i}@example.com` },
+          });
           if (signalled) afterSignal++;
           if (++answered === 5) {
             signalled = Date.now();

@@ -72,10 +72,7 @@ describe('the public origin is one a platform and a buyer can reach', () => {
 
     let s: RunningCli = await startServeCli(['--config', config, '--sandbox', '--port', '0', '--db', ':memory:']);
     try {
-      expect(restAndMcpEndpoints(await (await fetch(`${s.url}/.well-known/usp`)).json())).toEqual([
-        'https://from-the-file.example',
-        'https://from-the-file.example/mcp',
-      ]);
+      expect(restAndMcpEndpoints(await (await fetch(`${s.url}/.well-known/usp`)).json())).toEqual(['https://from-the-file.example', 'https://from-the-file.example/mcp']);
       expect((await paidBookingContinueUrl(s.url)).startsWith('https://from-the-file.example/checkout/')).toBe(true);
     } finally {
       await s.stop();

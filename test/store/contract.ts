@@ -11,16 +11,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { HoldRecord } from '../../src/domain/records.js';
 import type { ClaimRow, IdempotencyRecord, OutboxEvent, Store, Tx } from '../../src/store/port.js';
 import type { RegistryBusinessRow, RegistryServiceRow } from '../../src/store/registry-port.js';
-import {
-  booking,
-  claim,
-  hold,
-  idempotencyRecord as idem,
-  outboxEvent,
-  storedService as service,
-  subscription,
-  waitlistEntry as entry,
-} from '../support/records.js';
+import { booking, claim, hold, idempotencyRecord as idem, outboxEvent, storedService as service, subscription, waitlistEntry as entry } from '../support/records.js';
 import { TEST_NOW as NOW } from '../support/time.js';
 import { mailContract } from './mail-contract.js';
 
@@ -30,8 +21,7 @@ const MIN = 60_000;
 const event = (id: string, createdMs: number): OutboxEvent =>
   outboxEvent(id, { payload: { booking_id: 'bkg_1', nested: { n: 1, list: [1, 'two', null] } }, created_ms: createdMs, due_ms: createdMs });
 
-const byOwnerResource = (a: ClaimRow, b: ClaimRow) =>
-  a.owner_id === b.owner_id ? a.resource_id.localeCompare(b.resource_id) : a.owner_id.localeCompare(b.owner_id);
+const byOwnerResource = (a: ClaimRow, b: ClaimRow) => (a.owner_id === b.owner_id ? a.resource_id.localeCompare(b.resource_id) : a.owner_id.localeCompare(b.owner_id));
 const ids = (rows: Array<{ id: string }>) => rows.map((r) => r.id);
 const sorted = (xs: string[]) => [...xs].sort();
 const tick = (ms = 5) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -53,25 +43,60 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
     describe('registry: registrations and their indexed services', () => {
       const reg = (id: string, lat: number | null, url = `https://${id}.example/.well-known/usp`): RegistryBusinessRow => ({
-        id, profile_url: url, deployment_mode: 'standalone', status: 'active', owner: null, entry: { id, name: id }, lat, lng: lat === null ? null : -74,
-        verticals: ['appointment'], categories: ['hair'], search_text: `${id} hair`, name_text: id, created_ms: NOW, last_indexed_ms: NOW, next_index_ms: NOW + 1000, failures: 0,
+        id,
+        profile_url: url,
+        deployment_mode: 'standalone',
+        status: 'active',
+        owner: null,
+        entry: { id, name: id },
+        lat,
+        lng: lat === null ? null : -74,
+        verticals: ['appointment'],
+        categories: ['hair'],
+        search_text: `${id} hair`,
+        name_text: id,
+        created_ms: NOW,
+        last_indexed_ms: NOW,
+        next_index_ms: NOW + 1000,
+        failures: 0,
       });
       const svcRow = (businessId: string, serviceId: string, lat: number | null): RegistryServiceRow => ({
-        business_id: businessId, service_id: serviceId, vertical: 'appointment', terms: ['cat_hair'], search_text: serviceId, name_text: serviceId,
-        currency: 'USD', price_min: 1000, price_max: 2000, dur_min: 30, dur_max: 30, lat, lng: lat === null ? null : -74, result: { service_id: serviceId }, indexed_ms: NOW,
+        business_id: businessId,
+        service_id: serviceId,
+        vertical: 'appointment',
+        terms: ['cat_hair'],
+        search_text: serviceId,
+        name_text: serviceId,
+        currency: 'USD',
+        price_min: 1000,
+        price_max: 2000,
+        dur_min: 30,
+        dur_max: 30,
+        lat,
+        lng: lat === null ? null : -74,
+        result: { service_id: serviceId },
+        indexed_ms: NOW,
       });
       const box = (lat: number) => ({ center: { lat, lng: -74, radiusKm: 5 }, bbox: { minLat: lat - 0.1, maxLat: lat + 0.1, minLng: -74.1, maxLng: -73.9 } });
 
       test('a location search finds what lies within the radius, through the spatial index, and never a row without a point', async () => {
         await write(async (tx) => {
-          for (const [id, lat] of [['reg_a', 40.7], ['reg_b', 41.7], ['reg_c', null]] as const) {
+          for (const [id, lat] of [
+            ['reg_a', 40.7],
+            ['reg_b', 41.7],
+            ['reg_c', null],
+          ] as const) {
             await tx.registry.put(reg(id, lat));
             await tx.registry.replaceServices(id, [svcRow(id, `svc_${id}`, lat)]);
           }
         });
         expect((await read((tx) => tx.registry.searchBusinesses(box(40.7), 0, 10))).map((b) => b.id)).toEqual(['reg_a']);
         expect((await read((tx) => tx.registry.searchServices(box(41.7), 0, 10))).map((h) => h.service.service_id)).toEqual(['svc_reg_b']);
-        expect((await read((tx) => tx.registry.searchServices({ categories: ['cat_hair'] }, 0, 10))).map((h) => h.service.service_id).sort()).toEqual(['svc_reg_a', 'svc_reg_b', 'svc_reg_c']);
+        expect((await read((tx) => tx.registry.searchServices({ categories: ['cat_hair'] }, 0, 10))).map((h) => h.service.service_id).sort()).toEqual([
+          'svc_reg_a',
+          'svc_reg_b',
+          'svc_reg_c',
+        ]);
       });
 
       test('put replaces a registration by id; remove takes its services and terms along', async () => {
@@ -106,9 +131,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       });
 
       test('claims on any of several asked resources are returned', async () => {
-        await write((tx) =>
-          tx.claims.add([claim('bkg_1', 'res_alice', 100, 200), claim('bkg_2', 'res_bob', 100, 200), claim('bkg_3', 'res_carol', 100, 200)]),
-        );
+        await write((tx) => tx.claims.add([claim('bkg_1', 'res_alice', 100, 200), claim('bkg_2', 'res_bob', 100, 200), claim('bkg_3', 'res_carol', 100, 200)]));
         const rows = await read((tx) => tx.claims.active(['res_alice', 'res_carol'], 0, 1000, NOW));
         expect(sorted(rows.map((r) => r.owner_id))).toEqual(['bkg_1', 'bkg_3']);
       });
@@ -129,7 +152,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           [100, 200],
         ]) {
           const rows = await read((tx) => tx.claims.active(['res_alice'], from, to, NOW));
-          expect(rows.map((r) => r.owner_id), `[${from}, ${to})`).toEqual(['bkg_1']);
+          expect(
+            rows.map((r) => r.owner_id),
+            `[${from}, ${to})`,
+          ).toEqual(['bkg_1']);
         }
       });
 
@@ -145,7 +171,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           [11 * DAY, 12 * DAY],
         ]) {
           const rows = await read((tx) => tx.claims.active(['res_alice'], from, to, NOW));
-          expect(rows.map((r) => r.owner_id), `[${from}, ${to})`).toEqual(['bkg_long']);
+          expect(
+            rows.map((r) => r.owner_id),
+            `[${from}, ${to})`,
+          ).toEqual(['bkg_long']);
         }
       });
 
@@ -180,9 +209,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
     describe('claims are written and moved per owner', () => {
       test('removeOwner deletes every claim of that owner and no other', async () => {
-        await write((tx) =>
-          tx.claims.add([claim('bkg_1', 'res_alice', 100, 200), claim('bkg_1', 'res_room', 100, 200), claim('bkg_2', 'res_alice', 300, 400)]),
-        );
+        await write((tx) => tx.claims.add([claim('bkg_1', 'res_alice', 100, 200), claim('bkg_1', 'res_room', 100, 200), claim('bkg_2', 'res_alice', 300, 400)]));
         await write((tx) => tx.claims.removeOwner('bkg_1'));
         const rows = await read((tx) => tx.claims.active(['res_alice', 'res_room'], 0, 1000, NOW));
         expect(rows.map((r) => r.owner_id)).toEqual(['bkg_2']);
@@ -212,10 +239,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
       test('setExpiry changes only that owner; a null expiry makes its claims count until removed', async () => {
         await write((tx) =>
-          tx.claims.add([
-            claim('bkg_1', 'res_alice', 100, 200, { expires_at_ms: NOW + MIN }),
-            claim('bkg_2', 'res_alice', 300, 400, { expires_at_ms: NOW + MIN }),
-          ]),
+          tx.claims.add([claim('bkg_1', 'res_alice', 100, 200, { expires_at_ms: NOW + MIN }), claim('bkg_2', 'res_alice', 300, 400, { expires_at_ms: NOW + MIN })]),
         );
         await write((tx) => tx.claims.setExpiry('bkg_1', NOW - 1));
         expect((await read((tx) => tx.claims.active(['res_alice'], 0, 1000, NOW))).map((r) => r.owner_id)).toEqual(['bkg_2']);
@@ -443,13 +467,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
       test('list returns only the caller’s entries, ordered by creation then id', async () => {
         await seed();
-        expect(ids((await read((tx) => tx.waitlist.list({ principal: 'P', limit: 50 }))).map((r) => r.entry))).toEqual([
-          'wl_a',
-          'wl_b',
-          'wl_c',
-          'wl_d',
-          'wl_e',
-        ]);
+        expect(ids((await read((tx) => tx.waitlist.list({ principal: 'P', limit: 50 }))).map((r) => r.entry))).toEqual(['wl_a', 'wl_b', 'wl_c', 'wl_d', 'wl_e']);
         expect(ids((await read((tx) => tx.waitlist.list({ principal: 'Q', limit: 50 }))).map((r) => r.entry))).toEqual(['wl_q1', 'wl_q2']);
       });
 
@@ -670,7 +688,13 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         await write((tx) => tx.outbox.markDispatched(due.filter((e) => e.event_id !== 'evt_4').map((e) => e.seq)));
         const bodies = await read((tx) => tx.outbox.recentBodies('P', 10));
         expect(bodies.map((b) => b.event_id)).toEqual(['evt_3', 'evt_1']);
-        expect(bodies[0]).toEqual({ event: 'booking.confirmed', event_id: 'evt_3', booking_id: 'bkg_1', nested: { n: 1, list: [1, 'two', null] }, timestamp: new Date(NOW - MIN).toISOString().replace(/\.\d{3}Z$/, 'Z') });
+        expect(bodies[0]).toEqual({
+          event: 'booking.confirmed',
+          event_id: 'evt_3',
+          booking_id: 'bkg_1',
+          nested: { n: 1, list: [1, 'two', null] },
+          timestamp: new Date(NOW - MIN).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        });
         expect((await read((tx) => tx.outbox.recentBodies('P', 1))).map((b) => b.event_id)).toEqual(['evt_3']);
         expect((await read((tx) => tx.outbox.recentBodies('Q', 10))).map((b) => b.event_id)).toEqual(['evt_2']);
       });
@@ -705,7 +729,15 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       });
 
       test('purgeCredentials deletes credentials that expired before the cutoff and keeps live ones', async () => {
-        const cred = (hash: string, expires: number) => ({ value_hash: hash, resource_kind: 'booking' as const, resource_id: `bkg_${hash}`, jkt: null, principal: 'P', expires_ms: expires, revoked: false });
+        const cred = (hash: string, expires: number) => ({
+          value_hash: hash,
+          resource_kind: 'booking' as const,
+          resource_id: `bkg_${hash}`,
+          jkt: null,
+          principal: 'P',
+          expires_ms: expires,
+          revoked: false,
+        });
         await write(async (tx) => {
           await tx.security.putCredential(cred('h_gone_1', NOW - 2 * MIN));
           await tx.security.putCredential(cred('h_gone_2', NOW - MIN));
@@ -813,7 +845,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           expect(await tx.definition.bump()).toBe(2);
         });
         const after = await read((tx) => tx.definition.entries());
-        expect(after.filter((e) => e.kind === 'service').map((e) => [e.id, e.data.name])).toEqual([['b', 'Second'], ['a', 'Renamed']]);
+        expect(after.filter((e) => e.kind === 'service').map((e) => [e.id, e.data.name])).toEqual([
+          ['b', 'Second'],
+          ['a', 'Renamed'],
+        ]);
         expect(await read((tx) => tx.definition.version())).toBe(2);
         await write(async (tx) => tx.definition.clear());
         expect(await read((tx) => tx.definition.entries())).toEqual([]);

@@ -22,7 +22,12 @@ export function frontDeskContract(name: string, open: () => Promise<Store>): voi
     test('a client note is written, replaced, read back and deleted', async () => {
       await write((tx) => tx.frontdesk.putClientNote({ client_key: 'email:ada@example.com', note: 'Prefers mornings', updated_ms: NOW, updated_by: 'user:a' }));
       await write((tx) => tx.frontdesk.putClientNote({ client_key: 'email:ada@example.com', note: 'Allergic to latex', updated_ms: NOW + 1, updated_by: 'user:b' }));
-      expect(await store.read((tx) => tx.frontdesk.clientNote('email:ada@example.com'))).toEqual({ client_key: 'email:ada@example.com', note: 'Allergic to latex', updated_ms: NOW + 1, updated_by: 'user:b' });
+      expect(await store.read((tx) => tx.frontdesk.clientNote('email:ada@example.com'))).toEqual({
+        client_key: 'email:ada@example.com',
+        note: 'Allergic to latex',
+        updated_ms: NOW + 1,
+        updated_by: 'user:b',
+      });
       expect(await write((tx) => tx.frontdesk.deleteClientNote('email:ada@example.com'))).toBe(true);
       expect(await write((tx) => tx.frontdesk.deleteClientNote('email:ada@example.com'))).toBe(false);
       expect(await store.read((tx) => tx.frontdesk.clientNote('email:ada@example.com'))).toBeNull();
@@ -84,7 +89,16 @@ export function frontDeskContract(name: string, open: () => Promise<Store>): voi
         await tx.accounts.create({ id: 'acc_1', email: 'ada@example.com', password_hash: 'x', name: 'Ada', phone: null, created_ms: NOW });
         await tx.accounts.create({ id: 'acc_2', email: 'grace@example.com', password_hash: 'x', name: 'Grace', phone: null, created_ms: NOW });
         await tx.accounts.linkBooking('acc_1', 'bkg_1', NOW);
-        const rec = (id: string, accountId: string | null, payload: Record<string, unknown>) => ({ model: 'Session', id, payload, grantId: null, uid: null, userCode: null, accountId, expiresMs: null });
+        const rec = (id: string, accountId: string | null, payload: Record<string, unknown>) => ({
+          model: 'Session',
+          id,
+          payload,
+          grantId: null,
+          uid: null,
+          userCode: null,
+          accountId,
+          expiresMs: null,
+        });
         await tx.oauth.upsert(rec('g1', 'acc_1', {}));
         await tx.oauth.upsert(rec('s1', null, { accountId: 'acc_1' }));
         await tx.oauth.upsert(rec('s2', null, { accountId: 'acc_2' }));

@@ -24,12 +24,14 @@ export function mailContract(write: Run, read: Run): void {
       expect(await write((tx) => tx.mail.enqueue(msg('evt_1|booking_confirmed|ada@example.com')))).toBe(true);
       expect(await write((tx) => tx.mail.enqueue({ ...msg('evt_1|booking_confirmed|ada@example.com'), payload: { other: true } }))).toBe(false);
       const first = await write((tx) => tx.mail.claimDue(NOW, 10, NOW + MIN));
-      expect(first.map((m) => [m.id, m.status, m.attempts, m.payload])).toEqual([['evt_1|booking_confirmed|ada@example.com', 'queued', 0, { booking: { id: 'bkg_1', nested: [1] } }]]);
+      expect(first.map((m) => [m.id, m.status, m.attempts, m.payload])).toEqual([
+        ['evt_1|booking_confirmed|ada@example.com', 'queued', 0, { booking: { id: 'bkg_1', nested: [1] } }],
+      ]);
       expect(await write((tx) => tx.mail.claimDue(NOW + 1000, 10, NOW + 2 * MIN))).toEqual([]);
       expect(ids(await write((tx) => tx.mail.claimDue(NOW + MIN, 10, NOW + 3 * MIN)))).toEqual(['evt_1|booking_confirmed|ada@example.com']);
     });
 
-    test('a message due later (a reminder) is not claimed before its time, and canceling a subject\'s queued kind leaves sent ones alone', async () => {
+    test("a message due later (a reminder) is not claimed before its time, and canceling a subject's queued kind leaves sent ones alone", async () => {
       await write(async (tx) => {
         await tx.mail.enqueue(msg('r1', { kind: 'reminder', due: NOW + 10 * MIN, subject: 'bkg_r' }));
         await tx.mail.enqueue(msg('c1', { subject: 'bkg_r' }));
@@ -40,7 +42,10 @@ export function mailContract(write: Run, read: Run): void {
       expect(await write((tx) => tx.mail.cancelQueued('bkg_r', 'reminder'))).toBe(1);
       expect(ids(await write((tx) => tx.mail.claimDue(NOW + 20 * MIN, 10, NOW + 30 * MIN)))).not.toContain('r1');
       const all = await read((tx) => tx.mail.forSubject('bkg_r'));
-      expect(all.map((m) => [m.id, m.status, m.sent_ms])).toEqual([['c1', 'sent', NOW + 5], ['r1', 'canceled', null]]);
+      expect(all.map((m) => [m.id, m.status, m.sent_ms])).toEqual([
+        ['c1', 'sent', NOW + 5],
+        ['r1', 'canceled', null],
+      ]);
     });
 
     test('finish() records a retry (due again later, with its error) and a permanent failure (never due again)', async () => {
@@ -68,10 +73,14 @@ export function mailContract(write: Run, read: Run): void {
       expect(await read((tx) => tx.mail.get('rb'))).toBeNull();
     });
 
-    test('a buyer\'s erasure takes their address out of every message, its key included, and cancels what was not sent', async () => {
+    test("a buyer's erasure takes their address out of every message, its key included, and cancels what was not sent", async () => {
       await write(async (tx) => {
         await tx.mail.enqueue({ ...msg('e1|booking_confirmed|Eve@Example.com', { subject: 'bkg_e' }), recipient: 'Eve@Example.com', payload: { name: 'Eve' } });
-        await tx.mail.enqueue({ ...msg('e2|reminder|Eve@Example.com', { subject: 'bkg_e', kind: 'reminder', due: NOW + 60 * MIN }), recipient: 'Eve@Example.com', payload: { name: 'Eve' } });
+        await tx.mail.enqueue({
+          ...msg('e2|reminder|Eve@Example.com', { subject: 'bkg_e', kind: 'reminder', due: NOW + 60 * MIN }),
+          recipient: 'Eve@Example.com',
+          payload: { name: 'Eve' },
+        });
       });
       await write((tx) => tx.mail.finish('e1|booking_confirmed|Eve@Example.com', { status: 'sent', attempts: 1, due_ms: NOW, sent_ms: NOW, last_error: null }));
       expect((await read((tx) => tx.mail.forRecipient('eve@example.com'))).map((m) => m.kind)).toEqual(['booking_confirmed', 'reminder']);

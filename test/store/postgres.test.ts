@@ -103,15 +103,9 @@ function parityCases(name: string, open: () => Promise<Store>): void {
       expect(next.map((d) => d.event_id)).toEqual(['evt_w2', 'evt_w4']);
       const delivered = (await read((tx) => tx.webhooks.list({ status: 'delivered', limit: 10 })))[0];
       expect(delivered).toMatchObject({ event_id: 'evt_w1', attempts: 1, delivered_ms: NOW, last_status: 200, last_latency_ms: 12 });
-      expect(await read((tx) => tx.webhooks.attempts(first[0].id))).toEqual([
-        { delivery_id: first[0].id, attempt: 1, at_ms: NOW, status_code: 200, latency_ms: 12, error: null },
-      ]);
+      expect(await read((tx) => tx.webhooks.attempts(first[0].id))).toEqual([{ delivery_id: first[0].id, attempt: 1, at_ms: NOW, status_code: 200, latency_ms: 12, error: null }]);
       // A lease that ran out (at its end instant) makes the delivery claimable again.
-      expect((await write((tx) => tx.webhooks.claimDue(NOW + MIN, 10, NOW + 2 * MIN, []))).map((d) => d.event_id)).toEqual([
-        'evt_w2',
-        'evt_w3',
-        'evt_w4',
-      ]);
+      expect((await write((tx) => tx.webhooks.claimDue(NOW + MIN, 10, NOW + 2 * MIN, []))).map((d) => d.event_id)).toEqual(['evt_w2', 'evt_w3', 'evt_w4']);
     });
 
     test('failed deliveries return to the queue on retry', async () => {
@@ -119,10 +113,7 @@ function parityCases(name: string, open: () => Promise<Store>): void {
       const [d] = await write((tx) => tx.webhooks.claimDue(NOW, 10, NOW + MIN, ['https://a.example/hook', 'https://c.example/hook']));
       expect(d.event_id).toBe('evt_f1');
       await write((tx) =>
-        tx.webhooks.recordAttempt(
-          { delivery_id: d.id, attempt: 1, at_ms: NOW, status_code: 500, latency_ms: 3, error: 'HTTP 500' },
-          { status: 'failed', next_attempt_ms: NOW },
-        ),
+        tx.webhooks.recordAttempt({ delivery_id: d.id, attempt: 1, at_ms: NOW, status_code: 500, latency_ms: 3, error: 'HTTP 500' }, { status: 'failed', next_attempt_ms: NOW }),
       );
       expect((await read((tx) => tx.webhooks.list({ status: 'failed', limit: 10 }))).map((x) => x.event_id)).toEqual(['evt_f1']);
       expect(await write((tx) => tx.webhooks.retry(d.id, NOW + 1))).toBe(1);

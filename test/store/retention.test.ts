@@ -33,7 +33,15 @@ describe('the sweep purges dispatched events past their retention and expired cr
       for (let i = 0; i < OLD; i++) {
         await tx.security.putCredential({ value_hash: `h${i}`, resource_kind: 'hold', resource_id: `hld_${i}`, jkt: null, principal: 'P', expires_ms: NOW - DAY, revoked: false });
       }
-      await tx.security.putCredential({ value_hash: 'h_live', resource_kind: 'booking', resource_id: 'bkg_live', jkt: null, principal: 'P', expires_ms: NOW + DAY, revoked: false });
+      await tx.security.putCredential({
+        value_hash: 'h_live',
+        resource_kind: 'booking',
+        resource_id: 'bkg_live',
+        jkt: null,
+        principal: 'P',
+        expires_ms: NOW + DAY,
+        revoked: false,
+      });
     });
     // Everything due went out, except one old event still pending (its target was down).
     const due = await store.read((tx) => tx.outbox.due(NOW, 100_000));
@@ -58,7 +66,15 @@ describe('--event-retention-days reaches the running sweep', () => {
     const { demoBusiness } = await import('../support/server.js');
     const opts = retentionOptions({ 'event-retention-days': '2' } as never);
     expect(opts.eventRetentionMs).toBe(2 * DAY);
-    const server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, clock: new ManualClock(NOW), sweepIntervalMs: 20, eventRetentionMs: opts.eventRetentionMs, webhooks: { enabled: false } });
+    const server = await createUspServer({
+      business: demoBusiness(),
+      db: ':memory:',
+      sandbox: true,
+      clock: new ManualClock(NOW),
+      sweepIntervalMs: 20,
+      eventRetentionMs: opts.eventRetentionMs,
+      webhooks: { enabled: false },
+    });
     try {
       await server.store.transaction(async (tx) => {
         await tx.outbox.add(event(1, NOW - 3 * DAY));

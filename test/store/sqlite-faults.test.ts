@@ -36,7 +36,10 @@ async function freeSlots(s: TestServer, n: number, offset = 2): Promise<string[]
   const r = await s.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(offset), end_date: day(offset), limit: 100 });
   expect(r.status).toBe(200);
   // Every fourth slot: no two overlap on one stylist.
-  return r.body.slots.filter((_: unknown, i: number) => i % 4 === 0).slice(0, n).map((x: { id: string }) => x.id);
+  return r.body.slots
+    .filter((_: unknown, i: number) => i % 4 === 0)
+    .slice(0, n)
+    .map((x: { id: string }) => x.id);
 }
 
 const book = (s: TestServer, slot: string, key?: string) =>
@@ -76,7 +79,12 @@ describe('a SQLite database locked by another process past the busy timeout answ
       expect(Date.now() - t0).toBeLessThan(2000);
       const mcp = await connectMcp('v2', 'http', server.url);
       try {
-        const err = await mcp.callError('usp_bookings_create', { service_id: 'svc_haircut', slot_id: b, buyer: BUYER, _meta: { usp: { profile: 'https://platform.example/profiles/agent.json' } } });
+        const err = await mcp.callError('usp_bookings_create', {
+          service_id: 'svc_haircut',
+          slot_id: b,
+          buyer: BUYER,
+          _meta: { usp: { profile: 'https://platform.example/profiles/agent.json' } },
+        });
         expect(err.code).toBe(-32009);
       } finally {
         await mcp.close();

@@ -30,7 +30,7 @@ function open(): { store: Store; path: string } {
 }
 
 /**
- * Frames in the write-ahead log: every COMMIT appends at least one (the pages it changed). 
+ * Frames in the write-ahead log: every COMMIT appends at least one (the pages it changed).
  * `TRUNCATE` checkpoints and empties the log first.
  */
 function walFrames(path: string, mode: 'PASSIVE' | 'TRUNCATE' = 'PASSIVE'): number {
@@ -59,9 +59,7 @@ describe('write transactions started together share one commit, and each is answ
     const seen: boolean[] = [];
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        store
-          .transaction((tx) => tx.kv.set(`k${i}`, 'v'))
-          .then(() => seen.push(other!.prepare('SELECT 1 FROM kv WHERE key = ?').get(`k${i}`) !== undefined)),
+        store.transaction((tx) => tx.kv.set(`k${i}`, 'v')).then(() => seen.push(other!.prepare('SELECT 1 FROM kv WHERE key = ?').get(`k${i}`) !== undefined)),
       ),
     );
     expect(seen).toEqual(Array(20).fill(true));

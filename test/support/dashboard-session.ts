@@ -20,7 +20,14 @@ export async function signInDashboard(baseUrl: string, email: string, password: 
   };
   const get = async (path: string) => keep(await fetch(baseUrl + path, { headers: { cookie: cookies() }, redirect: 'manual' }));
   const post = async (path: string, form: Record<string, string>) =>
-    keep(await fetch(baseUrl + path, { method: 'POST', headers: { cookie: cookies(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form), redirect: 'manual' }));
+    keep(
+      await fetch(baseUrl + path, {
+        method: 'POST',
+        headers: { cookie: cookies(), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+        redirect: 'manual',
+      }),
+    );
   const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
   const login = await (await get('/admin/login')).text();
   const signed = await post('/admin/login', { _csrf: csrfOf(login), email, password });

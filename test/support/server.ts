@@ -41,7 +41,20 @@ export interface CallOptions {
 }
 
 export async function startTestServer(
-  opts: { business?: BusinessDef; sandbox?: boolean; now?: number; db?: string; log?: Logger; dbTimeouts?: StoreTimeouts; availabilityCacheBytes?: number; webhooks?: ServerOptions['webhooks']; payments?: ServerOptions['payments']; mail?: ServerOptions['mail']; calendars?: ServerOptions['calendars']; security?: ServerOptions['security'] } = {},
+  opts: {
+    business?: BusinessDef;
+    sandbox?: boolean;
+    now?: number;
+    db?: string;
+    log?: Logger;
+    dbTimeouts?: StoreTimeouts;
+    availabilityCacheBytes?: number;
+    webhooks?: ServerOptions['webhooks'];
+    payments?: ServerOptions['payments'];
+    mail?: ServerOptions['mail'];
+    calendars?: ServerOptions['calendars'];
+    security?: ServerOptions['security'];
+  } = {},
 ): Promise<TestServer> {
   const clock = new ManualClock(opts.now ?? TEST_NOW);
   const server = await createUspServer({

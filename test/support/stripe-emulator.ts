@@ -67,7 +67,15 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
   let n = 0;
   const id = (prefix: string) => `${prefix}_test_${(++n).toString().padStart(6, '0')}`;
   const nowS = () => Math.floor(o.now() / 1000);
-  const event = (type: string, object: Obj): Obj => ({ id: id('evt'), object: 'event', api_version: Stripe.API_VERSION, created: nowS(), livemode: false, type, data: { object: structuredClone(object) } });
+  const event = (type: string, object: Obj): Obj => ({
+    id: id('evt'),
+    object: 'event',
+    api_version: Stripe.API_VERSION,
+    created: nowS(),
+    livemode: false,
+    type,
+    data: { object: structuredClone(object) },
+  });
   const error = (status: number, type: string, message: string, extra: Obj = {}) => ({ status, body: { error: { type, message, ...extra } } });
   let base = '';
 
@@ -112,7 +120,8 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
       const pi = intents.get(body.payment_intent);
       if (!pi) return error(400, 'invalid_request_error', `No such payment_intent: '${body.payment_intent}'`, { code: 'resource_missing', param: 'payment_intent' });
       const amount = body.amount === undefined ? pi.amount - pi.refunded : Number(body.amount);
-      if (amount > pi.amount - pi.refunded) return error(400, 'invalid_request_error', 'Refund amount is greater than unrefunded amount on charge', { code: 'amount_too_large', param: 'amount' });
+      if (amount > pi.amount - pi.refunded)
+        return error(400, 'invalid_request_error', 'Refund amount is greater than unrefunded amount on charge', { code: 'amount_too_large', param: 'amount' });
       pi.refunded += amount;
       const r = { id: id('re'), object: 'refund', amount, currency: pi.currency, payment_intent: pi.id, charge: pi.charge, status: 'succeeded', metadata: body.metadata ?? {} };
       refunds.push(r);
@@ -134,7 +143,8 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
     if (key && req.method === 'POST') {
       const prior = idem.get(key);
       if (prior) {
-        if (prior.body !== raw) return send(400, { error: { type: 'idempotency_error', message: 'Keys for idempotent requests can only be used with the same parameters they were first used with.' } });
+        if (prior.body !== raw)
+          return send(400, { error: { type: 'idempotency_error', message: 'Keys for idempotent requests can only be used with the same parameters they were first used with.' } });
         res.setHeader('Idempotent-Replayed', 'true');
         return send(prior.status, prior.response);
       }
@@ -178,7 +188,16 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
     },
     dispute(paymentIntent, opts = {}) {
       const pi = intents.get(paymentIntent)!;
-      const d = { id: id('dp'), object: 'dispute', amount: opts.amount ?? pi.amount, currency: pi.currency, charge: pi.charge, payment_intent: pi.id, reason: opts.reason ?? 'fraudulent', status: 'needs_response' };
+      const d = {
+        id: id('dp'),
+        object: 'dispute',
+        amount: opts.amount ?? pi.amount,
+        currency: pi.currency,
+        charge: pi.charge,
+        payment_intent: pi.id,
+        reason: opts.reason ?? 'fraudulent',
+        status: 'needs_response',
+      };
       return event('charge.dispute.created', d);
     },
     closeDispute(created, status) {
@@ -196,7 +215,15 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   const chargeRefunded = (pi: Obj) => {
-    const ev = event('charge.refunded', { id: pi.charge, object: 'charge', amount: pi.amount, amount_refunded: pi.refunded, currency: pi.currency, payment_intent: pi.id, refunded: pi.refunded >= pi.amount });
+    const ev = event('charge.refunded', {
+      id: pi.charge,
+      object: 'charge',
+      amount: pi.amount,
+      amount_refunded: pi.refunded,
+      currency: pi.currency,
+      payment_intent: pi.id,
+      refunded: pi.refunded >= pi.amount,
+    });
     return ev;
   };
   const visibleOf = (s: Obj) => Object.fromEntries(Object.entries(s).filter(([k]) => !k.startsWith('_')));
@@ -216,7 +243,9 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
       return;
     }
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><title>Emulated Checkout</title><h1>Pay ${s.amount_total} ${s.currency}</h1><form method="post"><button>Pay</button></form><a href="${s.cancel_url}">Back</a>`);
+    res.end(
+      `<!doctype html><title>Emulated Checkout</title><h1>Pay ${s.amount_total} ${s.currency}</h1><form method="post"><button>Pay</button></form><a href="${s.cancel_url}">Back</a>`,
+    );
   };
 
   const server: Server = createServer((req, res) => {

@@ -9,10 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { waitFor } from './time.js';
 
 /** What the receiver answers one request with. */
-export type Reply =
-  | number
-  | 'hang'
-  | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number };
+export type Reply = number | 'hang' | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number };
 
 export interface ReceivedRequest {
   /** Arrival order across the whole receiver (0-based). */

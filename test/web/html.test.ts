@@ -9,7 +9,9 @@ describe('the web kit escapes every value interpolated into a page', () => {
     expect(out).not.toContain('<script');
     expect(out).not.toContain('<img');
     expect(out).not.toMatch(/title="[^"]*"[^>]*onerror/);
-    expect(out).toBe('<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=&#39;y&#39;&gt;&amp;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=&#39;y&#39;&gt;&amp;</p>');
+    expect(out).toBe(
+      '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=&#39;y&#39;&gt;&amp;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=&#39;y&#39;&gt;&amp;</p>',
+    );
   });
   test('markup made by the template is not escaped twice, lists need no join, and nothing renders for null or false', () => {
     const items = ['a&b', 'c'].map((x) => html`<li>${x}</li>`);

@@ -41,7 +41,8 @@ describe('a stored value with markup in it renders as text in every HTML door', 
     closers.push(t.close);
     await addBusinessUser(t.server.store, 'owner@salon.example', 'correct horse battery staple', t.clock.now());
     const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(1) });
-    const booking = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: { ...BUYER, first_name: ATTACK, last_name: ATTACK } })).body.booking;
+    const booking = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: { ...BUYER, first_name: ATTACK, last_name: ATTACK } })).body
+      .booking;
     expect(booking?.id).toBeTruthy();
     expect((await t.call('GET', `/admin/bookings/${booking.id}`, undefined, { apiKey: ADMIN_KEY, profile: null })).status).toBe(200);
     const jar: string[] = [];

@@ -39,7 +39,22 @@ async function startChild(db: string): Promise<Child> {
   const port = await freePort();
   const proc = spawn(
     process.execPath,
-    [BIN, 'serve', '--demo', '--db', db, '--port', String(port), '--allow-loopback-profiles', '--webhook-retry-first', String(RETRY_FIRST_S), '--webhook-timeout', '2', '--reminder-offset', '0'],
+    [
+      BIN,
+      'serve',
+      '--demo',
+      '--db',
+      db,
+      '--port',
+      String(port),
+      '--allow-loopback-profiles',
+      '--webhook-retry-first',
+      String(RETRY_FIRST_S),
+      '--webhook-timeout',
+      '2',
+      '--reminder-offset',
+      '0',
+    ],
     { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let err = '';
@@ -148,13 +163,7 @@ describe('SIGKILL between commit and delivery loses nothing', () => {
 
     const outbox = () => readDb(db, (d) => d.prepare('SELECT seq, event_id, event, order_key, status FROM outbox WHERE principal IS NOT NULL ORDER BY seq').all() as OutboxRow[]);
     const committed = outbox();
-    expect(committed.map((e) => e.event)).toEqual([
-      ...bookings.map(() => 'booking.confirmed'),
-      'booking.rescheduled',
-      'booking.canceled',
-      'booking.canceled',
-      'booking.canceled',
-    ]);
+    expect(committed.map((e) => e.event)).toEqual([...bookings.map(() => 'booking.confirmed'), 'booking.rescheduled', 'booking.canceled', 'booking.canceled', 'booking.canceled']);
     const deliveredBefore = readDb(db, (d) => (d.prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'delivered'`).get() as { n: number }).n);
     expect(deliveredBefore).toBe(0);
     expect(rx.requests('/crash').every((r) => r.answered === 500)).toBe(true);
@@ -163,7 +172,13 @@ describe('SIGKILL between commit and delivery loses nothing', () => {
     rx.setDefault('/crash', 200);
     const second = await startChild(db);
     children.push(second);
-    const ok = () => new Set(rx.requests('/crash').filter((r) => r.answered === 200).map((r) => r.json.event_id));
+    const ok = () =>
+      new Set(
+        rx
+          .requests('/crash')
+          .filter((r) => r.answered === 200)
+          .map((r) => r.json.event_id),
+      );
     const all = await rx.waitFor(() => committed.every((e) => ok().has(e.event_id)), 25_000);
     expect(all, `delivered ${ok().size} of ${committed.length}\n${second.stderr()}`).toBe(true);
 

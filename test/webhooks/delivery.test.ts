@@ -146,7 +146,10 @@ function lifecycleRun(): Promise<LifecycleRun> {
     const p = t.platform('life', rx.url('/life'));
     const ok = (r: { status: number; body: any }, label: string) => {
       expect(r.status, `${label}: ${JSON.stringify(r.body)}`).toBeLessThan(300);
-      expect((r.body.messages ?? []).filter((m: any) => m.type === 'error'), label).toEqual([]);
+      expect(
+        (r.body.messages ?? []).filter((m: any) => m.type === 'error'),
+        label,
+      ).toEqual([]);
       return r.body;
     };
 
@@ -179,7 +182,10 @@ function lifecycleRun(): Promise<LifecycleRun> {
     const slot = await firstSlot(t, 'svc_yoga_class', day(1), p);
     await book(t, p, 'svc_yoga_class', day(1), { slot_id: slot.id, party_size: 11 });
     const single = await book(t, p, 'svc_yoga_class', day(1), { slot_id: slot.id });
-    const joined = ok(await t.call('POST', '/waitlist', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: { first_name: 'Wait', last_name: 'Er', email: 'w@example.com' } }, p), 'join');
+    const joined = ok(
+      await t.call('POST', '/waitlist', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: { first_name: 'Wait', last_name: 'Er', email: 'w@example.com' } }, p),
+      'join',
+    );
     ok(await t.call('POST', `/bookings/${single.id}/cancel`, {}, p), 'cancel single');
     const accepted = ok(await t.call('POST', `/waitlist/${joined.entry.id}/accept`, {}, p), 'accept');
     expect(accepted.entry.status).toBe('accepted');
@@ -221,9 +227,12 @@ function changedBusiness(): BusinessDef {
   const services: ServiceDef[] = [];
   for (const s of def.services) {
     if (s.id === 'svc_home_blowout') continue; // deleted
-    if (s.id === 'svc_haircut') services.push({ ...s, name: 'Haircut & Style (new look)' }); // updated
-    else if (s.id === 'svc_massage_60') services.push({ ...s, description: 'Now with hot stones.' }); // updated
-    else if (s.id === 'svc_color_consult') services.push({ ...s, status: 'suspended' }); // suspended
+    if (s.id === 'svc_haircut')
+      services.push({ ...s, name: 'Haircut & Style (new look)' }); // updated
+    else if (s.id === 'svc_massage_60')
+      services.push({ ...s, description: 'Now with hot stones.' }); // updated
+    else if (s.id === 'svc_color_consult')
+      services.push({ ...s, status: 'suspended' }); // suspended
     else services.push(s);
   }
   const haircut = def.services.find((s) => s.id === 'svc_haircut')!;
@@ -251,7 +260,10 @@ function catalogRun(): Promise<CatalogRun> {
     });
     await first.close();
     const t = await server({ db, business: changedBusiness(), clock: new RunningClock(TEST_NOW + 3_600_000) }, true);
-    const arrived = await rx.waitFor(() => delivered(rx, `/catalog/${subs.all}`).length >= 5 && delivered(rx, `/catalog/${subs.deleted}`).length >= 1 && delivered(rx, `/catalog/${subs.massage}`).length >= 1, 8000);
+    const arrived = await rx.waitFor(
+      () => delivered(rx, `/catalog/${subs.all}`).length >= 5 && delivered(rx, `/catalog/${subs.deleted}`).length >= 1 && delivered(rx, `/catalog/${subs.massage}`).length >= 1,
+      8000,
+    );
     expect(arrived).toBe(true);
     return { rx, t, subs };
   })();
@@ -389,13 +401,21 @@ describe('catalog events reach the matching feed subscriptions', () => {
     const all = delivered(rx, `/catalog/${subs.all}`).map((r) => r.json);
     const summary = all.map((b) => `${b.event} ${b.service_id}`).sort();
     expect(summary).toEqual(
-      ['service.created svc_kids_cut', 'service.deleted svc_home_blowout', 'service.suspended svc_color_consult', 'service.updated svc_haircut', 'service.updated svc_massage_60'].sort(),
+      [
+        'service.created svc_kids_cut',
+        'service.deleted svc_home_blowout',
+        'service.suspended svc_color_consult',
+        'service.updated svc_haircut',
+        'service.updated svc_massage_60',
+      ].sort(),
     );
     for (const b of all) expect(b.subscription_id).toBe(subs.all);
     expect(all.find((b) => b.event === 'service.suspended').data.status).toBe('suspended');
     expect(all.find((b) => b.event === 'service.updated' && b.service_id === 'svc_haircut').data.name).toBe('Haircut & Style (new look)');
 
-    expect(delivered(rx, `/catalog/${subs.deleted}`).map((r) => [r.json.event, r.json.service_id, r.json.subscription_id])).toEqual([['service.deleted', 'svc_home_blowout', subs.deleted]]);
+    expect(delivered(rx, `/catalog/${subs.deleted}`).map((r) => [r.json.event, r.json.service_id, r.json.subscription_id])).toEqual([
+      ['service.deleted', 'svc_home_blowout', subs.deleted],
+    ]);
     expect(delivered(rx, `/catalog/${subs.massage}`).map((r) => [r.json.event, r.json.service_id])).toEqual([['service.updated', 'svc_massage_60']]);
     // The paused subscription never had a delivery row, let alone a request.
     const rows = await t.server.store.read((tx) => tx.webhooks.list({ limit: 100 }));
@@ -545,12 +565,22 @@ describe('causal order per booking survives retries', () => {
 
     failing = false;
     await expectEvents(rx, '/mid', a.id, ['booking.confirmed', 'booking.rescheduled', 'booking.canceled']);
-    const seen = rx.requests('/mid').filter((r) => r.json.booking_id === a.id).map((r) => `${r.json.event}:${r.answered}`);
+    const seen = rx
+      .requests('/mid')
+      .filter((r) => r.json.booking_id === a.id)
+      .map((r) => `${r.json.event}:${r.answered}`);
     const failures = seen.filter((x) => x === 'booking.rescheduled:500').length;
     expect(failures).toBeGreaterThanOrEqual(1);
     expect(seen).toEqual(['booking.confirmed:200', ...Array(failures).fill('booking.rescheduled:500'), 'booking.rescheduled:200', 'booking.canceled:200']);
     // Retries reuse the event id.
-    expect(new Set(rx.requests('/mid').filter((r) => r.json.event === 'booking.rescheduled').map((r) => r.json.event_id)).size).toBe(1);
+    expect(
+      new Set(
+        rx
+          .requests('/mid')
+          .filter((r) => r.json.event === 'booking.rescheduled')
+          .map((r) => r.json.event_id),
+      ).size,
+    ).toBe(1);
   });
 });
 
@@ -684,7 +714,12 @@ describe('a booking made inside the reminder window is reminded at once, unless 
     const b = await book(t, p, 'svc_massage_60', day(2), { slot_id: slot.id });
     t.clock.advance(10 * 60_000);
     const due = b.actions[0].payment_context;
-    const r = await t.call('POST', `/bookings/${b.id}/confirm-payment`, { payment_result: { status: 'paid', transaction_id: 'txn_55', amount_paid: due.amount_due, currency: due.currency } }, p);
+    const r = await t.call(
+      'POST',
+      `/bookings/${b.id}/confirm-payment`,
+      { payment_result: { status: 'paid', transaction_id: 'txn_55', amount_paid: due.amount_due, currency: due.currency } },
+      p,
+    );
     expect(r.body.booking.status).toBe('confirmed');
     await expectEvents(rx, '/tooLate', b.id, ['booking.confirmed']);
     const s = await book(t, p, 'svc_haircut', day(9));
@@ -744,7 +779,15 @@ describe('signing key rotation (D5: retired keys stay published 7 days)', () => 
     const keys = await publishedKeys(second.url);
     expect(await verifyDelivery(req, keys, clock.now())).toMatchObject({ ok: true, kid: newKid });
     // Only the new key verifies it.
-    expect((await verifyDelivery(req, keys.filter((k) => k.kid === oldKid), clock.now())).ok).toBe(false);
+    expect(
+      (
+        await verifyDelivery(
+          req,
+          keys.filter((k) => k.kid === oldKid),
+          clock.now(),
+        )
+      ).ok,
+    ).toBe(false);
 
     // The retired key is still published just before 7 days, and gone after.
     clock.set(TEST_NOW + 7 * 86_400_000 - 1);
@@ -759,7 +802,9 @@ describe('signing key rotation (D5: retired keys stay published 7 days)', () => 
 describeConformance('webhook payloads validate against the official webhook_event.json', () => {
   it('every booking event (BookingEvent, with the full Booking as data)', async () => {
     const { rx } = await lifecycleRun();
-    const bodies = delivered(rx, '/life').map((r) => r.json).filter((b) => b.event.startsWith('booking.'));
+    const bodies = delivered(rx, '/life')
+      .map((r) => r.json)
+      .filter((b) => b.event.startsWith('booking.'));
     expect(new Set(bodies.map((b) => b.event))).toEqual(
       new Set(['booking.confirmed', 'booking.rescheduled', 'booking.canceled', 'booking.refund_issued', 'booking.service_started', 'booking.completed', 'booking.no_show']),
     );
@@ -768,14 +813,19 @@ describeConformance('webhook payloads validate against the official webhook_even
 
   it('every waitlist event (WaitlistEvent)', async () => {
     const { rx } = await lifecycleRun();
-    const bodies = delivered(rx, '/life').map((r) => r.json).filter((b) => b.event.startsWith('waitlist.'));
+    const bodies = delivered(rx, '/life')
+      .map((r) => r.json)
+      .filter((b) => b.event.startsWith('waitlist.'));
     expect(bodies.map((b) => b.event)).toEqual(['waitlist.spot_offered', 'waitlist.converted']);
     for (const b of bodies) assertValid(validateSchemaDef('webhook_event.json', 'WaitlistEvent', b), b.event);
   });
 
   it('every catalog event (CatalogEvent)', async () => {
     const { rx } = await catalogRun();
-    const bodies = rx.requests().filter((r) => r.path.startsWith('/catalog/')).map((r) => r.json);
+    const bodies = rx
+      .requests()
+      .filter((r) => r.path.startsWith('/catalog/'))
+      .map((r) => r.json);
     expect(new Set(bodies.map((b) => b.event))).toEqual(new Set(['service.created', 'service.updated', 'service.suspended', 'service.deleted']));
     for (const b of bodies) assertValid(validateSchemaDef('webhook_event.json', 'CatalogEvent', b), `${b.event} ${b.service_id}`);
   });

@@ -33,13 +33,15 @@ function heldAfterClaim(real: Store) {
                 });
               },
             });
-          return target.transaction((tx) => fn(watch(tx))).then(async (out) => {
-            if (claims && (out as unknown[]).length > 0) {
-              claimed();
-              await gate;
-            }
-            return out;
-          });
+          return target
+            .transaction((tx) => fn(watch(tx)))
+            .then(async (out) => {
+              if (claims && (out as unknown[]).length > 0) {
+                claimed();
+                await gate;
+              }
+              return out;
+            });
         };
       }
       const v = Reflect.get(target, key);
@@ -54,7 +56,17 @@ describe('stop() during a claim of due deliveries', () => {
     const real = openSqliteStore({ path: ':memory:' });
     try {
       await real.transaction((tx) =>
-        tx.webhooks.add({ event_id: 'evt_1', event: 'booking.confirmed', seq: 1, order_key: 'bkg_1', target_url: 'https://platform.example/hooks', subscription_id: null, body: '{}', next_attempt_ms: NOW, created_ms: NOW }),
+        tx.webhooks.add({
+          event_id: 'evt_1',
+          event: 'booking.confirmed',
+          seq: 1,
+          order_key: 'bkg_1',
+          target_url: 'https://platform.example/hooks',
+          subscription_id: null,
+          body: '{}',
+          next_attempt_ms: NOW,
+          created_ms: NOW,
+        }),
       );
       const held = heldAfterClaim(real);
       const warnings: string[] = [];

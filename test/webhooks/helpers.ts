@@ -198,8 +198,7 @@ export async function verifyDelivery(req: Pick<ReceivedRequest, 'method' | 'targ
           return {
             id: params.keyid,
             algs: ['ecdsa-p256-sha256'],
-            verify: async (data: Buffer, signature: Buffer) =>
-              signature.length === 64 && cryptoVerify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature),
+            verify: async (data: Buffer, signature: Buffer) => signature.length === 64 && cryptoVerify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature),
           };
         },
       },

@@ -67,7 +67,8 @@ export function mountBooking(app: DashboardApp, s: Screens): void {
     const d = viewOf<BookingDetailView>(res.data);
     const b = d.booking;
     const id = encodeURIComponent(b.id);
-    const btn = (action: string, label: string, cls = '') => html`<form class="inline" method="post" action="/admin/ui/bookings/${id}/${action}">${s.csrfField(c)}<button class="${cls}" type="submit">${label}</button></form>`;
+    const btn = (action: string, label: string, cls = '') =>
+      html`<form class="inline" method="post" action="/admin/ui/bookings/${id}/${action}">${s.csrfField(c)}<button class="${cls}" type="submit">${label}</button></form>`;
     const moves: Html[] = [];
     if (b.status === 'pending' && b.confirmation_mode === 'manual') moves.push(btn('confirm', 'Confirm', 'primary'));
     if (b.status === 'confirmed' || b.status === 'in_progress') moves.push(btn('complete', 'Mark completed'), btn('no_show', 'Mark no-show'));

@@ -34,7 +34,12 @@ export function calendarGrid(s: Screens, rows: CalendarRow[], range: DayRange, v
       const d = new Date(middayOf(range.from));
       d.setUTCDate(d.getUTCDate() + i);
       const key = d.toISOString().slice(0, 10);
-      return { key, label: s.dayFmt.format(d.getTime()), match: (r: CalendarRow) => s.dateKey.format(r.start_ms) === key, busy: (b: CalendarBusy) => s.dateKey.format(b.start_ms) === key && (!resourceFilter || b.resource_id === resourceFilter) };
+      return {
+        key,
+        label: s.dayFmt.format(d.getTime()),
+        match: (r: CalendarRow) => s.dateKey.format(r.start_ms) === key,
+        busy: (b: CalendarBusy) => s.dateKey.format(b.start_ms) === key && (!resourceFilter || b.resource_id === resourceFilter),
+      };
     });
   } else {
     const ids = resourceFilter ? [resourceFilter] : [...new Set(rows.flatMap((r) => r.resource_ids))];
@@ -53,7 +58,9 @@ export function calendarGrid(s: Screens, rows: CalendarRow[], range: DayRange, v
     const cells = cols.map((col, i) =>
       here[i].length || away[i].length ? html`<td data-col="${col.label}">${away[i].map((b) => busyMark(s, b))}${here[i].map((r) => eventLink(s, r))}</td>` : html`<td></td>`,
     );
-    body.push(html`<tr${here.every((x) => x.length === 0) && away.every((x) => x.length === 0) ? html` class="empty"` : ''}><td class="hour">${String(h).padStart(2, '0')}:00</td>${cells}</tr>`);
+    body.push(
+      html`<tr${here.every((x) => x.length === 0) && away.every((x) => x.length === 0) ? html` class="empty"` : ''}><td class="hour">${String(h).padStart(2, '0')}:00</td>${cells}</tr>`,
+    );
   }
   return html`<table class="cal"><caption class="note">Times in ${s.zone}</caption><thead><tr><th scope="col">Time</th>${cols.map((c) => html`<th scope="col">${c.label}</th>`)}</tr></thead><tbody>${body}</tbody></table>`;
 }

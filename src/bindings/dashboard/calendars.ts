@@ -36,7 +36,8 @@ export function mountCalendars(app: DashboardApp, s: Screens): void {
       }</td></tr>`,
     );
     const pushRows = pushes.map(
-      (p) => html`<tr><td><a href="/admin/ui/bookings/${encodeURIComponent(p.booking_id)}">${p.booking_id}</a></td><td data-col="Attempts">${p.attempts}</td><td data-col="Error">${p.error ?? 'waiting'}</td></tr>`,
+      (p) =>
+        html`<tr><td><a href="/admin/ui/bookings/${encodeURIComponent(p.booking_id)}">${p.booking_id}</a></td><td data-col="Attempts">${p.attempts}</td><td data-col="Error">${p.error ?? 'waiting'}</td></tr>`,
     );
     const urls: Array<{ id: string; name: string; url: string }> = [];
     for (const r of [{ id: '_business', name: 'All bookings' }, ...[...s.biz.resources.values()].map((x) => ({ id: x.id, name: x.name }))]) {
@@ -58,7 +59,9 @@ export function mountCalendars(app: DashboardApp, s: Screens): void {
           : html`<p class="note">No calendars are listed in the business file (a resource's <code>calendars</code>).</p>`
       }</section>
 <section class="card" aria-labelledby="h-push"><h2 id="h-push">Bookings waiting to reach a calendar</h2>${
-        pushRows.length ? html`<table class="list"><thead><tr><th>Booking</th><th>Attempts</th><th>Last error</th></tr></thead><tbody>${pushRows}</tbody></table>` : html`<p class="note">None: every booking is in its calendar.</p>`
+        pushRows.length
+          ? html`<table class="list"><thead><tr><th>Booking</th><th>Attempts</th><th>Last error</th></tr></thead><tbody>${pushRows}</tbody></table>`
+          : html`<p class="note">None: every booking is in its calendar.</p>`
       }</section>
 <section class="card" aria-labelledby="h-subscribe"><h2 id="h-subscribe">Subscribe from a calendar app</h2>
 <p>Each address is secret: whoever has it sees the bookings (the buyer's name only). A new address stops the old one working.</p>

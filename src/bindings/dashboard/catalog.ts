@@ -23,10 +23,11 @@ type Hours = Partial<Record<(typeof DAYS)[number], Array<{ opens: string; closes
 /** The weekly hours grid of a form: two intervals a day, an empty pair is no interval. */
 function hoursGrid(prefix: string, hours: Hours | undefined): Html {
   return html`<table class="list hours"><thead><tr><th>Day</th><th>Opens</th><th>Closes</th><th>Opens again</th><th>Closes</th></tr></thead><tbody>${DAYS.map(
-    (d) => html`<tr><td>${d[0].toUpperCase()}${d.slice(1)}</td>${SLOTS.map((i) => {
-      const iv = hours?.[d]?.[i];
-      return html`<td><input type="time" aria-label="${d} opens ${i + 1}" name="${prefix}${d}_opens_${i}" value="${iv?.opens ?? ''}"></td><td><input type="time" aria-label="${d} closes ${i + 1}" name="${prefix}${d}_closes_${i}" value="${iv?.closes ?? ''}"></td>`;
-    })}</tr>`,
+    (d) =>
+      html`<tr><td>${d[0].toUpperCase()}${d.slice(1)}</td>${SLOTS.map((i) => {
+        const iv = hours?.[d]?.[i];
+        return html`<td><input type="time" aria-label="${d} opens ${i + 1}" name="${prefix}${d}_opens_${i}" value="${iv?.opens ?? ''}"></td><td><input type="time" aria-label="${d} closes ${i + 1}" name="${prefix}${d}_closes_${i}" value="${iv?.closes ?? ''}"></td>`;
+      })}</tr>`,
   )}</tbody></table>`;
 }
 
@@ -130,7 +131,9 @@ function mountLocations(app: DashboardApp, s: Screens): void {
   app.get('/admin/ui/locations', async (c) => {
     await s.refresh();
     const cards = s.biz.def.business.locations.map(
-      (l) => html`<section class="card" aria-labelledby="loc-${l.id}"><h2 id="loc-${l.id}">${l.name}</h2><form class="stack" method="post" action="/admin/ui/locations/${encodeURIComponent(l.id)}">${s.csrfField(c)}
+      (
+        l,
+      ) => html`<section class="card" aria-labelledby="loc-${l.id}"><h2 id="loc-${l.id}">${l.name}</h2><form class="stack" method="post" action="/admin/ui/locations/${encodeURIComponent(l.id)}">${s.csrfField(c)}
 <label>Name<input name="name" required value="${l.name}"></label><label>Address<input name="address" value="${l.address ?? ''}"></label><button class="primary" type="submit">Save ${l.name}</button></form></section>`,
     );
     return s.view(
@@ -149,7 +152,12 @@ function mountLocations(app: DashboardApp, s: Screens): void {
   });
   app.post('/admin/ui/locations/:id', async (c) => {
     const form = await readForm(c);
-    return s.back(c, '/admin/ui/locations', await s.run(c, 'location_update', { location_id: c.req.param('id'), name: text(form.name), address: text(form.address) || null }), 'saved');
+    return s.back(
+      c,
+      '/admin/ui/locations',
+      await s.run(c, 'location_update', { location_id: c.req.param('id'), name: text(form.name), address: text(form.address) || null }),
+      'saved',
+    );
   });
 }
 

@@ -47,7 +47,20 @@ export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardS
   app.get(DASHBOARD_CSS_PATH, () => styleSheet(DASHBOARD_CSS));
   // The session gate: every screen mounted after it needs a session, and every form its CSRF token.
   mountSignIn(app, { sessions: deps.sessions, bizName: s.bizName, clientAddress: deps.clientAddress });
-  for (const mount of [mountToday, mountCalendar, mountBooking, mountTimeOff, mountWaitlists, mountWebhooks, mountApiKeys, mountAudit, mountCatalog, mountFrontDesk, mountCalendars]) mount(app, s);
+  for (const mount of [
+    mountToday,
+    mountCalendar,
+    mountBooking,
+    mountTimeOff,
+    mountWaitlists,
+    mountWebhooks,
+    mountApiKeys,
+    mountAudit,
+    mountCatalog,
+    mountFrontDesk,
+    mountCalendars,
+  ])
+    mount(app, s);
   app.notFound((c) => (c.get('session') ? s.view(c as Context<Env>, 'Not found', '', html`<h1>Not found</h1>`, 404) : c.redirect('/admin/login', 303)));
   return app;
 }

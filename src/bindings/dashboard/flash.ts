@@ -26,7 +26,7 @@ export const DONE_WORDS = {
   archived: 'Archived: no new bookings; existing bookings stand.',
   walk_in_booked: 'Booked.',
   note_saved: 'Note saved.',
-  buyer_erased: "Their data was erased everywhere; their bookings keep their times and money.",
+  buyer_erased: 'Their data was erased everywhere; their bookings keep their times and money.',
   feed_rotated: 'New calendar feed address made; the old one no longer works.',
 } as const;
 export type DoneCode = keyof typeof DONE_WORDS;

@@ -115,14 +115,18 @@ ${freeForm}</section><section class="card" aria-labelledby="wo"><h2 id="wo">Over
       } else {
         const rows = (res.data.bookings as any[])
           .map(
-            (r) => `<tr><td data-col="When">${esc(dayFmt.format(r.start_ms))} ${esc(timeFmt.format(r.start_ms))}</td><td data-col="Service"><a href="/admin/ui/bookings/${encodeURIComponent(r.booking.id)}">${esc(r.booking.service_name)}</a></td>
+            (
+              r,
+            ) => `<tr><td data-col="When">${esc(dayFmt.format(r.start_ms))} ${esc(timeFmt.format(r.start_ms))}</td><td data-col="Service"><a href="/admin/ui/bookings/${encodeURIComponent(r.booking.id)}">${esc(r.booking.service_name)}</a></td>
 <td data-col="Name">${esc(`${r.booking.buyer.first_name} ${r.booking.buyer.last_name}`)}</td><td data-col="Status"><span class="state s-${esc(r.booking.status)}">${esc(String(r.booking.status).replace('_', ' '))}</span></td></tr>`,
           )
           .join('');
         const note = res.data.note as { note: string; updated_at: string; updated_by: string } | null;
         const q = clientQuery(email, phone);
         body = `<section class="card" aria-labelledby="ch"><h2 id="ch">Bookings</h2>${
-          rows ? `<table class="list"><thead><tr><th>When</th><th>Service</th><th>Name</th><th>Status</th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="note">No bookings for this client.</p>'
+          rows
+            ? `<table class="list"><thead><tr><th>When</th><th>Service</th><th>Name</th><th>Status</th></tr></thead><tbody>${rows}</tbody></table>`
+            : '<p class="note">No bookings for this client.</p>'
         }</section>
 <section class="card" aria-labelledby="cn"><h2 id="cn">Private note</h2><form class="stack" method="post" action="/admin/ui/clients/note?${esc(q)}">${csrfField(c)}${personHidden(email, phone)}
 <label>Only the business sees this note<textarea name="note" rows="3" cols="40" maxlength="5000">${esc(note?.note ?? '')}</textarea></label><button class="primary" type="submit">Save note</button></form>

@@ -96,7 +96,11 @@ export function screens(pipeline: Pipeline): Screens {
     back: (c, to, res, done, doneDetail) => {
       const u = new URL(to, 'http://x');
       const refused = res.ok ? res.messages.filter((m) => m.type === 'error') : [];
-      const error = !res.ok ? { code: res.error.code, detail: res.error.message } : refused.length ? { code: refused[0].code, detail: refused.map((m) => m.content).join(' ') } : undefined;
+      const error = !res.ok
+        ? { code: res.error.code, detail: res.error.message }
+        : refused.length
+          ? { code: refused[0].code, detail: refused.map((m) => m.content).join(' ') }
+          : undefined;
       // A warning the operation gave (bookings left inside new time off) is said after our words for what was done.
       const warned = res.ok ? res.messages.filter((m) => m.type === 'warning').map((m) => m.content) : [];
       const doneText = warned.length ? [doneDetail ?? doneWords(done), ...warned].join(' ') : doneDetail;

@@ -27,7 +27,9 @@ export function moneyCard(m: Money | undefined, refund?: { csrf: Html; action: s
     ...m.refunds.map((r) => row(['Refund', minor(r.amount, m.currency), r.status, [r.refund_id, r.payment_ref].filter(Boolean).join(' · ')])),
     ...m.disputes.map((d) => row([`Dispute (${d.reason})`, minor(d.amount, m.currency), d.status, d.dispute_id])),
     ...m.mismatches.map((x) => row(['Mismatched payment', minor(x.amount, x.currency), 'not applied', x.event_id])),
-    ...m.jobs.filter((j) => j.status !== 'done').map((j) => row([`Provider call (${j.kind})`, '', `${j.status}, ${j.attempts} attempt${j.attempts === 1 ? '' : 's'}`, j.last_error ?? j.id])),
+    ...m.jobs
+      .filter((j) => j.status !== 'done')
+      .map((j) => row([`Provider call (${j.kind})`, '', `${j.status}, ${j.attempts} attempt${j.attempts === 1 ? '' : 's'}`, j.last_error ?? j.id])),
   ];
   return html`<section class="card" aria-labelledby="money"><h2 id="money">Money</h2><p>Paid ${minor(m.paid, m.currency)} · refunded ${minor(m.refunded, m.currency)}${m.provider ? ` · through ${m.provider}` : ''}</p>
 ${refund ? refundForm(m, refund) : ''}<table class="list"><thead><tr><th>What</th><th>Amount</th><th>Status</th><th>Provider ids</th></tr></thead><tbody>${rows.length ? rows : html`<tr><td colspan="4">Nothing through a provider.</td></tr>`}</tbody></table></section>`;

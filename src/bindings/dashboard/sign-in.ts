@@ -40,7 +40,13 @@ const signInMain = (v: SignInView) => html`<div class="card login"><h1>Sign in</
 <button class="primary" type="submit">Sign in</button></form>
 ${v.adminKeyLogin ? html`<p class="note">Sandbox: leave the email empty and give the admin key as the password.</p>` : ''}</div>`;
 
-const cookieOpts = (c: Context, maxAge?: number) => ({ httpOnly: true, sameSite: 'Strict' as const, secure: isHttps(c), path: '/admin', ...(maxAge !== undefined ? { maxAge } : {}) });
+const cookieOpts = (c: Context, maxAge?: number) => ({
+  httpOnly: true,
+  sameSite: 'Strict' as const,
+  secure: isHttps(c),
+  path: '/admin',
+  ...(maxAge !== undefined ? { maxAge } : {}),
+});
 
 /**
  * The sign-in and sign-out routes, and the session gate for every route registered after it.

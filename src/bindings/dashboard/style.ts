@@ -34,4 +34,3 @@ p.secret code{display:block;font-size:1.1rem;padding:.8rem;background:#f4f4f6;bo
 .cal td:empty{display:none}.cal td[data-col]::before{content:attr(data-col);display:block;font-size:.8rem;color:#4a4a4f}
 .list td[data-col]::before{content:attr(data-col) ": ";color:#4a4a4f;font-size:.85rem}.list thead{display:none}.list tr{display:block;border-bottom:1px solid #e5e5ea;padding:.4rem 0}.list td{display:block;border:0;padding:.1rem .3rem}
 dl{grid-template-columns:1fr}dt{margin-top:.4rem}}`;
-

@@ -26,7 +26,7 @@ export const APP_VIEWS: Readonly<Record<AppView, AppViewInfo>> = Object.freeze({
     uri: 'ui://usp/slots',
     name: 'usp-slot-picker',
     title: 'Slot picker',
-    description: 'The free slots of an availability query by day, in the person\'s and the business\'s time zones; choosing one holds it or tells the assistant.',
+    description: "The free slots of an availability query by day, in the person's and the business's time zones; choosing one holds it or tells the assistant.",
     file: 'slot-picker.html',
   },
   booking_card: {
@@ -58,7 +58,10 @@ const VIEW_META = Object.freeze({
 });
 
 /** The tool `_meta` linking an operation's tool to its view, one frozen object per view. */
-const TOOL_META = Object.fromEntries(Object.entries(APP_VIEWS).map(([k, v]) => [k, Object.freeze({ ui: Object.freeze({ resourceUri: v.uri }) })])) as Record<AppView, { ui: { resourceUri: string } }>;
+const TOOL_META = Object.fromEntries(Object.entries(APP_VIEWS).map(([k, v]) => [k, Object.freeze({ ui: Object.freeze({ resourceUri: v.uri }) })])) as Record<
+  AppView,
+  { ui: { resourceUri: string } }
+>;
 
 export function toolViewMeta(view: AppView): { ui: { resourceUri: string } } {
   return TOOL_META[view];

@@ -41,7 +41,8 @@ function paymentLines(b: Record<string, any>, ctx: BookingTextContext): string[]
     const rest = total - paid;
     lines.push(rest > 0 ? `Paid ${money(paid, cur)} so far; ${money(rest, cur)} is still paid at the appointment.` : `Paid in full (${money(paid || total, cur)}).`);
   }
-  if (typeof p.amount_due === 'number' && p.amount_due > 0 && b.status !== 'requires_action') lines.push(`${money(p.amount_due, cur)} is due from the person (booking.payment.amount_due).`);
+  if (typeof p.amount_due === 'number' && p.amount_due > 0 && b.status !== 'requires_action')
+    lines.push(`${money(p.amount_due, cur)} is due from the person (booking.payment.amount_due).`);
   return lines;
 }
 
@@ -95,7 +96,8 @@ export function bookingsText(bookings: Array<Record<string, any>>, pagination: R
 /** A waitlist entry: position, how an offer reaches the person, how long it stays open. */
 export function entryText(e: Record<string, any>, ctx: BookingTextContext, credential: Record<string, any> | undefined): string {
   let t = `Waitlist entry ${e.id}: ${e.status}, position ${e.position}.`;
-  if (e.status === 'offered' && e.offered_slot) t += ` A place is offered at ${when(e.offered_slot.start, ctx.zone)}; accept with usp_waitlist_accept before ${when(e.offer_expires_at, ctx.zone)}.`;
+  if (e.status === 'offered' && e.offered_slot)
+    t += ` A place is offered at ${when(e.offered_slot.start, ctx.zone)}; accept with usp_waitlist_accept before ${when(e.offer_expires_at, ctx.zone)}.`;
   if (e.status === 'waiting') {
     const ttl = ctx.business?.def.settings.waitlist_offer_ttl_seconds;
     t +=

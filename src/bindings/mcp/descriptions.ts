@@ -35,7 +35,8 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
     "Search this business's services (haircuts, classes, treatments...). Start here when the person describes what they want. The text names the business and, for each service, its id, duration, price and when it is paid, where it happens, and its cancellation, rescheduling and no-show terms. Next: usp_availability_query with a service_id.",
   usp_services_get:
     'Get one service in full: the business, duration, price and when it is paid (by link when booking, a deposit, or at the appointment), the location with its address, whether the business confirms manually, and the cancellation, rescheduling and no-show terms. Tell the person the price, when they pay and the cancellation terms before booking.',
-  usp_services_lookup: 'Fetch up to 100 services by id in one call (ids: [...]), each with the same terms as usp_services_list. Unknown ids come back as service_not_found warnings, not errors.',
+  usp_services_lookup:
+    'Fetch up to 100 services by id in one call (ids: [...]), each with the same terms as usp_services_list. Unknown ids come back as service_not_found warnings, not errors.',
   usp_services_feed: 'Incremental feed of catalog changes in modified_at order, for keeping a local copy in sync. Pass back pagination.next_cursor to continue.',
   usp_services_feed_subscribe: 'Ask the business to POST catalog change events (service.created, updated, deleted, suspended) to an https callback_url.',
   usp_availability_query:
@@ -45,18 +46,19 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
     RETRY,
   usp_availability_release: 'Give back a hold the person no longer wants, so others can book it. Safe to call twice.',
   usp_bookings_create:
-    "Book a slot for the person (buyer first_name, last_name and email required). Use the slot_id (and hold_id if you held it). Afterwards tell the person: the status; if status is requires_action, give them the payment link actions[0].continue_url exactly as returned, the amount and the deadline actions[0].expires_at, and say the booking is NOT confirmed or paid until they complete it; if status is pending, say the business still has to confirm it. " +
+    'Book a slot for the person (buyer first_name, last_name and email required). Use the slot_id (and hold_id if you held it). Afterwards tell the person: the status; if status is requires_action, give them the payment link actions[0].continue_url exactly as returned, the amount and the deadline actions[0].expires_at, and say the booking is NOT confirmed or paid until they complete it; if status is pending, say the business still has to confirm it. ' +
     RETRY,
   usp_bookings_get:
     'Read a booking: status, time, pending actions, payment and cancellation details. Call it before acting on money (payment, cancellation fees, refunds) whenever you are unsure of the current state.',
-  usp_bookings_update: 'Change the buyer contact details, the recipient, the delivery address or the notes of a booking. Time and service cannot change here: use usp_bookings_reschedule.',
+  usp_bookings_update:
+    'Change the buyer contact details, the recipient, the delivery address or the notes of a booking. Time and service cannot change here: use usp_bookings_reschedule.',
   usp_bookings_confirm:
     'Business only: approve a booking that is pending manual confirmation. Platforms cannot call this; tell the person the business will confirm, and check back with usp_bookings_get.',
   usp_bookings_cancel:
     "Cancel a booking. The booking's text says until when cancelling is free; once that has passed (or if unsure), call uspserver_bookings_quote with change cancel first and tell the person the fee and refund; cancel only once they agree. Afterwards tell them the fee and refund (booking.cancellation.fee, refund_amount). " +
     RETRY,
   usp_bookings_reschedule:
-    'Move a booking to another slot of the same service (query availability first); it keeps its id. Past the free-reschedule deadline the booking\'s text names, price it first with uspserver_bookings_quote (change reschedule) and tell the person the fee. Afterwards tell them the new time with its zone and any fee (late_reschedule_fee warning); if it comes back requires_action, give them the payment link verbatim. ' +
+    "Move a booking to another slot of the same service (query availability first); it keeps its id. Past the free-reschedule deadline the booking's text names, price it first with uspserver_bookings_quote (change reschedule) and tell the person the fee. Afterwards tell them the new time with its zone and any fee (late_reschedule_fee warning); if it comes back requires_action, give them the payment link verbatim. " +
     RETRY,
   usp_bookings_confirm_payment:
     "Only for a platform that took the payment through its own processor, once it succeeded: report that the person paid a booking in requires_action, with the processor's transaction_id and exactly the payment action's amount_due and currency. " +
@@ -69,7 +71,7 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
     "List the signed-in person's bookings at this business, newest first, whichever assistant made them (optionally by status; next_cursor pages on). Works once the person has linked their account (OAuth sign-in with usp:history); use it to answer 'what have I booked?' and to find a booking to change or cancel.",
   uspserver_bookings_quote:
     'What cancelling or rescheduling a booking would cost right now, without changing anything: the fee, the refund, what is due and whether it is paid now by link or at the appointment. Call it before usp_bookings_cancel or usp_bookings_reschedule once a free window has passed, and tell the person the result.',
-  usp_waitlist_get: "Read a waitlist entry: position, status, and when offered, the offered slot and the deadline offer_expires_at (tell the person the deadline).",
+  usp_waitlist_get: 'Read a waitlist entry: position, status, and when offered, the offered slot and the deadline offer_expires_at (tell the person the deadline).',
   usp_waitlist_leave: 'Take the person off a waitlist.',
   usp_waitlist_accept:
     'Accept an offered waitlist place: this books it immediately and returns the booking. Tell the person the booking details; if it is requires_action, give them the payment link verbatim and say it is not confirmed until paid. ' +

@@ -28,17 +28,20 @@ export function when(iso: unknown, zone: string): string {
   if (typeof iso !== 'string') return 'an unknown time';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  const format = cached(dateFormats, zone, () =>
-    new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      weekday: 'short',
-      month: 'short',
-      day: 'numeric',
-      year: 'numeric',
-      hour: 'numeric',
-      minute: '2-digit',
-      timeZoneName: 'short',
-    }),
+  const format = cached(
+    dateFormats,
+    zone,
+    () =>
+      new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        weekday: 'short',
+        month: 'short',
+        day: 'numeric',
+        year: 'numeric',
+        hour: 'numeric',
+        minute: '2-digit',
+        timeZoneName: 'short',
+      }),
   );
   return `${format.format(d)} (${zone})`;
 }
@@ -64,7 +67,6 @@ export function zoneLabel(zone: string): string {
   const city = zone.split('/').pop()!.replace(/_/g, ' ');
   return zone.includes('/') ? `${city} time (${zone})` : zone;
 }
-
 
 const zoneNames = new Map<string, Intl.DateTimeFormat>();
 

@@ -116,7 +116,8 @@ export interface McpHttpDoor {
 export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpOptions = {}): McpHttpDoor {
   const app = new Hono();
   const sessions = new Map<string, LiveSession>();
-  const jsonError = (status: number, code: number, message: string, dataCode?: string) => jsonRpcErrorResponse(status, { code, message, ...(dataCode ? { data: { code: dataCode } } : {}) });
+  const jsonError = (status: number, code: number, message: string, dataCode?: string) =>
+    jsonRpcErrorResponse(status, { code, message, ...(dataCode ? { data: { code: dataCode } } : {}) });
 
   const limits = {
     maxSessions: opts.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
@@ -130,10 +131,14 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     if (sessions.size >= limits.maxSessions) {
       return jsonRpcErrorResponse(
         503,
-        new ProtocolError('service_unavailable', `This server has the most MCP sessions it keeps open (${limits.maxSessions}); retry later or end an unused session (DELETE /mcp).`, {
-          detailCode: 'too_many_sessions',
-          retryAfter: 60,
-        }),
+        new ProtocolError(
+          'service_unavailable',
+          `This server has the most MCP sessions it keeps open (${limits.maxSessions}); retry later or end an unused session (DELETE /mcp).`,
+          {
+            detailCode: 'too_many_sessions',
+            retryAfter: 60,
+          },
+        ),
       );
     }
     if (address === undefined) return null;
@@ -142,10 +147,14 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     if (mine < limits.maxSessionsPerAddress) return null;
     return jsonRpcErrorResponse(
       429,
-      new ProtocolError('rate_limited', `Your address has the most MCP sessions one client may keep open (${limits.maxSessionsPerAddress}); reuse or end one (DELETE /mcp) before opening another.`, {
-        detailCode: 'too_many_sessions_from_address',
-        retryAfter: 60,
-      }),
+      new ProtocolError(
+        'rate_limited',
+        `Your address has the most MCP sessions one client may keep open (${limits.maxSessionsPerAddress}); reuse or end one (DELETE /mcp) before opening another.`,
+        {
+          detailCode: 'too_many_sessions_from_address',
+          retryAfter: 60,
+        },
+      ),
     );
   };
 
@@ -153,7 +162,11 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
   const modern = createMcpHandler(() => createMcpServer(deps, null), { legacy: 'reject', onerror: () => undefined });
   const unsubscribeModern = hub.onEvent((principal, payload) => {
     if (!principal) return;
-    modern.bus.publish({ kind: 'resource_updated', uri: webhookResourceUri(principal), params: { ...payload, _meta: { [META_WEBHOOK]: payload, [FORMER_META_WEBHOOK]: payload } } as never });
+    modern.bus.publish({
+      kind: 'resource_updated',
+      uri: webhookResourceUri(principal),
+      params: { ...payload, _meta: { [META_WEBHOOK]: payload, [FORMER_META_WEBHOOK]: payload } } as never,
+    });
   });
 
   const door = { sessions, hub };
@@ -238,7 +251,9 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
   });
 
   // Everything else under the door's paths is still the MCP door's: JSON-RPC, never a problem document.
-  app.notFound((c) => jsonRpcErrorResponse(404, new ProtocolError('not_found', `No MCP endpoint at ${c.req.method} ${c.req.path}; use POST /mcp (Streamable HTTP) or GET /sse (HTTP+SSE).`)));
+  app.notFound((c) =>
+    jsonRpcErrorResponse(404, new ProtocolError('not_found', `No MCP endpoint at ${c.req.method} ${c.req.path}; use POST /mcp (Streamable HTTP) or GET /sse (HTTP+SSE).`)),
+  );
   app.onError((err, c) => {
     console.error('[usp-server] unexpected MCP HTTP failure', err);
     return jsonRpcErrorResponse(500, new ProtocolError('server_error', `The business could not process the request to ${c.req.path}.`));
@@ -246,14 +261,17 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
 
   const idle = limits.idleTimeoutMs;
   const unused = limits.unusedSessionTimeoutMs;
-  const reaper = setInterval(() => {
-    const now = Date.now();
-    for (const s of sessions.values()) {
-      // Opened and never come back to: closed after the short deadline, an open SSE stream included.
-      if (!s.used && s.lastSeen < now - unused) void s.close();
-      else if (s.lastSeen < now - idle && !(s.transport instanceof SseTransport && s.transport.open)) void s.close();
-    }
-  }, Math.max(10, Math.min(idle, unused, 60_000) / 2));
+  const reaper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const s of sessions.values()) {
+        // Opened and never come back to: closed after the short deadline, an open SSE stream included.
+        if (!s.used && s.lastSeen < now - unused) void s.close();
+        else if (s.lastSeen < now - idle && !(s.transport instanceof SseTransport && s.transport.open)) void s.close();
+      }
+    },
+    Math.max(10, Math.min(idle, unused, 60_000) / 2),
+  );
   reaper.unref();
 
   return {

@@ -22,7 +22,6 @@ export interface NotifiableSession {
   notify(method: string, params: Record<string, unknown>): void;
 }
 
-
 export class SessionHub {
   private readonly sessions = new Map<string, NotifiableSession>();
   private readonly modernListeners = new Set<(principal: string | null, payload: Record<string, unknown>) => void>();

@@ -12,7 +12,7 @@ export const REGISTRY_TOOL_TITLES: Record<string, string> = {
 };
 
 const NEXT =
-  'Results are snapshots (see last_indexed_at), not the business\'s word: before offering a time or a price, fetch the business\'s profile at business.profile_url, then use the REST or MCP endpoint it names (usp_services_get, usp_availability_query, then hold and book there).';
+  "Results are snapshots (see last_indexed_at), not the business's word: before offering a time or a price, fetch the business's profile at business.profile_url, then use the REST or MCP endpoint it names (usp_services_get, usp_availability_query, then hold and book there).";
 
 export const REGISTRY_TOOL_DESCRIPTIONS: Record<string, string> = {
   usp_registry_search_services:
@@ -22,7 +22,7 @@ export const REGISTRY_TOOL_DESCRIPTIONS: Record<string, string> = {
   usp_registry_search_business:
     'Find registered businesses by place (location.coordinates + radius_km), vertical, category, words (query) or deployment_mode. Give at least one filter. Use it when the person names a kind of business rather than a service. ' +
     NEXT,
-  usp_registry_get: 'Read one registration by id (reg_...): the business\'s name, profile_url, location and categories. ' + NEXT,
+  usp_registry_get: "Read one registration by id (reg_...): the business's name, profile_url, location and categories. " + NEXT,
   usp_registry_register:
     'For a business, not for shoppers: list a business in this registry. Present its profile_url as your profile (_meta.usp.profile) and sign the request with a key that profile publishes; the registry fetches the profile and the catalog before accepting.',
   usp_registry_update: 'For a business, not for shoppers: change a registration (same proof as registering); the profile and catalog are fetched again.',

@@ -1,8 +1,7 @@
 /** The text beside a registry tool's structuredContent: what was found, and where to go next. */
 import type { Message } from '../../operations/index.js';
 
-const money = (amount: unknown, currency: unknown) =>
-  typeof amount === 'number' ? `${(amount / 100).toFixed(2)} ${String(currency ?? '')}`.trim() : 'price on request';
+const money = (amount: unknown, currency: unknown) => (typeof amount === 'number' ? `${(amount / 100).toFixed(2)} ${String(currency ?? '')}`.trim() : 'price on request');
 
 function priceText(p: Record<string, any> | undefined): string {
   if (!p) return 'price unknown';

@@ -6,7 +6,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ProtocolError as SdkProtocolError, Server } from '@modelcontextprotocol/server';
-import { META_WEBHOOK_RESOURCE, ProtocolError, callerCorrelationId, deprecatedNameWarning, unknownMemberWarnings, correlationIdOf, type HttpEvidence, type OperationDef, type OperationRequest, type Pipeline } from '../../operations/index.js';
+import {
+  META_WEBHOOK_RESOURCE,
+  ProtocolError,
+  callerCorrelationId,
+  deprecatedNameWarning,
+  unknownMemberWarnings,
+  correlationIdOf,
+  type HttpEvidence,
+  type OperationDef,
+  type OperationRequest,
+  type Pipeline,
+} from '../../operations/index.js';
 import { SERVER_INSTRUCTIONS } from './descriptions.js';
 import { errorSentence, toJsonRpcError } from './errors.js';
 import type { NotifiableSession } from './hub.js';
@@ -91,7 +102,8 @@ const RESOURCE_TEMPLATES = Object.freeze({
     Object.freeze({
       uriTemplate: `${WEBHOOK_RESOURCE_PREFIX}{principal_hash}`,
       name: 'usp-webhooks',
-      description: 'Booking and waitlist events of one platform principal; subscribe (resources/subscribe, or subscriptions/listen on the stateless revision) to receive notifications/resources/updated, and read it for your recent events, newest first. Each tool result names yours in _meta["dev.usp-server/webhook_resource"] (also, deprecated, in _meta.usp.webhook_resource).',
+      description:
+        'Booking and waitlist events of one platform principal; subscribe (resources/subscribe, or subscriptions/listen on the stateless revision) to receive notifications/resources/updated, and read it for your recent events, newest first. Each tool result names yours in _meta["dev.usp-server/webhook_resource"] (also, deprecated, in _meta.usp.webhook_resource).',
       mimeType: 'application/json',
     }),
   ]),
@@ -117,7 +129,10 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
     if (!principal) throw resourceNotFound(uri, session !== null);
     // From the store's outbox, so the answer is the same whichever process (or door) delivered the events.
     const events = await deps.pipeline.recentEvents(principal, WEBHOOK_RESOURCE_EVENTS);
-    const text = JSON.stringify({ events, note: `Your ${events.length} most recent booking and waitlist events (at most ${WEBHOOK_RESOURCE_EVENTS}), newest first; each has its event_id.` });
+    const text = JSON.stringify({
+      events,
+      note: `Your ${events.length} most recent booking and waitlist events (at most ${WEBHOOK_RESOURCE_EVENTS}), newest first; each has its event_id.`,
+    });
     return { contents: [{ uri, mimeType: 'application/json', text }] };
   });
   // Subscriptions (2025-era sessions): notifications/resources/updated for the webhook resource of a
@@ -126,7 +141,9 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
     const uri = subscriptionUri(request.params);
     if (session && !session.subscriptions?.has(uri)) {
       if ((session.subscriptions?.size ?? 0) >= MAX_SUBSCRIPTIONS_PER_SESSION) {
-        const err = new ProtocolError('limit_exceeded', `A session may hold ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions; unsubscribe from one first.`, { detailCode: 'limit_exceeded' });
+        const err = new ProtocolError('limit_exceeded', `A session may hold ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions; unsubscribe from one first.`, {
+          detailCode: 'limit_exceeded',
+        });
         throw rpcError(err);
       }
       (session.subscriptions ??= new Set()).add(uri);
@@ -149,7 +166,9 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
 function subscriptionUri(params: unknown): string {
   const uri = (params as { uri?: unknown } | undefined)?.uri;
   if (typeof uri !== 'string' || uri.length === 0 || uri.length > 2048) {
-    throw rpcError(new ProtocolError('invalid_request', 'uri: must be the resource URI to (un)subscribe, as a string.', { errors: [{ field: 'uri', message: 'required string' }] }));
+    throw rpcError(
+      new ProtocolError('invalid_request', 'uri: must be the resource URI to (un)subscribe, as a string.', { errors: [{ field: 'uri', message: 'required string' }] }),
+    );
   }
   return uri;
 }
@@ -187,11 +206,14 @@ export async function callTool(
   const correlationId = correlationIdOf(sentCorrelationId(params.arguments), evidence?.headers['usp-correlation-id']);
   const entry = mcpTools(deps.operations).get(params.name);
   if (!entry) {
-    throw rpcError(new ProtocolError('unknown_tool', `No tool named ${JSON.stringify(String(params.name)).slice(0, 200)}; call tools/list for the available tools.`, {
+    throw rpcError(
+      new ProtocolError('unknown_tool', `No tool named ${JSON.stringify(String(params.name)).slice(0, 200)}; call tools/list for the available tools.`, {
         // data.code stays in the official enum (invalid_request); the finer reason rides beside it.
         detailCode: 'invalid_request',
         extra: { reason: 'unknown_tool' },
-      }), correlationId);
+      }),
+      correlationId,
+    );
   }
   const args = params.arguments ?? {};
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
@@ -234,7 +256,10 @@ export async function callTool(
   if (webhookResource) uspMeta.webhook_resource = webhookResource;
   if (generatedKey) uspMeta.idempotency_key = generatedKey;
   const biz = deps.pipeline.business;
-  const text = entry.op.capability === 'dev.usp-protocol.discovery.registry' ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, messages) : summarize(entry.tool.name, res.data as Record<string, any>, messages, { zone: biz.zone, currency: biz.def.business.currency, business: biz, now: deps.pipeline.now() });
+  const text =
+    entry.op.capability === 'dev.usp-protocol.discovery.registry'
+      ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, messages)
+      : summarize(entry.tool.name, res.data as Record<string, any>, messages, { zone: biz.zone, currency: biz.def.business.currency, business: biz, now: deps.pipeline.now() });
   const result: Record<string, unknown> = {
     structuredContent,
     content: [{ type: 'text', text }],
@@ -251,7 +276,12 @@ function withIgnoredMembers(err: ProtocolError, op: OperationDef, input: Record<
   if (err.code !== 'invalid_request' || !err.errors) return err;
   const ignored = unknownMemberWarnings(op.input, input);
   if (ignored.length === 0) return err;
-  return new ProtocolError(err.code, `${err.message} (${ignored.map((m) => m.content).join(' ')})`, { detailCode: err.detailCode, errors: err.errors, extra: err.extra, retryAfter: err.retryAfter });
+  return new ProtocolError(err.code, `${err.message} (${ignored.map((m) => m.content).join(' ')})`, {
+    detailCode: err.detailCode,
+    errors: err.errors,
+    extra: err.extra,
+    retryAfter: err.retryAfter,
+  });
 }
 
 /** `_meta.usp.correlation_id` as sent, read leniently: even a call refused for its metadata answers with it. */
@@ -272,8 +302,7 @@ interface UspMeta {
 /** `_meta.usp` is a closed object per access tier (openrpc McpUspMeta*): unknown members are refused. */
 function readMeta(raw: unknown, allowed: readonly string[]): UspMeta {
   if (raw === undefined) return {};
-  const bad = (field: string, message: string) =>
-    new ProtocolError('invalid_request', `${field}: ${message}`, { errors: [{ field, message }] });
+  const bad = (field: string, message: string) => new ProtocolError('invalid_request', `${field}: ${message}`, { errors: [{ field, message }] });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('_meta', 'must be an object');
   const usp = (raw as Record<string, unknown>).usp;
   if (usp === undefined) return {};

@@ -97,7 +97,10 @@ export function summarize(tool: string, data: Record<string, any>, messages: Mes
   for (const m of messages) parts.push(`${m.type === 'error' ? 'Could not complete' : m.type}: ${m.code ? `[${m.code}] ` : ''}${m.content}`);
   if (data.booking) {
     parts.push(bookingText(data.booking, ctx));
-    if (data.booking_scoped_credential) parts.push('booking_scoped_credential lets your platform read, change or cancel this one booking later without its platform credentials (_meta.usp.authorization, mechanism booking_scoped_credential); keep it, do not show it to the person.');
+    if (data.booking_scoped_credential)
+      parts.push(
+        'booking_scoped_credential lets your platform read, change or cancel this one booking later without its platform credentials (_meta.usp.authorization, mechanism booking_scoped_credential); keep it, do not show it to the person.',
+      );
   }
   if (data.hold) {
     const h = data.hold;

@@ -40,7 +40,10 @@ export function paymentWords(t: ServiceTerms): string {
     case 'at_booking':
       return 'paid in full when booking, by a payment link';
     case 'deposit_required':
-      return `a ${p.deposit !== null ? money(p.deposit, t.currency) : ''} deposit${p.depositRefundable === false ? ' (not refundable)' : ''} paid when booking by a payment link, the rest at the appointment`.replace('a  deposit', 'a deposit');
+      return `a ${p.deposit !== null ? money(p.deposit, t.currency) : ''} deposit${p.depositRefundable === false ? ' (not refundable)' : ''} paid when booking by a payment link, the rest at the appointment`.replace(
+        'a  deposit',
+        'a deposit',
+      );
     default:
       return 'paid at the appointment (nothing online)';
   }

@@ -142,7 +142,15 @@ export function mcpTools(operations: readonly OperationDef[] = OPERATIONS): Read
       const entry = buildTool(op);
       entries.push([op.tool!, entry]);
       const old = op.formerly?.tool;
-      if (old) entries.push([old, { op, former: { use: op.tool! }, tool: { ...entry.tool, name: old, title: `${entry.tool.title} (deprecated)`, description: `Deprecated until ${op.formerly!.until}: use ${op.tool}.` } }]);
+      if (old)
+        entries.push([
+          old,
+          {
+            op,
+            former: { use: op.tool! },
+            tool: { ...entry.tool, name: old, title: `${entry.tool.title} (deprecated)`, description: `Deprecated until ${op.formerly!.until}: use ${op.tool}.` },
+          },
+        ]);
     }
     tools = new Map(entries);
     cached.set(operations, tools);

@@ -80,7 +80,9 @@ class Words {
   }
   time(iso: string): string {
     // Always with the day: the page may be read hours later, and the server's clock is not the reader's.
-    return new Intl.DateTimeFormat(this.locale, { timeZone: this.zone, weekday: 'short', day: 'numeric', month: 'short', hour: 'numeric', minute: '2-digit' }).format(new Date(iso));
+    return new Intl.DateTimeFormat(this.locale, { timeZone: this.zone, weekday: 'short', day: 'numeric', month: 'short', hour: 'numeric', minute: '2-digit' }).format(
+      new Date(iso),
+    );
   }
   money(minor: number, currency: string): string {
     return formatMoney(minor, currency, this.locale);
@@ -123,11 +125,7 @@ function bookingCard(b: BookingPageView, w: Words): Html {
   const where = b.location
     ? html`<dt>Where</dt><dd>${b.location.name}${b.location.address ? html`<br>${b.location.address}` : ''}${b.location.map_url ? html`<br><a href="${b.location.map_url}" rel="noopener noreferrer">Open in a map</a>` : ''}</dd>`
     : '';
-  return html`<section class="card" aria-labelledby="what"><p class="biz">${b.business_name}</p><h1 id="what">${b.service_name}</h1>${stateBadge(b, w)}<dl>${
-    html`<dt>When</dt><dd>${w.when(b.start_at, b.end_at)}<br>${zoneWords(b.zone)} · ${w.minutes(b.duration_minutes)}</dd>`
-  }${where}${staff.length ? html`<dt>With</dt><dd>${staff.join(', ')}</dd>` : ''}${other.length ? html`<dt>Room and equipment</dt><dd>${other.join(', ')}</dd>` : ''}${
-    html`<dt>Booking reference</dt><dd>${b.booking_id}</dd></dl>`
-  }${b.calendar_path ? html`<p><a class="button secondary" href="${b.calendar_path}" download>${b.status === 'canceled' ? 'Remove from calendar (.ics)' : 'Add to calendar (.ics)'}</a></p>` : ''}</section>`;
+  return html`<section class="card" aria-labelledby="what"><p class="biz">${b.business_name}</p><h1 id="what">${b.service_name}</h1>${stateBadge(b, w)}<dl>${html`<dt>When</dt><dd>${w.when(b.start_at, b.end_at)}<br>${zoneWords(b.zone)} · ${w.minutes(b.duration_minutes)}</dd>`}${where}${staff.length ? html`<dt>With</dt><dd>${staff.join(', ')}</dd>` : ''}${other.length ? html`<dt>Room and equipment</dt><dd>${other.join(', ')}</dd>` : ''}${html`<dt>Booking reference</dt><dd>${b.booking_id}</dd></dl>`}${b.calendar_path ? html`<p><a class="button secondary" href="${b.calendar_path}" download>${b.status === 'canceled' ? 'Remove from calendar (.ics)' : 'Add to calendar (.ics)'}</a></p>` : ''}</section>`;
 }
 
 function priceCard(b: BookingPageView, w: Words): Html {
@@ -174,7 +172,14 @@ function render(v: CheckoutView, w: Words, csrf: string, abandoned = false): Res
       return page(abandoned ? 'Payment not made' : `Pay for ${b.service_name}`, html`${lead}${bookingCard(b, w)}${due}${priceCard(b, w)}${termsCard(b)}`);
     }
     case 'paid':
-      return page(`Paid: ${b.service_name}`, bookingPage(b, w, html`<section class="card" role="status"><h2>Payment received</h2><p>Thank you. Your booking is below; this page always shows its current state.</p></section>`));
+      return page(
+        `Paid: ${b.service_name}`,
+        bookingPage(
+          b,
+          w,
+          html`<section class="card" role="status"><h2>Payment received</h2><p>Thank you. Your booking is below; this page always shows its current state.</p></section>`,
+        ),
+      );
     case 'expired':
       // Spec 8.5.5: after expiry an explicit page, never a broken link.
       return page(
@@ -183,7 +188,10 @@ function render(v: CheckoutView, w: Words, csrf: string, abandoned = false): Res
         410,
       );
     default:
-      return page(`Nothing to pay: ${b.service_name}`, html`${bookingPage(b, w, html`<section class="card" role="status"><h2>Nothing to pay</h2><p>There is nothing to pay for this booking now.</p></section>`)}${back}`);
+      return page(
+        `Nothing to pay: ${b.service_name}`,
+        html`${bookingPage(b, w, html`<section class="card" role="status"><h2>Nothing to pay</h2><p>There is nothing to pay for this booking now.</p></section>`)}${back}`,
+      );
   }
 }
 
@@ -282,19 +290,26 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
   app.get('/booking/:booking_id/reminders', (c) => {
     const csrf = csrfFor(c, { secure: isHttps(c) });
     const id = encodeURIComponent(c.req.param('booking_id'));
-    const r = page('Stop reminders', html`<section class="card"><h1>Stop reminders for this booking?</h1><p>You will still get confirmations and any change to the booking.</p>
+    const r = page(
+      'Stop reminders',
+      html`<section class="card"><h1>Stop reminders for this booking?</h1><p>You will still get confirmations and any change to the booking.</p>
 <form method="post" action="/booking/${id}/reminders"><input type="hidden" name="csrf" value="${csrf.token}"><button class="button" type="submit">Stop reminders</button></form>
-<p><a href="/booking/${id}">See your booking</a></p></section>`);
+<p><a href="/booking/${id}">See your booking</a></p></section>`,
+    );
     if (csrf.setCookie) r.headers.append('Set-Cookie', csrf.setCookie);
     return r;
   });
   app.post('/booking/:booking_id/reminders', async (c) => {
     const form = await readForm(c);
     const id = encodeURIComponent(c.req.param('booking_id'));
-    if (!csrfOk(c, form.csrf)) return page('Form expired', errorCard({ heading: 'This form has expired', text: html`<a href="/booking/${id}/reminders">Open it again</a>; nothing was changed.` }), 403);
+    if (!csrfOk(c, form.csrf))
+      return page('Form expired', errorCard({ heading: 'This form has expired', text: html`<a href="/booking/${id}/reminders">Open it again</a>; nothing was changed.` }), 403);
     const res = await pipeline.execute(operationForPage('reminders_form'), { input: { booking_id: c.req.param('booking_id') } });
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
-    return page('Reminders stopped', html`<section class="card" role="status"><h1>Reminders stopped</h1><p>No more reminders for this booking.</p><p><a href="/booking/${id}">See your booking</a></p></section>`);
+    return page(
+      'Reminders stopped',
+      html`<section class="card" role="status"><h1>Reminders stopped</h1><p>No more reminders for this booking.</p><p><a href="/booking/${id}">See your booking</a></p></section>`,
+    );
   });
   app.get('/booking/:booking_id/calendar.ics', async (c) => {
     const res = await pipeline.execute(operationForPage('calendar_file'), { input: { booking_id: c.req.param('booking_id') } });

@@ -5,7 +5,19 @@
  */
 import { Hono, type Context } from 'hono';
 import { parseDictionary } from 'structured-headers';
-import { OPERATIONS, ProtocolError, correlationIdOf, deprecatedNameWarning, rateRuleOf, type HttpEvidence, type Message, type OperationDef, type OperationRequest, type Pipeline, type RestRoute } from '../../operations/index.js';
+import {
+  OPERATIONS,
+  ProtocolError,
+  correlationIdOf,
+  deprecatedNameWarning,
+  rateRuleOf,
+  type HttpEvidence,
+  type Message,
+  type OperationDef,
+  type OperationRequest,
+  type Pipeline,
+  type RestRoute,
+} from '../../operations/index.js';
 import { REST_ERRORS, problemBody } from './problems.js';
 
 export interface RestAppOptions {
@@ -235,7 +247,8 @@ function wwwAuthenticate(accepted: readonly string[], algs: readonly string[], e
   if (accepted.includes('http_message_signature')) challenges.push('Signature realm="usp"');
   const metadata = typeof err.extra?.resource_metadata === 'string' ? err.extra.resource_metadata : undefined;
   // One Bearer challenge covers API keys and OAuth tokens; with OAuth it names where to start (RFC 9728).
-  if (accepted.includes('oauth2_bearer')) challenges.push(`Bearer realm="usp"${metadata ? `, resource_metadata="${metadata}"` : ''}${err.detailCode === 'invalid_token' ? ', error="invalid_token"' : ''}`);
+  if (accepted.includes('oauth2_bearer'))
+    challenges.push(`Bearer realm="usp"${metadata ? `, resource_metadata="${metadata}"` : ''}${err.detailCode === 'invalid_token' ? ', error="invalid_token"' : ''}`);
   else if (accepted.includes('api_key')) challenges.push('Bearer realm="usp"');
   return challenges.join(', ') || 'Bearer realm="usp"';
 }

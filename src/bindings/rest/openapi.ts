@@ -35,7 +35,12 @@ export function buildOpenApi(baseUrl: string, operations: readonly OperationDef[
     paths[op.rest.path] = { ...(paths[op.rest.path] ?? {}), [op.rest.method.toLowerCase()]: entry };
     const former = op.formerly?.rest;
     if (former) {
-      const old = { ...entry, operationId: `${op.name}_former`, deprecated: true, summary: `Deprecated until ${op.formerly!.until}: use ${op.rest.method} ${op.rest.path}. ${op.summary}` };
+      const old = {
+        ...entry,
+        operationId: `${op.name}_former`,
+        deprecated: true,
+        summary: `Deprecated until ${op.formerly!.until}: use ${op.rest.method} ${op.rest.path}. ${op.summary}`,
+      };
       paths[former.path] = { ...(paths[former.path] ?? {}), [former.method.toLowerCase()]: old };
     }
   }
@@ -74,8 +79,13 @@ const COMPONENT_SCHEMAS = {
 const SECURITY_SCHEMES = {
   PlatformKeyPop: { type: 'apiKey', in: 'header', name: 'DPoP', description: 'platform_key_pop: an RFC 9449 DPoP proof by the platform key.' },
   BookingScopedCredential: { type: 'http', scheme: 'DPoP', description: 'A booking-scoped credential (Authorization: DPoP <credential>) with its proof.' },
-  HttpMessageSignature: { type: 'apiKey', in: 'header', name: 'Signature', description: 'RFC 9421 signature by a key the platform profile publishes (with Signature-Input and Content-Digest).' },
-  OAuth2Bearer: { type: 'http', scheme: 'bearer', description: 'An access token from this business\'s authorization server.' },
+  HttpMessageSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Signature',
+    description: 'RFC 9421 signature by a key the platform profile publishes (with Signature-Input and Content-Digest).',
+  },
+  OAuth2Bearer: { type: 'http', scheme: 'bearer', description: "An access token from this business's authorization server." },
   ApiKey: { type: 'http', scheme: 'bearer', description: 'An API key issued by the business.' },
 };
 

@@ -141,7 +141,9 @@ export const authChecks: Check[] = [
       const { bookingId, credential } = await boundCredential(ctx);
       const url = ctx.rest.url(`/bookings/${encodeURIComponent(bookingId)}`);
       const other = createPopKey();
-      const a = await ctx.rest.send(`/bookings/${encodeURIComponent(bookingId)}`, { headers: { Authorization: `DPoP ${credential}`, DPoP: dpopProof(other, 'GET', url, { credential }) } });
+      const a = await ctx.rest.send(`/bookings/${encodeURIComponent(bookingId)}`, {
+        headers: { Authorization: `DPoP ${credential}`, DPoP: dpopProof(other, 'GET', url, { credential }) },
+      });
       expectThat(refused(a), `a proof by another key: ${describeAnswer(a)}`);
     },
   },
@@ -158,7 +160,10 @@ export const authChecks: Check[] = [
       const a = await ctx.rest.send(`/bookings/${encodeURIComponent(bookingId)}`, { headers: { Authorization: `Bearer ${credential}` } });
       expectThat(refused(a), `the bound credential as a bearer token: ${describeAnswer(a)}`);
       if (ctx.mcp) {
-        const r = await ctx.mcp.call('usp_bookings_get', { booking_id: bookingId, _meta: { usp: { profile: ctx.rest.profile, authorization: { mechanism: 'booking_scoped_credential', credential } } } });
+        const r = await ctx.mcp.call('usp_bookings_get', {
+          booking_id: bookingId,
+          _meta: { usp: { profile: ctx.rest.profile, authorization: { mechanism: 'booking_scoped_credential', credential } } },
+        });
         expectThat(r.error, 'MCP: the bound credential without a proof answered a result');
       }
     },
@@ -185,11 +190,10 @@ export const webhookChecks: Check[] = [
       if (got.length === 0) skip('no webhook reached the receiver in time (the business may not fetch loopback platform profiles)');
       for (const w of got) {
         try {
-          await verifyRequestSignature(
-            { method: w.method, url: w.url, headers: w.headers, body: w.body },
-            async (kid) => keys.find((k) => k.kid === kid) ?? null,
-            { now: Date.now(), requiredComponents: uspRequiredComponents },
-          );
+          await verifyRequestSignature({ method: w.method, url: w.url, headers: w.headers, body: w.body }, async (kid) => keys.find((k) => k.kid === kid) ?? null, {
+            now: Date.now(),
+            requiredComponents: uspRequiredComponents,
+          });
         } catch (err) {
           fail(`webhook ${w.headers['webhook-id'] ?? ''} does not verify: ${(err as Error).message}`);
         }

@@ -130,7 +130,10 @@ export const discoveryChecks: Check[] = [
       const ids = [known.id, ...Array.from({ length: 49 }, (_, i) => `svc_conformance_unknown_${i}`)];
       const a = await ctx.rest.post('/services/lookup', { ids });
       expectThat(a.status === 200, `lookup of 50 ids: ${describeAnswer(a)}`);
-      expectThat((a.body?.services ?? []).some((s: any) => s.id === known.id), 'the known service is missing from the answer');
+      expectThat(
+        (a.body?.services ?? []).some((s: any) => s.id === known.id),
+        'the known service is missing from the answer',
+      );
       expectRestSchema(ctx, '/services/lookup', 'post', a);
     },
   },
@@ -146,7 +149,8 @@ export function openApiProblems(doc: any): string[] {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method) || op?.deprecated) continue;
       const responses = op?.responses ?? {};
       const success = Object.entries<any>(responses).filter(([code]) => /^2\d\d$/.test(code) && code !== '204');
-      if (success.some(([, r]) => !Object.values<any>(r?.content ?? {}).some((c) => c?.schema))) problems.push(`${method.toUpperCase()} ${path}: a success answer without a schema`);
+      if (success.some(([, r]) => !Object.values<any>(r?.content ?? {}).some((c) => c?.schema)))
+        problems.push(`${method.toUpperCase()} ${path}: a success answer without a schema`);
       if (responses['201'] && !responses['200']) problems.push(`${method.toUpperCase()} ${path}: creates (201) but declares no 200 business-outcome answer`);
     }
   }

@@ -47,7 +47,11 @@ async function withVariant(ctx: CheckContext, name: 'newer' | 'older' | 'no-capa
   const before = ctx.platform.fetches(name);
   const a = await call(ctx.platform.variant(name));
   if (ctx.platform.fetches(name) === before) {
-    skip(a.status === 400 && a.body?.code === 'invalid_profile_url' ? 'the business refuses loopback platform profiles' : 'the business did not fetch the platform profile on this call (a sandbox answers without it)');
+    skip(
+      a.status === 400 && a.body?.code === 'invalid_profile_url'
+        ? 'the business refuses loopback platform profiles'
+        : 'the business did not fetch the platform profile on this call (a sandbox answers without it)',
+    );
   }
   return a;
 }
@@ -230,7 +234,10 @@ export const protocolChecks: Check[] = [
     title: `a platform declaring a newer version (${NEWER_VERSION}) gets version_unsupported`,
     async run(ctx) {
       const a = await withVariant(ctx, 'newer', (p) => privilegedProbe(ctx, p));
-      expectThat(a.status === 400 && (a.body?.code === 'version_unsupported' || String(a.body?.type).endsWith('/version-unsupported')), `newer platform: ${describeAnswer(a as any)}`);
+      expectThat(
+        a.status === 400 && (a.body?.code === 'version_unsupported' || String(a.body?.type).endsWith('/version-unsupported')),
+        `newer platform: ${describeAnswer(a as any)}`,
+      );
     },
   },
   {
@@ -264,7 +271,10 @@ export const protocolChecks: Check[] = [
     async run(ctx) {
       const a = await ctx.rest.post('/services/list', { pagination: { limit: 1 } });
       const names = [...a.headers.keys()].map((k) => k.toLowerCase());
-      expectThat(names.some((n) => n.startsWith('ratelimit')), 'no RateLimit header on POST /services/list');
+      expectThat(
+        names.some((n) => n.startsWith('ratelimit')),
+        'no RateLimit header on POST /services/list',
+      );
     },
   },
   {

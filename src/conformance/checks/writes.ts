@@ -97,7 +97,13 @@ export const raceChecks: Check[] = [
       const won = answers.filter((a) => a.body?.hold?.id);
       const lost = answers.filter((a) => messageCodes(a.body).includes('slot_unavailable'));
       expectThat(won.length === 1, `${won.length} of ${answers.length} concurrent holds on one slot succeeded`);
-      expectThat(lost.length === answers.length - 1, `the losers answered ${answers.filter((a) => !a.body?.hold?.id).map(describeAnswer).join('; ')}`);
+      expectThat(
+        lost.length === answers.length - 1,
+        `the losers answered ${answers
+          .filter((a) => !a.body?.hold?.id)
+          .map(describeAnswer)
+          .join('; ')}`,
+      );
     },
   },
   {
@@ -197,7 +203,10 @@ export const lifecycleChecks: Check[] = [
       const c = await cancel(ctx, booking.id);
       expectThat(c.body?.booking?.status === 'canceled', `cancel: ${describeAnswer(c)}`);
       const r = await ctx.rest.post(`/bookings/${encodeURIComponent(booking.id)}/reschedule`, { slot_id: target.id }, { idempotencyKey: randomUUID() });
-      expectThat(r.status === 409 || (r.status === 200 && messageCodes(r.body).length > 0 && !r.body?.booking?.slot?.id?.includes(target.id)), `reschedule of a canceled booking: ${describeAnswer(r)}`);
+      expectThat(
+        r.status === 409 || (r.status === 200 && messageCodes(r.body).length > 0 && !r.body?.booking?.slot?.id?.includes(target.id)),
+        `reschedule of a canceled booking: ${describeAnswer(r)}`,
+      );
       const after = await ctx.rest.send(`/bookings/${encodeURIComponent(booking.id)}`);
       expectThat(after.body?.booking?.status === 'canceled', `after the refused move the booking is ${after.body?.booking?.status}`);
     },
@@ -226,5 +235,3 @@ export const lifecycleChecks: Check[] = [
     },
   },
 ];
-
-

@@ -16,7 +16,10 @@ export const en: Words = {
   },
   lead: {
     booking_confirmed: (f) => [`Your booking is confirmed: ${f.service} on ${f.when}.`, ...(f.paid ? [`Payment received: ${f.paid}.`] : [])],
-    booking_requested: (f) => [`${f.business} has your request for ${f.service} on ${f.when}.`, `It is not confirmed yet: the business answers by ${f.deadline}. We will write again either way.`],
+    booking_requested: (f) => [
+      `${f.business} has your request for ${f.service} on ${f.when}.`,
+      `It is not confirmed yet: the business answers by ${f.deadline}. We will write again either way.`,
+    ],
     booking_declined: (f) => [`${f.business} could not accept your request for ${f.service} on ${f.when}.`, ...(f.refund ? [`A refund of ${f.refund} is on its way.`] : [])],
     payment_needed: (f) => [`To keep ${f.service} on ${f.when}, pay ${f.due} by ${f.deadline}.`, 'Without payment by then the place is released.'],
     booking_rescheduled: (f) => [`Your booking has moved: ${f.service} is now on ${f.when}.`, 'The calendar invitation attached replaces the earlier one.'],

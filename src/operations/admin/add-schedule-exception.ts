@@ -42,7 +42,9 @@ export const addScheduleException = defineOperation({
     await ctx.tx.lock([`schedule:${resource.id}`]);
     const existing = (await ctx.tx.admin.scheduleChanges([resource.id])).find((c) => c.kind === 'exception' && c.date === inp.date);
     if (existing) {
-      throw invalidRequest(`date: ${resource.name} already has an exception for ${inp.date} (${existing.id}); remove it first`, [{ field: 'date', message: 'already has an exception' }]);
+      throw invalidRequest(`date: ${resource.name} already has an exception for ${inp.date} (${existing.id}); remove it first`, [
+        { field: 'date', message: 'already has an exception' },
+      ]);
     }
     const row = {
       id: ctx.ids.next('exc'),

@@ -48,7 +48,9 @@ export const createWalkInBooking = defineOperation({
       return outcome(errorMessage('validation_error', 'Only group classes and reservations take a party size above 1.', '$.party_size'));
     }
     if (ctx.biz.payments === 'none' && paidBeforeAppointment(service)) {
-      return outcome(errorMessage('payment_not_configured', `Online payment is not set up at this business, so ${service.name} (paid when booking) cannot be booked here.`, '$.service_id'));
+      return outcome(
+        errorMessage('payment_not_configured', `Online payment is not set up at this business, so ${service.name} (paid when booking) cannot be booked here.`, '$.service_id'),
+      );
     }
     if (service.channel.type === 'at_buyer_location') {
       return outcome(errorMessage('validation_error', 'This service comes to the buyer; book it through a platform that collects the address.', '$.service_id'));
@@ -56,7 +58,8 @@ export const createWalkInBooking = defineOperation({
     let slot;
     if (inp.override_rules) {
       // A class's sessions and a table's spots are shared: only appointments are placed freely.
-      if (isCapacityType(service)) return outcome(errorMessage('validation_error', 'Group classes and reservations are booked on one of their sessions; leave override_rules off.', '$.override_rules'));
+      if (isCapacityType(service))
+        return outcome(errorMessage('validation_error', 'Group classes and reservations are booked on one of their sessions; leave override_rules off.', '$.override_rules'));
       const startMs = inp.start === undefined ? undefined : instantOrLocal(inp.start, ctx.biz.zone);
       if (startMs === null) return outcome(errorMessage('validation_error', 'start: not a date-time (RFC 3339, or YYYY-MM-DDTHH:MM local time).', '$.start'));
       const r = await overrideSlot(ctx.tx, ctx.biz, service, { startMs, slotId: inp.slot_id, resourceId: inp.resource_id }, ctx.now);

@@ -27,7 +27,20 @@ export const getBookingHistory = defineOperation({
     const events = await ctx.tx.admin.eventsOf(rec.booking.id);
     const jobs = await ctx.tx.payments.forBooking(rec.booking.id);
     const mail = await ctx.tx.mail.forSubject(rec.booking.id);
-    const messages = mail.map((m) => ({ kind: m.kind, recipient: m.recipient, status: m.status, attempts: m.attempts, due_at: isoUtc(m.due_ms), ...(m.sent_ms !== null ? { sent_at: isoUtc(m.sent_ms) } : {}), ...(m.last_error ? { error: m.last_error } : {}) }));
-    return ok({ ...calendarRow(rec), money: moneyView(rec, jobs, refundsThroughProvider(ctx, rec)), messages, events: events.map((e) => ({ event: e.event, event_id: e.event_id, ...e.payload, timestamp: isoUtc(Math.max(e.created_ms, e.due_ms)) })) });
+    const messages = mail.map((m) => ({
+      kind: m.kind,
+      recipient: m.recipient,
+      status: m.status,
+      attempts: m.attempts,
+      due_at: isoUtc(m.due_ms),
+      ...(m.sent_ms !== null ? { sent_at: isoUtc(m.sent_ms) } : {}),
+      ...(m.last_error ? { error: m.last_error } : {}),
+    }));
+    return ok({
+      ...calendarRow(rec),
+      money: moneyView(rec, jobs, refundsThroughProvider(ctx, rec)),
+      messages,
+      events: events.map((e) => ({ event: e.event, event_id: e.event_id, ...e.payload, timestamp: isoUtc(Math.max(e.created_ms, e.due_ms)) })),
+    });
   },
 });

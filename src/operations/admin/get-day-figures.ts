@@ -15,7 +15,12 @@ export const getDayFigures = defineOperation({
   dashboard: 'figures',
   output: { figures: Out.object },
   summary: "A day's figures: bookings by status, revenue booked, pending confirmations, failed deliveries.",
-  input: z.object({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD').optional() }),
+  input: z.object({
+    date: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+      .optional(),
+  }),
   async handle(inp, ctx) {
     requireBusiness(ctx);
     const date = inp.date ?? today(ctx);

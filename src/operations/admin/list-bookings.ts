@@ -19,7 +19,11 @@ export const listBookings = defineOperation({
   output: { range: Out.object, bookings: Out.objects },
   summary: 'Bookings starting on a day or in a week (business time zone), filtered by staff member, location, status or buyer.',
   input: z.object({
-    date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD').optional().describe('Local date; default today.'),
+    date: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+      .optional()
+      .describe('Local date; default today.'),
     view: z.enum(['day', 'week', 'all']).default('day').describe('One day, the Monday-to-Sunday week holding the date, or all (the latest 1000, with a status or buyer filter).'),
     resource_id: z.string().max(200).optional().describe('Only bookings of this staff member or resource.'),
     location_id: z.string().max(200).optional(),
@@ -37,8 +41,7 @@ export const listBookings = defineOperation({
       throw invalidRequest('view: all needs a status or a buyer to search for', [{ field: 'view', message: 'all needs status or buyer' }]);
     }
     const range = dayRange(date, inp.view === 'all' ? 'day' : inp.view, ctx.biz.zone);
-    const recs =
-      inp.view === 'all' ? await ctx.tx.bookings.recent(1000, inp.status) : await ctx.tx.admin.bookingsStarting(range.fromMs, range.toMs);
+    const recs = inp.view === 'all' ? await ctx.tx.bookings.recent(1000, inp.status) : await ctx.tx.admin.bookingsStarting(range.fromMs, range.toMs);
     const rows = recs.filter(
       (r) =>
         (!inp.resource_id || r.priv.resource_ids.includes(inp.resource_id)) &&

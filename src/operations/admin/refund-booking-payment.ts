@@ -26,7 +26,7 @@ export const refundBookingPayment = defineOperation({
   destructive: true,
   dashboard: 'refund',
   output: BOOKING_OUTPUT,
-  summary: 'The business refunds a booking\'s payment, in full or in part (minor units, at most what is paid and not yet refunded).',
+  summary: "The business refunds a booking's payment, in full or in part (minor units, at most what is paid and not yet refunded).",
   input: z.object({
     booking_id: id('The booking id.'),
     amount: z.number().int().min(1).optional().describe('Minor units to refund; all that is left to refund when omitted.'),
@@ -43,7 +43,10 @@ export const refundBookingPayment = defineOperation({
     if (left <= 0) return outcome(errorMessage('validation_error', 'Nothing paid on this booking is left to refund.', '$.booking_id'), { booking: rec.booking });
     const amount = inp.amount ?? left;
     if (amount > left) {
-      return outcome(errorMessage('validation_error', `At most ${money(left)} can be refunded on this booking (paid and not yet refunded); ${money(amount)} was asked.`, '$.amount'), { booking: rec.booking });
+      return outcome(
+        errorMessage('validation_error', `At most ${money(left)} can be refunded on this booking (paid and not yet refunded); ${money(amount)} was asked.`, '$.amount'),
+        { booking: rec.booking },
+      );
     }
     const log = (rec.priv.business_refunds ??= []);
     if (viaProvider) {

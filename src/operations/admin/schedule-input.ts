@@ -3,7 +3,18 @@
  * time off never overlaps time off already recorded (in the business file or at run time), and the
  * bookings a change leaves outside the resource's time are named in a warning.
  */
-import { addDays, formatInstant, localToUtcMs, overlappingInterval, parseInstant, localDate, warningMessage, type BookingRecord, type Message, type ResourceDef } from '../../domain/index.js';
+import {
+  addDays,
+  formatInstant,
+  localToUtcMs,
+  overlappingInterval,
+  parseInstant,
+  localDate,
+  warningMessage,
+  type BookingRecord,
+  type Message,
+  type ResourceDef,
+} from '../../domain/index.js';
 import type { OperationContext } from '../context.js';
 import { invalidRequest } from '../errors.js';
 
@@ -18,9 +29,7 @@ export async function checkTimeOff(ctx: OperationContext, resource: ResourceDef,
   if (startMs < ctx.now) throw invalidRequest('start: time off cannot begin in the past', [{ field: 'start', message: 'in the past' }]);
   const existing = [
     ...(resource.time_off ?? []).map((t) => ({ startMs: parseInstant(t.start) ?? 0, endMs: parseInstant(t.end) ?? 0, id: 'business file' })),
-    ...(await ctx.tx.admin.scheduleChanges([resource.id]))
-      .filter((c) => c.kind === 'time_off')
-      .map((c) => ({ startMs: c.start_ms!, endMs: c.end_ms!, id: c.id })),
+    ...(await ctx.tx.admin.scheduleChanges([resource.id])).filter((c) => c.kind === 'time_off').map((c) => ({ startMs: c.start_ms!, endMs: c.end_ms!, id: c.id })),
   ];
   const clash = overlappingInterval(existing, startMs, endMs);
   if (clash) {

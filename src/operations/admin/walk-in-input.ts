@@ -55,7 +55,13 @@ export type OverrideSlot = { ok: true; slot: SlotCandidate } | { ok: false; fiel
  * at any instant of the blocked interval (buffers included) refuses it, so double-booking never
  * happens. Locks the resources until commit, like every check-and-reserve.
  */
-export async function overrideSlot(tx: Tx, biz: Business, service: ServiceDef, at: { startMs?: number; slotId?: string; resourceId?: string }, nowMs: number): Promise<OverrideSlot> {
+export async function overrideSlot(
+  tx: Tx,
+  biz: Business,
+  service: ServiceDef,
+  at: { startMs?: number; slotId?: string; resourceId?: string },
+  nowMs: number,
+): Promise<OverrideSlot> {
   let startMs = at.startMs;
   let combination: string[] | undefined;
   if (at.slotId !== undefined) {
@@ -81,7 +87,16 @@ export async function overrideSlot(tx: Tx, biz: Business, service: ServiceDef, a
   }
   const durationMs = slotDurationMs(service);
   const parts = { serviceId: service.id, startMs, resourceIds };
-  const slot: SlotCandidate = { key: slotKey(parts), id: encodeSlotId(parts), serviceId: service.id, startMs, endMs: startMs + durationMs, durationMs, resourceIds: [...resourceIds], state: 'available' };
+  const slot: SlotCandidate = {
+    key: slotKey(parts),
+    id: encodeSlotId(parts),
+    serviceId: service.id,
+    startMs,
+    endMs: startMs + durationMs,
+    durationMs,
+    resourceIds: [...resourceIds],
+    state: 'available',
+  };
   const locationId = locationOf(biz, service, resourceIds);
   if (locationId) slot.locationId = locationId;
   return { ok: true, slot };

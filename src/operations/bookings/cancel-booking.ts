@@ -64,7 +64,12 @@ export const cancelBooking = defineOperation({
     });
     const b = rec.booking;
     if (terms.refund > 0 && !viaProvider) emitBookingEvent(ctx, 'booking.refund_issued', rec, { refund_amount: terms.refund });
-    if (terms.fee > 0) return { data: { booking: b }, messages: [feeWarning(terms.fee, owed, terms.refund, service.pricing.currency, service.policies.cancellation.free_cancellation_until)], status: 200 };
+    if (terms.fee > 0)
+      return {
+        data: { booking: b },
+        messages: [feeWarning(terms.fee, owed, terms.refund, service.pricing.currency, service.policies.cancellation.free_cancellation_until)],
+        status: 200,
+      };
     return ok({ booking: b });
   },
 });
@@ -74,9 +79,7 @@ function feeWarning(fee: number, owed: number, refund: number, currency: string,
   const money = (n: number) => formatMoney(n, currency);
   const when = freeUntil ? `less than ${spokenDuration(parseDuration(freeUntil))} before the start` : 'after the free-cancellation window';
   const settled =
-    owed > 0
-      ? `${money(owed)} is due from the buyer (booking.payment.amount_due).`
-      : `It was kept from the payment${refund > 0 ? `; ${money(refund)} is refunded` : ''}.`;
+    owed > 0 ? `${money(owed)} is due from the buyer (booking.payment.amount_due).` : `It was kept from the payment${refund > 0 ? `; ${money(refund)} is refunded` : ''}.`;
   return {
     type: 'warning',
     code: 'late_cancellation_fee',

@@ -49,13 +49,21 @@ export const confirmPayment = defineOperation({
     // No currency-specific code exists in spec 9.4: the mismatch code stays, the path names the field at fault.
     if (pr.currency.toUpperCase() !== currency) {
       return outcome(
-        errorMessage('payment_amount_mismatch', `The payment must be made in ${currency}; ${pr.currency} was reported. Report the payment of ${formatMoney(due, currency)}.`, '$.payment_result.currency'),
+        errorMessage(
+          'payment_amount_mismatch',
+          `The payment must be made in ${currency}; ${pr.currency} was reported. Report the payment of ${formatMoney(due, currency)}.`,
+          '$.payment_result.currency',
+        ),
         { booking: b },
       );
     }
     if (pr.amount_paid !== due) {
       return outcome(
-        errorMessage('payment_amount_mismatch', `The payment must be exactly ${formatMoney(due, action.payment_context!.currency)}; ${pr.amount_paid} ${pr.currency} was reported.`, '$.payment_result.amount_paid'),
+        errorMessage(
+          'payment_amount_mismatch',
+          `The payment must be exactly ${formatMoney(due, action.payment_context!.currency)}; ${pr.amount_paid} ${pr.currency} was reported.`,
+          '$.payment_result.amount_paid',
+        ),
         { booking: b },
       );
     }

@@ -57,7 +57,11 @@ export const createBooking = defineOperation({
     // No payment provider: a service paid online before the appointment cannot be taken.
     if (ctx.biz.payments === 'none' && paidBeforeAppointment(service)) {
       return outcome(
-        errorMessage('payment_not_configured', `Online payment is not set up at this business, so ${service.name} (paid when booking) cannot be booked here. Services paid at the appointment can.`, '$.service_id'),
+        errorMessage(
+          'payment_not_configured',
+          `Online payment is not set up at this business, so ${service.name} (paid when booking) cannot be booked here. Services paid at the appointment can.`,
+          '$.service_id',
+        ),
       );
     }
     if (service.channel.type === 'at_buyer_location' && !inp.delivery_address) {

@@ -47,7 +47,8 @@ export const listBuyerBookings = defineOperation({
     let before: { createdMs: number; bookingId: string } | undefined;
     if (inp.cursor) {
       const c = decodeCursor(inp.cursor);
-      if (!c || typeof c.m !== 'number' || typeof c.i !== 'string') throw invalidRequest('cursor is not a cursor this business issued.', [{ field: 'cursor', message: 'unknown cursor' }]);
+      if (!c || typeof c.m !== 'number' || typeof c.i !== 'string')
+        throw invalidRequest('cursor is not a cursor this business issued.', [{ field: 'cursor', message: 'unknown cursor' }]);
       before = { createdMs: c.m, bookingId: c.i };
     }
     const bookings = [];

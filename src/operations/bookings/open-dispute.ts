@@ -23,11 +23,7 @@ export const openDispute = defineOperation({
   summary: 'A payment dispute (chargeback) was opened against a booking: record it and notify the platform.',
   input: z.object({
     booking_id: id('The booking id.'),
-    reason: z
-      .string()
-      .min(1)
-      .max(200)
-      .describe('Machine-readable reason; well-known values: service_not_provided, quality_issue, unauthorized, duplicate.'),
+    reason: z.string().min(1).max(200).describe('Machine-readable reason; well-known values: service_not_provided, quality_issue, unauthorized, duplicate.'),
   }),
   async handle(inp, ctx) {
     requireBusiness(ctx);

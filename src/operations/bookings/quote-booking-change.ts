@@ -40,7 +40,8 @@ export const quoteBookingChange = defineOperation({
     const paid = rec.priv.amount_paid;
     const base = { booking_id: b.id, change: inp.change, currency, quoted_at: iso(ctx.now) };
     if (inp.change === 'cancel') {
-      if (!nextStatus(b.status, 'cancel')) return ok({ quote: { ...base, allowed: false, reason: 'state', fee: 0, refund: 0, amount_due: 0, summary: `A ${b.status} booking cannot be canceled.` } });
+      if (!nextStatus(b.status, 'cancel'))
+        return ok({ quote: { ...base, allowed: false, reason: 'state', fee: 0, refund: 0, amount_due: 0, summary: `A ${b.status} booking cannot be canceled.` } });
       const t = cancellationTerms(service, rec.priv.start_ms, ctx.now, paid, ctx.caller.business, parseDuration);
       if (!t.allowed) {
         const why = t.reason === 'not_allowed' ? 'This service does not allow cancellation.' : 'It is too close to the start to cancel.';
@@ -58,7 +59,8 @@ export const quoteBookingChange = defineOperation({
     }
     const t = rescheduleTerms(service, rec.priv.start_ms, ctx.now, rec.priv.reschedule_count, parseDuration);
     if (!t.allowed) {
-      const why = t.reason === 'limit_reached' ? `Already rescheduled ${rec.priv.reschedule_count} time(s), the most this service allows.` : 'This service does not allow rescheduling.';
+      const why =
+        t.reason === 'limit_reached' ? `Already rescheduled ${rec.priv.reschedule_count} time(s), the most this service allows.` : 'This service does not allow rescheduling.';
       return ok({ quote: { ...base, allowed: false, reason: t.reason, fee: 0, amount_due: 0, summary: why } });
     }
     const online = b.status === 'confirmed' && service.policies.requires_payment && service.policies.payment_timing !== 'at_service';
@@ -69,7 +71,15 @@ export const quoteBookingChange = defineOperation({
           ? `Rescheduling now costs a ${money(t.fee)} late-reschedule fee, paid by a payment link before the booking counts as confirmed again.`
           : `Rescheduling now costs a ${money(t.fee)} late-reschedule fee, added to what is paid at the appointment.`;
     return ok({
-      quote: { ...base, allowed: true, fee: t.fee, amount_due: online ? t.fee : 0, collected_at_appointment: online ? 0 : t.fee, reschedules_left: service.policies.rescheduling.max_reschedules === undefined ? null : service.policies.rescheduling.max_reschedules - rec.priv.reschedule_count, summary },
+      quote: {
+        ...base,
+        allowed: true,
+        fee: t.fee,
+        amount_due: online ? t.fee : 0,
+        collected_at_appointment: online ? 0 : t.fee,
+        reschedules_left: service.policies.rescheduling.max_reschedules === undefined ? null : service.policies.rescheduling.max_reschedules - rec.priv.reschedule_count,
+        summary,
+      },
     });
   },
 });

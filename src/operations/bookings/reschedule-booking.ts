@@ -1,5 +1,17 @@
 import { z } from 'zod';
-import { errorMessage, warningMessage, bookingPrice, rescheduleTerms, formatDuration, formatInstant, formatMoney, parseDuration, sameSlotId, operationPermitted, type Message } from '../../domain/index.js';
+import {
+  errorMessage,
+  warningMessage,
+  bookingPrice,
+  rescheduleTerms,
+  formatDuration,
+  formatInstant,
+  formatMoney,
+  parseDuration,
+  sameSlotId,
+  operationPermitted,
+  type Message,
+} from '../../domain/index.js';
 import { feeAtService, spokenDuration } from '../steps/policy-fees.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot, claimRows } from '../steps/slots.js';
@@ -42,7 +54,9 @@ export const rescheduleBooking = defineOperation({
     const terms = rescheduleTerms(service, rec.priv.start_ms, ctx.now, rec.priv.reschedule_count, parseDuration);
     if (!terms.allowed) {
       return terms.reason === 'limit_reached'
-        ? outcome(errorMessage('reschedule_limit_reached', `This booking was already rescheduled ${rec.priv.reschedule_count} time(s), the most this service allows.`), { booking: b })
+        ? outcome(errorMessage('reschedule_limit_reached', `This booking was already rescheduled ${rec.priv.reschedule_count} time(s), the most this service allows.`), {
+            booking: b,
+          })
         : outcome(errorMessage('reschedule_not_allowed', 'This service does not allow rescheduling; cancel and book again instead.'), { booking: b });
     }
     let hold;
@@ -93,10 +107,18 @@ export const rescheduleBooking = defineOperation({
     rec.priv.price_total = newTotal;
     if (b.payment) b.payment.amount = newTotal + (rec.priv.fees_at_service ?? 0);
     const messages: Message[] = [];
-    const window = service.policies.rescheduling.free_reschedule_until ? `less than ${spokenDuration(parseDuration(service.policies.rescheduling.free_reschedule_until))} before the start` : 'late';
+    const window = service.policies.rescheduling.free_reschedule_until
+      ? `less than ${spokenDuration(parseDuration(service.policies.rescheduling.free_reschedule_until))} before the start`
+      : 'late';
     if (terms.fee > 0 && !collectsOnline) messages.push(feeAtService(rec, service, terms.fee, window));
     else if (terms.fee > 0) {
-      messages.push(warningMessage('late_reschedule_fee', `A late-reschedule fee of ${formatMoney(terms.fee, service.pricing.currency)} applies (moved ${window}): it is collected by the payment link before the booking counts as confirmed again (booking.payment.amount_due).`, '$.booking.payment.amount_due'));
+      messages.push(
+        warningMessage(
+          'late_reschedule_fee',
+          `A late-reschedule fee of ${formatMoney(terms.fee, service.pricing.currency)} applies (moved ${window}): it is collected by the payment link before the booking counts as confirmed again (booking.payment.amount_due).`,
+          '$.booking.payment.amount_due',
+        ),
+      );
     }
     if (extra > 0 && collectsOnline) {
       const expiresMs = Math.min(ctx.now + ctx.biz.def.settings.payment_ttl_seconds * 1000, slot.startMs);

@@ -21,16 +21,11 @@ export const resolveDispute = defineOperation({
   conditional: true,
   writes: true,
   cli: 'dispute-resolve',
-  summary: 'Resolve the booking\'s dispute for the buyer (a refund) or for the business; notifies the platform.',
+  summary: "Resolve the booking's dispute for the buyer (a refund) or for the business; notifies the platform.",
   input: z.object({
     booking_id: id('The booking id.'),
     outcome: z.enum(['buyer', 'business']).describe('Who the dispute was resolved for.'),
-    refund_amount: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe('Minor units refunded when resolved for the buyer; default everything collected.'),
+    refund_amount: z.number().int().min(1).optional().describe('Minor units refunded when resolved for the buyer; default everything collected.'),
   }),
   async handle(inp, ctx) {
     requireBusiness(ctx);

@@ -69,13 +69,14 @@ export const updateBooking = defineOperation({
   writes: true,
   output: BOOKING_OUTPUT,
   summary: 'Change buyer, recipient, delivery address or notes of a booking (partial update).',
-  input: z.object({
-    booking_id: id('The booking id.'),
-    buyer: Buyer.partial().optional(),
-    recipient: Buyer.optional(),
-    delivery_address: DeliveryAddress.optional(),
-    notes: z.string().max(2000).optional(),
-  })
+  input: z
+    .object({
+      booking_id: id('The booking id.'),
+      buyer: Buyer.partial().optional(),
+      recipient: Buyer.optional(),
+      delivery_address: DeliveryAddress.optional(),
+      notes: z.string().max(2000).optional(),
+    })
     // Unknown members pass through so that immutable booking members can be named and refused; others are ignored.
     .loose(),
   async handle(inp, ctx) {

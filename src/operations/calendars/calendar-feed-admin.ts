@@ -20,7 +20,7 @@ export const getCalendarFeed = defineOperation({
   writes: true,
   dashboard: 'calendar_feed_url',
   output: { url: Out.string },
-  summary: 'The secret iCalendar feed URL of a resource\'s bookings (or `_business`: all bookings), to subscribe to from a calendar app.',
+  summary: "The secret iCalendar feed URL of a resource's bookings (or `_business`: all bookings), to subscribe to from a calendar app.",
   input,
   async handle(inp, ctx) {
     requireBusiness(ctx);
@@ -39,7 +39,7 @@ export const rotateCalendarFeed = defineOperation({
   writes: true,
   dashboard: 'calendar_feed_rotate',
   output: { url: Out.string },
-  summary: 'Replace the token of a resource\'s calendar feed: the old URL stops working.',
+  summary: "Replace the token of a resource's calendar feed: the old URL stops working.",
   input,
   async handle(inp, ctx) {
     requireBusiness(ctx);

@@ -20,10 +20,10 @@ export const calendarFeedFile = defineOperation({
   conditional: false,
   writes: false,
   page: 'subscribed_calendar',
-  summary: 'A resource\'s bookings (or the business\'s, `_business.ics`) as a subscribed iCalendar feed, reached with its secret token.',
+  summary: "A resource's bookings (or the business's, `_business.ics`) as a subscribed iCalendar feed, reached with its secret token.",
   input: z.object({
     resource_file: z.string().max(210).describe('`{resource_id}.ics`, or `_business.ics`.'),
-    token: z.string().max(200).optional().describe('The feed\'s secret token (from get_calendar_feed).'),
+    token: z.string().max(200).optional().describe("The feed's secret token (from get_calendar_feed)."),
   }),
   async handle(inp, ctx) {
     const m = /^(.+)\.ics$/.exec(inp.resource_file);
@@ -53,7 +53,10 @@ export const calendarFeedFile = defineOperation({
     }
     events.sort((a, b) => a.startMs - b.startMs);
     const name = scope === BUSINESS_FEED ? ctx.biz.def.business.name : `${ctx.biz.def.resources.find((r) => r.id === scope)!.name} (${ctx.biz.def.business.name})`;
-    const ics = calendarObject(events, '-//usp-server//calendar feed//EN', 'PUBLISH').replace('CALSCALE:GREGORIAN\r\n', `CALSCALE:GREGORIAN\r\nX-WR-CALNAME:${name.replace(/[\r\n,;\\]/g, ' ')}\r\n`);
+    const ics = calendarObject(events, '-//usp-server//calendar feed//EN', 'PUBLISH').replace(
+      'CALSCALE:GREGORIAN\r\n',
+      `CALSCALE:GREGORIAN\r\nX-WR-CALNAME:${name.replace(/[\r\n,;\\]/g, ' ')}\r\n`,
+    );
     return ok({ calendar: ics });
   },
 });

@@ -23,7 +23,7 @@ export const listCalendarSync = defineOperation({
   writes: false,
   dashboard: 'calendar_sync',
   output: { feeds: Out.objects, pushes: Out.objects, busy: Out.objects },
-  summary: 'Calendar sync: each resource calendar\'s last fetch and error (stale after 24 h), bookings waiting to be pushed, and busy times read from calendars in a range.',
+  summary: "Calendar sync: each resource calendar's last fetch and error (stale after 24 h), bookings waiting to be pushed, and busy times read from calendars in a range.",
   input: z.object({
     from: z.string().datetime({ offset: true }).optional().describe('Start of the range whose busy times are listed (default now).'),
     to: z.string().datetime({ offset: true }).optional().describe('End of the range (default one week after from).'),

@@ -2,4 +2,6 @@ import { defineOperation } from '../define.js';
 import { createRow } from '../steps/definition-rows.js';
 
 /** Add a place of business. */
-export const createLocation = defineOperation(createRow('locations', { name: 'create_location', path: '/admin/locations', dashboard: 'location_create', summary: "Add a place of business." }));
+export const createLocation = defineOperation(
+  createRow('locations', { name: 'create_location', path: '/admin/locations', dashboard: 'location_create', summary: 'Add a place of business.' }),
+);

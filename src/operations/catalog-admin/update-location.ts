@@ -2,4 +2,11 @@ import { defineOperation } from '../define.js';
 import { updateRow } from '../steps/definition-rows.js';
 
 /** Change a location (a merge patch: name, address, coordinates); the services offered there are republished. */
-export const updateLocation = defineOperation(updateRow('locations', { name: 'update_location', path: '/admin/locations/{location_id}', dashboard: 'location_update', summary: "Change a location (a merge patch: name, address, coordinates); the services offered there are republished." }));
+export const updateLocation = defineOperation(
+  updateRow('locations', {
+    name: 'update_location',
+    path: '/admin/locations/{location_id}',
+    dashboard: 'location_update',
+    summary: 'Change a location (a merge patch: name, address, coordinates); the services offered there are republished.',
+  }),
+);

@@ -20,7 +20,9 @@ export const getService = defineOperation({
     const s = ctx.biz.published.get(inp.service_id);
     // As for bookings and waitlist entries, an unknown id is an outcome the model can read, not an error.
     if (!s) {
-      return outcome(errorMessage('service_not_found', `No service has the id ${JSON.stringify(inp.service_id)}; list services (usp_services_list) to find valid ids.`, '$.service_id'));
+      return outcome(
+        errorMessage('service_not_found', `No service has the id ${JSON.stringify(inp.service_id)}; list services (usp_services_list) to find valid ids.`, '$.service_id'),
+      );
     }
     return ok({ service: await withHint(ctx, s) });
   },

@@ -36,7 +36,10 @@ export const listServices = defineOperation({
   input,
   async handle(inp, ctx) {
     const f = inp.filters ?? {};
-    const terms = (inp.query ?? '').toLowerCase().split(/\s+/).filter((t) => t.length > 1);
+    const terms = (inp.query ?? '')
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((t) => t.length > 1);
     const scored: Array<{ s: PublishedService; score: number; order: number }> = [];
     ctx.biz.serviceOrder.forEach((sid, order) => {
       const s = ctx.biz.published.get(sid)!;

@@ -41,7 +41,7 @@ export const servicesFeed = defineOperation({
     const all = await ctx.tx.catalog.all();
     const last = page[page.length - 1];
     // Without more items, hand back a cursor at the end so the platform can poll for changes.
-    const next = last ? encodeCursor({ m: last.modified_ms, i: last.id }) : inp.cursor ?? null;
+    const next = last ? encodeCursor({ m: last.modified_ms, i: last.id }) : (inp.cursor ?? null);
     return ok({
       items: page.map((s) => ({ state: s.deleted ? 'deleted' : 'updated', modified_at: iso(s.modified_ms), data: s.data })),
       feed_meta: { feed_generated_at: iso(ctx.now), total_services: all.filter((s) => !s.deleted).length, feed_status: 'healthy' },

@@ -4,14 +4,7 @@
  * availability hint), turned into the rows the registry searches. Network only, no store: callers
  * fetch first and write in a short transaction afterwards.
  */
-import {
-  categoryTerms,
-  durationInterval,
-  flatCategory,
-  priceInterval,
-  searchableText,
-  type PublishedService,
-} from '../../domain/index.js';
+import { categoryTerms, durationInterval, flatCategory, priceInterval, searchableText, type PublishedService } from '../../domain/index.js';
 import type { DeploymentMode, RegistryBusinessRow, RegistryServiceRow } from '../../store/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { iso } from '../context.js';
@@ -68,7 +61,8 @@ export function normalizeUrl(raw: string): string {
 function fetchError(err: unknown, what: string): ProtocolError {
   const code = (err as Partial<FetchFailure>).code;
   const detail = (err as Error).message ?? String(err);
-  if (code === 'invalid_profile_url') return invalidRequest(`profile_url ${detail.replace(/^the profile URL /, '')}.`, [{ field: 'profile_url', message: detail }], 'invalid_profile_url');
+  if (code === 'invalid_profile_url')
+    return invalidRequest(`profile_url ${detail.replace(/^the profile URL /, '')}.`, [{ field: 'profile_url', message: detail }], 'invalid_profile_url');
   if (code === 'profile_malformed') return invalidRequest(`The ${what} is not a JSON object.`, [{ field: 'profile_url', message: detail }], 'profile_invalid');
   if (code === 'profile_unreachable' || code === 'profile_not_trusted') {
     return new ProtocolError('profile_unreachable', `The ${what} could not be fetched: ${detail}.`, { detailCode: 'profile_unreachable' });
@@ -184,7 +178,11 @@ const channelOf = (s: Record<string, unknown>): string | undefined => (isObject(
 export function checkLocation(input: Pick<RegistrationInput, 'location'>, services: ReadonlyArray<Record<string, unknown>>): void {
   const needs = services.some((s) => CHANNELS_WITH_PLACE.has(channelOf(s) ?? ''));
   if (needs && !input.location?.coordinates) {
-    throw invalidRequest('location with coordinates is required: the business offers services at its location.', [{ field: 'location', message: 'required for at_business_location or hybrid services' }], 'location_required');
+    throw invalidRequest(
+      'location with coordinates is required: the business offers services at its location.',
+      [{ field: 'location', message: 'required for at_business_location or hybrid services' }],
+      'location_required',
+    );
   }
   const c = input.location?.coordinates;
   if (c && (!(Math.abs(c.lat) <= 90) || !(Math.abs(c.lng) <= 180))) {
@@ -192,7 +190,18 @@ export function checkLocation(input: Pick<RegistrationInput, 'location'>, servic
   }
 }
 
-const clean = (words: readonly string[]) => [...new Set(words.map((w) => w.trim().toLowerCase().replace(/[\u0000-\u001f]/g, ' ')).filter(Boolean))];
+const clean = (words: readonly string[]) => [
+  ...new Set(
+    words
+      .map((w) =>
+        w
+          .trim()
+          .toLowerCase()
+          .replace(/[\u0000-\u001f]/g, ' '),
+      )
+      .filter(Boolean),
+  ),
+];
 
 /** The registration row for `input` (everything but the index timestamps, set by the caller). */
 export function registrationRow(
@@ -241,9 +250,12 @@ export function serviceRows(b: RegistryBusinessRow, services: ReadonlyArray<Reco
     if (typeof s.id !== 'string' || typeof s.name !== 'string') continue;
     const channel = channelOf(s);
     const own = Array.isArray(s.locations) ? (s.locations as unknown[]).filter(isObject)[0] : undefined;
-    const ownCoords = own && isObject(own.coordinates) && typeof own.coordinates.lat === 'number' && typeof own.coordinates.lng === 'number' ? (own.coordinates as { lat: number; lng: number }) : undefined;
+    const ownCoords =
+      own && isObject(own.coordinates) && typeof own.coordinates.lat === 'number' && typeof own.coordinates.lng === 'number'
+        ? (own.coordinates as { lat: number; lng: number })
+        : undefined;
     // Virtual and phone services have no place, whatever the business's address (spec 6.3.1).
-    const coords = channel && CHANNELS_WITHOUT_PLACE.has(channel) ? undefined : ownCoords ?? entry.location?.coordinates;
+    const coords = channel && CHANNELS_WITHOUT_PLACE.has(channel) ? undefined : (ownCoords ?? entry.location?.coordinates);
     const address = own && typeof own.address === 'string' ? own.address : entry.location?.address;
     const price = priceInterval(s);
     const duration = durationInterval(s);

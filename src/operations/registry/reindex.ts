@@ -43,7 +43,13 @@ export async function reindexDue(store: Store, env: RegistryEnv, clock: Clock, l
       await store.transaction(async (tx) => {
         const current = await tx.registry.get(b.id);
         if (!current) return; // deleted meanwhile
-        const row = registrationRow(b.id, inputOf(current), { owner: current.owner, createdMs: current.created_ms, nowMs: now, nextIndexMs: now + env.reindexIntervalMs, indexed: true });
+        const row = registrationRow(b.id, inputOf(current), {
+          owner: current.owner,
+          createdMs: current.created_ms,
+          nowMs: now,
+          nextIndexMs: now + env.reindexIntervalMs,
+          indexed: true,
+        });
         await tx.registry.put(row);
         await tx.registry.replaceServices(b.id, serviceRows(row, fetched.services, now));
       });
@@ -55,7 +61,12 @@ export async function reindexDue(store: Store, env: RegistryEnv, clock: Clock, l
       if (failures >= env.maxFailures) {
         await store.transaction((tx) => tx.registry.remove(b.id));
         report.removed.push(b.id);
-        log.warn('registration removed: its profile could not be fetched or checked', { id: b.id, profile_url: b.profile_url, failures, error: String((err as Error).message ?? err) });
+        log.warn('registration removed: its profile could not be fetched or checked', {
+          id: b.id,
+          profile_url: b.profile_url,
+          failures,
+          error: String((err as Error).message ?? err),
+        });
         continue;
       }
       // Retry sooner than a full interval, then back off: 5 min, 10 min, 20 min, ... up to the interval.

@@ -39,7 +39,8 @@ export function planSearch(inp: SearchInput, kind: 'business' | 'service'): Plan
     if (!c) return refuse('location needs coordinates {lat, lng}.', '$.location.coordinates');
     if (r === undefined) return refuse('location needs radius_km.', '$.location.radius_km');
     if (!(Math.abs(c.lat) <= 90) || !(Math.abs(c.lng) <= 180)) return refuse('coordinates must be a latitude within ±90 and a longitude within ±180.', '$.location.coordinates');
-    if (!Number.isFinite(r) || r < 0 || r > MAX_RADIUS_KM) return refuse(`radius_km must be between 0 and ${MAX_RADIUS_KM} km (half the Earth's circumference).`, '$.location.radius_km');
+    if (!Number.isFinite(r) || r < 0 || r > MAX_RADIUS_KM)
+      return refuse(`radius_km must be between 0 and ${MAX_RADIUS_KM} km (half the Earth's circumference).`, '$.location.radius_km');
     filter.center = { lat: c.lat, lng: c.lng, radiusKm: r };
     filter.bbox = boundingBox(c, r);
   }

@@ -38,7 +38,11 @@ export const updateRegistration = defineOperation({
   async prepare(inp, ctx) {
     const current = await ctx.read((tx) => loadRegistration(tx, inp.id));
     if (inp.profile_url !== current.profile_url && originOf(inp.profile_url) !== originOf(current.profile_url)) {
-      throw invalidRequest('profile_url may only move within the same origin; register the new address as a new business and delete this one.', [{ field: 'profile_url', message: 'different origin' }], 'profile_origin_changed');
+      throw invalidRequest(
+        'profile_url may only move within the same origin; register the new address as a new business and delete this one.',
+        [{ field: 'profile_url', message: 'different origin' }],
+        'profile_origin_changed',
+      );
     }
     return validateRegistration(inp, ctx, current.profile_url);
   },

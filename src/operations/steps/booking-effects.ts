@@ -4,16 +4,7 @@
  * slot, reminders), in one place whichever operation made the move. Payment status moves go
  * through the payment map the same way.
  */
-import {
-  BOOKING_ENTRY_EFFECTS,
-  allowedMoves,
-  nextPaymentStatus,
-  nextStatus,
-  type Booking,
-  type BookingMove,
-  type BookingRecord,
-  type PaymentMove,
-} from '../../domain/index.js';
+import { BOOKING_ENTRY_EFFECTS, allowedMoves, nextPaymentStatus, nextStatus, type Booking, type BookingMove, type BookingRecord, type PaymentMove } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { iso, newRevision, type OperationContext } from '../context.js';
 import { freedSlotOf, offerFreedPlace } from './waitlist-offers.js';
@@ -178,4 +169,3 @@ export function emitBookingEvent(ctx: OperationContext, event: string, rec: Book
     payload: { booking_id: rec.booking.id, ...extra, data: structuredClone(rec.booking) },
   });
 }
-

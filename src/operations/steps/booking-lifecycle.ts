@@ -164,14 +164,7 @@ export function checkoutUrl(ctx: OperationContext, bookingId: string, fill?: { a
   return template.replace(/\{(booking_id|action_id|amount|currency|return_url)\}/g, (_, k: string) => encodeURIComponent(values[k]));
 }
 
-export function paymentAction(
-  ctx: OperationContext,
-  rec: BookingRecord,
-  service: ServiceDef,
-  amountDue: number,
-  expiresMs: number,
-  what: 'booking' | 'reschedule',
-): Action {
+export function paymentAction(ctx: OperationContext, rec: BookingRecord, service: ServiceDef, amountDue: number, expiresMs: number, what: 'booking' | 'reschedule'): Action {
   const currency = service.pricing.currency;
   const b = rec.booking;
   // A provider's checkout is keyed by the action: the id is allocated (and kept privately) only when one is made.

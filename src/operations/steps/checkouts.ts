@@ -16,7 +16,6 @@ export function trackCheckout(ctx: OperationContext, rec: BookingRecord, amount:
   return actionId;
 }
 
-
 /** Our page a buyer lands on after paying elsewhere: it sends them on to the platform's return URL (spec 8.5.5). */
 export function returnPageUrl(ctx: OperationContext, bookingId: string): string {
   return `${ctx.biz.publicUrl}/checkout/${encodeURIComponent(bookingId)}/return`;
@@ -63,7 +62,6 @@ export async function queueCheckouts(ctx: OperationContext, rec: BookingRecord, 
     });
   }
 }
-
 
 /** Does booking this service take money online before the appointment (at booking, or a deposit)? */
 export function paidBeforeAppointment(service: ServiceDef): boolean {

@@ -49,6 +49,12 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 /** Stable JSON (members sorted) for comparing two rows or definitions. */
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.keys(v as Json).sort().map((k) => [k, (v as Json)[k]])) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v as Json)
+            .sort()
+            .map((k) => [k, (v as Json)[k]]),
+        )
+      : v,
   );
 }

@@ -6,7 +6,19 @@
  * forced (a forced change names them and changes none), store the rows with a new version and
  * republish the catalog, raising its events.
  */
-import { checkBusinessDocument, formatInstant, selfResourceId, strandedBookings, warningMessage, type BookedInterval, type BusinessDef, type BusinessIssue, type Message, type OtherClaim, type StrandedBooking } from '../../domain/index.js';
+import {
+  checkBusinessDocument,
+  formatInstant,
+  selfResourceId,
+  strandedBookings,
+  warningMessage,
+  type BookedInterval,
+  type BusinessDef,
+  type BusinessIssue,
+  type Message,
+  type OtherClaim,
+  type StrandedBooking,
+} from '../../domain/index.js';
 import type { OperationContext } from '../context.js';
 import { requireBusiness } from '../define.js';
 import { invalidRequest } from '../errors.js';
@@ -119,7 +131,12 @@ export async function editDefinition(ctx: OperationContext, change: DefinitionCh
   );
   const messages =
     stranded.length > 0
-      ? [warningMessage('bookings_overlap', `Stored with force: ${named.length === 1 ? '1 booking stays' : `${named.length} bookings stay`} as booked: ${named.join('; ')}. Reschedule or cancel ${named.length === 1 ? 'it' : 'them'}, or tell the buyer${named.length === 1 ? '' : 's'}.`)]
+      ? [
+          warningMessage(
+            'bookings_overlap',
+            `Stored with force: ${named.length === 1 ? '1 booking stays' : `${named.length} bookings stay`} as booked: ${named.join('; ')}. Reschedule or cancel ${named.length === 1 ? 'it' : 'them'}, or tell the buyer${named.length === 1 ? '' : 's'}.`,
+          ),
+        ]
       : [];
   const saved = (change.list === 'locations' ? checked.def.business.locations : checked.def[change.list]) as unknown as Json[];
   return { def: checked.def, object: saved.find((o) => o.id === object.id) ?? object, messages };

@@ -51,7 +51,10 @@ export function createRow(list: DefinitionChange['list'], row: { name: string; p
 }
 
 /** The change row of one kind: the body is a merge patch of the object named in the path. */
-export function updateRow(list: DefinitionChange['list'], row: { name: string; path: string; summary: string; dashboard: DashboardAction; patch?: (current: Json, inp: Json) => Json }) {
+export function updateRow(
+  list: DefinitionChange['list'],
+  row: { name: string; path: string; summary: string; dashboard: DashboardAction; patch?: (current: Json, inp: Json) => Json },
+) {
   const what = WHAT[list];
   const key = `${what}_id`;
   return {

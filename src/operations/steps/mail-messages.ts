@@ -55,7 +55,14 @@ function bookingPayload(_biz: Business, rec: BookingRecord): Record<string, unkn
   const pay = rec.booking.actions?.find((a) => a.type === 'payment' && a.status === 'pending');
   return {
     booking: rec.booking,
-    priv: { start_ms: p.start_ms, end_ms: p.end_ms, price_total: p.price_total, amount_paid: p.amount_paid, reschedule_count: p.reschedule_count, confirmed_once: p.confirmed_once ?? false },
+    priv: {
+      start_ms: p.start_ms,
+      end_ms: p.end_ms,
+      price_total: p.price_total,
+      amount_paid: p.amount_paid,
+      reschedule_count: p.reschedule_count,
+      confirmed_once: p.confirmed_once ?? false,
+    },
     ...(pay ? { payment: { url: pay.continue_url, expires_at: pay.expires_at, amount: pay.payment_context?.amount_due ?? 0, currency: pay.payment_context?.currency ?? '' } } : {}),
   };
 }
@@ -86,7 +93,9 @@ function bookingKind(event: string, rec: BookingRecord): MailKind | null {
       return 'reminder';
     case 'booking.canceled':
       // A manual booking the business turned down before ever confirming it was declined, not canceled.
-      return rec.booking.confirmation_mode === 'manual' && !rec.priv.confirmed_once && rec.booking.cancellation?.canceled_by === 'business' ? 'booking_declined' : 'booking_canceled';
+      return rec.booking.confirmation_mode === 'manual' && !rec.priv.confirmed_once && rec.booking.cancellation?.canceled_by === 'business'
+        ? 'booking_declined'
+        : 'booking_canceled';
     default:
       return null;
   }
@@ -149,4 +158,3 @@ export function platformSendsMessages(ctx: OperationContext): boolean {
 export function markPlatformMessages(ctx: OperationContext, rec: { priv: { platform_messages?: boolean } }): void {
   if (platformSendsMessages(ctx)) rec.priv.platform_messages = true;
 }
-

@@ -107,7 +107,14 @@ const mailMessages: PersonalDataHolder = {
     const rows = await ctx.tx.mail.forRecipient(scope.person.email);
     return rows
       .filter((m) => !scope.bookingId || m.subject_id === scope.bookingId)
-      .map((m) => ({ kind: m.kind, about: m.subject_id, status: m.status, created_at: isoUtc(m.created_ms), sent_at: m.sent_ms === null ? null : isoUtc(m.sent_ms), content: m.payload }));
+      .map((m) => ({
+        kind: m.kind,
+        about: m.subject_id,
+        status: m.status,
+        created_at: isoUtc(m.created_ms),
+        sent_at: m.sent_ms === null ? null : isoUtc(m.sent_ms),
+        content: m.payload,
+      }));
   },
   async erase(ctx, scope) {
     return scope.person.email ? ctx.tx.mail.eraseRecipient(scope.person.email, scope.bookingId) : 0;

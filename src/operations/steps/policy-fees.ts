@@ -8,7 +8,13 @@ import { formatMoney, warningMessage, type BookingRecord, type Message, type Ser
 
 function paymentOf(rec: BookingRecord, service: ServiceDef): NonNullable<BookingRecord['booking']['payment']> {
   const b = rec.booking;
-  b.payment ??= { status: 'not_required', timing: service.policies.payment_timing ?? 'at_service', amount: rec.priv.price_total, currency: service.pricing.currency, amount_due: 0 };
+  b.payment ??= {
+    status: 'not_required',
+    timing: service.policies.payment_timing ?? 'at_service',
+    amount: rec.priv.price_total,
+    currency: service.pricing.currency,
+    amount_due: 0,
+  };
   return b.payment;
 }
 
@@ -18,7 +24,11 @@ export function feeAtService(rec: BookingRecord, service: ServiceDef, fee: numbe
   rec.priv.fees_at_service = (rec.priv.fees_at_service ?? 0) + fee;
   p.amount = rec.priv.price_total + rec.priv.fees_at_service;
   const money = (n: number) => formatMoney(n, service.pricing.currency);
-  return warningMessage('late_reschedule_fee', `A late-reschedule fee of ${money(fee)} applies (moved ${window}): it is added to what is paid at the appointment, ${money(p.amount)} in all (booking.payment.amount).`, '$.booking.payment.amount');
+  return warningMessage(
+    'late_reschedule_fee',
+    `A late-reschedule fee of ${money(fee)} applies (moved ${window}): it is added to what is paid at the appointment, ${money(p.amount)} in all (booking.payment.amount).`,
+    '$.booking.payment.amount',
+  );
 }
 
 /** The no-show fee: kept from what was paid, the rest due from the buyer (booking.payment.amount_due). */

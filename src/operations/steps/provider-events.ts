@@ -117,7 +117,10 @@ async function checkoutPaid(
   let refused: Message | undefined;
   if (ev.currency.toUpperCase() !== co.currency || ev.amount !== co.amount) {
     m.mismatches.push({ event_id: ev.event_id, amount: ev.amount, currency: ev.currency.toUpperCase(), at: iso(ctx.now) });
-    refused = errorMessage('payment_amount_mismatch', `The provider reported ${formatMoney(ev.amount, ev.currency.toUpperCase())}; ${formatMoney(co.amount, co.currency)} was due. The booking is unchanged.`);
+    refused = errorMessage(
+      'payment_amount_mismatch',
+      `The provider reported ${formatMoney(ev.amount, ev.currency.toUpperCase())}; ${formatMoney(co.amount, co.currency)} was due. The booking is unchanged.`,
+    );
   } else if (!pending) {
     // Paid after the action lapsed (the session outlives short payment windows): give the money back.
     co.status = 'late';

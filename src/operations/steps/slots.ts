@@ -98,16 +98,7 @@ export interface ComputedSlots {
  * The slots a query offers at `nowMs`, also offering starts up to `aheadMs` past the booking window's far end (see
  * SlotQuery.aheadMs), and saying when the claims it read change by the clock alone.
  */
-export async function computeSlots(
-  tx: Tx,
-  biz: Business,
-  service: ServiceDef,
-  fromMs: number,
-  toMs: number,
-  nowMs: number,
-  f: SlotFilters,
-  aheadMs = 0,
-): Promise<ComputedSlots> {
+export async function computeSlots(tx: Tx, biz: Business, service: ServiceDef, fromMs: number, toMs: number, nowMs: number, f: SlotFilters, aheadMs = 0): Promise<ComputedSlots> {
   const rows = await tx.claims.active(candidateResourceIds(service), fromMs - DAY_MS, toMs + DAY_MS, nowMs);
   let claimsChangeAtMs = Infinity;
   for (const r of rows) if (r.expires_at_ms !== null && r.expires_at_ms < claimsChangeAtMs) claimsChangeAtMs = r.expires_at_ms;
@@ -128,9 +119,7 @@ export async function computeSlots(
   return { slots, claimsChangeAtMs };
 }
 
-export type SlotCheck =
-  | { ok: true; slot: SlotCandidate; parts: SlotIdParts }
-  | { ok: false; reason: 'malformed' | 'wrong_service' | 'window' | 'unavailable' | 'capacity' };
+export type SlotCheck = { ok: true; slot: SlotCandidate; parts: SlotIdParts } | { ok: false; reason: 'malformed' | 'wrong_service' | 'window' | 'unavailable' | 'capacity' };
 
 /**
  * Re-validate one slot at hold, booking or reschedule time, against the store as it is now inside

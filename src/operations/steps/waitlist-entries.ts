@@ -7,8 +7,7 @@ import { ProtocolError } from '../errors.js';
 import { outcome } from '../define.js';
 import { newRevision, type OperationContext } from '../context.js';
 
-export const entryNotFound = (entryId: string) =>
-  outcome(errorMessage('entry_not_found', `No waitlist entry ${JSON.stringify(entryId)} belongs to this platform.`, '$.entry_id'));
+export const entryNotFound = (entryId: string) => outcome(errorMessage('entry_not_found', `No waitlist entry ${JSON.stringify(entryId)} belongs to this platform.`, '$.entry_id'));
 
 export function entryConflict(rec: WaitlistRecord, what: string): ProtocolError {
   return new ProtocolError('booking_state_conflict', `This waitlist entry is ${rec.entry.status}; it cannot be ${what}.`, {

@@ -3,17 +3,7 @@
  * waiting entry is offered it and a hold keeps the place for the acceptance window. Offers that
  * pass their window expire (on read, and by the sweeper) and the place moves down the queue.
  */
-import {
-  type ServiceDef,
-  type HoldRecord,
-  type WaitlistRecord,
-  decodeSlotId,
-  encodeSlotId,
-  slotTag,
-  findSlot,
-  formatInstant,
-  localDate,
-} from '../../domain/index.js';
+import { type ServiceDef, type HoldRecord, type WaitlistRecord, decodeSlotId, encodeSlotId, slotTag, findSlot, formatInstant, localDate } from '../../domain/index.js';
 import { iso, mayAct, type OperationContext } from '../context.js';
 import { moveHold } from './holds.js';
 import { moveEntry, touchEntry } from './waitlist-entries.js';

@@ -34,9 +34,7 @@ function printResponse(res: OperationResponse, db: string): void {
   if (b && failures.length === 0) console.log(JSON.stringify(b, null, 2));
   if (failures.length === 0) return;
   const lines = failures.map((m) =>
-    m.code === 'booking_not_found'
-      ? `${m.code}: no such booking in ${shownDb(db)} (give the --demo or --config and the --db the server runs with)`
-      : `${m.code}: ${m.content}`,
+    m.code === 'booking_not_found' ? `${m.code}: no such booking in ${shownDb(db)} (give the --demo or --config and the --db the server runs with)` : `${m.code}: ${m.content}`,
   );
   throw new CommandError(lines.join('\n'));
 }
@@ -75,4 +73,9 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   }
 }
 
-export const bookingsCommand: Command = { name: 'bookings', summary: 'act on bookings as the business (list, get, confirm, start, complete, no-show, cancel, disputes)', help: HELP, run };
+export const bookingsCommand: Command = {
+  name: 'bookings',
+  summary: 'act on bookings as the business (list, get, confirm, start, complete, no-show, cancel, disputes)',
+  help: HELP,
+  run,
+};

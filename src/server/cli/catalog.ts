@@ -73,7 +73,16 @@ async function runImport(flags: Flags, args: string[]): Promise<number> {
       if (s.changed && !dryRun) {
         const now = clock.now();
         await publishCatalog(tx, publishedOf(def), now, (event, serviceId, data) => {
-          const e: OutboxEvent = { event_id: randomIds.next('evt'), event, order_key: serviceId, principal: null, profile: null, payload: { service_id: serviceId, data }, created_ms: now, due_ms: now };
+          const e: OutboxEvent = {
+            event_id: randomIds.next('evt'),
+            event,
+            order_key: serviceId,
+            principal: null,
+            profile: null,
+            payload: { service_id: serviceId, data },
+            created_ms: now,
+            due_ms: now,
+          };
           return tx.outbox.add(e);
         });
       }

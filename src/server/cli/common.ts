@@ -182,7 +182,10 @@ export function securityOptions(flags: Flags): SecurityOptions {
     const limits: Record<string, number> = {};
     for (const v of flags['rate-limit']) {
       const m = /^(public|reads|holds|bookings|registrations|registrations_total)=(\d+)$/.exec(v);
-      if (!m) throw new UsageError(`--rate-limit takes CLASS=N with CLASS one of public, reads, holds, bookings, registrations, registrations_total and N tokens per minute, got ${JSON.stringify(v)}`);
+      if (!m)
+        throw new UsageError(
+          `--rate-limit takes CLASS=N with CLASS one of public, reads, holds, bookings, registrations, registrations_total and N tokens per minute, got ${JSON.stringify(v)}`,
+        );
       limits[m[1]] = Number(m[2]);
     }
     o.rateLimits = limits;
@@ -295,7 +298,17 @@ export async function openOffline(flags: Flags) {
   const def = await loadBusinessFileOf(flags);
   const db = dbPath(flags, def);
   // The database's definition when it holds one (the file only names the database and fills an empty one).
-  const server = await createUspServer({ business: def, definition: 'stored_first', settingsOverride: settingsFromFlags(flags), db, clock: processClock(), sandbox: true, sweepIntervalMs: 0, log: createLogger({ level: 'warn' }), webhooks: { enabled: false } });
+  const server = await createUspServer({
+    business: def,
+    definition: 'stored_first',
+    settingsOverride: settingsFromFlags(flags),
+    db,
+    clock: processClock(),
+    sandbox: true,
+    sweepIntervalMs: 0,
+    log: createLogger({ level: 'warn' }),
+    webhooks: { enabled: false },
+  });
   return { server, db };
 }
 

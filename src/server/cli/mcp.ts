@@ -58,7 +58,18 @@ async function run(flags: Flags): Promise<number> {
   const db = dbPath(flags, def);
   const log = loggerFrom(flags);
   const shutdownMs = shutdownTimeoutMs(flags);
-  const server = await createUspServer({ business: def, definition: flags.reimport ? 'import' : 'stored_first', settingsOverride: settingsFromFlags(flags), db, clock: processClock(), sandbox, adminKeys: flags['admin-key'], security: securityOptions(flags), log, availabilityCacheBytes: availabilityCacheBytes(flags) });
+  const server = await createUspServer({
+    business: def,
+    definition: flags.reimport ? 'import' : 'stored_first',
+    settingsOverride: settingsFromFlags(flags),
+    db,
+    clock: processClock(),
+    sandbox,
+    adminKeys: flags['admin-key'],
+    security: securityOptions(flags),
+    log,
+    availabilityCacheBytes: availabilityCacheBytes(flags),
+  });
   // Over stdio whoever launched the process is trusted to name the platform: a model never has to invent _meta.usp.profile.
   const platformProfile = flags['platform-profile'] ?? `${server.biz.publicUrl.replace(/\/$/, '')}${GENERIC_PROFILE_PATH}`;
   const problem = checkProfileUrl(platformProfile, sandbox || Boolean(flags['allow-loopback-profiles']));

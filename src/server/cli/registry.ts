@@ -93,7 +93,9 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   if (flags.demo) {
     const demo = await loadBusinessFile(demoBusinessPath());
     const n = await seedDemoRegistry(server, demo, 'http://localhost:8787/.well-known/usp');
-    consoleLogger.info(`demo: ${n} businesses pre-loaded (New York, Brooklyn, San Francisco, London, online); the demo salon is "usp-server serve --demo" at http://localhost:8787`);
+    consoleLogger.info(
+      `demo: ${n} businesses pre-loaded (New York, Brooklyn, San Francisco, London, online); the demo salon is "usp-server serve --demo" at http://localhost:8787`,
+    );
   }
   if (flags.stdio) {
     const stdio = await serveMcpStdio({ pipeline: server.pipeline, operations: REGISTRY_OPERATIONS, instructions: REGISTRY_INSTRUCTIONS }, server.hub);

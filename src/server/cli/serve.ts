@@ -143,7 +143,8 @@ export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' 
       } catch {
         origin = undefined;
       }
-      if (!origin || origin === 'null' || origin !== v) throw new UsageError(`--allow-origin must be an origin such as http://localhost:6274 (scheme, host, port; no path), got ${JSON.stringify(v)}`);
+      if (!origin || origin === 'null' || origin !== v)
+        throw new UsageError(`--allow-origin must be an origin such as http://localhost:6274 (scheme, host, port; no path), got ${JSON.stringify(v)}`);
       return origin;
     });
   }
@@ -246,7 +247,11 @@ async function run(flags: Flags): Promise<number> {
     throw listenFailure(err as NodeJS.ErrnoException, host, port);
   }
   log.info(`database: ${shownDb(db)}`);
-  log.info(server.mailDestination ? `mail to buyers: ${server.mailDestination.startsWith('dir:') ? `written as .eml files to ${server.mailDestination.slice(4)}` : `sent through ${server.mailDestination}`}` : 'mail to buyers: queued, not sent (give --smtp-url or --mail-dir)');
+  log.info(
+    server.mailDestination
+      ? `mail to buyers: ${server.mailDestination.startsWith('dir:') ? `written as .eml files to ${server.mailDestination.slice(4)}` : `sent through ${server.mailDestination}`}`
+      : 'mail to buyers: queued, not sent (give --smtp-url or --mail-dir)',
+  );
   const clockLine = clockNotice();
   if (clockLine) log.warn(clockLine);
   log.info(`${server.biz.def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);

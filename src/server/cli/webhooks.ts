@@ -21,7 +21,9 @@ async function run(flags: Flags, args: string[]): Promise<number> {
       const status = flags.status as 'pending' | 'delivered' | 'failed' | 'canceled' | 'skipped' | undefined;
       const rows = await server.store.read((tx) => tx.webhooks.list({ status, limit: intFlag(flags, 'limit', 1) ?? 20 }));
       for (const d of rows) {
-        console.log(`#${d.id}  ${d.status.padEnd(9)} ${d.event.padEnd(24)} ${d.event_id}  -> ${d.target_url}  attempts ${d.attempts}${d.last_status ? `  last HTTP ${d.last_status}` : ''}${d.last_error ? `  (${d.last_error})` : ''}`);
+        console.log(
+          `#${d.id}  ${d.status.padEnd(9)} ${d.event.padEnd(24)} ${d.event_id}  -> ${d.target_url}  attempts ${d.attempts}${d.last_status ? `  last HTTP ${d.last_status}` : ''}${d.last_error ? `  (${d.last_error})` : ''}`,
+        );
         const attempts = await server.store.read((tx) => tx.webhooks.attempts(d.id));
         for (const a of attempts) {
           console.log(`      attempt ${a.attempt} at ${new Date(a.at_ms).toISOString()}: ${a.status_code ?? 'no response'} in ${a.latency_ms} ms${a.error ? ` - ${a.error}` : ''}`);

@@ -35,10 +35,11 @@ export function postgresAdminRepo(q: Query): AdminRepo {
       return (await q<AuditRow>('SELECT * FROM admin_audit WHERE seq < $1 ORDER BY seq DESC LIMIT $2', [beforeSeq ?? Number.MAX_SAFE_INTEGER, limit])).rows;
     },
     async putUser(u) {
-      await q(
-        'INSERT INTO business_users (email, password_hash, created_ms) VALUES ($1, $2, $3) ON CONFLICT (email) DO UPDATE SET password_hash = excluded.password_hash',
-        [u.email, u.password_hash, u.created_ms],
-      );
+      await q('INSERT INTO business_users (email, password_hash, created_ms) VALUES ($1, $2, $3) ON CONFLICT (email) DO UPDATE SET password_hash = excluded.password_hash', [
+        u.email,
+        u.password_hash,
+        u.created_ms,
+      ]);
     },
     async user(email) {
       return (await q<BusinessUserRow>('SELECT * FROM business_users WHERE email = $1', [email])).rows[0] ?? null;

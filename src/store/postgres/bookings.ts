@@ -15,11 +15,7 @@ export function pgBookings(s: PgSession): BookingRepo {
         : s.documents<BookingRecord>('SELECT data FROM bookings ORDER BY seq DESC LIMIT $1', [limit]);
     },
     async expiredPending(nowMs, limit) {
-      return pgIds(
-        s,
-        `SELECT id FROM bookings WHERE status IN ('pending', 'requires_action') AND expires_at_ms IS NOT NULL AND expires_at_ms <= $1 LIMIT $2`,
-        [nowMs, limit],
-      );
+      return pgIds(s, `SELECT id FROM bookings WHERE status IN ('pending', 'requires_action') AND expires_at_ms IS NOT NULL AND expires_at_ms <= $1 LIMIT $2`, [nowMs, limit]);
     },
     async gauges(nowMs) {
       const byStatus = await s.rows<{ status: string; n: string }>('SELECT status, COUNT(*) AS n FROM bookings GROUP BY status');

@@ -138,10 +138,10 @@ export class PgChannel implements PostgresEventChannel {
         // everything after the last sequence we announced, and anything that fell due since we
         // lost the connection (a reminder dispatched late carries an older sequence).
         const since = (this.lostAtMs ?? Date.now()) - CATCH_UP_DUE_MARGIN_MS;
-        const r = await this.pool.query<{ seq: number }>(
-          `SELECT seq FROM outbox WHERE status = 'dispatched' AND (seq > $1 OR due_ms >= $2) ORDER BY seq LIMIT ${CATCH_UP_LIMIT}`,
-          [this.lastSeq, since],
-        );
+        const r = await this.pool.query<{ seq: number }>(`SELECT seq FROM outbox WHERE status = 'dispatched' AND (seq > $1 OR due_ms >= $2) ORDER BY seq LIMIT ${CATCH_UP_LIMIT}`, [
+          this.lastSeq,
+          since,
+        ]);
         this.client = c;
         this.lostAtMs = undefined;
         this.announce(r.rows.map((x) => x.seq));

@@ -4,7 +4,10 @@
 export class ClaimConflict extends Error {
   override readonly name = 'ClaimConflict';
   readonly code = '23P01';
-  constructor(readonly detail: string | undefined, options?: { cause?: unknown }) {
+  constructor(
+    readonly detail: string | undefined,
+    options?: { cause?: unknown },
+  ) {
     super(`claim overlaps another booking on the same resource${detail ? ` (${detail})` : ''}`, options);
   }
 }
@@ -31,9 +34,7 @@ export function connectionFault(err: unknown): string | undefined {
     if (/^E[A-Z]+$/.test(code) && /^(ECONN|EPIPE|ETIMEDOUT|EHOST|ENET|ENOTFOUND|EAI_AGAIN)/.test(code)) return `${code} ${message}`;
   }
   if (err instanceof AggregateError) return err.errors.map(connectionFault).find((f) => f !== undefined);
-  if (
-    /Connection terminated|timeout exceeded when trying to connect|not queryable|Query read timeout|connect ECONNREFUSED|Connection refused/i.test(message)
-  ) {
+  if (/Connection terminated|timeout exceeded when trying to connect|not queryable|Query read timeout|connect ECONNREFUSED|Connection refused/i.test(message)) {
     return message;
   }
   return undefined;

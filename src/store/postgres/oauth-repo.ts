@@ -60,10 +60,14 @@ export function postgresOAuthRepos(q: Query): { oauth: OAuthRepo; accounts: Acco
   };
   const accounts: AccountRepo = {
     async create(a) {
-      const r = await q(
-        'INSERT INTO buyer_accounts (id, email, password_hash, name, phone, created_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (email) DO NOTHING',
-        [a.id, a.email, a.password_hash, a.name, a.phone, a.created_ms],
-      );
+      const r = await q('INSERT INTO buyer_accounts (id, email, password_hash, name, phone, created_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (email) DO NOTHING', [
+        a.id,
+        a.email,
+        a.password_hash,
+        a.name,
+        a.phone,
+        a.created_ms,
+      ]);
       return (r.rowCount ?? 0) > 0;
     },
     async byEmail(email) {

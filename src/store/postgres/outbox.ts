@@ -6,10 +6,7 @@ import type { PgSession } from './session.js';
 export function pgOutbox(s: PgSession): OutboxRepo {
   return {
     async add(e) {
-      await s.query(
-        'INSERT INTO outbox (event_id, event, order_key, principal, profile, payload, created_ms, due_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-        outboxValues(e),
-      );
+      await s.query('INSERT INTO outbox (event_id, event, order_key, principal, profile, payload, created_ms, due_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', outboxValues(e));
     },
     async recent(limit) {
       return (await s.rows(`SELECT ${OUTBOX_COLUMNS} FROM outbox ORDER BY seq DESC LIMIT $1`, [limit])).map(withoutSeq);
@@ -42,10 +39,7 @@ export function pgOutbox(s: PgSession): OutboxRepo {
       return (await s.query(`UPDATE outbox SET status = 'canceled' WHERE order_key = $1 AND event = $2 AND status = 'pending'`, [orderKey, event])).rowCount ?? 0;
     },
     async purgeDispatched(dueBeforeMs, limit) {
-      const r = await s.query(
-        `DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE status IN ('dispatched', 'canceled') AND due_ms < $1 LIMIT $2)`,
-        [dueBeforeMs, limit],
-      );
+      const r = await s.query(`DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE status IN ('dispatched', 'canceled') AND due_ms < $1 LIMIT $2)`, [dueBeforeMs, limit]);
       return r.rowCount ?? 0;
     },
   };

@@ -44,10 +44,14 @@ export function pgPayments(s: PgSession): PaymentRepo {
       return jobs;
     },
     async finish(id, n) {
-      await s.query(
-        'UPDATE payment_jobs SET status = $1, attempts = $2, next_attempt_ms = $3, last_error = $4, result = $5, lease_until_ms = NULL WHERE id = $6',
-        [n.status, n.attempts, n.next_attempt_ms, n.last_error, n.result === null ? null : JSON.stringify(n.result), id],
-      );
+      await s.query('UPDATE payment_jobs SET status = $1, attempts = $2, next_attempt_ms = $3, last_error = $4, result = $5, lease_until_ms = NULL WHERE id = $6', [
+        n.status,
+        n.attempts,
+        n.next_attempt_ms,
+        n.last_error,
+        n.result === null ? null : JSON.stringify(n.result),
+        id,
+      ]);
     },
     async get(id) {
       const r = await s.rows<PaymentJobRow>(`SELECT ${PAYMENT_JOB_COLUMNS} FROM payment_jobs WHERE id = $1`, [id]);

@@ -32,8 +32,22 @@ export function postgresRegistryRepo(q: Query, lockKey: (key: string) => Promise
     async put(b) {
       await lockKey(`registry:${b.id}`);
       const values = [
-        b.id, b.profile_url, b.deployment_mode, b.status, b.owner, JSON.stringify(b.entry), b.lat, b.lng,
-        b.verticals.join('\n'), b.categories.join('\n'), b.search_text, b.name_text, b.created_ms, b.last_indexed_ms, b.next_index_ms, b.failures,
+        b.id,
+        b.profile_url,
+        b.deployment_mode,
+        b.status,
+        b.owner,
+        JSON.stringify(b.entry),
+        b.lat,
+        b.lng,
+        b.verticals.join('\n'),
+        b.categories.join('\n'),
+        b.search_text,
+        b.name_text,
+        b.created_ms,
+        b.last_indexed_ms,
+        b.next_index_ms,
+        b.failures,
       ];
       const r = await q<{ bid: string }>(
         `INSERT INTO registry_businesses (id, profile_url, deployment_mode, status, owner, entry, lat, lng, verticals, categories, search_text, name_text, created_ms, last_indexed_ms, next_index_ms, failures)
@@ -75,7 +89,24 @@ export function postgresRegistryRepo(q: Query, lockKey: (key: string) => Promise
         const r = await q<{ rid: string }>(
           `INSERT INTO registry_services (bid, business_id, service_id, vertical, terms, search_text, name_text, currency, price_min, price_max, dur_min, dur_max, lat, lng, result, indexed_ms)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING rid`,
-          [bid, businessId, s.service_id, s.vertical, s.terms.join('\n'), s.search_text, s.name_text, s.currency, s.price_min, s.price_max, s.dur_min, s.dur_max, s.lat, s.lng, JSON.stringify(s.result), s.indexed_ms],
+          [
+            bid,
+            businessId,
+            s.service_id,
+            s.vertical,
+            s.terms.join('\n'),
+            s.search_text,
+            s.name_text,
+            s.currency,
+            s.price_min,
+            s.price_max,
+            s.dur_min,
+            s.dur_max,
+            s.lat,
+            s.lng,
+            JSON.stringify(s.result),
+            s.indexed_ms,
+          ],
         );
         const terms = [...new Set(s.terms.map((t) => `c:${t}`))];
         if (terms.length > 0) await q('INSERT INTO registry_service_terms (rid, term) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING', [Number(r.rows[0].rid), terms]);

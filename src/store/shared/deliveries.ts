@@ -18,4 +18,3 @@ export function onePerTarget(candidates: readonly WebhookDelivery[], busy: reado
   }
   return out;
 }
-

@@ -125,7 +125,16 @@ export interface DocumentTable<T> {
 export const BOOKINGS: DocumentTable<BookingRecord> = {
   table: 'bookings',
   columns: ['id', 'service_id', 'status', 'hold_id', 'principal', 'expires_at_ms', 'end_ms', 'data'],
-  values: (rec) => [rec.booking.id, rec.booking.service_id, rec.booking.status, rec.priv.hold_id ?? null, rec.priv.principal, rec.priv.expires_at_ms ?? null, rec.priv.end_ms, json(rec)],
+  values: (rec) => [
+    rec.booking.id,
+    rec.booking.service_id,
+    rec.booking.status,
+    rec.priv.hold_id ?? null,
+    rec.priv.principal,
+    rec.priv.expires_at_ms ?? null,
+    rec.priv.end_ms,
+    json(rec),
+  ],
   updated: ['status', 'expires_at_ms', 'end_ms', 'data'],
   updateValues: (rec) => [rec.booking.status, rec.priv.expires_at_ms ?? null, rec.priv.end_ms, json(rec), rec.booking.id],
 };

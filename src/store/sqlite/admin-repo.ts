@@ -21,9 +21,18 @@ export function sqliteAdminRepo(db: Database.Database): AdminRepo {
       return rows.map(toChange);
     },
     async addScheduleChange(c) {
-      db.prepare(
-        'INSERT INTO schedule_changes (id, resource_id, kind, start_ms, end_ms, date, hours, reason, created_ms, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      ).run(c.id, c.resource_id, c.kind, c.start_ms, c.end_ms, c.date, c.hours === null ? null : JSON.stringify(c.hours), c.reason, c.created_ms, c.created_by);
+      db.prepare('INSERT INTO schedule_changes (id, resource_id, kind, start_ms, end_ms, date, hours, reason, created_ms, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+        c.id,
+        c.resource_id,
+        c.kind,
+        c.start_ms,
+        c.end_ms,
+        c.date,
+        c.hours === null ? null : JSON.stringify(c.hours),
+        c.reason,
+        c.created_ms,
+        c.created_by,
+      );
     },
     async removeScheduleChange(id) {
       const row = db.prepare('DELETE FROM schedule_changes WHERE id = ? RETURNING *').get(id);
@@ -33,14 +42,14 @@ export function sqliteAdminRepo(db: Database.Database): AdminRepo {
       db.prepare('INSERT INTO admin_audit (at_ms, actor, action, target, outcome) VALUES (?, ?, ?, ?, ?)').run(a.at_ms, a.actor, a.action, a.target, a.outcome);
     },
     async auditLog(limit, beforeSeq) {
-      return db
-        .prepare('SELECT * FROM admin_audit WHERE seq < ? ORDER BY seq DESC LIMIT ?')
-        .all(beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as AuditRow[];
+      return db.prepare('SELECT * FROM admin_audit WHERE seq < ? ORDER BY seq DESC LIMIT ?').all(beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as AuditRow[];
     },
     async putUser(u) {
-      db.prepare(
-        'INSERT INTO business_users (email, password_hash, created_ms) VALUES (?, ?, ?) ON CONFLICT (email) DO UPDATE SET password_hash = excluded.password_hash',
-      ).run(u.email, u.password_hash, u.created_ms);
+      db.prepare('INSERT INTO business_users (email, password_hash, created_ms) VALUES (?, ?, ?) ON CONFLICT (email) DO UPDATE SET password_hash = excluded.password_hash').run(
+        u.email,
+        u.password_hash,
+        u.created_ms,
+      );
     },
     async user(email) {
       return (db.prepare('SELECT * FROM business_users WHERE email = ?').get(email) as BusinessUserRow | undefined) ?? null;
@@ -68,7 +77,9 @@ export function sqliteAdminRepo(db: Database.Database): AdminRepo {
     },
     async bookingsStarting(fromMs, toMs) {
       const rows = db
-        .prepare("SELECT data FROM bookings WHERE json_extract(data, '$.priv.start_ms') >= ? AND json_extract(data, '$.priv.start_ms') < ? ORDER BY json_extract(data, '$.priv.start_ms'), id")
+        .prepare(
+          "SELECT data FROM bookings WHERE json_extract(data, '$.priv.start_ms') >= ? AND json_extract(data, '$.priv.start_ms') < ? ORDER BY json_extract(data, '$.priv.start_ms'), id",
+        )
         .all(fromMs, toMs) as Array<{ data: string }>;
       return rows.map((r) => JSON.parse(r.data) as BookingRecord);
     },

@@ -8,9 +8,7 @@ export function sqliteBookings(s: Statements): BookingRepo {
   const byHold = s.prepare('SELECT data FROM bookings WHERE hold_id = ?');
   const recent = s.prepare('SELECT data FROM bookings ORDER BY rowid DESC LIMIT ?');
   const recentWithStatus = s.prepare('SELECT data FROM bookings WHERE status = ? ORDER BY rowid DESC LIMIT ?');
-  const expired = s.prepare(
-    `SELECT id FROM bookings WHERE status IN ('pending', 'requires_action') AND expires_at_ms IS NOT NULL AND expires_at_ms <= ? LIMIT ?`,
-  );
+  const expired = s.prepare(`SELECT id FROM bookings WHERE status IN ('pending', 'requires_action') AND expires_at_ms IS NOT NULL AND expires_at_ms <= ? LIMIT ?`);
   const byStatus = s.prepare('SELECT status, COUNT(*) AS n FROM bookings GROUP BY status');
   const activeHolds = s.prepare(`SELECT COUNT(*) AS n FROM holds WHERE status = 'active' AND expires_at_ms > ?`);
   const outboxDue = s.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE status = 'pending' AND due_ms <= ?`);

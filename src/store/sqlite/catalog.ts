@@ -10,9 +10,7 @@ export function sqliteCatalog(s: Statements): CatalogRepo {
      ON CONFLICT (id) DO UPDATE SET data = excluded.data, fingerprint = excluded.fingerprint,
      modified_ms = excluded.modified_ms, deleted = excluded.deleted`,
   );
-  const page = s.prepare(
-    `SELECT ${CATALOG_COLUMNS} FROM catalog WHERE (modified_ms > ? OR (modified_ms = ? AND id > ?)) ORDER BY modified_ms, id LIMIT ?`,
-  );
+  const page = s.prepare(`SELECT ${CATALOG_COLUMNS} FROM catalog WHERE (modified_ms > ? OR (modified_ms = ? AND id > ?)) ORDER BY modified_ms, id LIMIT ?`);
   return {
     async all() {
       return (all.all() as any[]).map(toService);

@@ -2,7 +2,17 @@
 import type Database from 'better-sqlite3';
 import type { AccountRepo, BuyerAccount, OAuthRecord, OAuthRepo } from '../oauth-port.js';
 
-type Row = { model: string; id: string; payload: string; grant_id: string | null; uid: string | null; user_code: string | null; account_id: string | null; expires_ms: number | null; consumed_ms: number | null };
+type Row = {
+  model: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  account_id: string | null;
+  expires_ms: number | null;
+  consumed_ms: number | null;
+};
 
 const toRecord = (r: Row): OAuthRecord => ({
   model: r.model,
@@ -33,9 +43,7 @@ export function sqliteOAuthRepos(db: Database.Database): { oauth: OAuthRepo; acc
     revokeGrant: db.prepare('DELETE FROM oauth_records WHERE grant_id = ? OR (model = ? AND id = ?)'),
     byAccount: db.prepare(`SELECT * FROM oauth_records WHERE model = ? AND account_id = ? AND ${LIVE} ORDER BY rowid DESC`),
     purge: db.prepare('DELETE FROM oauth_records WHERE expires_ms IS NOT NULL AND expires_ms <= ?'),
-    accInsert: db.prepare(
-      'INSERT INTO buyer_accounts (id, email, password_hash, name, phone, created_ms) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (email) DO NOTHING',
-    ),
+    accInsert: db.prepare('INSERT INTO buyer_accounts (id, email, password_hash, name, phone, created_ms) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (email) DO NOTHING'),
     accByEmail: db.prepare('SELECT * FROM buyer_accounts WHERE email = ?'),
     accById: db.prepare('SELECT * FROM buyer_accounts WHERE id = ?'),
     link: db.prepare('INSERT INTO buyer_bookings (account_id, booking_id, created_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
@@ -95,9 +103,10 @@ export function sqliteOAuthRepos(db: Database.Database): { oauth: OAuthRepo; acc
       return q.owns.get(accountId, bookingId) !== undefined;
     },
     async bookings(accountId, limit, before) {
-      const rows = (before
-        ? q.bookingsBefore.all(accountId, before.createdMs, before.createdMs, before.bookingId, limit)
-        : q.bookings.all(accountId, limit)) as Array<{ booking_id: string; created_ms: number }>;
+      const rows = (before ? q.bookingsBefore.all(accountId, before.createdMs, before.createdMs, before.bookingId, limit) : q.bookings.all(accountId, limit)) as Array<{
+        booking_id: string;
+        created_ms: number;
+      }>;
       return rows.map((r) => ({ bookingId: r.booking_id, createdMs: r.created_ms }));
     },
   };

@@ -12,9 +12,7 @@ export function sqliteOutbox(s: Statements): OutboxRepo {
   const bySeq = s.prepare(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE seq = ?`);
   const cancel = s.prepare(`UPDATE outbox SET status = 'canceled' WHERE order_key = ? AND event = ? AND status = 'pending'`);
   // outbox_due (status, due_ms, seq) finds them: no index of its own.
-  const purge = s.prepare(
-    `DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE status IN ('dispatched', 'canceled') AND due_ms < ? LIMIT ?)`,
-  );
+  const purge = s.prepare(`DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE status IN ('dispatched', 'canceled') AND due_ms < ? LIMIT ?)`);
   return {
     async add(e) {
       add.run(...outboxValues(e));

@@ -34,9 +34,7 @@ export function sqlitePayments(db: Database.Database): PaymentRepo {
        ORDER BY next_attempt_ms, created_ms LIMIT ?`,
     ),
     lease: db.prepare('UPDATE payment_jobs SET lease_until_ms = ? WHERE id = ?'),
-    finish: db.prepare(
-      'UPDATE payment_jobs SET status = ?, attempts = ?, next_attempt_ms = ?, last_error = ?, result = ?, lease_until_ms = NULL WHERE id = ?',
-    ),
+    finish: db.prepare('UPDATE payment_jobs SET status = ?, attempts = ?, next_attempt_ms = ?, last_error = ?, result = ?, lease_until_ms = NULL WHERE id = ?'),
     get: db.prepare(`SELECT ${JOB_COLUMNS} FROM payment_jobs WHERE id = ?`),
     forBooking: db.prepare(`SELECT ${JOB_COLUMNS} FROM payment_jobs WHERE booking_id = ? ORDER BY created_ms, id`),
     event: db.prepare('INSERT INTO payment_events (provider, event_id, received_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),

@@ -127,9 +127,7 @@ export function sqliteRegistryRepo(db: Database.Database): RegistryRepo {
       if (bid === undefined) throw new Error(`no registration ${businessId}`);
       removeServices(bid);
       for (const s of rows) {
-        const rid = Number(
-          st.sInsert.run({ ...s, bid, business_id: businessId, terms: s.terms.join('\n'), result: JSON.stringify(s.result) }).lastInsertRowid,
-        );
+        const rid = Number(st.sInsert.run({ ...s, bid, business_id: businessId, terms: s.terms.join('\n'), result: JSON.stringify(s.result) }).lastInsertRowid);
         for (const t of s.terms) st.sTermAdd.run(rid, `c:${t}`);
         if (s.lat !== null && s.lng !== null) st.sGeoAdd.run(rid, s.lat, s.lat, s.lng, s.lng);
       }
