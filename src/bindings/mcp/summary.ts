@@ -6,8 +6,7 @@ import type { Message } from '../../operations/index.js';
 import { dayAndClock, money, when, zoneLabel } from './format.js';
 import { bookingText, bookingsText, entryText, type BookingTextContext } from './booking-text.js';
 import { serviceWords } from './terms-text.js';
-import { serviceTerms } from '../../operations/index.js';
-import { decodeSlotId } from '../../domain/index.js';
+import { decodeSlotId, serviceTerms } from '../../operations/index.js';
 
 /** The zone and currency texts are written in; with the business and its clock, terms and places are said too. */
 export type SummaryContext = BookingTextContext;

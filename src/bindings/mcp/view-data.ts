@@ -4,8 +4,8 @@
  * and what is due as the business writes money, and the terms in words, all from the same helpers
  * the text uses. A view formats nothing the business decides; a client without views ignores it.
  */
-import { bookingNoShowFee, serviceTerms, type Business } from '../../operations/index.js';
-import { decodeSlotId } from '../../domain/index.js';
+import { bookingNoShowFee, decodeSlotId, serviceTerms, type Business } from '../../operations/index.js';
+
 import { money } from './format.js';
 import { bookingTermsWords, paymentWords, serviceTermsWords } from './terms-text.js';
 import { META_VIEW, type ViewData } from './view-shape.js';
