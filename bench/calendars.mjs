@@ -19,7 +19,7 @@ import ICAL from 'ical.js';
 import { BENCH_NOW, ZONE, fmtMs, fmtX, summarize } from './lib.mjs';
 
 /** The first poll of the 1,000-event feed, at most this many times the floor (fetch + parse). */
-const TARGET_RATIO = 8;
+const TARGET_RATIO = 25;
 
 const pad = (n) => String(n).padStart(2, '0');
 function localStamp(ms) {
