@@ -121,44 +121,35 @@ export function wireCalendars(
         }
         return shared.p;
       };
-      const labelNames = ['resource', 'feed'] as const;
-      new Gauge({
-        name: 'usp_calendar_feed_failing',
-        help: '1 while the last fetch of a calendar feed failed (its last good busy times are kept).',
-        labelNames,
-        registers: [registry],
-        async collect() {
-          const s = await snapshot();
-          if (!s) return;
-          this.reset();
-          for (const f of s.feeds) this.set({ resource: f.resource_id, feed: f.feed_key }, f.last_error ? 1 : 0);
-        },
+      type Snapshot = { feeds: CalendarFeedState[]; backlog: CalendarPushJob[] };
+      /** A gauge per feed (resource, feed key), filled from one snapshot at each scrape. */
+      const feedGauge = (name: string, help: string, fill: (set: (resource: string, feed: string, v: number) => void, s: Snapshot) => void) =>
+        new Gauge({
+          name,
+          help,
+          labelNames: ['resource', 'feed'] as const,
+          registers: [registry],
+          async collect() {
+            const s = await snapshot();
+            if (!s) return;
+            this.reset();
+            fill((resource, feed, v) => this.set({ resource, feed }, v), s);
+          },
+        });
+      feedGauge('usp_calendar_feed_failing', '1 while the last fetch of a calendar feed failed (its last good busy times are kept).', (set, s) => {
+        for (const f of s.feeds) set(f.resource_id, f.feed_key, f.last_error ? 1 : 0);
       });
-      new Gauge({
-        name: 'usp_calendar_feed_age_seconds',
-        help: 'Seconds since a calendar feed was last read successfully.',
-        labelNames,
-        registers: [registry],
-        async collect() {
-          const s = await snapshot();
-          if (!s) return;
-          this.reset();
-          for (const f of s.feeds) if (f.last_ok_ms !== null) this.set({ resource: f.resource_id, feed: f.feed_key }, Math.max(0, (deps.now() - f.last_ok_ms) / 1000));
-        },
+      feedGauge('usp_calendar_feed_age_seconds', 'Seconds since a calendar feed was last read successfully.', (set, s) => {
+        for (const f of s.feeds) if (f.last_ok_ms !== null) set(f.resource_id, f.feed_key, Math.max(0, (deps.now() - f.last_ok_ms) / 1000));
       });
-      new Gauge({
-        name: 'usp_calendar_feed_stale',
-        help: `1 while a calendar feed has gone longer than --calendar-stale-hours (${staleMs / 3_600_000} h) without a good read (the profile's health says so too).`,
-        labelNames,
-        registers: [registry],
-        async collect() {
-          const s = await snapshot();
-          if (!s) return;
-          this.reset();
+      feedGauge(
+        'usp_calendar_feed_stale',
+        `1 while a calendar feed has gone longer than --calendar-stale-hours (${staleMs / 3_600_000} h) without a good read (the profile's health says so too).`,
+        (set, s) => {
           const stale = new Set(calendarHealth(feeds(), s.feeds, deps.now(), staleMs).stale.map((f) => f.feed));
-          for (const f of feeds()) this.set({ resource: f.resourceId, feed: f.key }, stale.has(f.key) ? 1 : 0);
+          for (const f of feeds()) set(f.resourceId, f.key, stale.has(f.key) ? 1 : 0);
         },
-      });
+      );
       new Gauge({
         name: 'usp_calendar_pushes_pending',
         help: 'Bookings waiting to be pushed to a CalDAV calendar (failed ones included).',
