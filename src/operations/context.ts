@@ -53,6 +53,8 @@ export interface OperationEnv {
   admin?: AdminEnv;
   /** Computed availability answers kept for reuse (absent: every query computes). */
   availability?: AvailabilityCache;
+  /** Calendar busy times older than this are stale (`--calendar-stale-hours`; default 24 h). */
+  calendarStaleMs?: number;
 }
 
 /** The business's own machinery an admin operation may drive: signing keys, the delivery queue. */

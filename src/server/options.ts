@@ -118,7 +118,7 @@ export interface UspServer {
   mailWorker?: MailWorker;
   /** Where mail goes, safe to print. */
   mailDestination?: string;
-  /** The calendar poller and push worker (present when the business file lists calendars). */
+  /** The calendar poller and push worker (the business role: they follow the live business's calendars). */
   calendars?: CalendarWiring;
   /** The business's webhook signing keys. */
   keyring: SigningKeyring;
