@@ -40,6 +40,8 @@ export { bookingPageView } from './steps/booking-views.js';
 export { PLATFORM_MESSAGES_CAPABILITY, mailableAddress, reminderOptOutKey, type MailKind } from './steps/mail-messages.js';
 export { formatMoney } from '../domain/index.js';
 export { REGISTRY_OPERATIONS } from './registry/table.js';
+export { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, REGISTRY_FEED_OPERATIONS, feedSubscriptionKey } from './registry/feed-events.js';
+export type { FeedSubscriptionNote } from './registry/feed-events.js';
 export { reindexDue, seedRegistration } from './registry/reindex.js';
 export type { ReindexReport } from './registry/reindex.js';
 export type { RegistryEnv } from './registry/env.js';

@@ -272,7 +272,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     onEvent: (e) => metrics?.recordAccountEvent(e),
   });
   const doors: Door[] = role
-    ? [mcpDoor(mcpHttp.app), ...(role.doors ?? []), restDoor(rest)]
+    ? [mcpDoor(mcpHttp.app), ...(role.doors?.({ pipeline, clientAddress: limitKey }) ?? []), restDoor(rest)]
     : [
         mcpDoor(mcpHttp.app, oauth),
         ...(oauth ? [oauthDoor(oauth)] : []),
