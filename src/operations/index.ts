@@ -40,6 +40,8 @@ export { bookingPageView } from './steps/booking-views.js';
 export { PLATFORM_MESSAGES_CAPABILITY, mailableAddress, reminderOptOutKey, type MailKind } from './steps/mail-messages.js';
 export { formatMoney } from '../domain/index.js';
 export { REGISTRY_OPERATIONS } from './registry/table.js';
+export { addBusinessUser, dashboardSessions, normalizeBusinessEmail } from './admin/dashboard-sessions.js';
+export type { DashboardSession, DashboardSessions } from './admin/dashboard-sessions.js';
 export { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, REGISTRY_FEED_OPERATIONS, feedSubscriptionKey } from './registry/feed-events.js';
 export type { FeedSubscriptionNote } from './registry/feed-events.js';
 export { reindexDue, seedRegistration } from './registry/reindex.js';
