@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { html, isHttps, pageHeaders, readForm } from '../../web/index.js';
-import type { DashboardApp, DashboardSession } from './kit.js';
+import type { DashboardApp } from './kit.js';
 import { errorPage, layout } from './layout.js';
 import type { DashboardSessions } from '../../operations/index.js';
 export type { DashboardSessions };
