@@ -5,7 +5,7 @@
  */
 import { type CredentialKind, isoUtc } from '../domain/index.js';
 import type { OutboxEvent, Tx } from '../store/index.js';
-import type { IssuedCredential } from '../security/index.js';
+import type { HttpEvidence, IssuedCredential } from '../security/index.js';
 import type { Business } from './business.js';
 import type { IdSource } from './ids.js';
 import type { RegistryEnv } from './registry/env.js';
@@ -72,6 +72,8 @@ export interface PrepareContext {
   caller: Caller;
   env: OperationEnv;
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** The HTTP request as the door received it (a check of a signature made by someone other than a platform). */
+  http?: HttpEvidence;
 }
 
 export interface OperationContext {

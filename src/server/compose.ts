@@ -18,6 +18,7 @@ import {
   type Business,
   type Logger,
   type OperationEnv,
+  dashboardSessions,
 } from '../operations/index.js';
 import { StoreUnavailable, eventBody, openStore, type OutboxEvent } from '../store/index.js';
 import { probeHandler } from './probes.js';
@@ -32,7 +33,6 @@ import type { Context } from 'hono';
 import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
 import { createHost, type Door } from './host.js';
 import { dashboardDoor, mcpDoor, oauthDoor, pagesDoor, restDoor } from './doors.js';
-import { dashboardSessions } from './admin-sessions.js';
 import { mountOAuth, type OAuthDoor } from '../oauth/index.js';
 import { buyerDataWiring } from './frontdesk-wiring.js';
 import { checkPaymentOptions, wirePayments } from './payments-wiring.js';
@@ -274,7 +274,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     onEvent: (e) => metrics?.recordAccountEvent(e),
   });
   const doors: Door[] = role
-    ? [mcpDoor(mcpHttp.app), ...(role.doors ?? []), restDoor(rest)]
+    ? [mcpDoor(mcpHttp.app), ...(role.doors?.({ pipeline, clientAddress: limitKey }) ?? []), restDoor(rest)]
     : [
         mcpDoor(mcpHttp.app, oauth),
         ...(oauth ? [oauthDoor(oauth)] : []),

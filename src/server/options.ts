@@ -97,7 +97,7 @@ export interface ServerRole {
   /** What MCP `initialize` tells the model this server is. */
   instructions?: string;
   /** The role's own doors besides MCP and REST (before REST, which takes what no other claims). */
-  doors?: Door[];
+  doors?: (kit: { pipeline: Pipeline; clientAddress: (req: Request, env: unknown) => string | undefined }) => Door[];
 }
 
 export interface UspServer {

@@ -4,7 +4,7 @@
  * addresses to subscribe to.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addBusinessUser } from '../../src/server/admin-sessions.js';
+import { addBusinessUser } from '../../src/operations/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { calendar, calendarBusiness, DST_NOW, startFeedServer, vevent, type FeedServer } from './fixtures.js';
 
