@@ -16,12 +16,12 @@ import { feeAtService, spokenDuration } from '../steps/policy-fees.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot, claimRows } from '../steps/slots.js';
 import { iso } from '../context.js';
-import { freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
+import { enterHoldStatus, freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
 import { scheduleReminder, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { checkRevision, emitBookingEvent, loadBooking, move, movePayment, paymentAction, stateConflict } from '../steps/booking-lifecycle.js';
 import { queueCheckouts } from '../steps/checkouts.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
-import { holdView, loadHold, moveHold } from '../steps/holds.js';
+import { holdView, loadHold } from '../steps/holds.js';
 
 export const rescheduleBooking = defineOperation({
   name: 'reschedule_booking',
@@ -84,10 +84,7 @@ export const rescheduleBooking = defineOperation({
     // Swap the claims: the booking's old claims go, new ones come (or the hold's are inherited).
     await ctx.tx.claims.removeOwner(b.id);
     if (hold) {
-      await ctx.tx.claims.transfer(hold.hold.id, b.id, rec.priv.expires_at_ms ?? null);
-      moveHold(hold, 'convert');
-      hold.priv.booking_id = b.id;
-      await ctx.tx.holds.update(hold);
+      await enterHoldStatus(ctx, hold, 'convert', { bookingId: b.id, expiresMs: rec.priv.expires_at_ms ?? null });
     } else {
       await ctx.tx.claims.add(claimRows(service, slot, b.id, b.party_size, false, rec.priv.expires_at_ms ?? null));
     }

@@ -5,10 +5,10 @@
  * `booking.refund_issued`.
  */
 import { z } from 'zod';
-import { errorMessage, formatMoney, nextDisputeStatus, type DisputeMove } from '../../domain/index.js';
+import { errorMessage, formatMoney, type DisputeMove } from '../../domain/index.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
 import { checkRevision, loadBooking, bookingNotFound } from '../steps/booking-lifecycle.js';
-import { PARTICIPLE, disputeConflict, resolveDisputeOn } from '../steps/disputes.js';
+import { checkDisputeMove, enterDisputeStatus } from '../steps/disputes.js';
 import { id } from '../schemas.js';
 
 export const resolveDispute = defineOperation({
@@ -32,10 +32,8 @@ export const resolveDispute = defineOperation({
     const rec = await loadBooking(ctx, inp.booking_id);
     if (!rec) return bookingNotFound(inp.booking_id);
     const b = rec.booking;
-    const d = b.dispute;
     const move: DisputeMove = inp.outcome === 'buyer' ? 'resolve_buyer' : 'resolve_business';
-    const to = d && nextDisputeStatus(d.status, move);
-    if (!d || !to) throw disputeConflict(rec, PARTICIPLE[move]);
+    checkDisputeMove(rec, move);
     const collected = rec.priv.amount_paid;
     if (inp.outcome === 'business' && inp.refund_amount !== undefined) {
       return outcome(errorMessage('validation_error', 'A dispute resolved for the business refunds nothing; leave out refund_amount.', '$.refund_amount'), { booking: b });
@@ -46,7 +44,7 @@ export const resolveDispute = defineOperation({
       return outcome(errorMessage('validation_error', `At most ${formatMoney(collected, currency)} was collected, so no more can be refunded.`, '$.refund_amount'), { booking: b });
     }
     checkRevision(ctx, b.revision);
-    resolveDisputeOn(ctx, rec, to, refund);
+    enterDisputeStatus(ctx, rec, move, refund);
     await ctx.tx.bookings.update(rec);
     return ok({ booking: b });
   },

@@ -1,9 +1,8 @@
 /** The open dispute on a booking is put under review (spec 5.5.2). Business-only. */
 import { z } from 'zod';
-import { nextDisputeStatus } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { checkRevision, loadBooking, touch, bookingNotFound } from '../steps/booking-lifecycle.js';
-import { PARTICIPLE, disputeConflict } from '../steps/disputes.js';
+import { checkRevision, loadBooking, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { checkDisputeMove, enterDisputeStatus } from '../steps/disputes.js';
 import { id } from '../schemas.js';
 
 export const reviewDispute = defineOperation({
@@ -22,12 +21,9 @@ export const reviewDispute = defineOperation({
     requireBusiness(ctx);
     const rec = await loadBooking(ctx, inp.booking_id);
     if (!rec) return bookingNotFound(inp.booking_id);
-    const d = rec.booking.dispute;
-    const to = d && nextDisputeStatus(d.status, 'review');
-    if (!d || !to) throw disputeConflict(rec, PARTICIPLE.review);
+    checkDisputeMove(rec, 'review');
     checkRevision(ctx, rec.booking.revision);
-    d.status = to;
-    touch(rec, ctx);
+    enterDisputeStatus(ctx, rec, 'review');
     await ctx.tx.bookings.update(rec);
     return ok({ booking: rec.booking });
   },

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { errorMessage, nextWaitlistStatus } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkRevision } from '../steps/booking-lifecycle.js';
-import { endOffer, loadEntry } from '../steps/waitlist-offers.js';
+import { enterEntryStatus, loadEntry } from '../steps/waitlist-offers.js';
 import { entryConflict, entryNotFound } from '../steps/waitlist-entries.js';
 import { id, ENTRY_OUTPUT } from '../schemas.js';
 
@@ -33,7 +33,7 @@ export const declineWaitlistOffer = defineOperation({
     if (rec.entry.status === 'expired') return outcome(errorMessage('offer_expired', 'The offer had already expired.'), { entry: rec.entry });
     if (!nextWaitlistStatus(rec.entry.status, 'decline')) throw entryConflict(rec, 'declined: there is no open offer');
     checkRevision(ctx, rec.entry.revision);
-    await endOffer(ctx, rec, 'declined');
+    await enterEntryStatus(ctx, rec, 'decline');
     return ok({ entry: rec.entry });
   },
 });

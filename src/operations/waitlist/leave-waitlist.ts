@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineOperation, ok } from '../define.js';
 import { checkRevision } from '../steps/booking-lifecycle.js';
-import { announcePositions, endOffer, loadEntry } from '../steps/waitlist-offers.js';
+import { enterEntryStatus, loadEntry } from '../steps/waitlist-offers.js';
 import { nextWaitlistStatus } from '../../domain/index.js';
-import { entryConflict, entryNotFound, moveEntry } from '../steps/waitlist-entries.js';
+import { entryConflict, entryNotFound } from '../steps/waitlist-entries.js';
 import { id, ENTRY_OUTPUT } from '../schemas.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;
@@ -32,11 +32,8 @@ export const leaveWaitlist = defineOperation({
     // With an open offer, leaving declines it first; otherwise the map says whether the entry may leave.
     if (rec.entry.status !== 'offered' && !nextWaitlistStatus(rec.entry.status, 'leave')) throw entryConflict(rec, 'left after its offer was accepted');
     checkRevision(ctx, rec.entry.revision);
-    if (rec.entry.status === 'offered') await endOffer(ctx, rec, 'declined');
-    moveEntry(rec, 'leave', ctx, 'left');
-    await ctx.tx.waitlist.update(rec);
-    await ctx.tx.security.revokeCredentials(rec.entry.id);
-    await announcePositions(ctx, rec.entry.service_id);
+    if (rec.entry.status === 'offered') await enterEntryStatus(ctx, rec, 'decline');
+    await enterEntryStatus(ctx, rec, 'leave');
     return ok({ entry: rec.entry });
   },
 });
