@@ -33,7 +33,7 @@ export function move(rec: BookingRecord, m: BookingMove, ctx: OperationContext):
 
 /** Refuse an operation the booking's status does not permit, naming the status and what is allowed. */
 export function stateConflict(rec: BookingRecord, participle: string): ProtocolError {
-  return invalidTransition('booking', rec.booking.status, allowedMoves(rec.booking.status), participle);
+  return invalidTransition('booking', rec.booking.status, allowedMoves(rec.booking.status), participle, 'for another time, make a new booking (query availability, then book).');
 }
 
 export function touch(rec: BookingRecord, ctx: OperationContext): void {

@@ -5,9 +5,12 @@
  */
 import { ProtocolError } from '../errors.js';
 
-/** `thing` is what moved ("booking", "hold"), `participle` what it could not be ("canceled"). */
-export function invalidTransition(thing: string, status: string, allowed: readonly string[], participle: string): ProtocolError {
-  const next = allowed.length > 0 ? ` From ${status} it can be: ${allowed.join(', ')}.` : ` ${status} is final.`;
+/**
+ * `thing` is what moved ("booking", "hold"), `participle` what it could not be ("canceled"),
+ * `wayOn` what to do instead once it is final.
+ */
+export function invalidTransition(thing: string, status: string, allowed: readonly string[], participle: string, wayOn?: string): ProtocolError {
+  const next = allowed.length > 0 ? ` From ${status} it can be: ${allowed.join(', ')}.` : ` ${status} is final${wayOn ? `: ${wayOn}` : '.'}`;
   return new ProtocolError('booking_state_conflict', `This ${thing} is ${status}; it cannot be ${participle}.${next}`, {
     detailCode: 'invalid_transition',
     extra: { current_status: status, allowed_moves: [...allowed] },
