@@ -14,6 +14,7 @@ import {
 } from '../../domain/index.js';
 import { feeAtService, spokenDuration } from '../steps/policy-fees.js';
 import { defineOperation, ok, outcome } from '../define.js';
+import { PLATFORM_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkSlot, claimRows } from '../steps/slots.js';
 import { iso } from '../context.js';
 import { enterHoldStatus, freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
@@ -28,14 +29,7 @@ export const rescheduleBooking = defineOperation({
   tool: 'usp_bookings_reschedule',
   view: 'booking_card',
   rest: { method: 'POST', path: '/bookings/{booking_id}/reschedule', input: 'body' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'privileged_scoped',
-  scopes: ['usp:booking'],
-  rate: { bucket: 'bookings' },
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...PLATFORM_BOOKING_CHANGE,
   dashboard: 'reschedule',
   output: BOOKING_OUTPUT,
   summary: 'Move a booking to another slot of the same service; the booking keeps its id.',

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { errorMessage, formatMoney, type DisputeMove } from '../../domain/index.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
+import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkRevision, loadBooking, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { checkDisputeMove, enterDisputeStatus } from '../steps/disputes.js';
 import { id } from '../schemas.js';
@@ -14,12 +15,7 @@ import { id } from '../schemas.js';
 export const resolveDispute = defineOperation({
   name: 'resolve_dispute',
   rest: { method: 'POST', path: '/admin/bookings/{booking_id}/dispute/resolve', input: 'body' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...BUSINESS_BOOKING_CHANGE,
   cli: 'dispute-resolve',
   summary: "Resolve the booking's dispute for the buyer (a refund) or for the business; notifies the platform.",
   input: z.object({

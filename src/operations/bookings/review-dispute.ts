@@ -1,6 +1,7 @@
 /** The open dispute on a booking is put under review (spec 5.5.2). Business-only. */
 import { z } from 'zod';
 import { defineOperation, ok, requireBusiness } from '../define.js';
+import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkRevision, loadBooking, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { checkDisputeMove, enterDisputeStatus } from '../steps/disputes.js';
 import { id } from '../schemas.js';
@@ -8,12 +9,7 @@ import { id } from '../schemas.js';
 export const reviewDispute = defineOperation({
   name: 'review_dispute',
   rest: { method: 'POST', path: '/admin/bookings/{booking_id}/dispute/review', input: 'none' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...BUSINESS_BOOKING_CHANGE,
   cli: 'dispute-review',
   summary: "The booking's open dispute is under review by the payment processor.",
   input: z.object({ booking_id: id('The booking id.') }),

@@ -1,30 +1,20 @@
-import { z } from 'zod';
+import { BY_ENTRY, ENTRY_CHANGE } from '../steps/change-rows.js';
 import { defineOperation, ok } from '../define.js';
 import { checkRevision } from '../steps/booking-lifecycle.js';
 import { enterEntryStatus, loadEntry } from '../steps/waitlist-offers.js';
 import { nextWaitlistStatus } from '../../domain/index.js';
 import { entryConflict, entryNotFound } from '../steps/waitlist-entries.js';
-import { id, ENTRY_OUTPUT } from '../schemas.js';
-
-const CAP = 'dev.usp-protocol.services.waitlist' as const;
-
-const byEntry = z.object({ entry_id: id('The waitlist entry id.') });
+import { ENTRY_OUTPUT } from '../schemas.js';
 
 export const leaveWaitlist = defineOperation({
   name: 'leave_waitlist',
   tool: 'usp_waitlist_leave',
   rest: { method: 'DELETE', path: '/waitlist/{entry_id}', input: 'none' },
-  resource: { kind: 'waitlist_entry', key: 'entry_id' },
-  access: 'privileged_scoped',
-  scopes: ['usp:booking'],
-  capability: CAP,
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...ENTRY_CHANGE,
   destructive: true,
   output: ENTRY_OUTPUT,
   summary: 'Take a buyer off the waitlist.',
-  input: byEntry,
+  input: BY_ENTRY,
   async handle(inp, ctx) {
     const rec = await loadEntry(ctx, inp.entry_id);
     if (!rec) return entryNotFound(inp.entry_id);
