@@ -39,3 +39,12 @@ export const ENTRY_CHANGE = {
 
 /** The input of an operation on one waitlist entry. */
 export const BY_ENTRY = z.object({ entry_id: id('The waitlist entry id.') });
+
+/** The row facts of the business's own reads (the admin lists): business-only, writing nothing. */
+export const BUSINESS_READ = {
+  access: 'business_only',
+  capability: 'dev.usp-protocol.services.bookings',
+  mutating: false,
+  conditional: false,
+  writes: false,
+} as const;
