@@ -73,6 +73,7 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
       terms: [],
       name: e.buyer.first_name,
     };
+    if (typeof m.payload.offer_path === 'string') link = { href: new URL(m.payload.offer_path, publicUrl).toString(), label: w.labels.offer };
   } else {
     const rec = { booking: m.payload.booking, priv: m.payload.priv } as BookingRecord;
     const v = bookingPageView({ biz }, rec);

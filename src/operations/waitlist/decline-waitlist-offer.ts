@@ -19,6 +19,7 @@ export const declineWaitlistOffer = defineOperation({
   access: 'privileged_scoped',
   scopes: ['usp:booking'],
   capability: CAP,
+  page: 'waitlist_offer_decline',
   mutating: true,
   conditional: true,
   writes: true,
