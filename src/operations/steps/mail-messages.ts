@@ -124,7 +124,9 @@ export async function queueMailForEvents(tx: Tx, biz: Business, events: readonly
       const kind = bookingKind(e.event, at);
       if (!kind) continue;
       if (kind === 'reminder' && !(await remindersOn(tx, biz, at.booking.id))) continue;
-      for (const to of recipientsOf(at)) await queue(tx, e.event_id, kind, at.booking.id, to, bookingPayload(biz, at), now, kind === 'reminder' ? e.due_ms : now);
+      // A refund's message says how much came back (the event's amount: one of several refunds, or a dispute's).
+      const payload = { ...bookingPayload(biz, at), ...(typeof e.payload.refund_amount === 'number' ? { refund_amount: e.payload.refund_amount } : {}) };
+      for (const to of recipientsOf(at)) await queue(tx, e.event_id, kind, at.booking.id, to, payload, now, kind === 'reminder' ? e.due_ms : now);
     } else if (e.event === 'waitlist.spot_offered' && typeof e.payload.entry_id === 'string') {
       const rec = await tx.waitlist.get(e.payload.entry_id);
       if (!rec || rec.priv.platform_messages) continue;
