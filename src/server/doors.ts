@@ -10,6 +10,7 @@ import { problemResponse } from '../bindings/rest/index.js';
 import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse, readMcpBody } from '../bindings/mcp/index.js';
 import type { Pipeline } from '../operations/index.js';
 import type { OAuthDoor } from '../oauth/index.js';
+import type { MailPreview } from '../mail/index.js';
 import { underPaths, type Door } from './host.js';
 
 /** The REST door: the operations table's routes, the profile and the OpenAPI document. */
@@ -72,8 +73,13 @@ export function pagesDoor(pipeline: Pipeline): Door {
 }
 
 /** The business's dashboard at /admin (its screens, login and style sheet; the admin API keeps the rest of /admin). */
-export function dashboardDoor(pipeline: Pipeline, sessions: DashboardSessions, clientAddress: (req: Request, env: unknown) => string | undefined): Door {
-  const app = createDashboard({ pipeline, sessions, clientAddress });
+export function dashboardDoor(
+  pipeline: Pipeline,
+  sessions: DashboardSessions,
+  clientAddress: (req: Request, env: unknown) => string | undefined,
+  mailPreview?: () => MailPreview[],
+): Door {
+  const app = createDashboard({ pipeline, sessions, clientAddress, mailPreview });
   return {
     name: 'dashboard',
     claims: isDashboardRequest,
