@@ -36,6 +36,7 @@ export { entriesOf, documentOf } from './steps/definition-document.js';
 export type { Message } from '../domain/index.js';
 export type { OutboxEvent } from '../store/index.js';
 export type { CheckoutView, BookingPageView } from './steps/booking-views.js';
+export type { WaitlistOfferView } from './waitlist/view-waitlist-offer.js';
 export { bookingPageView } from './steps/booking-views.js';
 export { PLATFORM_MESSAGES_CAPABILITY, mailableAddress, reminderOptOutKey, type MailKind } from './steps/mail-messages.js';
 export { formatMoney } from '../domain/index.js';

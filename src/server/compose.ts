@@ -278,7 +278,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     : [
         mcpDoor(mcpHttp.app, oauth),
         ...(oauth ? [oauthDoor(oauth)] : []),
-        dashboardDoor(pipeline, sessions, limitKey),
+        dashboardDoor(pipeline, sessions, limitKey, mail.preview),
         ...(payments.door ? [payments.door] : []),
         pagesDoor(pipeline),
         restDoor(rest),

@@ -11,6 +11,7 @@ import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorRe
 import type { Pipeline } from '../operations/index.js';
 import type { OAuthDoor } from '../oauth/index.js';
 import { createRegistryFeedDoor, isRegistryFeedPath, registryFeedRefusal } from '../bindings/registry-feeds/index.js';
+import type { MailPreview } from '../mail/index.js';
 import { underPaths, type Door } from './host.js';
 
 /** The REST door: the operations table's routes, the profile and the OpenAPI document. */
@@ -73,8 +74,13 @@ export function pagesDoor(pipeline: Pipeline): Door {
 }
 
 /** The business's dashboard at /admin (its screens, login and style sheet; the admin API keeps the rest of /admin). */
-export function dashboardDoor(pipeline: Pipeline, sessions: DashboardSessions, clientAddress: (req: Request, env: unknown) => string | undefined): Door {
-  const app = createDashboard({ pipeline, sessions, clientAddress });
+export function dashboardDoor(
+  pipeline: Pipeline,
+  sessions: DashboardSessions,
+  clientAddress: (req: Request, env: unknown) => string | undefined,
+  mailPreview?: () => MailPreview[],
+): Door {
+  const app = createDashboard({ pipeline, sessions, clientAddress, mailPreview });
   return {
     name: 'dashboard',
     claims: isDashboardRequest,

@@ -22,6 +22,7 @@ export const acceptWaitlistOffer = defineOperation({
   scopes: ['usp:booking'],
   rate: { bucket: 'bookings' },
   capability: CAP,
+  page: 'waitlist_offer_accept',
   mutating: true,
   conditional: true,
   writes: true,

@@ -12,6 +12,7 @@ export const declineWaitlistOffer = defineOperation({
   view: 'waitlist_card',
   rest: { method: 'POST', path: '/waitlist/{entry_id}/decline', input: 'body' },
   ...ENTRY_CHANGE,
+  page: 'waitlist_offer_decline',
   destructive: true,
   output: ENTRY_OUTPUT,
   summary: 'Decline the offered place; it goes to the next buyer in line.',
