@@ -15,9 +15,9 @@ export const Buyer = z
     last_name: z.string().min(1).max(200),
     email: z.email().max(320),
     phone_number: z.string().max(50).optional(),
-    consent: z.record(z.string(), z.boolean()).optional().describe('Consent flags granted, e.g. marketing.'),
+    consent: z.record(z.string(), z.boolean()).optional().describe('Flags granted, e.g. marketing.'),
   })
-  .describe('The person booking: first_name, last_name and email are required.');
+  .describe('The person booking.');
 
 export const DeliveryAddress = z
   .object({

@@ -79,6 +79,8 @@ export interface VerifiedProof {
 }
 
 const B64URL = /^[A-Za-z0-9_-]+$/;
+/** A 32-byte value in base64url without padding: an Ed25519 public key, a P-256 coordinate. */
+const isCoordinate = (v: unknown): boolean => typeof v === 'string' && /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/.test(v);
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 const MCP_CLAIMS = new Set(['usp_m', 'aud', 'usp_p', 'iat', 'jti', 'ath', 'nonce']);
 const REST_CLAIMS = new Set(['htm', 'htu', 'iat', 'jti', 'ath', 'nonce']);
@@ -135,10 +137,14 @@ export function verifyPopProof(proof: string | null | undefined, exp: PopExpecta
   const jwk = header.jwk as Record<string, unknown> | undefined;
   if (!jwk || typeof jwk !== 'object' || Array.isArray(jwk)) throw new PopFailure('pop_proof_invalid', 'header has no jwk');
   if (PRIVATE_MEMBERS.some((m) => m in jwk)) throw new PopFailure('pop_proof_invalid', 'header jwk carries private key members');
-  if (alg === 'EdDSA' && (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string')) {
+  // The curve, and a coordinate of that curve's length, before the thumbprint (newer vector 011): the
+  // thumbprint covers crv, so one key relabelled with another curve would present as another platform.
+  if (alg === 'EdDSA' && (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || !isCoordinate(jwk.x))) {
     throw new PopFailure('pop_proof_invalid', 'EdDSA proofs need an Ed25519 OKP key');
   }
-  if (alg === 'ES256' && (jwk.kty !== 'EC' || jwk.crv !== 'P-256')) throw new PopFailure('pop_proof_invalid', 'ES256 proofs need a P-256 key');
+  if (alg === 'ES256' && (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !isCoordinate(jwk.x) || !isCoordinate(jwk.y))) {
+    throw new PopFailure('pop_proof_invalid', 'ES256 proofs need a P-256 key');
+  }
   if ((alg === 'RS256' || alg === 'PS256') && jwk.kty !== 'RSA') throw new PopFailure('pop_proof_invalid', `${alg} proofs need an RSA key`);
   // `kid` is ignored: the key comes from the header, never from a key set.
   let jkt: string;

@@ -15,6 +15,9 @@ import { connectMcp, errorCodes, meta, nyDate, type McpConn, type ToolResult } f
 /** Tools of ours beyond the OpenRPC document, under our own prefix (docs/DECISIONS.md: the buyer's history, the quote). */
 const OUR_TOOLS = ['uspserver_bookings_list', 'uspserver_bookings_quote'];
 
+/** The newer text's feed-subscription methods, adopted beside the pinned document (checked against the newer OpenRPC in feed-subscription-tools.test.ts). */
+const NEXT_TOOLS = ['usp_services_feed_subscription_get', 'usp_services_feed_subscription_pause', 'usp_services_feed_subscription_resume', 'usp_services_feed_unsubscribe'];
+
 /** The OpenRPC business tools this server implements: every method except the discovery registry. */
 const expectedTools = (): string[] => mcpToolNames().filter((n) => !n.startsWith('usp_registry_'));
 
@@ -78,9 +81,14 @@ function subSchema(root: any, node: any, path: string[]): any {
 /**
  * Members we accept beyond the OpenRPC params, each backed by the specification text that the
  * OpenRPC document leaves out: §5.3.3 lists `delivery_address` among the mutable fields of Update
- * Booking, and §5.3.4 gives Confirm Booking an optional `notes` from the business.
+ * Booking, and §5.3.4 gives Confirm Booking an optional `notes` from the business; the newer
+ * text's query timezones add `date_bounds_timezone` to the availability query.
  */
-const SPEC_EXTRAS: Record<string, string[]> = { usp_bookings_update: ['delivery_address'], usp_bookings_confirm: ['notes'] };
+const SPEC_EXTRAS: Record<string, string[]> = {
+  usp_bookings_update: ['delivery_address'],
+  usp_bookings_confirm: ['notes'],
+  usp_availability_query: ['date_bounds_timezone'],
+};
 
 describeConformance('MCP tool results and tool definitions conform to the OpenRPC document', () => {
   let t: TestServer;
@@ -117,7 +125,8 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
     conn = await connectMcp('v2', 'memory', t);
     const listed = (await conn.client.listTools()).tools;
     expect(listed.filter((tl: any) => OUR_TOOLS.includes(tl.name)).map((tl: any) => tl.name)).toEqual(OUR_TOOLS);
-    tools = listed.filter((tl: any) => !OUR_TOOLS.includes(tl.name));
+    expect(listed.filter((tl: any) => NEXT_TOOLS.includes(tl.name)).map((tl: any) => tl.name)).toEqual(NEXT_TOOLS);
+    tools = listed.filter((tl: any) => !OUR_TOOLS.includes(tl.name) && !NEXT_TOOLS.includes(tl.name));
     listedNames = listed.map((tl: any) => tl.name);
   }, 60_000);
   afterAll(async () => {
@@ -192,9 +201,9 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
     expect(failures, failures.join('\n')).toEqual([]);
   });
 
-  it('every listed tool outside the OpenRPC document is under our uspserver_ prefix; the former usp_bookings_list answers but is not listed', async () => {
+  it("every listed tool outside the OpenRPC document is under our uspserver_ prefix or one of the newer text's feed-subscription methods; the former usp_bookings_list answers but is not listed", async () => {
     const spec = new Set(mcpToolNames());
-    expect(listedNames.filter((n) => !spec.has(n)).every((n) => n.startsWith('uspserver_'))).toBe(true);
+    expect(listedNames.filter((n) => !spec.has(n) && !NEXT_TOOLS.includes(n)).every((n) => n.startsWith('uspserver_'))).toBe(true);
     expect(listedNames).not.toContain('usp_bookings_list');
     // Past the name: the platform has no linked buyer account, so the operation itself refuses (an unknown name would be unknown_tool).
     const former = await conn.call('usp_bookings_list', meta()).then(

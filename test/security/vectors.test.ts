@@ -18,6 +18,7 @@ import type { CredentialRow, SecurityRepo } from '../../src/store/port.js';
 import { REST_ERRORS } from '../../src/bindings/rest/problems.js';
 import { MCP_ERROR_CODES } from '../../src/bindings/mcp/errors.js';
 import { describeConformance, popVectors } from '../support/spec.js';
+import { describeSpecNext, specNextVector } from '../support/spec-next.js';
 
 const AUD = 'https://business.example.com/.well-known/usp';
 
@@ -427,5 +428,50 @@ describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.
       sig[0] ^= 1;
       expect(popFailure(() => verifyPopProof(`${h}.${p}.${sig.toString('base64url')}`, exp())).detail).toMatch(/signature/);
     });
+  });
+});
+
+describeSpecNext("the newer text's vector 011: a key relabelled with another curve is refused before its thumbprint is computed", () => {
+  const vec = () => specNextVector('pop/011-crv-substitution');
+  const exp = (): PopExpectation => ({
+    binding: 'mcp',
+    now: vec().expected_claims.iat * 1000,
+    method: vec().expected_claims.usp_m,
+    audiences: [AUD],
+    argsDigest: vec().expected_claims.usp_p,
+  });
+  /** Signs the vector's claims with its key bytes, the header jwk labelled `crv`. */
+  const relabelled = (crv: string, x: string = vec().key.jwk.x): string => {
+    const key = createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', x: vec().key.jwk.x, d: vec().key.private_key_d }, format: 'jwk' });
+    const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const input = `${b64({ typ: 'usp-pop+jwt', alg: 'EdDSA', jwk: { kty: 'OKP', crv, x } })}.${b64(vec().expected_claims)}`;
+    return `${input}.${sign(null, Buffer.from(input), key).toString('base64url')}`;
+  };
+
+  test('011 is refused with its reject_code (pop_proof_invalid, 401), by the curve check and not by the thumbprint', () => {
+    expect(vec().expect).toBe('reject');
+    const f = popFailure(() => verifyPopProof(vec().proof, exp()));
+    expect(f.code).toBe(vec().reject_code);
+    expect(f.detail).toBe('EdDSA proofs need an Ed25519 OKP key');
+    expect(REST_ERRORS.pop_proof_required.status).toBe(vec().http_status);
+  });
+
+  test('the relabelled key would present as another platform: its thumbprint is the vector jkt, not the Ed25519 one', () => {
+    expect(jwkThumbprint(vec().key.jwk)).toBe(vec().key.jkt);
+    expect(jwkThumbprint({ ...vec().key.jwk, crv: 'Ed25519' })).not.toBe(vec().key.jkt);
+  });
+
+  test('the same key bytes and claims under their true curve are accepted: only the label is refused', () => {
+    const got = verifyPopProof(relabelled('Ed25519'), exp());
+    expect(got.jkt).toBe(jwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x: vec().key.jwk.x }));
+  });
+
+  test.each(['X448', 'X25519', 'Ed448'])('relabelled %s: refused by the curve check', (crv) => {
+    expect(popFailure(() => verifyPopProof(relabelled(crv), exp())).detail).toBe('EdDSA proofs need an Ed25519 OKP key');
+  });
+
+  test('an Ed25519 label on a coordinate of another length (57 bytes, an Ed448 key) is refused by the same check, before any thumbprint', () => {
+    const long = Buffer.alloc(57, 7).toString('base64url');
+    expect(popFailure(() => verifyPopProof(relabelled('Ed25519', long), exp())).detail).toBe('EdDSA proofs need an Ed25519 OKP key');
   });
 });

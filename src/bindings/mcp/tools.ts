@@ -39,11 +39,13 @@ const metaSchemas = new Map<string, Json>();
 
 function metaSchema(op: OperationDef): Json {
   const members = metaMembers(op);
-  const key = members.join(',');
+  // if_match is shown only where it is checked (a conditional write); elsewhere it is accepted and ignored.
+  const said = (m: string) => META_PROPS[m] !== undefined && (m !== 'if_match' || op.conditional);
+  const key = `${members.join(',')}|${op.conditional}`;
   let schema = metaSchemas.get(key);
   if (!schema) {
-    const shown = members.filter((m) => META_PROPS[m]);
-    const rest = members.filter((m) => !META_PROPS[m]);
+    const shown = members.filter(said);
+    const rest = members.filter((m) => META_PROPS[m] === undefined);
     const usp: Json = { type: 'object', description: `${shown.length ? 'Also' : 'Optional'}: ${rest.join(', ')}.` };
     if (shown.length) usp.properties = Object.fromEntries(shown.map((m) => [m, META_PROPS[m]]));
     schema = { type: 'object', properties: { usp } };
@@ -56,8 +58,9 @@ const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
 
 /**
  * Drops what only bloats a schema a model reads: the long regex zod writes beside a format
- * (email, date, uri), zod's safe-integer bounds, string property names, and length ceilings no
- * real value comes near (200 characters and more). The server still validates every one of them.
+ * (email, date, uri), zod's safe-integer bounds, string property names, "not empty" on strings,
+ * and length ceilings no real value comes near (200 characters and more). The server still
+ * validates every one of them.
  */
 function trim(node: unknown): void {
   if (Array.isArray(node)) {
@@ -68,23 +71,21 @@ function trim(node: unknown): void {
   const n = node as Json;
   if (typeof n.format === 'string') delete n.pattern;
   if (typeof n.maxLength === 'number' && n.maxLength >= 200) delete n.maxLength;
+  if (n.minLength === 1) delete n.minLength;
   if (n.minimum === -SAFE_INTEGER) delete n.minimum;
   if (n.maximum === SAFE_INTEGER) delete n.maximum;
   if ((n.propertyNames as Json | undefined)?.type === 'string' && Object.keys(n.propertyNames as Json).length === 1) delete n.propertyNames;
   for (const v of Object.values(n)) trim(v);
 }
 
-const OBJECT = { type: 'object' };
-const MESSAGES = { type: 'array' };
-
-/** structuredContent's shape: `usp`, the members the operation's row declares, and `messages`. */
+/**
+ * structuredContent's shape: the members the operation's row declares. `usp` and `messages`, in
+ * every result alike, are said once in the server's instructions rather than in each of thirty
+ * tools (they were a twentieth of `tools/list`); the schema stays open, so they validate.
+ */
 function outputSchema(op: OperationDef): Json {
   if (!op.output) throw new Error(`operation ${op.name} has an MCP tool but no output members on its row`);
-  const payload = op.output;
-  return {
-    type: 'object',
-    properties: { usp: OBJECT, ...payload, messages: MESSAGES },
-  };
+  return { type: 'object', properties: { ...op.output } };
 }
 
 export interface ToolEntry {

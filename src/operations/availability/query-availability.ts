@@ -20,9 +20,10 @@ function hoursOf(service: Parameters<typeof openingHours>[0], resources: Paramet
 
 const input = z.object({
   service_id: id('The service to query.'),
-  start_date: DateOrInstant.describe('First day (YYYY-MM-DD, in `timezone`) or an RFC 3339 instant.'),
-  end_date: DateOrInstant.describe('Last day, inclusive (YYYY-MM-DD) or an RFC 3339 instant.'),
-  timezone: z.string().max(100).optional().describe('IANA zone for dates and returned times; defaults to the business zone.'),
+  start_date: DateOrInstant.describe('First day (YYYY-MM-DD) or an RFC 3339 instant.'),
+  end_date: DateOrInstant.describe('Last day, inclusive, or an instant.'),
+  date_bounds_timezone: z.string().max(100).optional().describe('IANA zone whose days the dates are; default the business zone.'),
+  timezone: z.string().max(100).optional().describe('IANA zone of returned times (and of dates, without date_bounds_timezone).'),
   resource_id: z.string().max(512).optional().describe('Only slots with this staff member, room or equipment.'),
   party_size: z.number().int().min(1).max(1000).optional().describe('Spots needed (group classes, reservations); default 1.'),
   location_id: z.string().max(512).optional(),
@@ -70,27 +71,35 @@ export const queryAvailability = defineOperation({
   conditional: false,
   writes: false,
   dashboard: 'free_slots',
-  output: { service_id: Out.string, slots: Out.objects, opening_hours: Out.array, pagination: Out.object },
+  output: { service_id: Out.string, applied_date_bounds_timezone: Out.string, business_timezone: Out.string, slots: Out.objects, opening_hours: Out.array, pagination: Out.object },
   summary: 'Bookable time slots of a service between two dates, one slot per resource combination.',
   input,
   async handle(inp, ctx) {
+    const zone = inp.timezone ?? ctx.biz.zone;
+    if (!isValidTimeZone(zone)) throw invalidRequest(`timezone ${JSON.stringify(zone)} is not an IANA time zone.`, [{ field: 'timezone', message: 'unknown time zone' }]);
+    // The newer text's query timezones: date-only bounds are days of date_bounds_timezone, else of `timezone` (ours), else the business's.
+    const boundsZone = inp.date_bounds_timezone ?? zone;
+    if (!isValidTimeZone(boundsZone)) {
+      throw invalidRequest(`date_bounds_timezone ${JSON.stringify(boundsZone)} is not an IANA time zone.`, [{ field: 'date_bounds_timezone', message: 'unknown time zone' }]);
+    }
+    const zones = { applied_date_bounds_timezone: boundsZone, business_timezone: ctx.biz.zone };
     const service = ctx.biz.services.get(inp.service_id);
     if (!service) {
       return outcome(errorMessage('service_not_found', `No service has the id ${JSON.stringify(inp.service_id)}.`, '$.service_id'), {
         service_id: inp.service_id,
+        ...zones,
         slots: [],
       });
     }
     if ((service.status ?? 'active') !== 'active') {
       return outcome(errorMessage('slot_unavailable', `The service ${service.id} is ${service.status}: it offers no slots now.`, '$.service_id'), {
         service_id: service.id,
+        ...zones,
         slots: [],
       });
     }
-    const zone = inp.timezone ?? ctx.biz.zone;
-    if (!isValidTimeZone(zone)) throw invalidRequest(`timezone ${JSON.stringify(zone)} is not an IANA time zone.`, [{ field: 'timezone', message: 'unknown time zone' }]);
-    const fromMs = isIsoDate(inp.start_date) ? localToUtcMs(inp.start_date, '00:00', zone) : parseInstant(inp.start_date)!;
-    const toMs = isIsoDate(inp.end_date) ? localToUtcMs(addDays(inp.end_date, 1), '00:00', zone) : parseInstant(inp.end_date)!;
+    const fromMs = isIsoDate(inp.start_date) ? localToUtcMs(inp.start_date, '00:00', boundsZone) : parseInstant(inp.start_date)!;
+    const toMs = isIsoDate(inp.end_date) ? localToUtcMs(addDays(inp.end_date, 1), '00:00', boundsZone) : parseInstant(inp.end_date)!;
     if (toMs <= fromMs) throw invalidRequest('end_date must not be before start_date.', [{ field: 'end_date', message: 'before start_date' }]);
     const maxDays = ctx.biz.def.settings.max_query_days;
     if (toMs - fromMs > maxDays * DAY_MS + 2 * 3_600_000) {
@@ -113,6 +122,7 @@ export const queryAvailability = defineOperation({
     const hasMore = offset + limit < slots.length;
     return ok({
       service_id: service.id,
+      ...zones,
       slots: page,
       opening_hours: hoursOf(service, ctx.biz.resources),
       pagination: { cursor: hasMore ? encodeCursor({ o: offset + limit }) : null, has_more: hasMore },

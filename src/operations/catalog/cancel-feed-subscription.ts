@@ -1,22 +1,9 @@
-import { z } from 'zod';
-import { defineOperation } from '../define.js';
-import { moveSubscription } from '../steps/feed-subscriptions.js';
-import { id } from '../schemas.js';
+import { subscriptionRow } from './feed-subscription-row.js';
 
-export const cancelFeedSubscription = defineOperation({
+export const cancelFeedSubscription = subscriptionRow({
   name: 'cancel_feed_subscription',
+  tool: 'usp_services_feed_unsubscribe',
   rest: { method: 'DELETE', path: '/services/feed/subscriptions/{subscription_id}', input: 'none' },
-  resource: { kind: 'subscription', key: 'subscription_id' },
-  access: 'privileged_scoped',
-  scopes: ['usp:booking'],
-  capability: 'dev.usp-protocol.services.catalog.subscriptions',
-  mutating: true,
-  conditional: false,
-  writes: true,
-  destructive: true,
   summary: 'Cancel a feed subscription for good.',
-  input: z.object({ subscription_id: id('The subscription id.') }),
-  async handle(inp, ctx) {
-    return moveSubscription(ctx, inp.subscription_id, 'cancel');
-  },
+  move: 'cancel',
 });

@@ -1,21 +1,9 @@
-import { z } from 'zod';
-import { defineOperation } from '../define.js';
-import { moveSubscription } from '../steps/feed-subscriptions.js';
-import { id } from '../schemas.js';
+import { subscriptionRow } from './feed-subscription-row.js';
 
-export const resumeFeedSubscription = defineOperation({
+export const resumeFeedSubscription = subscriptionRow({
   name: 'resume_feed_subscription',
+  tool: 'usp_services_feed_subscription_resume',
   rest: { method: 'POST', path: '/services/feed/subscriptions/{subscription_id}/resume', input: 'none' },
-  resource: { kind: 'subscription', key: 'subscription_id' },
-  access: 'privileged_scoped',
-  scopes: ['usp:booking'],
-  capability: 'dev.usp-protocol.services.catalog.subscriptions',
-  mutating: true,
-  conditional: false,
-  writes: true,
   summary: 'Resume a paused feed subscription.',
-  input: z.object({ subscription_id: id('The subscription id.') }),
-  async handle(inp, ctx) {
-    return moveSubscription(ctx, inp.subscription_id, 'resume');
-  },
+  move: 'resume',
 });
