@@ -38,7 +38,7 @@ export type { OutboxEvent } from '../store/index.js';
 export type { CheckoutView, BookingPageView } from './steps/booking-views.js';
 export { bookingPageView } from './steps/booking-views.js';
 export { PLATFORM_MESSAGES_CAPABILITY, mailableAddress, reminderOptOutKey, type MailKind } from './steps/mail-messages.js';
-export { formatMoney } from '../domain/index.js';
+export { formatMoney, negotiateLocale } from '../domain/index.js';
 export { REGISTRY_OPERATIONS } from './registry/table.js';
 export { reindexDue, seedRegistration } from './registry/reindex.js';
 export type { ReindexReport } from './registry/reindex.js';

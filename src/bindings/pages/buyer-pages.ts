@@ -7,7 +7,7 @@
  * (Accept-Language, else the business's locale).
  */
 import { Hono, type Context } from 'hono';
-import { formatMoney, operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
+import { formatMoney, negotiateLocale, operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
 import { REST_ERRORS, problemResponse } from '../rest/index.js';
 import { registerCalendarFeeds } from './calendar-feeds.js';
 import { contentSecurityPolicy, csrfFor, csrfOk, documentShell, errorCard, html, htmlResponse, isHttps, readForm, styleSheet, type Html } from '../../web/index.js';
@@ -37,27 +37,8 @@ function page(title: string, body: Html, status = 200, formTargets: string[] = [
   return htmlResponse(documentShell({ title, styles: [PAGES_CSS_PATH], main: body }), { status, formTargets });
 }
 
-/** The first language of Accept-Language that Intl can format, else the business's locale. */
-export function negotiateLocale(acceptLanguage: string | undefined, fallback: string): string {
-  const wanted = (acceptLanguage ?? '')
-    .split(',')
-    .map((part, i) => {
-      const [tag, ...params] = part.trim().split(';');
-      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-      return { tag: tag.trim(), q: q ? Number(q.slice(2)) : 1, i };
-    })
-    .filter((w) => w.tag && w.tag !== '*' && Number.isFinite(w.q) && w.q > 0)
-    .sort((a, b) => b.q - a.q || a.i - b.i);
-  for (const w of wanted) {
-    try {
-      const [supported] = Intl.DateTimeFormat.supportedLocalesOf([w.tag]);
-      if (supported) return supported;
-    } catch {
-      // not a language tag: try the next one
-    }
-  }
-  return fallback;
-}
+/** The buyer's language for a page: Accept-Language, else the business's locale (shared with the mail's choice). */
+export { negotiateLocale };
 
 /** "New York time" from "America/New_York": the city people say, not the zone's code. */
 function zoneWords(zone: string): string {
