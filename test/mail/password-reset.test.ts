@@ -255,3 +255,16 @@ describe('the limits slow whoever asks too often, never the owner', () => {
     expect((await mailsTo(EMAIL, 3)).filter((m) => m.headers.get('x-usp-message-kind') === 'password_reset')).toHaveLength(2);
   });
 });
+
+describe('the reset mail is in the language the request asked for', () => {
+  test('asked with Accept-Language es, the reset mail is in Spanish; its link works the same', async () => {
+    await start();
+    await signUpByMail(EMAIL, OLD);
+    const buyer = from('198.51.100.40');
+    expect((await buyer.forgot(EMAIL, { 'accept-language': 'es-ES,es;q=0.9' })).status).toBe(200);
+    const mail = (await mailsTo(EMAIL, 2)).find((m) => m.headers.get('x-usp-message-kind') === 'password_reset')!;
+    expect(mail.subject).toBe('Restablece tu contraseña');
+    expect(mail.text).toContain('Elegir una contraseña nueva');
+    expect((await buyer.reset(pathOf(linkIn(mail.text)), NEW)).status).toBe(200);
+  });
+});
