@@ -4,19 +4,9 @@
  * The limits slow whoever asks too often without letting a stranger keep the owner from resetting.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import type { Logger } from '../../src/operations/index.js';
+import { recorder } from '../support/log-recorder.js';
 import { Browser, actionOf, authorizeUrl, csrfOf, pkce, register, startOAuthServer, type OAuthTestServer } from '../oauth/support.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
-
-type Line = { level: string; msg: string; fields: Record<string, unknown> };
-function recorder(): { log: Logger; lines: Line[] } {
-  const lines: Line[] = [];
-  const at =
-    (level: string) =>
-    (msg: string, fields: Record<string, unknown> = {}) =>
-      void lines.push({ level, msg, fields });
-  return { lines, log: { info: at('info'), warn: at('warn'), error: at('error') } };
-}
 
 const EMAIL = 'ada.reset@example.com';
 const OLD = 'the first long password';
@@ -92,6 +82,12 @@ function from(ip: string) {
   };
 }
 
+/** Ask for a reset link from `buyer`'s address and read it from the mail that arrives (the sign-up code came first). */
+async function askForLink(buyer: ReturnType<typeof from>): Promise<string> {
+  expect((await buyer.forgot(EMAIL)).status).toBe(200);
+  return pathOf(linkIn((await mailsTo(EMAIL, 2)).find((m) => m.headers.get('x-usp-message-kind') === 'password_reset')!.text));
+}
+
 const linkIn = (text: string | undefined) => {
   return /https?:\/\/\S+\/account\/reset\/[A-Za-z0-9_-]{43}/.exec(text ?? '')![0];
 };
@@ -148,15 +144,14 @@ describe('a buyer resets a forgotten password by mail', () => {
     await start();
     await signUpByMail(EMAIL, OLD);
     const buyer = from('198.51.100.21');
-    await buyer.forgot(EMAIL);
-    const link = linkIn((await mailsTo(EMAIL, 2)).find((m) => m.headers.get('x-usp-message-kind') === 'password_reset')!.text);
-    const page = await (await buyer.browser.request(pathOf(link))).text();
-    expect((await buyer.reset(pathOf(link), NEW)).status).toBe(200);
+    const link = await askForLink(buyer);
+    const page = await (await buyer.browser.request(link)).text();
+    expect((await buyer.reset(link, NEW)).status).toBe(200);
     // The page opened before the first use, posted again.
     const replay = await buyer.browser.request(actionOf(page), { form: { csrf: csrfOf(page), password: 'an attacker password!' } });
     expect(replay.status).toBe(410);
     expect(await replay.text()).toContain('This link cannot be used');
-    expect((await buyer.browser.request(pathOf(link))).status).toBe(410);
+    expect((await buyer.browser.request(link)).status).toBe(410);
     expect((await buyer.signIn(EMAIL, 'an attacker password!')).status).toBe(401);
     expect((await buyer.signIn(EMAIL, NEW)).status).toBe(303);
   });
@@ -165,11 +160,10 @@ describe('a buyer resets a forgotten password by mail', () => {
     await start();
     await signUpByMail(EMAIL, OLD);
     const buyer = from('198.51.100.22');
-    await buyer.forgot(EMAIL);
-    const link = linkIn((await mailsTo(EMAIL, 2)).find((m) => m.headers.get('x-usp-message-kind') === 'password_reset')!.text);
-    const page = await (await buyer.browser.request(pathOf(link))).text();
+    const link = await askForLink(buyer);
+    const page = await (await buyer.browser.request(link)).text();
     t.clock.advance(30 * 60_000 + 1000);
-    expect((await buyer.browser.request(pathOf(link))).status).toBe(410);
+    expect((await buyer.browser.request(link)).status).toBe(410);
     const late = await buyer.browser.request(actionOf(page), { form: { csrf: csrfOf(page), password: NEW } });
     expect(late.status).toBe(410);
     expect((await buyer.signIn(EMAIL, OLD)).status).toBe(303);
@@ -179,27 +173,25 @@ describe('a buyer resets a forgotten password by mail', () => {
     await start();
     await signUpByMail(EMAIL, OLD);
     const buyer = from('198.51.100.23');
-    await buyer.forgot(EMAIL);
-    const link = linkIn((await mailsTo(EMAIL, 2)).find((m) => m.headers.get('x-usp-message-kind') === 'password_reset')!.text);
-    const short = await buyer.reset(pathOf(link), 'short');
+    const link = await askForLink(buyer);
+    const short = await buyer.reset(link, 'short');
     expect(short.status).toBe(400);
     expect(await short.text()).toContain('at least 10 characters');
-    expect((await buyer.reset(pathOf(link), NEW)).status).toBe(200);
+    expect((await buyer.reset(link, NEW)).status).toBe(200);
   });
 
   test('a form posted without the page’s CSRF token is refused and the link is not spent', async () => {
     await start();
     await signUpByMail(EMAIL, OLD);
     const buyer = from('198.51.100.24');
-    await buyer.forgot(EMAIL);
-    const link = linkIn((await mailsTo(EMAIL, 2)).find((m) => m.headers.get('x-usp-message-kind') === 'password_reset')!.text);
-    const forged = await fetch(new URL(pathOf(link), t.url), {
+    const link = await askForLink(buyer);
+    const forged = await fetch(new URL(link, t.url), {
       method: 'POST',
       headers: { ...PROXIED('203.0.113.99'), 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' },
       body: new URLSearchParams({ csrf: 'x'.repeat(32), password: 'an attacker password!' }).toString(),
     });
     expect(forged.status).toBe(403);
-    expect((await buyer.reset(pathOf(link), NEW)).status).toBe(200);
+    expect((await buyer.reset(link, NEW)).status).toBe(200);
   });
 });
 
