@@ -4,8 +4,8 @@
  * Other layers import the domain through this file only.
  */
 export { WEEKDAYS, DEFAULT_SETTINGS, BusinessFileSchema, DurationSchema, ServiceSchema, businessDocs } from './business.js';
-export { CalendarSourceSchema, calendarKey, fetchableUrl } from './calendar-config.js';
-export type { CalendarSource } from './calendar-config.js';
+export { CalendarBuyerDataSchema, CalendarSourceSchema, bookingEventText, calendarKey, fetchableUrl } from './calendar-config.js';
+export type { CalendarBuyerData, CalendarSource } from './calendar-config.js';
 export { formatPath, serviceRules, wholeFileRules, DURATION_RULES_JSON_SCHEMA, SERVICE_RULES_JSON_SCHEMA } from './business-rules.js';
 export type { PathSegment, IssueSink, ServiceFacts } from './business-rules.js';
 export { checkBusinessDocument } from './business-check.js';
