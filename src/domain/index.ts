@@ -104,3 +104,4 @@ export { mergeScheduleChanges, overlappingInterval } from './schedule-changes.js
 export type { ScheduleChange } from './schedule-changes.js';
 export { ERASED_BUYER, erasePerson, isPerson, mentionsPerson, normalizeEmail, normalizePhone, personNeedles, personOf, phoneOnlyEmail } from './personal-data.js';
 export type { Person } from './personal-data.js';
+export { negotiateLocale } from './locale.js';

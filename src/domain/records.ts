@@ -114,6 +114,8 @@ export interface BookingPrivate {
   provider?: ProviderMoney;
   /** The platform that made the booking tells the buyer itself (its profile says so): the business sends no mail about it. */
   platform_messages?: boolean;
+  /** The buyer's language as the call that made the booking stated it (BCP 47): its mails are written in it. */
+  locale?: string;
 }
 
 /** A payment action's checkout at the provider; `action_index` is its place in `booking.actions`. */
@@ -204,6 +206,8 @@ export interface WaitlistRecord {
   priv: {
     /** The platform that added the entry tells the buyer itself: no offer mail from the business. */
     platform_messages?: boolean;
+    /** The buyer's language as the call that added the entry stated it: the offer mail is written in it. */
+    locale?: string;
     principal: string | null;
     profile?: string | null;
     created_ms: number;

@@ -120,7 +120,7 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
 function accountMail(m: MailMessage, rc: RenderContext, w: Words, lang: string, publicUrl: URL): OutgoingMail {
   const business = rc.biz.def.business.name;
   const a = m.kind === 'signup_code' ? w.account.signup(String(m.payload.code)) : w.account.reset(String(m.payload.url), String(m.payload.minutes));
-  const text = [w.greeting(), '', ...a.lines, '', '--', business, a.footer].join('\n') + '\n';
+  const text = [w.greeting(), '', ...a.lines, ...(a.link ? ['', `${a.linkLabel ?? a.link}: ${a.link}`] : []), '', '--', business, a.footer].join('\n') + '\n';
   const body = html`<!doctype html>
 <html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${a.subject}</title></head>
 <body style="margin:0;padding:0;background:#f4f4f5;color:#18181b;font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif">

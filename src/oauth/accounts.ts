@@ -19,7 +19,7 @@ export const SIGNUPS_PER_ADDRESS_HOUR = 10;
 /** Code checks per address per 15 minutes, across sign-ups (a fresh sign-up per guess gains nothing). */
 export const VERIFY_PER_ADDRESS = 20;
 export const ACCOUNT_SESSION_MS = 8 * 3600_000;
-const SESSION_MODEL = 'AccountSession';
+export const SESSION_MODEL = 'AccountSession';
 
 export const normalizeEmail = (e: string) => e.trim().toLowerCase();
 export const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,63}$/;

@@ -11,6 +11,7 @@ import { USP_VERSION, type AuthPolicy, type Logger } from '../operations/index.j
 import { createProfileResolver, outboundUrlProblem, type AccountEvent, type PlatformSummary, type ProfileResolver } from '../security/index.js';
 import type { Store } from '../store/index.js';
 import { Accounts } from './accounts.js';
+import { PasswordResets, type DeliverReset } from './password-reset.js';
 import { ACCOUNT_CSS, ACCOUNT_CSS_PATH, layout, messagePage } from './pages.js';
 import { clientMetadataFetch } from './client-metadata.js';
 import { createInteractionPages, isInteractionPage } from './interaction-pages.js';
@@ -43,6 +44,10 @@ export interface OAuthDoorOptions {
   loginLimits?: { perAddress: number; signupsPerAddress?: number };
   /** How a sign-up code reaches the buyer (default: the log). */
   deliverCode?: (email: string, code: string) => void;
+  /** How a password reset link reaches the buyer (default: the log). */
+  deliverReset?: DeliverReset;
+  /** Password reset requests per hour per client address (default RESETS_PER_ADDRESS_HOUR). */
+  resetsPerAddressHour?: number;
   /** The mechanisms the business accepts (named in the 401 challenge), read when one is sent. */
   accepted: () => readonly string[];
   /** The clock for sign-up codes, account sessions and sign-in delays. Default Date.now. */
@@ -202,7 +207,8 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     return RESPONSE_ALREADY_SENT;
   };
 
-  const pages = createInteractionPages({ provider: getProvider, accounts, base, businessName: o.businessName, clientAddress: o.clientAddress, buyerData: o.buyerData });
+  const resets = new PasswordResets({ store: o.store, log: o.log, base, deliver: o.deliverReset, now: o.now, onEvent: o.onAccountEvent, perAddressHour: o.resetsPerAddressHour });
+  const pages = createInteractionPages({ provider: getProvider, accounts, base, businessName: o.businessName, clientAddress: o.clientAddress, buyerData: o.buyerData, resets });
   const isPage = isInteractionPage;
   const mcpGate = createMcpGate(() => ({ sandbox: o.sandbox, log: o.log, accepted: o.accepted, resourceMetadataUrl: resourceMetadataUrl('mcp') }));
   const isProviderPath = (path: string) =>

@@ -12,6 +12,9 @@ import { ACCOUNT_SESSION_MS, EMAIL, normalizeEmail, type Accounts } from './acco
 import { accountPage, codePage, consentPage, layout, loginPage, messagePage, registerPage, type LinkedView } from './pages.js';
 import { INTERACTION_PATH, USP_SCOPES } from './provider.js';
 import { accountDataCard, accountDataRoutes, type BuyerDataPort } from './account-data.js';
+import { passwordProblem } from './passwords.js';
+import type { PasswordResets } from './password-reset.js';
+import { passwordResetRoutes } from './reset-pages.js';
 
 export const ACCOUNT_COOKIE = 'usp_account';
 
@@ -27,6 +30,8 @@ export interface InteractionPagesOptions {
   clientAddress: (req: Request, env: unknown) => string | undefined;
   /** The buyer's own data export and erasure from the account page (absent: the page offers neither). */
   buyerData?: BuyerDataPort;
+  /** Password reset by mail (the sign-in page links to it). */
+  resets: PasswordResets;
 }
 
 /** Whether `path` is one of these pages'. */
@@ -162,13 +167,7 @@ export function createInteractionPages(o: InteractionPagesOptions): Hono {
     const name = str(f.name, 200).trim();
     const email = normalizeEmail(str(f.email, 254));
     const password = str(f.password, 200);
-    const problem = !name
-      ? 'Enter your name.'
-      : !EMAIL.test(email)
-        ? 'Enter an email address like name@example.com.'
-        : password.length < 10
-          ? 'Choose a password of at least 10 characters.'
-          : undefined;
+    const problem = !name ? 'Enter your name.' : !EMAIL.test(email) ? 'Enter an email address like name@example.com.' : passwordProblem(password);
     if (problem) {
       return html(registerPage({ action: `${INTERACTION_PATH}/${uid}/register`, loginHref: `${INTERACTION_PATH}/${uid}`, csrf: csrf.token, name, email, error: problem }), {
         status: 400,
@@ -281,6 +280,16 @@ export function createInteractionPages(o: InteractionPagesOptions): Hono {
       status: 303,
       headers: { Location: '/account', 'Set-Cookie': cookie(ACCOUNT_COOKIE, '', { path: '/account', sameSite: 'Lax', maxAgeS: 0 }), 'Cache-Control': 'no-store' },
     });
+  });
+  passwordResetRoutes(pages, {
+    resets: o.resets,
+    csrf: csrfFor,
+    csrfOk,
+    expired,
+    page: (body, opts) => html(body, opts),
+    tooMany,
+    address: addressOf,
+    signedOutCookie: () => cookie(ACCOUNT_COOKIE, '', { path: '/account', sameSite: 'Lax', maxAgeS: 0 }),
   });
   if (o.buyerData) {
     accountDataRoutes(pages, {

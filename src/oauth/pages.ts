@@ -44,6 +44,7 @@ export function loginPage(o: { action: string; registerHref: string; csrf: strin
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${o.email ?? ''}"${described(o.error)}>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200"${described(o.error)}>
 <button class="primary" type="submit">Sign in</button></form>
+<p class="switch"><a href="/account/forgot">Forgot password?</a></p>
 <p class="switch">New here? <a href="${o.registerHref}">Create an account</a></p></div>`;
 }
 

@@ -31,3 +31,11 @@ export async function verifyPassword(password: string, stored: string | null): P
   const actual = await scrypt(password, salt, expected.length, { N, r, p, maxmem: 64 * 1024 * 1024 });
   return timingSafeEqual(actual, expected) && stored !== null;
 }
+
+/** The one rule for a buyer's new password, at sign-up and at a reset (the length is what makes it strong). */
+export const PASSWORD_MIN_LENGTH = 10;
+
+/** Why a new password is refused, in the buyer's words, or undefined when it is fine. */
+export function passwordProblem(password: string): string | undefined {
+  return password.length < PASSWORD_MIN_LENGTH ? `Choose a password of at least ${PASSWORD_MIN_LENGTH} characters.` : undefined;
+}

@@ -88,6 +88,8 @@ export interface OperationContext {
   ids: IdSource;
   /** The caller's precondition (If-Match / _meta.usp.if_match), for conditional operations. */
   ifMatch?: string;
+  /** The language the request asked for (a BCP 47 tag Intl knows), when it said one: see OperationRequest.locale. */
+  locale?: string;
   /** Raise an event; it is written to the outbox in this transaction. */
   emit(e: RaisedEvent): void;
   /**

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import { errorMessage, type Message } from '../domain/index.js';
+import { errorMessage, negotiateLocale, type Message } from '../domain/index.js';
 import type { OutboxEvent, Store, StoreUnavailable } from '../store/index.js';
 import { isStoreUnavailable } from './store-faults.js';
 import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
@@ -40,6 +40,11 @@ export interface OperationRequest {
   correlationId?: string;
   /** Which door the call came through, for logs and metrics; default the binding it presented, else `rest` (or `cli` for a trusted caller). */
   door?: string;
+  /**
+   * The buyer's language as the door found it (MCP: `_meta["dev.usp-server/locale"]`); absent, the
+   * request's Accept-Language (REST, and MCP over HTTP). Mail about what the call creates is written in it.
+   */
+  locale?: string | null;
 }
 
 /**
@@ -193,6 +198,7 @@ export class Pipeline {
     const scope = key ? `${caller.principal ?? (caller.business ? 'business' : 'anonymous')}|${op.name}|${key}` : undefined;
     const requestHash = scope ? hashOf(input) : '';
     const ifMatch = op.conditional && req.ifMatch ? normalizeRevision(req.ifMatch) : undefined;
+    const locale = negotiateLocale(req.locale ?? req.presented?.http?.headers['accept-language'], undefined);
 
     const env = this.deps.env ?? {};
     const prepared = op.prepare
@@ -224,6 +230,7 @@ export class Pipeline {
         caller,
         ids: this.deps.ids,
         ifMatch,
+        locale,
         issueCredential: async (kind, resourceId, expiresMs): Promise<IssuedCredential | undefined> => {
           if (caller.business) return undefined;
           return issueCredential(tx.security, { kind, resourceId, jkt: caller.jkt ?? null, principal: caller.principal, expiresMs });

@@ -36,5 +36,5 @@ export type { PinnedPostAnswer, PinnedPostOptions } from './pinned-post.js';
 export { AnswerTooLarge, pinnedRequest } from './pinned-request.js';
 export type { PinnedAnswer, PinnedRequestOptions } from './pinned-request.js';
 export { emailRef, loginBackoff, windowCounter } from './login-backoff.js';
-export type { AccountDoor, AccountEvent, LockoutLimit, LoginBackoff, LoginBackoffOptions, WindowCounter } from './login-backoff.js';
+export type { AccountDoor, AccountEvent, LockoutLimit, LoginBackoff, LoginBackoffOptions, PasswordResetStage, WindowCounter } from './login-backoff.js';
 export { returnUrlProblem } from './return-url.js';

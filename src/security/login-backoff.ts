@@ -100,13 +100,17 @@ export function windowCounter(limit: number, windowMs: number, maxEntries = 100_
 /** The doors people sign in at: the buyer's account pages (OAuth) and the business's dashboard. */
 export type AccountDoor = 'oauth' | 'dashboard';
 /** Which limit refused an attempt. */
-export type LockoutLimit = 'address' | 'account' | 'signup_email' | 'signup_address' | 'verify_address';
+export type LockoutLimit = 'address' | 'account' | 'signup_email' | 'signup_address' | 'verify_address' | 'reset_address';
 
 /** What sign-in and sign-up report for the operator's counters (no personal data). */
 export type AccountEvent =
   | { kind: 'sign_in_failed'; door: AccountDoor }
   | { kind: 'locked_out'; door: AccountDoor; limit: LockoutLimit }
-  | { kind: 'sign_up'; stage: 'started' | 'completed' | 'code_rejected' };
+  | { kind: 'sign_up'; stage: 'started' | 'completed' | 'code_rejected' }
+  | { kind: 'password_reset'; stage: PasswordResetStage };
+
+/** A password reset's steps: asked for (any email), a link mailed, a repeat inside the cooldown, the password changed, a dead link used. */
+export type PasswordResetStage = 'requested' | 'mailed' | 'held' | 'completed' | 'link_rejected';
 
 /**
  * A reference to an email the operator can look up without the log holding the address: the first

@@ -141,7 +141,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
           profiles: resolver,
           onRegistration: (outcome) => metrics?.recordRegistration(outcome),
           buyerData: buyerData.port,
-          ...(mail.deliverCode ? { deliverCode: mail.deliverCode } : {}),
+          ...(mail.deliverCode ? { deliverCode: mail.deliverCode, deliverReset: mail.deliverReset } : {}),
           ...(opts.oauth ?? {}),
         });
   const authPolicy: AuthPolicy = freezePolicy(

@@ -38,6 +38,8 @@ export interface MailWiring {
   deliverCode?: (email: string, code: string) => void;
   /** Every kind of message from a sample booking, with the business's templates (the dashboard's preview). */
   preview?: () => MailPreview[];
+  /** Password reset links by mail, in the language the request asked for (queued before it resolves). */
+  deliverReset?: (email: string, url: string, minutes: number, locale: string | null) => Promise<void>;
 }
 
 export function checkMailOptions(o: MailOptions | undefined): void {
@@ -80,5 +82,23 @@ export function wireMail(o: MailOptions | undefined, deps: { biz: Business; stor
       .then(() => worker.nudge())
       .catch((err) => deps.log.warn('sign-up code not queued', { error: String(err) }));
   };
-  return { worker, describe: transport.description, deliverCode, preview };
+  const deliverReset = async (email: string, url: string, minutes: number, locale: string | null) => {
+    const now = deps.now();
+    // Keyed by the link: each link is one message; the row is the only place its token is kept in the clear, until it is used or expires.
+    const id = `reset:${createHash('sha256').update(url).digest('hex').slice(0, 24)}|password_reset|${email.toLowerCase()}`;
+    await deps.store.transaction((tx) =>
+      tx.mail.enqueue({
+        id,
+        kind: 'password_reset',
+        subject_id: `account:${email.toLowerCase()}`,
+        recipient: email,
+        locale,
+        payload: { url, minutes },
+        due_ms: now,
+        created_ms: now,
+      }),
+    );
+    worker.nudge();
+  };
+  return { worker, describe: transport.description, deliverCode, deliverReset, preview };
 }

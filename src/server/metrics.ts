@@ -100,6 +100,12 @@ export function createMetrics(deps: {
     labelNames: ['stage'],
     registers: [registry],
   });
+  const passwordResets = new Counter({
+    name: 'usp_password_resets_total',
+    help: 'Buyer password reset steps, by stage (requested, mailed, held, completed, link_rejected).',
+    labelNames: ['stage'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'usp_mcp_sessions',
     help: 'MCP sessions open in this process (stdio and HTTP).',
@@ -216,6 +222,7 @@ export function createMetrics(deps: {
     recordAccountEvent(e) {
       if (e.kind === 'sign_in_failed') signInFailures.inc({ door: e.door });
       else if (e.kind === 'locked_out') lockouts.inc({ door: e.door, limit: e.limit });
+      else if (e.kind === 'password_reset') passwordResets.inc({ stage: e.stage });
       else signUps.inc({ stage: e.stage });
     },
     recordRegistration(outcome) {

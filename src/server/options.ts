@@ -68,7 +68,7 @@ export interface ServerOptions {
   /** Receives events after their transaction commits. */
   onEvents?: (events: readonly OutboxEvent[]) => void;
   /** The OAuth authorization server and buyer account pages (on by default); false turns them off. */
-  oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode' | 'registration'>;
+  oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode' | 'deliverReset' | 'resetsPerAddressHour' | 'registration'>;
   /** The role served instead of the business's (the discovery registry). */
   role?: ServerRole;
   /** Bytes of computed availability answers kept for reuse (default 32 MiB); 0 turns the cache off. */

@@ -55,6 +55,8 @@ export interface AccountRepo {
   create(a: BuyerAccount): Promise<boolean>;
   byEmail(email: string): Promise<BuyerAccount | null>;
   byId(id: string): Promise<BuyerAccount | null>;
+  /** Replace the account's password hash (a completed password reset). False when no such account. */
+  setPassword(id: string, passwordHash: string): Promise<boolean>;
   /** Record that a booking was made for (and belongs to) an account. Idempotent. */
   linkBooking(accountId: string, bookingId: string, createdMs: number): Promise<void>;
   /** Whether a booking belongs to an account. */

@@ -8,22 +8,12 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../src/oauth/index.js';
-import type { Logger } from '../../src/operations/index.js';
+import { recorder } from '../support/log-recorder.js';
 import { Browser, actionOf, authorizeUrl, csrfOf, pkce, register, startOAuthServer, type OAuthTestServer } from './support.js';
 
 const OWNER = { id: 'acc_' + 'a'.repeat(32), email: 'owner@example.com', password: 'correct horse battery' };
 const ATTACKER_IP = '203.0.113.9';
 const OWNER_IP = '198.51.100.7';
-
-type Line = { level: string; msg: string; fields: Record<string, unknown> };
-function recorder(): { log: Logger; lines: Line[] } {
-  const lines: Line[] = [];
-  const at =
-    (level: string) =>
-    (msg: string, fields: Record<string, unknown> = {}) =>
-      void lines.push({ level, msg, fields });
-  return { lines, log: { info: at('info'), warn: at('warn'), error: at('error') } };
-}
 
 let t: OAuthTestServer | undefined;
 afterEach(async () => {

@@ -931,6 +931,13 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         expect(await read((tx) => tx.accounts.byEmail('ada@example.com'))).toEqual(account('acc_1', 'ada@example.com'));
         expect(await read((tx) => tx.accounts.byId('acc_2'))).toBeNull();
       });
+      test("a new password hash replaces the account's and nothing else; an unknown account is not created", async () => {
+        await write((tx) => tx.accounts.create(account('acc_pw', 'pw@example.com')));
+        expect(await write((tx) => tx.accounts.setPassword('acc_pw', 'scrypt$new'))).toBe(true);
+        expect(await read((tx) => tx.accounts.byId('acc_pw'))).toEqual({ ...account('acc_pw', 'pw@example.com'), password_hash: 'scrypt$new' });
+        expect(await write((tx) => tx.accounts.setPassword('acc_nobody', 'scrypt$new'))).toBe(false);
+        expect(await read((tx) => tx.accounts.byId('acc_nobody'))).toBeNull();
+      });
       test('linked bookings list newest first, page on with a cursor, and link idempotently', async () => {
         await write(async (tx) => {
           await tx.accounts.linkBooking('acc_1', 'bkg_a', NOW);

@@ -231,6 +231,7 @@ export async function callTool(
       // A write sent without a key gets one, returned in _meta.usp: the caller can retry with it.
       idempotencyKey: meta.idempotency_key ?? (entry.op.mutating ? (generatedKey = randomUUID()) : null),
       ifMatch: meta.if_match ?? null,
+      locale: localeOf(rawMeta),
       // The proof digest covers the raw arguments; the HTTP evidence carries signatures and bearer keys.
       presented: { binding: 'mcp', mcp: { tool: entry.tool.name, rawArguments: args as Record<string, unknown>, authorization: meta.authorization }, http: evidence },
     };
@@ -300,6 +301,13 @@ interface UspMeta {
 }
 
 /** `_meta.usp` is a closed object per access tier (openrpc McpUspMeta*): unknown members are refused. */
+/** The buyer's language an MCP host may state beside `_meta.usp` (a key of our own, prefixed as MCP asks); the pipeline checks it is a language tag. */
+export const LOCALE_META_KEY = 'dev.usp-server/locale';
+function localeOf(raw: unknown): string | undefined {
+  const v = raw && typeof raw === 'object' ? (raw as Record<string, unknown>)[LOCALE_META_KEY] : undefined;
+  return typeof v === 'string' && v.length <= 100 ? v : undefined;
+}
+
 function readMeta(raw: unknown, allowed: readonly string[]): UspMeta {
   if (raw === undefined) return {};
   const bad = (field: string, message: string) => new ProtocolError('invalid_request', `${field}: ${message}`, { errors: [{ field, message }] });

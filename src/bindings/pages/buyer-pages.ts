@@ -14,6 +14,9 @@ import { isOfferPageRequest, registerWaitlistOffer } from './waitlist-offer.js';
 import { CSS, negotiateLocale, page, PAGES_CSS_PATH, Words, zoneWords } from './page-kit.js';
 import { contentSecurityPolicy, csrfFor, csrfOk, errorCard, html, isHttps, readForm, styleSheet, type Html } from '../../web/index.js';
 
+/** The buyer's language for a page: Accept-Language, else the business's locale (shared with the mail's choice). */
+export { negotiateLocale };
+
 function stateBadge(b: BookingPageView, w: Words): Html {
   switch (b.status) {
     case 'confirmed':

@@ -2,7 +2,7 @@
  * What the buyer's pages share: their style sheet (served from our own origin), the page shell
  * with the web kit's strict policy, the reader's language, and times and money in words.
  */
-import { formatMoney } from '../../operations/index.js';
+import { formatMoney, negotiateLocale } from '../../operations/index.js';
 import { documentShell, htmlResponse, type Html } from '../../web/index.js';
 
 /** Served from our own origin so the policy can forbid inline styles too. */
@@ -30,27 +30,8 @@ export function page(title: string, body: Html, status = 200, formTargets: strin
   return htmlResponse(documentShell({ title, styles: [PAGES_CSS_PATH], main: body }), { status, formTargets });
 }
 
-/** The first language of Accept-Language that Intl can format, else the business's locale. */
-export function negotiateLocale(acceptLanguage: string | undefined, fallback: string): string {
-  const wanted = (acceptLanguage ?? '')
-    .split(',')
-    .map((part, i) => {
-      const [tag, ...params] = part.trim().split(';');
-      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-      return { tag: tag.trim(), q: q ? Number(q.slice(2)) : 1, i };
-    })
-    .filter((w) => w.tag && w.tag !== '*' && Number.isFinite(w.q) && w.q > 0)
-    .sort((a, b) => b.q - a.q || a.i - b.i);
-  for (const w of wanted) {
-    try {
-      const [supported] = Intl.DateTimeFormat.supportedLocalesOf([w.tag]);
-      if (supported) return supported;
-    } catch {
-      // not a language tag: try the next one
-    }
-  }
-  return fallback;
-}
+/** The reader's language: Accept-Language, else the business's locale (the same choice the mail makes). */
+export { negotiateLocale };
 
 /** "New York time" from "America/New_York": the city people say, not the zone's code. */
 export function zoneWords(zone: string): string {

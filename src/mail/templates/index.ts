@@ -1,8 +1,9 @@
 /** The language files, and the choice among them: the reader's language, else the business's, else English. */
 import { en } from './en.js';
+import { es } from './es.js';
 import type { Words } from './words.js';
 
-const LANGUAGES: Record<string, Words> = { en };
+const LANGUAGES: Record<string, Words> = { en, es };
 
 export function wordsFor(...tags: Array<string | null | undefined>): { lang: string; words: Words } {
   for (const t of tags) {

@@ -29,7 +29,7 @@ import { iso, mayAct, newRevision, type OperationContext } from '../context.js';
 import { claimRows, slotResources } from './slots.js';
 import { enterHoldStatus } from './waitlist-offers.js';
 import { queueCheckouts, returnPageUrl, trackCheckout } from './checkouts.js';
-import { markPlatformMessages, queueBookingWaiting } from './mail-messages.js';
+import { markPlatformMessages, queueBookingWaiting, rememberLocale } from './mail-messages.js';
 import { enterInitialStatus, scheduleReminder, startsConfirmed, transition } from './booking-effects.js';
 
 export { emitBookingEvent, move, movePayment, remindIfInsideWindow, scheduleReminder, stateConflict, touch, transition } from './booking-effects.js';
@@ -131,6 +131,7 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
   // Made with a buyer-linked token: the booking belongs to the buyer as well as the platform.
   if (ctx.caller.account) rec.priv.account_id = ctx.caller.account.id;
   markPlatformMessages(ctx, rec);
+  rememberLocale(ctx, rec);
   await ctx.tx.bookings.insert(rec);
   if (ctx.caller.account) await ctx.tx.accounts.linkBooking(ctx.caller.account.id, id, now);
   await queueCheckouts(ctx, rec);

@@ -68,9 +68,24 @@ function bookingPayload(_biz: Business, rec: BookingRecord): Record<string, unkn
   };
 }
 
-async function queue(tx: Tx, cause: string, kind: MailKind, subject: string, to: unknown, payload: Record<string, unknown>, now: number, dueMs = now): Promise<void> {
+/** The language a message is written in, recorded on its row: the buyer's when the call that made the booking or entry said it, else the business's. */
+function localeOf(biz: Business, rec: { priv: { locale?: string } }): string | null {
+  return rec.priv.locale ?? biz.def.business.locale ?? null;
+}
+
+async function queue(
+  tx: Tx,
+  cause: string,
+  kind: MailKind,
+  subject: string,
+  to: unknown,
+  payload: Record<string, unknown>,
+  locale: string | null,
+  now: number,
+  dueMs = now,
+): Promise<void> {
   if (!mailableAddress(to)) return;
-  await tx.mail.enqueue({ id: `${cause}|${kind}|${to.toLowerCase()}`, kind, subject_id: subject, recipient: to, locale: null, payload, due_ms: dueMs, created_ms: now });
+  await tx.mail.enqueue({ id: `${cause}|${kind}|${to.toLowerCase()}`, kind, subject_id: subject, recipient: to, locale, payload, due_ms: dueMs, created_ms: now });
 }
 
 /** The booking's buyer, and the person it is for when someone else booked it (both are told). */
@@ -126,13 +141,13 @@ export async function queueMailForEvents(tx: Tx, biz: Business, events: readonly
       if (kind === 'reminder' && !(await remindersOn(tx, biz, at.booking.id))) continue;
       // A refund's message says how much came back (the event's amount: one of several refunds, or a dispute's).
       const payload = { ...bookingPayload(biz, at), ...(typeof e.payload.refund_amount === 'number' ? { refund_amount: e.payload.refund_amount } : {}) };
-      for (const to of recipientsOf(at)) await queue(tx, e.event_id, kind, at.booking.id, to, payload, now, kind === 'reminder' ? e.due_ms : now);
+      for (const to of recipientsOf(at)) await queue(tx, e.event_id, kind, at.booking.id, to, payload, localeOf(biz, at), now, kind === 'reminder' ? e.due_ms : now);
     } else if (e.event === 'waitlist.spot_offered' && typeof e.payload.entry_id === 'string') {
       const rec = await tx.waitlist.get(e.payload.entry_id);
       if (!rec || rec.priv.platform_messages) continue;
       if (!mailableAddress(rec.entry.buyer.email)) continue;
       const offerPath = await offerLink(tx, rec.entry.id, rec.priv.principal, rec.priv.offer_expires_ms ?? now + OFFER_LINK_GRACE_MS);
-      await queue(tx, e.event_id, 'waitlist_offer', rec.entry.id, rec.entry.buyer.email, { entry: e.payload.data ?? rec.entry, offer_path: offerPath }, now);
+      await queue(tx, e.event_id, 'waitlist_offer', rec.entry.id, rec.entry.buyer.email, { entry: e.payload.data ?? rec.entry, offer_path: offerPath }, localeOf(biz, rec), now);
     }
   }
 }
@@ -164,12 +179,17 @@ export async function queueBookingWaiting(ctx: OperationContext, rec: BookingRec
   const b = rec.booking;
   const kind: MailKind | null = b.actions?.some((a) => a.type === 'payment' && a.status === 'pending') ? 'payment_needed' : b.status === 'pending' ? 'booking_requested' : null;
   if (!kind) return;
-  for (const to of recipientsOf(rec)) await queue(ctx.tx, `${b.id}:created`, kind, b.id, to, bookingPayload(ctx.biz, rec), ctx.now);
+  for (const to of recipientsOf(rec)) await queue(ctx.tx, `${b.id}:created`, kind, b.id, to, bookingPayload(ctx.biz, rec), localeOf(ctx.biz, rec), ctx.now);
 }
 
 /** Remember that the booking's platform tells the buyer itself (its profile says so). */
 export function platformSendsMessages(ctx: OperationContext): boolean {
   return ctx.caller.platform?.capabilities.includes(PLATFORM_MESSAGES_CAPABILITY) ?? false;
+}
+
+/** Remember the language the creating call asked for, so every later mail about the booking or entry (a reminder, a cancellation by the business) is in it. */
+export function rememberLocale(ctx: OperationContext, rec: { priv: { locale?: string } }): void {
+  if (ctx.locale) rec.priv.locale = ctx.locale;
 }
 
 /** The entry's version of the same choice. */

@@ -4,7 +4,7 @@ import { errorMessage, type WaitlistRecord, resolveSlotId } from '../../domain/i
 import { defineOperation, ok, outcome } from '../define.js';
 import { iso, newRevision } from '../context.js';
 import { Buyer, id, Out } from '../schemas.js';
-import { markPlatformMessages } from '../steps/mail-messages.js';
+import { markPlatformMessages, rememberLocale } from '../steps/mail-messages.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;
 
@@ -70,6 +70,7 @@ export const joinWaitlist = defineOperation({
     if (inp.slot_id) rec.entry.slot_id = inp.slot_id;
     if (inp.preferred_slots) rec.entry.preferred_slots = inp.preferred_slots;
     markPlatformMessages(ctx, rec);
+    rememberLocale(ctx, rec);
     await ctx.tx.waitlist.insert(rec);
     const credential = await ctx.issueCredential('waitlist_entry', rec.entry.id, ctx.now + WAITLIST_CREDENTIAL_DAYS * 86_400_000);
     return ok({ entry: rec.entry, ...(credential ? { booking_scoped_credential: credential } : {}) });

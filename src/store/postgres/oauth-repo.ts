@@ -78,6 +78,10 @@ export function postgresOAuthRepos(q: Query): { oauth: OAuthRepo; accounts: Acco
       const r = await q('SELECT * FROM buyer_accounts WHERE id = $1', [id]);
       return r.rows.length > 0 ? toAccount(r.rows[0]) : null;
     },
+    async setPassword(id, passwordHash) {
+      const r = await q('UPDATE buyer_accounts SET password_hash = $1 WHERE id = $2', [passwordHash, id]);
+      return (r.rowCount ?? 0) > 0;
+    },
     async linkBooking(accountId, bookingId, createdMs) {
       await q('INSERT INTO buyer_bookings (account_id, booking_id, created_ms) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [accountId, bookingId, createdMs]);
     },

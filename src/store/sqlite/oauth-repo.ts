@@ -46,6 +46,7 @@ export function sqliteOAuthRepos(db: Database.Database): { oauth: OAuthRepo; acc
     accInsert: db.prepare('INSERT INTO buyer_accounts (id, email, password_hash, name, phone, created_ms) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (email) DO NOTHING'),
     accByEmail: db.prepare('SELECT * FROM buyer_accounts WHERE email = ?'),
     accById: db.prepare('SELECT * FROM buyer_accounts WHERE id = ?'),
+    accPassword: db.prepare('UPDATE buyer_accounts SET password_hash = ? WHERE id = ?'),
     link: db.prepare('INSERT INTO buyer_bookings (account_id, booking_id, created_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
     owns: db.prepare('SELECT 1 FROM buyer_bookings WHERE account_id = ? AND booking_id = ?'),
     bookings: db.prepare('SELECT booking_id, created_ms FROM buyer_bookings WHERE account_id = ? ORDER BY created_ms DESC, booking_id DESC LIMIT ?'),
@@ -95,6 +96,9 @@ export function sqliteOAuthRepos(db: Database.Database): { oauth: OAuthRepo; acc
     },
     async byId(id) {
       return (q.accById.get(id) as BuyerAccount | undefined) ?? null;
+    },
+    async setPassword(id, passwordHash) {
+      return q.accPassword.run(passwordHash, id).changes > 0;
     },
     async linkBooking(accountId, bookingId, createdMs) {
       q.link.run(accountId, bookingId, createdMs);
