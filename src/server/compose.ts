@@ -279,7 +279,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
         dashboardDoor(pipeline, sessions, limitKey),
         ...(payments.door ? [payments.door] : []),
         pagesDoor(pipeline),
-        restDoor(rest),
+        restDoor(rest, opts.corsOrigins),
       ];
   const app = createHost({
     doors,

@@ -42,6 +42,8 @@ export interface ServerOptions {
   allowedHosts?: string[];
   /** Browser origins accepted on the MCP endpoints. */
   allowedOrigins?: string[];
+  /** Browser origins given CORS on the REST door (`*`: any, without credentials); --cors-origin. */
+  corsOrigins?: string[];
   /** Authentication settings (mechanisms, profile fetching, nonces, rate limits). */
   security?: SecurityOptions;
   /**

@@ -4,7 +4,7 @@
  * answers the way a faulty business would: dropping the envelope, double-booking (turning a lost
  * race into a success), ignoring If-Match, accepting a replayed proof, publishing keys that do not
  * sign its webhooks, answering 500 to bad input, answering with an extension whose base the
- * platform lacks (no pruning).
+ * platform lacks (no pruning), giving CORS with credentials to whatever origin asks.
  */
 import { createHash, generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { createServer, request, type Server } from 'node:http';
@@ -33,6 +33,18 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
     if (variant === 'ignores-if-match') delete headers['if-match'];
     if (variant === 'answers-500' && req.method === 'POST' && body.length > 0 && !isWellFormed(body)) {
       res.writeHead(500, { 'Content-Type': 'application/problem+json' }).end('{"type":"about:blank","status":500}');
+      return;
+    }
+    const asking = req.headers.origin;
+    if (variant === 'reflects-any-origin' && asking && req.method === 'OPTIONS') {
+      res
+        .writeHead(204, {
+          'Access-Control-Allow-Origin': asking,
+          'Access-Control-Allow-Credentials': 'true',
+          'Access-Control-Allow-Methods': 'GET, POST',
+          'Access-Control-Allow-Headers': '*',
+        })
+        .end();
       return;
     }
     const proof = headers.dpop;
@@ -86,6 +98,7 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
       }
       text = JSON.stringify(json);
     }
+    if (variant === 'reflects-any-origin' && asking) Object.assign(out, { 'access-control-allow-origin': asking, 'access-control-allow-credentials': 'true' });
     if (variant === 'accepts-replayed-proof' && proof && status < 400) replays.set(proof, { status, headers: out, body: text });
     res.writeHead(status, out).end(text);
   });
