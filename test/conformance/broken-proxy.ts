@@ -10,7 +10,15 @@ import { createHash, generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Variant = 'drops-envelope' | 'double-books' | 'ignores-if-match' | 'accepts-replayed-proof' | 'signs-webhooks-wrongly' | 'answers-500' | 'skips-pruning';
+export type Variant =
+  | 'drops-envelope'
+  | 'double-books'
+  | 'ignores-if-match'
+  | 'accepts-replayed-proof'
+  | 'signs-webhooks-wrongly'
+  | 'answers-500'
+  | 'skips-pruning'
+  | 'reflects-any-origin';
 
 export interface BrokenProxy {
   url: string;
