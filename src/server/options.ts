@@ -66,6 +66,8 @@ export interface ServerOptions {
     pollMs?: number;
     sender?: WebhookSender;
     signingKey?: { kid: string; pem: string };
+    /** After a rotation, how long the next key is published before it signs (at least the profile's cache lifetime, 300 s; default 1 h; --key-overlap). */
+    keyOverlapMs?: number;
   };
   /** Receives events after their transaction commits. */
   onEvents?: (events: readonly OutboxEvent[]) => void;

@@ -87,6 +87,7 @@ Webhooks:
   --webhook-max-total SECONDS     give up after (default 900)
   --webhook-timeout SECONDS       per attempt (default 10)
   --signing-key FILE --signing-kid KID   sign webhooks with this P-256 PEM key instead of a generated one
+  --key-overlap SECONDS           after a key rotation, publish the next key this long before signing with it (default 3600, at least 300: the profile's cache lifetime)
 
 OAuth authorization server:
   --oauth-unused-client-hours N   forget a dynamically registered client that never completed a grant
@@ -268,7 +269,7 @@ async function run(flags: Flags): Promise<number> {
       registryUrl,
       profileUrl: () => `${server.biz.publicUrl}/.well-known/usp`,
       business: () => server.biz.def,
-      signingKey: () => server.keyring.active(),
+      signingKey: () => server.keyring.active(server.clock.now()),
       log,
       intervalMs: reRegister === undefined ? undefined : reRegister * 1000,
     });
