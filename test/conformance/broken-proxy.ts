@@ -18,7 +18,8 @@ export type Variant =
   | 'signs-webhooks-wrongly'
   | 'answers-500'
   | 'skips-pruning'
-  | 'reflects-any-origin';
+  | 'reflects-any-origin'
+  | 'hides-ratelimit-status';
 
 export interface BrokenProxy {
   url: string;
@@ -106,6 +107,7 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
       }
       text = JSON.stringify(json);
     }
+    if (variant === 'hides-ratelimit-status') delete out.ratelimit;
     if (variant === 'reflects-any-origin' && asking) Object.assign(out, { 'access-control-allow-origin': asking, 'access-control-allow-credentials': 'true' });
     if (variant === 'accepts-replayed-proof' && proof && status < 400) replays.set(proof, { status, headers: out, body: text });
     res.writeHead(status, out).end(text);

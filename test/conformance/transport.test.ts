@@ -1,7 +1,8 @@
 /**
  * The CORS checks of the conformance suite (9.6), proven able to fail: our server with a browser
  * platform allowed passes both; one without CORS fails cors.allowed-origin; a proxy that hands
- * CORS with credentials to any origin fails cors.foreign-origin.
+ * CORS with credentials to any origin fails cors.foreign-origin; one that states its rate limit
+ * but not what is left of it fails headers.ratelimit.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runSuite, type SuiteOptions } from '../../src/conformance/index.js';
@@ -43,6 +44,18 @@ describe('the CORS checks (9.6)', () => {
       expect((await verdicts(none.url, PLATFORM))['cors.allowed-origin']).toMatch(/^FAIL/);
     } finally {
       await none.server.close();
+    }
+  });
+
+  test('RateLimit: ours states what is left (headers.ratelimit passes); a business sending only RateLimit-Policy fails it', async () => {
+    const ok = await runSuite(options(withCors.url, { only: ['headers.ratelimit'] }));
+    expect(ok.results[0].verdict).toBe('PASS');
+    const proxy = await startBrokenProxy(withCors.url, 'hides-ratelimit-status');
+    try {
+      const r = await runSuite(options(proxy.url, { only: ['headers.ratelimit'] }));
+      expect(r.results[0]).toMatchObject({ verdict: 'FAIL', reason: expect.stringContaining('what is left') });
+    } finally {
+      await proxy.close();
     }
   });
 

@@ -284,13 +284,17 @@ export const protocolChecks: Check[] = [
     section: 'headers',
     clause: '10.2.2',
     level: 'SHOULD',
-    title: 'answers state the rate limit (RateLimit-Policy/RateLimit or RateLimit-* headers)',
+    title: 'answers state the rate limit and what is left of it (RateLimit-Policy with RateLimit, or RateLimit-Limit/-Remaining)',
     async run(ctx) {
       const a = await ctx.rest.post('/services/list', { pagination: { limit: 1 } });
-      const names = [...a.headers.keys()].map((k) => k.toLowerCase());
+      const has = (n: string) => a.headers.get(n) !== null;
       expectThat(
-        names.some((n) => n.startsWith('ratelimit')),
+        [...a.headers.keys()].some((n) => n.toLowerCase().startsWith('ratelimit')),
         'no RateLimit header on POST /services/list',
+      );
+      expectThat(
+        (has('ratelimit-policy') && /;\s*r=\d+/.test(a.headers.get('ratelimit') ?? '')) || has('ratelimit-remaining'),
+        'the limit is stated but not what is left of it (no RateLimit field with r=, no RateLimit-Remaining)',
       );
     },
   },
