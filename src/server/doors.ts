@@ -10,6 +10,7 @@ import { problemResponse } from '../bindings/rest/index.js';
 import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse, readMcpBody } from '../bindings/mcp/index.js';
 import type { Pipeline } from '../operations/index.js';
 import type { OAuthDoor } from '../oauth/index.js';
+import { createRegistryFeedDoor, isRegistryFeedPath, registryFeedRefusal } from '../bindings/registry-feeds/index.js';
 import { underPaths, type Door } from './host.js';
 import { restCors } from './rest-cors.js';
 
@@ -81,5 +82,16 @@ export function dashboardDoor(pipeline: Pipeline, sessions: DashboardSessions, c
     claims: isDashboardRequest,
     fetch: (req, env) => app.fetch(req, env),
     refuse: (_req, status, err) => dashboardRefusal(status, err),
+  };
+}
+
+/** The registry's feed door: its platform profile and the businesses' catalog event callbacks. */
+export function registryFeedDoor(pipeline: Pipeline, clientAddress: (req: Request, env: unknown) => string | undefined, accepted: () => void): Door {
+  const app = createRegistryFeedDoor({ pipeline, clientAddress, accepted });
+  return {
+    name: 'registry-feeds',
+    claims: (_req, path) => isRegistryFeedPath(path),
+    fetch: (req, env) => app.fetch(req, env),
+    refuse: (req, _status, err) => registryFeedRefusal(req, err),
   };
 }

@@ -20,6 +20,7 @@ import { mountAudit } from './audit.js';
 import { mountBooking } from './booking.js';
 import { mountCalendar } from './calendar.js';
 import { mountCalendars } from './calendars.js';
+import { mountResourceCalendars } from './resource-calendars.js';
 import { screens, type Env } from './kit.js';
 import { DASHBOARD_CSS_PATH } from './layout.js';
 import { mountSignIn, type DashboardSessions } from './sign-in.js';
@@ -59,6 +60,7 @@ export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardS
     mountCatalog,
     mountFrontDesk,
     mountCalendars,
+    mountResourceCalendars,
   ])
     mount(app, s);
   app.notFound((c) => (c.get('session') ? s.view(c as Context<Env>, 'Not found', '', html`<h1>Not found</h1>`, 404) : c.redirect('/admin/login', 303)));

@@ -25,6 +25,7 @@ import { invalidRequest } from '../errors.js';
 import { publishCatalog, publishedOf } from '../catalog-sync.js';
 import { importDefinition, storedDefinition } from '../live-business.js';
 import { documentOf } from './definition-document.js';
+import { calendarUrlIssues, syncPushTargets } from './resource-calendars.js';
 
 type Json = Record<string, unknown>;
 
@@ -115,6 +116,8 @@ export async function editDefinition(ctx: OperationContext, change: DefinitionCh
     const errors = relative(checked.issues, prefix);
     throw invalidRequest(errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
   }
+  const urlIssues = change.list === 'resources' ? calendarUrlIssues(object, ctx.biz.allowLoopbackUrls) : [];
+  if (urlIssues.length > 0) throw invalidRequest(urlIssues.map((e) => `${e.field}: ${e.message}`).join('; '), urlIssues);
   const { bookings, claims, names } = await liveBookings(ctx, before);
   const stranded = strandedBookings(before, checked.def, bookings, claims);
   const named = stranded.map((s) => `${names.get(s.booking_id) ?? s.booking_id}: ${REASON[s.reason](s)}`);
@@ -126,6 +129,7 @@ export async function editDefinition(ctx: OperationContext, change: DefinitionCh
     );
   }
   await importDefinition(ctx.tx, checked.def);
+  if (change.list === 'resources') await syncPushTargets(ctx.tx, checked.def);
   await publishCatalog(ctx.tx, publishedOf(checked.def), ctx.now, (event, serviceId, data) =>
     ctx.emit({ event, orderKey: serviceId, principal: null, payload: { service_id: serviceId, data } }),
   );
