@@ -3,7 +3,8 @@
  * loopback HTTP server that publishes its platform profiles (spec 8.2.3) and receives the
  * business's webhooks. Several profiles are served, each a variant a check needs: the normal one
  * (the business's own version and capability keys), one declaring a newer protocol version, one
- * an older, one declaring no capabilities, one declaring its base capability without the extension.
+ * an older, one declaring no capabilities, one declaring its base capability without the extension,
+ * one declaring the extensions without the capabilities they extend (orphans the business must prune).
  * A business reaches them only if it accepts loopback profiles (a sandbox, or development flags);
  * checks that need them skip otherwise.
  */
@@ -34,7 +35,7 @@ export interface PlatformIdentity {
   close(): Promise<void>;
 }
 
-export type ProfileVariant = 'platform' | 'newer' | 'older' | 'no-capabilities' | 'base-only';
+export type ProfileVariant = 'platform' | 'newer' | 'older' | 'no-capabilities' | 'base-only' | 'orphaned';
 
 /** A later protocol version than any business speaks today. */
 export const NEWER_VERSION = '2999-12-31';
@@ -67,6 +68,8 @@ export async function startPlatform(business: Record<string, any> | null): Promi
   }
   const extensions = Object.entries<any>(business?.usp?.capabilities ?? {}).filter(([, e]) => Array.isArray(e) && e.some((x) => x?.extends));
   const baseOnly = Object.fromEntries(Object.entries(caps).filter(([k]) => !extensions.some(([x]) => x === k)));
+  const bases = new Set(Object.values(extensionBases(business)).flat());
+  const orphaned = Object.fromEntries(Object.entries(caps).filter(([k]) => !bases.has(k)));
   const webhooks: ReceivedWebhook[] = [];
   const counts = new Map<string, number>();
   let origin = '';
@@ -83,6 +86,8 @@ export async function startPlatform(business: Record<string, any> | null): Promi
         return { usp: { version, capabilities: {} }, ...base };
       case 'base-only':
         return { usp: { version, capabilities: baseOnly }, ...base };
+      case 'orphaned':
+        return { usp: { version, capabilities: orphaned }, ...base };
     }
   };
   const server: Server = createServer(async (req, res) => {
@@ -97,7 +102,7 @@ export async function startPlatform(business: Record<string, any> | null): Promi
     }
     const m = /^\/profiles\/([a-z-]+)\.json$/.exec(path);
     const name = m?.[1] as ProfileVariant | undefined;
-    if (!name || !['platform', 'newer', 'older', 'no-capabilities', 'base-only'].includes(name)) {
+    if (!name || !['platform', 'newer', 'older', 'no-capabilities', 'base-only', 'orphaned'].includes(name)) {
       res.writeHead(404).end();
       return;
     }
@@ -120,4 +125,14 @@ export async function startPlatform(business: Record<string, any> | null): Promi
         server.close(() => r());
       }),
   };
+}
+
+/** Each extension capability of the business profile with the capabilities it extends (`extends`, string or array). */
+export function extensionBases(business: Record<string, any> | null): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [k, entries] of Object.entries<any>(business?.usp?.capabilities ?? {})) {
+    const bases = (Array.isArray(entries) ? entries : []).flatMap((e) => (Array.isArray(e?.extends) ? e.extends : e?.extends ? [e.extends] : []));
+    if (bases.length) out[k] = [...new Set(bases.map(String))];
+  }
+  return out;
 }

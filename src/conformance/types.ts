@@ -55,6 +55,8 @@ export interface SuiteOptions {
   raceWidth: number;
   /** Per-request deadline, milliseconds. */
   timeoutMs: number;
+  /** A browser platform's origin the business allows (CORS), checked by cors.allowed-origin. */
+  origin?: string;
   /** Run only the checks with these ids (or id prefixes ending in '.'); default every check. */
   only?: readonly string[];
 }

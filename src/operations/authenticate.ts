@@ -114,8 +114,12 @@ function limitRate(op: OperationDef, input: Record<string, unknown>, caller: Cal
   if (caller.profile && caller.profileProven) subjects.push(`profile:${caller.profile}`);
   if (caller.authenticated && caller.principal) subjects.push(`key:${caller.principal}`);
   const cost = rule.cost ? rule.cost(input) : 1;
-  const wait = limiter.take(subjects, rule.bucket, cost, (policy.rateClock ?? (() => performance.now()))());
+  const now = (policy.rateClock ?? (() => performance.now()))();
+  const wait = limiter.take(subjects, rule.bucket, cost, now);
+  const quota = limiter.quota(subjects, rule.bucket, now);
+  if (presented.http && quota) presented.http.rate = wait === 0 ? quota : { ...quota, remaining: 0, reset: Math.max(quota.reset, wait) };
   if (wait === 0) return;
+  if (presented.http) presented.http.rateLimited = wait;
   log.warn('rate limited', {
     operation: op.name,
     bucket: rule.bucket,

@@ -61,7 +61,7 @@ export interface OperationEnv {
 export interface AdminEnv {
   /** Make a new webhook signing key; the old one stays published for its grace period. */
   rotateSigningKey(nowMs: number): Promise<string>;
-  signingKeys(): Array<{ kid: string; created_ms: number; retired_ms?: number }>;
+  signingKeys(): Array<{ kid: string; created_ms: number; activates_ms?: number; retired_ms?: number }>;
   /** Wake the webhook dispatcher (deliveries put back in the queue). */
   nudgeDeliveries(): void;
 }

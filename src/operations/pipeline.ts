@@ -16,6 +16,7 @@ import type { Clock } from './clock.js';
 import type { IdSource } from './ids.js';
 import type { Business } from './business.js';
 import { USP_VERSION, uspEnvelope, type UspEnvelope } from './envelope.js';
+import { negotiatedEnvelope, prunedCapabilities, sharesCapability } from './negotiation.js';
 import { authenticateCall, type Presented } from './authenticate.js';
 import type { Logger } from './logger.js';
 import { queueMailForEvents } from './steps/mail-messages.js';
@@ -190,8 +191,9 @@ export class Pipeline {
     const input = parseInput(op.input, req.input);
     const caller = req.trustedCaller ?? (await authenticateCall(op, input as Record<string, unknown>, req, this.deps, this.deps.clock.now()));
     seen.caller = caller;
-    const usp = uspEnvelope(op);
-    const refused = negotiate(op, caller);
+    const shared = caller.platform ? prunedCapabilities(caller.platform.capabilities) : null;
+    const usp = shared ? negotiatedEnvelope(uspEnvelope(op), shared) : uspEnvelope(op);
+    const refused = negotiate(op, caller, shared);
     if (refused) return { ok: true, status: 200, usp, data: {}, messages: [refused], replayed: false, caller };
 
     const key = op.mutating ? normalizeIdempotencyKey(req.idempotencyKey) : undefined;
@@ -305,9 +307,10 @@ function storeUnavailable(operation: string, err: StoreUnavailable, log: Logger)
  * older one is served (in its version's semantics, which ours keep: later versions only add). The
  * intersection of capabilities must hold the one this operation needs, else
  * `capabilities_incompatible` as a business outcome; a profile declaring `capabilities: {}` shares
- * nothing, so it is incompatible with every operation (8.3 step 6), not unrestricted.
+ * nothing, so it is incompatible with every operation (8.3 step 6), not unrestricted. `shared` is
+ * the platform's capabilities with orphaned extensions pruned (8.3 step 4, ./negotiation.ts).
  */
-function negotiate(op: OperationDef, caller: Caller): Message | null {
+function negotiate(op: OperationDef, caller: Caller, shared: ReadonlySet<string> | null): Message | null {
   const p = caller.platform;
   if (!p) return null;
   if (p.version > USP_VERSION) {
@@ -316,8 +319,7 @@ function negotiate(op: OperationDef, caller: Caller): Message | null {
     });
   }
   const needed = op.capability;
-  const ok = p.capabilities.some((k) => k === needed || needed.startsWith(`${k}.`));
-  if (ok) return null;
+  if (shared && sharesCapability(shared, needed)) return null;
   return errorMessage('capabilities_incompatible', `The platform profile shares none of the capabilities this operation needs (${needed}).`);
 }
 

@@ -20,8 +20,33 @@ export interface RateLimiter {
    * none. Returns the seconds to wait when any subject is short, or 0 when the call may proceed.
    */
   take(subjects: ReadonlyArray<string | BucketedSubject>, bucket: string, cost: number, nowMs: number): number;
+  /**
+   * What the subjects have left in `bucket` now, without taking anything: the tightest subject's
+   * whole tokens and the seconds until its bucket is full again; null when no subject is limited.
+   */
+  quota(subjects: ReadonlyArray<string | BucketedSubject>, bucket: string, nowMs: number): RateQuota | null;
   /** Buckets held (bounded by `maxEntries`). */
   size(): number;
+}
+
+/** A call's standing in its rate limit, as the IETF draft's RateLimit field states it. */
+export interface RateQuota {
+  /** The limit's class (the draft's policy name). */
+  bucket: string;
+  /** Tokens per 60 s window. */
+  limit: number;
+  /** Whole tokens left. */
+  remaining: number;
+  /** Seconds until the quota is whole again. */
+  reset: number;
+}
+
+/**
+ * The draft-ietf-httpapi-ratelimit-headers fields for a quota: `RateLimit-Policy` (the class, its
+ * quota `q` per window `w`) and `RateLimit` (what is left, `r`, and the seconds to reset, `t`).
+ */
+export function rateLimitFields(q: RateQuota): { 'RateLimit-Policy': string; RateLimit: string } {
+  return { 'RateLimit-Policy': `"${q.bucket}";q=${q.limit};w=60`, RateLimit: `"${q.bucket}";r=${q.remaining};t=${q.reset}` };
 }
 
 export interface TokenBucketOptions {
@@ -63,6 +88,19 @@ export function tokenBuckets(perMinute: Readonly<Record<string, number>>, opts: 
       }
       while (buckets.size > maxEntries) buckets.delete(buckets.keys().next().value as string);
       return wait === 0 ? 0 : Math.max(1, wait);
+    },
+    quota(subjects, bucket, nowMs) {
+      let tight: RateQuota | null = null;
+      for (const s of subjects) {
+        const b = typeof s === 'string' ? bucket : s.bucket;
+        const limit = perMinute[b];
+        if (!limit || b !== bucket) continue;
+        const prior = buckets.get(`${b}|${typeof s === 'string' ? s : s.subject}`);
+        const tokens = prior ? Math.min(limit, prior.tokens + (Math.max(0, nowMs - prior.at) / 60_000) * limit) : limit;
+        const q = { bucket: b, limit, remaining: Math.max(0, Math.floor(tokens)), reset: Math.ceil(((limit - tokens) * 60) / limit) };
+        if (!tight || q.remaining < tight.remaining || (q.remaining === tight.remaining && q.reset > tight.reset)) tight = q;
+      }
+      return tight;
     },
     size: () => buckets.size,
   };

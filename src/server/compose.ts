@@ -157,7 +157,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
 
   // One list for what the proof check accepts, the profile publishes and the DPoP challenge names.
   const popAlgs = popAlgorithms(authPolicy.allowEs256);
-  const keyring = await loadKeyring(store, clock.now(), opts.webhooks?.signingKey);
+  const keyring = await loadKeyring(store, clock.now(), opts.webhooks?.signingKey, opts.webhooks?.keyOverlapMs);
   // The business's admin operations drive its signing keys and wake the dispatcher.
   const cacheBytes = opts.availabilityCacheBytes ?? DEFAULT_AVAILABILITY_CACHE_BYTES;
   const adminEnv: OperationEnv = {
@@ -281,7 +281,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
         dashboardDoor(pipeline, sessions, limitKey, mail.preview),
         ...(payments.door ? [payments.door] : []),
         pagesDoor(pipeline),
-        restDoor(rest),
+        restDoor(rest, opts.corsOrigins),
       ];
   const app = createHost({
     doors,

@@ -13,11 +13,13 @@ import type { OAuthDoor } from '../oauth/index.js';
 import { createRegistryFeedDoor, isRegistryFeedPath, registryFeedRefusal } from '../bindings/registry-feeds/index.js';
 import type { MailPreview } from '../mail/index.js';
 import { underPaths, type Door } from './host.js';
+import { restCors } from './rest-cors.js';
 
-/** The REST door: the operations table's routes, the profile and the OpenAPI document. */
-export function restDoor(app: Hono): Door {
+/** The REST door: the operations table's routes, the profile and the OpenAPI document; CORS for the origins allowed (--cors-origin). */
+export function restDoor(app: Hono, corsOrigins: readonly string[] = []): Door {
   return {
     name: 'rest',
+    ...(corsOrigins.length > 0 ? { cors: restCors(corsOrigins) } : {}),
     claims: () => true,
     fetch: (req, env) => app.fetch(req, env),
     refuse: (req, _status, err) => problemResponse(new URL(req.url).pathname, err),

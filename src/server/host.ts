@@ -38,6 +38,8 @@ export interface Door {
    * exposed headers. Doors without it are left to the browser's own same-origin rules.
    */
   browsers?: { allowMethods: string[]; exposeHeaders: string[] };
+  /** CORS of a door that allows listed browser origins without refusing others (REST: src/server/rest-cors.ts). */
+  cors?: MiddlewareHandler;
   /** The door's own body limit, when its protocol sets one (MCP: the SDK's 4 MiB); else the host's. */
   maxBodyBytes?: number;
 }
@@ -137,6 +139,7 @@ export function createHost(opts: HostOptions): HostApp {
   // then CORS for the origins allowed, so browser-based clients can connect.
   app.use('*', async (c, next) => {
     const door = c.get('door');
+    if (door.cors) return door.cors(c, next);
     if (!door.browsers) return next();
     const refused = foreign(c.req.raw);
     if (refused) return door.refuse(c.req.raw, 403, refused);

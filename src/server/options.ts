@@ -42,6 +42,8 @@ export interface ServerOptions {
   allowedHosts?: string[];
   /** Browser origins accepted on the MCP endpoints. */
   allowedOrigins?: string[];
+  /** Browser origins given CORS on the REST door (`*`: any, without credentials); --cors-origin. */
+  corsOrigins?: string[];
   /** Authentication settings (mechanisms, profile fetching, nonces, rate limits). */
   security?: SecurityOptions;
   /**
@@ -64,6 +66,8 @@ export interface ServerOptions {
     pollMs?: number;
     sender?: WebhookSender;
     signingKey?: { kid: string; pem: string };
+    /** After a rotation, how long the next key is published before it signs (at least the profile's cache lifetime, 300 s; default 1 h; --key-overlap). */
+    keyOverlapMs?: number;
   };
   /** Receives events after their transaction commits. */
   onEvents?: (events: readonly OutboxEvent[]) => void;

@@ -99,7 +99,7 @@ export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
     const text = JSON.stringify({ callback_url: `${d.baseUrl()}${FEED_EVENTS_PATH}/${encodeURIComponent(id)}` });
     const bytes = new TextEncoder().encode(text);
     const headers: Record<string, string> = { 'content-type': 'application/json', 'usp-agent': `profile="${platformProfileUrl()}"`, 'content-digest': contentDigest(bytes) };
-    const sig = signRequest({ method: 'POST', url, headers, body: bytes }, d.keyring.active(), {
+    const sig = signRequest({ method: 'POST', url, headers, body: bytes }, d.keyring.active(d.clock.now()), {
       components: uspRequiredComponents({ url, headers }),
       created: Math.floor(d.clock.now() / 1000),
     });

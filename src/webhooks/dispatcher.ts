@@ -281,7 +281,7 @@ export class WebhookDispatcher {
       this.o.onAttempt?.('canceled');
       return;
     }
-    const res = target.url ? await this.o.sender.send(target.url, d.body, this.o.keyring.active(), at) : { status: null, latencyMs: 0, error: target.error ?? 'no target' };
+    const res = target.url ? await this.o.sender.send(target.url, d.body, this.o.keyring.active(at), at) : { status: null, latencyMs: 0, error: target.error ?? 'no target' };
     const ok = res.status !== null && res.status >= 200 && res.status < 300;
     let status: WebhookDelivery['status'] = 'delivered';
     let next = at;

@@ -263,7 +263,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
     await s.context.close();
   });
 
-  it('rotating the signing key on the Webhooks screen shows the new key id in use and the old one still published; the audit log lists it as the user, newest first', async () => {
+  it('rotating the signing key on the Webhooks screen shows the new key published (signing after the overlap) and when the old one stops signing; the audit log lists it as the user, newest first', async () => {
     const s = await signedIn();
     await s.page.goto(`${t.url}/admin/ui/webhooks`);
     const inUse = async () => (await s.page.locator('tr', { hasText: 'signs deliveries' }).locator('code').textContent())?.trim();
@@ -273,7 +273,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
     const newKid = await inUse();
     expect(newKid).not.toBe(oldKid);
     expect(await s.page.textContent('[role=status]')).toContain(newKid!);
-    expect(await s.page.locator('tr', { hasText: oldKid! }).textContent()).toContain('retired');
+    expect(await s.page.locator('tr', { hasText: newKid! }).textContent()).toContain('published; signs deliveries from');
+    expect(await s.page.locator('tr', { hasText: oldKid! }).textContent()).toContain('signing ends');
     const published = (await publishedKeys(t.url)).map((k: any) => k.kid);
     expect(published).toEqual(expect.arrayContaining([oldKid, newKid]));
 

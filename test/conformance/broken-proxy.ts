@@ -3,13 +3,23 @@
  * tests can prove each check fails on the variant made for it. Each variant rewrites requests or
  * answers the way a faulty business would: dropping the envelope, double-booking (turning a lost
  * race into a success), ignoring If-Match, accepting a replayed proof, publishing keys that do not
- * sign its webhooks, answering 500 to bad input.
+ * sign its webhooks, answering 500 to bad input, answering with an extension whose base the
+ * platform lacks (no pruning), giving CORS with credentials to whatever origin asks.
  */
 import { createHash, generateKeyPairSync, type JsonWebKey } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Variant = 'drops-envelope' | 'double-books' | 'ignores-if-match' | 'accepts-replayed-proof' | 'signs-webhooks-wrongly' | 'answers-500';
+export type Variant =
+  | 'drops-envelope'
+  | 'double-books'
+  | 'ignores-if-match'
+  | 'accepts-replayed-proof'
+  | 'signs-webhooks-wrongly'
+  | 'answers-500'
+  | 'skips-pruning'
+  | 'reflects-any-origin'
+  | 'hides-ratelimit-status';
 
 export interface BrokenProxy {
   url: string;
@@ -34,6 +44,18 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
       res.writeHead(500, { 'Content-Type': 'application/problem+json' }).end('{"type":"about:blank","status":500}');
       return;
     }
+    const asking = req.headers.origin;
+    if (variant === 'reflects-any-origin' && asking && req.method === 'OPTIONS') {
+      res
+        .writeHead(204, {
+          'Access-Control-Allow-Origin': asking,
+          'Access-Control-Allow-Credentials': 'true',
+          'Access-Control-Allow-Methods': 'GET, POST',
+          'Access-Control-Allow-Headers': '*',
+        })
+        .end();
+      return;
+    }
     const proof = headers.dpop;
     if (variant === 'accepts-replayed-proof' && proof && replays.has(proof)) {
       const r = replays.get(proof)!;
@@ -42,18 +64,10 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
     }
     // The Host the client used is passed on (as a reverse proxy does), so a DPoP proof made for the
     // proxy's URL matches the URL the business sees.
-    const upstream = await fetch(target + path, {
-      method: req.method,
-      headers: { ...headers, host: req.headers.host ?? new URL(target).host },
-      body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body,
-      redirect: 'manual',
-    });
-    let text = await upstream.text();
+    const upstream = await forward(target + path, req.method ?? 'GET', { ...headers, host: req.headers.host ?? new URL(target).host }, body);
+    let text = upstream.text;
     let status = upstream.status;
-    const out: Record<string, string> = {};
-    upstream.headers.forEach((v, k) => {
-      if (!HOP.has(k)) out[k] = v;
-    });
+    const out = upstream.headers;
     let json: any;
     try {
       json = JSON.parse(text);
@@ -62,6 +76,10 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
     }
     if (json && typeof json === 'object') {
       if (variant === 'drops-envelope' && path !== '/.well-known/usp') delete json.usp;
+      if (variant === 'skips-pruning' && path.startsWith('/waitlist') && json.usp) {
+        const v = [{ version: json.usp.version }];
+        json.usp.capabilities = { 'dev.usp-protocol.services.bookings': v, 'dev.usp-protocol.services.waitlist': v };
+      }
       if (path === '/.well-known/usp') {
         // The profile names the proxy as the business, so every later request comes through it.
         text = JSON.stringify(json).split(target).join(origin);
@@ -89,6 +107,8 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
       }
       text = JSON.stringify(json);
     }
+    if (variant === 'hides-ratelimit-status') delete out.ratelimit;
+    if (variant === 'reflects-any-origin' && asking) Object.assign(out, { 'access-control-allow-origin': asking, 'access-control-allow-credentials': 'true' });
     if (variant === 'accepts-replayed-proof' && proof && status < 400) replays.set(proof, { status, headers: out, body: text });
     res.writeHead(status, out).end(text);
   });
@@ -112,4 +132,26 @@ function isWellFormed(body: Buffer): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * One request to the business with the Host header as given (fetch would replace it), so a proof
+ * made for the proxy's URL still matches the URL the business reconstructs.
+ */
+function forward(url: string, method: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; headers: Record<string, string>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const send = method === 'GET' || method === 'HEAD' ? undefined : body;
+    const r = request(url, { method, headers: send ? { ...headers, 'content-length': String(send.length) } : headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const out: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !HOP.has(k)) out[k] = Array.isArray(v) ? v.join(', ') : v;
+        resolve({ status: res.statusCode ?? 502, headers: out, text: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    r.on('error', reject);
+    r.end(send);
+  });
 }

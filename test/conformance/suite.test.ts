@@ -87,6 +87,7 @@ describe('usp-server conformance against our own server', () => {
       'versioning.newer-refused',
       'versioning.older-served',
       'negotiation.empty-intersection',
+      'negotiation.orphaned-extension',
       'races.concurrent-creates',
     ]) {
       expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
@@ -120,6 +121,7 @@ describe('each check fails on the variant that breaks its rule', () => {
     { variant: 'answers-500', checks: ['errors.no-server-error', 'errors.rest-protocol'] },
     { variant: 'accepts-replayed-proof', checks: ['auth.pop-replayed'], secured: true },
     { variant: 'signs-webhooks-wrongly', checks: ['webhooks.signed'] },
+    { variant: 'skips-pruning', checks: ['negotiation.orphaned-extension'], secured: true },
   ];
   for (const c of cases) {
     test(`a business that ${c.variant.replace(/-/g, ' ')}: ${c.checks.join(', ')} fail`, async () => {

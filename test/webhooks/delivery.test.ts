@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { BusinessDef, ServiceDef } from '../../src/domain/business.js';
-import { ManualClock } from '../../src/operations/index.js';
+import { ManualClock, silentLogger } from '../../src/operations/index.js';
+import { createUspServer } from '../../src/server/compose.js';
+import { DEFAULT_KEY_OVERLAP_MS } from '../../src/webhooks/index.js';
 import { runCli } from '../support/cli.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
 import { clockEnv } from '../support/time.js';
@@ -766,7 +768,9 @@ describe('signing key rotation (D5: retired keys stay published 7 days)', () => 
     expect(newKid).not.toBe(oldKid);
     await first.close();
 
-    const clock = new ManualClock(TEST_NOW + 60_000);
+    // The next key signs once the overlap is over (published from the rotation on, tested below).
+    const activation = TEST_NOW + DEFAULT_KEY_OVERLAP_MS;
+    const clock = new ManualClock(activation + 60_000);
     const second = await server({ db, profiles: shared, clock });
     const res = await fetch(`${second.url}/.well-known/usp`);
     const profile = (await res.json()) as { keys: Array<{ kid: string }>; signing_keys?: Array<{ kid: string }> };
@@ -789,11 +793,48 @@ describe('signing key rotation (D5: retired keys stay published 7 days)', () => 
       ).ok,
     ).toBe(false);
 
-    // The retired key is still published just before 7 days, and gone after.
-    clock.set(TEST_NOW + 7 * 86_400_000 - 1);
+    // The retired key is still published just before 7 days after it stopped signing, and gone after.
+    clock.set(activation + 7 * 86_400_000 - 1);
     expect((second.server.profile().keys as Array<{ kid: string }>).map((k) => k.kid)).toContain(oldKid);
-    clock.set(TEST_NOW + 7 * 86_400_000 + 1);
+    clock.set(activation + 7 * 86_400_000 + 1);
     expect((second.server.profile().keys as Array<{ kid: string }>).map((k) => k.kid)).toEqual([newKid]);
+  });
+
+  it('a rotation publishes the next key at once and signs with it only after the overlap (at least the profile cache lifetime)', async () => {
+    const rx = await receiver();
+    const shared = await profiles();
+    const clock = new ManualClock(TEST_NOW);
+    const s = await startWebhookServer({ db: tmpDb(), profiles: shared, clock });
+    const p = shared.addProfile('/platforms/staged.json', { webhook_url: rx.url('/staged') });
+    const oldKid = (await publishedKeys(s.url))[0].kid!;
+    const newKid = await s.server.keyring.rotate(clock.now());
+    // Published before it signs: a platform that fetches the profile now holds the next key.
+    expect((await publishedKeys(s.url)).map((k) => k.kid).sort()).toEqual([oldKid, newKid].sort());
+    const cache = Number(/max-age=(\d+)/.exec((await fetch(`${s.url}/.well-known/usp`)).headers.get('cache-control') ?? '')?.[1]);
+    expect(DEFAULT_KEY_OVERLAP_MS).toBeGreaterThanOrEqual(cache * 1000);
+
+    clock.set(TEST_NOW + DEFAULT_KEY_OVERLAP_MS - 1000);
+    await book(s, p, 'svc_haircut', day(2));
+    expect(await rx.waitFor((r) => r.length === 1)).toBe(true);
+    expect((await verifyDelivery(rx.requests()[0], await publishedKeys(s.url), clock.now())).kid).toBe(oldKid);
+
+    clock.set(TEST_NOW + DEFAULT_KEY_OVERLAP_MS + 1000);
+    await book(s, p, 'svc_haircut', day(3));
+    expect(await rx.waitFor((r) => r.length === 2)).toBe(true);
+    expect((await verifyDelivery(rx.requests()[1], await publishedKeys(s.url), clock.now())).kid).toBe(newKid);
+    expect((await publishedKeys(s.url)).map((k) => k.kid)).toContain(oldKid);
+  });
+
+  it('an overlap shorter than the profile cache lifetime is refused', async () => {
+    const start = createUspServer({
+      business: demoBusiness(),
+      db: ':memory:',
+      sandbox: true,
+      log: silentLogger,
+      sweepIntervalMs: 0,
+      webhooks: { enabled: false, keyOverlapMs: 60_000 },
+    });
+    await expect(start).rejects.toThrow(/cache lifetime/);
   });
 });
 

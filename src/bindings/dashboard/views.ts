@@ -106,6 +106,7 @@ export interface DeliveryView {
 export interface SigningKeyView {
   kid: string;
   created_at: string;
+  signs_from?: string;
   retired_at?: string | null;
 }
 

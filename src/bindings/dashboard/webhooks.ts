@@ -16,7 +16,11 @@ export function mountWebhooks(app: DashboardApp, s: Screens): void {
     const keyRows = keys.map(
       (k) =>
         html`<tr><td><code>${k.kid}</code></td><td data-col="Created">${s.when(Date.parse(k.created_at))}</td><td>${
-          k.retired_at ? `retired ${s.when(Date.parse(k.retired_at))}, still published` : html`<span class="state s-confirmed">signs deliveries</span>`
+          k.retired_at
+            ? `signing ends ${s.when(Date.parse(k.retired_at))}; published 7 days after`
+            : k.signs_from && k.signs_from !== k.created_at
+              ? html`<span class="state s-confirmed">published; signs deliveries from ${s.when(Date.parse(k.signs_from))}</span>`
+              : html`<span class="state s-confirmed">signs deliveries</span>`
         }</td></tr>`,
     );
     return s.view(
@@ -31,13 +35,19 @@ export function mountWebhooks(app: DashboardApp, s: Screens): void {
 <section class="card" aria-labelledby="h-keys"><h2 id="h-keys">Signing key</h2>
 <p>Every delivery is signed (HTTP Message Signatures, RFC 9421) with the key in use; platforms check the signature against the public keys published in your profile.</p>
 ${keyRows.length ? html`<table class="list"><thead><tr><th>Key id</th><th>Created</th><th>State</th></tr></thead><tbody>${keyRows}</tbody></table>` : html`<p class="note">This server has no signing keys.</p>`}
-<form method="post" action="/admin/ui/webhooks/rotate-key">${s.csrfField(c)}<p class="note">Rotating makes a new key that signs every delivery from now on. The old key stays published for 7 days, so deliveries already on their way still verify; after that it is gone. Rotate if you think the key leaked.</p>
+<form method="post" action="/admin/ui/webhooks/rotate-key">${s.csrfField(c)}<p class="note">Rotating publishes a new key in your profile at once and signs with it after an overlap (1 hour by default), so platforms have it before they meet it. The old key signs until then and stays published for 7 days after, so deliveries already on their way still verify. Rotate if you think the key leaked.</p>
 <button type="submit">Rotate the signing key</button></form></section>`,
     );
   });
   app.post('/admin/ui/webhooks/:id/retry', async (c) => s.back(c, '/admin/ui/webhooks', await s.run(c, 'delivery_retry', { delivery_id: c.req.param('id') }), 'delivery_queued'));
   app.post('/admin/ui/webhooks/rotate-key', async (c) => {
     const res = await s.run(c, 'signing_key_rotate', {});
-    return s.back(c, '/admin/ui/webhooks', res, 'key_rotated', res.ok ? `New signing key ${(res.data.key as { kid: string }).kid} signs deliveries from now on.` : undefined);
+    return s.back(
+      c,
+      '/admin/ui/webhooks',
+      res,
+      'key_rotated',
+      res.ok ? `New signing key ${(res.data.key as { kid: string }).kid} is published and signs deliveries after the overlap.` : undefined,
+    );
   });
 }

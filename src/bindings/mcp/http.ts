@@ -30,6 +30,7 @@ import type { NotifiableSession, SessionHub } from './hub.js';
 import { createMcpServer, type McpDoorDeps } from './server.js';
 import { guardSend, restoreInResponse, withDataCode } from './wire-fix.js';
 import { withTokenStatus } from './http-status.js';
+import { rateLimitFields } from '../../security/index.js';
 
 export interface McpHttpOptions {
   /** Sessions idle longer than this are closed (the SDK never expires them). Default 30 min. */
@@ -53,7 +54,16 @@ export const MCP_MAX_BODY_BYTES: number = DEFAULT_MAX_REQUEST_BODY_SIZE;
 export const MCP_HTTP_PATHS = ['/mcp', '/sse', '/messages'] as const;
 
 /** Response headers a browser-based MCP client must be able to read (CORS). */
-export const MCP_EXPOSED_HEADERS = ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'USP-Correlation-Id', 'WWW-Authenticate', 'Retry-After', 'DPoP-Nonce'];
+export const MCP_EXPOSED_HEADERS = [
+  'Mcp-Session-Id',
+  'Mcp-Protocol-Version',
+  'USP-Correlation-Id',
+  'WWW-Authenticate',
+  'Retry-After',
+  'DPoP-Nonce',
+  'RateLimit',
+  'RateLimit-Policy',
+];
 
 /**
  * A JSON-RPC error response (id null: the request's id is unknown or there was none) with an HTTP
@@ -191,7 +201,8 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     // bearer keys are checked below the door, the same as on REST), and its parse is handed to the
     // SDK, which would otherwise read it twice more (the era check and the transport).
     const { req, parsedBody, authInfo } = await readPost(c.req.raw, addressOf(c), (c.env as { mcpBody?: McpBody } | undefined)?.mcpBody);
-    if (!(await isLegacyRequest(req, parsedBody))) return withTokenStatus(await restoreInResponse(await modern.fetch(req, { authInfo, parsedBody })));
+    if (!(await isLegacyRequest(req, parsedBody)))
+      return withRateLimit(await withTokenStatus(await restoreInResponse(await modern.fetch(req, { authInfo, parsedBody }))), authInfo);
 
     const sid = req.headers.get('mcp-session-id');
     if (sid) {
@@ -205,7 +216,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
         live.queue = null;
         setImmediate(() => pending.forEach((n) => live.notify(n.method, n.params)));
       }
-      return req.method === 'POST' ? withTokenStatus(await restoreInResponse(res)) : res;
+      return req.method === 'POST' ? withRateLimit(await withTokenStatus(await restoreInResponse(res)), authInfo) : res;
     }
     if (req.method !== 'POST') return jsonError(400, -32600, 'Missing Mcp-Session-Id header.');
     const address = addressOf(c);
@@ -219,7 +230,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     const live = await openSession(id, transport, address, 1, []);
     const res = await transport.handleRequest(req, { authInfo, parsedBody });
     if (!res.ok) await live.close();
-    return withTokenStatus(await restoreInResponse(res));
+    return withRateLimit(await withTokenStatus(await restoreInResponse(res)), authInfo);
   });
 
   // Legacy HTTP+SSE (2024-11-05 transport): GET /sse opens the stream, POST /messages?sessionId= carries requests.
@@ -316,6 +327,21 @@ async function readPost(req: Request, clientAddress: string | undefined, pre?: M
   const authInfo = authInfoFor(req, bytes, clientAddress);
   if (parsed !== undefined) return { req, parsedBody: parsed, authInfo };
   return { req: new Request(req.url, { method: 'POST', headers: req.headers, body: bytes }), parsedBody: undefined, authInfo };
+}
+
+/**
+ * The RateLimit fields (draft-ietf-httpapi-ratelimit-headers) of the tool call a POST carried, as
+ * its rate limit left them on the evidence, and Retry-After when the call was refused for its rate.
+ * The status stays the transport's: the refusal is the JSON-RPC error in the body (-32007 with
+ * data.retry_after), which MCP clients read only from a 2xx answer.
+ */
+function withRateLimit(res: Response, authInfo: AuthInfo): Response {
+  const evidence = authInfo.extra?.evidence as HttpEvidence | undefined;
+  if (!evidence?.rate) return res;
+  const headers = new Headers(res.headers);
+  for (const [name, value] of Object.entries(rateLimitFields(evidence.rate))) headers.set(name, value);
+  if (evidence.rateLimited !== undefined) headers.set('Retry-After', String(evidence.rateLimited));
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
 function authInfoFor(req: Request, body: Uint8Array, clientAddress: string | undefined): AuthInfo {

@@ -18,6 +18,7 @@ import {
   type Pipeline,
   type RestRoute,
 } from '../../operations/index.js';
+import { rateLimitFields } from '../../security/index.js';
 import { REST_ERRORS, problemBody } from './problems.js';
 
 export interface RestAppOptions {
@@ -105,13 +106,19 @@ async function handleFormer(c: Context, op: OperationDef, opts: RestAppOptions):
 }
 
 async function handle(c: Context, op: OperationDef, opts: RestAppOptions, warning?: Message): Promise<Response> {
-  const res = await answer(c, op, opts, warning);
-  const policy = rateLimitPolicy(op, opts.rateLimits);
-  if (policy) res.headers.set('RateLimit-Policy', policy);
+  const seen: { req?: OperationRequest } = {};
+  const res = await answer(c, op, opts, seen, warning);
+  // What the call's rate limit left (draft-ietf-httpapi-ratelimit-headers), else the policy alone.
+  const quota = seen.req?.presented?.http?.rate;
+  if (quota) for (const [name, value] of Object.entries(rateLimitFields(quota))) res.headers.set(name, value);
+  else {
+    const policy = rateLimitPolicy(op, opts.rateLimits);
+    if (policy) res.headers.set('RateLimit-Policy', policy);
+  }
   return res;
 }
 
-async function answer(c: Context, op: OperationDef, opts: RestAppOptions, warning?: Message): Promise<Response> {
+async function answer(c: Context, op: OperationDef, opts: RestAppOptions, seen: { req?: OperationRequest }, warning?: Message): Promise<Response> {
   let req: OperationRequest;
   try {
     req = await readRequest(c, op, opts);
@@ -119,6 +126,7 @@ async function answer(c: Context, op: OperationDef, opts: RestAppOptions, warnin
     if (err instanceof ProtocolError) return problem(c, err);
     throw err;
   }
+  seen.req = req;
   const res = await opts.pipeline.execute(op, req);
   if (!res.ok) return problem(c, res.error);
   if (res.status === 204) return c.body(null, 204);

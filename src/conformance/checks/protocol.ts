@@ -5,12 +5,13 @@
  */
 import { createPopKey, dpopProof } from '../../client/index.js';
 import { describeAnswer, messageCodes } from '../rest-client.js';
-import { NEWER_VERSION, OLDER_VERSION } from '../platform.js';
+import { NEWER_VERSION, OLDER_VERSION, extensionBases } from '../platform.js';
 import { expectThat, fail, skip, type Check, type CheckContext } from '../types.js';
 import { businessNow, businessZone, isoDate, mcpArgs, requireCapability, services } from './support.js';
 
 const CATALOG = 'dev.usp-protocol.services.catalog';
 const AVAIL = 'dev.usp-protocol.services.availability';
+const WAITLIST = 'dev.usp-protocol.services.waitlist';
 
 /** The zone's UTC offset at an instant, in minutes. */
 function offsetMinutes(zone: string, ms: number): number {
@@ -43,7 +44,7 @@ const requireMcp = (ctx: CheckContext) => {
 };
 
 /** A platform profile variant is used only if the business fetches profiles; else the check skips. */
-async function withVariant(ctx: CheckContext, name: 'newer' | 'older' | 'no-capabilities', call: (profile: string) => Promise<{ status: number; body: any }>) {
+async function withVariant(ctx: CheckContext, name: 'newer' | 'older' | 'no-capabilities' | 'orphaned', call: (profile: string) => Promise<{ status: number; body: any }>) {
   const before = ctx.platform.fetches(name);
   const a = await call(ctx.platform.variant(name));
   if (ctx.platform.fetches(name) === before) {
@@ -61,8 +62,7 @@ async function withVariant(ctx: CheckContext, name: 'newer' | 'older' | 'no-capa
  * proof by a key of its own: a business binds a key to the first profile it presented (8.2.3), so
  * each profile variant gets a fresh key.
  */
-function privilegedProbe(ctx: CheckContext, profile: string) {
-  const path = '/bookings/conformance_unknown_id';
+function privilegedProbe(ctx: CheckContext, profile: string, path = '/bookings/conformance_unknown_id') {
   const headers: Record<string, string> = ctx.sandbox ? {} : { DPoP: dpopProof(createPopKey(), 'GET', ctx.rest.url(path)) };
   return ctx.rest.send(path, { profile, headers });
 }
@@ -263,17 +263,38 @@ export const protocolChecks: Check[] = [
     },
   },
   {
+    id: 'negotiation.orphaned-extension',
+    section: 'versioning',
+    clause: '8.3 step 4',
+    level: 'MUST',
+    title: 'an extension declared without its base is pruned: a waitlist read from such a platform is capabilities_incompatible and names neither',
+    async run(ctx) {
+      requireCapability(ctx, WAITLIST);
+      const bases = extensionBases(ctx.profile);
+      if (!bases[WAITLIST]) skip(`the profile does not say what ${WAITLIST} extends`);
+      const a = await withVariant(ctx, 'orphaned', (p) => privilegedProbe(ctx, p, '/waitlist/conformance_unknown_id'));
+      const named = Object.keys(a.body?.usp?.capabilities ?? {});
+      const pruned = named.filter((k) => k in bases || Object.values(bases).flat().includes(k));
+      expectThat(pruned.length === 0, `the answer's usp.capabilities names ${pruned.join(', ')}, which the platform does not share once orphans are pruned`);
+      expectThat(a.status === 200 && messageCodes(a.body).includes('capabilities_incompatible'), `waitlist without bookings: ${describeAnswer(a as any)}`);
+    },
+  },
+  {
     id: 'headers.ratelimit',
     section: 'headers',
     clause: '10.2.2',
     level: 'SHOULD',
-    title: 'answers state the rate limit (RateLimit-Policy/RateLimit or RateLimit-* headers)',
+    title: 'answers state the rate limit and what is left of it (RateLimit-Policy with RateLimit, or RateLimit-Limit/-Remaining)',
     async run(ctx) {
       const a = await ctx.rest.post('/services/list', { pagination: { limit: 1 } });
-      const names = [...a.headers.keys()].map((k) => k.toLowerCase());
+      const has = (n: string) => a.headers.get(n) !== null;
       expectThat(
-        names.some((n) => n.startsWith('ratelimit')),
+        [...a.headers.keys()].some((n) => n.toLowerCase().startsWith('ratelimit')),
         'no RateLimit header on POST /services/list',
+      );
+      expectThat(
+        (has('ratelimit-policy') && /;\s*r=\d+/.test(a.headers.get('ratelimit') ?? '')) || has('ratelimit-remaining'),
+        'the limit is stated but not what is left of it (no RateLimit field with r=, no RateLimit-Remaining)',
       );
     },
   },

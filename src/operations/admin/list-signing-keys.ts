@@ -5,9 +5,14 @@ import { defineOperation, ok, requireBusiness } from '../define.js';
 import { BUSINESS_READ } from '../steps/change-rows.js';
 import { Out } from '../schemas.js';
 
-/** The webhook signing keys the profile publishes: the one in use (no `retired_at`) and those in their grace period. */
-export function presentSigningKeys(ctx: OperationContext): Array<{ kid: string; created_at: string; retired_at: string | null }> {
-  return (ctx.env?.admin?.signingKeys() ?? []).map((k) => ({ kid: k.kid, created_at: isoUtc(k.created_ms), retired_at: k.retired_ms ? isoUtc(k.retired_ms) : null }));
+/** The webhook signing keys the profile publishes: the next one (signing from `signs_from`), the one in use and those in their grace period. */
+export function presentSigningKeys(ctx: OperationContext): Array<{ kid: string; created_at: string; signs_from: string; retired_at: string | null }> {
+  return (ctx.env?.admin?.signingKeys() ?? []).map((k) => ({
+    kid: k.kid,
+    created_at: isoUtc(k.created_ms),
+    signs_from: isoUtc(k.activates_ms ?? k.created_ms),
+    retired_at: k.retired_ms ? isoUtc(k.retired_ms) : null,
+  }));
 }
 
 /** The webhook signing keys by id and dates (public keys are in the profile; private keys never leave the keyring). */

@@ -5,9 +5,10 @@ import { Out } from '../schemas.js';
 import { presentSigningKeys } from './list-signing-keys.js';
 
 /**
- * A new webhook signing key, used for every delivery from now on; the old one stays published in
- * the profile for its grace period so platforms verify deliveries already on their way. The key is
- * made before the transaction (it is written by the keyring, not by the handler).
+ * A next webhook signing key, published in the profile at once and signing after the overlap (at
+ * least the profile's cache lifetime), so platforms hold it before they meet it; the current key
+ * signs until then and stays published for its grace period after, for deliveries on their way.
+ * The key is made before the transaction (it is written by the keyring, not by the handler).
  */
 export const rotateSigningKey = defineOperation({
   name: 'rotate_signing_key',
@@ -20,7 +21,7 @@ export const rotateSigningKey = defineOperation({
   creates: true,
   dashboard: 'signing_key_rotate',
   output: { key: Out.object, keys: Out.objects },
-  summary: 'Rotate the webhook signing key; the old key stays published for 7 days.',
+  summary: 'Rotate the webhook signing key: the next key is published now and signs after the overlap (default 1 h); the old key stays published for 7 days after.',
   input: z.object({}),
   async prepare(_inp, ctx) {
     if (!ctx.caller.business) return undefined;

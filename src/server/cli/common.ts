@@ -14,6 +14,7 @@ import { loadBusinessFile, parseBusinessFile } from '../business-file.js';
 import { createUspServer, type ServerOptions } from '../compose.js';
 import { LOG_LEVELS, createLogger, type LogFormat, type LogLevel, type ServerLogger } from '../logging.js';
 import type { SecurityOptions } from '../security-wiring.js';
+import { PROFILE_CACHE_SECONDS } from '../../webhooks/index.js';
 
 /** Every flag of every command, in one table (parseArgs reads it; each command's help lists its own). */
 export const OPTIONS = {
@@ -65,6 +66,8 @@ export const OPTIONS = {
   'no-rate-limit': { type: 'boolean' },
   'rate-limit': { type: 'string', multiple: true },
   'allow-origin': { type: 'string', multiple: true },
+  'cors-origin': { type: 'string', multiple: true },
+  'key-overlap': { type: 'string' },
   'headers-timeout': { type: 'string' },
   'request-timeout': { type: 'string' },
   'keep-alive-timeout': { type: 'string' },
@@ -99,6 +102,7 @@ export const OPTIONS = {
   'race-width': { type: 'string' },
   timeout: { type: 'string' },
   only: { type: 'string', multiple: true },
+  origin: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   'dry-run': { type: 'boolean' },
   reimport: { type: 'boolean' },
@@ -226,6 +230,8 @@ export function webhookOptions(flags: Flags): NonNullable<ServerOptions['webhook
   if (retries !== undefined) o.retry!.maxRetries = retries;
   if (total !== undefined) o.retry!.maxTotalMs = total * 1000;
   if (timeout !== undefined) o.timeoutMs = timeout * 1000;
+  const overlap = intFlag(flags, 'key-overlap', PROFILE_CACHE_SECONDS);
+  if (overlap !== undefined) o.keyOverlapMs = overlap * 1000;
   if (flags['signing-key'] || flags['signing-kid']) {
     if (!flags['signing-key'] || !flags['signing-kid']) throw new UsageError('give both --signing-key FILE and --signing-kid KID');
     try {
@@ -311,7 +317,7 @@ export async function openOffline(flags: Flags) {
     sandbox: true,
     sweepIntervalMs: 0,
     log: createLogger({ level: 'warn' }),
-    webhooks: { enabled: false },
+    webhooks: { enabled: false, keyOverlapMs: webhookOptions(flags).keyOverlapMs },
   });
   return { server, db };
 }

@@ -25,6 +25,7 @@ Options:
   --race-width N    concurrent requests in the race checks (default 8)
   --timeout MS      per-request deadline (default 10000)
   --only ID         run only this check (repeatable; "auth." runs a section)
+  --origin ORIGIN   a browser platform's origin the business allows: its CORS preflight and answers are checked
 
 Exit status: 0 when every MUST-level check passed (SKIP is not a failure); 1 when one failed; 2 on
 wrong usage.
@@ -50,6 +51,7 @@ async function run(flags: Flags, args: string[]): Promise<number> {
       raceWidth: intFlag(flags, 'race-width', 2) ?? 8,
       timeoutMs: intFlag(flags, 'timeout', 100) ?? 10_000,
       only: flags.only?.length ? flags.only : undefined,
+      origin: flags.origin,
     },
     (r) => {
       if (!flags.json) console.log(formatResult(r));

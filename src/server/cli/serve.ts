@@ -61,6 +61,7 @@ ${CALENDAR_HELP}
                               (e.g. 10.0.0.0/8,127.0.0.1); only their X-Forwarded-For/Proto/Host are believed, and
                               requests they did not mark https are refused. Bare --trust-proxy means loopback only
   --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g. http://localhost:6274; repeatable
+  --cors-origin ORIGIN        a browser platform's origin given CORS on the REST door (* for any, then without credentials); repeatable
   --headers-timeout SECONDS   a request's headers must arrive within this (default 10)
   --request-timeout SECONDS   a whole request must arrive within this (default 30)
   --keep-alive-timeout SECONDS  idle keep-alive connections are closed after this (default 5)
@@ -86,6 +87,7 @@ Webhooks:
   --webhook-max-total SECONDS     give up after (default 900)
   --webhook-timeout SECONDS       per attempt (default 10)
   --signing-key FILE --signing-kid KID   sign webhooks with this P-256 PEM key instead of a generated one
+  --key-overlap SECONDS           after a key rotation, publish the next key this long before signing with it (default 3600, at least 300: the profile's cache lifetime)
 
 OAuth authorization server:
   --oauth-unused-client-hours N   forget a dynamically registered client that never completed a grant
@@ -109,8 +111,8 @@ export function oauthOptions(flags: Flags): Pick<ServerOptions, 'oauth'> {
 }
 
 /** Listener settings: connection limits, MCP session caps, browser origins allowed on the MCP endpoints. */
-export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' | 'connections' | 'mcpSessions'> {
-  const o: Pick<ServerOptions, 'allowedOrigins' | 'connections' | 'mcpSessions'> = {};
+export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' | 'corsOrigins' | 'connections' | 'mcpSessions'> {
+  const o: Pick<ServerOptions, 'allowedOrigins' | 'corsOrigins' | 'connections' | 'mcpSessions'> = {};
   const sessions: NonNullable<ServerOptions['mcpSessions']> = {};
   const maxSessions = intFlag(flags, 'mcp-max-sessions', 1);
   const perAddress = intFlag(flags, 'mcp-max-sessions-per-address', 1);
@@ -135,20 +137,22 @@ export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' 
   if (maxConnections !== undefined) connections.maxConnections = maxConnections;
   if (perAddressConnections !== undefined) connections.maxConnectionsPerAddress = perAddressConnections;
   if (Object.keys(connections).length > 0) o.connections = connections;
-  if (flags['allow-origin']) {
-    o.allowedOrigins = flags['allow-origin'].map((v) => {
-      let origin: string | undefined;
-      try {
-        origin = new URL(v).origin;
-      } catch {
-        origin = undefined;
-      }
-      if (!origin || origin === 'null' || origin !== v)
-        throw new UsageError(`--allow-origin must be an origin such as http://localhost:6274 (scheme, host, port; no path), got ${JSON.stringify(v)}`);
-      return origin;
-    });
-  }
+  if (flags['allow-origin']) o.allowedOrigins = flags['allow-origin'].map((v) => originFlag('allow-origin', v));
+  if (flags['cors-origin']) o.corsOrigins = flags['cors-origin'].map((v) => (v === '*' ? v : originFlag('cors-origin', v)));
   return o;
+}
+
+/** A flag's value that must be a bare origin (scheme, host, port). */
+function originFlag(name: string, v: string): string {
+  let origin: string | undefined;
+  try {
+    origin = new URL(v).origin;
+  } catch {
+    origin = undefined;
+  }
+  if (!origin || origin === 'null' || origin !== v)
+    throw new UsageError(`--${name} must be an origin such as http://localhost:6274 (scheme, host, port; no path), got ${JSON.stringify(v)}`);
+  return origin;
 }
 
 /** How long dispatched webhook events stay in the outbox (--event-retention-days). */
@@ -265,7 +269,7 @@ async function run(flags: Flags): Promise<number> {
       registryUrl,
       profileUrl: () => `${server.biz.publicUrl}/.well-known/usp`,
       business: () => server.biz.def,
-      signingKey: () => server.keyring.active(),
+      signingKey: () => server.keyring.active(server.clock.now()),
       log,
       intervalMs: reRegister === undefined ? undefined : reRegister * 1000,
     });

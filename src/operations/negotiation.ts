@@ -1,0 +1,54 @@
+/**
+ * Capability negotiation (spec 8.3): the capabilities a platform shares with us, once orphaned
+ * extensions are pruned. A platform profile lists capability keys; an extension among them whose
+ * base capability the platform does not list (waitlist without bookings, feed subscriptions
+ * without the catalog) is orphaned and pruned (step 4), as is an extension whose base was itself
+ * pruned. Answers then name only the capabilities left (step 5), and an operation whose capability
+ * did not survive is refused as `capabilities_incompatible` like any other the platform lacks.
+ */
+import type { CapabilityKey } from './define.js';
+import { EXTENSIONS } from './extensions.js';
+import type { UspEnvelope } from './envelope.js';
+
+/** The base capability each extension we serve extends (the profile's `extends`, spec 2.4). */
+export const EXTENSION_BASES: Readonly<Record<string, CapabilityKey>> = {
+  'dev.usp-protocol.services.catalog.subscriptions': 'dev.usp-protocol.services.catalog',
+  'dev.usp-protocol.services.waitlist': 'dev.usp-protocol.services.bookings',
+  ...Object.fromEntries(Object.entries(EXTENSIONS).map(([k, e]) => [k, e.extends])),
+};
+
+/** The platform's capability keys with every orphaned extension removed (repeated until none is left). */
+export function prunedCapabilities(declared: readonly string[]): Set<string> {
+  const kept = new Set(declared);
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const k of [...kept]) {
+      const base = EXTENSION_BASES[k];
+      if (base && !kept.has(base)) {
+        kept.delete(k);
+        changed = true;
+      }
+    }
+  }
+  return kept;
+}
+
+/**
+ * Whether a capability is shared: named itself, or (for a key below one the platform declared,
+ * like `...catalog.subscriptions` under `...catalog`) covered by its parent, which the platform
+ * declared and which survived pruning.
+ */
+export function sharesCapability(shared: ReadonlySet<string>, needed: string): boolean {
+  if (shared.has(needed)) return true;
+  for (const k of shared) if (needed.startsWith(`${k}.`)) return true;
+  return false;
+}
+
+/** An answer's `usp` object holding only the capabilities the platform shares (step 5 after step 4). */
+export function negotiatedEnvelope(env: UspEnvelope, shared: ReadonlySet<string>): UspEnvelope {
+  const keys = Object.keys(env.capabilities);
+  const kept = keys.filter((k) => sharesCapability(shared, k));
+  if (kept.length === keys.length) return env;
+  return { version: env.version, capabilities: Object.fromEntries(kept.map((k) => [k, env.capabilities[k]])) };
+}
