@@ -51,10 +51,16 @@ describe("PATCH /admin/business: the business's own details", () => {
     expect(t.server.biz.def.business.timezone).toBe(demoBusiness().business.timezone);
   });
 
-  it('a currency no service is priced in is refused with the file messages naming each service field', async () => {
+  it('a new currency re-denominates every service priced in the old one (amounts kept), each announced with service.updated', async () => {
     const res = await admin('PATCH', '/admin/business', { currency: 'EUR' });
-    expect(res.status).toBe(400);
-    expect(res.body.errors.some((e: any) => /^services\[\d+\]\.pricing\.currency$/.test(e.field))).toBe(true);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const svc = (await t.call('GET', '/services/svc_haircut')).body.service;
+    expect(svc.pricing.currency).toBe('EUR');
+    expect(svc.pricing.amount).toBe(demoBusiness().services.find((s) => s.id === 'svc_haircut')!.pricing.amount);
+    expect(await events()).toContain('service.updated svc_haircut');
+    const bad = await admin('PATCH', '/admin/business', { currency: 'euro' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].field).toBe('currency');
   });
 
   it("the business's id cannot change, a required member cannot be removed, and locations have their own operations", async () => {

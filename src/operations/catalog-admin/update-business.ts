@@ -12,7 +12,8 @@ type Json = Record<string, unknown>;
  * time zone, currency, locale; whatever members the file's schema gives it), checked as the file is.
  * Its id names the database and every published service, so it stays; its locations have their own
  * operations. A new time zone moves every local hour: bookings it would strand are refused unless
- * forced. The spec has no event for the business's details: platforms read them from the profile,
+ * forced. A new currency re-denominates every service priced in the old one (amounts in minor units
+ * kept as they are; each such service gets service.updated), since the file wants them equal. The spec has no event for the business's details: platforms read them from the profile,
  * and a registered business registers again.
  */
 export const updateBusiness = defineOperation({
@@ -25,7 +26,7 @@ export const updateBusiness = defineOperation({
   writes: true,
   dashboard: 'business_update',
   output: { business: Out.object },
-  summary: "Change the business's details (a merge patch of the business file's business object: name, time zone, currency, locale).",
+  summary: "Change the business's details (a merge patch of the business file's business object: name, time zone, currency, locale); a new currency re-prices every service in it.",
   input: z.looseObject({
     force: z.boolean().optional().describe('Store the change even when it strands live bookings: they stay as booked and are named in a warning.'),
   }),
@@ -45,7 +46,18 @@ export const updateBusiness = defineOperation({
           throw invalidRequest("id: the business's id cannot change (the database and every published service are named after it)", [{ field: 'id', message: 'cannot change' }]);
         }
         doc.business = { ...next, locations: current.locations };
-        return ['business'];
+        // Every service is priced in the business's currency: a new one re-denominates them all (amounts kept).
+        const moved: string[] = [];
+        if (next.currency !== current.currency) {
+          (doc.services as Json[]).forEach((svc, i) => {
+            const pricing = svc.pricing as Json | undefined;
+            if (pricing && pricing.currency === current.currency) {
+              svc.pricing = { ...pricing, currency: next.currency };
+              moved.push(`services[${i}].pricing`);
+            }
+          });
+        }
+        return ['business', ...moved];
       },
     });
     const { locations: _locations, ...details } = def.business;
