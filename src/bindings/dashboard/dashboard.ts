@@ -30,6 +30,7 @@ import { mountWaitlists } from './waitlists.js';
 import { mountWebhooks } from './webhooks.js';
 import { mountCatalog } from './catalog.js';
 import { mountFrontDesk } from './front-desk.js';
+import { mountBusiness } from './business.js';
 
 /** The dashboard's paths: /admin itself, its screens under /admin/ui, login, logout and its style sheet. The admin API keeps the rest of /admin. */
 export function isDashboardRequest(_req: Request, path: string): boolean {
@@ -59,6 +60,7 @@ export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardS
     mountCatalog,
     mountFrontDesk,
     mountCalendars,
+    mountBusiness,
   ])
     mount(app, s);
   app.notFound((c) => (c.get('session') ? s.view(c as Context<Env>, 'Not found', '', html`<h1>Not found</h1>`, 404) : c.redirect('/admin/login', 303)));
