@@ -68,7 +68,7 @@ function render(): void {
   const rec = b ?? hold;
   const state = String(rec.status);
   const dl: Node[] = [];
-  const start = b?.slot?.start ? Date.parse(b.slot.start) : NaN;
+  const start = Date.parse(b?.slot?.start ?? data?.start ?? '');
   if (!Number.isNaN(start)) {
     dl.push(...row('When', when(start, zone), bizZone !== zone ? h('span', { class: 'sub' }, ` (${when(start, bizZone)} business time)`) : null));
   }

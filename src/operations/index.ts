@@ -40,6 +40,8 @@ export type { CheckoutView, BookingPageView } from './steps/booking-views.js';
 export { bookingPageView } from './steps/booking-views.js';
 export { PLATFORM_MESSAGES_CAPABILITY, mailableAddress, reminderOptOutKey, type MailKind } from './steps/mail-messages.js';
 export { formatMoney } from '../domain/index.js';
+/** The start a slot id carries: a hold names its slot only by id, and the doors say when it starts. */
+export { decodeSlotId } from '../domain/index.js';
 export { REGISTRY_OPERATIONS } from './registry/table.js';
 export { reindexDue, seedRegistration } from './registry/reindex.js';
 export type { ReindexReport } from './registry/reindex.js';

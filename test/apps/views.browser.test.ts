@@ -159,6 +159,25 @@ describe.skipIf(!HAVE_CHROMIUM)('the booking card (hold, create, get, reschedule
     }
   });
 
+  it('a hold (usp_availability_hold) shows what it keeps: the service and when it starts, and the hold counting down', async () => {
+    const q = await call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(5), end_date: day(5) });
+    const slot = q.structuredContent.slots[2];
+    const input = { service_id: 'svc_haircut', slot_id: slot.id };
+    const held = await call('usp_availability_hold', input);
+    expect(held.structuredContent.hold.status).toBe('active');
+    const v = await open('usp_availability_hold', input, held);
+    try {
+      await v.view.waitForSelector('[data-state]');
+      const text = (await v.view.textContent('main'))!;
+      expect(text).toContain('Haircut & Style');
+      const clock = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: 'numeric', minute: '2-digit' }).format(Date.parse(slot.start));
+      expect(text).toMatch(new RegExp(`When.*${clock.replace(/\s/g, '\\s')}`));
+      expect(await v.view.textContent('[data-countdown]')).toMatch(/\d+ (h|min) .* left/);
+    } finally {
+      await v.close();
+    }
+  });
+
   it('a canceled booking (usp_bookings_cancel) shows its state and no pay button', async () => {
     const q = await call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(6), end_date: day(6) });
     const slot = q.structuredContent.slots.at(-1);

@@ -38,6 +38,8 @@ describe('invalid_transition on both doors', () => {
     ]);
     const err = await conn.callError('usp_bookings_cancel', { booking_id: b.id, ...meta() });
     expect([err.code, err.data.code, err.data.current_status]).toEqual([-32600, 'invalid_transition', 'canceled']);
+    // A final state says the way on: a new booking, not another try at this one.
+    expect(err.message).toMatch(/canceled is final: for another time, make a new booking/);
   });
 
   it('confirm-payment on a booking with nothing to pay is invalid_transition and changes nothing', async () => {

@@ -42,6 +42,7 @@ const FACTS: Record<TextFact, (t: string, r: ToolResult) => boolean> = {
   offer_channel: (t) => /webhook/.test(t),
   offer_window: (t) => /offer stays open \d+ (minutes|hours)/.test(t),
   credential_use: (t) => /booking_scoped_credential .*_meta\.usp\.authorization/.test(t),
+  held_slot: (t) => /Slot held \(hold \w+\): [^,]+, \w{3}, \w{3} \d+, \d{4}, \d+:\d\d [AP]M/.test(t),
   next_step: (t) => /usp_\w+|cursor/.test(t),
 };
 
@@ -81,6 +82,13 @@ describe("each tool's text carries what its description tells the model to say",
     ).toHaveLength(list.structuredContent.services.length);
     const lookup = await call('usp_services_lookup', { ids: ['svc_haircut', 'svc_yoga_class'] });
     expectPromises('usp_services_lookup', lookup);
+  });
+
+  it('a hold says what it keeps: the service and the start in words, with the zone, and until when', async () => {
+    const slot = await firstSlot('svc_haircut', 3);
+    const r = await call('usp_availability_hold', { service_id: 'svc_haircut', slot_id: slot.id }, { idempotency_key: randomUUID() });
+    expectPromises('usp_availability_hold', r);
+    expect(text(r)).toContain('Haircut & Style');
   });
 
   it('a booking says the terms as they apply to it now: the free-cancellation deadline as a date and time, and the fee after it', async () => {

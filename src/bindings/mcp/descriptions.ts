@@ -101,6 +101,7 @@ export type TextFact =
   | 'offer_channel'
   | 'offer_window'
   | 'credential_use'
+  | 'held_slot'
   | 'next_step';
 
 const SERVICE_FACTS: readonly TextFact[] = ['duration', 'price', 'payment_timing', 'location', 'cancellation', 'rescheduling', 'no_show'];
@@ -111,6 +112,7 @@ export const TEXT_PROMISES: Record<string, readonly TextFact[]> = {
   usp_services_get: ['business', ...SERVICE_FACTS],
   usp_services_lookup: ['business', ...SERVICE_FACTS],
   usp_availability_query: ['zone', 'slot_ids', 'resource_ids', 'counts', 'next_step'],
+  usp_availability_hold: ['held_slot', 'zone', 'next_step'],
   usp_bookings_create: BOOKING_FACTS,
   usp_bookings_get: BOOKING_FACTS,
   usp_bookings_reschedule: BOOKING_FACTS,

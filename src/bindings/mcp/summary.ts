@@ -6,7 +6,7 @@ import type { Message } from '../../operations/index.js';
 import { dayAndClock, money, when, zoneLabel } from './format.js';
 import { bookingText, bookingsText, entryText, type BookingTextContext } from './booking-text.js';
 import { serviceWords } from './terms-text.js';
-import { serviceTerms } from '../../operations/index.js';
+import { decodeSlotId, serviceTerms } from '../../operations/index.js';
 
 /** The zone and currency texts are written in; with the business and its clock, terms and places are said too. */
 export type SummaryContext = BookingTextContext;
@@ -106,7 +106,7 @@ export function summarize(tool: string, data: Record<string, any>, messages: Mes
     const h = data.hold;
     parts.push(
       h.status === 'active'
-        ? `Slot held (hold ${h.id}) until ${when(h.expires_at, ctx.zone)}. Nothing is booked yet: book with usp_bookings_create before then.`
+        ? `Slot held (hold ${h.id})${heldWhat(h, ctx)} until ${when(h.expires_at, ctx.zone)}. Nothing is booked yet: book with usp_bookings_create before then.`
         : `Hold ${h.id} is ${h.status}.`,
     );
   }
@@ -121,6 +121,14 @@ export function summarize(tool: string, data: Record<string, any>, messages: Mes
   if (data.subscription) parts.push(`Feed subscription ${data.subscription.id} is ${data.subscription.status}.`);
   if (parts.length === 0) parts.push(`${tool} done.`);
   return parts.join('\n');
+}
+
+/** ": Haircut & Style, Tue, Dec 8, 2026, 3:00 PM EST (America/New_York), 2 spots," — what the hold keeps, from its slot id. */
+function heldWhat(h: Record<string, any>, ctx: SummaryContext): string {
+  const start = decodeSlotId(h.slot_id)?.startMs;
+  const name = ctx.business?.def.services.find((s) => s.id === h.service_id)?.name ?? h.service_id;
+  const parts = [name, start === undefined ? null : when(new Date(start).toISOString(), ctx.zone), h.spots > 1 ? `${h.spots} spots` : null].filter(Boolean);
+  return parts.length > 0 ? `: ${parts.join(', ')},` : '';
 }
 
 /** One service: its terms from the business definition when known, else what the published service says. */

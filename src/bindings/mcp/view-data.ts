@@ -4,7 +4,8 @@
  * and what is due as the business writes money, and the terms in words, all from the same helpers
  * the text uses. A view formats nothing the business decides; a client without views ignores it.
  */
-import { bookingNoShowFee, serviceTerms, type Business } from '../../operations/index.js';
+import { bookingNoShowFee, decodeSlotId, serviceTerms, type Business } from '../../operations/index.js';
+
 import { money } from './format.js';
 import { bookingTermsWords, paymentWords, serviceTermsWords } from './terms-text.js';
 import { META_VIEW, type ViewData } from './view-shape.js';
@@ -38,6 +39,8 @@ export function viewData(biz: Business, data: Record<string, any>, nowMs: number
     }
     return base;
   }
+  const heldStart = data.hold ? decodeSlotId(data.hold.slot_id)?.startMs : undefined;
+  if (heldStart !== undefined) base.start = new Date(heldStart).toISOString();
   if (t.places.length === 1) base.place = t.places[0];
   if (t.pricing.amount !== null) base.price = money(t.pricing.amount, t.currency);
   base.terms = serviceTermsWords(t);

@@ -12,6 +12,8 @@ export interface ViewData {
   /** The server's clock when it answered: a view counts deadlines down from it, not from the device's clock. */
   now: string;
   service?: string;
+  /** A hold's start (RFC 3339), read from its slot id: the hold itself carries none. */
+  start?: string;
   place?: { name: string; address: string | null };
   price?: string;
   /** What is still to pay now (a payment action's amount, or the booking's amount_due). */

@@ -37,7 +37,8 @@ export function move(rec: BookingRecord, m: BookingMove, ctx: OperationContext):
 export function stateConflict(rec: BookingRecord, participle: string): ProtocolError {
   const status = rec.booking.status;
   const allowed = allowedMoves(status);
-  const next = allowed.length > 0 ? ` From ${status} it can be: ${allowed.join(', ')}.` : ` ${status} is final.`;
+  const next =
+    allowed.length > 0 ? ` From ${status} it can be: ${allowed.join(', ')}.` : ` ${status} is final: for another time, make a new booking (query availability, then book).`;
   return new ProtocolError('booking_state_conflict', `This booking is ${status}; it cannot be ${participle}.${next}`, {
     detailCode: 'invalid_transition',
     extra: { current_status: status, allowed_moves: allowed },
