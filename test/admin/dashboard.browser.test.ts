@@ -359,6 +359,6 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
       expect(s.foreign).toEqual([]);
       expect(s.consoleErrors).toEqual([]);
       await s.context.close();
-    }, 180_000);
+    }, 600_000);
   }
 });
