@@ -347,6 +347,10 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
         expect(await axe(s.context, t.url + path, undefined, size), path).toEqual([]);
         await s.page.screenshot({ path: join(SHOTS, `dashboard-${name}-${size}.png`), fullPage: true });
       }
+      // On a phone the screens' navigation is one row that scrolls sideways, not a wall of links above every screen.
+      await s.page.goto(`${t.url}/admin`);
+      const nav = (await s.page.locator('nav[aria-label=Dashboard]').boundingBox())!;
+      if (size === 'phone') expect(nav.height, 'navigation height at phone width').toBeLessThan(60);
       // The one page that is a POST's answer: a new key, shown once.
       const newKey = async (page: import('playwright-core').Page) => {
         await page.fill('#new-key input[name=label]', 'Booking Buddy');

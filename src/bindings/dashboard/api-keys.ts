@@ -28,7 +28,7 @@ export function mountApiKeys(app: DashboardApp, s: Screens): void {
 <p class="note">A platform sends its key as a Bearer token. The key is shown once, on the next page; only a hash of it is kept.</p></section>
 <section class="card" aria-labelledby="h-keys"><h2 id="h-keys">Keys</h2>${
         keys.length
-          ? html`<table class="list"><thead><tr><th>Platform</th><th>Key id</th><th>Created</th><th>State</th><th></th></tr></thead><tbody>${keys.map(keyRow)}</tbody></table>`
+          ? html`<table class="list"><thead><tr><th>Platform</th><th>Key id</th><th>Created</th><th>State</th><th><span class="sr-only">Actions</span></th></tr></thead><tbody>${keys.map(keyRow)}</tbody></table>`
           : html`<p class="note">No keys created here yet.</p>`
       }</section>`,
     );

@@ -65,7 +65,7 @@ export function mountCalendars(app: DashboardApp, s: Screens): void {
       }</section>
 <section class="card" aria-labelledby="h-subscribe"><h2 id="h-subscribe">Subscribe from a calendar app</h2>
 <p>Each address is secret: whoever has it sees the bookings (the buyer's name only). A new address stops the old one working.</p>
-<table class="list"><thead><tr><th>Feed</th><th>Address</th><th></th></tr></thead><tbody>${urlRows}</tbody></table></section>`,
+<table class="list"><thead><tr><th>Feed</th><th>Address</th><th><span class="sr-only">Actions</span></th></tr></thead><tbody>${urlRows}</tbody></table></section>`,
     );
   });
   app.post('/admin/ui/calendars/:id/rotate', async (c) =>

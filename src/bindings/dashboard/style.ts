@@ -1,8 +1,11 @@
 /** The dashboard's style sheet, served from our origin (the policy forbids inline styles). Same look as the buyer pages. */
 export const DASHBOARD_CSS = `*{box-sizing:border-box}body{font:16px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d1d1f;background:#f4f4f6}
 header{background:#fff;border-bottom:1px solid #ddd}header .bar{max-width:80rem;margin:0 auto;padding:.6rem 1rem;display:flex;flex-wrap:wrap;align-items:center;gap:.4rem 1rem}
-header .biz{font-weight:700;margin-right:auto}nav{display:flex;flex-wrap:wrap;gap:.2rem}nav a{padding:.45rem .7rem;border-radius:8px;text-decoration:none;min-height:44px;display:inline-flex;align-items:center}
+header .biz{font-weight:700;margin-right:auto}nav{display:flex;flex-wrap:wrap;gap:.2rem;order:3;flex-basis:100%}
+@media (max-width:40rem){nav{flex-wrap:nowrap;overflow-x:auto;scrollbar-width:thin}nav a{white-space:nowrap}}
+nav a{padding:.45rem .7rem;border-radius:8px;text-decoration:none;min-height:44px;display:inline-flex;align-items:center}
 nav a[aria-current=page]{background:#e6ecfb;font-weight:600}
+.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 main{max-width:80rem;margin:0 auto;padding:1rem}
 h1{font-size:1.4rem;margin:.2rem 0 .8rem}h2{font-size:1.1rem;margin:0 0 .6rem}
 .card{background:#fff;border-radius:12px;padding:1rem 1.1rem;margin:0 0 1rem;box-shadow:0 1px 2px rgba(0,0,0,.08);overflow-x:auto}

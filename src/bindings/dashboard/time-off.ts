@@ -33,7 +33,7 @@ export function mountTimeOff(app: DashboardApp, s: Screens): void {
 <p class="note">These hours replace the weekly hours for that date only (an extra Sunday, a short day). Leave Opens and Closes empty to close the day. One per date: remove it below to change it.</p></section>
 <section class="card" aria-labelledby="h-list"><h2 id="h-list">Added here</h2>${
         rows.length
-          ? html`<table class="list"><thead><tr><th>Staff</th><th>Kind</th><th>When</th><th>Reason</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+          ? html`<table class="list"><thead><tr><th>Staff</th><th>Kind</th><th>When</th><th>Reason</th><th><span class="sr-only">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`
           : html`<p class="note">No time off or dated hours added from the dashboard.</p>`
       }</section>`,
     );

@@ -25,7 +25,7 @@ export function mountWebhooks(app: DashboardApp, s: Screens): void {
       '/admin/ui/webhooks',
       html`<h1>Webhook deliveries</h1>${s.flash(c)}<div class="card">${
         rows.length
-          ? html`<table class="list"><thead><tr><th>Created</th><th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Target</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+          ? html`<table class="list"><thead><tr><th>Created</th><th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Target</th><th><span class="sr-only">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`
           : html`<p class="note">No deliveries yet.</p>`
       }</div>
 <section class="card" aria-labelledby="h-keys"><h2 id="h-keys">Signing key</h2>
