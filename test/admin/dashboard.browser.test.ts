@@ -336,9 +336,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
       const key = (await t.call('POST', '/admin/api-keys', { label: `Screenshot app (${size})` }, null, { apiKey: ADMIN_KEY })).body.api_key;
       screens.push(['api-key-revoke', `/admin/ui/api-keys/${key.id}/revoke`]);
       // Every screen the navigation offers is checked too, so a new screen cannot be left out.
-      const nav = (await s.page.$$eval('nav a[href]', (links) => links.map((a) => a.getAttribute('href') ?? ''))).filter(Boolean);
-      expect(nav.length).toBeGreaterThan(10);
-      for (const href of nav) if (!screens.some(([, path]) => path.split('?')[0] === href)) screens.push([href.split('/').pop() || 'today', href]);
+      const navLinks = (await s.page.$$eval('nav a[href]', (links) => links.map((a) => a.getAttribute('href') ?? ''))).filter(Boolean);
+      expect(navLinks.length).toBeGreaterThan(10);
+      for (const href of navLinks) if (!screens.some(([, path]) => path.split('?')[0] === href)) screens.push([href.split('/').pop() || 'today', href]);
       screens.push(['client', `/admin/ui/clients?email=${encodeURIComponent(BUYER.email)}`]);
       for (const [name, path] of screens) {
         await s.page.goto(t.url + path);
