@@ -4,6 +4,7 @@ import { invalidRequest } from '../errors.js';
 import { Out } from '../schemas.js';
 import { editDocument } from '../steps/definition-edit.js';
 import { mergePatch } from '../steps/definition-document.js';
+import { FORCE } from './category-input.js';
 
 type Json = Record<string, unknown>;
 
@@ -27,9 +28,7 @@ export const updateBusiness = defineOperation({
   dashboard: 'business_update',
   output: { business: Out.object },
   summary: "Change the business's details (a merge patch of the business file's business object: name, time zone, currency, locale); a new currency re-prices every service in it.",
-  input: z.looseObject({
-    force: z.boolean().optional().describe('Store the change even when it strands live bookings: they stay as booked and are named in a warning.'),
-  }),
+  input: z.looseObject({ force: FORCE }),
   async handle(inp: Json & { force?: boolean }, ctx) {
     const { force, ...patch } = inp;
     if ('locations' in patch) {
