@@ -83,13 +83,15 @@ export function expandBusy(texts: string | readonly string[], o: ExpandOptions):
         if (uid !== '' && o.ignoreUids?.(uid)) continue;
         if (!v.getFirstProperty('dtstart')) continue;
         if (v.hasProperty('recurrence-id')) overrides.push(v);
-        else masters.set(uid || `#${masters.size}`, new ICAL.Event(v));
+        // Overridden instances are related below: without `exceptions`, ical.js would scan every
+        // VEVENT of the calendar for each event (quadratic in the feed's size).
+        else masters.set(uid || `#${masters.size}`, new ICAL.Event(v, { exceptions: [] }));
       }
     }
     const lone: Array<InstanceType<typeof ICAL.Event>> = [];
     for (const v of overrides) {
       const master = masters.get(String(v.getFirstPropertyValue('uid') ?? ''));
-      const ev = new ICAL.Event(v);
+      const ev = new ICAL.Event(v, { exceptions: [] });
       if (master) master.relateException(ev);
       else lone.push(ev); // an instance whose series we were not given: it stands alone
     }

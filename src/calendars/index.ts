@@ -8,3 +8,5 @@ export { CalendarPushWorker, isPushedUid, pushedUid } from './push-worker.js';
 export type { PushWorkerOptions } from './push-worker.js';
 export { basicAuth, calendarFeeds, fetchableUrl } from './sources.js';
 export type { CalendarFeed } from './sources.js';
+export { calendarHealth } from './health.js';
+export type { CalendarHealth, StaleCalendar } from './health.js';

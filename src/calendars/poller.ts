@@ -7,6 +7,11 @@
  * firm claims over one instant, and the time is taken either way). A feed that fails keeps the busy
  * times of its last good fetch and records why; nothing is rewritten when nothing changed, so the
  * availability cache keeps its answers across polls of an unchanged calendar.
+ *
+ * The feeds are read from the live business before every pass (`feeds` as a function, after
+ * `refresh`), so a calendar added or removed by an admin edit is polled, or forgotten with its busy
+ * times, on the next pass of every process; the feeds' states are kept after each pass for the
+ * profile's health.
  */
 import { BackgroundLoop, type LoopLog } from '../outbox/index.js';
 import { CALENDAR_SLOT_KEY, type BusyInterval, type CalendarFeedState, type Store } from '../store/index.js';
@@ -18,7 +23,10 @@ const DAY_MS = 86_400_000;
 
 export interface CalendarPollerOptions {
   store: Store;
-  feeds: readonly CalendarFeed[];
+  /** The feeds to poll: a list, or read afresh before every pass (the live business's). */
+  feeds: readonly CalendarFeed[] | (() => readonly CalendarFeed[]);
+  /** Brings the business up to date before a pass (another process may have edited it). */
+  refresh?: () => Promise<void>;
   /** The business's zone (floating times and all-day events). */
   zone: string;
   now: () => number;
@@ -45,7 +53,9 @@ export interface FeedPollResult {
 export class CalendarPoller {
   private readonly loop: BackgroundLoop;
   private readonly limits: FetchLimits;
-  private started = false;
+  /** The feed keys last reconciled with the store (undefined: not yet). */
+  private known?: string;
+  private lastStates: CalendarFeedState[] = [];
 
   constructor(private readonly o: CalendarPollerOptions) {
     this.limits = { ...DEFAULT_FETCH_LIMITS, ...o.limits };
@@ -53,14 +63,27 @@ export class CalendarPoller {
   }
 
   get feeds(): readonly CalendarFeed[] {
-    return this.o.feeds;
+    return typeof this.o.feeds === 'function' ? this.o.feeds() : this.o.feeds;
   }
 
-  /** Forget feeds taken out of the business file, then poll now and every `pollMs`. */
+  /** Every feed's state as the last pass left it (all processes' fetches: they share the store). */
+  get states(): readonly CalendarFeedState[] {
+    return this.lastStates;
+  }
+
+  /** Forget feeds taken out of the business, then poll now and every `pollMs`. */
   async start(): Promise<void> {
-    await this.o.store.transaction((tx) => tx.calendars.forgetFeedsExcept(this.o.feeds.map((f) => f.key)));
-    this.started = true;
+    await this.reconcile(this.feeds);
     this.loop.start();
+  }
+
+  /** A feed no longer listed loses its busy times and state (once per change of the list). */
+  private async reconcile(feeds: readonly CalendarFeed[]): Promise<void> {
+    const keys = feeds.map((f) => f.key);
+    const known = [...keys].sort().join(',');
+    if (known === this.known) return;
+    await this.o.store.transaction((tx) => tx.calendars.forgetFeedsExcept(keys));
+    this.known = known;
   }
 
   async stop(): Promise<void> {
@@ -69,11 +92,19 @@ export class CalendarPoller {
 
   /** One poll of every feed, in order (tests step it; the loop runs it on its schedule). */
   async pollAll(): Promise<FeedPollResult[]> {
-    if (!this.started) await this.o.store.transaction((tx) => tx.calendars.forgetFeedsExcept(this.o.feeds.map((f) => f.key)));
-    this.started = true;
+    await this.o.refresh?.();
+    const feeds = this.feeds;
+    await this.reconcile(feeds);
     const out: FeedPollResult[] = [];
-    for (const feed of this.o.feeds) out.push(await this.poll(feed));
+    for (const feed of feeds) out.push(await this.poll(feed));
+    this.lastStates = await this.o.store.read((tx) => tx.calendars.feedStates());
     return out;
+  }
+
+  /** Read the feeds' states now (at start, before the first pass ends). */
+  async readStates(): Promise<readonly CalendarFeedState[]> {
+    this.lastStates = await this.o.store.read((tx) => tx.calendars.feedStates());
+    return this.lastStates;
   }
 
   /** Fetch, expand and store one feed; a failure is recorded on the feed and its busy times kept. */

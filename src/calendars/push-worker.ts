@@ -24,12 +24,14 @@ const RETRY_MS = [10_000, 60_000, 300_000, 1_800_000, 3_600_000];
 
 export interface PushWorkerOptions {
   store: Store;
-  /** The writable CalDAV calendars. */
-  calendars: readonly CalendarFeed[];
+  /** The writable CalDAV calendars: a list, or read afresh before every pass (the live business's). */
+  calendars: readonly CalendarFeed[] | (() => readonly CalendarFeed[]);
+  /** Brings the business up to date before a pass (another process may have edited it). */
+  refresh?: () => Promise<void>;
   now: () => number;
   log: LoopLog;
-  /** The event's title for a booking (service name and buyer's name, as the business chose). */
-  summary: (rec: BookingRecord) => string;
+  /** The event's title and description for a booking (the service, and as much of the buyer as the business chose). */
+  eventText: (rec: BookingRecord) => { summary: string; description?: string };
   pollMs?: number;
   limits?: Partial<FetchLimits>;
   env?: NodeJS.ProcessEnv;
@@ -38,6 +40,7 @@ export interface PushWorkerOptions {
 export class CalendarPushWorker {
   private readonly loop: BackgroundLoop;
   private readonly limits: FetchLimits;
+  private targets?: string;
 
   constructor(private readonly o: PushWorkerOptions) {
     this.limits = { ...DEFAULT_FETCH_LIMITS, ...o.limits };
@@ -50,9 +53,16 @@ export class CalendarPushWorker {
     this.loop.start();
   }
 
+  private get calendars(): readonly CalendarFeed[] {
+    return typeof this.o.calendars === 'function' ? this.o.calendars() : this.o.calendars;
+  }
+
+  /** The resources whose bookings the trigger queues: those with a writable calendar now (written when they change). */
   async prepare(): Promise<void> {
-    const targets = [...new Set(this.o.calendars.map((c) => c.resourceId))];
+    const targets = [...new Set(this.calendars.map((c) => c.resourceId))].sort();
+    if (targets.join(',') === this.targets) return;
     await this.o.store.transaction((tx) => tx.calendars.setPushTargets(targets));
+    this.targets = targets.join(',');
   }
 
   nudge(): void {
@@ -65,6 +75,10 @@ export class CalendarPushWorker {
 
   /** One pass: every due job (tests step it). Returns how many jobs were finished. */
   async tick(): Promise<number> {
+    await this.o.refresh?.();
+    await this.prepare();
+    // No writable calendar: the trigger queues nothing, so there is nothing to lease.
+    if (this.targets === '') return 0;
     const now = this.o.now();
     const jobs = await this.o.store.transaction((tx) => tx.calendars.duePushes(now, 20, now + 120_000));
     let done = 0;
@@ -89,7 +103,7 @@ export class CalendarPushWorker {
   /** Bring one booking's events in every writable calendar in line with the booking. */
   private async push(bookingId: string): Promise<void> {
     const { rec, pushed } = await this.o.store.read(async (tx) => ({ rec: await tx.bookings.get(bookingId), pushed: await tx.calendars.pushedEvents(bookingId) }));
-    for (const cal of this.o.calendars) {
+    for (const cal of this.calendars) {
       const auth = basicAuth(cal, this.o.env ?? process.env);
       const headers: Record<string, string> = auth ? { authorization: auth } : {};
       const fetch = pinnedFetch(this.limits);
@@ -111,7 +125,7 @@ export class CalendarPushWorker {
             startMs: rec.priv.start_ms,
             endMs: rec.priv.end_ms,
             stampMs: this.o.now(),
-            summary: this.o.summary(rec),
+            ...this.o.eventText(rec),
           },
         ],
         '-//usp-server//calendar push//EN',

@@ -5,7 +5,7 @@
  *
  * One change is made on load, and said: the reverse-domain key pattern of `schemas/usp.json`
  * admits no hyphen, so the spec's own `dev.usp-protocol.*` keys would fail it; exactly that pattern
- * is widened to admit `-` (the project's decision D17).
+ * is widened to admit `-`, and the note says so (docs/DECISIONS.md: the widened key patterns).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

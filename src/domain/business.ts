@@ -6,7 +6,7 @@
  * Times of day are local to the business time zone ("HH:MM", 24 h); instants are RFC 3339
  * strings or epoch milliseconds (UTC). Durations are ISO 8601 strings (e.g. "PT30M", "P30D").
  */
-import { CalendarSourceSchema } from './calendar-config.js';
+import { CalendarBuyerDataSchema, CalendarSourceSchema } from './calendar-config.js';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { RESOURCE_TYPES, serviceRules, type PathSegment } from './business-rules.js';
@@ -349,6 +349,7 @@ const d = {
   max_waitlist_entries: 100,
   reminder_offset_seconds: 86400,
   mail_reminders: true,
+  calendar_feed_buyer_data: 'name' as const,
 };
 
 const SettingsSchema = doc(
@@ -365,6 +366,7 @@ const SettingsSchema = doc(
       max_waitlist_entries: doc(z.number().int().positive(), "Most entries on one service's waitlist.").default(d.max_waitlist_entries),
       reminder_offset_seconds: doc(z.number().int().min(0), 'booking.reminder goes out this long before the start; 0 turns reminders off.').default(d.reminder_offset_seconds),
       mail_reminders: doc(z.boolean(), 'False: buyers get no reminder mail (confirmations, changes and payment requests always go).').default(d.mail_reminders),
+      calendar_feed_buyer_data: CalendarBuyerDataSchema,
       mail_templates: doc(
         z.record(z.string().regex(/^[a-z_]+$/), z.string().min(1).max(500)),
         'Message templates of this business by message kind (booking_confirmed, reminder, ...): a file path, relative to the business file, of a template replacing the built-in one.',

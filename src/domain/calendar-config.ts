@@ -32,6 +32,35 @@ export const CalendarSourceSchema = z.discriminatedUnion('type', [
 
 export type CalendarSource = z.output<typeof CalendarSourceSchema>;
 
+/**
+ * What the business's subscribed feeds and the events pushed to its CalDAV calendars say of the
+ * buyer: `none` (the service only), `name` (the default: first and last name) or `name_and_contact`
+ * (also their email and phone, in the event's description).
+ */
+export const CalendarBuyerDataSchema = z
+  .enum(['none', 'name', 'name_and_contact'])
+  .default('name')
+  .describe(
+    'What the subscribed calendar feeds and the events pushed to CalDAV calendars carry of the buyer: none (the service only), name (default), or name_and_contact (also email and phone).',
+  );
+
+export type CalendarBuyerData = z.output<typeof CalendarBuyerDataSchema>;
+
+/** A booking's event text in a feed or a pushed event, carrying no more of the buyer than the business chose. */
+export function bookingEventText(
+  serviceName: string,
+  buyer: { first_name: string; last_name: string; email?: string; phone_number?: string },
+  choice: CalendarBuyerData,
+): { summary: string; description?: string } {
+  if (choice === 'none') return { summary: serviceName };
+  const summary = `${serviceName}: ${buyer.first_name} ${buyer.last_name}`.trim();
+  if (choice === 'name') return { summary };
+  // A walk-in's placeholder address (`.invalid`, RFC 2606) is no way to reach them.
+  const email = buyer.email && !/\.invalid$/i.test(buyer.email) ? buyer.email : '';
+  const contact = [email ? `Email: ${buyer.email}` : '', buyer.phone_number ? `Phone: ${buyer.phone_number}` : ''].filter(Boolean);
+  return contact.length > 0 ? { summary, description: contact.join('\n') } : { summary };
+}
+
 /** The fetchable URL of a calendar address: webcal:// is iCalendar over https. */
 export function fetchableUrl(url: string): string {
   return url.replace(/^webcals?:\/\//i, 'https://');

@@ -27,3 +27,27 @@ export const DISPUTE_TRANSITIONS: Readonly<Record<DisputeStatus, Partial<Record<
 export function nextDisputeStatus(from: DisputeStatus, move: DisputeMove): DisputeStatus | null {
   return DISPUTE_TRANSITIONS[from][move] ?? null;
 }
+
+/**
+ * What entering a status does, whichever operation (or provider event) made the move; a new
+ * dispute enters `opened`. The operations apply this table in one place
+ * (operations/steps/disputes.ts `enterDisputeStatus`); none writes these effects itself. The
+ * booking's own status never changes.
+ * - `event`: the webhook event raised on the booking.
+ * - `resolved`: the dispute is closed: `resolved_at` is set.
+ * - `refund`: the amount the resolution gives back is refunded (what the booking counts as
+ *   collected goes down, the payment moves to refunded or partially refunded, and
+ *   `booking.refund_issued` is raised before the event) when it is more than nothing.
+ */
+export interface DisputeEntryEffects {
+  event?: string;
+  resolved: boolean;
+  refund: boolean;
+}
+
+export const DISPUTE_ENTRY_EFFECTS: Readonly<Record<DisputeStatus, DisputeEntryEffects>> = {
+  opened: { event: 'booking.dispute_opened', resolved: false, refund: false },
+  under_review: { resolved: false, refund: false },
+  resolved_buyer: { event: 'booking.dispute_resolved', resolved: true, refund: true },
+  resolved_business: { event: 'booking.dispute_resolved', resolved: true, refund: false },
+};

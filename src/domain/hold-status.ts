@@ -21,3 +21,22 @@ export const HOLD_TRANSITIONS: Readonly<Record<HoldStatus, Partial<Record<HoldMo
 export function nextHoldStatus(from: HoldStatus, move: HoldMove): HoldStatus | null {
   return HOLD_TRANSITIONS[from][move] ?? null;
 }
+
+/**
+ * What entering a status does, whichever operation made the move. The operations apply this
+ * table in one place (operations/steps/holds.ts `enterHoldStatus`); no operation writes these
+ * effects itself. Holds raise no events.
+ * - `claims`: `free` removes the hold's claims, revokes its credential and offers the freed place
+ *   to the waitlist; `transfer` passes the claims to the booking that took the hold's place (which
+ *   is recorded on the hold); `keep` leaves them.
+ */
+export interface HoldEntryEffects {
+  claims: 'free' | 'transfer' | 'keep';
+}
+
+export const HOLD_ENTRY_EFFECTS: Readonly<Record<HoldStatus, HoldEntryEffects>> = {
+  active: { claims: 'keep' },
+  released: { claims: 'free' },
+  expired: { claims: 'free' },
+  converted: { claims: 'transfer' },
+};

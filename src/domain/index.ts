@@ -4,8 +4,8 @@
  * Other layers import the domain through this file only.
  */
 export { WEEKDAYS, DEFAULT_SETTINGS, BusinessFileSchema, DurationSchema, ServiceSchema, businessDocs } from './business.js';
-export { CalendarSourceSchema, calendarKey, fetchableUrl } from './calendar-config.js';
-export type { CalendarSource } from './calendar-config.js';
+export { CalendarBuyerDataSchema, CalendarSourceSchema, bookingEventText, calendarKey, fetchableUrl } from './calendar-config.js';
+export type { CalendarBuyerData, CalendarSource } from './calendar-config.js';
 export { formatPath, serviceRules, wholeFileRules, DURATION_RULES_JSON_SCHEMA, SERVICE_RULES_JSON_SCHEMA } from './business-rules.js';
 export type { PathSegment, IssueSink, ServiceFacts } from './business-rules.js';
 export { checkBusinessDocument } from './business-check.js';
@@ -69,12 +69,12 @@ export { BOOKING_TRANSITIONS, BOOKING_ENTRY_EFFECTS, initialBookingStatus, isTer
 export type { BookingEntryEffects, BookingMove, BookingOperation, BookingStatus } from './booking-status.js';
 export { PAYMENT_TRANSITIONS, nextPaymentStatus } from './payment-status.js';
 export type { PaymentMove, PaymentStatus } from './payment-status.js';
-export { HOLD_TRANSITIONS, nextHoldStatus } from './hold-status.js';
-export type { HoldMove, HoldStatus } from './hold-status.js';
-export { WAITLIST_TRANSITIONS, nextWaitlistStatus } from './waitlist-status.js';
-export type { WaitlistMove, WaitlistStatus } from './waitlist-status.js';
-export { SUBSCRIPTION_TRANSITIONS, nextSubscriptionStatus } from './subscription-status.js';
-export type { SubscriptionMove, SubscriptionStatus } from './subscription-status.js';
+export { HOLD_ENTRY_EFFECTS, HOLD_TRANSITIONS, nextHoldStatus } from './hold-status.js';
+export type { HoldEntryEffects, HoldMove, HoldStatus } from './hold-status.js';
+export { WAITLIST_ENTRY_EFFECTS, WAITLIST_TRANSITIONS, nextWaitlistStatus } from './waitlist-status.js';
+export type { WaitlistEntryEffects, WaitlistMove, WaitlistStatus } from './waitlist-status.js';
+export { SUBSCRIPTION_ENTRY_EFFECTS, SUBSCRIPTION_TRANSITIONS, nextSubscriptionStatus } from './subscription-status.js';
+export type { SubscriptionEntryEffects, SubscriptionMove, SubscriptionStatus } from './subscription-status.js';
 
 export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, noShowFee, formatMoney } from './pricing.js';
 
@@ -94,8 +94,8 @@ export type {
   ProviderMoney,
   ProviderRefund,
 } from './records.js';
-export { DISPUTE_TRANSITIONS, nextDisputeStatus } from './disputes.js';
-export type { DisputeMove, DisputeStatus } from './disputes.js';
+export { DISPUTE_ENTRY_EFFECTS, DISPUTE_TRANSITIONS, nextDisputeStatus } from './disputes.js';
+export type { DisputeEntryEffects, DisputeMove, DisputeStatus } from './disputes.js';
 export { bookingCalendar, bookingEventUid, calendarObject, isBookingEventUid } from './icalendar.js';
 export type { CalendarEvent } from './icalendar.js';
 export { priceInterval, durationInterval, flatCategory, categoryTerms, distanceKm, boundingBox, queryTokens, MAX_RADIUS_KM } from './registry.js';

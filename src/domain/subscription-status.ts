@@ -16,3 +16,19 @@ export const SUBSCRIPTION_TRANSITIONS: Readonly<Record<SubscriptionStatus, Parti
 export function nextSubscriptionStatus(from: SubscriptionStatus, move: SubscriptionMove): SubscriptionStatus | null {
   return SUBSCRIPTION_TRANSITIONS[from][move] ?? null;
 }
+
+/**
+ * What entering a status does (operations/steps/feed-subscriptions.ts `enterSubscriptionStatus`
+ * applies it). A subscription raises no event of its own; `delivers` says whether the catalog
+ * events that follow are sent to its callback (the dispatcher fans them out to the subscriptions
+ * that deliver).
+ */
+export interface SubscriptionEntryEffects {
+  delivers: boolean;
+}
+
+export const SUBSCRIPTION_ENTRY_EFFECTS: Readonly<Record<SubscriptionStatus, SubscriptionEntryEffects>> = {
+  active: { delivers: true },
+  paused: { delivers: false },
+  canceled: { delivers: false },
+};

@@ -3,3 +3,4 @@ export { smtpTransport, redactSmtpUrl, checkSmtpUrl } from './smtp.js';
 export { dirTransport } from './dir.js';
 export { renderMail, messageIdOf, type RenderContext } from './render.js';
 export { MailWorker, mailRetryDelayMs, type MailWorkerOptions } from './worker.js';
+export { previewMails, PREVIEW_KINDS, type MailPreview } from './preview.js';

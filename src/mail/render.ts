@@ -73,6 +73,7 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
       terms: [],
       name: e.buyer.first_name,
     };
+    if (typeof m.payload.offer_path === 'string') link = { href: new URL(m.payload.offer_path, publicUrl).toString(), label: w.labels.offer };
   } else {
     const rec = { booking: m.payload.booking, priv: m.payload.priv } as BookingRecord;
     const v = bookingPageView({ biz }, rec);
@@ -85,10 +86,11 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
       where: v.location ? [v.location.name, v.location.address].filter(Boolean).join(', ') : undefined,
       with: v.resources.map((r) => r.name).join(', ') || undefined,
       price: v.price.total > 0 ? money(v.price.total) : undefined,
-      due: payment ? money(payment.amount) : v.price.balance > 0 ? money(v.price.balance) : undefined,
+      // A refund's message tells what came back, not what is owed (the booking page shows the balance).
+      due: m.kind === 'refund_issued' ? undefined : payment ? money(payment.amount) : v.price.balance > 0 ? money(v.price.balance) : undefined,
       paid: v.price.paid > 0 ? money(v.price.paid) : undefined,
       fee: v.price.cancellation_fee ? money(v.price.cancellation_fee) : undefined,
-      refund: v.price.refund ? money(v.price.refund) : undefined,
+      refund: typeof m.payload.refund_amount === 'number' ? money(m.payload.refund_amount) : v.price.refund ? money(v.price.refund) : undefined,
       deadline: payment ? fmt.at(payment.expires_at) : v.deadline_at ? fmt.at(v.deadline_at) : undefined,
       terms: m.kind === 'booking_canceled' || m.kind === 'booking_declined' ? [] : v.terms,
       name: rec.booking.buyer?.first_name,

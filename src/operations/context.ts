@@ -5,7 +5,7 @@
  */
 import { type CredentialKind, isoUtc } from '../domain/index.js';
 import type { OutboxEvent, Tx } from '../store/index.js';
-import type { IssuedCredential } from '../security/index.js';
+import type { HttpEvidence, IssuedCredential } from '../security/index.js';
 import type { Business } from './business.js';
 import type { IdSource } from './ids.js';
 import type { RegistryEnv } from './registry/env.js';
@@ -53,6 +53,8 @@ export interface OperationEnv {
   admin?: AdminEnv;
   /** Computed availability answers kept for reuse (absent: every query computes). */
   availability?: AvailabilityCache;
+  /** Calendar busy times older than this are stale (`--calendar-stale-hours`; default 24 h). */
+  calendarStaleMs?: number;
 }
 
 /** The business's own machinery an admin operation may drive: signing keys, the delivery queue. */
@@ -70,6 +72,8 @@ export interface PrepareContext {
   caller: Caller;
   env: OperationEnv;
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** The HTTP request as the door received it (a check of a signature made by someone other than a platform). */
+  http?: HttpEvidence;
 }
 
 export interface OperationContext {

@@ -51,7 +51,16 @@ export interface OperationResult {
 export type JsonSchema = Record<string, unknown>;
 
 /** The buyer pages the REST door renders as HTML for a browser (spec 8.5.4, 8.5.5). */
-export type BuyerPage = 'checkout' | 'checkout_form' | 'booking_page' | 'calendar_file' | 'reminders_form' | 'subscribed_calendar';
+export type BuyerPage =
+  | 'checkout'
+  | 'checkout_form'
+  | 'booking_page'
+  | 'calendar_file'
+  | 'reminders_form'
+  | 'subscribed_calendar'
+  | 'waitlist_offer'
+  | 'waitlist_offer_accept'
+  | 'waitlist_offer_decline';
 
 /**
  * What an operation does on the business's dashboard (its row's `dashboard`): the dashboard door

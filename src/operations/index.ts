@@ -37,12 +37,17 @@ export { settingsFields, type SettingField } from './catalog-admin/settings-fiel
 export type { Message } from '../domain/index.js';
 export type { OutboxEvent } from '../store/index.js';
 export type { CheckoutView, BookingPageView } from './steps/booking-views.js';
+export type { WaitlistOfferView } from './waitlist/view-waitlist-offer.js';
 export { bookingPageView } from './steps/booking-views.js';
 export { PLATFORM_MESSAGES_CAPABILITY, mailableAddress, reminderOptOutKey, type MailKind } from './steps/mail-messages.js';
 export { formatMoney } from '../domain/index.js';
 /** The start a slot id carries: a hold names its slot only by id, and the doors say when it starts. */
 export { decodeSlotId } from '../domain/index.js';
 export { REGISTRY_OPERATIONS } from './registry/table.js';
+export { addBusinessUser, dashboardSessions, normalizeBusinessEmail } from './admin/dashboard-sessions.js';
+export type { DashboardSession, DashboardSessions } from './admin/dashboard-sessions.js';
+export { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, REGISTRY_FEED_OPERATIONS, feedSubscriptionKey } from './registry/feed-events.js';
+export type { FeedSubscriptionNote } from './registry/feed-events.js';
 export { reindexDue, seedRegistration } from './registry/reindex.js';
 export type { ReindexReport } from './registry/reindex.js';
 export type { RegistryEnv } from './registry/env.js';

@@ -195,7 +195,9 @@ export class Pipeline {
     const ifMatch = op.conditional && req.ifMatch ? normalizeRevision(req.ifMatch) : undefined;
 
     const env = this.deps.env ?? {};
-    const prepared = op.prepare ? await op.prepare(input, { now: this.deps.clock.now(), caller, env, read: (fn) => this.deps.store.read(fn) }) : undefined;
+    const prepared = op.prepare
+      ? await op.prepare(input, { now: this.deps.clock.now(), caller, env, read: (fn) => this.deps.store.read(fn), http: req.presented?.http })
+      : undefined;
 
     const events: OutboxEvent[] = [];
     const run = async (tx: OperationContext['tx']) => {

@@ -5,6 +5,7 @@
 import { USP_VERSION } from './envelope.js';
 import type { Business } from './business.js';
 import { EXTENSIONS } from './extensions.js';
+import { HEALTH_CAPABILITY, healthCapability, type ProfileHealth } from './profile-health.js';
 import { OPERATIONS } from './table.js';
 import { MAX_LOOKUP_IDS } from './catalog/lookup-services.js';
 
@@ -22,6 +23,8 @@ export interface ProfileOptions {
   keys?: Array<Record<string, unknown>>;
   /** The OAuth token endpoint (`client_credentials`), when the business runs an authorization server. */
   tokenEndpoint?: string;
+  /** How the calendar sync stands, read when the profile is served (published as `dev.usp-server.health`). */
+  health?: () => ProfileHealth | undefined;
 }
 
 const SPEC = 'https://usp-protocol.dev/specification';
@@ -60,6 +63,7 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
           extends: 'dev.usp-protocol.services.bookings',
         }),
         ...ourExtensions(),
+        ...health(opts, timezone),
       },
       checkout_systems: ['redirect'],
       business: { name, timezone, currency, locations: locations.map((l) => ({ ...l })) },
@@ -77,6 +81,11 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
     profile.signing_keys = opts.keys;
   }
   return profile;
+}
+
+function health(opts: ProfileOptions, zone: string): Record<string, Array<Record<string, unknown>>> {
+  const entry = healthCapability(opts.health?.(), zone);
+  return entry ? { [HEALTH_CAPABILITY]: [entry] } : {};
 }
 
 /** Our extension capabilities that an operation of the table belongs to, in the profile's registry form (spec 2.4, 11). */

@@ -47,6 +47,7 @@ import { getWaitlistEntry } from './waitlist/get-waitlist-entry.js';
 import { leaveWaitlist } from './waitlist/leave-waitlist.js';
 import { acceptWaitlistOffer } from './waitlist/accept-waitlist-offer.js';
 import { declineWaitlistOffer } from './waitlist/decline-waitlist-offer.js';
+import { viewWaitlistOffer } from './waitlist/view-waitlist-offer.js';
 
 export const OPERATIONS: readonly OperationDef[] = [
   listServices,
@@ -88,6 +89,7 @@ export const OPERATIONS: readonly OperationDef[] = [
   leaveWaitlist,
   acceptWaitlistOffer,
   declineWaitlistOffer,
+  viewWaitlistOffer,
   ...ADMIN_OPERATIONS,
   ...CATALOG_ADMIN_OPERATIONS,
   calendarFeedFile,

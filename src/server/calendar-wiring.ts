@@ -1,20 +1,29 @@
 /**
- * Calendar sync, composed: the poller over every calendar the business file lists (busy times) and,
- * when a CalDAV calendar is marked `write`, the push worker (bookings as events there). A calendar
- * URL that the outbound rule refuses (plain http, or loopback without --allow-loopback-profiles) is
- * refused before the server starts; addresses are vetted again at every fetch. Their state is on
- * /metrics: a failing feed, its busy times' age, and the push backlog.
+ * Calendar sync, composed: the poller over every calendar the business lists (busy times) and the
+ * push worker (bookings as events in CalDAV calendars marked `write`). Both read the calendars from
+ * the live business before each pass, so an admin edit of a resource's `calendars` reaches every
+ * process at its next pass. A calendar URL of the business file that the outbound rule refuses
+ * (plain http, or loopback without --allow-loopback-profiles) is refused before the server starts
+ * (an edit is checked by the operation); addresses are vetted again at every fetch. Their state is
+ * on /metrics (a failing feed, its busy times' age, staleness, the push backlog) and stale feeds in
+ * the profile's health.
  */
 import type { Registry } from 'prom-client';
 import { Gauge } from 'prom-client';
-import { CalendarPoller, CalendarPushWorker, calendarFeeds, isPushedUid, type CalendarFeed, type FetchLimits } from '../calendars/index.js';
+import { bookingEventText } from '../domain/index.js';
+import { CalendarPoller, CalendarPushWorker, calendarFeeds, calendarHealth, isPushedUid, type CalendarFeed, type CalendarHealth, type FetchLimits } from '../calendars/index.js';
 import type { Business, Logger } from '../operations/index.js';
 import { outboundPostProblem } from '../security/index.js';
 import type { CalendarFeedState, CalendarPushJob, Store } from '../store/index.js';
 
+/** Busy times older than this are stale (default 24 h, `--calendar-stale-hours`). */
+export const DEFAULT_CALENDAR_STALE_HOURS = 24;
+
 export interface CalendarOptions {
   /** Seconds between polls of every feed (default 300, `--calendar-poll-seconds`). */
   pollSeconds?: number;
+  /** Hours without a good read after which a feed is stale (default 24, `--calendar-stale-hours`). */
+  staleHours?: number;
   /** False: nothing runs until `poller.pollAll()` / `pusher.tick()` are called (tests that step them). Default true. */
   startWorkers?: boolean;
   limits?: Partial<FetchLimits>;
@@ -23,12 +32,14 @@ export interface CalendarOptions {
 }
 
 export interface CalendarWiring {
-  poller?: CalendarPoller;
-  pusher?: CalendarPushWorker;
+  poller: CalendarPoller;
+  pusher: CalendarPushWorker;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Feed and push gauges on the server's registry. */
   registerMetrics(registry: Registry): void;
+  /** The calendars' part of the profile's health, from the last pass's feed states. */
+  health(): CalendarHealth;
 }
 
 /** Why a calendar of the business file cannot be read, by resource; empty when all can. */
@@ -39,54 +50,66 @@ export function calendarUrlProblems(feeds: readonly CalendarFeed[], allowLoopbac
   });
 }
 
-export function wireCalendars(o: CalendarOptions | undefined, deps: { biz: Business; store: Store; now: () => number; log: Logger; allowLoopback: boolean }): CalendarWiring {
-  const feeds = calendarFeeds(deps.biz.def.resources);
-  const problems = calendarUrlProblems(feeds, deps.allowLoopback);
+export function staleMsOf(o: CalendarOptions | undefined): number {
+  return (o?.staleHours ?? DEFAULT_CALENDAR_STALE_HOURS) * 3_600_000;
+}
+
+export function wireCalendars(
+  o: CalendarOptions | undefined,
+  deps: { biz: Business; store: Store; now: () => number; log: Logger; allowLoopback: boolean; refresh?: () => Promise<void> },
+): CalendarWiring {
+  const problems = calendarUrlProblems(calendarFeeds(deps.biz.def.resources), deps.allowLoopback);
   if (problems.length > 0) throw new Error(problems.join('; '));
+  // The live business's calendars, computed again only when its definition changed.
+  let memo: { def: unknown; feeds: CalendarFeed[] } | undefined;
+  const feeds = (): CalendarFeed[] => {
+    if (memo?.def !== deps.biz.def) memo = { def: deps.biz.def, feeds: calendarFeeds(deps.biz.def.resources) };
+    return memo.feeds;
+  };
   const limits = { allowLoopback: deps.allowLoopback, ...o?.limits };
-  const poller =
-    feeds.length === 0
-      ? undefined
-      : new CalendarPoller({
-          store: deps.store,
-          feeds,
-          zone: deps.biz.def.business.timezone,
-          now: deps.now,
-          log: deps.log,
-          pollMs: (o?.pollSeconds ?? 300) * 1000,
-          limits,
-          env: o?.env,
-          ignoreUids: isPushedUid,
-        });
-  const writable = feeds.filter((f) => f.write);
-  const serviceName = new Map(deps.biz.def.services.map((s) => [s.id, s.name]));
-  const pusher =
-    writable.length === 0
-      ? undefined
-      : new CalendarPushWorker({
-          store: deps.store,
-          calendars: writable,
-          now: deps.now,
-          log: deps.log,
-          limits,
-          env: o?.env,
-          summary: (rec) => `${serviceName.get(rec.booking.service_id) ?? rec.booking.service_id}: ${rec.booking.buyer.first_name} ${rec.booking.buyer.last_name}`.trim(),
-        });
+  const staleMs = staleMsOf(o);
+  const poller = new CalendarPoller({
+    store: deps.store,
+    feeds,
+    refresh: deps.refresh,
+    zone: deps.biz.def.business.timezone,
+    now: deps.now,
+    log: deps.log,
+    pollMs: (o?.pollSeconds ?? 300) * 1000,
+    limits,
+    env: o?.env,
+    ignoreUids: isPushedUid,
+  });
+  const pusher = new CalendarPushWorker({
+    store: deps.store,
+    calendars: () => feeds().filter((f) => f.write),
+    refresh: deps.refresh,
+    now: deps.now,
+    log: deps.log,
+    limits,
+    env: o?.env,
+    eventText: (rec) => {
+      const service = deps.biz.def.services.find((s) => s.id === rec.booking.service_id);
+      return bookingEventText(service?.name ?? rec.booking.service_id, rec.booking.buyer, deps.biz.def.settings.calendar_feed_buyer_data);
+    },
+  });
   const run = o?.startWorkers !== false;
+  const health = () => calendarHealth(feeds(), poller.states, deps.now(), staleMs);
   return {
     poller,
     pusher,
+    health,
     async start() {
       // The push targets are written even when the workers are stepped by hand: the trigger needs them.
-      if (pusher) await (run ? pusher.start() : pusher.prepare());
-      if (poller && run) await poller.start();
+      await (run ? pusher.start() : pusher.prepare());
+      if (run) await poller.start();
+      await poller.readStates();
     },
     async stop() {
-      await poller?.stop();
-      await pusher?.stop();
+      await poller.stop();
+      await pusher.stop();
     },
     registerMetrics(registry) {
-      if (feeds.length === 0) return;
       // One read per scrape, shared by the gauges (prom-client collects them concurrently).
       let shared: { at: number; p: Promise<{ feeds: CalendarFeedState[]; backlog: CalendarPushJob[] } | null> } | undefined;
       const snapshot = () => {
@@ -98,31 +121,35 @@ export function wireCalendars(o: CalendarOptions | undefined, deps: { biz: Busin
         }
         return shared.p;
       };
-      const labelNames = ['resource', 'feed'] as const;
-      new Gauge({
-        name: 'usp_calendar_feed_failing',
-        help: '1 while the last fetch of a calendar feed failed (its last good busy times are kept).',
-        labelNames,
-        registers: [registry],
-        async collect() {
-          const s = await snapshot();
-          if (!s) return;
-          this.reset();
-          for (const f of s.feeds) this.set({ resource: f.resource_id, feed: f.feed_key }, f.last_error ? 1 : 0);
-        },
+      type Snapshot = { feeds: CalendarFeedState[]; backlog: CalendarPushJob[] };
+      /** A gauge per feed (resource, feed key), filled from one snapshot at each scrape. */
+      const feedGauge = (name: string, help: string, fill: (set: (resource: string, feed: string, v: number) => void, s: Snapshot) => void) =>
+        new Gauge({
+          name,
+          help,
+          labelNames: ['resource', 'feed'] as const,
+          registers: [registry],
+          async collect() {
+            const s = await snapshot();
+            if (!s) return;
+            this.reset();
+            fill((resource, feed, v) => this.set({ resource, feed }, v), s);
+          },
+        });
+      feedGauge('usp_calendar_feed_failing', '1 while the last fetch of a calendar feed failed (its last good busy times are kept).', (set, s) => {
+        for (const f of s.feeds) set(f.resource_id, f.feed_key, f.last_error ? 1 : 0);
       });
-      new Gauge({
-        name: 'usp_calendar_feed_age_seconds',
-        help: 'Seconds since a calendar feed was last read successfully.',
-        labelNames,
-        registers: [registry],
-        async collect() {
-          const s = await snapshot();
-          if (!s) return;
-          this.reset();
-          for (const f of s.feeds) if (f.last_ok_ms !== null) this.set({ resource: f.resource_id, feed: f.feed_key }, Math.max(0, (deps.now() - f.last_ok_ms) / 1000));
-        },
+      feedGauge('usp_calendar_feed_age_seconds', 'Seconds since a calendar feed was last read successfully.', (set, s) => {
+        for (const f of s.feeds) if (f.last_ok_ms !== null) set(f.resource_id, f.feed_key, Math.max(0, (deps.now() - f.last_ok_ms) / 1000));
       });
+      feedGauge(
+        'usp_calendar_feed_stale',
+        `1 while a calendar feed has gone longer than --calendar-stale-hours (${staleMs / 3_600_000} h) without a good read (the profile's health says so too).`,
+        (set, s) => {
+          const stale = new Set(calendarHealth(feeds(), s.feeds, deps.now(), staleMs).stale.map((f) => f.feed));
+          for (const f of feeds()) set(f.resourceId, f.key, stale.has(f.key) ? 1 : 0);
+        },
+      );
       new Gauge({
         name: 'usp_calendar_pushes_pending',
         help: 'Bookings waiting to be pushed to a CalDAV calendar (failed ones included).',

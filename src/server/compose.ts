@@ -18,6 +18,7 @@ import {
   type Business,
   type Logger,
   type OperationEnv,
+  dashboardSessions,
 } from '../operations/index.js';
 import { StoreUnavailable, eventBody, openStore, type OutboxEvent } from '../store/index.js';
 import { probeHandler } from './probes.js';
@@ -32,12 +33,11 @@ import type { Context } from 'hono';
 import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
 import { createHost, type Door } from './host.js';
 import { dashboardDoor, mcpDoor, oauthDoor, pagesDoor, restDoor } from './doors.js';
-import { dashboardSessions } from './admin-sessions.js';
 import { mountOAuth, type OAuthDoor } from '../oauth/index.js';
 import { buyerDataWiring } from './frontdesk-wiring.js';
 import { checkPaymentOptions, wirePayments } from './payments-wiring.js';
 import { checkMailOptions, wireMail, type MailWiring } from './mail-wiring.js';
-import { wireCalendars } from './calendar-wiring.js';
+import { staleMsOf, wireCalendars } from './calendar-wiring.js';
 import { createListener } from './listener.js';
 import type { ServerOptions, UspServer } from './options.js';
 
@@ -164,6 +164,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const adminEnv: OperationEnv = {
     admin: { rotateSigningKey: (now) => keyring.rotate(now), signingKeys: () => keyring.list(), nudgeDeliveries: () => dispatcher?.nudge() },
     availability: cacheBytes > 0 && !opts.role ? new AvailabilityCache(cacheBytes) : undefined,
+    calendarStaleMs: staleMsOf(opts.calendars),
   };
   let metrics: ServerMetrics | undefined;
   const pipeline = new Pipeline({
@@ -190,7 +191,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   if (opts.mail?.startWorker !== false) mail.worker?.start();
   const calendars = opts.role
     ? undefined
-    : wireCalendars(opts.calendars, { biz, store, now: () => clock.now(), log, allowLoopback: Boolean(opts.security?.allowLoopbackProfiles) });
+    : wireCalendars(opts.calendars, { biz, store, now: () => clock.now(), log, allowLoopback: Boolean(opts.security?.allowLoopbackProfiles), refresh: () => live.refresh() });
   await calendars?.start();
   const availabilityCache = adminEnv.availability;
   metrics = createMetrics({
@@ -247,6 +248,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
           popAlgorithms: popAlgs,
           keys: keyring.published(clock.now()),
           tokenEndpoint: oauth ? `${baseUrl}/oauth/token` : undefined,
+          health: calendars ? () => calendars.health() : undefined,
         });
   const clientAddress = (c: Context): string | undefined => limitKey(c.req.raw, c.env);
   let openapiDoc: Record<string, unknown> | undefined;
@@ -273,11 +275,11 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     onEvent: (e) => metrics?.recordAccountEvent(e),
   });
   const doors: Door[] = role
-    ? [mcpDoor(mcpHttp.app), ...(role.doors ?? []), restDoor(rest)]
+    ? [mcpDoor(mcpHttp.app), ...(role.doors?.({ pipeline, clientAddress: limitKey }) ?? []), restDoor(rest)]
     : [
         mcpDoor(mcpHttp.app, oauth),
         ...(oauth ? [oauthDoor(oauth)] : []),
-        dashboardDoor(pipeline, sessions, limitKey),
+        dashboardDoor(pipeline, sessions, limitKey, mail.preview),
         ...(payments.door ? [payments.door] : []),
         pagesDoor(pipeline),
         restDoor(rest),

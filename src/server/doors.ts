@@ -10,6 +10,8 @@ import { problemResponse } from '../bindings/rest/index.js';
 import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse, readMcpBody } from '../bindings/mcp/index.js';
 import type { Pipeline } from '../operations/index.js';
 import type { OAuthDoor } from '../oauth/index.js';
+import { createRegistryFeedDoor, isRegistryFeedPath, registryFeedRefusal } from '../bindings/registry-feeds/index.js';
+import type { MailPreview } from '../mail/index.js';
 import { underPaths, type Door } from './host.js';
 
 /** The REST door: the operations table's routes, the profile and the OpenAPI document. */
@@ -72,12 +74,28 @@ export function pagesDoor(pipeline: Pipeline): Door {
 }
 
 /** The business's dashboard at /admin (its screens, login and style sheet; the admin API keeps the rest of /admin). */
-export function dashboardDoor(pipeline: Pipeline, sessions: DashboardSessions, clientAddress: (req: Request, env: unknown) => string | undefined): Door {
-  const app = createDashboard({ pipeline, sessions, clientAddress });
+export function dashboardDoor(
+  pipeline: Pipeline,
+  sessions: DashboardSessions,
+  clientAddress: (req: Request, env: unknown) => string | undefined,
+  mailPreview?: () => MailPreview[],
+): Door {
+  const app = createDashboard({ pipeline, sessions, clientAddress, mailPreview });
   return {
     name: 'dashboard',
     claims: isDashboardRequest,
     fetch: (req, env) => app.fetch(req, env),
     refuse: (_req, status, err) => dashboardRefusal(status, err),
+  };
+}
+
+/** The registry's feed door: its platform profile and the businesses' catalog event callbacks. */
+export function registryFeedDoor(pipeline: Pipeline, clientAddress: (req: Request, env: unknown) => string | undefined, accepted: () => void): Door {
+  const app = createRegistryFeedDoor({ pipeline, clientAddress, accepted });
+  return {
+    name: 'registry-feeds',
+    claims: (_req, path) => isRegistryFeedPath(path),
+    fetch: (req, env) => app.fetch(req, env),
+    refuse: (req, _status, err) => registryFeedRefusal(req, err),
   };
 }

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { MailWorker, checkSmtpUrl, dirTransport, smtpTransport, type MailTransport } from '../mail/index.js';
+import { MailWorker, checkSmtpUrl, dirTransport, previewMails, smtpTransport, type MailPreview, type MailTransport } from '../mail/index.js';
 import type { Business, Logger } from '../operations/index.js';
 import type { Store } from '../store/index.js';
 
@@ -36,6 +36,8 @@ export interface MailWiring {
   describe?: string;
   /** Sign-up codes by mail (undefined: the OAuth door keeps its default). */
   deliverCode?: (email: string, code: string) => void;
+  /** Every kind of message from a sample booking, with the business's templates (the dashboard's preview). */
+  preview?: () => MailPreview[];
 }
 
 export function checkMailOptions(o: MailOptions | undefined): void {
@@ -63,9 +65,10 @@ export function wireMail(o: MailOptions | undefined, deps: { biz: Business; stor
   const overrides = readOverrides(deps.biz, o?.templateBase);
   const transport =
     o?.transport ?? (o?.smtpUrl ? smtpTransport(o.smtpUrl, { tlsRejectUnauthorized: o.tlsRejectUnauthorized }) : o?.dir ? dirTransport(o.dir, deps.now) : undefined);
-  if (!transport) return {};
   // The public URL may be set only once the server listens: read it at send time.
   const from = () => o?.from ?? `${deps.biz.def.business.name.replace(/["<>\r\n]/g, '')} <no-reply@${new URL(deps.biz.publicUrl).hostname}>`;
+  const preview = () => previewMails({ biz: deps.biz, from: from(), overrides }, deps.now());
+  if (!transport) return { preview };
   const worker = new MailWorker({ store: deps.store, transport, biz: deps.biz, from, now: deps.now, log: deps.log, overrides, pollMs: o?.pollMs });
   const deliverCode = (email: string, code: string) => {
     const now = deps.now();
@@ -77,5 +80,5 @@ export function wireMail(o: MailOptions | undefined, deps: { biz: Business; stor
       .then(() => worker.nudge())
       .catch((err) => deps.log.warn('sign-up code not queued', { error: String(err) }));
   };
-  return { worker, describe: transport.description, deliverCode };
+  return { worker, describe: transport.description, deliverCode, preview };
 }

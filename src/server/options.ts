@@ -99,7 +99,7 @@ export interface ServerRole {
   /** What MCP `initialize` tells the model this server is. */
   instructions?: string;
   /** The role's own doors besides MCP and REST (before REST, which takes what no other claims). */
-  doors?: Door[];
+  doors?: (kit: { pipeline: Pipeline; clientAddress: (req: Request, env: unknown) => string | undefined }) => Door[];
 }
 
 export interface UspServer {
@@ -120,7 +120,7 @@ export interface UspServer {
   mailWorker?: MailWorker;
   /** Where mail goes, safe to print. */
   mailDestination?: string;
-  /** The calendar poller and push worker (present when the business file lists calendars). */
+  /** The calendar poller and push worker (the business role: they follow the live business's calendars). */
   calendars?: CalendarWiring;
   /** The business's webhook signing keys. */
   keyring: SigningKeyring;

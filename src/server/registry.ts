@@ -9,8 +9,8 @@ import { REGISTRY_OPERATIONS, USP_VERSION, reindexDue, seedRegistration, systemC
 import { createProfileResolver, parseJsonDocument } from '../security/index.js';
 import { REGISTRY_INSTRUCTIONS } from '../bindings/mcp/index.js';
 import { consoleLogger, createUspServer, type ServerOptions, type UspServer } from './compose.js';
-import { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, createFeedSubscriber, pinnedJsonPost, type FeedSubscriber, type PostJson } from './registry-feeds.js';
-import type { Door } from './host.js';
+import { createFeedSubscriber, pinnedJsonPost, type FeedSubscriber, type PostJson } from './registry-feed-subscriber.js';
+import { registryFeedDoor } from './doors.js';
 
 /** Re-index at most this often per business by default: the spec's ceiling (spec 6.3). */
 const DEFAULT_REINDEX_MS = 24 * 3600 * 1000;
@@ -95,14 +95,11 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
     fetchJson = async (url) => (await fetcher.resolve(url)).raw;
   }
   const env: RegistryEnv = { fetchJson, allowLoopback, reindexIntervalMs, maxFailures: opts.maxFailures ?? DEFAULT_MAX_FAILURES };
-  // The feed door exists before the server does (the host is built with its doors); it is filled below.
+  // The subscriber needs the server's store and keys: the door and the rows reach it once it exists.
   let feeds: FeedSubscriber | undefined;
-  const feedDoor: Door = {
-    name: 'registry-feeds',
-    claims: (_req, path) => path === PLATFORM_PROFILE_PATH || path.startsWith(`${FEED_EVENTS_PATH}/`),
-    fetch: (req, denv) => feeds!.door.fetch(req, denv),
-    refuse: (req, status, err) => feeds!.door.refuse(req, status, err),
-  };
+  let kick: () => void = () => {};
+  env.platformProfile = () => feeds!.platformProfile();
+  env.log = (msg, fields) => log.warn(msg, fields);
   const server = await createUspServer({
     ...opts,
     business: registryDef(opts.name ?? 'USP discovery registry'),
@@ -115,7 +112,7 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
       profile: (ctx) => registryProfile(ctx, opts.sandbox),
       env: { registry: env },
       instructions: REGISTRY_INSTRUCTIONS,
-      doors: [feedDoor],
+      doors: (kit) => [registryFeedDoor(kit.pipeline, kit.clientAddress, () => kick())],
     },
   });
   let running: Promise<unknown> | undefined;
@@ -125,6 +122,22 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
     return run;
   };
   let again = false;
+  // A catalog event: re-index now, or right after the run in progress.
+  kick = () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    reindexNow()
+      .catch((err) => log.error('re-index failed', { error: String(err) }))
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          kick();
+        }
+      });
+  };
   feeds = createFeedSubscriber({
     store: server.store,
     keyring: server.keyring,
@@ -133,22 +146,7 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
     log,
     baseUrl: () => server.biz.publicUrl,
     post: opts.postJson ?? pinnedJsonPost(allowLoopback),
-    // A catalog event: re-index now, or right after the run in progress.
-    reindex: function kick() {
-      if (running) {
-        again = true;
-        return;
-      }
-      reindexNow()
-        .catch((err) => log.error('re-index failed', { error: String(err) }))
-        .finally(() => {
-          running = undefined;
-          if (again) {
-            again = false;
-            kick();
-          }
-        });
-    },
+    reindex: () => kick(),
   });
   env.indexed = feeds.indexed;
   const poll = opts.reindexPollMs ?? 60_000;

@@ -5,8 +5,7 @@
  * nothing, and the settings form has one field per member of the settings' schema.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settingsFields } from '../../src/operations/index.js';
-import { addBusinessUser } from '../../src/server/admin-sessions.js';
+import { addBusinessUser, settingsFields } from '../../src/operations/index.js';
 import { signInDashboard, type DashboardClient } from '../support/dashboard-session.js';
 import { demoBusiness, startTestServer, type TestServer } from '../support/server.js';
 

@@ -5,7 +5,7 @@
  * CSRF token changes nothing; every screen is axe-clean and fits phone and desktop widths.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addBusinessUser } from '../../src/server/admin-sessions.js';
+import { addBusinessUser } from '../../src/operations/index.js';
 import { AXE, HAVE_CHROMIUM, SHOTS, launchBrowser, noteWithoutChromium } from '../support/browser.js';
 import { connectMcp, meta, type McpConn } from '../mcp/helpers.js';
 import { day, startTestServer, type TestServer } from '../support/server.js';

@@ -6,7 +6,7 @@
  * reschedule form with the operation's slot_unavailable words and leaves the booking where it was.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addBusinessUser } from '../../src/server/admin-sessions.js';
+import { addBusinessUser } from '../../src/operations/index.js';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 import { signInDashboard } from '../support/dashboard-session.js';
 

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { ManualClock, type Logger } from '../../src/operations/index.js';
-import { addBusinessUser } from '../../src/server/admin-sessions.js';
+import { addBusinessUser } from '../../src/operations/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import { emailRef } from '../../src/security/index.js';
 import { demoBusiness } from '../support/server.js';

@@ -5,7 +5,7 @@
  * POST without the session's CSRF token and changes nothing.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addBusinessUser } from '../../src/server/admin-sessions.js';
+import { addBusinessUser } from '../../src/operations/index.js';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 import { signInDashboard } from '../support/dashboard-session.js';
 

@@ -371,6 +371,23 @@ export const RULES = {
 // The repository
 // ------------------------------------------------------------------------------------------------
 
+/**
+ * The files of src/server that answer HTTP themselves, besides the host's own endpoints (the host,
+ * the listener, the probes and /metrics): a route, a Hono app or a Response built there is a door
+ * that bypasses the pipeline. Comments are left out.
+ */
+const HOST_ENDPOINTS = new Set(['src/server/host.ts', 'src/server/listener.ts', 'src/server/probes.ts', 'src/server/metrics-endpoint.ts']);
+export function doorsInServer(sources: readonly SourceFile[]): string[] {
+  const door = /new Response\(|new Hono\b|\.(?:get|post|put|patch|delete|all|on)\(\s*(?:\[[^\]]*\]\s*,\s*)?['"`]\//;
+  return sources
+    .filter((f) => f.path.startsWith('src/server/') && !HOST_ENDPOINTS.has(f.path))
+    .flatMap((f) => {
+      const code = f.text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+      const m = door.exec(code);
+      return m ? [`${f.path}: ${m[0]}`] : [];
+    });
+}
+
 const ROOT = join(import.meta.dirname, '..', '..');
 
 function walk(dir: string): string[] {
@@ -417,11 +434,29 @@ describe('the layers of src/ import only what ARCHITECTURE.md allows', () => {
   test('no file in src/ takes part in an import cycle, type-only imports included', () => {
     expect(importCycles(IMPORTS)).toEqual([]);
   });
+
+  test('src/server holds no door: it mounts the doors of src/bindings and src/oauth, and answers only the host-level endpoints', () => {
+    expect(doorsInServer(SOURCES)).toEqual([]);
+  });
 });
 
 // ------------------------------------------------------------------------------------------------
 // The checker is real: it reports violations in small in-memory samples.
 // ------------------------------------------------------------------------------------------------
+
+describe('the door check is real', () => {
+  test('a door written in src/server is reported; the same code in src/bindings, or in a comment, is not', () => {
+    const door = "const app = new Hono();\napp.post('/registry/feed-events/:id', (c) => c.json({}));";
+    expect(
+      doorsInServer([
+        { path: 'src/server/feeds.ts', text: door },
+        { path: 'src/server/answer.ts', text: 'export const f = () => new Response("x");' },
+        { path: 'src/bindings/feeds/door.ts', text: door },
+        { path: 'src/server/quiet.ts', text: "/** app.post('/x') and new Response( in prose */\nexport const x = 1;" },
+      ]),
+    ).toEqual(['src/server/feeds.ts: new Hono', 'src/server/answer.ts: new Response(']);
+  });
+});
 
 describe('the layering checker reports what breaks a rule and nothing else', () => {
   const check = (rule: LayerRule, path: string, text: string) => violations(rule, parseImports({ path, text }));

@@ -92,7 +92,17 @@ describe('a door never names an operation: every fact about one is read from its
     const clis = OPERATIONS.flatMap((o) => (o.cli ? [o.cli] : []));
     const pages = OPERATIONS.flatMap((o) => (o.page ? [o.page] : []));
     expect(new Set(clis).size).toBe(clis.length);
-    expect(pages.sort()).toEqual(['booking_page', 'calendar_file', 'checkout', 'checkout_form', 'reminders_form', 'subscribed_calendar']);
+    expect(pages.sort()).toEqual([
+      'booking_page',
+      'calendar_file',
+      'checkout',
+      'checkout_form',
+      'reminders_form',
+      'subscribed_calendar',
+      'waitlist_offer',
+      'waitlist_offer_accept',
+      'waitlist_offer_decline',
+    ]);
   });
 
   test('MCP tool names are spelled only in the copy a model reads', () => {

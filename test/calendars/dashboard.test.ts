@@ -4,18 +4,25 @@
  * addresses to subscribe to.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addBusinessUser } from '../../src/server/admin-sessions.js';
+import { addBusinessUser } from '../../src/operations/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { calendar, calendarBusiness, DST_NOW, startFeedServer, vevent, type FeedServer } from './fixtures.js';
 
 let feed: FeedServer;
 let t: TestServer;
 let page: (path: string) => Promise<string>;
+/** Post a dashboard form (with the page's CSRF token) and follow its redirect; answers the page it lands on. */
+let post: (formPage: string, action: string, fields: Record<string, string>) => Promise<string>;
 
 beforeAll(async () => {
   feed = await startFeedServer();
   t = await startTestServer({ business: calendarBusiness(feed.url, null), now: DST_NOW, security: { allowLoopbackProfiles: true }, calendars: { startWorkers: false } });
   await addBusinessUser(t.server.store, 'owner@studio.example', 'correct horse battery staple', DST_NOW);
+  await signIn();
+});
+
+/** Sign in as the owner (again: a session ends when the clock moves a day). */
+async function signIn(): Promise<void> {
   let cookie = '';
   const keep = (r: Response) => {
     const set = r.headers.getSetCookie().map((c) => c.split(';')[0]);
@@ -34,7 +41,20 @@ beforeAll(async () => {
   );
   expect(signed.status).toBe(303);
   page = async (path) => (await fetch(`${t.url}${path}`, { headers: { cookie } })).text();
-});
+  post = async (formPage, action, fields) => {
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await page(formPage))![1];
+    const r = keep(
+      await fetch(`${t.url}${action}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, ...fields }),
+      }),
+    );
+    expect(r.status).toBe(303);
+    return page(r.headers.get('location')!);
+  };
+}
 afterAll(async () => {
   await t.close();
   await feed.close();
@@ -62,5 +82,32 @@ describe('the dashboard shows calendar sync', () => {
     const r = await t.call('GET', '/admin/calendars', undefined, { apiKey: 'test-admin-key-0123456789', profile: null });
     expect(r.status).toBe(200);
     expect(r.body.feeds).toEqual([expect.objectContaining({ resource_id: 'res_a', type: 'ics', stale: true, error: 'answered HTTP 503' })]);
+  });
+});
+
+describe("the dashboard's staff screen sets a resource's calendars", () => {
+  const screen = '/admin/ui/staff/res_b/calendars';
+  const resB = () => t.server.calendars!.poller.feeds.filter((f) => f.resourceId === 'res_b');
+  beforeAll(signIn);
+
+  it('an iCalendar address added from the form is read at the next poll; unticked, it is removed', async () => {
+    expect(await page('/admin/ui/staff')).toContain('href="/admin/ui/staff/res_b/calendars"');
+    expect(await page(screen)).toContain('None yet.');
+    const saved = await post(screen, screen, { type: 'ics', url: feed.url });
+    expect(saved).toContain('Saved');
+    expect(saved).toContain(`iCalendar ${feed.url}`);
+    expect(resB()).toHaveLength(1);
+    const kept = await post(screen, screen, { keep_0: '1', type: 'caldav', url: 'https://dav.example.com/cal/bo/', username: 'bo', password_env: 'BO_TOKEN', write: '1' });
+    expect(kept).toContain('CalDAV https://dav.example.com/cal/bo/ as bo (password in $BO_TOKEN), bookings pushed');
+    expect(resB().map((f) => f.type)).toEqual(['ics', 'caldav']);
+    const removed = await post(screen, screen, {});
+    expect(removed).toContain('None yet.');
+    expect(resB()).toEqual([]);
+  });
+
+  it('what the business file refuses comes back in the flash, naming the field, and nothing is stored', async () => {
+    const refused = await post(screen, screen, { type: 'caldav', url: 'https://dav.example.com/cal/bo/', username: 'bo', password_env: 'not a name' });
+    expect(refused).toMatch(/environment variable name/);
+    expect(resB()).toEqual([]);
   });
 });

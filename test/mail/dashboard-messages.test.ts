@@ -1,6 +1,6 @@
 /** The business sees what was sent: a booking's messages with their state, in the admin API and on the dashboard's booking screen. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addBusinessUser } from '../../src/server/admin-sessions.js';
+import { addBusinessUser } from '../../src/operations/index.js';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 

@@ -5,7 +5,7 @@
  * provider it is recorded at once; never more than was paid and not yet refunded.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addBusinessUser } from '../../src/server/admin-sessions.js';
+import { addBusinessUser } from '../../src/operations/index.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/server.js';
 import { bookingOf, eventsOf, paidBooking, sessionOf, settleJobs, startStripeRig, type StripeRig } from './helpers.js';
 

@@ -4,7 +4,7 @@
  * shows it in its Money card.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addBusinessUser } from '../../src/server/admin-sessions.js';
+import { addBusinessUser } from '../../src/operations/index.js';
 import { ADMIN_KEY } from '../support/server.js';
 import { paidBooking, sessionOf, settleJobs, startStripeRig, type StripeRig } from './helpers.js';
 

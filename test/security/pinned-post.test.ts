@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OutboundRefused, pinnedPost } from '../../src/security/index.js';
-import { pinnedJsonPost } from '../../src/server/registry-feeds.js';
+import { pinnedJsonPost } from '../../src/server/registry-feed-subscriber.js';
 
 let server: Server | undefined;
 let connections = 0;

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../src/operations/index.js';
 import { ProxyListError, clientAddress, trustedProxies } from '../../src/security/index.js';
 import { createUspServer, type ServerOptions, type UspServer } from '../../src/server/compose.js';
-import { addBusinessUser } from '../../src/server/admin-sessions.js';
+import { addBusinessUser } from '../../src/operations/index.js';
 import { main } from '../../src/server/cli.js';
 import { proxyList } from '../../src/server/cli/serve.js';
 import { demoBusiness } from '../support/server.js';

@@ -23,13 +23,18 @@ interface PushRow {
   error: string | null;
 }
 
+/** What the feeds say of the buyer, as the business chose (settings.calendar_feed_buyer_data). */
+const BUYER_DATA = { none: 'the service only, no buyer', name: "the buyer's name only", name_and_contact: "the buyer's name, email and phone" } as const;
+
 export function mountCalendars(app: DashboardApp, s: Screens): void {
   app.get('/admin/ui/calendars', async (c) => {
     const res = await s.run(c, 'calendar_sync', {});
     const feeds = res.ok ? (res.data.feeds as FeedRow[]) : [];
     const pushes = res.ok ? (res.data.pushes as PushRow[]) : [];
     const feedRows = feeds.map(
-      (f) => html`<tr><td>${f.resource_name}</td><td>${f.type === 'caldav' ? `CalDAV${f.write ? ', bookings pushed' : ''}` : 'iCalendar'}</td>
+      (
+        f,
+      ) => html`<tr><td><a href="/admin/ui/staff/${encodeURIComponent(f.resource_id)}/calendars">${f.resource_name}</a></td><td>${f.type === 'caldav' ? `CalDAV${f.write ? ', bookings pushed' : ''}` : 'iCalendar'}</td>
 <td data-col="Last read">${f.last_ok_at ?? 'never'}</td><td data-col="Busy times">${f.busy_intervals}</td>
 <td data-col="State">${f.error ? html`<span class="state s-canceled">failing: ${f.error}</span>` : f.stale ? html`<span class="state s-pending">stale</span>` : html`<span class="state s-confirmed">ok</span>`}${
         f.error ? html`<br><small>the last busy times read are kept</small>` : ''
@@ -56,7 +61,7 @@ export function mountCalendars(app: DashboardApp, s: Screens): void {
 <section class="card" aria-labelledby="h-feeds"><h2 id="h-feeds">Busy times from staff calendars</h2>${
         feedRows.length
           ? html`<table class="list"><thead><tr><th>Staff</th><th>Calendar</th><th>Last read</th><th>Busy times</th><th>State</th></tr></thead><tbody>${feedRows}</tbody></table>`
-          : html`<p class="note">No calendars are listed in the business file (a resource's <code>calendars</code>).</p>`
+          : html`<p class="note">No calendars yet: add one from a staff member's <a href="/admin/ui/staff">Calendars</a> link.</p>`
       }</section>
 <section class="card" aria-labelledby="h-push"><h2 id="h-push">Bookings waiting to reach a calendar</h2>${
         pushRows.length
@@ -64,7 +69,7 @@ export function mountCalendars(app: DashboardApp, s: Screens): void {
           : html`<p class="note">None: every booking is in its calendar.</p>`
       }</section>
 <section class="card" aria-labelledby="h-subscribe"><h2 id="h-subscribe">Subscribe from a calendar app</h2>
-<p>Each address is secret: whoever has it sees the bookings (the buyer's name only). A new address stops the old one working.</p>
+<p>Each address is secret: whoever has it sees the bookings (${BUYER_DATA[s.biz.def.settings.calendar_feed_buyer_data]}). A new address stops the old one working.</p>
 <table class="list"><thead><tr><th>Feed</th><th>Address</th><th><span class="sr-only">Actions</span></th></tr></thead><tbody>${urlRows}</tbody></table></section>`,
     );
   });

@@ -100,7 +100,7 @@ function mountStaff(app: DashboardApp, s: Screens): void {
 <label>Name<input name="name" required value="${r.name}"></label><label>Location${locationSelect(s, r.location_id)}</label>
 ${hoursGrid('', r.schedule)}
 <label><input type="checkbox" name="force" value="1"> Keep bookings these hours would strand as booked</label>
-<button class="primary" type="submit">Save ${r.name}</button></form></section>`,
+<button class="primary" type="submit">Save ${r.name}</button></form><p><a href="/admin/ui/staff/${encodeURIComponent(r.id)}/calendars">Calendars</a></p></section>`,
     );
     return s.view(
       c,

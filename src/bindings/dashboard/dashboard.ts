@@ -17,9 +17,11 @@ import type { Pipeline } from '../../operations/index.js';
 import { html, styleSheet } from '../../web/index.js';
 import { mountApiKeys } from './api-keys.js';
 import { mountAudit } from './audit.js';
+import { mountMailPreviews, type MailPreviewView } from './mail-previews.js';
 import { mountBooking } from './booking.js';
 import { mountCalendar } from './calendar.js';
 import { mountCalendars } from './calendars.js';
+import { mountResourceCalendars } from './resource-calendars.js';
 import { screens, type Env } from './kit.js';
 import { DASHBOARD_CSS_PATH } from './layout.js';
 import { mountSignIn, type DashboardSessions } from './sign-in.js';
@@ -38,7 +40,12 @@ export function isDashboardRequest(_req: Request, path: string): boolean {
 }
 
 /** `clientAddress`: who signs in, for the lockout (the server's one resolver, trusted proxies honoured). */
-export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardSessions; clientAddress?: (req: Request, env: unknown) => string | undefined }): Hono<Env> {
+export function createDashboard(deps: {
+  pipeline: Pipeline;
+  sessions: DashboardSessions;
+  clientAddress?: (req: Request, env: unknown) => string | undefined;
+  mailPreview?: () => MailPreviewView[];
+}): Hono<Env> {
   const s = screens(deps.pipeline);
   const app = new Hono<Env>();
   // A fault (a form that cannot be read, anything unexpected) goes to the host, which answers it in this door's page and logs it.
@@ -61,8 +68,10 @@ export function createDashboard(deps: { pipeline: Pipeline; sessions: DashboardS
     mountFrontDesk,
     mountCalendars,
     mountBusiness,
+    mountResourceCalendars,
   ])
     mount(app, s);
+  if (deps.mailPreview) mountMailPreviews(app, s, deps.mailPreview);
   app.notFound((c) => (c.get('session') ? s.view(c as Context<Env>, 'Not found', '', html`<h1>Not found</h1>`, 404) : c.redirect('/admin/login', 303)));
   return app;
 }

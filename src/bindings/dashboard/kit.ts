@@ -9,11 +9,8 @@ import { operationForDashboard, type Business, type DashboardAction, type Pipeli
 import { html, sameText, type Html } from '../../web/index.js';
 import { doneWords, errorWords, type DoneCode } from './flash.js';
 import { layout, page } from './layout.js';
-
-export interface DashboardSession {
-  email: string;
-  csrf: string;
-}
+import type { DashboardSession } from '../../operations/index.js';
+export type { DashboardSession };
 
 export type Env = { Variables: { session: DashboardSession; token: string } };
 export type DashboardApp = Hono<Env>;

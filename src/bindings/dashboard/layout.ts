@@ -21,6 +21,7 @@ const NAV: ReadonlyArray<readonly [href: string, label: string]> = [
   ['/admin/ui/calendars', 'Calendar sync'],
   ['/admin/ui/time-off', 'Time off & hours'],
   ['/admin/ui/waitlists', 'Waitlists'],
+  ['/admin/ui/mail', 'Mail'],
   ['/admin/ui/webhooks', 'Webhooks'],
   ['/admin/ui/api-keys', 'API keys'],
   ['/admin/ui/audit', 'Audit log'],

@@ -6,8 +6,10 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { html, isHttps, pageHeaders, readForm } from '../../web/index.js';
-import type { DashboardApp, DashboardSession } from './kit.js';
+import type { DashboardApp } from './kit.js';
 import { errorPage, layout } from './layout.js';
+import type { DashboardSessions } from '../../operations/index.js';
+export type { DashboardSessions };
 
 /** The web kit's page headers: its policy (forms post only to us), no-store, no referrer, no framing. */
 const HEADERS = pageHeaders();
@@ -15,16 +17,7 @@ const HEADERS = pageHeaders();
 const SESSION_COOKIE = 'usp_admin_session';
 const LOGIN_COOKIE = 'usp_admin_login';
 
-/** How the dashboard signs people in: provided by the server (accounts and sessions live in the store). */
-export interface DashboardSessions {
-  /** The admin key is accepted in place of an account (sandbox only). */
-  adminKeyLogin: boolean;
-  /** `limited`: refused unchecked, this address (or this user from it) failed too often; try again in `waitS`. */
-  login(email: string, password: string, address: string): Promise<{ ok: true; token: string; session: DashboardSession } | { ok: false; limited: boolean; waitS?: number }>;
-  lookup(token: string | undefined): Promise<DashboardSession | null>;
-  logout(token: string): Promise<void>;
-  csrfMatches(session: DashboardSession, presented: string | undefined): boolean;
-}
+/** How the dashboard signs people in: `DashboardSessions`, from src/operations/admin/dashboard-sessions.ts, handed in by the composition root. */
 
 /** The sign-in screen's view model. */
 interface SignInView {

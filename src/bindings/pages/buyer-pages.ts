@@ -7,95 +7,12 @@
  * (Accept-Language, else the business's locale).
  */
 import { Hono, type Context } from 'hono';
-import { formatMoney, operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
+import { operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
 import { REST_ERRORS, problemResponse } from '../rest/index.js';
 import { registerCalendarFeeds } from './calendar-feeds.js';
-import { contentSecurityPolicy, csrfFor, csrfOk, documentShell, errorCard, html, htmlResponse, isHttps, readForm, styleSheet, type Html } from '../../web/index.js';
-
-/** Served from our own origin so the policy can forbid inline styles too. */
-const CSS = `*{box-sizing:border-box}body{font:17px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d1d1f;background:#f4f4f6}
-main{max-width:34rem;margin:0 auto;padding:1rem}
-.card{background:#fff;border-radius:12px;padding:1rem 1.1rem;margin:0 0 1rem;box-shadow:0 1px 2px rgba(0,0,0,.08)}
-.biz{font-size:.95rem;color:#4a4a4f;margin:0}h1{font-size:1.45rem;line-height:1.25;margin:.2rem 0 .6rem}
-h2{font-size:1.05rem;margin:0 0 .5rem}
-.state{display:inline-block;font-weight:600;border-radius:999px;padding:.2rem .8rem;margin:0 0 .6rem}
-.ok{background:#e3f5e8;color:#0b5a24}.wait{background:#fff3d6;color:#6b4400}.bad{background:#fde4e4;color:#8a1414}
-dl{margin:0}dt{font-size:.85rem;color:#4a4a4f;margin-top:.6rem}dd{margin:0}
-table{width:100%;border-collapse:collapse}td{padding:.25rem 0}td:last-child{text-align:right;font-variant-numeric:tabular-nums}
-tr.total td{border-top:1px solid #ddd;font-weight:600}
-ul{margin:0;padding-left:1.2rem}li{margin:.2rem 0}
-.due{font-size:1.6rem;font-weight:700;margin:.2rem 0}
-form{display:flex;gap:.6rem;flex-wrap:wrap;margin:.8rem 0 0}
-button,.button{font:inherit;font-weight:600;border-radius:10px;padding:.75rem 1.2rem;border:2px solid #1a4fd6;min-height:48px;cursor:pointer;text-decoration:none;display:inline-block}
-.primary{background:#1a4fd6;color:#fff;flex:1 1 12rem}.secondary{background:#fff;color:#1a4fd6}
-a{color:#1a4fd6}.note{color:#4a4a4f;font-size:.9rem}
-@media (min-width:48rem){main{padding:2.5rem 1rem}h1{font-size:1.8rem}}`;
-export const PAGES_CSS_PATH = '/assets/buyer-pages.css';
-
-/** Pages run no script, load nothing from elsewhere and may only post to us (and be sent on to the platform): the web kit's policy. */
-function page(title: string, body: Html, status = 200, formTargets: string[] = []): Response {
-  return htmlResponse(documentShell({ title, styles: [PAGES_CSS_PATH], main: body }), { status, formTargets });
-}
-
-/** The first language of Accept-Language that Intl can format, else the business's locale. */
-export function negotiateLocale(acceptLanguage: string | undefined, fallback: string): string {
-  const wanted = (acceptLanguage ?? '')
-    .split(',')
-    .map((part, i) => {
-      const [tag, ...params] = part.trim().split(';');
-      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-      return { tag: tag.trim(), q: q ? Number(q.slice(2)) : 1, i };
-    })
-    .filter((w) => w.tag && w.tag !== '*' && Number.isFinite(w.q) && w.q > 0)
-    .sort((a, b) => b.q - a.q || a.i - b.i);
-  for (const w of wanted) {
-    try {
-      const [supported] = Intl.DateTimeFormat.supportedLocalesOf([w.tag]);
-      if (supported) return supported;
-    } catch {
-      // not a language tag: try the next one
-    }
-  }
-  return fallback;
-}
-
-/** "New York time" from "America/New_York": the city people say, not the zone's code. */
-function zoneWords(zone: string): string {
-  const city = zone.split('/').pop()!.replace(/_/g, ' ');
-  return zone === 'UTC' || zone === 'Etc/UTC' ? 'UTC' : `${city} time`;
-}
-
-class Words {
-  constructor(
-    readonly locale: string,
-    readonly zone: string,
-  ) {}
-  /** "Friday, December 4, 10:00 – 11:00 AM" in the business's zone, in the buyer's language. */
-  when(startIso: string, endIso: string): string {
-    const start = new Date(startIso);
-    const end = new Date(endIso);
-    const day = new Intl.DateTimeFormat(this.locale, { timeZone: this.zone, weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }).format(start);
-    const times = new Intl.DateTimeFormat(this.locale, { timeZone: this.zone, hour: 'numeric', minute: '2-digit' }).formatRange(start, end);
-    return `${day}, ${times}`;
-  }
-  time(iso: string): string {
-    // Always with the day: the page may be read hours later, and the server's clock is not the reader's.
-    return new Intl.DateTimeFormat(this.locale, { timeZone: this.zone, weekday: 'short', day: 'numeric', month: 'short', hour: 'numeric', minute: '2-digit' }).format(
-      new Date(iso),
-    );
-  }
-  money(minor: number, currency: string): string {
-    return formatMoney(minor, currency, this.locale);
-  }
-  minutes(n: number): string {
-    try {
-      const unit = n % 60 === 0 ? 'hour' : 'minute';
-      return new Intl.NumberFormat(this.locale, { style: 'unit', unit, unitDisplay: 'long' }).format(unit === 'hour' ? n / 60 : n);
-    } catch {
-      return `${n} min`;
-    }
-  }
-}
+import { isOfferPageRequest, registerWaitlistOffer } from './waitlist-offer.js';
+import { CSS, negotiateLocale, page, PAGES_CSS_PATH, Words, zoneWords } from './page-kit.js';
+import { contentSecurityPolicy, csrfFor, csrfOk, errorCard, html, isHttps, readForm, styleSheet, type Html } from '../../web/index.js';
 
 function stateBadge(b: BookingPageView, w: Words): Html {
   switch (b.status) {
@@ -213,6 +130,7 @@ const CALENDAR_FEED = /^\/calendars\/[^/]+\.ics$/;
  * programs get JSON from REST. The calendar file and the style sheet are the pages' for everyone.
  */
 export function isPageRequest(req: Request, path: string): boolean {
+  if (isOfferPageRequest(req, path)) return true;
   if (req.method === 'GET') {
     if (path === PAGES_CSS_PATH || CALENDAR.test(path) || CALENDAR_FEED.test(path) || RETURN.test(path)) return true;
     return (CHECKOUT.test(path) || BOOKING.test(path) || REMINDERS.test(path)) && wantsHtml(req);
@@ -327,6 +245,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
     });
   });
   registerCalendarFeeds(app, pipeline);
+  registerWaitlistOffer(app, pipeline);
   app.notFound(() => notFound(404));
   return app;
 }

@@ -1,1 +1,2 @@
-export { createBuyerPages, isPageRequest, pageRefusal, negotiateLocale, PAGES_CSS_PATH } from './buyer-pages.js';
+export { createBuyerPages, isPageRequest, pageRefusal } from './buyer-pages.js';
+export { negotiateLocale, PAGES_CSS_PATH } from './page-kit.js';

@@ -3,6 +3,7 @@ import { nextStatus } from '../../domain/index.js';
 import { iso } from '../context.js';
 import { refundableAmount, refundsThroughProvider, requestRefund } from '../steps/provider-money.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
+import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkRevision, endBooking, loadBooking, movePayment, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 
@@ -13,12 +14,7 @@ import { id, BOOKING_OUTPUT } from '../schemas.js';
 export const declineBooking = defineOperation({
   name: 'decline_booking',
   rest: { method: 'POST', path: '/admin/bookings/{booking_id}/decline', input: 'body' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...BUSINESS_BOOKING_CHANGE,
   destructive: true,
   dashboard: 'decline',
   output: BOOKING_OUTPUT,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
+import { BUSINESS_READ } from '../steps/change-rows.js';
 import { Out } from '../schemas.js';
 import { exportPerson } from '../steps/personal-data.js';
 import { PersonInput, personFrom } from './person-input.js';
@@ -13,11 +14,7 @@ import { PersonInput, personFrom } from './person-input.js';
 export const exportBuyerData = defineOperation({
   name: 'export_buyer_data',
   rest: { method: 'POST', path: '/admin/buyers/export', input: 'body' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  writes: false,
+  ...BUSINESS_READ,
   dashboard: 'buyer_export',
   output: { export: Out.object },
   summary: "Everything stored about one buyer (by email or phone), as JSON: a buyer's data export.",

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
+import { BUSINESS_READ } from '../steps/change-rows.js';
 import { bookingNotFound } from '../steps/booking-lifecycle.js';
 import { id, Out } from '../schemas.js';
 import { calendarRow } from './present.js';
@@ -11,11 +12,7 @@ import { refundsThroughProvider } from '../steps/provider-money.js';
 export const getBookingHistory = defineOperation({
   name: 'get_booking_history',
   rest: { method: 'GET', path: '/admin/bookings/{booking_id}', input: 'none' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  writes: false,
+  ...BUSINESS_READ,
   dashboard: 'booking_detail',
   output: { booking: Out.object, money: Out.object, events: Out.objects, messages: Out.objects },
   summary: 'A booking with its event history (every event it raised, oldest first) and the mail sent to its buyer (queued, sent, failed).',

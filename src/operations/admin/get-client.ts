@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
+import { BUSINESS_READ } from '../steps/change-rows.js';
 import { Out } from '../schemas.js';
 import { bookingsOfPerson, clientKeys } from '../steps/personal-data.js';
 import { PersonInput, personFrom } from './person-input.js';
@@ -12,11 +13,7 @@ import { PersonInput, personFrom } from './person-input.js';
 export const getClient = defineOperation({
   name: 'get_client',
   rest: { method: 'GET', path: '/admin/clients', input: 'query' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  writes: false,
+  ...BUSINESS_READ,
   dashboard: 'client',
   output: { bookings: Out.objects, note: Out.object },
   summary: "A client's booking history (by email or phone) and the business's private note about them.",

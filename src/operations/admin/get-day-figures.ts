@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineOperation, ok, requireBusiness } from '../define.js';
+import { BUSINESS_READ } from '../steps/change-rows.js';
 import { Out } from '../schemas.js';
 import { dayRange, today } from './present.js';
 
@@ -7,11 +8,7 @@ import { dayRange, today } from './present.js';
 export const getDayFigures = defineOperation({
   name: 'get_day_figures',
   rest: { method: 'GET', path: '/admin/figures', input: 'query' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  writes: false,
+  ...BUSINESS_READ,
   dashboard: 'figures',
   output: { figures: Out.object },
   summary: "A day's figures: bookings by status, revenue booked, pending confirmations, failed deliveries.",

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineOperation, ok, requireBusiness } from '../define.js';
+import { BUSINESS_READ } from '../steps/change-rows.js';
 import { Out } from '../schemas.js';
 import { presentKey } from './create-api-key.js';
 
@@ -7,11 +8,7 @@ import { presentKey } from './create-api-key.js';
 export const listApiKeys = defineOperation({
   name: 'list_api_keys',
   rest: { method: 'GET', path: '/admin/api-keys', input: 'none' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  writes: false,
+  ...BUSINESS_READ,
   dashboard: 'api_keys',
   output: { api_keys: Out.objects },
   summary: 'Platform API keys issued at run time (ids, labels, dates; never the secrets).',

@@ -1,17 +1,14 @@
 import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
+import { BUSINESS_READ } from '../steps/change-rows.js';
 import { Out } from '../schemas.js';
 
 /** The audit log: every state-changing call made as the business (who, what, on which resource, when), newest first. */
 export const listAuditLog = defineOperation({
   name: 'list_audit_log',
   rest: { method: 'GET', path: '/admin/audit', input: 'query' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  writes: false,
+  ...BUSINESS_READ,
   dashboard: 'audit_log',
   output: { entries: Out.objects },
   summary: 'The audit log of admin actions, newest first.',

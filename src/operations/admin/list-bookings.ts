@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
+import { BUSINESS_READ } from '../steps/change-rows.js';
 import { Out } from '../schemas.js';
 import { buyerMatches, calendarRow, dayRange, today } from './present.js';
 
@@ -10,11 +11,7 @@ const STATUSES = ['pending', 'requires_action', 'confirmed', 'in_progress', 'com
 export const listBookings = defineOperation({
   name: 'list_bookings',
   rest: { method: 'GET', path: '/admin/bookings', input: 'query' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  writes: false,
+  ...BUSINESS_READ,
   dashboard: 'bookings',
   output: { range: Out.object, bookings: Out.objects },
   summary: 'Bookings starting on a day or in a week (business time zone), filtered by staff member, location, status or buyer.',

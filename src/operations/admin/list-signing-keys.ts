@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import type { OperationContext } from '../context.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
+import { BUSINESS_READ } from '../steps/change-rows.js';
 import { Out } from '../schemas.js';
 
 /** The webhook signing keys the profile publishes: the one in use (no `retired_at`) and those in their grace period. */
@@ -13,11 +14,7 @@ export function presentSigningKeys(ctx: OperationContext): Array<{ kid: string; 
 export const listSigningKeys = defineOperation({
   name: 'list_signing_keys',
   rest: { method: 'GET', path: '/admin/signing-keys', input: 'none' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  writes: false,
+  ...BUSINESS_READ,
   dashboard: 'signing_keys',
   output: { keys: Out.objects },
   summary: 'The webhook signing keys: the one in use and retired ones still published (ids and dates).',

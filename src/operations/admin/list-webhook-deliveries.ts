@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import type { WebhookDelivery } from '../../store/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
+import { BUSINESS_READ } from '../steps/change-rows.js';
 import { Out } from '../schemas.js';
 
 function presentDelivery(d: WebhookDelivery): Record<string, unknown> {
@@ -26,11 +27,7 @@ function presentDelivery(d: WebhookDelivery): Record<string, unknown> {
 export const listWebhookDeliveries = defineOperation({
   name: 'list_webhook_deliveries',
   rest: { method: 'GET', path: '/admin/webhooks/deliveries', input: 'query' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  writes: false,
+  ...BUSINESS_READ,
   dashboard: 'deliveries',
   output: { deliveries: Out.objects },
   summary: 'The webhook delivery log, newest first: target, status, attempts, last answer.',

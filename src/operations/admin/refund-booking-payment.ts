@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { errorMessage, formatMoney } from '../../domain/index.js';
 import { iso } from '../context.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
+import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkRevision, emitBookingEvent, loadBooking, bookingNotFound, movePayment, touch } from '../steps/booking-lifecycle.js';
 import { refundableAmount, refundsThroughProvider, requestRefund } from '../steps/provider-money.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
@@ -17,12 +18,7 @@ import { id, BOOKING_OUTPUT } from '../schemas.js';
 export const refundBookingPayment = defineOperation({
   name: 'refund_booking_payment',
   rest: { method: 'POST', path: '/admin/bookings/{booking_id}/refund', input: 'body' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...BUSINESS_BOOKING_CHANGE,
   destructive: true,
   dashboard: 'refund',
   output: BOOKING_OUTPUT,

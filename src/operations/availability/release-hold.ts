@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { errorMessage } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { id, Out } from '../schemas.js';
-import { endHold } from '../steps/waitlist-offers.js';
+import { enterHoldStatus } from '../steps/waitlist-offers.js';
 import { holdView, loadHold } from '../steps/holds.js';
 
 export const releaseHold = defineOperation({
@@ -27,7 +27,7 @@ export const releaseHold = defineOperation({
     if (!rec) return outcome(errorMessage('hold_not_found', `No hold ${JSON.stringify(inp.hold_id)} belongs to this platform.`, '$.hold_id'));
     const view = holdView(rec, ctx.now);
     if (view.status !== 'active') return ok({ hold: view });
-    await endHold(ctx, rec, 'released');
+    await enterHoldStatus(ctx, rec, 'release');
     return ok({ hold: rec.hold });
   },
 });

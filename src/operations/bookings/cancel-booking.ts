@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorMessage, cancellationTerms, formatMoney, parseDuration, operationPermitted, type Booking, type Message } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
+import { PLATFORM_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkRevision, emitBookingEvent, endBooking, loadBooking, movePayment, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { iso } from '../context.js';
 import { refundableAmount, refundsThroughProvider, requestRefund } from '../steps/provider-money.js';
@@ -12,14 +13,7 @@ export const cancelBooking = defineOperation({
   tool: 'usp_bookings_cancel',
   view: 'booking_card',
   rest: { method: 'POST', path: '/bookings/{booking_id}/cancel', input: 'body' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'privileged_scoped',
-  scopes: ['usp:booking'],
-  rate: { bucket: 'bookings' },
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...PLATFORM_BOOKING_CHANGE,
   destructive: true,
   dashboard: 'cancel',
   cli: 'cancel',

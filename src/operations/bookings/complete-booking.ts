@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineOperation } from '../define.js';
+import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { applyBusinessMove } from '../steps/booking-lifecycle.js';
 import { id } from '../schemas.js';
 
@@ -7,12 +8,7 @@ import { id } from '../schemas.js';
 export const completeBooking = defineOperation({
   name: 'complete_booking',
   rest: { method: 'POST', path: '/admin/bookings/{booking_id}/complete', input: 'none' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...BUSINESS_BOOKING_CHANGE,
   dashboard: 'complete',
   cli: 'complete',
   summary: 'The business marks a booking as completed.',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineOperation, ok, requireBusiness } from '../define.js';
+import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { alreadyMessage, checkRevision, loadBooking, stateConflict, transition, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 
@@ -8,12 +9,7 @@ export const confirmBooking = defineOperation({
   name: 'confirm_booking',
   tool: 'usp_bookings_confirm',
   rest: { method: 'POST', path: '/bookings/{booking_id}/confirm', input: 'body' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...BUSINESS_BOOKING_CHANGE,
   dashboard: 'confirm',
   cli: 'confirm',
   output: BOOKING_OUTPUT,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorMessage, formatMoney } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
+import { PLATFORM_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkRevision, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { recordPayment } from '../steps/payments.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
@@ -9,14 +10,7 @@ export const confirmPayment = defineOperation({
   name: 'confirm_payment',
   tool: 'usp_bookings_confirm_payment',
   rest: { method: 'POST', path: '/bookings/{booking_id}/confirm-payment', input: 'body' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'privileged_scoped',
-  scopes: ['usp:booking'],
-  rate: { bucket: 'bookings' },
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...PLATFORM_BOOKING_CHANGE,
   output: BOOKING_OUTPUT,
   summary: 'Report a completed payment for a booking that requires action; confirms it.',
   input: z.object({

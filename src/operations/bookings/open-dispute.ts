@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { errorMessage } from '../../domain/index.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
+import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkRevision, loadBooking, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { disputeConflict, openDisputeOn } from '../steps/disputes.js';
 import { id } from '../schemas.js';
@@ -13,12 +14,7 @@ import { id } from '../schemas.js';
 export const openDispute = defineOperation({
   name: 'open_dispute',
   rest: { method: 'POST', path: '/admin/bookings/{booking_id}/dispute', input: 'body' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...BUSINESS_BOOKING_CHANGE,
   cli: 'dispute-open',
   summary: 'A payment dispute (chargeback) was opened against a booking: record it and notify the platform.',
   input: z.object({

@@ -14,28 +14,22 @@ import {
 } from '../../domain/index.js';
 import { feeAtService, spokenDuration } from '../steps/policy-fees.js';
 import { defineOperation, ok, outcome } from '../define.js';
+import { PLATFORM_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkSlot, claimRows } from '../steps/slots.js';
 import { iso } from '../context.js';
-import { freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
+import { enterHoldStatus, freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
 import { scheduleReminder, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { checkRevision, emitBookingEvent, loadBooking, move, movePayment, paymentAction, stateConflict } from '../steps/booking-lifecycle.js';
 import { queueCheckouts } from '../steps/checkouts.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
-import { holdView, loadHold, moveHold } from '../steps/holds.js';
+import { holdView, loadHold } from '../steps/holds.js';
 
 export const rescheduleBooking = defineOperation({
   name: 'reschedule_booking',
   tool: 'usp_bookings_reschedule',
   view: 'booking_card',
   rest: { method: 'POST', path: '/bookings/{booking_id}/reschedule', input: 'body' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'privileged_scoped',
-  scopes: ['usp:booking'],
-  rate: { bucket: 'bookings' },
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...PLATFORM_BOOKING_CHANGE,
   dashboard: 'reschedule',
   output: BOOKING_OUTPUT,
   summary: 'Move a booking to another slot of the same service; the booking keeps its id.',
@@ -84,10 +78,7 @@ export const rescheduleBooking = defineOperation({
     // Swap the claims: the booking's old claims go, new ones come (or the hold's are inherited).
     await ctx.tx.claims.removeOwner(b.id);
     if (hold) {
-      await ctx.tx.claims.transfer(hold.hold.id, b.id, rec.priv.expires_at_ms ?? null);
-      moveHold(hold, 'convert');
-      hold.priv.booking_id = b.id;
-      await ctx.tx.holds.update(hold);
+      await enterHoldStatus(ctx, hold, 'convert', { bookingId: b.id, expiresMs: rec.priv.expires_at_ms ?? null });
     } else {
       await ctx.tx.claims.add(claimRows(service, slot, b.id, b.party_size, false, rec.priv.expires_at_ms ?? null));
     }

@@ -5,21 +5,17 @@
  * `booking.refund_issued`.
  */
 import { z } from 'zod';
-import { errorMessage, formatMoney, nextDisputeStatus, type DisputeMove } from '../../domain/index.js';
+import { errorMessage, formatMoney, type DisputeMove } from '../../domain/index.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
+import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkRevision, loadBooking, bookingNotFound } from '../steps/booking-lifecycle.js';
-import { PARTICIPLE, disputeConflict, resolveDisputeOn } from '../steps/disputes.js';
+import { checkDisputeMove, enterDisputeStatus } from '../steps/disputes.js';
 import { id } from '../schemas.js';
 
 export const resolveDispute = defineOperation({
   name: 'resolve_dispute',
   rest: { method: 'POST', path: '/admin/bookings/{booking_id}/dispute/resolve', input: 'body' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...BUSINESS_BOOKING_CHANGE,
   cli: 'dispute-resolve',
   summary: "Resolve the booking's dispute for the buyer (a refund) or for the business; notifies the platform.",
   input: z.object({
@@ -32,10 +28,8 @@ export const resolveDispute = defineOperation({
     const rec = await loadBooking(ctx, inp.booking_id);
     if (!rec) return bookingNotFound(inp.booking_id);
     const b = rec.booking;
-    const d = b.dispute;
     const move: DisputeMove = inp.outcome === 'buyer' ? 'resolve_buyer' : 'resolve_business';
-    const to = d && nextDisputeStatus(d.status, move);
-    if (!d || !to) throw disputeConflict(rec, PARTICIPLE[move]);
+    checkDisputeMove(rec, move);
     const collected = rec.priv.amount_paid;
     if (inp.outcome === 'business' && inp.refund_amount !== undefined) {
       return outcome(errorMessage('validation_error', 'A dispute resolved for the business refunds nothing; leave out refund_amount.', '$.refund_amount'), { booking: b });
@@ -46,7 +40,7 @@ export const resolveDispute = defineOperation({
       return outcome(errorMessage('validation_error', `At most ${formatMoney(collected, currency)} was collected, so no more can be refunded.`, '$.refund_amount'), { booking: b });
     }
     checkRevision(ctx, b.revision);
-    resolveDisputeOn(ctx, rec, to, refund);
+    enterDisputeStatus(ctx, rec, move, refund);
     await ctx.tx.bookings.update(rec);
     return ok({ booking: b });
   },

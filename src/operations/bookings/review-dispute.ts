@@ -1,20 +1,15 @@
 /** The open dispute on a booking is put under review (spec 5.5.2). Business-only. */
 import { z } from 'zod';
-import { nextDisputeStatus } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { checkRevision, loadBooking, touch, bookingNotFound } from '../steps/booking-lifecycle.js';
-import { PARTICIPLE, disputeConflict } from '../steps/disputes.js';
+import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
+import { checkRevision, loadBooking, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { checkDisputeMove, enterDisputeStatus } from '../steps/disputes.js';
 import { id } from '../schemas.js';
 
 export const reviewDispute = defineOperation({
   name: 'review_dispute',
   rest: { method: 'POST', path: '/admin/bookings/{booking_id}/dispute/review', input: 'none' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'business_only',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...BUSINESS_BOOKING_CHANGE,
   cli: 'dispute-review',
   summary: "The booking's open dispute is under review by the payment processor.",
   input: z.object({ booking_id: id('The booking id.') }),
@@ -22,12 +17,9 @@ export const reviewDispute = defineOperation({
     requireBusiness(ctx);
     const rec = await loadBooking(ctx, inp.booking_id);
     if (!rec) return bookingNotFound(inp.booking_id);
-    const d = rec.booking.dispute;
-    const to = d && nextDisputeStatus(d.status, 'review');
-    if (!d || !to) throw disputeConflict(rec, PARTICIPLE.review);
+    checkDisputeMove(rec, 'review');
     checkRevision(ctx, rec.booking.revision);
-    d.status = to;
-    touch(rec, ctx);
+    enterDisputeStatus(ctx, rec, 'review');
     await ctx.tx.bookings.update(rec);
     return ok({ booking: rec.booking });
   },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { operationPermitted, errorMessage, type Message } from '../../domain/index.js';
 import { defineOperation, ok, type OperationResult } from '../define.js';
+import { PLATFORM_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { Buyer, DeliveryAddress, id, BOOKING_OUTPUT } from '../schemas.js';
 
@@ -59,14 +60,7 @@ export const updateBooking = defineOperation({
   name: 'update_booking',
   tool: 'usp_bookings_update',
   rest: { method: 'PUT', path: '/bookings/{booking_id}', input: 'body' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'privileged_scoped',
-  scopes: ['usp:booking'],
-  rate: { bucket: 'bookings' },
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...PLATFORM_BOOKING_CHANGE,
   output: BOOKING_OUTPUT,
   summary: 'Change buyer, recipient, delivery address or notes of a booking (partial update).',
   input: z

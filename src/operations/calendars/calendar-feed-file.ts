@@ -1,10 +1,11 @@
 /**
  * A secret iCalendar feed to subscribe to: the bookings of one resource, or of the whole business
  * (`_business`), from 30 days back, each as one event under the same UID the CalDAV push uses (so
- * a calendar read back for busy times skips them). The buyer appears by name only.
+ * a calendar read back for busy times skips them). The buyer appears as the business chose
+ * (`settings.calendar_feed_buyer_data`: by name by default).
  */
 import { z } from 'zod';
-import { bookingEventUid, calendarObject, type CalendarEvent } from '../../domain/index.js';
+import { bookingEventText, bookingEventUid, calendarObject, type CalendarEvent } from '../../domain/index.js';
 import { defineOperation, ok } from '../define.js';
 import { ProtocolError } from '../errors.js';
 import { BUSINESS_FEED, checkFeedToken, requireResource } from './feed-tokens.js';
@@ -48,7 +49,7 @@ export const calendarFeedFile = defineOperation({
         startMs: rec.priv.start_ms,
         endMs: rec.priv.end_ms,
         stampMs: Date.parse(b.updated_at),
-        summary: `${names.get(b.service_id) ?? b.service_id}: ${b.buyer.first_name} ${b.buyer.last_name}`.trim(),
+        ...bookingEventText(names.get(b.service_id) ?? b.service_id, b.buyer, ctx.biz.def.settings.calendar_feed_buyer_data),
       });
     }
     events.sort((a, b) => a.startMs - b.startMs);

@@ -10,7 +10,7 @@ import { calendarKey, formatInstant, isoUtc } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { Out } from '../schemas.js';
 
-/** Busy times older than this are reported stale (a feed failing for a day, or not polled). */
+/** Busy times older than this are reported stale unless the process says otherwise (`--calendar-stale-hours`). */
 export const CALENDAR_STALE_MS = 24 * 3_600_000;
 
 export const listCalendarSync = defineOperation({
@@ -23,7 +23,8 @@ export const listCalendarSync = defineOperation({
   writes: false,
   dashboard: 'calendar_sync',
   output: { feeds: Out.objects, pushes: Out.objects, busy: Out.objects },
-  summary: "Calendar sync: each resource calendar's last fetch and error (stale after 24 h), bookings waiting to be pushed, and busy times read from calendars in a range.",
+  summary:
+    "Calendar sync: each resource calendar's last fetch and error (stale after --calendar-stale-hours, default 24 h), bookings waiting to be pushed, and busy times read from calendars in a range.",
   input: z.object({
     from: z.string().datetime({ offset: true }).optional().describe('Start of the range whose busy times are listed (default now).'),
     to: z.string().datetime({ offset: true }).optional().describe('End of the range (default one week after from).'),
@@ -45,7 +46,7 @@ export const listCalendarSync = defineOperation({
           last_attempt_at: s?.last_attempt_ms ? formatInstant(s.last_attempt_ms, zone) : null,
           error: s?.last_error ?? null,
           busy_intervals: s?.busy_count ?? 0,
-          stale: !s?.last_ok_ms || ctx.now - s.last_ok_ms > CALENDAR_STALE_MS,
+          stale: !s?.last_ok_ms || ctx.now - s.last_ok_ms > (ctx.env?.calendarStaleMs ?? CALENDAR_STALE_MS),
         };
       }),
     );

@@ -25,6 +25,10 @@ export interface RegistryEnv {
    * Told after a registration's catalog was fetched for indexing (the write may still be
    * committing): the registry's host subscribes to the business's catalog feed from here.
    */
+  /** The platform profile the registry subscribes to catalog feeds under (absent: it does not). */
+  platformProfile?(): Record<string, unknown>;
+  /** A warning about a refused catalog event (the call's own log line names only its outcome). */
+  log?(msg: string, fields: Record<string, unknown>): void;
   indexed?(registrationId: string, business: { endpoint: string; profile: Record<string, unknown> }): void;
 }
 

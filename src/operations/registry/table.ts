@@ -9,6 +9,7 @@ import { searchServices } from './search-services.js';
 import { getRegistration } from './get-registration.js';
 import { updateRegistration } from './update-registration.js';
 import { deleteRegistration } from './delete-registration.js';
+import { getPlatformProfile, receiveCatalogEvent } from './feed-events.js';
 
 export const REGISTRY_OPERATIONS: readonly OperationDef[] = [
   registerBusiness,
@@ -17,4 +18,6 @@ export const REGISTRY_OPERATIONS: readonly OperationDef[] = [
   getRegistration,
   updateRegistration,
   deleteRegistration,
+  getPlatformProfile,
+  receiveCatalogEvent,
 ] as OperationDef[];

@@ -5,7 +5,8 @@
  * through the payment map the same way.
  */
 import { BOOKING_ENTRY_EFFECTS, allowedMoves, nextPaymentStatus, nextStatus, type Booking, type BookingMove, type BookingRecord, type PaymentMove } from '../../domain/index.js';
-import { ProtocolError } from '../errors.js';
+import type { ProtocolError } from '../errors.js';
+import { invalidTransition } from './invalid-transition.js';
 import { iso, newRevision, type OperationContext } from '../context.js';
 import { freedSlotOf, offerFreedPlace } from './waitlist-offers.js';
 
@@ -30,19 +31,9 @@ export function move(rec: BookingRecord, m: BookingMove, ctx: OperationContext):
   touch(rec, ctx);
 }
 
-/**
- * Refuse an operation the booking's status does not permit (spec 5.1.1's `invalid_transition`),
- * naming the status and what is allowed; the error family stays the pinned version's 409 (see DECISIONS).
- */
+/** Refuse an operation the booking's status does not permit, naming the status and what is allowed. */
 export function stateConflict(rec: BookingRecord, participle: string): ProtocolError {
-  const status = rec.booking.status;
-  const allowed = allowedMoves(status);
-  const next =
-    allowed.length > 0 ? ` From ${status} it can be: ${allowed.join(', ')}.` : ` ${status} is final: for another time, make a new booking (query availability, then book).`;
-  return new ProtocolError('booking_state_conflict', `This booking is ${status}; it cannot be ${participle}.${next}`, {
-    detailCode: 'invalid_transition',
-    extra: { current_status: status, allowed_moves: allowed },
-  });
+  return invalidTransition('booking', rec.booking.status, allowedMoves(rec.booking.status), participle, 'for another time, make a new booking (query availability, then book).');
 }
 
 export function touch(rec: BookingRecord, ctx: OperationContext): void {

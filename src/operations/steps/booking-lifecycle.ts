@@ -27,7 +27,7 @@ import { ProtocolError } from '../errors.js';
 import { ok, outcome, requireBusiness, type OperationResult } from '../define.js';
 import { iso, mayAct, newRevision, type OperationContext } from '../context.js';
 import { claimRows, slotResources } from './slots.js';
-import { moveHold } from './holds.js';
+import { enterHoldStatus } from './waitlist-offers.js';
 import { queueCheckouts, returnPageUrl, trackCheckout } from './checkouts.js';
 import { markPlatformMessages, queueBookingWaiting } from './mail-messages.js';
 import { enterInitialStatus, scheduleReminder, startsConfirmed, transition } from './booking-effects.js';
@@ -123,10 +123,7 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
   }
 
   if (nb.hold) {
-    await ctx.tx.claims.transfer(nb.hold.hold.id, id, expiresMs ?? null);
-    moveHold(nb.hold, 'convert');
-    nb.hold.priv.booking_id = id;
-    await ctx.tx.holds.update(nb.hold);
+    await enterHoldStatus(ctx, nb.hold, 'convert', { bookingId: id, expiresMs: expiresMs ?? null });
   } else {
     await ctx.tx.claims.add(claimRows(service, slot, id, nb.partySize, false, expiresMs ?? null));
   }

@@ -25,6 +25,7 @@ import { invalidRequest } from '../errors.js';
 import { publishCatalog, publishedOf } from '../catalog-sync.js';
 import { importDefinition, storedDefinition } from '../live-business.js';
 import { documentOf } from './definition-document.js';
+import { calendarUrlIssues, syncPushTargets } from './resource-calendars.js';
 
 type Json = Record<string, unknown>;
 
@@ -97,6 +98,10 @@ const REASON: Record<StrandedBooking['reason'], (s: StrandedBooking) => string> 
 export interface DocumentChange {
   apply(doc: Json): string[];
   force?: boolean;
+  /** Issues beyond the file's (its calendars' addresses against the outbound rule), once the file checks. */
+  more?(): Array<{ field: string; message: string }>;
+  /** The edit touched resources: their calendar push targets move with it. */
+  resources?: boolean;
 }
 
 export async function editDefinition(ctx: OperationContext, change: DefinitionChange): Promise<DefinitionEdit> {
@@ -104,6 +109,8 @@ export async function editDefinition(ctx: OperationContext, change: DefinitionCh
   let object: Json = {};
   const { def, messages } = await editDocument(ctx, {
     force: change.force,
+    resources: change.list === 'resources',
+    more: () => (change.list === 'resources' ? calendarUrlIssues(object, ctx.biz.allowLoopbackUrls) : []),
     apply(doc) {
       const list = listOf(doc, change.list);
       let at = change.id === undefined ? -1 : list.findIndex((o) => o.id === change.id);
@@ -153,6 +160,8 @@ export async function editDocument(ctx: OperationContext, change: DocumentChange
     const errors = namedIssues(checked.issues, prefixes);
     throw invalidRequest(errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
   }
+  const urlIssues = change.more?.() ?? [];
+  if (urlIssues.length > 0) throw invalidRequest(urlIssues.map((e) => `${e.field}: ${e.message}`).join('; '), urlIssues);
   const { bookings, claims, names } = await liveBookings(ctx, before);
   const stranded = strandedBookings(before, checked.def, bookings, claims);
   const named = stranded.map((s) => `${names.get(s.booking_id) ?? s.booking_id}: ${REASON[s.reason](s)}`);
@@ -164,6 +173,7 @@ export async function editDocument(ctx: OperationContext, change: DocumentChange
     );
   }
   await importDefinition(ctx.tx, checked.def);
+  if (change.resources) await syncPushTargets(ctx.tx, checked.def);
   await publishCatalog(ctx.tx, publishedOf(checked.def), ctx.now, (event, serviceId, data) =>
     ctx.emit({ event, orderKey: serviceId, principal: null, payload: { service_id: serviceId, data } }),
   );

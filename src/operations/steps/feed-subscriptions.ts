@@ -22,7 +22,11 @@ export async function loadOwned(ctx: OperationContext, sid: string): Promise<Sub
 /** Where each move leads: a subscription already there answers as it is. */
 const TARGET: Record<SubscriptionMove, SubscriptionStatus> = { pause: 'paused', resume: 'active', cancel: 'canceled' };
 
-/** Apply a move to the caller's subscription; already there is a success, a canceled one moves nowhere. */
+/**
+ * Apply a move to the caller's subscription; already there is a success, a canceled one moves
+ * nowhere. Entering a status writes nothing else: whether the subscription then receives catalog
+ * events is its row of SUBSCRIPTION_ENTRY_EFFECTS, which the store's `active()` list follows.
+ */
 export async function moveSubscription(ctx: OperationContext, sid: string, m: SubscriptionMove): Promise<OperationResult> {
   const rec = await loadOwned(ctx, sid);
   if (rec.subscription.status === TARGET[m]) return ok({ subscription: rec.subscription });

@@ -1,6 +1,11 @@
-/** Holds as the operations read them: the caller's own hold, and its status as of now. */
-import { nextHoldStatus, type HoldMove, type HoldRecord } from '../../domain/index.js';
+/**
+ * Holds as the operations read them: the caller's own hold, its status as of now, and the check of
+ * a move against the hold map (entering the new status is `enterHoldStatus` in waitlist-offers.ts,
+ * beside the waitlist that a freed place goes to).
+ */
+import { HOLD_TRANSITIONS, nextHoldStatus, type HoldMove, type HoldRecord, type HoldStatus } from '../../domain/index.js';
 import { mayAct, type OperationContext } from '../context.js';
+import { invalidTransition } from './invalid-transition.js';
 
 /** A hold past its expiry reads as expired, whether or not anything has swept it yet. */
 export function holdView(rec: HoldRecord, now: number): HoldRecord['hold'] {
@@ -14,9 +19,16 @@ export async function loadHold(ctx: OperationContext, holdId: string): Promise<H
   return rec;
 }
 
-/** Apply a move of the hold lifecycle; callers move only active holds, so a refusal is a fault. */
-export function moveHold(rec: HoldRecord, m: HoldMove): void {
-  const to = nextHoldStatus(rec.hold.status, m);
-  if (!to) throw new Error(`hold ${rec.hold.id} is ${rec.hold.status}; it cannot take the move ${m}`);
+const PARTICIPLE: Record<HoldMove, string> = { release: 'released', expire: 'expired', convert: 'booked' };
+
+/**
+ * Apply a move of the hold lifecycle (the record only) and return the new status, or refuse it
+ * with invalid_transition naming the status and what is allowed, as a booking's move is refused.
+ */
+export function moveHold(rec: HoldRecord, m: HoldMove): HoldStatus {
+  const status = rec.hold.status;
+  const to = nextHoldStatus(status, m);
+  if (!to) throw invalidTransition('hold', status, Object.keys(HOLD_TRANSITIONS[status]), PARTICIPLE[m]);
   rec.hold.status = to;
+  return to;
 }

@@ -14,6 +14,7 @@
  */
 import type { BookingRecord } from '../../domain/index.js';
 import type { OutboxEvent, Tx } from '../../store/index.js';
+import { issueCredential } from '../../security/index.js';
 import type { Business } from '../business.js';
 import type { OperationContext } from '../context.js';
 
@@ -123,13 +124,30 @@ export async function queueMailForEvents(tx: Tx, biz: Business, events: readonly
       const kind = bookingKind(e.event, at);
       if (!kind) continue;
       if (kind === 'reminder' && !(await remindersOn(tx, biz, at.booking.id))) continue;
-      for (const to of recipientsOf(at)) await queue(tx, e.event_id, kind, at.booking.id, to, bookingPayload(biz, at), now, kind === 'reminder' ? e.due_ms : now);
+      // A refund's message says how much came back (the event's amount: one of several refunds, or a dispute's).
+      const payload = { ...bookingPayload(biz, at), ...(typeof e.payload.refund_amount === 'number' ? { refund_amount: e.payload.refund_amount } : {}) };
+      for (const to of recipientsOf(at)) await queue(tx, e.event_id, kind, at.booking.id, to, payload, now, kind === 'reminder' ? e.due_ms : now);
     } else if (e.event === 'waitlist.spot_offered' && typeof e.payload.entry_id === 'string') {
       const rec = await tx.waitlist.get(e.payload.entry_id);
       if (!rec || rec.priv.platform_messages) continue;
-      await queue(tx, e.event_id, 'waitlist_offer', rec.entry.id, rec.entry.buyer.email, { entry: e.payload.data ?? rec.entry }, now);
+      if (!mailableAddress(rec.entry.buyer.email)) continue;
+      const offerPath = await offerLink(tx, rec.entry.id, rec.priv.principal, rec.priv.offer_expires_ms ?? now + OFFER_LINK_GRACE_MS);
+      await queue(tx, e.event_id, 'waitlist_offer', rec.entry.id, rec.entry.buyer.email, { entry: e.payload.data ?? rec.entry, offer_path: offerPath }, now);
     }
   }
+}
+
+/** How long after the offer's deadline its link still opens the page (to say it expired, not "unknown link"). */
+const OFFER_LINK_GRACE_MS = 86_400_000;
+
+/**
+ * The offer page's link: the entry's own credential, unbound (a browser proves no key) and issued
+ * for the person the mail goes to, so the page acts as the entry and nobody else. It stops working
+ * once the offer is answered or lapses (the entry's credentials are revoked then).
+ */
+async function offerLink(tx: Tx, entryId: string, principal: string | null, offerEndsMs: number): Promise<string> {
+  const c = await issueCredential(tx.security, { kind: 'waitlist_entry', resourceId: entryId, jkt: null, principal, expiresMs: offerEndsMs + OFFER_LINK_GRACE_MS });
+  return `/waitlist/${encodeURIComponent(entryId)}/offer?token=${encodeURIComponent(c.value)}`;
 }
 
 async function remindersOn(tx: Tx, biz: Business, bookingId: string): Promise<boolean> {

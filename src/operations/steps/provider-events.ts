@@ -12,7 +12,7 @@ import { endBooking, expireIfDue } from './booking-lifecycle.js';
 import { moneyOf, queueCheckouts } from './checkouts.js';
 import { recordPayment } from './payments.js';
 import { recordRefunded, requestRefund } from './provider-money.js';
-import { openDisputeOn, resolveDisputeOn } from './disputes.js';
+import { enterDisputeStatus, openDisputeOn } from './disputes.js';
 import type { PaymentEvent } from '../payment-events.js';
 
 const already = (what: string): OperationResult => ({ data: {}, messages: [infoMessage('already_in_state', what)] });
@@ -70,8 +70,8 @@ export async function applyProviderEvent(ctx: OperationContext, provider: string
       if (!rec.booking.dispute) openDisputeOn(ctx, rec, ev.reason);
       if (ev.type === 'dispute_closed') {
         d.status = ev.outcome;
-        const to = nextDisputeStatus(rec.booking.dispute!.status, ev.outcome === 'buyer' ? 'resolve_buyer' : 'resolve_business');
-        if (to) resolveDisputeOn(ctx, rec, to, ev.outcome === 'buyer' ? Math.min(ev.amount, rec.priv.amount_paid) : 0);
+        const move = ev.outcome === 'buyer' ? 'resolve_buyer' : 'resolve_business';
+        if (nextDisputeStatus(rec.booking.dispute!.status, move)) enterDisputeStatus(ctx, rec, move, ev.outcome === 'buyer' ? Math.min(ev.amount, rec.priv.amount_paid) : 0);
       }
       await ctx.tx.bookings.update(rec);
       return ok({ booking: rec.booking });

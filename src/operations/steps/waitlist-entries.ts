@@ -2,7 +2,7 @@
  * Waitlist entries as the operations move them (spec 11.1): the lifecycle's moves, the revision
  * bump of every write, and the answers for an entry the caller cannot see or a move its status forbids.
  */
-import { errorMessage, nextWaitlistStatus, type WaitlistMove, type WaitlistRecord } from '../../domain/index.js';
+import { errorMessage, nextWaitlistStatus, type WaitlistMove, type WaitlistRecord, type WaitlistStatus } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { outcome } from '../define.js';
 import { newRevision, type OperationContext } from '../context.js';
@@ -21,10 +21,16 @@ export function touchEntry(rec: WaitlistRecord, ctx: OperationContext): void {
   rec.entry.revision = newRevision(ctx);
 }
 
-/** Apply a move of the entry lifecycle, or refuse it with entry_state_conflict ("it cannot be `what`"). */
-export function moveEntry(rec: WaitlistRecord, m: WaitlistMove, ctx: OperationContext, what: string): void {
+const PARTICIPLE: Record<WaitlistMove, string> = { offer: 'offered a place', accept: 'accepted', decline: 'declined', expire: 'expired', leave: 'left' };
+
+/**
+ * Apply a move of the entry lifecycle (the record only) and return the new status, or refuse it
+ * with entry_state_conflict. Entering the new status is `enterEntryStatus` (waitlist-offers.ts).
+ */
+export function moveEntry(rec: WaitlistRecord, m: WaitlistMove, ctx: OperationContext): WaitlistStatus {
   const to = nextWaitlistStatus(rec.entry.status, m);
-  if (!to) throw entryConflict(rec, what);
+  if (!to) throw entryConflict(rec, PARTICIPLE[m]);
   rec.entry.status = to;
   touchEntry(rec, ctx);
+  return to;
 }

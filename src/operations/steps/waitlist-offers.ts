@@ -2,8 +2,24 @@
  * The waitlist (spec 11.1): when a place frees on a service with a waitlist, the first matching
  * waiting entry is offered it and a hold keeps the place for the acceptance window. Offers that
  * pass their window expire (on read, and by the sweeper) and the place moves down the queue.
+ * Holds and waitlist entries enter their statuses here, as their entry-effects tables say
+ * (the two lifecycles feed each other: a freed hold offers its place, a closed offer ends its hold).
  */
-import { type ServiceDef, type HoldRecord, type WaitlistRecord, decodeSlotId, encodeSlotId, slotTag, findSlot, formatInstant, localDate } from '../../domain/index.js';
+import {
+  HOLD_ENTRY_EFFECTS,
+  WAITLIST_ENTRY_EFFECTS,
+  type HoldMove,
+  type ServiceDef,
+  type HoldRecord,
+  type WaitlistMove,
+  type WaitlistRecord,
+  decodeSlotId,
+  encodeSlotId,
+  slotTag,
+  findSlot,
+  formatInstant,
+  localDate,
+} from '../../domain/index.js';
 import { iso, mayAct, type OperationContext } from '../context.js';
 import { moveHold } from './holds.js';
 import { moveEntry, touchEntry } from './waitlist-entries.js';
@@ -21,17 +37,56 @@ export function freedSlotOf(p: { slot_key: string; start_ms: number; end_ms: num
   return { key: p.slot_key, startMs: p.start_ms, endMs: p.end_ms, resourceIds: p.resource_ids };
 }
 
+/** The booking that takes a converted hold's place, and the expiry its claims keep. */
+export interface HoldTakenBy {
+  bookingId: string;
+  expiresMs: number | null;
+}
+
 /**
- * End an active hold (released by its holder, or expired with the offer it backed): its
- * credential stops working, its claims go, and the freed place goes down the waitlist.
+ * Make hold move `m` and apply what entering the new status does (HOLD_ENTRY_EFFECTS): the
+ * claims pass to the booking that took the hold's place, or they go with the hold's credential
+ * and the freed place goes down the waitlist.
  */
-export async function endHold(ctx: OperationContext, hold: HoldRecord, status: 'released' | 'expired'): Promise<void> {
-  moveHold(hold, status === 'released' ? 'release' : 'expire');
+export async function enterHoldStatus(ctx: OperationContext, hold: HoldRecord, m: HoldMove, takenBy?: HoldTakenBy): Promise<void> {
+  const fx = HOLD_ENTRY_EFFECTS[moveHold(hold, m)];
+  if (fx.claims === 'transfer') {
+    if (!takenBy) throw new Error(`hold ${hold.hold.id} cannot be converted without the booking that takes its place`);
+    await ctx.tx.claims.transfer(hold.hold.id, takenBy.bookingId, takenBy.expiresMs);
+    hold.priv.booking_id = takenBy.bookingId;
+  }
   await ctx.tx.holds.update(hold);
+  if (fx.claims !== 'free') return;
   await ctx.tx.security.revokeCredentials(hold.hold.id);
   await ctx.tx.claims.removeOwner(hold.hold.id);
   const service = ctx.biz.services.get(hold.hold.service_id);
   if (service) await offerFreedPlace(ctx, service, freedSlotOf(hold.priv));
+}
+
+/**
+ * Make entry move `m` and apply what entering the new status does (WAITLIST_ENTRY_EFFECTS):
+ * the open offer closed, `settle` (the move's own changes, e.g. the offer made), the write, the
+ * event, the entry leaving the line (its credential, the positions behind it), and the closed
+ * offer's hold ended, which passes the place on.
+ */
+export async function enterEntryStatus(ctx: OperationContext, rec: WaitlistRecord, m: WaitlistMove, settle?: (rec: WaitlistRecord) => void): Promise<void> {
+  const to = moveEntry(rec, m, ctx);
+  const fx = WAITLIST_ENTRY_EFFECTS[to];
+  if (fx.offer !== 'keep') {
+    delete rec.entry.offer_expires_at;
+    rec.priv.offer_expires_ms = undefined;
+  }
+  settle?.(rec);
+  await ctx.tx.waitlist.update(rec);
+  if (fx.event) emitWaitlistEvent(ctx, fx.event, rec);
+  if (fx.leavesLine) {
+    await ctx.tx.security.revokeCredentials(rec.entry.id);
+    await announcePositions(ctx, rec.entry.service_id);
+  }
+  const holdId = rec.priv.offer_hold_id;
+  if (fx.offer !== 'close' || !holdId) return;
+  const hold = await ctx.tx.holds.get(holdId);
+  if (hold && hold.hold.status === 'active') await enterHoldStatus(ctx, hold, to === 'expired' ? 'expire' : 'release');
 }
 
 /** Apply a lapsed offer and recompute the place in line: what a reader of an entry must see. */
@@ -111,13 +166,12 @@ async function offerOnePlace(ctx: OperationContext, service: ServiceDef, slot: F
       waitlist_entry_id: rec.entry.id,
     },
   });
-  moveEntry(rec, 'offer', ctx, 'offered a place');
-  rec.entry.offered_slot = { slot_id: slotId, start: formatInstant(open.startMs, ctx.biz.zone), end: formatInstant(open.endMs, ctx.biz.zone) };
-  rec.entry.offer_expires_at = iso(expiresMs);
-  rec.priv.offer_hold_id = holdId;
-  rec.priv.offer_expires_ms = expiresMs;
-  await ctx.tx.waitlist.update(rec);
-  emitWaitlistEvent(ctx, 'waitlist.spot_offered', rec);
+  await enterEntryStatus(ctx, rec, 'offer', (r) => {
+    r.entry.offered_slot = { slot_id: slotId, start: formatInstant(open.startMs, ctx.biz.zone), end: formatInstant(open.endMs, ctx.biz.zone) };
+    r.entry.offer_expires_at = iso(expiresMs);
+    r.priv.offer_hold_id = holdId;
+    r.priv.offer_expires_ms = expiresMs;
+  });
   return true;
 }
 
@@ -139,23 +193,8 @@ export async function announcePositions(ctx: OperationContext, serviceId: string
 /** An offer past its window expires; its place goes to the next entry in line. */
 export async function expireOfferIfDue(ctx: OperationContext, rec: WaitlistRecord): Promise<boolean> {
   if (rec.entry.status !== 'offered' || rec.priv.offer_expires_ms === undefined || rec.priv.offer_expires_ms > ctx.now) return false;
-  await endOffer(ctx, rec, 'expired');
-  emitWaitlistEvent(ctx, 'waitlist.expired', rec);
+  await enterEntryStatus(ctx, rec, 'expire');
   return true;
-}
-
-/** Close an open offer (expired or declined): release its hold and pass the place on. */
-export async function endOffer(ctx: OperationContext, rec: WaitlistRecord, status: 'expired' | 'declined'): Promise<void> {
-  const holdId = rec.priv.offer_hold_id;
-  moveEntry(rec, status === 'expired' ? 'expire' : 'decline', ctx, status);
-  delete rec.entry.offer_expires_at;
-  rec.priv.offer_expires_ms = undefined;
-  await ctx.tx.waitlist.update(rec);
-  await ctx.tx.security.revokeCredentials(rec.entry.id);
-  await announcePositions(ctx, rec.entry.service_id);
-  if (!holdId) return;
-  const hold = await ctx.tx.holds.get(holdId);
-  if (hold && hold.hold.status === 'active') await endHold(ctx, hold, status === 'expired' ? 'expired' : 'released');
 }
 
 /** 1-based place among the entries still in line (waiting or offered), oldest first. */

@@ -4,8 +4,8 @@ import { errorMessage, nextWaitlistStatus, type WaitlistRecord } from '../../dom
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../steps/slots.js';
 import { bookingCredentialExpiry, checkRevision, createBookingRecord } from '../steps/booking-lifecycle.js';
-import { announcePositions, emitWaitlistEvent, loadEntry } from '../steps/waitlist-offers.js';
-import { entryConflict, entryNotFound, moveEntry } from '../steps/waitlist-entries.js';
+import { enterEntryStatus, loadEntry } from '../steps/waitlist-offers.js';
+import { entryConflict, entryNotFound } from '../steps/waitlist-entries.js';
 import type { OperationContext } from '../context.js';
 import { id, Out } from '../schemas.js';
 import { holdView } from '../steps/holds.js';
@@ -22,6 +22,7 @@ export const acceptWaitlistOffer = defineOperation({
   scopes: ['usp:booking'],
   rate: { bucket: 'bookings' },
   capability: CAP,
+  page: 'waitlist_offer_accept',
   mutating: true,
   conditional: true,
   writes: true,
@@ -55,14 +56,9 @@ async function acceptOffer(ctx: OperationContext, rec: WaitlistRecord) {
     hold: heldOk ? hold! : undefined,
     waitlistEntryId: e.id,
   });
-  moveEntry(rec, 'accept', ctx, 'accepted');
-  delete e.offer_expires_at;
-  rec.priv.offer_expires_ms = undefined;
-  rec.priv.booking_id = booking.booking.id;
-  await ctx.tx.waitlist.update(rec);
-  emitWaitlistEvent(ctx, 'waitlist.converted', rec);
-  await ctx.tx.security.revokeCredentials(e.id);
-  await announcePositions(ctx, e.service_id);
+  await enterEntryStatus(ctx, rec, 'accept', (r) => {
+    r.priv.booking_id = booking.booking.id;
+  });
   const credential = await ctx.issueCredential('booking', booking.booking.id, bookingCredentialExpiry(booking));
   return ok({ entry: e, booking: booking.booking, ...(credential ? { booking_scoped_credential: credential } : {}) });
 }

@@ -1,30 +1,20 @@
-import { z } from 'zod';
+import { BY_ENTRY, ENTRY_CHANGE } from '../steps/change-rows.js';
 import { defineOperation, ok } from '../define.js';
 import { checkRevision } from '../steps/booking-lifecycle.js';
-import { announcePositions, endOffer, loadEntry } from '../steps/waitlist-offers.js';
+import { enterEntryStatus, loadEntry } from '../steps/waitlist-offers.js';
 import { nextWaitlistStatus } from '../../domain/index.js';
-import { entryConflict, entryNotFound, moveEntry } from '../steps/waitlist-entries.js';
-import { id, ENTRY_OUTPUT } from '../schemas.js';
-
-const CAP = 'dev.usp-protocol.services.waitlist' as const;
-
-const byEntry = z.object({ entry_id: id('The waitlist entry id.') });
+import { entryConflict, entryNotFound } from '../steps/waitlist-entries.js';
+import { ENTRY_OUTPUT } from '../schemas.js';
 
 export const leaveWaitlist = defineOperation({
   name: 'leave_waitlist',
   tool: 'usp_waitlist_leave',
   rest: { method: 'DELETE', path: '/waitlist/{entry_id}', input: 'none' },
-  resource: { kind: 'waitlist_entry', key: 'entry_id' },
-  access: 'privileged_scoped',
-  scopes: ['usp:booking'],
-  capability: CAP,
-  mutating: true,
-  conditional: true,
-  writes: true,
+  ...ENTRY_CHANGE,
   destructive: true,
   output: ENTRY_OUTPUT,
   summary: 'Take a buyer off the waitlist.',
-  input: byEntry,
+  input: BY_ENTRY,
   async handle(inp, ctx) {
     const rec = await loadEntry(ctx, inp.entry_id);
     if (!rec) return entryNotFound(inp.entry_id);
@@ -32,11 +22,8 @@ export const leaveWaitlist = defineOperation({
     // With an open offer, leaving declines it first; otherwise the map says whether the entry may leave.
     if (rec.entry.status !== 'offered' && !nextWaitlistStatus(rec.entry.status, 'leave')) throw entryConflict(rec, 'left after its offer was accepted');
     checkRevision(ctx, rec.entry.revision);
-    if (rec.entry.status === 'offered') await endOffer(ctx, rec, 'declined');
-    moveEntry(rec, 'leave', ctx, 'left');
-    await ctx.tx.waitlist.update(rec);
-    await ctx.tx.security.revokeCredentials(rec.entry.id);
-    await announcePositions(ctx, rec.entry.service_id);
+    if (rec.entry.status === 'offered') await enterEntryStatus(ctx, rec, 'decline');
+    await enterEntryStatus(ctx, rec, 'leave');
     return ok({ entry: rec.entry });
   },
 });

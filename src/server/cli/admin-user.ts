@@ -1,5 +1,5 @@
 /** `usp-server admin-user`: the business users who sign in to the dashboard at /admin. */
-import { addBusinessUser } from '../admin-sessions.js';
+import { addBusinessUser } from '../../operations/index.js';
 import { CommandError, OFFLINE_HELP, UsageError, openOffline, type Command, type Flags } from './common.js';
 
 const HELP = `usp-server admin-user: accounts for the business's dashboard (/admin)

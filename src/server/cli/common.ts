@@ -32,6 +32,7 @@ export const OPTIONS = {
   'retention-days': { type: 'string' },
   'availability-cache-mb': { type: 'string' },
   'calendar-poll-seconds': { type: 'string' },
+  'calendar-stale-hours': { type: 'string' },
   'no-availability-cache': { type: 'boolean' },
   'hold-ttl': { type: 'string' },
   'payment-ttl': { type: 'string' },
@@ -201,13 +202,16 @@ export function availabilityCacheBytes(flags: Flags): number | undefined {
   return mb === undefined ? undefined : mb * 1024 * 1024;
 }
 
-/** --calendar-poll-seconds (undefined: the default, 300). */
+/** --calendar-poll-seconds (undefined: the default, 300) and --calendar-stale-hours (default 24). */
 export function calendarOptions(flags: Flags): NonNullable<ServerOptions['calendars']> {
   const s = intFlag(flags, 'calendar-poll-seconds', 5);
-  return s === undefined ? {} : { pollSeconds: s };
+  const stale = intFlag(flags, 'calendar-stale-hours', 1);
+  return { ...(s === undefined ? {} : { pollSeconds: s }), ...(stale === undefined ? {} : { staleHours: stale }) };
 }
 
-export const CALENDAR_HELP = `  --calendar-poll-seconds N   how often the resources' calendars are read for busy times (default 300, at least 5)`;
+export const CALENDAR_HELP = `  --calendar-poll-seconds N   how often the resources' calendars are read for busy times (default 300, at least 5)
+  --calendar-stale-hours N    hours without a good read after which a calendar is stale: the profile's health
+                              says degraded, /metrics and the dashboard say stale (default 24, at least 1)`;
 
 export const CACHE_HELP = `  --availability-cache-mb N   memory for computed availability answers reused while still exact (default 32; 0 = off)
   --no-availability-cache     compute every availability query afresh`;

@@ -1,7 +1,8 @@
 /** The mail outbox on PostgreSQL: several processes lease from it without sending a message twice. */
 import { erasedMailId, type MailRepo } from '../mail-port.js';
-import { MAIL_COLUMNS, mailMigration, toMailMessage, type MailRow } from '../shared/mail-rows.js';
+import { MAIL_COLUMNS, MAIL_QUEUE, mailMigration, toMailMessage, type MailRow } from '../shared/mail-rows.js';
 import type { PgSession } from './session.js';
+import { pgLeaseDue } from './leased-queue.js';
 
 export const POSTGRES_MAIL_MIGRATION = mailMigration('BIGINT');
 
@@ -16,15 +17,7 @@ export function pgMail(s: PgSession): MailRepo {
       return (r.rowCount ?? 0) > 0;
     },
     async claimDue(nowMs, limit, leaseUntilMs) {
-      // Messages another worker is leasing right now are skipped, not waited for.
-      const rows = await s.rows<MailRow>(
-        `SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE status = 'queued' AND due_ms <= $1 AND (lease_until_ms IS NULL OR lease_until_ms <= $1)
-         ORDER BY due_ms, created_ms LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [nowMs, limit],
-      );
-      const out = rows.map(toMailMessage);
-      if (out.length > 0) await s.query('UPDATE mail_messages SET lease_until_ms = $1 WHERE id = ANY($2::text[])', [leaseUntilMs, out.map((m) => m.id)]);
-      return out;
+      return (await pgLeaseDue<MailRow>(s, MAIL_QUEUE, nowMs, limit, leaseUntilMs)).map(toMailMessage);
     },
     async finish(id, n) {
       await s.query('UPDATE mail_messages SET status = $1, attempts = $2, due_ms = $3, sent_ms = $4, last_error = $5, lease_until_ms = NULL WHERE id = $6', [

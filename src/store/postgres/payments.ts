@@ -1,7 +1,8 @@
 /** The payment jobs, applied provider events and provider ids on PostgreSQL. */
 import type { PaymentRepo } from '../payment-port.js';
-import { PAYMENT_JOB_COLUMNS, toPaymentJob, type PaymentJobRow } from '../shared/payment-rows.js';
+import { PAYMENT_JOB_COLUMNS, PAYMENT_JOB_QUEUE, toPaymentJob, type PaymentJobRow } from '../shared/payment-rows.js';
 import type { PgSession } from './session.js';
+import { pgLeaseDue } from './leased-queue.js';
 
 export const POSTGRES_PAYMENTS_MIGRATION = `
   CREATE TABLE payment_jobs (
@@ -33,15 +34,7 @@ export function pgPayments(s: PgSession): PaymentRepo {
       );
     },
     async claimDue(nowMs, limit, leaseUntilMs) {
-      // Jobs another worker is leasing right now are skipped, not waited for.
-      const rows = await s.rows<PaymentJobRow>(
-        `SELECT ${PAYMENT_JOB_COLUMNS} FROM payment_jobs WHERE status = 'pending' AND next_attempt_ms <= $1 AND (lease_until_ms IS NULL OR lease_until_ms <= $1)
-         ORDER BY next_attempt_ms, created_ms LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [nowMs, limit],
-      );
-      const jobs = rows.map(toPaymentJob);
-      if (jobs.length > 0) await s.query('UPDATE payment_jobs SET lease_until_ms = $1 WHERE id = ANY($2::text[])', [leaseUntilMs, jobs.map((j) => j.id)]);
-      return jobs;
+      return (await pgLeaseDue<PaymentJobRow>(s, PAYMENT_JOB_QUEUE, nowMs, limit, leaseUntilMs)).map(toPaymentJob);
     },
     async finish(id, n) {
       await s.query('UPDATE payment_jobs SET status = $1, attempts = $2, next_attempt_ms = $3, last_error = $4, result = $5, lease_until_ms = NULL WHERE id = $6', [

@@ -1,5 +1,6 @@
 /** Mail outbox rows as both engines read them (BIGINT columns arrive as strings from PostgreSQL). */
 import type { MailMessage } from '../mail-port.js';
+import type { LeasedQueue } from './leased-queue.js';
 
 export type MailRow = Omit<MailMessage, 'payload' | 'attempts' | 'due_ms' | 'created_ms' | 'sent_ms'> & {
   payload: string;
@@ -10,6 +11,9 @@ export type MailRow = Omit<MailMessage, 'payload' | 'attempts' | 'due_ms' | 'cre
 };
 
 export const MAIL_COLUMNS = 'id, kind, subject_id, recipient, locale, payload, status, attempts, due_ms, created_ms, sent_ms, last_error';
+
+/** The mail worker's queue: queued messages by when they are due. */
+export const MAIL_QUEUE: LeasedQueue = { table: 'mail_messages', columns: MAIL_COLUMNS, waiting: 'queued', dueColumn: 'due_ms' };
 
 export const toMailMessage = (r: MailRow): MailMessage => ({
   id: r.id,

@@ -1,7 +1,8 @@
 /** The mail outbox on SQLite. */
 import type Database from 'better-sqlite3';
 import { erasedMailId, type MailRepo } from '../mail-port.js';
-import { MAIL_COLUMNS, mailMigration, toMailMessage, type MailRow } from '../shared/mail-rows.js';
+import { MAIL_COLUMNS, MAIL_QUEUE, mailMigration, toMailMessage, type MailRow } from '../shared/mail-rows.js';
+import { sqliteLeaseDue } from './leased-queue.js';
 
 export const SQLITE_MAIL_MIGRATION = mailMigration('INTEGER');
 
@@ -11,11 +12,7 @@ export function sqliteMail(db: Database.Database): MailRepo {
       `INSERT INTO mail_messages (id, kind, subject_id, recipient, locale, payload, status, attempts, due_ms, created_ms) VALUES (?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)
        ON CONFLICT (id) DO NOTHING`,
     ),
-    due: db.prepare(
-      `SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE status = 'queued' AND due_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms <= ?)
-       ORDER BY due_ms, created_ms LIMIT ?`,
-    ),
-    lease: db.prepare('UPDATE mail_messages SET lease_until_ms = ? WHERE id = ?'),
+    due: sqliteLeaseDue<MailRow>(db, MAIL_QUEUE),
     finish: db.prepare('UPDATE mail_messages SET status = ?, attempts = ?, due_ms = ?, sent_ms = ?, last_error = ?, lease_until_ms = NULL WHERE id = ?'),
     cancel: db.prepare(`UPDATE mail_messages SET status = 'canceled' WHERE subject_id = ? AND kind = ? AND status = 'queued'`),
     get: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE id = ?`),
@@ -30,9 +27,7 @@ export function sqliteMail(db: Database.Database): MailRepo {
       return q.enqueue.run(m.id, m.kind, m.subject_id, m.recipient, m.locale, JSON.stringify(m.payload), m.due_ms, m.created_ms).changes > 0;
     },
     async claimDue(nowMs, limit, leaseUntilMs) {
-      const rows = (q.due.all(nowMs, nowMs, limit) as MailRow[]).map(toMailMessage);
-      for (const m of rows) q.lease.run(leaseUntilMs, m.id);
-      return rows;
+      return q.due(nowMs, limit, leaseUntilMs).map(toMailMessage);
     },
     async finish(id, n) {
       q.finish.run(n.status, n.attempts, n.due_ms, n.sent_ms, n.last_error, id);

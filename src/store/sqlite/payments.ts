@@ -1,7 +1,8 @@
 /** The payment jobs, applied provider events and provider ids on SQLite. */
 import type Database from 'better-sqlite3';
 import type { PaymentRepo } from '../payment-port.js';
-import { PAYMENT_JOB_COLUMNS as JOB_COLUMNS, toPaymentJob as toJob, type PaymentJobRow as Row } from '../shared/payment-rows.js';
+import { PAYMENT_JOB_COLUMNS as JOB_COLUMNS, PAYMENT_JOB_QUEUE, toPaymentJob as toJob, type PaymentJobRow as Row } from '../shared/payment-rows.js';
+import { sqliteLeaseDue } from './leased-queue.js';
 
 export const SQLITE_PAYMENTS_MIGRATION = `
   CREATE TABLE payment_jobs (
@@ -29,11 +30,7 @@ export function sqlitePayments(db: Database.Database): PaymentRepo {
       `INSERT INTO payment_jobs (id, kind, booking_id, payload, status, attempts, next_attempt_ms, created_ms) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)
        ON CONFLICT (id) DO NOTHING`,
     ),
-    due: db.prepare(
-      `SELECT ${JOB_COLUMNS} FROM payment_jobs WHERE status = 'pending' AND next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms <= ?)
-       ORDER BY next_attempt_ms, created_ms LIMIT ?`,
-    ),
-    lease: db.prepare('UPDATE payment_jobs SET lease_until_ms = ? WHERE id = ?'),
+    due: sqliteLeaseDue<Row>(db, PAYMENT_JOB_QUEUE),
     finish: db.prepare('UPDATE payment_jobs SET status = ?, attempts = ?, next_attempt_ms = ?, last_error = ?, result = ?, lease_until_ms = NULL WHERE id = ?'),
     get: db.prepare(`SELECT ${JOB_COLUMNS} FROM payment_jobs WHERE id = ?`),
     forBooking: db.prepare(`SELECT ${JOB_COLUMNS} FROM payment_jobs WHERE booking_id = ? ORDER BY created_ms, id`),
@@ -46,9 +43,7 @@ export function sqlitePayments(db: Database.Database): PaymentRepo {
       q.enqueue.run(j.id, j.kind, j.booking_id, JSON.stringify(j.payload), j.created_ms, j.created_ms);
     },
     async claimDue(nowMs, limit, leaseUntilMs) {
-      const rows = (q.due.all(nowMs, nowMs, limit) as Row[]).map(toJob);
-      for (const j of rows) q.lease.run(leaseUntilMs, j.id);
-      return rows;
+      return q.due(nowMs, limit, leaseUntilMs).map(toJob);
     },
     async finish(id, n) {
       q.finish.run(n.status, n.attempts, n.next_attempt_ms, n.last_error, n.result === null ? null : JSON.stringify(n.result), id);

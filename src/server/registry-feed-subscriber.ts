@@ -4,29 +4,31 @@
  * (declaring the catalog-subscriptions capability and publishing its signing keys), subscribes at
  * each business whose profile offers subscriptions (`create_feed_subscription`, signed RFC 9421
  * under that platform profile) with a callback URL on the registry, and on each callback, verified
- * against the keys the business's own profile publishes, marks the registration due and re-indexes
- * it at once. Businesses without subscriptions, and any failure here, fall back to the re-index
- * interval (at most 24 h).
+ * against the keys the business's own profile publishes (the feed door, src/bindings/registry-feeds,
+ * and its rows in src/operations/registry/feed-events.ts), marks the registration due and re-indexes
+ * it at once. This file is the subscribing side. Businesses without subscriptions, and any failure
+ * here, fall back to the re-index interval (at most 24 h).
  */
-import type { JsonWebKey } from 'node:crypto';
-import { USP_VERSION, type Clock, type Logger, type RegistryEnv } from '../operations/index.js';
+import {
+  FEED_EVENTS_PATH,
+  PLATFORM_PROFILE_PATH,
+  USP_VERSION,
+  feedSubscriptionKey,
+  type Clock,
+  type FeedSubscriptionNote,
+  type Logger,
+  type RegistryEnv,
+} from '../operations/index.js';
 import type { Store } from '../store/index.js';
-import { contentDigest, findKey, pinnedPost, signRequest, uspRequiredComponents, verifyRequestSignature } from '../security/index.js';
+import { contentDigest, pinnedPost, signRequest, uspRequiredComponents } from '../security/index.js';
 import type { SigningKeyring } from '../webhooks/index.js';
-import type { Door } from './host.js';
 
-export const PLATFORM_PROFILE_PATH = '/registry/platform-profile';
-export const FEED_EVENTS_PATH = '/registry/feed-events';
 const SUBSCRIPTIONS = 'dev.usp-protocol.services.catalog.subscriptions';
 /** Attempts to subscribe at one business before leaving it to the re-index interval. */
 const MAX_TRIES = 5;
-const kvKey = (registrationId: string) => `registry_feed_subscription:${registrationId}`;
+const kvKey = feedSubscriptionKey;
 
-interface SubscriptionNote {
-  subscription_id: string;
-  endpoint: string;
-  created_ms: number;
-}
+type SubscriptionNote = FeedSubscriptionNote;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -71,14 +73,10 @@ export interface FeedSubscriber {
   indexed: NonNullable<RegistryEnv['indexed']>;
   /** Subscribe where pending now (tests; the timer calls it too). */
   subscribePending(): Promise<void>;
-  /** The platform profile and the callback, as a door of the registry's host. */
-  door: Door;
+  /** The platform profile the subscriptions are made under (served by the registry's feed door). */
+  platformProfile(): Record<string, unknown>;
   close(): void;
 }
-
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-const problem = (status: number, code: string, detail: string) =>
-  new Response(JSON.stringify({ type: 'about:blank', status, code, detail }), { status, headers: { 'content-type': 'application/problem+json' } });
 
 export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
   const pending = new Map<string, { endpoint: string; tries: number }>();
@@ -141,58 +139,6 @@ export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
     timer.unref();
   }
 
-  /** A catalog event from a subscribed business: verify it came from that business, then re-index it now. */
-  const callback = async (req: Request, id: string): Promise<Response> => {
-    const body = new Uint8Array(await req.arrayBuffer());
-    const [row, raw] = await d.store.read(async (tx) => [await tx.registry.get(id), await tx.kv.get(kvKey(id))] as const);
-    if (!row || !raw) return problem(404, 'not_found', 'No subscribed registration at this address.');
-    const note = JSON.parse(raw) as SubscriptionNote;
-    try {
-      await verifyRequestSignature(
-        { method: req.method, url: req.url, headers: req.headers, body },
-        async (kid) => {
-          const doc = await d.env.fetchJson(row.profile_url);
-          const keys = (name: string) => (Array.isArray(doc[name]) ? ((doc[name] as unknown[]).filter(isObject) as JsonWebKey[]) : []);
-          return findKey({ keys: keys('keys'), signing_keys: keys('signing_keys') }, kid);
-        },
-        { now: d.clock.now(), maxAgeSeconds: 300, requiredComponents: () => ['@method', '@authority', '@path', 'content-digest', 'content-type'] },
-      );
-    } catch (err) {
-      d.log.warn('catalog event refused: not signed by the registered business', { id, error: String((err as Error).message ?? err) });
-      return problem(401, 'signature_invalid', 'The event is not signed with a key the registered business publishes.');
-    }
-    let event: Record<string, unknown> = {};
-    try {
-      const parsed = JSON.parse(new TextDecoder().decode(body));
-      if (isObject(parsed)) event = parsed;
-    } catch {
-      return problem(400, 'invalid_request', 'The event is not a JSON object.');
-    }
-    if (event.subscription_id !== undefined && event.subscription_id !== note.subscription_id) {
-      return problem(404, 'not_found', "That subscription is not this registration's.");
-    }
-    await d.store.transaction(async (tx) => {
-      const current = await tx.registry.get(id);
-      if (current) await tx.registry.put({ ...current, next_index_ms: Math.min(current.next_index_ms, d.clock.now()) });
-    });
-    d.reindex();
-    return json(200, { received: true });
-  };
-
-  const door: Door = {
-    name: 'registry-feeds',
-    claims: (_req, path) => path === PLATFORM_PROFILE_PATH || path.startsWith(`${FEED_EVENTS_PATH}/`),
-    async fetch(req) {
-      const path = new URL(req.url).pathname;
-      if (path === PLATFORM_PROFILE_PATH) return req.method === 'GET' || req.method === 'HEAD' ? json(200, platformProfile()) : problem(405, 'method_not_allowed', 'GET only.');
-      if (req.method !== 'POST') return problem(405, 'method_not_allowed', 'POST only.');
-      const id = decodeURIComponent(path.slice(FEED_EVENTS_PATH.length + 1));
-      if (!/^[A-Za-z0-9_-]{1,100}$/.test(id)) return problem(404, 'not_found', 'No such registration.');
-      return callback(req, id);
-    },
-    refuse: (_req, status, err) => problem(status, err.code, err.message),
-  };
-
   return {
     indexed(id, business) {
       if (!offersSubscriptions(business.profile)) return;
@@ -201,7 +147,7 @@ export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
       schedule(200);
     },
     subscribePending,
-    door,
+    platformProfile,
     close() {
       closed = true;
       if (timer) clearTimeout(timer);

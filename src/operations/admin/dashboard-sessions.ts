@@ -4,24 +4,41 @@
  * address (never per email alone, so strangers cannot lock the owner out), sessions kept in
  * the store as the hash of a random cookie value, each with its own CSRF token. Separate from any
  * buyer account: its own table and its own cookie. In a sandbox the admin key also signs in.
+ * The dashboard door (src/bindings/dashboard) is handed these by the composition root.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Logger } from '../operations/index.js';
-import { apiKeyMatches, emailRef, hashPassword, loginBackoff, verifyPassword, type AccountEvent } from '../security/index.js';
-import type { Store } from '../store/index.js';
-import type { DashboardSessions, DashboardSession } from '../bindings/dashboard/index.js';
+import type { Logger } from '../logger.js';
+import { apiKeyMatches, emailRef, hashPassword, loginBackoff, verifyPassword, type AccountEvent } from '../../security/index.js';
+import type { Store } from '../../store/index.js';
+
+/** A signed-in business user, as the dashboard sees them. */
+export interface DashboardSession {
+  email: string;
+  csrf: string;
+}
+
+/** What the dashboard's sign-in and every screen ask of the sessions. */
+export interface DashboardSessions {
+  /** The admin key is accepted in place of an account (sandbox only). */
+  adminKeyLogin: boolean;
+  /** `limited`: refused unchecked, this address (or this user from it) failed too often; try again in `waitS`. */
+  login(email: string, password: string, address: string): Promise<{ ok: true; token: string; session: DashboardSession } | { ok: false; limited: boolean; waitS?: number }>;
+  lookup(token: string | undefined): Promise<DashboardSession | null>;
+  logout(token: string): Promise<void>;
+  csrfMatches(session: DashboardSession, presented: string | undefined): boolean;
+}
 
 const SESSION_TTL_MS = 12 * 3600 * 1000;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
-export function normalizeEmail(email: string): string {
+export function normalizeBusinessEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
 export async function addBusinessUser(store: Store, email: string, password: string, nowMs: number): Promise<void> {
-  const e = normalizeEmail(email);
+  const e = normalizeBusinessEmail(email);
   if (!EMAIL.test(e)) throw new Error(`${JSON.stringify(email)} is not an email address`);
   if (password.length < 12) throw new Error('the password must be at least 12 characters');
   const password_hash = await hashPassword(password);
@@ -51,7 +68,7 @@ export function dashboardSessions(args: {
     adminKeyLogin: args.sandbox,
     async login(email, password, address) {
       const now = args.now();
-      const e = normalizeEmail(email);
+      const e = normalizeBusinessEmail(email);
       const addrKey = [`addr:${address}`];
       const userKey = [`user:${e}|${address}`];
       const wait = Math.max(byAddress.wait(addrKey, now), byUser.wait(userKey, now));

@@ -1,0 +1,67 @@
+/**
+ * The mail screen: each message a buyer can get, as this business sends it (its own templates
+ * included), rendered from a sample booking: the subject, the plain text, and the HTML in a
+ * sandboxed frame served from its own URL, which may run nothing, load nothing and only be framed
+ * by this screen. Rendering is the mail layer's, handed in by the server: nothing here decides.
+ */
+import { contentSecurityPolicy, html } from '../../web/index.js';
+import type { DashboardApp, Screens } from './kit.js';
+
+/** One kind of message as the mail layer renders it (its shape, so the door imports no mail code). */
+export interface MailPreviewView {
+  kind: string;
+  subject: string;
+  text: string;
+  html: string;
+  overridden: boolean;
+}
+
+const LABEL: Record<string, string> = {
+  booking_confirmed: 'Booking confirmed',
+  booking_requested: 'Request received (manual confirmation)',
+  booking_declined: 'Request declined',
+  payment_needed: 'Payment needed',
+  booking_rescheduled: 'Booking moved',
+  booking_canceled: 'Booking canceled',
+  refund_issued: 'Refund issued',
+  reminder: 'Reminder',
+  waitlist_offer: 'Waitlist place offered',
+};
+
+/** The framed mail: inline styles (mail HTML has no other kind), nothing else, framed only by us. */
+const FRAMED_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; sandbox; frame-ancestors 'self'";
+
+export function mountMailPreviews(app: DashboardApp, s: Screens, preview: () => MailPreviewView[]): void {
+  app.get('/admin/ui/mail', (c) => {
+    const cards = preview().map(
+      (p) =>
+        html`<section class="card" aria-labelledby="mail-${p.kind}"><h2 id="mail-${p.kind}">${LABEL[p.kind] ?? p.kind}</h2><p class="note">${p.overridden ? 'Your own text (settings.mail_templates)' : 'Built-in text'} · Subject: ${p.subject}</p>
+<iframe sandbox="" src="/admin/ui/mail/${p.kind}.html" title="${LABEL[p.kind] ?? p.kind}: HTML preview" width="100%" height="520"></iframe>
+<details><summary>Plain text</summary><pre>${p.text}</pre></details></section>`,
+    );
+    const r = s.view(
+      c,
+      'Mail',
+      '/admin/ui/mail',
+      html`<h1>Mail to buyers</h1><p class="note">Every message as a buyer of ${s.bizName} gets it, from a sample booking. Replace a message's text by naming a file per kind in <code>settings.mail_templates</code>.</p>${cards}`,
+    );
+    // This screen frames its own previews, and nothing else.
+    r.headers.set('Content-Security-Policy', `${contentSecurityPolicy()}; frame-src 'self'`);
+    return r;
+  });
+  app.get('/admin/ui/mail/:file', (c) => {
+    const kind = c.req.param('file').replace(/\.html$/, '');
+    const p = preview().find((x) => x.kind === kind);
+    if (!p) return c.notFound();
+    return new Response(p.html, {
+      headers: {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Cache-Control': 'no-store',
+        'Content-Security-Policy': FRAMED_POLICY,
+        'X-Frame-Options': 'SAMEORIGIN',
+        'X-Content-Type-Options': 'nosniff',
+        'Referrer-Policy': 'no-referrer',
+      },
+    });
+  });
+}

@@ -1,0 +1,2 @@
+export { createRegistryFeedDoor, isRegistryFeedPath, registryFeedRefusal } from './door.js';
+export type { RegistryFeedDoorOptions } from './door.js';

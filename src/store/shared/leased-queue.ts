@@ -1,0 +1,20 @@
+/**
+ * A queue of rows committed with a change and sent after it (mail, payment jobs): a worker leases
+ * the due rows, oldest due first, skipping those another worker holds a live lease on, and each
+ * engine writes the lease its own way (src/store/{sqlite,postgres}/leased-queue.ts).
+ */
+export interface LeasedQueue {
+  table: string;
+  /** The select list the row mapper reads (it includes `id`). */
+  columns: string;
+  /** The status of a row waiting to be sent. */
+  waiting: string;
+  /** The column holding when a row is due. */
+  dueColumn: string;
+}
+
+/** The due rows, `now` as parameter `p(1)` and the limit as `p(2)`. */
+export function dueRowsSql(q: LeasedQueue, p: (n: 1 | 2) => string): string {
+  return `SELECT ${q.columns} FROM ${q.table} WHERE status = '${q.waiting}' AND ${q.dueColumn} <= ${p(1)} AND (lease_until_ms IS NULL OR lease_until_ms <= ${p(1)})
+     ORDER BY ${q.dueColumn}, created_ms LIMIT ${p(2)}`;
+}

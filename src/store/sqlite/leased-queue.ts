@@ -1,0 +1,14 @@
+/** Leasing from a queue on SQLite: one writer, so the select and the lease run back to back in the caller's transaction. */
+import type Database from 'better-sqlite3';
+import { dueRowsSql, type LeasedQueue } from '../shared/leased-queue.js';
+
+export function sqliteLeaseDue<R extends { id: string }>(db: Database.Database, q: LeasedQueue): (nowMs: number, limit: number, leaseUntilMs: number) => R[] {
+  // Positional parameters: `now` is bound twice.
+  const due = db.prepare(dueRowsSql(q, () => '?'));
+  const lease = db.prepare(`UPDATE ${q.table} SET lease_until_ms = ? WHERE id = ?`);
+  return (nowMs, limit, leaseUntilMs) => {
+    const rows = due.all(nowMs, nowMs, limit) as R[];
+    for (const r of rows) lease.run(leaseUntilMs, r.id);
+    return rows;
+  };
+}
