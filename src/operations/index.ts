@@ -33,6 +33,7 @@ export { syncCatalog, publishCatalog, publishedOf } from './catalog-sync.js';
 export { LiveBusiness, chooseDefinition, importDefinition, storedDefinition } from './live-business.js';
 export type { DefinitionSource, ImportSummary, CompileOptions } from './live-business.js';
 export { entriesOf, documentOf } from './steps/definition-document.js';
+export { settingsFields, type SettingField } from './catalog-admin/settings-fields.js';
 export type { Message } from '../domain/index.js';
 export type { OutboxEvent } from '../store/index.js';
 export type { CheckoutView, BookingPageView } from './steps/booking-views.js';

@@ -88,6 +88,8 @@ export async function chooseDefinition(tx: Tx, file: BusinessDef, mode: 'import'
 export class LiveBusiness {
   private refreshing?: Promise<void>;
   biz!: Business;
+  /** Told after the business took up a new stored definition. */
+  onAdopt?: () => void;
 
   constructor(
     private readonly store: Store,
@@ -115,6 +117,7 @@ export class LiveBusiness {
     const configured = this.biz.def.settings.public_url;
     const fresh = this.compile(def, version);
     Object.assign(this.biz, fresh, configured || fresh.def.settings.public_url ? {} : { publicUrl });
+    this.onAdopt?.();
   }
 
   /**

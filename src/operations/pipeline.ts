@@ -274,6 +274,8 @@ export class Pipeline {
 
     const { replayed, result } = op.writes || scope ? await this.deps.store.transaction(run) : await this.deps.store.read(run);
     if (events.length > 0 && this.deps.onCommitted) this.deps.onCommitted(events);
+    // The business's own change (its definition among them) is what this process runs from the answer on.
+    if (op.access === 'business_only' && op.mutating && !replayed) await this.deps.refreshBusiness?.();
     return { ok: true, status: result.status, usp, data: result.data, messages: result.messages, replayed, caller };
   }
 }

@@ -61,6 +61,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles, payments: opts.payments?.provider, settings: opts.settingsOverride },
     (err) => log.warn('could not check the stored business definition', { error: String(err) }),
   );
+  live.onAdopt = opts.onDefinitionChanged;
   let biz: Business;
   let chosen: Awaited<ReturnType<typeof chooseDefinition>>;
   try {

@@ -71,6 +71,8 @@ export interface ServerOptions {
   };
   /** Receives events after their transaction commits. */
   onEvents?: (events: readonly OutboxEvent[]) => void;
+  /** Told when this process takes up a new stored business definition (an admin edit here or in another process). */
+  onDefinitionChanged?: () => void;
   /** The OAuth authorization server and buyer account pages (on by default); false turns them off. */
   oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode' | 'deliverReset' | 'resetsPerAddressHour' | 'registration'>;
   /** The role served instead of the business's (the discovery registry). */

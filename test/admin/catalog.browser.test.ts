@@ -15,7 +15,7 @@ noteWithoutChromium('catalog.browser');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
 const EMAIL = 'owner@salon.example';
 const PASSWORD = 'correct horse battery staple';
-const SCREENS = ['/admin/ui/services', '/admin/ui/staff', '/admin/ui/locations'];
+const SCREENS = ['/admin/ui/services', '/admin/ui/staff', '/admin/ui/locations', '/admin/ui/business', '/admin/ui/categories'];
 
 describe.skipIf(!HAVE_CHROMIUM)('the business edits its catalog from the dashboard (skipped without /usr/bin/chromium)', () => {
   let t: TestServer;
@@ -114,22 +114,26 @@ describe.skipIf(!HAVE_CHROMIUM)('the business edits its catalog from the dashboa
     await context.close();
   });
 
-  it('every catalog screen is axe-clean and has no horizontal scroll at phone width', async () => {
-    const { context, page } = await signedIn('phone');
-    for (const path of SCREENS) {
-      await page.goto(`${t.url}${path}`);
-      const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-      expect(overflow, path).toBeLessThanOrEqual(0);
-      const c2 = await browser.newContext({ viewport: SIZES.desktop, bypassCSP: true });
-      await c2.addCookies(await context.cookies());
-      const p2 = await c2.newPage();
-      await p2.goto(`${t.url}${path}`);
-      await p2.addScriptTag({ content: AXE });
-      const result: any = await p2.evaluate('axe.run(document, { resultTypes: ["violations"] })');
-      const bad = (result.violations as any[]).filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
-      expect(bad, path).toEqual([]);
-      await c2.close();
-    }
-    await context.close();
-  }, 180_000);
+  it.each(['phone', 'desktop'] as const)(
+    '%s: every catalog screen is axe-clean and has no horizontal scroll',
+    async (size) => {
+      const { context, page } = await signedIn(size);
+      for (const path of SCREENS) {
+        await page.goto(`${t.url}${path}`);
+        const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        expect(overflow, path).toBeLessThanOrEqual(0);
+        const c2 = await browser.newContext({ viewport: SIZES[size], bypassCSP: true });
+        await c2.addCookies(await context.cookies());
+        const p2 = await c2.newPage();
+        await p2.goto(`${t.url}${path}`);
+        await p2.addScriptTag({ content: AXE });
+        const result: any = await p2.evaluate('axe.run(document, { resultTypes: ["violations"] })');
+        const bad = (result.violations as any[]).filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
+        expect(bad, path).toEqual([]);
+        await c2.close();
+      }
+      await context.close();
+    },
+    180_000,
+  );
 });

@@ -80,6 +80,28 @@ describe('a business started with --register-with registers itself (spec 6.1)', 
       'the registry indexes the new price',
     );
   }, 60_000);
+
+  it('a new name for the business (PATCH /admin/business, no service event) registers again: the registry finds it', async () => {
+    const edit = await fetch(`${business.url}/admin/business`, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ADMIN_KEY}` },
+      body: JSON.stringify({ name: 'Harborlight Salon' }),
+    });
+    expect(edit.status).toBe(200);
+    await eventually(
+      async () => {
+        const res = await fetch(`${registry.url}/registry/search_business`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ query: 'harborlight' }),
+        });
+        const body = (await res.json()) as { businesses: Array<Record<string, any>> };
+        return body.businesses.some((b) => b.profile_url === `${business.url}/.well-known/usp` && b.name === 'Harborlight Salon');
+      },
+      30_000,
+      'the registry indexes the new name',
+    );
+  }, 60_000);
 });
 
 describe('a registry that cannot be reached never stops the business', () => {

@@ -3,7 +3,8 @@
  * SQLite file, one with the cache and one without, and after every kind of admin edit (made through
  * either server) the cached server answers exactly as the uncached one, though it had the old answer
  * in its cache: a price, a longer duration and buffers, a stylist's new hours, a new stylist named by
- * the service, a service's resources narrowed, a location renamed, a new service, an archived one.
+ * the service, a service's resources narrowed, a location renamed, a new service, an archived one,
+ * the business's time zone, a category, the settings (a shorter query range refused alike).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,6 +108,26 @@ describe('cached and uncached servers answer alike after every kind of definitio
       edit(cached, 'PATCH', '/admin/services/svc_bridal_trial', { requirements: req.map((r) => ({ ...r, resource_ids: ['res_stylist_dee'] })) }),
     );
     expect(narrowed[0].slots.every((s: any) => JSON.stringify(s).includes('res_stylist_dee'))).toBe(true);
+  });
+
+  it("the business's new time zone moves every slot in the cached answer too", async () => {
+    const [before, after] = await across([q('svc_haircut'), q('svc_yoga_class')], () => edit(fresh, 'PATCH', '/admin/business', { timezone: 'America/Los_Angeles' }));
+    expect(ids(after[0])).not.toEqual(ids(before[0]));
+    await across([q('svc_haircut')], () => edit(cached, 'PATCH', '/admin/business', { timezone: demoBusiness().business.timezone }));
+  });
+
+  it('a category edit and a settings edit answer alike; a shorter query range refuses the same query on both', async () => {
+    await across([q('svc_haircut')], () => edit(cached, 'POST', '/admin/categories', { id: 'cat_quick', name: 'Quick', service_ids: ['svc_haircut'] }));
+    await across([q('svc_haircut')], () => edit(fresh, 'PATCH', '/admin/settings', { hold_ttl_seconds: 300 }));
+    await same(q('svc_haircut'));
+    await edit(fresh, 'PATCH', '/admin/settings', { max_query_days: 1 });
+    const wide = { ...q('svc_haircut'), end_date: day(3) };
+    const a = await cached.call('POST', '/availability/query', wide, { profile: null });
+    const b = await fresh.call('POST', '/availability/query', wide, { profile: null });
+    expect([a.status, a.body.code]).toEqual([422, 'range_too_wide']);
+    expect([b.status, b.body.code]).toEqual([422, 'range_too_wide']);
+    await edit(cached, 'PATCH', '/admin/settings', { max_query_days: null });
+    await same(wide);
   });
 
   it('a renamed location, a new service and an archived service answer alike', async () => {

@@ -133,6 +133,10 @@ describe('import and export round trips', () => {
         expect((await admin('PATCH', '/admin/services/svc_haircut', { pricing: { amount: 7000 }, description: 'A new cut' })).status).toBe(200);
         expect((await admin('POST', '/admin/locations', { id: 'loc_harbor', name: 'Harbor', address: '1 Pier' })).status).toBe(201);
         expect((await admin('PATCH', '/admin/resources/res_stylist_ben', { schedule: { monday: [{ opens: '12:00', closes: '20:00' }] } })).status).toBe(200);
+        expect((await admin('PATCH', '/admin/business', { name: 'Maple & Pine Harbor', locale: 'en-GB' })).status).toBe(200);
+        expect((await admin('PATCH', '/admin/settings', { hold_ttl_seconds: 420, max_query_days: 14, mail_reminders: false })).status).toBe(200);
+        expect((await admin('POST', '/admin/categories', { id: 'cat_weddings', name: 'Weddings', service_ids: ['svc_bridal_trial', 'svc_haircut'] })).status).toBe(201);
+        expect((await admin('PATCH', '/admin/categories/cat_weddings', { name: 'Bridal & weddings' })).status).toBe(200);
         expect((await admin('POST', '/admin/services/svc_bridal_trial/archive')).status).toBe(200);
       } finally {
         await t.close();
@@ -142,6 +146,9 @@ describe('import and export round trips', () => {
       const doc = JSON.parse(exported.stdout);
       expect(doc.services.find((s: any) => s.id === 'svc_haircut').pricing.amount).toBe(7000);
       expect(doc.services.find((s: any) => s.id === 'svc_bridal_trial').status).toBe('archived');
+      expect(doc.business).toMatchObject({ name: 'Maple & Pine Harbor', locale: 'en-GB' });
+      expect(doc.settings).toMatchObject({ hold_ttl_seconds: 420, max_query_days: 14, mail_reminders: false });
+      expect(doc.services.find((s: any) => s.id === 'svc_haircut').categories).toContainEqual({ taxonomy: 'merchant', id: 'cat_weddings', name: 'Bridal & weddings' });
       const file = join(dir, 'edited.json');
       writeFileSync(file, exported.stdout);
       const fresh = join(dir, 'edited-copy.db');

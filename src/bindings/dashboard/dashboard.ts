@@ -32,6 +32,7 @@ import { mountWaitlists } from './waitlists.js';
 import { mountWebhooks } from './webhooks.js';
 import { mountCatalog } from './catalog.js';
 import { mountFrontDesk } from './front-desk.js';
+import { mountBusiness } from './business.js';
 
 /** The dashboard's paths: /admin itself, its screens under /admin/ui, login, logout and its style sheet. The admin API keeps the rest of /admin. */
 export function isDashboardRequest(_req: Request, path: string): boolean {
@@ -66,6 +67,7 @@ export function createDashboard(deps: {
     mountCatalog,
     mountFrontDesk,
     mountCalendars,
+    mountBusiness,
     mountResourceCalendars,
   ])
     mount(app, s);

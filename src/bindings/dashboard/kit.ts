@@ -49,13 +49,21 @@ export interface Screens {
   refresh(): Promise<void>;
 }
 
+/** The clock faces of one time zone. */
+function faces(zone: string) {
+  return {
+    zone,
+    timeFmt: new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hour12: false }),
+    dayFmt: new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: 'numeric', month: 'short' }),
+    dateKey: new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }),
+  };
+}
+
 export function screens(pipeline: Pipeline): Screens {
   const biz = pipeline.business;
-  const zone = biz.zone;
-  const bizName = biz.def.business.name;
-  const timeFmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hour12: false });
-  const dayFmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: 'numeric', month: 'short' });
-  const dateKey = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  // The name and the zone follow the stored definition (the business may change them on its own screen).
+  let clock = faces(biz.zone);
+  const now = () => (clock.zone === biz.zone ? clock : (clock = faces(biz.zone)));
 
   /**
    * The redirect after a form carries a code, and the operation's own words only with a seal made
@@ -69,8 +77,12 @@ export function screens(pipeline: Pipeline): Screens {
 
   return {
     biz,
-    bizName,
-    zone,
+    get bizName() {
+      return biz.def.business.name;
+    },
+    get zone() {
+      return biz.zone;
+    },
     run: (c, action, input) =>
       pipeline.execute(operationForDashboard(action), {
         input,
@@ -78,7 +90,8 @@ export function screens(pipeline: Pipeline): Screens {
         door: 'dashboard',
         correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
       }),
-    view: (c, title, current, main, status = 200) => page(layout(title, bizName, main, { current, csrf: c.get('session').csrf, email: c.get('session').email }), status),
+    view: (c, title, current, main, status = 200) =>
+      page(layout(title, biz.def.business.name, main, { current, csrf: c.get('session').csrf, email: c.get('session').email }), status),
     csrfField: (c) => html`<input type="hidden" name="_csrf" value="${c.get('session').csrf}">`,
     flash: (c) => {
       const ok = c.req.query('ok');
@@ -110,11 +123,17 @@ export function screens(pipeline: Pipeline): Screens {
       }
       return new Response(null, { status: 303, headers: { Location: u.pathname + u.search } });
     },
-    timeFmt,
-    dayFmt,
-    dateKey,
-    hourOf: (ms) => Number(timeFmt.format(ms).slice(0, 2)),
-    when: (ms) => `${dayFmt.format(ms)} ${timeFmt.format(ms)}`,
+    get timeFmt() {
+      return now().timeFmt;
+    },
+    get dayFmt() {
+      return now().dayFmt;
+    },
+    get dateKey() {
+      return now().dateKey;
+    },
+    hourOf: (ms) => Number(now().timeFmt.format(ms).slice(0, 2)),
+    when: (ms) => `${now().dayFmt.format(ms)} ${now().timeFmt.format(ms)}`,
     resourceName: (id) => biz.resources.get(id)?.name ?? id,
     refresh: () => pipeline.refreshBusiness(),
   };

@@ -14,6 +14,8 @@ const NAV: ReadonlyArray<readonly [href: string, label: string]> = [
   ['/admin/ui/services', 'Services'],
   ['/admin/ui/staff', 'Staff & hours'],
   ['/admin/ui/locations', 'Locations'],
+  ['/admin/ui/categories', 'Categories'],
+  ['/admin/ui/business', 'Business & settings'],
   ['/admin/ui/walk-in', 'Walk-in'],
   ['/admin/ui/clients', 'Clients'],
   ['/admin/ui/calendars', 'Calendar sync'],

@@ -28,7 +28,8 @@ button.primary{background:#1a4fd6;color:#fff}button.danger,.button.danger{border
 a{color:#1a4fd6}.note{color:#4a4a4f;font-size:.9rem}.actions{display:flex;flex-wrap:wrap;gap:.5rem;margin:.6rem 0 0}
 .flash{border-radius:10px;padding:.7rem 1rem;margin:0 0 1rem;font-weight:600}.flash.ok{background:#e3f5e8;color:#0b5a24}.flash.bad{background:#fde4e4;color:#8a1414}.flash.warn{background:#fdf1d8;color:#6b4500}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0}dt{color:#4a4a4f}dd{margin:0}
-.login{max-width:24rem;margin:3rem auto}
+.login{max-width:24rem;margin:3rem auto}.field{display:flex;flex-direction:column;gap:.2rem;font-size:.85rem;color:#4a4a4f;max-width:100%}.field label{display:block}
+fieldset.choices{border:0;padding:0;margin:0;display:flex;flex-wrap:wrap;gap:.3rem .9rem}fieldset.choices legend{font-size:.85rem;color:#4a4a4f;padding:0;margin:0 0 .3rem}fieldset.choices label{flex-direction:row;align-items:center;gap:.4rem;color:#1d1d1f;font-size:1rem;min-height:44px}fieldset.choices input{min-height:0;width:1.1rem;height:1.1rem}
 fieldset.slots{border:0;padding:0;margin:.8rem 0;display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));gap:.5rem}fieldset.slots legend{font-weight:600;margin:0 0 .5rem;padding:0}
 .slots label{flex-direction:row;align-items:center;gap:.5rem;border:1px solid #b8b8c0;border-radius:8px;padding:.5rem .6rem;min-height:44px;color:#1d1d1f;font-size:1rem;flex-wrap:wrap}
 .slots input{min-height:0;padding:0;margin:0;width:1.1rem;height:1.1rem}.slots small{color:#4a4a4f;width:100%;padding-left:1.6rem}

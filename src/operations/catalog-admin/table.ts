@@ -1,6 +1,6 @@
 /**
  * The business's edits of its own definition: services, resources (staff, rooms, equipment) with
- * their weekly hours, and locations. Business-only rows of the one operations table (REST under
+ * their weekly hours, locations, the business's details and settings, and the services' categories. Business-only rows of the one operations table (REST under
  * /admin), each audited by the pipeline and answered with its catalog events.
  */
 import type { OperationDef } from '../define.js';
@@ -11,6 +11,12 @@ import { createResource } from './create-resource.js';
 import { updateResource } from './update-resource.js';
 import { createLocation } from './create-location.js';
 import { updateLocation } from './update-location.js';
+import { updateBusiness } from './update-business.js';
+import { updateSettings } from './update-settings.js';
+import { listCategories } from './list-categories.js';
+import { createCategory } from './create-category.js';
+import { updateCategory } from './update-category.js';
+import { deleteCategory } from './delete-category.js';
 
 export const CATALOG_ADMIN_OPERATIONS: readonly OperationDef[] = [
   createService,
@@ -20,4 +26,10 @@ export const CATALOG_ADMIN_OPERATIONS: readonly OperationDef[] = [
   updateResource,
   createLocation,
   updateLocation,
+  updateBusiness,
+  updateSettings,
+  listCategories,
+  createCategory,
+  updateCategory,
+  deleteCategory,
 ] as OperationDef[];

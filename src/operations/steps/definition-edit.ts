@@ -89,34 +89,78 @@ const REASON: Record<StrandedBooking['reason'], (s: StrandedBooking) => string> 
   duration: (s) => `the longer appointment would run into ${s.runs_into} on ${s.resource_id}`,
 };
 
+/**
+ * One edit of the business file as a whole (the details, the settings, a category across services):
+ * `apply` changes the document in place and answers the paths of the parts it edited, which the
+ * file's issues are named relative to. Checked, guarded against stranding and stored like an edit of
+ * one object.
+ */
+export interface DocumentChange {
+  apply(doc: Json): string[];
+  force?: boolean;
+  /** Issues beyond the file's (its calendars' addresses against the outbound rule), once the file checks. */
+  more?(): Array<{ field: string; message: string }>;
+  /** The edit touched resources: their calendar push targets move with it. */
+  resources?: boolean;
+}
+
 export async function editDefinition(ctx: OperationContext, change: DefinitionChange): Promise<DefinitionEdit> {
+  const what = WHAT[change.list];
+  let object: Json = {};
+  const { def, messages } = await editDocument(ctx, {
+    force: change.force,
+    resources: change.list === 'resources',
+    more: () => (change.list === 'resources' ? calendarUrlIssues(object, ctx.biz.allowLoopbackUrls) : []),
+    apply(doc) {
+      const list = listOf(doc, change.list);
+      let at = change.id === undefined ? -1 : list.findIndex((o) => o.id === change.id);
+      if (change.id !== undefined && at < 0) {
+        throw invalidRequest(`${what}_id: no ${what} ${change.id} in this business`, [{ field: `${what}_id`, message: `unknown ${what}` }], 'not_found');
+      }
+      object = change.apply(at < 0 ? undefined : list[at]);
+      if (change.id !== undefined && object.id !== change.id) {
+        throw invalidRequest(`id: a ${what}'s id cannot change`, [{ field: 'id', message: 'cannot change' }]);
+      }
+      if (at < 0) {
+        at = list.length;
+        list.push(object);
+      } else list[at] = object;
+      return [`${change.list === 'locations' ? 'business.locations' : change.list}[${at}]`];
+    },
+  });
+  const saved = (change.list === 'locations' ? def.business.locations : def[change.list]) as unknown as Json[];
+  return { def, object: saved.find((o) => o.id === object.id) ?? object, messages };
+}
+
+/** Issues named relative to the first edited part they fall in, each said once. */
+function namedIssues(issues: readonly BusinessIssue[], prefixes: readonly string[]): Array<{ field: string; message: string }> {
+  const seen = new Set<string>();
+  const out: Array<{ field: string; message: string }> = [];
+  for (const issue of issues) {
+    const prefix = prefixes.find((p) => issue.path === p || issue.path.startsWith(`${p}.`) || issue.path.startsWith(`${p}[`)) ?? '';
+    const [e] = prefix ? relative([issue], prefix) : [{ field: issue.path || '(file)', message: issue.message }];
+    const key = `${e.field}\n${e.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(e);
+  }
+  return out;
+}
+
+export async function editDocument(ctx: OperationContext, change: DocumentChange): Promise<{ def: BusinessDef; messages: Message[] }> {
   requireBusiness(ctx);
   await ctx.tx.lock(['definition']);
   const stored = await storedDefinition(ctx.tx);
   const before = stored?.def ?? ctx.biz.def;
   const doc = structuredClone(documentOf(stored?.entries ?? []) ?? (before as unknown as Json));
-  const list = listOf(doc, change.list);
-  const what = WHAT[change.list];
-  let at = change.id === undefined ? -1 : list.findIndex((o) => o.id === change.id);
-  if (change.id !== undefined && at < 0) {
-    throw invalidRequest(`${what}_id: no ${what} ${change.id} in this business`, [{ field: `${what}_id`, message: `unknown ${what}` }], 'not_found');
-  }
-  const object = change.apply(at < 0 ? undefined : list[at]);
-  if (change.id !== undefined && object.id !== change.id) {
-    throw invalidRequest(`id: a ${what}'s id cannot change`, [{ field: 'id', message: 'cannot change' }]);
-  }
-  if (at < 0) {
-    at = list.length;
-    list.push(object);
-  } else list[at] = object;
+  const prefixes = change.apply(doc);
 
   const checked = checkBusinessDocument(doc);
   if (!checked.ok) {
-    const prefix = `${change.list === 'locations' ? 'business.locations' : change.list}[${at}]`;
-    const errors = relative(checked.issues, prefix);
+    const errors = namedIssues(checked.issues, prefixes);
     throw invalidRequest(errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
   }
-  const urlIssues = change.list === 'resources' ? calendarUrlIssues(object, ctx.biz.allowLoopbackUrls) : [];
+  const urlIssues = change.more?.() ?? [];
   if (urlIssues.length > 0) throw invalidRequest(urlIssues.map((e) => `${e.field}: ${e.message}`).join('; '), urlIssues);
   const { bookings, claims, names } = await liveBookings(ctx, before);
   const stranded = strandedBookings(before, checked.def, bookings, claims);
@@ -129,7 +173,7 @@ export async function editDefinition(ctx: OperationContext, change: DefinitionCh
     );
   }
   await importDefinition(ctx.tx, checked.def);
-  if (change.list === 'resources') await syncPushTargets(ctx.tx, checked.def);
+  if (change.resources) await syncPushTargets(ctx.tx, checked.def);
   await publishCatalog(ctx.tx, publishedOf(checked.def), ctx.now, (event, serviceId, data) =>
     ctx.emit({ event, orderKey: serviceId, principal: null, payload: { service_id: serviceId, data } }),
   );
@@ -142,6 +186,5 @@ export async function editDefinition(ctx: OperationContext, change: DefinitionCh
           ),
         ]
       : [];
-  const saved = (change.list === 'locations' ? checked.def.business.locations : checked.def[change.list]) as unknown as Json[];
-  return { def: checked.def, object: saved.find((o) => o.id === object.id) ?? object, messages };
+  return { def: checked.def, messages };
 }

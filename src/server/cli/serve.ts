@@ -233,6 +233,10 @@ async function run(flags: Flags): Promise<number> {
     mail: mailOptions(flags),
     ...httpOptions(flags),
     ...oauthOptions(flags),
+    // A new definition (the business's details, its settings) is news for every registry too.
+    onDefinitionChanged: () => {
+      for (const r of registrars) r.catalogChanged();
+    },
     // A catalog change (a service added, changed, suspended, removed) is news for every registry.
     onEvents: (events) => {
       // An admin edit's events come before this process re-reads the definition: re-read it, then register again.
