@@ -6,14 +6,13 @@
 import type { Hono } from 'hono';
 import { createBuyerPages, isPageRequest, pageRefusal } from '../bindings/pages/index.js';
 import { createDashboard, dashboardRefusal, isDashboardRequest, type DashboardSessions } from '../bindings/dashboard/index.js';
-import { problemResponse } from '../bindings/rest/index.js';
+import { problemResponse, restCors } from '../bindings/rest/index.js';
 import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse, readMcpBody } from '../bindings/mcp/index.js';
 import type { Pipeline } from '../operations/index.js';
 import type { OAuthDoor } from '../oauth/index.js';
 import { createRegistryFeedDoor, isRegistryFeedPath, registryFeedRefusal } from '../bindings/registry-feeds/index.js';
 import type { MailPreview } from '../mail/index.js';
 import { underPaths, type Door } from './host.js';
-import { restCors } from './rest-cors.js';
 
 /** The REST door: the operations table's routes, the profile and the OpenAPI document; CORS for the origins allowed (--cors-origin). */
 export function restDoor(app: Hono, corsOrigins: readonly string[] = []): Door {

@@ -38,7 +38,7 @@ export interface Door {
    * exposed headers. Doors without it are left to the browser's own same-origin rules.
    */
   browsers?: { allowMethods: string[]; exposeHeaders: string[] };
-  /** CORS of a door that allows listed browser origins without refusing others (REST: src/server/rest-cors.ts). */
+  /** CORS of a door that allows listed browser origins without refusing others (REST: src/bindings/rest/cors.ts). */
   cors?: MiddlewareHandler;
   /** The door's own body limit, when its protocol sets one (MCP: the SDK's 4 MiB); else the host's. */
   maxBodyBytes?: number;

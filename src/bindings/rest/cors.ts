@@ -10,10 +10,10 @@
 import type { MiddlewareHandler } from 'hono';
 
 /** Methods of the REST routes (the operations table uses these). */
-export const REST_CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const REST_CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Request headers a browser platform sends on REST calls. */
-export const REST_CORS_REQUEST_HEADERS = [
+const REST_CORS_REQUEST_HEADERS = [
   'Content-Type',
   'Authorization',
   'DPoP',
@@ -27,7 +27,7 @@ export const REST_CORS_REQUEST_HEADERS = [
 ];
 
 /** Answer headers a browser platform must be able to read. */
-export const REST_CORS_EXPOSED_HEADERS = [
+const REST_CORS_EXPOSED_HEADERS = [
   'ETag',
   'Location',
   'Retry-After',
@@ -41,7 +41,7 @@ export const REST_CORS_EXPOSED_HEADERS = [
 ];
 
 /** Seconds a browser may keep a preflight's answer. */
-export const REST_CORS_MAX_AGE = 600;
+const REST_CORS_MAX_AGE = 600;
 
 export function restCors(origins: readonly string[]): MiddlewareHandler {
   const any = origins.includes('*');
