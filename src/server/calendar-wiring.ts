@@ -110,16 +110,17 @@ export function wireCalendars(
       await pusher.stop();
     },
     registerMetrics(registry) {
-      // One read per scrape, shared by the gauges (prom-client collects them concurrently).
-      let shared: { at: number; p: Promise<{ feeds: CalendarFeedState[]; backlog: CalendarPushJob[] } | null> } | undefined;
+      // One read per scrape, shared by the gauges: prom-client starts their collects together, so
+      // the read is shared while it is in flight and the next scrape reads afresh.
+      let shared: Promise<{ feeds: CalendarFeedState[]; backlog: CalendarPushJob[] } | null> | undefined;
       const snapshot = () => {
-        if (!shared || Date.now() - shared.at > 250) {
-          shared = {
-            at: Date.now(),
-            p: deps.store.read(async (tx) => ({ feeds: await tx.calendars.feedStates(), backlog: await tx.calendars.pushBacklog(1000) })).catch(() => null),
-          };
-        }
-        return shared.p;
+        shared ??= deps.store
+          .read(async (tx) => ({ feeds: await tx.calendars.feedStates(), backlog: await tx.calendars.pushBacklog(1000) }))
+          .catch(() => null)
+          .finally(() => {
+            shared = undefined;
+          });
+        return shared;
       };
       type Snapshot = { feeds: CalendarFeedState[]; backlog: CalendarPushJob[] };
       /** A gauge per feed (resource, feed key), filled from one snapshot at each scrape. */
