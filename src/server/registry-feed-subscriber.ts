@@ -24,6 +24,8 @@ import { contentDigest, pinnedPost, signRequest, uspRequiredComponents } from '.
 import type { SigningKeyring } from '../webhooks/index.js';
 
 const SUBSCRIPTIONS = 'dev.usp-protocol.services.catalog.subscriptions';
+/** The subscriptions extension's base: a business prunes an extension declared without it (spec 8.3 step 4). */
+const CATALOG = 'dev.usp-protocol.services.catalog';
 /** Attempts to subscribe at one business before leaving it to the re-index interval. */
 const MAX_TRIES = 5;
 const kvKey = feedSubscriptionKey;
@@ -86,7 +88,7 @@ export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
 
   const platformProfileUrl = () => `${d.baseUrl()}${PLATFORM_PROFILE_PATH}`;
   const platformProfile = () => ({
-    usp: { version: USP_VERSION, capabilities: { [SUBSCRIPTIONS]: [{ version: USP_VERSION }] } },
+    usp: { version: USP_VERSION, capabilities: { [CATALOG]: [{ version: USP_VERSION }], [SUBSCRIPTIONS]: [{ version: USP_VERSION }] } },
     keys: d.keyring.published(d.clock.now()),
   });
 

@@ -57,7 +57,7 @@ describe('the registry feed door goes through the pipeline', () => {
     const res = await server.app.fetch(new Request('http://127.0.0.1/registry/platform-profile'));
     expect(res.status).toBe(200);
     const doc = (await res.json()) as Record<string, any>;
-    expect(Object.keys(doc.usp.capabilities)).toEqual(['dev.usp-protocol.services.catalog.subscriptions']);
+    expect(Object.keys(doc.usp.capabilities)).toEqual(['dev.usp-protocol.services.catalog', 'dev.usp-protocol.services.catalog.subscriptions']);
     expect(doc.keys[0]).toMatchObject({ kty: 'EC', kid: expect.any(String) });
     expect(lines.some((l) => l.msg === 'call' && l.fields.door === 'registry-feeds' && l.fields.outcome === 'ok')).toBe(true);
   });

@@ -111,7 +111,7 @@ describe('the registry follows a business through its feed subscription, not the
 
   it('the registry serves a platform profile declaring catalog subscriptions and publishing its signing keys', async () => {
     const doc = (await (await fetch(`${registryUrl}/registry/platform-profile`)).json()) as Record<string, any>;
-    expect(Object.keys(doc.usp.capabilities)).toEqual(['dev.usp-protocol.services.catalog.subscriptions']);
+    expect(Object.keys(doc.usp.capabilities)).toEqual(['dev.usp-protocol.services.catalog', 'dev.usp-protocol.services.catalog.subscriptions']);
     expect(doc.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', kid: expect.any(String) });
     expect(doc.keys[0].d).toBeUndefined();
   });
