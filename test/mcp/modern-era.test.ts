@@ -23,10 +23,10 @@ describe('the 2026-07-28 era on /mcp', () => {
     await t.close();
   });
 
-  it('negotiates the modern era and lists the same 23 tools (the OpenRPC 21, uspserver_bookings_list and uspserver_bookings_quote)', async () => {
+  it('negotiates the modern era and lists the same 27 tools (the OpenRPC 21, the four feed-subscription tools of the newer text, uspserver_bookings_list and uspserver_bookings_quote)', async () => {
     expect(client.getProtocolEra()).toBe('modern');
     const tools = await client.listTools();
-    expect(tools.tools).toHaveLength(23);
+    expect(tools.tools).toHaveLength(27);
   });
 
   it('a booking made in this era is announced on the principal webhook resource with the event in params', async () => {
