@@ -47,21 +47,29 @@ async function start(o: { sandbox?: boolean } = {}) {
   return { url, lines: r.lines, store: server.store };
 }
 
-/** One sign-in form sent from a fresh browser: the page's pre-session CSRF token and its cookie, then the POST. */
-async function attempt(url: string, email: string, password: string): Promise<Response> {
+/** A fresh browser's sign-in form: the page's pre-session CSRF token and its cookie. */
+async function signInForm(url: string): Promise<{ csrf: string; cookie: string }> {
   const form = await fetch(`${url}/admin/login`);
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
-  const cookie = form.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  return fetch(`${url}/admin/login`, {
+  return {
+    csrf,
+    cookie: form.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; '),
+  };
+}
+
+const postSignIn = (url: string, form: { csrf: string; cookie: string }, email: string, password: string) =>
+  fetch(`${url}/admin/login`, {
     method: 'POST',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: csrf, email, password }),
+    headers: { cookie: form.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: form.csrf, email, password }),
     redirect: 'manual',
   });
-}
+
+/** One sign-in form sent from a fresh browser. */
+const attempt = async (url: string, email: string, password: string): Promise<Response> => postSignIn(url, await signInForm(url), email, password);
 
 const calls = (lines: LogLine[], operation: string) => lines.filter((l) => l.msg === 'call' && l.fields.operation === operation).map((l) => l.fields);
 const metrics = async (url: string) => (await fetch(`${url}/metrics`)).text();
@@ -118,22 +126,12 @@ describe('signing in to the dashboard is a call through the pipeline', () => {
 
   test("a store outage during sign-in answers the dashboard's 503 page with Retry-After, not a 500", async () => {
     const { url, lines, store } = await start();
-    const form = await fetch(`${url}/admin/login`);
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
-    const cookie = form.headers
-      .getSetCookie()
-      .map((c) => c.split(';')[0])
-      .join('; ');
+    const form = await signInForm(url);
     const [read, transaction] = [store.read.bind(store), store.transaction.bind(store)];
     store.read = () => Promise.reject(new StoreUnavailable('connection refused'));
     store.transaction = () => Promise.reject(new StoreUnavailable('connection refused'));
     try {
-      const res = await fetch(`${url}/admin/login`, {
-        method: 'POST',
-        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ _csrf: csrf, email: EMAIL, password: PASSWORD }),
-        redirect: 'manual',
-      });
+      const res = await postSignIn(url, form, EMAIL, PASSWORD);
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('2');
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
