@@ -48,3 +48,17 @@ export const BUSINESS_READ = {
   conditional: false,
   writes: false,
 } as const;
+
+/**
+ * The row facts of a buyer's write that makes a new record for its platform (a hold, a booking, a
+ * waitlist entry): any authenticated platform, the booking scope for an OAuth token, a new
+ * resource (201), replayable by idempotency key. Each row adds its capability and rate bucket.
+ */
+export const PLATFORM_CREATE = {
+  access: 'privileged_platform',
+  scopes: ['usp:booking'],
+  mutating: true,
+  conditional: false,
+  writes: true,
+  creates: true,
+} as const;
