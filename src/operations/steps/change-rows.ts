@@ -62,3 +62,17 @@ export const PLATFORM_CREATE = {
   writes: true,
   creates: true,
 } as const;
+
+/**
+ * The row facts of a platform's read of one booking: its owner (or the business) only, with either
+ * OAuth scope. Reading applies the expiry of a pending booking, which writes.
+ */
+export const PLATFORM_BOOKING_READ = {
+  resource: { kind: 'booking', key: 'booking_id' },
+  access: 'privileged_scoped',
+  scopes: ['usp:booking', 'usp:history'],
+  capability: 'dev.usp-protocol.services.bookings',
+  mutating: false,
+  conditional: false,
+  writes: true,
+} as const;
