@@ -178,6 +178,18 @@ describe('signing out of the dashboard is a call through the pipeline as the sig
     // The cookie value opened the dashboard: it is never logged.
     expect(JSON.stringify(lines)).not.toContain(token);
   });
+  test("a sign-out that names another user's session ends nothing: not_found, and the session still opens the dashboard", async () => {
+    const { url, store } = await start();
+    const signedIn = await attempt(url, EMAIL, PASSWORD);
+    const token = /usp_admin_session=([^;]+)/.exec(signedIn.headers.getSetCookie().join('\n'))?.[1] ?? '';
+    const res = await server!.pipeline.execute(operationForDashboard('sign_out'), {
+      input: { session_token: token },
+      trustedCaller: { principal: 'business', profile: null, business: true, authenticated: true, actor: 'user:someone-else@salon.example' },
+      door: 'dashboard',
+    });
+    expect(res.ok ? 'ok' : res.error.code).toBe('not_found');
+    expect(await dashboardSessionGate({ store, now: () => TEST_NOW, sandbox: false }).lookup(token)).not.toBeNull();
+  });
 });
 
 describe('the sign-in rows are served by the dashboard door only', () => {
@@ -196,6 +208,15 @@ describe('the sign-in rows are served by the dashboard door only', () => {
       new Request(`${url}/admin/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) }),
     );
     expect(res.status).toBe(404);
+  });
+
+  test('an overlong password is refused with the sign-in page (400) before any check, and is not counted as a failure', async () => {
+    const { url, lines } = await start();
+    const res = await attempt(url, EMAIL, 'x'.repeat(5000));
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('Give your email and password.');
+    expect(calls(lines, operationForDashboard('sign_in').name)).toEqual([expect.objectContaining({ door: 'dashboard', outcome: 'invalid_request' })]);
+    expect(lines.filter((l) => l.msg === 'dashboard sign-in failed')).toEqual([]);
   });
 
   test('a JSON POST to /admin/login through the host is the form, refused without its CSRF cookie, and signs nobody in', async () => {
