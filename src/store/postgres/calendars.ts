@@ -1,5 +1,7 @@
 /** Calendar busy claims, feed state and the CalDAV push queue on PostgreSQL (see calendar-port.ts). */
 import { CALENDAR_SLOT_KEY, type CalendarRepo } from '../calendar-port.js';
+import { calendarTables } from '../shared/schema/feature-tables.js';
+import { POSTGRES_TYPES } from '../shared/schema/types.js';
 import type { PgSession } from './session.js';
 
 /**
@@ -8,37 +10,7 @@ import type { PgSession } from './session.js';
  * claims are firm (no expiry) and share one slot key, so the exclusion constraint keeps them off
  * bookings while letting two feeds of one resource overlap each other.
  */
-export const POSTGRES_CALENDARS_MIGRATION = `
-  ALTER TABLE claims ADD COLUMN source TEXT NOT NULL DEFAULT 'booking';
-  CREATE INDEX claims_by_source ON claims (source) WHERE source <> 'booking';
-  CREATE TABLE calendar_feeds (
-    feed_key TEXT PRIMARY KEY,
-    resource_id TEXT NOT NULL,
-    etag TEXT,
-    last_modified TEXT,
-    last_attempt_ms BIGINT,
-    last_ok_ms BIGINT,
-    last_error TEXT,
-    busy_count INTEGER NOT NULL DEFAULT 0
-  );
-  CREATE TABLE calendar_push_targets (resource_id TEXT PRIMARY KEY);
-  CREATE TABLE calendar_push_jobs (
-    booking_id TEXT PRIMARY KEY,
-    version BIGINT NOT NULL,
-    attempts INTEGER NOT NULL,
-    next_attempt_ms BIGINT NOT NULL,
-    lease_until_ms BIGINT,
-    last_error TEXT,
-    seq BIGSERIAL NOT NULL
-  );
-  CREATE INDEX calendar_push_jobs_due ON calendar_push_jobs (next_attempt_ms);
-  CREATE TABLE calendar_events (
-    booking_id TEXT NOT NULL,
-    calendar_key TEXT NOT NULL,
-    href TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    PRIMARY KEY (booking_id, calendar_key)
-  );
+export const POSTGRES_CALENDARS_MIGRATION = `${calendarTables(POSTGRES_TYPES)}
   CREATE FUNCTION queue_calendar_push() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF EXISTS (SELECT 1 FROM calendar_push_targets t

@@ -1,10 +1,8 @@
 /** The mail outbox on PostgreSQL: several processes lease from it without sending a message twice. */
 import { erasedMailId, type MailRepo } from '../mail-port.js';
-import { MAIL_COLUMNS, MAIL_QUEUE, mailMigration, toMailMessage, type MailRow } from '../shared/mail-rows.js';
+import { MAIL_COLUMNS, MAIL_QUEUE, toMailMessage, type MailRow } from '../shared/mail-rows.js';
 import type { PgSession } from './session.js';
 import { pgLeaseDue } from './leased-queue.js';
-
-export const POSTGRES_MAIL_MIGRATION = mailMigration('BIGINT');
 
 export function pgMail(s: PgSession): MailRepo {
   return {

@@ -102,38 +102,3 @@ export function postgresOAuthRepos(q: Query): { oauth: OAuthRepo; accounts: Acco
   };
   return { oauth, accounts };
 }
-
-/** The tables, as one migration entry (appended to the PostgreSQL migration list). */
-export const POSTGRES_OAUTH_MIGRATION = `
-  CREATE TABLE oauth_records (
-    model TEXT NOT NULL,
-    id TEXT NOT NULL,
-    seq BIGSERIAL,
-    payload TEXT NOT NULL,
-    grant_id TEXT,
-    uid TEXT,
-    user_code TEXT,
-    account_id TEXT,
-    expires_ms BIGINT,
-    consumed_ms BIGINT,
-    PRIMARY KEY (model, id)
-  );
-  CREATE INDEX oauth_by_grant ON oauth_records (grant_id);
-  CREATE INDEX oauth_by_uid ON oauth_records (uid);
-  CREATE INDEX oauth_by_account ON oauth_records (account_id, model);
-  CREATE TABLE buyer_accounts (
-    id TEXT PRIMARY KEY,
-    email TEXT NOT NULL UNIQUE,
-    password_hash TEXT NOT NULL,
-    name TEXT NOT NULL,
-    phone TEXT,
-    created_ms BIGINT NOT NULL
-  );
-  CREATE TABLE buyer_bookings (
-    account_id TEXT NOT NULL,
-    booking_id TEXT NOT NULL,
-    created_ms BIGINT NOT NULL,
-    PRIMARY KEY (account_id, booking_id)
-  );
-  CREATE INDEX buyer_bookings_recent ON buyer_bookings (account_id, created_ms);
-`;

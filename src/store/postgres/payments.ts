@@ -4,26 +4,6 @@ import { PAYMENT_JOB_COLUMNS, PAYMENT_JOB_QUEUE, toPaymentJob, type PaymentJobRo
 import type { PgSession } from './session.js';
 import { pgLeaseDue } from './leased-queue.js';
 
-export const POSTGRES_PAYMENTS_MIGRATION = `
-  CREATE TABLE payment_jobs (
-    id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    booking_id TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    status TEXT NOT NULL,
-    attempts INTEGER NOT NULL,
-    next_attempt_ms BIGINT NOT NULL,
-    lease_until_ms BIGINT,
-    created_ms BIGINT NOT NULL,
-    last_error TEXT,
-    result TEXT
-  );
-  CREATE INDEX payment_jobs_due ON payment_jobs (next_attempt_ms) WHERE status = 'pending';
-  CREATE INDEX payment_jobs_by_booking ON payment_jobs (booking_id, created_ms);
-  CREATE TABLE payment_events (provider TEXT NOT NULL, event_id TEXT NOT NULL, received_ms BIGINT NOT NULL, PRIMARY KEY (provider, event_id));
-  CREATE TABLE payment_refs (provider TEXT NOT NULL, ref TEXT NOT NULL, booking_id TEXT NOT NULL, PRIMARY KEY (provider, ref));
-`;
-
 export function pgPayments(s: PgSession): PaymentRepo {
   return {
     async enqueue(j) {

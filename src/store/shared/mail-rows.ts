@@ -29,26 +29,3 @@ export const toMailMessage = (r: MailRow): MailMessage => ({
   sent_ms: r.sent_ms === null ? null : Number(r.sent_ms),
   last_error: r.last_error,
 });
-
-/** The table, the same on both engines but for the integer type of instants. */
-export function mailMigration(instant: 'INTEGER' | 'BIGINT'): string {
-  return `
-  CREATE TABLE mail_messages (
-    id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    subject_id TEXT NOT NULL,
-    recipient TEXT NOT NULL,
-    locale TEXT,
-    payload TEXT NOT NULL,
-    status TEXT NOT NULL,
-    attempts INTEGER NOT NULL,
-    due_ms ${instant} NOT NULL,
-    lease_until_ms ${instant},
-    created_ms ${instant} NOT NULL,
-    sent_ms ${instant},
-    last_error TEXT
-  );
-  CREATE INDEX mail_messages_due ON mail_messages (due_ms) WHERE status = 'queued';
-  CREATE INDEX mail_messages_by_subject ON mail_messages (subject_id, created_ms);
-`;
-}

@@ -1,42 +1,14 @@
 /** Calendar busy claims, feed state and the CalDAV push queue on SQLite (see calendar-port.ts). */
 import { CALENDAR_SLOT_KEY, type CalendarRepo } from '../calendar-port.js';
+import { calendarTables } from '../shared/schema/feature-tables.js';
+import { SQLITE_TYPES } from '../shared/schema/types.js';
 import { placeholders, type Statements } from './statements.js';
 
 /**
  * Claims get a source ('booking' for bookings and holds, `calendar:<feed key>` for busy times);
  * a change to a booking on a push target queues that booking, in the same transaction.
  */
-export const SQLITE_CALENDARS_MIGRATION = `
-  ALTER TABLE claims ADD COLUMN source TEXT NOT NULL DEFAULT 'booking';
-  CREATE INDEX claims_by_source ON claims (source) WHERE source <> 'booking';
-  CREATE TABLE calendar_feeds (
-    feed_key TEXT PRIMARY KEY,
-    resource_id TEXT NOT NULL,
-    etag TEXT,
-    last_modified TEXT,
-    last_attempt_ms INTEGER,
-    last_ok_ms INTEGER,
-    last_error TEXT,
-    busy_count INTEGER NOT NULL DEFAULT 0
-  );
-  CREATE TABLE calendar_push_targets (resource_id TEXT PRIMARY KEY) WITHOUT ROWID;
-  CREATE TABLE calendar_push_jobs (
-    booking_id TEXT PRIMARY KEY,
-    version INTEGER NOT NULL,
-    attempts INTEGER NOT NULL,
-    next_attempt_ms INTEGER NOT NULL,
-    lease_until_ms INTEGER,
-    last_error TEXT,
-    seq INTEGER NOT NULL
-  );
-  CREATE INDEX calendar_push_jobs_due ON calendar_push_jobs (next_attempt_ms);
-  CREATE TABLE calendar_events (
-    booking_id TEXT NOT NULL,
-    calendar_key TEXT NOT NULL,
-    href TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    PRIMARY KEY (booking_id, calendar_key)
-  );
+export const SQLITE_CALENDARS_MIGRATION = `${calendarTables(SQLITE_TYPES)}
   CREATE TRIGGER calendar_push_ins AFTER INSERT ON bookings
     WHEN EXISTS (SELECT 1 FROM calendar_push_targets t, json_each(NEW.data, '$.priv.resource_ids') j WHERE j.value = t.resource_id)
   BEGIN

@@ -1,10 +1,8 @@
 /** The mail outbox on SQLite. */
 import type Database from 'better-sqlite3';
 import { erasedMailId, type MailRepo } from '../mail-port.js';
-import { MAIL_COLUMNS, MAIL_QUEUE, mailMigration, toMailMessage, type MailRow } from '../shared/mail-rows.js';
+import { MAIL_COLUMNS, MAIL_QUEUE, toMailMessage, type MailRow } from '../shared/mail-rows.js';
 import { sqliteLeaseDue } from './leased-queue.js';
-
-export const SQLITE_MAIL_MIGRATION = mailMigration('INTEGER');
 
 export function sqliteMail(db: Database.Database): MailRepo {
   const q = {

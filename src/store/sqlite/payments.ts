@@ -4,26 +4,6 @@ import type { PaymentRepo } from '../payment-port.js';
 import { PAYMENT_JOB_COLUMNS as JOB_COLUMNS, PAYMENT_JOB_QUEUE, toPaymentJob as toJob, type PaymentJobRow as Row } from '../shared/payment-rows.js';
 import { sqliteLeaseDue } from './leased-queue.js';
 
-export const SQLITE_PAYMENTS_MIGRATION = `
-  CREATE TABLE payment_jobs (
-    id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    booking_id TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    status TEXT NOT NULL,
-    attempts INTEGER NOT NULL,
-    next_attempt_ms INTEGER NOT NULL,
-    lease_until_ms INTEGER,
-    created_ms INTEGER NOT NULL,
-    last_error TEXT,
-    result TEXT
-  );
-  CREATE INDEX payment_jobs_due ON payment_jobs (next_attempt_ms) WHERE status = 'pending';
-  CREATE INDEX payment_jobs_by_booking ON payment_jobs (booking_id, created_ms);
-  CREATE TABLE payment_events (provider TEXT NOT NULL, event_id TEXT NOT NULL, received_ms INTEGER NOT NULL, PRIMARY KEY (provider, event_id));
-  CREATE TABLE payment_refs (provider TEXT NOT NULL, ref TEXT NOT NULL, booking_id TEXT NOT NULL, PRIMARY KEY (provider, ref));
-`;
-
 export function sqlitePayments(db: Database.Database): PaymentRepo {
   const q = {
     enqueue: db.prepare(
