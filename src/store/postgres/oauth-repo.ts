@@ -1,22 +1,9 @@
 /** The OAuth records and buyer accounts on PostgreSQL (tables from the migration that adds them). */
 import type pg from 'pg';
-import type { AccountRepo, BuyerAccount, OAuthRecord, OAuthRepo } from '../oauth-port.js';
+import type { AccountRepo, OAuthRepo } from '../oauth-port.js';
+import { toBuyerAccount as toAccount, toBuyerBooking, toOAuthRecord as toRecord } from '../shared/oauth-rows.js';
 
 type Query = <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
-
-const toRecord = (r: any): OAuthRecord => ({
-  model: r.model,
-  id: r.id,
-  payload: JSON.parse(r.payload) as Record<string, unknown>,
-  grantId: r.grant_id,
-  uid: r.uid,
-  userCode: r.user_code,
-  accountId: r.account_id,
-  expiresMs: r.expires_ms === null ? null : Number(r.expires_ms),
-  consumedMs: r.consumed_ms === null ? null : Number(r.consumed_ms),
-});
-
-const toAccount = (r: any): BuyerAccount => ({ ...r, created_ms: Number(r.created_ms) });
 
 const LIVE = '(expires_ms IS NULL OR expires_ms > $3)';
 
@@ -97,7 +84,7 @@ export function postgresOAuthRepos(q: Query): { oauth: OAuthRepo; accounts: Acco
             [accountId, before.createdMs, before.bookingId, limit],
           )
         : await q('SELECT booking_id, created_ms FROM buyer_bookings WHERE account_id = $1 ORDER BY created_ms DESC, booking_id DESC LIMIT $2', [accountId, limit]);
-      return r.rows.map((x: any) => ({ bookingId: x.booking_id, createdMs: Number(x.created_ms) }));
+      return r.rows.map(toBuyerBooking);
     },
   };
   return { oauth, accounts };

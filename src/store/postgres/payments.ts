@@ -2,7 +2,7 @@
 import type { PaymentRepo } from '../payment-port.js';
 import { PAYMENT_JOB_COLUMNS, PAYMENT_JOB_QUEUE, toPaymentJob, type PaymentJobRow } from '../shared/payment-rows.js';
 import type { PgSession } from './session.js';
-import { pgLeaseDue } from './leased-queue.js';
+import { pgFinishLeased, pgLeaseDue } from './leased-queue.js';
 
 export function pgPayments(s: PgSession): PaymentRepo {
   return {
@@ -17,14 +17,7 @@ export function pgPayments(s: PgSession): PaymentRepo {
       return (await pgLeaseDue<PaymentJobRow>(s, PAYMENT_JOB_QUEUE, nowMs, limit, leaseUntilMs)).map(toPaymentJob);
     },
     async finish(id, n) {
-      await s.query('UPDATE payment_jobs SET status = $1, attempts = $2, next_attempt_ms = $3, last_error = $4, result = $5, lease_until_ms = NULL WHERE id = $6', [
-        n.status,
-        n.attempts,
-        n.next_attempt_ms,
-        n.last_error,
-        n.result === null ? null : JSON.stringify(n.result),
-        id,
-      ]);
+      await pgFinishLeased(s, PAYMENT_JOB_QUEUE, id, n);
     },
     async get(id) {
       const r = await s.rows<PaymentJobRow>(`SELECT ${PAYMENT_JOB_COLUMNS} FROM payment_jobs WHERE id = $1`, [id]);

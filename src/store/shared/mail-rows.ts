@@ -1,5 +1,5 @@
 /** Mail outbox rows as both engines read them (BIGINT columns arrive as strings from PostgreSQL). */
-import type { MailMessage } from '../mail-port.js';
+import type { MailMessage, MailRepo } from '../mail-port.js';
 import type { LeasedQueue } from './leased-queue.js';
 
 export type MailRow = Omit<MailMessage, 'payload' | 'attempts' | 'due_ms' | 'created_ms' | 'sent_ms'> & {
@@ -13,7 +13,13 @@ export type MailRow = Omit<MailMessage, 'payload' | 'attempts' | 'due_ms' | 'cre
 export const MAIL_COLUMNS = 'id, kind, subject_id, recipient, locale, payload, status, attempts, due_ms, created_ms, sent_ms, last_error';
 
 /** The mail worker's queue: queued messages by when they are due. */
-export const MAIL_QUEUE: LeasedQueue = { table: 'mail_messages', columns: MAIL_COLUMNS, waiting: 'queued', dueColumn: 'due_ms' };
+export const MAIL_QUEUE: LeasedQueue<Parameters<MailRepo['finish']>[1]> = {
+  table: 'mail_messages',
+  columns: MAIL_COLUMNS,
+  waiting: 'queued',
+  dueColumn: 'due_ms',
+  finish: { columns: ['status', 'attempts', 'due_ms', 'sent_ms', 'last_error'], values: (n) => [n.status, n.attempts, n.due_ms, n.sent_ms, n.last_error] },
+};
 
 export const toMailMessage = (r: MailRow): MailMessage => ({
   id: r.id,

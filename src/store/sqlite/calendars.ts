@@ -1,5 +1,6 @@
 /** Calendar busy claims, feed state and the CalDAV push queue on SQLite (see calendar-port.ts). */
 import { CALENDAR_SLOT_KEY, type CalendarRepo } from '../calendar-port.js';
+import { calendarOwnerPrefix, calendarSource, FEED_COLUMNS, PUSH_JOB_COLUMNS as JOB_COLUMNS, PUSHED_EVENT_COLUMNS as EVENT_COLUMNS, toBusyOn } from '../shared/calendar-rows.js';
 import { calendarTables } from '../shared/schema/feature-tables.js';
 import { SQLITE_TYPES } from '../shared/schema/types.js';
 import { placeholders, type Statements } from './statements.js';
@@ -26,11 +27,8 @@ export const SQLITE_CALENDARS_MIGRATION = `${calendarTables(SQLITE_TYPES)}
   END;
 `;
 
-const FEED_COLUMNS = 'feed_key, resource_id, etag, last_modified, last_attempt_ms, last_ok_ms, last_error, busy_count';
-const JOB_COLUMNS = 'booking_id, version, attempts, next_attempt_ms, last_error';
-
 export function sqliteCalendars(s: Statements): CalendarRepo {
-  const source = (feedKey: string) => `calendar:${feedKey}`;
+  const source = calendarSource;
   return {
     async busy(feedKey) {
       return s.prepare('SELECT start_ms, end_ms FROM claims WHERE source = ? ORDER BY start_ms, end_ms').all(source(feedKey)) as any[];
@@ -43,7 +41,7 @@ export function sqliteCalendars(s: Statements): CalendarRepo {
       );
       let span = 0;
       intervals.forEach((b, i) => {
-        insert.run(resourceId, b.start_ms, b.end_ms, CALENDAR_SLOT_KEY, `~cal:${feedKey}:${i}`, CALENDAR_SLOT_KEY, source(feedKey));
+        insert.run(resourceId, b.start_ms, b.end_ms, CALENDAR_SLOT_KEY, `${calendarOwnerPrefix(feedKey)}${i}`, CALENDAR_SLOT_KEY, source(feedKey));
         span = Math.max(span, b.end_ms - b.start_ms);
       });
       if (span > 0) s.prepare('UPDATE claim_span SET max_ms = ? WHERE id = 1 AND max_ms < ?').run(span, span);
@@ -56,7 +54,7 @@ export function sqliteCalendars(s: Statements): CalendarRepo {
            AND start_ms < ? AND end_ms > ? ORDER BY start_ms`,
         )
         .all(...resourceIds, toMs, fromMs) as Array<{ resource_id: string; start_ms: number; end_ms: number; source: string }>;
-      return rows.map((r) => ({ resource_id: r.resource_id, start_ms: r.start_ms, end_ms: r.end_ms, feed_key: r.source.slice('calendar:'.length) }));
+      return rows.map(toBusyOn);
     },
     async forgetFeedsExcept(keys) {
       const keep = keys.map(source);
@@ -109,11 +107,11 @@ export function sqliteCalendars(s: Statements): CalendarRepo {
       return s.prepare(`SELECT ${JOB_COLUMNS} FROM calendar_push_jobs ORDER BY seq LIMIT ?`).all(limit) as any[];
     },
     async pushedEvents(bookingId) {
-      return s.prepare('SELECT booking_id, calendar_key, href, fingerprint FROM calendar_events WHERE booking_id = ?').all(bookingId) as any[];
+      return s.prepare(`SELECT ${EVENT_COLUMNS} FROM calendar_events WHERE booking_id = ?`).all(bookingId) as any[];
     },
     async putPushedEvent(e) {
       s.prepare(
-        `INSERT INTO calendar_events (booking_id, calendar_key, href, fingerprint) VALUES (@booking_id, @calendar_key, @href, @fingerprint)
+        `INSERT INTO calendar_events (${EVENT_COLUMNS}) VALUES (@booking_id, @calendar_key, @href, @fingerprint)
          ON CONFLICT (booking_id, calendar_key) DO UPDATE SET href = excluded.href, fingerprint = excluded.fingerprint`,
       ).run(e);
     },
@@ -121,7 +119,7 @@ export function sqliteCalendars(s: Statements): CalendarRepo {
       s.prepare('DELETE FROM calendar_events WHERE booking_id = ? AND calendar_key = ?').run(bookingId, calendarKey);
     },
     async pushedTo(calendarKey) {
-      return s.prepare('SELECT booking_id, calendar_key, href, fingerprint FROM calendar_events WHERE calendar_key = ? ORDER BY booking_id').all(calendarKey) as any[];
+      return s.prepare(`SELECT ${EVENT_COLUMNS} FROM calendar_events WHERE calendar_key = ? ORDER BY booking_id`).all(calendarKey) as any[];
     },
   };
 }

@@ -1,30 +1,7 @@
 /** The OAuth records and buyer accounts on SQLite (tables from the migration that adds them). */
 import type Database from 'better-sqlite3';
-import type { AccountRepo, BuyerAccount, OAuthRecord, OAuthRepo } from '../oauth-port.js';
-
-type Row = {
-  model: string;
-  id: string;
-  payload: string;
-  grant_id: string | null;
-  uid: string | null;
-  user_code: string | null;
-  account_id: string | null;
-  expires_ms: number | null;
-  consumed_ms: number | null;
-};
-
-const toRecord = (r: Row): OAuthRecord => ({
-  model: r.model,
-  id: r.id,
-  payload: JSON.parse(r.payload) as Record<string, unknown>,
-  grantId: r.grant_id,
-  uid: r.uid,
-  userCode: r.user_code,
-  accountId: r.account_id,
-  expiresMs: r.expires_ms,
-  consumedMs: r.consumed_ms,
-});
+import type { AccountRepo, OAuthRepo } from '../oauth-port.js';
+import { type BuyerAccountRow, type OAuthRow as Row, toBuyerAccount, toBuyerBooking, toOAuthRecord as toRecord } from '../shared/oauth-rows.js';
 
 const LIVE = '(expires_ms IS NULL OR expires_ms > ?)';
 
@@ -92,10 +69,12 @@ export function sqliteOAuthRepos(db: Database.Database): { oauth: OAuthRepo; acc
       return q.accInsert.run(a.id, a.email, a.password_hash, a.name, a.phone, a.created_ms).changes > 0;
     },
     async byEmail(email) {
-      return (q.accByEmail.get(email) as BuyerAccount | undefined) ?? null;
+      const r = q.accByEmail.get(email) as BuyerAccountRow | undefined;
+      return r ? toBuyerAccount(r) : null;
     },
     async byId(id) {
-      return (q.accById.get(id) as BuyerAccount | undefined) ?? null;
+      const r = q.accById.get(id) as BuyerAccountRow | undefined;
+      return r ? toBuyerAccount(r) : null;
     },
     async setPassword(id, passwordHash) {
       return q.accPassword.run(passwordHash, id).changes > 0;
@@ -111,7 +90,7 @@ export function sqliteOAuthRepos(db: Database.Database): { oauth: OAuthRepo; acc
         booking_id: string;
         created_ms: number;
       }>;
-      return rows.map((r) => ({ bookingId: r.booking_id, createdMs: r.created_ms }));
+      return rows.map(toBuyerBooking);
     },
   };
   return { oauth, accounts };

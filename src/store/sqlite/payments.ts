@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { PaymentRepo } from '../payment-port.js';
 import { PAYMENT_JOB_COLUMNS as JOB_COLUMNS, PAYMENT_JOB_QUEUE, toPaymentJob as toJob, type PaymentJobRow as Row } from '../shared/payment-rows.js';
-import { sqliteLeaseDue } from './leased-queue.js';
+import { sqliteFinishLeased, sqliteLeaseDue } from './leased-queue.js';
 
 export function sqlitePayments(db: Database.Database): PaymentRepo {
   const q = {
@@ -11,7 +11,7 @@ export function sqlitePayments(db: Database.Database): PaymentRepo {
        ON CONFLICT (id) DO NOTHING`,
     ),
     due: sqliteLeaseDue<Row>(db, PAYMENT_JOB_QUEUE),
-    finish: db.prepare('UPDATE payment_jobs SET status = ?, attempts = ?, next_attempt_ms = ?, last_error = ?, result = ?, lease_until_ms = NULL WHERE id = ?'),
+    finish: sqliteFinishLeased(db, PAYMENT_JOB_QUEUE),
     get: db.prepare(`SELECT ${JOB_COLUMNS} FROM payment_jobs WHERE id = ?`),
     forBooking: db.prepare(`SELECT ${JOB_COLUMNS} FROM payment_jobs WHERE booking_id = ? ORDER BY created_ms, id`),
     event: db.prepare('INSERT INTO payment_events (provider, event_id, received_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
@@ -26,7 +26,7 @@ export function sqlitePayments(db: Database.Database): PaymentRepo {
       return q.due(nowMs, limit, leaseUntilMs).map(toJob);
     },
     async finish(id, n) {
-      q.finish.run(n.status, n.attempts, n.next_attempt_ms, n.last_error, n.result === null ? null : JSON.stringify(n.result), id);
+      q.finish(id, n);
     },
     async get(id) {
       const r = q.get.get(id) as Row | undefined;
