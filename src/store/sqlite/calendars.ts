@@ -9,21 +9,22 @@ import { placeholders, type Statements } from './statements.js';
  * Claims get a source ('booking' for bookings and holds, `calendar:<feed key>` for busy times);
  * a change to a booking on a push target queues that booking, in the same transaction.
  */
+const ON_PUSH_TARGET = (row: 'NEW' | 'OLD') => `EXISTS (SELECT 1 FROM calendar_push_targets t, json_each(${row}.data, '$.priv.resource_ids') j WHERE j.value = t.resource_id)`;
+const QUEUE_PUSH = `INSERT INTO calendar_push_jobs (booking_id, version, attempts, next_attempt_ms, seq)
+      VALUES (NEW.id, 1, 0, 0, (SELECT COALESCE(MAX(seq), 0) + 1 FROM calendar_push_jobs))
+      ON CONFLICT (booking_id) DO UPDATE SET version = version + 1, attempts = 0, next_attempt_ms = 0, last_error = NULL;`;
+
 export const SQLITE_CALENDARS_MIGRATION = `${calendarTables(SQLITE_TYPES)}
   CREATE TRIGGER calendar_push_ins AFTER INSERT ON bookings
-    WHEN EXISTS (SELECT 1 FROM calendar_push_targets t, json_each(NEW.data, '$.priv.resource_ids') j WHERE j.value = t.resource_id)
+    WHEN ${ON_PUSH_TARGET('NEW')}
   BEGIN
-    INSERT INTO calendar_push_jobs (booking_id, version, attempts, next_attempt_ms, seq)
-      VALUES (NEW.id, 1, 0, 0, (SELECT COALESCE(MAX(seq), 0) + 1 FROM calendar_push_jobs))
-      ON CONFLICT (booking_id) DO UPDATE SET version = version + 1, attempts = 0, next_attempt_ms = 0, last_error = NULL;
+    ${QUEUE_PUSH}
   END;
   CREATE TRIGGER calendar_push_upd AFTER UPDATE ON bookings
-    WHEN EXISTS (SELECT 1 FROM calendar_push_targets t, json_each(NEW.data, '$.priv.resource_ids') j WHERE j.value = t.resource_id)
-      OR EXISTS (SELECT 1 FROM calendar_push_targets t, json_each(OLD.data, '$.priv.resource_ids') j WHERE j.value = t.resource_id)
+    WHEN ${ON_PUSH_TARGET('NEW')}
+      OR ${ON_PUSH_TARGET('OLD')}
   BEGIN
-    INSERT INTO calendar_push_jobs (booking_id, version, attempts, next_attempt_ms, seq)
-      VALUES (NEW.id, 1, 0, 0, (SELECT COALESCE(MAX(seq), 0) + 1 FROM calendar_push_jobs))
-      ON CONFLICT (booking_id) DO UPDATE SET version = version + 1, attempts = 0, next_attempt_ms = 0, last_error = NULL;
+    ${QUEUE_PUSH}
   END;
 `;
 

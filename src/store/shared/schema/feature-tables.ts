@@ -5,6 +5,13 @@
  */
 import type { SqlTypes } from './types.js';
 
+/** The columns a leased queue's worker reads and writes (see shared/leased-queue.ts), due by `due`. */
+const leasedColumns = (t: SqlTypes, due: string) => `status TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    ${due} ${t.int} NOT NULL,
+    lease_until_ms ${t.int},
+    created_ms ${t.int} NOT NULL,`;
+
 /** OAuth server records and buyer accounts. PostgreSQL has no rowid: `seq` keeps insertion order. */
 export const oauthTables = (t: SqlTypes) => `
   CREATE TABLE oauth_records (
@@ -46,11 +53,7 @@ export const paymentTables = (t: SqlTypes) => `
     kind TEXT NOT NULL,
     booking_id TEXT NOT NULL,
     payload TEXT NOT NULL,
-    status TEXT NOT NULL,
-    attempts INTEGER NOT NULL,
-    next_attempt_ms ${t.int} NOT NULL,
-    lease_until_ms ${t.int},
-    created_ms ${t.int} NOT NULL,
+    ${leasedColumns(t, 'next_attempt_ms')}
     last_error TEXT,
     result TEXT
   );
@@ -69,11 +72,7 @@ export const mailTables = (t: SqlTypes) => `
     recipient TEXT NOT NULL,
     locale TEXT,
     payload TEXT NOT NULL,
-    status TEXT NOT NULL,
-    attempts INTEGER NOT NULL,
-    due_ms ${t.int} NOT NULL,
-    lease_until_ms ${t.int},
-    created_ms ${t.int} NOT NULL,
+    ${leasedColumns(t, 'due_ms')}
     sent_ms ${t.int},
     last_error TEXT
   );
