@@ -36,6 +36,11 @@ export async function publishCatalog(tx: Tx, published: ReadonlyMap<string, Reco
   }
 }
 
+/** A catalog event as the outbox keeps it: ordered by service, for every subscriber (no owner), due now. */
+export function catalogEvent(ids: IdSource, now: number, event: string, serviceId: string, data: Record<string, unknown>): OutboxEvent {
+  return { event_id: ids.next('evt'), event, order_key: serviceId, principal: null, profile: null, payload: { service_id: serviceId, data }, created_ms: now, due_ms: now };
+}
+
 /** The published services of a definition, by id. */
 export function publishedOf(def: BusinessDef): Map<string, Record<string, unknown>> {
   return new Map(def.services.map((s) => [s.id, publishService(s, def) as unknown as Record<string, unknown>] as const));
@@ -47,16 +52,7 @@ export async function syncCatalog(store: Store, biz: Business, clock: Clock, ids
     events.length = 0; // the store may run this again after a deadlock
     const now = clock.now();
     await publishCatalog(tx, biz.published as unknown as ReadonlyMap<string, Record<string, unknown>>, now, (event, serviceId, data) => {
-      const e: OutboxEvent = {
-        event_id: ids.next('evt'),
-        event,
-        order_key: serviceId,
-        principal: null,
-        profile: null,
-        payload: { service_id: serviceId, data },
-        created_ms: now,
-        due_ms: now,
-      };
+      const e = catalogEvent(ids, now, event, serviceId, data);
       events.push(e);
       return tx.outbox.add(e);
     });

@@ -29,7 +29,7 @@ export type { HttpEvidence, McpAuthorization, AuthPolicy } from '../security/ind
 export { buildBusinessProfile } from './profile.js';
 export type { ProfileOptions } from './profile.js';
 export { sweep } from './sweep.js';
-export { syncCatalog, publishCatalog, publishedOf } from './catalog-sync.js';
+export { catalogEvent, syncCatalog, publishCatalog, publishedOf } from './catalog-sync.js';
 export { LiveBusiness, chooseDefinition, importDefinition, storedDefinition } from './live-business.js';
 export type { DefinitionSource, ImportSummary, CompileOptions } from './live-business.js';
 export { entriesOf, documentOf } from './steps/definition-document.js';

@@ -4,6 +4,9 @@
  * /.well-known/usp, an SSRF-safe fetcher for business profiles and catalogs, and a re-indexer that
  * keeps the index fresh and drops businesses whose profile is gone.
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DEFAULT_SETTINGS, type BusinessDef } from '../domain/index.js';
 import { REGISTRY_OPERATIONS, USP_VERSION, reindexDue, seedRegistration, systemClock, type Clock, type RegistrationInput, type RegistryEnv } from '../operations/index.js';
 import { createProfileResolver, parseJsonDocument } from '../security/index.js';
@@ -199,88 +202,17 @@ export async function seedDemoRegistry(server: RegistryServer, demo: BusinessDef
     never,
   );
   let n = 1;
-  for (const b of DEMO_BUSINESSES) {
+  for (const b of demoBusinesses()) {
     await seedRegistration(server.store, b.id, b.input, b.services, now, never);
     n++;
   }
   return n;
 }
 
-type Svc = Record<string, unknown>;
-const svc = (id: string, name: string, type: string, cat: [string, string], minutes: number | [number, number], pricing: Svc, channel = 'at_business_location'): Svc => ({
-  id,
-  name,
-  type,
-  categories: [{ taxonomy: 'merchant', id: cat[0], name: cat[1], primary: true }],
-  duration: typeof minutes === 'number' ? { fixed: `PT${minutes}M` } : { range: { min: `PT${minutes[0]}M`, max: `PT${minutes[1]}M` } },
-  pricing,
-  channel: { type: channel },
-  status: 'active',
-});
-
-const DEMO_BUSINESSES: Array<{ id: string; input: RegistrationInput; services: Svc[] }> = [
-  {
-    id: 'reg_demo_brooklyn_barbers',
-    input: {
-      profile_url: 'https://brooklyn-barbers.example/.well-known/usp',
-      deployment_mode: 'standalone',
-      name: 'Brooklyn Barbers',
-      verticals: ['appointment'],
-      categories: ['hair', 'barber'],
-      location: { address: '88 Bedford Ave, Brooklyn, NY 11249', coordinates: { lat: 40.7197, lng: -73.9573 } },
-      timezone: 'America/New_York',
-    },
-    services: [
-      svc('svc_fade', 'Skin Fade', 'appointment', ['cat_hair', 'Hair'], 45, { model: 'fixed', amount: 4500, currency: 'USD' }),
-      svc('svc_beard', 'Beard Trim', 'appointment', ['cat_beard', 'Beard'], 20, { model: 'fixed', amount: 2500, currency: 'USD' }),
-    ],
-  },
-  {
-    id: 'reg_demo_sf_yoga',
-    input: {
-      profile_url: 'https://mission-yoga.example/.well-known/usp',
-      deployment_mode: 'standalone',
-      name: 'Mission Yoga Collective',
-      verticals: ['group', 'appointment'],
-      categories: ['fitness', 'wellness', 'yoga'],
-      location: { address: '2100 Mission St, San Francisco, CA 94110', coordinates: { lat: 37.7634, lng: -122.4194 } },
-      timezone: 'America/Los_Angeles',
-    },
-    services: [
-      svc('svc_vinyasa', 'Vinyasa Flow Class', 'group', ['cat_yoga', 'Yoga'], 60, { model: 'fixed', amount: 2800, currency: 'USD' }),
-      svc('svc_private_yoga', 'Private Yoga Session', 'appointment', ['cat_yoga', 'Yoga'], [60, 90], {
-        model: 'variable',
-        currency: 'USD',
-        price_range: { min: 9000, max: 13500 },
-      }),
-    ],
-  },
-  {
-    id: 'reg_demo_london_spa',
-    input: {
-      profile_url: 'https://shoreditch-spa.example/.well-known/usp',
-      deployment_mode: 'ucp_native',
-      name: 'Shoreditch Day Spa',
-      verticals: ['appointment'],
-      categories: ['wellness', 'massage', 'beauty'],
-      location: { address: '12 Rivington St, London EC2A 3DU', coordinates: { lat: 51.5262, lng: -0.0795 } },
-      timezone: 'Europe/London',
-    },
-    services: [
-      svc('svc_deep_tissue', 'Deep Tissue Massage', 'appointment', ['cat_massage', 'Massage'], 60, { model: 'fixed', amount: 8500, currency: 'GBP' }),
-      svc('svc_facial', 'Signature Facial', 'appointment', ['cat_facial', 'Facial'], 50, { model: 'fixed', amount: 7000, currency: 'GBP' }),
-    ],
-  },
-  {
-    id: 'reg_demo_online_coach',
-    input: {
-      profile_url: 'https://calm-coaching.example/.well-known/usp',
-      deployment_mode: 'standalone',
-      name: 'Calm Coaching (online)',
-      verticals: ['appointment'],
-      categories: ['wellness', 'coaching'],
-      timezone: 'America/Chicago',
-    },
-    services: [svc('svc_coaching', 'Video Coaching Session', 'appointment', ['cat_coaching', 'Coaching'], 45, { model: 'fixed', amount: 6000, currency: 'USD' }, 'virtual')],
-  },
-];
+/**
+ * The other demo businesses a demo registry lists beside the demo salon: data, in
+ * registry-demo.json beside this file (copied to dist at build, as demo-business.json is).
+ */
+function demoBusinesses(): Array<{ id: string; input: RegistrationInput; services: Array<Record<string, unknown>> }> {
+  return JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'registry-demo.json'), 'utf8'));
+}

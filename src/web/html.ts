@@ -31,9 +31,10 @@ export function escapeHtml(value: unknown): string {
 /**
  * The pages' policy: no script, nothing from another origin (styles and images from ours only),
  * no framing, no <base>, and forms that post only to us and to the `formTargets` origins a door
- * names (the OAuth client's or the platform's, where a page sends the buyer on).
+ * names (the OAuth client's or the platform's, where a page sends the buyer on). `framesOwn`: the
+ * page frames documents of ours (the dashboard's mail previews), and nothing else.
  */
-export function contentSecurityPolicy(o: { formTargets?: readonly string[] } = {}): string {
+export function contentSecurityPolicy(o: { formTargets?: readonly string[]; framesOwn?: boolean } = {}): string {
   return [
     "default-src 'none'",
     "style-src 'self'",
@@ -41,17 +42,24 @@ export function contentSecurityPolicy(o: { formTargets?: readonly string[] } = {
     `form-action 'self'${(o.formTargets ?? []).map((t) => ` ${t}`).join('')}`,
     "base-uri 'none'",
     "frame-ancestors 'none'",
+    ...(o.framesOwn ? ["frame-src 'self'"] : []),
   ].join('; ');
 }
 
-/** Every page's headers: the policy above, never cached, no referrer, not framed, not sniffed. */
-export function pageHeaders(o: { formTargets?: readonly string[] } = {}): Record<string, string> {
+/** The policy of a document made to be framed by our own page (a mail's HTML): inline styles only, sandboxed, no forms, nothing fetched. */
+const FRAMED_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; sandbox; frame-ancestors 'self'";
+
+/**
+ * Every page's headers: the policy above, never cached, no referrer, not framed, not sniffed.
+ * `framed`: a document only our own pages frame, under the framed policy.
+ */
+export function pageHeaders(o: { formTargets?: readonly string[]; framesOwn?: boolean; framed?: boolean } = {}): Record<string, string> {
   return {
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
-    'Content-Security-Policy': contentSecurityPolicy(o),
+    'Content-Security-Policy': o.framed ? FRAMED_POLICY : contentSecurityPolicy(o),
     'Referrer-Policy': 'no-referrer',
-    'X-Frame-Options': 'DENY',
+    'X-Frame-Options': o.framed ? 'SAMEORIGIN' : 'DENY',
     'X-Content-Type-Options': 'nosniff',
   };
 }

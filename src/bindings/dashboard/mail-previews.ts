@@ -4,7 +4,7 @@
  * sandboxed frame served from its own URL, which may run nothing, load nothing and only be framed
  * by this screen. Rendering is the mail layer's, handed in by the server: nothing here decides.
  */
-import { contentSecurityPolicy, html } from '../../web/index.js';
+import { contentSecurityPolicy, html, pageHeaders } from '../../web/index.js';
 import type { DashboardApp, Screens } from './kit.js';
 
 /** One kind of message as the mail layer renders it (its shape, so the door imports no mail code). */
@@ -28,9 +28,6 @@ const LABEL: Record<string, string> = {
   waitlist_offer: 'Waitlist place offered',
 };
 
-/** The framed mail: inline styles (mail HTML has no other kind), nothing else, framed only by us. */
-const FRAMED_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; sandbox; frame-ancestors 'self'";
-
 export function mountMailPreviews(app: DashboardApp, s: Screens, preview: () => MailPreviewView[]): void {
   app.get('/admin/ui/mail', (c) => {
     const cards = preview().map(
@@ -46,22 +43,14 @@ export function mountMailPreviews(app: DashboardApp, s: Screens, preview: () => 
       html`<h1>Mail to buyers</h1><p class="note">Every message as a buyer of ${s.bizName} gets it, from a sample booking. Replace a message's text by naming a file per kind in <code>settings.mail_templates</code>.</p>${cards}`,
     );
     // This screen frames its own previews, and nothing else.
-    r.headers.set('Content-Security-Policy', `${contentSecurityPolicy()}; frame-src 'self'`);
+    r.headers.set('Content-Security-Policy', contentSecurityPolicy({ framesOwn: true }));
     return r;
   });
   app.get('/admin/ui/mail/:file', (c) => {
     const kind = c.req.param('file').replace(/\.html$/, '');
     const p = preview().find((x) => x.kind === kind);
     if (!p) return c.notFound();
-    return new Response(p.html, {
-      headers: {
-        'Content-Type': 'text/html; charset=utf-8',
-        'Cache-Control': 'no-store',
-        'Content-Security-Policy': FRAMED_POLICY,
-        'X-Frame-Options': 'SAMEORIGIN',
-        'X-Content-Type-Options': 'nosniff',
-        'Referrer-Policy': 'no-referrer',
-      },
-    });
+    // The mail's HTML (inline styles, as mail has no other kind), framed only by the screen above.
+    return new Response(p.html, { headers: pageHeaders({ framed: true }) });
   });
 }

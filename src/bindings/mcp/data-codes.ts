@@ -11,7 +11,7 @@ export const DATA_CODE_EXTENSIONS = {
   range_too_wide: 'newer_enum',
   hold_limit_exceeded: 'newer_enum',
   booking_not_found: 'newer_enum',
-  // The newer text's business-outcome code, sent as the error our pinned family keeps (D2).
+  // The newer text's business-outcome code, sent as the error our pinned family keeps.
   invalid_transition: 'ours',
   // Other lifecycles' refused moves, and what a buyer page or calendar file cannot show yet.
   entry_state_conflict: 'ours',

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { defineOperation, ok, requireBusiness } from '../define.js';
+import { defineOperation, requireBusiness } from '../define.js';
 import { invalidRequest } from '../errors.js';
 import { Out } from '../schemas.js';
-import { announceScheduleChange } from './present.js';
-import { bookingsOverlapping, checkExceptionDate, hoursTakenAway, overlapWarning, resourceOf } from './schedule-input.js';
-import { presentChange } from './list-schedule-changes.js';
+import { checkExceptionDate, hoursTakenAway, recordScheduleChange, resourceOf } from './schedule-input.js';
 
 const Time = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'must be HH:MM');
 
@@ -46,22 +44,8 @@ export const addScheduleException = defineOperation({
         { field: 'date', message: 'already has an exception' },
       ]);
     }
-    const row = {
-      id: ctx.ids.next('exc'),
-      resource_id: resource.id,
-      kind: 'exception' as const,
-      start_ms: null,
-      end_ms: null,
-      date: inp.date,
-      hours: sorted,
-      reason: inp.reason ?? null,
-      created_ms: ctx.now,
-      created_by: ctx.caller.actor ?? 'business',
-    };
-    await ctx.tx.admin.addScheduleChange(row);
-    const services = await announceScheduleChange(ctx, resource.id);
-    const kept = await bookingsOverlapping(ctx, resource.id, hoursTakenAway(inp.date, sorted, ctx.biz.zone));
-    const messages = overlapWarning(kept, resource, ctx.biz.zone, sorted.length ? `These hours on ${inp.date}` : `Closing ${inp.date}`);
-    return { ...ok({ change: presentChange(row, ctx.biz.zone), services_updated: services }), messages };
+    const change = { kind: 'exception' as const, start_ms: null, end_ms: null, date: inp.date, hours: sorted, reason: inp.reason ?? null };
+    const what = sorted.length ? `These hours on ${inp.date}` : `Closing ${inp.date}`;
+    return recordScheduleChange(ctx, resource, 'exc', change, hoursTakenAway(inp.date, sorted, ctx.biz.zone), what);
   },
 });

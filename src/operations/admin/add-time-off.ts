@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { instantOrLocal } from './walk-in-input.js';
-import { defineOperation, ok, requireBusiness } from '../define.js';
+import { defineOperation, requireBusiness } from '../define.js';
 import { invalidRequest } from '../errors.js';
 import { Out } from '../schemas.js';
-import { announceScheduleChange } from './present.js';
-import { bookingsOverlapping, checkTimeOff, overlapWarning, resourceOf } from './schedule-input.js';
-import { presentChange } from './list-schedule-changes.js';
+import { checkTimeOff, recordScheduleChange, resourceOf } from './schedule-input.js';
 
 /**
  * Time off for a staff member (or any resource) from now on: kept in the store, merged with the
@@ -40,22 +38,7 @@ export const addTimeOff = defineOperation({
     if (endMs === null) throw invalidRequest('end: must be an RFC 3339 date-time with offset', [{ field: 'end', message: 'not a date-time' }]);
     await ctx.tx.lock([`schedule:${resource.id}`]);
     await checkTimeOff(ctx, resource, startMs, endMs);
-    const row = {
-      id: ctx.ids.next('off'),
-      resource_id: resource.id,
-      kind: 'time_off' as const,
-      start_ms: startMs,
-      end_ms: endMs,
-      date: null,
-      hours: null,
-      reason: inp.reason ?? null,
-      created_ms: ctx.now,
-      created_by: ctx.caller.actor ?? 'business',
-    };
-    await ctx.tx.admin.addScheduleChange(row);
-    const services = await announceScheduleChange(ctx, resource.id);
-    const kept = await bookingsOverlapping(ctx, resource.id, [{ startMs, endMs }]);
-    const messages = overlapWarning(kept, resource, ctx.biz.zone, 'This time off');
-    return { ...ok({ change: presentChange(row, ctx.biz.zone), services_updated: services }), messages };
+    const change = { kind: 'time_off' as const, start_ms: startMs, end_ms: endMs, date: null, hours: null, reason: inp.reason ?? null };
+    return recordScheduleChange(ctx, resource, 'off', change, [{ startMs, endMs }], 'This time off');
   },
 });

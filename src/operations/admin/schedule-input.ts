@@ -1,7 +1,7 @@
 /**
  * Checks shared by the run-time schedule changes: the resource exists, nothing lies in the past,
  * time off never overlaps time off already recorded (in the business file or at run time), and the
- * bookings a change leaves outside the resource's time are named in a warning.
+ * bookings a change leaves outside the resource's time are named in a warning; and recording one.
  */
 import {
   addDays,
@@ -15,8 +15,12 @@ import {
   type Message,
   type ResourceDef,
 } from '../../domain/index.js';
+import type { ScheduleChangeRow } from '../../store/index.js';
 import type { OperationContext } from '../context.js';
+import { ok, type OperationResult } from '../define.js';
 import { invalidRequest } from '../errors.js';
+import { presentChange } from './list-schedule-changes.js';
+import { announceScheduleChange } from './present.js';
 
 export function resourceOf(ctx: OperationContext, resourceId: string): ResourceDef {
   const r = ctx.biz.resources.get(resourceId);
@@ -89,4 +93,24 @@ export function overlapWarning(recs: readonly BookingRecord[], resource: Resourc
   const count = recs.length === 1 ? '1 booking' : `${recs.length} bookings`;
   const content = `${what} for ${resource.name} overlaps ${count} that stay${recs.length === 1 ? 's' : ''} as booked: ${named.join('; ')}. Reschedule or cancel ${recs.length === 1 ? 'it' : 'them'}, or tell the buyer${recs.length === 1 ? '' : 's'}.`;
   return [warningMessage('bookings_overlap', content)];
+}
+
+/**
+ * Records a run-time schedule change of `resource` (its id made with `prefix`), announces the
+ * services whose availability it changes, and answers with the change and a warning naming the
+ * bookings left standing in `takenAway` (`what` starts the warning: "This time off").
+ */
+export async function recordScheduleChange(
+  ctx: OperationContext,
+  resource: ResourceDef,
+  prefix: string,
+  change: Pick<ScheduleChangeRow, 'kind' | 'start_ms' | 'end_ms' | 'date' | 'hours' | 'reason'>,
+  takenAway: ReadonlyArray<{ startMs: number; endMs: number }>,
+  what: string,
+): Promise<OperationResult> {
+  const row: ScheduleChangeRow = { id: ctx.ids.next(prefix), resource_id: resource.id, ...change, created_ms: ctx.now, created_by: ctx.caller.actor ?? 'business' };
+  await ctx.tx.admin.addScheduleChange(row);
+  const services = await announceScheduleChange(ctx, resource.id);
+  const kept = await bookingsOverlapping(ctx, resource.id, takenAway);
+  return { ...ok({ change: presentChange(row, ctx.biz.zone), services_updated: services }), messages: overlapWarning(kept, resource, ctx.biz.zone, what) };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorMessage, isCapacityType } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
+import { PLATFORM_CREATE } from '../steps/change-rows.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot, claimRows } from '../steps/slots.js';
 import { iso } from '../context.js';
@@ -11,14 +12,9 @@ export const holdSlot = defineOperation({
   tool: 'usp_availability_hold',
   view: 'booking_card',
   rest: { method: 'POST', path: '/availability/holds', input: 'body' },
-  access: 'privileged_platform',
-  scopes: ['usp:booking'],
+  ...PLATFORM_CREATE,
   rate: { bucket: 'holds' },
   capability: 'dev.usp-protocol.services.availability',
-  mutating: true,
-  conditional: false,
-  writes: true,
-  creates: true,
   output: { hold: Out.object, booking_scoped_credential: Out.object },
   summary: 'Hold a slot for a few minutes while the buyer completes the booking.',
   input: z.object({

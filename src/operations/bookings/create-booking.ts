@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { errorMessage, isCapacityType, sameSlotId } from '../../domain/index.js';
+import { PLATFORM_CREATE } from '../steps/change-rows.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../steps/slots.js';
 import { slotRefusal } from '../steps/slot-refusals.js';
@@ -16,14 +17,9 @@ export const createBooking = defineOperation({
   tool: 'usp_bookings_create',
   view: 'booking_card',
   rest: { method: 'POST', path: '/bookings', input: 'body' },
-  access: 'privileged_platform',
-  scopes: ['usp:booking'],
+  ...PLATFORM_CREATE,
   rate: { bucket: 'bookings' },
   capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: false,
-  writes: true,
-  creates: true,
   output: BOOKING_OUTPUT,
   summary: 'Book a slot, with or without a hold. Availability is always re-checked.',
   input: z.object({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PLATFORM_BOOKING_READ } from '../steps/change-rows.js';
 import { defineOperation, ok } from '../define.js';
 import { bookingNotFound, loadBooking } from '../steps/booking-lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
@@ -8,14 +9,7 @@ export const getBooking = defineOperation({
   tool: 'usp_bookings_get',
   view: 'booking_card',
   rest: { method: 'GET', path: '/bookings/{booking_id}', input: 'none' },
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'privileged_scoped',
-  scopes: ['usp:booking', 'usp:history'],
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  // Reading applies expiry of pending bookings, which writes.
-  writes: true,
+  ...PLATFORM_BOOKING_READ,
   cli: 'get',
   output: BOOKING_OUTPUT,
   summary: 'Read a booking: status, pending actions, payment and cancellation details.',

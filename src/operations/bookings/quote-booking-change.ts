@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cancellationTerms, nextStatus, parseDuration, rescheduleTerms, formatMoney } from '../../domain/index.js';
+import { PLATFORM_BOOKING_READ } from '../steps/change-rows.js';
 import { defineOperation, ok } from '../define.js';
 import { bookingNotFound, loadBooking } from '../steps/booking-lifecycle.js';
 import { iso } from '../context.js';
@@ -16,14 +17,7 @@ export const quoteBookingChange = defineOperation({
   tool: 'uspserver_bookings_quote',
   rest: { method: 'GET', path: '/ext/usp-server/bookings/{booking_id}/quote', input: 'query' },
   extension: 'dev.usp-server.services.bookings',
-  resource: { kind: 'booking', key: 'booking_id' },
-  access: 'privileged_scoped',
-  scopes: ['usp:booking', 'usp:history'],
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  // Reading applies expiry of pending bookings, which writes.
-  writes: true,
+  ...PLATFORM_BOOKING_READ,
   output: { quote: Out.object },
   summary: 'What cancelling or rescheduling a booking would cost now (fee, refund, what is due and when), without changing it.',
   input: z.object({

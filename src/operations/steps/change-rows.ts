@@ -48,3 +48,31 @@ export const BUSINESS_READ = {
   conditional: false,
   writes: false,
 } as const;
+
+/**
+ * The row facts of a buyer's write that makes a new record for its platform (a hold, a booking, a
+ * waitlist entry): any authenticated platform, the booking scope for an OAuth token, a new
+ * resource (201), replayable by idempotency key. Each row adds its capability and rate bucket.
+ */
+export const PLATFORM_CREATE = {
+  access: 'privileged_platform',
+  scopes: ['usp:booking'],
+  mutating: true,
+  conditional: false,
+  writes: true,
+  creates: true,
+} as const;
+
+/**
+ * The row facts of a platform's read of one booking: its owner (or the business) only, with either
+ * OAuth scope. Reading applies the expiry of a pending booking, which writes.
+ */
+export const PLATFORM_BOOKING_READ = {
+  resource: { kind: 'booking', key: 'booking_id' },
+  access: 'privileged_scoped',
+  scopes: ['usp:booking', 'usp:history'],
+  capability: 'dev.usp-protocol.services.bookings',
+  mutating: false,
+  conditional: false,
+  writes: true,
+} as const;

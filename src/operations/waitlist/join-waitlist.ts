@@ -1,6 +1,7 @@
 /** Join a waitlist (spec 11.1); the entry is visible only to the principal that created it. */
 import { z } from 'zod';
 import { errorMessage, type WaitlistRecord, resolveSlotId } from '../../domain/index.js';
+import { PLATFORM_CREATE } from '../steps/change-rows.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { iso, newRevision } from '../context.js';
 import { Buyer, id, Out } from '../schemas.js';
@@ -16,14 +17,9 @@ export const joinWaitlist = defineOperation({
   tool: 'usp_waitlist_join',
   view: 'waitlist_card',
   rest: { method: 'POST', path: '/waitlist', input: 'body' },
-  access: 'privileged_platform',
-  scopes: ['usp:booking'],
+  ...PLATFORM_CREATE,
   rate: { bucket: 'bookings' },
   capability: CAP,
-  mutating: true,
-  conditional: false,
-  writes: true,
-  creates: true,
   output: { entry: Out.object, booking_scoped_credential: Out.object },
   summary: 'Put a buyer on the waitlist of a full service or slot.',
   input: z.object({

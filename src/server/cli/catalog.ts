@@ -6,8 +6,8 @@
  * the same definition.
  */
 import { loadBusinessFile } from '../business-file.js';
-import { importDefinition, publishCatalog, publishedOf, randomIds, storedDefinition, type ImportSummary } from '../../operations/index.js';
-import { openStore, type OutboxEvent, type Store } from '../../store/index.js';
+import { catalogEvent, importDefinition, publishCatalog, publishedOf, randomIds, storedDefinition, type ImportSummary } from '../../operations/index.js';
+import { openStore, type Store } from '../../store/index.js';
 import { CommandError, DB_HELP, UsageError, dbPath, loadBusinessFileOf, processClock, shownDb, type Command, type Flags } from './common.js';
 
 const IMPORT_HELP = `usp-server import: store a business file as the business's definition
@@ -72,19 +72,7 @@ async function runImport(flags: Flags, args: string[]): Promise<number> {
       const s = await importDefinition(tx, def, dryRun);
       if (s.changed && !dryRun) {
         const now = clock.now();
-        await publishCatalog(tx, publishedOf(def), now, (event, serviceId, data) => {
-          const e: OutboxEvent = {
-            event_id: randomIds.next('evt'),
-            event,
-            order_key: serviceId,
-            principal: null,
-            profile: null,
-            payload: { service_id: serviceId, data },
-            created_ms: now,
-            due_ms: now,
-          };
-          return tx.outbox.add(e);
-        });
+        await publishCatalog(tx, publishedOf(def), now, (event, serviceId, data) => tx.outbox.add(catalogEvent(randomIds, now, event, serviceId, data)));
       }
       return s;
     }),
