@@ -5,7 +5,7 @@
  * from the protocol's repositories: none of it is visible to a platform.
  */
 import type { BookingRecord } from '../domain/index.js';
-import type { OutboxEvent } from './port.js';
+import type { OutboxEvent } from './outbox-event.js';
 
 /** A run-time change to one resource's schedule: time off (an interval) or a dated exception (hours for one local date). */
 export interface ScheduleChangeRow {
