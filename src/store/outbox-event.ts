@@ -1,4 +1,5 @@
 /** The outbox's event, apart from the port so that the ports which read it (admin history) need not import the whole port. */
+
 /** An event written in the same transaction as the change that caused it (webhook outbox). */
 export interface OutboxEvent {
   event_id: string;
