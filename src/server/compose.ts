@@ -3,25 +3,25 @@
  * random ids) and wires the business, the pipeline and the doors together. Composed in phases:
  * the store and the catalog; the auth policy (with the OAuth resource server's verifier), frozen;
  * the pipeline, workers and doors over it; then the listener (listener.ts), which serves them.
+ * Each part that is more than a few lines has its own wiring file beside this one: the store and
+ * the business (definition-wiring.ts), the auth policy (security-wiring.ts), webhooks and the sweep
+ * (webhook-wiring.ts), payments, mail, calendars and the front desk's buyer data.
  */
 import {
   Pipeline,
-  LiveBusiness,
   buildBusinessProfile,
-  chooseDefinition,
   randomIds,
-  sweep,
   syncCatalog,
   systemClock,
   AvailabilityCache,
   DEFAULT_AVAILABILITY_CACHE_BYTES,
-  type Business,
   type Logger,
   type OperationEnv,
   dashboardSessionGate,
   dashboardSignInEnv,
 } from '../operations/index.js';
-import { StoreUnavailable, eventBody, openStore, type OutboxEvent } from '../store/index.js';
+import type { OutboxEvent } from '../store/index.js';
+import { openBusiness } from './definition-wiring.js';
 import { probeHandler } from './probes.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { metricsHandler } from './metrics-endpoint.js';
@@ -29,7 +29,8 @@ import { createLogger } from './logging.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy, freezePolicy } from './security-wiring.js';
 import { clientLimitKey, popAlgorithms, trustedProxies, viaTrustedProxy, type AuthPolicy } from '../security/index.js';
-import { DEFAULT_RETRY, WebhookDispatcher, httpWebhookSender, loadKeyring } from '../webhooks/index.js';
+import { loadKeyring, type WebhookDispatcher } from '../webhooks/index.js';
+import { startSweeper, wireWebhooks } from './webhook-wiring.js';
 import type { Context } from 'hono';
 import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
 import { createHost, type Door } from './host.js';
@@ -54,29 +55,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const log = opts.log ?? consoleLogger;
   checkPaymentOptions(opts.payments, opts.sandbox);
   checkMailOptions(opts.mail);
-  // A connection that breaks (a database restart) is logged here and replaced; calls meanwhile answer 503.
-  const store = await openStore(opts.db, opts.dbTimeouts, (err) => log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }));
-  // The business definition lives in the store; the file imports into an empty one (or always, in `import` mode).
-  const live = new LiveBusiness(
-    store,
-    { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles, payments: opts.payments?.provider, settings: opts.settingsOverride },
-    (err) => log.warn('could not check the stored business definition', { error: String(err) }),
-  );
-  live.onAdopt = opts.onDefinitionChanged;
-  let biz: Business;
-  let chosen: Awaited<ReturnType<typeof chooseDefinition>>;
-  try {
-    chosen = await store.transaction((tx) => chooseDefinition(tx, opts.business, opts.definition ?? 'import'));
-    biz = live.start(chosen.def, chosen.version);
-  } catch (err) {
-    await store.close();
-    throw err;
-  }
-  if (chosen.source === 'stored_differs') {
-    log.warn('the database holds a business definition that differs from the file given: the database wins (re-import the file with `usp-server import` or `serve --reimport`)', {
-      version: chosen.version,
-    });
-  }
+  const { store, live, biz, source } = await openBusiness(opts, log);
   const effective = biz.def;
   const hub = new SessionHub();
   // Committed events go through the outbox: the dispatcher is nudged, expands them into signed
@@ -208,38 +187,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
 
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
   const wh = opts.webhooks ?? {};
-  dispatcher = new WebhookDispatcher({
-    store,
-    now: () => clock.now(),
-    keyring,
-    sender: wh.sender ?? httpWebhookSender({ timeoutMs: wh.timeoutMs ?? 10_000, allowLoopback }),
-    retry: { ...DEFAULT_RETRY, ...(wh.retry ?? {}) },
-    resolveProfile: (url) => resolver.resolve(url),
-    allowLoopback,
-    // One process: hand due events straight to its MCP sessions. Several processes on one database:
-    // announce them on the store's channel, and every process (this one included) fans them out.
-    onDue: store.channel ? undefined : (e) => hub.deliver([{ ...e, body: eventBody(e) }]),
-    onAnnounce: store.channel ? (seqs) => store.channel!.publish(seqs) : undefined,
-    log,
-    pollMs: wh.pollMs,
-    // A lease outlasts one attempt (in this process a busy target is never claimed twice anyway);
-    // kept short so the deliveries of a server killed mid-attempt resume soon after a restart.
-    leaseMs: 2 * (wh.timeoutMs ?? 10_000) + 5_000,
-    onAttempt: (result) => metrics?.recordAttempt(result),
-  });
-  if (wh.enabled !== false) dispatcher.start();
-  const unsubscribeChannel = store.channel?.subscribe(function fanOut(seqs, tries = 0) {
-    store
-      .read((tx) => tx.outbox.bySeq(seqs))
-      .then(
-        (events) => hub.deliver(events.map((e) => ({ ...e, body: eventBody(e) }))),
-        (err) => {
-          // Announced just as the database went away: try again for a while rather than drop them.
-          if (err instanceof StoreUnavailable && tries < 10) setTimeout(() => fanOut(seqs, tries + 1), 1000).unref();
-          else log.warn('could not read announced events', { error: String(err) });
-        },
-      );
-  });
+  const webhooks = wireWebhooks(wh, { store, clock, keyring, resolver, allowLoopback, hub, log, metrics: () => metrics });
+  dispatcher = webhooks.dispatcher;
   const profile = (): Record<string, unknown> =>
     role
       ? role.profile({ baseUrl, mechanisms: authPolicy.accepted, popAlgorithms: popAlgs })
@@ -289,16 +238,15 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     log,
   });
 
-  let timer: NodeJS.Timeout | undefined;
-  const interval = opts.sweepIntervalMs ?? 30_000;
-  if (interval > 0) {
-    timer = setInterval(() => {
-      sweep(store, biz, clock, ids, { eventRetentionMs: opts.eventRetentionMs, personalDataRetentionMs: opts.personalDataRetentionMs }).then(announce, (err) =>
-        err instanceof StoreUnavailable ? log.warn('sweep skipped: database unavailable', { reason: err.reason }) : log.error('sweep failed', { error: String(err) }),
-      );
-    }, interval);
-    timer.unref();
-  }
+  const stopSweeper = startSweeper(opts.sweepIntervalMs ?? 30_000, {
+    store,
+    biz,
+    clock,
+    ids,
+    log,
+    announce,
+    retention: { eventRetentionMs: opts.eventRetentionMs, personalDataRetentionMs: opts.personalDataRetentionMs },
+  });
 
   // /healthz, /readyz and /metrics are answered before any door, so no door's rules apply to them.
   const probes = probeHandler(store, {
@@ -329,16 +277,16 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       }
     },
     stopDeliveries: async (boundMs) => {
-      if (timer) clearInterval(timer);
+      stopSweeper();
       await dispatcher?.stop(boundMs);
     },
     stopServices: async () => {
-      if (timer) clearInterval(timer);
+      stopSweeper();
       await payments.worker?.stop();
       await mail.worker?.stop();
       await calendars?.stop();
       await dispatcher?.stop();
-      unsubscribeChannel?.();
+      webhooks.unsubscribe();
       await mcpHttp.close();
     },
     closeStore: () => store.close(),
@@ -346,7 +294,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   return {
     metrics,
     biz,
-    definitionSource: chosen.source,
+    definitionSource: source,
     store,
     availabilityCache: adminEnv.availability,
     pipeline,

@@ -5,6 +5,7 @@
  * from the protocol's repositories: none of it is visible to a platform.
  */
 import type { BookingRecord } from '../domain/index.js';
+import type { OutboxEvent } from './outbox-event.js';
 
 /** A run-time change to one resource's schedule: time off (an interval) or a dated exception (hours for one local date). */
 export interface ScheduleChangeRow {
@@ -57,18 +58,6 @@ export interface PlatformKeyRow {
   revoked_ms: number | null;
 }
 
-/** An outbox event as a booking's history shows it (the same members as the outbox's OutboxEvent). */
-export interface HistoryEvent {
-  event_id: string;
-  event: string;
-  order_key: string;
-  principal: string | null;
-  profile: string | null;
-  payload: Record<string, unknown>;
-  created_ms: number;
-  due_ms: number;
-}
-
 export interface AdminRepo {
   /** Run-time schedule changes, for the given resources (all when omitted), oldest first. */
   scheduleChanges(resourceIds?: readonly string[]): Promise<ScheduleChangeRow[]>;
@@ -93,5 +82,5 @@ export interface AdminRepo {
   /** Bookings whose appointment starts in [fromMs, toMs), by start. */
   bookingsStarting(fromMs: number, toMs: number): Promise<BookingRecord[]>;
   /** Every outbox event of one order key (a booking's history), oldest first. */
-  eventsOf(orderKey: string): Promise<HistoryEvent[]>;
+  eventsOf(orderKey: string): Promise<OutboxEvent[]>;
 }

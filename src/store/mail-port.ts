@@ -30,20 +30,11 @@ export interface MailMessage {
 
 export interface MailRepo {
   /** Queue a message; one with the same id already there is left as it is. True when added. */
-  enqueue(m: {
-    id: string;
-    kind: string;
-    subject_id: string;
-    recipient: string;
-    locale: string | null;
-    payload: Record<string, unknown>;
-    due_ms: number;
-    created_ms: number;
-  }): Promise<boolean>;
+  enqueue(m: Omit<MailMessage, 'status' | 'attempts' | 'sent_ms' | 'last_error'>): Promise<boolean>;
   /** Lease queued messages that are due and that no other worker holds, until `leaseUntilMs`. */
   claimDue(nowMs: number, limit: number, leaseUntilMs: number): Promise<MailMessage[]>;
   /** Record an attempt's end: sent, failed for good, or queued again at `due_ms` (clears the lease). */
-  finish(id: string, next: { status: MailStatus; attempts: number; due_ms: number; sent_ms: number | null; last_error: string | null }): Promise<void>;
+  finish(id: string, next: Pick<MailMessage, 'status' | 'attempts' | 'due_ms' | 'sent_ms' | 'last_error'>): Promise<void>;
   /** A subject's queued messages of one kind not yet sent are canceled (a reminder for a moved booking); how many. */
   cancelQueued(subjectId: string, kind: string): Promise<number>;
   get(id: string): Promise<MailMessage | null>;

@@ -31,10 +31,7 @@ export interface PaymentRepo {
   /** Lease due pending jobs no other worker holds, until `leaseUntilMs`. */
   claimDue(nowMs: number, limit: number, leaseUntilMs: number): Promise<PaymentJob[]>;
   /** Record an attempt's end: done, failed for good, or pending again at `next_attempt_ms` (clears the lease). */
-  finish(
-    id: string,
-    next: { status: PaymentJobStatus; attempts: number; next_attempt_ms: number; last_error: string | null; result: Record<string, unknown> | null },
-  ): Promise<void>;
+  finish(id: string, next: Pick<PaymentJob, 'status' | 'attempts' | 'next_attempt_ms' | 'last_error' | 'result'>): Promise<void>;
   get(id: string): Promise<PaymentJob | null>;
   /** A booking's jobs, oldest first (the dashboard's money view). */
   forBooking(bookingId: string): Promise<PaymentJob[]>;

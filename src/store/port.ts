@@ -16,6 +16,9 @@ import type { MailRepo } from './mail-port.js';
 import type { DefinitionRepo } from './definition-port.js';
 import type { FrontDeskRepo } from './frontdesk-port.js';
 import type { CalendarRepo } from './calendar-port.js';
+import type { OutboxEvent } from './outbox-event.js';
+
+export type { OutboxEvent };
 
 export interface ClaimRow {
   resource_id: string;
@@ -141,22 +144,6 @@ export interface SubscriptionRepo {
   insert(rec: SubscriptionRecord): Promise<void>;
   update(rec: SubscriptionRecord): Promise<void>;
   active(): Promise<SubscriptionRecord[]>;
-}
-
-/** An event written in the same transaction as the change that caused it (webhook outbox). */
-export interface OutboxEvent {
-  event_id: string;
-  event: string;
-  /** Booking, waitlist entry or service id: events of one key are delivered in order. */
-  order_key: string;
-  /** Principal that owns the resource (its platform receives the event), or null for catalog events. */
-  principal: string | null;
-  /** The owner's platform profile URI, whose webhook_url receives the event. */
-  profile: string | null;
-  payload: Record<string, unknown>;
-  created_ms: number;
-  /** When the event becomes due (reminders are scheduled ahead). */
-  due_ms: number;
 }
 
 /**

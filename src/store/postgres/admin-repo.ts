@@ -1,7 +1,8 @@
 /** The administration repository on PostgreSQL (see ../admin-port.ts); the same tables as on SQLite. */
 import type pg from 'pg';
 import type { BookingRecord } from '../../domain/index.js';
-import type { AdminRepo, HistoryEvent, AdminSessionRow, AuditRow, BusinessUserRow, PlatformKeyRow, ScheduleChangeRow } from '../admin-port.js';
+import type { AdminRepo, AdminSessionRow, AuditRow, BusinessUserRow, PlatformKeyRow, ScheduleChangeRow } from '../admin-port.js';
+import { OUTBOX_COLUMNS, withoutSeq } from '../shared/rows.js';
 
 type Query = <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
 
@@ -73,19 +74,8 @@ export function postgresAdminRepo(q: Query): AdminRepo {
       return r.rows.map((x) => JSON.parse(x.data) as BookingRecord);
     },
     async eventsOf(orderKey) {
-      const r = await q('SELECT * FROM outbox WHERE order_key = $1 ORDER BY seq', [orderKey]);
-      return r.rows.map(
-        (x: any): HistoryEvent => ({
-          event_id: x.event_id,
-          event: x.event,
-          order_key: x.order_key,
-          principal: x.principal,
-          profile: x.profile ?? null,
-          payload: JSON.parse(x.payload),
-          created_ms: x.created_ms,
-          due_ms: x.due_ms,
-        }),
-      );
+      const r = await q(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE order_key = $1 ORDER BY seq`, [orderKey]);
+      return r.rows.map(withoutSeq);
     },
   };
 }

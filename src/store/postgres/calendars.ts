@@ -1,5 +1,8 @@
 /** Calendar busy claims, feed state and the CalDAV push queue on PostgreSQL (see calendar-port.ts). */
 import { CALENDAR_SLOT_KEY, type CalendarRepo } from '../calendar-port.js';
+import { calendarOwnerPrefix, calendarSource, FEED_COLUMNS, PUSH_JOB_COLUMNS as JOB_COLUMNS, PUSHED_EVENT_COLUMNS as EVENT_COLUMNS, toBusyOn } from '../shared/calendar-rows.js';
+import { calendarTables } from '../shared/schema/feature-tables.js';
+import { POSTGRES_TYPES } from '../shared/schema/types.js';
 import type { PgSession } from './session.js';
 
 /**
@@ -8,37 +11,7 @@ import type { PgSession } from './session.js';
  * claims are firm (no expiry) and share one slot key, so the exclusion constraint keeps them off
  * bookings while letting two feeds of one resource overlap each other.
  */
-export const POSTGRES_CALENDARS_MIGRATION = `
-  ALTER TABLE claims ADD COLUMN source TEXT NOT NULL DEFAULT 'booking';
-  CREATE INDEX claims_by_source ON claims (source) WHERE source <> 'booking';
-  CREATE TABLE calendar_feeds (
-    feed_key TEXT PRIMARY KEY,
-    resource_id TEXT NOT NULL,
-    etag TEXT,
-    last_modified TEXT,
-    last_attempt_ms BIGINT,
-    last_ok_ms BIGINT,
-    last_error TEXT,
-    busy_count INTEGER NOT NULL DEFAULT 0
-  );
-  CREATE TABLE calendar_push_targets (resource_id TEXT PRIMARY KEY);
-  CREATE TABLE calendar_push_jobs (
-    booking_id TEXT PRIMARY KEY,
-    version BIGINT NOT NULL,
-    attempts INTEGER NOT NULL,
-    next_attempt_ms BIGINT NOT NULL,
-    lease_until_ms BIGINT,
-    last_error TEXT,
-    seq BIGSERIAL NOT NULL
-  );
-  CREATE INDEX calendar_push_jobs_due ON calendar_push_jobs (next_attempt_ms);
-  CREATE TABLE calendar_events (
-    booking_id TEXT NOT NULL,
-    calendar_key TEXT NOT NULL,
-    href TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    PRIMARY KEY (booking_id, calendar_key)
-  );
+export const POSTGRES_CALENDARS_MIGRATION = `${calendarTables(POSTGRES_TYPES)}
   CREATE FUNCTION queue_calendar_push() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF EXISTS (SELECT 1 FROM calendar_push_targets t
@@ -52,11 +25,8 @@ export const POSTGRES_CALENDARS_MIGRATION = `
   CREATE TRIGGER calendar_push AFTER INSERT OR UPDATE ON bookings FOR EACH ROW EXECUTE FUNCTION queue_calendar_push();
 `;
 
-const FEED_COLUMNS = 'feed_key, resource_id, etag, last_modified, last_attempt_ms, last_ok_ms, last_error, busy_count';
-const JOB_COLUMNS = 'booking_id, version, attempts, next_attempt_ms, last_error';
-
 export function pgCalendars(s: PgSession): CalendarRepo {
-  const source = (feedKey: string) => `calendar:${feedKey}`;
+  const source = calendarSource;
   return {
     async busy(feedKey) {
       return s.rows('SELECT start_ms, end_ms FROM claims WHERE source = $1 ORDER BY start_ms, end_ms', [source(feedKey)]);
@@ -68,7 +38,7 @@ export function pgCalendars(s: PgSession): CalendarRepo {
         `INSERT INTO claims (resource_id, start_ms, end_ms, slot_key, owner_id, spots, is_hold, service_id, expires_at_ms, source)
          SELECT $1, b.start_ms, b.end_ms, $4, $5 || b.i::text, 1, FALSE, $4, NULL, $6
          FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS b(start_ms, end_ms, i)`,
-        [resourceId, intervals.map((b) => b.start_ms), intervals.map((b) => b.end_ms), CALENDAR_SLOT_KEY, `~cal:${feedKey}:`, source(feedKey)],
+        [resourceId, intervals.map((b) => b.start_ms), intervals.map((b) => b.end_ms), CALENDAR_SLOT_KEY, calendarOwnerPrefix(feedKey), source(feedKey)],
       );
       const span = Math.max(...intervals.map((b) => b.end_ms - b.start_ms));
       await s.query('UPDATE claim_span SET max_ms = $1 WHERE id = 1 AND max_ms < $1', [span]);
@@ -80,7 +50,7 @@ export function pgCalendars(s: PgSession): CalendarRepo {
          AND start_ms < $2 AND end_ms > $3 ORDER BY start_ms`,
         [resourceIds, toMs, fromMs],
       );
-      return rows.map((r) => ({ resource_id: r.resource_id, start_ms: r.start_ms, end_ms: r.end_ms, feed_key: String(r.source).slice('calendar:'.length) }));
+      return rows.map(toBusyOn);
     },
     async forgetFeedsExcept(keys) {
       await s.query(`DELETE FROM claims WHERE source <> 'booking' AND NOT (source = ANY($1::text[]))`, [keys.map(source)]);
@@ -129,11 +99,11 @@ export function pgCalendars(s: PgSession): CalendarRepo {
       return s.rows(`SELECT ${JOB_COLUMNS} FROM calendar_push_jobs ORDER BY seq LIMIT $1`, [limit]);
     },
     async pushedEvents(bookingId) {
-      return s.rows('SELECT booking_id, calendar_key, href, fingerprint FROM calendar_events WHERE booking_id = $1', [bookingId]);
+      return s.rows(`SELECT ${EVENT_COLUMNS} FROM calendar_events WHERE booking_id = $1`, [bookingId]);
     },
     async putPushedEvent(e) {
       await s.query(
-        `INSERT INTO calendar_events (booking_id, calendar_key, href, fingerprint) VALUES ($1, $2, $3, $4)
+        `INSERT INTO calendar_events (${EVENT_COLUMNS}) VALUES ($1, $2, $3, $4)
          ON CONFLICT (booking_id, calendar_key) DO UPDATE SET href = EXCLUDED.href, fingerprint = EXCLUDED.fingerprint`,
         [e.booking_id, e.calendar_key, e.href, e.fingerprint],
       );
@@ -142,7 +112,7 @@ export function pgCalendars(s: PgSession): CalendarRepo {
       await s.query('DELETE FROM calendar_events WHERE booking_id = $1 AND calendar_key = $2', [bookingId, calendarKey]);
     },
     async pushedTo(calendarKey) {
-      return s.rows('SELECT booking_id, calendar_key, href, fingerprint FROM calendar_events WHERE calendar_key = $1 ORDER BY booking_id', [calendarKey]);
+      return s.rows(`SELECT ${EVENT_COLUMNS} FROM calendar_events WHERE calendar_key = $1 ORDER BY booking_id`, [calendarKey]);
     },
   };
 }

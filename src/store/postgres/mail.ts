@@ -1,10 +1,8 @@
 /** The mail outbox on PostgreSQL: several processes lease from it without sending a message twice. */
 import { erasedMailId, type MailRepo } from '../mail-port.js';
-import { MAIL_COLUMNS, MAIL_QUEUE, mailMigration, toMailMessage, type MailRow } from '../shared/mail-rows.js';
+import { MAIL_COLUMNS, MAIL_QUEUE, toMailMessage, type MailRow } from '../shared/mail-rows.js';
 import type { PgSession } from './session.js';
-import { pgLeaseDue } from './leased-queue.js';
-
-export const POSTGRES_MAIL_MIGRATION = mailMigration('BIGINT');
+import { pgFinishLeased, pgLeaseDue } from './leased-queue.js';
 
 export function pgMail(s: PgSession): MailRepo {
   return {
@@ -20,14 +18,7 @@ export function pgMail(s: PgSession): MailRepo {
       return (await pgLeaseDue<MailRow>(s, MAIL_QUEUE, nowMs, limit, leaseUntilMs)).map(toMailMessage);
     },
     async finish(id, n) {
-      await s.query('UPDATE mail_messages SET status = $1, attempts = $2, due_ms = $3, sent_ms = $4, last_error = $5, lease_until_ms = NULL WHERE id = $6', [
-        n.status,
-        n.attempts,
-        n.due_ms,
-        n.sent_ms,
-        n.last_error,
-        id,
-      ]);
+      await pgFinishLeased(s, MAIL_QUEUE, id, n);
     },
     async cancelQueued(subjectId, kind) {
       const r = await s.query(`UPDATE mail_messages SET status = 'canceled' WHERE subject_id = $1 AND kind = $2 AND status = 'queued'`, [subjectId, kind]);

@@ -3,29 +3,20 @@
  * the runner holds a session advisory lock so that several processes starting together on an empty
  * database apply every migration exactly once.
  *
- * Tables mirror the SQLite schema column for column: BIGINT for epoch milliseconds, TEXT for the
- * JSON documents in `data`/`payload`/`body` (byte-for-byte parity with SQLite), BOOLEAN for flags.
- * Ids that are ordered or paginated on use the "C" collation so that they sort bytewise, as in SQLite.
+ * Tables are written once for both engines (src/store/shared/schema) and rendered here with
+ * PostgreSQL's types: BIGINT for epoch milliseconds, TEXT for the JSON documents in
+ * `data`/`payload`/`body` (byte-for-byte parity with SQLite), BOOLEAN for flags. Ids that are ordered
+ * or paginated on use the "C" collation so that they sort bytewise, as in SQLite. A migration is
+ * recorded by its position: an entry, once released, keeps its meaning (test/store/migrations-snapshot).
  */
-import { POSTGRES_FRONTDESK_MIGRATION } from './frontdesk-repo.js';
-import { POSTGRES_OAUTH_MIGRATION } from './oauth-repo.js';
-import { POSTGRES_PAYMENTS_MIGRATION } from './payments.js';
-import { POSTGRES_MAIL_MIGRATION } from './mail.js';
+import * as ddl from '../shared/schema/index.js';
 import { POSTGRES_CALENDARS_MIGRATION } from './calendars.js';
+import { POSTGRES_FRONTDESK_MIGRATION } from './frontdesk-repo.js';
 
-export const POSTGRES_MIGRATIONS: readonly string[] = [
-  `
-  CREATE TABLE claims (
-    resource_id TEXT NOT NULL,
-    start_ms BIGINT NOT NULL,
-    end_ms BIGINT NOT NULL,
-    slot_key TEXT NOT NULL,
-    owner_id TEXT NOT NULL,
-    spots INTEGER NOT NULL,
-    is_hold BOOLEAN NOT NULL,
-    service_id TEXT NOT NULL,
-    expires_at_ms BIGINT,
-    PRIMARY KEY (owner_id, resource_id),
+const t = ddl.POSTGRES_TYPES;
+
+/** A table constraint of `claims` that only PostgreSQL can express. */
+const CLAIMS_NO_OVERLAP = `,
     -- Database-level net under the advisory locks: two firm claims (no expiry: confirmed bookings)
     -- of different slots never overlap on one resource. Claims of one shared slot (group classes)
     -- may. Holds and pending bookings expire by the caller's clock, which a constraint cannot see,
@@ -34,72 +25,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
       resource_id WITH =,
       int8range(start_ms, GREATEST(start_ms, end_ms)) WITH &&,
       slot_key WITH <>
-    ) WHERE (expires_at_ms IS NULL)
-  );
-  CREATE INDEX claims_by_resource ON claims (resource_id, start_ms);
+    ) WHERE (expires_at_ms IS NULL)`;
 
-  CREATE TABLE bookings (
-    seq BIGSERIAL NOT NULL UNIQUE,
-    id TEXT PRIMARY KEY,
-    service_id TEXT NOT NULL,
-    status TEXT NOT NULL,
-    hold_id TEXT UNIQUE,
-    principal TEXT,
-    expires_at_ms BIGINT,
-    data TEXT NOT NULL
-  );
-  CREATE INDEX bookings_pending_expiry ON bookings (expires_at_ms) WHERE status IN ('pending', 'requires_action');
-  CREATE INDEX bookings_by_status ON bookings (status, seq);
-
-  CREATE TABLE holds (
-    id TEXT PRIMARY KEY,
-    service_id TEXT NOT NULL,
-    status TEXT NOT NULL,
-    principal TEXT,
-    buyer_key TEXT,
-    expires_at_ms BIGINT NOT NULL,
-    data TEXT NOT NULL
-  );
-  CREATE INDEX holds_by_principal ON holds (principal, service_id, status);
-
-  CREATE TABLE waitlist_entries (
-    id TEXT COLLATE "C" PRIMARY KEY,
-    service_id TEXT NOT NULL,
-    status TEXT NOT NULL,
-    principal TEXT,
-    created_ms BIGINT NOT NULL,
-    offer_expires_ms BIGINT,
-    data TEXT NOT NULL
-  );
-  CREATE INDEX waitlist_by_service ON waitlist_entries (service_id, status, created_ms);
-  CREATE INDEX waitlist_by_principal ON waitlist_entries (principal, created_ms, id);
-
-  CREATE TABLE idempotency (
-    scope TEXT PRIMARY KEY,
-    request_hash TEXT NOT NULL,
-    status INTEGER NOT NULL,
-    body TEXT NOT NULL,
-    created_ms BIGINT NOT NULL,
-    expires_ms BIGINT NOT NULL
-  );
-  CREATE INDEX idempotency_expiry ON idempotency (expires_ms);
-
-  CREATE TABLE catalog (
-    id TEXT COLLATE "C" PRIMARY KEY,
-    data TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    modified_ms BIGINT NOT NULL,
-    deleted BOOLEAN NOT NULL
-  );
-  CREATE INDEX catalog_feed ON catalog (modified_ms, id);
-
-  CREATE TABLE feed_subscriptions (
-    id TEXT COLLATE "C" PRIMARY KEY,
-    status TEXT NOT NULL,
-    principal TEXT,
-    data TEXT NOT NULL
-  );
-
+/** The outbox as PostgreSQL created it in one step (SQLite added `profile` and `status` later). */
+const OUTBOX = `
   CREATE TABLE outbox (
     seq BIGSERIAL PRIMARY KEY,
     event_id TEXT NOT NULL UNIQUE,
@@ -114,118 +43,35 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX outbox_due ON outbox (status, due_ms, seq);
   CREATE INDEX outbox_by_order_key ON outbox (order_key, event) WHERE status = 'pending';
+`;
 
-  CREATE TABLE kv (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-  );
-
-  CREATE TABLE credentials (
-    value_hash TEXT PRIMARY KEY,
-    resource_kind TEXT NOT NULL,
-    resource_id TEXT NOT NULL,
-    jkt TEXT,
-    principal TEXT,
-    expires_ms BIGINT NOT NULL,
-    revoked BOOLEAN NOT NULL DEFAULT FALSE
-  );
-  CREATE INDEX credentials_by_resource ON credentials (resource_id);
-
-  CREATE TABLE proof_jti (
-    jti TEXT PRIMARY KEY,
-    keep_until_ms BIGINT NOT NULL
-  );
-  CREATE INDEX proof_jti_expiry ON proof_jti (keep_until_ms);
-
-  CREATE TABLE principal_bindings (
-    principal TEXT PRIMARY KEY,
-    profile TEXT NOT NULL,
-    bound_ms BIGINT NOT NULL
-  );
-
-  CREATE TABLE webhook_deliveries (
-    id BIGSERIAL PRIMARY KEY,
-    event_id TEXT NOT NULL,
-    event TEXT NOT NULL,
-    seq BIGINT NOT NULL,
-    order_key TEXT NOT NULL,
-    target_url TEXT NOT NULL,
-    subscription_id TEXT,
-    body TEXT NOT NULL,
-    status TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    next_attempt_ms BIGINT NOT NULL,
-    lease_until_ms BIGINT,
-    created_ms BIGINT NOT NULL,
-    delivered_ms BIGINT,
-    last_status INTEGER,
-    last_error TEXT,
-    last_latency_ms DOUBLE PRECISION,
-    UNIQUE (event_id, target_url)
-  );
-  CREATE INDEX deliveries_due ON webhook_deliveries (status, next_attempt_ms);
-  CREATE INDEX deliveries_order ON webhook_deliveries (order_key, target_url, seq);
-
-  CREATE TABLE webhook_attempts (
-    delivery_id BIGINT NOT NULL,
-    attempt INTEGER NOT NULL,
-    at_ms BIGINT NOT NULL,
-    status_code INTEGER,
-    latency_ms DOUBLE PRECISION NOT NULL,
-    error TEXT,
-    PRIMARY KEY (delivery_id, attempt)
-  );
-  `,
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  [
+    ddl.claimsTable(t, CLAIMS_NO_OVERLAP),
+    ddl.bookingsTable(t),
+    '  CREATE INDEX bookings_by_status ON bookings (status, seq);',
+    ddl.holdsTable(t),
+    ddl.waitlistTable(t),
+    ddl.idempotencyTable(t),
+    ddl.IDEMPOTENCY_EXPIRY_INDEX,
+    ddl.catalogTables(t),
+    OUTBOX,
+    ddl.KV_TABLE,
+    ddl.securityTables(t, ddl.PROOF_JTI_EXPIRY_INDEX),
+    ddl.webhookTables(t),
+  ].join('\n'),
   `
   CREATE INDEX IF NOT EXISTS outbox_scheduled ON outbox (order_key, event) WHERE status = 'pending';
   `,
-  `
-  CREATE TABLE IF NOT EXISTS registry_businesses (
-    bid BIGSERIAL PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    profile_url TEXT NOT NULL UNIQUE,
-    deployment_mode TEXT NOT NULL,
-    status TEXT NOT NULL,
-    owner TEXT,
-    entry TEXT NOT NULL,
-    lat DOUBLE PRECISION,
-    lng DOUBLE PRECISION,
-    verticals TEXT NOT NULL,
-    categories TEXT NOT NULL,
-    search_text TEXT NOT NULL,
-    name_text TEXT NOT NULL,
-    created_ms BIGINT NOT NULL,
-    last_indexed_ms BIGINT,
-    next_index_ms BIGINT NOT NULL,
-    failures INTEGER NOT NULL DEFAULT 0
-  );
+  `${ddl.registryBusinessesTable(t, 'IF NOT EXISTS ')}
   CREATE INDEX IF NOT EXISTS registry_businesses_due ON registry_businesses (next_index_ms);
   CREATE INDEX IF NOT EXISTS registry_businesses_geo ON registry_businesses (lat, lng) WHERE lat IS NOT NULL;
-  CREATE TABLE IF NOT EXISTS registry_business_terms (bid BIGINT NOT NULL, term TEXT NOT NULL, PRIMARY KEY (term, bid));
-  CREATE TABLE IF NOT EXISTS registry_services (
-    rid BIGSERIAL PRIMARY KEY,
-    bid BIGINT NOT NULL,
-    business_id TEXT NOT NULL,
-    service_id TEXT NOT NULL,
-    vertical TEXT NOT NULL,
-    terms TEXT NOT NULL,
-    search_text TEXT NOT NULL,
-    name_text TEXT NOT NULL,
-    currency TEXT,
-    price_min BIGINT,
-    price_max BIGINT,
-    dur_min INTEGER,
-    dur_max INTEGER,
-    lat DOUBLE PRECISION,
-    lng DOUBLE PRECISION,
-    result TEXT NOT NULL,
-    indexed_ms BIGINT NOT NULL,
-    UNIQUE (business_id, service_id)
-  );
+  ${ddl.registryTermsTable(t, 'IF NOT EXISTS ', 'registry_business_terms', 'bid')}
+  ${ddl.registryServicesTable(t, 'IF NOT EXISTS ')}
   CREATE INDEX IF NOT EXISTS registry_services_bid ON registry_services (bid);
   CREATE INDEX IF NOT EXISTS registry_services_geo ON registry_services (lat, lng) WHERE lat IS NOT NULL;
   CREATE INDEX IF NOT EXISTS registry_services_price ON registry_services (currency, price_min);
-  CREATE TABLE IF NOT EXISTS registry_service_terms (rid BIGINT NOT NULL, term TEXT NOT NULL, PRIMARY KEY (term, rid));
+  ${ddl.registryTermsTable(t, 'IF NOT EXISTS ', 'registry_service_terms', 'rid')}
   CREATE INDEX IF NOT EXISTS registry_service_terms_rid ON registry_service_terms (rid);
   `,
   `
@@ -234,41 +80,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX IF NOT EXISTS holds_active ON holds (status, expires_at_ms);
   `,
   // Run-time administration: schedule changes, the audit log, business users and sessions, platform keys.
-  `
-  CREATE TABLE IF NOT EXISTS schedule_changes (
-    id TEXT PRIMARY KEY,
-    resource_id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    start_ms BIGINT,
-    end_ms BIGINT,
-    date TEXT,
-    hours TEXT,
-    reason TEXT,
-    created_ms BIGINT NOT NULL,
-    created_by TEXT NOT NULL
-  );
-  CREATE INDEX IF NOT EXISTS schedule_changes_resource ON schedule_changes (resource_id);
-  CREATE TABLE IF NOT EXISTS admin_audit (
-    seq BIGSERIAL PRIMARY KEY,
-    at_ms BIGINT NOT NULL,
-    actor TEXT NOT NULL,
-    action TEXT NOT NULL,
-    target TEXT,
-    outcome TEXT NOT NULL
-  );
-  CREATE TABLE IF NOT EXISTS business_users (email TEXT PRIMARY KEY, password_hash TEXT NOT NULL, created_ms BIGINT NOT NULL);
-  CREATE TABLE IF NOT EXISTS admin_sessions (id_hash TEXT PRIMARY KEY, email TEXT NOT NULL, csrf TEXT NOT NULL, created_ms BIGINT NOT NULL, expires_ms BIGINT NOT NULL);
-  CREATE TABLE IF NOT EXISTS platform_api_keys (id TEXT PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_ms BIGINT NOT NULL, revoked_ms BIGINT);
-  `,
-  POSTGRES_OAUTH_MIGRATION,
+  ddl.adminTables(t, 'IF NOT EXISTS '),
+  ddl.oauthTables(t),
   // The longest claim ever added bounds the scan for claims overlapping an interval from below
   // (claims_by_resource is ordered by start); purges by expiry read an index instead of every row.
-  `
-  CREATE TABLE claim_span (id INTEGER PRIMARY KEY CHECK (id = 1), max_ms BIGINT NOT NULL);
-  INSERT INTO claim_span (id, max_ms) SELECT 1, COALESCE(MAX(end_ms - start_ms), 0) FROM claims;
-  CREATE INDEX claims_by_end ON claims (end_ms);
-  CREATE INDEX claims_expiring ON claims (expires_at_ms) WHERE expires_at_ms IS NOT NULL;
-  `,
+  ddl.claimSpanTable(t),
   // Registry search indexes: trigram GIN indexes (pg_trgm, created with btree_gist by the
   // store) serve the free-text LIKE '%word%' predicates as they are written; the operator class is
   // named in the schema the extension lives in, since a store's search_path holds only its own schema.
@@ -300,9 +116,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   // are deferred to COMMIT: the counter's row lock is then held only while the transaction commits,
   // never while it goes on to wait for a resource's advisory lock (a cancellation that offers the
   // freed place to the waitlist locks the slot's resources after removing its claims).
-  `
-  CREATE TABLE resource_versions (resource_id TEXT PRIMARY KEY, version BIGINT NOT NULL);
-  CREATE FUNCTION bump_resource_version() RETURNS trigger LANGUAGE plpgsql AS $$
+  `${ddl.resourceVersionsTable(t)}  CREATE FUNCTION bump_resource_version() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF TG_OP = 'INSERT' THEN
       INSERT INTO resource_versions (resource_id, version) VALUES (NEW.resource_id, 1)
@@ -325,20 +139,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bump_resource_version();
   `,
   // Payment provider jobs, applied provider events and provider ids (the payment provider port).
-  POSTGRES_PAYMENTS_MIGRATION,
+  ddl.paymentTables(t),
   // The mail outbox: messages to people, committed with the change that causes them.
-  POSTGRES_MAIL_MIGRATION,
+  ddl.mailTables(t),
   // The business's definition as data (the business file becomes an import and export format) and its version.
-  `
-  CREATE TABLE definition_entries (
-    kind TEXT COLLATE "C" NOT NULL,
-    id TEXT COLLATE "C" NOT NULL,
-    position INTEGER NOT NULL,
-    data TEXT NOT NULL,
-    PRIMARY KEY (kind, id)
-  );
-  CREATE TABLE definition_version (one INTEGER PRIMARY KEY CHECK (one = 1), version BIGINT NOT NULL);
-  `,
+  ddl.definitionTables(t),
   // Client notes, and each booking's end as a column (personal-data retention reads it by index).
   POSTGRES_FRONTDESK_MIGRATION,
   // Calendar busy claims (a source column on claims), feed state and the CalDAV push queue.

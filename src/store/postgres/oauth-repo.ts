@@ -1,22 +1,9 @@
 /** The OAuth records and buyer accounts on PostgreSQL (tables from the migration that adds them). */
 import type pg from 'pg';
-import type { AccountRepo, BuyerAccount, OAuthRecord, OAuthRepo } from '../oauth-port.js';
+import type { AccountRepo, OAuthRepo } from '../oauth-port.js';
+import { toBuyerAccount as toAccount, toBuyerBooking, toOAuthRecord as toRecord } from '../shared/oauth-rows.js';
 
 type Query = <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
-
-const toRecord = (r: any): OAuthRecord => ({
-  model: r.model,
-  id: r.id,
-  payload: JSON.parse(r.payload) as Record<string, unknown>,
-  grantId: r.grant_id,
-  uid: r.uid,
-  userCode: r.user_code,
-  accountId: r.account_id,
-  expiresMs: r.expires_ms === null ? null : Number(r.expires_ms),
-  consumedMs: r.consumed_ms === null ? null : Number(r.consumed_ms),
-});
-
-const toAccount = (r: any): BuyerAccount => ({ ...r, created_ms: Number(r.created_ms) });
 
 const LIVE = '(expires_ms IS NULL OR expires_ms > $3)';
 
@@ -97,43 +84,8 @@ export function postgresOAuthRepos(q: Query): { oauth: OAuthRepo; accounts: Acco
             [accountId, before.createdMs, before.bookingId, limit],
           )
         : await q('SELECT booking_id, created_ms FROM buyer_bookings WHERE account_id = $1 ORDER BY created_ms DESC, booking_id DESC LIMIT $2', [accountId, limit]);
-      return r.rows.map((x: any) => ({ bookingId: x.booking_id, createdMs: Number(x.created_ms) }));
+      return r.rows.map(toBuyerBooking);
     },
   };
   return { oauth, accounts };
 }
-
-/** The tables, as one migration entry (appended to the PostgreSQL migration list). */
-export const POSTGRES_OAUTH_MIGRATION = `
-  CREATE TABLE oauth_records (
-    model TEXT NOT NULL,
-    id TEXT NOT NULL,
-    seq BIGSERIAL,
-    payload TEXT NOT NULL,
-    grant_id TEXT,
-    uid TEXT,
-    user_code TEXT,
-    account_id TEXT,
-    expires_ms BIGINT,
-    consumed_ms BIGINT,
-    PRIMARY KEY (model, id)
-  );
-  CREATE INDEX oauth_by_grant ON oauth_records (grant_id);
-  CREATE INDEX oauth_by_uid ON oauth_records (uid);
-  CREATE INDEX oauth_by_account ON oauth_records (account_id, model);
-  CREATE TABLE buyer_accounts (
-    id TEXT PRIMARY KEY,
-    email TEXT NOT NULL UNIQUE,
-    password_hash TEXT NOT NULL,
-    name TEXT NOT NULL,
-    phone TEXT,
-    created_ms BIGINT NOT NULL
-  );
-  CREATE TABLE buyer_bookings (
-    account_id TEXT NOT NULL,
-    booking_id TEXT NOT NULL,
-    created_ms BIGINT NOT NULL,
-    PRIMARY KEY (account_id, booking_id)
-  );
-  CREATE INDEX buyer_bookings_recent ON buyer_bookings (account_id, created_ms);
-`;

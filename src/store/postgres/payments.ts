@@ -2,27 +2,7 @@
 import type { PaymentRepo } from '../payment-port.js';
 import { PAYMENT_JOB_COLUMNS, PAYMENT_JOB_QUEUE, toPaymentJob, type PaymentJobRow } from '../shared/payment-rows.js';
 import type { PgSession } from './session.js';
-import { pgLeaseDue } from './leased-queue.js';
-
-export const POSTGRES_PAYMENTS_MIGRATION = `
-  CREATE TABLE payment_jobs (
-    id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    booking_id TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    status TEXT NOT NULL,
-    attempts INTEGER NOT NULL,
-    next_attempt_ms BIGINT NOT NULL,
-    lease_until_ms BIGINT,
-    created_ms BIGINT NOT NULL,
-    last_error TEXT,
-    result TEXT
-  );
-  CREATE INDEX payment_jobs_due ON payment_jobs (next_attempt_ms) WHERE status = 'pending';
-  CREATE INDEX payment_jobs_by_booking ON payment_jobs (booking_id, created_ms);
-  CREATE TABLE payment_events (provider TEXT NOT NULL, event_id TEXT NOT NULL, received_ms BIGINT NOT NULL, PRIMARY KEY (provider, event_id));
-  CREATE TABLE payment_refs (provider TEXT NOT NULL, ref TEXT NOT NULL, booking_id TEXT NOT NULL, PRIMARY KEY (provider, ref));
-`;
+import { pgFinishLeased, pgLeaseDue } from './leased-queue.js';
 
 export function pgPayments(s: PgSession): PaymentRepo {
   return {
@@ -37,14 +17,7 @@ export function pgPayments(s: PgSession): PaymentRepo {
       return (await pgLeaseDue<PaymentJobRow>(s, PAYMENT_JOB_QUEUE, nowMs, limit, leaseUntilMs)).map(toPaymentJob);
     },
     async finish(id, n) {
-      await s.query('UPDATE payment_jobs SET status = $1, attempts = $2, next_attempt_ms = $3, last_error = $4, result = $5, lease_until_ms = NULL WHERE id = $6', [
-        n.status,
-        n.attempts,
-        n.next_attempt_ms,
-        n.last_error,
-        n.result === null ? null : JSON.stringify(n.result),
-        id,
-      ]);
+      await pgFinishLeased(s, PAYMENT_JOB_QUEUE, id, n);
     },
     async get(id) {
       const r = await s.rows<PaymentJobRow>(`SELECT ${PAYMENT_JOB_COLUMNS} FROM payment_jobs WHERE id = $1`, [id]);

@@ -1,5 +1,5 @@
 /** Mail outbox rows as both engines read them (BIGINT columns arrive as strings from PostgreSQL). */
-import type { MailMessage } from '../mail-port.js';
+import type { MailMessage, MailRepo } from '../mail-port.js';
 import type { LeasedQueue } from './leased-queue.js';
 
 export type MailRow = Omit<MailMessage, 'payload' | 'attempts' | 'due_ms' | 'created_ms' | 'sent_ms'> & {
@@ -13,7 +13,13 @@ export type MailRow = Omit<MailMessage, 'payload' | 'attempts' | 'due_ms' | 'cre
 export const MAIL_COLUMNS = 'id, kind, subject_id, recipient, locale, payload, status, attempts, due_ms, created_ms, sent_ms, last_error';
 
 /** The mail worker's queue: queued messages by when they are due. */
-export const MAIL_QUEUE: LeasedQueue = { table: 'mail_messages', columns: MAIL_COLUMNS, waiting: 'queued', dueColumn: 'due_ms' };
+export const MAIL_QUEUE: LeasedQueue<Parameters<MailRepo['finish']>[1]> = {
+  table: 'mail_messages',
+  columns: MAIL_COLUMNS,
+  waiting: 'queued',
+  dueColumn: 'due_ms',
+  finish: { columns: ['status', 'attempts', 'due_ms', 'sent_ms', 'last_error'], values: (n) => [n.status, n.attempts, n.due_ms, n.sent_ms, n.last_error] },
+};
 
 export const toMailMessage = (r: MailRow): MailMessage => ({
   id: r.id,
@@ -29,26 +35,3 @@ export const toMailMessage = (r: MailRow): MailMessage => ({
   sent_ms: r.sent_ms === null ? null : Number(r.sent_ms),
   last_error: r.last_error,
 });
-
-/** The table, the same on both engines but for the integer type of instants. */
-export function mailMigration(instant: 'INTEGER' | 'BIGINT'): string {
-  return `
-  CREATE TABLE mail_messages (
-    id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    subject_id TEXT NOT NULL,
-    recipient TEXT NOT NULL,
-    locale TEXT,
-    payload TEXT NOT NULL,
-    status TEXT NOT NULL,
-    attempts INTEGER NOT NULL,
-    due_ms ${instant} NOT NULL,
-    lease_until_ms ${instant},
-    created_ms ${instant} NOT NULL,
-    sent_ms ${instant},
-    last_error TEXT
-  );
-  CREATE INDEX mail_messages_due ON mail_messages (due_ms) WHERE status = 'queued';
-  CREATE INDEX mail_messages_by_subject ON mail_messages (subject_id, created_ms);
-`;
-}

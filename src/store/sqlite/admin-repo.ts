@@ -2,7 +2,8 @@
 import type Database from 'better-sqlite3';
 import type { BookingRecord } from '../../domain/index.js';
 import { placeholders, Statements } from './statements.js';
-import type { AdminRepo, HistoryEvent, AdminSessionRow, AuditRow, BusinessUserRow, PlatformKeyRow, ScheduleChangeRow } from '../admin-port.js';
+import type { AdminRepo, AdminSessionRow, AuditRow, BusinessUserRow, PlatformKeyRow, ScheduleChangeRow } from '../admin-port.js';
+import { OUTBOX_COLUMNS, withoutSeq } from '../shared/rows.js';
 
 function toChange(r: any): ScheduleChangeRow {
   return { ...r, hours: r.hours === null ? null : JSON.parse(r.hours) } as ScheduleChangeRow;
@@ -84,19 +85,7 @@ export function sqliteAdminRepo(db: Database.Database): AdminRepo {
       return rows.map((r) => JSON.parse(r.data) as BookingRecord);
     },
     async eventsOf(orderKey) {
-      const rows = db.prepare('SELECT * FROM outbox WHERE order_key = ? ORDER BY seq').all(orderKey) as any[];
-      return rows.map(
-        (r): HistoryEvent => ({
-          event_id: r.event_id,
-          event: r.event,
-          order_key: r.order_key,
-          principal: r.principal,
-          profile: r.profile ?? null,
-          payload: JSON.parse(r.payload),
-          created_ms: r.created_ms,
-          due_ms: r.due_ms,
-        }),
-      );
+      return (db.prepare(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE order_key = ? ORDER BY seq`).all(orderKey) as any[]).map(withoutSeq);
     },
   };
 }

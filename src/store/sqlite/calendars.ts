@@ -1,64 +1,35 @@
 /** Calendar busy claims, feed state and the CalDAV push queue on SQLite (see calendar-port.ts). */
 import { CALENDAR_SLOT_KEY, type CalendarRepo } from '../calendar-port.js';
+import { calendarOwnerPrefix, calendarSource, FEED_COLUMNS, PUSH_JOB_COLUMNS as JOB_COLUMNS, PUSHED_EVENT_COLUMNS as EVENT_COLUMNS, toBusyOn } from '../shared/calendar-rows.js';
+import { calendarTables } from '../shared/schema/feature-tables.js';
+import { SQLITE_TYPES } from '../shared/schema/types.js';
 import { placeholders, type Statements } from './statements.js';
 
 /**
  * Claims get a source ('booking' for bookings and holds, `calendar:<feed key>` for busy times);
  * a change to a booking on a push target queues that booking, in the same transaction.
  */
-export const SQLITE_CALENDARS_MIGRATION = `
-  ALTER TABLE claims ADD COLUMN source TEXT NOT NULL DEFAULT 'booking';
-  CREATE INDEX claims_by_source ON claims (source) WHERE source <> 'booking';
-  CREATE TABLE calendar_feeds (
-    feed_key TEXT PRIMARY KEY,
-    resource_id TEXT NOT NULL,
-    etag TEXT,
-    last_modified TEXT,
-    last_attempt_ms INTEGER,
-    last_ok_ms INTEGER,
-    last_error TEXT,
-    busy_count INTEGER NOT NULL DEFAULT 0
-  );
-  CREATE TABLE calendar_push_targets (resource_id TEXT PRIMARY KEY) WITHOUT ROWID;
-  CREATE TABLE calendar_push_jobs (
-    booking_id TEXT PRIMARY KEY,
-    version INTEGER NOT NULL,
-    attempts INTEGER NOT NULL,
-    next_attempt_ms INTEGER NOT NULL,
-    lease_until_ms INTEGER,
-    last_error TEXT,
-    seq INTEGER NOT NULL
-  );
-  CREATE INDEX calendar_push_jobs_due ON calendar_push_jobs (next_attempt_ms);
-  CREATE TABLE calendar_events (
-    booking_id TEXT NOT NULL,
-    calendar_key TEXT NOT NULL,
-    href TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    PRIMARY KEY (booking_id, calendar_key)
-  );
-  CREATE TRIGGER calendar_push_ins AFTER INSERT ON bookings
-    WHEN EXISTS (SELECT 1 FROM calendar_push_targets t, json_each(NEW.data, '$.priv.resource_ids') j WHERE j.value = t.resource_id)
-  BEGIN
-    INSERT INTO calendar_push_jobs (booking_id, version, attempts, next_attempt_ms, seq)
+const ON_PUSH_TARGET = (row: 'NEW' | 'OLD') => `EXISTS (SELECT 1 FROM calendar_push_targets t, json_each(${row}.data, '$.priv.resource_ids') j WHERE j.value = t.resource_id)`;
+const QUEUE_PUSH = `INSERT INTO calendar_push_jobs (booking_id, version, attempts, next_attempt_ms, seq)
       VALUES (NEW.id, 1, 0, 0, (SELECT COALESCE(MAX(seq), 0) + 1 FROM calendar_push_jobs))
-      ON CONFLICT (booking_id) DO UPDATE SET version = version + 1, attempts = 0, next_attempt_ms = 0, last_error = NULL;
+      ON CONFLICT (booking_id) DO UPDATE SET version = version + 1, attempts = 0, next_attempt_ms = 0, last_error = NULL;`;
+
+export const SQLITE_CALENDARS_MIGRATION = `${calendarTables(SQLITE_TYPES)}
+  CREATE TRIGGER calendar_push_ins AFTER INSERT ON bookings
+    WHEN ${ON_PUSH_TARGET('NEW')}
+  BEGIN
+    ${QUEUE_PUSH}
   END;
   CREATE TRIGGER calendar_push_upd AFTER UPDATE ON bookings
-    WHEN EXISTS (SELECT 1 FROM calendar_push_targets t, json_each(NEW.data, '$.priv.resource_ids') j WHERE j.value = t.resource_id)
-      OR EXISTS (SELECT 1 FROM calendar_push_targets t, json_each(OLD.data, '$.priv.resource_ids') j WHERE j.value = t.resource_id)
+    WHEN ${ON_PUSH_TARGET('NEW')}
+      OR ${ON_PUSH_TARGET('OLD')}
   BEGIN
-    INSERT INTO calendar_push_jobs (booking_id, version, attempts, next_attempt_ms, seq)
-      VALUES (NEW.id, 1, 0, 0, (SELECT COALESCE(MAX(seq), 0) + 1 FROM calendar_push_jobs))
-      ON CONFLICT (booking_id) DO UPDATE SET version = version + 1, attempts = 0, next_attempt_ms = 0, last_error = NULL;
+    ${QUEUE_PUSH}
   END;
 `;
 
-const FEED_COLUMNS = 'feed_key, resource_id, etag, last_modified, last_attempt_ms, last_ok_ms, last_error, busy_count';
-const JOB_COLUMNS = 'booking_id, version, attempts, next_attempt_ms, last_error';
-
 export function sqliteCalendars(s: Statements): CalendarRepo {
-  const source = (feedKey: string) => `calendar:${feedKey}`;
+  const source = calendarSource;
   return {
     async busy(feedKey) {
       return s.prepare('SELECT start_ms, end_ms FROM claims WHERE source = ? ORDER BY start_ms, end_ms').all(source(feedKey)) as any[];
@@ -71,7 +42,7 @@ export function sqliteCalendars(s: Statements): CalendarRepo {
       );
       let span = 0;
       intervals.forEach((b, i) => {
-        insert.run(resourceId, b.start_ms, b.end_ms, CALENDAR_SLOT_KEY, `~cal:${feedKey}:${i}`, CALENDAR_SLOT_KEY, source(feedKey));
+        insert.run(resourceId, b.start_ms, b.end_ms, CALENDAR_SLOT_KEY, `${calendarOwnerPrefix(feedKey)}${i}`, CALENDAR_SLOT_KEY, source(feedKey));
         span = Math.max(span, b.end_ms - b.start_ms);
       });
       if (span > 0) s.prepare('UPDATE claim_span SET max_ms = ? WHERE id = 1 AND max_ms < ?').run(span, span);
@@ -84,7 +55,7 @@ export function sqliteCalendars(s: Statements): CalendarRepo {
            AND start_ms < ? AND end_ms > ? ORDER BY start_ms`,
         )
         .all(...resourceIds, toMs, fromMs) as Array<{ resource_id: string; start_ms: number; end_ms: number; source: string }>;
-      return rows.map((r) => ({ resource_id: r.resource_id, start_ms: r.start_ms, end_ms: r.end_ms, feed_key: r.source.slice('calendar:'.length) }));
+      return rows.map(toBusyOn);
     },
     async forgetFeedsExcept(keys) {
       const keep = keys.map(source);
@@ -137,11 +108,11 @@ export function sqliteCalendars(s: Statements): CalendarRepo {
       return s.prepare(`SELECT ${JOB_COLUMNS} FROM calendar_push_jobs ORDER BY seq LIMIT ?`).all(limit) as any[];
     },
     async pushedEvents(bookingId) {
-      return s.prepare('SELECT booking_id, calendar_key, href, fingerprint FROM calendar_events WHERE booking_id = ?').all(bookingId) as any[];
+      return s.prepare(`SELECT ${EVENT_COLUMNS} FROM calendar_events WHERE booking_id = ?`).all(bookingId) as any[];
     },
     async putPushedEvent(e) {
       s.prepare(
-        `INSERT INTO calendar_events (booking_id, calendar_key, href, fingerprint) VALUES (@booking_id, @calendar_key, @href, @fingerprint)
+        `INSERT INTO calendar_events (${EVENT_COLUMNS}) VALUES (@booking_id, @calendar_key, @href, @fingerprint)
          ON CONFLICT (booking_id, calendar_key) DO UPDATE SET href = excluded.href, fingerprint = excluded.fingerprint`,
       ).run(e);
     },
@@ -149,7 +120,7 @@ export function sqliteCalendars(s: Statements): CalendarRepo {
       s.prepare('DELETE FROM calendar_events WHERE booking_id = ? AND calendar_key = ?').run(bookingId, calendarKey);
     },
     async pushedTo(calendarKey) {
-      return s.prepare('SELECT booking_id, calendar_key, href, fingerprint FROM calendar_events WHERE calendar_key = ? ORDER BY booking_id').all(calendarKey) as any[];
+      return s.prepare(`SELECT ${EVENT_COLUMNS} FROM calendar_events WHERE calendar_key = ? ORDER BY booking_id`).all(calendarKey) as any[];
     },
   };
 }

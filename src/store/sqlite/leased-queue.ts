@@ -1,6 +1,6 @@
 /** Leasing from a queue on SQLite: one writer, so the select and the lease run back to back in the caller's transaction. */
 import type Database from 'better-sqlite3';
-import { dueRowsSql, type LeasedQueue } from '../shared/leased-queue.js';
+import { dueRowsSql, finishSql, type LeasedQueue } from '../shared/leased-queue.js';
 
 export function sqliteLeaseDue<R extends { id: string }>(db: Database.Database, q: LeasedQueue): (nowMs: number, limit: number, leaseUntilMs: number) => R[] {
   // Positional parameters: `now` is bound twice.
@@ -10,5 +10,12 @@ export function sqliteLeaseDue<R extends { id: string }>(db: Database.Database, 
     const rows = due.all(nowMs, nowMs, limit) as R[];
     for (const r of rows) lease.run(leaseUntilMs, r.id);
     return rows;
+  };
+}
+
+export function sqliteFinishLeased<N>(db: Database.Database, q: LeasedQueue<N>): (id: string, next: N) => void {
+  const finish = db.prepare(finishSql(q, () => '?'));
+  return (id, next) => {
+    finish.run(...q.finish.values(next), id);
   };
 }

@@ -1,10 +1,8 @@
 /** The mail outbox on SQLite. */
 import type Database from 'better-sqlite3';
 import { erasedMailId, type MailRepo } from '../mail-port.js';
-import { MAIL_COLUMNS, MAIL_QUEUE, mailMigration, toMailMessage, type MailRow } from '../shared/mail-rows.js';
-import { sqliteLeaseDue } from './leased-queue.js';
-
-export const SQLITE_MAIL_MIGRATION = mailMigration('INTEGER');
+import { MAIL_COLUMNS, MAIL_QUEUE, toMailMessage, type MailRow } from '../shared/mail-rows.js';
+import { sqliteFinishLeased, sqliteLeaseDue } from './leased-queue.js';
 
 export function sqliteMail(db: Database.Database): MailRepo {
   const q = {
@@ -13,7 +11,7 @@ export function sqliteMail(db: Database.Database): MailRepo {
        ON CONFLICT (id) DO NOTHING`,
     ),
     due: sqliteLeaseDue<MailRow>(db, MAIL_QUEUE),
-    finish: db.prepare('UPDATE mail_messages SET status = ?, attempts = ?, due_ms = ?, sent_ms = ?, last_error = ?, lease_until_ms = NULL WHERE id = ?'),
+    finish: sqliteFinishLeased(db, MAIL_QUEUE),
     cancel: db.prepare(`UPDATE mail_messages SET status = 'canceled' WHERE subject_id = ? AND kind = ? AND status = 'queued'`),
     get: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE id = ?`),
     forSubject: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE subject_id = ? ORDER BY created_ms, id`),
@@ -30,7 +28,7 @@ export function sqliteMail(db: Database.Database): MailRepo {
       return q.due(nowMs, limit, leaseUntilMs).map(toMailMessage);
     },
     async finish(id, n) {
-      q.finish.run(n.status, n.attempts, n.due_ms, n.sent_ms, n.last_error, id);
+      q.finish(id, n);
     },
     async cancelQueued(subjectId, kind) {
       return q.cancel.run(subjectId, kind).changes;

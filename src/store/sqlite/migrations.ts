@@ -1,78 +1,70 @@
-import { SQLITE_PAYMENTS_MIGRATION } from './payments.js';
-import { SQLITE_MAIL_MIGRATION } from './mail.js';
-import { SQLITE_FRONTDESK_MIGRATION } from './frontdesk-repo.js';
+import * as ddl from '../shared/schema/index.js';
 import { SQLITE_CALENDARS_MIGRATION } from './calendars.js';
-import { SQLITE_OAUTH_MIGRATION } from './oauth-repo.js';
+import { SQLITE_FRONTDESK_MIGRATION } from './frontdesk-repo.js';
 
-/** Schema of the embedded store. Each entry runs once, in order, recorded in `schema_migrations`. */
+const t = ddl.SQLITE_TYPES;
+
+/**
+ * Triggers that keep `target` in step with `table` on insert, delete and update of `columns`:
+ * `insert` and `remove` are the statements for one row, written with the row as `ROW`.
+ */
+function mirrorTriggers(name: string, table: string, columns: string | null, insert: string, remove: string): string {
+  const ins = insert.replaceAll('ROW.', 'NEW.');
+  const del = remove.replaceAll('ROW.', 'OLD.');
+  return `
+  CREATE TRIGGER ${name}_ins AFTER INSERT ON ${table} BEGIN
+    ${ins}
+  END;
+  CREATE TRIGGER ${name}_del AFTER DELETE ON ${table} BEGIN
+    ${del}
+  END;
+  CREATE TRIGGER ${name}_upd AFTER UPDATE${columns ? ` OF ${columns}` : ''} ON ${table} BEGIN
+    ${del}
+    ${ins}
+  END;`;
+}
+
+/** A trigram full-text table mirroring `table`'s search_text, keyed by its rowid `key`. */
+const ftsTriggers = (table: string, fts: string, key: string) =>
+  mirrorTriggers(
+    `${table}_fts`,
+    table,
+    'search_text',
+    `INSERT INTO ${fts} (rowid, search_text) VALUES (ROW.${key}, ROW.search_text);`,
+    `DELETE FROM ${fts} WHERE rowid = ROW.${key};`,
+  );
+
+const BUMP = (row: 'NEW' | 'OLD') => `INSERT INTO resource_versions (resource_id, version) VALUES (${row}.resource_id, 1)
+      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;`;
+
+/** Bumps the version of the resource a row of `table` is on (both resources when it moves). */
+const versionTriggers = (table: string) => `
+  CREATE TRIGGER ${table}_version_ins AFTER INSERT ON ${table} BEGIN
+    ${BUMP('NEW')}
+  END;
+  CREATE TRIGGER ${table}_version_del AFTER DELETE ON ${table} BEGIN
+    ${BUMP('OLD')}
+  END;
+  CREATE TRIGGER ${table}_version_upd AFTER UPDATE ON ${table} BEGIN
+    ${BUMP('OLD')}
+    INSERT INTO resource_versions (resource_id, version) SELECT NEW.resource_id, 1 WHERE NEW.resource_id <> OLD.resource_id
+      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
+  END;`;
+
+/**
+ * Schema of the embedded store. Each entry runs once, in order, recorded in `schema_migrations` by its
+ * position: an entry, once released, keeps its meaning (test/store/migrations-snapshot). Tables are
+ * written once for both engines (src/store/shared/schema) and rendered here with SQLite's types.
+ */
 export const SQLITE_MIGRATIONS: readonly string[] = [
-  `
-  CREATE TABLE claims (
-    resource_id TEXT NOT NULL,
-    start_ms INTEGER NOT NULL,
-    end_ms INTEGER NOT NULL,
-    slot_key TEXT NOT NULL,
-    owner_id TEXT NOT NULL,
-    spots INTEGER NOT NULL,
-    is_hold INTEGER NOT NULL,
-    service_id TEXT NOT NULL,
-    expires_at_ms INTEGER,
-    PRIMARY KEY (owner_id, resource_id)
-  );
-  CREATE INDEX claims_by_resource ON claims (resource_id, start_ms);
-  CREATE TABLE bookings (
-    id TEXT PRIMARY KEY,
-    service_id TEXT NOT NULL,
-    status TEXT NOT NULL,
-    hold_id TEXT UNIQUE,
-    principal TEXT,
-    expires_at_ms INTEGER,
-    data TEXT NOT NULL
-  );
-  CREATE INDEX bookings_pending_expiry ON bookings (expires_at_ms) WHERE status IN ('pending', 'requires_action');
-  CREATE TABLE holds (
-    id TEXT PRIMARY KEY,
-    service_id TEXT NOT NULL,
-    status TEXT NOT NULL,
-    principal TEXT,
-    buyer_key TEXT,
-    expires_at_ms INTEGER NOT NULL,
-    data TEXT NOT NULL
-  );
-  CREATE INDEX holds_by_principal ON holds (principal, service_id, status);
-  CREATE TABLE waitlist_entries (
-    id TEXT PRIMARY KEY,
-    service_id TEXT NOT NULL,
-    status TEXT NOT NULL,
-    principal TEXT,
-    created_ms INTEGER NOT NULL,
-    offer_expires_ms INTEGER,
-    data TEXT NOT NULL
-  );
-  CREATE INDEX waitlist_by_service ON waitlist_entries (service_id, status, created_ms);
-  CREATE INDEX waitlist_by_principal ON waitlist_entries (principal, created_ms, id);
-  CREATE TABLE idempotency (
-    scope TEXT PRIMARY KEY,
-    request_hash TEXT NOT NULL,
-    status INTEGER NOT NULL,
-    body TEXT NOT NULL,
-    created_ms INTEGER NOT NULL,
-    expires_ms INTEGER NOT NULL
-  );
-  CREATE TABLE catalog (
-    id TEXT PRIMARY KEY,
-    data TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    modified_ms INTEGER NOT NULL,
-    deleted INTEGER NOT NULL
-  );
-  CREATE INDEX catalog_feed ON catalog (modified_ms, id);
-  CREATE TABLE feed_subscriptions (
-    id TEXT PRIMARY KEY,
-    status TEXT NOT NULL,
-    principal TEXT,
-    data TEXT NOT NULL
-  );
+  [
+    ddl.claimsTable(t),
+    ddl.bookingsTable(t),
+    ddl.holdsTable(t),
+    ddl.waitlistTable(t),
+    ddl.idempotencyTable(t),
+    ddl.catalogTables(t),
+    `
   CREATE TABLE outbox (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     event_id TEXT NOT NULL UNIQUE,
@@ -82,118 +74,27 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     payload TEXT NOT NULL,
     created_ms INTEGER NOT NULL,
     due_ms INTEGER NOT NULL
-  );
-  CREATE TABLE kv (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-  );
-  `,
-  `
-  CREATE TABLE credentials (
-    value_hash TEXT PRIMARY KEY,
-    resource_kind TEXT NOT NULL,
-    resource_id TEXT NOT NULL,
-    jkt TEXT,
-    principal TEXT,
-    expires_ms INTEGER NOT NULL,
-    revoked INTEGER NOT NULL DEFAULT 0
-  );
-  CREATE INDEX credentials_by_resource ON credentials (resource_id);
-  CREATE TABLE proof_jti (
-    jti TEXT PRIMARY KEY,
-    keep_until_ms INTEGER NOT NULL
-  );
-  CREATE TABLE principal_bindings (
-    principal TEXT PRIMARY KEY,
-    profile TEXT NOT NULL,
-    bound_ms INTEGER NOT NULL
-  );
-  `,
+  );`,
+    ddl.KV_TABLE,
+  ].join('\n'),
+  ddl.securityTables(t),
   `
   ALTER TABLE outbox ADD COLUMN profile TEXT;
   ALTER TABLE outbox ADD COLUMN status TEXT NOT NULL DEFAULT 'pending';
   CREATE INDEX outbox_due ON outbox (status, due_ms, seq);
-  CREATE TABLE webhook_deliveries (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    event_id TEXT NOT NULL,
-    event TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    order_key TEXT NOT NULL,
-    target_url TEXT NOT NULL,
-    subscription_id TEXT,
-    body TEXT NOT NULL,
-    status TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    next_attempt_ms INTEGER NOT NULL,
-    lease_until_ms INTEGER,
-    created_ms INTEGER NOT NULL,
-    delivered_ms INTEGER,
-    last_status INTEGER,
-    last_error TEXT,
-    last_latency_ms INTEGER,
-    UNIQUE (event_id, target_url)
-  );
-  CREATE INDEX deliveries_due ON webhook_deliveries (status, next_attempt_ms);
-  CREATE INDEX deliveries_order ON webhook_deliveries (order_key, target_url, seq);
-  CREATE TABLE webhook_attempts (
-    delivery_id INTEGER NOT NULL,
-    attempt INTEGER NOT NULL,
-    at_ms INTEGER NOT NULL,
-    status_code INTEGER,
-    latency_ms INTEGER NOT NULL,
-    error TEXT,
-    PRIMARY KEY (delivery_id, attempt)
-  );
-  `,
+${ddl.webhookTables(t)}  `,
   `
   CREATE INDEX outbox_scheduled ON outbox (order_key, event) WHERE status = 'pending';
   `,
   `
-  CREATE TABLE registry_businesses (
-    bid INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    profile_url TEXT NOT NULL UNIQUE,
-    deployment_mode TEXT NOT NULL,
-    status TEXT NOT NULL,
-    owner TEXT,
-    entry TEXT NOT NULL,
-    lat REAL,
-    lng REAL,
-    verticals TEXT NOT NULL,
-    categories TEXT NOT NULL,
-    search_text TEXT NOT NULL,
-    name_text TEXT NOT NULL,
-    created_ms INTEGER NOT NULL,
-    last_indexed_ms INTEGER,
-    next_index_ms INTEGER NOT NULL,
-    failures INTEGER NOT NULL DEFAULT 0
-  );
+${ddl.registryBusinessesTable(t, '')}
   CREATE INDEX registry_businesses_due ON registry_businesses (next_index_ms);
-  CREATE TABLE registry_business_terms (bid INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (term, bid)) WITHOUT ROWID;
+${ddl.registryTermsTable(t, '', 'registry_business_terms', 'bid')}
   CREATE VIRTUAL TABLE registry_business_geo USING rtree (bid, min_lat, max_lat, min_lng, max_lng);
-  CREATE TABLE registry_services (
-    rid INTEGER PRIMARY KEY,
-    bid INTEGER NOT NULL,
-    business_id TEXT NOT NULL,
-    service_id TEXT NOT NULL,
-    vertical TEXT NOT NULL,
-    terms TEXT NOT NULL,
-    search_text TEXT NOT NULL,
-    name_text TEXT NOT NULL,
-    currency TEXT,
-    price_min INTEGER,
-    price_max INTEGER,
-    dur_min INTEGER,
-    dur_max INTEGER,
-    lat REAL,
-    lng REAL,
-    result TEXT NOT NULL,
-    indexed_ms INTEGER NOT NULL,
-    UNIQUE (business_id, service_id)
-  );
+${ddl.registryServicesTable(t, '')}
   CREATE INDEX registry_services_bid ON registry_services (bid);
   CREATE INDEX registry_services_price ON registry_services (currency, price_min);
-  CREATE TABLE registry_service_terms (rid INTEGER NOT NULL, term TEXT NOT NULL, PRIMARY KEY (term, rid)) WITHOUT ROWID;
+${ddl.registryTermsTable(t, '', 'registry_service_terms', 'rid')}
   CREATE INDEX registry_service_terms_rid ON registry_service_terms (rid);
   CREATE VIRTUAL TABLE registry_service_geo USING rtree (rid, min_lat, max_lat, min_lng, max_lng);
   `,
@@ -203,44 +104,12 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX holds_active ON holds (status, expires_at_ms);
   `,
   // Run-time administration: schedule changes, the audit log, business users and sessions, platform keys.
-  `
-  CREATE TABLE schedule_changes (
-    id TEXT PRIMARY KEY,
-    resource_id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    start_ms INTEGER,
-    end_ms INTEGER,
-    date TEXT,
-    hours TEXT,
-    reason TEXT,
-    created_ms INTEGER NOT NULL,
-    created_by TEXT NOT NULL
-  );
-  CREATE INDEX schedule_changes_resource ON schedule_changes (resource_id);
-  CREATE TABLE admin_audit (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    at_ms INTEGER NOT NULL,
-    actor TEXT NOT NULL,
-    action TEXT NOT NULL,
-    target TEXT,
-    outcome TEXT NOT NULL
-  );
-  CREATE TABLE business_users (email TEXT PRIMARY KEY, password_hash TEXT NOT NULL, created_ms INTEGER NOT NULL);
-  CREATE TABLE admin_sessions (id_hash TEXT PRIMARY KEY, email TEXT NOT NULL, csrf TEXT NOT NULL, created_ms INTEGER NOT NULL, expires_ms INTEGER NOT NULL);
-  CREATE TABLE platform_api_keys (id TEXT PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_ms INTEGER NOT NULL, revoked_ms INTEGER);
-  CREATE INDEX bookings_start ON bookings (json_extract(data, '$.priv.start_ms'));
+  `${ddl.adminTables(t, '')}  CREATE INDEX bookings_start ON bookings (json_extract(data, '$.priv.start_ms'));
   `,
-  SQLITE_OAUTH_MIGRATION,
+  ddl.oauthTables(t),
   // The longest claim ever added bounds the scan for claims overlapping an interval from below
   // (claims_by_resource is ordered by start); purges by expiry read an index instead of every row.
-  `
-  CREATE TABLE claim_span (id INTEGER PRIMARY KEY CHECK (id = 1), max_ms INTEGER NOT NULL);
-  INSERT INTO claim_span (id, max_ms) SELECT 1, COALESCE(MAX(end_ms - start_ms), 0) FROM claims;
-  CREATE INDEX claims_by_end ON claims (end_ms);
-  CREATE INDEX claims_expiring ON claims (expires_at_ms) WHERE expires_at_ms IS NOT NULL;
-  CREATE INDEX idempotency_expiry ON idempotency (expires_ms);
-  CREATE INDEX proof_jti_expiry ON proof_jti (keep_until_ms);
-  `,
+  ddl.claimSpanTable(t) + ddl.IDEMPOTENCY_EXPIRY_INDEX + ddl.PROOF_JTI_EXPIRY_INDEX,
   // Registry search indexes: free text through FTS5 trigram tables (every query word is a
   // substring of the text, so a trigram phrase finds exactly the candidates LIKE then confirms), and
   // category membership carrying the price and duration bounds, so a category + price search is
@@ -251,26 +120,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE VIRTUAL TABLE registry_business_fts USING fts5(search_text, content='', contentless_delete=1, tokenize='trigram');
   INSERT INTO registry_service_fts (rowid, search_text) SELECT rid, search_text FROM registry_services;
   INSERT INTO registry_business_fts (rowid, search_text) SELECT bid, search_text FROM registry_businesses;
-  CREATE TRIGGER registry_services_fts_ins AFTER INSERT ON registry_services BEGIN
-    INSERT INTO registry_service_fts (rowid, search_text) VALUES (NEW.rid, NEW.search_text);
-  END;
-  CREATE TRIGGER registry_services_fts_del AFTER DELETE ON registry_services BEGIN
-    DELETE FROM registry_service_fts WHERE rowid = OLD.rid;
-  END;
-  CREATE TRIGGER registry_services_fts_upd AFTER UPDATE OF search_text ON registry_services BEGIN
-    DELETE FROM registry_service_fts WHERE rowid = OLD.rid;
-    INSERT INTO registry_service_fts (rowid, search_text) VALUES (NEW.rid, NEW.search_text);
-  END;
-  CREATE TRIGGER registry_businesses_fts_ins AFTER INSERT ON registry_businesses BEGIN
-    INSERT INTO registry_business_fts (rowid, search_text) VALUES (NEW.bid, NEW.search_text);
-  END;
-  CREATE TRIGGER registry_businesses_fts_del AFTER DELETE ON registry_businesses BEGIN
-    DELETE FROM registry_business_fts WHERE rowid = OLD.bid;
-  END;
-  CREATE TRIGGER registry_businesses_fts_upd AFTER UPDATE OF search_text ON registry_businesses BEGIN
-    DELETE FROM registry_business_fts WHERE rowid = OLD.bid;
-    INSERT INTO registry_business_fts (rowid, search_text) VALUES (NEW.bid, NEW.search_text);
-  END;
+${ftsTriggers('registry_services', 'registry_service_fts', 'rid')}${ftsTriggers('registry_businesses', 'registry_business_fts', 'bid')}
   CREATE TABLE registry_service_categories (
     term TEXT NOT NULL,
     rid INTEGER NOT NULL,
@@ -310,52 +160,13 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   // every change to a claim or a run-time schedule change on it (whatever code writes the row), so
   // a cached availability answer is still right exactly while the counters of its resources are
   // unchanged. Only ever incremented: the sum over a service's resources changes whenever one does.
-  `
-  CREATE TABLE resource_versions (resource_id TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
-  CREATE TRIGGER claims_version_ins AFTER INSERT ON claims BEGIN
-    INSERT INTO resource_versions (resource_id, version) VALUES (NEW.resource_id, 1)
-      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
-  END;
-  CREATE TRIGGER claims_version_del AFTER DELETE ON claims BEGIN
-    INSERT INTO resource_versions (resource_id, version) VALUES (OLD.resource_id, 1)
-      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
-  END;
-  CREATE TRIGGER claims_version_upd AFTER UPDATE ON claims BEGIN
-    INSERT INTO resource_versions (resource_id, version) VALUES (OLD.resource_id, 1)
-      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
-    INSERT INTO resource_versions (resource_id, version) SELECT NEW.resource_id, 1 WHERE NEW.resource_id <> OLD.resource_id
-      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
-  END;
-  CREATE TRIGGER schedule_changes_version_ins AFTER INSERT ON schedule_changes BEGIN
-    INSERT INTO resource_versions (resource_id, version) VALUES (NEW.resource_id, 1)
-      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
-  END;
-  CREATE TRIGGER schedule_changes_version_del AFTER DELETE ON schedule_changes BEGIN
-    INSERT INTO resource_versions (resource_id, version) VALUES (OLD.resource_id, 1)
-      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
-  END;
-  CREATE TRIGGER schedule_changes_version_upd AFTER UPDATE ON schedule_changes BEGIN
-    INSERT INTO resource_versions (resource_id, version) VALUES (OLD.resource_id, 1)
-      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
-    INSERT INTO resource_versions (resource_id, version) SELECT NEW.resource_id, 1 WHERE NEW.resource_id <> OLD.resource_id
-      ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;
-  END;
-  `,
+  ddl.resourceVersionsTable(t) + versionTriggers('claims') + versionTriggers('schedule_changes'),
   // Payment provider jobs, applied provider events and provider ids (the payment provider port).
-  SQLITE_PAYMENTS_MIGRATION,
+  ddl.paymentTables(t),
   // The mail outbox: messages to people, committed with the change that causes them.
-  SQLITE_MAIL_MIGRATION,
+  ddl.mailTables(t),
   // The business's definition as data (the business file becomes an import and export format) and its version.
-  `
-  CREATE TABLE definition_entries (
-    kind TEXT NOT NULL,
-    id TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    data TEXT NOT NULL,
-    PRIMARY KEY (kind, id)
-  ) WITHOUT ROWID;
-  CREATE TABLE definition_version (one INTEGER PRIMARY KEY CHECK (one = 1), version INTEGER NOT NULL);
-  `,
+  ddl.definitionTables(t),
   // Client notes, and each booking's end as a column (personal-data retention reads it by index).
   SQLITE_FRONTDESK_MIGRATION,
   // Calendar busy claims (a source column on claims), feed state and the CalDAV push queue.

@@ -1,30 +1,7 @@
 /** The OAuth records and buyer accounts on SQLite (tables from the migration that adds them). */
 import type Database from 'better-sqlite3';
-import type { AccountRepo, BuyerAccount, OAuthRecord, OAuthRepo } from '../oauth-port.js';
-
-type Row = {
-  model: string;
-  id: string;
-  payload: string;
-  grant_id: string | null;
-  uid: string | null;
-  user_code: string | null;
-  account_id: string | null;
-  expires_ms: number | null;
-  consumed_ms: number | null;
-};
-
-const toRecord = (r: Row): OAuthRecord => ({
-  model: r.model,
-  id: r.id,
-  payload: JSON.parse(r.payload) as Record<string, unknown>,
-  grantId: r.grant_id,
-  uid: r.uid,
-  userCode: r.user_code,
-  accountId: r.account_id,
-  expiresMs: r.expires_ms,
-  consumedMs: r.consumed_ms,
-});
+import type { AccountRepo, OAuthRepo } from '../oauth-port.js';
+import { type BuyerAccountRow, type OAuthRow as Row, toBuyerAccount, toBuyerBooking, toOAuthRecord as toRecord } from '../shared/oauth-rows.js';
 
 const LIVE = '(expires_ms IS NULL OR expires_ms > ?)';
 
@@ -92,10 +69,12 @@ export function sqliteOAuthRepos(db: Database.Database): { oauth: OAuthRepo; acc
       return q.accInsert.run(a.id, a.email, a.password_hash, a.name, a.phone, a.created_ms).changes > 0;
     },
     async byEmail(email) {
-      return (q.accByEmail.get(email) as BuyerAccount | undefined) ?? null;
+      const r = q.accByEmail.get(email) as BuyerAccountRow | undefined;
+      return r ? toBuyerAccount(r) : null;
     },
     async byId(id) {
-      return (q.accById.get(id) as BuyerAccount | undefined) ?? null;
+      const r = q.accById.get(id) as BuyerAccountRow | undefined;
+      return r ? toBuyerAccount(r) : null;
     },
     async setPassword(id, passwordHash) {
       return q.accPassword.run(passwordHash, id).changes > 0;
@@ -111,42 +90,8 @@ export function sqliteOAuthRepos(db: Database.Database): { oauth: OAuthRepo; acc
         booking_id: string;
         created_ms: number;
       }>;
-      return rows.map((r) => ({ bookingId: r.booking_id, createdMs: r.created_ms }));
+      return rows.map(toBuyerBooking);
     },
   };
   return { oauth, accounts };
 }
-
-/** The tables, as one migration entry (appended to the SQLite migration list). */
-export const SQLITE_OAUTH_MIGRATION = `
-  CREATE TABLE oauth_records (
-    model TEXT NOT NULL,
-    id TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    grant_id TEXT,
-    uid TEXT,
-    user_code TEXT,
-    account_id TEXT,
-    expires_ms INTEGER,
-    consumed_ms INTEGER,
-    PRIMARY KEY (model, id)
-  );
-  CREATE INDEX oauth_by_grant ON oauth_records (grant_id);
-  CREATE INDEX oauth_by_uid ON oauth_records (uid);
-  CREATE INDEX oauth_by_account ON oauth_records (account_id, model);
-  CREATE TABLE buyer_accounts (
-    id TEXT PRIMARY KEY,
-    email TEXT NOT NULL UNIQUE,
-    password_hash TEXT NOT NULL,
-    name TEXT NOT NULL,
-    phone TEXT,
-    created_ms INTEGER NOT NULL
-  );
-  CREATE TABLE buyer_bookings (
-    account_id TEXT NOT NULL,
-    booking_id TEXT NOT NULL,
-    created_ms INTEGER NOT NULL,
-    PRIMARY KEY (account_id, booking_id)
-  );
-  CREATE INDEX buyer_bookings_recent ON buyer_bookings (account_id, created_ms);
-`;

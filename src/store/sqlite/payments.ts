@@ -2,27 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { PaymentRepo } from '../payment-port.js';
 import { PAYMENT_JOB_COLUMNS as JOB_COLUMNS, PAYMENT_JOB_QUEUE, toPaymentJob as toJob, type PaymentJobRow as Row } from '../shared/payment-rows.js';
-import { sqliteLeaseDue } from './leased-queue.js';
-
-export const SQLITE_PAYMENTS_MIGRATION = `
-  CREATE TABLE payment_jobs (
-    id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    booking_id TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    status TEXT NOT NULL,
-    attempts INTEGER NOT NULL,
-    next_attempt_ms INTEGER NOT NULL,
-    lease_until_ms INTEGER,
-    created_ms INTEGER NOT NULL,
-    last_error TEXT,
-    result TEXT
-  );
-  CREATE INDEX payment_jobs_due ON payment_jobs (next_attempt_ms) WHERE status = 'pending';
-  CREATE INDEX payment_jobs_by_booking ON payment_jobs (booking_id, created_ms);
-  CREATE TABLE payment_events (provider TEXT NOT NULL, event_id TEXT NOT NULL, received_ms INTEGER NOT NULL, PRIMARY KEY (provider, event_id));
-  CREATE TABLE payment_refs (provider TEXT NOT NULL, ref TEXT NOT NULL, booking_id TEXT NOT NULL, PRIMARY KEY (provider, ref));
-`;
+import { sqliteFinishLeased, sqliteLeaseDue } from './leased-queue.js';
 
 export function sqlitePayments(db: Database.Database): PaymentRepo {
   const q = {
@@ -31,7 +11,7 @@ export function sqlitePayments(db: Database.Database): PaymentRepo {
        ON CONFLICT (id) DO NOTHING`,
     ),
     due: sqliteLeaseDue<Row>(db, PAYMENT_JOB_QUEUE),
-    finish: db.prepare('UPDATE payment_jobs SET status = ?, attempts = ?, next_attempt_ms = ?, last_error = ?, result = ?, lease_until_ms = NULL WHERE id = ?'),
+    finish: sqliteFinishLeased(db, PAYMENT_JOB_QUEUE),
     get: db.prepare(`SELECT ${JOB_COLUMNS} FROM payment_jobs WHERE id = ?`),
     forBooking: db.prepare(`SELECT ${JOB_COLUMNS} FROM payment_jobs WHERE booking_id = ? ORDER BY created_ms, id`),
     event: db.prepare('INSERT INTO payment_events (provider, event_id, received_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
@@ -46,7 +26,7 @@ export function sqlitePayments(db: Database.Database): PaymentRepo {
       return q.due(nowMs, limit, leaseUntilMs).map(toJob);
     },
     async finish(id, n) {
-      q.finish.run(n.status, n.attempts, n.next_attempt_ms, n.last_error, n.result === null ? null : JSON.stringify(n.result), id);
+      q.finish(id, n);
     },
     async get(id) {
       const r = q.get.get(id) as Row | undefined;

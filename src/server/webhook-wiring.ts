@@ -1,0 +1,85 @@
+/**
+ * Everything that leaves the process as a webhook or an MCP notification: the dispatcher over the
+ * outbox (signed deliveries with retries), and, with several processes on one database, the store's
+ * channel that tells every process (this one included) which events to hand its MCP sessions. Also
+ * the periodic sweep, whose expiries and reminders reach the outbox like any other change.
+ */
+import type { Business, Clock, IdSource, Logger } from '../operations/index.js';
+import { sweep } from '../operations/index.js';
+import { StoreUnavailable, eventBody, type OutboxEvent, type Store } from '../store/index.js';
+import type { ProfileResolver } from '../security/index.js';
+import type { SessionHub } from '../bindings/mcp/index.js';
+import { DEFAULT_RETRY, WebhookDispatcher, httpWebhookSender, type SigningKeyring } from '../webhooks/index.js';
+import type { ServerMetrics } from './metrics.js';
+import type { ServerOptions } from './options.js';
+
+export interface WebhookWiring {
+  dispatcher: WebhookDispatcher;
+  /** Stop listening on the store's channel (shutdown). */
+  unsubscribe: () => void;
+}
+
+export function wireWebhooks(
+  wh: NonNullable<ServerOptions['webhooks']>,
+  deps: {
+    store: Store;
+    clock: Clock;
+    keyring: SigningKeyring;
+    resolver: ProfileResolver;
+    allowLoopback: boolean;
+    hub: SessionHub;
+    log: Logger;
+    metrics: () => ServerMetrics | undefined;
+  },
+): WebhookWiring {
+  const { store, hub, log } = deps;
+  const dispatcher = new WebhookDispatcher({
+    store,
+    now: () => deps.clock.now(),
+    keyring: deps.keyring,
+    sender: wh.sender ?? httpWebhookSender({ timeoutMs: wh.timeoutMs ?? 10_000, allowLoopback: deps.allowLoopback }),
+    retry: { ...DEFAULT_RETRY, ...(wh.retry ?? {}) },
+    resolveProfile: (url) => deps.resolver.resolve(url),
+    allowLoopback: deps.allowLoopback,
+    // One process: hand due events straight to its MCP sessions. Several processes on one database:
+    // announce them on the store's channel, and every process (this one included) fans them out.
+    onDue: store.channel ? undefined : (e) => hub.deliver([{ ...e, body: eventBody(e) }]),
+    onAnnounce: store.channel ? (seqs) => store.channel!.publish(seqs) : undefined,
+    log,
+    pollMs: wh.pollMs,
+    // A lease outlasts one attempt (in this process a busy target is never claimed twice anyway);
+    // kept short so the deliveries of a server killed mid-attempt resume soon after a restart.
+    leaseMs: 2 * (wh.timeoutMs ?? 10_000) + 5_000,
+    onAttempt: (result) => deps.metrics()?.recordAttempt(result),
+  });
+  if (wh.enabled !== false) dispatcher.start();
+  const unsubscribe = store.channel?.subscribe(function fanOut(seqs, tries = 0) {
+    store
+      .read((tx) => tx.outbox.bySeq(seqs))
+      .then(
+        (events) => hub.deliver(events.map((e) => ({ ...e, body: eventBody(e) }))),
+        (err) => {
+          // Announced just as the database went away: try again for a while rather than drop them.
+          if (err instanceof StoreUnavailable && tries < 10) setTimeout(() => fanOut(seqs, tries + 1), 1000).unref();
+          else log.warn('could not read announced events', { error: String(err) });
+        },
+      );
+  });
+  return { dispatcher, unsubscribe: () => unsubscribe?.() };
+}
+
+/** The periodic sweep (expiries, reminders, retention) every `intervalMs` (0: none); returns its stop. */
+export function startSweeper(
+  intervalMs: number,
+  deps: { store: Store; biz: Business; clock: Clock; ids: IdSource; log: Logger; announce: (events: readonly OutboxEvent[]) => void; retention: Parameters<typeof sweep>[4] },
+): () => void {
+  if (intervalMs <= 0) return () => {};
+  const { log } = deps;
+  const timer = setInterval(() => {
+    sweep(deps.store, deps.biz, deps.clock, deps.ids, deps.retention).then(deps.announce, (err) =>
+      err instanceof StoreUnavailable ? log.warn('sweep skipped: database unavailable', { reason: err.reason }) : log.error('sweep failed', { error: String(err) }),
+    );
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
