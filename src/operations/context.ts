@@ -10,6 +10,7 @@ import type { Business } from './business.js';
 import type { IdSource } from './ids.js';
 import type { RegistryEnv } from './registry/env.js';
 import type { AvailabilityCache } from './availability-cache.js';
+import type { DashboardSignInEnv } from './admin/sign-in-env.js';
 
 /**
  * Who is calling, as the security module authenticated it (src/security/authenticate.ts): the
@@ -55,6 +56,8 @@ export interface OperationEnv {
   availability?: AvailabilityCache;
   /** Calendar busy times older than this are stale (`--calendar-stale-hours`; default 24 h). */
   calendarStaleMs?: number;
+  /** The dashboard's sign-in: the admin key in a sandbox, the backoff, its log lines and counters. */
+  dashboardSignIn?: DashboardSignInEnv;
 }
 
 /** The business's own machinery an admin operation may drive: signing keys, the delivery queue. */

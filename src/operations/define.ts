@@ -111,7 +111,9 @@ export type DashboardAction =
   | 'buyer_erase'
   | 'calendar_sync'
   | 'calendar_feed_url'
-  | 'calendar_feed_rotate';
+  | 'calendar_feed_rotate'
+  | 'sign_in'
+  | 'sign_out';
 
 /**
  * The MCP Apps view (extension `io.modelcontextprotocol/ui`) that presents an operation's result in
@@ -171,6 +173,16 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   page?: BuyerPage;
   /** The dashboard screen or button this operation serves. */
   dashboard?: DashboardAction;
+  /**
+   * The one door that serves this row (the dashboard's sign-in and sign-out forms): the REST door,
+   * the OpenAPI document and MCP leave it out, so it has no JSON route; `rest` names the form's route.
+   */
+  onlyDoor?: 'dashboard';
+  /**
+   * What the call's log lines show of its raw input (default: the input as sent): a row whose input
+   * holds a secret (a password, a session token) or an email names what may be logged instead.
+   */
+  logInput?: (raw: unknown) => Record<string, unknown>;
   /** The `usp-server bookings` subcommand that runs this operation as the business. */
   cli?: string;
   /** Applies the payment provider's reports (the provider's webhook door and the payment worker call it). */
@@ -237,4 +249,9 @@ export function rateRuleOf(op: OperationDef): RateRule<unknown> | undefined {
   if (op.rate) return op.rate as RateRule<unknown>;
   if (op.access === 'business_only') return undefined;
   return { bucket: op.access === 'public' ? 'public' : 'reads' };
+}
+
+/** The rows the JSON doors serve (REST routes, the OpenAPI document, MCP tools): all but those one door alone serves (`onlyDoor`). */
+export function jsonDoorRows(operations: readonly OperationDef[]): OperationDef[] {
+  return operations.filter((op) => op.onlyDoor === undefined);
 }

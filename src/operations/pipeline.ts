@@ -150,7 +150,7 @@ export class Pipeline {
     this.active++;
     let res: OperationResponse;
     try {
-      this.deps.log.debug?.('call received', { correlation_id: req.correlationId, operation: op.name, door, input: req.input });
+      this.deps.log.debug?.('call received', { correlation_id: req.correlationId, operation: op.name, door, input: op.logInput ? op.logInput(req.input) : req.input });
       res = await this.answer(op, req, seen);
     } finally {
       if (--this.active === 0) for (const d of [...this.drained]) d();

@@ -17,7 +17,8 @@ import {
   DEFAULT_AVAILABILITY_CACHE_BYTES,
   type Logger,
   type OperationEnv,
-  dashboardSessions,
+  dashboardSessionGate,
+  dashboardSignInEnv,
 } from '../operations/index.js';
 import type { OutboxEvent } from '../store/index.js';
 import { openBusiness } from './definition-wiring.js';
@@ -144,6 +145,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     admin: { rotateSigningKey: (now) => keyring.rotate(now), signingKeys: () => keyring.list(), nudgeDeliveries: () => dispatcher?.nudge() },
     availability: cacheBytes > 0 && !opts.role ? new AvailabilityCache(cacheBytes) : undefined,
     calendarStaleMs: staleMsOf(opts.calendars),
+    // The dashboard's sign-in row: its backoff, log lines and counters.
+    dashboardSignIn: dashboardSignInEnv({ sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes, log, onEvent: (e) => metrics?.recordAccountEvent(e) }),
   };
   let metrics: ServerMetrics | undefined;
   const pipeline = new Pipeline({
@@ -215,14 +218,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
   // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback. The buyer
   // pages belong to the business role only.
-  const sessions = dashboardSessions({
-    store,
-    now: () => clock.now(),
-    sandbox: opts.sandbox,
-    adminKeyHashes: authPolicy.adminKeyHashes,
-    log,
-    onEvent: (e) => metrics?.recordAccountEvent(e),
-  });
+  const sessions = dashboardSessionGate({ store, now: () => clock.now(), sandbox: opts.sandbox });
   const doors: Door[] = role
     ? [mcpDoor(mcpHttp.app), ...(role.doors?.({ pipeline, clientAddress: limitKey }) ?? []), restDoor(rest)]
     : [

@@ -5,7 +5,7 @@
  */
 import type { Hono } from 'hono';
 import { createBuyerPages, isPageRequest, pageRefusal } from '../bindings/pages/index.js';
-import { createDashboard, dashboardRefusal, isDashboardRequest, type DashboardSessions } from '../bindings/dashboard/index.js';
+import { createDashboard, dashboardRefusal, isDashboardRequest, type DashboardSessionGate } from '../bindings/dashboard/index.js';
 import { problemResponse, restCors } from '../bindings/rest/index.js';
 import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse, readMcpBody } from '../bindings/mcp/index.js';
 import type { Pipeline } from '../operations/index.js';
@@ -77,11 +77,11 @@ export function pagesDoor(pipeline: Pipeline): Door {
 /** The business's dashboard at /admin (its screens, login and style sheet; the admin API keeps the rest of /admin). */
 export function dashboardDoor(
   pipeline: Pipeline,
-  sessions: DashboardSessions,
+  gate: DashboardSessionGate,
   clientAddress: (req: Request, env: unknown) => string | undefined,
   mailPreview?: () => MailPreview[],
 ): Door {
-  const app = createDashboard({ pipeline, sessions, clientAddress, mailPreview });
+  const app = createDashboard({ pipeline, gate, clientAddress, mailPreview });
   return {
     name: 'dashboard',
     claims: isDashboardRequest,

@@ -3,7 +3,7 @@
  * headers on every response, problem details for every malformed request, and identity headers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATIONS } from '../../src/operations/index.js';
+import { OPERATIONS, jsonDoorRows } from '../../src/operations/index.js';
 import { ADMIN_KEY, BUYER, PLATFORM, day, startTestServer, type TestServer } from '../support/server.js';
 
 const ERRORS = 'https://usp-protocol.dev/errors/';
@@ -92,12 +92,13 @@ describe('our extensions are advertised in our own namespace (spec 2.5, 11)', ()
 });
 
 describe('the published OpenAPI document covers the operations table', () => {
-  it('/openapi.json is served and lists every path and method of the table', async () => {
+  it('/openapi.json is served and lists every path and method of the table the JSON doors serve', async () => {
     const res = await t.call('GET', '/openapi.json', undefined, { profile: null });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.body.openapi).toMatch(/^3\./);
-    for (const op of OPERATIONS) {
+    expect(jsonDoorRows(OPERATIONS).length).toBeGreaterThan(OPERATIONS.length - 5);
+    for (const op of jsonDoorRows(OPERATIONS)) {
       const item = res.body.paths[op.rest.path];
       expect(item, `${op.rest.path} missing`).toBeDefined();
       expect(item[op.rest.method.toLowerCase()]?.operationId, `${op.rest.method} ${op.rest.path}`).toBe(op.name);

@@ -24,7 +24,7 @@ import { mountCalendars } from './calendars.js';
 import { mountResourceCalendars } from './resource-calendars.js';
 import { screens, type Env } from './kit.js';
 import { DASHBOARD_CSS_PATH } from './layout.js';
-import { mountSignIn, type DashboardSessions } from './sign-in.js';
+import { mountSignIn, type DashboardSessionGate } from './sign-in.js';
 import { DASHBOARD_CSS } from './style.js';
 import { mountTimeOff } from './time-off.js';
 import { mountToday } from './today.js';
@@ -39,10 +39,10 @@ export function isDashboardRequest(_req: Request, path: string): boolean {
   return path === '/admin' || path === '/admin/' || path === '/admin/login' || path === '/admin/logout' || path.startsWith('/admin/ui/') || path === DASHBOARD_CSS_PATH;
 }
 
-/** `clientAddress`: who signs in, for the lockout (the server's one resolver, trusted proxies honoured). */
+/** `gate`: the session lookup (a read); `clientAddress`: who signs in, for the backoff (the server's one resolver, trusted proxies honoured). */
 export function createDashboard(deps: {
   pipeline: Pipeline;
-  sessions: DashboardSessions;
+  gate: DashboardSessionGate;
   clientAddress?: (req: Request, env: unknown) => string | undefined;
   mailPreview?: () => MailPreviewView[];
 }): Hono<Env> {
@@ -54,7 +54,7 @@ export function createDashboard(deps: {
   });
   app.get(DASHBOARD_CSS_PATH, () => styleSheet(DASHBOARD_CSS));
   // The session gate: every screen mounted after it needs a session, and every form its CSRF token.
-  mountSignIn(app, { sessions: deps.sessions, bizName: s.bizName, clientAddress: deps.clientAddress });
+  mountSignIn(app, { pipeline: deps.pipeline, gate: deps.gate, screens: s, clientAddress: deps.clientAddress });
   for (const mount of [
     mountToday,
     mountCalendar,

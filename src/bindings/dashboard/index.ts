@@ -1,4 +1,4 @@
 export { createDashboard, isDashboardRequest } from './dashboard.js';
 export { dashboardRefusal, DASHBOARD_CSS_PATH } from './layout.js';
-export type { DashboardSessions } from './sign-in.js';
+export type { DashboardSessionGate } from './sign-in.js';
 export type { DashboardSession } from './kit.js';

@@ -1,23 +1,23 @@
 /**
  * Signing in and out, and the gate in front of every screen: a session cookie (HttpOnly,
  * SameSite=Strict, Secure over https), and on every POST the session's CSRF token (the sign-in
- * form a pre-session one, double-submitted in its own cookie).
+ * form a pre-session one, double-submitted in its own cookie). Signing in and out are rows run
+ * through the pipeline (the password check, its backoff, the session's row are theirs); this door
+ * keeps the cookies and the forms, and maps a refusal to the sign-in page or the error page.
  */
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { ProtocolError, operationForDashboard, type DashboardSessionGate, type Pipeline } from '../../operations/index.js';
 import { html, isHttps, pageHeaders, readForm } from '../../web/index.js';
-import type { DashboardApp } from './kit.js';
-import { errorPage, layout } from './layout.js';
-import type { DashboardSessions } from '../../operations/index.js';
-export type { DashboardSessions };
+import type { DashboardApp, Screens } from './kit.js';
+import { dashboardRefusal, errorPage, layout } from './layout.js';
+export type { DashboardSessionGate };
 
 /** The web kit's page headers: its policy (forms post only to us), no-store, no referrer, no framing. */
 const HEADERS = pageHeaders();
 
 const SESSION_COOKIE = 'usp_admin_session';
 const LOGIN_COOKIE = 'usp_admin_login';
-
-/** How the dashboard signs people in: `DashboardSessions`, from src/operations/admin/dashboard-sessions.ts, handed in by the composition root. */
 
 /** The sign-in screen's view model. */
 interface SignInView {
@@ -41,48 +41,78 @@ const cookieOpts = (c: Context, maxAge?: number) => ({
   ...(maxAge !== undefined ? { maxAge } : {}),
 });
 
+/** The error page for a refusal that is not the sign-in's own (the database away: 503), with its Retry-After. */
+function refusalPage(err: ProtocolError): Response {
+  const res = dashboardRefusal(err.code === 'service_unavailable' ? 503 : 500, err);
+  if (err.retryAfter !== undefined) res.headers.set('Retry-After', String(err.retryAfter));
+  return res;
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
 /**
  * The sign-in and sign-out routes, and the session gate for every route registered after it.
- * `clientAddress`: who signs in, for the lockout (the server's one resolver, trusted proxies honoured).
+ * `clientAddress`: who signs in, for the backoff (the server's one resolver, trusted proxies honoured).
  */
-export function mountSignIn(app: DashboardApp, o: { sessions: DashboardSessions; bizName: string; clientAddress?: (req: Request, env: unknown) => string | undefined }): void {
-  const { sessions, bizName } = o;
+export function mountSignIn(
+  app: DashboardApp,
+  o: { pipeline: Pipeline; gate: DashboardSessionGate; screens: Screens; clientAddress?: (req: Request, env: unknown) => string | undefined },
+): void {
+  const { gate, screens: s } = o;
   const signInPage = (c: Context, message = '', status = 200) => {
     const csrf = crypto.randomUUID();
     setCookie(c, LOGIN_COOKIE, csrf, cookieOpts(c, 600));
     // Through the context, which carries the cookie just set.
-    return c.html(layout('Sign in', bizName, signInMain({ csrf, message, adminKeyLogin: sessions.adminKeyLogin })).toString(), status as 200, HEADERS);
+    return c.html(layout('Sign in', s.bizName, signInMain({ csrf, message, adminKeyLogin: gate.adminKeyLogin })).toString(), status as 200, HEADERS);
   };
   app.get('/admin/login', (c) => signInPage(c));
   app.post('/admin/login', async (c) => {
     const form = await readForm(c);
     const expected = getCookie(c, LOGIN_COOKIE);
     if (!expected || form._csrf !== expected) return signInPage(c, 'The sign-in form expired; please try again.', 403);
-    const r = await sessions.login(String(form.email ?? ''), String(form.password ?? ''), o.clientAddress?.(c.req.raw, c.env) ?? 'unknown');
-    if (!r.ok) {
-      const res = signInPage(c, r.limited ? `Too many failed attempts from here; wait ${r.waitS ?? 1} seconds and try again.` : 'Wrong email or password.', r.limited ? 429 : 401);
-      if (r.limited) res.headers.set('Retry-After', String(r.waitS ?? 1));
-      return res;
+    const res = await o.pipeline.execute(operationForDashboard('sign_in'), {
+      input: { email: text(form.email), password: text(form.password) },
+      // Only the address: a browser's headers (its cookies) are nothing the pipeline authenticates.
+      presented: { binding: 'rest', http: { method: 'POST', url: c.req.url, headers: {}, clientAddress: o.clientAddress?.(c.req.raw, c.env) } },
+      door: 'dashboard',
+      correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
+    });
+    if (!res.ok) {
+      const err = res.error;
+      if (err.code === 'rate_limited') {
+        const page = signInPage(c, err.message, 429);
+        page.headers.set('Retry-After', String(err.retryAfter ?? 1));
+        return page;
+      }
+      if (err.code === 'authentication_required') return signInPage(c, 'Wrong email or password.', 401);
+      if (err.code === 'invalid_request') return signInPage(c, 'Give your email and password.', 400);
+      return refusalPage(err);
     }
     deleteCookie(c, LOGIN_COOKIE, { path: '/admin' });
-    setCookie(c, SESSION_COOKIE, r.token, cookieOpts(c));
+    setCookie(c, SESSION_COOKIE, String(res.data.session_token), cookieOpts(c));
     return c.redirect('/admin', 303);
   });
 
   // Everything else needs a session, and every form its CSRF token.
   app.use('*', async (c, next) => {
     const token = getCookie(c, SESSION_COOKIE);
-    const session = await sessions.lookup(token);
+    let session: Awaited<ReturnType<DashboardSessionGate['lookup']>>;
+    try {
+      session = await gate.lookup(token);
+    } catch (err) {
+      if (!(err instanceof ProtocolError)) throw err;
+      return refusalPage(err);
+    }
     if (!session || !token) {
       if (c.req.method === 'GET') return c.redirect('/admin/login', 303);
       const again = html`Your session has ended. <a href="/admin/login">Sign in again</a>.`;
-      return errorPage(401, { title: 'Sign in', heading: 'Signed out', text: again, bizName, back: false });
+      return errorPage(401, { title: 'Sign in', heading: 'Signed out', text: again, bizName: s.bizName, back: false });
     }
     if (c.req.method === 'POST') {
       const form = await readForm(c);
-      if (!sessions.csrfMatches(session, typeof form._csrf === 'string' ? form._csrf : undefined)) {
+      if (!gate.csrfMatches(session, typeof form._csrf === 'string' ? form._csrf : undefined)) {
         const why = 'This form did not come from your dashboard (its CSRF token is missing or wrong); nothing was changed.';
-        return errorPage(403, { title: 'Refused', heading: 'Refused', text: why, bizName });
+        return errorPage(403, { title: 'Refused', heading: 'Refused', text: why, bizName: s.bizName });
       }
     }
     c.set('session', session);
@@ -90,7 +120,8 @@ export function mountSignIn(app: DashboardApp, o: { sessions: DashboardSessions;
     await next();
   });
   app.post('/admin/logout', async (c) => {
-    await sessions.logout(c.get('token'));
+    const res = await s.run(c, 'sign_out', { session_token: c.get('token') });
+    if (!res.ok) return refusalPage(res.error);
     deleteCookie(c, SESSION_COOKIE, { path: '/admin' });
     return c.redirect('/admin/login', 303);
   });

@@ -4,7 +4,7 @@
  * annotations. Built once per process: tool lists are shared constants.
  */
 import { z } from 'zod';
-import { OPERATIONS, type OperationDef } from '../../operations/index.js';
+import { OPERATIONS, jsonDoorRows, type OperationDef } from '../../operations/index.js';
 import { TOOL_DESCRIPTIONS, TOOL_TITLES } from './descriptions.js';
 import { REGISTRY_TOOL_DESCRIPTIONS, REGISTRY_TOOL_TITLES } from './registry-descriptions.js';
 import { toolViewMeta } from './app-views.js';
@@ -139,7 +139,7 @@ export function mcpTools(operations: readonly OperationDef[] = OPERATIONS): Read
   let tools = cached.get(operations);
   if (!tools) {
     const entries: Array<[string, ToolEntry]> = [];
-    for (const op of operations.filter((o) => o.tool)) {
+    for (const op of jsonDoorRows(operations).filter((o) => o.tool)) {
       const entry = buildTool(op);
       entries.push([op.tool!, entry]);
       const old = op.formerly?.tool;

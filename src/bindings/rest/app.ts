@@ -8,6 +8,7 @@ import { parseDictionary } from 'structured-headers';
 import {
   OPERATIONS,
   ProtocolError,
+  jsonDoorRows,
   correlationIdOf,
   deprecatedNameWarning,
   rateRuleOf,
@@ -67,7 +68,7 @@ export function createRestApp(opts: RestAppOptions): Hono {
   // Each operation's route, and the former route a row keeps for one release (answered, marked deprecated).
   const byPath = new Map<string, Array<{ op: OperationDef; route: RestRoute; former: boolean }>>();
   const add = (op: OperationDef, route: RestRoute, former: boolean) => byPath.set(route.path, [...(byPath.get(route.path) ?? []), { op, route, former }]);
-  for (const op of opts.operations ?? OPERATIONS) {
+  for (const op of jsonDoorRows(opts.operations ?? OPERATIONS)) {
     add(op, op.rest, false);
     if (op.formerly?.rest) add(op, op.formerly.rest, true);
   }

@@ -3,11 +3,11 @@
  * at /openapi.json. Response shapes are described by reference to the protocol's published schemas.
  */
 import { z } from 'zod';
-import { OPERATIONS, USP_VERSION, type OperationDef } from '../../operations/index.js';
+import { OPERATIONS, USP_VERSION, jsonDoorRows, type OperationDef } from '../../operations/index.js';
 
 export function buildOpenApi(baseUrl: string, operations: readonly OperationDef[] = OPERATIONS): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of operations) {
+  for (const op of jsonDoorRows(operations)) {
     const params: Array<Record<string, unknown>> = [];
     for (const m of op.rest.path.matchAll(/\{(\w+)\}/g)) params.push({ name: m[1], in: 'path', required: true, schema: { type: 'string' } });
     params.push({ name: 'USP-Agent', in: 'header', required: op.access !== 'public', schema: { type: 'string' }, description: 'RFC 8941 dictionary: profile="https://..."' });

@@ -2,7 +2,8 @@
  * The business's admin operations: its own bookings by day and week, declines, refunds, run-time schedule
  * changes, waitlists, the delivery log, signing keys, platform keys, the audit log and the day's
  * figures. Business-only rows of the one operations table (REST under /admin, no MCP tools), served
- * by the same pipeline; the dashboard door calls them too.
+ * by the same pipeline; the dashboard door calls them too. Signing in to the dashboard and out of it
+ * are rows too, served by the dashboard's forms only (`onlyDoor`).
  */
 import type { OperationDef } from '../define.js';
 import { listBookings } from './list-bookings.js';
@@ -24,6 +25,8 @@ import { revokeApiKey } from './revoke-api-key.js';
 import { listAuditLog } from './list-audit-log.js';
 import { getDayFigures } from './get-day-figures.js';
 import { FRONT_DESK_OPERATIONS } from './front-desk.js';
+import { signInDashboardUser } from './sign-in-dashboard-user.js';
+import { signOutDashboardUser } from './sign-out-dashboard-user.js';
 
 export const ADMIN_OPERATIONS: readonly OperationDef[] = [
   listBookings,
@@ -45,4 +48,6 @@ export const ADMIN_OPERATIONS: readonly OperationDef[] = [
   listAuditLog,
   getDayFigures,
   ...FRONT_DESK_OPERATIONS,
+  signInDashboardUser,
+  signOutDashboardUser,
 ] as OperationDef[];
