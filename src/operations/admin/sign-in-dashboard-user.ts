@@ -67,7 +67,6 @@ export const signInDashboardUser = defineOperation({
       env.log?.warn('dashboard sign-in refused: too many failures', { door: 'dashboard', limit, wait_s: waitS, address, ...userRef(e) });
       env.onEvent?.({ kind: 'locked_out', door: 'dashboard', limit });
       throw new ProtocolError('rate_limited', `Too many failed attempts from here; wait ${waitS} seconds and try again.`, {
-        detailCode: 'sign_in_backoff',
         retryAfter: waitS,
         extra: { limit },
       });
@@ -86,7 +85,7 @@ export const signInDashboardUser = defineOperation({
       const next = Math.max(env.byAddress.fail(addrKey, now), env.byUser.fail(userKey, now));
       env.log?.warn('dashboard sign-in failed', { door: 'dashboard', ...userRef(e), next_wait_s: Math.ceil(next / 1000) });
       env.onEvent?.({ kind: 'sign_in_failed', door: 'dashboard' });
-      throw new ProtocolError('authentication_required', 'Wrong email or password.', { detailCode: 'sign_in_failed' });
+      throw new ProtocolError('authentication_required', 'Wrong email or password.');
     }
     env.byUser.clear(userKey);
     return { who };
