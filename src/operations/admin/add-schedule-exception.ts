@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, requireBusiness } from '../define.js';
 import { invalidRequest } from '../errors.js';
 import { Out } from '../schemas.js';
@@ -13,11 +14,8 @@ const Time = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'must be HH:M
 export const addScheduleException = defineOperation({
   name: 'add_schedule_exception',
   rest: { method: 'POST', path: '/admin/schedule-exceptions', input: 'body' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.availability',
-  mutating: true,
-  conditional: false,
-  writes: true,
   creates: true,
   dashboard: 'exception_add',
   output: { change: Out.object, services_updated: Out.array },

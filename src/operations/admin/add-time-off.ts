@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { instantOrLocal } from './walk-in-input.js';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, requireBusiness } from '../define.js';
 import { invalidRequest } from '../errors.js';
 import { Out } from '../schemas.js';
@@ -14,11 +15,8 @@ import { checkTimeOff, recordScheduleChange, resourceOf } from './schedule-input
 export const addTimeOff = defineOperation({
   name: 'add_time_off',
   rest: { method: 'POST', path: '/admin/time-off', input: 'body' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.availability',
-  mutating: true,
-  conditional: false,
-  writes: true,
   creates: true,
   dashboard: 'time_off_add',
   output: { change: Out.object, services_updated: Out.array },

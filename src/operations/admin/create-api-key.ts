@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import { ISSUED_KEY_PREFIX, hashApiKey } from '../../security/index.js';
 import type { PlatformKeyRow } from '../../store/index.js';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { Out } from '../schemas.js';
 
@@ -17,11 +18,8 @@ export function presentKey(k: PlatformKeyRow): Record<string, unknown> {
 export const createApiKey = defineOperation({
   name: 'create_api_key',
   rest: { method: 'POST', path: '/admin/api-keys', input: 'body' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: false,
-  writes: true,
   creates: true,
   dashboard: 'api_key_create',
   output: { api_key: Out.object, secret: Out.string },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { errorMessage, isCapacityType } from '../../domain/index.js';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
 import { checkSlot } from '../steps/slots.js';
 import { slotRefusal } from '../steps/slot-refusals.js';
@@ -18,11 +19,8 @@ import { instantOrLocal, overrideSlot, WalkInBuyer, walkInBuyer } from './walk-i
 export const createWalkInBooking = defineOperation({
   name: 'create_walk_in_booking',
   rest: { method: 'POST', path: '/admin/bookings', input: 'body' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: false,
-  writes: true,
   creates: true,
   dashboard: 'walk_in',
   output: BOOKING_OUTPUT,

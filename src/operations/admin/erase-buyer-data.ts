@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { Out } from '../schemas.js';
 import { erasePersonEverywhere } from '../steps/personal-data.js';
@@ -14,11 +15,8 @@ import { PersonInput, personFrom } from './person-input.js';
 export const eraseBuyerData = defineOperation({
   name: 'erase_buyer_data',
   rest: { method: 'POST', path: '/admin/buyers/erase', input: 'body' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: false,
-  writes: true,
   destructive: true,
   idempotent: true,
   dashboard: 'buyer_erase',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { ProtocolError } from '../errors.js';
 import { id, Out } from '../schemas.js';
@@ -9,11 +10,8 @@ import { presentChange } from './list-schedule-changes.js';
 export const removeScheduleChange = defineOperation({
   name: 'remove_schedule_change',
   rest: { method: 'DELETE', path: '/admin/schedule-changes/{change_id}', input: 'none' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.availability',
-  mutating: true,
-  conditional: false,
-  writes: true,
   destructive: true,
   idempotent: true,
   dashboard: 'schedule_change_remove',

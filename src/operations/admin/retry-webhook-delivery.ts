@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { ProtocolError } from '../errors.js';
 import { Out } from '../schemas.js';
@@ -7,11 +8,8 @@ import { Out } from '../schemas.js';
 export const retryWebhookDelivery = defineOperation({
   name: 'retry_webhook_delivery',
   rest: { method: 'POST', path: '/admin/webhooks/deliveries/{delivery_id}/retry', input: 'none' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: false,
-  writes: true,
   dashboard: 'delivery_retry',
   output: { requeued: Out.object },
   summary: 'Retry a failed webhook delivery now.',

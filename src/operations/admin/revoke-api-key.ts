@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { ProtocolError } from '../errors.js';
 import { id, Out } from '../schemas.js';
@@ -8,11 +9,8 @@ import { presentKey } from './create-api-key.js';
 export const revokeApiKey = defineOperation({
   name: 'revoke_api_key',
   rest: { method: 'POST', path: '/admin/api-keys/{key_id}/revoke', input: 'none' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: false,
-  writes: true,
   destructive: true,
   dashboard: 'api_key_revoke',
   output: { api_key: Out.object },

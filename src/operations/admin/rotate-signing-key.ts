@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { ProtocolError } from '../errors.js';
 import { Out } from '../schemas.js';
@@ -13,11 +14,8 @@ import { presentSigningKeys } from './list-signing-keys.js';
 export const rotateSigningKey = defineOperation({
   name: 'rotate_signing_key',
   rest: { method: 'POST', path: '/admin/signing-keys/rotate', input: 'none' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: false,
-  writes: true,
   creates: true,
   dashboard: 'signing_key_rotate',
   output: { key: Out.object, keys: Out.objects },

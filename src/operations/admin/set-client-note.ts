@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { Out } from '../schemas.js';
 import { clientKeys } from '../steps/personal-data.js';
@@ -13,11 +14,8 @@ import { PersonInput, personFrom } from './person-input.js';
 export const setClientNote = defineOperation({
   name: 'set_client_note',
   rest: { method: 'PUT', path: '/admin/clients/note', input: 'body' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: false,
-  writes: true,
   idempotent: true,
   dashboard: 'client_note',
   output: { saved: Out.object },

@@ -5,6 +5,7 @@
  * received; no MCP tool. The business may also post an event itself (reconciliation), audited.
  */
 import { z } from 'zod';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, requireBusiness } from '../define.js';
 import { PAYMENT_EVENT } from '../payment-events.js';
 import { applyProviderEvent } from '../steps/provider-events.js';
@@ -12,11 +13,8 @@ import { applyProviderEvent } from '../steps/provider-events.js';
 export const applyPaymentEvent = defineOperation({
   name: 'apply_payment_event',
   rest: { method: 'POST', path: '/admin/payments/events', input: 'body' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.bookings',
-  mutating: true,
-  conditional: false,
-  writes: true,
   paymentEvents: true,
   summary: 'Apply what the payment provider reported (checkout paid or expired, refund, dispute) to its booking, once per event.',
   input: z.object({ provider: z.enum(['stripe']), event: PAYMENT_EVENT }),

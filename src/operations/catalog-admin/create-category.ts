@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, ok } from '../define.js';
 import { Out } from '../schemas.js';
 import { addCategory, categoriesInUse, keyOf } from '../steps/categories.js';
@@ -13,11 +14,8 @@ import { SERVICE_IDS, TAXONOMY } from './category-input.js';
 export const createCategory = defineOperation({
   name: 'create_category',
   rest: { method: 'POST', path: '/admin/categories', input: 'body' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.catalog',
-  mutating: true,
-  conditional: false,
-  writes: true,
   creates: true,
   dashboard: 'category_create',
   output: { category: Out.object, service_ids: Out.array },

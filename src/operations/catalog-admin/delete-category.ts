@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, ok } from '../define.js';
 import { Out } from '../schemas.js';
 import { keyOf, removeCategory } from '../steps/categories.js';
@@ -9,11 +10,8 @@ import { TAXONOMY } from './category-input.js';
 export const deleteCategory = defineOperation({
   name: 'delete_category',
   rest: { method: 'DELETE', path: '/admin/categories/{category_id}', input: 'query' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.catalog',
-  mutating: true,
-  conditional: false,
-  writes: true,
   destructive: true,
   dashboard: 'category_delete',
   output: { category_id: Out.string, taxonomy: Out.string, service_ids: Out.array },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, ok } from '../define.js';
 import { invalidRequest } from '../errors.js';
 import { Out } from '../schemas.js';
@@ -20,11 +21,8 @@ type Json = Record<string, unknown>;
 export const updateBusiness = defineOperation({
   name: 'update_business',
   rest: { method: 'PATCH', path: '/admin/business', input: 'body' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.catalog',
-  mutating: true,
-  conditional: false,
-  writes: true,
   dashboard: 'business_update',
   output: { business: Out.object },
   summary: "Change the business's details (a merge patch of the business file's business object: name, time zone, currency, locale); a new currency re-prices every service in it.",

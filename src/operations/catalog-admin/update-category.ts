@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, ok } from '../define.js';
 import { Out } from '../schemas.js';
 import { categoriesInUse, changeCategory, keyOf } from '../steps/categories.js';
@@ -16,11 +17,8 @@ type Json = Record<string, unknown>;
 export const updateCategory = defineOperation({
   name: 'update_category',
   rest: { method: 'PATCH', path: '/admin/categories/{category_id}', input: 'body' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.catalog',
-  mutating: true,
-  conditional: false,
-  writes: true,
   dashboard: 'category_update',
   output: { category: Out.object, service_ids: Out.array },
   summary: 'Change a category on every service carrying it (a merge patch of the entry; service_ids sets which services carry it).',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, ok } from '../define.js';
 import { Out } from '../schemas.js';
 import { editDocument } from '../steps/definition-edit.js';
@@ -16,11 +17,8 @@ type Json = Record<string, unknown>;
 export const updateSettings = defineOperation({
   name: 'update_settings',
   rest: { method: 'PATCH', path: '/admin/settings', input: 'body' },
-  access: 'business_only',
+  ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.catalog',
-  mutating: true,
-  conditional: false,
-  writes: true,
   dashboard: 'settings_update',
   output: { settings: Out.object },
   summary: "Change the business's settings (a merge patch of the business file's settings; null restores a default).",

@@ -76,3 +76,11 @@ export const PLATFORM_BOOKING_READ = {
   conditional: false,
   writes: true,
 } as const;
+
+/** The row facts of the business's own writes that take no precondition (keys, notes, schedule changes, catalog edits). */
+export const BUSINESS_WRITE = {
+  access: 'business_only',
+  mutating: true,
+  conditional: false,
+  writes: true,
+} as const;
