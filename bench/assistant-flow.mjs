@@ -8,12 +8,10 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { ROOT } from './lib.mjs';
+import { ROOT, liveDate } from './lib.mjs';
 
 const TOOLS_TARGET = 30_000;
 const FLOW_TEXT_TARGET = 8_000;
-
-const nyDate = (ms) => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms));
 
 export async function run() {
   const client = new Client({ name: 'usp-bench-assistant', version: '1.0.0' });
@@ -32,7 +30,7 @@ export async function run() {
       return r;
     };
     await step('usp_services_list', 'usp_services_list', { query: 'haircut' });
-    const day = nyDate(Date.now() + 3 * 86_400_000);
+    const day = liveDate(3);
     const slots = await step(`usp_availability_query (one day, ${day})`, 'usp_availability_query', { service_id: 'svc_haircut', start_date: day, end_date: day });
     const slot = slots.structuredContent.slots[0];
     await step('usp_bookings_create', 'usp_bookings_create', {

@@ -149,9 +149,23 @@ export function generatedBusiness({ staff = 10, interval = 15, duration = 15, op
   return parseBusinessFile(raw, 'generated-bench-business');
 }
 
-/** The local midnight (America/New_York, no DST change in the bench range) of the day `n` days after BENCH_NOW's date. */
+/**
+ * The date `n` days after BENCH_NOW's, for servers whose clock is pinned to BENCH_NOW (startChild,
+ * in-process servers with a ManualClock). Never hand it to a process on the real clock (the stdio
+ * server, the CLI): once the day passes it has no slots. test/architecture/real-clock-children.test.ts
+ * keeps that rule.
+ */
 export function benchDate(n) {
   return new Date(BENCH_NOW + n * 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * The business-zone (America/New_York) date `n` days after `nowMs`: the day to ask a process on the
+ * real clock about (`usp-server mcp --demo` over stdio). A child inherits this process's clock,
+ * faketime included, so `Date.now()` here is the child's clock.
+ */
+export function liveDate(n, nowMs = Date.now()) {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(nowMs + n * 86_400_000));
 }
 
 /** Resource id of the n-th staff member of generatedBusiness(). */

@@ -22,18 +22,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { PLATFORM, ROOT, benchDate, fmt, fmtMs, fmtX, procPeakRss, procResetPeak, startChild, summarize } from './lib.mjs';
+import { PLATFORM, ROOT, benchDate, fmt, fmtMs, fmtX, liveDate, procPeakRss, procResetPeak, startChild, summarize } from './lib.mjs';
 
 /** Targets per tool: against which floor, and the ratio of p50s to stay under. */
 const TARGETS = {
   usp_services_get: { floor: 'echo', ratio: 1.5 },
   usp_availability_query: { floor: 'same', ratio: 1.3 },
 };
-
-/** New York calendar date `days` after `ms`. */
-function nyDate(ms, days) {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms + days * 86_400_000));
-}
 
 async function connect(transport) {
   const client = new Client({ name: 'usp-bench', version: '1.0.0' });
@@ -113,7 +108,7 @@ export async function run({ quick, cpuProf }) {
     });
     realT.stderr?.on('data', () => undefined);
     const real = await connect(realT);
-    const list = tools(nyDate(Date.now(), 1));
+    const list = tools(liveDate(1));
     // The results the same-payload floor will answer, captured from the real server first.
     const payloads = {};
     for (const { tool, args } of list) payloads[tool] = payloadOf(await check(real, tool, args));

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { PLATFORM, ROOT, benchDate, fmtMs, summarize } from './lib.mjs';
+import { PLATFORM, ROOT, fmtMs, liveDate, summarize } from './lib.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const BUDGET = 60 * 1024;
@@ -43,7 +43,7 @@ export async function run({ quick }) {
     const uris = [...new Set(tools.map((t) => t._meta?.ui?.resourceUri).filter(Boolean))];
     const q = await client.callTool({
       name: 'usp_availability_query',
-      arguments: { service_id: 'svc_haircut', start_date: benchDate(3), end_date: benchDate(3), limit: 40, _meta: { usp: { profile: PLATFORM } } },
+      arguments: { service_id: 'svc_haircut', start_date: liveDate(3), end_date: liveDate(3), limit: 40, _meta: { usp: { profile: PLATFORM } } },
     });
     const slot = q.structuredContent.slots[0];
     const booked = await client.callTool({

@@ -6,6 +6,10 @@
 #                              the whole suite, or the files that start processes (the CLI, serve,
 #                              mcp over stdio), under Debian's faketime: SHIFT is +Nd (N days on)
 #                              or dst (two days before America/New_York's next DST change)
+#   bench [SHIFT]              the benchmark suite's smoke mode (`node bench/run.mjs --quick`, over
+#                              dist/, so `npm run build` first), on the real clock or, with SHIFT
+#                              (+Nd or dst, as above), under faketime: the benchmarks start processes
+#                              on the real clock too (the stdio server)
 #   list processes|spec        print the files such a run takes
 # Every run prints how long it took.
 set -euo pipefail
@@ -50,6 +54,16 @@ case "${1:-}" in
     files=()
     if [ "$which" = processes ]; then mapfile -t files < <(process_files); fi
     timed "suite ($which) under faketime $label: $(faketime -f "$shift_arg" date -u +%FT%TZ)" faketime -f "$shift_arg" npx vitest run "${files[@]}"
+    ;;
+  bench)
+    shift_arg=${2:-}
+    if [ -z "$shift_arg" ]; then
+      timed "bench --quick on the real clock: $(date -u +%FT%TZ)" node bench/run.mjs --quick
+    else
+      command -v faketime >/dev/null || { echo "faketime is not installed (apt-get install faketime)" >&2; exit 1; }
+      if [ "$shift_arg" = dst ]; then shift_arg="+$(days_to_dst)d"; label="across the next DST change ($shift_arg)"; else label="$shift_arg"; fi
+      timed "bench --quick under faketime $label: $(faketime -f "$shift_arg" date -u +%FT%TZ)" faketime -f "$shift_arg" node bench/run.mjs --quick
+    fi
     ;;
   list)
     case "${2:-}" in processes) process_files ;; spec) spec_files ;; *) echo "list processes|spec" >&2; exit 2 ;; esac
