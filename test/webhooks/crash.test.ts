@@ -197,7 +197,9 @@ describe('SIGKILL between commit and delivery loses nothing', () => {
     // Every attempt, before and after the crash, carries a valid signature by a published key.
     const keys = await publishedKeys(second.url);
     for (const r of rx.requests('/crash')) expect((await verifyDelivery(r, keys, Date.now())).ok).toBe(true);
-    await waitFor(() => readDb(db, (d) => (d.prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status != 'delivered'`).get() as { n: number }).n === 0), 5000);
+    expect(
+      await waitFor(() => readDb(db, (d) => (d.prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status != 'delivered'`).get() as { n: number }).n === 0), 5000),
+    ).toBe(true);
     const states = readDb(db, (d) => d.prepare('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status').all());
     expect(states).toEqual([{ status: 'delivered', n: committed.length }]);
   }, 60_000);
