@@ -180,7 +180,7 @@ describe('without --db, every command keeps its database in the per-user data di
     expect((await runCli(['bookings', 'get', 'bk_nope', '--db', other], { cwd, env: { XDG_DATA_HOME: xdg } })).stderr).toContain(other);
     expect((await runCli(['bookings', 'get', 'bk_nope'], { cwd, env: { XDG_DATA_HOME: xdg, DATABASE_URL: other } })).stderr).toContain(other);
     expect(readdirSync(cwd)).toEqual([]);
-  });
+  }, 60_000); // one serve start and four CLI runs: seconds each on a loaded machine
 });
 
 describe('validate, as the README shows it', () => {
