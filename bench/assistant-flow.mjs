@@ -16,7 +16,13 @@ const FLOW_TEXT_TARGET = 8_000;
 export async function run() {
   const client = new Client({ name: 'usp-bench-assistant', version: '1.0.0' });
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'], cwd: ROOT, stderr: 'ignore' }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'],
+      cwd: ROOT,
+      env: process.env,
+      stderr: 'ignore',
+    }),
   );
   try {
     const list = await client.listTools();

@@ -104,6 +104,9 @@ export async function run({ quick, cpuProf }) {
       command: process.execPath,
       args: [...prof, join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'],
       cwd: ROOT,
+      // The whole environment: the SDK passes only a few variables by default, and faketime's
+      // must reach the child for it to share this process's (shifted) clock.
+      env: process.env,
       stderr: 'pipe',
     });
     realT.stderr?.on('data', () => undefined);
@@ -114,7 +117,13 @@ export async function run({ quick, cpuProf }) {
     for (const { tool, args } of list) payloads[tool] = payloadOf(await check(real, tool, args));
     const file = join(tmpdir(), `usp-bench-mcp-payloads-${process.pid}.json`);
     writeFileSync(file, JSON.stringify(payloads));
-    const floorT = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bench/mcp-floor.mjs'), 'stdio', file], cwd: ROOT, stderr: 'inherit' });
+    const floorT = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(ROOT, 'bench/mcp-floor.mjs'), 'stdio', file],
+      cwd: ROOT,
+      env: process.env,
+      stderr: 'inherit',
+    });
     const floor = await connect(floorT);
     try {
       for (const { tool, args } of list) {

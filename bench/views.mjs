@@ -33,7 +33,13 @@ const HOST = `window.renderOnce = (html, result) => new Promise((resolve) => {
 export async function run({ quick }) {
   const client = new Client({ name: 'bench-views', version: '1' });
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'], cwd: ROOT, stderr: 'pipe' }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [join(ROOT, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:'],
+      cwd: ROOT,
+      env: process.env,
+      stderr: 'pipe',
+    }),
   );
   const rows = [];
   const renderRows = [];

@@ -11,6 +11,9 @@
  * tests beside it use) names a fixed instant: BENCH_NOW, benchDate, TEST_NOW, the test support's
  * `day()`, or a date literal. Dates for such a child come from its clock (`liveDate` in bench/lib.mjs,
  * or `Date.now()`, which a child inherits, faketime included), or the child is pinned with `clockEnv`.
+ * And an MCP SDK stdio transport that starts usp-server names its `env`: by default the SDK passes the
+ * child only a few variables, so faketime's never reach it and a shifted run asks a child on today's
+ * clock about days months ahead (the benchmarks' DST run failed so).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -136,6 +139,13 @@ export function findFixedInstantsForRealClockChildren(path: string, text: string
 
   const findings: Finding[] = [];
   const seen = new Set<number>();
+  for (const start of candidates) {
+    const name = calleeName(start) ?? '';
+    if (!/^Stdio/.test(name) || !/usp-server\.js|\bBIN\b|STDIO_ARGS/.test(source(start))) continue;
+    const options = start.arguments[0];
+    const hasEnv = options?.type === 'ObjectExpression' && options.properties.some((p: Node) => p.key?.name === 'env' || p.type === 'SpreadElement');
+    if (!hasEnv) findings.push({ file: path, line: lineOf(start.start), what: `a stdio transport without env: its usp-server child does not share a shifted clock` });
+  }
   for (const start of starts) {
     const scope = ONE_SHOT.has(calleeName(start) ?? '') ? start : scopeOf(start);
     const startLine = lineOf(start.start);
@@ -173,7 +183,7 @@ describe('no fixed instant reaches a process on the real clock', () => {
     expect(findings.map((f) => `${f.file}:${f.line}: ${f.what}`)).toEqual([]);
   });
 
-  test('it finds the bench module that broke on 2026-12-04 (views.mjs as it was)', () => {
+  test('it finds the bench module that broke on 2026-12-04 (views.mjs as it was), twice', () => {
     const broken = `
       import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
       import { ROOT, benchDate } from './lib.mjs';
@@ -184,7 +194,10 @@ describe('no fixed instant reaches a process on the real clock', () => {
           const q = await client.callTool({ name: 'usp_availability_query', arguments: { start_date: benchDate(3) } });
         } finally { await client.close(); }
       }`;
-    expect(findFixedInstantsForRealClockChildren('bench/views.mjs', broken).map((f) => f.what)).toEqual(['benchDate in the block that starts a real-clock usp-server at line 6']);
+    expect(findFixedInstantsForRealClockChildren('bench/views.mjs', broken).map((f) => f.what)).toEqual([
+      'a stdio transport without env: its usp-server child does not share a shifted clock',
+      'benchDate in the block that starts a real-clock usp-server at line 6',
+    ]);
   });
 
   test('a literal date, TEST_NOW and day() handed to a stdio child started in a hook are found; a pinned child is not', () => {
@@ -210,6 +223,7 @@ describe('no fixed instant reaches a process on the real clock', () => {
         await runCli(['availability', '--date', '2026-12-03']);
       });`;
     expect(findFixedInstantsForRealClockChildren('test/x.test.ts', src).map((f) => `${f.line} ${f.what.split(' ')[0]}`)).toEqual([
+      '5 a',
       "7 '2026-12-04'",
       '7 TEST_NOW',
       '7 day',
@@ -220,7 +234,7 @@ describe('no fixed instant reaches a process on the real clock', () => {
   test('a date from the child clock (liveDate, Date.now) is fine', () => {
     const src = `
       export async function run() {
-        const t = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin/usp-server.js'), 'mcp'] });
+        const t = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'bin/usp-server.js'), 'mcp'], env: process.env });
         await client.callTool({ name: 'q', arguments: { start_date: liveDate(3), later: Date.now() + 86400000 } });
       }`;
     expect(findFixedInstantsForRealClockChildren('bench/ok.mjs', src)).toEqual([]);
