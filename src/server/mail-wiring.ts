@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { MailWorker, checkSmtpUrl, dirTransport, previewMails, smtpTransport, type MailPreview, type MailTransport } from '../mail/index.js';
 import type { Business, Logger } from '../operations/index.js';
-import type { Store } from '../store/index.js';
+import { accountMailSubject, type Store } from '../store/index.js';
 
 export interface MailOptions {
   /** smtp://user:pass@host:port or smtps://…; never logged with its credentials. */
@@ -77,7 +77,7 @@ export function wireMail(o: MailOptions | undefined, deps: { biz: Business; stor
     const id = `signup:${createHash('sha256').update(`${email}|${code}`).digest('hex').slice(0, 24)}|signup_code|${email.toLowerCase()}`;
     void deps.store
       .transaction((tx) =>
-        tx.mail.enqueue({ id, kind: 'signup_code', subject_id: `account:${email.toLowerCase()}`, recipient: email, locale: null, payload: { code }, due_ms: now, created_ms: now }),
+        tx.mail.enqueue({ id, kind: 'signup_code', subject_id: accountMailSubject(email), recipient: email, locale: null, payload: { code }, due_ms: now, created_ms: now }),
       )
       .then(() => worker.nudge())
       .catch((err) => deps.log.warn('sign-up code not queued', { error: String(err) }));
@@ -90,7 +90,7 @@ export function wireMail(o: MailOptions | undefined, deps: { biz: Business; stor
       tx.mail.enqueue({
         id,
         kind: 'password_reset',
-        subject_id: `account:${email.toLowerCase()}`,
+        subject_id: accountMailSubject(email),
         recipient: email,
         locale,
         payload: { url, minutes },

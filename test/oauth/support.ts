@@ -35,6 +35,8 @@ export async function startOAuthServer(
     registration?: Partial<RegistrationLimits>;
     /** Send sign-up codes by mail through this (instead of keeping them in `codes`). */
     mail?: ServerOptions['mail'];
+    /** The business's admin API keys (default none). */
+    adminKeys?: string[];
   } = {},
 ): Promise<OAuthTestServer> {
   const clock = new ManualClock(TEST_NOW);
@@ -49,6 +51,7 @@ export async function startOAuthServer(
     webhooks: { enabled: false },
     trustProxy: opts.trustProxy,
     mail: opts.mail,
+    adminKeys: opts.adminKeys,
     // Platform profiles served by a loopback test server are fetched (the server itself is on loopback).
     security: { allowLoopbackProfiles: opts.allowLoopbackProfiles ?? true },
     oauth: {
