@@ -11,11 +11,11 @@ import { bookingPageView, type BookingPageView, type Business, type MailKind } f
 import type { MailMessage } from '../store/index.js';
 import { html, raw, type Html } from '../web/index.js';
 import { wordsFor, type BookingKind, type Facts, type Words } from './templates/index.js';
-import type { OutgoingMail } from './port.js';
+import type { MailAddress, OutgoingMail } from './port.js';
 
 export interface RenderContext {
   biz: Business;
-  from: string;
+  from: MailAddress;
   /** Templates of this business by kind (read from the files its business file names). */
   overrides?: ReadonlyMap<string, string>;
 }
@@ -25,12 +25,6 @@ const INVITE: Partial<Record<MailKind, 'REQUEST' | 'CANCEL'>> = { booking_confir
 /** The Message-ID of a queued message: the same for every attempt, so a receiver can drop a duplicate. */
 export function messageIdOf(m: MailMessage, host: string): string {
   return `<${createHash('sha256').update(m.id).digest('hex').slice(0, 32)}@${host}>`;
-}
-
-/** The address part of a From header (`Name <addr>` or `addr`). */
-export function addressOf(from: string): string {
-  const m = /<([^>]+)>/.exec(from);
-  return (m ? m[1] : from).trim();
 }
 
 function words(lang: string, zone: string) {
@@ -140,7 +134,7 @@ ${a.link ? html`<p><a href="${a.link}" style="display:inline-block;padding:10px 
 }
 
 /** The booking page's calendar entry (same UID, same SEQUENCE rule) as a mailed invitation. */
-function inviteOf(v: BookingPageView, rec: BookingRecord, method: 'REQUEST' | 'CANCEL', from: string, to: string, uidHost: string): string {
+function inviteOf(v: BookingPageView, rec: BookingRecord, method: 'REQUEST' | 'CANCEL', from: MailAddress, to: string, uidHost: string): string {
   return bookingCalendar({
     uid: `${v.booking_id}@${uidHost}`,
     sequence: v.reschedule_count + (method === 'CANCEL' ? 1 : 0),
@@ -153,7 +147,7 @@ function inviteOf(v: BookingPageView, rec: BookingRecord, method: 'REQUEST' | 'C
     location: v.location ? [v.location.name, v.location.address].filter(Boolean).join(', ') : undefined,
     description: v.terms.join('\n') || undefined,
     organizerName: v.business_name,
-    organizerEmail: addressOf(from),
+    organizerEmail: from.address,
     attendee: { email: to, name: [rec.booking.buyer?.first_name, rec.booking.buyer?.last_name].filter(Boolean).join(' ') || undefined },
   });
 }

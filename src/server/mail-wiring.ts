@@ -8,14 +8,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { MailWorker, checkSmtpUrl, dirTransport, previewMails, smtpTransport, type MailPreview, type MailTransport } from '../mail/index.js';
+import { MailWorker, checkSmtpUrl, dirTransport, previewMails, smtpTransport, type MailAddress, type MailPreview, type MailTransport } from '../mail/index.js';
 import type { Business, Logger } from '../operations/index.js';
 import { accountMailSubject, type Store } from '../store/index.js';
 
 export interface MailOptions {
   /** smtp://user:pass@host:port or smtps://…; never logged with its credentials. */
   smtpUrl?: string;
-  /** The From header, `Name <address>` (default: the business's name at no-reply@ the public host). */
+  /** The From header, `Name <address>` or an address (default: the business's name at no-reply@ the public host). */
   from?: string;
   /** Write each message as an .eml file here instead of sending it. */
   dir?: string;
@@ -46,7 +46,24 @@ export function checkMailOptions(o: MailOptions | undefined): void {
   if (!o) return;
   if (o.smtpUrl && o.dir) throw new Error('--smtp-url and --mail-dir are exclusive: mail is either sent or written to a folder');
   if (o.smtpUrl) checkSmtpUrl(o.smtpUrl);
-  if (o.from !== undefined && !/^[^\r\n]*<?[^\s@<>]+@[^\s@<>]+>?$/.test(o.from.trim())) throw new Error('--mail-from must be an address or "Name <address>"');
+  if (o.from !== undefined && !parseMailFrom(o.from)) throw new Error('--mail-from must be an address or "Name <address>"');
+}
+
+/** `Name <address>`, `"Name" <address>` or a bare address, as an address object; null when it is neither. */
+export function parseMailFrom(s: string): MailAddress | null {
+  const v = s.trim();
+  if (/[\u0000-\u001f\u007f]/.test(v)) return null;
+  const named = /^(.*?)\s*<([^\s@<>"]+@[^\s@<>"]+)>$/.exec(v);
+  if (named) return { name: named[1].replace(/^"(.*)"$/, '$1').trim(), address: named[2] };
+  return /^[^\s@<>"]+@[^\s@<>"]+$/.test(v) ? { name: '', address: v } : null;
+}
+
+/** The business's name as a display name: one line, whatever it holds (the transport quotes it). */
+function displayName(name: string): string {
+  return name
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** The templates a business file names, read once at start (a missing file is refused then). */
@@ -68,7 +85,9 @@ export function wireMail(o: MailOptions | undefined, deps: { biz: Business; stor
   const transport =
     o?.transport ?? (o?.smtpUrl ? smtpTransport(o.smtpUrl, { tlsRejectUnauthorized: o.tlsRejectUnauthorized }) : o?.dir ? dirTransport(o.dir, deps.now) : undefined);
   // The public URL may be set only once the server listens: read it at send time.
-  const from = () => o?.from ?? `${deps.biz.def.business.name.replace(/["<>\r\n]/g, '')} <no-reply@${new URL(deps.biz.publicUrl).hostname}>`;
+  // An address object, never a header string: a business name such as "Hair: Studio 5 <evil@x.test>" stays a name.
+  const configured = o?.from !== undefined ? parseMailFrom(o.from) : null;
+  const from = (): MailAddress => configured ?? { name: displayName(deps.biz.def.business.name), address: `no-reply@${new URL(deps.biz.publicUrl).hostname}` };
   const preview = () => previewMails({ biz: deps.biz, from: from(), overrides }, deps.now());
   if (!transport) return { preview };
   const worker = new MailWorker({ store: deps.store, transport, biz: deps.biz, from, now: deps.now, log: deps.log, overrides, pollMs: o?.pollMs });
