@@ -224,13 +224,13 @@ export async function tokenRequest(url: string, form: Record<string, string>, he
 }
 
 /** A buyer-linked access token for /mcp (or another resource), from a fresh client and account. */
-export async function linkedTokens(t: OAuthTestServer, email: string, opts: { resource?: string; signUp?: boolean } = {}) {
+export async function linkedTokens(t: OAuthTestServer, email: string, opts: { resource?: string; signUp?: boolean; password?: string } = {}) {
   const client = await register(t.url);
   const p = pkce();
   const browser = new Browser(t.url);
   const back = await linkAccount(t, browser, authorizeUrl(t.url, client.client_id, p, { resource: opts.resource ?? `${t.url}/mcp` }), {
     email,
-    password: 'correct horse battery',
+    password: opts.password ?? 'correct horse battery',
     signUp: opts.signUp ?? true,
   });
   const tok = await tokenRequest(t.url, {
