@@ -6,8 +6,9 @@
  * transport is set.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
+import { TEMPLATE_PATH_RULE, isTemplatePath } from '../domain/index.js';
 import { MailWorker, checkSmtpUrl, dirTransport, previewMails, smtpTransport, type MailAddress, type MailPreview, type MailTransport } from '../mail/index.js';
 import type { Business, Logger } from '../operations/index.js';
 import { accountMailSubject, type Store } from '../store/index.js';
@@ -23,7 +24,10 @@ export interface MailOptions {
   transport?: MailTransport;
   /** Accept a relay's self-signed certificate (tests and local relays only). */
   tlsRejectUnauthorized?: boolean;
-  /** Where the business file's template paths are relative to (default: the working directory). */
+  /**
+   * The templates folder: `settings.mail_templates` names files inside it and nowhere else
+   * (`--mail-templates-dir`, else the business file's folder). Without one, no template is read.
+   */
   templateBase?: string;
   pollMs?: number;
   /** False: the worker runs only when its `tick()` is called. Default true. */
@@ -66,22 +70,56 @@ function displayName(name: string): string {
     .trim();
 }
 
-/** The templates a business file names, read once at start (a missing file is refused then). */
-function readOverrides(biz: Business, base: string | undefined): Map<string, string> {
+/** The most a template file may hold (a message's text, not a document). */
+const TEMPLATE_MAX_BYTES = 64 * 1024;
+
+/**
+ * The templates the settings name, read once at start from inside the templates folder. One that
+ * cannot be used (no folder, a path the rule refuses, a file missing, unreadable, too large, or
+ * whose real path leaves the folder through a link) is skipped with a warning: that kind keeps its
+ * built-in text, and the server starts.
+ */
+function readOverrides(biz: Business, base: string | undefined, log: Logger): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [kind, path] of Object.entries(biz.def.settings.mail_templates ?? {})) {
-    const full = isAbsolute(path) ? path : join(base ?? process.cwd(), path);
+  const entries = Object.entries(biz.def.settings.mail_templates ?? {});
+  if (entries.length === 0) return out;
+  const skip = (kind: string, reason: string) => log.warn('mail template not used: the built-in text is sent', { setting: `settings.mail_templates.${kind}`, reason });
+  let root: string | undefined;
+  try {
+    root = base === undefined ? undefined : realpathSync(base);
+  } catch (err) {
+    log.warn('mail templates folder cannot be read', { folder: base, reason: (err as NodeJS.ErrnoException).code ?? String(err) });
+  }
+  for (const [kind, path] of entries) {
+    if (!root) {
+      skip(kind, 'no templates folder (give --mail-templates-dir or a business file)');
+      continue;
+    }
+    if (!isTemplatePath(path)) {
+      skip(kind, `the path must be ${TEMPLATE_PATH_RULE}`);
+      continue;
+    }
     try {
-      out.set(kind, readFileSync(full, 'utf8'));
+      const real = realpathSync(resolve(root, path));
+      if (!real.startsWith(root + sep)) {
+        skip(kind, 'the file is outside the templates folder');
+        continue;
+      }
+      const st = statSync(real);
+      if (!st.isFile() || st.size > TEMPLATE_MAX_BYTES) {
+        skip(kind, st.isFile() ? `larger than ${TEMPLATE_MAX_BYTES} bytes` : 'not a file');
+        continue;
+      }
+      out.set(kind, readFileSync(real, 'utf8'));
     } catch (err) {
-      throw new Error(`settings.mail_templates.${kind}: cannot read ${full} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      skip(kind, `cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
     }
   }
   return out;
 }
 
 export function wireMail(o: MailOptions | undefined, deps: { biz: Business; store: Store; now: () => number; log: Logger }): MailWiring {
-  const overrides = readOverrides(deps.biz, o?.templateBase);
+  const overrides = readOverrides(deps.biz, o?.templateBase, deps.log);
   const transport =
     o?.transport ?? (o?.smtpUrl ? smtpTransport(o.smtpUrl, { tlsRejectUnauthorized: o.tlsRejectUnauthorized }) : o?.dir ? dirTransport(o.dir, deps.now) : undefined);
   // The public URL may be set only once the server listens: read it at send time.
