@@ -27,6 +27,15 @@ export function messageIdOf(m: MailMessage, host: string): string {
   return `<${createHash('sha256').update(m.id).digest('hex').slice(0, 32)}@${host}>`;
 }
 
+/**
+ * A buyer's name as the greeting shows it: one line, whatever a record stored before names were
+ * checked at input holds (a line break there would start a paragraph of the platform's own).
+ */
+function oneLineName(name: string | undefined): string | undefined {
+  const v = name?.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
+  return v || undefined;
+}
+
 function words(lang: string, zone: string) {
   const at = (iso: string) => new Intl.DateTimeFormat(lang, { timeZone: zone, dateStyle: 'full', timeStyle: 'short' }).format(new Date(iso));
   const range = (a: string, b: string) =>
@@ -65,7 +74,7 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
       when: e.offered_slot ? fmt.range(e.offered_slot.start, e.offered_slot.end) : '',
       deadline: e.offer_expires_at ? fmt.at(e.offer_expires_at) : undefined,
       terms: [],
-      name: e.buyer.first_name,
+      name: oneLineName(e.buyer.first_name),
     };
     if (typeof m.payload.offer_path === 'string') link = { href: new URL(m.payload.offer_path, publicUrl).toString(), label: w.labels.offer };
   } else {
@@ -87,7 +96,7 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
       refund: typeof m.payload.refund_amount === 'number' ? money(m.payload.refund_amount) : v.price.refund ? money(v.price.refund) : undefined,
       deadline: payment ? fmt.at(payment.expires_at) : v.deadline_at ? fmt.at(v.deadline_at) : undefined,
       terms: m.kind === 'booking_canceled' || m.kind === 'booking_declined' ? [] : v.terms,
-      name: rec.booking.buyer?.first_name,
+      name: oneLineName(rec.booking.buyer?.first_name),
     };
     link = { href: new URL(v.booking_path, publicUrl).toString(), label: w.labels.booking };
     if (payment && m.kind === 'payment_needed') pay = { href: payment.url, label: w.labels.pay };

@@ -97,3 +97,33 @@ describe('MCP (official SDK client): the same refusal on the booking and waitlis
     expect(err?.data.errors).toEqual([{ field: 'buyer.phone_number', message: expect.stringContaining('one line of text') }]);
   });
 });
+
+describe('mail: a name stored before the rule is still written on one line', () => {
+  test('a booking whose stored first name holds line breaks gets a cancellation whose greeting is one line, with no paragraph of its own', async () => {
+    const { startSmtpSink } = await import('../support/smtp-sink.js');
+    const sink = await startSmtpSink();
+    const m = await startTestServer({ mail: { smtpUrl: sink.url, startWorker: false } });
+    try {
+      const q = await m.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
+      const b = await m.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER });
+      expect(b.status).toBe(201);
+      await m.server.mailWorker!.tick();
+      // What an earlier version let a platform store.
+      await m.server.store.transaction(async (tx) => {
+        const rec = (await tx.bookings.get(b.body.booking.id))!;
+        rec.booking.buyer.first_name = INJECTED;
+        await tx.frontdesk.rewrite('bookings', rec.booking.id, JSON.stringify(rec));
+      });
+      expect((await m.call('POST', `/bookings/${b.body.booking.id}/cancel`, {})).status).toBe(200);
+      await m.server.mailWorker!.tick();
+      const canceled = sink.to(BUYER.email).find((x) => x.subject?.startsWith('Canceled'));
+      expect(canceled, 'the cancellation').toBeDefined();
+      const lines = (canceled!.text ?? '').split(/\r?\n/);
+      expect(lines.some((l) => l.startsWith('Your card was declined'))).toBe(false);
+      expect(lines.find((l) => l.includes('Your card was declined'))).toMatch(/^Hello Ada Your card was declined/);
+    } finally {
+      await m.close();
+      await sink.close();
+    }
+  });
+});
