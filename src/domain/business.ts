@@ -7,6 +7,7 @@
  * strings or epoch milliseconds (UTC). Durations are ISO 8601 strings (e.g. "PT30M", "P30D").
  */
 import { CalendarBuyerDataSchema, CalendarSourceSchema } from './calendar-config.js';
+import { MailTemplatesSchema } from './mail-templates.js';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { RESOURCE_TYPES, serviceRules, type PathSegment } from './business-rules.js';
@@ -367,10 +368,7 @@ const SettingsSchema = doc(
       reminder_offset_seconds: doc(z.number().int().min(0), 'booking.reminder goes out this long before the start; 0 turns reminders off.').default(d.reminder_offset_seconds),
       mail_reminders: doc(z.boolean(), 'False: buyers get no reminder mail (confirmations, changes and payment requests always go).').default(d.mail_reminders),
       calendar_feed_buyer_data: CalendarBuyerDataSchema,
-      mail_templates: doc(
-        z.record(z.string().regex(/^[a-z_]+$/), z.string().min(1).max(500)),
-        'Message templates of this business by message kind (booking_confirmed, reminder, ...): a file path, relative to the business file, of a template replacing the built-in one.',
-      ).optional(),
+      mail_templates: MailTemplatesSchema,
       public_url: httpUrl('Public origin of the server (absolute http(s) URL); --public-url overrides it. Absent: the address the server listens on.').optional(),
       checkout_url_template: doc(
         z

@@ -6,6 +6,7 @@
 export { WEEKDAYS, DEFAULT_SETTINGS, BusinessFileSchema, DurationSchema, ServiceSchema, businessDocs } from './business.js';
 export { CalendarBuyerDataSchema, CalendarSourceSchema, bookingEventText, calendarKey, fetchableUrl } from './calendar-config.js';
 export type { CalendarBuyerData, CalendarSource } from './calendar-config.js';
+export { TEMPLATE_PATH_RULE, isTemplatePath, withoutUnsafeTemplates } from './mail-templates.js';
 export { formatPath, serviceRules, wholeFileRules, DURATION_RULES_JSON_SCHEMA, SERVICE_RULES_JSON_SCHEMA } from './business-rules.js';
 export type { PathSegment, IssueSink, ServiceFacts } from './business-rules.js';
 export { checkBusinessDocument } from './business-check.js';

@@ -1,4 +1,4 @@
-export { MailSendError, type MailTransport, type OutgoingMail } from './port.js';
+export { MailSendError, type MailAddress, type MailTransport, type OutgoingMail } from './port.js';
 export { smtpTransport, redactSmtpUrl, checkSmtpUrl } from './smtp.js';
 export { dirTransport } from './dir.js';
 export { renderMail, messageIdOf, type RenderContext } from './render.js';

@@ -4,10 +4,20 @@
  * is recorded and not retried; anything else is retried with backoff.
  */
 
+/**
+ * A mailbox as an address object: the display name is only ever a name (the transport quotes or
+ * encodes it), so nothing in it can become the From address or the envelope sender.
+ */
+export interface MailAddress {
+  name: string;
+  address: string;
+}
+
 export interface OutgoingMail {
   /** RFC 5322 Message-ID, derived from the message's key: a resend after a crash carries the same one. */
   messageId: string;
-  from: string;
+  /** The From header and, by its address, the envelope sender. */
+  from: MailAddress;
   to: string;
   subject: string;
   text: string;

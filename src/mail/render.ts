@@ -11,11 +11,11 @@ import { bookingPageView, type BookingPageView, type Business, type MailKind } f
 import type { MailMessage } from '../store/index.js';
 import { html, raw, type Html } from '../web/index.js';
 import { wordsFor, type BookingKind, type Facts, type Words } from './templates/index.js';
-import type { OutgoingMail } from './port.js';
+import type { MailAddress, OutgoingMail } from './port.js';
 
 export interface RenderContext {
   biz: Business;
-  from: string;
+  from: MailAddress;
   /** Templates of this business by kind (read from the files its business file names). */
   overrides?: ReadonlyMap<string, string>;
 }
@@ -27,10 +27,13 @@ export function messageIdOf(m: MailMessage, host: string): string {
   return `<${createHash('sha256').update(m.id).digest('hex').slice(0, 32)}@${host}>`;
 }
 
-/** The address part of a From header (`Name <addr>` or `addr`). */
-export function addressOf(from: string): string {
-  const m = /<([^>]+)>/.exec(from);
-  return (m ? m[1] : from).trim();
+/**
+ * A buyer's name as the greeting shows it: one line, whatever a record stored before names were
+ * checked at input holds (a line break there would start a paragraph of the platform's own).
+ */
+function oneLineName(name: string | undefined): string | undefined {
+  const v = name?.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
+  return v || undefined;
 }
 
 function words(lang: string, zone: string) {
@@ -71,7 +74,7 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
       when: e.offered_slot ? fmt.range(e.offered_slot.start, e.offered_slot.end) : '',
       deadline: e.offer_expires_at ? fmt.at(e.offer_expires_at) : undefined,
       terms: [],
-      name: e.buyer.first_name,
+      name: oneLineName(e.buyer.first_name),
     };
     if (typeof m.payload.offer_path === 'string') link = { href: new URL(m.payload.offer_path, publicUrl).toString(), label: w.labels.offer };
   } else {
@@ -93,7 +96,7 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
       refund: typeof m.payload.refund_amount === 'number' ? money(m.payload.refund_amount) : v.price.refund ? money(v.price.refund) : undefined,
       deadline: payment ? fmt.at(payment.expires_at) : v.deadline_at ? fmt.at(v.deadline_at) : undefined,
       terms: m.kind === 'booking_canceled' || m.kind === 'booking_declined' ? [] : v.terms,
-      name: rec.booking.buyer?.first_name,
+      name: oneLineName(rec.booking.buyer?.first_name),
     };
     link = { href: new URL(v.booking_path, publicUrl).toString(), label: w.labels.booking };
     if (payment && m.kind === 'payment_needed') pay = { href: payment.url, label: w.labels.pay };
@@ -140,7 +143,7 @@ ${a.link ? html`<p><a href="${a.link}" style="display:inline-block;padding:10px 
 }
 
 /** The booking page's calendar entry (same UID, same SEQUENCE rule) as a mailed invitation. */
-function inviteOf(v: BookingPageView, rec: BookingRecord, method: 'REQUEST' | 'CANCEL', from: string, to: string, uidHost: string): string {
+function inviteOf(v: BookingPageView, rec: BookingRecord, method: 'REQUEST' | 'CANCEL', from: MailAddress, to: string, uidHost: string): string {
   return bookingCalendar({
     uid: `${v.booking_id}@${uidHost}`,
     sequence: v.reschedule_count + (method === 'CANCEL' ? 1 : 0),
@@ -153,7 +156,7 @@ function inviteOf(v: BookingPageView, rec: BookingRecord, method: 'REQUEST' | 'C
     location: v.location ? [v.location.name, v.location.address].filter(Boolean).join(', ') : undefined,
     description: v.terms.join('\n') || undefined,
     organizerName: v.business_name,
-    organizerEmail: addressOf(from),
+    organizerEmail: from.address,
     attendee: { email: to, name: [rec.booking.buyer?.first_name, rec.booking.buyer?.last_name].filter(Boolean).join(' ') || undefined },
   });
 }

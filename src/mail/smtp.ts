@@ -64,7 +64,8 @@ export function smtpTransport(url: string, opts: { tlsRejectUnauthorized?: boole
 export function toNodemailer(m: OutgoingMail): SendMailOptions {
   return {
     messageId: m.messageId,
-    from: m.from,
+    // An address object: nodemailer quotes the name and takes the envelope sender from the address alone.
+    from: { name: m.from.name, address: m.from.address },
     to: m.to,
     subject: m.subject,
     text: m.text,

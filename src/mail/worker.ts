@@ -8,7 +8,7 @@
 import { BackgroundLoop } from '../outbox/index.js';
 import type { Business } from '../operations/index.js';
 import type { MailMessage, Store } from '../store/index.js';
-import { MailSendError, type MailTransport } from './port.js';
+import { MailSendError, type MailAddress, type MailTransport } from './port.js';
 import { renderMail } from './render.js';
 
 export interface MailWorkerLog {
@@ -21,7 +21,7 @@ export interface MailWorkerOptions {
   transport: MailTransport;
   biz: Business;
   /** The From header (read per message: the public URL it may name is known only once the server listens). */
-  from: () => string;
+  from: () => MailAddress;
   now: () => number;
   log: MailWorkerLog;
   overrides?: ReadonlyMap<string, string>;

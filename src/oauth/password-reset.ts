@@ -4,8 +4,8 @@
  * lookup and the mail happen after the answer), so neither its words nor its timing tell. A known
  * account gets a mail with a single-use link that expires after RESET_TTL_MS; the store keeps only
  * the SHA-256 of the link's token. Setting a new password through the link ends every session of
- * the account (its account page sessions and the authorization server's) and every reset link it
- * still has.
+ * the account (its account page sessions and the authorization server's), every linked assistant's
+ * grant with its access and refresh tokens, and every reset link it still has.
  *
  * Limits: each address may ask RESETS_PER_ADDRESS_HOUR times an hour (refused beyond, with a wait).
  * Each email gets at most one mail per RESET_COOLDOWN_MS: a request inside the cooldown sends no new
@@ -25,6 +25,8 @@ export const RESETS_PER_ADDRESS_HOUR = 10;
 /** Attempts to set a password through a link, per address per 15 minutes (each costs a scrypt). */
 export const RESET_COMPLETIONS_PER_ADDRESS = 20;
 const RESET_MODEL = 'PasswordReset';
+/** The authorization server's records that act for an account (an assistant's codes and tokens). */
+const GRANTED_MODELS = ['AuthorizationCode', 'AccessToken', 'RefreshToken'] as const;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
@@ -148,6 +150,10 @@ export class PasswordResets {
       for (const s of await tx.oauth.byAccount(SESSION_MODEL, rec.accountId, now)) await tx.oauth.destroy(SESSION_MODEL, s.id);
       // The authorization server's sessions keep wall-clock expiries (the library's), hence Date.now.
       for (const s of await tx.oauth.byAccount('Session', rec.accountId, Date.now())) await tx.oauth.destroy('Session', s.id);
+      // Every linked assistant is signed out too: its grants, with every code and token issued under them,
+      // and any token of the account left without a grant record.
+      for (const g of await tx.oauth.byAccount('Grant', rec.accountId, Date.now())) await tx.oauth.revokeByGrantId(g.id);
+      for (const model of GRANTED_MODELS) for (const r of await tx.oauth.byAccount(model, rec.accountId, Date.now())) await tx.oauth.destroy(model, r.id);
       return rec.accountId;
     });
     if (!accountId) return this.rejected();

@@ -5,7 +5,7 @@
  * so everything holding the business (handlers, doors, the sweeper) sees the new one on its next use.
  * Settings given on the command line stay over the stored ones.
  */
-import { checkBusinessDocument, type BusinessDef, type BusinessSettings } from '../domain/index.js';
+import { checkBusinessDocument, withoutUnsafeTemplates, type BusinessDef, type BusinessSettings } from '../domain/index.js';
 import type { DefinitionEntry, Store, Tx } from '../store/index.js';
 import { compileBusiness, type Business, type PaymentProviderKind } from './business.js';
 import { canonical, documentOf, entriesOf } from './steps/definition-document.js';
@@ -21,8 +21,11 @@ export interface CompileOptions {
 /** The stored definition as a checked business, or undefined when the store holds none. */
 export async function storedDefinition(tx: Tx): Promise<{ version: number; def: BusinessDef; entries: DefinitionEntry[] } | undefined> {
   const entries = await tx.definition.entries();
-  const doc = documentOf(entries);
-  if (!doc) return undefined;
+  const stored = documentOf(entries);
+  if (!stored) return undefined;
+  // A template path stored before the path rule is dropped (its built-in text is used), not a failed start.
+  const safe = withoutUnsafeTemplates(stored.settings);
+  const doc = safe.dropped.length > 0 ? { ...stored, settings: safe.settings } : stored;
   const checked = checkBusinessDocument(doc);
   if (!checked.ok) throw new Error(`the stored business definition is invalid: ${checked.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
   return { version: await tx.definition.version(), def: checked.def, entries };

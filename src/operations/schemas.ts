@@ -9,12 +9,24 @@ import { isIsoDate, parseInstant } from '../domain/index.js';
 
 export const id = (what: string) => z.string().min(1).max(512).describe(what);
 
+/** A line break, a tab or another control character (C0, DEL, C1, the Unicode line and paragraph separators). */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/**
+ * A single-line text member of a person (a name, a phone number, an email): it is written into mail,
+ * calendar entries and pages as one line, so a line break or other control character is refused.
+ * A refinement, so the published schemas stay as they were (the spec sets no pattern).
+ */
+export function oneLine<T extends z.ZodString | z.ZodEmail>(s: T): T {
+  return s.refine((v) => !CONTROL_CHARACTER.test(v), 'must be one line of text, without line breaks or other control characters') as T;
+}
+
 export const Buyer = z
   .object({
-    first_name: z.string().min(1).max(200),
-    last_name: z.string().min(1).max(200),
-    email: z.email().max(320),
-    phone_number: z.string().max(50).optional(),
+    first_name: oneLine(z.string().min(1).max(200)),
+    last_name: oneLine(z.string().min(1).max(200)),
+    email: oneLine(z.email().max(320)),
+    phone_number: oneLine(z.string().max(50)).optional(),
     consent: z.record(z.string(), z.boolean()).optional().describe('Flags granted, e.g. marketing.'),
   })
   .describe('The person booking.');

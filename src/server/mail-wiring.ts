@@ -6,16 +6,17 @@
  * transport is set.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
-import { MailWorker, checkSmtpUrl, dirTransport, previewMails, smtpTransport, type MailPreview, type MailTransport } from '../mail/index.js';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
+import { TEMPLATE_PATH_RULE, isTemplatePath } from '../domain/index.js';
+import { MailWorker, checkSmtpUrl, dirTransport, previewMails, smtpTransport, type MailAddress, type MailPreview, type MailTransport } from '../mail/index.js';
 import type { Business, Logger } from '../operations/index.js';
-import type { Store } from '../store/index.js';
+import { accountMailSubject, type Store } from '../store/index.js';
 
 export interface MailOptions {
   /** smtp://user:pass@host:port or smtps://…; never logged with its credentials. */
   smtpUrl?: string;
-  /** The From header, `Name <address>` (default: the business's name at no-reply@ the public host). */
+  /** The From header, `Name <address>` or an address (default: the business's name at no-reply@ the public host). */
   from?: string;
   /** Write each message as an .eml file here instead of sending it. */
   dir?: string;
@@ -23,7 +24,10 @@ export interface MailOptions {
   transport?: MailTransport;
   /** Accept a relay's self-signed certificate (tests and local relays only). */
   tlsRejectUnauthorized?: boolean;
-  /** Where the business file's template paths are relative to (default: the working directory). */
+  /**
+   * The templates folder: `settings.mail_templates` names files inside it and nowhere else
+   * (`--mail-templates-dir`, else the business file's folder). Without one, no template is read.
+   */
   templateBase?: string;
   pollMs?: number;
   /** False: the worker runs only when its `tick()` is called. Default true. */
@@ -46,29 +50,82 @@ export function checkMailOptions(o: MailOptions | undefined): void {
   if (!o) return;
   if (o.smtpUrl && o.dir) throw new Error('--smtp-url and --mail-dir are exclusive: mail is either sent or written to a folder');
   if (o.smtpUrl) checkSmtpUrl(o.smtpUrl);
-  if (o.from !== undefined && !/^[^\r\n]*<?[^\s@<>]+@[^\s@<>]+>?$/.test(o.from.trim())) throw new Error('--mail-from must be an address or "Name <address>"');
+  if (o.from !== undefined && !parseMailFrom(o.from)) throw new Error('--mail-from must be an address or "Name <address>"');
 }
 
-/** The templates a business file names, read once at start (a missing file is refused then). */
-function readOverrides(biz: Business, base: string | undefined): Map<string, string> {
+/** `Name <address>`, `"Name" <address>` or a bare address, as an address object; null when it is neither. */
+export function parseMailFrom(s: string): MailAddress | null {
+  const v = s.trim();
+  if (/[\u0000-\u001f\u007f]/.test(v)) return null;
+  const named = /^(.*?)\s*<([^\s@<>"]+@[^\s@<>"]+)>$/.exec(v);
+  if (named) return { name: named[1].replace(/^"(.*)"$/, '$1').trim(), address: named[2] };
+  return /^[^\s@<>"]+@[^\s@<>"]+$/.test(v) ? { name: '', address: v } : null;
+}
+
+/** The business's name as a display name: one line, whatever it holds (the transport quotes it). */
+function displayName(name: string): string {
+  return name
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The most a template file may hold (a message's text, not a document). */
+const TEMPLATE_MAX_BYTES = 64 * 1024;
+
+/**
+ * The templates the settings name, read once at start from inside the templates folder. One that
+ * cannot be used (no folder, a path the rule refuses, a file missing, unreadable, too large, or
+ * whose real path leaves the folder through a link) is skipped with a warning: that kind keeps its
+ * built-in text, and the server starts.
+ */
+function readOverrides(biz: Business, base: string | undefined, log: Logger): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [kind, path] of Object.entries(biz.def.settings.mail_templates ?? {})) {
-    const full = isAbsolute(path) ? path : join(base ?? process.cwd(), path);
+  const entries = Object.entries(biz.def.settings.mail_templates ?? {});
+  if (entries.length === 0) return out;
+  const skip = (kind: string, reason: string) => log.warn('mail template not used: the built-in text is sent', { setting: `settings.mail_templates.${kind}`, reason });
+  let root: string | undefined;
+  try {
+    root = base === undefined ? undefined : realpathSync(base);
+  } catch (err) {
+    log.warn('mail templates folder cannot be read', { folder: base, reason: (err as NodeJS.ErrnoException).code ?? String(err) });
+  }
+  for (const [kind, path] of entries) {
+    if (!root) {
+      skip(kind, 'no templates folder (give --mail-templates-dir or a business file)');
+      continue;
+    }
+    if (!isTemplatePath(path)) {
+      skip(kind, `the path must be ${TEMPLATE_PATH_RULE}`);
+      continue;
+    }
     try {
-      out.set(kind, readFileSync(full, 'utf8'));
+      const real = realpathSync(resolve(root, path));
+      if (!real.startsWith(root + sep)) {
+        skip(kind, 'the file is outside the templates folder');
+        continue;
+      }
+      const st = statSync(real);
+      if (!st.isFile() || st.size > TEMPLATE_MAX_BYTES) {
+        skip(kind, st.isFile() ? `larger than ${TEMPLATE_MAX_BYTES} bytes` : 'not a file');
+        continue;
+      }
+      out.set(kind, readFileSync(real, 'utf8'));
     } catch (err) {
-      throw new Error(`settings.mail_templates.${kind}: cannot read ${full} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      skip(kind, `cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
     }
   }
   return out;
 }
 
 export function wireMail(o: MailOptions | undefined, deps: { biz: Business; store: Store; now: () => number; log: Logger }): MailWiring {
-  const overrides = readOverrides(deps.biz, o?.templateBase);
+  const overrides = readOverrides(deps.biz, o?.templateBase, deps.log);
   const transport =
     o?.transport ?? (o?.smtpUrl ? smtpTransport(o.smtpUrl, { tlsRejectUnauthorized: o.tlsRejectUnauthorized }) : o?.dir ? dirTransport(o.dir, deps.now) : undefined);
   // The public URL may be set only once the server listens: read it at send time.
-  const from = () => o?.from ?? `${deps.biz.def.business.name.replace(/["<>\r\n]/g, '')} <no-reply@${new URL(deps.biz.publicUrl).hostname}>`;
+  // An address object, never a header string: a business name such as "Hair: Studio 5 <evil@x.test>" stays a name.
+  const configured = o?.from !== undefined ? parseMailFrom(o.from) : null;
+  const from = (): MailAddress => configured ?? { name: displayName(deps.biz.def.business.name), address: `no-reply@${new URL(deps.biz.publicUrl).hostname}` };
   const preview = () => previewMails({ biz: deps.biz, from: from(), overrides }, deps.now());
   if (!transport) return { preview };
   const worker = new MailWorker({ store: deps.store, transport, biz: deps.biz, from, now: deps.now, log: deps.log, overrides, pollMs: o?.pollMs });
@@ -77,7 +134,7 @@ export function wireMail(o: MailOptions | undefined, deps: { biz: Business; stor
     const id = `signup:${createHash('sha256').update(`${email}|${code}`).digest('hex').slice(0, 24)}|signup_code|${email.toLowerCase()}`;
     void deps.store
       .transaction((tx) =>
-        tx.mail.enqueue({ id, kind: 'signup_code', subject_id: `account:${email.toLowerCase()}`, recipient: email, locale: null, payload: { code }, due_ms: now, created_ms: now }),
+        tx.mail.enqueue({ id, kind: 'signup_code', subject_id: accountMailSubject(email), recipient: email, locale: null, payload: { code }, due_ms: now, created_ms: now }),
       )
       .then(() => worker.nudge())
       .catch((err) => deps.log.warn('sign-up code not queued', { error: String(err) }));
@@ -90,7 +147,7 @@ export function wireMail(o: MailOptions | undefined, deps: { biz: Business; stor
       tx.mail.enqueue({
         id,
         kind: 'password_reset',
-        subject_id: `account:${email.toLowerCase()}`,
+        subject_id: accountMailSubject(email),
         recipient: email,
         locale,
         payload: { url, minutes },

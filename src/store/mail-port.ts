@@ -4,7 +4,7 @@
  * sent after commit by the leased mail worker. The row's id is its unique key (what caused it, the
  * recipient and the kind), so a retried transaction, a replay or a second process adds nothing.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 export type MailStatus = 'queued' | 'sent' | 'failed' | 'canceled';
 
@@ -48,6 +48,22 @@ export interface MailRepo {
    * (retention erases one old booking's people). How many.
    */
   eraseRecipient(address: string, subjectId?: string): Promise<number>;
+  /**
+   * A buyer's erasure, for a message to someone else that names them (the other person of their
+   * booking): the payload is replaced by `payload` (the person erased from it), and the message is
+   * canceled if it was not yet sent.
+   */
+  scrub(id: string, payload: Record<string, unknown>): Promise<void>;
+}
+
+/** The subject of a message about an account, which names no address (a hash of it): an erased person's sign-up code keeps none. */
+export function accountMailSubject(email: string): string {
+  return `account:${createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 24)}`;
+}
+
+/** What an erased message's subject becomes: an account subject that spelled the address (rows queued before it was hashed) loses it. */
+export function erasedMailSubject(subjectId: string, address: string): string {
+  return subjectId.toLowerCase() === `account:${address.trim().toLowerCase()}` ? 'account:erased' : subjectId;
 }
 
 /** The key an erased message keeps: its cause and kind, and no address. */

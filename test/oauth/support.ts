@@ -35,6 +35,8 @@ export async function startOAuthServer(
     registration?: Partial<RegistrationLimits>;
     /** Send sign-up codes by mail through this (instead of keeping them in `codes`). */
     mail?: ServerOptions['mail'];
+    /** The business's admin API keys (default none). */
+    adminKeys?: string[];
   } = {},
 ): Promise<OAuthTestServer> {
   const clock = new ManualClock(TEST_NOW);
@@ -49,6 +51,7 @@ export async function startOAuthServer(
     webhooks: { enabled: false },
     trustProxy: opts.trustProxy,
     mail: opts.mail,
+    adminKeys: opts.adminKeys,
     // Platform profiles served by a loopback test server are fetched (the server itself is on loopback).
     security: { allowLoopbackProfiles: opts.allowLoopbackProfiles ?? true },
     oauth: {
@@ -221,13 +224,13 @@ export async function tokenRequest(url: string, form: Record<string, string>, he
 }
 
 /** A buyer-linked access token for /mcp (or another resource), from a fresh client and account. */
-export async function linkedTokens(t: OAuthTestServer, email: string, opts: { resource?: string; signUp?: boolean } = {}) {
+export async function linkedTokens(t: OAuthTestServer, email: string, opts: { resource?: string; signUp?: boolean; password?: string } = {}) {
   const client = await register(t.url);
   const p = pkce();
   const browser = new Browser(t.url);
   const back = await linkAccount(t, browser, authorizeUrl(t.url, client.client_id, p, { resource: opts.resource ?? `${t.url}/mcp` }), {
     email,
-    password: 'correct horse battery',
+    password: opts.password ?? 'correct horse battery',
     signUp: opts.signUp ?? true,
   });
   const tok = await tokenRequest(t.url, {

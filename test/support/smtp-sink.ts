@@ -11,6 +11,8 @@ export interface SmtpSink {
   received: ParsedMail[];
   /** The raw messages, as received. */
   raw: string[];
+  /** Each received message's SMTP envelope (MAIL FROM and RCPT TO), in order. */
+  envelopes: Array<{ from: string | null; to: string[] }>;
   /** Refuse the next `count` messages with this code (a 5xx is permanent, a 4xx temporary). */
   refuse(code: number, count?: number): void;
   /** Messages to one address. */
@@ -21,6 +23,7 @@ export interface SmtpSink {
 export async function startSmtpSink(o: { user?: string; pass?: string } = {}): Promise<SmtpSink> {
   const received: ParsedMail[] = [];
   const raw: string[] = [];
+  const envelopes: SmtpSink['envelopes'] = [];
   let refusal: { code: number; left: number } | undefined;
   const server = new SMTPServer({
     authOptional: !o.user,
@@ -30,7 +33,7 @@ export async function startSmtpSink(o: { user?: string; pass?: string } = {}): P
       if (auth.username === o.user && auth.password === o.pass) cb(null, { user: auth.username });
       else cb(new Error('Invalid username or password'));
     },
-    onData(stream, _session, cb) {
+    onData(stream, session, cb) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', async () => {
@@ -42,6 +45,8 @@ export async function startSmtpSink(o: { user?: string; pass?: string } = {}): P
         }
         const text = Buffer.concat(chunks).toString('utf8');
         raw.push(text);
+        const env = session.envelope;
+        envelopes.push({ from: env.mailFrom ? env.mailFrom.address : null, to: env.rcptTo.map((r) => r.address) });
         received.push(await simpleParser(text));
         cb();
       });
@@ -54,6 +59,7 @@ export async function startSmtpSink(o: { user?: string; pass?: string } = {}): P
     url: `smtp://${auth}127.0.0.1:${port}`,
     received,
     raw,
+    envelopes,
     refuse(code, count = 1) {
       refusal = { code, left: count };
     },

@@ -21,14 +21,15 @@ import {
   slotTagIndex,
 } from '../../domain/index.js';
 import type { Business } from '../business.js';
+import { oneLine } from '../schemas.js';
 import type { Tx } from '../../store/index.js';
 
 export const WalkInBuyer = z
   .object({
-    first_name: z.string().trim().min(1, 'a name is required').max(200),
-    last_name: z.string().trim().max(200).optional(),
-    email: z.email().max(320).optional(),
-    phone_number: z.string().trim().max(50).optional(),
+    first_name: oneLine(z.string().trim().min(1, 'a name is required').max(200)),
+    last_name: oneLine(z.string().trim().max(200)).optional(),
+    email: oneLine(z.email().max(320)).optional(),
+    phone_number: oneLine(z.string().trim().max(50)).optional(),
   })
   .refine((b) => !!b.email || !!b.phone_number, { message: 'an email or a phone number is required', path: ['email'] })
   .describe('The person at the counter or on the phone: a name, and an email and/or a phone number.');

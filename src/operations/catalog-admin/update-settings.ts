@@ -12,7 +12,7 @@ type Json = Record<string, unknown>;
  * members its schema has (a new setting is covered without touching this row), checked as the file
  * is; `null` gives a member back its default. Every process runs the new values from its next call,
  * except where a command-line flag overrides a setting in that process, and `mail_templates`, whose
- * files are read when the server starts.
+ * files (only inside the operator's templates folder) are read when the server starts.
  */
 export const updateSettings = defineOperation({
   name: 'update_settings',

@@ -13,6 +13,11 @@ export interface PersonalScope {
   person: Person;
   /** Only rows about this booking (retention erases one old booking's people, not their newer bookings). */
   bookingId?: string;
+  /**
+   * The bookings and waitlist entries the person is in, found before any holder rewrites them: the
+   * mail about them (to the booking's other person too) is erased by these ids as well as by address.
+   */
+  subjects?: readonly string[];
 }
 
 export interface PersonalDataHolder {
@@ -99,7 +104,11 @@ const clientNotes: PersonalDataHolder = {
   },
 };
 
-/** The messages to the person (the mail outbox): sent ones lose the address and contents, queued ones are canceled. */
+/**
+ * The mail outbox: messages to the person lose the address and contents, and those about their
+ * bookings and entries sent to someone else (the booking's other person) lose what names them;
+ * whichever of them was not yet sent is canceled.
+ */
 const mailMessages: PersonalDataHolder = {
   name: 'mail_messages',
   async export(ctx, scope) {
@@ -117,7 +126,16 @@ const mailMessages: PersonalDataHolder = {
       }));
   },
   async erase(ctx, scope) {
-    return scope.person.email ? ctx.tx.mail.eraseRecipient(scope.person.email, scope.bookingId) : 0;
+    let n = scope.person.email ? await ctx.tx.mail.eraseRecipient(scope.person.email, scope.bookingId) : 0;
+    for (const subject of scope.subjects ?? (scope.bookingId ? [scope.bookingId] : [])) {
+      for (const m of await ctx.tx.mail.forSubject(subject)) {
+        const next = erasePerson(m.payload, scope.person);
+        if (!next.changed) continue;
+        await ctx.tx.mail.scrub(m.id, next.value);
+        n++;
+      }
+    }
+    return n;
   },
 };
 
@@ -163,8 +181,18 @@ export async function exportPerson(ctx: OperationContext, scope: PersonalScope):
 /** Erase the person from every holder; how many records changed, by holder (no personal data in it). */
 export async function erasePersonEverywhere(ctx: OperationContext, scope: PersonalScope): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const h of personalDataHolders(ctx)) out[h.name] = await h.erase(ctx, scope);
+  const withSubjects = { ...scope, subjects: scope.subjects ?? (await subjectsOf(ctx, scope)) };
+  for (const h of personalDataHolders(ctx)) out[h.name] = await h.erase(ctx, withSubjects);
   return out;
+}
+
+/** The ids of the bookings and waitlist entries the person is in (only the scope's booking, for retention). */
+async function subjectsOf(ctx: OperationContext, scope: PersonalScope): Promise<string[]> {
+  if (scope.bookingId) return [scope.bookingId];
+  const ids: string[] = [];
+  for await (const r of rowsOf(ctx, 'bookings', scope)) ids.push(r.key);
+  for await (const r of rowsOf(ctx, 'waitlist_entries', scope)) ids.push(r.key);
+  return ids;
 }
 
 /** The person's bookings (as buyer or recipient), newest start first. */

@@ -51,6 +51,7 @@ export const OPTIONS = {
   'smtp-url': { type: 'string' },
   'mail-from': { type: 'string' },
   'mail-dir': { type: 'string' },
+  'mail-templates-dir': { type: 'string' },
   status: { type: 'string' },
   limit: { type: 'string' },
   reason: { type: 'string' },

@@ -1,5 +1,5 @@
 /** The mail outbox on PostgreSQL: several processes lease from it without sending a message twice. */
-import { erasedMailId, type MailRepo } from '../mail-port.js';
+import { erasedMailId, erasedMailSubject, type MailRepo } from '../mail-port.js';
 import { MAIL_COLUMNS, MAIL_QUEUE, toMailMessage, type MailRow } from '../shared/mail-rows.js';
 import type { PgSession } from './session.js';
 import { pgFinishLeased, pgLeaseDue } from './leased-queue.js';
@@ -39,11 +39,17 @@ export function pgMail(s: PgSession): MailRepo {
       const rows = all.filter((r) => subjectId === undefined || r.subject_id === subjectId);
       for (const r of rows) {
         await s.query(
-          `UPDATE mail_messages SET id = $1, recipient = 'erased', payload = '{}', last_error = NULL, status = CASE status WHEN 'queued' THEN 'canceled' ELSE status END WHERE id = $2`,
-          [erasedMailId(r.id), r.id],
+          `UPDATE mail_messages SET id = $1, subject_id = $2, recipient = 'erased', payload = '{}', last_error = NULL, status = CASE status WHEN 'queued' THEN 'canceled' ELSE status END WHERE id = $3`,
+          [erasedMailId(r.id), erasedMailSubject(r.subject_id, address), r.id],
         );
       }
       return rows.length;
+    },
+    async scrub(id, payload) {
+      await s.query(`UPDATE mail_messages SET payload = $1, last_error = NULL, status = CASE status WHEN 'queued' THEN 'canceled' ELSE status END WHERE id = $2`, [
+        JSON.stringify(payload),
+        id,
+      ]);
     },
   };
 }

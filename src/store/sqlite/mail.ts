@@ -1,6 +1,6 @@
 /** The mail outbox on SQLite. */
 import type Database from 'better-sqlite3';
-import { erasedMailId, type MailRepo } from '../mail-port.js';
+import { erasedMailId, erasedMailSubject, type MailRepo } from '../mail-port.js';
 import { MAIL_COLUMNS, MAIL_QUEUE, toMailMessage, type MailRow } from '../shared/mail-rows.js';
 import { sqliteFinishLeased, sqliteLeaseDue } from './leased-queue.js';
 
@@ -17,8 +17,9 @@ export function sqliteMail(db: Database.Database): MailRepo {
     forSubject: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE subject_id = ? ORDER BY created_ms, id`),
     forRecipient: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE lower(recipient) = lower(?) ORDER BY created_ms, id`),
     erase: db.prepare(
-      `UPDATE mail_messages SET id = ?, recipient = 'erased', payload = '{}', last_error = NULL, status = CASE status WHEN 'queued' THEN 'canceled' ELSE status END WHERE id = ?`,
+      `UPDATE mail_messages SET id = ?, subject_id = ?, recipient = 'erased', payload = '{}', last_error = NULL, status = CASE status WHEN 'queued' THEN 'canceled' ELSE status END WHERE id = ?`,
     ),
+    scrub: db.prepare(`UPDATE mail_messages SET payload = ?, last_error = NULL, status = CASE status WHEN 'queued' THEN 'canceled' ELSE status END WHERE id = ?`),
   };
   return {
     async enqueue(m) {
@@ -45,8 +46,11 @@ export function sqliteMail(db: Database.Database): MailRepo {
     },
     async eraseRecipient(address, subjectId) {
       const rows = (q.forRecipient.all(address) as MailRow[]).filter((r) => subjectId === undefined || r.subject_id === subjectId);
-      for (const r of rows) q.erase.run(erasedMailId(r.id), r.id);
+      for (const r of rows) q.erase.run(erasedMailId(r.id), erasedMailSubject(r.subject_id, address), r.id);
       return rows.length;
+    },
+    async scrub(id, payload) {
+      q.scrub.run(JSON.stringify(payload), id);
     },
   };
 }
