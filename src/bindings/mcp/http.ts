@@ -9,7 +9,6 @@
  * host's (src/server/host.ts), which answers for this door in JSON-RPC too.
  */
 import { randomUUID } from 'node:crypto';
-import { webhookResourceUri } from './webhook-resource.js';
 import { Hono, type Context } from 'hono';
 import {
   DEFAULT_MAX_REQUEST_BODY_SIZE,
@@ -30,6 +29,7 @@ import type { NotifiableSession, SessionHub } from './hub.js';
 import { createMcpServer, type McpDoorDeps } from './server.js';
 import { guardSend, restoreInResponse, withDataCode } from './wire-fix.js';
 import { withTokenStatus } from './http-status.js';
+import { refusedListen } from './listen.js';
 import { rateLimitFields } from '../../security/index.js';
 
 export interface McpHttpOptions {
@@ -174,7 +174,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     if (!principal) return;
     modern.bus.publish({
       kind: 'resource_updated',
-      uri: webhookResourceUri(principal),
+      uri: deps.pipeline.webhookResourceUri(principal),
       params: { ...payload, _meta: { [META_WEBHOOK]: payload, [FORMER_META_WEBHOOK]: payload } } as never,
     });
   });
@@ -201,8 +201,12 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     // bearer keys are checked below the door, the same as on REST), and its parse is handed to the
     // SDK, which would otherwise read it twice more (the era check and the transport).
     const { req, parsedBody, authInfo } = await readPost(c.req.raw, addressOf(c), (c.env as { mcpBody?: McpBody } | undefined)?.mcpBody);
-    if (!(await isLegacyRequest(req, parsedBody)))
+    if (!(await isLegacyRequest(req, parsedBody))) {
+      // A listen naming a webhook resource is the pipeline's to allow first: the SDK would serve anyone.
+      const refused = await refusedListen(deps, parsedBody, authInfo.extra?.evidence as HttpEvidence | undefined);
+      if (refused) return withRateLimit(refused, authInfo);
       return withRateLimit(await withTokenStatus(await restoreInResponse(await modern.fetch(req, { authInfo, parsedBody }))), authInfo);
+    }
 
     const sid = req.headers.get('mcp-session-id');
     if (sid) {

@@ -1,0 +1,149 @@
+/**
+ * Events on the stateless 2026-07-28 revision reach only the principal they belong to. A platform's
+ * webhook resource carries its buyers' names, emails and phones; a client that calls
+ * subscriptions/listen with it is authenticated first and may name only its own resource. And the
+ * resource's name is keyed by the business's secret, so it cannot be computed from the principal
+ * (a key id, a public key's thumbprint). Through the official SDK client over HTTP, outside a sandbox.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { silentLogger } from '../../src/operations/index.js';
+import { hashApiKey } from '../../src/security/index.js';
+import { createUspServer, type UspServer } from '../../src/server/compose.js';
+import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
+import { ManualClock } from '../../src/operations/index.js';
+import { TEST_NOW } from '../support/time.js';
+import { ADMIN_KEY, BUYER, demoBusiness } from '../support/server.js';
+import { nyDate, waitFor } from './helpers.js';
+
+const KEY_A = 'platform-a-key-0123456789abcdef';
+const KEY_B = 'platform-b-key-0123456789abcdef';
+
+let profiles: ProfileServer;
+let server: UspServer;
+let url: string;
+let A: string;
+let B: string;
+const clients: Client[] = [];
+
+/** A 2026-07-28 client; `key` and `profile` ride on every HTTP request (Authorization, USP-Agent). */
+async function modernClient(auth?: { key: string; profile: string }): Promise<{ client: Client; updates: any[] }> {
+  const client = new Client({ name: 'listen-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const updates: any[] = [];
+  client.setNotificationHandler('notifications/resources/updated', (n: any) => void updates.push(n.params));
+  const headers: Record<string, string> = auth ? { Authorization: `Bearer ${auth.key}`, 'USP-Agent': `profile="${auth.profile}"` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } }));
+  clients.push(client);
+  return { client, updates };
+}
+
+beforeAll(async () => {
+  profiles = await startProfileServer();
+  A = profiles.addProfile('/platform-a.json');
+  B = profiles.addProfile('/platform-b.json');
+  const business = {
+    ...demoBusiness(),
+    platform_api_keys: [
+      { id: 'plat_a', sha256: hashApiKey(KEY_A) },
+      { id: 'plat_b', sha256: hashApiKey(KEY_B) },
+    ],
+  };
+  server = await createUspServer({
+    business,
+    db: ':memory:',
+    sandbox: false,
+    clock: new ManualClock(TEST_NOW),
+    log: silentLogger,
+    adminKeys: [ADMIN_KEY],
+    sweepIntervalMs: 0,
+    security: { allowLoopbackProfiles: true },
+  });
+  url = await server.listen(0, '127.0.0.1');
+}, 30_000);
+
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => undefined);
+  await server?.close();
+  await profiles?.close();
+});
+
+let nextSlot = 0;
+/** Platform A books a haircut; answers the booking id and A's webhook resource from the result. */
+async function bookAsA(client: Client): Promise<{ bookingId: string; resource: string }> {
+  const day = nyDate(TEST_NOW, 3);
+  const q: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: 'svc_haircut', start_date: day, end_date: day, limit: 50 } });
+  const slot = q.structuredContent.slots[nextSlot++ * 2];
+  const b: any = await client.callTool({
+    name: 'usp_bookings_create',
+    arguments: { service_id: 'svc_haircut', slot_id: slot.id, buyer: { ...BUYER, phone_number: '+15555550123' }, _meta: { usp: { profile: A, idempotency_key: randomUUID() } } },
+  });
+  expect(b.isError ?? false, JSON.stringify(b.structuredContent?.messages)).toBe(false);
+  return { bookingId: b.structuredContent.booking.id, resource: b._meta['dev.usp-server/webhook_resource'] };
+}
+
+async function cancelAsA(client: Client, bookingId: string): Promise<void> {
+  const r: any = await client.callTool({ name: 'usp_bookings_cancel', arguments: { booking_id: bookingId, _meta: { usp: { profile: A, idempotency_key: randomUUID() } } } });
+  expect(r.structuredContent.booking.status).toBe('canceled');
+}
+
+describe('subscriptions/listen on a webhook resource (2026-07-28 revision)', () => {
+  it("the resource's name is not the SHA-256 of the principal: it is keyed by the business's secret", async () => {
+    const { client } = await modernClient({ key: KEY_A, profile: A });
+    const { resource } = await bookAsA(client);
+    expect(resource).toMatch(/^usp:\/\/webhooks\/[A-Za-z0-9_-]{43}$/);
+    expect(resource).not.toBe(`usp://webhooks/${createHash('sha256').update('key:plat_a').digest('base64url')}`);
+  });
+
+  it('a listener with no credential is refused and hears nothing of the platform it named', async () => {
+    const a = await modernClient({ key: KEY_A, profile: A });
+    const { bookingId, resource } = await bookAsA(a.client);
+    const anon = await modernClient();
+    const err: any = await anon.client.listen({ resourceSubscriptions: [resource] }).then(
+      (sub) => (void sub.close(), undefined),
+      (e: unknown) => e,
+    );
+    expect(err, 'the anonymous listen must be refused').toBeDefined();
+    expect(err.code).toBe(-32600);
+    expect(err.data.errors).toEqual([{ field: 'profile', message: 'is required' }]);
+    // Naming a profile without proving it is no better outside a sandbox.
+    const pretender = new Client({ name: 'pretender', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    clients.push(pretender);
+    const heard: any[] = [];
+    pretender.setNotificationHandler('notifications/resources/updated', (n: any) => void heard.push(n.params));
+    await pretender.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { 'USP-Agent': `profile="${A}"` } } }));
+    const err2: any = await pretender.listen({ resourceSubscriptions: [resource] }).then(
+      (sub) => (void sub.close(), undefined),
+      (e: unknown) => e,
+    );
+    expect(err2?.code).toBe(-32006);
+    expect(err2.data.code).toBe('authentication_missing');
+    await cancelAsA(a.client, bookingId);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(anon.updates).toEqual([]);
+    expect(heard).toEqual([]);
+  });
+
+  it("platform B listening with platform A's resource is refused (resource_not_found) and hears nothing; A hears its own events, buyer included", async () => {
+    const a = await modernClient({ key: KEY_A, profile: A });
+    const { bookingId, resource } = await bookAsA(a.client);
+    const b = await modernClient({ key: KEY_B, profile: B });
+    const err: any = await b.client.listen({ resourceSubscriptions: [resource] }).then(
+      (sub) => (void sub.close(), undefined),
+      (e: unknown) => e,
+    );
+    expect(err, "B's listen on A's resource must be refused").toBeDefined();
+    expect(err.code).toBe(-32602);
+    expect(err.data.code).toBe('resource_not_found');
+    expect(err.message).toContain('resource_not_found: ');
+
+    const mine = await a.client.listen({ resourceSubscriptions: [resource] });
+    expect(mine.honoredFilter.resourceSubscriptions).toEqual([resource]);
+    await cancelAsA(a.client, bookingId);
+    expect(await waitFor(() => a.updates.some((u) => u.uri === resource)), "A hears its own booking's cancel").toBe(true);
+    const event = a.updates.find((u) => u.uri === resource)._meta['dev.usp-server/webhook'];
+    expect(event).toMatchObject({ event: 'booking.canceled', booking_id: bookingId });
+    expect(b.updates).toEqual([]);
+    await mine.close();
+  });
+});
