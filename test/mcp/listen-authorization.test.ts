@@ -8,6 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createPopKey, mcpProof, withMcpProof } from '../../src/client/platform-auth.js';
 import { silentLogger } from '../../src/operations/index.js';
 import { hashApiKey } from '../../src/security/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
@@ -145,5 +146,64 @@ describe('subscriptions/listen on a webhook resource (2026-07-28 revision)', () 
     expect(event).toMatchObject({ event: 'booking.canceled', booking_id: bookingId });
     expect(b.updates).toEqual([]);
     await mine.close();
+  });
+});
+
+describe("a listener proving its key in the listen's _meta.usp (platform_key_pop)", () => {
+  /** Proofs are dated by the server's clock (the fixed test instant). */
+  const IAT = Math.floor(TEST_NOW / 1000);
+  /**
+   * The SDK client's listen() sends no _meta of ours, so its fetch adds `_meta.usp` to the listen's
+   * params, as a raw client would: the proof covers the method subscriptions/listen and the params without _meta.
+   */
+  function popListenFetch(key: ReturnType<typeof createPopKey>, profile: string, aud: string, tamper = false): typeof fetch {
+    return async (input, init) => {
+      const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+      if (body?.method === 'subscriptions/listen') {
+        const { _meta, ...signed } = body.params;
+        const proof = mcpProof(key, 'subscriptions/listen', signed, aud, { iat: IAT });
+        if (tamper) signed.notifications = { ...signed.notifications, toolsListChanged: true };
+        body.params = { ...signed, _meta: { ..._meta, usp: { profile, authorization: { mechanism: 'platform_key_pop', proof } } } };
+        return fetch(input, { ...init, body: JSON.stringify(body) });
+      }
+      return fetch(input, init);
+    };
+  }
+
+  it("hears its own events; the same proof over other params is refused; the key's thumbprint does not name its resource", async () => {
+    const key = createPopKey();
+    const aud = `${url}/.well-known/usp`;
+    const P = profiles.addProfile('/platform-pop.json');
+    const setup = await modernClient();
+    const day = nyDate(TEST_NOW, 4);
+    const q: any = await setup.client.callTool({ name: 'usp_availability_query', arguments: { service_id: 'svc_haircut', start_date: day, end_date: day } });
+    const args = { service_id: 'svc_haircut', slot_id: q.structuredContent.slots[0].id, buyer: BUYER, _meta: { usp: { profile: P, idempotency_key: randomUUID() } } };
+    const created: any = await setup.client.callTool({ name: 'usp_bookings_create', arguments: withMcpProof(key, 'usp_bookings_create', args, aud, { iat: IAT }) });
+    expect(created.isError ?? false, JSON.stringify(created.structuredContent?.messages)).toBe(false);
+    const resource = created._meta['dev.usp-server/webhook_resource'] as string;
+    expect(resource).not.toBe(`usp://webhooks/${createHash('sha256').update(`jkt:${key.jkt}`).digest('base64url')}`);
+
+    const tampered = new Client({ name: 'pop-tampered', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    clients.push(tampered);
+    await tampered.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { fetch: popListenFetch(key, P, aud, true) }));
+    const err: any = await tampered.listen({ resourceSubscriptions: [resource] }).then(
+      (sub) => (void sub.close(), undefined),
+      (e: unknown) => e,
+    );
+    expect(err, 'a proof over other params must be refused').toBeDefined();
+    expect(err.code).toBe(-32001);
+    expect(err.data.code).toBe('pop_proof_invalid');
+
+    const listener = new Client({ name: 'pop-listener', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    clients.push(listener);
+    const heard: any[] = [];
+    listener.setNotificationHandler('notifications/resources/updated', (n: any) => void heard.push(n.params));
+    await listener.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { fetch: popListenFetch(key, P, aud) }));
+    const sub = await listener.listen({ resourceSubscriptions: [resource] });
+    const cancelArgs = { booking_id: created.structuredContent.booking.id, _meta: { usp: { profile: P, idempotency_key: randomUUID() } } };
+    const canceled: any = await setup.client.callTool({ name: 'usp_bookings_cancel', arguments: withMcpProof(key, 'usp_bookings_cancel', cancelArgs, aud, { iat: IAT }) });
+    expect(canceled.structuredContent.booking.status).toBe('canceled');
+    expect(await waitFor(() => heard.some((u) => u.uri === resource))).toBe(true);
+    await sub.close();
   });
 });
