@@ -88,6 +88,8 @@ class LiveSession implements NotifiableSession {
   subscriptions?: Set<string>;
   catalogSubscriber = false;
   lastSeen = Date.now();
+  /** Streamable HTTP POSTs of this session being answered right now (such a session is never evicted). */
+  busy = 0;
   /** The client came back after initialize (a follow-up request or the GET stream). */
   used = false;
   server!: Server;
@@ -140,7 +142,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
   /**
    * Room for a new session from `address`: 429 when this address holds its most already; when the
    * server holds its most, the longest-idle session of the heaviest address is closed to make room
-   * (./session-cap.ts), and 503 only if there is none to close.
+   * (./session-cap.ts), and 503 only if there is none to close (every one answering a request).
    */
   const admit = async (address: string | undefined): Promise<Response | null> => {
     if (address !== undefined) {
@@ -165,7 +167,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
       if (!victim) {
         return jsonRpcErrorResponse(
           503,
-          new ProtocolError('service_unavailable', `This server keeps no MCP sessions (${limits.maxSessions}); retry later.`, {
+          new ProtocolError('service_unavailable', `This server has the most MCP sessions it keeps open (${limits.maxSessions}), each answering a request; retry shortly.`, {
             detailCode: 'too_many_sessions',
             retryAfter: 60,
           }),
@@ -222,7 +224,16 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
       if (!live) return jsonError(404, -32001, 'Session not found; initialize a new session.', 'session_not_found');
       live.lastSeen = Date.now();
       live.used = true;
-      const res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req, { authInfo, parsedBody });
+      // A POST is answered within this await (JSON responses): while it runs, the session is not idle.
+      const post = req.method === 'POST';
+      if (post) live.busy++;
+      let res: Response;
+      try {
+        res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req, { authInfo, parsedBody });
+      } finally {
+        if (post) live.busy--;
+        live.lastSeen = Date.now();
+      }
       if (req.method === 'GET' && res.ok && live.queue) {
         const pending = live.queue;
         live.queue = null;
