@@ -6,7 +6,7 @@
  */
 import { HostBridge, type ToolResult } from './bridge.js';
 import { countdown, h, mount, personZone, status, when } from './dom.js';
-import { failure, serverClock, viewData, type ViewData } from './shared.js';
+import { failure, openPayment, serverClock, viewData, type ViewData } from './shared.js';
 
 let result: ToolResult | null = null;
 let data: ViewData | undefined;
@@ -46,12 +46,7 @@ function row(term: string, ...value: Array<Node | string | null>): Node[] {
 }
 
 async function pay(url: string): Promise<void> {
-  try {
-    const r = await bridge.openLink(url);
-    note = r.isError ? status('The host did not open the payment page; ask the assistant for the link.', 'error') : status('The payment page was opened.');
-  } catch (e) {
-    note = status(`Could not open the payment page: ${(e as Error).message}`, 'error');
-  }
+  note = await openPayment(bridge, url);
   render();
 }
 

@@ -32,6 +32,35 @@ export interface ViewHandlers {
   onContext?(ctx: HostContext): void;
 }
 
+/** A link the views will not hand the host: it is not an https address (or http to this machine). */
+export class UnsafeLink extends Error {
+  constructor(url: unknown) {
+    super(`${JSON.stringify(String(url).slice(0, 40))} is not a secure web address (https)`);
+    this.name = 'UnsafeLink';
+  }
+}
+
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * The link as the views may open it, or null: what the server sends is data, and a host told to
+ * open `javascript:` or `data:` might run it. Only `https:` is opened, and `http:` to this machine
+ * (a server in development answers on loopback without TLS). The link is handed on as parsed, so
+ * the host reads exactly the address that was checked.
+ */
+export function openableLink(url: unknown): string | null {
+  if (typeof url !== 'string' || url.length > 8192) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if (parsed.protocol === 'https:') return parsed.href;
+  if (parsed.protocol === 'http:' && LOOPBACK_HOST.test(parsed.hostname)) return parsed.href;
+  return null;
+}
+
 export class HostBridge {
   private nextId = 1;
   private pending = new Map<number, { resolve(v: any): void; reject(e: Error): void }>();
@@ -74,8 +103,11 @@ export class HostBridge {
     return this.request('ui/update-model-context', { content: [{ type: 'text', text }], ...(structuredContent ? { structuredContent } : {}) });
   }
 
+  /** Asks the host to open a web page; a link that is not a web address (`openableLink`) is refused here and never reaches the host. */
   openLink(url: string): Promise<Json> {
-    return this.request('ui/open-link', { url });
+    const link = openableLink(url);
+    if (link === null) return Promise.reject(new UnsafeLink(url));
+    return this.request('ui/open-link', { url: link });
   }
 
   private request(method: string, params: Json): Promise<any> {

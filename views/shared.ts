@@ -1,5 +1,6 @@
 /** What the views share: the server's view data, the clock it answered at, and a status line. */
-import type { ToolResult } from './bridge.js';
+import { UnsafeLink, type HostBridge, type ToolResult } from './bridge.js';
+import { status } from './dom.js';
 import { META_VIEW, type ViewData } from '../src/bindings/mcp/view-shape.js';
 
 export type { ViewData };
@@ -28,4 +29,19 @@ export function failure(r: ToolResult): string | null {
   if (e.length) return e.join(' ');
   if (r.isError) return r.content?.find((c) => c.type === 'text')?.text ?? 'The call failed.';
   return null;
+}
+
+/**
+ * Opens a payment page through the host and says what happened, as a status line for the view: a
+ * link that is not a web address is refused without asking the host (the server's data is not
+ * trusted to be one), and so is a host that declines.
+ */
+export async function openPayment(bridge: HostBridge, url: unknown): Promise<HTMLElement> {
+  try {
+    const r = await bridge.openLink(String(url));
+    return r.isError ? status('The host did not open the payment page; ask the assistant for the link.', 'error') : status('The payment page was opened.');
+  } catch (e) {
+    if (e instanceof UnsafeLink) return status(`The payment link was not opened: ${e.message}. Ask the assistant or the business for the payment page.`, 'error');
+    return status(`Could not open the payment page: ${(e as Error).message}`, 'error');
+  }
 }

@@ -4,7 +4,7 @@
  */
 import { HostBridge, type ToolResult } from './bridge.js';
 import { countdown, h, mount, personZone, status, when } from './dom.js';
-import { failure, serverClock, viewData, type ViewData } from './shared.js';
+import { failure, openPayment, serverClock, viewData, type ViewData } from './shared.js';
 
 let entry: Record<string, any> | null = null;
 let booking: Record<string, any> | null = null;
@@ -65,6 +65,11 @@ async function act(tool: 'usp_waitlist_accept' | 'usp_waitlist_decline'): Promis
   render();
 }
 
+async function pay(url: string): Promise<void> {
+  note = await openPayment(bridge, url);
+  render();
+}
+
 function render(): void {
   if (timer !== undefined) clearTimeout(timer);
   if (!entry) return mount(h('main', {}, note ?? status('Waiting for the waitlist entry…')));
@@ -98,8 +103,8 @@ function render(): void {
   if (booking) {
     const start = Date.parse(booking.slot?.start);
     parts.push(h('h2', {}, 'Booking'), h('p', { 'data-booking-id': booking.id }, `${booking.service_name ?? ''}, ${Number.isNaN(start) ? '' : when(start, zone)}: `, h('span', { class: `badge ${booking.status}`, 'data-booking-state': booking.status }, String(booking.status))));
-    const pay = (booking.actions ?? []).find((a: any) => a.status === 'pending' && a.type === 'payment' && typeof a.continue_url === 'string');
-    if (pay) parts.push(h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'button', 'data-action': 'pay', onclick: () => void bridge.openLink(pay.continue_url) }, 'Pay to confirm')));
+    const payAction = (booking.actions ?? []).find((a: any) => a.status === 'pending' && a.type === 'payment' && typeof a.continue_url === 'string');
+    if (payAction) parts.push(h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'button', 'data-action': 'pay', onclick: () => void pay(payAction.continue_url) }, 'Pay to confirm')));
   }
   if (note) parts.push(note);
   mount(h('main', {}, ...parts));

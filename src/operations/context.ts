@@ -58,6 +58,8 @@ export interface OperationEnv {
   calendarStaleMs?: number;
   /** The dashboard's sign-in: the admin key in a sandbox, the backoff, its log lines and counters. */
   dashboardSignIn?: DashboardSignInEnv;
+  /** The name of a principal's webhook resource, keyed by the business's own secret (./webhook-resource.ts). */
+  webhookResourceUri?: (principal: string) => string;
 }
 
 /** The business's own machinery an admin operation may drive: signing keys, the delivery queue. */

@@ -174,10 +174,11 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   /** The dashboard screen or button this operation serves. */
   dashboard?: DashboardAction;
   /**
-   * The one door that serves this row (the dashboard's sign-in and sign-out forms): the REST door,
-   * the OpenAPI document and MCP leave it out, so it has no JSON route; `rest` names the form's route.
+   * The one door that serves this row (the dashboard's sign-in and sign-out forms; MCP's
+   * `subscriptions/listen`): the REST door, the OpenAPI document and MCP's tools leave it out, so it
+   * has no JSON route; `rest` names the form's route (or the MCP endpoint).
    */
-  onlyDoor?: 'dashboard';
+  onlyDoor?: 'dashboard' | 'mcp_listen';
   /**
    * What the call's log lines show of its raw input (default: the input as sent): a row whose input
    * holds a secret (a password, a session token) or an email names what may be logged instead.

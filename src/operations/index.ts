@@ -1,4 +1,4 @@
-export { OPERATIONS, operationByName, operationForPage, operationForCommand, operationForDashboard, operationForPaymentEvents } from './table.js';
+export { OPERATIONS, listenOperation, operationByName, operationForPage, operationForCommand, operationForDashboard, operationForPaymentEvents } from './table.js';
 export { PAYMENT_EVENT } from './payment-events.js';
 export type { PaymentEvent } from './payment-events.js';
 export type { MoneyView } from './admin/money-view.js';
@@ -58,5 +58,6 @@ export type { OperationEnv, AdminEnv } from './context.js';
 export { serviceTerms, bookingNoShowFee } from './terms.js';
 export type { ServiceTerms, CancelFacts, RescheduleFacts, WindowFacts } from './terms.js';
 export { unknownMemberWarnings } from './unknown-members.js';
+export { WEBHOOK_RESOURCE_PREFIX, loadWebhookResourceKey, webhookResourceNamer } from './webhook-resource.js';
 export { EXTENSIONS, OUR_NAMESPACE, META_WEBHOOK, META_WEBHOOK_RESOURCE, deprecatedNameWarning } from './extensions.js';
 export type { ExtensionCapability } from './extensions.js';

@@ -86,6 +86,8 @@ export interface PipelineDeps {
   onCall?: (call: CallRecord) => void;
   /** Brings the business up to the stored definition before each call (src/operations/live-business.ts). */
   refreshBusiness?: () => Promise<void>;
+  /** Names a principal's webhook resource under the business's key (./webhook-resource.ts). */
+  webhookResourceUri: (principal: string) => string;
 }
 
 interface StoredResult {
@@ -118,6 +120,11 @@ export class Pipeline {
    */
   async recentEvents(principal: string, limit: number): Promise<Record<string, unknown>[]> {
     return this.deps.store.read((tx) => tx.outbox.recentBodies(principal, Math.max(1, Math.min(limit, 100))));
+  }
+
+  /** The webhook resource a platform principal hears its events on (an HMAC under the business's key, never a plain hash). */
+  webhookResourceUri(principal: string): string {
+    return this.deps.webhookResourceUri(principal);
   }
 
   private active = 0;

@@ -32,6 +32,7 @@ import { completeCheckout } from './bookings/complete-checkout.js';
 import { viewBookingPage } from './bookings/view-booking-page.js';
 import { bookingCalendarFile } from './bookings/booking-calendar.js';
 import { stopBookingReminders } from './bookings/stop-booking-reminders.js';
+import { listenForEvents } from './bookings/listen-for-events.js';
 import { calendarFeedFile } from './calendars/calendar-feed-file.js';
 import { getCalendarFeed, rotateCalendarFeed } from './calendars/calendar-feed-admin.js';
 import { listCalendarSync } from './calendars/list-calendar-sync.js';
@@ -81,6 +82,7 @@ export const OPERATIONS: readonly OperationDef[] = [
   viewBookingPage,
   bookingCalendarFile,
   stopBookingReminders,
+  listenForEvents,
   joinWaitlist,
   listWaitlist,
   getWaitlistEntry,
@@ -119,6 +121,11 @@ export function operationForPaymentEvents(): OperationDef {
   const op = OPERATIONS.find((o) => o.paymentEvents === true);
   if (!op) throw new Error('no operation applies payment events');
   return op;
+}
+
+/** The row behind MCP's `subscriptions/listen` in an operation set; undefined when the set has none (the registry role). */
+export function listenOperation(operations: readonly OperationDef[] = OPERATIONS): OperationDef | undefined {
+  return operations.find((o) => o.onlyDoor === 'mcp_listen');
 }
 
 /** The operation behind a dashboard screen or button (its row's `dashboard`). */

@@ -19,6 +19,8 @@ import {
   type OperationEnv,
   dashboardSessionGate,
   dashboardSignInEnv,
+  loadWebhookResourceKey,
+  webhookResourceNamer,
 } from '../operations/index.js';
 import type { OutboxEvent } from '../store/index.js';
 import { openBusiness } from './definition-wiring.js';
@@ -57,7 +59,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   checkMailOptions(opts.mail);
   const { store, live, biz, source } = await openBusiness(opts, log);
   const effective = biz.def;
-  const hub = new SessionHub();
+  // The webhook resources' names are keyed by the business's own secret, kept in its store.
+  const webhookResourceUri = webhookResourceNamer(await loadWebhookResourceKey(store));
+  const hub = new SessionHub(webhookResourceUri);
   // Committed events go through the outbox: the dispatcher is nudged, expands them into signed
   // deliveries and hands each to the MCP sessions when it is due (reminders later, the rest at once).
   let dispatcher: WebhookDispatcher | undefined;
@@ -145,6 +149,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     admin: { rotateSigningKey: (now) => keyring.rotate(now), signingKeys: () => keyring.list(), nudgeDeliveries: () => dispatcher?.nudge() },
     availability: cacheBytes > 0 && !opts.role ? new AvailabilityCache(cacheBytes) : undefined,
     calendarStaleMs: staleMsOf(opts.calendars),
+    webhookResourceUri,
     // The dashboard's sign-in row: its backoff, log lines and counters.
     dashboardSignIn: dashboardSignInEnv({ sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes, log, onEvent: (e) => metrics?.recordAccountEvent(e) }),
   };
@@ -159,6 +164,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     onCommitted: announce,
     env: opts.role?.env ?? adminEnv,
     refreshBusiness: opts.role ? undefined : () => live.refresh(),
+    webhookResourceUri,
     onCall: (call) => {
       metrics?.recordCall(call);
       // A committed call may have written a payment job: the worker looks soon rather than at its next poll.

@@ -159,6 +159,26 @@ describe.skipIf(!HAVE_CHROMIUM)('the booking card (hold, create, get, reschedule
     }
   });
 
+  it('Pay opens only web addresses: a javascript: or data: continue_url is refused with a visible message and never reaches the host', async () => {
+    const q = await call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(4), end_date: day(4) });
+    const input = { service_id: 'svc_massage_60', slot_id: q.structuredContent.slots[0].id, buyer: buyer(8) };
+    const created = await call('usp_bookings_create', input);
+    for (const hostile of ['javascript:alert(document.domain)', 'data:text/html,<script>alert(1)</script>', 'http://pay.example/checkout', 'ftp://pay.example/x']) {
+      const forged = structuredClone(created);
+      const action = forged.structuredContent.booking.actions.find((a: any) => a.type === 'payment' && a.status === 'pending');
+      action.continue_url = hostile;
+      const v = await open('usp_bookings_create', input, forged);
+      try {
+        await v.view.click('button[data-action="pay"]');
+        await v.view.waitForSelector('[role="alert"]');
+        expect(await v.view.textContent('[role="alert"]')).toContain('The payment link was not opened');
+        expect(v.log.links, hostile).toEqual([]);
+      } finally {
+        await v.close();
+      }
+    }
+  });
+
   it('a hold (usp_availability_hold) shows what it keeps: the service and when it starts, and the hold counting down', async () => {
     const q = await call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(5), end_date: day(5) });
     const slot = q.structuredContent.slots[2];
@@ -253,6 +273,38 @@ describe.skipIf(!HAVE_CHROMIUM)('the waitlist card (join, get, decline)', () => 
       expect(v.log.modelContext[0].content[0].text).toContain(booking.id);
     } finally {
       await v.close();
+    }
+  });
+});
+
+describe.skipIf(!HAVE_CHROMIUM)('the waitlist card: its Pay button opens only web addresses', () => {
+  it('an accepted offer whose payment link is javascript: is refused with a visible message; an https one reaches the host', async () => {
+    const q = await call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(10), end_date: day(10) });
+    const created = await call('usp_bookings_create', { service_id: 'svc_massage_60', slot_id: q.structuredContent.slots[0].id, buyer: buyer(9) });
+    const joined = await call('usp_waitlist_join', { service_id: 'svc_yoga_class', buyer: buyer(10) });
+    const withLink = (url: string) => {
+      const r = structuredClone(joined);
+      const booking = structuredClone(created.structuredContent.booking);
+      booking.actions.find((a: any) => a.type === 'payment' && a.status === 'pending').continue_url = url;
+      r.structuredContent.booking = booking;
+      return r;
+    };
+    const hostile = await open('usp_waitlist_join', {}, withLink('javascript:alert(1)'));
+    try {
+      await hostile.view.click('button[data-action="pay"]');
+      await hostile.view.waitForSelector('[role="alert"]');
+      expect(await hostile.view.textContent('[role="alert"]')).toContain('The payment link was not opened');
+      expect(hostile.log.links).toEqual([]);
+    } finally {
+      await hostile.close();
+    }
+    const fine = await open('usp_waitlist_join', {}, withLink('https://pay.example/checkout/1'));
+    try {
+      await fine.view.click('button[data-action="pay"]');
+      await expect.poll(() => fine.log.links).toEqual(['https://pay.example/checkout/1']);
+      await expect.poll(() => fine.view.textContent('main')).toContain('The payment page was opened.');
+    } finally {
+      await fine.close();
     }
   });
 });

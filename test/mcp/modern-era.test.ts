@@ -1,7 +1,9 @@
 /**
  * The stateless 2026-07-28 MCP revision on /mcp (server/discover, per-request envelope): tools work
  * the same, and a platform's events arrive as notifications/resources/updated on the resource named
- * in every result's _meta.usp.webhook_resource, with the event in params.
+ * in every result's _meta.usp.webhook_resource, with the event in params. The listen names its
+ * platform like any privileged call (here in the sandbox, the profile alone, on USP-Agent);
+ * test/mcp/listen-authorization.test.ts refuses it to anyone else.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -11,12 +13,13 @@ describe('the 2026-07-28 era on /mcp', () => {
   let t: TestServer;
   let client: Client;
   const events: any[] = [];
+  const profile = 'https://modern.example/profile.json';
 
   beforeAll(async () => {
     t = await startTestServer();
     client = new Client({ name: 'modern-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     client.setNotificationHandler('notifications/resources/updated', (n: any) => void events.push(n.params));
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { 'USP-Agent': `profile="${profile}"` } } }));
   });
   afterAll(async () => {
     await client.close();
@@ -30,7 +33,6 @@ describe('the 2026-07-28 era on /mcp', () => {
   });
 
   it('a booking made in this era is announced on the principal webhook resource with the event in params', async () => {
-    const profile = 'https://modern.example/profile.json';
     const q: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) } });
     const probe: any = await client.callTool({ name: 'usp_waitlist_list', arguments: { _meta: { usp: { profile } } } });
     const uri = probe._meta['dev.usp-server/webhook_resource'] as string;

@@ -1,8 +1,9 @@
 /**
- * MCP sessions are bounded (Streamable HTTP and legacy SSE): a global cap (503 over it), a cap per
- * client address (429 over it), both with Retry-After and a JSON-RPC error body; and a session the
- * client never came back to after initialize is closed after a short deadline, while one in use
- * stays. Small limits are configured so the test runs in a second.
+ * MCP sessions are bounded (Streamable HTTP and legacy SSE): a cap per client address (429 over it,
+ * with Retry-After and a JSON-RPC error body), and a global cap at which a newcomer takes the place
+ * of the longest-idle session of the address holding the most, so that a few addresses cannot lock
+ * everyone else out; and a session the client never came back to after initialize is closed after
+ * a short deadline, while one in use stays. Small limits are configured so the test runs in a second.
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { silentLogger } from '../../src/operations/index.js';
@@ -29,10 +30,10 @@ async function initialize(url: string, headers: Record<string, string> = {}): Pr
   return res;
 }
 
-async function listTools(url: string, sid: string): Promise<number> {
+async function listTools(url: string, sid: string, headers: Record<string, string> = {}): Promise<number> {
   const res = await fetch(`${url}/mcp`, {
     method: 'POST',
-    headers: { ...MCP_HEADERS, 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-06-18' },
+    headers: { ...MCP_HEADERS, ...headers, 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-06-18' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
   });
   await res.text();
@@ -40,16 +41,46 @@ async function listTools(url: string, sid: string): Promise<number> {
 }
 
 describe('session caps', () => {
-  test('over the global cap, initialize answers 503 with Retry-After and a JSON-RPC error naming too_many_sessions', async () => {
+  test('addresses that fill the global cap do not lock others out: a newcomer gets a session and the heaviest address loses its longest-idle one', async () => {
+    const url = await start({ maxSessions: 10, maxSessionsPerAddress: 5 }, true);
+    const from = (a: string) => ({ 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': a });
+    const open = async (a: string) => {
+      const res = await initialize(url, from(a));
+      expect(res.status).toBe(200);
+      await new Promise((r) => setTimeout(r, 5));
+      return res.headers.get('mcp-session-id')!;
+    };
+    const heavy: string[] = [];
+    for (let i = 0; i < 5; i++) heavy.push(await open('198.51.100.1'));
+    const middle: string[] = [];
+    for (let i = 0; i < 3; i++) middle.push(await open('198.51.100.2'));
+    const light = [await open('198.51.100.3'), await open('198.51.100.3')];
+    // The heavy address's first session is used again: its second is now the one idle the longest.
+    expect(await listTools(url, heavy[0], from('198.51.100.1'))).toBe(200);
+    for (const newcomer of ['198.51.100.4', '203.0.113.9']) {
+      const res = await initialize(url, from(newcomer));
+      expect(res.status, `a newcomer from ${newcomer} when the server is full`).toBe(200);
+      expect(await listTools(url, res.headers.get('mcp-session-id')!, from(newcomer))).toBe(200);
+    }
+    // The heavy address (5, then 4, still the heaviest) gave way twice, its idlest sessions first.
+    expect(await listTools(url, heavy[1], from('198.51.100.1'))).toBe(404);
+    expect(await listTools(url, heavy[2], from('198.51.100.1'))).toBe(404);
+    for (const sid of [heavy[0], heavy[3], heavy[4], ...middle, ...light]) expect(await listTools(url, sid, from('198.51.100.9'))).toBe(200);
+  });
+
+  test('without client addresses (in-process) the longest-idle session gives way at the cap', async () => {
     const url = await start({ maxSessions: 3, maxSessionsPerAddress: 10 });
-    for (let i = 0; i < 3; i++) expect((await initialize(url)).status).toBe(200);
+    const sids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      sids.push((await initialize(url)).headers.get('mcp-session-id')!);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(await listTools(url, sids[0])).toBe(200);
     const res = await fetch(`${url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: INIT });
-    expect(res.status).toBe(503);
-    expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    const body: any = await res.json();
-    expect(body.jsonrpc).toBe('2.0');
-    expect(body.error.code).toBe(-32009);
-    expect(body.error.data.code).toBe('too_many_sessions');
+    expect(res.status).toBe(200);
+    expect(await listTools(url, sids[1])).toBe(404);
+    expect(await listTools(url, sids[0])).toBe(200);
+    expect(await listTools(url, sids[2])).toBe(200);
   });
 
   test('over the per-address cap, initialize answers 429 (rate_limited, -32007); another address still gets a session', async () => {
@@ -65,12 +96,18 @@ describe('session caps', () => {
     expect((await initialize(url, from('198.51.100.2'))).status).toBe(200);
   });
 
-  test('the legacy SSE endpoint counts against the same cap', async () => {
+  test('the legacy SSE endpoint counts against the same cap: a full server closes an idle SSE session for a newcomer', async () => {
     const url = await start({ maxSessions: 1, maxSessionsPerAddress: 10 });
     const ctrl = new AbortController();
     const sse = await fetch(`${url}/sse`, { signal: ctrl.signal });
     expect(sse.status).toBe(200);
-    expect((await initialize(url)).status).toBe(503);
+    const reader = sse.body!.getReader();
+    await reader.read(); // the endpoint event
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await initialize(url)).status).toBe(200);
+    // The SSE session gave way: its stream ends.
+    let done = false;
+    while (!done) done = (await reader.read()).done;
     ctrl.abort();
   });
 });
@@ -90,8 +127,9 @@ describe('sessions never used after initialize are reaped', () => {
     const url = await start({ maxSessions: 2, unusedSessionTimeoutMs: 200 });
     expect((await initialize(url)).status).toBe(200);
     expect((await initialize(url)).status).toBe(200);
-    expect((await initialize(url)).status).toBe(503);
+    expect(server!.hub.size).toBe(2);
     await new Promise((r) => setTimeout(r, 700));
+    expect(server!.hub.size).toBe(0);
     expect((await initialize(url)).status).toBe(200);
   });
 });

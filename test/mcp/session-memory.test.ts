@@ -77,7 +77,7 @@ describe('an idle session holds no routing state until it acts', () => {
         registered.push(s);
         return super.register(s);
       }
-    })();
+    })((p: string) => `usp://webhooks/${p}`);
     const door = createMcpHttp(deps(), hub);
     try {
       for (let i = 0; i < 2; i++) {

@@ -9,7 +9,6 @@
  * host's (src/server/host.ts), which answers for this door in JSON-RPC too.
  */
 import { randomUUID } from 'node:crypto';
-import { webhookResourceUri } from './webhook-resource.js';
 import { Hono, type Context } from 'hono';
 import {
   DEFAULT_MAX_REQUEST_BODY_SIZE,
@@ -30,6 +29,8 @@ import type { NotifiableSession, SessionHub } from './hub.js';
 import { createMcpServer, type McpDoorDeps } from './server.js';
 import { guardSend, restoreInResponse, withDataCode } from './wire-fix.js';
 import { withTokenStatus } from './http-status.js';
+import { refusedListen } from './listen.js';
+import { sessionToEvict } from './session-cap.js';
 import { rateLimitFields } from '../../security/index.js';
 
 export interface McpHttpOptions {
@@ -37,7 +38,7 @@ export interface McpHttpOptions {
   idleTimeoutMs?: number;
   /** A session the client never came back to after initialize is closed after this. Default 60 s. */
   unusedSessionTimeoutMs?: number;
-  /** Most sessions open at once (Streamable HTTP and SSE); over it, 503. Default 1000. */
+  /** Most sessions open at once (Streamable HTTP and SSE); at it, a newcomer takes the place of the longest-idle session of the address holding the most. Default 1000. */
   maxSessions?: number;
   /** Most sessions open at once from one client address; over it, 429. Default 100. */
   maxSessionsPerAddress?: number;
@@ -87,6 +88,8 @@ class LiveSession implements NotifiableSession {
   subscriptions?: Set<string>;
   catalogSubscriber = false;
   lastSeen = Date.now();
+  /** Streamable HTTP POSTs of this session being answered right now (such a session is never evicted). */
+  busy = 0;
   /** The client came back after initialize (a follow-up request or the GET stream). */
   used = false;
   server!: Server;
@@ -136,36 +139,43 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_SESSION_LIMITS.idleTimeoutMs,
   };
   const addressOf = (c: Context) => opts.clientAddress?.(c);
-  /** Over a cap: 503 when the server is full, 429 when this address holds too many; both say when to retry. */
-  const overCap = (address: string | undefined): Response | null => {
-    if (sessions.size >= limits.maxSessions) {
-      return jsonRpcErrorResponse(
-        503,
-        new ProtocolError(
-          'service_unavailable',
-          `This server has the most MCP sessions it keeps open (${limits.maxSessions}); retry later or end an unused session (DELETE /mcp).`,
-          {
+  /**
+   * Room for a new session from `address`: 429 when this address holds its most already; when the
+   * server holds its most, the longest-idle session of the heaviest address is closed to make room
+   * (./session-cap.ts), and 503 only if there is none to close (every one answering a request).
+   */
+  const admit = async (address: string | undefined): Promise<Response | null> => {
+    if (address !== undefined) {
+      let mine = 0;
+      for (const s of sessions.values()) if (s.address === address) mine++;
+      if (mine >= limits.maxSessionsPerAddress) {
+        return jsonRpcErrorResponse(
+          429,
+          new ProtocolError(
+            'rate_limited',
+            `Your address has the most MCP sessions one client may keep open (${limits.maxSessionsPerAddress}); reuse or end one (DELETE /mcp) before opening another.`,
+            {
+              detailCode: 'too_many_sessions_from_address',
+              retryAfter: 60,
+            },
+          ),
+        );
+      }
+    }
+    while (sessions.size >= limits.maxSessions) {
+      const victim = sessionToEvict(sessions.values());
+      if (!victim) {
+        return jsonRpcErrorResponse(
+          503,
+          new ProtocolError('service_unavailable', `This server has the most MCP sessions it keeps open (${limits.maxSessions}), each answering a request; retry shortly.`, {
             detailCode: 'too_many_sessions',
             retryAfter: 60,
-          },
-        ),
-      );
+          }),
+        );
+      }
+      await victim.close();
     }
-    if (address === undefined) return null;
-    let mine = 0;
-    for (const s of sessions.values()) if (s.address === address) mine++;
-    if (mine < limits.maxSessionsPerAddress) return null;
-    return jsonRpcErrorResponse(
-      429,
-      new ProtocolError(
-        'rate_limited',
-        `Your address has the most MCP sessions one client may keep open (${limits.maxSessionsPerAddress}); reuse or end one (DELETE /mcp) before opening another.`,
-        {
-          detailCode: 'too_many_sessions_from_address',
-          retryAfter: 60,
-        },
-      ),
-    );
+    return null;
   };
 
   // 2026-07-28 era: one server per request, events on a subscriptions/listen stream.
@@ -174,7 +184,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     if (!principal) return;
     modern.bus.publish({
       kind: 'resource_updated',
-      uri: webhookResourceUri(principal),
+      uri: deps.pipeline.webhookResourceUri(principal),
       params: { ...payload, _meta: { [META_WEBHOOK]: payload, [FORMER_META_WEBHOOK]: payload } } as never,
     });
   });
@@ -201,8 +211,12 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     // bearer keys are checked below the door, the same as on REST), and its parse is handed to the
     // SDK, which would otherwise read it twice more (the era check and the transport).
     const { req, parsedBody, authInfo } = await readPost(c.req.raw, addressOf(c), (c.env as { mcpBody?: McpBody } | undefined)?.mcpBody);
-    if (!(await isLegacyRequest(req, parsedBody)))
+    if (!(await isLegacyRequest(req, parsedBody))) {
+      // A listen naming a webhook resource is the pipeline's to allow first: the SDK would serve anyone.
+      const refused = await refusedListen(deps, parsedBody, authInfo.extra?.evidence as HttpEvidence | undefined);
+      if (refused) return withRateLimit(refused, authInfo);
       return withRateLimit(await withTokenStatus(await restoreInResponse(await modern.fetch(req, { authInfo, parsedBody }))), authInfo);
+    }
 
     const sid = req.headers.get('mcp-session-id');
     if (sid) {
@@ -210,7 +224,16 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
       if (!live) return jsonError(404, -32001, 'Session not found; initialize a new session.', 'session_not_found');
       live.lastSeen = Date.now();
       live.used = true;
-      const res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req, { authInfo, parsedBody });
+      // A POST is answered within this await (JSON responses): while it runs, the session is not idle.
+      const post = req.method === 'POST';
+      if (post) live.busy++;
+      let res: Response;
+      try {
+        res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req, { authInfo, parsedBody });
+      } finally {
+        if (post) live.busy--;
+        live.lastSeen = Date.now();
+      }
       if (req.method === 'GET' && res.ok && live.queue) {
         const pending = live.queue;
         live.queue = null;
@@ -220,7 +243,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     }
     if (req.method !== 'POST') return jsonError(400, -32600, 'Missing Mcp-Session-Id header.');
     const address = addressOf(c);
-    const full = overCap(address);
+    const full = await admit(address);
     if (full) return full;
     const id = randomUUID();
     // Responses to POSTs go out as one application/json body (the Streamable HTTP spec lets the
@@ -236,7 +259,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
   // Legacy HTTP+SSE (2024-11-05 transport): GET /sse opens the stream, POST /messages?sessionId= carries requests.
   app.get('/sse', async (c) => {
     const address = addressOf(c);
-    const full = overCap(address);
+    const full = await admit(address);
     if (full) return full;
     const transport = new SseTransport(`/messages`);
     const live = await openSession(transport.sessionId, transport, address, 0, null);

@@ -3,8 +3,6 @@
  * platform principal receives that principal's booking and waitlist events as `usp_webhook`
  * JSON-RPC notifications. Sessions register here; the composition root feeds committed events in.
  */
-import { webhookResourceUri } from './webhook-resource.js';
-
 /**
  * What routes events to one session. The sets are created on first use: most sessions never hold
  * a member of some of them, and an idle session should cost little (a thousand may be open).
@@ -25,6 +23,9 @@ export interface NotifiableSession {
 export class SessionHub {
   private readonly sessions = new Map<string, NotifiableSession>();
   private readonly modernListeners = new Set<(principal: string | null, payload: Record<string, unknown>) => void>();
+
+  /** `webhookResourceUri` names a principal's webhook resource (keyed by the business's secret; the pipeline's). */
+  constructor(private readonly webhookResourceUri: (principal: string) => string) {}
 
   register(s: NotifiableSession): () => void {
     this.sessions.set(s.id, s);
@@ -56,7 +57,7 @@ export class SessionHub {
         if (wanted) s.notify('usp_webhook', payload);
         // Clients that keep only resources/updated (the Python SDK drops usp_webhook) then read the resource.
         if (actsFor && s.subscriptions && s.subscriptions.size > 0) {
-          const uri = webhookResourceUri(e.principal!);
+          const uri = this.webhookResourceUri(e.principal!);
           if (s.subscriptions.has(uri)) s.notify('notifications/resources/updated', { uri });
         }
       }

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { ProtocolError as SdkProtocolError, Server } from '@modelcontextprotocol/server';
 import {
   META_WEBHOOK_RESOURCE,
+  WEBHOOK_RESOURCE_PREFIX,
   ProtocolError,
   callerCorrelationId,
   deprecatedNameWarning,
@@ -23,7 +24,6 @@ import { errorSentence, toJsonRpcError } from './errors.js';
 import type { NotifiableSession } from './hub.js';
 import { summarize } from './summary.js';
 import { summarizeRegistry } from './registry-summary.js';
-import { WEBHOOK_RESOURCE_PREFIX, webhookResourceUri } from './webhook-resource.js';
 import { metaMembers, mcpTools } from './tools.js';
 import { VIEW_RESOURCES, ViewNotBuilt, readView, viewByUri } from './app-views.js';
 import { META_VIEW, viewData } from './view-data.js';
@@ -125,7 +125,7 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
     const uri = String((request.params as { uri?: unknown }).uri ?? '');
     const view = viewByUri(uri);
     if (view) return readViewOrFail(view) as never;
-    const principal = session?.principals && uri.startsWith(WEBHOOK_RESOURCE_PREFIX) ? [...session.principals].find((p) => webhookResourceUri(p) === uri) : undefined;
+    const principal = session?.principals && uri.startsWith(WEBHOOK_RESOURCE_PREFIX) ? [...session.principals].find((p) => deps.pipeline.webhookResourceUri(p) === uri) : undefined;
     if (!principal) throw resourceNotFound(uri, session !== null);
     // From the store's outbox, so the answer is the same whichever process (or door) delivered the events.
     const events = await deps.pipeline.recentEvents(principal, WEBHOOK_RESOURCE_EVENTS);
@@ -253,7 +253,7 @@ export async function callTool(
   const structuredContent = { usp: res.usp, ...res.data, messages };
   const uspMeta: Record<string, unknown> = { correlation_id: correlationId };
   // Ours, so under our key; `_meta.usp.webhook_resource` (the spec's namespace) is kept one release, deprecated.
-  const webhookResource = res.caller.principal && !res.caller.business ? webhookResourceUri(res.caller.principal) : undefined;
+  const webhookResource = res.caller.principal && !res.caller.business ? deps.pipeline.webhookResourceUri(res.caller.principal) : undefined;
   if (webhookResource) uspMeta.webhook_resource = webhookResource;
   if (generatedKey) uspMeta.idempotency_key = generatedKey;
   const biz = deps.pipeline.business;
@@ -286,13 +286,13 @@ function withIgnoredMembers(err: ProtocolError, op: OperationDef, input: Record<
 }
 
 /** `_meta.usp.correlation_id` as sent, read leniently: even a call refused for its metadata answers with it. */
-function sentCorrelationId(args: unknown): string | undefined {
+export function sentCorrelationId(args: unknown): string | undefined {
   const meta = args && typeof args === 'object' ? (args as { _meta?: unknown })._meta : undefined;
   const usp = meta && typeof meta === 'object' ? (meta as { usp?: unknown }).usp : undefined;
   return usp && typeof usp === 'object' ? callerCorrelationId((usp as { correlation_id?: unknown }).correlation_id) : undefined;
 }
 
-interface UspMeta {
+export interface UspMeta {
   profile?: string;
   idempotency_key?: string;
   if_match?: string;
@@ -308,7 +308,7 @@ function localeOf(raw: unknown): string | undefined {
   return typeof v === 'string' && v.length <= 100 ? v : undefined;
 }
 
-function readMeta(raw: unknown, allowed: readonly string[]): UspMeta {
+export function readMeta(raw: unknown, allowed: readonly string[]): UspMeta {
   if (raw === undefined) return {};
   const bad = (field: string, message: string) => new ProtocolError('invalid_request', `${field}: ${message}`, { errors: [{ field, message }] });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('_meta', 'must be an object');

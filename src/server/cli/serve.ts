@@ -68,7 +68,8 @@ ${CALENDAR_HELP}
   --max-connections N         most connections at once (default 1000); at it a newcomer replaces the connection
                               idle the longest, or is closed when all are busy; from 90 % on, connections idle 1 s are closed
   --max-connections-per-address N  most connections one client address holds (default 100; a trusted proxy is not capped)
-  --mcp-max-sessions N        MCP sessions open at once; over it initialize gets 503 (default 1000)
+  --mcp-max-sessions N        MCP sessions open at once; at it, a newcomer replaces the longest-idle
+                              session of the address holding the most (default 1000)
   --mcp-max-sessions-per-address N  MCP sessions one client address may hold; over it 429 (default 100)
   --mcp-unused-session-timeout SECONDS  close a session the client never came back to after initialize (default 60)
 
