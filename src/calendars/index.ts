@@ -6,7 +6,7 @@ export { CalendarPoller } from './poller.js';
 export type { CalendarPollerOptions, FeedPollResult } from './poller.js';
 export { CalendarPushWorker, isPushedUid, pushedUid } from './push-worker.js';
 export type { PushWorkerOptions } from './push-worker.js';
-export { basicAuth, calendarFeeds, fetchableUrl } from './sources.js';
+export { SecretEnvRefused, basicAuth, calendarFeeds, fetchableUrl } from './sources.js';
 export type { CalendarFeed } from './sources.js';
 export { calendarHealth } from './health.js';
 export type { CalendarHealth, StaleCalendar } from './health.js';
