@@ -27,6 +27,7 @@ const calendarUrl = () =>
   z
     .string()
     .trim()
+    .max(2000, 'must be at most 2000 characters')
     .refine((u) => URL.canParse(u) && ['https:', 'http:', 'webcal:'].includes(new URL(u).protocol), 'must be an absolute https (or webcal) URL')
     .refine((u) => !URL.canParse(u) || (new URL(u).username === '' && new URL(u).password === ''), 'must not carry credentials (use username and password_env)');
 
