@@ -9,7 +9,8 @@ import ical from 'node-ical';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookingCalendar } from '../../src/domain/index.js';
 import { radicaleInstalled, startRadicale, type Radicale } from '../support/radicale.js';
-import { ADMIN_KEY, startTestServer, type TestServer } from '../support/server.js';
+import { ADMIN_KEY, day, startTestServer, type TestServer } from '../support/server.js';
+import { startSmtpSink } from '../support/smtp-sink.js';
 import { CALDAV_SECRET_ENV, calendar, calendarBusiness, DST_NOW, startFeedServer, type FeedServer } from './fixtures.js';
 
 const hasRadicale = radicaleInstalled();
@@ -99,6 +100,39 @@ describe.skipIf(!hasRadicale)('a buyer name with bare carriage returns cannot in
     const res = await fetch(`${t.url}${u.pathname}${u.search}`);
     expect(res.status).toBe(200);
     expectOneEscapedEvent(await res.text());
+  });
+});
+
+describe('the mailed invitation of a booking by such a buyer', () => {
+  it('carries one VEVENT whose one ATTENDEE is the buyer, with the name as its CN and nothing injected', async () => {
+    const sink = await startSmtpSink();
+    const s = await startTestServer({ mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false } });
+    try {
+      const q = await s.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
+      const r = await s.call('POST', '/bookings', {
+        service_id: 'svc_haircut',
+        slot_id: q.body.slots[0].id,
+        buyer: { first_name: INJECTED_FIRST, last_name: INJECTED_LAST, email: 'eve@example.com' },
+      });
+      expect(r.status).toBe(201);
+      await s.server.mailWorker!.tick();
+      const [mail] = sink.to('eve@example.com');
+      const part = mail.attachments.find((p) => p.contentType === 'text/calendar');
+      expect(part, 'a text/calendar part').toBeDefined();
+      const text = part!.content.toString('utf8');
+      const events = icalJsEvents(text);
+      expect(events).toHaveLength(1);
+      expect(events[0].props.filter((p) => p === 'attendee')).toHaveLength(1);
+      expect(events[0].props.filter((p) => ['transp', 'x-injected', 'x-separator', 'x-nel', 'x-vt'].includes(p))).toEqual([]);
+      const root = new ICAL.Component(ICAL.parse(text) as any);
+      const attendee = root.getFirstSubcomponent('vevent')!.getFirstProperty('attendee')!;
+      expect(attendee.getFirstValue()).toBe('mailto:eve@example.com');
+      expect(String(attendee.getParameter('cn'))).toContain('ATTENDEE:mailto:thief@example.com');
+      expect(text.split(/\r\n|\r|\n/).filter((l) => l === 'BEGIN:VEVENT')).toHaveLength(1);
+    } finally {
+      await s.close();
+      await sink.close();
+    }
   });
 });
 
