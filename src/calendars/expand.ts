@@ -20,10 +20,34 @@ export interface ExpandOptions {
   ignoreUids?: (uid: string) => boolean;
   /** Occurrences read per recurring event at most (a rule without end is cut at toMs anyway). */
   maxOccurrences?: number;
+  /** Events (VEVENT components, overridden instances included) a calendar may hold; more is refused before parsing. */
+  maxEvents?: number;
 }
 
 /** The feed is not an iCalendar object this server can read. */
 export class MalformedCalendar extends Error {}
+
+/** The feed holds more events than a calendar may (`maxEvents`): refused whole, before it is parsed. */
+export class TooManyEvents extends Error {
+  constructor(
+    readonly count: number,
+    readonly limit: number,
+  ) {
+    super(`the calendar holds ${count} events, more than the ${limit} a calendar may hold (--calendar-max-events): not read`);
+  }
+}
+
+/** The VEVENTs of iCalendar texts, counted on their unfolded lines without parsing them. */
+export function countEvents(texts: readonly string[]): number {
+  let n = 0;
+  const begin = /^BEGIN:VEVENT[ \t]*\r?$/gim;
+  for (const text of texts) {
+    const unfolded = text.replace(/\r?\n[ \t]/g, '');
+    begin.lastIndex = 0;
+    while (begin.exec(unfolded)) n++;
+  }
+  return n;
+}
 
 type Time = InstanceType<typeof ICAL.Time>;
 
@@ -61,7 +85,12 @@ function components(texts: readonly string[]): Array<InstanceType<typeof ICAL.Co
 
 /** Busy intervals, sorted and merged where they overlap or touch. */
 export function expandBusy(texts: string | readonly string[], o: ExpandOptions): BusyInterval[] {
-  const cals = components(typeof texts === 'string' ? [texts] : texts);
+  const list = typeof texts === 'string' ? [texts] : texts;
+  if (o.maxEvents !== undefined) {
+    const count = countEvents(list);
+    if (count > o.maxEvents) throw new TooManyEvents(count, o.maxEvents);
+  }
+  const cals = components(list);
   const limit = o.maxOccurrences ?? 5000;
   const registered: string[] = [];
   const out: BusyInterval[] = [];

@@ -13,10 +13,16 @@ export interface FetchLimits {
   maxBytes: number;
   /** Default 30 s for the whole answer: a body that never ends is cut off. */
   timeoutMs: number;
+  /**
+   * Default 10,000 (`--calendar-max-events`): a calendar holding more events is refused whole (not
+   * read, its last busy times kept, the failure on its state and in the health), since reading it
+   * costs memory in proportion, and a cut list would free time that is busy.
+   */
+  maxEvents: number;
   lookup?: (host: string) => Promise<string[]>;
 }
 
-export const DEFAULT_FETCH_LIMITS: FetchLimits = { allowLoopback: false, maxBytes: 10 * 1024 * 1024, timeoutMs: 30_000 };
+export const DEFAULT_FETCH_LIMITS: FetchLimits = { allowLoopback: false, maxBytes: 10 * 1024 * 1024, timeoutMs: 30_000, maxEvents: 10_000 };
 
 const USER_AGENT = 'usp-server calendar sync';
 

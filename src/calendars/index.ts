@@ -1,4 +1,4 @@
-export { expandBusy, mergeIntervals, subtractIntervals, MalformedCalendar } from './expand.js';
+export { countEvents, expandBusy, mergeIntervals, subtractIntervals, MalformedCalendar, TooManyEvents } from './expand.js';
 export type { ExpandOptions } from './expand.js';
 export { DEFAULT_FETCH_LIMITS, FeedRefused, fetchCaldav, fetchIcs, pinnedFetch } from './fetch.js';
 export type { FetchLimits, FetchResult } from './fetch.js';
@@ -6,7 +6,7 @@ export { CalendarPoller } from './poller.js';
 export type { CalendarPollerOptions, FeedPollResult } from './poller.js';
 export { CalendarPushWorker, isPushedUid, pushedUid } from './push-worker.js';
 export type { PushWorkerOptions } from './push-worker.js';
-export { basicAuth, calendarFeeds, fetchableUrl } from './sources.js';
+export { SecretEnvRefused, basicAuth, calendarFeeds, fetchableUrl } from './sources.js';
 export type { CalendarFeed } from './sources.js';
 export { calendarHealth } from './health.js';
 export type { CalendarHealth, StaleCalendar } from './health.js';

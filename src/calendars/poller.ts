@@ -132,7 +132,7 @@ export class CalendarPoller {
         await this.o.store.transaction((tx) => tx.calendars.putFeedState({ ...state, last_attempt_ms: now, last_ok_ms: now, last_error: null }));
         return { feed: feed.key, resource_id: feed.resourceId, outcome: 'unchanged', busy: state.busy_count };
       }
-      const busy = expandBusy(fetched.texts, { zone: this.o.zone, fromMs, toMs, ignoreUids: this.o.ignoreUids });
+      const busy = expandBusy(fetched.texts, { zone: this.o.zone, fromMs, toMs, ignoreUids: this.o.ignoreUids, maxEvents: this.limits.maxEvents });
       const changed = await this.o.store.transaction(async (tx) => {
         await tx.lock([`resource:${feed.resourceId}`]);
         const taken = (await tx.claims.active([feed.resourceId], fromMs, toMs, now))

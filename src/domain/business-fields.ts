@@ -5,6 +5,7 @@
  */
 import { DateTime, Duration, IANAZone } from 'luxon';
 import { z } from 'zod';
+import { hasControlCharacter } from './plain-text.js';
 
 // ---------------------------------------------------------------------------------------------
 // Documentation registry (feeds the emitted JSON Schema; a registry of our own, not zod's global
@@ -62,7 +63,28 @@ export function isHttpUrl(value: string): boolean {
 
 export const idString = () => z.string().regex(ID_RE, 'must be 1-128 characters: letters, digits, ".", "_", ":" or "-", starting with a letter or digit');
 
-export const nonEmpty = () => z.string().trim().min(1, 'must not be empty');
+/** The longest name the business gives anything (itself, a service, a resource, a location, a tag). */
+export const NAME_MAX = 200;
+/** The longest short free text (an address, instructions, a reason, a title). */
+export const TEXT_MAX = 2000;
+/** The longest long text (a description, a translation of one). */
+export const LONG_TEXT_MAX = 20_000;
+
+/**
+ * A name the business sets (itself, a service, a resource, a location, a label): one line of at most
+ * NAME_MAX characters, trimmed, not empty, with no line break or other control character, since it
+ * is written into calendars, mail headers and pages as one line.
+ */
+export const nameText = () =>
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(NAME_MAX, `must be at most ${NAME_MAX} characters`)
+    .refine((v) => !hasControlCharacter(v), 'must be one line without control characters (no line breaks, tabs or other control characters)');
+
+/** Free text the business writes (line breaks allowed), at most `max` characters. */
+export const freeText = (max = TEXT_MAX) => z.string().max(max, `must be at most ${max} characters`);
 
 /** An ISO 8601 duration such as "PT45M" or "P30D"; `positive` rejects zero-length durations. */
 export const isoDuration = (description: string, positive = false) =>
@@ -105,6 +127,7 @@ export const httpUrl = (description: string) =>
   doc(
     z
       .string()
+      .max(TEXT_MAX, `must be at most ${TEXT_MAX} characters`)
       .regex(HTTP_URL_RE, 'must be an absolute http(s) URL')
       .refine((v) => !HTTP_URL_RE.test(v) || isHttpUrl(v), 'must be an absolute http(s) URL'),
     description,

@@ -20,7 +20,9 @@ import {
   minutesOf,
   isHttpUrl,
   idString,
-  nonEmpty,
+  nameText,
+  freeText,
+  LONG_TEXT_MAX,
   isoDuration,
   openingTime,
   closingTime,
@@ -91,7 +93,7 @@ const DatedExceptionSchema = doc(
     .strictObject({
       date: doc(localDate(), 'Local date YYYY-MM-DD.'),
       hours: doc(z.array(LocalIntervalSchema), 'Hours on that date, replacing the weekly hours; [] closes the whole day.'),
-      reason: z.string().optional(),
+      reason: freeText().optional(),
     })
     .superRefine((v, ctx) => checkNoOverlap(v.hours, ctx, ['hours'])),
   { id: 'DatedException', description: 'A dated override of the weekly schedule.' },
@@ -102,7 +104,7 @@ const TimeOffSchema = doc(
     .strictObject({
       start: instant('First instant of the absence'),
       end: instant('End of the absence (exclusive)'),
-      reason: z.string().optional(),
+      reason: freeText().optional(),
     })
     .superRefine((v, ctx) => {
       const start = DateTime.fromISO(v.start, { setZone: true });
@@ -118,8 +120,8 @@ const TimeOffSchema = doc(
 const LocationSchema = doc(
   z.strictObject({
     id: doc(idString(), 'Location id, unique among the business locations.'),
-    name: nonEmpty(),
-    address: z.string().optional(),
+    name: nameText(),
+    address: freeText().optional(),
     coordinates: z
       .strictObject({
         lat: z.number().min(-90).max(90),
@@ -137,7 +139,7 @@ const ResourceSchema = doc(
     .strictObject({
       id: doc(idString(), 'Resource id, unique among the resources.'),
       type: doc(resourceType(), 'What kind of resource this is.'),
-      name: nonEmpty(),
+      name: nameText(),
       location_id: doc(idString(), 'Id of the business location the resource belongs to.').optional(),
       schedule: WeeklyHoursSchema,
       exceptions: z.array(DatedExceptionSchema).optional(),
@@ -222,9 +224,9 @@ const PricingSchema = doc(
 const ChannelSchema = doc(
   z.strictObject({
     type: z.enum(['at_business_location', 'at_buyer_location', 'virtual', 'phone', 'hybrid']),
-    virtual_provider: z.string().optional(),
-    instructions: z.string().optional(),
-    service_area: doc(z.string(), 'Free-text description of the area served (buyer-location services).').optional(),
+    virtual_provider: freeText(200).optional(),
+    instructions: freeText().optional(),
+    service_area: doc(freeText(), 'Free-text description of the area served (buyer-location services).').optional(),
   }),
   { id: 'Channel', description: 'Where or how the service is delivered.' },
 );
@@ -285,7 +287,7 @@ const RequirementSchema = doc(
   z
     .strictObject({
       type: doc(resourceType(), 'Kind of resource required.'),
-      name: doc(z.string(), 'Label shown to the buyer, e.g. "Stylist".').optional(),
+      name: doc(nameText(), 'Label shown to the buyer, e.g. "Stylist".').optional(),
       selectable: doc(z.boolean(), 'Whether the buyer may choose which resource.').optional(),
       resource_ids: doc(z.array(idString()).min(1, 'must list at least one resource'), 'Ids of the resources (of `type`) that can fill this requirement.'),
     })
@@ -300,9 +302,12 @@ const RequirementSchema = doc(
 
 const ServiceObject = z.strictObject({
   id: doc(idString(), 'Service id, unique among the services.'),
-  name: nonEmpty(),
+  name: nameText(),
   type: doc(
-    z.string().regex(SERVICE_TYPE_RE, 'must be appointment, group, reservation, rental, field_service or a reverse-domain vertical such as "com.example.lessons"'),
+    z
+      .string()
+      .max(200, 'must be at most 200 characters')
+      .regex(SERVICE_TYPE_RE, 'must be appointment, group, reservation, rental, field_service or a reverse-domain vertical such as "com.example.lessons"'),
     'Service vertical.',
   ),
   status: z.enum(['active', 'suspended', 'archived']).optional(),
@@ -313,13 +318,16 @@ const ServiceObject = z.strictObject({
   channel: ChannelSchema,
   policies: PoliciesSchema,
   capacity: CapacitySchema.optional(),
-  provider: z.strictObject({ name: nonEmpty(), url: httpUrl('Business website.').optional(), links: z.array(LinkSchema).optional() }).optional(),
+  provider: z.strictObject({ name: nameText(), url: httpUrl('Business website.').optional(), links: z.array(LinkSchema).optional() }).optional(),
   media: z.array(MediaSchema).optional(),
   rating: RatingSchema.optional(),
-  handle: doc(z.string().regex(HANDLE_RE, 'must be a lowercase slug such as "womens-haircut"'), 'URL-friendly slug.').optional(),
+  handle: doc(z.string().max(200, 'must be at most 200 characters').regex(HANDLE_RE, 'must be a lowercase slug such as "womens-haircut"'), 'URL-friendly slug.').optional(),
   url: httpUrl('Canonical page of the service.').optional(),
-  tags: z.array(nonEmpty()).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  tags: z.array(nameText()).optional(),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .refine((m) => JSON.stringify(m).length <= LONG_TEXT_MAX, `must be at most ${LONG_TEXT_MAX} characters as JSON`)
+    .optional(),
   links: z.array(LinkSchema).optional(),
   localized: LocalizedSchema.optional(),
   requirements: doc(z.array(RequirementSchema), 'Resources needed to deliver the service; [] means the service is its own resource (then `hours` is required).'),
@@ -373,6 +381,7 @@ const SettingsSchema = doc(
       checkout_url_template: doc(
         z
           .string()
+          .max(2000, 'must be at most 2000 characters')
           .refine((v) => isHttpUrl(v.replaceAll('{booking_id}', 'b').replaceAll('{action_id}', 'a')), 'must be an absolute http(s) URL (placeholders {booking_id}, {action_id})'),
         'Checkout page template; {booking_id} and {action_id} are replaced.',
       ).optional(),
@@ -384,7 +393,7 @@ const SettingsSchema = doc(
 const BusinessSchema = doc(
   z.strictObject({
     id: doc(idString(), 'Business id.'),
-    name: nonEmpty(),
+    name: nameText(),
     timezone: timeZone(),
     currency: currencyCode('Operating currency (ISO 4217); every service is priced in it.'),
     locale: doc(
@@ -407,7 +416,7 @@ const BusinessSchema = doc(
 
 /** The business file as a whole: the one written shape of a business (the types below are inferred from it). */
 export const BusinessFileSchema = z.strictObject({
-  $schema: doc(z.string(), 'Reference to this JSON Schema, for editors; ignored by the server.').optional(),
+  $schema: doc(z.string().max(2000), 'Reference to this JSON Schema, for editors; ignored by the server.').optional(),
   business: BusinessSchema,
   settings: SettingsSchema,
   resources: doc(z.array(ResourceSchema), 'Staff, rooms and equipment.'),

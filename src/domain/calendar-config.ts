@@ -3,16 +3,31 @@
  * secret address Google, Outlook and Apple publish for a calendar) or a CalDAV calendar collection,
  * whose password or token is named by an environment variable, never written in the file. A CalDAV
  * calendar marked `write` also receives the resource's bookings as events.
+ *
+ * Whoever edits the business (a dashboard user, the admin key, the business file) chooses both the
+ * calendar's URL and the variable whose value is sent there as a password, so the variable can only
+ * be one the operator set aside for calendars: its name starts with `USP_CALENDAR_SECRET_`. Any
+ * other name (`STRIPE_SECRET_KEY`, the database URL) is refused here, at every input, and again by
+ * the workers before they send anything.
  */
 import { sha256 } from '@noble/hashes/sha2';
 import { z } from 'zod';
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Every environment variable a calendar's secret may be read from starts with this. */
+export const CALENDAR_SECRET_ENV_PREFIX = 'USP_CALENDAR_SECRET_';
+
+const SECRET_ENV_NAME = /^USP_CALENDAR_SECRET_[A-Za-z0-9_]+$/;
+
+/** Whether `name` is a variable the operator set aside for calendar secrets (`USP_CALENDAR_SECRET_…`). */
+export const isCalendarSecretEnv = (name: string): boolean => SECRET_ENV_NAME.test(name);
+
+export const CALENDAR_SECRET_ENV_MESSAGE = `must name an environment variable starting with ${CALENDAR_SECRET_ENV_PREFIX} (only those hold calendar secrets)`;
 
 const calendarUrl = () =>
   z
     .string()
     .trim()
+    .max(2000, 'must be at most 2000 characters')
     .refine((u) => URL.canParse(u) && ['https:', 'http:', 'webcal:'].includes(new URL(u).protocol), 'must be an absolute https (or webcal) URL')
     .refine((u) => !URL.canParse(u) || (new URL(u).username === '' && new URL(u).password === ''), 'must not carry credentials (use username and password_env)');
 
@@ -24,8 +39,12 @@ export const CalendarSourceSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('caldav'),
     url: calendarUrl().describe('The CalDAV calendar collection URL.'),
-    username: z.string().min(1),
-    password_env: z.string().regex(ENV_NAME, 'must be an environment variable name').describe('Name of the environment variable holding the password or app token.'),
+    username: z.string().min(1).max(320),
+    password_env: z
+      .string()
+      .max(200)
+      .refine(isCalendarSecretEnv, CALENDAR_SECRET_ENV_MESSAGE)
+      .describe(`Name of the environment variable holding the password or app token; it starts with ${CALENDAR_SECRET_ENV_PREFIX}.`),
     write: z.boolean().optional().describe("Also put this resource's bookings in the calendar as events (default false)."),
   }),
 ]);

@@ -4,7 +4,13 @@
  * more on cancellation), and which becomes METHOD:CANCEL / STATUS:CANCELLED once the booking is
  * canceled, so a calendar that imported it updates or removes the same event (RFC 5546 3.2).
  * Text is escaped (3.3.11) and content lines are folded at 75 octets (3.1).
+ *
+ * Every value this server writes passes through one of three functions below: `icalText` for TEXT
+ * values, `paramText` for quoted parameter values and `icalValue` for the rest (UIDs, addresses).
+ * None lets a line break of any form through, so no text a buyer or a business wrote can end a
+ * content line and start a property or a component of its own.
  */
+import { isLineBreak, isOtherControl } from './plain-text.js';
 
 export interface CalendarEvent {
   /** Globally unique and stable per booking, e.g. `bkg_123@salon.example`. */
@@ -31,8 +37,43 @@ export interface CalendarEvent {
   attendee?: { email: string; name?: string };
 }
 
-/** A parameter value, quoted, without what would break it. */
-const paramText = (s: string) => `"${s.replace(/["\r\n]/g, '')}"`;
+/**
+ * A TEXT value (RFC 5545 3.3.11): backslash, semicolon and comma escaped, every line-break form
+ * (CR LF, LF, a bare CR, vertical tab, form feed, NEL, U+2028, U+2029) written as the escaped `\n`,
+ * and every other control character but tab dropped.
+ */
+export function icalText(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x0d && s.charCodeAt(i + 1) === 0x0a) continue; // CR LF is one break, written at its LF
+    if (isLineBreak(c)) out += '\\n';
+    else if (c === 0x5c || c === 0x3b || c === 0x2c) out += `\\${s[i]}`;
+    else if (!isOtherControl(c)) out += s[i];
+  }
+  return out;
+}
+
+/** A value that is not TEXT (a UID, an address): line breaks and control characters dropped. */
+function icalValue(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!isLineBreak(c) && !isOtherControl(c)) out += s[i];
+  }
+  return out;
+}
+
+/** A parameter value (3.2), quoted: no DQUOTE and no control character can stand in one, line breaks become spaces. */
+function paramText(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (isLineBreak(c)) out += c === 0x0d && s.charCodeAt(i + 1) === 0x0a ? '' : ' ';
+    else if (c !== 0x22 && !isOtherControl(c)) out += s[i];
+  }
+  return `"${out}"`;
+}
 
 /** 20261204T150000Z */
 function utc(ms: number): string {
@@ -40,11 +81,6 @@ function utc(ms: number): string {
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d{3}/, '');
-}
-
-/** TEXT value escaping (RFC 5545 3.3.11). */
-function escapeText(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r?\n/g, '\\n');
 }
 
 const encoder = new TextEncoder();
@@ -73,9 +109,13 @@ export function bookingCalendar(e: CalendarEvent, productId = '-//usp-server//bo
   return calendarObject([e], productId, e.method ?? (e.canceled ? 'CANCEL' : 'PUBLISH'));
 }
 
-/** Several bookings as one calendar (a subscribed feed); `method` null leaves METHOD out (a stored CalDAV object). */
-export function calendarObject(events: readonly CalendarEvent[], productId: string, method: string | null): string {
+/**
+ * Several bookings as one calendar (a subscribed feed); `method` null leaves METHOD out (a stored
+ * CalDAV object); `name` is the calendar's name a subscribing client shows (X-WR-CALNAME).
+ */
+export function calendarObject(events: readonly CalendarEvent[], productId: string, method: string | null, name?: string): string {
   const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', `PRODID:${productId}`, 'CALSCALE:GREGORIAN'];
+  if (name !== undefined) lines.push(`X-WR-CALNAME:${icalText(name)}`);
   if (method) lines.push(`METHOD:${method}`);
   for (const e of events) lines.push(...eventLines(e));
   lines.push('END:VCALENDAR');
@@ -85,22 +125,22 @@ export function calendarObject(events: readonly CalendarEvent[], productId: stri
 function eventLines(e: CalendarEvent): string[] {
   const lines = [
     'BEGIN:VEVENT',
-    `UID:${e.uid}`,
+    `UID:${icalValue(e.uid)}`,
     `DTSTAMP:${utc(e.stampMs)}`,
     `DTSTART:${utc(e.startMs)}`,
     `DTEND:${utc(e.endMs)}`,
     `SEQUENCE:${e.sequence}`,
     `STATUS:${e.canceled ? 'CANCELLED' : 'CONFIRMED'}`,
-    `SUMMARY:${escapeText(e.summary)}`,
+    `SUMMARY:${icalText(e.summary)}`,
   ];
-  if (e.location) lines.push(`LOCATION:${escapeText(e.location)}`);
-  if (e.description) lines.push(`DESCRIPTION:${escapeText(e.description)}`);
-  if (e.url) lines.push(`URL:${e.url}`);
-  const organizer = e.organizerEmail ? `mailto:${e.organizerEmail}` : 'urn:usp:business';
+  if (e.location) lines.push(`LOCATION:${icalText(e.location)}`);
+  if (e.description) lines.push(`DESCRIPTION:${icalText(e.description)}`);
+  if (e.url) lines.push(`URL:${icalValue(e.url)}`);
+  const organizer = e.organizerEmail ? `mailto:${icalValue(e.organizerEmail)}` : 'urn:usp:business';
   if (e.organizerName || e.organizerEmail) lines.push(`ORGANIZER${e.organizerName ? `;CN=${paramText(e.organizerName)}` : ''}:${organizer}`);
   if (e.attendee) {
     const cn = e.attendee.name ? `;CN=${paramText(e.attendee.name)}` : '';
-    lines.push(`ATTENDEE${cn};ROLE=REQ-PARTICIPANT;PARTSTAT=${e.canceled ? 'DECLINED' : 'ACCEPTED'}:mailto:${e.attendee.email}`);
+    lines.push(`ATTENDEE${cn};ROLE=REQ-PARTICIPANT;PARTSTAT=${e.canceled ? 'DECLINED' : 'ACCEPTED'}:mailto:${icalValue(e.attendee.email)}`);
   }
   lines.push('END:VEVENT');
   return lines;

@@ -4,7 +4,16 @@
  * Other layers import the domain through this file only.
  */
 export { WEEKDAYS, DEFAULT_SETTINGS, BusinessFileSchema, DurationSchema, ServiceSchema, businessDocs } from './business.js';
-export { CalendarBuyerDataSchema, CalendarSourceSchema, bookingEventText, calendarKey, fetchableUrl } from './calendar-config.js';
+export {
+  CALENDAR_SECRET_ENV_MESSAGE,
+  CALENDAR_SECRET_ENV_PREFIX,
+  CalendarBuyerDataSchema,
+  CalendarSourceSchema,
+  bookingEventText,
+  calendarKey,
+  fetchableUrl,
+  isCalendarSecretEnv,
+} from './calendar-config.js';
 export type { CalendarBuyerData, CalendarSource } from './calendar-config.js';
 export { TEMPLATE_PATH_RULE, isTemplatePath, withoutUnsafeTemplates } from './mail-templates.js';
 export { formatPath, serviceRules, wholeFileRules, DURATION_RULES_JSON_SCHEMA, SERVICE_RULES_JSON_SCHEMA } from './business-rules.js';
@@ -97,7 +106,8 @@ export type {
 } from './records.js';
 export { DISPUTE_ENTRY_EFFECTS, DISPUTE_TRANSITIONS, nextDisputeStatus } from './disputes.js';
 export type { DisputeEntryEffects, DisputeMove, DisputeStatus } from './disputes.js';
-export { bookingCalendar, bookingEventUid, calendarObject, isBookingEventUid } from './icalendar.js';
+export { bookingCalendar, bookingEventUid, calendarObject, icalText, isBookingEventUid } from './icalendar.js';
+export { hasControlCharacter } from './plain-text.js';
 export type { CalendarEvent } from './icalendar.js';
 export { priceInterval, durationInterval, flatCategory, categoryTerms, distanceKm, boundingBox, queryTokens, MAX_RADIUS_KM } from './registry.js';
 export type { RangeMatch, BoundingBox } from './registry.js';

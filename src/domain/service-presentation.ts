@@ -3,37 +3,37 @@
  * and per-locale overrides. Part of the business file's schema (business.ts composes it).
  */
 import { z } from 'zod';
-import { doc, LOCALE_RE, nonEmpty, httpUrl } from './business-fields.js';
+import { doc, freeText, LOCALE_RE, LONG_TEXT_MAX, nameText, httpUrl } from './business-fields.js';
 
 export const CategorySchema = doc(
   z.looseObject({
-    taxonomy: doc(nonEmpty(), 'Labeling system, e.g. "merchant" or an external taxonomy.'),
-    id: z.string().optional(),
-    name: z.string().optional(),
-    parent_id: z.string().optional(),
-    value: doc(z.string(), 'Taxonomy-native code or path; required outside the merchant taxonomy.').optional(),
+    taxonomy: doc(nameText(), 'Labeling system, e.g. "merchant" or an external taxonomy.'),
+    id: freeText(200).optional(),
+    name: nameText().optional(),
+    parent_id: freeText(200).optional(),
+    value: doc(freeText(), 'Taxonomy-native code or path; required outside the merchant taxonomy.').optional(),
     primary: z.boolean().optional(),
   }),
   { id: 'ServiceCategory', description: 'A category label within one taxonomy.' },
 );
 
 export const DescriptionSchema = doc(
-  z.union([z.string(), z.strictObject({ plain: z.string(), markdown: z.string().optional(), html: z.string().optional() })], {
+  z.union([freeText(LONG_TEXT_MAX), z.strictObject({ plain: freeText(LONG_TEXT_MAX), markdown: freeText(LONG_TEXT_MAX).optional(), html: freeText(LONG_TEXT_MAX).optional() })], {
     error: 'must be a string or an object with a "plain" member',
   }),
   { id: 'Description', description: 'Plain-text description, or { plain, markdown?, html? }.' },
 );
 
-export const LinkSchema = doc(z.strictObject({ type: nonEmpty(), url: httpUrl('Address of the page.'), title: z.string().optional() }), {
+export const LinkSchema = doc(z.strictObject({ type: nameText(), url: httpUrl('Address of the page.'), title: freeText(200).optional() }), {
   id: 'Link',
   description: 'A typed link to a policy or information page.',
 });
 
 export const MediaSchema = doc(
   z.looseObject({
-    type: doc(nonEmpty(), 'Media format, e.g. "image" or "video".'),
+    type: doc(nameText(), 'Media format, e.g. "image" or "video".'),
     url: httpUrl('Address of the media.'),
-    alt_text: z.string().optional(),
+    alt_text: freeText().optional(),
     role: z.enum(['hero', 'gallery', 'thumbnail']).optional(),
     width: z.number().int().min(1).optional(),
     height: z.number().int().min(1).optional(),
@@ -61,7 +61,7 @@ const LOCALIZED_KEYS = ['name', 'description', 'category_name', 'channel_instruc
 export const LocalizedSchema = doc(
   z.record(
     z.string().refine((k) => LOCALIZED_KEYS.includes(k), `must be one of ${LOCALIZED_KEYS.join(', ')}`),
-    z.record(z.string().regex(LOCALE_RE, 'must be a BCP 47 language tag such as "es" or "zh-Hant"'), z.string()),
+    z.record(z.string().regex(LOCALE_RE, 'must be a BCP 47 language tag such as "es" or "zh-Hant"'), freeText(LONG_TEXT_MAX)),
   ),
   { id: 'LocalizedFields', description: 'Per-locale overrides of name, description, category_name and channel_instructions.' },
 );

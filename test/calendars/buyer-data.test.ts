@@ -10,7 +10,7 @@ import type { BusinessDef } from '../../src/domain/business.js';
 import { checkBusinessDocument } from '../../src/domain/index.js';
 import { ADMIN_KEY, BUYER, startTestServer, type TestServer } from '../support/server.js';
 import { radicaleInstalled, startRadicale, type Radicale } from '../support/radicale.js';
-import { calendarBusiness, DST_NOW, startFeedServer, type FeedServer } from './fixtures.js';
+import { CALDAV_SECRET_ENV, calendarBusiness, DST_NOW, startFeedServer, type FeedServer } from './fixtures.js';
 
 const hasRadicale = radicaleInstalled();
 const BUYER_WITH_PHONE = { ...BUYER, phone_number: '+12125550100' };
@@ -42,7 +42,7 @@ async function start(choice: Choice, withCaldav: boolean): Promise<{ caldav: str
     business,
     now: DST_NOW,
     security: { allowLoopbackProfiles: true },
-    calendars: { startWorkers: false, env: { RADICALE_PASSWORD: radicale?.password ?? '' } },
+    calendars: { startWorkers: false, env: { [CALDAV_SECRET_ENV]: radicale?.password ?? '' } },
   });
   const slots = (await t.call('POST', '/availability/query', { service_id: 'svc_b', start_date: '2026-10-28', end_date: '2026-10-28' })).body.slots;
   const b = await t.call('POST', '/bookings', { service_id: 'svc_b', slot_id: slots[0].id, buyer: BUYER_WITH_PHONE });

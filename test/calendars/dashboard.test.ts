@@ -97,8 +97,15 @@ describe("the dashboard's staff screen sets a resource's calendars", () => {
     expect(saved).toContain('Saved');
     expect(saved).toContain(`iCalendar ${feed.url}`);
     expect(resB()).toHaveLength(1);
-    const kept = await post(screen, screen, { keep_0: '1', type: 'caldav', url: 'https://dav.example.com/cal/bo/', username: 'bo', password_env: 'BO_TOKEN', write: '1' });
-    expect(kept).toContain('CalDAV https://dav.example.com/cal/bo/ as bo (password in $BO_TOKEN), bookings pushed');
+    const kept = await post(screen, screen, {
+      keep_0: '1',
+      type: 'caldav',
+      url: 'https://dav.example.com/cal/bo/',
+      username: 'bo',
+      password_env: 'USP_CALENDAR_SECRET_BO',
+      write: '1',
+    });
+    expect(kept).toContain('CalDAV https://dav.example.com/cal/bo/ as bo (password in $USP_CALENDAR_SECRET_BO), bookings pushed');
     expect(resB().map((f) => f.type)).toEqual(['ics', 'caldav']);
     const removed = await post(screen, screen, {});
     expect(removed).toContain('None yet.');
@@ -107,7 +114,7 @@ describe("the dashboard's staff screen sets a resource's calendars", () => {
 
   it('what the business file refuses comes back in the flash, naming the field, and nothing is stored', async () => {
     const refused = await post(screen, screen, { type: 'caldav', url: 'https://dav.example.com/cal/bo/', username: 'bo', password_env: 'not a name' });
-    expect(refused).toMatch(/environment variable name/);
+    expect(refused).toMatch(/environment variable starting with USP_CALENDAR_SECRET_/);
     expect(resB()).toEqual([]);
   });
 });

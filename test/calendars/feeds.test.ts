@@ -5,7 +5,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/operations/index.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { calendarOptions } from '../../src/server/cli/common.js';
+import { ADMIN_KEY, startTestServer, type TestServer } from '../support/server.js';
 import { calendar, calendarBusiness, DST_NOW, startFeedServer, vevent, ZONE, type FeedServer } from './fixtures.js';
 import { CalendarPoller, calendarFeeds } from '../../src/calendars/index.js';
 
@@ -113,6 +114,54 @@ describe('a feed is cut off when it answers too much or never ends', () => {
     expect(r.outcome).toBe('failed');
     expect(r.error).toMatch(/no complete answer within 300 ms/);
     expect(Date.now() - began).toBeLessThan(5000);
+  });
+});
+
+describe('a calendar holding more events than a calendar may (--calendar-max-events) is refused whole', () => {
+  /** `n` small events, one hour each, one a day from 2026-11-10 (none over the dentist's hour). */
+  const manyEvents = (n: number) =>
+    calendar(Array.from({ length: n }, (_, i) => vevent({ UID: `e${i}@test`, DTSTART: `${20261110 + (i % 10)}T140000Z`, DTEND: `${20261110 + (i % 10)}T150000Z` })));
+
+  it('10,001 small events (under the size cap) are not read at the default 10,000: the feed fails saying so, and the health is degraded naming its resource', async () => {
+    await start();
+    feed.body = manyEvents(10_001);
+    expect(Buffer.byteLength(feed.body)).toBeLessThan(10 * 1024 * 1024);
+    const r = await poll();
+    expect(r.outcome).toBe('failed');
+    expect(r.error).toMatch(/holds 10001 events, more than the 10000 a calendar may hold \(--calendar-max-events\)/);
+    expect((await state()).busy_count).toBe(0);
+    expect(await t!.server.store.read((tx) => tx.calendars.busy(r.feed))).toEqual([]);
+    // The business sees why on its calendar sync (REST), and platforms see the availability is doubtful.
+    const sync = await t!.call('GET', '/admin/calendars', undefined, { apiKey: ADMIN_KEY, profile: null });
+    expect(sync.status).toBe(200);
+    expect(JSON.stringify(sync.body.feeds)).toMatch(/holds 10001 events/);
+    const profile = await t!.call('GET', '/.well-known/usp', undefined, { profile: null });
+    expect(profile.body.usp.capabilities['dev.usp-server.health'][0]).toMatchObject({ status: 'degraded', calendars: [{ resource_id: 'res_a', status: 'stale' }] });
+  });
+
+  it('at the limit the calendar is read; over it (folded or lower-case lines counted too) its last busy times are kept', async () => {
+    await start({ maxEvents: 2 });
+    const dentist = vevent({ UID: 'd@test', DTSTART: '20261028T140000Z', DTEND: '20261028T150000Z' });
+    feed.body = calendar([dentist, vevent({ UID: 'e1@test', DTSTART: '20261029T140000Z', DTEND: '20261029T150000Z' })]);
+    expect((await poll()).outcome).toBe('updated');
+    expect(await starts()).not.toContain('10:00');
+    // A third event, its BEGIN line folded and in lower case, is still an event.
+    feed.body = calendar([dentist, 'begin:VEV\r\n ENT\r\nUID:e2@test\r\nDTSTART:20261030T140000Z\r\nDTEND:20261030T150000Z\r\nEND:VEVENT']);
+    expect((await poll()).outcome).toBe('updated');
+    feed.body = calendar([
+      dentist,
+      vevent({ UID: 'e1@test', DTSTART: '20261029T140000Z', DTEND: '20261029T150000Z' }),
+      'begin:VEV\r\n ENT\r\nUID:e2@test\r\nDTSTART:20261030T140000Z\r\nDTEND:20261030T150000Z\r\nEND:VEVENT',
+    ]);
+    const r = await poll();
+    expect(r.outcome).toBe('failed');
+    expect(r.error).toMatch(/holds 3 events, more than the 2/);
+    expect(await starts()).not.toContain('10:00');
+  });
+
+  it('--calendar-max-events is read as a count (at least 1)', () => {
+    expect(calendarOptions({ 'calendar-max-events': '500' } as never)).toEqual({ limits: { maxEvents: 500 } });
+    expect(() => calendarOptions({ 'calendar-max-events': '0' } as never)).toThrow();
   });
 });
 

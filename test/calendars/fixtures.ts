@@ -8,6 +8,8 @@ import type { BusinessDef } from '../../src/domain/business.js';
 import { parseBusinessFile } from '../../src/server/business-file.js';
 
 export const ZONE = 'America/New_York';
+/** The environment variable the Radicale calendar's password is read from (a calendar secret's name). */
+export const CALDAV_SECRET_ENV = 'USP_CALENDAR_SECRET_RADICALE';
 const EVERY_DAY = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ opens: '09:00', closes: '17:00' }]]));
 
 export function calendarBusiness(icsUrl: string, caldavUrl: string | null, opts: { write?: boolean } = {}): BusinessDef {
@@ -38,7 +40,7 @@ export function calendarBusiness(icsUrl: string, caldavUrl: string | null, opts:
         name: 'Bo',
         location_id: 'loc_main',
         schedule: EVERY_DAY,
-        ...(caldavUrl ? { calendars: [{ type: 'caldav', url: caldavUrl, username: 'staff', password_env: 'RADICALE_PASSWORD', write: opts.write ?? true }] } : {}),
+        ...(caldavUrl ? { calendars: [{ type: 'caldav', url: caldavUrl, username: 'staff', password_env: CALDAV_SECRET_ENV, write: opts.write ?? true }] } : {}),
       },
     ],
     services: [service('svc_a', 'res_a'), service('svc_b', 'res_b')],

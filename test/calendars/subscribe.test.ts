@@ -4,6 +4,7 @@
  * rotated, and names the buyer only (no email, no phone).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/server/logging.js';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 
 let t: TestServer;
@@ -59,5 +60,31 @@ describe('secret calendar feeds of bookings to subscribe to', () => {
   it('an unknown resource answers not_found, and only the business may ask', async () => {
     expect((await admin('GET', '/admin/resources/res_nobody/calendar-feed')).status).toBe(404);
     expect((await t.call('GET', '/admin/resources/res_stylist_ben/calendar-feed')).status).toBe(401);
+  });
+});
+
+describe("a feed's secret token never reaches the log", () => {
+  it('a debug-level log of a feed read shows the call and its resource, never the token', async () => {
+    const lines: string[] = [];
+    const log = createLogger({ level: 'debug', format: 'json', destination: { write: (l: string) => void lines.push(l) } });
+    const s = await startTestServer({ log });
+    try {
+      const r = await s.call('GET', '/admin/resources/res_stylist_ava/calendar-feed', undefined, { apiKey: ADMIN_KEY, profile: null });
+      const u = new URL(r.body.url);
+      const token = u.searchParams.get('token')!;
+      expect(token.length).toBeGreaterThan(20);
+      lines.length = 0;
+      const res = await fetch(`${s.url}${u.pathname}${u.search}`);
+      expect(res.status).toBe(200);
+      await res.text();
+      const text = lines.join('');
+      // The debug line with the call's input is there (the test would prove nothing without it).
+      expect(text).toContain('"msg":"call received"');
+      expect(text).toContain('"operation":"calendar_feed"');
+      expect(text).toContain('res_stylist_ava.ics');
+      expect(text).not.toContain(token);
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, type McpConn } from '../mcp/helpers.js';
 import { BUYER, startTestServer, type TestServer } from '../support/server.js';
 import { radicaleInstalled, startRadicale, type Radicale } from '../support/radicale.js';
-import { calendar, calendarBusiness, DST_NOW, DST_WEEK_EVENTS, DST_WEEK_EXPECTED, startFeedServer, vevent, ZONE, type FeedServer } from './fixtures.js';
+import { CALDAV_SECRET_ENV, calendar, calendarBusiness, DST_NOW, DST_WEEK_EVENTS, DST_WEEK_EXPECTED, startFeedServer, vevent, ZONE, type FeedServer } from './fixtures.js';
 
 const hasRadicale = radicaleInstalled();
 let radicale: Radicale;
@@ -42,7 +42,7 @@ async function start(now: number, opts: { write?: boolean; limits?: Record<strin
     business: calendarBusiness(feed.url, caldav, { write: opts.write }),
     now,
     security: { allowLoopbackProfiles: true },
-    calendars: { startWorkers: false, env: { RADICALE_PASSWORD: radicale.password }, limits: opts.limits },
+    calendars: { startWorkers: false, env: { [CALDAV_SECRET_ENV]: radicale.password }, limits: opts.limits },
   });
   return { t, caldav };
 }
@@ -168,7 +168,7 @@ describe.skipIf(!hasRadicale)('a booking on a resource with a writable CalDAV ca
   });
 
   it('a push that fails stays queued with its error, is shown on /metrics, and is retried until it succeeds', async () => {
-    const env = { RADICALE_PASSWORD: 'wrong' };
+    const env: Record<string, string> = { [CALDAV_SECRET_ENV]: 'wrong' };
     const caldav = await radicale.makeCalendar(`cal${++calendarCount}`);
     t = await startTestServer({
       business: calendarBusiness(feed.url, caldav),
@@ -188,7 +188,7 @@ describe.skipIf(!hasRadicale)('a booking on a resource with a writable CalDAV ca
     expect(metrics).toMatch(/usp_calendar_pushes_failing 1/);
     expect(metrics).toMatch(/usp_calendar_pushes_pending 1/);
     // Not before its backoff; then, with the right password, it lands once.
-    env.RADICALE_PASSWORD = radicale.password;
+    env[CALDAV_SECRET_ENV] = radicale.password;
     expect(await t.server.calendars!.pusher!.tick()).toBe(0);
     t.clock.advance(11_000);
     expect(await t.server.calendars!.pusher!.tick()).toBe(1);

@@ -6,6 +6,7 @@
  * business file's (secrets by variable name only, the outbound rule on addresses) and its messages
  * come back in the flash.
  */
+import { CALENDAR_SECRET_ENV_PREFIX } from '../../operations/index.js';
 import { html, readForm } from '../../web/index.js';
 import type { DashboardApp, ScreenContext, Screens } from './kit.js';
 
@@ -44,7 +45,7 @@ export function mountResourceCalendars(app: DashboardApp, s: Screens): void {
       `Calendars of ${resource.name}`,
       '/admin/ui/staff',
       html`<h1>Calendars of ${resource.name}</h1>${s.flash(c)}
-<p class="note">Busy times in these calendars take ${resource.name}'s slots away (read every few minutes). Passwords are never typed here: name the environment variable of the server that holds it.</p>
+<p class="note">Busy times in these calendars take ${resource.name}'s slots away (read every few minutes). Passwords are never typed here: name the environment variable of the server that holds it, one the operator set for calendars (its name starts with ${CALENDAR_SECRET_ENV_PREFIX}).</p>
 <form class="stack" id="calendars-form" method="post" action="${path(id)}">${s.csrfField(c)}
 <section class="card" aria-labelledby="h-current"><h2 id="h-current">Calendars read now</h2>${
         rows.length
@@ -55,7 +56,7 @@ export function mountResourceCalendars(app: DashboardApp, s: Screens): void {
 <label>Kind<select name="type"><option value="ics">iCalendar address (Google, Outlook, Apple)</option><option value="caldav">CalDAV calendar</option></select></label>
 <label>Address<input name="url" type="url" placeholder="https://calendar.google.com/calendar/ical/.../basic.ics" size="60"></label>
 <label>CalDAV user<input name="username" autocomplete="off"></label>
-<label>CalDAV password: environment variable<input name="password_env" pattern="[A-Za-z_][A-Za-z0-9_]*" autocomplete="off"></label>
+<label>CalDAV password: environment variable<input name="password_env" pattern="${CALENDAR_SECRET_ENV_PREFIX}[A-Za-z0-9_]+" placeholder="${CALENDAR_SECRET_ENV_PREFIX}AVA" autocomplete="off"></label>
 <label><input type="checkbox" name="write" value="1"> Put ${resource.name}'s bookings in this CalDAV calendar</label>
 </section>
 <button class="primary" type="submit">Save calendars</button></form>

@@ -26,6 +26,11 @@ export const calendarFeedFile = defineOperation({
     resource_file: z.string().max(210).describe('`{resource_id}.ics`, or `_business.ics`.'),
     token: z.string().max(200).optional().describe("The feed's secret token (from get_calendar_feed)."),
   }),
+  // The token is the feed's only key: the call's log lines show that one was given, never its value.
+  logInput: (raw) => {
+    const r = (raw ?? {}) as { resource_file?: unknown; token?: unknown };
+    return { resource_file: r.resource_file, token: r.token === undefined ? undefined : '[redacted]' };
+  },
   async handle(inp, ctx) {
     const m = /^(.+)\.ics$/.exec(inp.resource_file);
     if (!m) throw new ProtocolError('not_found', 'No calendar feed at this address.');
@@ -54,10 +59,7 @@ export const calendarFeedFile = defineOperation({
     }
     events.sort((a, b) => a.startMs - b.startMs);
     const name = scope === BUSINESS_FEED ? ctx.biz.def.business.name : `${ctx.biz.def.resources.find((r) => r.id === scope)!.name} (${ctx.biz.def.business.name})`;
-    const ics = calendarObject(events, '-//usp-server//calendar feed//EN', 'PUBLISH').replace(
-      'CALSCALE:GREGORIAN\r\n',
-      `CALSCALE:GREGORIAN\r\nX-WR-CALNAME:${name.replace(/[\r\n,;\\]/g, ' ')}\r\n`,
-    );
+    const ics = calendarObject(events, '-//usp-server//calendar feed//EN', 'PUBLISH', name);
     return ok({ calendar: ics });
   },
 });

@@ -33,6 +33,7 @@ export const OPTIONS = {
   'retention-days': { type: 'string' },
   'availability-cache-mb': { type: 'string' },
   'calendar-poll-seconds': { type: 'string' },
+  'calendar-max-events': { type: 'string' },
   'calendar-stale-hours': { type: 'string' },
   'no-availability-cache': { type: 'boolean' },
   'hold-ttl': { type: 'string' },
@@ -207,16 +208,24 @@ export function availabilityCacheBytes(flags: Flags): number | undefined {
   return mb === undefined ? undefined : mb * 1024 * 1024;
 }
 
-/** --calendar-poll-seconds (undefined: the default, 300) and --calendar-stale-hours (default 24). */
+/** --calendar-poll-seconds (undefined: the default, 300), --calendar-stale-hours (default 24) and --calendar-max-events (default 10,000). */
 export function calendarOptions(flags: Flags): NonNullable<ServerOptions['calendars']> {
   const s = intFlag(flags, 'calendar-poll-seconds', 5);
   const stale = intFlag(flags, 'calendar-stale-hours', 1);
-  return { ...(s === undefined ? {} : { pollSeconds: s }), ...(stale === undefined ? {} : { staleHours: stale }) };
+  const events = intFlag(flags, 'calendar-max-events', 1);
+  return {
+    ...(s === undefined ? {} : { pollSeconds: s }),
+    ...(stale === undefined ? {} : { staleHours: stale }),
+    ...(events === undefined ? {} : { limits: { maxEvents: events } }),
+  };
 }
 
 export const CALENDAR_HELP = `  --calendar-poll-seconds N   how often the resources' calendars are read for busy times (default 300, at least 5)
   --calendar-stale-hours N    hours without a good read after which a calendar is stale: the profile's health
-                              says degraded, /metrics and the dashboard say stale (default 24, at least 1)`;
+                              says degraded, /metrics and the dashboard say stale (default 24, at least 1)
+  --calendar-max-events N     events one calendar may hold: a calendar with more is not read (its last busy
+                              times kept, the failure on the dashboard, /metrics and, once stale, the
+                              profile's health; default 10000)`;
 
 export const CACHE_HELP = `  --availability-cache-mb N   memory for computed availability answers reused while still exact (default 32; 0 = off)
   --no-availability-cache     compute every availability query afresh`;
