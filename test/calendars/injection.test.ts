@@ -3,13 +3,16 @@
  * buyer name carrying bare carriage returns (and the other line-break forms) stays one escaped
  * SUMMARY in the staff member's subscribed feed and in the event pushed to their CalDAV calendar
  * (Radicale), read by two parsers (ical.js, and node-ical, which also ends lines at a bare CR).
+ * The doors refuse such a name at input now (test/rest/buyer-one-line.test.ts); the output side is
+ * proven on a name stored before that rule, written into the booking record as an earlier version
+ * let a platform store it.
  */
 import ICAL from 'ical.js';
 import ical from 'node-ical';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookingCalendar } from '../../src/domain/index.js';
 import { radicaleInstalled, startRadicale, type Radicale } from '../support/radicale.js';
-import { ADMIN_KEY, day, startTestServer, type TestServer } from '../support/server.js';
+import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpSink } from '../support/smtp-sink.js';
 import { CALDAV_SECRET_ENV, calendar, calendarBusiness, DST_NOW, startFeedServer, type FeedServer } from './fixtures.js';
 
@@ -53,6 +56,25 @@ const INJECTED_FIRST = [
 ].join('\r');
 const INJECTED_LAST = 'Doe\u2028X-SEPARATOR:yes\u0085X-NEL:yes\u000bX-VT:yes';
 
+/** Books `slotId` with a plain name (the doors refuse the injected one), then stores the injected name in the record. */
+async function bookWithStoredInjection(s: TestServer, serviceId: string, slotId: string): Promise<string> {
+  const refused = await s.call('POST', '/bookings', {
+    service_id: serviceId,
+    slot_id: slotId,
+    buyer: { first_name: INJECTED_FIRST, last_name: INJECTED_LAST, email: 'eve@example.com' },
+  });
+  expect(refused.status).toBe(400);
+  const booked = await s.call('POST', '/bookings', { service_id: serviceId, slot_id: slotId, buyer: { ...BUYER, email: 'eve@example.com' } });
+  expect(booked.status).toBe(201);
+  await s.server.store.transaction(async (tx) => {
+    const rec = (await tx.bookings.get(booked.body.booking.id))!;
+    rec.booking.buyer.first_name = INJECTED_FIRST;
+    rec.booking.buyer.last_name = INJECTED_LAST;
+    await tx.frontdesk.rewrite('bookings', rec.booking.id, JSON.stringify(rec));
+  });
+  return booked.body.booking.id;
+}
+
 /** Every VEVENT of a text as ical.js reads it, with its property names. */
 function icalJsEvents(text: string): Array<{ props: string[]; summary: string }> {
   const root = new ICAL.Component(ICAL.parse(text) as any);
@@ -80,15 +102,10 @@ function expectOneEscapedEvent(text: string): void {
   expect(text.replace(/\r\n/g, '')).not.toMatch(/[\r\n\u000b\u000c\u0085\u2028\u2029]/);
 }
 
-describe.skipIf(!hasRadicale)('a buyer name with bare carriage returns cannot inject into the calendars', () => {
+describe.skipIf(!hasRadicale)('a stored buyer name with bare carriage returns cannot inject into the calendars', () => {
   it("booked on the REST door, it is one escaped SUMMARY in the staff feed and in the event Radicale stores, with no ATTENDEE or TRANSP of the buyer's", async () => {
     const slots = (await t.call('POST', '/availability/query', { service_id: 'svc_b', start_date: '2026-10-28', end_date: '2026-10-28' })).body.slots;
-    const booked = await t.call('POST', '/bookings', {
-      service_id: 'svc_b',
-      slot_id: slots[0].id,
-      buyer: { first_name: INJECTED_FIRST, last_name: INJECTED_LAST, email: 'eve@example.com' },
-    });
-    expect(booked.status).toBe(201);
+    await bookWithStoredInjection(t, 'svc_b', slots[0].id);
 
     expect(await t.server.calendars!.pusher!.tick()).toBe(1);
     const stored = await radicale.objects(caldav);
@@ -104,20 +121,19 @@ describe.skipIf(!hasRadicale)('a buyer name with bare carriage returns cannot in
 });
 
 describe('the mailed invitation of a booking by such a buyer', () => {
-  it('carries one VEVENT whose one ATTENDEE is the buyer, with the name as its CN and nothing injected', async () => {
+  it('(the cancellation) carries one VEVENT whose one ATTENDEE is the buyer, with the name as its CN and nothing injected', async () => {
     const sink = await startSmtpSink();
     const s = await startTestServer({ mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false } });
     try {
       const q = await s.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
-      const r = await s.call('POST', '/bookings', {
-        service_id: 'svc_haircut',
-        slot_id: q.body.slots[0].id,
-        buyer: { first_name: INJECTED_FIRST, last_name: INJECTED_LAST, email: 'eve@example.com' },
-      });
-      expect(r.status).toBe(201);
+      const id = await bookWithStoredInjection(s, 'svc_haircut', q.body.slots[0].id);
       await s.server.mailWorker!.tick();
-      const [mail] = sink.to('eve@example.com');
-      const part = mail.attachments.find((p) => p.contentType === 'text/calendar');
+      // The confirmation was written before the name was stored; the cancellation reads it from the record.
+      expect((await s.call('POST', `/bookings/${id}/cancel`, {})).status).toBe(200);
+      await s.server.mailWorker!.tick();
+      const mail = sink.to('eve@example.com').find((m) => m.attachments.some((p) => p.contentType === 'text/calendar' && p.content.toString('utf8').includes('METHOD:CANCEL')));
+      expect(mail, 'the cancellation with its invitation').toBeDefined();
+      const part = mail!.attachments.find((p) => p.contentType === 'text/calendar');
       expect(part, 'a text/calendar part').toBeDefined();
       const text = part!.content.toString('utf8');
       const events = icalJsEvents(text);
