@@ -1,6 +1,6 @@
 /**
  * The Stripe adapter of the payment provider port, on the official `stripe` package: Checkout
- * Sessions for payment actions, refunds, and the webhook events that concern a booking, verified
+ * Sessions for payment actions (expired when their booking ends), refunds, and the webhook events that concern a booking, verified
  * with the SDK's `constructEvent` (signature over the raw body, 300 s tolerance by default, in the past
  * and, checked here, in the future).
  * `apiUrl` points the SDK elsewhere (stripe-mock, the test emulator); keys never leave this file.
@@ -89,6 +89,17 @@ export function stripeProvider(o: StripeOptions): PaymentProvider {
     },
     async getCheckout(id) {
       return session(await call('checkout session retrieve', () => stripe.checkout.sessions.retrieve(id)));
+    },
+    async expireCheckout(req) {
+      try {
+        return session(await call('checkout session expire', () => stripe.checkout.sessions.expire(req.id, {}, { idempotencyKey: req.key })));
+      } catch (err) {
+        // Stripe expires only an open session: one paid or expired meanwhile is answered as it stands.
+        if (!(err instanceof ProviderError) || err.retryable) throw err;
+        const now = session(await call('checkout session retrieve', () => stripe.checkout.sessions.retrieve(req.id)));
+        if (now.status === 'open') throw err;
+        return now;
+      }
     },
     async refund(req: RefundRequest): Promise<RefundResult> {
       const r = await call('refund', () =>

@@ -10,7 +10,7 @@ import { errorMessage, formatMoney, infoMessage, nextDisputeStatus, type Booking
 import { ok, outcome, type OperationResult } from '../define.js';
 import { iso, type OperationContext } from '../context.js';
 import { endBooking, expireIfDue } from './booking-lifecycle.js';
-import { moneyOf, queueCheckouts } from './checkouts.js';
+import { moneyOf, queueCheckouts, queueExpiry } from './checkouts.js';
 import { recordPayment } from './payments.js';
 import { recordRefunded, requestRefund } from './provider-money.js';
 import { enterDisputeStatus, openDisputeOn } from './disputes.js';
@@ -34,6 +34,8 @@ export async function applyProviderEvent(ctx: OperationContext, provider: string
         if (co.status === 'requested') co.status = 'open';
         co.session_id = ev.session_id;
         co.url = ev.url;
+        // Made after its booking ended (the create job ran late): closed at once.
+        if (co.status === 'expired' && rec.booking.actions?.[co.action_index]?.status !== 'pending') await queueExpiry(ctx, rec, co);
         await ctx.tx.bookings.update(rec);
         return ok({ booking: rec.booking });
       }
