@@ -4,11 +4,16 @@
  * own is refused with `payment_unverifiable` on both doors, the booking and the session unchanged:
  * only the provider's signed event, or the business itself, completes the action. A business that
  * publishes `embedded` (settings.platform_payments) takes the platform's word, as the sandbox does.
+ * Outside a sandbox the same holds for a platform authenticated with a key of its own.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../src/security/index.js';
 import { connectMcp, meta, type McpConn } from '../mcp/helpers.js';
+import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
 import { ADMIN_KEY, BUYER, day, demoBusiness, startTestServer, type TestServer } from '../support/server.js';
-import { bookingOf, eventsOf, paidBooking, sessionOf, startStripeRig, type StripeRig } from './helpers.js';
+import { startStripeEmulator, type EmulatedStripe } from '../support/stripe-emulator.js';
+import { TEST_NOW } from '../support/time.js';
+import { bookingOf, eventsOf, paidBooking, sessionOf, settleJobs, startStripeRig, type StripeRig } from './helpers.js';
 
 const reported = (b: any) => ({
   payment_result: { status: 'paid', transaction_id: 'txn_made_up_1', amount_paid: b.actions[0].payment_context.amount_due, currency: b.actions[0].payment_context.currency },
@@ -93,5 +98,40 @@ describe('confirm-payment elsewhere', () => {
     expect((await t.call('GET', '/.well-known/usp')).body.usp.checkout_systems).toEqual(['redirect', 'embedded']);
     const b = await paidBooking(t);
     expect((await t.call('POST', `/bookings/${b.id}/confirm-payment`, reported(b))).body.booking.status).toBe('confirmed');
+  });
+});
+
+describe('outside a sandbox, a platform with a key of its own', () => {
+  const KEY = 'throwaway-platform-key-0123456789';
+  let profiles: ProfileServer;
+  let stripe: EmulatedStripe;
+  let t: TestServer;
+  afterEach(async () => {
+    await t?.close();
+    await stripe?.close();
+    await profiles?.close();
+  });
+
+  it('cannot confirm a Stripe-paid booking it made with its own payment_result', async () => {
+    profiles = await startProfileServer();
+    const profile = profiles.addProfile('/throwaway.json');
+    stripe = await startStripeEmulator({ now: () => t?.clock.now() ?? TEST_NOW });
+    t = await startTestServer({
+      sandbox: false,
+      business: { ...demoBusiness(), platform_api_keys: [{ id: 'plat_throwaway', sha256: hashApiKey(KEY) }] },
+      security: { allowLoopbackProfiles: true },
+      payments: { provider: 'stripe', stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url }, startWorker: false },
+    });
+    const as = { profile, apiKey: KEY };
+    const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(3), end_date: day(3) }, as);
+    const made = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER }, as);
+    expect(made.status).toBe(201);
+    const b = made.body.booking;
+    await settleJobs(t, b.id);
+    const res = await t.call('POST', `/bookings/${b.id}/confirm-payment`, reported(b), as);
+    expect(res.body.messages[0]).toMatchObject({ type: 'error', code: 'payment_unverifiable' });
+    const after = await t.call('GET', `/bookings/${b.id}`, undefined, as);
+    expect([after.body.booking.status, after.body.booking.payment.status]).toEqual(['requires_action', 'pending']);
+    expect([...stripe.sessions.values()].map((x) => x.status)).toEqual(['open']);
   });
 });
