@@ -359,6 +359,7 @@ const d = {
   reminder_offset_seconds: 86400,
   mail_reminders: true,
   calendar_feed_buyer_data: 'name' as const,
+  platform_payments: false,
 };
 
 const SettingsSchema = doc(
@@ -385,6 +386,10 @@ const SettingsSchema = doc(
           .refine((v) => isHttpUrl(v.replaceAll('{booking_id}', 'b').replaceAll('{action_id}', 'a')), 'must be an absolute http(s) URL (placeholders {booking_id}, {action_id})'),
         'Checkout page template; {booking_id} and {action_id} are replaced.',
       ).optional(),
+      platform_payments: doc(
+        z.boolean(),
+        "True: platforms may charge the buyer themselves and report it with confirm-payment (the profile's checkout_systems then lists embedded). False: only the business's own checkout completes a payment.",
+      ).default(d.platform_payments),
     })
     .prefault({}),
   { id: 'Settings', description: 'Knobs of the running server; every member is optional and has a default.' },

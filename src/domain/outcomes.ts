@@ -51,6 +51,8 @@ export const OUTCOME_SEVERITY = {
   capabilities_incompatible: 'unrecoverable',
   // Not in spec 9.4: a service paid online before the appointment when no payment provider is set up (an operator's problem).
   payment_not_configured: 'unrecoverable',
+  // The newer text's name (a 409 there); here a business outcome: a payment this business cannot take a platform's word for.
+  payment_unverifiable: 'requires_buyer_input',
 } as const satisfies Record<string, Severity>;
 
 export type OutcomeCode = keyof typeof OUTCOME_SEVERITY;

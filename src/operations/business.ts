@@ -39,6 +39,16 @@ export function defaultPaymentProvider(def: BusinessDef, sandbox: boolean): Paym
   return sandbox ? 'sandbox' : 'none';
 }
 
+/**
+ * The checkout systems the business publishes (spec 8.2.1 `checkout_systems`): a page behind every
+ * payment action's continue_url (`redirect`), and `embedded` (platforms charge the buyer and report
+ * it with confirm-payment) in the sandbox, where no money moves, or when the business says so
+ * (`settings.platform_payments`). The profile and confirm-payment read this one list.
+ */
+export function checkoutSystems(biz: Business): Array<'redirect' | 'embedded'> {
+  return biz.payments === 'sandbox' || biz.def.settings.platform_payments ? ['redirect', 'embedded'] : ['redirect'];
+}
+
 /** The public origin before the server listens anywhere (stdio MCP): where `serve` listens by default. */
 const DEFAULT_PUBLIC_URL = 'http://localhost:8787';
 

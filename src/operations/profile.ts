@@ -3,7 +3,7 @@
  * REST and MCP doors are, what it can do, and how privileged calls authenticate.
  */
 import { USP_VERSION } from './envelope.js';
-import type { Business } from './business.js';
+import { checkoutSystems, type Business } from './business.js';
 import { EXTENSIONS } from './extensions.js';
 import { HEALTH_CAPABILITY, healthCapability, type ProfileHealth } from './profile-health.js';
 import { OPERATIONS } from './table.js';
@@ -65,7 +65,7 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
         ...ourExtensions(),
         ...health(opts, timezone),
       },
-      checkout_systems: ['redirect'],
+      checkout_systems: checkoutSystems(biz),
       business: { name, timezone, currency, locations: locations.map((l) => ({ ...l })) },
     },
     authorization: {

@@ -62,6 +62,11 @@ export interface PaymentProvider {
   readonly name: string;
   createCheckout(req: CheckoutRequest): Promise<CheckoutSession>;
   getCheckout(id: string): Promise<CheckoutSession>;
+  /**
+   * Close an open checkout so that nobody pays on it any more (its booking ended). A checkout that
+   * is no longer open (paid, or expired already) is answered as it is, not as an error.
+   */
+  expireCheckout(req: { key: string; id: string }): Promise<CheckoutSession>;
   refund(req: RefundRequest): Promise<RefundResult>;
   /**
    * Verify a webhook over its raw body and turn it into our events (empty when the event does not

@@ -1,7 +1,8 @@
 /**
  * The Stripe adapter of the payment provider port, on the official `stripe` package: Checkout
- * Sessions for payment actions, refunds, and the webhook events that concern a booking, verified
- * with the SDK's `constructEvent` (signature over the raw body, 300 s tolerance by default).
+ * Sessions for payment actions (expired when their booking ends), refunds, and the webhook events that concern a booking, verified
+ * with the SDK's `constructEvent` (signature over the raw body, 300 s tolerance by default, in the past
+ * and, checked here, in the future).
  * `apiUrl` points the SDK elsewhere (stripe-mock, the test emulator); keys never leave this file.
  */
 import Stripe from 'stripe';
@@ -28,6 +29,8 @@ const DISPUTE_REASONS: Record<string, string> = {
 };
 
 type Obj = Record<string, unknown>;
+/** The SDK's own default tolerance of a signed event, in seconds. */
+const DEFAULT_TOLERANCE_S = 300;
 const idOf = (v: unknown): string | undefined =>
   typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as Obj).id === 'string' ? ((v as Obj).id as string) : undefined;
 
@@ -87,6 +90,17 @@ export function stripeProvider(o: StripeOptions): PaymentProvider {
     async getCheckout(id) {
       return session(await call('checkout session retrieve', () => stripe.checkout.sessions.retrieve(id)));
     },
+    async expireCheckout(req) {
+      try {
+        return session(await call('checkout session expire', () => stripe.checkout.sessions.expire(req.id, {}, { idempotencyKey: req.key })));
+      } catch (err) {
+        // Stripe expires only an open session: one paid or expired meanwhile is answered as it stands.
+        if (!(err instanceof ProviderError) || err.retryable) throw err;
+        const now = session(await call('checkout session retrieve', () => stripe.checkout.sessions.retrieve(req.id)));
+        if (now.status === 'open') throw err;
+        return now;
+      }
+    },
     async refund(req: RefundRequest): Promise<RefundResult> {
       const r = await call('refund', () =>
         stripe.refunds.create({ payment_intent: req.payment_ref, amount: req.amount, metadata: { booking_id: req.booking_id } }, { idempotencyKey: req.key }),
@@ -96,6 +110,9 @@ export function stripeProvider(o: StripeOptions): PaymentProvider {
     },
     parseWebhook(rawBody, signature, nowMs) {
       if (!signature) throw new WebhookRejected('no Stripe-Signature header');
+      // The SDK bounds only the age of a signature; one dated ahead of the tolerance is refused too.
+      const signedS = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
+      if (signedS > nowMs / 1000 + (o.toleranceS ?? DEFAULT_TOLERANCE_S)) throw new WebhookRejected('signature timestamp is in the future, beyond the tolerance');
       let event: Stripe.Event;
       try {
         event = stripe.webhooks.constructEvent(rawBody, signature, o.webhookSecret, o.toleranceS, undefined, nowMs);

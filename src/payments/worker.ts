@@ -1,9 +1,10 @@
 /**
  * The payment worker: calls the payment provider for the jobs committed with a booking (create a
- * checkout, refund) and reports the answers back through the pipeline, as the webhook dispatcher
- * does for the outbox: jobs are leased (another process, or this one after a crash, takes them over
- * once the lease lapses), retried on a growing delay with the same idempotency key (so a retried
- * create makes no second session, a retried refund no second refund), and given up after a day.
+ * checkout, close one, refund) and reports the answers back through the pipeline, as the webhook
+ * dispatcher does for the outbox: jobs are leased (another process, or this one after a crash,
+ * takes them over once the lease lapses), retried on a growing delay with the same idempotency key
+ * (so a retried create makes no second session, a retried refund no second refund), and given up
+ * after a day.
  */
 import { BackgroundLoop } from '../outbox/index.js';
 import type { PaymentJob, Store } from '../store/index.js';
@@ -34,6 +35,13 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(2_000 * 2 ** Math.max(0, attempts - 1), 600_000);
 }
 const GIVE_UP_MS = 24 * 3600_000;
+
+/** What closing a checkout answers: nothing to apply to the booking (it was closed in its own transaction). */
+interface Closed {
+  type: 'checkout_expired_by_us';
+  session_id: string;
+  status: string;
+}
 
 export class PaymentWorker {
   private readonly loop: BackgroundLoop;
@@ -72,8 +80,10 @@ export class PaymentWorker {
     try {
       const event = await this.call(job);
       result = event as unknown as Record<string, unknown>;
-      const res = await this.o.pipeline.execute(this.op, { input: { provider: this.o.provider.name, event }, trustedCaller: this.caller, door: 'payments' });
-      if (!res.ok) throw res.error;
+      if (event.type !== 'checkout_expired_by_us') {
+        const res = await this.o.pipeline.execute(this.op, { input: { provider: this.o.provider.name, event }, trustedCaller: this.caller, door: 'payments' });
+        if (!res.ok) throw res.error;
+      }
     } catch (err) {
       const now = this.o.now();
       const retryable = !(err instanceof ProviderError) || err.retryable;
@@ -99,9 +109,14 @@ export class PaymentWorker {
   }
 
   /** The provider call a job stands for, and its answer as our event. */
-  private async call(job: PaymentJob): Promise<PaymentEvent> {
+  private async call(job: PaymentJob): Promise<PaymentEvent | Closed> {
     const p = job.payload as Record<string, string | number>;
     const key = (job.result?.retry_key as string | undefined) ?? job.id;
+    if (job.kind === 'expire_checkout') {
+      // The booking already counts the checkout closed: the provider's answer is kept on the job only.
+      const s = await this.o.provider.expireCheckout({ key, id: String(p.session_id) });
+      return { type: 'checkout_expired_by_us', session_id: s.id, status: s.status };
+    }
     if (job.kind === 'checkout') {
       const s = await this.o.provider.createCheckout({
         key,

@@ -176,7 +176,13 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   buyerData.bind(pipeline);
   const payments = opts.role ? {} : wirePayments(opts.payments, { biz, store, pipeline, now: () => clock.now(), log });
   if (opts.payments?.startWorker !== false) payments.worker?.start();
-  if (opts.mail?.startWorker !== false) mail.worker?.start();
+  // Mail is written with the public origin (its links, From and Message-ID): it is sent only once the
+  // origin is final, at once when configured, else when the listener knows its address. A message left
+  // queued by a crash and sent before that would carry the default origin, and a second Message-ID.
+  const startMail = () => {
+    if (opts.mail?.startWorker !== false) mail.worker?.start();
+  };
+  if (configuredPublicUrl) startMail();
   const calendars = opts.role
     ? undefined
     : wireCalendars(opts.calendars, { biz, store, now: () => clock.now(), log, allowLoopback: Boolean(opts.security?.allowLoopbackProfiles), refresh: () => live.refresh() });
@@ -280,6 +286,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
         baseUrl = url;
         biz.publicUrl = url;
         openapiDoc = undefined;
+        startMail();
       }
     },
     stopDeliveries: async (boundMs) => {

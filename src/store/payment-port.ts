@@ -1,12 +1,12 @@
 /**
  * What the payment machinery keeps in the store: the durable jobs that call the payment provider
- * after a booking's transaction commits (create a checkout, refund), the provider events already
+ * after a booking's transaction commits (create a checkout, close one, refund), the provider events already
  * applied (each applied once, whatever the delivery order or count), and the provider's ids that
  * lead back to a booking (a charge or payment intent names no booking of ours).
  */
 
-/** `checkout`: create the provider's checkout for a payment action; `refund`: refund an amount. */
-export type PaymentJobKind = 'checkout' | 'refund';
+/** `checkout`: create the provider's checkout for a payment action; `expire_checkout`: close one nobody may pay on any more; `refund`: refund an amount. */
+export type PaymentJobKind = 'checkout' | 'expire_checkout' | 'refund';
 
 export type PaymentJobStatus = 'pending' | 'done' | 'failed';
 

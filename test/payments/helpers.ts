@@ -1,5 +1,6 @@
 /** A server taking payments through Stripe, against the test emulator, with the shared test clock. */
 import { expect } from 'vitest';
+import type { BusinessDef } from '../../src/domain/business.js';
 import { BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 import { startStripeEmulator, type EmulatedStripe } from '../support/stripe-emulator.js';
 import { TEST_NOW } from '../support/time.js';
@@ -10,11 +11,12 @@ export interface StripeRig {
   close(): Promise<void>;
 }
 
-export async function startStripeRig(opts: { db?: string } = {}): Promise<StripeRig> {
+export async function startStripeRig(opts: { db?: string; business?: BusinessDef } = {}): Promise<StripeRig> {
   let t: TestServer | undefined;
   const stripe = await startStripeEmulator({ now: () => t?.clock.now() ?? TEST_NOW });
   t = await startTestServer({
     db: opts.db,
+    business: opts.business,
     payments: { provider: 'stripe', stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url }, startWorker: false },
   });
   stripe.webhookUrl = `${t.url}/payments/stripe/webhook`;

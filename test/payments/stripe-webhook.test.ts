@@ -1,7 +1,8 @@
 /**
  * The Stripe webhook endpoint trusts only what Stripe signed, over the raw body, within the SDK's
- * tolerance: a forged, unsigned, stale or tampered delivery answers 400 and changes nothing, and a
- * replayed one is applied once (keyed by the Stripe event id, in the store) and answers 200.
+ * tolerance (in the past and in the future): a forged, unsigned, stale, future-dated or tampered
+ * delivery answers 400 and changes nothing, and a replayed one is applied once (keyed by the Stripe
+ * event id, in the store) and answers 200.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bookingOf, eventsOf, paidBooking, sessionOf, startStripeRig, type StripeRig } from './helpers.js';
@@ -47,6 +48,20 @@ describe('the Stripe webhook endpoint', () => {
     const stale = rig.stripe.sign(payload, { timestampS: Math.floor(rig.t.clock.now() / 1000) - 301 });
     expect((await post(rig.stripe.webhookUrl!, payload, stale)).status).toBe(400);
     await unchanged();
+  });
+
+  it('a delivery signed more than 300 s ahead (dated in the future) answers 400 and changes nothing', async () => {
+    const ahead = rig.stripe.sign(payload, { timestampS: Math.floor(rig.t.clock.now() / 1000) + 301 });
+    expect((await post(rig.stripe.webhookUrl!, payload, ahead)).status).toBe(400);
+    const farAhead = rig.stripe.sign(payload, { timestampS: Math.floor(rig.t.clock.now() / 1000) + 86_400 * 365 });
+    expect((await post(rig.stripe.webhookUrl!, payload, farAhead)).status).toBe(400);
+    await unchanged();
+  });
+
+  it('a delivery signed a little ahead (clock skew inside the tolerance) is applied', async () => {
+    const skewed = rig.stripe.sign(payload, { timestampS: Math.floor(rig.t.clock.now() / 1000) + 60 });
+    expect((await post(rig.stripe.webhookUrl!, payload, skewed)).status).toBe(200);
+    expect((await bookingOf(rig.t, booking.id)).status).toBe('confirmed');
   });
 
   it('a replayed delivery answers 200 and is applied once', async () => {

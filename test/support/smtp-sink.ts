@@ -1,6 +1,7 @@
 /**
  * A real SMTP server on loopback (the `smtp-server` package) that keeps what it is sent, parsed
- * with `mailparser`, with a switch to refuse the next messages with a given SMTP code.
+ * with `mailparser`, with a switch to refuse the next messages with a given SMTP code and one to
+ * keep them without answering.
  */
 import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -15,6 +16,12 @@ export interface SmtpSink {
   envelopes: Array<{ from: string | null; to: string[] }>;
   /** Refuse the next `count` messages with this code (a 5xx is permanent, a 4xx temporary). */
   refuse(code: number, count?: number): void;
+  /**
+   * Keep the next messages (they count as received) but withhold the answer to their DATA until
+   * `release()`: the sender cannot know they arrived (a crash in that moment leaves it to send again).
+   */
+  hold(): void;
+  release(): void;
   /** Messages to one address. */
   to(address: string): ParsedMail[];
   close(): Promise<void>;
@@ -25,6 +32,8 @@ export async function startSmtpSink(o: { user?: string; pass?: string } = {}): P
   const raw: string[] = [];
   const envelopes: SmtpSink['envelopes'] = [];
   let refusal: { code: number; left: number } | undefined;
+  let holding = false;
+  const held: Array<() => void> = [];
   const server = new SMTPServer({
     authOptional: !o.user,
     disabledCommands: ['STARTTLS'],
@@ -48,7 +57,8 @@ export async function startSmtpSink(o: { user?: string; pass?: string } = {}): P
         const env = session.envelope;
         envelopes.push({ from: env.mailFrom ? env.mailFrom.address : null, to: env.rcptTo.map((r) => r.address) });
         received.push(await simpleParser(text));
-        cb();
+        if (holding) held.push(() => cb());
+        else cb();
       });
     },
   });
@@ -62,6 +72,13 @@ export async function startSmtpSink(o: { user?: string; pass?: string } = {}): P
     envelopes,
     refuse(code, count = 1) {
       refusal = { code, left: count };
+    },
+    hold() {
+      holding = true;
+    },
+    release() {
+      holding = false;
+      for (const answer of held.splice(0)) answer();
     },
     to: (address) => received.filter((m) => (Array.isArray(m.to) ? m.to : m.to ? [m.to] : []).some((a) => a.value.some((v) => v.address === address))),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

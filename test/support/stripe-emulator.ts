@@ -1,6 +1,6 @@
 /**
  * A small emulator of the Stripe API endpoints the adapter uses, written by us for tests: Checkout
- * Sessions (create, retrieve) and refunds, with form-encoded bodies as Stripe takes them, Stripe's
+ * Sessions (create, retrieve, expire) and refunds, with form-encoded bodies as Stripe takes them, Stripe's
  * error shape (`{ error: { type, code, message, param } }`), the secret key checked, and
  * Idempotency-Key honoured (the same key and body answer the first response again; another body
  * with the same key is an `idempotency_error`). Behind it a hosted "checkout" page a browser can pay
@@ -35,11 +35,13 @@ export interface EmulatedStripe {
   webhookSecret: string;
   sessions: Map<string, Obj>;
   refunds: Obj[];
+  /** The checkout.session.expired events of sessions expired through the API, to deliver when a test wants. */
+  expiredEvents: Obj[];
   /** Requests by path, for assertions ("a retried create makes no second session"). */
   requests: Array<{ method: string; path: string; idempotencyKey?: string; body: Obj }>;
   /** Answer the next N calls to a path with HTTP 500 (a flaky Stripe). */
   failNext(path: string, times?: number): void;
-  /** Pay a session (amount as charged, default its total); returns the checkout.session.completed event. */
+  /** Pay an open session (amount as charged, default its total); returns the checkout.session.completed event. Throws on a session not open. */
   pay(sessionId: string, opts?: { amount?: number; currency?: string }): Obj;
   expire(sessionId: string): Obj;
   /** Refund on a payment intent as the dashboard would; returns charge.refunded. */
@@ -61,6 +63,7 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
   const sessions = new Map<string, Obj>();
   const intents = new Map<string, Obj>();
   const refunds: Obj[] = [];
+  const expiredEvents: Obj[] = [];
   const requests: EmulatedStripe['requests'] = [];
   const idem = new Map<string, { body: string; status: number; response: Obj }>();
   const failures = new Map<string, number>();
@@ -109,6 +112,16 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
         _intent_metadata: body.payment_intent_data?.metadata ?? {},
       };
       sessions.set(sid, s);
+      return { status: 200, body: s };
+    }
+    const x = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(path);
+    if (method === 'POST' && x) {
+      // As Stripe documents it: only an open session can be expired; another is an error.
+      const s = sessions.get(x[1]);
+      if (!s) return error(404, 'invalid_request_error', `No such checkout.session: '${x[1]}'`, { code: 'resource_missing' });
+      if (s.status !== 'open') return error(400, 'invalid_request_error', `Only Checkout Sessions with a status in ["open"] can be expired; this one is ${s.status}.`);
+      s.status = 'expired';
+      expiredEvents.push(event('checkout.session.expired', visibleOf(s)));
       return { status: 200, body: s };
     }
     const m = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path);
@@ -164,12 +177,15 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
     webhookSecret,
     sessions,
     refunds,
+    expiredEvents,
     requests,
     failNext(path, times = 1) {
       failures.set(path, times);
     },
     pay(sessionId, opts = {}) {
       const s = sessions.get(sessionId)!;
+      // Stripe takes payment only on an open session (an expired one shows the buyer that it expired).
+      if (s.status !== 'open') throw new Error(`checkout session ${sessionId} is ${s.status}: it cannot be paid`);
       const amount = opts.amount ?? s.amount_total;
       const pi = { id: id('pi'), charge: id('ch'), amount, currency: opts.currency ?? s.currency, refunded: 0, metadata: s._intent_metadata };
       intents.set(pi.id, pi);
@@ -237,6 +253,10 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
       return;
     }
     if (req.method === 'POST') {
+      if (s.status !== 'open') {
+        res.writeHead(410, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Expired</title><p>This checkout session is ${s.status}.</p>`);
+        return;
+      }
       const ev = emu.pay(sid);
       if (emu.webhookUrl) await emu.deliver(ev);
       res.writeHead(303, { Location: s.success_url }).end();

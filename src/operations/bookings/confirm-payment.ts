@@ -5,6 +5,23 @@ import { PLATFORM_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkRevision, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { recordPayment } from '../steps/payments.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
+import { checkoutSystems } from '../business.js';
+import type { Booking } from '../../domain/index.js';
+
+/**
+ * A platform's word that it was paid is taken only where the business publishes `embedded`; else the
+ * business's own checkout (the provider's session, an external checkout reporting with the
+ * business's key) completes the action, and the booking is left as it is.
+ */
+const unverifiable = (b: Booking) =>
+  outcome(
+    errorMessage(
+      'payment_unverifiable',
+      "This business takes payment on its own checkout (the payment action's continue_url) and confirms the booking when that checkout reports it; it does not accept a payment reported by a platform. The booking is unchanged: send the buyer to continue_url, and refund any charge you made.",
+      '$.payment_result',
+    ),
+    { booking: b },
+  );
 
 export const confirmPayment = defineOperation({
   name: 'confirm_payment',
@@ -37,6 +54,7 @@ export const confirmPayment = defineOperation({
       throw stateConflict(rec, 'paid (no payment is pending on it)');
     }
     checkRevision(ctx, b.revision);
+    if (!ctx.caller.business && !checkoutSystems(ctx.biz).includes('embedded')) return unverifiable(b);
     const due = action.payment_context!.amount_due;
     const pr = inp.payment_result;
     const currency = action.payment_context!.currency;

@@ -9,6 +9,7 @@ import type { ProtocolError } from '../errors.js';
 import { invalidTransition } from './invalid-transition.js';
 import { iso, newRevision, type OperationContext } from '../context.js';
 import { freedSlotOf, offerFreedPlace } from './waitlist-offers.js';
+import { closeCheckouts } from './checkouts.js';
 
 const PARTICIPLE: Record<BookingMove, string> = {
   confirm: 'confirmed',
@@ -57,7 +58,11 @@ export async function transition(ctx: OperationContext, rec: BookingRecord, m: B
   }
   const fx = BOOKING_ENTRY_EFFECTS[b.status];
   if (fx.confirmedOnce) rec.priv.confirmed_once = true;
-  if (fx.pendingActions === 'expire') for (const a of b.actions ?? []) if (a.status === 'pending') a.status = 'expired';
+  if (fx.pendingActions === 'expire') {
+    for (const a of b.actions ?? []) if (a.status === 'pending') a.status = 'expired';
+    // Nobody may pay on those actions' checkouts any more: they are closed at the provider.
+    await closeCheckouts(ctx, rec);
+  }
   if (fx.amountDue === 'zero' && b.payment && b.payment.status === 'pending') b.payment.amount_due = 0;
   settle?.(b);
   if (fx.expiry === 'clear') {

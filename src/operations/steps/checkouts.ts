@@ -63,6 +63,34 @@ export async function queueCheckouts(ctx: OperationContext, rec: BookingRecord, 
   }
 }
 
+/**
+ * The checkouts of actions no longer pending (the booking ended) are closed: marked expired here,
+ * so a payment that still lands on one is late and refunded, and each session the provider made is
+ * expired after commit by a job (`expire:<session>`, the provider's idempotency key), so that the
+ * buyer cannot pay on it at all. A checkout whose session is not made yet is closed when it is.
+ */
+export async function closeCheckouts(ctx: OperationContext, rec: BookingRecord): Promise<void> {
+  if (ctx.biz.payments !== 'stripe') return;
+  for (const co of rec.priv.provider?.checkouts ?? []) {
+    if (co.status !== 'open' && co.status !== 'requested') continue;
+    if (rec.booking.actions?.[co.action_index]?.status === 'pending') continue;
+    co.status = 'expired';
+    if (co.session_id) await queueExpiry(ctx, rec, co);
+  }
+}
+
+/** The job that expires a checkout's session at the provider (after commit). */
+export async function queueExpiry(ctx: OperationContext, rec: BookingRecord, co: ProviderCheckout): Promise<void> {
+  if (!co.session_id) return;
+  await ctx.tx.payments.enqueue({
+    id: `expire:${co.session_id}`,
+    kind: 'expire_checkout',
+    booking_id: rec.booking.id,
+    created_ms: ctx.now,
+    payload: { booking_id: rec.booking.id, action_id: co.action_id, session_id: co.session_id },
+  });
+}
+
 /** Does booking this service take money online before the appointment (at booking, or a deposit)? */
 export function paidBeforeAppointment(service: ServiceDef): boolean {
   return service.policies.requires_payment && service.policies.payment_timing !== 'at_service' && service.pricing.model !== 'free';

@@ -1,7 +1,8 @@
 /**
  * What the payment provider reports, applied to the booking it concerns, in one transaction each:
  * a checkout created, paid or expired; a refund confirmed or failed; a dispute opened or closed.
- * Each provider event is applied once (its id is recorded in the same transaction) and in any order:
+ * Each provider event is applied once (its id is recorded in the same transaction), and each paid
+ * checkout once whatever the event that reports it (by the provider's payment), in any order:
  * amounts are cumulative, a dispute closed before it was opened is opened first, and a payment
  * that lands after the action lapsed is refunded rather than reviving the booking.
  */
@@ -9,7 +10,7 @@ import { errorMessage, formatMoney, infoMessage, nextDisputeStatus, type Booking
 import { ok, outcome, type OperationResult } from '../define.js';
 import { iso, type OperationContext } from '../context.js';
 import { endBooking, expireIfDue } from './booking-lifecycle.js';
-import { moneyOf, queueCheckouts } from './checkouts.js';
+import { moneyOf, queueCheckouts, queueExpiry } from './checkouts.js';
 import { recordPayment } from './payments.js';
 import { recordRefunded, requestRefund } from './provider-money.js';
 import { enterDisputeStatus, openDisputeOn } from './disputes.js';
@@ -33,6 +34,8 @@ export async function applyProviderEvent(ctx: OperationContext, provider: string
         if (co.status === 'requested') co.status = 'open';
         co.session_id = ev.session_id;
         co.url = ev.url;
+        // Made after its booking ended (the create job ran late): closed at once.
+        if (co.status === 'expired' && rec.booking.actions?.[co.action_index]?.status !== 'pending') await queueExpiry(ctx, rec, co);
         await ctx.tx.bookings.update(rec);
         return ok({ booking: rec.booking });
       }
@@ -111,6 +114,11 @@ async function checkoutPaid(
   const co = m.checkouts.find((c) => c.action_id === ev.action_id)!;
   co.session_id ??= ev.session_id;
   if (!ev.paid) return already('The checkout completed without a payment yet.');
+  // The same payment reported again under another event id (a second integration, the business's
+  // reconciliation): it was applied, or refunded as late, once; it is neither a new payment nor a late one.
+  if ((co.status === 'paid' || co.status === 'late') && co.payment_ref === ev.payment_ref) {
+    return already(`Payment ${ev.payment_ref} of this checkout was already applied.`);
+  }
   co.payment_ref = ev.payment_ref;
   await ctx.tx.payments.linkRef(provider, ev.payment_ref, rec.booking.id);
   const b = rec.booking;
