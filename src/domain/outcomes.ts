@@ -28,6 +28,9 @@ export const OUTCOME_SEVERITY = {
   payment_required: 'requires_buyer_input',
   reschedule_limit_reached: 'requires_buyer_review',
   cancellation_not_allowed: 'requires_buyer_review',
+  // Spec-next 5.1.1, 9.4.2: the operation is not legal from the current status. The text's table says
+  // `unrecoverable`, which the Message schema of both texts does not allow (DECISIONS D2).
+  invalid_transition: 'requires_buyer_review',
   reschedule_not_allowed: 'requires_buyer_review',
   // Policy fees the person must hear of before agreeing (warnings beside a done change).
   late_reschedule_fee: 'requires_buyer_review',

@@ -80,7 +80,7 @@ const DETAILED = FILES.flatMap(({ file, text }) =>
 
 describe('the problem type matches the code the problem carries', () => {
   it('the walk finds the state-conflict errors (guards the walk itself)', () => {
-    expect(DETAILED.map((d) => d.detail)).toEqual(expect.arrayContaining(['entry_state_conflict', 'invalid_transition', 'subscription_not_found']));
+    expect(DETAILED.map((d) => d.detail)).toEqual(expect.arrayContaining(['entry_state_conflict', 'dispute_state_conflict', 'subscription_not_found']));
   });
 
   it.each(DETAILED.filter((d) => TYPED_BY_DETAIL.includes(d.code)))('$file: $code / $detail is sent under the type named by its code member', ({ code, detail }) => {

@@ -71,6 +71,7 @@ const OUTCOME_WORDS: Record<string, string> = {
   reschedule_not_allowed: 'This service does not allow rescheduling.',
   cancellation_not_allowed: 'This booking can no longer be canceled.',
   already_in_state: 'The booking is already in that state.',
+  invalid_transition: 'The booking is no longer in a state that allows this.',
   service_not_found: 'That service does not exist.',
   entry_not_found: 'That entry does not exist.',
   hold_expired: 'The hold expired.',

@@ -46,7 +46,6 @@ const WIRE_NAME: Partial<Record<ProtocolErrorCode, string>> = {
   algorithm_unsupported: 'invalid_request',
   signature_invalid: 'authentication_required',
   insufficient_scope: 'authentication_required',
-  unknown_tool: 'invalid_request',
 };
 
 export interface JsonRpcErrorShape {
@@ -56,7 +55,8 @@ export interface JsonRpcErrorShape {
 }
 
 export function toJsonRpcError(err: ProtocolError, correlationId?: string): JsonRpcErrorShape {
-  const data: Record<string, unknown> = { code: err.detailCode ?? err.code, content: err.message };
+  // An unknown tool is the one JSON-RPC error without `data.code` (spec-next 9.2.1); `reason` says what it is.
+  const data: Record<string, unknown> = err.code === 'unknown_tool' ? { content: err.message, reason: 'unknown_tool' } : { code: err.detailCode ?? err.code, content: err.message };
   if (err.errors && err.errors.length > 0) data.errors = err.errors;
   if (err.retryAfter !== undefined) data.retry_after = err.retryAfter;
   if (err.extra) for (const [k, v] of Object.entries(err.extra)) if (!(k in data)) data[k] = v;

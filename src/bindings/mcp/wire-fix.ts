@@ -3,7 +3,7 @@
  * error -32002 to -32602 on the way out (a newer MCP rule for "resource not found"); USP's
  * revision_mismatch is -32002: restore it. And every error object carries `data.code` (spec-next
  * 9.4.3): the SDK's own errors (an unknown method, bad params, a parse error) get the name of
- * their JSON-RPC code.
+ * their JSON-RPC code. The one exception is an unknown tool, which carries none (spec-next 9.2.1).
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
@@ -19,7 +19,8 @@ const JSON_RPC_NAMES: Record<number, string> = {
 /** An error object with `data.code` set (its own, or the name of its JSON-RPC code). */
 export function withDataCode<E extends { code?: unknown; data?: unknown }>(error: E): E & { data: Record<string, unknown> } {
   const data = error.data && typeof error.data === 'object' && !Array.isArray(error.data) ? (error.data as Record<string, unknown>) : {};
-  if (typeof data.code !== 'string') data.code = (typeof error.code === 'number' && JSON_RPC_NAMES[error.code]) || 'server_error';
+  // An unknown tool is the one error without it (spec-next 9.2.1).
+  if (typeof data.code !== 'string' && data.reason !== 'unknown_tool') data.code = (typeof error.code === 'number' && JSON_RPC_NAMES[error.code]) || 'server_error';
   return Object.assign(error, { data });
 }
 

@@ -27,7 +27,7 @@ export const REST_ERRORS = {
   digest_mismatch: { status: 400, title: 'Content digest mismatch' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   not_found: { status: 404, title: 'Not found' },
-  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  method_not_allowed: { status: 405, title: 'Method Not Allowed' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   unknown_tool: { status: 404, title: 'Unknown tool' },
   limit_exceeded: { status: 422, title: 'Limit exceeded' },
@@ -39,8 +39,15 @@ const kebab = (s: string) => s.replace(/_/g, '-');
 /** Codes whose problem type names the finer reason when there is one (e.g. hold-limit-exceeded, entry-state-conflict). */
 export const TYPED_BY_DETAIL: readonly ProtocolErrorCode[] = ['not_found', 'rate_limited', 'signature_invalid', 'pop_proof_required', 'booking_state_conflict'];
 
+/**
+ * Plain HTTP conditions USP mints no type or code for (spec-next 9.1, 9.4.3): the RFC 9457
+ * `about:blank` type, the status phrase as title, no `code` member. A 405 carries `Allow`.
+ */
+const PLAIN_HTTP: readonly ProtocolErrorCode[] = ['method_not_allowed'];
+
 /** The problem type names the finer reason when there is one (e.g. hold-limit-exceeded). */
 export function problemType(err: ProtocolError): string {
+  if (PLAIN_HTTP.includes(err.code)) return 'about:blank';
   const specific = TYPED_BY_DETAIL.includes(err.code) ? (err.detailCode ?? err.code) : err.code;
   return PROBLEM_BASE + kebab(specific);
 }
@@ -50,7 +57,7 @@ export function problemBody(err: ProtocolError, instance?: string): Record<strin
   const body: Record<string, unknown> = { type: problemType(err), title: row.title, status: row.status, detail: err.message };
   if (instance) body.instance = instance;
   if (err.errors && err.errors.length > 0) body.errors = err.errors;
-  body.code = err.detailCode ?? err.code;
+  if (!PLAIN_HTTP.includes(err.code)) body.code = err.detailCode ?? err.code;
   if (err.extra) for (const [k, v] of Object.entries(err.extra)) if (!(k in body)) body[k] = v;
   return body;
 }
