@@ -78,7 +78,7 @@ export type { SubscriptionEntryEffects, SubscriptionMove, SubscriptionStatus } f
 
 export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, noShowFee, formatMoney } from './pricing.js';
 
-export { publishService, primaryCategory, searchableText } from './catalog.js';
+export { paidBeforeAppointment, publishService, primaryCategory, searchableText } from './catalog.js';
 export type { PublishedService } from './catalog.js';
 
 export type {

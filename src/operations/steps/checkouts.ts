@@ -63,7 +63,4 @@ export async function queueCheckouts(ctx: OperationContext, rec: BookingRecord, 
   }
 }
 
-/** Does booking this service take money online before the appointment (at booking, or a deposit)? */
-export function paidBeforeAppointment(service: ServiceDef): boolean {
-  return service.policies.requires_payment && service.policies.payment_timing !== 'at_service' && service.pricing.model !== 'free';
-}
+export { paidBeforeAppointment } from '../../domain/index.js';
