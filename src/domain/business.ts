@@ -230,12 +230,20 @@ const ChannelSchema = doc(
 
 const PoliciesSchema = doc(
   z.strictObject({
-    cancellation: z.strictObject({
-      allowed: z.boolean(),
-      free_cancellation_until: isoDuration('Free cancellation up to this long before the start').optional(),
-      late_cancellation_fee: minorUnits('Fee for a cancellation after the free window').optional(),
-      no_cancellation_after: isoDuration('No cancellation within this long before the start').optional(),
-    }),
+    cancellation: z
+      .strictObject({
+        allowed: z.boolean(),
+        free_cancellation_until: isoDuration('Free cancellation up to this long before the start').optional(),
+        late_cancellation_fee: minorUnits('Fixed fee for a cancellation after the free window').optional(),
+        late_cancellation_fee_percentage: doc(z.number().int().min(0).max(100), 'Fee for a cancellation after the free window, as a percentage of the price').optional(),
+        no_cancellation_after: isoDuration('No cancellation within this long before the start').optional(),
+      })
+      .superRefine((c, ctx) => {
+        // Spec-next 3.9: at most one of the two; a percentage is never written as a fixed fee.
+        if (c.late_cancellation_fee !== undefined && c.late_cancellation_fee_percentage !== undefined) {
+          ctx.addIssue({ code: 'custom', path: ['late_cancellation_fee_percentage'], message: 'give late_cancellation_fee or late_cancellation_fee_percentage, not both' });
+        }
+      }),
     rescheduling: z.strictObject({
       allowed: z.boolean(),
       free_reschedule_until: isoDuration('Free rescheduling up to this long before the start').optional(),

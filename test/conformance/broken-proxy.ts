@@ -25,7 +25,8 @@ export type Variant =
   | '409-for-invalid-transition'
   | 'unknown-tool-with-code'
   | 'minted-405'
-  | 'offers-unpayable-service';
+  | 'offers-unpayable-service'
+  | 'lookup-says-service-not-found';
 
 export interface BrokenProxy {
   url: string;
@@ -100,6 +101,9 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
       if (variant === 'offers-unpayable-service' && req.method === 'POST' && path === '/bookings') {
         const paying = (json.booking?.actions ?? []).some((a: any) => a.type === 'payment' && a.status === 'pending');
         if (paying) json = { usp: json.usp, messages: [{ type: 'error', code: 'payment_not_configured', content: 'Online payment is not set up.' }] };
+      }
+      if (variant === 'lookup-says-service-not-found' && path === '/services/lookup') {
+        for (const m of json.messages ?? []) if (m.code === 'service_unresolved') m.code = 'service_not_found';
       }
       if (variant === 'drops-envelope' && path !== '/.well-known/usp') delete json.usp;
       if (variant === 'skips-pruning' && path.startsWith('/waitlist') && json.usp) {

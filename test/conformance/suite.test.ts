@@ -72,6 +72,7 @@ describe('usp-server conformance against our own server', () => {
       'errors.mcp-unknown-tool-no-code',
       'errors.rest-405',
       'catalog.unpayable-service',
+      'catalog.lookup-unresolved',
     ]) {
       expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
     }
@@ -138,6 +139,7 @@ describe('each check fails on the variant that breaks its rule', () => {
     { variant: 'unknown-tool-with-code', checks: ['errors.mcp-unknown-tool-no-code'] },
     { variant: 'minted-405', checks: ['errors.rest-405'] },
     { variant: 'offers-unpayable-service', checks: ['catalog.unpayable-service'] },
+    { variant: 'lookup-says-service-not-found', checks: ['catalog.lookup-unresolved'] },
   ];
   for (const c of cases) {
     test(`a business that ${c.variant.replace(/-/g, ' ')}: ${c.checks.join(', ')} fail`, async () => {

@@ -58,6 +58,8 @@ const PROTOCOL_WORDS = {
   unknown_tool: 'That action is not known.',
   limit_exceeded: 'A limit was reached; remove something first.',
   algorithm_unsupported: 'That algorithm is not supported.',
+  payment_unverifiable: 'The payment could not be checked against a price; the booking is not confirmed.',
+  confirmation_failed: 'The payment was taken but the booking could not be confirmed.',
 } as const satisfies Record<ProtocolErrorCode, string>;
 
 /** Business outcomes an admin action can answer with. */

@@ -32,6 +32,8 @@ export const MCP_ERROR_CODES = {
   unknown_tool: -32602,
   limit_exceeded: -32600,
   algorithm_unsupported: -32600,
+  payment_unverifiable: -32002,
+  confirmation_failed: -32002,
 } as const satisfies Record<ProtocolErrorCode, number>;
 
 /** The USP code named in `message` when ours has no JSON-RPC number of its own. */

@@ -32,6 +32,8 @@ export const REST_ERRORS = {
   unknown_tool: { status: 404, title: 'Unknown tool' },
   limit_exceeded: { status: 422, title: 'Limit exceeded' },
   algorithm_unsupported: { status: 400, title: 'Algorithm unsupported' },
+  payment_unverifiable: { status: 409, title: 'Payment unverifiable' },
+  confirmation_failed: { status: 409, title: 'Confirmation failed' },
 } as const satisfies Record<ProtocolErrorCode, { status: number; title: string }>;
 
 const kebab = (s: string) => s.replace(/_/g, '-');

@@ -125,11 +125,28 @@ export const newerTextChecks: Check[] = [
     },
   },
   {
+    id: 'catalog.lookup-unresolved',
+    section: 'discovery',
+    clause: '3.12.3, 9.4.2 (newer)',
+    level: 'MUST',
+    title: 'an id a lookup cannot resolve is a service_unresolved warning naming it (service_not_found is the 404 protocol error now)',
+    async run(ctx) {
+      requireCapability(ctx, CATALOG);
+      const a = await ctx.rest.post('/services/lookup', { ids: ['svc_conformance_unresolved'] });
+      expectThat(a.status === 200, `lookup of an unknown id: ${describeAnswer(a)}`);
+      const m = (a.body?.messages ?? []).find((x: any) => x?.path === '$.ids[0]' || x?.code === 'service_unresolved' || x?.code === 'service_not_found');
+      expectThat(m, 'the unknown id is not reported in messages[]');
+      expectThat(m.code === 'service_unresolved', `the unknown id is reported as ${m.code}, not service_unresolved`);
+      expectThat(m.type === 'warning', `service_unresolved is a ${m.type}, not a warning`);
+    },
+  },
+  {
     id: 'catalog.unpayable-service',
     section: 'holds',
     clause: '3.3, 3.13, 8.5',
     level: 'MUST',
-    title: 'an active service paid online when booking can be paid: its booking offers a way to pay, never a refusal outside the spec (a business that cannot take it serves it suspended)',
+    title:
+      'an active service paid online when booking can be paid: its booking offers a way to pay, never a refusal outside the spec (a business that cannot take it serves it suspended)',
     writes: true,
     async run(ctx) {
       requireCapability(ctx, BOOKINGS);
