@@ -257,17 +257,20 @@ const PoliciesSchema = doc(
         grace_period: isoDuration('Lateness tolerated before a no-show').optional(),
       })
       .optional(),
+    // Spec-next 3.9: each member optional; a business states the limits it enforces and omits the
+    // rest (an omitted member is no limit of ours, and is published as omitted, never as a default).
     booking_window: z
       .strictObject({
-        min_advance: isoDuration('Earliest a slot can be booked before it starts'),
-        max_advance: isoDuration('Furthest ahead a slot can be booked', true),
-        slot_interval: isoDuration('Spacing between slot starts', true),
+        min_advance: isoDuration('Earliest a slot can be booked before it starts').optional(),
+        max_advance: isoDuration('Furthest ahead a slot can be booked', true).optional(),
+        slot_interval: isoDuration('Spacing between slot starts', true).optional(),
       })
       .superRefine((w, ctx) => {
-        if (durationMillis(w.max_advance) < durationMillis(w.min_advance)) {
+        if (w.max_advance && w.min_advance && durationMillis(w.max_advance) < durationMillis(w.min_advance)) {
           ctx.addIssue({ code: 'custom', path: ['max_advance'], message: 'must not be shorter than min_advance' });
         }
-      }),
+      })
+      .optional(),
     confirmation_mode: z.enum(['auto', 'manual']),
     requires_payment: z.boolean(),
     payment_timing: z.enum(['at_booking', 'at_service', 'deposit_required']).optional(),
