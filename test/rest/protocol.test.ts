@@ -25,6 +25,7 @@ function expectProblem(res: Res, status: number) {
   expect(typeof res.body).toBe('object');
   // Plain HTTP conditions are RFC 9457 about:blank (spec-next 9.1, 9.4.3); the rest carry a USP type.
   if (status === 405) expect([res.body.type, res.body.title, res.body.code]).toEqual(['about:blank', 'Method Not Allowed', undefined]);
+  else if (status === 404) expect([res.body.type, res.body.title, res.body.code]).toEqual(['about:blank', 'Not Found', undefined]);
   else expect(res.body.type.startsWith(ERRORS)).toBe(true);
   expect(res.body.status).toBe(status);
   expect(typeof res.body.title).toBe('string');
