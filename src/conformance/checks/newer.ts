@@ -127,7 +127,7 @@ export const newerTextChecks: Check[] = [
   {
     id: 'catalog.lookup-unresolved',
     section: 'discovery',
-    clause: '3.12.3, 9.4.2 (newer)',
+    clause: '3.12.4, 9.4.2 (newer)',
     level: 'MUST',
     title: 'an id a lookup cannot resolve is a service_unresolved warning naming it (service_not_found is the 404 protocol error now)',
     async run(ctx) {
