@@ -17,7 +17,7 @@ import type { Clock } from './clock.js';
 import type { IdSource } from './ids.js';
 import type { Business } from './business.js';
 import { USP_VERSION, uspEnvelope, type UspEnvelope } from './envelope.js';
-import { negotiatedEnvelope, prunedCapabilities, sharesCapability } from './negotiation.js';
+import { negotiatedEnvelope, prunedCapabilities, prunedData, sharesCapability } from './negotiation.js';
 import { authenticateCall, type Presented } from './authenticate.js';
 import type { Logger } from './logger.js';
 import { queueMailForEvents } from './steps/mail-messages.js';
@@ -194,7 +194,8 @@ export class Pipeline {
     seen.caller = caller;
     const shared = caller.platform ? prunedCapabilities(caller.platform.capabilities) : null;
     const usp = shared ? negotiatedEnvelope(uspEnvelope(op), shared) : uspEnvelope(op);
-    const refused = negotiate(op, caller, shared);
+    // A public read is answered whatever the platform declares; only extension data it lacks is left out.
+    const refused = op.access === 'public' ? null : negotiate(op, caller, shared);
     if (refused) return { ok: true, status: 200, usp, data: {}, messages: [refused], replayed: false, caller };
 
     const key = op.mutating ? normalizeIdempotencyKey(req.idempotencyKey) : undefined;
@@ -285,7 +286,8 @@ export class Pipeline {
     if (events.length > 0 && this.deps.onCommitted) this.deps.onCommitted(events);
     // The business's own change (its definition among them) is what this process runs from the answer on.
     if (op.access === 'business_only' && op.mutating && !replayed) await this.deps.refreshBusiness?.();
-    return { ok: true, status: result.status, usp, data: result.data, messages: result.messages, replayed, caller };
+    const data = shared ? prunedData(result.data, shared) : result.data;
+    return { ok: true, status: result.status, usp, data, messages: result.messages, replayed, caller };
   }
 }
 

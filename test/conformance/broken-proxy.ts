@@ -26,7 +26,8 @@ export type Variant =
   | 'unknown-tool-with-code'
   | 'minted-405'
   | 'offers-unpayable-service'
-  | 'lookup-says-service-not-found';
+  | 'lookup-says-service-not-found'
+  | 'leaks-extension-data';
 
 export interface BrokenProxy {
   url: string;
@@ -105,6 +106,7 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
       if (variant === 'lookup-says-service-not-found' && path === '/services/lookup') {
         for (const m of json.messages ?? []) if (m.code === 'service_unresolved') m.code = 'service_not_found';
       }
+      if (variant === 'leaks-extension-data' && json.service?.capacity && json.service.type === 'group') json.service.capacity.waitlist = true;
       if (variant === 'drops-envelope' && path !== '/.well-known/usp') delete json.usp;
       if (variant === 'skips-pruning' && path.startsWith('/waitlist') && json.usp) {
         const v = [{ version: json.usp.version }];

@@ -96,6 +96,7 @@ describe('usp-server conformance against our own server', () => {
       'races.concurrent-creates',
       'lifecycle.invalid-transition',
       'errors.rest-405',
+      'negotiation.extension-data-pruned',
     ]) {
       expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
     }
@@ -140,6 +141,7 @@ describe('each check fails on the variant that breaks its rule', () => {
     { variant: 'minted-405', checks: ['errors.rest-405'] },
     { variant: 'offers-unpayable-service', checks: ['catalog.unpayable-service'] },
     { variant: 'lookup-says-service-not-found', checks: ['catalog.lookup-unresolved'] },
+    { variant: 'leaks-extension-data', checks: ['negotiation.extension-data-pruned'], secured: true },
   ];
   for (const c of cases) {
     test(`a business that ${c.variant.replace(/-/g, ' ')}: ${c.checks.join(', ')} fail`, async () => {

@@ -112,10 +112,10 @@ describe('negotiation with the platform profile on privileged calls', () => {
     return post(`/bookings/${b.body.booking.id}/cancel`, {});
   }
 
-  const everything = (version: string) => ({
+  const everything = (version: string, more: string[] = []) => ({
     usp: {
       version,
-      capabilities: Object.fromEntries(['catalog', 'availability', 'bookings'].map((c) => [`dev.usp-protocol.services.${c}`, [{ version: '2026-08-20' }]])),
+      capabilities: Object.fromEntries(['catalog', 'availability', 'bookings', ...more].map((c) => [`dev.usp-protocol.services.${c}`, [{ version: '2026-08-20' }]])),
     },
   });
 
@@ -131,5 +131,46 @@ describe('negotiation with the platform profile on privileged calls', () => {
       'booking_state_conflict',
       'canceled',
     ]);
+  });
+
+  /** A public call presenting `profile` with a fresh proof: the platform authenticates on a public read. */
+  async function publicCall(profile: string, method: string, path: string, body?: unknown) {
+    const key = createPopKey();
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'Content-Type': 'application/json', 'USP-Agent': `profile="${profile}"`, ...dpopHeaders(key, method, `${url}${path}`) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return (await res.json()) as any;
+  }
+
+  it('extension data the platform did not negotiate is left out of public answers: no capacity.waitlist, no slot in state waitlist (8.3 step 4)', async () => {
+    const withWaitlist = profiles.setRaw('/with-waitlist.json', JSON.stringify(everything('2026-08-20', ['waitlist'])), 200, { 'Content-Type': 'application/json' });
+    const without = profiles.setRaw('/without-waitlist.json', JSON.stringify(everything('2026-08-20')), 200, { 'Content-Type': 'application/json' });
+    expect((await publicCall(withWaitlist, 'GET', '/services/svc_yoga_class')).service.capacity.waitlist).toBe(true);
+    const pruned = await publicCall(without, 'GET', '/services/svc_yoga_class');
+    expect([pruned.service.capacity.max, pruned.service.capacity.waitlist]).toEqual([12, undefined]);
+    expect(Object.keys(pruned.usp.capabilities)).not.toContain('dev.usp-protocol.services.waitlist');
+    // Fill a class, then read its day: the full slot is on the waitlist for one platform, not offered to the other.
+    const day = nyDate(Date.now(), 5);
+    const query = { service_id: 'svc_yoga_class', start_date: day, end_date: day };
+    const [slot] = (await publicCall(withWaitlist, 'POST', '/availability/query', query)).slots;
+    const key = createPopKey();
+    const fill = await fetch(`${url}/bookings`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'USP-Agent': `profile="${withWaitlist}"`, ...dpopHeaders(key, 'POST', `${url}/bookings`) },
+      body: JSON.stringify({
+        service_id: 'svc_yoga_class',
+        slot_id: slot.id,
+        party_size: slot.capacity.remaining,
+        buyer: { first_name: 'Ada', last_name: 'L', email: 'ada@example.com' },
+      }),
+    });
+    expect(((await fill.json()) as any).booking.status).toBe('confirmed');
+    const seen = (await publicCall(withWaitlist, 'POST', '/availability/query', query)).slots.find((s: any) => s.id === slot.id);
+    expect(seen?.state).toBe('waitlist');
+    const hidden = (await publicCall(without, 'POST', '/availability/query', query)).slots;
+    expect(hidden.find((s: any) => s.id === slot.id)).toBeUndefined();
+    expect(hidden.every((s: any) => s.state !== 'waitlist' && s.capacity?.waitlist === undefined)).toBe(true);
   });
 });

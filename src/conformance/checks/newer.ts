@@ -5,12 +5,15 @@
  * `Allow` (9.1, 9.4.3), and a paid service the business offers can be paid for (3.13, 8.5).
  */
 import { randomUUID } from 'node:crypto';
+import { createPopKey, dpopProof } from '../../client/index.js';
+import { withVariant } from './protocol.js';
 import { describeAnswer, messageCodes, type RestAnswer } from '../rest-client.js';
 import { expectThat, fail, skip, type Check, type CheckContext } from '../types.js';
 import { book, bookOrFail, cancel, freshSlot, hold, mcpArgs, requireCapability, services, slotsOf } from './support.js';
 
 const BOOKINGS = 'dev.usp-protocol.services.bookings';
 const CATALOG = 'dev.usp-protocol.services.catalog';
+const WAITLIST = 'dev.usp-protocol.services.waitlist';
 
 /**
  * The business outcome codes the text defines (9.4.2, the catalog's 3.12.4 and 3.13, the pinned
@@ -138,6 +141,28 @@ export const newerTextChecks: Check[] = [
       expectThat(m, 'the unknown id is not reported in messages[]');
       expectThat(m.code === 'service_unresolved', `the unknown id is reported as ${m.code}, not service_unresolved`);
       expectThat(m.type === 'warning', `service_unresolved is a ${m.type}, not a warning`);
+    },
+  },
+  {
+    id: 'negotiation.extension-data-pruned',
+    section: 'versioning',
+    clause: '8.3 step 4',
+    level: 'MUST',
+    title: 'a platform that did not negotiate the waitlist gets no waitlist data inside answers (a service read without capacity.waitlist)',
+    async run(ctx) {
+      requireCapability(ctx, WAITLIST);
+      const svc = (await services(ctx)).find((s) => s?.capacity?.waitlist === true);
+      if (!svc) skip('no service of the catalog offers a waitlist (capacity.waitlist)');
+      const path = `/services/${encodeURIComponent(svc.id)}`;
+      // The platform authenticates on the read where the business authenticates platforms, so the business may fetch its profile.
+      const a = await withVariant(ctx, 'base-only', (profile) =>
+        ctx.rest.send(path, { profile, headers: ctx.sandbox ? {} : { DPoP: dpopProof(createPopKey(), 'GET', ctx.rest.url(path)) } }),
+      );
+      expectThat(a.status === 200 && a.body?.service, `GET ${path} from a platform without the waitlist: ${describeAnswer(a as RestAnswer)}`);
+      expectThat(
+        a.body.service.capacity?.waitlist === undefined,
+        `the service read by a platform without the waitlist carries capacity.waitlist ${JSON.stringify(a.body.service.capacity?.waitlist)}`,
+      );
     },
   },
   {
