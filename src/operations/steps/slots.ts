@@ -21,7 +21,6 @@ import {
   formatInstant,
   isoUtc,
   localDate,
-  parseDuration,
   selfResourceId,
   mergeScheduleChanges,
   type ResourceDef,
