@@ -13,6 +13,7 @@ import { Outcome, type Check, type CheckContext, type CheckResult, type SuiteOpt
 import { discoveryChecks, envelopeChecks, mappingChecks, mcpBinding } from './checks/discovery.js';
 import { conditionalChecks, holdChecks, idempotencyChecks, lifecycleChecks, raceChecks } from './checks/writes.js';
 import { protocolChecks } from './checks/protocol.js';
+import { newerTextChecks } from './checks/newer.js';
 import { transportChecks } from './checks/transport.js';
 import { authChecks, webhookChecks } from './checks/auth.js';
 import { registryChecks } from './checks/registry.js';
@@ -28,6 +29,7 @@ export const CHECKS: readonly Check[] = [
   ...conditionalChecks,
   ...lifecycleChecks,
   ...protocolChecks,
+  ...newerTextChecks,
   ...transportChecks,
   ...authChecks,
   ...webhookChecks,

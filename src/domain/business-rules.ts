@@ -40,7 +40,7 @@ export interface ServiceFacts {
   type: string;
   duration: { undetermined?: true };
   pricing: { model: string; amount?: number; price_range?: unknown; deposit?: { type: string; value: number } };
-  policies: { requires_payment: boolean; payment_timing?: string };
+  policies: { requires_payment: boolean; payment_timing?: string; booking_window?: { slot_interval?: string } };
   capacity?: unknown;
   requirements: readonly unknown[];
   hours?: unknown;
@@ -78,6 +78,10 @@ export function serviceRules(s: ServiceFacts, issue: IssueSink): void {
   }
   if (duration.undetermined && pricing.model === 'hourly') {
     issue(['pricing', 'model'], 'cannot be "hourly" when duration.undetermined is true (USP §3.11)');
+  }
+  // The booking window's members are optional (spec-next 3.9); a slot of no stated length needs one.
+  if (duration.undetermined && !policies.booking_window?.slot_interval) {
+    issue(['policies', 'booking_window', 'slot_interval'], 'is required when duration.undetermined is true: it is the length of each slot');
   }
   const deposit = pricing.deposit;
   if (deposit?.type === 'fixed' && pricing.amount !== undefined && deposit.value > pricing.amount) {
@@ -227,6 +231,7 @@ export const SERVICE_RULES_JSON_SCHEMA: JsonObject[] = [
     then: props({ pricing: props({ amount: { type: 'integer', exclusiveMinimum: 0 } }, { required: ['amount'] }) }),
   },
   { if: member('duration', has('undetermined')), then: model({ not: { const: 'hourly' } }) },
+  { if: member('duration', has('undetermined')), then: policy('booking_window', has('slot_interval')) },
   { if: member('type', { enum: ['group', 'reservation'] }), then: has('capacity') },
   { if: member('requirements', { type: 'array', maxItems: 0 }), then: has('hours') },
 ];

@@ -233,12 +233,20 @@ const ChannelSchema = doc(
 
 const PoliciesSchema = doc(
   z.strictObject({
-    cancellation: z.strictObject({
-      allowed: z.boolean(),
-      free_cancellation_until: isoDuration('Free cancellation up to this long before the start').optional(),
-      late_cancellation_fee: minorUnits('Fee for a cancellation after the free window').optional(),
-      no_cancellation_after: isoDuration('No cancellation within this long before the start').optional(),
-    }),
+    cancellation: z
+      .strictObject({
+        allowed: z.boolean(),
+        free_cancellation_until: isoDuration('Free cancellation up to this long before the start').optional(),
+        late_cancellation_fee: minorUnits('Fixed fee for a cancellation after the free window').optional(),
+        late_cancellation_fee_percentage: doc(z.number().int().min(0).max(100), 'Fee for a cancellation after the free window, as a percentage of the price').optional(),
+        no_cancellation_after: isoDuration('No cancellation within this long before the start').optional(),
+      })
+      .superRefine((c, ctx) => {
+        // Spec-next 3.9: at most one of the two; a percentage is never written as a fixed fee.
+        if (c.late_cancellation_fee !== undefined && c.late_cancellation_fee_percentage !== undefined) {
+          ctx.addIssue({ code: 'custom', path: ['late_cancellation_fee_percentage'], message: 'give late_cancellation_fee or late_cancellation_fee_percentage, not both' });
+        }
+      }),
     rescheduling: z.strictObject({
       allowed: z.boolean(),
       free_reschedule_until: isoDuration('Free rescheduling up to this long before the start').optional(),
@@ -252,17 +260,20 @@ const PoliciesSchema = doc(
         grace_period: isoDuration('Lateness tolerated before a no-show').optional(),
       })
       .optional(),
+    // Spec-next 3.9: each member optional; a business states the limits it enforces and omits the
+    // rest (an omitted member is no limit of ours, and is published as omitted, never as a default).
     booking_window: z
       .strictObject({
-        min_advance: isoDuration('Earliest a slot can be booked before it starts'),
-        max_advance: isoDuration('Furthest ahead a slot can be booked', true),
-        slot_interval: isoDuration('Spacing between slot starts', true),
+        min_advance: isoDuration('Earliest a slot can be booked before it starts').optional(),
+        max_advance: isoDuration('Furthest ahead a slot can be booked', true).optional(),
+        slot_interval: isoDuration('Spacing between slot starts', true).optional(),
       })
       .superRefine((w, ctx) => {
-        if (durationMillis(w.max_advance) < durationMillis(w.min_advance)) {
+        if (w.max_advance && w.min_advance && durationMillis(w.max_advance) < durationMillis(w.min_advance)) {
           ctx.addIssue({ code: 'custom', path: ['max_advance'], message: 'must not be shorter than min_advance' });
         }
-      }),
+      })
+      .optional(),
     confirmation_mode: z.enum(['auto', 'manual']),
     requires_payment: z.boolean(),
     payment_timing: z.enum(['at_booking', 'at_service', 'deposit_required']).optional(),

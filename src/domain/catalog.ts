@@ -70,3 +70,8 @@ export function searchableText(s: PublishedService): string {
   for (const t of (s.tags as string[] | undefined) ?? []) parts.push(t);
   return parts.join(' ').toLowerCase();
 }
+
+/** Does booking this service take money online before the appointment (at booking, or a deposit)? */
+export function paidBeforeAppointment(service: ServiceDef): boolean {
+  return service.policies.requires_payment && service.policies.payment_timing !== 'at_service' && service.pricing.model !== 'free';
+}

@@ -28,6 +28,9 @@ export const OUTCOME_SEVERITY = {
   payment_required: 'requires_buyer_input',
   reschedule_limit_reached: 'requires_buyer_review',
   cancellation_not_allowed: 'requires_buyer_review',
+  // Spec-next 5.1.1, 9.4.2: the operation is not legal from the current status. The text's table says
+  // `unrecoverable`, which the Message schema of both texts does not allow (DECISIONS D2).
+  invalid_transition: 'requires_buyer_review',
   reschedule_not_allowed: 'requires_buyer_review',
   // Policy fees the person must hear of before agreeing (warnings beside a done change).
   late_reschedule_fee: 'requires_buyer_review',
@@ -44,6 +47,8 @@ export const OUTCOME_SEVERITY = {
   offer_already_accepted: 'recoverable',
   hold_not_found: 'recoverable',
   service_not_found: 'recoverable',
+  // Spec-next 9.4.2: an id of a lookup that resolves to no service (the pinned text's service_not_found warning).
+  service_unresolved: 'recoverable',
   subscription_not_found: 'recoverable',
   waitlist_not_available: 'recoverable',
   already_in_state: 'recoverable',
@@ -52,7 +57,7 @@ export const OUTCOME_SEVERITY = {
   // Not in spec 9.4: a service paid online before the appointment when no payment provider is set up (an operator's problem).
   payment_not_configured: 'unrecoverable',
   // The newer text's name (a 409 there); here a business outcome: a payment this business cannot take a platform's word for.
-  payment_unverifiable: 'requires_buyer_input',
+  platform_payment_not_accepted: 'requires_buyer_input',
 } as const satisfies Record<string, Severity>;
 
 export type OutcomeCode = keyof typeof OUTCOME_SEVERITY;

@@ -53,6 +53,7 @@ export function cancellationTerms(
   amountPaid: number,
   byBusiness: boolean,
   parseDuration: (iso: string) => number,
+  price = 0,
 ): CancellationTerms {
   if (byBusiness) return { allowed: true, fee: 0, refund: amountPaid };
   const c = service.policies.cancellation;
@@ -63,7 +64,7 @@ export function cancellationTerms(
   }
   const freeUntil = c.free_cancellation_until ? parseDuration(c.free_cancellation_until) : 0;
   const late = before < freeUntil;
-  let fee = late ? (c.late_cancellation_fee ?? 0) : 0;
+  let fee = late ? lateCancellationFee(service, price) : 0;
   // A non-refundable deposit is kept as the fee when cancelling late.
   const dep = service.pricing.deposit;
   if (late && dep && dep.refundable === false && service.policies.payment_timing === 'deposit_required') fee = Math.max(fee, amountPaid);
@@ -112,6 +113,14 @@ export function formatMoney(amount: number, currency: string, locale = 'en-US'):
   } catch {
     return `${(amount / 100).toFixed(2)} ${currency}`;
   }
+}
+
+/** The late-cancellation fee of a booking priced `price` (spec-next 3.9): the fixed fee, else the percentage of the price, else 0. */
+export function lateCancellationFee(service: ServiceDef, price: number): number {
+  const c = service.policies.cancellation;
+  if (c.late_cancellation_fee !== undefined) return c.late_cancellation_fee;
+  if (c.late_cancellation_fee_percentage !== undefined) return Math.round((price * c.late_cancellation_fee_percentage) / 100);
+  return 0;
 }
 
 /** The no-show fee of a booking priced `price` (spec 3.9): the fixed fee, else the percentage of the price, else 0. */

@@ -41,7 +41,8 @@ export function planQuery(q: InternalQuery): Plan | null {
   const selfResource = service.requirements.length === 0;
   if (selfResource && !service.hours) return null;
   const durationMs = slotDurationMs(service);
-  let intervalMs = parseDuration(service.policies.booking_window.slot_interval);
+  const interval = service.policies.booking_window?.slot_interval;
+  let intervalMs = interval ? parseDuration(interval) : Number.NaN;
   if (!(intervalMs > 0)) intervalMs = durationMs;
   if (!(intervalMs > 0) || !(durationMs > 0)) return null;
   const window = bookingWindow(service, q.nowMs);

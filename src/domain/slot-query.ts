@@ -57,8 +57,11 @@ export interface SlotQuery {
  * past) to the maximum advance, inclusive (`to` is one millisecond past it).
  */
 export function bookingWindow(service: ServiceDef, nowMs: number): { from: number; to: number } {
-  const w = service.policies.booking_window;
-  return { from: Math.max(nowMs + parseDuration(w.min_advance), nowMs), to: nowMs + parseDuration(w.max_advance) + 1 };
+  // An omitted member is a limit the business does not enforce (spec-next 3.9): no notice, no horizon
+  // (a query's own range, at most max_query_days, still bounds every answer).
+  const w = service.policies.booking_window ?? {};
+  const from = w.min_advance ? Math.max(nowMs + parseDuration(w.min_advance), nowMs) : nowMs;
+  return { from, to: w.max_advance ? nowMs + parseDuration(w.max_advance) + 1 : Number.POSITIVE_INFINITY };
 }
 
 /** Resource id of a service that is its own resource (empty `requirements`). */
@@ -76,7 +79,8 @@ export function slotDurationMs(service: ServiceDef): number {
   const d = service.duration;
   if (d.fixed) return parseDuration(d.fixed);
   if (d.range) return parseDuration(d.range.min);
-  return parseDuration(service.policies.booking_window.slot_interval);
+  const interval = service.policies.booking_window?.slot_interval;
+  return interval ? parseDuration(interval) : Number.NaN;
 }
 
 /** A buffer's length (an ISO 8601 duration), 0 when absent. */

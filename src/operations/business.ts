@@ -1,5 +1,5 @@
 /** The business definition compiled once at start for fast lookups by the handlers. */
-import { type BusinessDef, type ResourceDef, type ServiceDef, publishService, type PublishedService, findSlotTagClash } from '../domain/index.js';
+import { type BusinessDef, type ResourceDef, type ServiceDef, paidBeforeAppointment, publishService, type PublishedService, findSlotTagClash } from '../domain/index.js';
 
 /**
  * The business compiled for fast lookups. One object for the life of the process: when the stored
@@ -29,6 +29,38 @@ export interface Business {
   publicUrl: string;
   /** The stored definition's version this was compiled from (0: not from the store). */
   definitionVersion: number;
+  /**
+   * Services the business defines as active but cannot take right now, served as `suspended` (the
+   * catalog's status for it, spec 3.3), each with the sentence that says why (profile, description,
+   * refusals): a service paid online when booking while no payment provider is set up.
+   */
+  suspendedWhy: ReadonlyMap<string, string>;
+}
+
+/** Why a service paid online when booking is suspended while the business has no payment provider. */
+export const NO_ONLINE_PAYMENT = 'Not bookable right now: it is paid online when booking, and this business has not set up online payment yet.';
+
+/**
+ * The services as served: one the business cannot take right now is `suspended`, with the reason at
+ * the end of its description, so every read (list, lookup, feed, availability, holds) follows the
+ * catalog's rule for a suspended service.
+ */
+function servedServices(services: readonly ServiceDef[], payments: PaymentProviderKind, why: Map<string, string>): ServiceDef[] {
+  return services.map((s) => {
+    if (payments !== 'none' || (s.status ?? 'active') !== 'active' || !paidBeforeAppointment(s)) return s;
+    why.set(s.id, NO_ONLINE_PAYMENT);
+    return { ...s, status: 'suspended' as const, description: withSentence(s.description, NO_ONLINE_PAYMENT) };
+  });
+}
+
+/** A description (a string, or `{ plain, markdown?, html? }`) with a sentence added at its end. */
+function withSentence(d: ServiceDef['description'], sentence: string): ServiceDef['description'] {
+  if (d === undefined) return sentence;
+  if (typeof d === 'string') return `${d} ${sentence}`;
+  const out = { ...d, plain: `${d.plain} ${sentence}` };
+  if (d.markdown !== undefined) out.markdown = `${d.markdown} ${sentence}`;
+  if (d.html !== undefined) out.html = `${d.html} <p>${sentence}</p>`;
+  return out;
 }
 
 export type PaymentProviderKind = 'sandbox' | 'stripe' | 'external' | 'none';
@@ -54,8 +86,11 @@ const DEFAULT_PUBLIC_URL = 'http://localhost:8787';
 
 /** Throws SlotTagClash when two resource combinations of the business would share a slot id tag. */
 export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; allowLoopbackUrls?: boolean; payments?: PaymentProviderKind } = {}): Business {
-  const services = new Map(def.services.map((s) => [s.id, s] as const));
-  const published = new Map(def.services.map((s) => [s.id, publishService(s, def)] as const));
+  const payments = opts.payments ?? defaultPaymentProvider(def, opts.sandbox ?? false);
+  const suspendedWhy = new Map<string, string>();
+  const served = servedServices(def.services, payments, suspendedWhy);
+  const services = new Map(served.map((s) => [s.id, s] as const));
+  const published = new Map(served.map((s) => [s.id, publishService(s, def)] as const));
   const resources = new Map(def.resources.map((r) => [r.id, r] as const));
   const clash = findSlotTagClash(def.services, resources);
   if (clash) throw clash;
@@ -67,9 +102,10 @@ export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; all
     resources,
     serviceOrder: def.services.map((s) => s.id),
     sandbox: opts.sandbox ?? false,
-    payments: opts.payments ?? defaultPaymentProvider(def, opts.sandbox ?? false),
+    payments,
     allowLoopbackUrls: opts.allowLoopbackUrls ?? false,
     publicUrl: (def.settings.public_url ?? DEFAULT_PUBLIC_URL).replace(/\/$/, ''),
     definitionVersion: 0,
+    suspendedWhy,
   };
 }

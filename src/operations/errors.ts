@@ -31,6 +31,9 @@ export const PROTOCOL_ERROR_CODES = [
   'unknown_tool',
   'limit_exceeded',
   'algorithm_unsupported',
+  // Confirm-payment conflicts of the newer text (5.3.7, 9.4.3): 409, JSON-RPC -32002.
+  'payment_unverifiable',
+  'confirmation_failed',
 ] as const;
 
 export type ProtocolErrorCode = (typeof PROTOCOL_ERROR_CODES)[number];

@@ -45,6 +45,33 @@ export function sharesCapability(shared: ReadonlySet<string>, needed: string): b
   return false;
 }
 
+const WAITLIST = 'dev.usp-protocol.services.waitlist';
+
+/**
+ * An answer's data without the data of extensions the platform did not negotiate (8.3 step 4):
+ * without the waitlist, no slot in state `waitlist` (a full slot is simply not offered) and no
+ * `capacity.waitlist` flag. Returns `data` itself when nothing is pruned; never mutates it (catalog
+ * answers share their objects between calls).
+ */
+export function prunedData(data: Record<string, unknown>, shared: ReadonlySet<string>): Record<string, unknown> {
+  if (sharesCapability(shared, WAITLIST) || !JSON.stringify(data).includes('waitlist')) return data;
+  return withoutWaitlist(data) as Record<string, unknown>;
+}
+
+function withoutWaitlist(v: unknown, key = ''): unknown {
+  if (Array.isArray(v)) {
+    const kept = key === 'slots' ? v.filter((s) => (s as { state?: unknown } | null)?.state !== 'waitlist') : v;
+    return kept.map((x) => withoutWaitlist(x));
+  }
+  if (!v || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (key === 'capacity' && k === 'waitlist') continue;
+    out[k] = withoutWaitlist(x, k);
+  }
+  return out;
+}
+
 /** An answer's `usp` object holding only the capabilities the platform shares (step 5 after step 4). */
 export function negotiatedEnvelope(env: UspEnvelope, shared: ReadonlySet<string>): UspEnvelope {
   const keys = Object.keys(env.capabilities);

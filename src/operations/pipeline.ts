@@ -10,13 +10,14 @@ import { errorMessage, negotiateLocale, type Message } from '../domain/index.js'
 import type { OutboxEvent, Store, StoreUnavailable } from '../store/index.js';
 import { isStoreUnavailable } from './store-faults.js';
 import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
+import { RefusedMove } from './steps/invalid-transition.js';
 import type { OperationDef } from './define.js';
 import { outboxEvent, type OperationEnv, type Caller, type OperationContext, type RaisedEvent } from './context.js';
 import type { Clock } from './clock.js';
 import type { IdSource } from './ids.js';
 import type { Business } from './business.js';
 import { USP_VERSION, uspEnvelope, type UspEnvelope } from './envelope.js';
-import { negotiatedEnvelope, prunedCapabilities, sharesCapability } from './negotiation.js';
+import { negotiatedEnvelope, prunedCapabilities, prunedData, sharesCapability } from './negotiation.js';
 import { authenticateCall, type Presented } from './authenticate.js';
 import type { Logger } from './logger.js';
 import { queueMailForEvents } from './steps/mail-messages.js';
@@ -200,7 +201,8 @@ export class Pipeline {
     seen.caller = caller;
     const shared = caller.platform ? prunedCapabilities(caller.platform.capabilities) : null;
     const usp = shared ? negotiatedEnvelope(uspEnvelope(op), shared) : uspEnvelope(op);
-    const refused = negotiate(op, caller, shared);
+    // A public read is answered whatever the platform declares; only extension data it lacks is left out.
+    const refused = op.access === 'public' ? null : negotiate(op, caller, shared);
     if (refused) return { ok: true, status: 200, usp, data: {}, messages: [refused], replayed: false, caller };
 
     const key = op.mutating ? normalizeIdempotencyKey(req.idempotencyKey) : undefined;
@@ -279,12 +281,31 @@ export class Pipeline {
       return { replayed: false, result };
     };
 
-    const { replayed, result } = op.writes || scope ? await this.deps.store.transaction(run) : await this.deps.store.read(run);
+    let done: Awaited<ReturnType<typeof run>>;
+    try {
+      done = op.writes || scope ? await this.deps.store.transaction(run) : await this.deps.store.read(run);
+    } catch (err) {
+      // A move the lifecycle forbids, found after the handler began: nothing it wrote is kept.
+      if (err instanceof RefusedMove) return refusedMove(err, caller, usp);
+      throw err;
+    }
+    const { replayed, result } = done;
     if (events.length > 0 && this.deps.onCommitted) this.deps.onCommitted(events);
     // The business's own change (its definition among them) is what this process runs from the answer on.
     if (op.access === 'business_only' && op.mutating && !replayed) await this.deps.refreshBusiness?.();
-    return { ok: true, status: result.status, usp, data: result.data, messages: result.messages, replayed, caller };
+    const data = shared ? prunedData(result.data, shared) : result.data;
+    return { ok: true, status: result.status, usp, data, messages: result.messages, replayed, caller };
   }
+}
+
+/**
+ * `invalid_transition` is a business outcome (spec-next 5.1.1, 9.4.1): HTTP 200, the message in
+ * `messages[]`, the resource unchanged. A platform that negotiated a version older than ours was
+ * written against the pinned text's 409 family (5.3.6) and gets that (DECISIONS D2).
+ */
+function refusedMove(err: RefusedMove, caller: Caller, usp: UspEnvelope): OperationResponse {
+  if (caller.platform && caller.platform.version < USP_VERSION) return { ok: false, error: err.asConflict() };
+  return { ok: true, status: 200, usp, data: err.data, messages: [err.outcome], replayed: false, caller };
 }
 
 /** The resource an audited call acted on: its scoped resource, else the first id-like member of its input. */

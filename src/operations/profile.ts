@@ -58,7 +58,7 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
           extends: 'dev.usp-protocol.services.catalog',
         }),
         'dev.usp-protocol.services.availability': cap('4-availability', 'services/availability.json', { holds: true }),
-        'dev.usp-protocol.services.bookings': cap('5-booking-lifecycle', 'services/booking.json'),
+        'dev.usp-protocol.services.bookings': cap('5-booking-lifecycle', 'services/booking.json', suspendedServices(biz)),
         'dev.usp-protocol.services.waitlist': cap('111-waitlist-extension', 'services/waitlist.json', {
           extends: 'dev.usp-protocol.services.bookings',
         }),
@@ -81,6 +81,15 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
     profile.signing_keys = opts.keys;
   }
   return profile;
+}
+
+/**
+ * Services the business defines but cannot take right now (served `suspended`), each with why: a
+ * platform reading the profile learns it without booking into a refusal. Absent when there are none.
+ */
+function suspendedServices(biz: Business): Record<string, unknown> {
+  if (biz.suspendedWhy.size === 0) return {};
+  return { suspended_services: [...biz.suspendedWhy].map(([service_id, reason]) => ({ service_id, reason })) };
 }
 
 function health(opts: ProfileOptions, zone: string): Record<string, Array<Record<string, unknown>>> {

@@ -4,7 +4,7 @@
  * costs, with each window as a length (a service) or as the instant it closes (a booking). The
  * rules come from the domain's pricing functions, so what a door says is what the operations do.
  */
-import { amountDueAtBooking, bookingPrice, noShowFee, parseDuration, type ServiceDef } from '../domain/index.js';
+import { amountDueAtBooking, bookingPrice, lateCancellationFee, noShowFee, parseDuration, type ServiceDef } from '../domain/index.js';
 import type { Business } from './business.js';
 
 export interface WindowFacts {
@@ -87,7 +87,7 @@ export function serviceTerms(biz: Business, serviceId: string): ServiceTerms | n
     cancel: {
       allowed: c.allowed,
       freeWindowMs: c.free_cancellation_until ? parseDuration(c.free_cancellation_until) : null,
-      fee: c.late_cancellation_fee ?? 0,
+      fee: lateCancellationFee(s, defaultPrice),
       closedWindowMs: c.no_cancellation_after ? parseDuration(c.no_cancellation_after) : null,
     },
     reschedule: {

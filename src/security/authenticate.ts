@@ -313,6 +313,13 @@ async function finish(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<
   if (req.access === 'business_only' && !caller.business) throw businessOnly(`${caller.principal ?? 'anonymous'} on a business-only operation`);
   if (req.access === 'public') {
     caller.principal ??= caller.profile;
+    // A platform that authenticated on a public read: its profile, when it resolves, says which
+    // extensions it negotiated, so their data is left out of the answer (8.3 step 4). A profile that
+    // does not resolve changes nothing on a public read: it is answered in full.
+    if (caller.authenticated && caller.profile && policy.checkProfile && !caller.platform) {
+      const summary = await policy.checkProfile(caller.profile).catch(() => null);
+      if (summary) caller.platform = summary;
+    }
     return caller;
   }
   if (caller.profile === null) {

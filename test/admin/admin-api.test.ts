@@ -70,8 +70,7 @@ describe('bookings by day and week, and the business moves', () => {
     expect(d.body.booking.cancellation).toMatchObject({ canceled_by: 'business', reason: 'Stylist on holiday', fee: 0 });
     const { booking: firm } = await bookFirst('svc_haircut', day(2));
     const refused = await admin('POST', `/admin/bookings/${firm.id}/decline`, { reason: 'no' });
-    expect(refused.status).toBe(409);
-    expect(refused.body.code).toBe('invalid_transition');
+    expect([refused.status, refused.body.messages?.map((m: any) => m.code), refused.body.booking?.status]).toEqual([200, ['invalid_transition'], 'confirmed']);
     expect((await admin('GET', `/admin/bookings/${firm.id}`)).body.booking.status).toBe('confirmed');
     const history = (await admin('GET', `/admin/bookings/${booking.id}`)).body.events.map((e: any) => e.event);
     expect(history).toEqual(expect.arrayContaining(['booking.canceled']));

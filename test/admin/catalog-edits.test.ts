@@ -95,7 +95,8 @@ describe('admin services: create, change, archive', () => {
     expect(res.body.service.status).toBe('archived');
     expect(await events()).toContain('service.deleted svc_color_consult');
     const after = await t.call('POST', '/bookings', { service_id: 'svc_color_consult', slot_id: slots[0].id, buyer: BUYER });
-    expect(after.body.messages?.[0]?.code).toBe('validation_error');
+    // A slot of a service no longer offered is unavailable, and the message says why.
+    expect([after.body.messages?.[0]?.code, after.body.messages?.[0]?.content]).toEqual(['slot_unavailable', expect.stringContaining('archived')]);
     expect((await admin('GET', `/bookings/${booking.id}`)).body.booking.status).toBe(booking.status);
   });
 });

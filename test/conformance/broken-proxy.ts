@@ -4,7 +4,9 @@
  * answers the way a faulty business would: dropping the envelope, double-booking (turning a lost
  * race into a success), ignoring If-Match, accepting a replayed proof, publishing keys that do not
  * sign its webhooks, answering 500 to bad input, answering with an extension whose base the
- * platform lacks (no pruning), giving CORS with credentials to whatever origin asks.
+ * platform lacks (no pruning), giving CORS with credentials to whatever origin asks; and the newer
+ * text's rules broken: a 409 problem for invalid_transition, a data.code on an unknown tool, a minted
+ * 405 type without Allow, a paid service offered that no booking can pay for.
  */
 import { createHash, generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { createServer, request, type Server } from 'node:http';
@@ -19,7 +21,13 @@ export type Variant =
   | 'answers-500'
   | 'skips-pruning'
   | 'reflects-any-origin'
-  | 'hides-ratelimit-status';
+  | 'hides-ratelimit-status'
+  | '409-for-invalid-transition'
+  | 'unknown-tool-with-code'
+  | 'minted-405'
+  | 'offers-unpayable-service'
+  | 'lookup-says-service-not-found'
+  | 'leaks-extension-data';
 
 export interface BrokenProxy {
   url: string;
@@ -74,7 +82,31 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
     } catch {
       json = undefined;
     }
+    if (variant === 'unknown-tool-with-code' && path.startsWith('/mcp')) {
+      text = rewriteRpc(text, (m) => {
+        if (m?.error?.data?.reason === 'unknown_tool' || /No tool named/.test(m?.error?.message ?? '')) m.error.data = { ...(m.error.data ?? {}), code: 'invalid_request' };
+      });
+      if (json !== undefined) json = JSON.parse(text);
+    }
+    if (variant === 'minted-405' && status === 405) {
+      delete out.allow;
+      json = { ...(json ?? {}), type: 'https://usp-protocol.dev/errors/method-not-allowed', code: 'method_not_allowed' };
+      text = JSON.stringify(json);
+    }
     if (json && typeof json === 'object') {
+      if (variant === '409-for-invalid-transition' && (json.messages ?? []).some((m: any) => m.code === 'invalid_transition')) {
+        status = 409;
+        out['content-type'] = 'application/problem+json';
+        json = { type: 'https://usp-protocol.dev/errors/invalid-transition', title: 'Not allowed in the current state', status: 409, code: 'invalid_transition' };
+      }
+      if (variant === 'offers-unpayable-service' && req.method === 'POST' && path === '/bookings') {
+        const paying = (json.booking?.actions ?? []).some((a: any) => a.type === 'payment' && a.status === 'pending');
+        if (paying) json = { usp: json.usp, messages: [{ type: 'error', code: 'payment_not_configured', content: 'Online payment is not set up.' }] };
+      }
+      if (variant === 'lookup-says-service-not-found' && path === '/services/lookup') {
+        for (const m of json.messages ?? []) if (m.code === 'service_unresolved') m.code = 'service_not_found';
+      }
+      if (variant === 'leaks-extension-data' && json.service?.capacity && json.service.type === 'group') json.service.capacity.waitlist = true;
       if (variant === 'drops-envelope' && path !== '/.well-known/usp') delete json.usp;
       if (variant === 'skips-pruning' && path.startsWith('/waitlist') && json.usp) {
         const v = [{ version: json.usp.version }];
@@ -122,6 +154,21 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
         server.close(() => r());
       }),
   };
+}
+
+/** Apply `fix` to every JSON-RPC message of an MCP answer (a JSON body or an SSE stream). */
+function rewriteRpc(text: string, fix: (m: any) => void): string {
+  const one = (raw: string): string => {
+    try {
+      const v = JSON.parse(raw);
+      for (const m of Array.isArray(v) ? v : [v]) fix(m);
+      return JSON.stringify(v);
+    } catch {
+      return raw;
+    }
+  };
+  if (text.trimStart().startsWith('{') || text.trimStart().startsWith('[')) return one(text);
+  return text.replace(/^data: ?(.*)$/gm, (_l, data: string) => `data: ${one(data)}`);
 }
 
 /** A request body a sound business accepts or refuses cleanly: JSON with no negative limit. */

@@ -68,6 +68,11 @@ describe('usp-server conformance against our own server', () => {
       'discovery.openapi',
       'discovery.lookup-maximum',
       'catalog.lookup-fifty',
+      'lifecycle.invalid-transition',
+      'errors.mcp-unknown-tool-no-code',
+      'errors.rest-405',
+      'catalog.unpayable-service',
+      'catalog.lookup-unresolved',
     ]) {
       expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
     }
@@ -89,10 +94,19 @@ describe('usp-server conformance against our own server', () => {
       'negotiation.empty-intersection',
       'negotiation.orphaned-extension',
       'races.concurrent-creates',
+      'lifecycle.invalid-transition',
+      'errors.rest-405',
+      'negotiation.extension-data-pruned',
     ]) {
       expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
     }
   }, 120_000);
+
+  test('served with no payment provider: the services paid when booking are suspended, so catalog.unpayable-service does not fail and holds.suspended-service passes', async () => {
+    const report = await runSuite(options(secured.url, { allowWrites: true, only: ['catalog.unpayable-service', 'holds.suspended-service'] }));
+    expect(verdict(report.results, 'catalog.unpayable-service')?.verdict).not.toBe('FAIL');
+    expect(verdict(report.results, 'holds.suspended-service')?.verdict).toBe('PASS');
+  });
 
   test('a live business without --allow-writes is checked read-only: the write checks skip and say why', async () => {
     const report = await runSuite(options(secured.url, { only: ['holds.exclusive', 'discovery.profile-schema'] }));
@@ -122,6 +136,12 @@ describe('each check fails on the variant that breaks its rule', () => {
     { variant: 'accepts-replayed-proof', checks: ['auth.pop-replayed'], secured: true },
     { variant: 'signs-webhooks-wrongly', checks: ['webhooks.signed'] },
     { variant: 'skips-pruning', checks: ['negotiation.orphaned-extension'], secured: true },
+    { variant: '409-for-invalid-transition', checks: ['lifecycle.invalid-transition'] },
+    { variant: 'unknown-tool-with-code', checks: ['errors.mcp-unknown-tool-no-code'] },
+    { variant: 'minted-405', checks: ['errors.rest-405'] },
+    { variant: 'offers-unpayable-service', checks: ['catalog.unpayable-service'] },
+    { variant: 'lookup-says-service-not-found', checks: ['catalog.lookup-unresolved'] },
+    { variant: 'leaks-extension-data', checks: ['negotiation.extension-data-pruned'], secured: true },
   ];
   for (const c of cases) {
     test(`a business that ${c.variant.replace(/-/g, ' ')}: ${c.checks.join(', ')} fail`, async () => {

@@ -25,6 +25,7 @@ import {
 import type { OperationContext } from '../../src/operations/context.js';
 import { ProtocolError } from '../../src/operations/errors.js';
 import { enterDisputeStatus, openDisputeOn } from '../../src/operations/steps/disputes.js';
+import { RefusedMove } from '../../src/operations/steps/invalid-transition.js';
 import { enterEntryStatus, enterHoldStatus } from '../../src/operations/steps/waitlist-offers.js';
 import { TEST_NOW } from '../support/time.js';
 
@@ -119,6 +120,16 @@ async function refusal(run: () => Promise<unknown>): Promise<ProtocolError> {
   return err as ProtocolError;
 }
 
+/** A hold move the map forbids is the business outcome `invalid_transition`, thrown so the pipeline rolls back. */
+async function refusedMove(run: () => Promise<unknown>): Promise<RefusedMove> {
+  const err = await run().then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(RefusedMove);
+  return err as RefusedMove;
+}
+
 /** The calls a freed hold makes: the write, its credential and claims gone, the place offered to the line. */
 const HOLD_FREED = ['holds.update', 'security.revokeCredentials', 'claims.removeOwner', 'waitlist.byService'];
 
@@ -143,8 +154,13 @@ describe('a hold entering a status does what its row says', () => {
       test(`${from} --${m}--> refused with invalid_transition and nothing written`, async () => {
         const r = recordingContext();
         const hold = holdIn(from);
-        const err = await refusal(() => enterHoldStatus(r.ctx, hold, m, { bookingId: 'bkg_1', expiresMs: null }));
-        expect([err.detailCode, err.extra?.current_status, err.extra?.allowed_moves]).toEqual(['invalid_transition', from, Object.keys(HOLD_TRANSITIONS[from])]);
+        const err = await refusedMove(() => enterHoldStatus(r.ctx, hold, m, { bookingId: 'bkg_1', expiresMs: null }));
+        expect([err.outcome.code, err.currentStatus, err.allowedMoves, (err.data.hold as any)?.status]).toEqual([
+          'invalid_transition',
+          from,
+          Object.keys(HOLD_TRANSITIONS[from]),
+          from,
+        ]);
         expect([hold.hold.status, r.calls, r.events]).toEqual([from, [], []]);
       });
     }

@@ -50,8 +50,9 @@ function emittedCodes(): Map<string, string> {
     for (const m of text.matchAll(/new ProtocolError\(\s*'([a-z_]+)'/g)) {
       const rest = text.slice(m.index, text.indexOf(');\n', m.index));
       if (!rest.includes('detailCode')) {
-        const wire = toJsonRpcError(new ProtocolError(m[1] as (typeof PROTOCOL_ERROR_CODES)[number], 'x')).data.code as string;
-        if (!out.has(wire)) out.set(wire, rel);
+        const wire = toJsonRpcError(new ProtocolError(m[1] as (typeof PROTOCOL_ERROR_CODES)[number], 'x')).data.code as string | undefined;
+        // An unknown tool sends no data.code at all (spec-next 9.2.1).
+        if (wire !== undefined && !out.has(wire)) out.set(wire, rel);
       }
     }
   }

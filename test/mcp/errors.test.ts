@@ -1,6 +1,6 @@
 /**
  * Protocol errors on the MCP door, pinned as they arrive at a v2 client over Streamable HTTP
- * (spec §9.4; CONFORMANCE §9 and decisions D1, D2, D8, D10, D11, D13, D14): each protocol failure
+ * (spec §9.4; CONFORMANCE §9 and decisions D1, D2, D8, D10, D11, D13, D14): each protocol failure but an unknown tool
  * is a JSON-RPC error with the USP code and `data.code` / `data.content`; business outcomes are
  * never JSON-RPC errors but results with `structuredContent.messages` and `isError: true`. The
  * optional `_meta.usp.correlation_id` is echoed in `result._meta.usp.correlation_id`.
@@ -65,13 +65,6 @@ const CASES: ErrorCase[] = [
     run: () => conn.callError('usp_availability_query', { service_id: 42, start_date: day(1), end_date: day(1) }),
   },
   {
-    rule: 'an unknown tool is MCP -32602 with data.code invalid_request (in the official enum) and data.reason unknown_tool (D14)',
-    code: -32602,
-    dataCode: 'invalid_request',
-    mentions: ['usp_bookings_teleport'],
-    run: () => conn.callError('usp_bookings_teleport', {}),
-  },
-  {
     rule: 'a stale _meta.usp.if_match on cancel is -32002 revision_mismatch (restored after the SDK rewrite)',
     code: -32002,
     dataCode: 'revision_mismatch',
@@ -97,18 +90,6 @@ const CASES: ErrorCase[] = [
     code: -32600,
     dataCode: 'range_too_wide',
     run: () => conn.callError('usp_availability_query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(45) }),
-  },
-  {
-    rule: 'rescheduling a canceled booking is -32600 invalid_transition (D2)',
-    code: -32600,
-    dataCode: 'invalid_transition',
-    mentions: ['canceled'],
-    run: async () => {
-      const b = await bookHaircut();
-      expect(errorCodes(await conn.call('usp_bookings_cancel', { booking_id: b.id, ...meta() }))).toEqual([]);
-      const [slot] = await haircutSlots(7);
-      return conn.callError('usp_bookings_reschedule', { booking_id: b.id, slot_id: slot.id, ...meta() });
-    },
   },
   {
     rule: 'an unknown _meta.usp member is -32600 naming it',
@@ -172,6 +153,13 @@ describe('protocol errors are JSON-RPC errors carrying the USP code, data.code a
     expect(err.data.content.length).toBeGreaterThan(0);
     if (c.dataCode) expect(err.data.code).toBe(c.dataCode);
     for (const m of c.mentions ?? []) expect(err.data.content).toContain(m);
+  });
+
+  it('an unknown tool is -32602 with no data.code, the one JSON-RPC error without it (spec-next 9.2.1), naming the tool', async () => {
+    const err = await conn.callError('usp_bookings_teleport', {});
+    expect([err.code, err.data.code, err.data.reason]).toEqual([-32602, undefined, 'unknown_tool']);
+    expect(err.data.content).toContain('usp_bookings_teleport');
+    expect(err.message).toMatch(/^unknown_tool: No tool named "usp_bookings_teleport"/);
   });
 
   it('revision_mismatch leaves the server as -32002 in the raw JSON-RPC bytes', async () => {
@@ -242,6 +230,15 @@ describe('an unknown service id is a business outcome on MCP too (D3)', () => {
 });
 
 describe('business outcomes are results with messages and isError, never JSON-RPC errors (D3, D13)', () => {
+  it('rescheduling a canceled booking -> result with messages[0].code invalid_transition and the booking as it is (spec-next 5.1.1, D2)', async () => {
+    const b = await bookHaircut();
+    expect(errorCodes(await conn.call('usp_bookings_cancel', { booking_id: b.id, ...meta() }))).toEqual([]);
+    const [slot] = await haircutSlots(7);
+    const r = await conn.call('usp_bookings_reschedule', { booking_id: b.id, slot_id: slot.id, ...meta() });
+    expect([r.isError, errorCodes(r), r.structuredContent.booking.status]).toEqual([true, ['invalid_transition'], 'canceled']);
+    expect(r.structuredContent.messages[0].content).toContain('canceled');
+  });
+
   it('a second booking of the same slot -> result with messages[0].code slot_unavailable', async () => {
     const [slot] = (await conn.call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(9), end_date: day(9) })).structuredContent.slots;
     const args = { service_id: 'svc_massage_60', slot_id: slot.id, buyer: BUYER };

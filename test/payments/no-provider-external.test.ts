@@ -1,7 +1,6 @@
 /**
- * Without a payment provider the server starts but does not take services paid when booking (a
- * business outcome says online payment is not set up; pay-at-the-appointment services work as
- * before), and an external checkout gets a template filled with the booking, the action, the
+ * Without a payment provider the server starts but serves the services paid when booking as
+ * `suspended`, saying why (pay-at-the-appointment services work as before), and an external checkout gets a template filled with the booking, the action, the
  * amount, the currency and our return page, which sends the buyer back to the platform.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,14 +15,25 @@ describe('without a payment provider', () => {
   let t: TestServer;
   afterEach(() => t?.close());
 
-  it('booking a service paid when booking answers payment_not_configured and books nothing', async () => {
+  it('a service paid when booking is served suspended (spec 3.3), says why in its description and the profile, offers no slot and takes no hold or booking (slot_unavailable)', async () => {
     const warnings: Array<[string, Record<string, unknown> | undefined]> = [];
     const log = { debug() {}, info() {}, error() {}, warn: (m: string, f?: Record<string, unknown>) => void warnings.push([m, f]) };
     t = await startTestServer({ sandbox: false, log: log as never });
-    const b = await book(t, 'svc_massage_60');
-    expect(b.status).toBe(200);
-    expect(b.body.messages[0]).toMatchObject({ type: 'error', code: 'payment_not_configured', severity: 'unrecoverable' });
-    expect(b.body.booking).toBeUndefined();
+    const svc = (await t.call('GET', '/services/svc_massage_60')).body.service;
+    expect(svc.status).toBe('suspended');
+    expect(svc.description).toMatch(/Not bookable right now: it is paid online when booking, and this business has not set up online payment yet\.$/);
+    expect((await t.call('POST', '/services/list', {})).body.services.map((s: any) => s.id)).not.toContain('svc_massage_60');
+    const profile = (await t.call('GET', '/.well-known/usp')).body;
+    const entry = profile.usp.capabilities['dev.usp-protocol.services.bookings'][0];
+    expect(entry.suspended_services.map((s: any) => s.service_id)).toEqual(['svc_massage_60', 'svc_bridal_trial', 'svc_home_blowout']);
+    expect(entry.suspended_services[0].reason).toContain('online payment');
+    const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(3), end_date: day(3) }, { apiKey: ADMIN_KEY });
+    expect([q.status, q.body.slots, q.body.messages.map((m: any) => m.code)]).toEqual([200, [], ['slot_unavailable']]);
+    const h = await t.call('POST', '/availability/holds', { service_id: 'svc_massage_60', slot_id: 'slot_any' }, { apiKey: ADMIN_KEY });
+    expect([h.status, h.body.hold, h.body.messages.map((m: any) => m.code)]).toEqual([200, undefined, ['slot_unavailable']]);
+    const b = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: 'slot_any', buyer: BUYER }, { apiKey: ADMIN_KEY });
+    expect([b.status, b.body.booking, b.body.messages.map((m: any) => m.code)]).toEqual([200, undefined, ['slot_unavailable']]);
+    expect(b.body.messages[0].content).toContain('online payment');
     // Said at start, naming the services and the flags that enable them.
     const said = warnings.find(([m]) => m.startsWith('no payment provider'));
     expect(said?.[1]?.services).toEqual(['svc_massage_60', 'svc_bridal_trial', 'svc_home_blowout']);

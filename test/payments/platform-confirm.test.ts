@@ -1,7 +1,7 @@
 /**
  * Who may say a payment was made. Where the business collects through its own checkout (a Stripe
  * Checkout Session, an external checkout), a platform's confirm-payment with a payment_result of its
- * own is refused with `payment_unverifiable` on both doors, the booking and the session unchanged:
+ * own is refused with `platform_payment_not_accepted` on both doors, the booking and the session unchanged:
  * only the provider's signed event, or the business itself, completes the action. A business that
  * publishes `embedded` (settings.platform_payments) takes the platform's word, as the sandbox does.
  * Outside a sandbox the same holds for a platform authenticated with a key of its own.
@@ -33,13 +33,13 @@ describe('confirm-payment where the business collects through Stripe', () => {
     expect((await rig.t.call('GET', '/.well-known/usp')).body.usp.checkout_systems).toEqual(['redirect']);
   });
 
-  it('REST: a platform reporting its own paid payment_result gets payment_unverifiable; the booking stays requires_action and the session open', async () => {
+  it('REST: a platform reporting its own paid payment_result gets platform_payment_not_accepted; the booking stays requires_action and the session open', async () => {
     rig = await startStripeRig();
     const b = await paidBooking(rig.t);
     const s = await sessionOf(rig, b.id);
     const res = await rig.t.call('POST', `/bookings/${b.id}/confirm-payment`, reported(b));
     expect(res.status).toBe(200);
-    expect(res.body.messages).toEqual([expect.objectContaining({ type: 'error', code: 'payment_unverifiable', path: '$.payment_result' })]);
+    expect(res.body.messages).toEqual([expect.objectContaining({ type: 'error', code: 'platform_payment_not_accepted', path: '$.payment_result' })]);
     const after = await bookingOf(rig.t, b.id);
     expect([after.status, after.revision, after.payment.status, after.actions[0].status]).toEqual(['requires_action', b.revision, 'pending', 'pending']);
     expect(await eventsOf(rig.t, b.id)).toEqual([]);
@@ -58,7 +58,7 @@ describe('confirm-payment where the business collects through Stripe', () => {
     await sessionOf(rig, b.id);
     const res = await conn.call('usp_bookings_confirm_payment', { booking_id: b.id, ...reported(b), ...meta() });
     expect(res.isError).toBe(true);
-    expect(res.structuredContent.messages[0]).toMatchObject({ type: 'error', code: 'payment_unverifiable' });
+    expect(res.structuredContent.messages[0]).toMatchObject({ type: 'error', code: 'platform_payment_not_accepted' });
     expect(res.structuredContent.booking.status).toBe('requires_action');
     expect((await bookingOf(rig.t, b.id)).status).toBe('requires_action');
   });
@@ -87,7 +87,7 @@ describe('confirm-payment elsewhere', () => {
     t = await startTestServer({ business: demoBusiness({ checkout_url_template: 'https://pay.example/{booking_id}' }) });
     const b = await paidBooking(t);
     const refused = await t.call('POST', `/bookings/${b.id}/confirm-payment`, reported(b));
-    expect(refused.body.messages[0].code).toBe('payment_unverifiable');
+    expect(refused.body.messages[0].code).toBe('platform_payment_not_accepted');
     expect((await bookingOf(t, b.id)).status).toBe('requires_action');
     const ok = await t.call('POST', `/bookings/${b.id}/confirm-payment`, reported(b), { apiKey: ADMIN_KEY });
     expect(ok.body.booking.status).toBe('confirmed');
@@ -129,7 +129,7 @@ describe('outside a sandbox, a platform with a key of its own', () => {
     const b = made.body.booking;
     await settleJobs(t, b.id);
     const res = await t.call('POST', `/bookings/${b.id}/confirm-payment`, reported(b), as);
-    expect(res.body.messages[0]).toMatchObject({ type: 'error', code: 'payment_unverifiable' });
+    expect(res.body.messages[0]).toMatchObject({ type: 'error', code: 'platform_payment_not_accepted' });
     const after = await t.call('GET', `/bookings/${b.id}`, undefined, as);
     expect([after.body.booking.status, after.body.booking.payment.status]).toEqual(['requires_action', 'pending']);
     expect([...stripe.sessions.values()].map((x) => x.status)).toEqual(['open']);

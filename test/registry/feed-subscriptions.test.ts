@@ -30,6 +30,8 @@ describe('the registry follows a business through its feed subscription, not the
   const startBusiness = async (amount: number) => {
     const def = JSON.parse(readFileSync(join(import.meta.dirname, '../../src/server/demo-business.json'), 'utf8'));
     for (const s of def.services) if (s.id === 'svc_bridal_trial') s.pricing.amount = amount;
+    // An external checkout takes the money, so the bridal trial (paid when booking) is offered, not suspended.
+    def.settings = { ...(def.settings ?? {}), checkout_url_template: 'https://pay.example/start?b={booking_id}&back={return_url}' };
     writeFileSync(join(dir, 'business.json'), JSON.stringify(def));
     business = await startServeCli(
       [

@@ -225,7 +225,7 @@ describe('update refuses the members it cannot change with validation_error nami
   });
 });
 
-describe('moves the state machine forbids are 409 invalid-transition naming the current status (D2)', () => {
+describe('moves the state machine forbids are HTTP 200 invalid_transition outcomes with the booking unchanged (spec-next 5.1.1, D2)', () => {
   it('update and reschedule of a canceled booking are refused and change nothing', async () => {
     const slots = await availableSlots(t, 'svc_haircut', day(3));
     const booking = await bookOk(t, 'svc_haircut', slots[0].id);
@@ -236,18 +236,17 @@ describe('moves the state machine forbids are 409 invalid-transition naming the 
 
     const u = await t.call('PUT', `/bookings/${booking.id}`, { notes: 'too late' });
     conform('PUT', '/bookings/{booking_id}', u);
-    expect(u.status).toBe(409);
-    expect(u.headers.get('content-type')).toContain('application/problem+json');
-    expect(u.body.type).toBe('https://usp-protocol.dev/errors/invalid-transition');
-    expect(u.body.code).toBe('invalid_transition');
-    expect(u.body.current_status).toBe('canceled');
+    expect(u.status).toBe(200);
+    expect(u.headers.get('content-type')).toContain('application/json');
+    expect(u.body.messages.map((m: any) => m.code)).toEqual(['invalid_transition']);
+    expect(u.body.booking.status).toBe('canceled');
 
     const other = slots.find((s: any) => s.start !== slots[0].start)!;
     const rs = await t.call('POST', `/bookings/${booking.id}/reschedule`, { slot_id: other.id });
     conform('POST', '/bookings/{booking_id}/reschedule', rs);
-    expect(rs.status).toBe(409);
-    expect(rs.body.type).toBe('https://usp-protocol.dev/errors/invalid-transition');
-    expect(rs.body.current_status).toBe('canceled');
+    expect(rs.status).toBe(200);
+    expect(rs.body.messages.map((m: any) => m.code)).toEqual(['invalid_transition']);
+    expect(rs.body.booking.status).toBe('canceled');
 
     const read = await getBooking(t, booking.id);
     expect(read.body.booking.status).toBe('canceled');
@@ -431,8 +430,7 @@ describe('manual confirmation: pending until the business confirms, canceled whe
     expect(stored?.booking.status).toBe('canceled');
 
     const late = await t.call('POST', `/bookings/${booking.id}/confirm`, {}, { apiKey: ADMIN_KEY });
-    expect(late.status).toBe(409);
-    expect(late.body.current_status).toBe('canceled');
+    expect([late.status, late.body.messages?.[0]?.code, late.body.booking?.status]).toEqual([200, 'invalid_transition', 'canceled']);
   });
 });
 

@@ -182,7 +182,8 @@ describe('lookup: many ids at once, deduplicated, with per-id warnings (§3.12.3
     expect(warnings).toHaveLength(29);
     for (const m of warnings) {
       expect(m.type).toBe('warning');
-      expect(m.code).toBe('service_not_found');
+      // The newer text's name for the per-id warning (spec-next 9.4.2).
+      expect(m.code).toBe('service_unresolved');
       const i = Number(/^\$\.ids\[(\d+)\]$/.exec(m.path)![1]);
       expect(req[i]).toMatch(/^svc_missing_/);
     }

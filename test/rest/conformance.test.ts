@@ -181,8 +181,10 @@ describeConformance('every REST operation answers in the shape the official Open
     const canceled = await t.call('POST', `/bookings/${id}/cancel`, { reason: 'Travel' });
     conforms('POST', '/bookings/{booking_id}/cancel', canceled, 200);
     expect(canceled.body.booking.status).toBe('canceled');
-    // Acting on a canceled booking: 409 invalid-transition (D2); a stale revision: 412.
-    conforms('POST', '/bookings/{booking_id}/reschedule', await t.call('POST', `/bookings/${id}/reschedule`, { slot_id: s1.id }), 409);
+    // Acting on a canceled booking: HTTP 200 invalid_transition with the booking as it is (spec-next 5.1.1, D2).
+    const refused = await t.call('POST', `/bookings/${id}/reschedule`, { slot_id: s1.id });
+    conforms('POST', '/bookings/{booking_id}/reschedule', refused, 200);
+    outcomeConforms(refused, 'invalid_transition');
     outcomeConforms(await t.call('GET', '/bookings/bkg_nope'), 'booking_not_found');
     conforms('POST', '/bookings', await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: s1.id }), 400);
 

@@ -23,7 +23,10 @@ function expectProblem(res: Res, status: number) {
   expect(res.status).not.toBe(500);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(typeof res.body).toBe('object');
-  expect(res.body.type.startsWith(ERRORS)).toBe(true);
+  // Plain HTTP conditions are RFC 9457 about:blank (spec-next 9.1, 9.4.3); the rest carry a USP type.
+  if (status === 405) expect([res.body.type, res.body.title, res.body.code]).toEqual(['about:blank', 'Method Not Allowed', undefined]);
+  else if (status === 404) expect([res.body.type, res.body.title, res.body.code]).toEqual(['about:blank', 'Not Found', undefined]);
+  else expect(res.body.type.startsWith(ERRORS)).toBe(true);
   expect(res.body.status).toBe(status);
   expect(typeof res.body.title).toBe('string');
   const text = JSON.stringify(res.body);
@@ -253,7 +256,7 @@ const BAD_INPUT: BadCase[] = [
   },
 ];
 
-describe('bad input is always a problem document with a USP error type, never a 500 (§9.1, §9.4)', () => {
+describe('bad input is always a problem document (a USP error type, or about:blank for 405), never a 500 (§9.1, §9.4)', () => {
   it.each(BAD_INPUT)('$name -> $status', async (c) => {
     const res = await t.call(c.method, c.path, c.body, { rawBody: c.rawBody, headers: c.headers });
     expectProblem(res, c.status);

@@ -80,7 +80,7 @@ describe('the demo business file', () => {
     expect(byId.get('svc_bridal_trial')?.pricing.deposit).toMatchObject({ refundable: true });
     expect(byId.get('svc_home_blowout')?.channel).toMatchObject({ type: 'at_buyer_location', service_area: expect.any(String) });
     for (const s of def.services) {
-      expect(['PT15M', 'PT30M']).toContain(s.policies.booking_window.slot_interval);
+      expect(['PT15M', 'PT30M']).toContain(s.policies.booking_window?.slot_interval);
       expect(s.categories?.some((c) => c.taxonomy === 'merchant' && c.id && c.name)).toBe(true);
       expect(s.categories?.some((c) => c.taxonomy !== 'merchant' && c.value)).toBe(true);
     }

@@ -117,7 +117,9 @@ describe('REST keeps answering in problem+json, the pages in HTML', () => {
     expect(big.headers.get('usp-correlation-id')).toBe('corr-1');
     expect(big.headers.get('x-content-type-options')).toBe('nosniff');
     expect((await expectProblem(big, 413)).instance).toBe('/services/list');
-    expect((await expectProblem(await fetch(`${url}/mcpx`, { headers: https }), 404)).code).toBe('not_found');
+    // A path no route serves is a plain HTTP 404: about:blank, no USP code (spec-next 9.1, 9.4.3).
+    const missing = await expectProblem(await fetch(`${url}/mcpx`, { headers: https }), 404);
+    expect([missing.type, missing.code]).toEqual(['about:blank', undefined]);
   });
 
   it('the pages: a form post over the limit and plaintext behind a proxy are HTML pages', async () => {

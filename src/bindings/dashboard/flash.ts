@@ -58,6 +58,8 @@ const PROTOCOL_WORDS = {
   unknown_tool: 'That action is not known.',
   limit_exceeded: 'A limit was reached; remove something first.',
   algorithm_unsupported: 'That algorithm is not supported.',
+  payment_unverifiable: 'The payment could not be checked against a price; the booking is not confirmed.',
+  confirmation_failed: 'The payment was taken but the booking could not be confirmed.',
 } as const satisfies Record<ProtocolErrorCode, string>;
 
 /** Business outcomes an admin action can answer with. */
@@ -71,6 +73,7 @@ const OUTCOME_WORDS: Record<string, string> = {
   reschedule_not_allowed: 'This service does not allow rescheduling.',
   cancellation_not_allowed: 'This booking can no longer be canceled.',
   already_in_state: 'The booking is already in that state.',
+  invalid_transition: 'The booking is no longer in a state that allows this.',
   service_not_found: 'That service does not exist.',
   entry_not_found: 'That entry does not exist.',
   hold_expired: 'The hold expired.',

@@ -11,8 +11,12 @@ export const DATA_CODE_EXTENSIONS = {
   range_too_wide: 'newer_enum',
   hold_limit_exceeded: 'newer_enum',
   booking_not_found: 'newer_enum',
-  // The newer text's business-outcome code, sent as the error our pinned family keeps.
-  invalid_transition: 'ours',
+  // The newer text's confirm-payment conflicts (its OpenAPI after 4 Oct; no stored OpenRPC enum has them yet).
+  payment_unverifiable: 'ours',
+  confirmation_failed: 'ours',
+  // The pinned text's refusal of a forbidden booking move, kept for a platform that negotiated an
+  // older version (the newer text's `invalid_transition` is a business outcome, D2).
+  booking_state_conflict: 'ours',
   // Other lifecycles' refused moves, and what a buyer page or calendar file cannot show yet.
   entry_state_conflict: 'ours',
   dispute_state_conflict: 'ours',

@@ -32,6 +32,8 @@ export const MCP_ERROR_CODES = {
   unknown_tool: -32602,
   limit_exceeded: -32600,
   algorithm_unsupported: -32600,
+  payment_unverifiable: -32002,
+  confirmation_failed: -32002,
 } as const satisfies Record<ProtocolErrorCode, number>;
 
 /** The USP code named in `message` when ours has no JSON-RPC number of its own. */
@@ -46,7 +48,6 @@ const WIRE_NAME: Partial<Record<ProtocolErrorCode, string>> = {
   algorithm_unsupported: 'invalid_request',
   signature_invalid: 'authentication_required',
   insufficient_scope: 'authentication_required',
-  unknown_tool: 'invalid_request',
 };
 
 export interface JsonRpcErrorShape {
@@ -56,7 +57,8 @@ export interface JsonRpcErrorShape {
 }
 
 export function toJsonRpcError(err: ProtocolError, correlationId?: string): JsonRpcErrorShape {
-  const data: Record<string, unknown> = { code: err.detailCode ?? err.code, content: err.message };
+  // An unknown tool is the one JSON-RPC error without `data.code` (spec-next 9.2.1); `reason` says what it is.
+  const data: Record<string, unknown> = err.code === 'unknown_tool' ? { content: err.message, reason: 'unknown_tool' } : { code: err.detailCode ?? err.code, content: err.message };
   if (err.errors && err.errors.length > 0) data.errors = err.errors;
   if (err.retryAfter !== undefined) data.retry_after = err.retryAfter;
   if (err.extra) for (const [k, v] of Object.entries(err.extra)) if (!(k in data)) data[k] = v;

@@ -207,11 +207,7 @@ export async function callTool(
   const entry = mcpTools(deps.operations).get(params.name);
   if (!entry) {
     throw rpcError(
-      new ProtocolError('unknown_tool', `No tool named ${JSON.stringify(String(params.name)).slice(0, 200)}; call tools/list for the available tools.`, {
-        // data.code stays in the official enum (invalid_request); the finer reason rides beside it.
-        detailCode: 'invalid_request',
-        extra: { reason: 'unknown_tool' },
-      }),
+      new ProtocolError('unknown_tool', `No tool named ${JSON.stringify(String(params.name)).slice(0, 200)}; call tools/list for the available tools.`),
       correlationId,
     );
   }

@@ -44,7 +44,11 @@ const requireMcp = (ctx: CheckContext) => {
 };
 
 /** A platform profile variant is used only if the business fetches profiles; else the check skips. */
-async function withVariant(ctx: CheckContext, name: 'newer' | 'older' | 'no-capabilities' | 'orphaned', call: (profile: string) => Promise<{ status: number; body: any }>) {
+export async function withVariant(
+  ctx: CheckContext,
+  name: 'newer' | 'older' | 'no-capabilities' | 'orphaned' | 'base-only',
+  call: (profile: string) => Promise<{ status: number; body: any }>,
+) {
   const before = ctx.platform.fetches(name);
   const a = await call(ctx.platform.variant(name));
   if (ctx.platform.fetches(name) === before) {

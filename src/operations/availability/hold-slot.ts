@@ -4,6 +4,7 @@ import { ProtocolError } from '../errors.js';
 import { PLATFORM_CREATE } from '../steps/change-rows.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot, claimRows } from '../steps/slots.js';
+import { serviceUnavailable } from '../steps/slot-refusals.js';
 import { iso } from '../context.js';
 import { id, Out } from '../schemas.js';
 
@@ -25,6 +26,7 @@ export const holdSlot = defineOperation({
   async handle(inp, ctx) {
     const service = ctx.biz.services.get(inp.service_id);
     if (!service) return outcome(errorMessage('validation_error', `No service has the id ${JSON.stringify(inp.service_id)}.`, '$.service_id'));
+    if (ctx.biz.published.get(service.id)?.status !== 'active') return outcome(serviceUnavailable(ctx, service.id));
     const spots = inp.spots ?? 1;
     if (spots > 1 && !isCapacityType(service)) {
       return outcome(errorMessage('validation_error', 'Only group classes and reservations can hold more than one spot.', '$.spots'));

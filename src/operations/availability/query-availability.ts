@@ -92,7 +92,8 @@ export const queryAvailability = defineOperation({
       });
     }
     if ((service.status ?? 'active') !== 'active') {
-      return outcome(errorMessage('slot_unavailable', `The service ${service.id} is ${service.status}: it offers no slots now.`, '$.service_id'), {
+      const why = ctx.biz.suspendedWhy.get(service.id);
+      return outcome(errorMessage('slot_unavailable', `The service ${service.id} is ${service.status}: it offers no slots now.${why ? ` ${why}` : ''}`, '$.service_id'), {
         service_id: service.id,
         ...zones,
         slots: [],

@@ -31,7 +31,7 @@ export const cancelBooking = defineOperation({
     // What is still held of the buyer's money: collected, less what the business already refunded (or asked the provider to).
     const paidThroughProvider = refundsThroughProvider(ctx, rec);
     const held = refundableAmount(rec, paidThroughProvider);
-    const terms = cancellationTerms(service, rec.priv.start_ms, ctx.now, held, byBusiness, parseDuration);
+    const terms = cancellationTerms(service, rec.priv.start_ms, ctx.now, held, byBusiness, parseDuration, rec.priv.price_total);
     if (!terms.allowed) {
       const why = terms.reason === 'not_allowed' ? 'This service does not allow cancellation.' : 'It is too close to the start time to cancel this booking.';
       return outcome(errorMessage('cancellation_not_allowed', why), { booking: rec.booking });

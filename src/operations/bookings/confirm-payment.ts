@@ -4,6 +4,8 @@ import { defineOperation, ok, outcome } from '../define.js';
 import { PLATFORM_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkRevision, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { recordPayment } from '../steps/payments.js';
+import { ProtocolError } from '../errors.js';
+import { RefusedMove } from '../steps/invalid-transition.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 import { checkoutSystems } from '../business.js';
 import type { Booking } from '../../domain/index.js';
@@ -13,15 +15,19 @@ import type { Booking } from '../../domain/index.js';
  * business's own checkout (the provider's session, an external checkout reporting with the
  * business's key) completes the action, and the booking is left as it is.
  */
-const unverifiable = (b: Booking) =>
+const notAccepted = (b: Booking) =>
   outcome(
     errorMessage(
-      'payment_unverifiable',
+      'platform_payment_not_accepted',
       "This business takes payment on its own checkout (the payment action's continue_url) and confirms the booking when that checkout reports it; it does not accept a payment reported by a platform. The booking is unchanged: send the buyer to continue_url, and refund any charge you made.",
       '$.payment_result',
     ),
     { booking: b },
   );
+
+/** The newer text's confirm-payment conflicts: not confirmed, what the platform does about the money. */
+const AFTER_PAYMENT = (why: string) =>
+  `The payment was not accepted: ${why}. The booking is not confirmed; do not tell the buyer it is. Reverse or refund the payment, and do not retry this request unchanged.`;
 
 export const confirmPayment = defineOperation({
   name: 'confirm_payment',
@@ -54,8 +60,10 @@ export const confirmPayment = defineOperation({
       throw stateConflict(rec, 'paid (no payment is pending on it)');
     }
     checkRevision(ctx, b.revision);
-    if (!ctx.caller.business && !checkoutSystems(ctx.biz).includes('embedded')) return unverifiable(b);
-    const due = action.payment_context!.amount_due;
+    if (!ctx.caller.business && !checkoutSystems(ctx.biz).includes('embedded')) return notAccepted(b);
+    const due = action.payment_context?.amount_due;
+    // No price to check the payment against (spec-next 5.3.7): a 409, not payment_amount_mismatch.
+    if (typeof due !== 'number') throw new ProtocolError('payment_unverifiable', AFTER_PAYMENT('there is no price on this booking to check the payment against'));
     const pr = inp.payment_result;
     const currency = action.payment_context!.currency;
     // No currency-specific code exists in spec 9.4: the mismatch code stays, the path names the field at fault.
@@ -79,7 +87,13 @@ export const confirmPayment = defineOperation({
         { booking: b },
       );
     }
-    await recordPayment(ctx, rec, action, pr);
+    try {
+      await recordPayment(ctx, rec, action, pr);
+    } catch (err) {
+      // Paid, but the booking cannot reach its post-payment status (spec-next 5.3.7): nothing is kept.
+      if (err instanceof RefusedMove) throw new ProtocolError('confirmation_failed', AFTER_PAYMENT(`the booking is ${err.currentStatus} and cannot be confirmed`));
+      throw err;
+    }
     return ok({ booking: b });
   },
 });

@@ -3,8 +3,7 @@ import { errorMessage, isCapacityType, sameSlotId } from '../../domain/index.js'
 import { PLATFORM_CREATE } from '../steps/change-rows.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../steps/slots.js';
-import { slotRefusal } from '../steps/slot-refusals.js';
-import { paidBeforeAppointment } from '../steps/checkouts.js';
+import { serviceUnavailable, slotRefusal } from '../steps/slot-refusals.js';
 import { createBookingRecord } from '../steps/booking-lifecycle.js';
 import { Buyer, DeliveryAddress, id, BOOKING_OUTPUT } from '../schemas.js';
 import { holdView, loadHold } from '../steps/holds.js';
@@ -39,9 +38,9 @@ export const createBooking = defineOperation({
   }),
   async handle(inp, ctx) {
     const service = ctx.biz.services.get(inp.service_id);
-    if (!service || ctx.biz.published.get(service.id)?.status !== 'active') {
-      return outcome(errorMessage('validation_error', `No bookable service has the id ${JSON.stringify(inp.service_id)}.`, '$.service_id'));
-    }
+    if (!service) return outcome(errorMessage('validation_error', `No bookable service has the id ${JSON.stringify(inp.service_id)}.`, '$.service_id'));
+    // A suspended or archived service offers no slot (spec 3.3, 3.13), and says why when the business knows.
+    if (ctx.biz.published.get(service.id)?.status !== 'active') return outcome(serviceUnavailable(ctx, service.id));
     // The checkout sends the buyer's browser there: only https on the asking platform's own origin (spec 8.5.5).
     const returnTo = inp.post_payment_return_request?.url;
     const returnProblem = returnTo ? returnUrlProblem(returnTo, ctx.caller.business ? null : (ctx.caller.profile ?? ''), ctx.biz.allowLoopbackUrls) : null;
@@ -49,16 +48,6 @@ export const createBooking = defineOperation({
     const partySize = inp.party_size ?? 1;
     if (partySize > 1 && !isCapacityType(service)) {
       return outcome(errorMessage('validation_error', 'Only group classes and reservations take a party size above 1.', '$.party_size'));
-    }
-    // No payment provider: a service paid online before the appointment cannot be taken.
-    if (ctx.biz.payments === 'none' && paidBeforeAppointment(service)) {
-      return outcome(
-        errorMessage(
-          'payment_not_configured',
-          `Online payment is not set up at this business, so ${service.name} (paid when booking) cannot be booked here. Services paid at the appointment can.`,
-          '$.service_id',
-        ),
-      );
     }
     if (service.channel.type === 'at_buyer_location' && !inp.delivery_address) {
       return outcome(errorMessage('validation_error', 'This service comes to the buyer: delivery_address is required.', '$.delivery_address'));

@@ -36,7 +36,7 @@ export const quoteBookingChange = defineOperation({
     if (inp.change === 'cancel') {
       if (!nextStatus(b.status, 'cancel'))
         return ok({ quote: { ...base, allowed: false, reason: 'state', fee: 0, refund: 0, amount_due: 0, summary: `A ${b.status} booking cannot be canceled.` } });
-      const t = cancellationTerms(service, rec.priv.start_ms, ctx.now, paid, ctx.caller.business, parseDuration);
+      const t = cancellationTerms(service, rec.priv.start_ms, ctx.now, paid, ctx.caller.business, parseDuration, rec.priv.price_total);
       if (!t.allowed) {
         const why = t.reason === 'not_allowed' ? 'This service does not allow cancellation.' : 'It is too close to the start to cancel.';
         return ok({ quote: { ...base, allowed: false, reason: t.reason, fee: 0, refund: 0, amount_due: 0, summary: why } });

@@ -37,7 +37,8 @@ export const lookupServices = defineOperation({
       seen.add(sid);
       const s = ctx.biz.published.get(sid);
       if (s) services.push(await withHint(ctx, s));
-      else messages.push(warningMessage('service_not_found', `No service has the id ${JSON.stringify(sid)}.`, `$.ids[${i}]`));
+      // Spec-next 9.4.2 renames the pinned text's per-id warning (one code is never both an outcome and an error).
+      else messages.push(warningMessage('service_unresolved', `No service has the id ${JSON.stringify(sid)}.`, `$.ids[${i}]`));
     }
     return { data: { services }, messages };
   },

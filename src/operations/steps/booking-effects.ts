@@ -5,8 +5,7 @@
  * through the payment map the same way.
  */
 import { BOOKING_ENTRY_EFFECTS, allowedMoves, nextPaymentStatus, nextStatus, type Booking, type BookingMove, type BookingRecord, type PaymentMove } from '../../domain/index.js';
-import type { ProtocolError } from '../errors.js';
-import { invalidTransition } from './invalid-transition.js';
+import { invalidTransition, type RefusedMove } from './invalid-transition.js';
 import { iso, newRevision, type OperationContext } from '../context.js';
 import { freedSlotOf, offerFreedPlace } from './waitlist-offers.js';
 import { closeCheckouts } from './checkouts.js';
@@ -33,8 +32,9 @@ export function move(rec: BookingRecord, m: BookingMove, ctx: OperationContext):
 }
 
 /** Refuse an operation the booking's status does not permit, naming the status and what is allowed. */
-export function stateConflict(rec: BookingRecord, participle: string): ProtocolError {
-  return invalidTransition('booking', rec.booking.status, allowedMoves(rec.booking.status), participle, 'for another time, make a new booking (query availability, then book).');
+export function stateConflict(rec: BookingRecord, participle: string): RefusedMove {
+  const wayOn = 'for another time, make a new booking (query availability, then book).';
+  return invalidTransition('booking', rec.booking.status, allowedMoves(rec.booking.status), participle, { booking: rec.booking }, wayOn);
 }
 
 export function touch(rec: BookingRecord, ctx: OperationContext): void {

@@ -75,6 +75,13 @@ function durationWords(iso: string): string {
 }
 
 /** The service's cancellation and rescheduling policies, one sentence each. */
+/** What a late cancellation costs, in words: a fixed fee, a percentage of the price, or nothing. */
+function lateFeeWords(c: ServiceDef['policies']['cancellation'], money: (n: number) => string): string {
+  if (c.late_cancellation_fee) return `a ${money(c.late_cancellation_fee)} fee applies`;
+  if (c.late_cancellation_fee_percentage) return `a fee of ${c.late_cancellation_fee_percentage}% of the price applies`;
+  return 'it is still free';
+}
+
 function termsInWords(service: ServiceDef, currency: string): string[] {
   const money = (n: number) => formatMoney(n, currency);
   const c = service.policies.cancellation;
@@ -83,7 +90,7 @@ function termsInWords(service: ServiceDef, currency: string): string[] {
   if (!c.allowed) terms.push('This booking cannot be canceled.');
   else {
     let t = c.free_cancellation_until
-      ? `Free cancellation until ${durationWords(c.free_cancellation_until)} before the start; after that ${c.late_cancellation_fee ? `a ${money(c.late_cancellation_fee)} fee applies` : 'it is still free'}.`
+      ? `Free cancellation until ${durationWords(c.free_cancellation_until)} before the start; after that ${lateFeeWords(c, money)}.`
       : 'Free cancellation at any time before the start.';
     if (c.no_cancellation_after) t += ` No cancellation in the last ${durationWords(c.no_cancellation_after)}.`;
     terms.push(t);

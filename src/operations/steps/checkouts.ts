@@ -1,5 +1,5 @@
 /** The provider's record of a booking's money, and the checkout a new payment action gets there and the job that creates it after commit (no imports of the lifecycle). */
-import type { BookingRecord, ProviderCheckout, ProviderMoney, ServiceDef } from '../../domain/index.js';
+import type { BookingRecord, ProviderCheckout, ProviderMoney } from '../../domain/index.js';
 import type { OperationContext } from '../context.js';
 
 /** The provider whose ids and events are stored (one today). */
@@ -91,7 +91,4 @@ export async function queueExpiry(ctx: OperationContext, rec: BookingRecord, co:
   });
 }
 
-/** Does booking this service take money online before the appointment (at booking, or a deposit)? */
-export function paidBeforeAppointment(service: ServiceDef): boolean {
-  return service.policies.requires_payment && service.policies.payment_timing !== 'at_service' && service.pricing.model !== 'free';
-}
+export { paidBeforeAppointment } from '../../domain/index.js';

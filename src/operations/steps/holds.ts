@@ -28,7 +28,7 @@ const PARTICIPLE: Record<HoldMove, string> = { release: 'released', expire: 'exp
 export function moveHold(rec: HoldRecord, m: HoldMove): HoldStatus {
   const status = rec.hold.status;
   const to = nextHoldStatus(status, m);
-  if (!to) throw invalidTransition('hold', status, Object.keys(HOLD_TRANSITIONS[status]), PARTICIPLE[m]);
+  if (!to) throw invalidTransition('hold', status, Object.keys(HOLD_TRANSITIONS[status]), PARTICIPLE[m], { hold: rec.hold });
   rec.hold.status = to;
   return to;
 }

@@ -7,6 +7,7 @@
 import {
   type ServiceDef,
   blockedInterval,
+  bookingWindow,
   findSlot,
   generateSlots,
   isCapacityType,
@@ -20,7 +21,6 @@ import {
   formatInstant,
   isoUtc,
   localDate,
-  parseDuration,
   selfResourceId,
   mergeScheduleChanges,
   type ResourceDef,
@@ -165,8 +165,8 @@ export async function checkSlot(
 }
 
 function withinBookingWindow(service: ServiceDef, startMs: number, nowMs: number): boolean {
-  const w = service.policies.booking_window;
-  return startMs >= nowMs + parseDuration(w.min_advance) && startMs <= nowMs + parseDuration(w.max_advance);
+  const w = bookingWindow(service, nowMs);
+  return startMs >= w.from && startMs < w.to;
 }
 
 /** A slot in the protocol's TimeSlot shape, times written in `zone`. */
