@@ -2,7 +2,7 @@
  * The text of a booking, a list of bookings and a waitlist entry: what the person must hear of
  * each, in the business's time zone, with the terms as they apply to this booking now.
  */
-import { bookingNoShowFee, serviceTerms, type Business } from '../../operations/index.js';
+import { bookingNoShowFee, moneyFacts, serviceTerms, type Business, type BookingFactsInput } from '../../operations/index.js';
 import { money, when } from './format.js';
 import { lengthWords, placeWords } from './terms-text.js';
 import { bookingTermsWords } from './terms-text.js';
@@ -16,34 +16,55 @@ export interface BookingTextContext {
 
 const LIVE = new Set(['pending', 'requires_action', 'confirmed']);
 
+/**
+ * The money of a booking in words, from its money facts (moneyFacts, over the booking object the
+ * result carries) and from nothing else: what was paid, what is due now and by when, what is left
+ * for the appointment, what is owed, the fee and the refund.
+ */
 function paymentLines(b: Record<string, any>, ctx: BookingTextContext): string[] {
   const lines: string[] = [];
-  const p = b.payment;
-  const cur = p?.currency ?? ctx.currency;
-  const pay = (b.actions ?? []).find((a: any) => a.status === 'pending' && a.type === 'payment');
-  if (b.status === 'requires_action' && pay) {
+  const m = moneyFacts(b as BookingFactsInput);
+  const cur = m.currency ?? ctx.currency;
+  const $ = (n: number) => money(n, cur);
+  if (b.status === 'requires_action' && m.payNow) {
     const ttl = ctx.business?.def.settings.payment_ttl_seconds;
     const window = ttl ? ` The link stays open ${lengthWords(ttl * 1000)} from when it was issued (the business's payment window, however far off the appointment is).` : '';
+    const already = m.paid > 0 ? ` (${$(m.paid)} is already paid online)` : '';
     lines.push(
-      `NOT confirmed and NOT paid yet: the person must pay ${money(pay.payment_context?.amount_due, pay.payment_context?.currency ?? cur)} at ${pay.continue_url} before ${when(pay.expires_at, ctx.zone)}, or the booking is canceled and the time freed.${window} Give them that link exactly.`,
+      `NOT confirmed and NOT paid yet: the person must pay ${$(m.payNow.amount)}${already} at ${m.payNow.url} before ${when(m.payNow.until, ctx.zone)}, or the booking is canceled and the time freed.${window} Give them that link exactly.`,
     );
-    if (p?.timing === 'deposit_required' && typeof p.amount === 'number' && typeof p.deposit_amount === 'number' && p.amount > p.deposit_amount) {
-      lines.push(`That is the deposit; the other ${money(p.amount - p.deposit_amount, cur)} is paid at the appointment.`);
-    }
+    if (m.atAppointment > 0)
+      lines.push(`${m.timing === 'deposit_required' && m.paid === 0 ? 'That is the deposit; the other' : 'After that,'} ${$(m.atAppointment)} is paid at the appointment.`);
     return lines;
   }
-  if (!p || !LIVE.has(b.status)) return lines;
-  const paid = typeof p.amount_paid === 'number' ? p.amount_paid : 0;
-  const total = typeof p.amount === 'number' ? p.amount : null;
-  if (p.timing === 'at_service') {
-    if (total) lines.push(`Nothing is paid online (payment.status ${p.status}): ${money(total, cur)} is paid at the appointment.`);
-  } else if (total !== null) {
-    const rest = total - paid;
-    lines.push(rest > 0 ? `Paid ${money(paid, cur)} so far; ${money(rest, cur)} is still paid at the appointment.` : `Paid in full (${money(paid || total, cur)}).`);
+  if (!b.payment) return lines;
+  const status = `payment.status ${m.status}`;
+  if (b.status === 'canceled') {
+    if (m.paid > 0) lines.push(`${$(m.paid)} was paid online (${status}).`);
+  } else if (LIVE.has(b.status) || m.paid > 0 || m.owed > 0) {
+    const refunded = m.refundState === 'full' ? ', since refunded in full' : m.refundState === 'partial' ? ', since partly refunded' : '';
+    if (m.paid === 0 && m.atAppointment > 0) lines.push(`Nothing is paid online (${status}): ${$(m.atAppointment)} is paid at the appointment.`);
+    else if (m.paid > 0 && m.atAppointment > 0) lines.push(`Paid ${$(m.paid)} online${refunded} (${status}); ${$(m.atAppointment)} is still paid at the appointment.`);
+    else if (m.paid > 0) lines.push(`Paid ${$(m.paid)} online${refunded} (${status})${m.owed || m.payNow ? '.' : '; nothing is left to pay at the appointment.'}`);
+    if (m.payNow) lines.push(`${$(m.payNow.amount)} is due through the payment link ${m.payNow.url} before ${when(m.payNow.until, ctx.zone)}.`);
   }
-  if (typeof p.amount_due === 'number' && p.amount_due > 0 && b.status !== 'requires_action')
-    lines.push(`${money(p.amount_due, cur)} is due from the person (booking.payment.amount_due).`);
+  if (m.owed > 0) lines.push(`${$(m.owed)} is due from the person (booking.payment.amount_due).`);
   return lines;
+}
+
+/** The cancellation's fee and refund, and whether the refund has been made or only asked for. */
+function cancellationLine(b: Record<string, any>, ctx: BookingTextContext): string {
+  const m = moneyFacts(b as BookingFactsInput);
+  const $ = (n: number) => money(n, m.currency ?? ctx.currency);
+  const fee = m.fee ? `fee ${$(m.fee)}` : 'no fee';
+  let refund = 'nothing to refund';
+  if (m.refund) {
+    refund =
+      m.refundState === 'requested'
+        ? `refund ${$(m.refund)}, on its way to the way they paid (not yet made: the payment block shows refunded once it is)`
+        : `refund ${$(m.refund)}, made (payment.status ${m.status})`;
+  }
+  return `Canceled by ${b.cancellation.canceled_by}; ${fee}, ${refund}.`;
 }
 
 /** One booking in full: every fact the booking tools tell the assistant to relay. */
@@ -63,10 +84,7 @@ export function bookingText(b: Record<string, any>, ctx: BookingTextContext): st
   }
   lines.push(...paymentLines(b, ctx));
   if (b.status === 'pending') lines.push(`Waiting for the business to confirm${b.expires_at ? ` (by ${when(b.expires_at, ctx.zone)})` : ''}; it is not confirmed yet.`);
-  if (b.status === 'canceled' && b.cancellation) {
-    const cur = b.payment?.currency ?? ctx.currency;
-    lines.push(`Canceled by ${b.cancellation.canceled_by}; fee ${money(b.cancellation.fee ?? 0, cur)}, refund ${money(b.cancellation.refund_amount ?? 0, cur)}.`);
-  }
+  if (b.status === 'canceled' && b.cancellation) lines.push(cancellationLine(b, ctx));
   const startMs = Date.parse(b.slot?.start);
   if (service && biz && LIVE.has(b.status) && !Number.isNaN(startMs)) {
     const durationMs = Math.max(0, Date.parse(b.slot?.end) - startMs) || 0;
