@@ -113,13 +113,14 @@ export function bookingsText(bookings: Array<Record<string, any>>, pagination: R
 
 /** A waitlist entry: position, how an offer reaches the person, how long it stays open. */
 export function entryText(e: Record<string, any>, ctx: BookingTextContext, credential: Record<string, any> | undefined): string {
-  let t = `Waitlist entry ${e.id}: ${e.status}, position ${e.position}.`;
+  const party = typeof e.party_size === 'number' && e.party_size > 1 ? e.party_size : null;
+  let t = `Waitlist entry ${e.id}: ${e.status}, position ${e.position}${party ? `, party of ${party}` : ''}.`;
   if (e.status === 'offered' && e.offered_slot)
-    t += ` A place is offered at ${when(e.offered_slot.start, ctx.zone)}; accept with usp_waitlist_accept before ${when(e.offer_expires_at, ctx.zone)}.`;
+    t += ` ${party ? `Places for the whole party of ${party} are` : 'A place is'} offered at ${when(e.offered_slot.start, ctx.zone)}; accept with usp_waitlist_accept before ${when(e.offer_expires_at, ctx.zone)}.`;
   if (e.status === 'waiting') {
     const ttl = ctx.business?.def.settings.waitlist_offer_ttl_seconds;
     t +=
-      ' Nothing is booked. When a place frees, the business offers it to the first in line: your platform receives a waitlist.offered webhook event (and, in this MCP session, a notification on the webhook resource named in _meta["dev.usp-server/webhook_resource"]); the entry then reads status offered with offered_slot and offer_expires_at (usp_waitlist_get).' +
+      ` Nothing is booked. When ${party ? `${party} places free together, the business offers them to the first in line whose party fits` : 'a place frees, the business offers it to the first in line'}: your platform receives a waitlist.offered webhook event (and, in this MCP session, a notification on the webhook resource named in _meta["dev.usp-server/webhook_resource"]); the entry then reads status offered with offered_slot and offer_expires_at (usp_waitlist_get).` +
       `${ttl ? ` An offer stays open ${lengthWords(ttl * 1000)};` : ''} the person must accept it with usp_waitlist_accept before it expires, or it passes to the next in line.`;
   }
   if (credential) {

@@ -260,7 +260,13 @@ export async function callTool(
   const text =
     entry.op.capability === 'dev.usp-protocol.discovery.registry'
       ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, messages)
-      : summarize(entry.tool.name, res.data as Record<string, any>, messages, { zone: biz.zone, currency: biz.def.business.currency, business: biz, now: deps.pipeline.now() });
+      : summarize(entry.tool.name, res.data as Record<string, any>, messages, {
+          zone: biz.zone,
+          currency: biz.def.business.currency,
+          business: biz,
+          now: deps.pipeline.now(),
+          ...(typeof input.party_size === 'number' && Number.isInteger(input.party_size) && input.party_size > 0 ? { partySize: input.party_size } : {}),
+        });
   const result: Record<string, unknown> = {
     structuredContent,
     content: [{ type: 'text', text }],

@@ -9,7 +9,10 @@ import { serviceWords } from './terms-text.js';
 import { decodeSlotId, serviceTerms } from '../../operations/index.js';
 
 /** The zone and currency texts are written in; with the business and its clock, terms and places are said too. */
-export type SummaryContext = BookingTextContext;
+export type SummaryContext = BookingTextContext & {
+  /** The party size the call asked for (availability), so a slot too small for it says so rather than "full". */
+  partySize?: number;
+};
 
 /**
  * Availability as a model reads it: grouped by day, then by start time, each resource combination
@@ -24,23 +27,31 @@ export type SummaryContext = BookingTextContext;
  * repeated availability call cost on stdio). Keyed weakly by the page's first slot, so a lapsed
  * cache entry takes its text with it; uncached (unfrozen) answers are never kept.
  */
-const pageTexts = new WeakMap<object, { slots: readonly object[]; zone: string; more: unknown; cursor: unknown; text: string }>();
+const pageTexts = new WeakMap<object, { slots: readonly object[]; zone: string; party: number; more: unknown; cursor: unknown; text: string }>();
 
-function slotsText(data: Record<string, any>, zone: string): string {
+function slotsText(data: Record<string, any>, zone: string, party: number): string {
   const slots = data.slots as Array<Record<string, any>>;
-  if (slots.length === 0 || !Object.isFrozen(slots[0])) return formatSlots(data, zone);
+  if (slots.length === 0 || !Object.isFrozen(slots[0])) return formatSlots(data, zone, party);
   const more = data.pagination?.has_more;
   const cursor = data.pagination?.cursor;
   const kept = pageTexts.get(slots[0]);
-  if (kept && kept.zone === zone && kept.more === more && kept.cursor === cursor && kept.slots.length === slots.length && kept.slots.every((s, i) => s === slots[i])) {
+  if (
+    kept &&
+    kept.zone === zone &&
+    kept.party === party &&
+    kept.more === more &&
+    kept.cursor === cursor &&
+    kept.slots.length === slots.length &&
+    kept.slots.every((s, i) => s === slots[i])
+  ) {
     return kept.text;
   }
-  const text = formatSlots(data, zone);
-  pageTexts.set(slots[0], { slots: slots.slice(), zone, more, cursor, text });
+  const text = formatSlots(data, zone, party);
+  pageTexts.set(slots[0], { slots: slots.slice(), zone, party, more, cursor, text });
   return text;
 }
 
-function formatSlots(data: Record<string, any>, zone: string): string {
+function formatSlots(data: Record<string, any>, zone: string, party: number): string {
   const slots = data.slots as Array<Record<string, any>>;
   if (slots.length === 0) return `No open slots in that range (times would be in ${zoneLabel(zone)}).`;
   const days: string[] = [];
@@ -75,7 +86,9 @@ function formatSlots(data: Record<string, any>, zone: string): string {
     const full = s.state === 'waitlist' || (s.capacity && s.capacity.remaining === 0);
     if (full) fullCount++;
     for (const r of s.resources ?? []) if (!resourceIds.has(r.name)) resourceIds.set(r.name, r.id);
-    const spots = full ? ' (FULL: waitlist only)' : s.capacity ? ` (${s.capacity.remaining} left)` : '';
+    const left = s.capacity?.remaining ?? 0;
+    const tooSmall = full && left > 0 ? ` (${left} place${left === 1 ? '' : 's'} left, not enough for ${party > 1 ? party : 'this party'}: waitlist only)` : '';
+    const spots = tooSmall || (full ? ' (FULL: waitlist only)' : s.capacity ? ` (${left} left)` : '');
     times.push(`${who}${spots}${who || spots ? ' ' : ''}${s.id}`);
   }
   flushDay();
@@ -86,7 +99,7 @@ function formatSlots(data: Record<string, any>, zone: string): string {
     : ' That is every slot in the range asked.';
   const open = slots.length - fullCount;
   const counted = fullCount
-    ? `${slots.length} slot${slots.length === 1 ? '' : 's'} (${open} open, ${fullCount} full: join its waitlist with usp_waitlist_join)`
+    ? `${slots.length} slot${slots.length === 1 ? '' : 's'} (${open} open${party > 1 ? ` for ${party}` : ''}, ${fullCount} ${party > 1 ? 'too small or full' : 'full'}: join its waitlist with usp_waitlist_join${party > 1 ? `, party_size ${party}` : ''})`
     : `${slots.length} open slot${slots.length === 1 ? '' : 's'}`;
   const ids = resourceIds.size ? `\nResource ids (to filter, pass resource_id): ${[...resourceIds].map(([name, rid]) => `${name} ${rid}`).join(', ')}.` : '';
   return `${counted} from ${first} to ${last}, times in ${zoneLabel(zone)}; each name is followed by the slot_id to hold or book.${more}${ids}\n` + days.join('\n');
@@ -112,7 +125,7 @@ export function summarize(tool: string, data: Record<string, any>, messages: Mes
   }
   if (data.entry) parts.push(entryText(data.entry, ctx, data.booking ? undefined : data.booking_scoped_credential));
   if (data.quote) parts.push(`${data.quote.allowed ? '' : 'Not possible: '}${data.quote.summary} (booking ${data.quote.booking_id}; nothing was changed.)`);
-  if (Array.isArray(data.slots)) parts.push(slotsText(data, ctx.zone));
+  if (Array.isArray(data.slots)) parts.push(slotsText(data, ctx.zone, ctx.partySize ?? 1));
   if (Array.isArray(data.bookings)) parts.push(bookingsText(data.bookings, data.pagination, ctx));
   if (Array.isArray(data.services)) parts.push(servicesText(data.services, ctx));
   if (data.service) parts.push(serviceText(data.service, ctx, true));
