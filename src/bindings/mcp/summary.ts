@@ -6,6 +6,7 @@ import type { Message } from '../../operations/index.js';
 import { dayAndClock, money, when, zoneLabel } from './format.js';
 import { bookingText, bookingsText, entryText, type BookingTextContext } from './booking-text.js';
 import { serviceWords } from './terms-text.js';
+import { nextStep } from './next-steps.js';
 import { decodeSlotId, serviceTerms } from '../../operations/index.js';
 
 /** The zone and currency texts are written in; with the business and its clock, terms and places are said too. */
@@ -107,7 +108,8 @@ function formatSlots(data: Record<string, any>, zone: string, party: number): st
 
 export function summarize(tool: string, data: Record<string, any>, messages: Message[], ctx: SummaryContext): string {
   const parts: string[] = [];
-  for (const m of messages) parts.push(`${m.type === 'error' ? 'Could not complete' : m.type}: ${m.code ? `[${m.code}] ` : ''}${m.content}`);
+  for (const m of messages)
+    parts.push(`${m.type === 'error' ? 'Could not complete' : m.type}: ${m.code ? `[${m.code}] ` : ''}${m.content}${m.type === 'error' ? nextStep(m.code, ctx.business) : ''}`);
   if (data.booking) {
     parts.push(bookingText(data.booking, ctx));
     if (data.booking_scoped_credential)
