@@ -5,6 +5,7 @@
 import { bookingNoShowFee, moneyFacts, serviceTerms, type Business, type BookingFactsInput } from '../../operations/index.js';
 import { money, when } from './format.js';
 import { lengthWords, placeWords } from './terms-text.js';
+import { laterAccess } from './next-steps.js';
 import { bookingTermsWords } from './terms-text.js';
 
 export interface BookingTextContext {
@@ -123,8 +124,6 @@ export function entryText(e: Record<string, any>, ctx: BookingTextContext, crede
       ` Nothing is booked. When ${party ? `${party} places free together, the business offers them to the first in line whose party fits` : 'a place frees, the business offers it to the first in line'}: your platform receives a waitlist.offered webhook event (and, in this MCP session, a notification on the webhook resource named in _meta["dev.usp-server/webhook_resource"]); the entry then reads status offered with offered_slot and offer_expires_at (usp_waitlist_get).` +
       `${ttl ? ` An offer stays open ${lengthWords(ttl * 1000)};` : ''} the person must accept it with usp_waitlist_accept before it expires, or it passes to the next in line.`;
   }
-  if (credential) {
-    t += ` booking_scoped_credential (expires ${when(credential.expires_at, ctx.zone)}) lets your platform act on this entry later (read, accept, decline, leave) without its platform credentials: send it in _meta.usp.authorization with mechanism booking_scoped_credential. Keep it; do not show it to the person.`;
-  }
+  if (credential) t += ` ${laterAccess('entry', String(e.id))}`;
   return t;
 }

@@ -45,3 +45,13 @@ export function nextStep(code: string | undefined, biz: Business | undefined): s
   const f = code ? NEXT[code] : undefined;
   return f ? ` ${f(biz)}` : '';
 }
+
+/**
+ * How a booking or an entry is reached later, said where a result carries its booking-scoped
+ * credential: by its id, from this platform. The credential itself is the platform's (in
+ * structuredContent); a model that reads only text never sees it, so the text does not name it.
+ */
+export function laterAccess(kind: 'booking' | 'entry', id: string): string {
+  const tool = kind === 'booking' ? 'usp_bookings_get' : 'usp_waitlist_get';
+  return `To read or change it later, call ${tool} with ${kind === 'booking' ? 'booking_id' : 'entry_id'} ${id} from this same platform; keep that id with the conversation.`;
+}

@@ -6,7 +6,7 @@ import type { Message } from '../../operations/index.js';
 import { dayAndClock, money, when, zoneLabel } from './format.js';
 import { bookingText, bookingsText, entryText, type BookingTextContext } from './booking-text.js';
 import { serviceWords } from './terms-text.js';
-import { nextStep } from './next-steps.js';
+import { laterAccess, nextStep } from './next-steps.js';
 import { decodeSlotId, serviceTerms } from '../../operations/index.js';
 
 /** The zone and currency texts are written in; with the business and its clock, terms and places are said too. */
@@ -112,10 +112,8 @@ export function summarize(tool: string, data: Record<string, any>, messages: Mes
     parts.push(`${m.type === 'error' ? 'Could not complete' : m.type}: ${m.code ? `[${m.code}] ` : ''}${m.content}${m.type === 'error' ? nextStep(m.code, ctx.business) : ''}`);
   if (data.booking) {
     parts.push(bookingText(data.booking, ctx));
-    if (data.booking_scoped_credential)
-      parts.push(
-        'booking_scoped_credential lets your platform read, change or cancel this one booking later without its platform credentials (_meta.usp.authorization, mechanism booking_scoped_credential); keep it, do not show it to the person.',
-      );
+    // The credential is the platform's to keep (structuredContent); the text never names it (DECISIONS).
+    if (data.booking_scoped_credential) parts.push(laterAccess('booking', data.booking.id));
   }
   if (data.hold) {
     const h = data.hold;
