@@ -27,6 +27,8 @@ export interface Business {
    * public URL, else the address the server listens on once it does (the composition root sets it).
    */
   publicUrl: string;
+  /** Whether that origin was configured (--public-url or settings.public_url) rather than guessed from the listener. */
+  publicUrlConfigured: boolean;
   /** The stored definition's version this was compiled from (0: not from the store). */
   definitionVersion: number;
 }
@@ -60,6 +62,7 @@ export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; all
     payments: opts.payments ?? defaultPaymentProvider(def, opts.sandbox ?? false),
     allowLoopbackUrls: opts.allowLoopbackUrls ?? false,
     publicUrl: (def.settings.public_url ?? DEFAULT_PUBLIC_URL).replace(/\/$/, ''),
+    publicUrlConfigured: def.settings.public_url !== undefined,
     definitionVersion: 0,
   };
 }

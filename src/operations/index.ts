@@ -26,6 +26,7 @@ export type { IdSource } from './ids.js';
 export type { Business, PaymentProviderKind } from './business.js';
 export type { Presented } from './authenticate.js';
 export type { HttpEvidence, McpAuthorization, AuthPolicy } from '../security/index.js';
+export { isLoopbackAddress } from '../security/index.js';
 export { buildBusinessProfile } from './profile.js';
 export type { ProfileOptions } from './profile.js';
 export { sweep } from './sweep.js';

@@ -13,6 +13,8 @@ export interface BookingTextContext {
   currency: string;
   business?: Business;
   now?: number;
+  /** The links name an address only the business's own machine opens (no public URL, caller elsewhere). */
+  linksUnreachable?: boolean;
 }
 
 const LIVE = new Set(['pending', 'requires_action', 'confirmed']);
@@ -32,7 +34,7 @@ function paymentLines(b: Record<string, any>, ctx: BookingTextContext): string[]
     const window = ttl ? ` The link stays open ${lengthWords(ttl * 1000)} from when it was issued (the business's payment window, however far off the appointment is).` : '';
     const already = m.paid > 0 ? ` (${$(m.paid)} is already paid online)` : '';
     lines.push(
-      `NOT confirmed and NOT paid yet: the person must pay ${$(m.payNow.amount)}${already} at ${m.payNow.url} before ${when(m.payNow.until, ctx.zone)}, or the booking is canceled and the time freed.${window} Give them that link exactly.`,
+      `NOT confirmed and NOT paid yet: the person must pay ${$(m.payNow.amount)}${already} at ${m.payNow.url} before ${when(m.payNow.until, ctx.zone)}, or the booking is canceled and the time freed.${window}${ctx.linksUnreachable ? '' : ' Give them that link exactly.'}`,
     );
     if (m.atAppointment > 0)
       lines.push(`${m.timing === 'deposit_required' && m.paid === 0 ? 'That is the deposit; the other' : 'After that,'} ${$(m.atAppointment)} is paid at the appointment.`);

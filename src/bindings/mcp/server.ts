@@ -11,6 +11,7 @@ import {
   ProtocolError,
   callerCorrelationId,
   deprecatedNameWarning,
+  isLoopbackAddress,
   unknownMemberWarnings,
   correlationIdOf,
   type HttpEvidence,
@@ -265,6 +266,8 @@ export async function callTool(
           currency: biz.def.business.currency,
           business: biz,
           now: deps.pipeline.now(),
+          // stdio and the in-process transport are on this machine; over HTTP, a loopback client is too.
+          local: evidence === undefined || (evidence.clientAddress !== undefined && isLoopbackAddress(evidence.clientAddress)),
           ...(typeof input.party_size === 'number' && Number.isInteger(input.party_size) && input.party_size > 0 ? { partySize: input.party_size } : {}),
         });
   const result: Record<string, unknown> = {

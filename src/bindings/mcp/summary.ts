@@ -6,11 +6,13 @@ import type { Message } from '../../operations/index.js';
 import { dayAndClock, money, when, zoneLabel } from './format.js';
 import { bookingText, bookingsText, entryText, type BookingTextContext } from './booking-text.js';
 import { serviceWords } from './terms-text.js';
-import { laterAccess, nextStep } from './next-steps.js';
+import { contactWords, laterAccess, nextStep } from './next-steps.js';
 import { decodeSlotId, serviceTerms } from '../../operations/index.js';
 
 /** The zone and currency texts are written in; with the business and its clock, terms and places are said too. */
 export type SummaryContext = BookingTextContext & {
+  /** Whether the caller is on the business's own machine (stdio, or HTTP from a loopback address). */
+  local?: boolean;
   /** The party size the call asked for (availability), so a slot too small for it says so rather than "full". */
   partySize?: number;
 };
@@ -106,7 +108,8 @@ function formatSlots(data: Record<string, any>, zone: string, party: number): st
   return `${counted} from ${first} to ${last}, times in ${zoneLabel(zone)}; each name is followed by the slot_id to hold or book.${more}${ids}\n` + days.join('\n');
 }
 
-export function summarize(tool: string, data: Record<string, any>, messages: Message[], ctx: SummaryContext): string {
+export function summarize(tool: string, data: Record<string, any>, messages: Message[], given: SummaryContext): string {
+  const ctx: SummaryContext = { ...given, linksUnreachable: linksUnreachable(given) };
   const parts: string[] = [];
   for (const m of messages)
     parts.push(`${m.type === 'error' ? 'Could not complete' : m.type}: ${m.code ? `[${m.code}] ` : ''}${m.content}${m.type === 'error' ? nextStep(m.code, ctx.business) : ''}`);
@@ -133,6 +136,8 @@ export function summarize(tool: string, data: Record<string, any>, messages: Mes
   if (Array.isArray(data.items)) parts.push(`${data.items.length} catalog change(s).`);
   if (data.subscription) parts.push(`Feed subscription ${data.subscription.id} is ${data.subscription.status}.`);
   if (parts.length === 0) parts.push(`${tool} done.`);
+  const links = localLinksWarning(parts, ctx);
+  if (links) parts.push(links);
   return parts.join('\n');
 }
 
@@ -155,4 +160,20 @@ function servicesText(services: Array<Record<string, any>>, ctx: SummaryContext)
   if (services.length === 0) return 'No matching services.';
   const head = `${services.length} service${services.length === 1 ? '' : 's'}${ctx.business ? ` at ${ctx.business.def.business.name}` : ''}:`;
   return [head, ...services.map((s) => `- ${serviceText(s, ctx, false)}`)].join('\n');
+}
+
+/**
+ * Links built on a public origin nobody configured name the address the server listens on, which
+ * opens only on the business's own machine: said when the caller is elsewhere, so nobody is sent a
+ * link they cannot open (the start-up log tells the business to set --public-url).
+ */
+function localLinksWarning(parts: string[], ctx: SummaryContext): string | null {
+  const biz = ctx.business;
+  if (!biz || !ctx.linksUnreachable) return null;
+  if (!parts.some((p) => p.includes(biz.publicUrl))) return null;
+  return `Links above that start with ${biz.publicUrl} open only on the business's own machine: it has no public address configured (its --public-url). Do not send them to the person as they are; tell them to ask ${contactWords(biz)} how to pay or see the booking instead.`;
+}
+
+function linksUnreachable(ctx: SummaryContext): boolean {
+  return Boolean(ctx.business && !ctx.business.publicUrlConfigured && ctx.local === false);
 }

@@ -17,6 +17,7 @@ import {
   UsageError,
   availabilityCacheBytes,
   clockNotice,
+  publicUrlNotice,
   dbPath,
   shownDb,
   intFlag,
@@ -263,6 +264,7 @@ async function run(flags: Flags): Promise<number> {
   const clockLine = clockNotice();
   if (clockLine) log.warn(clockLine);
   log.info(`${server.biz.def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
+  if (!server.biz.publicUrlConfigured) log.warn(publicUrlNotice(url));
   if (sandbox) {
     log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
   } else {
