@@ -29,6 +29,8 @@ export interface Business {
   publicUrl: string;
   /** Whether that origin was configured (--public-url or settings.public_url) rather than guessed from the listener. */
   publicUrlConfigured: boolean;
+  /** Whether this process sends the buyers' mail (a transport is configured); set by the composition root. */
+  mailSent: boolean;
   /** The stored definition's version this was compiled from (0: not from the store). */
   definitionVersion: number;
 }
@@ -63,6 +65,7 @@ export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; all
     allowLoopbackUrls: opts.allowLoopbackUrls ?? false,
     publicUrl: (def.settings.public_url ?? DEFAULT_PUBLIC_URL).replace(/\/$/, ''),
     publicUrlConfigured: def.settings.public_url !== undefined,
+    mailSent: false,
     definitionVersion: 0,
   };
 }

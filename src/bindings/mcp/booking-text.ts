@@ -13,6 +13,8 @@ export interface BookingTextContext {
   currency: string;
   business?: Business;
   now?: number;
+  /** The caller's platform profile says it tells the buyer itself (the business then sends no booking mail). */
+  platformTells?: boolean;
   /** The links name an address only the business's own machine opens (no public URL, caller elsewhere). */
   linksUnreachable?: boolean;
 }
@@ -86,7 +88,12 @@ export function bookingText(b: Record<string, any>, ctx: BookingTextContext): st
     if (where) lines.push(`Where: ${where}.`);
   }
   lines.push(...paymentLines(b, ctx));
-  if (b.status === 'pending') lines.push(`Waiting for the business to confirm${b.expires_at ? ` (by ${when(b.expires_at, ctx.zone)})` : ''}; it is not confirmed yet.`);
+  if (b.status === 'pending') {
+    const by = b.expires_at ? ` by ${when(b.expires_at, ctx.zone)}` : '';
+    lines.push(
+      `Waiting for the business to confirm${by}; it is not confirmed yet. ${hearWords(ctx, b.buyer?.email, 'whether it is confirmed or declined')}${by ? ` If the business has not answered${by}, the request lapses: the booking is canceled by the system, the time freed and anything paid refunded.` : ''}`,
+    );
+  } else if (b.status === 'requires_action' && moneyFacts(b as BookingFactsInput).payNow) lines.push(hearWords(ctx, b.buyer?.email, 'the payment link and its deadline'));
   if (b.status === 'canceled' && b.cancellation) lines.push(cancellationLine(b, ctx));
   const startMs = Date.parse(b.slot?.start);
   if (service && biz && LIVE.has(b.status) && !Number.isNaN(startMs)) {
@@ -119,13 +126,25 @@ export function entryText(e: Record<string, any>, ctx: BookingTextContext, crede
   const party = typeof e.party_size === 'number' && e.party_size > 1 ? e.party_size : null;
   let t = `Waitlist entry ${e.id}: ${e.status}, position ${e.position}${party ? `, party of ${party}` : ''}.`;
   if (e.status === 'offered' && e.offered_slot)
-    t += ` ${party ? `Places for the whole party of ${party} are` : 'A place is'} offered at ${when(e.offered_slot.start, ctx.zone)}; accept with usp_waitlist_accept before ${when(e.offer_expires_at, ctx.zone)}.`;
+    t += ` ${party ? `Places for the whole party of ${party} are` : 'A place is'} offered at ${when(e.offered_slot.start, ctx.zone)}; accept with usp_waitlist_accept before ${when(e.offer_expires_at, ctx.zone)}. ${hearWords(ctx, e.buyer?.email, 'the offer, with a link to accept or decline it')} If nobody accepts by then, the offer passes to the next in line and this entry ends (expired).`;
   if (e.status === 'waiting') {
     const ttl = ctx.business?.def.settings.waitlist_offer_ttl_seconds;
     t +=
       ` Nothing is booked. When ${party ? `${party} places free together, the business offers them to the first in line whose party fits` : 'a place frees, the business offers it to the first in line'}: your platform receives a waitlist.offered webhook event (and, in this MCP session, a notification on the webhook resource named in _meta["dev.usp-server/webhook_resource"]); the entry then reads status offered with offered_slot and offer_expires_at (usp_waitlist_get).` +
-      `${ttl ? ` An offer stays open ${lengthWords(ttl * 1000)};` : ''} the person must accept it with usp_waitlist_accept before it expires, or it passes to the next in line.`;
+      `${ttl ? ` An offer stays open ${lengthWords(ttl * 1000)};` : ''} the person must accept it with usp_waitlist_accept before it expires, or it passes to the next in line. ${hearWords(ctx, e.buyer?.email, 'an offer when one is made, with a link to accept or decline it')}`;
   }
   if (credential) t += ` ${laterAccess('entry', String(e.id))}`;
   return t;
+}
+
+/**
+ * Who tells the person, as the platform's profile and the business's mail decide: the business
+ * mails the address given, or the platform does (its profile says it tells the buyer itself), or,
+ * when this server sends no mail, nobody but the assistant.
+ */
+function hearWords(ctx: BookingTextContext, email: unknown, what: string): string {
+  if (ctx.platformTells)
+    return `Your platform tells the person ${what} (its profile says it sends the buyer's messages): the business sends them no mail; your platform hears of it by its webhook events.`;
+  if (ctx.business?.mailSent && typeof email === 'string') return `The business mails ${email} ${what}.`;
+  return `The business sends no mail from this server, so nobody else tells the person ${what}: tell them yourself (your platform hears of it by its webhook events; usp_bookings_get and usp_waitlist_get read the state).`;
 }

@@ -12,6 +12,7 @@ import {
   callerCorrelationId,
   deprecatedNameWarning,
   isLoopbackAddress,
+  PLATFORM_MESSAGES_CAPABILITY,
   unknownMemberWarnings,
   correlationIdOf,
   type HttpEvidence,
@@ -266,6 +267,7 @@ export async function callTool(
           currency: biz.def.business.currency,
           business: biz,
           now: deps.pipeline.now(),
+          platformTells: res.caller.platform?.capabilities.includes(PLATFORM_MESSAGES_CAPABILITY) ?? false,
           // stdio and the in-process transport are on this machine; over HTTP, a loopback client is too.
           local: evidence === undefined || (evidence.clientAddress !== undefined && isLoopbackAddress(evidence.clientAddress)),
           ...(typeof input.party_size === 'number' && Number.isInteger(input.party_size) && input.party_size > 0 ? { partySize: input.party_size } : {}),
