@@ -70,6 +70,7 @@ const TOOL_COPY = [
   'src/bindings/mcp/booking-text.ts',
   'src/bindings/mcp/terms-text.ts',
   'src/bindings/mcp/next-steps.ts',
+  'src/bindings/mcp/service-card.ts',
   'src/bindings/mcp/registry-descriptions.ts',
   'src/bindings/mcp/registry-summary.ts',
 ];

@@ -5,7 +5,8 @@
 import type { Message } from '../../operations/index.js';
 import { dayAndClock, money, when, zoneLabel } from './format.js';
 import { bookingText, bookingsText, entryText, type BookingTextContext } from './booking-text.js';
-import { serviceWords } from './terms-text.js';
+import { lengthWords, serviceWords } from './terms-text.js';
+import { serviceCard } from './service-card.js';
 import { contactWords, laterAccess, nextStep } from './next-steps.js';
 import { decodeSlotId, serviceTerms } from '../../operations/index.js';
 
@@ -122,7 +123,7 @@ export function summarize(tool: string, data: Record<string, any>, messages: Mes
     const h = data.hold;
     parts.push(
       h.status === 'active'
-        ? `Slot held (hold ${h.id})${heldWhat(h, ctx)} until ${when(h.expires_at, ctx.zone)}. Nothing is booked yet: book with usp_bookings_create before then.`
+        ? `Slot held (hold ${h.id})${heldWhat(h, ctx)} until ${when(h.expires_at, ctx.zone)}. Nothing is booked yet: book with usp_bookings_create before then.${heldPayment(h, ctx)}`
         : `Hold ${h.id} is ${h.status}.`,
     );
   }
@@ -149,9 +150,19 @@ function heldWhat(h: Record<string, any>, ctx: SummaryContext): string {
   return parts.length > 0 ? `: ${parts.join(', ')},` : '';
 }
 
+/** A hold of a service paid when booking says the payment window before the booking is made. */
+function heldPayment(h: Record<string, any>, ctx: SummaryContext): string {
+  const t = ctx.business ? serviceTerms(ctx.business, String(h.service_id)) : null;
+  if (!t || (t.payment.timing !== 'at_booking' && t.payment.timing !== 'deposit_required')) return '';
+  const ttl = ctx.business!.def.settings.payment_ttl_seconds * 1000;
+  return ` Once booked, it must be paid within ${lengthWords(ttl)} by a payment link (never past the start), or the booking is canceled: book only when the person can pay in that time.`;
+}
+
 /** One service: its terms from the business definition when known, else what the published service says. */
 function serviceText(s: Record<string, any>, ctx: SummaryContext, business: boolean): string {
   const terms = ctx.business ? serviceTerms(ctx.business, String(s.id)) : null;
+  // One service asked by id gets its full card; a list keeps one line each.
+  if (terms && business) return `${serviceWords(String(s.id), terms, { business })} ${serviceCard(ctx.business!, String(s.id), terms)}`;
   if (terms) return serviceWords(String(s.id), terms, { business });
   return `${s.name} [${s.id}]: ${s.pricing?.model === 'free' ? 'free' : money(s.pricing?.amount, s.pricing?.currency)}.`;
 }
