@@ -4,7 +4,7 @@
  * own link (its id), show what is due and never buyer data, and apply lazy expiry first.
  */
 import type { Business } from '../business.js';
-import { formatMoney, formatInstant, isoUtc, moneyFacts, parseDuration, type BookingRecord, type ServiceDef } from '../../domain/index.js';
+import { bookingDeadline, formatMoney, formatInstant, isoUtc, moneyFacts, parseDuration, type BookingRecord, type ServiceDef } from '../../domain/index.js';
 import { returnUrlProblem } from '../../security/index.js';
 import { ProtocolError } from '../errors.js';
 import { expireIfDue } from './booking-lifecycle.js';
@@ -128,8 +128,7 @@ export function bookingPageView(ctx: { biz: Business }, rec: BookingRecord): Boo
   const atAppointment = m.total === null && live ? total : m.atAppointment;
   const dueNow = b.status === 'requires_action' ? (m.payNow?.amount ?? 0) : 0;
   const loc = b.location ? def.locations.find((l) => l.id === b.location!.id) : undefined;
-  const pay = b.actions?.find((a) => a.type === 'payment' && a.status === 'pending');
-  const deadline = b.status === 'pending' ? b.expires_at : b.status === 'requires_action' ? pay?.expires_at : undefined;
+  const deadline = bookingDeadline(b)?.at;
   const v: BookingPageView = {
     booking_id: b.id,
     business_name: def.name,
