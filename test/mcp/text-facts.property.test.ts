@@ -136,8 +136,12 @@ function carriedAmounts(b: Record<string, any>): Set<number> {
   return set;
 }
 
-function checkBooking(b: Record<string, any>): void {
-  const t = summarize('usp_bookings_get', { booking: b }, [], CTX);
+/** Who the text says tells the person, and where its links open, vary with the caller and the server: none of it may add a fact. */
+const context = fc.record({ platformTells: fc.boolean(), local: fc.boolean(), mailSent: fc.boolean() });
+
+function checkBooking(b: Record<string, any>, c: { platformTells: boolean; local: boolean; mailSent: boolean } = { platformTells: false, local: true, mailSent: false }): void {
+  biz.mailSent = c.mailSent;
+  const t = summarize('usp_bookings_get', { booking: b }, [], { ...CTX, platformTells: c.platformTells, local: c.local });
   const x = expected(b);
   const say = (cond: boolean, why: string) => expect(cond, `${why}\n${t}\n${JSON.stringify(b)}`).toBe(true);
   const carried = carriedAmounts(b);
