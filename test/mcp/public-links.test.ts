@@ -7,6 +7,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createUspServer, type UspServer } from '../../src/index.js';
 import { ManualClock, silentLogger } from '../../src/operations/index.js';
@@ -87,7 +90,8 @@ describe('links in a text open where the person is', () => {
 describe('the start-up log says to set --public-url when none is configured', () => {
   it('serve without one warns and names the flag; with one it does not', { timeout: 120_000 }, async () => {
     ensureBuilt();
-    const bare = await startServeCli(['--demo', '--db', ':memory:', '--port', '0']);
+    const mailDir = mkdtempSync(join(tmpdir(), 'usp-public-links-'));
+    const bare = await startServeCli(['--demo', '--db', ':memory:', '--port', '0', '--mail-dir', mailDir]);
     try {
       expect(bare.stderr(), bare.stderr()).toMatch(
         /no public URL configured: links in tool results, pages and mail name http:\/\/127\.0\.0\.1:\d+, which opens only on this machine; give --public-url/,
@@ -95,11 +99,12 @@ describe('the start-up log says to set --public-url when none is configured', ()
     } finally {
       await bare.stop();
     }
-    const set = await startServeCli(['--demo', '--db', ':memory:', '--port', '0', '--public-url', 'https://salon.example']);
+    const set = await startServeCli(['--demo', '--db', ':memory:', '--port', '0', '--mail-dir', mailDir, '--public-url', 'https://salon.example']);
     try {
       expect(set.stderr()).not.toContain('no public URL configured');
     } finally {
       await set.stop();
+      rmSync(mailDir, { recursive: true, force: true });
     }
   });
 
