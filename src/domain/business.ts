@@ -426,6 +426,13 @@ const BusinessSchema = doc(
       'Language of the buyer pages when the browser names none we can use (BCP 47, e.g. "en-US"); default "en-US".',
     ).optional(),
     locations: doc(z.array(LocationSchema), 'Places of business; [] for a business without premises.'),
+    contact: doc(
+      z.strictObject({
+        phone: doc(z.string().min(3).max(40), 'A phone number people can call about a booking, as it is dialled (e.g. "+1 212 555 0147").').optional(),
+        email: doc(z.email().max(254), 'An address people can write to about a booking.').optional(),
+      }),
+      "How a person reaches the business about a booking: said by the assistants' texts when they cannot help further.",
+    ).optional(),
   }),
   { id: 'Business', description: 'Identity, time zone, currency and locations of the business.' },
 );

@@ -86,6 +86,8 @@ export type { WaitlistEntryEffects, WaitlistMove, WaitlistStatus } from './waitl
 export { SUBSCRIPTION_ENTRY_EFFECTS, SUBSCRIPTION_TRANSITIONS, nextSubscriptionStatus } from './subscription-status.js';
 export type { SubscriptionEntryEffects, SubscriptionMove, SubscriptionStatus } from './subscription-status.js';
 
+export { moneyFacts, bookingDeadline } from './booking-facts.js';
+export type { BookingFactsInput, MoneyFacts, RefundState } from './booking-facts.js';
 export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, noShowFee, lateCancellationFee, formatMoney } from './pricing.js';
 
 export { paidBeforeAppointment, publishService, primaryCategory, searchableText } from './catalog.js';

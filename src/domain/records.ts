@@ -197,6 +197,8 @@ export interface WaitlistEntry {
   offer_expires_at?: string;
   created_at: string;
   revision: string;
+  /** How many people wait together (our member: the spec's entry has none); an offer is for all of them. Absent on entries made before it: 1. */
+  party_size?: number;
   /** The slot the buyer asked to wait for, when they named one. */
   slot_id?: string;
 }

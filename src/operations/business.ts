@@ -27,6 +27,10 @@ export interface Business {
    * public URL, else the address the server listens on once it does (the composition root sets it).
    */
   publicUrl: string;
+  /** Whether that origin was configured (--public-url or settings.public_url) rather than guessed from the listener. */
+  publicUrlConfigured: boolean;
+  /** Whether this process sends the buyers' mail (a transport is configured); set by the composition root. */
+  mailSent: boolean;
   /** The stored definition's version this was compiled from (0: not from the store). */
   definitionVersion: number;
   /**
@@ -105,6 +109,8 @@ export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; all
     payments,
     allowLoopbackUrls: opts.allowLoopbackUrls ?? false,
     publicUrl: (def.settings.public_url ?? DEFAULT_PUBLIC_URL).replace(/\/$/, ''),
+    publicUrlConfigured: def.settings.public_url !== undefined,
+    mailSent: false,
     definitionVersion: 0,
     suspendedWhy,
   };

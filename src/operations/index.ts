@@ -26,6 +26,7 @@ export type { IdSource } from './ids.js';
 export type { Business, PaymentProviderKind } from './business.js';
 export type { Presented } from './authenticate.js';
 export type { HttpEvidence, McpAuthorization, AuthPolicy } from '../security/index.js';
+export { isLoopbackAddress } from '../security/index.js';
 export { buildBusinessProfile } from './profile.js';
 export type { ProfileOptions } from './profile.js';
 export { sweep } from './sweep.js';
@@ -40,7 +41,8 @@ export type { CheckoutView, BookingPageView } from './steps/booking-views.js';
 export type { WaitlistOfferView } from './waitlist/view-waitlist-offer.js';
 export { bookingPageView } from './steps/booking-views.js';
 export { PLATFORM_MESSAGES_CAPABILITY, mailableAddress, reminderOptOutKey, type MailKind } from './steps/mail-messages.js';
-export { CALENDAR_SECRET_ENV_PREFIX, formatMoney, negotiateLocale } from '../domain/index.js';
+export { CALENDAR_SECRET_ENV_PREFIX, formatMoney, negotiateLocale, moneyFacts, bookingDeadline } from '../domain/index.js';
+export type { MoneyFacts, BookingFactsInput } from '../domain/index.js';
 /** The start a slot id carries: a hold names its slot only by id, and the doors say when it starts. */
 export { decodeSlotId } from '../domain/index.js';
 export { REGISTRY_OPERATIONS } from './registry/table.js';

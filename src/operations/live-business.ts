@@ -118,8 +118,9 @@ export class LiveBusiness {
   adopt(def: BusinessDef, version: number): void {
     const publicUrl = this.biz.publicUrl;
     const configured = this.biz.def.settings.public_url;
+    const mailSent = this.biz.mailSent;
     const fresh = this.compile(def, version);
-    Object.assign(this.biz, fresh, configured || fresh.def.settings.public_url ? {} : { publicUrl });
+    Object.assign(this.biz, fresh, { mailSent }, configured || fresh.def.settings.public_url ? {} : { publicUrl });
     this.onAdopt?.();
   }
 

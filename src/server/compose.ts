@@ -103,6 +103,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   });
   const role = opts.role;
   const mail: MailWiring = role ? {} : wireMail(opts.mail, { biz, store, now: () => clock.now(), log });
+  // What the texts tell an assistant about who writes to the person depends on it.
+  biz.mailSent = Boolean(mail.worker);
   // OAuth 2.0 (spec 10.2.3, 10.2.4): a door of the business role (buyer accounts are a business's), with a gate on MCP.
   // Composed in phases: the authorization server and its resource server first, then the policy
   // that takes its token verifier, frozen before anything (the pipeline, a door) can hold it.

@@ -67,6 +67,7 @@ const REACH: Record<string, Reach> = {
   'business.timezone': biz('timezone', 'America/Chicago'),
   'business.currency': biz('currency', 'CAD'),
   'business.locale': biz('locale', 'fr-CA'),
+  'business.contact': biz('contact', { phone: '+1 212 555 0199', email: 'desk@maple-pine.example' }),
   'business.locations': { method: 'POST', path: '/admin/locations', body: { id: 'loc_probe', name: 'Harbor' }, value: undefined },
   'business.locations[].name': loc('name', 'Uptown Loft'),
   'business.locations[].address': loc('address', '9 Hill Rd'),

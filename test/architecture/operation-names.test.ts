@@ -69,6 +69,8 @@ const TOOL_COPY = [
   'src/bindings/mcp/summary.ts',
   'src/bindings/mcp/booking-text.ts',
   'src/bindings/mcp/terms-text.ts',
+  'src/bindings/mcp/next-steps.ts',
+  'src/bindings/mcp/service-card.ts',
   'src/bindings/mcp/registry-descriptions.ts',
   'src/bindings/mcp/registry-summary.ts',
 ];

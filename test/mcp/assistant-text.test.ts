@@ -41,7 +41,8 @@ const FACTS: Record<TextFact, (t: string, r: ToolResult) => boolean> = {
   counts: (t) => /\b\d+ (open|bookings?)\b/.test(t),
   offer_channel: (t) => /webhook/.test(t),
   offer_window: (t) => /offer stays open \d+ (minutes|hours)/.test(t),
-  credential_use: (t) => /booking_scoped_credential .*_meta\.usp\.authorization/.test(t),
+  // The credential is the platform's: the text names the id to reach the entry by, never the credential (DECISIONS).
+  later_access: (t) => /call usp_waitlist_get with entry_id \S+ from this same platform/.test(t) && !t.includes('booking_scoped_credential'),
   held_slot: (t) => /Slot held \(hold \w+\): [^,]+, \w{3}, \w{3} \d+, \d{4}, \d+:\d\d [AP]M/.test(t),
   next_step: (t) => /usp_\w+|cursor/.test(t),
 };
@@ -198,13 +199,13 @@ describe('text that cannot mislead: counts say what they count, full slots say s
     expect(t).toContain('Fay Morgan res_instructor_fay');
   });
 
-  it('usp_waitlist_join says how an offer reaches the person, how long it stays open, and what the credential is for', async () => {
+  it('usp_waitlist_join says how an offer reaches the person, how long it stays open, and how to reach the entry later', async () => {
     const r = await call('usp_waitlist_join', { service_id: 'svc_yoga_class', buyer: BUYER }, { idempotency_key: randomUUID() });
     expectPromises('usp_waitlist_join', r);
     const t = text(r);
     expect(t).toContain('waitlist.offered webhook event');
     expect(t).toContain('An offer stays open 15 minutes');
-    if (r.structuredContent.booking_scoped_credential) expect(t).toMatch(/booking_scoped_credential .*lets your platform act on this entry later/);
+    if (r.structuredContent.booking_scoped_credential) expect(t).toMatch(/To read or change it later, call usp_waitlist_get/);
   });
 });
 

@@ -88,6 +88,8 @@ const SPEC_EXTRAS: Record<string, string[]> = {
   usp_bookings_update: ['delivery_address'],
   usp_bookings_confirm: ['notes'],
   usp_availability_query: ['date_bounds_timezone'],
+  // Ours (the spec's entry has no party size): a party waits, and is offered places, together (DECISIONS).
+  usp_waitlist_join: ['party_size'],
 };
 
 describeConformance('MCP tool results and tool definitions conform to the OpenRPC document', () => {

@@ -105,7 +105,7 @@ export type TextFact =
   | 'counts'
   | 'offer_channel'
   | 'offer_window'
-  | 'credential_use'
+  | 'later_access'
   | 'held_slot'
   | 'next_step';
 
@@ -122,7 +122,7 @@ export const TEXT_PROMISES: Record<string, readonly TextFact[]> = {
   usp_bookings_get: BOOKING_FACTS,
   usp_bookings_reschedule: BOOKING_FACTS,
   uspserver_bookings_list: ['counts', 'status', 'zone', 'next_step'],
-  usp_waitlist_join: ['status', 'offer_channel', 'offer_window', 'credential_use', 'next_step'],
+  usp_waitlist_join: ['status', 'offer_channel', 'offer_window', 'later_access', 'next_step'],
 };
 
 export const SERVER_INSTRUCTIONS = `This server is a scheduling business speaking the Universal Scheduling Protocol.

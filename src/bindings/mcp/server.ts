@@ -12,6 +12,8 @@ import {
   ProtocolError,
   callerCorrelationId,
   deprecatedNameWarning,
+  isLoopbackAddress,
+  PLATFORM_MESSAGES_CAPABILITY,
   unknownMemberWarnings,
   correlationIdOf,
   type HttpEvidence,
@@ -256,7 +258,16 @@ export async function callTool(
   const text =
     entry.op.capability === 'dev.usp-protocol.discovery.registry'
       ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, messages)
-      : summarize(entry.tool.name, res.data as Record<string, any>, messages, { zone: biz.zone, currency: biz.def.business.currency, business: biz, now: deps.pipeline.now() });
+      : summarize(entry.tool.name, res.data as Record<string, any>, messages, {
+          zone: biz.zone,
+          currency: biz.def.business.currency,
+          business: biz,
+          now: deps.pipeline.now(),
+          platformTells: res.caller.platform?.capabilities.includes(PLATFORM_MESSAGES_CAPABILITY) ?? false,
+          // stdio and the in-process transport are on this machine; over HTTP, a loopback client is too.
+          local: evidence === undefined || (evidence.clientAddress !== undefined && isLoopbackAddress(evidence.clientAddress)),
+          ...(typeof input.party_size === 'number' && Number.isInteger(input.party_size) && input.party_size > 0 ? { partySize: input.party_size } : {}),
+        });
   const result: Record<string, unknown> = {
     structuredContent,
     content: [{ type: 'text', text }],

@@ -5,11 +5,18 @@
 import type { Message } from '../../operations/index.js';
 import { dayAndClock, money, when, zoneLabel } from './format.js';
 import { bookingText, bookingsText, entryText, type BookingTextContext } from './booking-text.js';
-import { serviceWords } from './terms-text.js';
+import { lengthWords, serviceWords } from './terms-text.js';
+import { serviceCard } from './service-card.js';
+import { contactWords, laterAccess, nextStep } from './next-steps.js';
 import { decodeSlotId, serviceTerms } from '../../operations/index.js';
 
 /** The zone and currency texts are written in; with the business and its clock, terms and places are said too. */
-export type SummaryContext = BookingTextContext;
+export type SummaryContext = BookingTextContext & {
+  /** Whether the caller is on the business's own machine (stdio, or HTTP from a loopback address). */
+  local?: boolean;
+  /** The party size the call asked for (availability), so a slot too small for it says so rather than "full". */
+  partySize?: number;
+};
 
 /**
  * Availability as a model reads it: grouped by day, then by start time, each resource combination
@@ -24,23 +31,31 @@ export type SummaryContext = BookingTextContext;
  * repeated availability call cost on stdio). Keyed weakly by the page's first slot, so a lapsed
  * cache entry takes its text with it; uncached (unfrozen) answers are never kept.
  */
-const pageTexts = new WeakMap<object, { slots: readonly object[]; zone: string; more: unknown; cursor: unknown; text: string }>();
+const pageTexts = new WeakMap<object, { slots: readonly object[]; zone: string; party: number; more: unknown; cursor: unknown; text: string }>();
 
-function slotsText(data: Record<string, any>, zone: string): string {
+function slotsText(data: Record<string, any>, zone: string, party: number): string {
   const slots = data.slots as Array<Record<string, any>>;
-  if (slots.length === 0 || !Object.isFrozen(slots[0])) return formatSlots(data, zone);
+  if (slots.length === 0 || !Object.isFrozen(slots[0])) return formatSlots(data, zone, party);
   const more = data.pagination?.has_more;
   const cursor = data.pagination?.cursor;
   const kept = pageTexts.get(slots[0]);
-  if (kept && kept.zone === zone && kept.more === more && kept.cursor === cursor && kept.slots.length === slots.length && kept.slots.every((s, i) => s === slots[i])) {
+  if (
+    kept &&
+    kept.zone === zone &&
+    kept.party === party &&
+    kept.more === more &&
+    kept.cursor === cursor &&
+    kept.slots.length === slots.length &&
+    kept.slots.every((s, i) => s === slots[i])
+  ) {
     return kept.text;
   }
-  const text = formatSlots(data, zone);
-  pageTexts.set(slots[0], { slots: slots.slice(), zone, more, cursor, text });
+  const text = formatSlots(data, zone, party);
+  pageTexts.set(slots[0], { slots: slots.slice(), zone, party, more, cursor, text });
   return text;
 }
 
-function formatSlots(data: Record<string, any>, zone: string): string {
+function formatSlots(data: Record<string, any>, zone: string, party: number): string {
   const slots = data.slots as Array<Record<string, any>>;
   if (slots.length === 0) return `No open slots in that range (times would be in ${zoneLabel(zone)}).`;
   const days: string[] = [];
@@ -75,7 +90,9 @@ function formatSlots(data: Record<string, any>, zone: string): string {
     const full = s.state === 'waitlist' || (s.capacity && s.capacity.remaining === 0);
     if (full) fullCount++;
     for (const r of s.resources ?? []) if (!resourceIds.has(r.name)) resourceIds.set(r.name, r.id);
-    const spots = full ? ' (FULL: waitlist only)' : s.capacity ? ` (${s.capacity.remaining} left)` : '';
+    const left = s.capacity?.remaining ?? 0;
+    const tooSmall = full && left > 0 ? ` (${left} place${left === 1 ? '' : 's'} left, not enough for ${party > 1 ? party : 'this party'}: waitlist only)` : '';
+    const spots = tooSmall || (full ? ' (FULL: waitlist only)' : s.capacity ? ` (${left} left)` : '');
     times.push(`${who}${spots}${who || spots ? ' ' : ''}${s.id}`);
   }
   flushDay();
@@ -86,33 +103,33 @@ function formatSlots(data: Record<string, any>, zone: string): string {
     : ' That is every slot in the range asked.';
   const open = slots.length - fullCount;
   const counted = fullCount
-    ? `${slots.length} slot${slots.length === 1 ? '' : 's'} (${open} open, ${fullCount} full: join its waitlist with usp_waitlist_join)`
+    ? `${slots.length} slot${slots.length === 1 ? '' : 's'} (${open} open${party > 1 ? ` for ${party}` : ''}, ${fullCount} ${party > 1 ? 'too small or full' : 'full'}: join its waitlist with usp_waitlist_join${party > 1 ? `, party_size ${party}` : ''})`
     : `${slots.length} open slot${slots.length === 1 ? '' : 's'}`;
   const ids = resourceIds.size ? `\nResource ids (to filter, pass resource_id): ${[...resourceIds].map(([name, rid]) => `${name} ${rid}`).join(', ')}.` : '';
   return `${counted} from ${first} to ${last}, times in ${zoneLabel(zone)}; each name is followed by the slot_id to hold or book.${more}${ids}\n` + days.join('\n');
 }
 
-export function summarize(tool: string, data: Record<string, any>, messages: Message[], ctx: SummaryContext): string {
+export function summarize(tool: string, data: Record<string, any>, messages: Message[], given: SummaryContext): string {
+  const ctx: SummaryContext = { ...given, linksUnreachable: linksUnreachable(given) };
   const parts: string[] = [];
-  for (const m of messages) parts.push(`${m.type === 'error' ? 'Could not complete' : m.type}: ${m.code ? `[${m.code}] ` : ''}${m.content}`);
+  for (const m of messages)
+    parts.push(`${m.type === 'error' ? 'Could not complete' : m.type}: ${m.code ? `[${m.code}] ` : ''}${m.content}${m.type === 'error' ? nextStep(m.code, ctx.business) : ''}`);
   if (data.booking) {
     parts.push(bookingText(data.booking, ctx));
-    if (data.booking_scoped_credential)
-      parts.push(
-        'booking_scoped_credential lets your platform read, change or cancel this one booking later without its platform credentials (_meta.usp.authorization, mechanism booking_scoped_credential); keep it, do not show it to the person.',
-      );
+    // The credential is the platform's to keep (structuredContent); the text never names it (DECISIONS).
+    if (data.booking_scoped_credential) parts.push(laterAccess('booking', data.booking.id));
   }
   if (data.hold) {
     const h = data.hold;
     parts.push(
       h.status === 'active'
-        ? `Slot held (hold ${h.id})${heldWhat(h, ctx)} until ${when(h.expires_at, ctx.zone)}. Nothing is booked yet: book with usp_bookings_create before then.`
+        ? `Slot held (hold ${h.id})${heldWhat(h, ctx)} until ${when(h.expires_at, ctx.zone)}. Nothing is booked yet: book with usp_bookings_create before then.${heldPayment(h, ctx)}`
         : `Hold ${h.id} is ${h.status}.`,
     );
   }
   if (data.entry) parts.push(entryText(data.entry, ctx, data.booking ? undefined : data.booking_scoped_credential));
   if (data.quote) parts.push(`${data.quote.allowed ? '' : 'Not possible: '}${data.quote.summary} (booking ${data.quote.booking_id}; nothing was changed.)`);
-  if (Array.isArray(data.slots)) parts.push(slotsText(data, ctx.zone));
+  if (Array.isArray(data.slots)) parts.push(slotsText(data, ctx.zone, ctx.partySize ?? 1));
   if (Array.isArray(data.bookings)) parts.push(bookingsText(data.bookings, data.pagination, ctx));
   if (Array.isArray(data.services)) parts.push(servicesText(data.services, ctx));
   if (data.service) parts.push(serviceText(data.service, ctx, true));
@@ -120,6 +137,8 @@ export function summarize(tool: string, data: Record<string, any>, messages: Mes
   if (Array.isArray(data.items)) parts.push(`${data.items.length} catalog change(s).`);
   if (data.subscription) parts.push(`Feed subscription ${data.subscription.id} is ${data.subscription.status}.`);
   if (parts.length === 0) parts.push(`${tool} done.`);
+  const links = localLinksWarning(parts, ctx);
+  if (links) parts.push(links);
   return parts.join('\n');
 }
 
@@ -131,9 +150,19 @@ function heldWhat(h: Record<string, any>, ctx: SummaryContext): string {
   return parts.length > 0 ? `: ${parts.join(', ')},` : '';
 }
 
+/** A hold of a service paid when booking says the payment window before the booking is made. */
+function heldPayment(h: Record<string, any>, ctx: SummaryContext): string {
+  const t = ctx.business ? serviceTerms(ctx.business, String(h.service_id)) : null;
+  if (!t || (t.payment.timing !== 'at_booking' && t.payment.timing !== 'deposit_required')) return '';
+  const ttl = ctx.business!.def.settings.payment_ttl_seconds * 1000;
+  return ` Once booked, it must be paid within ${lengthWords(ttl)} by a payment link (never past the start), or the booking is canceled: book only when the person can pay in that time.`;
+}
+
 /** One service: its terms from the business definition when known, else what the published service says. */
 function serviceText(s: Record<string, any>, ctx: SummaryContext, business: boolean): string {
   const terms = ctx.business ? serviceTerms(ctx.business, String(s.id)) : null;
+  // One service asked by id gets its full card; a list keeps one line each.
+  if (terms && business) return `${serviceWords(String(s.id), terms, { business })} ${serviceCard(ctx.business!, String(s.id), terms)}`;
   if (terms) return serviceWords(String(s.id), terms, { business });
   return `${s.name} [${s.id}]: ${s.pricing?.model === 'free' ? 'free' : money(s.pricing?.amount, s.pricing?.currency)}.`;
 }
@@ -142,4 +171,20 @@ function servicesText(services: Array<Record<string, any>>, ctx: SummaryContext)
   if (services.length === 0) return 'No matching services.';
   const head = `${services.length} service${services.length === 1 ? '' : 's'}${ctx.business ? ` at ${ctx.business.def.business.name}` : ''}:`;
   return [head, ...services.map((s) => `- ${serviceText(s, ctx, false)}`)].join('\n');
+}
+
+/**
+ * Links built on a public origin nobody configured name the address the server listens on, which
+ * opens only on the business's own machine: said when the caller is elsewhere, so nobody is sent a
+ * link they cannot open (the start-up log tells the business to set --public-url).
+ */
+function localLinksWarning(parts: string[], ctx: SummaryContext): string | null {
+  const biz = ctx.business;
+  if (!biz || !ctx.linksUnreachable) return null;
+  if (!parts.some((p) => p.includes(biz.publicUrl))) return null;
+  return `Links above that start with ${biz.publicUrl} open only on the business's own machine: it has no public address configured (its --public-url). Do not send them to the person as they are; tell them to ask ${contactWords(biz)} how to pay or see the booking instead.`;
+}
+
+function linksUnreachable(ctx: SummaryContext): boolean {
+  return Boolean(ctx.business && !ctx.business.publicUrlConfigured && ctx.local === false);
 }

@@ -58,7 +58,8 @@ export function placeWords(t: ServiceTerms): string | null {
 /** "Cancel: free until 24 hours before the start, then $20.00; not at all in the last 2 hours." */
 function windowLengthWords(verb: string, w: WindowFacts, currency: string): string {
   if (!w.allowed) return `${verb}: not allowed`;
-  if (!w.fee) return `${verb}: free`;
+  // The policy's window is said even when no fee follows it, so the words match the policy object.
+  if (!w.fee) return w.freeWindowMs === null ? `${verb}: free` : `${verb}: free until ${lengthWords(w.freeWindowMs)} before the start, and after that too (no fee is set)`;
   if (w.freeWindowMs === null) return `${verb}: ${money(w.fee, currency)} fee`;
   return `${verb}: free until ${lengthWords(w.freeWindowMs)} before the start, then ${money(w.fee, currency)}`;
 }
@@ -97,8 +98,9 @@ export function bookingTermsWords(t: ServiceTerms, startMs: number, nowMs: numbe
   const out: string[] = [];
   const line = (verb: string, tool: string, w: WindowFacts, extra: string) => {
     if (!w.allowed) return `${verb}: not allowed`;
-    if (w.freeWindowMs === null || !w.fee) return `${verb}: free${extra}`;
+    if (w.freeWindowMs === null) return `${verb}: free${extra}`;
     const deadline = startMs - w.freeWindowMs;
+    if (!w.fee) return `${verb}: free until ${at(deadline, zone)}, and after that too (no fee is set)${extra}`;
     if (nowMs < deadline) return `${verb}: free until ${at(deadline, zone)}, then ${money(w.fee, t.currency)}${extra}`;
     return `${verb}: the free window closed ${at(deadline, zone)}; doing it now costs ${money(w.fee, t.currency)}${extra} (uspserver_bookings_quote with change ${tool} tells the exact fee first)`;
   };

@@ -4,7 +4,7 @@
  * and what is due as the business writes money, and the terms in words, all from the same helpers
  * the text uses. A view formats nothing the business decides; a client without views ignores it.
  */
-import { bookingNoShowFee, decodeSlotId, serviceTerms, type Business } from '../../operations/index.js';
+import { bookingNoShowFee, decodeSlotId, moneyFacts, serviceTerms, type BookingFactsInput, type Business } from '../../operations/index.js';
 
 import { money } from './format.js';
 import { bookingTermsWords, paymentWords, serviceTermsWords } from './terms-text.js';
@@ -28,9 +28,9 @@ export function viewData(biz: Business, data: Record<string, any>, nowMs: number
     if (loc) base.place = { name: loc.name, address: loc.address ?? null };
     const cur = b.payment?.currency ?? t.currency;
     if (typeof b.payment?.amount === 'number') base.price = money(b.payment.amount, cur);
-    const pay = (b.actions ?? []).find((a: any) => a.status === 'pending' && a.type === 'payment');
-    const due = pay?.payment_context?.amount_due ?? b.payment?.amount_due;
-    if (typeof due === 'number' && due > 0) base.due = money(due, pay?.payment_context?.currency ?? cur);
+    const m = moneyFacts(b as BookingFactsInput);
+    const due = m.payNow?.amount ?? m.owed;
+    if (due > 0) base.due = money(due, m.currency ?? cur);
     if (b.status === 'canceled' && b.cancellation) base.cancellation = { fee: money(b.cancellation.fee ?? 0, cur), refund: money(b.cancellation.refund_amount ?? 0, cur) };
     const startMs = Date.parse(b.slot?.start);
     if (!Number.isNaN(startMs) && ['pending', 'requires_action', 'confirmed'].includes(b.status)) {

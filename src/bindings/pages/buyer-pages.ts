@@ -57,10 +57,10 @@ function priceCard(b: BookingPageView, w: Words): Html {
   if (p.paid) rows.push(html`<tr><td>Paid</td><td>${m(p.paid)}</td></tr>`);
   if (p.cancellation_fee) rows.push(html`<tr><td>Cancellation fee</td><td>${m(p.cancellation_fee)}</td></tr>`);
   if (p.refund) rows.push(html`<tr><td>Refund</td><td>${m(p.refund)}</td></tr>`);
-  if (b.status !== 'canceled') {
-    const label = p.balance === 0 ? 'Still to pay' : p.timing === 'at_service' || p.deposit ? 'To pay at the appointment' : 'Still to pay';
-    rows.push(html`<tr class="total"><td>${label}</td><td>${m(p.balance)}</td></tr>`);
-  }
+  if (p.due_now) rows.push(html`<tr class="total"><td>Due now</td><td>${m(p.due_now)}</td></tr>`);
+  if (p.at_appointment) rows.push(html`<tr class="total"><td>To pay at the appointment</td><td>${m(p.at_appointment)}</td></tr>`);
+  if (p.owed) rows.push(html`<tr class="total"><td>Still to pay</td><td>${m(p.owed)}</td></tr>`);
+  if (b.status !== 'canceled' && p.balance === 0) rows.push(html`<tr class="total"><td>Still to pay</td><td>${m(0)}</td></tr>`);
   return html`<section class="card" aria-labelledby="price"><h2 id="price">Price</h2><table>${rows}</table><p class="note">No other fees.</p></section>`;
 }
 

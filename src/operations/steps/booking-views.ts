@@ -4,7 +4,7 @@
  * own link (its id), show what is due and never buyer data, and apply lazy expiry first.
  */
 import type { Business } from '../business.js';
-import { formatMoney, formatInstant, isoUtc, parseDuration, type BookingRecord, type ServiceDef } from '../../domain/index.js';
+import { bookingDeadline, formatMoney, formatInstant, isoUtc, moneyFacts, parseDuration, type BookingRecord, type ServiceDef } from '../../domain/index.js';
 import { returnUrlProblem } from '../../security/index.js';
 import { ProtocolError } from '../errors.js';
 import { expireIfDue } from './booking-lifecycle.js';
@@ -50,8 +50,15 @@ export interface BookingPageView {
   price: {
     currency: string;
     total: number;
+    /** Paid online so far (the completed payment actions). */
     paid: number;
-    /** What is still owed (0 when settled). */
+    /** Due now through the booking's payment link. */
+    due_now: number;
+    /** Left to pay at the appointment. */
+    at_appointment: number;
+    /** Owed outside a payment link (a fee the payment did not cover). */
+    owed: number;
+    /** Everything still to pay: due now, at the appointment and owed (0 when settled). */
     balance: number;
     deposit?: number;
     timing?: string;
@@ -120,11 +127,15 @@ export function bookingPageView(ctx: { biz: Business }, rec: BookingRecord): Boo
   const def = ctx.biz.def.business;
   const service = ctx.biz.services.get(b.service_id);
   const currency = b.payment?.currency ?? service?.pricing.currency ?? def.currency;
-  const total = rec.priv.price_total;
-  const paid = rec.priv.amount_paid;
+  // The money the page states is the booking object's own (moneyFacts), as the MCP text's is.
+  const m = moneyFacts(b);
+  const live = b.status !== 'canceled' && b.status !== 'completed' && b.status !== 'no_show';
+  // A booking without a payment block states no price; what the service costs is paid at the appointment.
+  const total = m.total ?? rec.priv.price_total;
+  const atAppointment = m.total === null && live ? total : m.atAppointment;
+  const dueNow = b.status === 'requires_action' ? (m.payNow?.amount ?? 0) : 0;
   const loc = b.location ? def.locations.find((l) => l.id === b.location!.id) : undefined;
-  const pay = b.actions?.find((a) => a.type === 'payment' && a.status === 'pending');
-  const deadline = b.status === 'pending' ? b.expires_at : b.status === 'requires_action' ? pay?.expires_at : undefined;
+  const deadline = bookingDeadline(b)?.at;
   const v: BookingPageView = {
     booking_id: b.id,
     business_name: def.name,
@@ -136,7 +147,15 @@ export function bookingPageView(ctx: { biz: Business }, rec: BookingRecord): Boo
     end_at: isoUtc(rec.priv.end_ms),
     duration_minutes: Math.round((rec.priv.end_ms - rec.priv.start_ms) / 60_000),
     resources: (b.resources ?? []).map((r) => ({ type: r.type, name: r.name })),
-    price: { currency, total, paid, balance: b.status === 'canceled' ? 0 : Math.max(0, total - paid) },
+    price: {
+      currency,
+      total,
+      paid: m.paid,
+      due_now: dueNow,
+      at_appointment: atAppointment,
+      owed: m.owed,
+      balance: b.status === 'canceled' ? m.owed : dueNow + atAppointment + m.owed,
+    },
     terms: service ? termsInWords(service, currency) : [],
     booking_path: `/booking/${encodeURIComponent(b.id)}`,
     reschedule_count: rec.priv.reschedule_count,

@@ -105,6 +105,11 @@ export function emitWaitlistEvent(ctx: OperationContext, event: string, rec: Wai
   });
 }
 
+/** How many people an entry waits for (1 for entries made before the party size was kept). */
+export function partyOf(rec: WaitlistRecord): number {
+  return rec.entry.party_size ?? 1;
+}
+
 function wantsSlot(rec: WaitlistRecord, slot: FreedSlot, zone: string): boolean {
   if (rec.entry.slot_id) {
     const p = decodeSlotId(rec.entry.slot_id);
@@ -142,19 +147,28 @@ async function offerOnePlace(ctx: OperationContext, service: ServiceDef, slot: F
   await ctx.tx.lock([...slot.resourceIds].sort().map((r) => `resource:${r}`));
   const claims = await loadClaims(ctx.tx, service, slot.startMs, slot.startMs + 1, ctx.now, [], slot.resourceIds);
   const resources = await scheduledResources(ctx.tx, ctx.biz, slot.resourceIds);
-  const base = { service, resources, zone: ctx.biz.zone, nowMs: ctx.now, claims, partySize: 1 };
-  const open = findSlot(base, { startMs: slot.startMs, resourceIds: [...slot.resourceIds] });
-  if (!open || open.state === 'waitlist') return false;
-  const rec = waiting.find((w) => wantsSlot(w, slot, ctx.biz.zone));
-  if (!rec) return false;
+  // The first in line who wants this slot and whose whole party fits the places free now (an offer is never for part of a party).
+  let rec: WaitlistRecord | undefined;
+  let open: ReturnType<typeof findSlot> = null;
+  for (const w of waiting) {
+    if (!wantsSlot(w, slot, ctx.biz.zone)) continue;
+    const fit = findSlot({ service, resources, zone: ctx.biz.zone, nowMs: ctx.now, claims, partySize: partyOf(w) }, { startMs: slot.startMs, resourceIds: [...slot.resourceIds] });
+    if (fit && fit.state !== 'waitlist') {
+      rec = w;
+      open = fit;
+      break;
+    }
+  }
+  if (!rec || !open) return false;
+  const party = partyOf(rec);
 
   const ttl = ctx.biz.def.settings.waitlist_offer_ttl_seconds * 1000;
   const expiresMs = Math.min(ctx.now + ttl, slot.startMs);
   const holdId = ctx.ids.next('hld');
   const slotId = encodeSlotId({ serviceId: service.id, startMs: slot.startMs, resourceIds: [...slot.resourceIds] });
-  await ctx.tx.claims.add(claimRows(service, { key: open.key, startMs: open.startMs, resourceIds: open.resourceIds }, holdId, 1, true, expiresMs));
+  await ctx.tx.claims.add(claimRows(service, { key: open.key, startMs: open.startMs, resourceIds: open.resourceIds }, holdId, party, true, expiresMs));
   await ctx.tx.holds.insert({
-    hold: { id: holdId, slot_id: slotId, service_id: service.id, spots: 1, expires_at: iso(expiresMs), status: 'active' },
+    hold: { id: holdId, slot_id: slotId, service_id: service.id, spots: party, expires_at: iso(expiresMs), status: 'active' },
     priv: {
       principal: rec.priv.principal,
       profile: rec.priv.profile ?? null,

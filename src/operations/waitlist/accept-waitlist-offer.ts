@@ -4,7 +4,7 @@ import { errorMessage, nextWaitlistStatus, type WaitlistRecord } from '../../dom
 import { defineOperation, ok, outcome } from '../define.js';
 import { checkSlot } from '../steps/slots.js';
 import { bookingCredentialExpiry, checkRevision, createBookingRecord } from '../steps/booking-lifecycle.js';
-import { enterEntryStatus, loadEntry } from '../steps/waitlist-offers.js';
+import { enterEntryStatus, loadEntry, partyOf } from '../steps/waitlist-offers.js';
 import { entryConflict, entryNotFound } from '../steps/waitlist-entries.js';
 import type { OperationContext } from '../context.js';
 import { id, Out } from '../schemas.js';
@@ -46,13 +46,13 @@ async function acceptOffer(ctx: OperationContext, rec: WaitlistRecord) {
   const service = ctx.biz.services.get(e.service_id)!;
   const hold = rec.priv.offer_hold_id ? await ctx.tx.holds.get(rec.priv.offer_hold_id) : null;
   const heldOk = hold && holdView(hold, ctx.now).status === 'active';
-  const check = await checkSlot(ctx.tx, ctx.biz, service, e.offered_slot!.slot_id, 1, ctx.now, heldOk ? [hold!.hold.id] : []);
+  const check = await checkSlot(ctx.tx, ctx.biz, service, e.offered_slot!.slot_id, partyOf(rec), ctx.now, heldOk ? [hold!.hold.id] : []);
   if (!check.ok) return outcome(errorMessage('slot_unavailable', 'The offered place is no longer available.'), { entry: e });
   const booking = await createBookingRecord(ctx, {
     service,
     slot: check.slot,
     buyer: e.buyer,
-    partySize: 1,
+    partySize: partyOf(rec),
     hold: heldOk ? hold! : undefined,
     waitlistEntryId: e.id,
   });

@@ -26,6 +26,7 @@ export const joinWaitlist = defineOperation({
     service_id: id('The service to wait for.'),
     slot_id: z.string().max(512).optional().describe('A specific full slot to wait for; omit to take any matching place.'),
     buyer: Buyer,
+    party_size: z.number().int().min(1).max(1000).optional().describe('How many people wait together (default 1); an offer is for all of them.'),
     preferred_slots: z
       .array(
         z.object({
@@ -43,6 +44,9 @@ export const joinWaitlist = defineOperation({
     if (!service.capacity?.waitlist) {
       return outcome(errorMessage('waitlist_not_available', 'This service has no waitlist; query availability for open slots instead.', '$.service_id'));
     }
+    const party = inp.party_size ?? 1;
+    const most = service.capacity?.max ?? 1;
+    if (party > most) return outcome(errorMessage('validation_error', `A place here holds at most ${most}; a party of ${party} cannot wait for one.`, '$.party_size'));
     if (inp.slot_id) {
       if (!resolveSlotId(inp.slot_id, service, ctx.biz.resources)) return outcome(errorMessage('validation_error', 'That slot id does not belong to this service.', '$.slot_id'));
     }
@@ -57,6 +61,7 @@ export const joinWaitlist = defineOperation({
         buyer: inp.buyer,
         status: 'waiting',
         position: line.length + 1,
+        party_size: party,
         created_at: iso(ctx.now),
         revision: newRevision(ctx),
       },

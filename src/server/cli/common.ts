@@ -306,6 +306,14 @@ export function processClock(): Clock {
   return chosenClock;
 }
 
+/**
+ * The line a command logs at start when no public URL is configured: every link in tool results,
+ * pages and mail then names `url`, which opens only on this machine.
+ */
+export function publicUrlNotice(url: string): string {
+  return `no public URL configured: links in tool results, pages and mail name ${url}, which opens only on this machine; give --public-url https://<the address people reach> (or settings.public_url) so people elsewhere can open them`;
+}
+
 /** The line a command logs at start when it does not run on the system clock (null when it does). */
 export function clockNotice(): string | null {
   const setting = process.env[CLOCK_VARIABLE]?.trim();

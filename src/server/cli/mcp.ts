@@ -13,6 +13,7 @@ import {
   SETTINGS_HELP,
   availabilityCacheBytes,
   clockNotice,
+  publicUrlNotice,
   dbPath,
   loadBusinessFileOf,
   settingsFromFlags,
@@ -81,6 +82,7 @@ async function run(flags: Flags): Promise<number> {
   const stdio = await serveMcpStdio({ pipeline: server.pipeline, defaultProfile: platformProfile }, server.hub);
   log.info(`${server.biz.def.business.name}: MCP on stdio${sandbox ? ' (SANDBOX: privileged calls need no platform authentication)' : ''}`);
   log.info(`database: ${shownDb(db)}`);
+  if (!server.biz.publicUrlConfigured) log.warn(publicUrlNotice(server.biz.publicUrl));
   const clockLine = clockNotice();
   if (clockLine) log.warn(clockLine);
   // Stop reading requests, let the calls in flight answer, then close the transport and the database.

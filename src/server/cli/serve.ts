@@ -17,6 +17,7 @@ import {
   UsageError,
   availabilityCacheBytes,
   clockNotice,
+  publicUrlNotice,
   dbPath,
   shownDb,
   intFlag,
@@ -263,6 +264,8 @@ async function run(flags: Flags): Promise<number> {
   );
   const clockLine = clockNotice();
   if (clockLine) log.warn(clockLine);
+  // Before the line that says where it is open, which is what a supervisor waits for.
+  if (!server.biz.publicUrlConfigured) log.warn(publicUrlNotice(url));
   log.info(`${server.biz.def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
   if (sandbox) {
     log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');

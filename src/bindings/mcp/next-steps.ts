@@ -1,0 +1,57 @@
+/**
+ * What the person can do after a refusal, said after it in the text: the next tool to call, or the
+ * human way (their booking page, the business's own phone and email from the business definition).
+ * A refusal never ends the conversation without one.
+ */
+import type { Business } from '../../operations/index.js';
+
+/** "call +1 212 555 0147 or write to hello@…": the business's contact, or that none is published. */
+export function contactWords(biz: Business | undefined): string {
+  const c = biz?.def.business.contact;
+  const name = biz?.def.business.name ?? 'the business';
+  const ways = [c?.phone ? `call ${c.phone}` : null, c?.email ? `write to ${c.email}` : null].filter(Boolean);
+  return ways.length ? `${name} directly (${ways.join(' or ')})` : `${name} directly (it publishes no phone or email here)`;
+}
+
+const again = 'query availability again (usp_availability_query) and hold or book one of the slots it lists';
+
+const NEXT: Partial<Record<string, (biz: Business | undefined) => string>> = {
+  booking_not_found: (biz) =>
+    `Next: check the id; a booking made through another app or assistant (or on the business's own site) is not reachable from here, and uspserver_bookings_list lists only a linked buyer's. The person can manage it from their booking page (the link in the confirmation mail) or contact ${contactWords(biz)}.`,
+  entry_not_found: (biz) =>
+    `Next: check the id; an entry made through another app is not reachable from here. To wait from here, join again with usp_waitlist_join, or contact ${contactWords(biz)}.`,
+  hold_not_found: () => `Next: ${again}.`,
+  hold_expired: () => `Next: ${again}.`,
+  slot_unavailable: () => 'Next: pick another time from usp_availability_query; a full slot of a class can be waited for with usp_waitlist_join.',
+  capacity_exceeded: () => 'Next: ask usp_availability_query with party_size to see which times fit the whole party, or join the waitlist with usp_waitlist_join and party_size.',
+  booking_window_violated: () => 'Next: choose a time usp_availability_query lists (it lists only times inside the booking window).',
+  service_not_found: () => 'Next: usp_services_list lists the services and their ids.',
+  payment_expired: () => `Next: the time was released and nothing was charged; to book again, ${again}.`,
+  offer_expired: () => 'Next: the place went to the next in line; join again with usp_waitlist_join to wait for another.',
+  offer_already_accepted: () => 'Next: the booking exists already: read it with usp_waitlist_get (its booking) or usp_bookings_get.',
+  waitlist_not_available: () => `Next: this service has no waitlist; ${again}.`,
+  waitlist_full: (biz) => `Next: try another time (usp_availability_query) or contact ${contactWords(biz)}.`,
+  reschedule_not_allowed: (biz) =>
+    `Next: keep the booking, or cancel it (uspserver_bookings_quote with change cancel says the fee first) and book again; or contact ${contactWords(biz)}.`,
+  reschedule_limit_reached: (biz) =>
+    `Next: keep the booking, or cancel it (uspserver_bookings_quote with change cancel says the fee first) and book again; or contact ${contactWords(biz)}.`,
+  cancellation_not_allowed: (biz) => `Next: only the business can change it now: contact ${contactWords(biz)}.`,
+  payment_not_configured: (biz) => `Next: this business cannot take this payment online now; contact ${contactWords(biz)}.`,
+  validation_error: () => 'Next: correct the member the message names and call again.',
+};
+
+/** The next step after a refused call with this code, or '' when the code has none to add. */
+export function nextStep(code: string | undefined, biz: Business | undefined): string {
+  const f = code ? NEXT[code] : undefined;
+  return f ? ` ${f(biz)}` : '';
+}
+
+/**
+ * How a booking or an entry is reached later, said where a result carries its booking-scoped
+ * credential: by its id, from this platform. The credential itself is the platform's (in
+ * structuredContent); a model that reads only text never sees it, so the text does not name it.
+ */
+export function laterAccess(kind: 'booking' | 'entry', id: string): string {
+  const tool = kind === 'booking' ? 'usp_bookings_get' : 'usp_waitlist_get';
+  return `To read or change it later, call ${tool} with ${kind === 'booking' ? 'booking_id' : 'entry_id'} ${id} from this same platform; keep that id with the conversation.`;
+}
