@@ -76,7 +76,8 @@ export type { WaitlistEntryEffects, WaitlistMove, WaitlistStatus } from './waitl
 export { SUBSCRIPTION_ENTRY_EFFECTS, SUBSCRIPTION_TRANSITIONS, nextSubscriptionStatus } from './subscription-status.js';
 export type { SubscriptionEntryEffects, SubscriptionMove, SubscriptionStatus } from './subscription-status.js';
 
-export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, noShowFee, formatMoney } from './pricing.js';
+export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, noShowFee } from './pricing.js';
+export { currencyDigits, formatMoney, majorAmount, parseMoney, type ParsedMoney } from './money.js';
 
 export { publishService, primaryCategory, searchableText } from './catalog.js';
 export type { PublishedService } from './catalog.js';
