@@ -21,6 +21,7 @@ import {
   shownDb,
   intFlag,
   loadBusinessFileOf,
+  originOf,
   settingsFromFlags,
   loggerFrom,
   processClock,
@@ -216,6 +217,7 @@ async function run(flags: Flags): Promise<number> {
     business: def,
     // The database's definition wins when it holds one (said on stderr when the file differs); --reimport stores the file's.
     definition: flags.reimport ? 'import' : 'stored_first',
+    definitionOrigin: originOf(flags),
     settingsOverride: settingsFromFlags(flags),
     db,
     dbTimeouts: { connectTimeoutMs: intFlag(flags, 'db-connect-timeout', 100), statementTimeoutMs: intFlag(flags, 'db-statement-timeout', 100) },
