@@ -60,14 +60,13 @@ export function businessFileFor(a: Answers): BusinessDef {
   const price = parseMoney(a.price, currency);
   if (!price.ok) throw new UsageError(`--price: ${price.message}`);
   const minutes = Number(a.minutes);
-  if (!Number.isInteger(minutes) || minutes < 5 || minutes > 1440) throw new UsageError(`--minutes must be a whole number of minutes from 5 to 1440, not ${JSON.stringify(a.minutes)}`);
+  if (!Number.isInteger(minutes) || minutes < 5 || minutes > 1440)
+    throw new UsageError(`--minutes must be a whole number of minutes from 5 to 1440, not ${JSON.stringify(a.minutes)}`);
   const day = [{ opens: '09:00', closes: '17:00' }];
   const staffId = idFrom('res', a.staff);
   const doc = {
     business: { id: idFrom('biz', a.name), name: a.name, timezone: a.timezone, currency, locations: [{ id: 'loc_main', name: a.name }] },
-    resources: [
-      { id: staffId, type: 'staff', name: a.staff, location_id: 'loc_main', schedule: { monday: day, tuesday: day, wednesday: day, thursday: day, friday: day } },
-    ],
+    resources: [{ id: staffId, type: 'staff', name: a.staff, location_id: 'loc_main', schedule: { monday: day, tuesday: day, wednesday: day, thursday: day, friday: day } }],
     services: [
       {
         id: idFrom('svc', a.service),
