@@ -45,6 +45,7 @@ export { formatMoney, majorAmount, parseMoney, negotiateLocale } from '../domain
 export { decodeSlotId } from '../domain/index.js';
 export { REGISTRY_OPERATIONS } from './registry/table.js';
 export { addBusinessUser, dashboardSessionGate, normalizeBusinessEmail } from './admin/dashboard-sessions.js';
+export { offerDashboardSetup, SETUP_TTL_MS } from './admin/set-up-dashboard-owner.js';
 export type { DashboardSession, DashboardSessionGate } from './admin/dashboard-sessions.js';
 export { dashboardSignInEnv } from './admin/sign-in-env.js';
 export { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, REGISTRY_FEED_OPERATIONS, feedSubscriptionKey } from './registry/feed-events.js';
