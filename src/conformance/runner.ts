@@ -17,6 +17,7 @@ import { newerTextChecks } from './checks/newer.js';
 import { transportChecks } from './checks/transport.js';
 import { authChecks, webhookChecks } from './checks/auth.js';
 import { registryChecks } from './checks/registry.js';
+import { USP_ARTIFACTS, verdictOf, type RunTransport, type RunVerdict } from './verdict.js';
 
 /** Every check, in the order they run. */
 export const CHECKS: readonly Check[] = [
@@ -38,10 +39,13 @@ export const CHECKS: readonly Check[] = [
 
 export interface SuiteReport {
   target: string;
+  /** The transports the run used (REST, and MCP over Streamable HTTP or stdio, or none). */
+  transport: RunTransport;
   notes: string[];
   results: CheckResult[];
-  /** Every MUST-level check passed or was skipped. */
+  /** No MUST-level check failed (the exit status); `verdict` says whether every one also ran. */
   passed: boolean;
+  verdict: RunVerdict;
 }
 
 async function readProfile(rest: RestClient): Promise<Record<string, any> | null> {
@@ -53,13 +57,14 @@ async function readProfile(rest: RestClient): Promise<Record<string, any> | null
   }
 }
 
-export async function runSuite(options: SuiteOptions, onResult: (r: CheckResult) => void = () => {}): Promise<SuiteReport> {
+/** Run the suite: `onStart` hears the transports before the first check, `onResult` each check's result. */
+export async function runSuite(options: SuiteOptions, onResult: (r: CheckResult) => void = () => {}, onStart: (transport: RunTransport) => void = () => {}): Promise<SuiteReport> {
   const notes: string[] = [];
   let spec: SpecArtifacts | null = null;
   if (options.specDir) {
     spec = loadSpec(options.specDir);
     notes.push(...spec.notes);
-  } else notes.push('the official USP artifacts were not found (--spec DIR): schema checks are skipped');
+  } else notes.push(`the official USP artifacts were not found: schema checks are skipped (get them from ${USP_ARTIFACTS} and give --spec DIR)`);
 
   const rest = new RestClient(options.url, '', options.timeoutMs);
   const profile = await readProfile(rest);
@@ -70,15 +75,23 @@ export async function runSuite(options: SuiteOptions, onResult: (r: CheckResult)
   const proving = !sandbox && (profile?.authorization?.accepted_mechanisms ?? []).includes('platform_key_pop');
 
   let mcp: McpClient | null = null;
+  let mcpTransport: string | null = null;
   try {
-    if (options.stdio) mcp = await connectStdioMcp(options.stdio, options.timeoutMs);
-    else {
+    if (options.stdio) {
+      mcp = await connectStdioMcp(options.stdio, options.timeoutMs);
+      mcpTransport = `stdio (${options.stdio})`;
+    } else {
       const binding = profile ? mcpBinding({ profile } as CheckContext) : null;
-      if (binding?.endpoint) mcp = await connectHttpMcp(binding.endpoint, options.timeoutMs);
+      if (binding?.endpoint) {
+        mcp = await connectHttpMcp(binding.endpoint, options.timeoutMs);
+        mcpTransport = `Streamable HTTP ${binding.endpoint}`;
+      }
     }
   } catch (err) {
     notes.push(`MCP could not be reached: ${(err as Error).message}`);
   }
+  const transport: RunTransport = { rest: rest.url(''), mcp: mcpTransport };
+  onStart(transport);
 
   const ctx: CheckContext = {
     options,
@@ -115,13 +128,19 @@ export async function runSuite(options: SuiteOptions, onResult: (r: CheckResult)
     await platform.close();
   }
   const passed = results.every((r) => r.level !== 'MUST' || r.verdict !== 'FAIL');
-  return { target: options.url, notes, results, passed };
+  // The registry's checks count only when the registry role was asked for (a business is not a registry).
+  const counted = (id: string) => options.registry || !id.startsWith('registry.');
+  const verdict = verdictOf(
+    results.filter((r) => counted(r.id)),
+    CHECKS.filter((c) => c.level === 'MUST' && counted(c.id)).length,
+  );
+  return { target: options.url, transport, notes, results, passed, verdict };
 }
 
 async function runOne(check: Check, ctx: CheckContext): Promise<CheckResult> {
   const base = { id: check.id, section: check.section, clause: check.clause, level: check.level };
   if (check.writes && !ctx.writes) return { ...base, verdict: 'SKIP', reason: 'makes bookings or holds: a live business is checked read-only without --allow-writes' };
-  if (check.id.startsWith('registry.') && !ctx.options.registry) return { ...base, verdict: 'SKIP', reason: 'the registry role was not asked for (--registry)' };
+  if (check.id.startsWith('registry.') && !ctx.options.registry) return { ...base, verdict: 'SKIP', reason: 'the registry role was not asked for (--check-registry)' };
   try {
     const note = await check.run(ctx);
     return { ...base, verdict: 'PASS', reason: note || check.title };
@@ -134,19 +153,4 @@ async function runOne(check: Check, ctx: CheckContext): Promise<CheckResult> {
 /** One line per check: verdict, level, clause, id, reason. */
 export function formatResult(r: CheckResult): string {
   return `${r.verdict.padEnd(4)} ${r.level.padEnd(6)} §${r.clause.padEnd(24)} ${r.id}: ${r.reason}`;
-}
-
-/** The summary by section, then the overall verdict. */
-export function formatSummary(report: SuiteReport): string {
-  const sections = new Map<string, Record<string, number>>();
-  for (const r of report.results) {
-    const s = sections.get(r.section) ?? { PASS: 0, FAIL: 0, SKIP: 0 };
-    s[r.verdict]++;
-    sections.set(r.section, s);
-  }
-  const lines = [...sections].map(([name, s]) => `  ${name.padEnd(12)} ${s.PASS} pass, ${s.FAIL} fail, ${s.SKIP} skip`);
-  const mustFails = report.results.filter((r) => r.level === 'MUST' && r.verdict === 'FAIL').length;
-  const shouldFails = report.results.filter((r) => r.level === 'SHOULD' && r.verdict === 'FAIL').length;
-  lines.push(report.passed ? `CONFORMANT: every MUST-level check passed (${shouldFails} SHOULD-level failures)` : `NOT CONFORMANT: ${mustFails} MUST-level check(s) failed`);
-  return ['Summary by section:', ...lines].join('\n');
 }

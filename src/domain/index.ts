@@ -88,7 +88,8 @@ export type { SubscriptionEntryEffects, SubscriptionMove, SubscriptionStatus } f
 
 export { moneyFacts, bookingDeadline } from './booking-facts.js';
 export type { BookingFactsInput, MoneyFacts, RefundState } from './booking-facts.js';
-export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, noShowFee, lateCancellationFee, formatMoney } from './pricing.js';
+export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, noShowFee, lateCancellationFee } from './pricing.js';
+export { currencyDigits, formatMoney, majorAmount, parseMoney, type ParsedMoney } from './money.js';
 
 export { paidBeforeAppointment, publishService, primaryCategory, searchableText } from './catalog.js';
 export type { PublishedService } from './catalog.js';

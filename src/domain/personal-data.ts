@@ -37,13 +37,20 @@ export function personOf(email: string | undefined, phone: string | undefined): 
   return p.email || p.phone ? p : null;
 }
 
-/** The strings a row must contain to possibly name the person (a cheap filter before parsing). */
+/**
+ * The strings a row must contain to possibly name the person (a cheap filter before parsing): a
+ * row holding one of them is parsed and checked with `isPerson`. For a phone, besides its digits
+ * and its spelling as typed, its last four digits, which every common way of writing the number
+ * keeps together ("+1 212 555 0134", "(212) 555-0134", "212.555.0134"), so a number typed one way
+ * finds it stored another.
+ */
 export function personNeedles(p: Person): string[] {
   const out: string[] = [];
   if (p.email) out.push(p.email);
   if (p.phone) {
     out.push(p.phone, phoneOnlyEmail(p.phone));
     if (p.phoneAsTyped && p.phoneAsTyped !== p.phone) out.push(p.phoneAsTyped);
+    if (p.phone.length >= 7) out.push(p.phone.slice(-4));
   }
   return out;
 }

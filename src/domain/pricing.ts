@@ -89,32 +89,6 @@ export function rescheduleTerms(service: ServiceDef, startMs: number, nowMs: num
   return { allowed: true, fee };
 }
 
-/**
- * Currency formatters, one per locale and currency: building one costs ~70 µs and holds native ICU
- * memory until it is collected, and a busy server formats thousands of prices (bench/mcp.mjs).
- */
-const MONEY_FORMAT_LIMIT = 100;
-const moneyFormats = new Map<string, Intl.NumberFormat>();
-
-/**
- * An amount in minor units as people read it: "$110.00" (en-US unless a locale is given, e.g. the
- * buyer's language on the pages). A currency Intl does not know is written "110.00 XYZ".
- */
-export function formatMoney(amount: number, currency: string, locale = 'en-US'): string {
-  const key = `${locale}|${currency}`;
-  let format = moneyFormats.get(key);
-  try {
-    if (format === undefined) {
-      format = new Intl.NumberFormat(locale, { style: 'currency', currency });
-      if (moneyFormats.size >= MONEY_FORMAT_LIMIT) moneyFormats.clear();
-      moneyFormats.set(key, format);
-    }
-    return format.format(amount / 100);
-  } catch {
-    return `${(amount / 100).toFixed(2)} ${currency}`;
-  }
-}
-
 /** The late-cancellation fee of a booking priced `price` (spec-next 3.9): the fixed fee, else the percentage of the price, else 0. */
 export function lateCancellationFee(service: ServiceDef, price: number): number {
   const c = service.policies.cancellation;

@@ -26,7 +26,11 @@ export function createMcpGate(options: () => McpGateOptions): (req: Request, rea
   const challenge = (o: McpGateOptions, msg: { id?: unknown; correlationId?: unknown }) => {
     const data: Record<string, unknown> = {
       code: 'authentication_missing',
-      content: 'This tool needs a credential: sign in through OAuth (or use another accepted mechanism).',
+      // A sandbox takes what REST takes from USP-Agent: say exactly where it goes on MCP.
+      content: o.sandbox
+        ? 'This tool needs a credential or, in this sandbox, only your platform profile URL: send it in the tool arguments as ' +
+          '_meta.usp.profile, e.g. {"_meta": {"usp": {"profile": "https://platform.example/profile.json"}}}; or sign in through OAuth.'
+        : 'This tool needs a credential: sign in through OAuth (or use another accepted mechanism).',
       accepted_mechanisms: o.accepted(),
       resource_metadata: o.resourceMetadataUrl,
     };

@@ -113,7 +113,8 @@ export type DashboardAction =
   | 'calendar_feed_url'
   | 'calendar_feed_rotate'
   | 'sign_in'
-  | 'sign_out';
+  | 'sign_out'
+  | 'set_up_owner';
 
 /**
  * The MCP Apps view (extension `io.modelcontextprotocol/ui`) that presents an operation's result in

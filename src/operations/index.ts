@@ -41,12 +41,13 @@ export type { CheckoutView, BookingPageView } from './steps/booking-views.js';
 export type { WaitlistOfferView } from './waitlist/view-waitlist-offer.js';
 export { bookingPageView } from './steps/booking-views.js';
 export { PLATFORM_MESSAGES_CAPABILITY, mailableAddress, reminderOptOutKey, type MailKind } from './steps/mail-messages.js';
-export { CALENDAR_SECRET_ENV_PREFIX, formatMoney, negotiateLocale, moneyFacts, bookingDeadline } from '../domain/index.js';
+export { CALENDAR_SECRET_ENV_PREFIX, formatMoney, majorAmount, parseMoney, negotiateLocale, moneyFacts, bookingDeadline } from '../domain/index.js';
 export type { MoneyFacts, BookingFactsInput } from '../domain/index.js';
 /** The start a slot id carries: a hold names its slot only by id, and the doors say when it starts. */
 export { decodeSlotId } from '../domain/index.js';
 export { REGISTRY_OPERATIONS } from './registry/table.js';
 export { addBusinessUser, dashboardSessionGate, normalizeBusinessEmail } from './admin/dashboard-sessions.js';
+export { offerDashboardSetup, SETUP_TTL_MS } from './admin/set-up-dashboard-owner.js';
 export type { DashboardSession, DashboardSessionGate } from './admin/dashboard-sessions.js';
 export { dashboardSignInEnv } from './admin/sign-in-env.js';
 export { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, REGISTRY_FEED_OPERATIONS, feedSubscriptionKey } from './registry/feed-events.js';

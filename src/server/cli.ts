@@ -19,8 +19,10 @@ import { registryCommand } from './cli/registry.js';
 import { adminUserCommand } from './cli/admin-user.js';
 import { conformanceCommand } from './cli/conformance.js';
 import { exportCommand, importCommand } from './cli/catalog.js';
+import { initCommand } from './cli/init.js';
 
 const COMMANDS: readonly Command[] = [
+  initCommand,
   serveCommand,
   mcpCommand,
   bookingsCommand,

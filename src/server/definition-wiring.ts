@@ -3,8 +3,9 @@
  * imported into an empty store, or always in `import` mode; the stored one when it differs in
  * `stored_first` mode, said in a warning) and compiled into the one live business of the process.
  */
-import { LiveBusiness, chooseDefinition, type Business, type Logger } from '../operations/index.js';
+import { LiveBusiness, chooseDefinition, storedDefinition, type Business, type Logger } from '../operations/index.js';
 import { openStore, type Store } from '../store/index.js';
+import { differsAdvice, provenanceClash, readProvenance, recordProvenance } from './definition-provenance.js';
 import type { ServerOptions } from './options.js';
 
 export interface OpenedBusiness {
@@ -25,17 +26,34 @@ export async function openBusiness(opts: ServerOptions, log: Logger): Promise<Op
   live.onAdopt = opts.onDefinitionChanged;
   let chosen: Awaited<ReturnType<typeof chooseDefinition>>;
   let biz: Business;
+  let advice: string | undefined;
+  const origin = opts.definitionOrigin;
   try {
-    chosen = await store.transaction((tx) => chooseDefinition(tx, opts.business, opts.definition ?? 'import'));
+    chosen = await store.transaction(async (tx) => {
+      if (!origin) return chooseDefinition(tx, opts.business, opts.definition ?? 'import');
+      const recorded = await readProvenance(tx);
+      // The database names the business it was made for: the demo's is never a file's, and the reverse
+      // (--reimport included: it would replace the definition, not the other business's bookings).
+      const storedId = recorded ? undefined : (await storedDefinition(tx))?.def.business.id;
+      const clash = provenanceClash({ recorded, storedId, givenId: opts.business.business.id, given: origin, db: opts.db ?? ':memory:' });
+      if (clash) throw new DefinitionClash(clash);
+      const c = await chooseDefinition(tx, opts.business, opts.definition ?? 'import');
+      if (c.source === 'imported') await recordProvenance(tx, origin, c.version, opts.clock?.now() ?? Date.now());
+      if (c.source === 'stored_differs') advice = differsAdvice({ recorded, storedVersion: c.version, given: origin, db: opts.db ?? ':memory:' });
+      return c;
+    });
     biz = live.start(chosen.def, chosen.version);
   } catch (err) {
     await store.close();
     throw err;
   }
   if (chosen.source === 'stored_differs') {
-    log.warn('the database holds a business definition that differs from the file given: the database wins (re-import the file with `usp-server import` or `serve --reimport`)', {
+    log.warn(advice ?? 'the database holds a business definition that differs from the one given: the database wins (`usp-server export` writes it as a file)', {
       version: chosen.version,
     });
   }
   return { store, live, biz, source: chosen.source };
 }
+
+/** A database that belongs to another business than the one given (the demo's, or a file's): the start stops, saying why. */
+export class DefinitionClash extends Error {}

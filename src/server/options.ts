@@ -12,6 +12,7 @@ import type { OAuthDoorOptions } from '../oauth/index.js';
 import type { PaymentWorker } from '../payments/index.js';
 import type { MailWorker } from '../mail/index.js';
 import type { Door, HostApp } from './host.js';
+import type { DefinitionOrigin } from './definition-provenance.js';
 import type { ConnectionLimits } from './listener.js';
 import type { SecurityOptions } from './security-wiring.js';
 import type { PaymentOptions } from './payments-wiring.js';
@@ -88,6 +89,12 @@ export interface ServerOptions {
    * database holds; `stored_first` keeps the database's when it has one (`serve`, offline commands).
    */
   definition?: 'import' | 'stored_first';
+  /**
+   * Where `business` comes from (the built-in demo, or a file), recorded in the database when it is
+   * imported and checked against what the database recorded (a demo's database never serves a file's
+   * business, and the reverse); absent: no check (tests, embedding).
+   */
+  definitionOrigin?: DefinitionOrigin;
   /** Settings that override the stored definition's in this process (command-line flags). */
   settingsOverride?: Partial<BusinessDef['settings']>;
   /** Calendar sync: busy times from the resources' calendars, bookings pushed to writable CalDAV ones. */

@@ -69,6 +69,8 @@ export interface AdminRepo {
   auditLog(limit: number, beforeSeq?: number): Promise<AuditRow[]>;
   putUser(u: BusinessUserRow): Promise<void>;
   user(email: string): Promise<BusinessUserRow | null>;
+  /** Whether the business has any dashboard user (a first start offers a setup link when not). */
+  hasUsers(): Promise<boolean>;
   putSession(s: AdminSessionRow): Promise<void>;
   /** The session, when it exists and has not expired at nowMs. */
   session(idHash: string, nowMs: number): Promise<AdminSessionRow | null>;

@@ -57,10 +57,10 @@ describe.skipIf(!HAVE_CHROMIUM)('the business edits its catalog from the dashboa
     await page.fill('#service-new input[name=id]', 'svc_fringe');
     await page.fill('#service-new input[name=name]', 'Fringe trim');
     await page.selectOption('#service-new select[name=template]', 'svc_haircut');
-    await page.fill('#service-new input[name=amount]', '1500');
+    await page.fill('#service-new input[name=amount]', '15.00');
     await page.fill('#service-new input[name=minutes]', '15');
     await page.click('#service-new button[type=submit]');
-    expect(await page.textContent('.flash')).toContain('Saved');
+    expect(await page.textContent('.flash')).toContain('Added Fringe trim: price $15.00');
     expect(await page.textContent('main')).toContain('Fringe trim');
     const rest = await restSlots('svc_fringe');
     expect(rest.length).toBeGreaterThan(0);

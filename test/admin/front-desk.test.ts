@@ -59,6 +59,22 @@ describe.each(ENGINES)('the front desk on %s', (engine) => {
       expect(client.body.bookings.map((x: any) => x.booking.id)).toEqual([r.body.booking.id]);
     });
 
+    it('a client booked through a platform is found by their phone typed in any common format, and no other number is', async () => {
+      const [slot] = await freeSlots('svc_haircut', day(2));
+      const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: { ...BUYER, phone_number: '+1 212 555 0134' } });
+      expect(b.status, JSON.stringify(b.body)).toBe(201);
+      for (const typed of ['2125550134', '(212) 555-0134', '212.555.0134', '+12125550134', '1-212-555-0134']) {
+        const client = await admin('GET', `/admin/clients?phone=${encodeURIComponent(typed)}`);
+        expect(
+          client.body.bookings.map((x: any) => x.booking.id),
+          typed,
+        ).toEqual([b.body.booking.id]);
+      }
+      // Another number that only ends the same way is someone else.
+      const other = await admin('GET', `/admin/clients?phone=${encodeURIComponent('312 555 0134')}`);
+      expect(other.body.bookings).toEqual([]);
+    });
+
     it('a walk-in with neither email nor phone is refused naming the field, and nothing is booked', async () => {
       const [slot] = await freeSlots('svc_haircut', day(1));
       const r = await admin('POST', '/admin/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: { first_name: 'Nobody' } });

@@ -193,15 +193,16 @@ describe('signing out of the dashboard is a call through the pipeline as the sig
 });
 
 describe('the sign-in rows are served by the dashboard door only', () => {
-  test('no JSON route, no OpenAPI entry and no MCP tool for signing in or out', async () => {
+  test('no JSON route, no OpenAPI entry and no MCP tool for signing in or out, or for the first account', async () => {
     const rows = OPERATIONS.filter((o) => o.onlyDoor === 'dashboard').map((o) => o.name);
-    expect(rows.sort()).toEqual([operationForDashboard('sign_in').name, operationForDashboard('sign_out').name].sort());
+    expect(rows.sort()).toEqual([operationForDashboard('sign_in').name, operationForDashboard('sign_out').name, operationForDashboard('set_up_owner').name].sort());
     const doc = buildOpenApi('https://salon.example') as { paths: Record<string, unknown> };
     expect(doc.paths['/admin/login']).toBeUndefined();
     expect(doc.paths['/admin/logout']).toBeUndefined();
+    expect(doc.paths['/admin/setup']).toBeUndefined();
     const tools = [...mcpTools().values()].map((t) => t.tool.name);
     expect(tools.length).toBeGreaterThan(10);
-    expect(tools.filter((name) => /sign_in|sign_out|login|logout/.test(name))).toEqual([]);
+    expect(tools.filter((name) => /sign_in|sign_out|login|logout|set_up/.test(name))).toEqual([]);
     const { url } = await start();
     const rest = createRestApp({ pipeline: server!.pipeline, profile: () => ({}), openapi: () => ({}) });
     const res = await rest.fetch(

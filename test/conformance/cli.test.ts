@@ -27,13 +27,15 @@ afterAll(async () => {
 });
 
 describe('usp-server conformance URL', () => {
-  test('prints one line per check with verdict, level and clause, a summary, and exits 0 when every MUST passed', async () => {
+  test('prints one line per check with verdict, level and clause, a summary, and exits 0 when no MUST failed', async () => {
     const r = await runCli(['conformance', url, '--only', 'discovery.', '--only', 'envelope.rest'], { timeoutMs: 60_000 });
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/^PASS MUST +§8\.2\.2 +discovery\.profile-hosting: /m);
     expect(r.stdout).toMatch(/^PASS MUST +§8\.3 step 5 +envelope\.rest: /m);
     expect(r.stdout).toContain('Summary by section:');
-    expect(r.stdout).toContain('CONFORMANT: every MUST-level check passed');
+    // Only some checks ran: no failure, but not a verdict of conformance.
+    expect(r.stdout).toMatch(/^INCOMPLETE \(over REST and MCP Streamable HTTP\): no MUST-level check failed, but \d+ MUST-level check\(s\) did not run/m);
+    expect(r.stdout).toMatch(/^ {2}- the suite: run without --only: \d+ not selected$/m);
     expect(r.code).toBe(0);
   }, 60_000);
 

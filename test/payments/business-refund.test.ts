@@ -110,7 +110,7 @@ describe('a refund the business makes through Stripe', () => {
     expect(rig.stripe.refunds.map((x) => x.amount)).toEqual([3000]);
     const after = await (await s.get(`/admin/ui/bookings/${booking.id}?ok=refunded`)).text();
     expect(after).toContain(rig.stripe.refunds[0].id);
-    expect(after).toContain('up to 80.00');
+    expect(after).toContain('up to $80.00');
   });
 });
 

@@ -3,7 +3,7 @@
  * exactly as `validate` does and says what it changed (or, dry, what it would), `export` prints a
  * file that imports back to the same definition (the demo business, a generated large one, and one
  * edited through the admin API), and `serve` on a database that holds a definition keeps it and says
- * so, unless --reimport.
+ * which is newer, unless --reimport.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -162,25 +162,27 @@ describe('import and export round trips', () => {
 
 describe('serve and the stored definition', () => {
   it(
-    'serve on an empty database imports the file; on one with a definition the database wins and says so; --reimport stores the file',
+    'serve on an empty database imports the file; on one with a definition the database wins and says which is newer; --reimport stores the file',
     async () => {
       const db = join(dir, 'serve.db');
       const raw = JSON.parse(readFileSync(DEMO, 'utf8'));
-      raw.business.name = 'Other Name Salon';
+      raw.business.id = 'biz_other_salon';
       const other = join(dir, 'other.json');
       writeFileSync(other, JSON.stringify(raw));
-      const first = await startServeCli(['--demo', '--db', db, '--port', '0'], { env, timeoutMs: 60_000 });
+      const first = await startServeCli(['--config', other, '--db', db, '--port', '0', '--sandbox'], { env, timeoutMs: 60_000 });
       await first.stop();
+      raw.business.name = 'Other Name Salon';
+      writeFileSync(other, JSON.stringify(raw));
       const second = await startServeCli(['--config', other, '--db', db, '--port', '0', '--sandbox'], { env, timeoutMs: 60_000 });
       try {
-        expect(second.stderr()).toContain('the database wins');
+        expect(second.stderr()).toContain('was changed after it was imported');
         expect(second.stderr()).toContain(`${demoBusiness().business.name} is open at`);
       } finally {
         await second.stop();
       }
       const third = await startServeCli(['--config', other, '--db', db, '--port', '0', '--sandbox', '--reimport'], { env, timeoutMs: 60_000 });
       try {
-        expect(third.stderr()).not.toContain('the database wins');
+        expect(third.stderr()).not.toContain('was changed after');
         expect(third.stderr()).toContain('Other Name Salon is open at');
       } finally {
         await third.stop();

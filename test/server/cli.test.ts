@@ -206,8 +206,8 @@ describe('validate, as the README shows it', () => {
 
   it("the README's sample error output is what validate prints for the file it describes", async () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-    const block = /```\n\$ usp-server validate business\.json\n([\s\S]*?)```/.exec(readme);
-    expect(block, 'README has a "$ usp-server validate business.json" sample').not.toBeNull();
+    const block = /```\n\$ npx usp-server validate business\.json\n([\s\S]*?)```/.exec(readme);
+    expect(block, 'README has a "$ npx usp-server validate business.json" sample').not.toBeNull();
     // The file the README describes: the demo with the paid massage's payment_timing removed and
     // Ava's Monday closing before it opens.
     const file = JSON.parse(readFileSync(join(REPO_ROOT, 'src/server/demo-business.json'), 'utf8'));

@@ -1131,6 +1131,15 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       });
     });
 
+    describe('business users', () => {
+      test('hasUsers is false on a new store and true once a user is put', async () => {
+        expect(await read((tx) => tx.admin.hasUsers())).toBe(false);
+        await write((tx) => tx.admin.putUser({ email: 'owner@example.com', password_hash: 'scrypt$x', created_ms: NOW }));
+        expect(await read((tx) => tx.admin.hasUsers())).toBe(true);
+        expect((await read((tx) => tx.admin.user('owner@example.com')))?.email).toBe('owner@example.com');
+      });
+    });
+
     describe('closing a store', () => {
       test('close() is idempotent and a closed store rejects new transactions', async () => {
         await store.close();

@@ -105,7 +105,11 @@ ${b.cancellation ? html`<dt>Canceled</dt><dd>by ${b.cancellation.canceled_by}${b
     const input: Record<string, unknown> = { booking_id: id };
     if (text(form.reason)) input.reason = form.reason;
     if (move.action === 'decline') input.reason = text(form.reason);
-    if (move.action === 'refund') Object.assign(input, { reason: text(form.reason), amount: minorFromForm(form.amount) });
+    if (move.action === 'refund') {
+      const amount = minorFromForm(form.amount, s.currency);
+      if (typeof amount === 'object') return s.refuse(c, `/admin/ui/bookings/${encodeURIComponent(id)}`, amount.refused);
+      Object.assign(input, { reason: text(form.reason), amount });
+    }
     if (move.action === 'reschedule') input.slot_id = text(form.slot_id);
     return s.back(c, `/admin/ui/bookings/${encodeURIComponent(id)}`, await s.run(c, move.action, input), move.done);
   });

@@ -5,8 +5,10 @@
  * they refuse (the business file's messages, one per field; bookings a change would strand) comes
  * back in the flash as the operation said it.
  */
+import { majorAmount } from '../../operations/index.js';
 import { html, readForm, type Html } from '../../web/index.js';
 import type { DashboardApp, ScreenContext, Screens } from './kit.js';
+import { minorFromForm } from './money.js';
 
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 /** Intervals a day's row offers (a split day: morning and afternoon). */
@@ -16,8 +18,24 @@ const minutesOf = (iso: string | undefined) => {
   const m = /^PT(?:(\d+)H)?(?:(\d+)M)?$/.exec(iso ?? '');
   return m ? Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0) : undefined;
 };
-/** A number field as the operation should see it: a number when it is one, else the text (the operation names the field). */
-const numberOf = (v: unknown) => (text(v) !== '' && Number.isFinite(Number(v)) ? Number(v) : text(v));
+type ServiceFacts = { name?: string; pricing?: { amount?: number }; duration?: { fixed?: string } };
+
+/** What a saved service form changed, with the new values: "Saved Haircut: price $70.00 (was $65.00)." */
+function savedService(s: Screens, before: ServiceFacts | undefined, after: ServiceFacts | undefined): string {
+  if (!after) return 'Saved; platforms are told the catalog changed.';
+  const changes: string[] = [];
+  const price = (x: ServiceFacts | undefined) => (x?.pricing?.amount === undefined ? 'none' : s.money(x.pricing.amount));
+  const length = (x: ServiceFacts | undefined) => `${minutesOf(x?.duration?.fixed) ?? '?'} minutes`;
+  if (!before) changes.push(`price ${price(after)}`, ...(after.duration?.fixed ? [`length ${length(after)}`] : []));
+  else {
+    if (before.name !== after.name) changes.push(`name “${after.name}” (was “${before.name}”)`);
+    if (before.pricing?.amount !== after.pricing?.amount) changes.push(`price ${price(after)} (was ${price(before)})`);
+    if (before.duration?.fixed !== after.duration?.fixed) changes.push(`length ${length(after)} (was ${length(before)})`);
+  }
+  const what = before ? `Saved ${after.name}` : `Added ${after.name}`;
+  return changes.length ? `${what}: ${changes.join(', ')}; platforms are told the catalog changed.` : `${what}: nothing changed.`;
+}
+
 type Hours = Partial<Record<(typeof DAYS)[number], Array<{ opens: string; closes: string }>>>;
 
 /** The weekly hours grid of a form: two intervals a day, an empty pair is no interval. */
@@ -48,7 +66,7 @@ function mountServices(app: DashboardApp, s: Screens): void {
       return html`<section class="card" aria-labelledby="svc-${svc.id}"><h2 id="svc-${svc.id}">${svc.name} <span class="state s-${status}">${status}</span></h2>
 <form class="stack" method="post" action="/admin/ui/services/${encodeURIComponent(svc.id)}">${s.csrfField(c)}
 <label>Name<input name="name" required value="${svc.name}"></label>
-<label>Price (minor units, ${svc.pricing.currency})<input name="amount" inputmode="numeric" value="${svc.pricing.amount ?? ''}"></label>
+<label>Price (${svc.pricing.currency}, e.g. ${s.money(svc.pricing.amount ?? 6500)})<input name="amount" inputmode="decimal" value="${svc.pricing.amount === undefined ? '' : majorAmount(svc.pricing.amount, svc.pricing.currency)}"></label>
 ${svc.duration.fixed ? html`<label>Length (minutes)<input name="minutes" inputmode="numeric" value="${minutesOf(svc.duration.fixed) ?? ''}"></label>` : ''}
 <label><input type="checkbox" name="force" value="1"> Keep bookings this change would strand as booked</label>
 <button class="primary" type="submit">Save ${svc.name}</button></form>
@@ -61,7 +79,7 @@ ${status === 'archived' ? '' : html`<form class="inline" method="post" action="/
       html`<h1>Services</h1>${s.flash(c)}<section class="card" aria-labelledby="h-new"><h2 id="h-new">New service</h2><form class="stack" id="service-new" method="post" action="/admin/ui/services">${s.csrfField(c)}
 <label>Id<input name="id" required maxlength="128"></label><label>Name<input name="name" required></label>
 <label>Like (policies, staff and locations copied from)<select name="template">${services.map((svc) => html`<option value="${svc.id}">${svc.name}</option>`)}</select></label>
-<label>Price (minor units)<input name="amount" inputmode="numeric"></label><label>Length (minutes)<input name="minutes" inputmode="numeric"></label>
+<label>Price (${s.currency}, e.g. ${s.money(6500)})<input name="amount" inputmode="decimal"></label><label>Length (minutes)<input name="minutes" inputmode="numeric"></label>
 <button class="primary" type="submit">Add the service</button></form></section>${rows}`,
     );
   });
@@ -70,17 +88,25 @@ ${status === 'archived' ? '' : html`<form class="inline" method="post" action="/
     const template = s.biz.services.get(text(form.template)) ?? [...s.biz.services.values()][0];
     const { handle: _handle, url: _url, ...copy } = structuredClone(template);
     const input: Record<string, unknown> = { ...copy, id: text(form.id), name: text(form.name), status: 'active' };
-    if (text(form.amount)) input.pricing = { ...copy.pricing, amount: numberOf(form.amount) };
+    const amount = minorFromForm(form.amount, copy.pricing.currency);
+    if (typeof amount === 'object') return s.refuse(c, '/admin/ui/services', `Price: ${amount.refused}`);
+    if (amount !== undefined) input.pricing = { ...copy.pricing, amount };
     if (text(form.minutes) && copy.duration.fixed) input.duration = { ...copy.duration, fixed: `PT${text(form.minutes)}M` };
-    return s.back(c, '/admin/ui/services', await s.run(c, 'service_create', input), 'saved');
+    const res = await s.run(c, 'service_create', input);
+    return s.back(c, '/admin/ui/services', res, 'saved', res.ok ? savedService(s, undefined, res.data.service as ServiceFacts | undefined) : undefined);
   });
   app.post('/admin/ui/services/:id', async (c) => {
     const form = await readForm(c);
+    await s.refresh();
+    const before = s.biz.services.get(c.req.param('id'));
     const input: Record<string, unknown> = { service_id: c.req.param('id'), name: text(form.name) };
-    if (text(form.amount)) input.pricing = { amount: numberOf(form.amount) };
+    const amount = minorFromForm(form.amount, before?.pricing.currency ?? s.currency);
+    if (typeof amount === 'object') return s.refuse(c, '/admin/ui/services', `Price of ${before?.name ?? 'the service'}: ${amount.refused}`);
+    if (amount !== undefined) input.pricing = { amount };
     if (text(form.minutes)) input.duration = { fixed: `PT${text(form.minutes)}M` };
     if (form.force === '1') input.force = true;
-    return s.back(c, '/admin/ui/services', await s.run(c, 'service_update', input), 'saved');
+    const res = await s.run(c, 'service_update', input);
+    return s.back(c, '/admin/ui/services', res, 'saved', res.ok ? savedService(s, before, res.data.service as ServiceFacts | undefined) : undefined);
   });
   app.post('/admin/ui/services/:id/archive', async (c) => s.back(c, '/admin/ui/services', await s.run(c, 'service_archive', { service_id: c.req.param('id') }), 'archived'));
 }

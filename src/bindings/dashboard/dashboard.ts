@@ -34,9 +34,17 @@ import { mountCatalog } from './catalog.js';
 import { mountFrontDesk } from './front-desk.js';
 import { mountBusiness } from './business.js';
 
-/** The dashboard's paths: /admin itself, its screens under /admin/ui, login, logout and its style sheet. The admin API keeps the rest of /admin. */
+/** The dashboard's paths: /admin itself, its screens under /admin/ui, login, logout, the first account's setup and its style sheet. The admin API keeps the rest of /admin. */
 export function isDashboardRequest(_req: Request, path: string): boolean {
-  return path === '/admin' || path === '/admin/' || path === '/admin/login' || path === '/admin/logout' || path.startsWith('/admin/ui/') || path === DASHBOARD_CSS_PATH;
+  return (
+    path === '/admin' ||
+    path === '/admin/' ||
+    path === '/admin/login' ||
+    path === '/admin/logout' ||
+    path === '/admin/setup' ||
+    path.startsWith('/admin/ui/') ||
+    path === DASHBOARD_CSS_PATH
+  );
 }
 
 /** `gate`: the session lookup (a read); `clientAddress`: who signs in, for the backoff (the server's one resolver, trusted proxies honoured). */

@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { Context, Hono } from 'hono';
-import { operationForDashboard, type Business, type DashboardAction, type Pipeline } from '../../operations/index.js';
+import { formatMoney, operationForDashboard, type Business, type DashboardAction, type Pipeline } from '../../operations/index.js';
 import { html, sameText, type Html } from '../../web/index.js';
 import { doneWords, errorWords, type DoneCode } from './flash.js';
 import { layout, page } from './layout.js';
@@ -27,6 +27,10 @@ export interface Screens {
   biz: Business;
   bizName: string;
   zone: string;
+  /** The business's currency (ISO 4217), every price is in it. */
+  currency: string;
+  /** An amount in minor units of the business's currency as people read it ("$65.00"). */
+  money(minor: number): string;
   /** Run an admin operation as the signed-in user, through the pipeline like any other call. */
   run(c: ScreenContext, action: DashboardAction, input: Record<string, unknown>): Promise<RunResult>;
   /** A screen's page: the layout with the signed-in header, `current` marked in the navigation. */
@@ -37,6 +41,8 @@ export interface Screens {
   flash(c: ScreenContext): Html;
   /** Back to `to` after a form, with what happened as a code (and the operation's words, sealed). */
   back(c: ScreenContext, to: string, res: RunResult, done: DoneCode, doneDetail?: string): Response;
+  /** Back to `to` with a form refused before any operation ran (an amount that is not one), in `why`'s words. */
+  refuse(c: ScreenContext, to: string, why: string): Response;
   timeFmt: Intl.DateTimeFormat;
   dayFmt: Intl.DateTimeFormat;
   /** A local date as YYYY-MM-DD. */
@@ -83,6 +89,10 @@ export function screens(pipeline: Pipeline): Screens {
     get zone() {
       return biz.zone;
     },
+    get currency() {
+      return biz.def.business.currency;
+    },
+    money: (minor) => formatMoney(minor, biz.def.business.currency),
     run: (c, action, input) =>
       pipeline.execute(operationForDashboard(action), {
         input,
@@ -121,6 +131,14 @@ export function screens(pipeline: Pipeline): Screens {
         u.searchParams.set('detail', detail.slice(0, 1500));
         u.searchParams.set('seal', seal(c.get('session').csrf, code, detail.slice(0, 1500)));
       }
+      return new Response(null, { status: 303, headers: { Location: u.pathname + u.search } });
+    },
+    refuse: (c, to, why) => {
+      const u = new URL(to, 'http://x');
+      const detail = why.slice(0, 1500);
+      u.searchParams.set('error', 'validation_error');
+      u.searchParams.set('detail', detail);
+      u.searchParams.set('seal', seal(c.get('session').csrf, 'validation_error', detail));
       return new Response(null, { status: 303, headers: { Location: u.pathname + u.search } });
     },
     get timeFmt() {

@@ -1,21 +1,26 @@
 /** The booking page's money card: paid, refunded, disputed, with the payment provider's ids. */
-import type { MoneyView } from '../../operations/index.js';
+import { formatMoney, majorAmount, parseMoney, type MoneyView } from '../../operations/index.js';
 import { html, type Html } from '../../web/index.js';
 
 type Money = MoneyView;
 
-const minor = (n: number, currency: string) => `${(n / 100).toFixed(2)} ${currency}`;
+const minor = (n: number, currency: string) => formatMoney(n, currency);
 
-/** The form's amount, typed in major units (`12.50`), as the operation's minor units; empty means all that is left. */
-export function minorFromForm(v: unknown): number | undefined {
-  return typeof v === 'string' && v.trim() !== '' ? Math.round(Number(v) * 100) : undefined;
+/**
+ * A form's amount, typed in the currency's major unit ("70", "70.00", "$70.00"; JPY "700"), as the
+ * operation's minor units: `undefined` when the field is empty, `{ refused }` with the words saying
+ * why when it is not an amount in that currency ("70.001" for USD, "1,2").
+ */
+export function minorFromForm(v: unknown, currency: string): number | undefined | { refused: string } {
+  if (typeof v !== 'string' || v.trim() === '') return undefined;
+  const parsed = parseMoney(v, currency);
+  return parsed.ok ? parsed.amount : { refused: parsed.message };
 }
 
 /** The refund form, when something is left to refund (`refund` carries the CSRF field and where it posts). */
 function refundForm(m: Money, refund: { csrf: Html; action: string }): Html | '' {
   if (m.refundable <= 0) return '';
-  const max = (m.refundable / 100).toFixed(2);
-  return html`<form class="stack" id="refund" method="post" action="${refund.action}">${refund.csrf}<label>Amount to refund (${m.currency}, up to ${max}; empty for all of it)<input name="amount" inputmode="decimal" type="number" min="0.01" step="0.01" max="${max}"></label><label>Reason<input name="reason" required maxlength="1000"></label><button class="danger" type="submit">Refund</button></form>`;
+  return html`<form class="stack" id="refund" method="post" action="${refund.action}">${refund.csrf}<label>Amount to refund (${m.currency}, up to ${minor(m.refundable, m.currency)}; empty for all of it)<input name="amount" inputmode="decimal" placeholder="${majorAmount(m.refundable, m.currency)}"></label><label>Reason<input name="reason" required maxlength="1000"></label><button class="danger" type="submit">Refund</button></form>`;
 }
 
 export function moneyCard(m: Money | undefined, refund?: { csrf: Html; action: string }): Html | '' {

@@ -33,6 +33,17 @@ const signInMain = (v: SignInView) => html`<div class="card login"><h1>Sign in</
 <button class="primary" type="submit">Sign in</button></form>
 ${v.adminKeyLogin ? html`<p class="note">Sandbox: leave the email empty and give the admin key as the password.</p>` : ''}</div>`;
 
+/** The first account's form: the setup link's token rides along, the CSRF token is double-submitted like the sign-in's. */
+const setupMain = (v: { csrf: string; token: string; message: string; bizName: string }) => html`<div class="card login"><h1>Create your account</h1>
+<p>Welcome to ${v.bizName || 'your dashboard'}. This link works once: the account you create here signs in to the dashboard from now on.</p>${
+  v.message ? html`<p class="flash bad" role="alert">${v.message}</p>` : ''
+}
+<form class="stack" method="post" action="/admin/setup"><input type="hidden" name="_csrf" value="${v.csrf}"><input type="hidden" name="token" value="${v.token}">
+<label>Your email<input type="email" name="email" autocomplete="username" required></label>
+<label>A password (at least 12 characters)<input type="password" name="password" autocomplete="new-password" minlength="12" required></label>
+<label>The password again<input type="password" name="password_again" autocomplete="new-password" minlength="12" required></label>
+<button class="primary" type="submit">Create the account and sign in</button></form></div>`;
+
 const cookieOpts = (c: Context, maxAge?: number) => ({
   httpOnly: true,
   sameSite: 'Strict' as const,
@@ -87,6 +98,36 @@ export function mountSignIn(
       if (err.code === 'authentication_required') return signInPage(c, 'Wrong email or password.', 401);
       if (err.code === 'invalid_request') return signInPage(c, 'Give your email and password.', 400);
       return refusalPage(err);
+    }
+    deleteCookie(c, LOGIN_COOKIE, { path: '/admin' });
+    setCookie(c, SESSION_COOKIE, String(res.data.session_token), cookieOpts(c));
+    return c.redirect('/admin', 303);
+  });
+
+  // The owner's first account, from the one-time link a start printed (before the gate: nobody is signed in yet).
+  const setupPage = (c: Context, token: string, message = '', status = 200) => {
+    const csrf = crypto.randomUUID();
+    setCookie(c, LOGIN_COOKIE, csrf, cookieOpts(c, 600));
+    return c.html(layout('Create your account', s.bizName, setupMain({ csrf, token, message, bizName: s.bizName })).toString(), status as 200, HEADERS);
+  };
+  app.get('/admin/setup', (c) => setupPage(c, c.req.query('token') ?? ''));
+  app.post('/admin/setup', async (c) => {
+    const form = await readForm(c);
+    const token = text(form.token);
+    const expected = getCookie(c, LOGIN_COOKIE);
+    if (!expected || form._csrf !== expected) return setupPage(c, token, 'The form expired; please try again.', 403);
+    if (text(form.password) !== text(form.password_again)) return setupPage(c, token, 'The two passwords differ; type the same one twice.', 400);
+    const res = await o.pipeline.execute(operationForDashboard('set_up_owner'), {
+      input: { token, email: text(form.email), password: text(form.password) },
+      presented: { binding: 'rest', http: { method: 'POST', url: c.req.url, headers: {}, clientAddress: o.clientAddress?.(c.req.raw, c.env) } },
+      door: 'dashboard',
+      correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
+    });
+    if (!res.ok) {
+      if (res.error.code === 'invalid_request' || res.error.code === 'authentication_required') {
+        return setupPage(c, token, res.error.message, res.error.code === 'invalid_request' ? 400 : 401);
+      }
+      return refusalPage(res.error);
     }
     deleteCookie(c, LOGIN_COOKIE, { path: '/admin' });
     setCookie(c, SESSION_COOKIE, String(res.data.session_token), cookieOpts(c));

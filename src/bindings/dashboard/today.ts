@@ -1,4 +1,5 @@
 /** The Today screen: the day's figures, the queue of bookings waiting for confirmation, today's calendar. */
+import { formatMoney } from '../../operations/index.js';
 import { html } from '../../web/index.js';
 import { calendarGrid } from './calendar.js';
 import { buyerName, middayOf, type DashboardApp, type Screens } from './kit.js';
@@ -14,7 +15,7 @@ export function mountToday(app: DashboardApp, s: Screens): void {
     const f = viewOf<FiguresView>(fig.data).figures;
     const money =
       Object.entries(f.revenue_minor)
-        .map(([cur, n]) => new Intl.NumberFormat('en', { style: 'currency', currency: cur }).format(n / 100))
+        .map(([cur, n]) => formatMoney(n, cur))
         .join(' · ') || '—';
     // Pending confirmations: every pending booking, soonest first.
     const queue = viewOf<BookingsView>(pend.data)

@@ -27,6 +27,7 @@ import { getDayFigures } from './get-day-figures.js';
 import { FRONT_DESK_OPERATIONS } from './front-desk.js';
 import { signInDashboardUser } from './sign-in-dashboard-user.js';
 import { signOutDashboardUser } from './sign-out-dashboard-user.js';
+import { setUpDashboardOwner } from './set-up-dashboard-owner.js';
 
 export const ADMIN_OPERATIONS: readonly OperationDef[] = [
   listBookings,
@@ -50,4 +51,5 @@ export const ADMIN_OPERATIONS: readonly OperationDef[] = [
   ...FRONT_DESK_OPERATIONS,
   signInDashboardUser,
   signOutDashboardUser,
+  setUpDashboardOwner,
 ] as OperationDef[];

@@ -5,7 +5,7 @@
  * all three by being added here, or, for a table of JSON text, to PERSONAL_TEXT_TABLES in the store
  * (src/store/shared/personal-tables.ts).
  */
-import { erasePerson, isoUtc, mentionsPerson, type BookingRecord, type Person } from '../../domain/index.js';
+import { erasePerson, isoUtc, mentionsPerson, personNeedles, type BookingRecord, type Person } from '../../domain/index.js';
 import type { OperationContext } from '../context.js';
 
 /** What one export or erasure is about: a person, everywhere, or only where one booking is concerned (retention). */
@@ -42,7 +42,7 @@ function parseText(text: string): unknown {
 
 /** Every row of a JSON-text table that names the person (and the booking, when the scope has one). */
 async function* rowsOf(ctx: OperationContext, table: string, scope: PersonalScope): AsyncGenerator<{ key: string; text: string; value: unknown }> {
-  const needles = [scope.person.email, scope.person.phone, scope.person.phoneAsTyped].filter((n): n is string => !!n);
+  const needles = personNeedles(scope.person);
   let after: string | undefined;
   for (;;) {
     const page = await ctx.tx.frontdesk.mentioning(table, needles, PAGE, after);

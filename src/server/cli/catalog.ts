@@ -5,10 +5,13 @@
  * on its next call); a dry run says what would change. An export prints a file that imports back to
  * the same definition.
  */
+import { renameSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { loadBusinessFile } from '../business-file.js';
+import { DEMO_BUSINESS_ID, readProvenance, recordProvenance } from '../definition-provenance.js';
 import { catalogEvent, importDefinition, publishCatalog, publishedOf, randomIds, storedDefinition, type ImportSummary } from '../../operations/index.js';
 import { openStore, type Store } from '../../store/index.js';
-import { CommandError, DB_HELP, UsageError, dbPath, loadBusinessFileOf, processClock, shownDb, type Command, type Flags } from './common.js';
+import { CommandError, DB_HELP, UsageError, dbPath, demoBusinessPath, loadBusinessFileOf, processClock, shownDb, type Command, type Flags } from './common.js';
 
 const IMPORT_HELP = `usp-server import: store a business file as the business's definition
 
@@ -28,13 +31,16 @@ ${DB_HELP}
 const EXPORT_HELP = `usp-server export: print the business's stored definition as a business file
 
 Usage:
-  usp-server export [--db PATH | --demo | --config FILE]
+  usp-server export [--db PATH | --demo | --config FILE] [--out FILE]
 
-Prints JSON on stdout that "usp-server import" takes back to the same definition. Without --db (or
-$DATABASE_URL) the database is the default one of the business --config or --demo names.
+Prints JSON on stdout that "usp-server import" takes back to the same definition, or writes it to
+--out (replaced whole once written, so --out may name the file --config reads: that brings a business
+file up to date with the edits made in the dashboard). Without --db (or $DATABASE_URL) the database
+is the default one of the business --config or --demo names.
 
 Options:
 ${DB_HELP}
+  --out FILE                  write the file there instead of stdout
 `;
 
 function describeChange(summary: ImportSummary): string {
@@ -70,6 +76,10 @@ async function runImport(flags: Flags, args: string[]): Promise<number> {
   const summary = await withStore(db, (store) =>
     store.transaction(async (tx) => {
       const s = await importDefinition(tx, def, dryRun);
+      // The database now holds this file's definition (as of this version): a later start says which is newer.
+      // (The built-in demo file imported is the demo.)
+      const origin = resolve(file) === resolve(demoBusinessPath()) ? ({ kind: 'demo' } as const) : ({ kind: 'file', file: resolve(file) } as const);
+      if (!dryRun) await recordProvenance(tx, origin, s.version, clock.now());
       if (s.changed && !dryRun) {
         const now = clock.now();
         await publishCatalog(tx, publishedOf(def), now, (event, serviceId, data) => tx.outbox.add(catalogEvent(randomIds, now, event, serviceId, data)));
@@ -87,7 +97,25 @@ async function runExport(flags: Flags): Promise<number> {
   const db = flags.db ?? process.env.DATABASE_URL ?? dbPath(flags, await loadBusinessFileOf(flags.config ? flags : { ...flags, demo: true }));
   const stored = await withStore(db, (store) => store.read((tx) => storedDefinition(tx)));
   if (!stored) throw new CommandError(`the database ${shownDb(db)} holds no business definition (usp-server import FILE stores one)`);
-  process.stdout.write(`${JSON.stringify(stored.def, null, 2)}\n`);
+  const text = `${JSON.stringify(stored.def, null, 2)}\n`;
+  if (!flags.out) {
+    process.stdout.write(text);
+    return 0;
+  }
+  // Written beside the target and renamed over it: a failure leaves the old file whole.
+  const temp = `${flags.out}.${process.pid}.tmp`;
+  writeFileSync(temp, text);
+  renameSync(temp, flags.out);
+  // The file and the database now say the same: a start on this file finds no difference to report.
+  // (A demo's database stays the demo's: its origin is kept.)
+  await withStore(db, (store) =>
+    store.transaction(async (tx) => {
+      const recorded = await readProvenance(tx);
+      const demo = recorded ? recorded.origin === 'demo' : stored.def.business.id === DEMO_BUSINESS_ID;
+      await recordProvenance(tx, demo ? { kind: 'demo' } : { kind: 'file', file: resolve(flags.out!) }, stored.version, processClock().now());
+    }),
+  );
+  console.log(`${flags.out}: written from ${shownDb(db)} (version ${stored.version})`);
   return 0;
 }
 

@@ -6,12 +6,13 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { parseArgs } from 'node:util';
 import type { BusinessDef } from '../../domain/index.js';
 import { CLOCK_VARIABLE, clockFromSetting, type Clock } from '../../operations/index.js';
 import { loadBusinessFile, parseBusinessFile } from '../business-file.js';
 import { createUspServer, type ServerOptions } from '../compose.js';
+import type { DefinitionOrigin } from '../definition-provenance.js';
 import { LOG_LEVELS, createLogger, type LogFormat, type LogLevel, type ServerLogger } from '../logging.js';
 import type { SecurityOptions } from '../security-wiring.js';
 import { PROFILE_CACHE_SECONDS } from '../../webhooks/index.js';
@@ -108,6 +109,15 @@ export const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   'dry-run': { type: 'boolean' },
   reimport: { type: 'boolean' },
+  name: { type: 'string' },
+  timezone: { type: 'string' },
+  currency: { type: 'string' },
+  service: { type: 'string' },
+  price: { type: 'string' },
+  minutes: { type: 'string' },
+  staff: { type: 'string' },
+  out: { type: 'string' },
+  force: { type: 'boolean' },
 } as const;
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -150,6 +160,11 @@ export async function loadBusinessFileOf(flags: Flags): Promise<BusinessDef> {
   if (flags.config) return loadBusinessFile(flags.config);
   if (flags.demo) return parseBusinessFile(JSON.parse(readFileSync(demoBusinessPath(), 'utf8')), 'demo-business.json');
   throw new UsageError('give --demo or --config FILE (see --help)');
+}
+
+/** Where the command's business comes from: the file of --config (its absolute path), else the built-in demo. */
+export function originOf(flags: Flags): DefinitionOrigin {
+  return flags.config ? { kind: 'file', file: resolve(flags.config) } : { kind: 'demo' };
 }
 
 /** The settings the command line overrides (--hold-ttl, --public-url, ...), over whichever definition is used. */
@@ -277,17 +292,7 @@ export function dbPath(flags: Flags, def: BusinessDef): string {
   return join(dir, `${def.business.id}.db`);
 }
 
-/** The database as a message may name it: a postgres:// URL without its password. */
-export function shownDb(db: string): string {
-  if (!/^postgres(ql)?:\/\//.test(db)) return db;
-  try {
-    const u = new URL(db);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'postgres://...';
-  }
-}
+export { shownDb } from '../shown-db.js';
 
 let chosenClock: Clock | undefined;
 
@@ -322,6 +327,8 @@ export function clockNotice(): string | null {
 
 /** Open the business's database for an offline command (no listening, no dispatching). */
 export async function openOffline(flags: Flags) {
+  // Without --config or --demo the demo only names the database (--db): nothing to check it against.
+  const definitionOrigin = flags.config || flags.demo ? originOf(flags) : undefined;
   if (!flags.demo && !flags.config) flags = { ...flags, demo: true };
   const def = await loadBusinessFileOf(flags);
   const db = dbPath(flags, def);
@@ -329,6 +336,7 @@ export async function openOffline(flags: Flags) {
   const server = await createUspServer({
     business: def,
     definition: 'stored_first',
+    definitionOrigin,
     settingsOverride: settingsFromFlags(flags),
     db,
     clock: processClock(),

@@ -8,16 +8,21 @@ Usage:
 
 Reads URL/.well-known/usp, then checks what the profile claims over REST and, when it advertises
 one, the MCP Streamable HTTP endpoint (or, with --stdio, an MCP server started as COMMAND). Each
-check (docs/CONFORMANCE.md lists them) names its spec clause and level and prints PASS, FAIL or SKIP with the reason; a summary
-by section follows. A sandbox business is checked fully; a live one read-only unless --allow-writes
+check (docs/CONFORMANCE.md lists them) names its spec clause and level and prints PASS, FAIL or SKIP with the reason; the first
+line names the transports checked, and a summary by section follows with the verdict: CONFORMANT only
+when every MUST-level check ran and passed, NOT CONFORMANT when one failed, else INCOMPLETE with the
+number of MUST-level checks that did not run and the flags (the suite's) or options (the server's)
+that would run them. A full run of our own server: serve it with --require-auth
+--allow-loopback-profiles, and give the suite --allow-writes, --spec and --origin. A sandbox business is checked fully; a live one read-only unless --allow-writes
 (then the suite books only what it cancels). Platform authentication, version negotiation and
 webhooks use a loopback platform the suite runs (its profiles and webhook receiver on 127.0.0.1):
 a business that does not fetch loopback platform profiles skips those checks.
 
 Options:
-  --spec DIR        the official USP artifacts (schemas, openapi, openrpc, tests/vectors); default
-                    ../shared/usp-spec from the working directory or from this package. Absent:
-                    schema checks are skipped with a note.
+  --spec DIR        the official USP artifacts (schemas, openapi, openrpc, tests/vectors: a clone of
+                    https://github.com/wix/universal-scheduling-protocol); default ../shared/usp-spec
+                    from the working directory or from this package. Absent: schema checks are
+                    skipped with a note.
   --json            print one JSON report instead of lines
   --allow-writes    check a live (non-sandbox) business with bookings it then cancels
   --stdio           speak MCP over stdio to the COMMAND given as the other argument
@@ -27,13 +32,13 @@ Options:
   --only ID         run only this check (repeatable; "auth." runs a section)
   --origin ORIGIN   a browser platform's origin the business allows: its CORS preflight and answers are checked
 
-Exit status: 0 when every MUST-level check passed (SKIP is not a failure); 1 when one failed; 2 on
-wrong usage.
+Exit status: 0 when no MUST-level check failed (CONFORMANT or INCOMPLETE: read the verdict); 1 when
+one failed; 2 on wrong usage.
 `;
 
 async function run(flags: Flags, args: string[]): Promise<number> {
   // Loaded when the command runs: the suite (and its schema validator) costs the other commands nothing at start.
-  const { formatResult, formatSummary, locateSpec, runSuite } = await import('../../conformance/index.js');
+  const { formatHeader, formatResult, formatSummary, locateSpec, runSuite } = await import('../../conformance/index.js');
   const url = args.find((a) => /^https?:\/\//.test(a));
   const others = args.filter((a) => a !== url);
   if (!url) throw new UsageError('Usage: usp-server conformance URL   (usp-server conformance --help says more)');
@@ -55,6 +60,9 @@ async function run(flags: Flags, args: string[]): Promise<number> {
     },
     (r) => {
       if (!flags.json) console.log(formatResult(r));
+    },
+    (transport) => {
+      if (!flags.json) console.log(formatHeader(url, transport));
     },
   );
   if (flags.json) console.log(JSON.stringify(report, null, 2));

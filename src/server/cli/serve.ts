@@ -1,7 +1,9 @@
 /** `usp-server serve`: run the business over HTTP (REST and MCP on one port). */
 import { readFileSync } from 'node:fs';
+import { offerDashboardSetup } from '../../operations/index.js';
 import { ProxyListError, trustedProxies } from '../../security/index.js';
-import { createUspServer, type ServerOptions } from '../compose.js';
+import { createUspServer, type ServerOptions, type UspServer } from '../compose.js';
+import type { ServerLogger } from '../logging.js';
 import { DEFAULT_REREGISTER_MS, createRegistrar, type Registrar } from '../register-with.js';
 import {
   AUTH_HELP,
@@ -22,6 +24,7 @@ import {
   shownDb,
   intFlag,
   loadBusinessFileOf,
+  originOf,
   settingsFromFlags,
   loggerFrom,
   processClock,
@@ -218,6 +221,7 @@ async function run(flags: Flags): Promise<number> {
     business: def,
     // The database's definition wins when it holds one (said on stderr when the file differs); --reimport stores the file's.
     definition: flags.reimport ? 'import' : 'stored_first',
+    definitionOrigin: originOf(flags),
     settingsOverride: settingsFromFlags(flags),
     db,
     dbTimeouts: { connectTimeoutMs: intFlag(flags, 'db-connect-timeout', 100), statementTimeoutMs: intFlag(flags, 'db-statement-timeout', 100) },
@@ -267,6 +271,10 @@ async function run(flags: Flags): Promise<number> {
   // Before the line that says where it is open, which is what a supervisor waits for.
   if (!server.biz.publicUrlConfigured) log.warn(publicUrlNotice(url));
   log.info(`${server.biz.def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
+  const base = server.biz.publicUrl || url;
+  log.info(`dashboard: ${base}/admin`);
+  log.info(`MCP endpoint: ${base}/mcp (Streamable HTTP; over stdio: npx usp-server mcp ${flags.config ? `--config ${flags.config}` : '--demo'})`);
+  await offerSetup(server, base, log);
   if (sandbox) {
     log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
   } else {
@@ -293,6 +301,20 @@ async function run(flags: Flags): Promise<number> {
     shutdownMs,
   );
   return -1; // keep running
+}
+
+/**
+ * A business with no dashboard user yet: one line with a one-time link to create the owner's account
+ * in the browser (its token stored hashed, replaced at each such start, 24 hours).
+ */
+async function offerSetup(server: UspServer, base: string, log: ServerLogger): Promise<void> {
+  try {
+    const offer = await offerDashboardSetup(server.store, server.clock.now());
+    if (!offer) return;
+    log.info(`dashboard: no account yet. Create the owner's account in the browser (the link works once, for 24 hours): ${base}/admin/setup?token=${offer.token}`);
+  } catch (err) {
+    log.warn('could not offer the dashboard setup link', { error: (err as Error).message });
+  }
 }
 
 /**

@@ -45,6 +45,9 @@ export function postgresAdminRepo(q: Query): AdminRepo {
     async user(email) {
       return (await q<BusinessUserRow>('SELECT * FROM business_users WHERE email = $1', [email])).rows[0] ?? null;
     },
+    async hasUsers() {
+      return (await q('SELECT 1 FROM business_users LIMIT 1')).rows.length > 0;
+    },
     async putSession(s) {
       await q('INSERT INTO admin_sessions (id_hash, email, csrf, created_ms, expires_ms) VALUES ($1, $2, $3, $4, $5)', [s.id_hash, s.email, s.csrf, s.created_ms, s.expires_ms]);
     },

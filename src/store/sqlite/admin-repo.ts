@@ -55,6 +55,9 @@ export function sqliteAdminRepo(db: Database.Database): AdminRepo {
     async user(email) {
       return (db.prepare('SELECT * FROM business_users WHERE email = ?').get(email) as BusinessUserRow | undefined) ?? null;
     },
+    async hasUsers() {
+      return db.prepare('SELECT 1 FROM business_users LIMIT 1').get() !== undefined;
+    },
     async putSession(s) {
       db.prepare('INSERT INTO admin_sessions (id_hash, email, csrf, created_ms, expires_ms) VALUES (?, ?, ?, ?, ?)').run(s.id_hash, s.email, s.csrf, s.created_ms, s.expires_ms);
     },
