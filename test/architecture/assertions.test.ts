@@ -10,15 +10,12 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parseSync } from 'vite';
 import { describe, expect, test } from 'vitest';
+import { children, lineIndex, type Node, parseProgram } from './ast.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const TEST_CALLS = new Set(['test', 'it']);
 const ASSERTING = /^(expect|assert|check|verify|must|should)/i;
-
-/** An ESTree node from the parser, with the parent this walk sets. */
-type Node = any;
 
 function calleeName(node: Node): string | undefined {
   let c = node.callee;
@@ -33,22 +30,7 @@ function calleeName(node: Node): string | undefined {
   return undefined;
 }
 
-function children(node: Node): Node[] {
-  const out: Node[] = [];
-  for (const key of Object.keys(node)) {
-    if (key === 'parent') continue;
-    const v = node[key];
-    if (Array.isArray(v)) for (const x of v) if (x && typeof x.type === 'string') out.push(x);
-    if (v && typeof v.type === 'string') out.push(v);
-  }
-  return out;
-}
-
-function parse(path: string, text: string): Node {
-  const parsed = parseSync(path, text, { lang: 'ts', sourceType: 'module' });
-  if (parsed.errors.length > 0) throw new Error(`${path} does not parse: ${parsed.errors.map((e) => e.message).join('; ')}`);
-  return parsed.program;
-}
+const parse = parseProgram;
 
 /** Does this subtree assert: name `expect`/`assert`/…, or call a helper known to assert? */
 function assertsIn(node: Node, helpers: ReadonlySet<string>): boolean {
@@ -108,7 +90,7 @@ export function findDroppedAssertions(path: string, text: string, helpers: Reado
 }
 
 function findIn(path: string, text: string, program: Node, helpers: ReadonlySet<string>): string[] {
-  const lineOf = (offset: number) => text.slice(0, offset).split('\n').length;
+  const lineOf = lineIndex(text);
   const out: string[] = [];
   const walk = (node: Node, parent: Node | null) => {
     node.parent = parent;

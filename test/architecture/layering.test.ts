@@ -9,6 +9,7 @@ import { builtinModules } from 'node:module';
 import { join, posix, relative } from 'node:path';
 import { parseSync } from 'vite';
 import { describe, expect, test } from 'vitest';
+import { lineIndex } from './ast.js';
 
 // ------------------------------------------------------------------------------------------------
 // The checker
@@ -70,18 +71,7 @@ export function parseImports(src: SourceFile): ImportRef[] {
   if (result.errors.length > 0) {
     throw new Error(`${src.path} does not parse: ${result.errors.map((e) => e.message).join('; ')}`);
   }
-  const lineStarts = [0];
-  for (let i = 0; i < src.text.length; i++) if (src.text[i] === '\n') lineStarts.push(i + 1);
-  const lineOf = (offset: number) => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (lineStarts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
+  const lineOf = lineIndex(src.text);
   const ref = (start: number, specifier: string | null, how: ImportRef['how'], typeOnly: boolean, star: boolean): ImportRef => ({
     file: src.path,
     line: lineOf(start),

@@ -17,8 +17,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parseSync } from 'vite';
 import { describe, expect, test } from 'vitest';
+import { children, lineIndex, type Node, parseProgram } from './ast.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -46,9 +46,6 @@ export interface Finding {
   what: string;
 }
 
-/** An ESTree node from the parser, with the parent this walk sets. */
-type Node = any;
-
 function calleeName(node: Node): string | undefined {
   const c = node.callee;
   if (c?.type === 'Identifier') return c.name;
@@ -56,34 +53,10 @@ function calleeName(node: Node): string | undefined {
   return undefined;
 }
 
-function children(node: Node): Node[] {
-  const out: Node[] = [];
-  for (const key of Object.keys(node)) {
-    if (key === 'parent') continue;
-    const v = node[key];
-    if (Array.isArray(v)) for (const x of v) if (x && typeof x.type === 'string') out.push(x);
-    if (v && typeof v.type === 'string') out.push(v);
-  }
-  return out;
-}
-
 /** The findings in one source file (`path` is repository-relative, for the messages). */
 export function findFixedInstantsForRealClockChildren(path: string, text: string): Finding[] {
-  const lang = path.endsWith('.ts') ? 'ts' : 'js';
-  const parsed = parseSync(path, text, { lang, sourceType: 'module' });
-  if (parsed.errors.length > 0) throw new Error(`${path} does not parse: ${parsed.errors.map((e) => e.message).join('; ')}`);
-  const lineStarts = [0];
-  for (let i = 0; i < text.length; i++) if (text[i] === '\n') lineStarts.push(i + 1);
-  const lineOf = (offset: number) => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (lineStarts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
+  const program = parseProgram(path, text);
+  const lineOf = lineIndex(text);
   const source = (n: Node) => text.slice(n.start, n.end);
 
   // Parents, the file's variables (to see through `env` set on the line before), its imports, and
@@ -101,7 +74,7 @@ export function findFixedInstantsForRealClockChildren(path: string, text: string
     }
     for (const c of children(node)) walk(c, node);
   };
-  walk(parsed.program, null);
+  walk(program, null);
   const isFixed = (name: string) => FIXED_NAMES.has(name) || (FIXED_IF_IMPORTED.has(name) && imported.has(name));
   /** Pinned with USP_CLOCK: in the call's text, or in a variable the call names (one step). */
   const pinned = (call: Node): boolean => {
@@ -123,7 +96,7 @@ export function findFixedInstantsForRealClockChildren(path: string, text: string
   const enclosingBlock = (node: Node): Node => {
     let n = node.parent;
     while (n && n.type !== 'BlockStatement' && n.type !== 'Program' && !(n.type === 'ArrowFunctionExpression' && n.expression)) n = n.parent;
-    return n ?? parsed.program;
+    return n ?? program;
   };
   const scopeOf = (start: Node): Node => {
     let block = enclosingBlock(start);

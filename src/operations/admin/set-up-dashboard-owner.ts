@@ -13,6 +13,7 @@ import type { Store } from '../../store/index.js';
 import { defineOperation, ok } from '../define.js';
 import { ProtocolError } from '../errors.js';
 import { SESSION_TTL_MS, normalizeBusinessEmail, sessionIdHash } from './dashboard-sessions.js';
+import { DASHBOARD_SESSION_FORM } from '../steps/change-rows.js';
 
 /** How long a setup link works. */
 export const SETUP_TTL_MS = 24 * 3600 * 1000;
@@ -45,12 +46,7 @@ const INVALID = 'This setup link no longer works: it was used, a newer start rep
 export const setUpDashboardOwner = defineOperation({
   name: 'set_up_dashboard_owner',
   rest: { method: 'POST', path: '/admin/setup', input: 'body' },
-  onlyDoor: 'dashboard',
-  access: 'public',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  writes: true,
+  ...DASHBOARD_SESSION_FORM,
   dashboard: 'set_up_owner',
   summary: "Create the owner's first dashboard account with the one-time setup link a start printed (the dashboard's form only), and sign her in.",
   input: z.object({

@@ -17,6 +17,7 @@ import { ProtocolError } from '../errors.js';
 import { SESSION_TTL_MS, normalizeBusinessEmail, sessionIdHash } from './dashboard-sessions.js';
 import type { OperationEnv } from '../context.js';
 import type { DashboardSignInEnv } from './sign-in-env.js';
+import { DASHBOARD_SESSION_FORM } from '../steps/change-rows.js';
 
 /** The sign-in's services; the row served without them (a role without a dashboard) is a wiring fault. */
 function signInEnvOf(env: OperationEnv | undefined): DashboardSignInEnv {
@@ -35,12 +36,7 @@ const userRef = (email: string) => (email === '' ? { user: 'admin-key' } : { use
 export const signInDashboardUser = defineOperation({
   name: 'sign_in_dashboard_user',
   rest: { method: 'POST', path: '/admin/login', input: 'body' },
-  onlyDoor: 'dashboard',
-  access: 'public',
-  capability: 'dev.usp-protocol.services.bookings',
-  mutating: false,
-  conditional: false,
-  writes: true,
+  ...DASHBOARD_SESSION_FORM,
   dashboard: 'sign_in',
   summary: "Sign a business user in to the dashboard (the dashboard's form only): a session and its CSRF token.",
   input: z.object({

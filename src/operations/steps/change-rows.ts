@@ -84,3 +84,16 @@ export const BUSINESS_WRITE = {
   conditional: false,
   writes: true,
 } as const;
+
+/**
+ * The row facts of a dashboard form that opens an account's session (sign-in, the owner's first
+ * setup): the dashboard door only, before anyone is signed in, writing the session.
+ */
+export const DASHBOARD_SESSION_FORM = {
+  onlyDoor: 'dashboard',
+  access: 'public',
+  capability: 'dev.usp-protocol.services.bookings',
+  mutating: false,
+  conditional: false,
+  writes: true,
+} as const;
