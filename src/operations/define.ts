@@ -60,7 +60,11 @@ export type BuyerPage =
   | 'subscribed_calendar'
   | 'waitlist_offer'
   | 'waitlist_offer_accept'
-  | 'waitlist_offer_decline';
+  | 'waitlist_offer_decline'
+  | 'booking_quote'
+  | 'booking_slots'
+  | 'booking_cancel'
+  | 'booking_move';
 
 /**
  * What an operation does on the business's dashboard (its row's `dashboard`): the dashboard door

@@ -11,6 +11,7 @@ import { operationForPage, type BookingPageView, type CheckoutView, type Pipelin
 import { REST_ERRORS, problemResponse } from '../rest/index.js';
 import { registerCalendarFeeds } from './calendar-feeds.js';
 import { isOfferPageRequest, registerWaitlistOffer } from './waitlist-offer.js';
+import { actionsCard, contactCard, registerBookingActions } from './booking-actions.js';
 import { CSS, negotiateLocale, page, PAGES_CSS_PATH, Words, zoneWords } from './page-kit.js';
 import { contentSecurityPolicy, csrfFor, csrfOk, errorCard, html, isHttps, readForm, styleSheet, type Html } from '../../web/index.js';
 
@@ -125,6 +126,7 @@ const RETURN = /^\/checkout\/[^/]+\/return$/;
 const BOOKING = /^\/booking\/[^/]+$/;
 const CALENDAR = /^\/booking\/[^/]+\/calendar\.ics$/;
 const REMINDERS = /^\/booking\/[^/]+\/reminders$/;
+const CHANGE = /^\/booking\/[^/]+\/(cancel|move)$/;
 const CALENDAR_FEED = /^\/calendars\/[^/]+\.ics$/;
 
 /**
@@ -136,10 +138,14 @@ export function isPageRequest(req: Request, path: string): boolean {
   if (isOfferPageRequest(req, path)) return true;
   if (req.method === 'GET') {
     if (path === PAGES_CSS_PATH || CALENDAR.test(path) || CALENDAR_FEED.test(path) || RETURN.test(path)) return true;
-    return (CHECKOUT.test(path) || BOOKING.test(path) || REMINDERS.test(path)) && wantsHtml(req);
+    return (CHECKOUT.test(path) || BOOKING.test(path) || REMINDERS.test(path) || CHANGE.test(path)) && wantsHtml(req);
   }
   const type = req.headers.get('content-type') ?? '';
-  return req.method === 'POST' && (CHECKOUT.test(path) || REMINDERS.test(path)) && (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data'));
+  return (
+    req.method === 'POST' &&
+    (CHECKOUT.test(path) || REMINDERS.test(path) || CHANGE.test(path)) &&
+    (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data'))
+  );
 }
 
 /** How the pages, and the host on their behalf, say no: a page with the reason. */
@@ -205,7 +211,8 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
       b.status === 'requires_action'
         ? html`<section class="card" role="status"><h2>Payment needed</h2><p><a href="/checkout/${encodeURIComponent(b.booking_id)}">Pay now</a> to keep this booking.</p></section>`
         : '';
-    return page(`${b.service_name}: ${b.business_name}`, bookingPage(b, w, lead));
+    // The mail's link carries the booking's own credential: with it, the page offers to cancel or move.
+    return page(`${b.service_name}: ${b.business_name}`, html`${bookingPage(b, w, lead)}${actionsCard(b, c.req.query('token') ?? '')}${contactCard(b)}`);
   });
   // The link in a reminder opens a page with one button: a GET never changes anything (mail scanners follow links).
   app.get('/booking/:booking_id/reminders', (c) => {
@@ -249,6 +256,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
   });
   registerCalendarFeeds(app, pipeline);
   registerWaitlistOffer(app, pipeline);
+  registerBookingActions(app, pipeline);
   app.notFound(() => notFound(404));
   return app;
 }

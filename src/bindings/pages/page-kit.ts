@@ -21,6 +21,9 @@ ul{margin:0;padding-left:1.2rem}li{margin:.2rem 0}
 form{display:flex;gap:.6rem;flex-wrap:wrap;margin:.8rem 0 0}
 button,.button{font:inherit;font-weight:600;border-radius:10px;padding:.75rem 1.2rem;border:2px solid #1a4fd6;min-height:48px;cursor:pointer;text-decoration:none;display:inline-block}
 .primary{background:#1a4fd6;color:#fff;flex:1 1 12rem}.secondary{background:#fff;color:#1a4fd6}
+fieldset.day{border:1px solid #ddd;border-radius:10px;margin:0 0 .8rem;padding:.4rem .8rem .6rem;width:100%;display:flex;flex-wrap:wrap;gap:.4rem}
+legend{font-weight:600;padding:0 .3rem}.slot{display:inline-flex;align-items:center;gap:.3rem;min-height:44px;padding:0 .6rem;border:1px solid #ccc;border-radius:8px}
+.actions{display:flex;flex-wrap:wrap;gap:.6rem}
 a{color:#1a4fd6}.note{color:#4a4a4f;font-size:.9rem}
 @media (min-width:48rem){main{padding:2.5rem 1rem}h1{font-size:1.8rem}}`;
 export const PAGES_CSS_PATH = '/assets/buyer-pages.css';

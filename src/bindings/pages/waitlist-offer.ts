@@ -13,7 +13,7 @@ import { csrfFor, csrfOk, errorCard, html, isHttps, readForm, type Html } from '
 import { negotiateLocale, page, Words, zoneWords } from './page-kit.js';
 
 const OFFER = /^\/waitlist\/[^/]+\/offer$/;
-const TOKEN = /^bsc_[a-z2-7]{16,64}$/;
+export const TOKEN = /^bsc_[a-z2-7]{16,64}$/;
 
 /** The offer page answers browsers (GET with Accept: text/html) and its own form posts; programs get REST's JSON. */
 export function isOfferPageRequest(req: Request, path: string): boolean {
@@ -23,8 +23,8 @@ export function isOfferPageRequest(req: Request, path: string): boolean {
   return req.method === 'POST' && (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data'));
 }
 
-/** The call as the entry makes it: its credential on the Authorization header, the page's own origin as the profile. */
-function asEntry(c: Context, token: string) {
+/** The call as the entry (or booking) makes it: its credential on the Authorization header, the page's own origin as the profile. */
+export function asEntry(c: Context, token: string) {
   const url = new URL(c.req.url);
   if (isHttps(c)) url.protocol = 'https:';
   return {

@@ -71,6 +71,7 @@ export const queryAvailability = defineOperation({
   conditional: false,
   writes: false,
   dashboard: 'free_slots',
+  page: 'booking_slots',
   output: { service_id: Out.string, applied_date_bounds_timezone: Out.string, business_timezone: Out.string, slots: Out.objects, opening_hours: Out.array, pagination: Out.object },
   summary: 'Bookable time slots of a service between two dates, one slot per resource combination.',
   input,

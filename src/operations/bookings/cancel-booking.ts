@@ -16,6 +16,7 @@ export const cancelBooking = defineOperation({
   ...PLATFORM_BOOKING_CHANGE,
   destructive: true,
   dashboard: 'cancel',
+  page: 'booking_cancel',
   cli: 'cancel',
   output: BOOKING_OUTPUT,
   summary: 'Cancel a booking under the service cancellation policy; frees the slot.',

@@ -18,6 +18,7 @@ export const quoteBookingChange = defineOperation({
   rest: { method: 'GET', path: '/ext/usp-server/bookings/{booking_id}/quote', input: 'query' },
   extension: 'dev.usp-server.services.bookings',
   ...PLATFORM_BOOKING_READ,
+  page: 'booking_quote',
   output: { quote: Out.object },
   summary: 'What cancelling or rescheduling a booking would cost now (fee, refund, what is due and when), without changing it.',
   input: z.object({

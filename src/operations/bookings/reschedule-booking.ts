@@ -31,6 +31,7 @@ export const rescheduleBooking = defineOperation({
   rest: { method: 'POST', path: '/bookings/{booking_id}/reschedule', input: 'body' },
   ...PLATFORM_BOOKING_CHANGE,
   dashboard: 'reschedule',
+  page: 'booking_move',
   output: BOOKING_OUTPUT,
   summary: 'Move a booking to another slot of the same service; the booking keeps its id.',
   input: z.object({

@@ -71,6 +71,10 @@ export interface BookingPageView {
   calendar_path?: string;
   booking_path: string;
   reschedule_count: number;
+  /** The service booked (the move form asks availability for it). */
+  service_id: string;
+  /** How the buyer reaches the business about the booking (business.contact). */
+  contact?: { phone?: string; email?: string };
 }
 
 function durationWords(iso: string): string {
@@ -159,7 +163,9 @@ export function bookingPageView(ctx: { biz: Business }, rec: BookingRecord): Boo
     terms: service ? termsInWords(service, currency) : [],
     booking_path: `/booking/${encodeURIComponent(b.id)}`,
     reschedule_count: rec.priv.reschedule_count,
+    service_id: b.service_id,
   };
+  if (def.contact && (def.contact.phone || def.contact.email)) v.contact = { ...def.contact };
   if (deadline) v.deadline_at = deadline;
   if (b.location) v.location = { name: loc?.name ?? b.location.name, ...(loc?.address ? { address: loc.address } : {}), ...(loc && mapUrl(loc) ? { map_url: mapUrl(loc) } : {}) };
   if (b.payment?.timing) v.price.timing = b.payment.timing;

@@ -1,0 +1,112 @@
+/**
+ * The buyer helps herself (issue 37): the booking page, opened with the booking's own credential
+ * (the mail's link), cancels or moves the booking through cancel_booking and reschedule_booking,
+ * saying first what it costs; another booking's credential, a forged one, or a post without the
+ * page's CSRF token changes nothing.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { BUYER, day, startTestServer, type TestServer } from '../support/server.js';
+
+const HTML = { Accept: 'text/html' };
+
+async function book(t: TestServer, service: string, n: number, at = 'T10:00') {
+  const q = await t.call('POST', '/availability/query', { service_id: service, start_date: day(n), end_date: day(n) });
+  const slot = q.body.slots.find((s: any) => s.start.includes(at)) ?? q.body.slots[0];
+  const b = await t.call('POST', '/bookings', { service_id: service, slot_id: slot.id, buyer: BUYER });
+  expect(b.status).toBe(201);
+  expect(b.body.booking_scoped_credential.value).toMatch(/^bsc_/);
+  return { id: b.body.booking.id as string, token: b.body.booking_scoped_credential.value as string };
+}
+
+/** A page as the browser opens it: its text, CSRF form token and cookie. */
+async function open(t: TestServer, path: string) {
+  const res = await fetch(t.url + path, { headers: HTML, redirect: 'manual' });
+  const text = await res.text();
+  return { res, text, csrf: /name="csrf" value="([^"]+)"/.exec(text)?.[1] ?? '', cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] };
+}
+
+async function post(t: TestServer, path: string, form: Record<string, string>, cookie: string) {
+  const res = await fetch(t.url + path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/html', cookie },
+    body: new URLSearchParams(form).toString(),
+    redirect: 'manual',
+  });
+  return { res, text: await res.text() };
+}
+
+const state = async (t: TestServer, id: string) => (await t.call('GET', `/bookings/${id}`)).body.booking;
+
+describe('the booking page lets the buyer cancel or move her booking under its own credential', () => {
+  let t: TestServer;
+  afterEach(() => t?.close());
+
+  it('cancels within the free window from the page, then moves another booking with the fee shown first', async () => {
+    t = await startTestServer();
+    const first = await book(t, 'svc_color_consult', 3);
+    const page = await open(t, `/booking/${first.id}?token=${first.token}`);
+    expect(page.res.status).toBe(200);
+    expect(page.text).toContain('Cancel this booking');
+    expect(page.text).toContain('Move to another time');
+    expect(page.text).toContain('+1 212 555 0147');
+    expect(page.text).toContain('hello@maple-pine.example');
+
+    const ask = await open(t, `/booking/${first.id}/cancel?token=${first.token}`);
+    expect(ask.res.status).toBe(200);
+    expect(ask.text).toContain('Cancelling now is free');
+    expect((await state(t, first.id)).status).toBe('pending');
+    const done = await post(t, `/booking/${first.id}/cancel`, { csrf: ask.csrf, token: first.token }, ask.cookie);
+    expect(done.res.status).toBe(200);
+    expect(done.text).toContain('Your booking is canceled');
+    const canceled = await state(t, first.id);
+    expect(canceled.status).toBe('canceled');
+    expect(canceled.cancellation).toMatchObject({ canceled_by: 'buyer', fee: 0 });
+
+    // Less than 24 hours before the haircut: moving it costs the $10.00 fee, said before she confirms.
+    const second = await book(t, 'svc_haircut', 1);
+    const move = await open(t, `/booking/${second.id}/move?token=${second.token}`);
+    expect(move.res.status).toBe(200);
+    expect(move.text).toContain('$10.00');
+    expect(move.text).toMatch(/<legend>\w+day, December \d+<\/legend>/);
+    const slotId = /name="slot_id" value="([^"]+)"/.exec(move.text)![1];
+    const moved = await post(t, `/booking/${second.id}/move`, { csrf: move.csrf, token: second.token, slot_id: slotId }, move.cookie);
+    expect(moved.res.status).toBe(303);
+    expect(moved.res.headers.get('location')).toBe(`/booking/${second.id}?token=${second.token}`);
+    const after = await state(t, second.id);
+    expect(after.slot.id).toBe(slotId);
+    expect(after.status).not.toBe('canceled');
+
+    // The same time again is taken now: the refusal is in words, with the way back.
+    const third = await book(t, 'svc_haircut', 2);
+    const again = await open(t, `/booking/${third.id}/move?token=${third.token}`);
+    const refused = await post(t, `/booking/${third.id}/move`, { csrf: again.csrf, token: third.token, slot_id: slotId }, again.cookie);
+    expect(refused.res.status).toBeGreaterThanOrEqual(400);
+    expect(refused.text).toContain('Nothing was changed');
+    expect(refused.text).toContain(`/booking/${third.id}?token=${third.token}`);
+  });
+
+  it("another booking's credential or a forged one cannot cancel or move it, and a post without the CSRF token is refused", async () => {
+    t = await startTestServer();
+    const mine = await book(t, 'svc_color_consult', 3);
+    const other = await book(t, 'svc_color_consult', 4);
+    const ask = await open(t, `/booking/${other.id}/cancel?token=${other.token}`);
+    expect(ask.res.status).toBe(200);
+    // The other booking's page form, aimed at mine with its credential.
+    const foreign = await post(t, `/booking/${mine.id}/cancel`, { csrf: ask.csrf, token: other.token }, ask.cookie);
+    expect(foreign.res.status).toBeGreaterThanOrEqual(400);
+    const forged = await post(t, `/booking/${mine.id}/cancel`, { csrf: ask.csrf, token: `bsc_${'a'.repeat(32)}` }, ask.cookie);
+    expect(forged.res.status).toBeGreaterThanOrEqual(400);
+    const move = await open(t, `/booking/${other.id}/move?token=${other.token}`);
+    const slotId = /name="slot_id" value="([^"]+)"/.exec(move.text)![1];
+    const foreignMove = await post(t, `/booking/${mine.id}/move`, { csrf: move.csrf, token: other.token, slot_id: slotId }, move.cookie);
+    expect(foreignMove.res.status).toBeGreaterThanOrEqual(400);
+    expect((await open(t, `/booking/${mine.id}/cancel?token=${other.token}`)).res.status).toBeGreaterThanOrEqual(400);
+    const noCsrf = await post(t, `/booking/${mine.id}/cancel`, { token: mine.token }, ask.cookie);
+    expect(noCsrf.res.status).toBe(403);
+    expect(noCsrf.text).toContain('This form has expired');
+    expect((await state(t, mine.id)).status).toBe('pending');
+    expect((await state(t, other.id)).status).toBe('pending');
+    // Without the credential the page shows the booking and offers no change.
+    expect((await open(t, `/booking/${mine.id}`)).text).not.toContain('Cancel this booking');
+  });
+});
