@@ -98,7 +98,9 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
       terms: m.kind === 'booking_canceled' || m.kind === 'booking_declined' ? [] : v.terms,
       name: oneLineName(rec.booking.buyer?.first_name),
     };
-    link = { href: new URL(v.booking_path, publicUrl).toString(), label: w.labels.booking };
+    // The booking's own link (with its credential) when the mail carries one: the page then offers to cancel or move.
+    const manage = typeof m.payload.manage_path === 'string' ? m.payload.manage_path : v.booking_path;
+    link = { href: new URL(manage, publicUrl).toString(), label: w.labels.booking };
     if (payment && m.kind === 'payment_needed') pay = { href: payment.url, label: w.labels.pay };
     if (m.kind === 'reminder') stop = { href: new URL(`${v.booking_path}/reminders`, publicUrl).toString(), label: w.labels.reminders_off };
     const method = INVITE[m.kind as MailKind];

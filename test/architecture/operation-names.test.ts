@@ -95,7 +95,11 @@ describe('a door never names an operation: every fact about one is read from its
     const pages = OPERATIONS.flatMap((o) => (o.page ? [o.page] : []));
     expect(new Set(clis).size).toBe(clis.length);
     expect(pages.sort()).toEqual([
+      'booking_cancel',
+      'booking_move',
       'booking_page',
+      'booking_quote',
+      'booking_slots',
       'calendar_file',
       'checkout',
       'checkout_form',

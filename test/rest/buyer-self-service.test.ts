@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUYER, day, startTestServer, type TestServer } from '../support/server.js';
+import { startSmtpSink } from '../support/smtp-sink.js';
 
 const HTML = { Accept: 'text/html' };
 
@@ -108,5 +109,31 @@ describe('the booking page lets the buyer cancel or move her booking under its o
     expect((await state(t, other.id)).status).toBe('pending');
     // Without the credential the page shows the booking and offers no change.
     expect((await open(t, `/booking/${mine.id}`)).text).not.toContain('Cancel this booking');
+  });
+
+  it('the link in the mail carries the booking credential: it opens the page with the actions and cancels that booking', async () => {
+    const sink = await startSmtpSink({ user: 'relay-user', pass: 's3cret-relay-pass' });
+    try {
+      t = await startTestServer({ mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false } });
+      const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
+      const made = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER });
+      expect(made.status).toBe(201);
+      const id = made.body.booking.id as string;
+      await t.server.mailWorker!.tick();
+      await t.server.mailWorker!.tick();
+      const mail = sink.to(BUYER.email)[0];
+      const link = new RegExp(`/booking/${id}\\?token=(bsc_[a-z2-7]+)`).exec(String(mail.text));
+      expect(link, 'the booking link carries its credential').not.toBeNull();
+      const token = link![1];
+      expect(token).not.toBe(made.body.booking_scoped_credential.value);
+      expect((await open(t, `/booking/${id}?token=${token}`)).text).toContain('Cancel this booking');
+      const ask = await open(t, `/booking/${id}/cancel?token=${token}`);
+      expect(ask.text).toContain('Cancelling now is free');
+      const done = await post(t, `/booking/${id}/cancel`, { csrf: ask.csrf, token }, ask.cookie);
+      expect(done.res.status).toBe(200);
+      expect((await state(t, id)).status).toBe('canceled');
+    } finally {
+      await sink.close();
+    }
   });
 });

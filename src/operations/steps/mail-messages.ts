@@ -140,7 +140,12 @@ export async function queueMailForEvents(tx: Tx, biz: Business, events: readonly
       if (!kind) continue;
       if (kind === 'reminder' && !(await remindersOn(tx, biz, at.booking.id))) continue;
       // A refund's message says how much came back (the event's amount: one of several refunds, or a dispute's).
-      const payload = { ...bookingPayload(biz, at), ...(typeof e.payload.refund_amount === 'number' ? { refund_amount: e.payload.refund_amount } : {}) };
+      const payload: Record<string, unknown> = {
+        ...bookingPayload(biz, at),
+        ...(typeof e.payload.refund_amount === 'number' ? { refund_amount: e.payload.refund_amount } : {}),
+      };
+      // A booking that can still change: the link lets the buyer cancel or move it herself.
+      if (LIVE.has(at.booking.status) && recipientsOf(at).length > 0) payload.manage_path = await manageLink(tx, rec);
       for (const to of recipientsOf(at)) await queue(tx, e.event_id, kind, at.booking.id, to, payload, localeOf(biz, at), now, kind === 'reminder' ? e.due_ms : now);
     } else if (e.event === 'waitlist.spot_offered' && typeof e.payload.entry_id === 'string') {
       const rec = await tx.waitlist.get(e.payload.entry_id);
@@ -163,6 +168,18 @@ const OFFER_LINK_GRACE_MS = 86_400_000;
 async function offerLink(tx: Tx, entryId: string, principal: string | null, offerEndsMs: number): Promise<string> {
   const c = await issueCredential(tx.security, { kind: 'waitlist_entry', resourceId: entryId, jkt: null, principal, expiresMs: offerEndsMs + OFFER_LINK_GRACE_MS });
   return `/waitlist/${encodeURIComponent(entryId)}/offer?token=${encodeURIComponent(c.value)}`;
+}
+
+const LIVE = new Set(['confirmed', 'pending', 'requires_action']);
+
+/**
+ * The booking page's link with the booking's own credential, unbound (a browser proves no key) and
+ * issued for the booking's principal, as the offer link is: the page cancels or moves this booking
+ * and nothing else, under the business's policy, until a day after it ends.
+ */
+async function manageLink(tx: Tx, rec: BookingRecord): Promise<string> {
+  const c = await issueCredential(tx.security, { kind: 'booking', resourceId: rec.booking.id, jkt: null, principal: rec.priv.principal, expiresMs: rec.priv.end_ms + 86_400_000 });
+  return `/booking/${encodeURIComponent(rec.booking.id)}?token=${encodeURIComponent(c.value)}`;
 }
 
 async function remindersOn(tx: Tx, biz: Business, bookingId: string): Promise<boolean> {
