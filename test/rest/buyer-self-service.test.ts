@@ -111,6 +111,30 @@ describe('the booking page lets the buyer cancel or move her booking under its o
     expect((await open(t, `/booking/${mine.id}`)).text).not.toContain('Cancel this booking');
   });
 
+  it('a cancel outside the policy is refused in words, with the way back to the booking, and changes nothing', async () => {
+    t = await startTestServer();
+    const b = await book(t, 'svc_massage_60', 1);
+    // Paid on its checkout page (sandbox), so the booking is confirmed and stays so as time passes.
+    const checkout = await open(t, `/checkout/${b.id}`);
+    expect((await post(t, `/checkout/${b.id}`, { choice: 'pay', csrf: checkout.csrf }, checkout.cookie)).res.status).toBe(303);
+    expect((await state(t, b.id)).status).toBe('confirmed');
+    const start = Date.parse((await state(t, b.id)).slot.start);
+    t.clock.set(start - 3_600_000);
+    const ask = await open(t, `/booking/${b.id}/cancel?token=${b.token}`);
+    expect(ask.res.status).toBe(409);
+    expect(ask.text).toContain('It is too close to the start to cancel.');
+    expect(ask.text).toContain(`href="/booking/${b.id}?token=${b.token}"`);
+    expect(ask.text).not.toContain('name="csrf"');
+    // The confirm form of an earlier visit, posted now: the operation says no in the same words.
+    t.clock.set(start - 3 * 86_400_000);
+    const early = await open(t, `/booking/${b.id}/cancel?token=${b.token}`);
+    t.clock.set(start - 3_600_000);
+    const late = await post(t, `/booking/${b.id}/cancel`, { csrf: early.csrf, token: b.token }, early.cookie);
+    expect(late.res.status).toBe(409);
+    expect(late.text).toContain('It is too close to the start time to cancel this booking.');
+    expect((await state(t, b.id)).status).not.toBe('canceled');
+  });
+
   it('the link in the mail carries the booking credential: it opens the page with the actions and cancels that booking', async () => {
     const sink = await startSmtpSink({ user: 'relay-user', pass: 's3cret-relay-pass' });
     try {
