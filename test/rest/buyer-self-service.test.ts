@@ -156,6 +156,15 @@ describe('the booking page lets the buyer cancel or move her booking under its o
       const done = await post(t, `/booking/${id}/cancel`, { csrf: ask.csrf, token }, ask.cookie);
       expect(done.res.status).toBe(200);
       expect((await state(t, id)).status).toBe('canceled');
+
+      // A booking waiting for the business: its "requested" mail's link carries the credential too.
+      const q2 = await t.call('POST', '/availability/query', { service_id: 'svc_color_consult', start_date: day(4), end_date: day(4) });
+      const waiting = await t.call('POST', '/bookings', { service_id: 'svc_color_consult', slot_id: q2.body.slots[0].id, buyer: BUYER });
+      expect(waiting.body.booking.status).toBe('pending');
+      await t.server.mailWorker!.tick();
+      await t.server.mailWorker!.tick();
+      const texts = sink.to(BUYER.email).map((m) => String(m.text));
+      expect(texts.some((x) => new RegExp(`/booking/${waiting.body.booking.id}\\?token=bsc_`).test(x))).toBe(true);
     } finally {
       await sink.close();
     }

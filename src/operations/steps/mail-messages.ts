@@ -196,7 +196,10 @@ export async function queueBookingWaiting(ctx: OperationContext, rec: BookingRec
   const b = rec.booking;
   const kind: MailKind | null = b.actions?.some((a) => a.type === 'payment' && a.status === 'pending') ? 'payment_needed' : b.status === 'pending' ? 'booking_requested' : null;
   if (!kind) return;
-  for (const to of recipientsOf(rec)) await queue(ctx.tx, `${b.id}:created`, kind, b.id, to, bookingPayload(ctx.biz, rec), localeOf(ctx.biz, rec), ctx.now);
+  const to = recipientsOf(rec);
+  if (to.length === 0) return;
+  const payload: Record<string, unknown> = { ...bookingPayload(ctx.biz, rec), manage_path: await manageLink(ctx.tx, rec) };
+  for (const address of to) await queue(ctx.tx, `${b.id}:created`, kind, b.id, address, payload, localeOf(ctx.biz, rec), ctx.now);
 }
 
 /** Remember that the booking's platform tells the buyer itself (its profile says so). */
