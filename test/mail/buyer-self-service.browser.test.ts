@@ -1,0 +1,82 @@
+/**
+ * The buyer helps herself, in a real browser (issue 37): she opens the booking link of her mail,
+ * cancels within the free window, then moves another booking after it, the fee shown before she
+ * confirms. Every page passes axe-core at phone and desktop widths.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { BUYER, day, startTestServer, type TestServer } from '../support/server.js';
+import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+
+noteWithoutChromium('buyer self-service pages');
+const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
+
+describe.skipIf(!HAVE_CHROMIUM)('the buyer cancels and moves her bookings from the mailed link', () => {
+  let browser: Browser;
+  let t: TestServer;
+  let sink: SmtpSink;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    sink = await startSmtpSink();
+    t = await startTestServer({ mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false } });
+  }, 90_000);
+  afterAll(async () => {
+    await t?.close();
+    await sink?.close();
+    await browser?.close();
+  });
+
+  async function book(n: number, email: string) {
+    const slot = (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(n), end_date: day(n) })).body.slots[0];
+    const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: { ...BUYER, email } });
+    expect(b.status).toBe(201);
+    await t.server.mailWorker!.tick();
+    await t.server.mailWorker!.tick();
+    const id = b.body.booking.id as string;
+    const m = new RegExp(`(\\S+/booking/${id}\\?token=bsc_[a-z2-7]+)`).exec(String(sink.to(email)[0]?.text));
+    expect(m, 'the booking link in the mail').not.toBeNull();
+    return { id, link: m![1] };
+  }
+
+  async function axe(url: string, size: keyof typeof SIZES) {
+    const context = await browser.newContext({ viewport: SIZES[size], bypassCSP: true });
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.addScriptTag({ content: AXE });
+    const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: Array<{ id: string; impact: string; help: string }> };
+    await context.close();
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
+  }
+
+  it('cancels within the free window, then moves another booking with the fee shown first; axe-clean at 390 px and 1280 px', async () => {
+    const first = await book(3, 'first@example.com');
+    const second = await book(1, 'second@example.com');
+
+    const context = await browser.newContext({ viewport: SIZES.phone, javaScriptEnabled: false, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(first.link);
+    const main = (await page.textContent('main')) ?? '';
+    expect(main).toContain('+1 212 555 0147');
+    expect(main).toContain('hello@maple-pine.example');
+    for (const size of ['phone', 'desktop'] as const) expect(await axe(first.link, size)).toEqual([]);
+    await page.click('text=Cancel this booking');
+    expect(await page.textContent('main')).toContain('Cancelling now is free');
+    for (const size of ['phone', 'desktop'] as const) expect(await axe(page.url(), size)).toEqual([]);
+    await page.click('button:has-text("Yes, cancel my booking")');
+    expect(await page.textContent('h1')).toContain('Your booking is canceled');
+    expect((await t.call('GET', `/bookings/${first.id}`)).body.booking).toMatchObject({ status: 'canceled', cancellation: { fee: 0 } });
+
+    await page.goto(second.link);
+    await page.click('text=Move to another time');
+    const move = (await page.textContent('main')) ?? '';
+    expect(move).toContain('$10.00');
+    for (const size of ['phone', 'desktop'] as const) expect(await axe(page.url(), size)).toEqual([]);
+    const chosen = await page.getAttribute('input[name=slot_id] >> nth=1', 'value');
+    await page.check('input[name=slot_id] >> nth=1');
+    await page.click('button:has-text("Move my booking")');
+    expect(new URL(page.url()).pathname).toBe(`/booking/${second.id}`);
+    expect((await t.call('GET', `/bookings/${second.id}`)).body.booking.slot.id).toBe(chosen);
+    await context.close();
+  }, 120_000);
+});
