@@ -109,6 +109,8 @@ describe('the booking page lets the buyer cancel or move her booking under its o
     expect((await state(t, other.id)).status).toBe('pending');
     // Without the credential the page shows the booking and offers no change.
     expect((await open(t, `/booking/${mine.id}`)).text).not.toContain('Cancel this booking');
+    expect((await open(t, `/booking/${mine.id}?token=${other.token}`)).text).not.toContain('Cancel this booking');
+    expect((await open(t, `/booking/${mine.id}?token=bsc_${'a'.repeat(32)}`)).text).not.toContain('Cancel this booking');
   });
 
   it('a cancel outside the policy is refused in words, with the way back to the booking, and changes nothing', async () => {

@@ -33,11 +33,16 @@ const TIMES_A_DAY = 12;
 
 const bookingHref = (id: string, token: string) => `/booking/${encodeURIComponent(id)}?token=${token}`;
 
-/** The two links on the booking page for a visitor holding the booking's credential (only while it can still change). */
-export function actionsCard(b: BookingPageView, token: string): Html | '' {
+/**
+ * The two links on the booking page for a visitor holding the booking's credential, only while the
+ * booking can still change and the credential opens it (the cancel quote, read with it, says so).
+ */
+export async function actionsCard(pipeline: Pipeline, c: Context, b: BookingPageView, token: string): Promise<Html | ''> {
   if (!TOKEN.test(token) || !['confirmed', 'pending', 'requires_action'].includes(b.status)) return '';
+  const q = await pipeline.execute(operationForPage('booking_quote'), { input: { booking_id: b.booking_id, change: 'cancel' }, ...asEntry(c, token) });
+  if (!q.ok) return '';
   const id = encodeURIComponent(b.booking_id);
-  return html`<section class="card" aria-labelledby="change"><h2 id="change">Change your booking</h2><p>See what it costs before you confirm anything.</p>
+  return html`<section class="card" aria-labelledby="change"><h2 id="change">Change your booking</h2><p>${(q.data.quote as Quote).summary} You see what a change costs before you confirm it.</p>
 <p class="actions"><a class="button secondary" href="/booking/${id}/move?token=${token}">Move to another time</a> <a class="button secondary" href="/booking/${id}/cancel?token=${token}">Cancel this booking</a></p></section>`;
 }
 

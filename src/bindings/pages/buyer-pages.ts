@@ -212,7 +212,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
         ? html`<section class="card" role="status"><h2>Payment needed</h2><p><a href="/checkout/${encodeURIComponent(b.booking_id)}">Pay now</a> to keep this booking.</p></section>`
         : '';
     // The mail's link carries the booking's own credential: with it, the page offers to cancel or move.
-    return page(`${b.service_name}: ${b.business_name}`, html`${bookingPage(b, w, lead)}${actionsCard(b, c.req.query('token') ?? '')}${contactCard(b)}`);
+    return page(`${b.service_name}: ${b.business_name}`, html`${bookingPage(b, w, lead)}${await actionsCard(pipeline, c, b, c.req.query('token') ?? '')}${contactCard(b)}`);
   });
   // The link in a reminder opens a page with one button: a GET never changes anything (mail scanners follow links).
   app.get('/booking/:booking_id/reminders', (c) => {
