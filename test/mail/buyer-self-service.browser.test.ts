@@ -8,23 +8,36 @@ import type { Browser } from 'playwright-core';
 import { BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+import { PG_URL, dropSchema, noteSkipped, schemaName, urlWithSchema } from '../pg/helpers.js';
 
 noteWithoutChromium('buyer self-service pages');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
 
-describe.skipIf(!HAVE_CHROMIUM)('the buyer cancels and moves her bookings from the mailed link', () => {
+/** Both engines' stores: SQLite always, PostgreSQL when USP_TEST_PG_URL names one. */
+const ENGINES = [
+  { name: 'SQLite', pg: false },
+  { name: 'PostgreSQL', pg: true },
+] as const;
+if (!PG_URL) noteSkipped('buyer self-service pages on PostgreSQL');
+
+describe.skipIf(!HAVE_CHROMIUM).each(ENGINES.filter((e) => !e.pg || PG_URL))('the buyer cancels and moves her bookings from the mailed link ($name)', (engine) => {
   let browser: Browser;
   let t: TestServer;
   let sink: SmtpSink;
+  const schema = schemaName('selfservice');
   beforeAll(async () => {
     browser = await launchBrowser();
     sink = await startSmtpSink();
-    t = await startTestServer({ mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false } });
+    t = await startTestServer({
+      ...(engine.pg ? { db: urlWithSchema(schema) } : {}),
+      mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false },
+    });
   }, 90_000);
   afterAll(async () => {
     await t?.close();
     await sink?.close();
     await browser?.close();
+    if (engine.pg) await dropSchema(schema);
   });
 
   async function book(n: number, email: string) {
