@@ -131,3 +131,4 @@ export {
 } from './personal-data.js';
 export type { Person } from './personal-data.js';
 export { negotiateLocale } from './locale.js';
+export { idFrom, uniqueIdFrom } from './id-from-name.js';

@@ -1,0 +1,60 @@
+/**
+ * The owner's chores on the dashboard (issue 37, item 7): a new service needs no hand-made id and
+ * its form keeps what was typed when the save is refused; a day off can be the whole day; settings
+ * speak plain words; the booking history and webhook log show the business's zone. Through the real
+ * dashboard over HTTP: signed in, forms posted with the session's CSRF token.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { addBusinessUser } from '../../src/operations/index.js';
+import { signInDashboard, type DashboardClient } from '../support/dashboard-session.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const EMAIL = 'owner@salon.example';
+const PASSWORD = 'correct horse battery staple';
+
+let t: TestServer;
+let s: DashboardClient;
+beforeEach(async () => {
+  t = await startTestServer();
+  await addBusinessUser(t.server.store, EMAIL, PASSWORD, t.clock.now());
+  s = await signInDashboard(t.url, EMAIL, PASSWORD);
+});
+afterEach(async () => {
+  await t.close();
+});
+
+const service = async (id: string) => t.call('GET', `/services/${id}`, undefined, { profile: null });
+
+describe('a new service', () => {
+  it('gets its id from its name, with a suffix when that id is taken', async () => {
+    const form = { _csrf: s.csrf, name: 'Deep Tissue Massage', template: 'svc_haircut', amount: '90', minutes: '60' };
+    const first = await s.post('/admin/ui/services', form);
+    expect(decodeURIComponent(first.headers.get('location') ?? '')).toMatch(/^\/admin\/ui\/services\?ok=saved/);
+    expect((await service('svc_deep_tissue_massage')).body.service).toMatchObject({ name: 'Deep Tissue Massage', pricing: { amount: 9000 } });
+    const second = await s.post('/admin/ui/services', form);
+    expect(second.headers.get('location')).toMatch(/ok=saved/);
+    expect((await service('svc_deep_tissue_massage_2')).body.service.name).toBe('Deep Tissue Massage');
+    // The form no longer asks for an id first; one typed is still used.
+    expect(await (await s.get('/admin/ui/services')).text()).not.toMatch(/<input name="id" required/);
+    await s.post('/admin/ui/services', { ...form, name: 'Hot Stones', id: 'svc_stones' });
+    expect((await service('svc_stones')).body.service.name).toBe('Hot Stones');
+  });
+
+  it('refused, comes back with what was typed in the form', async () => {
+    const typed = { _csrf: s.csrf, name: 'Scalp Ritual', template: 'svc_haircut', amount: '70.001', minutes: '45' };
+    const bad = await s.post('/admin/ui/services', typed);
+    const back = bad.headers.get('location') ?? '';
+    expect(back).toMatch(/error=validation_error/);
+    const page = await (await s.get(back)).text();
+    expect(page).toContain('value="Scalp Ritual"');
+    expect(page).toContain('value="70.001"');
+    expect(page).toContain('value="45"');
+    expect((await service('svc_scalp_ritual')).body.messages[0].code).toBe('service_not_found');
+    // Refused below the form (an id already taken): the same.
+    const taken = await s.post('/admin/ui/services', { ...typed, amount: '70', id: 'svc_haircut' });
+    const again = await (await s.get(taken.headers.get('location') ?? '')).text();
+    expect(again).toMatch(/flash bad/);
+    expect(again).toContain('value="Scalp Ritual"');
+    expect(again).toContain('value="svc_haircut"');
+  });
+});
