@@ -7,7 +7,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addBusinessUser } from '../../src/operations/index.js';
 import { signInDashboard, type DashboardClient } from '../support/dashboard-session.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { localToUtcMs } from '../../src/domain/index.js';
+import { ADMIN_KEY, day, startTestServer, type TestServer } from '../support/server.js';
+
+const ZONE = 'America/New_York';
 
 const EMAIL = 'owner@salon.example';
 const PASSWORD = 'correct horse battery staple';
@@ -56,5 +59,26 @@ describe('a new service', () => {
     expect(again).toMatch(/flash bad/);
     expect(again).toContain('value="Scalp Ritual"');
     expect(again).toContain('value="svc_haircut"');
+  });
+});
+
+describe('time off', () => {
+  it('whole days off run from the first day’s local midnight to the end of the last day, in the business zone', async () => {
+    const page = await (await s.get('/admin/ui/time-off')).text();
+    expect(page).toContain('Whole days off');
+    const res = await s.post('/admin/ui/time-off/days', { _csrf: s.csrf, resource_id: 'res_stylist_ava', from: day(3), to: day(4), reason: 'Wedding' });
+    expect(res.headers.get('location')).toMatch(/ok=time_off_added/);
+    // One day: the last day left empty.
+    await s.post('/admin/ui/time-off/days', { _csrf: s.csrf, resource_id: 'res_stylist_ben', from: day(6) });
+    const changes = (await t.call('GET', '/admin/schedule-changes', undefined, { apiKey: ADMIN_KEY, profile: null })).body.changes as any[];
+    const ava = changes.find((ch) => ch.resource_id === 'res_stylist_ava');
+    const ben = changes.find((ch) => ch.resource_id === 'res_stylist_ben');
+    expect(Date.parse(ava.start)).toBe(localToUtcMs(day(3), '00:00', ZONE));
+    expect(Date.parse(ava.end)).toBe(localToUtcMs(day(5), '00:00', ZONE));
+    expect(Date.parse(ben.start)).toBe(localToUtcMs(day(6), '00:00', ZONE));
+    expect(Date.parse(ben.end)).toBe(localToUtcMs(day(7), '00:00', ZONE));
+    // A date that does not exist is refused in words, nothing added.
+    const bad = await s.post('/admin/ui/time-off/days', { _csrf: s.csrf, resource_id: 'res_stylist_ava', from: '2027-02-31' });
+    expect(bad.headers.get('location')).toMatch(/error=/);
   });
 });

@@ -26,6 +26,11 @@ export function mountTimeOff(app: DashboardApp, s: Screens): void {
 <label>From<input type="datetime-local" name="start" required></label><label>Until<input type="datetime-local" name="end" required></label>
 <label>Reason<input name="reason" maxlength="500"></label><button class="primary" type="submit">Add time off</button></form>
 <p class="note">Times in ${s.zone}. The slots disappear from availability at once; platforms are told the catalog changed.</p></section>
+<section class="card" aria-labelledby="h-days"><h2 id="h-days">Whole days off</h2><form class="stack" id="days-off" method="post" action="/admin/ui/time-off/days">${s.csrfField(c)}
+<label>Staff member${staffSelect}</label>
+<label>First day<input type="date" name="from" required></label><label>Last day (empty: just the first day)<input type="date" name="to"></label>
+<label>Reason<input name="reason" maxlength="500"></label><button class="primary" type="submit">Add the days off</button></form>
+<p class="note">All day: from the start of the first day to the end of the last, in ${s.zone}.</p></section>
 <section class="card" aria-labelledby="h-exc"><h2 id="h-exc">Hours for one date</h2><form class="stack" id="exception" method="post" action="/admin/ui/time-off/exception">${s.csrfField(c)}
 <label>Staff member or resource${staffSelect}</label><label>Date<input type="date" name="date" required></label>
 <label>Opens<input type="time" name="opens"></label><label>Closes<input type="time" name="closes"></label>
@@ -49,6 +54,13 @@ export function mountTimeOff(app: DashboardApp, s: Screens): void {
   app.post('/admin/ui/time-off', async (c) => {
     const form = await readForm(c);
     const input: Record<string, unknown> = { resource_id: form.resource_id, start: form.start, end: form.end };
+    if (text(form.reason)) input.reason = form.reason;
+    return s.back(c, '/admin/ui/time-off', await s.run(c, 'time_off_add', input), 'time_off_added');
+  });
+  app.post('/admin/ui/time-off/days', async (c) => {
+    const form = await readForm(c);
+    // Dates as the operation takes them for all-day time off: the first day's start to the last day's end.
+    const input: Record<string, unknown> = { resource_id: form.resource_id, start: text(form.from), end: text(form.to) || text(form.from) };
     if (text(form.reason)) input.reason = form.reason;
     return s.back(c, '/admin/ui/time-off', await s.run(c, 'time_off_add', input), 'time_off_added');
   });
