@@ -5,7 +5,7 @@
  * dashboard over HTTP: signed in, forms posted with the session's CSRF token.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addBusinessUser } from '../../src/operations/index.js';
+import { addBusinessUser, settingsFields } from '../../src/operations/index.js';
 import { signInDashboard, type DashboardClient } from '../support/dashboard-session.js';
 import { localToUtcMs } from '../../src/domain/index.js';
 import { ADMIN_KEY, day, startTestServer, type TestServer } from '../support/server.js';
@@ -80,5 +80,21 @@ describe('time off', () => {
     // A date that does not exist is refused in words, nothing added.
     const bad = await s.post('/admin/ui/time-off/days', { _csrf: s.csrf, resource_id: 'res_stylist_ava', from: '2027-02-31' });
     expect(bad.headers.get('location')).toMatch(/error=/);
+  });
+});
+
+describe('settings', () => {
+  it('are labelled in plain words with a line of help each, for every setting the business file has', async () => {
+    const page = await (await s.get('/admin/ui/business')).text();
+    expect(page).toContain('How long a hold keeps a time (seconds)');
+    expect(page).not.toContain('Hold ttl seconds');
+    for (const f of settingsFields()) {
+      const id = `set-${f.name.replaceAll('_', '-')}`;
+      const label = new RegExp(`<label for="${id}">([^<]*)</label>`).exec(page)?.[1] ?? '';
+      const hint = new RegExp(`<small id="${id}-hint" class="note">([^<]*)</small>`).exec(page)?.[1] ?? '';
+      expect(label, f.name).not.toMatch(/_|ttl|^$/i);
+      expect(label.toLowerCase(), f.name).not.toBe(f.name.replaceAll('_', ' '));
+      expect(hint.trim().length, `${f.name} has help`).toBeGreaterThan(20);
+    }
   });
 });
