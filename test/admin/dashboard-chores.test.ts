@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addBusinessUser, settingsFields } from '../../src/operations/index.js';
 import { signInDashboard, type DashboardClient } from '../support/dashboard-session.js';
 import { localToUtcMs } from '../../src/domain/index.js';
-import { ADMIN_KEY, day, startTestServer, type TestServer } from '../support/server.js';
+import { book, startWebhookServer } from '../webhooks/helpers.js';
+import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 
 const ZONE = 'America/New_York';
 
@@ -95,6 +96,44 @@ describe('settings', () => {
       expect(label, f.name).not.toMatch(/_|ttl|^$/i);
       expect(label.toLowerCase(), f.name).not.toBe(f.name.replaceAll('_', ' '));
       expect(hint.trim().length, `${f.name} has help`).toBeGreaterThan(20);
+    }
+  });
+});
+
+describe('times in the business zone, the zone named', () => {
+  /** "Tue 1 Dec 12:00" for an instant, in New York, as the dashboard writes it. */
+  const nyWhen = (ms: number) =>
+    `${new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, weekday: 'short', day: 'numeric', month: 'short' }).format(ms)} ${new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(ms)}`;
+
+  it('the booking history lists each event at its New York time under a heading naming the zone, never as UTC text', async () => {
+    const [slot] = (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) })).body.slots;
+    const b = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER })).body.booking;
+    const page = await (await s.get(`/admin/ui/bookings/${b.id}`)).text();
+    const history = page.slice(page.indexOf('id="h">History'));
+    expect(history).toContain(`<th>At (${ZONE})</th>`);
+    const stamps = [...history.matchAll(/<time datetime="([^"]+)">([^<]+)<\/time>/g)];
+    expect(stamps.length).toBeGreaterThan(0);
+    for (const [, iso, shown] of stamps) expect(shown).toBe(nyWhen(Date.parse(iso)));
+    // No bare UTC timestamp is shown as text.
+    expect(history.replace(/datetime="[^"]+"/g, '')).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
+  });
+});
+
+describe('the webhook log', () => {
+  it('shows each delivery at its New York time under a heading naming the zone', async () => {
+    const w = await startWebhookServer();
+    try {
+      await addBusinessUser(w.server.store, EMAIL, PASSWORD, Date.now());
+      const app = w.platform('salon-app', 'http://127.0.0.1:9/hooks');
+      await book(w, app, 'svc_haircut', day(3));
+      const ws = await signInDashboard(w.url, EMAIL, PASSWORD);
+      const page = await (await ws.get('/admin/ui/webhooks')).text();
+      expect(page).toContain(`<th>Created (${ZONE})</th>`);
+      const log = page.slice(page.indexOf('Webhook deliveries'), page.indexOf('h-keys'));
+      expect(log).toMatch(/<time datetime="[^"]+">/);
+      expect(log.replace(/datetime="[^"]+"/g, '')).not.toMatch(/\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}/);
+    } finally {
+      await w.close();
     }
   });
 });

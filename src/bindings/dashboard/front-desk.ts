@@ -149,7 +149,7 @@ ${freeForm}</section><section class="card" aria-labelledby="wo"><h2 id="wo">Over
         }</section>
 <section class="card" aria-labelledby="cn"><h2 id="cn">Private note</h2><form class="stack" method="post" action="/admin/ui/clients/note?${esc(q)}">${csrfField(c)}${personHidden(email, phone)}
 <label>Only the business sees this note<textarea name="note" rows="3" cols="40" maxlength="5000">${esc(note?.note ?? '')}</textarea></label><button class="primary" type="submit">Save note</button></form>
-${note ? `<p class="note">Last changed ${esc(note.updated_at)} by ${esc(note.updated_by.replace(/^user:/, ''))}.</p>` : ''}</section>
+${note ? `<p class="note">Last changed ${esc(Number.isFinite(Date.parse(note.updated_at)) ? `${s.when(Date.parse(note.updated_at))} (${s.zone})` : note.updated_at)} by ${esc(note.updated_by.replace(/^user:/, ''))}.</p>` : ''}</section>
 <section class="card" aria-labelledby="cd"><h2 id="cd">Their data</h2><form class="inline" method="post" action="/admin/ui/clients/export">${csrfField(c)}${personHidden(email, phone)}<button type="submit">Download everything stored (JSON)</button></form>
 <form class="stack" method="post" action="/admin/ui/clients/erase?${esc(q)}">${csrfField(c)}${personHidden(email, phone)}
 <label class="check"><span><input type="checkbox" name="confirm" value="yes" required> Erase this person's data everywhere: bookings keep their times and money, the buyer shows as erased, their account ends. This cannot be undone.</span></label>

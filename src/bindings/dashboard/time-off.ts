@@ -1,11 +1,10 @@
 /** The time-off screen: add time off, set the hours of one date, list and remove what was added here. */
 import { html, readForm } from '../../web/index.js';
-import type { DashboardApp, Screens } from './kit.js';
+import { stamp, type DashboardApp, type Screens } from './kit.js';
 import { viewOf, type ScheduleChangeView } from './views.js';
 
 const text = (v: unknown) => (typeof v === 'string' ? v : '');
 const hoursText = (hours: ScheduleChangeView['hours']) => (hours.length ? `open ${hours.map((h) => `${h.opens}–${h.closes}`).join(', ')}` : 'closed all day');
-const minutes = (iso: string) => iso.replace('T', ' ').slice(0, 16);
 
 export function mountTimeOff(app: DashboardApp, s: Screens): void {
   app.get('/admin/ui/time-off', async (c) => {
@@ -13,7 +12,7 @@ export function mountTimeOff(app: DashboardApp, s: Screens): void {
     const list = res.ok ? viewOf<{ changes: ScheduleChangeView[] }>(res.data).changes : [];
     const rows = list.map(
       (ch) => html`<tr><td>${s.resourceName(ch.resource_id)}</td><td data-col="Kind">${ch.kind === 'time_off' ? 'Time off' : 'Hours for a date'}</td>
-<td>${ch.kind === 'time_off' ? `${minutes(ch.start)} → ${minutes(ch.end)}` : `${ch.date}: ${hoursText(ch.hours)}`}</td>
+<td>${ch.kind === 'time_off' ? html`${stamp(s, ch.start)} → ${stamp(s, ch.end)}` : `${ch.date}: ${hoursText(ch.hours)}`}</td>
 <td>${ch.reason ?? ''}</td><td><form class="inline" method="post" action="/admin/ui/time-off/${encodeURIComponent(ch.id)}/remove">${s.csrfField(c)}<button class="danger" type="submit">Remove</button></form></td></tr>`,
     );
     const staffSelect = html`<select name="resource_id" required>${[...s.biz.resources.values()].map((r) => html`<option value="${r.id}">${r.name}</option>`)}</select>`;
@@ -38,7 +37,7 @@ export function mountTimeOff(app: DashboardApp, s: Screens): void {
 <p class="note">These hours replace the weekly hours for that date only (an extra Sunday, a short day). Leave Opens and Closes empty to close the day. One per date: remove it below to change it.</p></section>
 <section class="card" aria-labelledby="h-list"><h2 id="h-list">Added here</h2>${
         rows.length
-          ? html`<table class="list"><thead><tr><th>Staff</th><th>Kind</th><th>When</th><th>Reason</th><th><span class="sr-only">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`
+          ? html`<table class="list"><thead><tr><th>Staff</th><th>Kind</th><th>When (${s.zone})</th><th>Reason</th><th><span class="sr-only">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`
           : html`<p class="note">No time off or dated hours added from the dashboard.</p>`
       }</section>`,
     );
