@@ -137,3 +137,30 @@ describe('the webhook log', () => {
     }
   });
 });
+
+describe('hours over a date range', () => {
+  it('one form sets the same hours on every chosen weekday of a range; a date already set refuses the whole range', async () => {
+    const form: Record<string, string> = { _csrf: s.csrf, resource_id: 'res_stylist_ava', date: day(7), until: day(13), opens: '10:00', closes: '14:00', reason: 'Short week' };
+    for (const d of ['monday', 'tuesday', 'wednesday', 'thursday', 'friday']) form[`weekday_${d}`] = '1';
+    const res = await s.post('/admin/ui/time-off/exception', form);
+    expect(res.headers.get('location')).toMatch(/ok=hours_set/);
+    const list = async () =>
+      ((await t.call('GET', '/admin/schedule-changes?resource_id=res_stylist_ava', undefined, { apiKey: ADMIN_KEY, profile: null })).body.changes as any[]).filter(
+        (c) => c.kind === 'exception',
+      );
+    const set = await list();
+    const weekdays = Array.from({ length: 7 }, (_, i) => day(7 + i)).filter((d) => ![0, 6].includes(new Date(`${d}T00:00:00Z`).getUTCDay()));
+    expect(set.map((c) => c.date).sort()).toEqual(weekdays);
+    expect(set.every((c) => c.hours.length === 1 && c.hours[0].opens === '10:00' && c.hours[0].closes === '14:00')).toBe(true);
+    // Availability follows: on the first weekday Ava's slots are inside 10:00-14:00 only.
+    const slots = (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: weekdays[0], end_date: weekdays[0], resource_ids: ['res_stylist_ava'] }))
+      .body.slots as any[];
+    const ava = slots.filter((x) => (x.resources ?? []).some((r: any) => r.id === 'res_stylist_ava'));
+    expect(ava.length).toBeGreaterThan(0);
+    for (const x of ava) expect(x.start.slice(11, 16) >= '10:00' && x.end.slice(11, 16) <= '14:00').toBe(true);
+    // Again over a range that overlaps: refused naming the date, nothing more set.
+    const again = await s.post('/admin/ui/time-off/exception', { ...form, date: day(12), until: day(16) });
+    expect(new URL(again.headers.get('location') ?? '', t.url).searchParams.get('detail')).toMatch(/already has an exception for \d{4}-\d{2}-\d{2}/);
+    expect(await list()).toHaveLength(weekdays.length);
+  });
+});

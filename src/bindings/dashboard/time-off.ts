@@ -6,6 +6,8 @@ import { viewOf, type ScheduleChangeView } from './views.js';
 const text = (v: unknown) => (typeof v === 'string' ? v : '');
 const hoursText = (hours: ScheduleChangeView['hours']) => (hours.length ? `open ${hours.map((h) => `${h.opens}–${h.closes}`).join(', ')}` : 'closed all day');
 
+const WEEKDAY_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+
 export function mountTimeOff(app: DashboardApp, s: Screens): void {
   app.get('/admin/ui/time-off', async (c) => {
     const res = await s.run(c, 'schedule_changes', {});
@@ -35,6 +37,12 @@ export function mountTimeOff(app: DashboardApp, s: Screens): void {
 <label>Opens<input type="time" name="opens"></label><label>Closes<input type="time" name="closes"></label>
 <label>Reason<input name="reason" maxlength="500"></label><button class="primary" type="submit">Set the hours</button></form>
 <p class="note">These hours replace the weekly hours for that date only (an extra Sunday, a short day). Leave Opens and Closes empty to close the day. One per date: remove it below to change it.</p></section>
+<section class="card" aria-labelledby="h-range"><h2 id="h-range">Hours for a range of dates</h2><form class="stack" id="exception-range" method="post" action="/admin/ui/time-off/exception">${s.csrfField(c)}
+<label>Staff member or resource${staffSelect}</label><label>First date<input type="date" name="date" required></label><label>Last date<input type="date" name="until" required></label>
+<fieldset><legend>On these days</legend>${WEEKDAY_NAMES.map((d) => html`<label class="check"><input type="checkbox" name="weekday_${d}" value="1" checked> ${d[0].toUpperCase()}${d.slice(1)}</label>`)}</fieldset>
+<label>Opens<input type="time" name="opens"></label><label>Closes<input type="time" name="closes"></label>
+<label>Reason<input name="reason" maxlength="500"></label><button class="primary" type="submit">Set the hours for every date</button></form>
+<p class="note">Next week's hours in one go: each date chosen gets these hours in place of the weekly ones (empty: closed). If any date already has its own hours, nothing is set and that date is named.</p></section>
 <section class="card" aria-labelledby="h-list"><h2 id="h-list">Added here</h2>${
         rows.length
           ? html`<table class="list"><thead><tr><th>Staff</th><th>Kind</th><th>When (${s.zone})</th><th>Reason</th><th><span class="sr-only">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`
@@ -47,6 +55,10 @@ export function mountTimeOff(app: DashboardApp, s: Screens): void {
     // Both times empty: closed all day; otherwise one interval, which the operation checks.
     const hours = text(form.opens) || text(form.closes) ? [{ opens: text(form.opens), closes: text(form.closes) }] : [];
     const input: Record<string, unknown> = { resource_id: form.resource_id, date: form.date, hours };
+    if (text(form.until)) {
+      input.until = text(form.until);
+      input.weekdays = WEEKDAY_NAMES.filter((d) => form[`weekday_${d}`] === '1');
+    }
     if (text(form.reason)) input.reason = form.reason;
     return s.back(c, '/admin/ui/time-off', await s.run(c, 'exception_add', input), hours.length ? 'hours_set' : 'day_closed');
   });
