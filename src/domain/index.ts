@@ -116,6 +116,19 @@ export { priceInterval, durationInterval, flatCategory, categoryTerms, distanceK
 export type { RangeMatch, BoundingBox } from './registry.js';
 export { mergeScheduleChanges, overlappingInterval } from './schedule-changes.js';
 export type { ScheduleChange } from './schedule-changes.js';
-export { ERASED_BUYER, erasePerson, isPerson, mentionsPerson, normalizeEmail, normalizePhone, personNeedles, personOf, phoneOnlyEmail } from './personal-data.js';
+export {
+  ERASED_BUYER,
+  erasePerson,
+  foldName,
+  isPerson,
+  nameMatches,
+  mentionsPerson,
+  normalizeEmail,
+  normalizePhone,
+  personNeedles,
+  personOf,
+  phoneOnlyEmail,
+} from './personal-data.js';
 export type { Person } from './personal-data.js';
 export { negotiateLocale } from './locale.js';
+export { idFrom, uniqueIdFrom } from './id-from-name.js';

@@ -150,3 +150,17 @@ function redactNames(v: unknown, names: readonly string[], freeText = false): un
   if (!v || typeof v !== 'object') return v;
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, redactNames(x, names, FREE_TEXT_MEMBERS.has(k))]));
 }
+
+/** A name folded for search: accents dropped (NFD marks), lower case, spaces collapsed; "José" and "jose" fold alike. */
+export function foldName(s: string): string {
+  return s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+/** True when the folded query is part of the person's first name, last name or full name ("ana sil" finds Ana Silva). */
+export function nameMatches(person: { first_name?: unknown; last_name?: unknown }, query: string): boolean {
+  const q = foldName(query);
+  if (!q) return false;
+  const first = typeof person.first_name === 'string' ? foldName(person.first_name) : '';
+  const last = typeof person.last_name === 'string' ? foldName(person.last_name) : '';
+  return `${first} ${last}`.includes(q) || `${last} ${first}`.includes(q);
+}

@@ -110,6 +110,7 @@ export type DashboardAction =
   | 'category_delete'
   | 'walk_in'
   | 'client'
+  | 'clients_by_name'
   | 'client_note'
   | 'buyer_export'
   | 'buyer_erase'

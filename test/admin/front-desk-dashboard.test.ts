@@ -109,4 +109,25 @@ describe('the front desk forms', () => {
     expect((await s.post('/admin/ui/clients/erase', { _csrf: s.csrf, email: BUYER.email, confirm: 'yes' })).headers.get('location')).toMatch(/ok=buyer_erased/);
     expect((await admin('GET', `/admin/bookings/${b.id}`)).body.booking.buyer.first_name).toBe('Erased');
   });
+
+  it('a client is found by part of the first or last name, whatever the case or accents, and the result opens their page', async () => {
+    const s = await signInDashboard(t.url, EMAIL, PASSWORD);
+    const jose = { first_name: 'José', last_name: 'Álvarez-Núñez', email: 'jose.alvarez@example.org', phone_number: '+1 212 555 0199' };
+    const slots = await slotsOf(day(1));
+    const b = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slots[0].id, buyer: jose })).body.booking;
+    await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slots[slots.length - 1].id, buyer: BUYER });
+    for (const typed of ['jose', 'JOSÉ', 'alvarez', 'Núñez', 'jose alv']) {
+      const page = await (await s.get(`/admin/ui/clients?name=${encodeURIComponent(typed)}`)).text();
+      expect(page, typed).toContain('José Álvarez-Núñez');
+      expect(page, typed).toContain(`/admin/ui/clients?email=${encodeURIComponent(jose.email)}`);
+      expect(page, typed).not.toContain('Lovelace');
+    }
+    const none = await (await s.get('/admin/ui/clients?name=zzz')).text();
+    expect(none).toContain('No client has that in their name');
+    const client = await (await s.get(`/admin/ui/clients?email=${encodeURIComponent(jose.email)}`)).text();
+    expect(client).toContain(`/admin/ui/bookings/${b.id}`);
+    // The same search over REST, for platforms' own desks.
+    const r = await admin('GET', `/admin/clients/by-name?name=${encodeURIComponent('lovel')}`);
+    expect(r.body.clients).toEqual([expect.objectContaining({ email: BUYER.email, bookings: 1 })]);
+  });
 });

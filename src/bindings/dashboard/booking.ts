@@ -6,7 +6,7 @@
 import { html, readForm, type Html } from '../../web/index.js';
 import type { DashboardAction } from '../../operations/index.js';
 import type { DoneCode } from './flash.js';
-import { badge, buyerName, middayOf, refusal, type DashboardApp, type Screens, type ScreenContext } from './kit.js';
+import { badge, buyerName, stamp, middayOf, refusal, type DashboardApp, type Screens, type ScreenContext } from './kit.js';
 import { minorFromForm, moneyCard } from './money.js';
 import { messagesCard } from './booking-messages.js';
 import { bookingPeople } from './booking-people.js';
@@ -79,19 +79,19 @@ export function mountBooking(app: DashboardApp, s: Screens): void {
         : '';
     const resourceIds = d.resource_ids ?? [];
     const reschedule = MOVABLE.includes(b.status) ? await rescheduleCard(s, c, b, d.start_ms, resourceIds) : '';
-    const events = d.events.map((e) => html`<tr><td>${e.timestamp}</td><td>${e.event}</td><td>${e.event_id}</td></tr>`);
+    const events = d.events.map((e) => html`<tr><td>${stamp(s, e.timestamp)}</td><td>${e.event}</td><td>${e.event_id}</td></tr>`);
     return s.view(
       c,
       `Booking ${b.id}`,
       '',
       html`<h1>${buyerName(b)} · ${b.service_name}</h1>${s.flash(c)}
-<div class="card"><p>${badge(b.status)}</p><dl><dt>When</dt><dd>${s.when(d.start_ms)}–${s.timeFmt.format(d.end_ms)}</dd>
+<div class="card"><p>${badge(b.status)}</p><dl><dt>When</dt><dd>${s.when(d.start_ms)}–${s.timeFmt.format(d.end_ms)} (${s.zone})</dd>
 <dt>Staff</dt><dd>${resourceIds.map(s.resourceName).join(', ') || '—'}</dd>
 ${bookingPeople(b)}
 <dt>Party</dt><dd>${b.party_size}</dd><dt>Booking id</dt><dd>${b.id}</dd><dt>Platform</dt><dd>${d.platform ?? 'direct'}</dd>
 ${b.cancellation ? html`<dt>Canceled</dt><dd>by ${b.cancellation.canceled_by}${b.cancellation.reason ? `: ${b.cancellation.reason}` : ''}</dd>` : ''}</dl>
-<div class="actions">${moves}</div>${decline}</div>${moneyCard(d.money, { csrf: s.csrfField(c), action: `/admin/ui/bookings/${id}/refund` })}${reschedule}${messagesCard(d.messages, (iso) => s.when(Date.parse(iso)))}
-<section class="card" aria-labelledby="h"><h2 id="h">History</h2><table class="list"><thead><tr><th>At</th><th>Event</th><th>Event id</th></tr></thead><tbody>${events.length ? events : html`<tr><td colspan="3">No events yet.</td></tr>`}</tbody></table></section>`,
+<div class="actions">${moves}</div>${decline}</div>${moneyCard(d.money, { csrf: s.csrfField(c), action: `/admin/ui/bookings/${id}/refund` })}${reschedule}${messagesCard(d.messages, (iso) => s.when(Date.parse(iso)), s.zone)}
+<section class="card" aria-labelledby="h"><h2 id="h">History</h2><table class="list"><thead><tr><th>At (${s.zone})</th><th>Event</th><th>Event id</th></tr></thead><tbody>${events.length ? events : html`<tr><td colspan="3">No events yet.</td></tr>`}</tbody></table></section>`,
     );
   });
 

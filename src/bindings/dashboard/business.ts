@@ -8,6 +8,7 @@
 import { settingsFields, type SettingField } from '../../operations/index.js';
 import { html, readForm, type Html } from '../../web/index.js';
 import type { DashboardApp, ScreenContext, Screens } from './kit.js';
+import { SETTING_WORDS } from './setting-words.js';
 
 type Json = Record<string, unknown>;
 const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
@@ -17,8 +18,9 @@ const words = (name: string) => name.replaceAll('_', ' ').replace(/^./, (ch) => 
 /** One setting's field, showing the stored value (or the default, named in the hint). */
 function settingField(f: SettingField, value: unknown): Html {
   const id = fieldId(f.name);
-  const hint = html`<small id="${id}-hint" class="note">${f.description}${f.default !== undefined ? ` Default: ${JSON.stringify(f.default)}.` : ''}</small>`;
-  const label = html`<label for="${id}">${words(f.name)}</label>`;
+  const said = SETTING_WORDS[f.name];
+  const hint = html`<small id="${id}-hint" class="note">${said?.help ?? f.description}${f.default !== undefined ? ` Default: ${JSON.stringify(f.default)}.` : ''}</small>`;
+  const label = html`<label for="${id}">${said?.label ?? words(f.name)}</label>`;
   const shown = value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
   if (f.kind === 'boolean' || f.kind === 'choice') {
     const options = f.kind === 'boolean' ? ['true', 'false'] : (f.choices ?? []);

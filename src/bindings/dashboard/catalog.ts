@@ -57,9 +57,14 @@ function hoursFrom(form: Record<string, unknown>): Hours {
   return out;
 }
 
+/** The new-service form's fields kept when the save is refused. */
+const TYPED_FIELDS = ['name', 'template', 'amount', 'minutes', 'id'] as const;
+
 function mountServices(app: DashboardApp, s: Screens): void {
   app.get('/admin/ui/services', async (c) => {
     await s.refresh();
+    // A refused new service comes back with what was typed (TYPED_FIELDS as `new_<field>`), so nothing is typed twice.
+    const typed = (field: (typeof TYPED_FIELDS)[number]) => text(c.req.query(`new_${field}`)).slice(0, 200);
     const services = [...s.biz.services.values()];
     const rows = services.map((svc) => {
       const status = svc.status ?? 'active';
@@ -77,23 +82,28 @@ ${status === 'archived' ? '' : html`<form class="inline" method="post" action="/
       'Services',
       '/admin/ui/services',
       html`<h1>Services</h1>${s.flash(c)}<section class="card" aria-labelledby="h-new"><h2 id="h-new">New service</h2><form class="stack" id="service-new" method="post" action="/admin/ui/services">${s.csrfField(c)}
-<label>Id<input name="id" required maxlength="128"></label><label>Name<input name="name" required></label>
-<label>Like (policies, staff and locations copied from)<select name="template">${services.map((svc) => html`<option value="${svc.id}">${svc.name}</option>`)}</select></label>
-<label>Price (${s.currency}, e.g. ${s.money(6500)})<input name="amount" inputmode="decimal"></label><label>Length (minutes)<input name="minutes" inputmode="numeric"></label>
+<label>Name<input name="name" required value="${typed('name')}"></label>
+<label>Like (policies, staff and locations copied from)<select name="template">${services.map((svc) => html`<option value="${svc.id}" ${svc.id === typed('template') ? 'selected' : ''}>${svc.name}</option>`)}</select></label>
+<label>Price (${s.currency}, e.g. ${s.money(6500)})<input name="amount" inputmode="decimal" value="${typed('amount')}"></label><label>Length (minutes)<input name="minutes" inputmode="numeric" value="${typed('minutes')}"></label>
+<label>Id (optional: made from the name when empty, e.g. svc_deep_tissue_massage)<input name="id" maxlength="128" value="${typed('id')}"></label>
 <button class="primary" type="submit">Add the service</button></form></section>${rows}`,
     );
   });
   app.post('/admin/ui/services', async (c) => {
     const form = await readForm(c);
     const template = s.biz.services.get(text(form.template)) ?? [...s.biz.services.values()][0];
-    const { handle: _handle, url: _url, ...copy } = structuredClone(template);
-    const input: Record<string, unknown> = { ...copy, id: text(form.id), name: text(form.name), status: 'active' };
+    const { handle: _handle, url: _url, id: _id, ...copy } = structuredClone(template);
+    const input: Record<string, unknown> = { ...copy, name: text(form.name), status: 'active' };
+    if (text(form.id)) input.id = text(form.id);
+    const kept = new URLSearchParams();
+    for (const f of TYPED_FIELDS) if (text(form[f])) kept.set(`new_${f}`, text(form[f]).slice(0, 200));
+    const again = `/admin/ui/services?${kept}`;
     const amount = minorFromForm(form.amount, copy.pricing.currency);
-    if (typeof amount === 'object') return s.refuse(c, '/admin/ui/services', `Price: ${amount.refused}`);
+    if (typeof amount === 'object') return s.refuse(c, again, `Price: ${amount.refused}`);
     if (amount !== undefined) input.pricing = { ...copy.pricing, amount };
     if (text(form.minutes) && copy.duration.fixed) input.duration = { ...copy.duration, fixed: `PT${text(form.minutes)}M` };
     const res = await s.run(c, 'service_create', input);
-    return s.back(c, '/admin/ui/services', res, 'saved', res.ok ? savedService(s, undefined, res.data.service as ServiceFacts | undefined) : undefined);
+    return s.back(c, res.ok ? '/admin/ui/services' : again, res, 'saved', res.ok ? savedService(s, undefined, res.data.service as ServiceFacts | undefined) : undefined);
   });
   app.post('/admin/ui/services/:id', async (c) => {
     const form = await readForm(c);

@@ -104,10 +104,29 @@ ${freeForm}</section><section class="card" aria-labelledby="wo"><h2 id="wo">Over
   app.get('/admin/ui/clients', async (c) => {
     const email = str(c.req.query('email'), 320);
     const phone = str(c.req.query('phone'), 50);
-    const search = `<form class="filters" method="get" action="/admin/ui/clients"><label>Email<input type="email" name="email" value="${esc(email)}"></label>
+    const name = str(c.req.query('name'), 100);
+    const search = `<form class="filters" method="get" action="/admin/ui/clients"><label>Name<input type="search" name="name" value="${esc(name)}" autocomplete="off"></label>
+<label>Email<input type="email" name="email" value="${esc(email)}"></label>
 <label>Phone<input type="tel" name="phone" value="${esc(phone)}"></label><button type="submit">Find</button></form>`;
-    let body = '<p class="note">Find a client by email or phone: their bookings from every platform and the desk, and your note about them.</p>';
-    if (email || phone) {
+    let body = '<p class="note">Find a client by name, email or phone: their bookings from every platform and the desk, and your note about them.</p>';
+    if (name && !email && !phone) {
+      const res = await run(c, 'clients_by_name', { name });
+      const problem = problemOf(res);
+      if (problem || !res.ok) body = `<p class="flash bad" role="alert">${esc(problem ?? 'That search could not be run.')}</p>`;
+      else {
+        const rows = (res.data.clients as any[])
+          .map(
+            (p) =>
+              `<tr><td data-col="Name"><a href="/admin/ui/clients?${esc(clientQuery(p.email, ''))}">${esc(`${p.first_name} ${p.last_name}`)}</a></td><td data-col="Email">${esc(p.email)}</td><td data-col="Phone">${esc(p.phone_number ?? '')}</td><td data-col="Bookings">${esc(String(p.bookings))}</td><td data-col="Latest">${esc(dayFmt.format(Date.parse(p.latest_start)))}</td></tr>`,
+          )
+          .join('');
+        body = `<section class="card" aria-labelledby="cm"><h2 id="cm">Clients named like “${esc(name)}”</h2>${
+          rows
+            ? `<table class="list"><thead><tr><th>Name</th><th>Email</th><th>Phone</th><th>Bookings</th><th>Latest</th></tr></thead><tbody>${rows}</tbody></table>`
+            : '<p class="note">No client has that in their name. Try part of the first or last name, or their email or phone.</p>'
+        }</section>`;
+      }
+    } else if (email || phone) {
       const res = await run(c, 'client', email ? { email, ...(phone ? { phone } : {}) } : { phone });
       const problem = problemOf(res);
       if (problem || !res.ok) {
@@ -130,7 +149,7 @@ ${freeForm}</section><section class="card" aria-labelledby="wo"><h2 id="wo">Over
         }</section>
 <section class="card" aria-labelledby="cn"><h2 id="cn">Private note</h2><form class="stack" method="post" action="/admin/ui/clients/note?${esc(q)}">${csrfField(c)}${personHidden(email, phone)}
 <label>Only the business sees this note<textarea name="note" rows="3" cols="40" maxlength="5000">${esc(note?.note ?? '')}</textarea></label><button class="primary" type="submit">Save note</button></form>
-${note ? `<p class="note">Last changed ${esc(note.updated_at)} by ${esc(note.updated_by.replace(/^user:/, ''))}.</p>` : ''}</section>
+${note ? `<p class="note">Last changed ${esc(Number.isFinite(Date.parse(note.updated_at)) ? `${s.when(Date.parse(note.updated_at))} (${s.zone})` : note.updated_at)} by ${esc(note.updated_by.replace(/^user:/, ''))}.</p>` : ''}</section>
 <section class="card" aria-labelledby="cd"><h2 id="cd">Their data</h2><form class="inline" method="post" action="/admin/ui/clients/export">${csrfField(c)}${personHidden(email, phone)}<button type="submit">Download everything stored (JSON)</button></form>
 <form class="stack" method="post" action="/admin/ui/clients/erase?${esc(q)}">${csrfField(c)}${personHidden(email, phone)}
 <label class="check"><span><input type="checkbox" name="confirm" value="yes" required> Erase this person's data everywhere: bookings keep their times and money, the buyer shows as erased, their account ends. This cannot be undone.</span></label>

@@ -167,3 +167,9 @@ export const refusal = (text: string | undefined): Html => html`<p class="flash 
 
 /** A local date at midday UTC, for formatting a date (not an instant) in the business's zone. */
 export const middayOf = (date: string): number => Date.parse(`${date}T12:00:00Z`);
+
+/** A stored instant in the business's zone ("Tue 1 Dec 09:30"), its ISO form kept in `datetime`; text that is no instant is shown as it is. */
+export const stamp = (s: Pick<Screens, 'when'>, iso: string): Html => {
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? html`<time datetime="${iso}">${s.when(ms)}</time>` : html`${iso}`;
+};

@@ -1,6 +1,6 @@
 /** The waitlists screen: who waits for each service, oldest first as the operation lists them. */
 import { html } from '../../web/index.js';
-import { badge, type DashboardApp, type Screens } from './kit.js';
+import { badge, stamp, type DashboardApp, type Screens } from './kit.js';
 import { viewOf, type WaitlistEntryView } from './views.js';
 
 export function mountWaitlists(app: DashboardApp, s: Screens): void {
@@ -13,8 +13,8 @@ export function mountWaitlists(app: DashboardApp, s: Screens): void {
         html`<section class="card"><h2>${svc.name}</h2>${
           entries.length === 0
             ? html`<p class="note">Nobody is waiting.</p>`
-            : html`<table class="list"><thead><tr><th>Since</th><th>Status</th><th>Entry</th></tr></thead><tbody>${entries.map(
-                (e) => html`<tr><td>${e.created_at}</td><td>${badge(e.status)}</td><td>${e.id}</td></tr>`,
+            : html`<table class="list"><thead><tr><th>Since (${s.zone})</th><th>Status</th><th>Entry</th></tr></thead><tbody>${entries.map(
+                (e) => html`<tr><td>${stamp(s, e.created_at)}</td><td>${badge(e.status)}</td><td>${e.id}</td></tr>`,
               )}</tbody></table>`
         }</section>`,
       );

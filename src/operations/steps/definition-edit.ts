@@ -35,8 +35,8 @@ export interface DefinitionChange {
   list: 'services' | 'resources' | 'locations';
   /** The id of the object edited; absent for a new object (appended). */
   id?: string;
-  /** The object as it will be, from the object as it is (undefined for a new one). */
-  apply(current: Json | undefined): Json;
+  /** The object as it will be, from the object as it is (undefined for a new one) and the list it is in. */
+  apply(current: Json | undefined, list: readonly Json[]): Json;
   /** Store the change even when it strands bookings (they are named in a warning and left as they are). */
   force?: boolean;
 }
@@ -117,7 +117,7 @@ export async function editDefinition(ctx: OperationContext, change: DefinitionCh
       if (change.id !== undefined && at < 0) {
         throw invalidRequest(`${what}_id: no ${what} ${change.id} in this business`, [{ field: `${what}_id`, message: `unknown ${what}` }], 'not_found');
       }
-      object = change.apply(at < 0 ? undefined : list[at]);
+      object = change.apply(at < 0 ? undefined : list[at], list);
       if (change.id !== undefined && object.id !== change.id) {
         throw invalidRequest(`id: a ${what}'s id cannot change`, [{ field: 'id', message: 'cannot change' }]);
       }

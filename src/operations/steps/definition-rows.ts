@@ -5,6 +5,7 @@
  * business file's, run by `editDefinition` on the whole definition.
  */
 import { z } from 'zod';
+import { uniqueIdFrom } from '../../domain/index.js';
 import { ok, type DashboardAction, type OperationDef, type OperationResult } from '../define.js';
 import type { OperationContext } from '../context.js';
 import { Out } from '../schemas.js';
@@ -16,6 +17,7 @@ type Json = Record<string, unknown>;
 const FORCE = z.boolean().optional().describe('Store the change even when it strands live bookings: they stay as booked and are named in a warning.');
 
 const WHAT = { services: 'service', resources: 'resource', locations: 'location' } as const;
+const PREFIX = { services: 'svc', resources: 'res', locations: 'loc' } as const;
 
 /** What an edit answers: the object as stored, under its kind's name, and the warnings of a forced change. */
 async function run(ctx: OperationContext, change: DefinitionChange): Promise<OperationResult> {
@@ -39,13 +41,32 @@ export function createRow(list: DefinitionChange['list'], row: { name: string; p
     output: { [what]: Out.object },
     summary: row.summary,
     input: z.looseObject({
-      id: z.string().min(1).max(128).describe(`The new ${what}'s id, unique among the ${list}.`),
+      id: z
+        .string()
+        .min(1)
+        .max(128)
+        .optional()
+        .describe(`The new ${what}'s id, unique among the ${list}; when absent it is made from the name (\`${PREFIX[list]}_deep_tissue_massage\`, with \`_2\` when taken).`),
       force: FORCE,
     }),
     async handle(inp: Json & { force?: boolean }, ctx: OperationContext) {
       // A duplicate id is the business file's own issue ("duplicate service id"), reported on `id`.
       const { force, ...object } = inp;
-      return run(ctx, { list, force, apply: () => object });
+      return run(ctx, {
+        list,
+        force,
+        apply: (_current, siblings) =>
+          object.id === undefined
+            ? {
+                id: uniqueIdFrom(
+                  PREFIX[list],
+                  typeof object.name === 'string' ? object.name : what,
+                  siblings.map((o) => o.id),
+                ),
+                ...Object.fromEntries(Object.entries(object).filter(([k]) => k !== 'id')),
+              }
+            : object,
+      });
     },
   } satisfies Omit<OperationDef, 'input' | 'handle'> & { input: z.ZodType; handle: (i: any, c: OperationContext) => Promise<OperationResult> };
 }

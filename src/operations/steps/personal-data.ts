@@ -5,7 +5,7 @@
  * all three by being added here, or, for a table of JSON text, to PERSONAL_TEXT_TABLES in the store
  * (src/store/shared/personal-tables.ts).
  */
-import { erasePerson, isoUtc, mentionsPerson, personNeedles, type BookingRecord, type Person } from '../../domain/index.js';
+import { erasePerson, isoUtc, mentionsPerson, nameMatches, personNeedles, type BookingRecord, type Person } from '../../domain/index.js';
 import type { OperationContext } from '../context.js';
 
 /** What one export or erasure is about: a person, everywhere, or only where one booking is concerned (retention). */
@@ -199,5 +199,26 @@ async function subjectsOf(ctx: OperationContext, scope: PersonalScope): Promise<
 export async function bookingsOfPerson(ctx: OperationContext, person: Person): Promise<BookingRecord[]> {
   const out: BookingRecord[] = [];
   for await (const r of rowsOf(ctx, 'bookings', { person })) out.push(r.value as BookingRecord);
+  return out.sort((a, b) => b.priv.start_ms - a.priv.start_ms);
+}
+
+/**
+ * Every booking whose buyer or recipient has a name containing the query (case and accents
+ * ignored). Names cannot be narrowed in SQL without folding accents there, so every booking row is
+ * read a page at a time (the needle is a member every booking has) and matched here.
+ */
+export async function bookingsByName(ctx: OperationContext, query: string): Promise<BookingRecord[]> {
+  const out: BookingRecord[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await ctx.tx.frontdesk.mentioning('bookings', ['"first_name"'], PAGE, after);
+    for (const r of page) {
+      const rec = parseText(r.text) as BookingRecord;
+      const b = rec?.booking;
+      if (b && (nameMatches(b.buyer ?? {}, query) || (b.recipient && nameMatches(b.recipient, query)))) out.push(rec);
+    }
+    if (page.length < PAGE) break;
+    after = page[page.length - 1].key;
+  }
   return out.sort((a, b) => b.priv.start_ms - a.priv.start_ms);
 }

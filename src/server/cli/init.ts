@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
-import { checkBusinessDocument, type BusinessDef } from '../../domain/index.js';
+import { checkBusinessDocument, idFrom, type BusinessDef } from '../../domain/index.js';
 import { parseMoney } from '../../operations/index.js';
 import { CommandError, UsageError, type Command, type Flags } from './common.js';
 
@@ -31,18 +31,7 @@ Options:
   --out FILE                  where to write (default business.json); an existing file needs --force
 `;
 
-/** An id made from a name: `biz_` + its letters and digits, lower case, joined by underscores ("Rosa's Studio" is biz_rosas_studio). */
-export function idFrom(prefix: string, name: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/['’]/g, '')
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '')
-    .slice(0, 60);
-  return `${prefix}_${slug || 'main'}`;
-}
+export { idFrom };
 
 interface Answers {
   name: string;
