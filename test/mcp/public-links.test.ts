@@ -96,6 +96,13 @@ describe('the start-up log says to set --public-url when none is configured', ()
       expect(bare.stderr(), bare.stderr()).toMatch(
         /no public URL configured: links in tool results, pages and mail name http:\/\/127\.0\.0\.1:\d+, which opens only on this machine; give --public-url/,
       );
+      // Listening on loopback only (npm start's default), nobody elsewhere reaches the server either:
+      // the line informs, it does not warn (npm start prints no warning but the sandbox's).
+      const line = bare
+        .stderr()
+        .split('\n')
+        .find((l) => l.includes('no public URL configured'));
+      expect(JSON.parse(line ?? '{}').level).toBe('info');
     } finally {
       await bare.stop();
     }

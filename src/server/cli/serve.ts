@@ -1,7 +1,7 @@
 /** `usp-server serve`: run the business over HTTP (REST and MCP on one port). */
 import { readFileSync } from 'node:fs';
 import { offerDashboardSetup } from '../../operations/index.js';
-import { ProxyListError, trustedProxies } from '../../security/index.js';
+import { isLoopbackAddress, ProxyListError, trustedProxies } from '../../security/index.js';
 import { createUspServer, type ServerOptions, type UspServer } from '../compose.js';
 import type { ServerLogger } from '../logging.js';
 import { DEFAULT_REREGISTER_MS, createRegistrar, type Registrar } from '../register-with.js';
@@ -269,7 +269,14 @@ async function run(flags: Flags): Promise<number> {
   const clockLine = clockNotice();
   if (clockLine) log.warn(clockLine);
   // Before the line that says where it is open, which is what a supervisor waits for.
-  if (!server.biz.publicUrlConfigured) log.warn(publicUrlNotice(url));
+  // A warning where people elsewhere can reach the server but not its links; listening on loopback
+  // only (the demo's default), nobody elsewhere reaches it at all, so the links are as good as the
+  // server and the line is information (npm start prints no warning but the sandbox's).
+  if (!server.biz.publicUrlConfigured) {
+    const loopbackOnly = host === 'localhost' || isLoopbackAddress(host);
+    if (loopbackOnly) log.info(publicUrlNotice(url));
+    else log.warn(publicUrlNotice(url));
+  }
   log.info(`${server.biz.def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
   const base = server.biz.publicUrl || url;
   log.info(`dashboard: ${base}/admin`);
