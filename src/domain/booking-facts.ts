@@ -4,6 +4,7 @@
  * the fee and the refund. Every text that states them (the MCP result's text, the buyer's pages, the
  * mail) words these facts, so a text can never say something its structured result does not carry.
  */
+import { isTerminal, type BookingStatus } from './booking-status.js';
 
 /** The members of a booking the facts are read from (the wire object, as structuredContent carries it). */
 export interface BookingFactsInput {
@@ -54,9 +55,6 @@ export interface MoneyFacts {
   refundState: RefundState;
 }
 
-/** A booking that still happens: what is left to pay is paid at the appointment. */
-const LIVE = new Set(['pending', 'requires_action', 'confirmed', 'in_progress']);
-
 /** The money facts of a booking object. */
 export function moneyFacts(b: BookingFactsInput): MoneyFacts {
   const p = b.payment;
@@ -66,7 +64,8 @@ export function moneyFacts(b: BookingFactsInput): MoneyFacts {
   const payNow = pending ? { amount: pending.payment_context!.amount_due, url: pending.continue_url ?? null, until: pending.expires_at ?? null } : null;
   const total = typeof p?.amount === 'number' ? p.amount : null;
   const owed = !pending && typeof p?.amount_due === 'number' && p.amount_due > 0 ? p.amount_due : 0;
-  const live = LIVE.has(b.status);
+  // A booking that still happens (not final): what is left to pay is paid at the appointment.
+  const live = !isTerminal(b.status as BookingStatus);
   const atAppointment = live && total !== null ? Math.max(0, total - paid - (payNow?.amount ?? 0) - owed) : 0;
   const c = b.status === 'canceled' ? b.cancellation : undefined;
   const refund = typeof c?.refund_amount === 'number' ? c.refund_amount : null;

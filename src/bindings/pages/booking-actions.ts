@@ -85,8 +85,10 @@ function withCsrf(c: Context, make: (csrf: string) => Response): Response {
 
 function slotPicker(slots: Slot[], w: Words): Html {
   const days = new Map<string, Slot[]>();
+  // One formatter each for the page, not one per slot (building one costs as much as many formats).
+  const dayOf = new Intl.DateTimeFormat(w.locale, { timeZone: w.zone, weekday: 'long', day: 'numeric', month: 'long' });
   for (const s of slots) {
-    const day = new Intl.DateTimeFormat(w.locale, { timeZone: w.zone, weekday: 'long', day: 'numeric', month: 'long' }).format(new Date(s.start));
+    const day = dayOf.format(new Date(s.start));
     const list = days.get(day) ?? [];
     if (list.length < TIMES_A_DAY) list.push(s);
     days.set(day, list);
@@ -132,22 +134,46 @@ export function registerBookingActions(app: Hono, pipeline: Pipeline): void {
     );
   });
 
-  app.post('/booking/:booking_id/cancel', async (c) => {
+  /**
+   * A confirm form's post: CSRF and the credential checked, the operation run with that credential,
+   * its refusal said in words; `done` answers a change that went through.
+   */
+  const confirmed = async (
+    c: Context,
+    which: 'booking_cancel' | 'booking_move',
+    input: (form: Record<string, unknown>) => Record<string, unknown> | string,
+    fallback: string,
+    done: (res: Extract<OperationResponse, { ok: true }>, id: string, token: string) => Response,
+  ): Promise<Response> => {
     const form = await readForm(c);
-    const id = c.req.param('booking_id');
+    const id = c.req.param('booking_id')!;
     const token = typeof form.token === 'string' && TOKEN.test(form.token) ? form.token : '';
     if (!csrfOk(c, form.csrf)) return expired(id, token);
     if (!token) return linkDead();
-    const res = await run(c, 'booking_cancel', { booking_id: id }, token);
+    const args = input(form);
+    if (typeof args === 'string') return refused(args, id, token, 422);
+    const res = await run(c, which, { booking_id: id, ...args }, token);
     if (!res.ok) return failed(res, id, token);
     const problem = problemOf(res);
-    if (problem) return refused(problem.content ?? 'The booking could not be canceled.', id, token, 409);
-    const note = res.messages.find((m) => m.type === 'warning')?.content;
-    return page(
-      'Booking canceled',
-      html`<section class="card" role="status"><h1>Your booking is canceled</h1>${note ? html`<p>${note}</p>` : html`<p>Nothing was charged for cancelling.</p>`}<p><a href="${bookingHref(id, token)}">See your booking</a></p></section>`,
-    );
-  });
+    if (problem) return refused(problem.content ?? fallback, id, token, 409);
+    return done(res, id, token);
+  };
+
+  app.post('/booking/:booking_id/cancel', (c) =>
+    confirmed(
+      c,
+      'booking_cancel',
+      () => ({}),
+      'The booking could not be canceled.',
+      (res, id, token) => {
+        const note = res.messages.find((m) => m.type === 'warning')?.content;
+        return page(
+          'Booking canceled',
+          html`<section class="card" role="status"><h1>Your booking is canceled</h1>${note ? html`<p>${note}</p>` : html`<p>Nothing was charged for cancelling.</p>`}<p><a href="${bookingHref(id, token)}">See your booking</a></p></section>`,
+        );
+      },
+    ),
+  );
 
   app.get('/booking/:booking_id/move', async (c) => {
     const r = await load(c, 'reschedule');
@@ -173,20 +199,15 @@ export function registerBookingActions(app: Hono, pipeline: Pipeline): void {
     );
   });
 
-  app.post('/booking/:booking_id/move', async (c) => {
-    const form = await readForm(c);
-    const id = c.req.param('booking_id');
-    const token = typeof form.token === 'string' && TOKEN.test(form.token) ? form.token : '';
-    if (!csrfOk(c, form.csrf)) return expired(id, token);
-    if (!token) return linkDead();
-    const slot = typeof form.slot_id === 'string' ? form.slot_id : '';
-    if (!slot) return refused('Choose a new time first.', id, token, 422);
-    const res = await run(c, 'booking_move', { booking_id: id, slot_id: slot }, token);
-    if (!res.ok) return failed(res, id, token);
-    const problem = problemOf(res);
-    if (problem) return refused(problem.content ?? 'The booking could not be moved.', id, token, 409);
-    return c.redirect(bookingHref(id, token), 303);
-  });
+  app.post('/booking/:booking_id/move', (c) =>
+    confirmed(
+      c,
+      'booking_move',
+      (form) => (typeof form.slot_id === 'string' && form.slot_id ? { slot_id: form.slot_id } : 'Choose a new time first.'),
+      'The booking could not be moved.',
+      (_res, id, token) => c.redirect(bookingHref(id, token), 303),
+    ),
+  );
 }
 
 function expired(id: string, token: string): Response {
