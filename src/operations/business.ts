@@ -16,10 +16,13 @@ export interface Business {
   /** A sandbox: the built-in checkout page may stand in for a payment processor. */
   sandbox: boolean;
   /**
-   * Who takes the buyer's money online: the sandbox page (a sandbox only), Stripe, an external
-   * checkout URL template, or nobody (services paid before the appointment cannot be booked).
+   * How the buyer's money is taken online: the sandbox page (a sandbox only), a payment provider's
+   * adapter (`provider` says which), an external checkout URL template, or nobody (services paid
+   * before the appointment cannot be booked).
    */
-  payments: PaymentProviderKind;
+  payments: PaymentMode;
+  /** The payment provider's facts, when `payments` is `provider`. */
+  provider?: PaymentProviderFacts;
   /** Development: http://127.0.0.1 callback URLs are accepted (--allow-loopback-profiles). */
   allowLoopbackUrls: boolean;
   /**
@@ -49,7 +52,7 @@ export const NO_ONLINE_PAYMENT = 'Not bookable right now: it is paid online when
  * the end of its description, so every read (list, lookup, feed, availability, holds) follows the
  * catalog's rule for a suspended service.
  */
-function servedServices(services: readonly ServiceDef[], payments: PaymentProviderKind, why: Map<string, string>): ServiceDef[] {
+function servedServices(services: readonly ServiceDef[], payments: PaymentMode, why: Map<string, string>): ServiceDef[] {
   return services.map((s) => {
     if (payments !== 'none' || (s.status ?? 'active') !== 'active' || !paidBeforeAppointment(s)) return s;
     why.set(s.id, NO_ONLINE_PAYMENT);
@@ -67,10 +70,25 @@ function withSentence(d: ServiceDef['description'], sentence: string): ServiceDe
   return out;
 }
 
-export type PaymentProviderKind = 'sandbox' | 'stripe' | 'external' | 'none';
+/** How the business takes money online; which provider, when it is one, is the business's `provider`. */
+export type PaymentMode = 'none' | 'sandbox' | 'external' | 'provider';
+
+/**
+ * What the core asks of a payment provider by name (an adapter of `src/payments/` declares it): the
+ * name its ids, events and webhook path are stored under, its name in words to people, and the
+ * shortest and longest life its hosted checkout accepts (a session is made within them).
+ */
+export interface PaymentProviderFacts {
+  readonly name: string;
+  readonly label: string;
+  readonly checkoutTtlMs: { readonly min: number; readonly max: number };
+}
+
+/** The payment choice of a process: a mode that needs no adapter, or the facts of the provider's adapter. */
+export type PaymentProviderKind = Exclude<PaymentMode, 'provider'> | PaymentProviderFacts;
 
 /** The provider when none is named: the checkout URL template if one is set, else the sandbox page in a sandbox, else none. */
-export function defaultPaymentProvider(def: BusinessDef, sandbox: boolean): PaymentProviderKind {
+export function defaultPaymentProvider(def: BusinessDef, sandbox: boolean): Exclude<PaymentMode, 'provider'> {
   if (def.settings.checkout_url_template) return 'external';
   return sandbox ? 'sandbox' : 'none';
 }
@@ -90,7 +108,8 @@ const DEFAULT_PUBLIC_URL = 'http://localhost:8787';
 
 /** Throws SlotTagClash when two resource combinations of the business would share a slot id tag. */
 export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; allowLoopbackUrls?: boolean; payments?: PaymentProviderKind } = {}): Business {
-  const payments = opts.payments ?? defaultPaymentProvider(def, opts.sandbox ?? false);
+  const choice = opts.payments ?? defaultPaymentProvider(def, opts.sandbox ?? false);
+  const payments: PaymentMode = typeof choice === 'string' ? choice : 'provider';
   const suspendedWhy = new Map<string, string>();
   const served = servedServices(def.services, payments, suspendedWhy);
   const services = new Map(served.map((s) => [s.id, s] as const));
@@ -107,6 +126,7 @@ export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; all
     serviceOrder: def.services.map((s) => s.id),
     sandbox: opts.sandbox ?? false,
     payments,
+    ...(typeof choice === 'string' ? {} : { provider: choice }),
     allowLoopbackUrls: opts.allowLoopbackUrls ?? false,
     publicUrl: (def.settings.public_url ?? DEFAULT_PUBLIC_URL).replace(/\/$/, ''),
     publicUrlConfigured: def.settings.public_url !== undefined,

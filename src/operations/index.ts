@@ -23,7 +23,7 @@ export { compileBusiness } from './business.js';
 export type { Caller } from './context.js';
 export type { Clock } from './clock.js';
 export type { IdSource } from './ids.js';
-export type { Business, PaymentProviderKind } from './business.js';
+export type { Business, PaymentMode, PaymentProviderFacts, PaymentProviderKind } from './business.js';
 export type { Presented } from './authenticate.js';
 export type { HttpEvidence, McpAuthorization, AuthPolicy } from '../security/index.js';
 export { isLoopbackAddress } from '../security/index.js';

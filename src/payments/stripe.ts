@@ -8,6 +8,7 @@
 import Stripe from 'stripe';
 import type { PaymentEvent } from '../operations/index.js';
 import { ProviderError, WebhookRejected, type CheckoutRequest, type CheckoutSession, type PaymentProvider, type RefundRequest, type RefundResult } from './port.js';
+import type { PaymentAdapter } from './adapter.js';
 
 export interface StripeOptions {
   secretKey: string;
@@ -18,6 +19,31 @@ export interface StripeOptions {
   toleranceS?: number;
   timeoutMs?: number;
 }
+
+/**
+ * Stripe as the core and the CLI see it: Checkout Sessions live between 30 minutes and 24 hours,
+ * events are signed in `Stripe-Signature`, and three flags (two of them required) configure it.
+ */
+export const stripeAdapter: PaymentAdapter<StripeOptions> = {
+  facts: { name: 'stripe', label: 'Stripe', checkoutTtlMs: { min: 30 * 60_000, max: 24 * 3600_000 } },
+  signatureHeader: 'stripe-signature',
+  // Stripe's events are small, but a checkout session with its line items can pass the host's default.
+  maxWebhookBytes: 512 * 1024,
+  flags: [
+    { name: 'stripe-secret-key', value: 'KEY', env: 'STRIPE_SECRET_KEY', required: true, help: ['Stripe secret key (or STRIPE_SECRET_KEY); never logged or published'] },
+    {
+      name: 'stripe-webhook-secret',
+      value: 'SECRET',
+      env: 'STRIPE_WEBHOOK_SECRET',
+      required: true,
+      help: ['signing secret of the webhook endpoint (or STRIPE_WEBHOOK_SECRET); Stripe posts', 'events to <public URL>/payments/stripe/webhook'],
+    },
+    { name: 'stripe-api-url', value: 'URL', url: true, help: ["Stripe's API (default https://api.stripe.com; stripe-mock or an emulator in tests)"] },
+  ],
+  options: (v) => ({ secretKey: v['stripe-secret-key'] ?? '', webhookSecret: v['stripe-webhook-secret'] ?? '', ...(v['stripe-api-url'] ? { apiUrl: v['stripe-api-url'] } : {}) }),
+  incomplete: (o) => !o?.secretKey || !o.webhookSecret,
+  create: (o) => stripeProvider(o),
+};
 
 /** Stripe's dispute reasons in the spec's well-known words where one fits (spec 5.5.2); others pass through. */
 const DISPUTE_REASONS: Record<string, string> = {

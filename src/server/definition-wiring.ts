@@ -7,6 +7,7 @@ import { LiveBusiness, chooseDefinition, storedDefinition, type Business, type L
 import { openStore, type Store } from '../store/index.js';
 import { differsAdvice, provenanceClash, readProvenance, recordProvenance } from './definition-provenance.js';
 import type { ServerOptions } from './options.js';
+import { paymentChoice } from './payments-wiring.js';
 
 export interface OpenedBusiness {
   store: Store;
@@ -20,7 +21,7 @@ export async function openBusiness(opts: ServerOptions, log: Logger): Promise<Op
   const store = await openStore(opts.db, opts.dbTimeouts, (err) => log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }));
   const live = new LiveBusiness(
     store,
-    { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles, payments: opts.payments?.provider, settings: opts.settingsOverride },
+    { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles, payments: paymentChoice(opts.payments), settings: opts.settingsOverride },
     (err) => log.warn('could not check the stored business definition', { error: String(err) }),
   );
   live.onAdopt = opts.onDefinitionChanged;

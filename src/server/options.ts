@@ -125,7 +125,7 @@ export interface UspServer {
   app: HostApp;
   /** The webhook dispatcher (outbox to signed deliveries and MCP notifications). */
   dispatcher: WebhookDispatcher;
-  /** Calls the payment provider for committed payment jobs (Stripe only). */
+  /** Calls the payment provider for committed payment jobs (a provider adapter only). */
   paymentWorker?: PaymentWorker;
   /** Sends the mail outbox (when a transport is configured). */
   mailWorker?: MailWorker;

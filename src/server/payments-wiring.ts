@@ -1,24 +1,43 @@
 /**
- * The payment provider chosen at start: the sandbox page (a sandbox only), Stripe (its adapter, the
- * payment worker and the webhook door), an external checkout URL template, or none. What cannot
- * work is refused before the server starts; what is switched off for lack of a provider is said.
+ * The payment mode chosen at start: the sandbox page (a sandbox only), a provider (its registered
+ * adapter, the payment worker and the webhook door), an external checkout URL template, or none.
+ * What cannot work is refused before the server starts; what is switched off for lack of a provider
+ * is said. No provider is named here: each adapter declares its facts (`src/payments/adapters.ts`).
  */
 import type { Hono } from 'hono';
 import { createPaymentWebhook, paymentWebhookPath, paymentWebhookRefusal } from '../bindings/payments/index.js';
 import type { Business, Logger, PaymentProviderKind, Pipeline, ProtocolError } from '../operations/index.js';
-import { PaymentWorker, WebhookRejected, stripeProvider, type PaymentProvider, type StripeOptions } from '../payments/index.js';
+import { PaymentWorker, WebhookRejected, paymentAdapter, paymentAdapters, requiredFlagWords, type PaymentAdapter, type PaymentProvider } from '../payments/index.js';
 import type { Store } from '../store/index.js';
 import { underPaths, type Door } from './host.js';
 
 export interface PaymentOptions {
-  provider: PaymentProviderKind;
-  stripe?: StripeOptions;
-  /** A provider adapter to use instead of the one `provider` names (tests). */
+  /** `sandbox`, `external`, `none`, or the name of a registered provider adapter. */
+  provider: string;
+  /** A provider to use instead of the one the named adapter creates (tests). */
   adapter?: PaymentProvider;
   /** The worker's poll interval (default 1 s). */
   pollMs?: number;
   /** False: the worker runs only when its `tick()` is called (tests that step it). Default true. */
   startWorker?: boolean;
+  /** The adapter's own options, under its name (the CLI builds them from the adapter's flags). */
+  [adapterOptions: string]: unknown;
+}
+
+const MODES = ['sandbox', 'external', 'none'] as const;
+
+/** The payment choice the business is compiled with: a mode, or the named adapter's facts (undefined: the default). */
+export function paymentChoice(o: PaymentOptions | undefined): PaymentProviderKind | undefined {
+  if (!o) return undefined;
+  if ((MODES as readonly string[]).includes(o.provider)) return o.provider as (typeof MODES)[number];
+  return adapterOf(o).facts;
+}
+
+function adapterOf(o: PaymentOptions): PaymentAdapter {
+  const a = paymentAdapter(o.provider);
+  if (!a)
+    throw new Error(`--payments must be one of ${['sandbox', ...paymentAdapters().map((x) => x.facts.name), 'external', 'none'].join(', ')}, got ${JSON.stringify(o.provider)}`);
+  return a;
 }
 
 export interface PaymentWiring {
@@ -32,9 +51,9 @@ export interface PaymentWiring {
 export function checkPaymentOptions(o: PaymentOptions | undefined, sandbox: boolean): void {
   if (!o) return;
   if (o.provider === 'sandbox' && !sandbox) throw new Error('--payments sandbox takes no money and needs --sandbox (or --demo)');
-  if (o.provider === 'stripe' && !o.adapter && (!o.stripe?.secretKey || !o.stripe.webhookSecret)) {
-    throw new Error('--payments stripe needs --stripe-secret-key (or STRIPE_SECRET_KEY) and --stripe-webhook-secret (or STRIPE_WEBHOOK_SECRET)');
-  }
+  if ((MODES as readonly string[]).includes(o.provider)) return;
+  const a = adapterOf(o);
+  if (!o.adapter && a.incomplete(o[a.facts.name])) throw new Error(`--payments ${a.facts.name} needs ${requiredFlagWords(a, false)}`);
 }
 
 /** The services a business without a payment provider cannot take, by name (for the start-up warning). */
@@ -51,17 +70,18 @@ export function wirePayments(o: PaymentOptions | undefined, deps: { biz: Busines
       announce: () =>
         deps.log.warn('no payment provider: services paid when booking cannot be booked', {
           services: ids,
-          enable_with: '--payments stripe --stripe-secret-key KEY --stripe-webhook-secret SECRET, or --checkout-url TEMPLATE, or --sandbox',
+          enable_with: [...paymentAdapters().map(enableWords), '--checkout-url TEMPLATE', '--sandbox'].join(', or '),
         }),
     };
   }
-  if (kind !== 'stripe') return {};
-  const provider = o?.adapter ?? stripeProvider(o!.stripe!);
+  if (kind !== 'provider' || !o) return {};
+  const adapter = adapterOf(o);
+  const provider = o.adapter ?? adapter.create(o[adapter.facts.name]);
   const worker = new PaymentWorker({ store: deps.store, provider, pipeline: deps.pipeline, now: deps.now, log: deps.log, pollMs: o?.pollMs });
   const app: Hono = createPaymentWebhook({
     pipeline: deps.pipeline,
     provider: provider.name,
-    signatureHeader: 'stripe-signature',
+    signatureHeader: adapter.signatureHeader,
     log: deps.log,
     parse(raw, signature) {
       try {
@@ -77,8 +97,12 @@ export function wirePayments(o: PaymentOptions | undefined, deps: { biz: Busines
     claims: underPaths(paymentWebhookPath(provider.name)),
     fetch: (req, env) => app.fetch(req, env),
     refuse: (_req, status, err: ProtocolError) => paymentWebhookRefusal(err, status),
-    // Stripe's events are small, but a checkout session with its line items can pass the host's default.
-    maxBodyBytes: 512 * 1024,
+    ...(adapter.maxWebhookBytes ? { maxBodyBytes: adapter.maxWebhookBytes } : {}),
   };
   return { worker, door };
+}
+
+/** How to turn a provider on, for the warning: `--payments <name>` and its required flags. */
+function enableWords(a: PaymentAdapter): string {
+  return [`--payments ${a.facts.name}`, ...a.flags.filter((f) => f.required).map((f) => `--${f.name} ${f.value}`)].join(' ');
 }

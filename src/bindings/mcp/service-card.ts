@@ -25,8 +25,8 @@ function refundWords(biz: Business, t: ServiceTerms): string {
   const how =
     biz.payments === 'sandbox'
       ? 'this is a sandbox business: no money moves, and a refund is recorded at once'
-      : biz.payments === 'stripe'
-        ? 'a refund goes back to the card or account used to pay, through Stripe, and is recorded once Stripe confirms it (the bank then takes its own time to show it)'
+      : biz.provider
+        ? `a refund goes back to the card or account used to pay, through ${biz.provider.label}, and is recorded once ${biz.provider.label} confirms it (the bank then takes its own time to show it)`
         : "a refund goes back through the business's payment provider, the way the person paid";
   let deposit = '';
   const nonRefundable = t.payment.depositRefundable === false;

@@ -86,7 +86,7 @@ function render(v: CheckoutView, w: Words, csrf: string, abandoned = false): Res
         ? html`<form method="post"><input type="hidden" name="csrf" value="${csrf}"><button class="primary" name="choice" value="pay">Pay ${v.amount_due ?? ''}</button><button class="secondary" name="choice" value="cancel">Not now</button></form><p class="note">Sandbox business: no money moves.</p>`
         : v.pay_url
           ? html`<p><a class="button primary" href="${v.pay_url}">Pay ${v.amount_due ?? ''}</a></p><p class="note">You pay on the payment provider's secure page and come back here.</p>`
-          : v.provider === 'stripe'
+          : v.provider === 'provider'
             ? html`<p class="note">The payment page is being prepared; reload this page in a moment.</p>`
             : html`<p class="note">This business takes payment through its payment provider.</p>`;
       const due = html`<section class="card" aria-labelledby="pay"><h2 id="pay">Payment</h2><p class="due">${v.amount_due ?? ''} due now</p><p>Pay before ${w.time(b.deadline_at ?? '')}, or the booking is released.</p>${pay}</section>`;

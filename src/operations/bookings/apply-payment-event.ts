@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, requireBusiness } from '../define.js';
+import { invalidRequest } from '../errors.js';
 import { PAYMENT_EVENT } from '../payment-events.js';
 import { applyProviderEvent } from '../steps/provider-events.js';
 
@@ -17,9 +18,15 @@ export const applyPaymentEvent = defineOperation({
   capability: 'dev.usp-protocol.services.bookings',
   paymentEvents: true,
   summary: 'Apply what the payment provider reported (checkout paid or expired, refund, dispute) to its booking, once per event.',
-  input: z.object({ provider: z.enum(['stripe']), event: PAYMENT_EVENT }),
+  // The provider's name is its adapter's (src/payments/): checked against the business's in the handler.
+  input: z.object({ provider: z.string().min(1).max(64), event: PAYMENT_EVENT }),
   async handle(inp, ctx) {
     requireBusiness(ctx);
+    const own = ctx.biz.provider?.name;
+    if (inp.provider !== own) {
+      const message = own ? `must be "${own}", the business's payment provider` : 'this business takes no payments through a provider';
+      throw invalidRequest(`provider ${message}.`, [{ field: 'provider', message }]);
+    }
     return applyProviderEvent(ctx, inp.provider, inp.event);
   },
 });

@@ -166,7 +166,7 @@ export function paymentAction(ctx: OperationContext, rec: BookingRecord, service
   const currency = service.pricing.currency;
   const b = rec.booking;
   // A provider's checkout is keyed by the action: the id is allocated (and kept privately) only when one is made.
-  const actionId = ctx.biz.payments === 'stripe' || ctx.biz.payments === 'external' ? trackCheckout(ctx, rec, amountDue, currency) : '';
+  const actionId = ctx.biz.payments === 'provider' || ctx.biz.payments === 'external' ? trackCheckout(ctx, rec, amountDue, currency) : '';
   const label = what === 'booking' ? (service.policies.payment_timing === 'deposit_required' ? `Deposit for ${service.name}` : service.name) : `Reschedule of ${service.name}`;
   return {
     type: 'payment',

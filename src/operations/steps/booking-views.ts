@@ -9,7 +9,7 @@ import { returnUrlProblem } from '../../security/index.js';
 import { ProtocolError } from '../errors.js';
 import { expireIfDue } from './booking-lifecycle.js';
 import type { OperationContext } from '../context.js';
-import type { PaymentProviderKind } from '../business.js';
+import type { PaymentMode } from '../business.js';
 
 export interface CheckoutView {
   booking_id: string;
@@ -21,8 +21,8 @@ export interface CheckoutView {
   expires_at?: string;
   return_url?: string;
   sandbox: boolean;
-  /** Who takes the payment: the sandbox page, Stripe (pay at `pay_url`), an external checkout, or none. */
-  provider: PaymentProviderKind;
+  /** Who takes the payment: the sandbox page, a provider (pay at `pay_url`), an external checkout, or none. */
+  provider: PaymentMode;
   /** The provider's page for the pending action, once it exists. */
   pay_url?: string;
   /** What the buyer bought, from whom, where, when, on what terms and in what state (no buyer data). */

@@ -2,17 +2,21 @@
 import type { BookingRecord, ProviderCheckout, ProviderMoney } from '../../domain/index.js';
 import type { OperationContext } from '../context.js';
 
-/** The provider whose ids and events are stored (one today). */
-export const STRIPE = 'stripe';
-
-export function moneyOf(rec: BookingRecord): ProviderMoney {
-  return (rec.priv.provider ??= { provider: STRIPE, checkouts: [], refunds: [], refunded: {}, disputes: [], mismatches: [] });
+/** The booking's record at the provider, begun under `provider` (the name its ids and events are stored under) when there is none yet. */
+export function moneyOf(rec: BookingRecord, provider = ''): ProviderMoney {
+  return (rec.priv.provider ??= { provider, checkouts: [], refunds: [], refunded: {}, disputes: [], mismatches: [] });
 }
 
 /** Note the checkout of the payment action about to be appended to the booking's actions; returns its id. */
 export function trackCheckout(ctx: OperationContext, rec: BookingRecord, amount: number, currency: string): string {
   const actionId = ctx.ids.next('act');
-  moneyOf(rec).checkouts.push({ action_id: actionId, action_index: rec.booking.actions?.length ?? 0, amount, currency, status: 'requested' });
+  moneyOf(rec, ctx.biz.provider?.name ?? ctx.biz.payments).checkouts.push({
+    action_id: actionId,
+    action_index: rec.booking.actions?.length ?? 0,
+    amount,
+    currency,
+    status: 'requested',
+  });
   return actionId;
 }
 
@@ -21,11 +25,6 @@ export function returnPageUrl(ctx: OperationContext, bookingId: string): string 
   return `${ctx.biz.publicUrl}/checkout/${encodeURIComponent(bookingId)}/return`;
 }
 
-/** Stripe refuses a Checkout Session that expires sooner than this after it is created. */
-export const MIN_SESSION_TTL_MS = 30 * 60_000;
-/** ... or later than this. */
-export const MAX_SESSION_TTL_MS = 24 * 3600_000;
-
 /** The job that creates a checkout at the provider; the id is the provider's idempotency key too. */
 export function checkoutJobId(co: ProviderCheckout, attempt = 1): string {
   return attempt === 1 ? `checkout:${co.action_id}` : `checkout:${co.action_id}:${attempt}`;
@@ -33,12 +32,13 @@ export function checkoutJobId(co: ProviderCheckout, attempt = 1): string {
 
 /**
  * Write the jobs that create the provider's checkout for every action still waiting for one (after
- * commit; never inside this transaction). The session expires with the action, but never sooner
- * than Stripe allows (see docs/DECISIONS.md: our own expiry still ends the booking on time, and a
+ * commit; never inside this transaction). The session expires with the action, but within the
+ * life the provider's checkout accepts (`checkoutTtlMs`, its adapter's; see docs/DECISIONS.md: our own expiry still ends the booking on time, and a
  * payment that lands after it is refunded).
  */
 export async function queueCheckouts(ctx: OperationContext, rec: BookingRecord, attempt = 1): Promise<void> {
-  if (ctx.biz.payments !== 'stripe') return;
+  const ttl = ctx.biz.provider?.checkoutTtlMs;
+  if (ctx.biz.payments !== 'provider' || !ttl) return;
   const b = rec.booking;
   for (const co of rec.priv.provider?.checkouts ?? []) {
     const action = b.actions?.[co.action_index];
@@ -55,7 +55,7 @@ export async function queueCheckouts(ctx: OperationContext, rec: BookingRecord, 
         amount: co.amount,
         currency: co.currency,
         description: action.payment_context?.description ?? b.service_name,
-        expires_ms: Math.min(Math.max(expiresMs, ctx.now + MIN_SESSION_TTL_MS + 60_000), ctx.now + MAX_SESSION_TTL_MS - 60_000),
+        expires_ms: Math.min(Math.max(expiresMs, ctx.now + ttl.min + 60_000), ctx.now + ttl.max - 60_000),
         success_url: `${returnPageUrl(ctx, b.id)}?result=paid`,
         cancel_url: `${returnPageUrl(ctx, b.id)}?result=canceled`,
       },
@@ -70,7 +70,7 @@ export async function queueCheckouts(ctx: OperationContext, rec: BookingRecord, 
  * buyer cannot pay on it at all. A checkout whose session is not made yet is closed when it is.
  */
 export async function closeCheckouts(ctx: OperationContext, rec: BookingRecord): Promise<void> {
-  if (ctx.biz.payments !== 'stripe') return;
+  if (ctx.biz.payments !== 'provider') return;
   for (const co of rec.priv.provider?.checkouts ?? []) {
     if (co.status !== 'open' && co.status !== 'requested') continue;
     if (rec.booking.actions?.[co.action_index]?.status === 'pending') continue;

@@ -92,7 +92,7 @@ async function checkoutExpired(ctx: OperationContext, rec: BookingRecord, index:
   }
   const action = rec.booking.actions![index];
   if (Date.parse(action.expires_at) > ctx.now + 60_000) {
-    // Stripe caps a session at 24 hours: an action that lasts longer gets a fresh session.
+    // A provider caps a session's life (its adapter's `checkoutTtlMs`): an action that lasts longer gets a fresh session.
     co.status = 'requested';
     await ctx.tx.bookings.update(rec);
     await queueCheckouts(ctx, rec, Math.floor(ctx.now / 1000));

@@ -1,5 +1,5 @@
 /**
- * Money that moves through the business's payment provider (Stripe): the checkout a payment
+ * Money that moves through the business's payment provider (its adapter's): the checkout a payment
  * action gets, the refunds a cancellation asks for, and what the provider reports back. Nothing
  * here calls the provider: a job is written in the booking's own transaction and the payment worker
  * calls the provider after commit; its answers and the provider's events come back as
@@ -12,7 +12,7 @@ import { moneyOf } from './checkouts.js';
 
 /** Does a refund of this booking go through the provider (it was paid there)? */
 export function refundsThroughProvider(ctx: OperationContext, rec: BookingRecord): boolean {
-  return ctx.biz.payments === 'stripe' && (rec.priv.provider?.checkouts.some((c) => c.status === 'paid' && c.payment_ref) ?? false);
+  return ctx.biz.payments === 'provider' && (rec.priv.provider?.checkouts.some((c) => c.status === 'paid' && c.payment_ref) ?? false);
 }
 
 /** What is asked or known refunded on one provider payment: the larger of our requests not failed and what the provider reported. */
@@ -63,7 +63,7 @@ export async function requestRefund(ctx: OperationContext, rec: BookingRecord, a
 }
 
 /**
- * The provider says `total` has been refunded on one payment (cumulative, as Stripe reports it):
+ * The provider says `total` has been refunded on one payment (cumulative, as providers report it):
  * what is new is recorded on the booking's payment block and announced once with
  * `booking.refund_issued` (spec 5.5.1), whichever of the refund's answer and its event came first.
  */

@@ -16,6 +16,7 @@ import type { DefinitionOrigin } from '../definition-provenance.js';
 import { LOG_LEVELS, createLogger, type LogFormat, type LogLevel, type ServerLogger } from '../logging.js';
 import type { SecurityOptions } from '../security-wiring.js';
 import { PROFILE_CACHE_SECONDS } from '../../webhooks/index.js';
+import { paymentFlagTable } from '../../payments/index.js';
 
 /** Every flag of every command, in one table (parseArgs reads it; each command's help lists its own). */
 export const OPTIONS = {
@@ -47,9 +48,8 @@ export const OPTIONS = {
   'public-url': { type: 'string' },
   'checkout-url': { type: 'string' },
   payments: { type: 'string' },
-  'stripe-secret-key': { type: 'string' },
-  'stripe-webhook-secret': { type: 'string' },
-  'stripe-api-url': { type: 'string' },
+  // Each payment provider adapter's own flags (src/payments/adapters.ts).
+  ...paymentFlagTable(),
   'smtp-url': { type: 'string' },
   'mail-from': { type: 'string' },
   'mail-dir': { type: 'string' },
