@@ -2,7 +2,8 @@
  * The Stripe webhook endpoint trusts only what Stripe signed, over the raw body, within the SDK's
  * tolerance (in the past and in the future): a forged, unsigned, stale, future-dated or tampered
  * delivery answers 400 and changes nothing, and a replayed one is applied once (keyed by the Stripe
- * event id, in the store) and answers 200.
+ * event id, in the store) and answers 200. Unsigned, forged and tampered deliveries are refused in
+ * provider-flows.test.ts, for Stripe and the test-only Acme adapter alike.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bookingOf, eventsOf, paidBooking, sessionOf, startStripeRig, type StripeRig } from './helpers.js';
@@ -27,22 +28,6 @@ describe('the Stripe webhook endpoint', () => {
     expect([after.status, after.revision]).toEqual(['requires_action', booking.revision]);
     expect(await eventsOf(rig.t, booking.id)).toEqual([]);
   };
-
-  it('an unsigned delivery answers 400 and changes nothing', async () => {
-    expect((await post(rig.stripe.webhookUrl!, payload)).status).toBe(400);
-    await unchanged();
-  });
-
-  it('a delivery signed with another secret (forged) answers 400 and changes nothing', async () => {
-    expect((await post(rig.stripe.webhookUrl!, payload, rig.stripe.sign(payload, { secret: 'whsec_attacker' }))).status).toBe(400);
-    await unchanged();
-  });
-
-  it('a body changed after signing (tampered amount) answers 400 and changes nothing', async () => {
-    const sig = rig.stripe.sign(payload);
-    expect((await post(rig.stripe.webhookUrl!, payload.replace('"amount_total":11000', '"amount_total":1'), sig)).status).toBe(400);
-    await unchanged();
-  });
 
   it('a delivery signed more than 300 s ago (stale) answers 400 and changes nothing', async () => {
     const stale = rig.stripe.sign(payload, { timestampS: Math.floor(rig.t.clock.now() / 1000) - 301 });
