@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectMcp, meta } from '../mcp/helpers.js';
+import { ADMIN_KEY } from '../support/server.js';
 import { bookingOf, eventsOf, paidBooking, settleJobs } from './helpers.js';
 import { PROVIDERS, startProviderRig, type Checkout, type ProviderRig } from './providers.js';
 
@@ -108,6 +109,22 @@ describe.each(PROVIDERS)('payments through %s', (name) => {
     expect(rig.closedAtProvider(c.id)).toBe(true);
     expect(rig.calls().at(-1)?.key).toBe(`expire:${c.id}`);
     expect(rig.refunds()).toEqual([]);
+  });
+
+  it("the business's reconciliation (POST /admin/payments/events) takes only its own provider's name", async () => {
+    const b = await paidBooking(rig.t);
+    const c = await checkoutOf(b.id);
+    const event = { type: 'checkout_expired', event_id: 'evt_reconciled_1', booking_id: b.id, action_id: c.actionId, session_id: c.id };
+    const other = PROVIDERS.find((p) => p !== name)!;
+    const refused = await rig.t.call('POST', '/admin/payments/events', { provider: other, event }, { apiKey: ADMIN_KEY });
+    expect([refused.status, refused.body.error?.code ?? refused.body.code]).toEqual([400, 'invalid_request']);
+    expect(JSON.stringify(refused.body)).toContain(JSON.stringify(`must be "${name}"`).slice(1, -1));
+    expect((await bookingOf(rig.t, b.id)).status).toBe('requires_action');
+    const applied = await rig.t.call('POST', '/admin/payments/events', { provider: name, event }, { apiKey: ADMIN_KEY });
+    expect(applied.status).toBe(200);
+    // Applied: the session ran out before the payment window, so the action gets a fresh checkout.
+    const jobs = await rig.t.server.store.read((tx) => tx.payments.forBooking(b.id));
+    expect(jobs.filter((j) => j.kind === 'checkout')).toHaveLength(2);
   });
 
   it("the service's terms (MCP usp_services_get) say the refund goes back through the provider, by its label", async () => {
