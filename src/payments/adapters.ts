@@ -27,6 +27,11 @@ export function paymentAdapters(): PaymentAdapter[] {
   return [...adapters.values()];
 }
 
+/** What `--payments` takes, in the order the help lists it: the sandbox, each adapter, an external checkout, none. */
+export function paymentChoices(): string[] {
+  return ['sandbox', ...adapters.keys(), 'external', 'none'];
+}
+
 /** Every adapter's flags as the CLI's flag table (`OPTIONS`, parsed by node:util's parseArgs) takes them: strings all. */
 export function paymentFlagTable(): Record<string, { type: 'string' }> {
   return Object.fromEntries(paymentAdapters().flatMap((a) => a.flags.map((f) => [f.name, { type: 'string' as const }])));

@@ -7,7 +7,16 @@
 import type { Hono } from 'hono';
 import { createPaymentWebhook, paymentWebhookPath, paymentWebhookRefusal } from '../bindings/payments/index.js';
 import type { Business, Logger, PaymentProviderKind, Pipeline, ProtocolError } from '../operations/index.js';
-import { PaymentWorker, WebhookRejected, paymentAdapter, paymentAdapters, requiredFlagWords, type PaymentAdapter, type PaymentProvider } from '../payments/index.js';
+import {
+  PaymentWorker,
+  WebhookRejected,
+  paymentAdapter,
+  paymentAdapters,
+  paymentChoices,
+  requiredFlagWords,
+  type PaymentAdapter,
+  type PaymentProvider,
+} from '../payments/index.js';
 import type { Store } from '../store/index.js';
 import { underPaths, type Door } from './host.js';
 
@@ -35,8 +44,7 @@ export function paymentChoice(o: PaymentOptions | undefined): PaymentProviderKin
 
 function adapterOf(o: PaymentOptions): PaymentAdapter {
   const a = paymentAdapter(o.provider);
-  if (!a)
-    throw new Error(`--payments must be one of ${['sandbox', ...paymentAdapters().map((x) => x.facts.name), 'external', 'none'].join(', ')}, got ${JSON.stringify(o.provider)}`);
+  if (!a) throw new Error(`--payments must be one of ${paymentChoices().join(', ')}, got ${JSON.stringify(o.provider)}`);
   return a;
 }
 

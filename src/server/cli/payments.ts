@@ -1,15 +1,13 @@
 /** `serve`'s payment flags: which mode takes online payments, and each provider adapter's own flags (flags or environment), read off the adapters. */
-import { flagHelp, paymentAdapter, paymentAdapters } from '../../payments/index.js';
+import { flagHelp, paymentAdapter, paymentAdapters, paymentChoices } from '../../payments/index.js';
 import type { PaymentOptions } from '../payments-wiring.js';
 import { UsageError, type Flags } from './common.js';
-
-const kinds = (): string[] => ['sandbox', ...paymentAdapters().map((a) => a.facts.name), 'external', 'none'];
 
 export const PAYMENTS_HELP = paymentsHelp();
 
 function paymentsHelp(): string {
   return `Payments (who takes the buyer's money for services paid when booking):
-  --payments ${kinds().join('|')}   default: external with --checkout-url, sandbox with --sandbox/--demo, else none
+  --payments ${paymentChoices().join('|')}   default: external with --checkout-url, sandbox with --sandbox/--demo, else none
                                         (none: services paid when booking cannot be booked; the start-up log names them)
 ${paymentAdapters()
   .flatMap((a) => a.flags.map(flagHelp))
@@ -22,7 +20,7 @@ ${paymentAdapters()
 export function paymentOptions(flags: Flags, env: NodeJS.ProcessEnv = process.env): PaymentOptions | undefined {
   const kind = flags.payments;
   if (kind === undefined) return undefined;
-  if (!kinds().includes(kind)) throw new UsageError(`--payments must be one of ${kinds().join(', ')}, got ${JSON.stringify(kind)}`);
+  if (!paymentChoices().includes(kind)) throw new UsageError(`--payments must be one of ${paymentChoices().join(', ')}, got ${JSON.stringify(kind)}`);
   if (kind === 'external' && !flags['checkout-url']) throw new UsageError('--payments external needs --checkout-url TEMPLATE');
   const adapter = paymentAdapter(kind);
   if (!adapter) return { provider: kind };
