@@ -13,7 +13,7 @@ h1{font-size:1.4rem;margin:.2rem 0 .8rem}h2{font-size:1.1rem;margin:0 0 .6rem}
 .figure{background:#fff;border-radius:12px;padding:.8rem 1rem;box-shadow:0 1px 2px rgba(0,0,0,.08)}.figure b{display:block;font-size:1.6rem}
 .figure span{color:#4a4a4f;font-size:.9rem}
 .state{display:inline-block;font-weight:600;border-radius:999px;padding:.05rem .6rem;font-size:.85rem}
-.s-confirmed,.s-completed,.s-delivered,.s-in_progress{background:#e3f5e8;color:#0b5a24}.s-pending,.s-requires_action{background:#fff3d6;color:#6b4400}
+.s-confirmed,.s-completed,.s-delivered,.s-in_progress,.s-sent{background:#e3f5e8;color:#0b5a24}.s-pending,.s-requires_action,.s-queued{background:#fff3d6;color:#6b4400}
 .s-canceled,.s-no_show,.s-failed{background:#fde4e4;color:#8a1414}.s-ok{background:#e3f5e8;color:#0b5a24}.s-skipped,.s-waiting,.s-offered{background:#ececf0;color:#333}
 table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid #e5e5ea;vertical-align:top}th{font-size:.85rem;color:#4a4a4f}
 .cal{table-layout:fixed;min-width:36rem}.cal th{position:sticky;top:0;background:#fff}.cal td.hour,.cal th:first-child{width:4.5rem;color:#4a4a4f;font-variant-numeric:tabular-nums}
