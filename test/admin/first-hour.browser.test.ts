@@ -245,7 +245,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the owner's first hour, from init to the sent m
     // The mail worker writes the confirmation to the mail folder; the Mail screen lists it as sent.
     expect(await waitFor(() => existsSync(mailDir) && readdirSync(mailDir).some((f) => readFileSync(join(mailDir, f), 'utf8').includes('zoe@example.com')), 20_000)).toBe(true);
     let row = '';
-    await waitFor(async () => {
+    const listed = waitFor(async () => {
       await page.goto(`${server.url}/admin/ui/mail`);
       const confirmation = page.locator('#mail-log ~ table tbody tr', { hasText: 'zoe@example.com' }).filter({ hasText: 'Booking confirmed' });
       row =
@@ -255,6 +255,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the owner's first hour, from init to the sent m
           .catch(() => '')) ?? '';
       return row.includes('sent');
     }, 20_000);
+    expect(await listed).toBe(true);
     expect(row).toContain('Booking confirmed');
     expect(row).toContain('sent');
     await page.context().close();
