@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium, SHOTS } from '../support/browser.js';
 import { ensureBuilt } from '../support/build.js';
 import { runCli, startServeCli, type RunningCli } from '../support/cli.js';
 import { waitFor } from '../support/time.js';
@@ -196,6 +196,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the owner's first hour, from init to the sent m
     // Two or more times side by side on a 390 px screen.
     const boxes = await page.locator('fieldset.slots label').evaluateAll((ls) => ls.slice(0, 2).map((l) => l.getBoundingClientRect().top));
     expect(boxes[0]).toBe(boxes[1]);
+    await page.screenshot({ path: join(SHOTS, 'walk-in-phone.png') });
     await page.context().close();
     screens.push(`/admin/ui/walk-in?date=${plus(monday, 7)}`);
   }, 60_000);
@@ -211,6 +212,15 @@ describe.skipIf(!HAVE_CHROMIUM)("the owner's first hour, from init to the sent m
       .locator('td')
       .evaluateAll((tds) => tds.map((td) => td.ownerDocument.defaultView!.getComputedStyle(td, '::before').content));
     expect(headings).toEqual(['none', '"Opens"', '"Closes"', '"Opens again"', '"Closes"']);
+    // Each day's opening and closing side by side, under the day's name.
+    const tops = await hours
+      .locator('tbody tr')
+      .first()
+      .locator('td')
+      .evaluateAll((tds) => tds.map((td) => Math.round(td.getBoundingClientRect().top)));
+    expect(tops[1]).toBeGreaterThan(tops[0]!);
+    expect([tops[1] === tops[2], tops[3] === tops[4]]).toEqual([true, true]);
+    await hours.screenshot({ path: join(SHOTS, 'staff-hours-phone.png') });
     await page.context().close();
     screens.push('/admin/ui/staff');
   }, 60_000);

@@ -37,5 +37,5 @@ p.secret code{display:block;font-size:1.1rem;padding:.8rem;background:#f4f4f6;bo
 @media (max-width:40rem){main{padding:.6rem}.cal{min-width:0}.cal thead{display:none}.cal tr.empty{display:none}.cal tr,.cal td{display:block}.cal td.hour{width:auto;border:0;padding-bottom:0;font-weight:600}
 .cal td:empty{display:none}.cal td[data-col]::before{content:attr(data-col);display:block;font-size:.8rem;color:#4a4a4f}
 .list td[data-col]::before{content:attr(data-col) ": ";color:#4a4a4f;font-size:.85rem}
-.hours tr{display:grid;grid-template-columns:1fr 1fr;gap:.2rem .6rem}.hours td.day{grid-column:1/-1;font-weight:600}.hours td[data-col]::before{content:attr(data-col);display:block}.hours input{width:100%}.list thead{display:none}.list tr{display:block;border-bottom:1px solid #e5e5ea;padding:.4rem 0}.list td{display:block;border:0;padding:.1rem .3rem}
+.list.hours tr{display:grid;grid-template-columns:1fr 1fr;gap:.2rem .6rem}.list.hours td.day{grid-column:1/-1;font-weight:600}.list.hours td[data-col]::before{content:attr(data-col);display:block}.hours input{width:100%}.list thead{display:none}.list tr{display:block;border-bottom:1px solid #e5e5ea;padding:.4rem 0}.list td{display:block;border:0;padding:.1rem .3rem}
 dl{grid-template-columns:1fr}dt{margin-top:.4rem}}`;
