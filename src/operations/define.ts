@@ -85,6 +85,7 @@ export type DashboardAction =
   | 'waitlist'
   | 'deliveries'
   | 'delivery_retry'
+  | 'mail_log'
   | 'figures'
   | 'exception_add'
   | 'api_keys'

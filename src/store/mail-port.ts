@@ -40,6 +40,8 @@ export interface MailRepo {
   get(id: string): Promise<MailMessage | null>;
   /** A subject's messages, oldest first. */
   forSubject(subjectId: string): Promise<MailMessage[]>;
+  /** The latest `limit` messages, newest first: the dashboard's list of what was sent, with each one's state. */
+  recent(limit: number): Promise<MailMessage[]>;
   /** Every message to one address (any case), oldest first: a buyer's data export. */
   forRecipient(address: string): Promise<MailMessage[]>;
   /**

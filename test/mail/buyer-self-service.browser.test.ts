@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
-import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+import { join } from 'node:path';
+import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium, SHOTS } from '../support/browser.js';
 import { PG_URL, dropSchema, noteSkipped, schemaName, urlWithSchema } from '../pg/helpers.js';
 
 noteWithoutChromium('buyer self-service pages');
@@ -62,6 +63,22 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES.filter((e) => !e.pg || PG_URL))('th
     return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
   }
 
+  /**
+   * The cancel page's two answers side by side as one pair: the same height, and on one line at
+   * 1280 px or one above the other, the same width, at 390 px.
+   */
+  async function aligned(url: string, size: keyof typeof SIZES) {
+    const context = await browser.newContext({ viewport: SIZES[size], javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(url);
+    const yes = (await page.locator('button:has-text("Yes, cancel my booking")').boundingBox())!;
+    const keep = (await page.locator('a:has-text("Keep my booking")').boundingBox())!;
+    await page.screenshot({ path: join(SHOTS, `buyer-cancel-${size}.png`) });
+    await context.close();
+    const near = (a: number, b: number) => Math.abs(a - b) < 1;
+    return { sameHeight: near(yes.height, keep.height), lined: near(yes.y, keep.y) || (near(yes.x, keep.x) && near(yes.width, keep.width)) };
+  }
+
   it('cancels within the free window, then moves another booking with the fee shown first; axe-clean at 390 px and 1280 px', async () => {
     const first = await book(3, 'first@example.com');
     const second = await book(1, 'second@example.com');
@@ -74,7 +91,12 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES.filter((e) => !e.pg || PG_URL))('th
     expect(main).toContain('hello@maple-pine.example');
     for (const size of ['phone', 'desktop'] as const) expect(await axe(first.link, size)).toEqual([]);
     await page.click('text=Cancel this booking');
-    expect(await page.textContent('main')).toContain('Cancelling now is free');
+    for (const size of ['phone', 'desktop'] as const) expect(await aligned(page.url(), size)).toEqual({ sameHeight: true, lined: true });
+    const cancelPage = (await page.textContent('main')) ?? '';
+    expect(cancelPage).toContain('Cancelling now is free');
+    // The time and the deadline in the business's zone, the zone named (free until 24 hours before the start).
+    expect(cancelPage).toMatch(/\d:\d\d\s[AP]M, New York time/);
+    expect(cancelPage).toMatch(/Free to cancel until \w{3}, \w{3} \d+, \d+:\d\d\s[AP]M, New York time\./);
     for (const size of ['phone', 'desktop'] as const) expect(await axe(page.url(), size)).toEqual([]);
     await page.click('button:has-text("Yes, cancel my booking")');
     expect(await page.textContent('h1')).toContain('Your booking is canceled');
@@ -84,6 +106,8 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES.filter((e) => !e.pg || PG_URL))('th
     await page.click('text=Move to another time');
     const move = (await page.textContent('main')) ?? '';
     expect(move).toContain('$10.00');
+    expect(move).toMatch(/Now: .*\d:\d\d\s[AP]M, New York time/);
+    expect(move).toContain('Times in New York time.');
     for (const size of ['phone', 'desktop'] as const) expect(await axe(page.url(), size)).toEqual([]);
     const chosen = await page.getAttribute('input[name=slot_id] >> nth=1', 'value');
     await page.check('input[name=slot_id] >> nth=1');

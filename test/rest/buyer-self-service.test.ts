@@ -172,3 +172,20 @@ describe('the booking page lets the buyer cancel or move her booking under its o
     }
   });
 });
+
+describe('the quote names the instants its terms turn on', () => {
+  let t: TestServer;
+  afterEach(() => t?.close());
+
+  it('inside the free windows the quote says until when cancelling and moving are free (24 hours before the start); after them it says nothing of it', async () => {
+    t = await startTestServer();
+    const early = await book(t, 'svc_haircut', 3);
+    const start = Date.parse((await state(t, early.id)).slot.start);
+    const quote = async (id: string, change: string) => (await t.call('GET', `/ext/usp-server/bookings/${id}/quote?change=${change}`)).body.quote;
+    expect(Date.parse((await quote(early.id, 'cancel')).free_until)).toBe(start - 24 * 3600_000);
+    expect(Date.parse((await quote(early.id, 'reschedule')).free_until)).toBe(start - 24 * 3600_000);
+    const late = await book(t, 'svc_haircut', 0, 'T');
+    expect(await quote(late.id, 'cancel')).not.toHaveProperty('free_until');
+    expect(await quote(late.id, 'reschedule')).not.toHaveProperty('free_until');
+  });
+});

@@ -63,6 +63,21 @@ export function mailContract(write: Run, read: Run): void {
       expect(await read((tx) => tx.mail.get('nope'))).toBeNull();
     });
 
+    test('recent() lists the latest messages newest first, whatever their state, up to the limit', async () => {
+      const later = (id: string, minutes: number) => ({ ...msg(id, { subject: 'bkg_recent' }), created_ms: NOW + 1000 * MIN + minutes * MIN });
+      await write(async (tx) => {
+        await tx.mail.enqueue(later('n1', 1));
+        await tx.mail.enqueue(later('n2', 2));
+        await tx.mail.enqueue(later('n3', 3));
+      });
+      await write((tx) => tx.mail.finish('n2', { status: 'failed', attempts: 1, due_ms: NOW, sent_ms: null, last_error: '550 no such user' }));
+      const recent = await read((tx) => tx.mail.recent(2));
+      expect(recent.map((m) => [m.id, m.status, m.last_error])).toEqual([
+        ['n3', 'queued', null],
+        ['n2', 'failed', '550 no such user'],
+      ]);
+    });
+
     test('a message queued in a transaction that rolls back is not queued', async () => {
       await expect(
         write(async (tx) => {

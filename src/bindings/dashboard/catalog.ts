@@ -42,9 +42,10 @@ type Hours = Partial<Record<(typeof DAYS)[number], Array<{ opens: string; closes
 function hoursGrid(prefix: string, hours: Hours | undefined): Html {
   return html`<table class="list hours"><thead><tr><th>Day</th><th>Opens</th><th>Closes</th><th>Opens again</th><th>Closes</th></tr></thead><tbody>${DAYS.map(
     (d) =>
-      html`<tr><td>${d[0].toUpperCase()}${d.slice(1)}</td>${SLOTS.map((i) => {
+      html`<tr><td class="day">${d[0].toUpperCase()}${d.slice(1)}</td>${SLOTS.map((i) => {
         const iv = hours?.[d]?.[i];
-        return html`<td><input type="time" aria-label="${d} opens ${i + 1}" name="${prefix}${d}_opens_${i}" value="${iv?.opens ?? ''}"></td><td><input type="time" aria-label="${d} closes ${i + 1}" name="${prefix}${d}_closes_${i}" value="${iv?.closes ?? ''}"></td>`;
+        // data-col: the column's heading, shown in the cell on a phone, where the table's head is hidden.
+        return html`<td data-col="${i ? 'Opens again' : 'Opens'}"><input type="time" aria-label="${d} opens ${i + 1}" name="${prefix}${d}_opens_${i}" value="${iv?.opens ?? ''}"></td><td data-col="Closes"><input type="time" aria-label="${d} closes ${i + 1}" name="${prefix}${d}_closes_${i}" value="${iv?.closes ?? ''}"></td>`;
       })}</tr>`,
   )}</tbody></table>`;
 }

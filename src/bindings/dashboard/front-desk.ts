@@ -43,18 +43,32 @@ export function mountFrontDesk(app: DashboardApp, s: Screens): void {
     const free = serviceId ? await run(c, 'free_slots', input) : null;
     const slots = free?.ok ? (free.data.slots as any[]).filter((x) => x.state !== 'waitlist') : [];
     const problem = free ? problemOf(free) : 'No service can be booked.';
-    const choices = slots
-      .map((x, i) => {
-        const names = ((x.resources as any[]) ?? []).map((r) => r.name).join(', ');
-        return `<label><input type="radio" name="slot_id" value="${esc(x.id)}"${i === 0 ? ' required' : ''}>${esc(timeFmt.format(Date.parse(x.start)))}–${esc(timeFmt.format(Date.parse(x.end)))}${names ? ` <small>${esc(names)}</small>` : ''}</label>`;
+    // Grouped by part of the day, each time a small button, after the person: on a phone the name comes first, not 87 buttons.
+    const parts = [
+      { label: 'Morning', until: 12 },
+      { label: 'Afternoon', until: 17 },
+      { label: 'Evening', until: 24 },
+    ];
+    const partOf = (x: { start: string }) => parts.findIndex((p) => Number(timeFmt.format(Date.parse(x.start)).slice(0, 2)) < p.until);
+    const choice = (x: any, first: boolean) => {
+      const names = ((x.resources as any[]) ?? []).map((r) => r.name).join(', ');
+      const end = `<span class="sr-only">–${esc(timeFmt.format(Date.parse(x.end)))}</span>`;
+      return `<label><input type="radio" name="slot_id" value="${esc(x.id)}"${first ? ' required' : ''}>${esc(timeFmt.format(Date.parse(x.start)))}${end}${names ? ` <small>${esc(names)}</small>` : ''}</label>`;
+    };
+    const choices = parts
+      .map((p, i) => {
+        const inPart = slots.filter((x) => partOf(x) === i);
+        if (!inPart.length) return '';
+        return `<fieldset class="slots"><legend>${esc(p.label)} <span class="note">(${inPart.length})</span></legend>${inPart.map((x) => choice(x, x === slots[0])).join('')}</fieldset>`;
       })
       .join('');
     const hidden = `<input type="hidden" name="service_id" value="${esc(serviceId)}">`;
     const freeForm = problem
       ? `<p class="flash bad" role="alert">${esc(problem)}</p>`
       : choices
-        ? `<form method="post" action="/admin/ui/walk-in">${csrfField(c)}${hidden}<fieldset class="slots"><legend>Free times on ${esc(dayFmt.format(Date.parse(`${date}T12:00:00Z`)))}</legend>${choices}</fieldset>
-<div class="stack">${personFields}</div><p class="actions"><button class="primary" type="submit">Book this time</button></p></form>`
+        ? `<form method="post" action="/admin/ui/walk-in">${csrfField(c)}${hidden}<div class="stack">${personFields}</div>
+<div class="times" role="group" aria-labelledby="free-day"><h3 id="free-day">Free times on ${esc(dayFmt.format(Date.parse(`${date}T12:00:00Z`)))} (${esc(zone)})</h3>${choices}</div>
+<p class="actions"><button class="primary" type="submit">Book this time</button></p></form>`
         : '<p class="note">No free time that day; pick another day, or book over the rules below.</p>';
     const overForm = `<form method="post" action="/admin/ui/walk-in">${csrfField(c)}${hidden}<input type="hidden" name="override_rules" value="on">
 <div class="stack"><label>Start (${esc(zone)})<input type="datetime-local" name="start" required value="${esc(date)}T09:00"></label>

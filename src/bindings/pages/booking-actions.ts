@@ -11,7 +11,7 @@ import type { Context, Hono } from 'hono';
 import { operationForPage, type BookingPageView, type OperationResponse, type Pipeline } from '../../operations/index.js';
 import { REST_ERRORS } from '../rest/index.js';
 import { csrfFor, csrfOk, errorCard, html, isHttps, readForm, type Html } from '../../web/index.js';
-import { negotiateLocale, page, Words } from './page-kit.js';
+import { negotiateLocale, page, Words, zoneWords } from './page-kit.js';
 import { asEntry, TOKEN } from './waitlist-offer.js';
 
 interface Quote {
@@ -19,11 +19,23 @@ interface Quote {
   summary: string;
   quoted_at: string;
   fee: number;
+  /** Until when the change is free (only while it still is). */
+  free_until?: string;
+  /** When cancelling closes (no_cancellation_after before the start). */
+  closes_at?: string;
 }
 interface Slot {
   id: string;
   start: string;
   end: string;
+}
+
+/** The quote's deadlines in the business's zone, the zone named ("Thu, Dec 3, 10:00 AM, New York time"). */
+function deadlines(quote: Quote, w: Words, change: 'cancel' | 'move'): Html | '' {
+  const at = (iso: string) => `${w.time(iso)}, ${zoneWords(w.zone)}`;
+  const free = quote.free_until ? html`<li>Free to ${change} until ${at(quote.free_until)}.</li>` : '';
+  const closes = quote.closes_at ? html`<li>Cancelling is not possible after ${at(quote.closes_at)}.</li>` : '';
+  return free || closes ? html`<ul class="deadlines">${free}${closes}</ul>` : '';
 }
 
 /** How many days of free times the move form lists. */
@@ -123,13 +135,13 @@ export function registerBookingActions(app: Hono, pipeline: Pipeline): void {
     if ('done' in r) return r.done;
     const { id, token, quote, b } = r;
     const w = words(c, b);
-    const what = html`<p class="biz">${b.business_name}</p><h1 id="what">Cancel ${b.service_name}?</h1><p>${w.when(b.start_at, b.end_at)}</p>`;
+    const what = html`<p class="biz">${b.business_name}</p><h1 id="what">Cancel ${b.service_name}?</h1><p>${w.when(b.start_at, b.end_at)}, ${zoneWords(b.zone)}</p>`;
     if (!quote.allowed) return refused(quote.summary, id, token, 409);
     return withCsrf(c, (csrf) =>
       page(
         `Cancel ${b.service_name}`,
-        html`<section class="card" aria-labelledby="what">${what}<p class="due">${quote.summary}</p>
-<form method="post" action="/booking/${encodeURIComponent(id)}/cancel"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="token" value="${token}"><button class="primary" type="submit">Yes, cancel my booking</button><a class="button secondary" href="${bookingHref(id, token)}">Keep my booking</a></form></section>`,
+        html`<section class="card" aria-labelledby="what">${what}<p class="due">${quote.summary}</p>${deadlines(quote, w, 'cancel')}
+<form class="confirm" method="post" action="/booking/${encodeURIComponent(id)}/cancel"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="token" value="${token}"><button class="primary" type="submit">Yes, cancel my booking</button><a class="button secondary" href="${bookingHref(id, token)}">Keep my booking</a></form></section>`,
       ),
     );
   });
@@ -193,8 +205,8 @@ export function registerBookingActions(app: Hono, pipeline: Pipeline): void {
     return withCsrf(c, (csrf) =>
       page(
         `Move ${b.service_name}`,
-        html`<section class="card" aria-labelledby="what"><p class="biz">${b.business_name}</p><h1 id="what">Move ${b.service_name}</h1><p>Now: ${w.when(b.start_at, b.end_at)}</p><p class="due">${quote.summary}</p></section>
-<section class="card" aria-labelledby="times"><h2 id="times">Choose a new time</h2><form method="post" action="/booking/${encodeURIComponent(id)}/move" class="move"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="token" value="${token}">${picker}</form><p><a href="${bookingHref(id, token)}">Keep the current time</a></p></section>`,
+        html`<section class="card" aria-labelledby="what"><p class="biz">${b.business_name}</p><h1 id="what">Move ${b.service_name}</h1><p>Now: ${w.when(b.start_at, b.end_at)}, ${zoneWords(b.zone)}</p><p class="due">${quote.summary}</p>${deadlines(quote, w, 'move')}</section>
+<section class="card" aria-labelledby="times"><h2 id="times">Choose a new time</h2><p class="note">Times in ${zoneWords(b.zone)}.</p><form method="post" action="/booking/${encodeURIComponent(id)}/move" class="move"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="token" value="${token}">${picker}</form><p><a href="${bookingHref(id, token)}">Keep the current time</a></p></section>`,
       ),
     );
   });

@@ -19,8 +19,9 @@ tr.total td{border-top:1px solid #ddd;font-weight:600}
 ul{margin:0;padding-left:1.2rem}li{margin:.2rem 0}
 .due{font-size:1.6rem;font-weight:700;margin:.2rem 0}
 form{display:flex;gap:.6rem;flex-wrap:wrap;margin:.8rem 0 0}
-button,.button{font:inherit;font-weight:600;border-radius:10px;padding:.75rem 1.2rem;border:2px solid #1a4fd6;min-height:48px;cursor:pointer;text-decoration:none;display:inline-block}
-.primary{background:#1a4fd6;color:#fff;flex:1 1 12rem}.secondary{background:#fff;color:#1a4fd6}
+button,.button{font:inherit;font-weight:600;line-height:1.25;border-radius:10px;padding:.75rem 1.2rem;border:2px solid #1a4fd6;min-height:48px;cursor:pointer;text-decoration:none;display:inline-flex;align-items:center;justify-content:center;text-align:center}
+.primary{background:#1a4fd6;color:#fff;flex:1 1 12rem}.secondary{background:#fff;color:#1a4fd6}form.confirm .secondary{flex:1 1 12rem}
+.deadlines{margin:.4rem 0 0}
 fieldset.day{border:1px solid #ddd;border-radius:10px;margin:0 0 .8rem;padding:.4rem .8rem .6rem;width:100%;display:flex;flex-wrap:wrap;gap:.4rem}
 legend{font-weight:600;padding:0 .3rem}.slot{display:inline-flex;align-items:center;gap:.3rem;min-height:44px;padding:0 .6rem;border:1px solid #ccc;border-radius:8px}
 .actions{display:flex;flex-wrap:wrap;gap:.6rem}

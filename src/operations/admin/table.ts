@@ -16,6 +16,7 @@ import { listScheduleChanges } from './list-schedule-changes.js';
 import { removeScheduleChange } from './remove-schedule-change.js';
 import { listServiceWaitlist } from './list-service-waitlist.js';
 import { listWebhookDeliveries } from './list-webhook-deliveries.js';
+import { listSentMail } from './list-sent-mail.js';
 import { retryWebhookDelivery } from './retry-webhook-delivery.js';
 import { rotateSigningKey } from './rotate-signing-key.js';
 import { listSigningKeys } from './list-signing-keys.js';
@@ -41,6 +42,7 @@ export const ADMIN_OPERATIONS: readonly OperationDef[] = [
   listServiceWaitlist,
   listWebhookDeliveries,
   retryWebhookDelivery,
+  listSentMail,
   rotateSigningKey,
   listSigningKeys,
   createApiKey,

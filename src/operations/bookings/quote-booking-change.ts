@@ -43,11 +43,18 @@ export const quoteBookingChange = defineOperation({
         return ok({ quote: { ...base, allowed: false, reason: t.reason, fee: 0, refund: 0, amount_due: 0, summary: why } });
       }
       const owed = t.fee - Math.min(t.fee, paid);
+      // The instants the terms turn on, so a page or an assistant can say "free until ..." in the business's zone.
+      const c = service.policies.cancellation;
+      const freeUntil = c.free_cancellation_until ? rec.priv.start_ms - parseDuration(c.free_cancellation_until) : undefined;
+      const deadlines = {
+        ...(freeUntil !== undefined && freeUntil > ctx.now ? { free_until: iso(freeUntil) } : {}),
+        ...(c.no_cancellation_after ? { closes_at: iso(rec.priv.start_ms - parseDuration(c.no_cancellation_after)) } : {}),
+      };
       const summary =
         t.fee === 0
           ? `Cancelling now is free${t.refund > 0 ? `; ${money(t.refund)} is refunded` : ''}.`
           : `Cancelling now costs a ${money(t.fee)} late-cancellation fee${owed > 0 ? `, ${money(owed)} due from the person` : ', kept from the payment'}${t.refund > 0 ? `; ${money(t.refund)} is refunded` : ''}.`;
-      return ok({ quote: { ...base, allowed: true, fee: t.fee, refund: t.refund, amount_due: owed, summary } });
+      return ok({ quote: { ...base, allowed: true, fee: t.fee, refund: t.refund, amount_due: owed, ...deadlines, summary } });
     }
     if (b.status !== 'confirmed' && b.status !== 'pending' && b.status !== 'requires_action') {
       return ok({ quote: { ...base, allowed: false, reason: 'state', fee: 0, amount_due: 0, summary: `A ${b.status} booking cannot be rescheduled.` } });
@@ -58,6 +65,7 @@ export const quoteBookingChange = defineOperation({
         t.reason === 'limit_reached' ? `Already rescheduled ${rec.priv.reschedule_count} time(s), the most this service allows.` : 'This service does not allow rescheduling.';
       return ok({ quote: { ...base, allowed: false, reason: t.reason, fee: 0, amount_due: 0, summary: why } });
     }
+    const freeMoveUntil = service.policies.rescheduling.free_reschedule_until ? rec.priv.start_ms - parseDuration(service.policies.rescheduling.free_reschedule_until) : undefined;
     const online = b.status === 'confirmed' && service.policies.requires_payment && service.policies.payment_timing !== 'at_service';
     const summary =
       t.fee === 0
@@ -72,6 +80,7 @@ export const quoteBookingChange = defineOperation({
         fee: t.fee,
         amount_due: online ? t.fee : 0,
         collected_at_appointment: online ? 0 : t.fee,
+        ...(freeMoveUntil !== undefined && freeMoveUntil > ctx.now ? { free_until: iso(freeMoveUntil) } : {}),
         reschedules_left: service.policies.rescheduling.max_reschedules === undefined ? null : service.policies.rescheduling.max_reschedules - rec.priv.reschedule_count,
         summary,
       },

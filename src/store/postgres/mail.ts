@@ -31,6 +31,9 @@ export function pgMail(s: PgSession): MailRepo {
     async forSubject(subjectId) {
       return (await s.rows<MailRow>(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE subject_id = $1 ORDER BY created_ms, id`, [subjectId])).map(toMailMessage);
     },
+    async recent(limit) {
+      return (await s.rows<MailRow>(`SELECT ${MAIL_COLUMNS} FROM mail_messages ORDER BY created_ms DESC, id DESC LIMIT $1`, [limit])).map(toMailMessage);
+    },
     async forRecipient(address) {
       return (await s.rows<MailRow>(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE lower(recipient) = lower($1) ORDER BY created_ms, id`, [address])).map(toMailMessage);
     },

@@ -15,6 +15,7 @@ export function sqliteMail(db: Database.Database): MailRepo {
     cancel: db.prepare(`UPDATE mail_messages SET status = 'canceled' WHERE subject_id = ? AND kind = ? AND status = 'queued'`),
     get: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE id = ?`),
     forSubject: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE subject_id = ? ORDER BY created_ms, id`),
+    recent: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages ORDER BY created_ms DESC, id DESC LIMIT ?`),
     forRecipient: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE lower(recipient) = lower(?) ORDER BY created_ms, id`),
     erase: db.prepare(
       `UPDATE mail_messages SET id = ?, subject_id = ?, recipient = 'erased', payload = '{}', last_error = NULL, status = CASE status WHEN 'queued' THEN 'canceled' ELSE status END WHERE id = ?`,
@@ -40,6 +41,9 @@ export function sqliteMail(db: Database.Database): MailRepo {
     },
     async forSubject(subjectId) {
       return (q.forSubject.all(subjectId) as MailRow[]).map(toMailMessage);
+    },
+    async recent(limit) {
+      return (q.recent.all(limit) as MailRow[]).map(toMailMessage);
     },
     async forRecipient(address) {
       return (q.forRecipient.all(address) as MailRow[]).map(toMailMessage);
