@@ -340,10 +340,10 @@ export const RULES = {
     packages: ['ical.js', 'tsdav', 'luxon'],
     node: 'any',
   }),
-  // What the HTML doors (dashboard, buyer pages, OAuth pages) share: reading forms, and so on. It
-  // knows HTTP and HTML, nothing of the core.
-  web: allowOnly('src/web imports only its own files, packages and node built-ins', 'src/web/', {
-    layers: ['web'],
+  // What the doors share (reading forms, CSRF, pages, the problem document and its status table, the
+  // USP-Agent header): it knows HTTP and HTML, and of the core only the protocol error it renders.
+  web: allowOnly('src/web imports only operations (the protocol error), its own files, packages and node built-ins: never a door', 'src/web/', {
+    layers: ['web', 'operations'],
     packages: 'any',
     node: 'any',
   }),

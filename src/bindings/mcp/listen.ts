@@ -9,7 +9,7 @@
  * then covers the method `subscriptions/listen` and the params without `_meta`).
  */
 import { OPERATIONS, ProtocolError, WEBHOOK_RESOURCE_PREFIX, correlationIdOf, listenOperation, type HttpEvidence } from '../../operations/index.js';
-import { parseAgent } from '../rest/index.js';
+import { parseAgent } from '../../web/index.js';
 import { errorSentence, toJsonRpcError } from './errors.js';
 import { withTokenStatus } from './http-status.js';
 import { readMeta, sentCorrelationId, type McpDoorDeps } from './server.js';
