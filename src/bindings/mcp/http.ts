@@ -20,7 +20,8 @@ import {
   type Server,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { META_WEBHOOK, ProtocolError, type HttpEvidence } from '../../operations/index.js';
+import { META_WEBHOOK, ProtocolError, type HttpEvidence, type Logger } from '../../operations/index.js';
+import { faultText } from '../../web/index.js';
 
 /** The notification's key until usp-server 0.2.0: it was in the spec's own namespace; ours is META_WEBHOOK. */
 const FORMER_META_WEBHOOK = 'dev.usp-protocol/webhook';
@@ -44,6 +45,8 @@ export interface McpHttpOptions {
   maxSessionsPerAddress?: number;
   /** The client's address as the server sees it (socket, or the trusted proxy's X-Forwarded-For); absent in-process. */
   clientAddress?: (c: Context) => string | undefined;
+  /** Where a fault the door lets escape is logged (the server's logger); absent in-process: not logged. */
+  log?: Logger;
 }
 
 export const DEFAULT_SESSION_LIMITS = { maxSessions: 1000, maxSessionsPerAddress: 100, unusedSessionTimeoutMs: 60_000, idleTimeoutMs: 30 * 60_000 };
@@ -289,7 +292,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     jsonRpcErrorResponse(404, new ProtocolError('not_found', `No MCP endpoint at ${c.req.method} ${c.req.path}; use POST /mcp (Streamable HTTP) or GET /sse (HTTP+SSE).`)),
   );
   app.onError((err, c) => {
-    console.error('[usp-server] unexpected MCP HTTP failure', err);
+    opts.log?.error('unexpected MCP HTTP failure', { path: c.req.path, error: faultText(err) });
     return jsonRpcErrorResponse(500, new ProtocolError('server_error', `The business could not process the request to ${c.req.path}.`));
   });
 

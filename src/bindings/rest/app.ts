@@ -12,6 +12,7 @@ import {
   deprecatedNameWarning,
   rateRuleOf,
   type HttpEvidence,
+  type Logger,
   type Message,
   type OperationDef,
   type OperationRequest,
@@ -19,7 +20,7 @@ import {
   type RestRoute,
 } from '../../operations/index.js';
 import { rateLimitFields } from '../../security/index.js';
-import { parseAgent, problemResponse } from '../../web/index.js';
+import { faultText, parseAgent, problemResponse } from '../../web/index.js';
 
 export interface RestAppOptions {
   pipeline: Pipeline;
@@ -37,6 +38,8 @@ export interface RestAppOptions {
   profileMaxAge?: number;
   /** Tokens per minute of each rate-limit class, announced on each answer as `RateLimit-Policy`; absent: limits are off. */
   rateLimits?: Readonly<Record<string, number>>;
+  /** Where a fault the door lets escape is logged (the server's logger); absent in-process: not logged. */
+  log?: Logger;
 }
 
 /**
@@ -87,7 +90,7 @@ export function createRestApp(opts: RestAppOptions): Hono {
 
   app.notFound((c) => problem(c, new ProtocolError('not_found', `No USP endpoint at ${c.req.path}.`)));
   app.onError((err, c) => {
-    console.error('[usp-server] unexpected REST failure', err);
+    opts.log?.error('unexpected REST failure', { path: c.req.path, error: faultText(err) });
     return problem(c, new ProtocolError('server_error', 'The business could not process the request.'));
   });
   return app;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ok, requireBusiness } from '../define.js';
 import type { OperationContext } from '../context.js';
 import { Out } from '../schemas.js';
-import { feedToken, feedUrl, requireResource } from './feed-tokens.js';
+import { type feedToken, feedUrl, requireResource } from './feed-tokens.js';
 
 /** What both rows share: the business's own, writing (the token is made on first use), answering the address. */
 export const FEED_ROW = {
