@@ -22,6 +22,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { META_WEBHOOK, ProtocolError, type HttpEvidence, type Logger } from '../../operations/index.js';
 import { faultText } from '../../web/index.js';
+import { rateNoteOf, type RateNote } from './rate-note.js';
 
 /** The notification's key until usp-server 0.2.0: it was in the spec's own namespace; ours is META_WEBHOOK. */
 const FORMER_META_WEBHOOK = 'dev.usp-protocol/webhook';
@@ -216,7 +217,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     const { req, parsedBody, authInfo } = await readPost(c.req.raw, addressOf(c), (c.env as { mcpBody?: McpBody } | undefined)?.mcpBody);
     if (!(await isLegacyRequest(req, parsedBody))) {
       // A listen naming a webhook resource is the pipeline's to allow first: the SDK would serve anyone.
-      const refused = await refusedListen(deps, parsedBody, authInfo.extra?.evidence as HttpEvidence | undefined);
+      const refused = await refusedListen(deps, parsedBody, authInfo.extra?.evidence as HttpEvidence | undefined, rateNoteOf(authInfo));
       if (refused) return withRateLimit(refused, authInfo);
       return withRateLimit(await withTokenStatus(await restoreInResponse(await modern.fetch(req, { authInfo, parsedBody }))), authInfo);
     }
@@ -357,16 +358,16 @@ async function readPost(req: Request, clientAddress: string | undefined, pre?: M
 
 /**
  * The RateLimit fields (draft-ietf-httpapi-ratelimit-headers) of the tool call a POST carried, as
- * its rate limit left them on the evidence, and Retry-After when the call was refused for its rate.
+ * its answer noted them (./rate-note.ts), and Retry-After when the call was refused for its rate.
  * The status stays the transport's: the refusal is the JSON-RPC error in the body (-32007 with
  * data.retry_after), which MCP clients read only from a 2xx answer.
  */
 function withRateLimit(res: Response, authInfo: AuthInfo): Response {
-  const evidence = authInfo.extra?.evidence as HttpEvidence | undefined;
-  if (!evidence?.rate) return res;
+  const note = rateNoteOf(authInfo);
+  if (!note?.quota) return res;
   const headers = new Headers(res.headers);
-  for (const [name, value] of Object.entries(rateLimitFields(evidence.rate))) headers.set(name, value);
-  if (evidence.rateLimited !== undefined) headers.set('Retry-After', String(evidence.rateLimited));
+  for (const [name, value] of Object.entries(rateLimitFields(note.quota))) headers.set(name, value);
+  if (note.retryAfter !== undefined) headers.set('Retry-After', String(note.retryAfter));
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
@@ -374,7 +375,8 @@ function authInfoFor(req: Request, body: Uint8Array, clientAddress: string | und
   const headers: Record<string, string> = {};
   req.headers.forEach((v, k) => (headers[k] = v));
   const evidence: HttpEvidence = { method: req.method, url: req.url, headers, body, clientAddress };
-  return { token: '', clientId: '', scopes: [], extra: { evidence } };
+  const rateNote: RateNote = {};
+  return { token: '', clientId: '', scopes: [], extra: { evidence, rateNote } };
 }
 
 /** The server side of the legacy HTTP+SSE transport, written against the SDK's Transport interface. */

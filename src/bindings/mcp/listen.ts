@@ -13,6 +13,7 @@ import { parseAgent } from '../../web/index.js';
 import { errorSentence, toJsonRpcError } from './errors.js';
 import { withTokenStatus } from './http-status.js';
 import { readMeta, sentCorrelationId, type McpDoorDeps } from './server.js';
+import { noteRate, type RateNote } from './rate-note.js';
 
 const LISTEN_META = ['profile', 'authorization', 'correlation_id'] as const;
 
@@ -34,7 +35,7 @@ function asListen(body: unknown): ListenRequest | null {
  * HTTP status of a token refusal when it is one); null when the SDK may serve it: not a listen
  * request, one naming no webhook resource, or one whose listener the pipeline let through.
  */
-export async function refusedListen(deps: McpDoorDeps, body: unknown, evidence: HttpEvidence | undefined): Promise<Response | null> {
+export async function refusedListen(deps: McpDoorDeps, body: unknown, evidence: HttpEvidence | undefined, note?: RateNote): Promise<Response | null> {
   const listen = asListen(body);
   if (!listen) return null;
   const subs = listen.params.notifications?.resourceSubscriptions;
@@ -58,6 +59,7 @@ export async function refusedListen(deps: McpDoorDeps, body: unknown, evidence: 
       profile: meta.profile ?? parseAgent(evidence?.headers['usp-agent']) ?? deps.defaultProfile ?? null,
       presented: { binding: 'mcp', mcp: { tool: 'subscriptions/listen', rawArguments: signed, authorization: meta.authorization }, http: evidence },
     });
+    noteRate(note, res);
     return res.ok ? null : refuse(res.error);
   } catch (err) {
     if (err instanceof ProtocolError) return refuse(err);

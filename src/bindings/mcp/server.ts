@@ -28,6 +28,7 @@ import { summarize } from './summary.js';
 import { summarizeRegistry } from './registry-summary.js';
 import { metaMembers, mcpTools } from './tools.js';
 import { VIEW_RESOURCES, ViewNotBuilt, readView, viewByUri } from './app-views.js';
+import { noteRate, rateNoteOf, type RateNote } from './rate-note.js';
 import { META_VIEW, viewData } from './view-data.js';
 
 type ListedTools = import('@modelcontextprotocol/server').ListToolsResult['tools'];
@@ -159,8 +160,8 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
   const toolList = parts.toolList;
   server.setRequestHandler('tools/list', async () => toolList as never);
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const evidence = (ctx as { http?: { authInfo?: { extra?: { evidence?: HttpEvidence } } } }).http?.authInfo?.extra?.evidence;
-    return (await callTool(deps, request.params as { name: string; arguments?: unknown }, evidence, session)) as unknown as CallResult;
+    const authInfo = (ctx as { http?: { authInfo?: { extra?: { evidence?: HttpEvidence } } } }).http?.authInfo;
+    return (await callTool(deps, request.params as { name: string; arguments?: unknown }, authInfo?.extra?.evidence, session, rateNoteOf(authInfo))) as unknown as CallResult;
   });
   return server;
 }
@@ -203,6 +204,8 @@ export async function callTool(
   params: { name: string; arguments?: unknown },
   evidence: HttpEvidence | undefined,
   session: SessionLike,
+  /** Where the HTTP door keeps what the answer says of the call's rate limit (absent on stdio). */
+  rateNote?: RateNote,
 ): Promise<Record<string, unknown>> {
   // The caller's id (from _meta.usp, else the USP-Correlation-Id header) rides on every answer, errors included.
   const correlationId = correlationIdOf(sentCorrelationId(params.arguments), evidence?.headers['usp-correlation-id']);
@@ -238,6 +241,7 @@ export async function callTool(
     throw err;
   }
   const res = await deps.pipeline.execute(entry.op, req);
+  noteRate(rateNote, res);
   if (!res.ok) throw rpcError(withIgnoredMembers(res.error, entry.op, input), correlationId);
   if (session && res.caller.principal && !res.caller.business) (session.principals ??= new Set()).add(res.caller.principal);
   if (session && res.caller.credential) (session.resources ??= new Set()).add(res.caller.credential.id);

@@ -19,7 +19,7 @@ import {
   type Pipeline,
   type RestRoute,
 } from '../../operations/index.js';
-import { rateLimitFields } from '../../security/index.js';
+import { rateLimitFields, type RateQuota } from '../../security/index.js';
 import { faultText, parseAgent, problemResponse } from '../../web/index.js';
 
 export interface RestAppOptions {
@@ -109,10 +109,10 @@ async function handleFormer(c: Context, op: OperationDef, opts: RestAppOptions):
 }
 
 async function handle(c: Context, op: OperationDef, opts: RestAppOptions, warning?: Message): Promise<Response> {
-  const seen: { req?: OperationRequest } = {};
+  const seen: { rate?: RateQuota } = {};
   const res = await answer(c, op, opts, seen, warning);
   // What the call's rate limit left (draft-ietf-httpapi-ratelimit-headers), else the policy alone.
-  const quota = seen.req?.presented?.http?.rate;
+  const quota = seen.rate;
   if (quota) for (const [name, value] of Object.entries(rateLimitFields(quota))) res.headers.set(name, value);
   else {
     const policy = rateLimitPolicy(op, opts.rateLimits);
@@ -121,7 +121,8 @@ async function handle(c: Context, op: OperationDef, opts: RestAppOptions, warnin
   return res;
 }
 
-async function answer(c: Context, op: OperationDef, opts: RestAppOptions, seen: { req?: OperationRequest }, warning?: Message): Promise<Response> {
+/** `seen.rate`: the quota the pipeline's answer carries, for the RateLimit fields `handle` adds. */
+async function answer(c: Context, op: OperationDef, opts: RestAppOptions, seen: { rate?: RateQuota }, warning?: Message): Promise<Response> {
   let req: OperationRequest;
   try {
     req = await readRequest(c, op, opts);
@@ -129,8 +130,8 @@ async function answer(c: Context, op: OperationDef, opts: RestAppOptions, seen: 
     if (err instanceof ProtocolError) return problem(c, err);
     throw err;
   }
-  seen.req = req;
   const res = await opts.pipeline.execute(op, req);
+  seen.rate = res.rate;
   if (!res.ok) return problem(c, res.error);
   if (res.status === 204) return c.body(null, 204);
   const body: Record<string, unknown> = { usp: res.usp, ...res.data };
