@@ -11,7 +11,6 @@
 import { OPERATIONS, ProtocolError, WEBHOOK_RESOURCE_PREFIX, correlationIdOf, listenOperation, type HttpEvidence } from '../../operations/index.js';
 import { parseAgent } from '../../web/index.js';
 import { errorSentence, toJsonRpcError } from './errors.js';
-import { withTokenStatus } from './http-status.js';
 import { readMeta, sentCorrelationId, type McpDoorDeps } from './server.js';
 import { noteRate, type RateNote } from './rate-note.js';
 
@@ -46,7 +45,7 @@ export async function refusedListen(deps: McpDoorDeps, body: unknown, evidence: 
     // Said as resources/read says it for a resource the caller may not read.
     if (err.detailCode === 'resource_not_found') error.message = errorSentence('resource_not_found', err.message);
     const body = JSON.stringify({ jsonrpc: '2.0', id: listen.id, error });
-    return withTokenStatus(new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } }));
+    return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } });
   };
   const op = listenOperation(deps.operations ?? OPERATIONS);
   if (!op) return refuse(new ProtocolError('not_found', 'This server raises no booking or waitlist events to listen to.', { detailCode: 'resource_not_found' }));

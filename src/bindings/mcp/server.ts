@@ -22,7 +22,7 @@ import {
   type Pipeline,
 } from '../../operations/index.js';
 import { SERVER_INSTRUCTIONS } from './descriptions.js';
-import { errorSentence, toJsonRpcError } from './errors.js';
+import { JSON_RPC, errorSentence, toJsonRpcError } from './errors.js';
 import type { NotifiableSession } from './hub.js';
 import { summarize } from './summary.js';
 import { summarizeRegistry } from './registry-summary.js';
@@ -181,7 +181,7 @@ function readViewOrFail(view: Parameters<typeof readView>[0]) {
     return readView(view);
   } catch (err) {
     if (!(err instanceof ViewNotBuilt)) throw err;
-    throw new SdkProtocolError(-32603, errorSentence('server_error', err.message), { code: 'server_error', content: err.message, uri: view.uri });
+    throw new SdkProtocolError(JSON_RPC.server_error, errorSentence('server_error', err.message), { code: 'server_error', content: err.message, uri: view.uri });
   }
 }
 
@@ -191,7 +191,7 @@ function resourceNotFound(uri: string, stateful: boolean): SdkProtocolError {
       ? `No resource ${uri.slice(0, 200)} for this session: read the webhook resource named in _meta["dev.usp-server/webhook_resource"] of one of your tool results, in the same session.`
       : 'The webhook resource is read in a session (initialize first); without one, its events arrive in the params of notifications/resources/updated.'
     : `No resource ${uri.slice(0, 200)}: this server's resources are its views (resources/list) and the webhook resources (resources/templates/list).`;
-  return new SdkProtocolError(-32602, errorSentence('resource_not_found', content), { code: 'resource_not_found', content, uri: uri.slice(0, 200) });
+  return new SdkProtocolError(JSON_RPC.invalid_params, errorSentence('resource_not_found', content), { code: 'resource_not_found', content, uri: uri.slice(0, 200) });
 }
 
 function rpcError(err: ProtocolError, correlationId?: string): SdkProtocolError {
