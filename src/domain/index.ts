@@ -64,7 +64,7 @@ export { generateSlots } from './slots.js';
 export { findSlot } from './find-slot.js';
 export { lowerBound } from './claim-index.js';
 export type { Claim } from './claim-index.js';
-export { bookingWindow, slotDurationMs, blockedInterval, isCapacityType, selfResourceId } from './slot-query.js';
+export { clipToBookingWindow, slotDurationMs, blockedInterval, isCapacityType, selfResourceId } from './slot-query.js';
 export type { SlotCandidate, SlotQuery, SlotState } from './slot-query.js';
 export { openingHours } from './opening-hours.js';
 export type { OpeningHoursEntry } from './opening-hours.js';

@@ -7,7 +7,7 @@
 import type { ResourceDef, ServiceDef } from './business.js';
 import { intersectIntervals, type Iv } from './intervals.js';
 import { combinationLocation, combinations, type Combination } from './resource-combinations.js';
-import { bookingWindow, bufferMs, isCapacityType, selfResourceId, slotDurationMs, type SlotCandidate, type SlotQuery, type SlotState } from './slot-query.js';
+import { bufferMs, clipToBookingWindow, isCapacityType, selfResourceId, slotDurationMs, type SlotCandidate, type SlotQuery, type SlotState } from './slot-query.js';
 import { DAY_MS, addDays, localDate, parseDuration } from './time.js';
 import { dayInfo, workingTime, type DayInfo, type ScheduleSource } from './working-time.js';
 
@@ -45,9 +45,7 @@ export function planQuery(q: InternalQuery): Plan | null {
   let intervalMs = interval ? parseDuration(interval) : Number.NaN;
   if (!(intervalMs > 0)) intervalMs = durationMs;
   if (!(intervalMs > 0) || !(durationMs > 0)) return null;
-  const window = bookingWindow(service, q.nowMs);
-  const from = Math.max(q.fromMs, window.from);
-  const to = Math.min(q.toMs, window.to + Math.max(0, q.aheadMs ?? 0));
+  const { from, to } = clipToBookingWindow(service, q.nowMs, q.fromMs, q.toMs, q.aheadMs);
   if (!(from < to)) return null;
   return {
     service,

@@ -56,12 +56,23 @@ export interface SlotQuery {
  * Slot starts a service offers at `nowMs`: [from, to), from the minimum notice (and never in the
  * past) to the maximum advance, inclusive (`to` is one millisecond past it).
  */
-export function bookingWindow(service: ServiceDef, nowMs: number): { from: number; to: number } {
+function bookingWindow(service: ServiceDef, nowMs: number): { from: number; to: number } {
   // An omitted member is a limit the business does not enforce (spec-next 3.9): no notice, no horizon
   // (a query's own range, at most max_query_days, still bounds every answer).
   const w = service.policies.booking_window ?? {};
   const from = w.min_advance ? Math.max(nowMs + parseDuration(w.min_advance), nowMs) : nowMs;
   return { from, to: w.max_advance ? nowMs + parseDuration(w.max_advance) + 1 : Number.POSITIVE_INFINITY };
+}
+
+/**
+ * The booking-window check, written once: the part of the starts [fromMs, toMs) that `service`
+ * offers at `nowMs`, also reaching `aheadMs` past the window's far end (see `SlotQuery.aheadMs`).
+ * Empty when `from >= to`. A query clips its range with it, the availability cache narrows a kept
+ * list with it, and the write path asks it of one start (`[start, start + 1)`).
+ */
+export function clipToBookingWindow(service: ServiceDef, nowMs: number, fromMs: number, toMs: number, aheadMs = 0): { from: number; to: number } {
+  const w = bookingWindow(service, nowMs);
+  return { from: Math.max(fromMs, w.from), to: Math.min(toMs, w.to + Math.max(0, aheadMs)) };
 }
 
 /** Resource id of a service that is its own resource (empty `requirements`). */

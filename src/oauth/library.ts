@@ -10,6 +10,7 @@ let loading: Promise<Library> | undefined;
 
 export function loadOidcProvider(): Promise<Library> {
   return (loading ??= (async () => {
+    // biome-ignore lint/suspicious/noConsole: holds back the library's one line (it writes nothing of its own)
     const warn = console.warn;
     console.warn = (...args: unknown[]) => {
       if (typeof args[0] === 'string' && args[0].startsWith('oidc-provider WARNING: Unsupported runtime')) return;

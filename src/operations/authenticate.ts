@@ -2,7 +2,7 @@
  * The pipeline's view of authentication: hand what the door carried to the security module and
  * turn its one failure type into the protocol error the spec names for it.
  */
-import { AuthFailure, authenticateRequest, popAlgorithms, type AuthPolicy, type HttpEvidence, type McpAuthorization } from '../security/index.js';
+import { AuthFailure, authenticateRequest, popAlgorithms, type AuthPolicy, type HttpEvidence, type McpAuthorization, type RateQuota } from '../security/index.js';
 import type { SecurityRepo, Store } from '../store/index.js';
 import { ProtocolError, type ProtocolErrorCode } from './errors.js';
 import { rateRuleOf, scopesOf, type OperationDef } from './define.js';
@@ -36,6 +36,8 @@ export async function authenticateCall(
   req: { profile?: string | null; presented?: Presented; correlationId?: string },
   deps: { store: Store; authPolicy: AuthPolicy; log: Logger },
   now: number,
+  /** The call's own record: the rate limit notes what its subjects have left here, passed or refused. */
+  seen: { rate?: RateQuota } = {},
 ): Promise<Caller> {
   const resource = op.resource ? { kind: op.resource.kind, id: String(input[op.resource.key] ?? '') } : undefined;
   const presented = req.presented ?? { binding: 'rest' as const };
@@ -65,7 +67,7 @@ export async function authenticateCall(
     };
     if (c.business) caller.actor = 'admin_api_key';
     if (c.account) caller.account = { id: c.account, scopes: c.scopes ?? [] };
-    limitRate(op, input, { ...caller, profileProven: c.profileProven === true }, presented, deps.authPolicy, deps.log);
+    limitRate(op, input, { ...caller, profileProven: c.profileProven === true }, presented, deps.authPolicy, deps.log, seen);
     return caller;
   } catch (err) {
     if (!(err instanceof AuthFailure)) throw err;
@@ -104,7 +106,15 @@ function popAlgorithmsOf(policy: AuthPolicy): { pop_algorithms?: readonly string
  * counted: anyone could name a platform's profile to drain its bucket. The business's own calls are
  * not limited.
  */
-function limitRate(op: OperationDef, input: Record<string, unknown>, caller: Caller & { profileProven: boolean }, presented: Presented, policy: AuthPolicy, log: Logger): void {
+function limitRate(
+  op: OperationDef,
+  input: Record<string, unknown>,
+  caller: Caller & { profileProven: boolean },
+  presented: Presented,
+  policy: AuthPolicy,
+  log: Logger,
+  seen: { rate?: RateQuota },
+): void {
   const limiter = policy.rateLimiter;
   const rule = rateRuleOf(op);
   if (!limiter || !rule || caller.business) return;
@@ -117,9 +127,8 @@ function limitRate(op: OperationDef, input: Record<string, unknown>, caller: Cal
   const now = (policy.rateClock ?? (() => performance.now()))();
   const wait = limiter.take(subjects, rule.bucket, cost, now);
   const quota = limiter.quota(subjects, rule.bucket, now);
-  if (presented.http && quota) presented.http.rate = wait === 0 ? quota : { ...quota, remaining: 0, reset: Math.max(quota.reset, wait) };
+  if (quota) seen.rate = wait === 0 ? quota : { ...quota, remaining: 0, reset: Math.max(quota.reset, wait) };
   if (wait === 0) return;
-  if (presented.http) presented.http.rateLimited = wait;
   log.warn('rate limited', {
     operation: op.name,
     bucket: rule.bucket,

@@ -17,7 +17,7 @@
  * Bounded by an estimate of the bytes it holds, least recently used first out; presented slots (per
  * answer time zone) are kept beside the computed ones, frozen, and counted too.
  */
-import { bookingWindow, lowerBound, type ServiceDef, type SlotCandidate } from '../domain/index.js';
+import { clipToBookingWindow, lowerBound, type ServiceDef, type SlotCandidate } from '../domain/index.js';
 import type { ComputedSlots } from './steps/slots.js';
 
 /** Default budget: 32 MiB, a few hundred one-day answers of a busy service, or ten month-long ones. */
@@ -103,10 +103,10 @@ export class AvailabilityCache {
 
   /** Keep a fresh computation (made at `nowMs` with `AHEAD_MS`) and return its view at `nowMs`. */
   store(key: string, version: number, nowMs: number, service: ServiceDef, fromMs: number, toMs: number, answer: ComputedSlots): SlotsView {
-    const window = bookingWindow(service, nowMs);
-    // The list covers starts before `coveredTo`; the far end `now + (window.to - now)` must stay within it.
-    const coveredTo = Math.min(toMs, window.to + AHEAD_MS);
-    const farEndValidUntil = coveredTo >= toMs ? Infinity : coveredTo - (window.to - nowMs) + 1;
+    // The list covers starts before `coveredTo`. When the window's far end cuts it short
+    // (`coveredTo` = far end + AHEAD_MS), that far end moves with the clock: it stays covered for AHEAD_MS.
+    const coveredTo = clipToBookingWindow(service, nowMs, fromMs, toMs, AHEAD_MS).to;
+    const farEndValidUntil = coveredTo >= toMs ? Infinity : nowMs + AHEAD_MS + 1;
     const slots = answer.slots;
     const starts = new Float64Array(slots.length);
     for (let i = 0; i < slots.length; i++) starts[i] = slots[i].startMs;
@@ -156,9 +156,9 @@ export class AvailabilityCache {
 
   /** The entry's slots that the booking window at `nowMs` offers (sorted by start: two binary searches). */
   private window(e: Entry, nowMs: number): SlotsView {
-    const w = bookingWindow(e.service, nowMs);
-    const lo = lowerBound(e.starts, Math.max(e.fromMs, w.from));
-    const hi = Math.max(lo, lowerBound(e.starts, Math.min(e.toMs, w.to)));
+    const w = clipToBookingWindow(e.service, nowMs, e.fromMs, e.toMs);
+    const lo = lowerBound(e.starts, w.from);
+    const hi = Math.max(lo, lowerBound(e.starts, w.to));
     return {
       length: hi - lo,
       present: (i, zone, make) => {

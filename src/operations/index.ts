@@ -45,13 +45,13 @@ export { CALENDAR_SECRET_ENV_PREFIX, formatMoney, majorAmount, parseMoney, negot
 export type { MoneyFacts, BookingFactsInput } from '../domain/index.js';
 /** The start a slot id carries: a hold names its slot only by id, and the doors say when it starts. */
 export { decodeSlotId } from '../domain/index.js';
-export { REGISTRY_OPERATIONS } from './registry/table.js';
+export { REGISTRY_FEED_OPERATIONS, REGISTRY_OPERATIONS } from './registry/table.js';
 export { addBusinessUser, dashboardSessionGate, normalizeBusinessEmail } from './admin/dashboard-sessions.js';
 export { offerDashboardSetup, SETUP_TTL_MS } from './admin/set-up-dashboard-owner.js';
 export type { DashboardSession, DashboardSessionGate } from './admin/dashboard-sessions.js';
 export { dashboardSignInEnv } from './admin/sign-in-env.js';
-export { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, REGISTRY_FEED_OPERATIONS, feedSubscriptionKey } from './registry/feed-events.js';
-export type { FeedSubscriptionNote } from './registry/feed-events.js';
+export { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, feedSubscriptionKey } from './registry/feed-paths.js';
+export type { FeedSubscriptionNote } from './registry/feed-paths.js';
 export { reindexDue, seedRegistration } from './registry/reindex.js';
 export type { ReindexReport } from './registry/reindex.js';
 export type { RegistryEnv } from './registry/env.js';

@@ -21,7 +21,7 @@ import { negotiatedEnvelope, prunedCapabilities, prunedData, sharesCapability } 
 import { authenticateCall, type Presented } from './authenticate.js';
 import type { Logger } from './logger.js';
 import { queueMailForEvents } from './steps/mail-messages.js';
-import { issueCredential, type AuthPolicy, type IssuedCredential } from '../security/index.js';
+import { issueCredential, type AuthPolicy, type IssuedCredential, type RateQuota } from '../security/index.js';
 
 /** Idempotency records are kept at least this long (spec 9.1.1). */
 const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
@@ -67,9 +67,11 @@ export interface CallRecord {
   duration_ms: number;
 }
 
-export type OperationResponse =
+/** `rate`: what the call's rate limit left its subjects (passed or refused), for a door's RateLimit fields; absent when unlimited. */
+export type OperationResponse = (
   | { ok: true; status: 200 | 201 | 204; usp: UspEnvelope; data: Record<string, unknown>; messages: Message[]; replayed: boolean; caller: Caller }
-  | { ok: false; error: ProtocolError };
+  | { ok: false; error: ProtocolError }
+) & { rate?: RateQuota };
 
 export interface PipelineDeps {
   store: Store;
@@ -153,7 +155,7 @@ export class Pipeline {
    */
   async execute(op: OperationDef, req: OperationRequest): Promise<OperationResponse> {
     const started = performance.now();
-    const seen: { caller?: Caller } = {};
+    const seen: { caller?: Caller; rate?: RateQuota } = {};
     const door = req.door ?? req.presented?.binding ?? (req.trustedCaller ? 'cli' : 'rest');
     this.active++;
     let res: OperationResponse;
@@ -180,10 +182,10 @@ export class Pipeline {
     } catch (err) {
       this.deps.log.warn('call observer failed', { error: String(err) });
     }
-    return res;
+    return seen.rate ? { ...res, rate: seen.rate } : res;
   }
 
-  private async answer(op: OperationDef, req: OperationRequest, seen: { caller?: Caller }): Promise<OperationResponse> {
+  private async answer(op: OperationDef, req: OperationRequest, seen: { caller?: Caller; rate?: RateQuota }): Promise<OperationResponse> {
     try {
       return await this.run(op, req, seen);
     } catch (err) {
@@ -194,10 +196,10 @@ export class Pipeline {
     }
   }
 
-  private async run(op: OperationDef, req: OperationRequest, seen: { caller?: Caller }): Promise<OperationResponse> {
+  private async run(op: OperationDef, req: OperationRequest, seen: { caller?: Caller; rate?: RateQuota }): Promise<OperationResponse> {
     await this.deps.refreshBusiness?.();
     const input = parseInput(op.input, req.input);
-    const caller = req.trustedCaller ?? (await authenticateCall(op, input as Record<string, unknown>, req, this.deps, this.deps.clock.now()));
+    const caller = req.trustedCaller ?? (await authenticateCall(op, input as Record<string, unknown>, req, this.deps, this.deps.clock.now(), seen));
     seen.caller = caller;
     const shared = caller.platform ? prunedCapabilities(caller.platform.capabilities) : null;
     const usp = shared ? negotiatedEnvelope(uspEnvelope(op), shared) : uspEnvelope(op);

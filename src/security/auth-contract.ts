@@ -5,7 +5,7 @@
  */
 import type { AccessTier, ResourceKind } from '../domain/index.js';
 import type { NonceSource } from './nonces.js';
-import type { RateLimiter, RateQuota } from './rate-limit.js';
+import type { RateLimiter } from './rate-limit.js';
 
 export type AuthFailureCode =
   | 'invalid_request'
@@ -52,10 +52,6 @@ export interface HttpEvidence {
   body?: Uint8Array;
   /** The client's address (rate limits per address); absent when there is none (in-process). */
   clientAddress?: string;
-  /** Filled in by the rate limit the call passed (or failed): what its subjects have left, for the door's RateLimit fields. */
-  rate?: RateQuota;
-  /** Set when the call was refused for its rate: the seconds to wait (the door's Retry-After). */
-  rateLimited?: number;
 }
 
 export interface AuthRequest {

@@ -226,8 +226,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     viaProxy: (c) => viaTrustedProxy(c.env, proxies),
     clientAddress: (c) => clientAddress(c),
     rateLimits,
+    log,
   });
-  const mcpHttp = createMcpHttp({ pipeline, operations: role?.operations, instructions: role?.instructions }, hub, { clientAddress, ...(opts.mcpSessions ?? {}) });
+  const mcpHttp = createMcpHttp({ pipeline, operations: role?.operations, instructions: role?.instructions }, hub, { clientAddress, log, ...(opts.mcpSessions ?? {}) });
   // Filled at listen time with loopback names when listening on loopback and none were given.
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
   // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback. The buyer

@@ -6,7 +6,8 @@
 import type { Hono } from 'hono';
 import { createBuyerPages, isPageRequest, pageRefusal } from '../bindings/pages/index.js';
 import { createDashboard, dashboardRefusal, isDashboardRequest, type DashboardSessionGate } from '../bindings/dashboard/index.js';
-import { problemResponse, restCors } from '../bindings/rest/index.js';
+import { restCors } from '../bindings/rest/index.js';
+import { problemResponse } from '../web/index.js';
 import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse, readMcpBody } from '../bindings/mcp/index.js';
 import type { Pipeline } from '../operations/index.js';
 import type { OAuthDoor } from '../oauth/index.js';

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OUTCOME_SEVERITY, errorMessage, infoMessage, warningMessage, type OutcomeCode } from '../../src/domain/outcomes.js';
 import { ProtocolError, PROTOCOL_ERROR_CODES, type ProtocolErrorCode } from '../../src/operations/index.js';
-import { TYPED_BY_DETAIL, problemBody } from '../../src/bindings/rest/problems.js';
+import { TYPED_BY_DETAIL, problemBody } from '../../src/web/problems.js';
 import { describeConformance, specDir } from '../support/spec.js';
 
 const SRC = resolve(import.meta.dirname, '../../src');

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, it, beforeAll } from 'vitest';
 import { DATA_CODE_EXTENSIONS } from '../../src/bindings/mcp/data-codes.js';
 import type { PROTOCOL_ERROR_CODES } from '../../src/operations/errors.js';
-import { toJsonRpcError } from '../../src/bindings/mcp/errors.js';
+import { JSON_RPC, toJsonRpcError } from '../../src/bindings/mcp/errors.js';
 import { ProtocolError } from '../../src/operations/index.js';
 import { describeConformance, openrpcDoc } from '../support/spec.js';
 
@@ -33,11 +33,12 @@ function emittedCodes(): Map<string, string> {
     /invalidRequest\([^;]*?\],\s*'([a-z_]+)'\)/gs,
     /override readonly code = '([a-z_]+)'/g,
     /PopFailure\(\s*'([a-z_]+)'/g,
-    // The MCP door's own error objects and the JSON-RPC names wire-fix gives the SDK's errors.
+    // The MCP door's own error objects (the JSON-RPC names wire-fix gives the SDK's errors are JSON_RPC's keys, below).
     /\bcode:\s*'([a-z_]+)'/g,
     /\]:\s*'([a-z_]+)'/g,
     /jsonError\([^;]*?'([a-z_]+)'\)/g,
   ];
+  for (const name of Object.keys(JSON_RPC)) out.set(name, 'src/bindings/mcp/errors.ts');
   for (const file of sourceFiles(path.join(root, 'src'))) {
     const text = fs.readFileSync(file, 'utf8');
     const rel = path.relative(root, file);

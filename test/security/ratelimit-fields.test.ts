@@ -5,7 +5,7 @@
  * clock is frozen, so the figures do not depend on how fast the machine answers.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { silentLogger } from '../../src/operations/index.js';
+import { operationByName, silentLogger, type HttpEvidence } from '../../src/operations/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import { nyDate } from '../mcp/helpers.js';
 import { demoBusiness } from '../support/server.js';
@@ -88,5 +88,20 @@ describe('RateLimit fields', () => {
     expect(body.error.code).toBe(-32007);
     expect(refused.headers.get('ratelimit')).toMatch(/^"public";r=0;t=\d+$/);
     expect(refused.headers.get('retry-after')).toBe(String(body.error.data.retry_after));
+  });
+
+  test("the quota is the call's answer: the pipeline returns it, refused calls included, and leaves the request as it came", async () => {
+    await start(2);
+    const http: HttpEvidence = Object.freeze({ method: 'GET', url: 'http://127.0.0.1/services/svc_haircut', headers: Object.freeze({}), clientAddress: '203.0.113.7' });
+    const call = () =>
+      server!.pipeline.execute(operationByName('get_service'), { correlationId: 'rate', input: { service_id: 'svc_haircut' }, presented: { binding: 'rest', http } });
+    const first = await call();
+    expect(first.ok).toBe(true);
+    expect(first.rate).toEqual({ bucket: 'public', limit: 2, remaining: 1, reset: expect.any(Number) });
+    await call();
+    const refused = await call();
+    expect(refused.ok ? undefined : refused.error.code).toBe('rate_limited');
+    expect(refused.rate).toMatchObject({ bucket: 'public', limit: 2, remaining: 0 });
+    expect(Object.keys(http).sort()).toEqual(['clientAddress', 'headers', 'method', 'url']);
   });
 });

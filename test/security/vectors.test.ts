@@ -15,7 +15,7 @@ import { jwkThumbprint } from '../../src/security/http-signatures.js';
 import { argumentsDigest, canonicalArguments, sha256b64url } from '../../src/security/jcs.js';
 import { PopFailure, verifyPopProof, type PopExpectation } from '../../src/security/pop.js';
 import type { CredentialRow, SecurityRepo } from '../../src/store/port.js';
-import { REST_ERRORS } from '../../src/bindings/rest/problems.js';
+import { REST_ERRORS } from '../../src/web/problems.js';
 import { MCP_ERROR_CODES } from '../../src/bindings/mcp/errors.js';
 import { describeConformance, popVectors } from '../support/spec.js';
 import { describeSpecNext, specNextVector } from '../support/spec-next.js';

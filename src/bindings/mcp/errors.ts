@@ -6,9 +6,28 @@
  */
 import type { ProtocolError, ProtocolErrorCode } from '../../operations/index.js';
 
-export const MCP_ERROR_CODES = {
+/**
+ * The JSON-RPC 2.0 codes (and the Streamable HTTP transport's session code), by the `data.code`
+ * name an error of that number carries when it has none of its own (spec-next 9.4.3). Every number
+ * the door puts on the wire is read from this table or from `MCP_ERROR_CODES` below.
+ */
+export const JSON_RPC = {
+  parse_error: -32700,
   invalid_request: -32600,
-  invalid_profile_url: -32602,
+  method_not_found: -32601,
+  invalid_params: -32602,
+  server_error: -32603,
+} as const;
+
+/** An unknown or expired session id (the transports' convention; it has a `data.code` of its own). */
+export const SESSION_NOT_FOUND = -32001;
+
+/** The name of a JSON-RPC code for an error that carries no `data.code` (the SDK's own errors). */
+export const JSON_RPC_NAME: ReadonlyMap<number, string> = new Map(Object.entries(JSON_RPC).map(([name, code]) => [code, name]));
+
+export const MCP_ERROR_CODES = {
+  invalid_request: JSON_RPC.invalid_request,
+  invalid_profile_url: JSON_RPC.invalid_params,
   profile_unreachable: -32003,
   profile_malformed: -32004,
   profile_not_trusted: -32005,
@@ -19,22 +38,29 @@ export const MCP_ERROR_CODES = {
   service_unavailable: -32009,
   pop_proof_required: -32001,
   revision_mismatch: -32002,
-  server_error: -32603,
-  idempotency_conflict: -32600,
-  booking_state_conflict: -32600,
-  range_too_wide: -32600,
+  server_error: JSON_RPC.server_error,
+  idempotency_conflict: JSON_RPC.invalid_request,
+  booking_state_conflict: JSON_RPC.invalid_request,
+  range_too_wide: JSON_RPC.invalid_request,
   signature_invalid: -32006,
-  digest_mismatch: -32600,
-  payload_too_large: -32600,
-  not_found: -32602,
-  method_not_allowed: -32601,
-  unsupported_media_type: -32600,
-  unknown_tool: -32602,
-  limit_exceeded: -32600,
-  algorithm_unsupported: -32600,
+  digest_mismatch: JSON_RPC.invalid_request,
+  payload_too_large: JSON_RPC.invalid_request,
+  not_found: JSON_RPC.invalid_params,
+  method_not_allowed: JSON_RPC.method_not_found,
+  unsupported_media_type: JSON_RPC.invalid_request,
+  unknown_tool: JSON_RPC.invalid_params,
+  limit_exceeded: JSON_RPC.invalid_request,
+  algorithm_unsupported: JSON_RPC.invalid_request,
   payment_unverifiable: -32002,
   confirmation_failed: -32002,
 } as const satisfies Record<ProtocolErrorCode, number>;
+
+/** The USP errors whose JSON-RPC code is revision_mismatch's (-32002), read off the table: the codec's rewrite of it is undone. */
+export const AT_REVISION_CODE: ReadonlySet<string> = new Set(
+  Object.entries(MCP_ERROR_CODES)
+    .filter(([, code]) => code === MCP_ERROR_CODES.revision_mismatch)
+    .map(([name]) => name),
+);
 
 /** The USP code named in `message` when ours has no JSON-RPC number of its own. */
 const WIRE_NAME: Partial<Record<ProtocolErrorCode, string>> = {

@@ -4,7 +4,8 @@
  * body staying the JSON-RPC answer: a token that is unknown, expired, revoked or for another
  * resource is 401 `error="invalid_token"`, one without the scope the tool needs 403
  * `error="insufficient_scope"` naming the scope to ask for. The pipeline decides the refusal; the
- * door only reads it back from the answer's `data.code`.
+ * door only reads it back from the answer's `data.code`, in its one rewrite of a POST's answer
+ * (`finishPost`, ./wire-fix.ts).
  */
 
 interface RefusedMessage {
@@ -21,23 +22,4 @@ export function tokenRefusalOf(body: unknown): { status: 401 | 403; challenge: s
     if (data.code === 'insufficient_scope') return { status: 403, challenge: `Bearer ${metadata}error="insufficient_scope", scope="${String(data.scope ?? '')}"` };
   }
   return undefined;
-}
-
-/** A JSON answer to a POST, with the status and WWW-Authenticate of a token refusal it carries; any other answer as it was. */
-export async function withTokenStatus(res: Response): Promise<Response> {
-  if (!(res.headers.get('content-type') ?? '').includes('application/json')) return res;
-  const text = await res.text();
-  const rebuilt = (status: number, headers: Headers) => new Response(text, { status, headers });
-  if (!text.includes('"invalid_token"') && !text.includes('"insufficient_scope"')) return rebuilt(res.status, res.headers);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return rebuilt(res.status, res.headers);
-  }
-  const refusal = tokenRefusalOf(body);
-  if (!refusal) return rebuilt(res.status, res.headers);
-  const headers = new Headers(res.headers);
-  headers.set('WWW-Authenticate', refusal.challenge);
-  return rebuilt(refusal.status, headers);
 }

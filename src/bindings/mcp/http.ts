@@ -20,18 +20,18 @@ import {
   type Server,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { META_WEBHOOK, ProtocolError, type HttpEvidence } from '../../operations/index.js';
+import { META_WEBHOOK, ProtocolError, type HttpEvidence, type Logger } from '../../operations/index.js';
+import { faultText } from '../../web/index.js';
+import { rateNoteOf, type RateNote } from './rate-note.js';
 
 /** The notification's key until usp-server 0.2.0: it was in the spec's own namespace; ours is META_WEBHOOK. */
 const FORMER_META_WEBHOOK = 'dev.usp-protocol/webhook';
-import { toJsonRpcError } from './errors.js';
+import { JSON_RPC, SESSION_NOT_FOUND, toJsonRpcError } from './errors.js';
 import type { NotifiableSession, SessionHub } from './hub.js';
 import { createMcpServer, type McpDoorDeps } from './server.js';
-import { guardSend, restoreInResponse, withDataCode } from './wire-fix.js';
-import { withTokenStatus } from './http-status.js';
+import { finishPost, guardSend, withDataCode } from './wire-fix.js';
 import { refusedListen } from './listen.js';
 import { sessionToEvict } from './session-cap.js';
-import { rateLimitFields } from '../../security/index.js';
 
 export interface McpHttpOptions {
   /** Sessions idle longer than this are closed (the SDK never expires them). Default 30 min. */
@@ -44,6 +44,8 @@ export interface McpHttpOptions {
   maxSessionsPerAddress?: number;
   /** The client's address as the server sees it (socket, or the trusted proxy's X-Forwarded-For); absent in-process. */
   clientAddress?: (c: Context) => string | undefined;
+  /** Where a fault the door lets escape is logged (the server's logger); absent in-process: not logged. */
+  log?: Logger;
 }
 
 export const DEFAULT_SESSION_LIMITS = { maxSessions: 1000, maxSessionsPerAddress: 100, unusedSessionTimeoutMs: 60_000, idleTimeoutMs: 30 * 60_000 };
@@ -213,15 +215,14 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     const { req, parsedBody, authInfo } = await readPost(c.req.raw, addressOf(c), (c.env as { mcpBody?: McpBody } | undefined)?.mcpBody);
     if (!(await isLegacyRequest(req, parsedBody))) {
       // A listen naming a webhook resource is the pipeline's to allow first: the SDK would serve anyone.
-      const refused = await refusedListen(deps, parsedBody, authInfo.extra?.evidence as HttpEvidence | undefined);
-      if (refused) return withRateLimit(refused, authInfo);
-      return withRateLimit(await withTokenStatus(await restoreInResponse(await modern.fetch(req, { authInfo, parsedBody }))), authInfo);
+      const refused = await refusedListen(deps, parsedBody, authInfo.extra?.evidence as HttpEvidence | undefined, rateNoteOf(authInfo));
+      return finishPost(refused ?? (await modern.fetch(req, { authInfo, parsedBody })), rateNoteOf(authInfo));
     }
 
     const sid = req.headers.get('mcp-session-id');
     if (sid) {
       const live = sessions.get(sid);
-      if (!live) return jsonError(404, -32001, 'Session not found; initialize a new session.', 'session_not_found');
+      if (!live) return jsonError(404, SESSION_NOT_FOUND, 'Session not found; initialize a new session.', 'session_not_found');
       live.lastSeen = Date.now();
       live.used = true;
       // A POST is answered within this await (JSON responses): while it runs, the session is not idle.
@@ -239,9 +240,9 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
         live.queue = null;
         setImmediate(() => pending.forEach((n) => live.notify(n.method, n.params)));
       }
-      return req.method === 'POST' ? withRateLimit(await withTokenStatus(await restoreInResponse(res)), authInfo) : res;
+      return req.method === 'POST' ? finishPost(res, rateNoteOf(authInfo)) : res;
     }
-    if (req.method !== 'POST') return jsonError(400, -32600, 'Missing Mcp-Session-Id header.');
+    if (req.method !== 'POST') return jsonError(400, JSON_RPC.invalid_request, 'Missing Mcp-Session-Id header.');
     const address = addressOf(c);
     const full = await admit(address);
     if (full) return full;
@@ -253,7 +254,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     const live = await openSession(id, transport, address, 1, []);
     const res = await transport.handleRequest(req, { authInfo, parsedBody });
     if (!res.ok) await live.close();
-    return withRateLimit(await withTokenStatus(await restoreInResponse(res)), authInfo);
+    return finishPost(res, rateNoteOf(authInfo));
   });
 
   // Legacy HTTP+SSE (2024-11-05 transport): GET /sse opens the stream, POST /messages?sessionId= carries requests.
@@ -269,7 +270,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
 
   app.post('/messages', async (c) => {
     const live = sessions.get(c.req.query('sessionId') ?? '');
-    if (!live || !(live.transport instanceof SseTransport)) return jsonError(404, -32001, 'Unknown sessionId.', 'session_not_found');
+    if (!live || !(live.transport instanceof SseTransport)) return jsonError(404, SESSION_NOT_FOUND, 'Unknown sessionId.', 'session_not_found');
     live.lastSeen = Date.now();
     // The first message is initialize; anything after it means the client came back.
     if (++live.messages > 1) live.used = true;
@@ -278,7 +279,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     try {
       message = JSON.parse(new TextDecoder().decode(raw)) as JSONRPCMessage;
     } catch {
-      return jsonError(400, -32700, 'Parse error');
+      return jsonError(400, JSON_RPC.parse_error, 'Parse error');
     }
     live.transport.receive(message, c.req.raw, authInfoFor(c.req.raw, raw, addressOf(c)));
     return new Response('Accepted', { status: 202 });
@@ -289,7 +290,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     jsonRpcErrorResponse(404, new ProtocolError('not_found', `No MCP endpoint at ${c.req.method} ${c.req.path}; use POST /mcp (Streamable HTTP) or GET /sse (HTTP+SSE).`)),
   );
   app.onError((err, c) => {
-    console.error('[usp-server] unexpected MCP HTTP failure', err);
+    opts.log?.error('unexpected MCP HTTP failure', { path: c.req.path, error: faultText(err) });
     return jsonRpcErrorResponse(500, new ProtocolError('server_error', `The business could not process the request to ${c.req.path}.`));
   });
 
@@ -352,26 +353,12 @@ async function readPost(req: Request, clientAddress: string | undefined, pre?: M
   return { req: new Request(req.url, { method: 'POST', headers: req.headers, body: bytes }), parsedBody: undefined, authInfo };
 }
 
-/**
- * The RateLimit fields (draft-ietf-httpapi-ratelimit-headers) of the tool call a POST carried, as
- * its rate limit left them on the evidence, and Retry-After when the call was refused for its rate.
- * The status stays the transport's: the refusal is the JSON-RPC error in the body (-32007 with
- * data.retry_after), which MCP clients read only from a 2xx answer.
- */
-function withRateLimit(res: Response, authInfo: AuthInfo): Response {
-  const evidence = authInfo.extra?.evidence as HttpEvidence | undefined;
-  if (!evidence?.rate) return res;
-  const headers = new Headers(res.headers);
-  for (const [name, value] of Object.entries(rateLimitFields(evidence.rate))) headers.set(name, value);
-  if (evidence.rateLimited !== undefined) headers.set('Retry-After', String(evidence.rateLimited));
-  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
-}
-
 function authInfoFor(req: Request, body: Uint8Array, clientAddress: string | undefined): AuthInfo {
   const headers: Record<string, string> = {};
   req.headers.forEach((v, k) => (headers[k] = v));
   const evidence: HttpEvidence = { method: req.method, url: req.url, headers, body, clientAddress };
-  return { token: '', clientId: '', scopes: [], extra: { evidence } };
+  const rateNote: RateNote = {};
+  return { token: '', clientId: '', scopes: [], extra: { evidence, rateNote } };
 }
 
 /** The server side of the legacy HTTP+SSE transport, written against the SDK's Transport interface. */

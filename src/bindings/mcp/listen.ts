@@ -9,10 +9,10 @@
  * then covers the method `subscriptions/listen` and the params without `_meta`).
  */
 import { OPERATIONS, ProtocolError, WEBHOOK_RESOURCE_PREFIX, correlationIdOf, listenOperation, type HttpEvidence } from '../../operations/index.js';
-import { parseAgent } from '../rest/index.js';
+import { parseAgent } from '../../web/index.js';
 import { errorSentence, toJsonRpcError } from './errors.js';
-import { withTokenStatus } from './http-status.js';
 import { readMeta, sentCorrelationId, type McpDoorDeps } from './server.js';
+import { noteRate, type RateNote } from './rate-note.js';
 
 const LISTEN_META = ['profile', 'authorization', 'correlation_id'] as const;
 
@@ -34,7 +34,7 @@ function asListen(body: unknown): ListenRequest | null {
  * HTTP status of a token refusal when it is one); null when the SDK may serve it: not a listen
  * request, one naming no webhook resource, or one whose listener the pipeline let through.
  */
-export async function refusedListen(deps: McpDoorDeps, body: unknown, evidence: HttpEvidence | undefined): Promise<Response | null> {
+export async function refusedListen(deps: McpDoorDeps, body: unknown, evidence: HttpEvidence | undefined, note?: RateNote): Promise<Response | null> {
   const listen = asListen(body);
   if (!listen) return null;
   const subs = listen.params.notifications?.resourceSubscriptions;
@@ -45,7 +45,7 @@ export async function refusedListen(deps: McpDoorDeps, body: unknown, evidence: 
     // Said as resources/read says it for a resource the caller may not read.
     if (err.detailCode === 'resource_not_found') error.message = errorSentence('resource_not_found', err.message);
     const body = JSON.stringify({ jsonrpc: '2.0', id: listen.id, error });
-    return withTokenStatus(new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } }));
+    return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } });
   };
   const op = listenOperation(deps.operations ?? OPERATIONS);
   if (!op) return refuse(new ProtocolError('not_found', 'This server raises no booking or waitlist events to listen to.', { detailCode: 'resource_not_found' }));
@@ -58,6 +58,7 @@ export async function refusedListen(deps: McpDoorDeps, body: unknown, evidence: 
       profile: meta.profile ?? parseAgent(evidence?.headers['usp-agent']) ?? deps.defaultProfile ?? null,
       presented: { binding: 'mcp', mcp: { tool: 'subscriptions/listen', rawArguments: signed, authorization: meta.authorization }, http: evidence },
     });
+    noteRate(note, res);
     return res.ok ? null : refuse(res.error);
   } catch (err) {
     if (err instanceof ProtocolError) return refuse(err);

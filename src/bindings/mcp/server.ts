@@ -22,12 +22,13 @@ import {
   type Pipeline,
 } from '../../operations/index.js';
 import { SERVER_INSTRUCTIONS } from './descriptions.js';
-import { errorSentence, toJsonRpcError } from './errors.js';
+import { JSON_RPC, errorSentence, toJsonRpcError } from './errors.js';
 import type { NotifiableSession } from './hub.js';
 import { summarize } from './summary.js';
 import { summarizeRegistry } from './registry-summary.js';
 import { metaMembers, mcpTools } from './tools.js';
 import { VIEW_RESOURCES, ViewNotBuilt, readView, viewByUri } from './app-views.js';
+import { noteRate, rateNoteOf, type RateNote } from './rate-note.js';
 import { META_VIEW, viewData } from './view-data.js';
 
 type ListedTools = import('@modelcontextprotocol/server').ListToolsResult['tools'];
@@ -159,8 +160,8 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
   const toolList = parts.toolList;
   server.setRequestHandler('tools/list', async () => toolList as never);
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const evidence = (ctx as { http?: { authInfo?: { extra?: { evidence?: HttpEvidence } } } }).http?.authInfo?.extra?.evidence;
-    return (await callTool(deps, request.params as { name: string; arguments?: unknown }, evidence, session)) as unknown as CallResult;
+    const authInfo = (ctx as { http?: { authInfo?: { extra?: { evidence?: HttpEvidence } } } }).http?.authInfo;
+    return (await callTool(deps, request.params as { name: string; arguments?: unknown }, authInfo?.extra?.evidence, session, rateNoteOf(authInfo))) as unknown as CallResult;
   });
   return server;
 }
@@ -180,7 +181,7 @@ function readViewOrFail(view: Parameters<typeof readView>[0]) {
     return readView(view);
   } catch (err) {
     if (!(err instanceof ViewNotBuilt)) throw err;
-    throw new SdkProtocolError(-32603, errorSentence('server_error', err.message), { code: 'server_error', content: err.message, uri: view.uri });
+    throw new SdkProtocolError(JSON_RPC.server_error, errorSentence('server_error', err.message), { code: 'server_error', content: err.message, uri: view.uri });
   }
 }
 
@@ -190,7 +191,7 @@ function resourceNotFound(uri: string, stateful: boolean): SdkProtocolError {
       ? `No resource ${uri.slice(0, 200)} for this session: read the webhook resource named in _meta["dev.usp-server/webhook_resource"] of one of your tool results, in the same session.`
       : 'The webhook resource is read in a session (initialize first); without one, its events arrive in the params of notifications/resources/updated.'
     : `No resource ${uri.slice(0, 200)}: this server's resources are its views (resources/list) and the webhook resources (resources/templates/list).`;
-  return new SdkProtocolError(-32602, errorSentence('resource_not_found', content), { code: 'resource_not_found', content, uri: uri.slice(0, 200) });
+  return new SdkProtocolError(JSON_RPC.invalid_params, errorSentence('resource_not_found', content), { code: 'resource_not_found', content, uri: uri.slice(0, 200) });
 }
 
 function rpcError(err: ProtocolError, correlationId?: string): SdkProtocolError {
@@ -203,6 +204,8 @@ export async function callTool(
   params: { name: string; arguments?: unknown },
   evidence: HttpEvidence | undefined,
   session: SessionLike,
+  /** Where the HTTP door keeps what the answer says of the call's rate limit (absent on stdio). */
+  rateNote?: RateNote,
 ): Promise<Record<string, unknown>> {
   // The caller's id (from _meta.usp, else the USP-Correlation-Id header) rides on every answer, errors included.
   const correlationId = correlationIdOf(sentCorrelationId(params.arguments), evidence?.headers['usp-correlation-id']);
@@ -238,6 +241,7 @@ export async function callTool(
     throw err;
   }
   const res = await deps.pipeline.execute(entry.op, req);
+  noteRate(rateNote, res);
   if (!res.ok) throw rpcError(withIgnoredMembers(res.error, entry.op, input), correlationId);
   if (session && res.caller.principal && !res.caller.business) (session.principals ??= new Set()).add(res.caller.principal);
   if (session && res.caller.credential) (session.resources ??= new Set()).add(res.caller.credential.id);

@@ -9,6 +9,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { SessionHub } from './hub.js';
 import type { McpDoorDeps } from './server.js';
 import { connectMcpSession, type McpSessionHandle } from './session.js';
+import { JSON_RPC } from './errors.js';
 import { withDataCode } from './wire-fix.js';
 
 export async function serveMcpStdio(deps: McpDoorDeps, hub: SessionHub, streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream }): Promise<McpSessionHandle> {
@@ -39,7 +40,7 @@ function screenInvalidLines(input: NodeJS.ReadableStream, output: NodeJS.Writabl
     try {
       parsed = JSON.parse(line);
     } catch {
-      reply(null, -32700, 'Parse error: the line is not JSON.');
+      reply(null, JSON_RPC.parse_error, 'Parse error: the line is not JSON.');
       return null;
     }
     try {
@@ -47,7 +48,7 @@ function screenInvalidLines(input: NodeJS.ReadableStream, output: NodeJS.Writabl
       return line;
     } catch {
       const id = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as { id?: unknown }).id : null;
-      reply(id, -32600, 'Invalid Request: not a valid JSON-RPC message (params must be an object).');
+      reply(id, JSON_RPC.invalid_request, 'Invalid Request: not a valid JSON-RPC message (params must be an object).');
       return null;
     }
   };

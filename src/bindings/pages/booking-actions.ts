@@ -9,8 +9,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { operationForPage, type BookingPageView, type OperationResponse, type Pipeline } from '../../operations/index.js';
-import { REST_ERRORS } from '../rest/index.js';
-import { csrfFor, csrfOk, errorCard, html, isHttps, readForm, type Html } from '../../web/index.js';
+import { REST_ERRORS, csrfFor, csrfOk, errorCard, html, isHttps, readForm, type Html } from '../../web/index.js';
 import { negotiateLocale, page, Words, zoneWords } from './page-kit.js';
 import { asEntry, TOKEN } from './waitlist-offer.js';
 

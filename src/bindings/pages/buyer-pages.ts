@@ -8,12 +8,11 @@
  */
 import { Hono, type Context } from 'hono';
 import { operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
-import { REST_ERRORS, problemResponse } from '../rest/index.js';
 import { registerCalendarFeeds } from './calendar-feeds.js';
 import { isOfferPageRequest, registerWaitlistOffer } from './waitlist-offer.js';
 import { actionsCard, contactCard, registerBookingActions } from './booking-actions.js';
 import { CSS, negotiateLocale, page, PAGES_CSS_PATH, Words, zoneWords } from './page-kit.js';
-import { contentSecurityPolicy, csrfFor, csrfOk, errorCard, html, isHttps, readForm, styleSheet, type Html } from '../../web/index.js';
+import { REST_ERRORS, contentSecurityPolicy, csrfFor, csrfOk, errorCard, html, isHttps, problemResponse, readForm, styleSheet, type Html } from '../../web/index.js';
 
 /** The buyer's language for a page: Accept-Language, else the business's locale (shared with the mail's choice). */
 export { negotiateLocale };

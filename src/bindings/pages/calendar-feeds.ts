@@ -1,7 +1,7 @@
 /** The subscribed calendar feeds (`/calendars/{resource_id}.ics?token=...`): a calendar file, or a problem document. */
 import type { Hono } from 'hono';
 import { operationForPage, type Pipeline } from '../../operations/index.js';
-import { problemResponse } from '../rest/index.js';
+import { problemResponse } from '../../web/index.js';
 
 export function registerCalendarFeeds(app: Hono<any>, pipeline: Pipeline): void {
   app.get('/calendars/:resource_file', async (c) => {

@@ -8,8 +8,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { formatMoney, operationForPage, type OperationResponse, type Pipeline, type WaitlistOfferView } from '../../operations/index.js';
-import { REST_ERRORS } from '../rest/index.js';
-import { csrfFor, csrfOk, errorCard, html, isHttps, readForm, type Html } from '../../web/index.js';
+import { REST_ERRORS, csrfFor, csrfOk, errorCard, html, isHttps, readForm, type Html } from '../../web/index.js';
 import { negotiateLocale, page, Words, zoneWords } from './page-kit.js';
 
 const OFFER = /^\/waitlist\/[^/]+\/offer$/;

@@ -18,7 +18,7 @@ import {
   type Pipeline,
 } from '../../operations/index.js';
 import type { HttpEvidence } from '../../security/index.js';
-import { problemResponse } from '../rest/index.js';
+import { problemResponse } from '../../web/index.js';
 
 export interface RegistryFeedDoorOptions {
   pipeline: Pipeline;

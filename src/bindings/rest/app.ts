@@ -4,7 +4,6 @@
  * decision is the pipeline's.
  */
 import { Hono, type Context } from 'hono';
-import { parseDictionary } from 'structured-headers';
 import {
   OPERATIONS,
   ProtocolError,
@@ -13,14 +12,15 @@ import {
   deprecatedNameWarning,
   rateRuleOf,
   type HttpEvidence,
+  type Logger,
   type Message,
   type OperationDef,
   type OperationRequest,
   type Pipeline,
   type RestRoute,
 } from '../../operations/index.js';
-import { rateLimitFields } from '../../security/index.js';
-import { REST_ERRORS, problemBody } from './problems.js';
+import { rateLimitFields, type RateQuota } from '../../security/index.js';
+import { faultText, parseAgent, problemResponse } from '../../web/index.js';
 
 export interface RestAppOptions {
   pipeline: Pipeline;
@@ -38,6 +38,8 @@ export interface RestAppOptions {
   profileMaxAge?: number;
   /** Tokens per minute of each rate-limit class, announced on each answer as `RateLimit-Policy`; absent: limits are off. */
   rateLimits?: Readonly<Record<string, number>>;
+  /** Where a fault the door lets escape is logged (the server's logger); absent in-process: not logged. */
+  log?: Logger;
 }
 
 /**
@@ -88,7 +90,7 @@ export function createRestApp(opts: RestAppOptions): Hono {
 
   app.notFound((c) => problem(c, new ProtocolError('not_found', `No USP endpoint at ${c.req.path}.`)));
   app.onError((err, c) => {
-    console.error('[usp-server] unexpected REST failure', err);
+    opts.log?.error('unexpected REST failure', { path: c.req.path, error: faultText(err) });
     return problem(c, new ProtocolError('server_error', 'The business could not process the request.'));
   });
   return app;
@@ -107,10 +109,10 @@ async function handleFormer(c: Context, op: OperationDef, opts: RestAppOptions):
 }
 
 async function handle(c: Context, op: OperationDef, opts: RestAppOptions, warning?: Message): Promise<Response> {
-  const seen: { req?: OperationRequest } = {};
+  const seen: { rate?: RateQuota } = {};
   const res = await answer(c, op, opts, seen, warning);
   // What the call's rate limit left (draft-ietf-httpapi-ratelimit-headers), else the policy alone.
-  const quota = seen.req?.presented?.http?.rate;
+  const quota = seen.rate;
   if (quota) for (const [name, value] of Object.entries(rateLimitFields(quota))) res.headers.set(name, value);
   else {
     const policy = rateLimitPolicy(op, opts.rateLimits);
@@ -119,7 +121,8 @@ async function handle(c: Context, op: OperationDef, opts: RestAppOptions, warnin
   return res;
 }
 
-async function answer(c: Context, op: OperationDef, opts: RestAppOptions, seen: { req?: OperationRequest }, warning?: Message): Promise<Response> {
+/** `seen.rate`: the quota the pipeline's answer carries, for the RateLimit fields `handle` adds. */
+async function answer(c: Context, op: OperationDef, opts: RestAppOptions, seen: { rate?: RateQuota }, warning?: Message): Promise<Response> {
   let req: OperationRequest;
   try {
     req = await readRequest(c, op, opts);
@@ -127,8 +130,8 @@ async function answer(c: Context, op: OperationDef, opts: RestAppOptions, seen: 
     if (err instanceof ProtocolError) return problem(c, err);
     throw err;
   }
-  seen.req = req;
   const res = await opts.pipeline.execute(op, req);
+  seen.rate = res.rate;
   if (!res.ok) return problem(c, res.error);
   if (res.status === 204) return c.body(null, 204);
   const body: Record<string, unknown> = { usp: res.usp, ...res.data };
@@ -211,78 +214,6 @@ function publicUrl(c: Context, opts: RestAppOptions): string {
   return url.toString();
 }
 
-/** Parsed USP-Agent values by header string: a platform sends the same one on every call. */
-const agents = new Map<string, string | null>();
-/** Distinct USP-Agent strings remembered (the oldest is forgotten first); a refused one is never kept. */
-const MAX_AGENTS = 256;
-
-/** USP-Agent is an RFC 8941 dictionary: `profile="https://..."`. */
-export function parseAgent(header: string | undefined): string | null {
-  if (header === undefined) return null;
-  const known = agents.get(header);
-  if (known !== undefined) return known;
-  const profile = parseAgentOnce(header);
-  if (agents.size >= MAX_AGENTS) agents.delete(agents.keys().next().value!);
-  agents.set(header, profile);
-  return profile;
-}
-
-function parseAgentOnce(header: string): string | null {
-  if (header.trim() === '') return null;
-  let dict;
-  try {
-    dict = parseDictionary(header);
-  } catch {
-    throw new ProtocolError('invalid_request', 'USP-Agent must be a structured-field dictionary, e.g. profile="https://platform.example/profile.json".', {
-      errors: [{ field: 'USP-Agent', message: 'not an RFC 8941 dictionary' }],
-    });
-  }
-  const entry = dict.get('profile');
-  if (entry === undefined) return null;
-  const value = entry[0];
-  if (typeof value !== 'string') {
-    throw new ProtocolError('invalid_request', 'The USP-Agent profile member must be a quoted string.', {
-      errors: [{ field: 'USP-Agent', message: 'profile is not a string' }],
-    });
-  }
-  return value;
-}
-
-/** RFC 9110 challenges naming every mechanism the business would accept (spec 10.1.6). */
-function wwwAuthenticate(accepted: readonly string[], algs: readonly string[], err: ProtocolError): string {
-  const challenges: string[] = [];
-  const detail = err.detailCode && err.code === 'pop_proof_required' ? `, error="${err.detailCode === 'proof_nonce_required' ? 'use_dpop_nonce' : 'invalid_dpop_proof'}"` : '';
-  if (accepted.includes('platform_key_pop') || accepted.includes('booking_scoped_credential')) challenges.push(`DPoP realm="usp", algs="${algs.join(' ')}"${detail}`);
-  if (accepted.includes('http_message_signature')) challenges.push('Signature realm="usp"');
-  const metadata = typeof err.extra?.resource_metadata === 'string' ? err.extra.resource_metadata : undefined;
-  // One Bearer challenge covers API keys and OAuth tokens; with OAuth it names where to start (RFC 9728).
-  if (accepted.includes('oauth2_bearer'))
-    challenges.push(`Bearer realm="usp"${metadata ? `, resource_metadata="${metadata}"` : ''}${err.detailCode === 'invalid_token' ? ', error="invalid_token"' : ''}`);
-  else if (accepted.includes('api_key')) challenges.push('Bearer realm="usp"');
-  return challenges.join(', ') || 'Bearer realm="usp"';
-}
-
-/** RFC 6750 section 3.1: the scope to ask for, and where the client finds the authorization server. */
-function insufficientScopeChallenge(err: ProtocolError): string {
-  const metadata = typeof err.extra?.resource_metadata === 'string' ? `, resource_metadata="${err.extra.resource_metadata}"` : '';
-  return `Bearer realm="usp", error="insufficient_scope", scope="${String(err.extra?.scope ?? '')}"${metadata}`;
-}
-
 function problem(c: Context, err: ProtocolError): Response {
   return problemResponse(c.req.path, err);
-}
-
-/** An RFC 9457 problem document for `err` at `path`: how the REST door, and the host on its behalf, says no. */
-export function problemResponse(path: string, err: ProtocolError): Response {
-  const status = REST_ERRORS[err.code].status;
-  const headers: Record<string, string> = { 'Content-Type': 'application/problem+json' };
-  if (err.retryAfter !== undefined) headers['Retry-After'] = String(err.retryAfter);
-  if (status === 401) {
-    const accepted = (err.extra?.accepted_mechanisms as string[] | undefined) ?? ['api_key'];
-    const algs = (err.extra?.pop_algorithms as string[] | undefined) ?? ['EdDSA'];
-    headers['WWW-Authenticate'] = wwwAuthenticate(accepted, algs, err);
-  }
-  if (err.code === 'insufficient_scope') headers['WWW-Authenticate'] = insufficientScopeChallenge(err);
-  if (err.detailCode === 'proof_nonce_required' && typeof err.extra?.nonce === 'string') headers['DPoP-Nonce'] = err.extra.nonce;
-  return new Response(JSON.stringify(problemBody(err, path)), { status, headers });
 }

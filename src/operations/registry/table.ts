@@ -9,7 +9,8 @@ import { searchServices } from './search-services.js';
 import { getRegistration } from './get-registration.js';
 import { updateRegistration } from './update-registration.js';
 import { deleteRegistration } from './delete-registration.js';
-import { getPlatformProfile, receiveCatalogEvent } from './feed-events.js';
+import { getPlatformProfile } from './get-registry-platform-profile.js';
+import { receiveCatalogEvent } from './receive-catalog-event.js';
 
 export const REGISTRY_OPERATIONS: readonly OperationDef[] = [
   registerBusiness,
@@ -21,3 +22,6 @@ export const REGISTRY_OPERATIONS: readonly OperationDef[] = [
   getPlatformProfile,
   receiveCatalogEvent,
 ] as OperationDef[];
+
+/** The feed door's rows, by what they do (a door names no operation). */
+export const REGISTRY_FEED_OPERATIONS = { platformProfile: getPlatformProfile, catalogEvent: receiveCatalogEvent } as const;

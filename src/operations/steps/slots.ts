@@ -7,7 +7,7 @@
 import {
   type ServiceDef,
   blockedInterval,
-  bookingWindow,
+  clipToBookingWindow,
   findSlot,
   generateSlots,
   isCapacityType,
@@ -144,7 +144,8 @@ export async function checkSlot(
   if (!combination && [...biz.services.values()].some((s) => s !== service && slotTagIndex(s, biz.resources).has(ref.tag))) {
     return { ok: false, reason: 'wrong_service' };
   }
-  if (!withinBookingWindow(service, ref.startMs, nowMs)) return { ok: false, reason: 'window' };
+  const window = clipToBookingWindow(service, nowMs, ref.startMs, ref.startMs + 1);
+  if (window.from >= window.to) return { ok: false, reason: 'window' };
   // A tag of no current combination: a resource left the service since the id was issued.
   if (!combination) return { ok: false, reason: 'unavailable' };
   const parts: SlotIdParts = { serviceId: service.id, startMs: ref.startMs, resourceIds: [...combination] };
@@ -162,11 +163,6 @@ export async function checkSlot(
     if ((slot && slot.state === 'waitlist') || (single && single.state !== 'waitlist')) return { ok: false, reason: 'capacity' };
   }
   return { ok: false, reason: 'unavailable' };
-}
-
-function withinBookingWindow(service: ServiceDef, startMs: number, nowMs: number): boolean {
-  const w = bookingWindow(service, nowMs);
-  return startMs >= w.from && startMs < w.to;
 }
 
 /** A slot in the protocol's TimeSlot shape, times written in `zone`. */

@@ -66,7 +66,7 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Times a transaction is run again after a deadlock, serialization failure or claim overlap (default 5). */
   maxRetries?: number;
-  /** Connection-level errors on idle connections (default: written to stderr). */
+  /** Connection-level errors on idle connections (default: none reported; the server passes its logger). */
   onError?: (err: Error) => void;
   /** Give up opening a connection after this long (default 5000 ms). */
   connectTimeoutMs?: number;
@@ -102,7 +102,9 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     ...(statementTimeout > 0 ? { statement_timeout: statementTimeout, query_timeout: statementTimeout + 2000 } : {}),
     keepAlive: true,
   };
-  const onError = opts.onError ?? ((err: Error) => console.error(`[usp-server] postgres: ${err.message}`));
+  // The server passes its logger; without one (a short CLI command) a dropped idle connection is
+  // only replaced, and a query that fails says so itself.
+  const onError = opts.onError ?? (() => undefined);
   // Every pooled connection proves it resolves names in the store's schema before it is used; one
   // that does not is refused (and reported) instead of ever touching another schema's tables. The
   // check starts after the migration, which runs on a connection of its own that is then closed.

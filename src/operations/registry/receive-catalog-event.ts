@@ -1,9 +1,7 @@
 /**
- * The registry's side of the businesses' catalog feed subscriptions (spec 3.12.2), as rows: the
- * platform profile the registry subscribes under, and a catalog event a subscribed business sends
- * to its callback. The event is checked against the keys the business's own profile publishes
- * (RFC 9421) before anything is read or written; a verified event marks the registration due so
- * that it is re-indexed at once. Served by the registry's feed door (src/bindings/registry-feeds).
+ * A catalog event a subscribed business sends to its callback (spec 3.12.2). The event is checked
+ * against the keys the business's own profile publishes (RFC 9421) before anything is read or
+ * written; a verified event marks the registration due so that it is re-indexed at once.
  */
 import type { JsonWebKey } from 'node:crypto';
 import { z } from 'zod';
@@ -11,38 +9,11 @@ import { findKey, verifyRequestSignature } from '../../security/index.js';
 import { defineOperation, ok } from '../define.js';
 import { ProtocolError } from '../errors.js';
 import { registryEnv } from './env-of.js';
-
-export const PLATFORM_PROFILE_PATH = '/registry/platform-profile';
-export const FEED_EVENTS_PATH = '/registry/feed-events';
-/** Where the registry keeps what it subscribed to at a registration's business. */
-export const feedSubscriptionKey = (registrationId: string): string => `registry_feed_subscription:${registrationId}`;
-
-export interface FeedSubscriptionNote {
-  subscription_id: string;
-  endpoint: string;
-  created_ms: number;
-}
+import { FEED_EVENTS_PATH, feedSubscriptionKey, type FeedSubscriptionNote } from './feed-paths.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const REGISTRATION_ID = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/);
 const unknownRegistration = (detail: string) => new ProtocolError('not_found', detail, { detailCode: 'registration_not_found' });
-
-export const getPlatformProfile = defineOperation({
-  name: 'get_registry_platform_profile',
-  rest: { method: 'GET', path: PLATFORM_PROFILE_PATH, input: 'none' },
-  access: 'public',
-  capability: 'dev.usp-protocol.discovery.registry',
-  mutating: false,
-  conditional: false,
-  writes: false,
-  summary: "The registry's platform profile: the catalog subscriptions capability and the keys its subscriptions are signed with.",
-  input: z.object({}),
-  async handle(_inp, ctx) {
-    const profile = registryEnv(ctx.env).platformProfile?.();
-    if (!profile) throw new ProtocolError('not_found', 'This registry does not subscribe to catalog feeds.');
-    return ok(profile);
-  },
-});
 
 export const receiveCatalogEvent = defineOperation({
   name: 'receive_catalog_event',
@@ -92,6 +63,3 @@ export const receiveCatalogEvent = defineOperation({
     return ok({ received: true });
   },
 });
-
-/** The feed door's rows, by what they do (a door names no operation). */
-export const REGISTRY_FEED_OPERATIONS = { platformProfile: getPlatformProfile, catalogEvent: receiveCatalogEvent } as const;

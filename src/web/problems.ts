@@ -1,8 +1,10 @@
 /**
- * Protocol errors on the REST door: RFC 9457 problem details with the spec's status codes
- * (spec 9.1, 9.4). One exhaustive table: a new error code does not compile until it is mapped.
+ * Protocol errors as RFC 9457 problem details with the spec's status codes (spec 9.1, 9.4): how the
+ * REST door says no, and the status every other door gives a refusal (the buyer pages' HTML, the
+ * registry feed door's problem+json). One exhaustive table: a new error code does not compile until
+ * it is mapped. Shared here so that no door imports another.
  */
-import type { ProtocolError, ProtocolErrorCode } from '../../operations/index.js';
+import type { ProtocolError, ProtocolErrorCode } from '../operations/index.js';
 
 export const PROBLEM_BASE = 'https://usp-protocol.dev/errors/';
 
@@ -65,4 +67,39 @@ export function problemBody(err: ProtocolError, instance?: string): Record<strin
   if (!isPlainHttp(err)) body.code = err.detailCode ?? err.code;
   if (err.extra) for (const [k, v] of Object.entries(err.extra)) if (!(k in body)) body[k] = v;
   return body;
+}
+
+/** RFC 9110 challenges naming every mechanism the business would accept (spec 10.1.6). */
+function wwwAuthenticate(accepted: readonly string[], algs: readonly string[], err: ProtocolError): string {
+  const challenges: string[] = [];
+  const detail = err.detailCode && err.code === 'pop_proof_required' ? `, error="${err.detailCode === 'proof_nonce_required' ? 'use_dpop_nonce' : 'invalid_dpop_proof'}"` : '';
+  if (accepted.includes('platform_key_pop') || accepted.includes('booking_scoped_credential')) challenges.push(`DPoP realm="usp", algs="${algs.join(' ')}"${detail}`);
+  if (accepted.includes('http_message_signature')) challenges.push('Signature realm="usp"');
+  const metadata = typeof err.extra?.resource_metadata === 'string' ? err.extra.resource_metadata : undefined;
+  // One Bearer challenge covers API keys and OAuth tokens; with OAuth it names where to start (RFC 9728).
+  if (accepted.includes('oauth2_bearer'))
+    challenges.push(`Bearer realm="usp"${metadata ? `, resource_metadata="${metadata}"` : ''}${err.detailCode === 'invalid_token' ? ', error="invalid_token"' : ''}`);
+  else if (accepted.includes('api_key')) challenges.push('Bearer realm="usp"');
+  return challenges.join(', ') || 'Bearer realm="usp"';
+}
+
+/** RFC 6750 section 3.1: the scope to ask for, and where the client finds the authorization server. */
+function insufficientScopeChallenge(err: ProtocolError): string {
+  const metadata = typeof err.extra?.resource_metadata === 'string' ? `, resource_metadata="${err.extra.resource_metadata}"` : '';
+  return `Bearer realm="usp", error="insufficient_scope", scope="${String(err.extra?.scope ?? '')}"${metadata}`;
+}
+
+/** An RFC 9457 problem document for `err` at `path`: how the REST door, the registry feed door and the host on their behalf say no. */
+export function problemResponse(path: string, err: ProtocolError): Response {
+  const status = REST_ERRORS[err.code].status;
+  const headers: Record<string, string> = { 'Content-Type': 'application/problem+json' };
+  if (err.retryAfter !== undefined) headers['Retry-After'] = String(err.retryAfter);
+  if (status === 401) {
+    const accepted = (err.extra?.accepted_mechanisms as string[] | undefined) ?? ['api_key'];
+    const algs = (err.extra?.pop_algorithms as string[] | undefined) ?? ['EdDSA'];
+    headers['WWW-Authenticate'] = wwwAuthenticate(accepted, algs, err);
+  }
+  if (err.code === 'insufficient_scope') headers['WWW-Authenticate'] = insufficientScopeChallenge(err);
+  if (err.detailCode === 'proof_nonce_required' && typeof err.extra?.nonce === 'string') headers['DPoP-Nonce'] = err.extra.nonce;
+  return new Response(JSON.stringify(problemBody(err, path)), { status, headers });
 }
