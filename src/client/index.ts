@@ -24,3 +24,5 @@ export { RestClient, describeAnswer, messageCodes } from './rest-transport.js';
 export type { Authenticate, RestAnswer, RestRequest } from './rest-transport.js';
 export { connectHttpMcp, connectStdioMcp } from './mcp-transport.js';
 export type { McpClient, RpcAnswer, RpcError } from './mcp-transport.js';
+export { EVENTS_URI, slugOf, startConnect } from './connect.js';
+export type { ConnectOptions, RunningConnect } from './connect.js';

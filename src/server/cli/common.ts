@@ -21,6 +21,7 @@ import { PROFILE_CACHE_SECONDS } from '../../webhooks/index.js';
 export const OPTIONS = {
   demo: { type: 'boolean' },
   config: { type: 'string' },
+  identity: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
   db: { type: 'string' },
