@@ -15,6 +15,7 @@ import { connectHttpMcp, type McpClient } from './mcp-transport.js';
 import { CLIENT_OPERATIONS, type ClientOperation, type OperationName } from './operations.js';
 import { dpopHeaders, withMcpProof, type PopKey } from './platform-auth.js';
 import { RestClient } from './rest-transport.js';
+import type { OperationResults } from './types.js';
 
 export interface StoredCredential {
   value: string;
@@ -112,7 +113,7 @@ export class BusinessClient {
   }
 
   /** Call one operation on the chosen binding. */
-  async call<T = Record<string, any>>(name: OperationName, input: Record<string, unknown>, opts: CallOptions = {}): Promise<UspAnswer<T>> {
+  async call<N extends OperationName, T = OperationResults[N]>(name: N, input: Record<string, unknown>, opts: CallOptions = {}): Promise<UspAnswer<T>> {
     const op: ClientOperation = CLIENT_OPERATIONS[name];
     const key = opts.idempotencyKey ?? (op.mutating ? randomUUID() : undefined);
     const base = { binding: this.binding, ...(key ? { idempotencyKey: key } : {}) };

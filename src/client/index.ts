@@ -26,3 +26,4 @@ export { connectHttpMcp, connectStdioMcp } from './mcp-transport.js';
 export type { McpClient, RpcAnswer, RpcError } from './mcp-transport.js';
 export { EVENTS_URI, slugOf, startConnect } from './connect.js';
 export type { ConnectOptions, RunningConnect } from './connect.js';
+export type { Booking, Hold, IssuedCredential, Message, OperationResults, Service, TimeSlot, WaitlistEntry } from './types.js';

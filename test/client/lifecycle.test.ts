@@ -133,7 +133,7 @@ describe.each([
       // A full class: join its waitlist, a place frees, the offer is accepted (which books).
       const yq = await biz.call('query_availability', { service_id: 'svc_yoga_class', start_date: day, end_date: day });
       const cls = yq.data.slots[0];
-      const group = await biz.call('create_booking', { service_id: 'svc_yoga_class', slot_id: cls.id, buyer: BUYER, party_size: cls.capacity.remaining - 1 });
+      const group = await biz.call('create_booking', { service_id: 'svc_yoga_class', slot_id: cls.id, buyer: BUYER, party_size: cls.capacity!.remaining! - 1 });
       const single = await biz.call('create_booking', { service_id: 'svc_yoga_class', slot_id: cls.id, buyer: { ...BUYER, email: 'single@example.com' } });
       expect([group.error, single.error]).toEqual([null, null]);
       const joined = await biz.call('join_waitlist', { service_id: 'svc_yoga_class', slot_id: cls.id, buyer: { ...BUYER, email: 'waiting@example.com' } });
