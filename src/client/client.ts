@@ -146,7 +146,12 @@ export class BusinessClient {
         const error = e.kind === 'transport' ? transportError(e.message, attempts) : e;
         return { ok: false, data: {} as T, messages: [], error, attempts, ...base };
       }
-      const { usp: _usp, messages = [], ...data } = (sent.body ?? {}) as Record<string, any>;
+      const { usp, messages = [], ...data } = (sent.body ?? {}) as Record<string, any>;
+      // Every answer with a body carries the protocol envelope (spec 8.4): one without it is not a USP answer to trust.
+      if (Object.keys(sent.body ?? {}).length > 0 && typeof usp?.version !== 'string') {
+        const error = verificationError('envelope_missing', `${this.name} answered ${op.tool} without the usp envelope; the answer is not used`);
+        return { ok: false, data: {} as T, messages: [], error, attempts, ...base };
+      }
       await this.keepCredential(data);
       const error = fromMessages(messages);
       return { ok: error === null, data: data as T, messages, error, attempts, ...(sent.text ? { text: sent.text } : {}), ...base };

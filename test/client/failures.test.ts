@@ -2,7 +2,8 @@
  * Failure handled as a platform should, through the client library against a real usp-server
  * (in process, its clock running from TEST_NOW, webhooks delivered to the library's receiver over
  * loopback): a business that is down is a transport error to retry; an answer lost on the way is
- * retried with the same idempotency key and books once; a webhook whose body or signature does not
+ * retried with the same idempotency key and books once; an answer without the protocol envelope is
+ * refused (the breaking proxy); a webhook whose body or signature does not
  * verify is refused (and one from a business publishing keys that do not sign its webhooks, the
  * conformance suite's breaking proxy), a delivery seen before is acknowledged and not handed on
  * twice, and a webhook signed by a key the business rotated to is accepted after the receiver reads
@@ -137,6 +138,21 @@ describe('a business that is down or loses an answer', () => {
       const mine = (listed.body.bookings ?? []).filter((b: any) => (b.booking ?? b).service_id === 'svc_haircut' && (b.booking ?? b).slot?.start === a.data.booking.slot.start);
       expect(listed.status).toBe(200);
       expect(mine).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('answers that are not USP answers are refused', () => {
+  it('a business that drops the envelope (the breaking proxy): the answer is a verification error, its data unused', async () => {
+    const proxy: BrokenProxy = await startBrokenProxy(t.url, 'drops-envelope');
+    try {
+      const biz = await BusinessClient.connect(proxy.url, { identity, profiles: new ProfileCache() });
+      const a = await biz.call('list_services', {});
+      expect(a.ok).toBe(false);
+      expect(a.error).toMatchObject({ kind: 'verification', code: 'envelope_missing', next: 'give_up' });
+      expect(a.data).toEqual({});
     } finally {
       await proxy.close();
     }
