@@ -121,6 +121,25 @@ describe('a business that is down or loses an answer', () => {
     expect(a.attempts).toBe(3);
   });
 
+  it('a business too slow to answer within the deadline: each attempt times out, the answer says unreachable, retry', async () => {
+    const proxy = await startLosingProxy(t.url);
+    const biz = await BusinessClient.connect(proxy.url, { identity, profiles: new ProfileCache(), retries: 1, timeoutMs: 300 });
+    await proxy.close();
+    // Now the business's address accepts connections and never answers.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(Number(new URL(proxy.url).port), '127.0.0.1', r));
+    try {
+      const started = Date.now();
+      const a = await biz.call('query_availability', { service_id: 'svc_haircut', start_date: day(4), end_date: day(4) });
+      expect(a.error).toMatchObject({ kind: 'transport', code: 'business_unreachable', next: 'retry' });
+      expect(a.attempts).toBe(2);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+
   it('an answer lost after the business booked is retried with the same idempotency key: one booking, the same one', async () => {
     const proxy = await startLosingProxy(t.url);
     try {
