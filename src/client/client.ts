@@ -152,18 +152,18 @@ export class BusinessClient {
         const error = verificationError('envelope_missing', `${this.name} answered ${op.tool} without the usp envelope; the answer is not used`);
         return { ok: false, data: {} as T, messages: [], error, attempts, ...base };
       }
-      await this.keepCredential(data);
+      await this.keepCredential(data, this.o.identity.keyFor(credential?.jkt).jkt);
       const error = fromMessages(messages);
       return { ok: error === null, data: data as T, messages, error, attempts, ...(sent.text ? { text: sent.text } : {}), ...base };
     }
   }
 
   /** A credential in an answer is kept for the resource it was issued with (a booking before a hold or entry). */
-  private async keepCredential(data: Record<string, any>): Promise<void> {
+  private async keepCredential(data: Record<string, any>, jkt: string): Promise<void> {
     const c = data.booking_scoped_credential;
     const id = data.booking?.id ?? data.hold?.id ?? data.entry?.id;
     if (!c || typeof c.value !== 'string' || typeof id !== 'string') return;
-    await this.o.credentials.set(this.profileUrl, id, { value: c.value, jkt: this.o.identity.popKey.jkt, ...(c.expires_at ? { expires_at: c.expires_at } : {}) });
+    await this.o.credentials.set(this.profileUrl, id, { value: c.value, jkt, ...(c.expires_at ? { expires_at: c.expires_at } : {}) });
   }
 
   private requiresProof(): boolean {
@@ -245,7 +245,11 @@ export class BusinessClient {
       const nonce = typeof a.error.data?.nonce === 'string' ? a.error.data.nonce : undefined;
       return { kind: 'error', error: fromRpcError(a.error), ...(nonce ? { nonce } : {}) };
     }
-    if (!a.result) return { kind: 'error', error: transportError(`${this.name} gave no MCP answer (HTTP ${a.status})`, 1) };
+    if (!a.result) {
+      // A session the business no longer knows (it restarted): the next attempt opens a new one.
+      this.mcp = null;
+      return { kind: 'error', error: transportError(`${this.name} gave no MCP answer (HTTP ${a.status})`, 1) };
+    }
     const text = (a.result.content ?? []).find((c: any) => c?.type === 'text')?.text;
     return { kind: 'answer', status: 200, body: a.result.structuredContent ?? {}, ...(typeof text === 'string' ? { text } : {}) };
   }
