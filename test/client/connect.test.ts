@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/build.js';
-import { BIN, REPO_ROOT, inheritedEnv, startServeCli, type RunningCli } from '../support/cli.js';
+import { BIN, REPO_ROOT, inheritedEnv, runCli, startServeCli, type RunningCli } from '../support/cli.js';
 
 const ZONE = 'America/New_York';
 const dayAhead = (n: number) =>
@@ -79,4 +79,15 @@ describe('usp-server connect fronts two businesses in one MCP session', () => {
     }
     expect(events.map((e) => `${e.business}:${e.booking_id}`).sort()).toEqual(booked.sort());
   }, 60_000);
+});
+
+describe('usp-server connect used wrongly', () => {
+  it('without a business URL, or with an argument that is not one, it exits 2 saying what it wants', async () => {
+    const none = await runCli(['connect']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('usp-server connect URL');
+    const bad = await runCli(['connect', 'salon.example']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"salon.example"');
+  });
 });
