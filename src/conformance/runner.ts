@@ -5,9 +5,9 @@
  * every MUST-level check passed (a SKIP is not a failure; a SHOULD failure is reported, not fatal).
  */
 import { createPopKey, dpopProof } from '../client/index.js';
-import { connectHttpMcp, connectStdioMcp, type McpClient } from './mcp-client.js';
+import { connectHttpMcp, connectStdioMcp, type McpClient } from '../client/index.js';
 import { startPlatform } from './platform.js';
-import { RestClient } from './rest-client.js';
+import { RestClient } from '../client/index.js';
 import { loadSpec, type SpecArtifacts } from './spec.js';
 import { Outcome, type Check, type CheckContext, type CheckResult, type SuiteOptions } from './types.js';
 import { discoveryChecks, envelopeChecks, mappingChecks, mcpBinding } from './checks/discovery.js';

@@ -3,8 +3,8 @@
  * that clause (MUST or SHOULD), and answers PASS, FAIL or SKIP with a reason. A check is a client of
  * a USP server: it sees only what the wire shows a platform.
  */
-import type { RestClient } from './rest-client.js';
-import type { McpClient } from './mcp-client.js';
+import type { RestClient } from '../client/index.js';
+import type { McpClient } from '../client/index.js';
 import type { SpecArtifacts } from './spec.js';
 import type { PlatformIdentity } from './platform.js';
 

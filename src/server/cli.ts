@@ -18,6 +18,7 @@ import { hashKeyCommand } from './cli/hash-key.js';
 import { registryCommand } from './cli/registry.js';
 import { adminUserCommand } from './cli/admin-user.js';
 import { conformanceCommand } from './cli/conformance.js';
+import { connectCommand } from './cli/connect.js';
 import { exportCommand, importCommand } from './cli/catalog.js';
 import { initCommand } from './cli/init.js';
 
@@ -35,6 +36,7 @@ const COMMANDS: readonly Command[] = [
   registryCommand,
   adminUserCommand,
   conformanceCommand,
+  connectCommand,
 ];
 
 export const HELP = `usp-server: a Universal Scheduling Protocol business server (REST + MCP)

@@ -363,11 +363,12 @@ export const RULES = {
     packages: 'any',
     node: 'any',
   }),
-  // What a platform does (proofs, request signatures), meant to be copied: the security code it signs
-  // with, nothing of the server.
-  client: allowOnly('src/client imports only src/security, its own files and node built-ins', 'src/client/', {
-    layers: ['client', 'security'],
-    packages: [],
+  // The platform client library (`usp-server/client`): the other side of the protocol. It speaks the
+  // wire only, with security's proofs and signature checks and the domain's types; never the store,
+  // the operations or a door.
+  client: allowOnly('src/client imports only src/security, the domain (its types), its own files, packages and node built-ins: it is a platform', 'src/client/', {
+    layers: ['client', 'security', 'domain'],
+    packages: 'any',
     node: 'any',
   }),
   // The conformance suite is a CLIENT of a USP server: it sees only the wire. It signs as a platform

@@ -13,4 +13,10 @@ describe('the package exports only what src/index.ts lists', () => {
     const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { main?: string };
     expect(manifest.main).toBe('dist/index.js');
   });
+
+  test('package.json exports the platform client library as usp-server/client, beside the main entry', () => {
+    const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { exports?: Record<string, any> };
+    expect(manifest.exports?.['.']).toBe('./dist/index.js');
+    expect(manifest.exports?.['./client']).toEqual({ types: './dist/client/index.d.ts', default: './dist/client/index.js' });
+  });
 });

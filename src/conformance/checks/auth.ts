@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createPopKey, dpopProof, withMcpProof } from '../../client/index.js';
 import { argumentsDigest, uspRequiredComponents, verifyRequestSignature } from '../../security/index.js';
-import { describeAnswer } from '../rest-client.js';
+import { describeAnswer } from '../../client/index.js';
 import { expectThat, fail, skip, type Check, type CheckContext } from '../types.js';
 import { bookOrFail, freshSlot, requireCapability } from './support.js';
 

@@ -3,7 +3,7 @@
  * envelope on every answer (8.3 step 5), answers valid against the official schemas (9.1.5, 9.2.2),
  * and every operation of every advertised capability reachable on each advertised door (9.1.5, 9.2.1).
  */
-import { describeAnswer } from '../rest-client.js';
+import { describeAnswer } from '../../client/index.js';
 import { expectThat, fail, skip, type Check, type CheckContext } from '../types.js';
 import { businessNow, businessZone, expectRestSchema, isoDate, mcpArgs, requireCapability, services } from './support.js';
 

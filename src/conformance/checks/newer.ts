@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createPopKey, dpopProof } from '../../client/index.js';
 import { withVariant } from './protocol.js';
-import { describeAnswer, messageCodes, type RestAnswer } from '../rest-client.js';
+import { describeAnswer, messageCodes, type RestAnswer } from '../../client/index.js';
 import { expectThat, fail, skip, type Check, type CheckContext } from '../types.js';
 import { book, bookOrFail, cancel, freshSlot, hold, mcpArgs, requireCapability, services, slotsOf } from './support.js';
 

@@ -4,7 +4,7 @@
  * and the transport SHOULDs (rate-limit headers, HSTS, CORS).
  */
 import { createPopKey, dpopProof } from '../../client/index.js';
-import { describeAnswer, messageCodes } from '../rest-client.js';
+import { describeAnswer, messageCodes } from '../../client/index.js';
 import { NEWER_VERSION, OLDER_VERSION, extensionBases } from '../platform.js';
 import { expectThat, fail, skip, type Check, type CheckContext } from '../types.js';
 import { businessNow, businessZone, isoDate, mcpArgs, requireCapability, services } from './support.js';

@@ -1,5 +1,5 @@
 /** The registry role (spec 6), checked when asked (`--registry`): search answers and their envelope. */
-import { describeAnswer } from '../rest-client.js';
+import { describeAnswer } from '../../client/index.js';
 import { expectThat, type Check } from '../types.js';
 import { expectRestSchema } from './support.js';
 

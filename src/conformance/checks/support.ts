@@ -4,7 +4,7 @@
  * validating an answer against the official schema of its route.
  */
 import { randomUUID } from 'node:crypto';
-import { describeAnswer, messageCodes, type Authenticate, type RestAnswer } from '../rest-client.js';
+import { describeAnswer, messageCodes, type Authenticate, type RestAnswer } from '../../client/index.js';
 import { expectThat, fail, skip, type CheckContext } from '../types.js';
 
 export const BUYER = { first_name: 'Conformance', last_name: 'Suite', email: 'conformance@example.com' };

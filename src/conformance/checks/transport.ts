@@ -6,7 +6,7 @@
  * (USP-Agent, Idempotency-Key, If-Match, DPoP, the signature headers) and a max-age, and its
  * actual requests with the origin allowed.
  */
-import { describeAnswer } from '../rest-client.js';
+import { describeAnswer } from '../../client/index.js';
 import { expectThat, skip, type Check, type CheckContext } from '../types.js';
 
 /** An origin no business allows: a reserved name (RFC 2606). */

@@ -5,7 +5,7 @@
  * released by the suite's cleanups.
  */
 import { randomUUID } from 'node:crypto';
-import { describeAnswer, messageCodes } from '../rest-client.js';
+import { describeAnswer, messageCodes } from '../../client/index.js';
 import { expectThat, skip, type Check } from '../types.js';
 import { book, bookOrFail, cancel, expectOutcome, expectRestSchema, freshSlot, hold, requireCapability, services, slotsOf } from './support.js';
 

@@ -22,6 +22,7 @@ import { paymentFlagTable } from '../../payments/index.js';
 export const OPTIONS = {
   demo: { type: 'boolean' },
   config: { type: 'string' },
+  identity: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
   db: { type: 'string' },

@@ -27,7 +27,7 @@ export interface McpClient {
   close(): Promise<void>;
 }
 
-const CLIENT_INFO = { name: 'usp-server-conformance', version: '1' };
+const CLIENT_INFO = { name: 'usp-server-client', version: '1' };
 const PROTOCOL_VERSION = '2025-06-18';
 
 /** The JSON-RPC messages of an SSE body (every `data:` event). */

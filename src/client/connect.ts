@@ -1,0 +1,194 @@
+/**
+ * `usp-server connect`: a local stdio MCP server for a desktop assistant that fronts several USP
+ * businesses as one platform. The platform's keys stay on the person's machine (a file only they
+ * read); each business's tools are presented under the business's name; every call goes through
+ * the library (proofs, idempotency keys, credentials); each result's text and structured content
+ * are relayed. Webhooks come in on a local port (the profile's `webhook_url`), verified, and reach
+ * the assistant as a resource it can read (`usp-connect://events`) and a notification that it changed.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Server } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { BusinessClient, memoryCredentials, type CredentialStore } from './client.js';
+import { ProfileCache } from './discovery.js';
+import { PlatformIdentity } from './identity.js';
+import { connectHttpMcp } from './mcp-transport.js';
+import { CLIENT_OPERATIONS, type OperationName } from './operations.js';
+import { servePlatform, type PlatformServer } from './server.js';
+import { WebhookReceiver, type WebhookEvent } from './webhooks.js';
+
+export const EVENTS_URI = 'usp-connect://events';
+const MAX_EVENTS = 100;
+
+export interface ConnectOptions {
+  businesses: readonly string[];
+  /** The file holding the platform's keys (created, readable by its owner only, when absent). */
+  identityFile: string;
+  host?: string;
+  port?: number;
+  /** The public origin that reaches the local port (a tunnel), when businesses are elsewhere. */
+  publicOrigin?: string;
+  credentials?: CredentialStore;
+  stdin?: NodeJS.ReadableStream;
+  stdout?: NodeJS.WritableStream;
+  log?: (line: string) => void;
+}
+
+interface Tool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  business: BusinessClient;
+  op: OperationName;
+}
+
+function loadIdentity(file: string): PlatformIdentity {
+  if (existsSync(file)) return PlatformIdentity.load(JSON.parse(readFileSync(file, 'utf8')));
+  const identity = new PlatformIdentity();
+  saveIdentity(identity, file);
+  return identity;
+}
+
+function saveIdentity(identity: PlatformIdentity, file: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(identity.save()), { mode: 0o600 });
+  chmodSync(file, 0o600);
+}
+
+/** A short tool-name prefix from the business's name (`Maple & Pine Salon` -> `maple_pine_salon`). */
+export function slugOf(name: string, taken: Set<string>): string {
+  const base =
+    name
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 24) || 'business';
+  let slug = base;
+  for (let n = 2; taken.has(slug); n++) slug = `${base}_${n}`;
+  taken.add(slug);
+  return slug;
+}
+
+const BY_TOOL = new Map(Object.entries(CLIENT_OPERATIONS).map(([name, op]) => [op.tool, name as OperationName]));
+
+/** The business's own tool list when it offers MCP (its descriptions and schemas), else one from the client's table. */
+async function toolsOf(biz: BusinessClient, slug: string, timeoutMs: number): Promise<Tool[]> {
+  const mcpEndpoint = biz.profile.usp.services?.['dev.usp-protocol.services']?.find((b) => b.transport === 'mcp')?.endpoint;
+  const listed = new Map<string, { description?: string; inputSchema?: Record<string, unknown> }>();
+  if (mcpEndpoint) {
+    const mcp = await connectHttpMcp(mcpEndpoint, timeoutMs).catch(() => null);
+    const a = await mcp?.request('tools/list').catch(() => null);
+    for (const t of a?.result?.tools ?? []) listed.set(t.name, t);
+    await mcp?.close();
+  }
+  const tools: Tool[] = [];
+  for (const [name, op] of Object.entries(CLIENT_OPERATIONS) as Array<[OperationName, (typeof CLIENT_OPERATIONS)[OperationName]]>) {
+    if (!biz.offers(name)) continue;
+    const t = listed.get(op.tool);
+    if (mcpEndpoint && !t) continue;
+    const schema = { ...(t?.inputSchema ?? { type: 'object', additionalProperties: true }) } as Record<string, any>;
+    if (schema.properties?._meta) {
+      const { _meta, ...rest } = schema.properties;
+      schema.properties = rest;
+    }
+    tools.push({
+      name: `${slug}__${op.tool}`,
+      description: `At ${biz.name} (${new URL(biz.profileUrl).origin}): ${t?.description ?? name.replace(/_/g, ' ')}`,
+      inputSchema: schema,
+      business: biz,
+      op: BY_TOOL.get(op.tool)!,
+    });
+  }
+  return tools;
+}
+
+export interface RunningConnect {
+  platform: PlatformServer;
+  businesses: BusinessClient[];
+  close(): Promise<void>;
+}
+
+export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
+  const log = o.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const identity = loadIdentity(o.identityFile);
+  const profiles = new ProfileCache();
+  const events: Array<WebhookEvent & { business: string }> = [];
+  let server: Server | null = null;
+  const receiver = new WebhookReceiver({
+    businesses: () => o.businesses,
+    profiles,
+    onEvent: async (event, ctx) => {
+      const named = businesses.find((b) => b.profileUrl === ctx.business)?.name ?? ctx.business;
+      events.unshift({ ...event, business: named });
+      events.length = Math.min(events.length, MAX_EVENTS);
+      await server?.notification({ method: 'notifications/resources/updated', params: { uri: EVENTS_URI } } as never).catch(() => undefined);
+      await server
+        ?.notification({ method: 'notifications/message', params: { level: 'notice', logger: 'usp-connect', data: `${named}: ${event.event} (${EVENTS_URI})` } } as never)
+        .catch(() => undefined);
+    },
+  });
+  const platform = await servePlatform(identity, { receiver, host: o.host, port: o.port, publicOrigin: o.publicOrigin });
+  log(`usp-server connect: platform profile ${platform.profileUrl}, webhooks at ${platform.webhookUrl}`);
+  const credentials = o.credentials ?? memoryCredentials();
+  const businesses: BusinessClient[] = [];
+  const tools = new Map<string, Tool>();
+  const taken = new Set<string>();
+  for (const url of o.businesses) {
+    try {
+      const biz = await BusinessClient.connect(url, { identity, profiles, credentials });
+      businesses.push(biz);
+      for (const t of await toolsOf(biz, slugOf(biz.name, taken), 10_000)) tools.set(t.name, t);
+      log(`usp-server connect: ${biz.name} at ${url} over ${biz.binding}`);
+    } catch (err) {
+      log(`usp-server connect: ${url} could not be reached (${(err as Error).message}); its tools are not offered`);
+    }
+  }
+
+  server = new Server(
+    { name: 'usp-server-connect', version: '1' },
+    {
+      capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, logging: {} },
+      instructions: `Book at these USP businesses: ${businesses.map((b) => b.name).join('; ')}. Each tool name starts with the business it acts at. Events from the businesses (a waitlist offer, a cancellation) are in the resource ${EVENTS_URI}.`,
+    },
+  );
+  const list = [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  server.setRequestHandler('tools/list', async () => ({ tools: list }) as never);
+  server.setRequestHandler('tools/call', async (request) => {
+    const params = request.params as { name: string; arguments?: Record<string, unknown> };
+    const tool = tools.get(params.name);
+    if (!tool) return { content: [{ type: 'text', text: `No tool named ${params.name}; call tools/list.` }], isError: true } as never;
+    const { _meta, ...args } = params.arguments ?? {};
+    const a = await tool.business.call(tool.op, args);
+    const text =
+      a.error && a.error.kind !== 'outcome'
+        ? `${tool.business.name}: ${a.error.code} (${a.error.severity}; next: ${a.error.next}): ${a.error.message}`
+        : (a.text ?? JSON.stringify(a.data));
+    return { content: [{ type: 'text', text }], structuredContent: { business: tool.business.name, ...a.data, messages: a.messages }, ...(a.ok ? {} : { isError: true }) } as never;
+  });
+  server.setRequestHandler(
+    'resources/list',
+    async () =>
+      ({
+        resources: [{ uri: EVENTS_URI, name: 'usp-events', description: 'Events the businesses sent (verified webhooks), newest first.', mimeType: 'application/json' }],
+      }) as never,
+  );
+  server.setRequestHandler('resources/read', async (request) => {
+    const uri = String((request.params as { uri?: unknown }).uri ?? '');
+    if (uri !== EVENTS_URI) throw new Error(`no resource ${uri}`);
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ events }) }] } as never;
+  });
+  server.setRequestHandler('resources/subscribe', async () => ({}) as never);
+  server.setRequestHandler('resources/unsubscribe', async () => ({}) as never);
+  await server.connect(new StdioServerTransport((o.stdin ?? process.stdin) as never, (o.stdout ?? process.stdout) as never));
+  return {
+    platform,
+    businesses,
+    async close() {
+      await server?.close();
+      for (const b of businesses) await b.close();
+      await platform.close();
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/** `usp-server connect URL...`: a local stdio MCP server that books at any USP businesses as the person's own platform. */
+import { join } from 'node:path';
+import { dataDir, intFlag, UsageError, type Command, type Flags } from './common.js';
+
+const HELP = `usp-server connect: book at any USP businesses from a desktop assistant (MCP over stdio)
+
+Usage:
+  usp-server connect URL [URL...] [--identity FILE] [--port N] [--host HOST] [--public-url ORIGIN]
+
+Speaks MCP on stdin and stdout, as the person's own platform at each business URL given: every
+business's tools are offered under its name (maple_pine_salon__usp_bookings_create), each call is
+proved with the platform's key and carries an idempotency key, and what the business answers (its
+text and structured content) is relayed. The platform's keys are kept in --identity (default
+$XDG_DATA_HOME/usp-server/platform-identity.json, else ~/.local/share/usp-server/...; made on first
+use, readable by its owner only). Its profile and webhook receiver listen on a local port (--port,
+default any free one, on --host, default 127.0.0.1): a business on this machine (or one started with
+--allow-loopback-profiles) reaches them; a business elsewhere needs --public-url, the origin of a
+tunnel or proxy to that port. Verified webhooks (a waitlist offer, a cancellation) become the
+resource usp-connect://events and a notification that it changed.
+
+Options:
+  --identity FILE   the platform's keys
+  --port N          the local port for the profile and webhooks (default: any free port)
+  --host HOST       where that port listens (default 127.0.0.1)
+  --public-url URL  the public origin that reaches the port
+`;
+
+async function run(flags: Flags, args: string[]): Promise<number> {
+  const urls = args.filter((a) => /^https?:\/\//.test(a));
+  const other = args.find((a) => !/^https?:\/\//.test(a));
+  if (other !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(other)} (business URLs start with http:// or https://)`);
+  if (urls.length === 0) throw new UsageError('Usage: usp-server connect URL [URL...]   (usp-server connect --help says more)');
+  // Loaded when the command runs: the client and its MCP server cost the other commands nothing at start.
+  const { startConnect } = await import('../../client/index.js');
+  const running = await startConnect({
+    businesses: urls,
+    identityFile: flags.identity ?? join(dataDir(), 'platform-identity.json'),
+    host: flags.host,
+    port: intFlag(flags, 'port', 0),
+    publicOrigin: flags['public-url'],
+  });
+  const stop = () => void running.close().finally(() => process.exit(0));
+  process.stdin.once('end', stop);
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  return -1;
+}
+
+export const connectCommand: Command = {
+  name: 'connect',
+  summary: 'book at any USP businesses from a desktop assistant (a stdio MCP server, your platform)',
+  help: HELP,
+  run,
+};
