@@ -13,6 +13,9 @@ export function contactWords(biz: Business | undefined): string {
   return ways.length ? `${name} directly (${ways.join(' or ')})` : `${name} directly (it publishes no phone or email here)`;
 }
 
+/** Our tool that gives a booking whose payment link lapsed a fresh one (renew_payment_link's row). */
+export const RENEW_TOOL = 'uspserver_bookings_renew_payment';
+
 const again = 'query availability again (usp_availability_query) and hold or book one of the slots it lists';
 
 const NEXT: Partial<Record<string, (biz: Business | undefined) => string>> = {
@@ -26,7 +29,9 @@ const NEXT: Partial<Record<string, (biz: Business | undefined) => string>> = {
   capacity_exceeded: () => 'Next: ask usp_availability_query with party_size to see which times fit the whole party, or join the waitlist with usp_waitlist_join and party_size.',
   booking_window_violated: () => 'Next: choose a time usp_availability_query lists (it lists only times inside the booking window).',
   service_not_found: () => 'Next: usp_services_list lists the services and their ids.',
-  payment_expired: () => `Next: the time was released and nothing was charged; to book again, ${again}.`,
+  payment_expired: () =>
+    `Next: nothing was charged; while the time is still free, ${RENEW_TOOL} with the booking_id gives a fresh payment link (the same booking details); otherwise ${again}.`,
+  invalid_transition: () => 'Next: read it with usp_bookings_get (or usp_waitlist_get) to see its status and what can still be done with it.',
   offer_expired: () => 'Next: the place went to the next in line; join again with usp_waitlist_join to wait for another.',
   offer_already_accepted: () => 'Next: the booking exists already: read it with usp_waitlist_get (its booking) or usp_bookings_get.',
   waitlist_not_available: () => `Next: this service has no waitlist; ${again}.`,

@@ -5,10 +5,10 @@
 import type { Message } from '../../operations/index.js';
 import { dayAndClock, money, when, zoneLabel } from './format.js';
 import { bookingText, bookingsText, entryText, type BookingTextContext } from './booking-text.js';
-import { lengthWords, serviceWords } from './terms-text.js';
+import { paymentWindowWords, serviceWords } from './terms-text.js';
 import { serviceCard } from './service-card.js';
 import { contactWords, laterAccess, nextStep } from './next-steps.js';
-import { decodeSlotId, serviceTerms } from '../../operations/index.js';
+import { decodeSlotId, paymentDeadline, serviceTerms } from '../../operations/index.js';
 
 /** The zone and currency texts are written in; with the business and its clock, terms and places are said too. */
 export type SummaryContext = BookingTextContext & {
@@ -154,8 +154,10 @@ function heldWhat(h: Record<string, any>, ctx: SummaryContext): string {
 function heldPayment(h: Record<string, any>, ctx: SummaryContext): string {
   const t = ctx.business ? serviceTerms(ctx.business, String(h.service_id)) : null;
   if (!t || (t.payment.timing !== 'at_booking' && t.payment.timing !== 'deposit_required')) return '';
-  const ttl = ctx.business!.def.settings.payment_ttl_seconds * 1000;
-  return ` Once booked, it must be paid within ${lengthWords(ttl)} by a payment link (never past the start), or the booking is canceled: book only when the person can pay in that time.`;
+  const w = t.payment.window!;
+  const start = decodeSlotId(h.slot_id)?.startMs;
+  const by = start === undefined || ctx.now === undefined ? '' : ` Booked now, the link would close ${when(new Date(paymentDeadline(w, ctx.now, start)).toISOString(), ctx.zone)}.`;
+  return ` Once booked, it must be paid by a payment link ${paymentWindowWords(w, { full: true })}, or the booking is canceled.${by} Book only when the person can pay by then.`;
 }
 
 /** One service: its terms from the business definition when known, else what the published service says. */

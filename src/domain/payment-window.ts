@@ -1,0 +1,32 @@
+/**
+ * How long a booking waits for its payment, relative to the appointment: the business's payment
+ * window. A link stays open the shorter of `payment_ttl_seconds` after it is issued and until
+ * `payment_due_before_start_seconds` before the start, but never less than
+ * `payment_min_window_seconds` after it is issued (so a person who booked at night can pay when
+ * they wake), and never past the start. Every payment action (booking, reschedule, a renewed link)
+ * takes its expiry from here, and every text that states the window before booking words the same
+ * three settings.
+ */
+
+/** The three settings of the payment window, in seconds (the business file's settings). */
+export interface PaymentWindowSettings {
+  payment_ttl_seconds: number;
+  payment_due_before_start_seconds: number;
+  payment_min_window_seconds: number;
+}
+
+/** The instant a payment link issued at `nowMs` for an appointment at `startMs` closes. */
+export function paymentDeadline(s: PaymentWindowSettings, nowMs: number, startMs: number): number {
+  const byLength = nowMs + s.payment_ttl_seconds * 1000;
+  const byStart = startMs - s.payment_due_before_start_seconds * 1000;
+  const floor = nowMs + s.payment_min_window_seconds * 1000;
+  return Math.min(Math.max(Math.min(byLength, byStart), floor), startMs);
+}
+
+/** A settings problem of the window, or null: a floor longer than the window itself says nothing the owner meant. */
+export function paymentWindowProblem(s: PaymentWindowSettings): string | null {
+  if (s.payment_min_window_seconds > s.payment_ttl_seconds) {
+    return 'payment_min_window_seconds must not be longer than payment_ttl_seconds (the shortest window cannot exceed the longest)';
+  }
+  return null;
+}
