@@ -19,8 +19,14 @@ export interface PaymentWindowSettings {
 export function paymentDeadline(s: PaymentWindowSettings, nowMs: number, startMs: number): number {
   const byLength = nowMs + s.payment_ttl_seconds * 1000;
   const byStart = startMs - s.payment_due_before_start_seconds * 1000;
-  const floor = nowMs + s.payment_min_window_seconds * 1000;
+  // A floor above the longest (flags override the checked file) is read as the longest.
+  const floor = nowMs + shortestWindowSeconds(s) * 1000;
   return Math.min(Math.max(Math.min(byLength, byStart), floor), startMs);
+}
+
+/** The floor as applied: never longer than the longest window. */
+export function shortestWindowSeconds(s: PaymentWindowSettings): number {
+  return Math.min(s.payment_min_window_seconds, s.payment_ttl_seconds);
 }
 
 /** A settings problem of the window, or null: a floor longer than the window itself says nothing the owner meant. */

@@ -60,7 +60,7 @@ export type { RegistrationInput } from './registry/schemas.js';
 export type { OperationEnv, AdminEnv } from './context.js';
 export { serviceTerms, bookingNoShowFee, paymentWindowOf } from './terms.js';
 export type { ServiceTerms, CancelFacts, RescheduleFacts, WindowFacts } from './terms.js';
-export { paymentDeadline, type PaymentWindowSettings } from '../domain/index.js';
+export { paymentDeadline, shortestWindowSeconds, type PaymentWindowSettings } from '../domain/index.js';
 export { unknownMemberWarnings } from './unknown-members.js';
 export { WEBHOOK_RESOURCE_PREFIX, loadWebhookResourceKey, webhookResourceNamer } from './webhook-resource.js';
 export { EXTENSIONS, OUR_NAMESPACE, META_WEBHOOK, META_WEBHOOK_RESOURCE, deprecatedNameWarning } from './extensions.js';

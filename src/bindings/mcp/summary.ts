@@ -8,7 +8,7 @@ import { bookingText, bookingsText, entryText, type BookingTextContext } from '.
 import { paymentWindowWords, serviceWords } from './terms-text.js';
 import { serviceCard } from './service-card.js';
 import { contactWords, laterAccess, nextStep } from './next-steps.js';
-import { decodeSlotId, paymentDeadline, serviceTerms } from '../../operations/index.js';
+import { decodeSlotId, serviceTerms } from '../../operations/index.js';
 
 /** The zone and currency texts are written in; with the business and its clock, terms and places are said too. */
 export type SummaryContext = BookingTextContext & {
@@ -154,10 +154,8 @@ function heldWhat(h: Record<string, any>, ctx: SummaryContext): string {
 function heldPayment(h: Record<string, any>, ctx: SummaryContext): string {
   const t = ctx.business ? serviceTerms(ctx.business, String(h.service_id)) : null;
   if (!t || (t.payment.timing !== 'at_booking' && t.payment.timing !== 'deposit_required')) return '';
-  const w = t.payment.window!;
-  const start = decodeSlotId(h.slot_id)?.startMs;
-  const by = start === undefined || ctx.now === undefined ? '' : ` Booked now, the link would close ${when(new Date(paymentDeadline(w, ctx.now, start)).toISOString(), ctx.zone)}.`;
-  return ` Once booked, it must be paid by a payment link ${paymentWindowWords(w, { full: true })}, or the booking is canceled.${by} Book only when the person can pay by then.`;
+  // The rule, not an instant: the hold's result carries no payment deadline, and a text states only what its result carries.
+  return ` Once booked, it must be paid by a payment link ${paymentWindowWords(t.payment.window!, { full: true })}; unpaid by then, the booking is canceled and its time freed. Book only when the person can pay within that window.`;
 }
 
 /** One service: its terms from the business definition when known, else what the published service says. */

@@ -5,7 +5,7 @@
  * or that it has closed and what the change costs now. The facts come from the operations
  * (serviceTerms), so the words follow the rules the operations apply.
  */
-import type { PaymentWindowSettings, ServiceTerms, WindowFacts } from '../../operations/index.js';
+import { shortestWindowSeconds, type PaymentWindowSettings, type ServiceTerms, type WindowFacts } from '../../operations/index.js';
 import { money, shortWhen } from './format.js';
 
 export function lengthWords(ms: number): string {
@@ -38,7 +38,7 @@ function priceWords(t: ServiceTerms): string {
 export function paymentWindowWords(w: PaymentWindowSettings, opts: { full: boolean }): string {
   const before = w.payment_due_before_start_seconds > 0 ? `${lengthWords(w.payment_due_before_start_seconds * 1000)} before the start` : 'the start';
   const head = `open up to ${lengthWords(w.payment_ttl_seconds * 1000)} after booking, closing ${before} if that comes sooner`;
-  return opts.full ? `${head}, but never less than ${lengthWords(w.payment_min_window_seconds * 1000)} after booking (nor past the start)` : head;
+  return opts.full ? `${head}, but never less than ${lengthWords(shortestWindowSeconds(w) * 1000)} after booking (nor past the start)` : head;
 }
 
 /** When the price is paid, in words (with the payment link's window, compactly, when there is one). */
