@@ -5,6 +5,7 @@
  * reason and `data.content` the explanation alone.
  */
 import type { ProtocolError, ProtocolErrorCode } from '../../operations/index.js';
+import { protocolNextStep } from './next-steps.js';
 
 export const MCP_ERROR_CODES = {
   invalid_request: -32600,
@@ -50,40 +51,6 @@ const WIRE_NAME: Partial<Record<ProtocolErrorCode, string>> = {
   insufficient_scope: 'authentication_required',
 };
 
-/**
- * What to do next after a protocol error, said at the end of `message` (all a host shows the model),
- * as a refused tool result says it: the tool to call, or what to change and call again. The code and
- * `data` stay as they are.
- */
-const NEXT: Partial<Record<ProtocolErrorCode, string | ((err: ProtocolError) => string)>> = {
-  invalid_request: 'Next: correct what the message names and call the same tool again.',
-  invalid_profile_url: 'Next: send an https URL of the platform profile in _meta.usp.profile, or none on stdio (the server supplies it).',
-  range_too_wide: 'Next: call usp_availability_query again with a shorter date range (a week is best).',
-  idempotency_conflict: 'Next: call again with a new _meta.usp.idempotency_key (or none: the server makes one).',
-  revision_mismatch: 'Next: read it again (usp_bookings_get, or usp_waitlist_get for an entry) and retry with its new revision in _meta.usp.if_match.',
-  booking_state_conflict: 'Next: read the booking with usp_bookings_get to see its status and what it still allows.',
-  rate_limited: (err) =>
-    err.detailCode === 'hold_limit_exceeded'
-      ? 'Next: release a hold no longer needed (usp_availability_release) or book one with usp_bookings_create, then hold again.'
-      : 'Next: wait data.retry_after seconds, then call again with the same _meta.usp.idempotency_key.',
-  authentication_required: (err) =>
-    err.detailCode === 'business_credential_required'
-      ? 'Next: only the business can do this; tell the person so, and read the booking with usp_bookings_get to see when the business acts.'
-      : 'Next: send what the message asks for (the platform profile in _meta.usp.profile, or the credential it names) and call again.',
-  insufficient_scope: 'Next: the person must grant the scope the message names through the sign-in (OAuth) again; then call again.',
-  not_found: 'Next: check the id; usp_services_list, usp_bookings_get and usp_waitlist_get read what this platform may see.',
-  version_unsupported: 'Next: call again with a protocol version the message lists.',
-  service_unavailable: 'Next: wait data.retry_after seconds, then call again with the same _meta.usp.idempotency_key; nothing is done twice.',
-  server_error: 'Next: call once more with the same _meta.usp.idempotency_key; if it fails again, the person can contact the business directly.',
-  unknown_tool: 'Next: tools/list names the tools this server has; usp_services_list is where booking starts.',
-  limit_exceeded: (err) =>
-    err.detailCode === 'hold_limit_exceeded'
-      ? 'Next: release a hold no longer needed (usp_availability_release) or book one, then hold again.'
-      : 'Next: send fewer at once, as the message says, and call again.',
-  payment_unverifiable: 'Next: read the booking with usp_bookings_get; do not tell the person it is confirmed.',
-  confirmation_failed: 'Next: read the booking with usp_bookings_get; do not tell the person it is confirmed.',
-};
-
 export interface JsonRpcErrorShape {
   code: number;
   message: string;
@@ -97,8 +64,7 @@ export function toJsonRpcError(err: ProtocolError, correlationId?: string): Json
   if (err.retryAfter !== undefined) data.retry_after = err.retryAfter;
   if (err.extra) for (const [k, v] of Object.entries(err.extra)) if (!(k in data)) data[k] = v;
   if (correlationId) data.correlation_id = correlationId;
-  const n = NEXT[err.code];
-  const next = typeof n === 'function' ? n(err) : n;
+  const next = protocolNextStep(err.code, err.detailCode);
   return { code: MCP_ERROR_CODES[err.code], message: `${errorSentence(WIRE_NAME[err.code] ?? err.code, err.message)}${next ? ` ${next}` : ''}`, data };
 }
 
