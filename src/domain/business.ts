@@ -8,7 +8,7 @@
  */
 import { CalendarBuyerDataSchema, CalendarSourceSchema } from './calendar-config.js';
 import { MailTemplatesSchema } from './mail-templates.js';
-import { paymentWindowProblem } from './payment-window.js';
+import { checkPaymentWindow } from './payment-window.js';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { RESOURCE_TYPES, serviceRules, type PathSegment } from './business-rules.js';
@@ -380,17 +380,11 @@ const SettingsSchema = doc(
   z
     .strictObject({
       hold_ttl_seconds: doc(z.number().int().positive(), 'Hold time-to-live in seconds.').default(d.hold_ttl_seconds),
-      payment_ttl_seconds: doc(z.number().int().positive(), 'Longest a payment link stays open after it is issued, in seconds (see payment_due_before_start_seconds).').default(
-        d.payment_ttl_seconds,
+      payment_ttl_seconds: doc(z.number().int().positive(), 'Longest a payment link stays open after it is issued, in seconds.').default(d.payment_ttl_seconds),
+      payment_due_before_start_seconds: doc(z.number().int().min(0), 'Payment links close this long before the start if sooner (seconds).').default(
+        d.payment_due_before_start_seconds,
       ),
-      payment_due_before_start_seconds: doc(
-        z.number().int().min(0),
-        'A payment link closes this long before the start when that comes sooner than payment_ttl_seconds, in seconds; 0: at the start.',
-      ).default(d.payment_due_before_start_seconds),
-      payment_min_window_seconds: doc(
-        z.number().int().positive(),
-        'Shortest a payment link stays open after it is issued (never past the start), whatever payment_due_before_start_seconds says, in seconds.',
-      ).default(d.payment_min_window_seconds),
+      payment_min_window_seconds: doc(z.number().int().positive(), 'Shortest a payment link stays open (never past the start), seconds.').default(d.payment_min_window_seconds),
       manual_confirmation_ttl_seconds: doc(z.number().int().positive(), 'How long a manual-confirmation booking waits for the business, in seconds.').default(
         d.manual_confirmation_ttl_seconds,
       ),
@@ -415,10 +409,7 @@ const SettingsSchema = doc(
         "True: platforms may charge the buyer themselves and report it with confirm-payment (the profile's checkout_systems then lists embedded). False: only the business's own checkout completes a payment.",
       ).default(d.platform_payments),
     })
-    .superRefine((v, ctx) => {
-      const problem = paymentWindowProblem(v);
-      if (problem) ctx.addIssue({ code: 'custom', path: ['payment_min_window_seconds'], message: problem });
-    })
+    .superRefine(checkPaymentWindow)
     .prefault({}),
   { id: 'Settings', description: 'Knobs of the running server; every member is optional and has a default.' },
 );

@@ -7,6 +7,7 @@
  * takes its expiry from here, and every text that states the window before booking words the same
  * three settings.
  */
+import type { RefinementCtx } from 'zod';
 
 /** The three settings of the payment window, in seconds (the business file's settings). */
 export interface PaymentWindowSettings {
@@ -35,4 +36,10 @@ export function paymentWindowProblem(s: PaymentWindowSettings): string | null {
     return 'payment_min_window_seconds must not be longer than payment_ttl_seconds (the shortest window cannot exceed the longest)';
   }
   return null;
+}
+
+/** The business file's check of the window (its settings' refinement). */
+export function checkPaymentWindow(s: PaymentWindowSettings, ctx: RefinementCtx): void {
+  const problem = paymentWindowProblem(s);
+  if (problem) ctx.addIssue({ code: 'custom', path: ['payment_min_window_seconds'], message: problem });
 }
