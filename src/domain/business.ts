@@ -8,6 +8,7 @@
  */
 import { CalendarBuyerDataSchema, CalendarSourceSchema } from './calendar-config.js';
 import { MailTemplatesSchema } from './mail-templates.js';
+import { checkPaymentWindow } from './payment-window.js';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { RESOURCE_TYPES, serviceRules, type PathSegment } from './business-rules.js';
@@ -361,7 +362,9 @@ export const ServiceSchema = doc(
 /** What each setting is when the file omits it (DEFAULT_SETTINGS below). */
 const d = {
   hold_ttl_seconds: 600,
-  payment_ttl_seconds: 1800,
+  payment_ttl_seconds: 86400,
+  payment_due_before_start_seconds: 3600,
+  payment_min_window_seconds: 1800,
   manual_confirmation_ttl_seconds: 86400,
   waitlist_offer_ttl_seconds: 900,
   max_query_days: 31,
@@ -377,7 +380,11 @@ const SettingsSchema = doc(
   z
     .strictObject({
       hold_ttl_seconds: doc(z.number().int().positive(), 'Hold time-to-live in seconds.').default(d.hold_ttl_seconds),
-      payment_ttl_seconds: doc(z.number().int().positive(), 'How long a payment action stays open, in seconds.').default(d.payment_ttl_seconds),
+      payment_ttl_seconds: doc(z.number().int().positive(), 'Longest a payment link stays open after it is issued, in seconds.').default(d.payment_ttl_seconds),
+      payment_due_before_start_seconds: doc(z.number().int().min(0), 'Payment links close this long before the start if sooner (seconds).').default(
+        d.payment_due_before_start_seconds,
+      ),
+      payment_min_window_seconds: doc(z.number().int().positive(), 'Shortest a payment link stays open (never past the start), seconds.').default(d.payment_min_window_seconds),
       manual_confirmation_ttl_seconds: doc(z.number().int().positive(), 'How long a manual-confirmation booking waits for the business, in seconds.').default(
         d.manual_confirmation_ttl_seconds,
       ),
@@ -402,6 +409,7 @@ const SettingsSchema = doc(
         "True: platforms may charge the buyer themselves and report it with confirm-payment (the profile's checkout_systems then lists embedded). False: only the business's own checkout completes a payment.",
       ).default(d.platform_payments),
     })
+    .superRefine(checkPaymentWindow)
     .prefault({}),
   { id: 'Settings', description: 'Knobs of the running server; every member is optional and has a default.' },
 );

@@ -87,6 +87,7 @@ export { SUBSCRIPTION_ENTRY_EFFECTS, SUBSCRIPTION_TRANSITIONS, nextSubscriptionS
 export type { SubscriptionEntryEffects, SubscriptionMove, SubscriptionStatus } from './subscription-status.js';
 
 export { moneyFacts, bookingDeadline } from './booking-facts.js';
+export { paymentDeadline, paymentWindowProblem, shortestWindowSeconds, type PaymentWindowSettings } from './payment-window.js';
 export type { BookingFactsInput, MoneyFacts, RefundState } from './booking-facts.js';
 export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, noShowFee, lateCancellationFee } from './pricing.js';
 export { currencyDigits, formatMoney, majorAmount, parseMoney, type ParsedMoney } from './money.js';

@@ -52,6 +52,8 @@ export const OUTCOME_SEVERITY = {
   subscription_not_found: 'recoverable',
   waitlist_not_available: 'recoverable',
   already_in_state: 'recoverable',
+  // Ours: a booking whose payment link lapsed was made again with a fresh link (renew_payment_link).
+  payment_link_renewed: 'recoverable',
   // Spec 9.4: no capability in common is an operator's configuration problem, not the buyer's.
   capabilities_incompatible: 'unrecoverable',
   // Not in spec 9.4: a service paid online before the appointment when no payment provider is set up (an operator's problem).

@@ -116,6 +116,10 @@ export interface BookingPrivate {
   platform_messages?: boolean;
   /** The buyer's language as the call that made the booking stated it (BCP 47): its mails are written in it. */
   locale?: string;
+  /** Its payment link lapsed and the same booking was made again with a fresh one (renew_payment_link): that booking's id. */
+  renewed_as?: string;
+  /** Made by renew_payment_link from this lapsed booking. */
+  renewed_from?: string;
 }
 
 /** A payment action's checkout at the provider; `action_index` is its place in `booking.actions`. */

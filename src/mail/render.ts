@@ -114,25 +114,33 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
     from: rc.from,
     to: m.recipient,
     subject,
-    text: textOf(w, facts, lead, link, pay, stop),
-    html: htmlOf(w, facts, lead, subject, lang, link, pay, stop).toString(),
+    text: textOf(w, facts, lead, link, pay, stop, contactLine(w, biz)),
+    html: htmlOf(w, facts, lead, subject, lang, link, pay, stop, contactLine(w, biz)).toString(),
     invite,
     headers: { 'Auto-Submitted': 'auto-generated', 'X-USP-Message-Kind': m.kind },
   };
+}
+
+/** The business's phone and email in the reader's words (every mail ends with them when the business publishes them). */
+function contactLine(w: Words, biz: Business): string | undefined {
+  const c = biz.def.business.contact;
+  return w.labels.contact(c?.phone, c?.email);
 }
 
 /** A message about the buyer's account (a sign-up code, a reset link): no booking, no invite. */
 function accountMail(m: MailMessage, rc: RenderContext, w: Words, lang: string, publicUrl: URL): OutgoingMail {
   const business = rc.biz.def.business.name;
   const a = m.kind === 'signup_code' ? w.account.signup(String(m.payload.code)) : w.account.reset(String(m.payload.url), String(m.payload.minutes));
-  const text = [w.greeting(), '', ...a.lines, ...(a.link ? ['', `${a.linkLabel ?? a.link}: ${a.link}`] : []), '', '--', business, a.footer].join('\n') + '\n';
+  const contact = contactLine(w, rc.biz);
+  const text =
+    [w.greeting(), '', ...a.lines, ...(a.link ? ['', `${a.linkLabel ?? a.link}: ${a.link}`] : []), '', '--', business, ...(contact ? [contact] : []), a.footer].join('\n') + '\n';
   const body = html`<!doctype html>
 <html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${a.subject}</title></head>
 <body style="margin:0;padding:0;background:#f4f4f5;color:#18181b;font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif">
 <main style="max-width:560px;margin:0 auto;padding:24px;background:#ffffff"><h1 style="font-size:20px;margin:0 0 16px">${business}</h1>
 <p>${w.greeting()}</p>${a.lines.map((l) => html`<p>${l}</p>`)}
 ${a.link ? html`<p><a href="${a.link}" style="display:inline-block;padding:10px 16px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px">${a.linkLabel}</a></p>` : raw('')}
-<p style="color:#52525b;font-size:13px;margin-top:24px">${a.footer}</p></main></body></html>`;
+${contact ? html`<p style="color:#52525b;font-size:13px;margin-top:24px">${contact}</p>` : raw('')}<p style="color:#52525b;font-size:13px;margin-top:24px">${a.footer}</p></main></body></html>`;
   return {
     messageId: messageIdOf(m, publicUrl.hostname),
     from: rc.from,
@@ -180,14 +188,22 @@ function details(w: Words, f: Facts): Array<[string, string]> {
   return rows.filter((r): r is [string, string] => Boolean(r[1]));
 }
 
-function textOf(w: Words, f: Facts, lead: string[], link?: { href: string; label: string }, pay?: { href: string; label: string }, stop?: { href: string; label: string }): string {
+function textOf(
+  w: Words,
+  f: Facts,
+  lead: string[],
+  link?: { href: string; label: string },
+  pay?: { href: string; label: string },
+  stop?: { href: string; label: string },
+  contact?: string,
+): string {
   const lines = [w.greeting(f.name), '', ...lead, ''];
   for (const [k, v] of details(w, f)) lines.push(`${k}: ${v}`);
   if (f.terms.length) lines.push('', `${w.labels.terms}:`, ...f.terms.map((t) => `- ${t}`));
   if (pay) lines.push('', `${pay.label}: ${pay.href}`);
   if (link) lines.push('', `${link.label}: ${link.href}`);
   if (stop) lines.push('', `${stop.label}: ${stop.href}`);
-  lines.push('', '--', f.business, w.labels.footer(f.business));
+  lines.push('', '--', f.business, ...(contact ? [contact] : []), w.labels.footer(f.business));
   return lines.join('\n') + '\n';
 }
 
@@ -200,6 +216,7 @@ function htmlOf(
   link?: { href: string; label: string },
   pay?: { href: string; label: string },
   stop?: { href: string; label: string },
+  contact?: string,
 ): Html {
   const rows = details(w, f);
   const button = (a: { href: string; label: string }) =>
@@ -216,6 +233,7 @@ ${f.terms.length ? html`<h2 style="font-size:16px">${w.labels.terms}</h2><ul>${f
 ${pay ? button(pay) : raw('')}
 ${link ? button(link) : raw('')}
 ${stop ? html`<p><a href="${stop.href}">${stop.label}</a></p>` : raw('')}
+${contact ? html`<p style="margin-top:24px">${contact}</p>` : raw('')}
 <p style="color:#52525b;font-size:13px;margin-top:24px">${w.labels.footer(f.business)}</p>
 </main></body></html>`;
 }

@@ -23,7 +23,8 @@ export interface ExtensionCapability {
 /**
  * Our extension capabilities as the profile publishes them. `dev.usp-server.services.bookings`
  * extends bookings with the linked buyer's list of bookings (`uspserver_bookings_list`,
- * `GET /ext/usp-server/bookings`), the read-only price of a change (`uspserver_bookings_quote`) and,
+ * `GET /ext/usp-server/bookings`), the read-only price of a change (`uspserver_bookings_quote`), a
+ * fresh payment link for a booking whose link lapsed (`uspserver_bookings_renew_payment`) and,
  * on MCP, the webhook resource named in `_meta["dev.usp-server/webhook_resource"]`.
  */
 export const EXTENSIONS: Readonly<Record<ExtensionKey, ExtensionCapability>> = {

@@ -21,6 +21,7 @@ import { createBooking } from './bookings/create-booking.js';
 import { getBooking } from './bookings/get-booking.js';
 import { listBuyerBookings } from './bookings/list-buyer-bookings.js';
 import { quoteBookingChange } from './bookings/quote-booking-change.js';
+import { renewPaymentLink } from './bookings/renew-payment-link.js';
 import { updateBooking } from './bookings/update-booking.js';
 import { confirmBooking } from './bookings/confirm-booking.js';
 import { cancelBooking } from './bookings/cancel-booking.js';
@@ -68,6 +69,7 @@ export const OPERATIONS: readonly OperationDef[] = [
   getBooking,
   listBuyerBookings,
   quoteBookingChange,
+  renewPaymentLink,
   updateBooking,
   confirmBooking,
   cancelBooking,

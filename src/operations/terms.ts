@@ -4,7 +4,7 @@
  * costs, with each window as a length (a service) or as the instant it closes (a booking). The
  * rules come from the domain's pricing functions, so what a door says is what the operations do.
  */
-import { amountDueAtBooking, bookingPrice, lateCancellationFee, noShowFee, parseDuration, type ServiceDef } from '../domain/index.js';
+import { amountDueAtBooking, bookingPrice, lateCancellationFee, noShowFee, parseDuration, type PaymentWindowSettings, type ServiceDef } from '../domain/index.js';
 import type { Business } from './business.js';
 
 export interface WindowFacts {
@@ -32,7 +32,13 @@ export interface ServiceTerms {
   durationMinutes: { min: number; max: number } | null;
   pricing: { model: string; amount: number | null };
   /** How and when the price is paid: nothing to pay, a link when booking, a deposit, or at the appointment. */
-  payment: { timing: 'free' | 'at_booking' | 'deposit_required' | 'at_service'; deposit: number | null; depositRefundable: boolean | null };
+  payment: {
+    timing: 'free' | 'at_booking' | 'deposit_required' | 'at_service';
+    deposit: number | null;
+    depositRefundable: boolean | null;
+    /** The business's payment window (paymentDeadline's settings) when something is paid by a link when booking. */
+    window: PaymentWindowSettings | null;
+  };
   confirmation: 'auto' | 'manual';
   /** Where it happens: the business's locations (name and address), or the buyer's address with the area served. */
   places: Array<{ name: string; address: string | null }>;
@@ -51,6 +57,16 @@ function durationOf(s: ServiceDef): ServiceTerms['durationMinutes'] {
   if (d.fixed) return { min: minutes(d.fixed), max: minutes(d.fixed) };
   if (d.range) return { min: minutes(d.range.min), max: minutes(d.range.max) };
   return null;
+}
+
+/** The business's payment window settings (the three members paymentDeadline reads). */
+export function paymentWindowOf(biz: Business): PaymentWindowSettings {
+  const st = biz.def.settings;
+  return {
+    payment_ttl_seconds: st.payment_ttl_seconds,
+    payment_due_before_start_seconds: st.payment_due_before_start_seconds,
+    payment_min_window_seconds: st.payment_min_window_seconds,
+  };
 }
 
 /** The terms of one service of the business; null for an unknown id. */
@@ -79,6 +95,7 @@ export function serviceTerms(biz: Business, serviceId: string): ServiceTerms | n
       timing,
       deposit: timing === 'deposit_required' ? amountDueAtBooking(s, defaultPrice) : null,
       depositRefundable: timing === 'deposit_required' ? (s.pricing.deposit?.refundable ?? null) : null,
+      window: timing === 'at_booking' || timing === 'deposit_required' ? paymentWindowOf(biz) : null,
     },
     confirmation: pol.confirmation_mode,
     places,

@@ -68,7 +68,9 @@ describe("each tool's text carries what its description tells the model to say",
   });
 
   it('a deposit service says the deposit and the rest; a paid-online service says it is paid by link when booking', async () => {
-    expect(text(await call('usp_services_get', { service_id: 'svc_bridal_trial' }))).toContain('a $45.00 deposit paid when booking by a payment link, the rest at the appointment');
+    expect(text(await call('usp_services_get', { service_id: 'svc_bridal_trial' }))).toContain(
+      'a $45.00 deposit paid when booking by a payment link (open up to 24 hours after booking, closing 1 hour before the start if that comes sooner), the rest at the appointment',
+    );
     expect(text(await call('usp_services_get', { service_id: 'svc_massage_60' }))).toContain('paid in full when booking, by a payment link');
   });
 
@@ -111,8 +113,7 @@ describe("each tool's text carries what its description tells the model to say",
     const slot = await firstSlot('svc_massage_60', 3);
     const t = text(await book('svc_massage_60', slot.id));
     expect(t).toMatch(/must pay \$110\.00 at \S+\/checkout\//);
-    expect(t).toContain('The link stays open 30 minutes');
-    expect(t).toContain('however far off the appointment is');
+    expect(t).toContain("The business's payment window: a link is open up to 24 hours after booking, closing 1 hour before the start if that comes sooner");
   });
 
   it('uspserver_bookings_list has a real summary: how many, by status, one line per booking and how to page on', async () => {

@@ -13,7 +13,7 @@ import { assertValid, deepResolve, describeConformance, mcpToolNames, openrpcDoc
 import { connectMcp, errorCodes, meta, nyDate, type McpConn, type ToolResult } from './helpers.js';
 
 /** Tools of ours beyond the OpenRPC document, under our own prefix (docs/DECISIONS.md: the buyer's history, the quote). */
-const OUR_TOOLS = ['uspserver_bookings_list', 'uspserver_bookings_quote'];
+const OUR_TOOLS = ['uspserver_bookings_list', 'uspserver_bookings_quote', 'uspserver_bookings_renew_payment'];
 
 /** The newer text's feed-subscription methods, adopted beside the pinned document (checked against the newer OpenRPC in feed-subscription-tools.test.ts). */
 const NEXT_TOOLS = ['usp_services_feed_subscription_get', 'usp_services_feed_subscription_pause', 'usp_services_feed_subscription_resume', 'usp_services_feed_unsubscribe'];

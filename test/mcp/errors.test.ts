@@ -192,6 +192,19 @@ describe('an error message is a sentence that starts with the code and says what
     expect(err.message).toContain(err.data.content.replace(/\.$/, ''));
   });
 
+  it.each(CASES)('$rule: the message ends with what to do next, the code and data unchanged (issue 36)', async (c) => {
+    const err = await c.run();
+    expect(err.code).toBe(c.code);
+    expect(err.message, err.message).toMatch(/ Next: [^.]+/);
+    expect(err.data.content).not.toContain('Next:');
+  });
+
+  it('the hold limit names the tool that frees a hold; a business-only call says only the business can', async () => {
+    const byCode = async (rule: string) => (await CASES.find((c) => c.rule.startsWith(rule))!.run()).message;
+    expect(await byCode('the active-hold limit')).toContain('Next: release a hold no longer needed (usp_availability_release)');
+    expect(await byCode('usp_bookings_confirm called by a platform')).toContain('Next: only the business can do this');
+  });
+
   it('a bad date names the field and the format: "invalid_request: start_date: must be a date (YYYY-MM-DD)..."', async () => {
     const err = await conn.callError('usp_availability_query', { service_id: 'svc_haircut', start_date: 'tomorrow', end_date: day(1) });
     expect(err.message).toMatch(/^invalid_request: start_date: must be a date \(YYYY-MM-DD\)/);

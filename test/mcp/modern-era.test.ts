@@ -26,10 +26,10 @@ describe('the 2026-07-28 era on /mcp', () => {
     await t.close();
   });
 
-  it('negotiates the modern era and lists the same 27 tools (the OpenRPC 21, the four feed-subscription tools of the newer text, uspserver_bookings_list and uspserver_bookings_quote)', async () => {
+  it('negotiates the modern era and lists the same 28 tools (the OpenRPC 21, the four feed-subscription tools of the newer text, uspserver_bookings_list, uspserver_bookings_quote and uspserver_bookings_renew_payment)', async () => {
     expect(client.getProtocolEra()).toBe('modern');
     const tools = await client.listTools();
-    expect(tools.tools).toHaveLength(27);
+    expect(tools.tools).toHaveLength(28);
   });
 
   it('a booking made in this era is announced on the principal webhook resource with the event in params', async () => {

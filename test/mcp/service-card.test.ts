@@ -31,7 +31,7 @@ describe('usp_services_get says everything usp_services_list does not', () => {
 
   it('the bridal trial: the payment window before booking, and what a late cancellation keeps of the deposit', async () => {
     const t = text(await env.conn.call('usp_services_get', { service_id: 'svc_bridal_trial', ...meta() }));
-    expect(t).toContain('Payment window: the payment link stays open 30 minutes from booking');
+    expect(t).toContain('Payment window: the payment link is open up to 24 hours after booking, closing 1 hour before the start if that comes sooner');
     expect(t).toContain('Cancelling after the free window keeps the whole $45.00 deposit (the fee is $45.00); before it, the deposit comes back in full.');
     expect(t).toContain('Refunds: this is a sandbox business: no money moves');
   });
@@ -54,6 +54,6 @@ describe('usp_services_get says everything usp_services_list does not', () => {
       slot_id: q.structuredContent.slots[0].id,
       ...meta(undefined, { idempotency_key: randomUUID() }),
     });
-    expect(text(h)).toContain('Once booked, it must be paid within 30 minutes by a payment link');
+    expect(text(h)).toContain('Once booked, it must be paid by a payment link open up to 24 hours after booking');
   });
 });

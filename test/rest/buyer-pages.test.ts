@@ -54,7 +54,7 @@ describe('the checkout page says what is bought, from whom, where, when, on what
     expect(text).toContain('1 hour');
     expect(text).toContain('$110.00');
     expect(text).toContain('Free cancellation until 24 hours before the start; after that a $55.00 fee applies. No cancellation in the last 2 hours.');
-    expect(text).toMatch(/Payment needed by Tue,? 1 Dec,? \d\d:\d\d/);
+    expect(text).toMatch(/Payment needed by Wed,? 2 Dec,? \d\d:\d\d/);
     expect(text).not.toContain(BUYER.email);
     expect(text).not.toContain(BUYER.last_name);
     expect(text).not.toContain('<script');

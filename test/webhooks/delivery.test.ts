@@ -144,7 +144,7 @@ function lifecycleRun(): Promise<LifecycleRun> {
     // A one-hour reminder offset keeps reminders out of this run: with the default day, the yoga
     // class booked for tomorrow would be reminded at once (booked inside the window), and the
     // reminder rules have their own tests below.
-    const t = await server({ business: demoBusiness({ reminder_offset_seconds: 3600 }) }, true);
+    const t = await server({ business: demoBusiness({ reminder_offset_seconds: 3600, payment_ttl_seconds: 1800 }) }, true);
     const p = t.platform('life', rx.url('/life'));
     const ok = (r: { status: number; body: any }, label: string) => {
       expect(r.status, `${label}: ${JSON.stringify(r.body)}`).toBeLessThan(300);

@@ -9,8 +9,16 @@ export const SETTING_WORDS: Readonly<Record<string, { label: string; help: strin
     help: 'While a buyer decides, the time is kept for them this long; then it is free again. 600 is ten minutes.',
   },
   payment_ttl_seconds: {
-    label: 'How long a buyer has to pay (seconds)',
-    help: 'A booking waiting for payment is released after this long unpaid. 1800 is half an hour.',
+    label: 'Longest a buyer has to pay (seconds)',
+    help: 'A booking waiting for payment is released after this long unpaid, or sooner by the next setting. 86400 is one day.',
+  },
+  payment_due_before_start_seconds: {
+    label: 'Payment due this long before the appointment (seconds)',
+    help: 'The payment link closes this long before the start when that comes first. 3600 is one hour; 0 lets them pay until the start.',
+  },
+  payment_min_window_seconds: {
+    label: 'Shortest time a buyer has to pay (seconds)',
+    help: 'However close the appointment, a buyer has at least this long to pay (never past the start). 1800 is half an hour.',
   },
   manual_confirmation_ttl_seconds: {
     label: 'How long you have to accept a request (seconds)',

@@ -2,10 +2,10 @@
  * The text of a booking, a list of bookings and a waitlist entry: what the person must hear of
  * each, in the business's time zone, with the terms as they apply to this booking now.
  */
-import { bookingNoShowFee, moneyFacts, serviceTerms, type Business, type BookingFactsInput } from '../../operations/index.js';
+import { bookingNoShowFee, moneyFacts, paymentWindowOf, serviceTerms, type Business, type BookingFactsInput } from '../../operations/index.js';
 import { money, when } from './format.js';
-import { lengthWords, placeWords } from './terms-text.js';
-import { laterAccess } from './next-steps.js';
+import { lengthWords, paymentWindowWords, placeWords } from './terms-text.js';
+import { laterAccess, RENEW_TOOL } from './next-steps.js';
 import { bookingTermsWords } from './terms-text.js';
 
 export interface BookingTextContext {
@@ -32,8 +32,10 @@ function paymentLines(b: Record<string, any>, ctx: BookingTextContext): string[]
   const cur = m.currency ?? ctx.currency;
   const $ = (n: number) => money(n, cur);
   if (b.status === 'requires_action' && m.payNow) {
-    const ttl = ctx.business?.def.settings.payment_ttl_seconds;
-    const window = ttl ? ` The link stays open ${lengthWords(ttl * 1000)} from when it was issued (the business's payment window, however far off the appointment is).` : '';
+    const w = ctx.business ? paymentWindowOf(ctx.business) : null;
+    const window = w
+      ? ` The business's payment window: a link is ${paymentWindowWords(w, { full: true })}. If it lapses while the time is still free, ${RENEW_TOOL} gives a fresh link instead of booking again.`
+      : '';
     const already = m.paid > 0 ? ` (${$(m.paid)} is already paid online)` : '';
     lines.push(
       `NOT confirmed and NOT paid yet: the person must pay ${$(m.payNow.amount)}${already} at ${m.payNow.url} before ${when(m.payNow.until, ctx.zone)}, or the booking is canceled and the time freed.${window}${ctx.linksUnreachable ? '' : ' Give them that link exactly.'}`,
@@ -72,6 +74,13 @@ function cancellationLine(b: Record<string, any>, ctx: BookingTextContext): stri
   return `Canceled by ${b.cancellation.canceled_by}; ${fee}, ${refund}.`;
 }
 
+/** Canceled by the system because its payment action lapsed (what the renewal tool takes). */
+function lapsedUnpaid(b: Record<string, any>): boolean {
+  return (
+    b.status === 'canceled' && b.cancellation?.canceled_by === 'system' && Array.isArray(b.actions) && b.actions.some((a: any) => a.type === 'payment' && a.status === 'expired')
+  );
+}
+
 /** One booking in full: every fact the booking tools tell the assistant to relay. */
 export function bookingText(b: Record<string, any>, ctx: BookingTextContext): string {
   const biz = ctx.business;
@@ -95,6 +104,10 @@ export function bookingText(b: Record<string, any>, ctx: BookingTextContext): st
     );
   } else if (b.status === 'requires_action' && moneyFacts(b as BookingFactsInput).payNow) lines.push(hearWords(ctx, b.buyer?.email, 'the payment link and its deadline'));
   if (b.status === 'canceled' && b.cancellation) lines.push(cancellationLine(b, ctx));
+  if (lapsedUnpaid(b))
+    lines.push(
+      `The payment link lapsed unpaid, so the system canceled it. While the time is still free, ${RENEW_TOOL} with booking_id ${b.id} makes the same booking again with a fresh payment link.`,
+    );
   const startMs = Date.parse(b.slot?.start);
   if (service && biz && LIVE.has(b.status) && !Number.isNaN(startMs)) {
     const durationMs = Math.max(0, Date.parse(b.slot?.end) - startMs) || 0;

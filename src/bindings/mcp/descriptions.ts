@@ -19,6 +19,7 @@ export const TOOL_TITLES: Record<string, string> = {
   usp_bookings_get: 'Read a booking',
   uspserver_bookings_list: "List the person's bookings",
   uspserver_bookings_quote: 'Price a cancel or reschedule',
+  uspserver_bookings_renew_payment: 'Renew a lapsed payment link',
   usp_bookings_update: 'Update booking details',
   usp_bookings_confirm: 'Confirm a booking (business only)',
   usp_bookings_cancel: 'Cancel a booking',
@@ -76,6 +77,9 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
     "The signed-in person's bookings here, newest first, from any assistant (by status; next_cursor pages on), once they linked their account (OAuth, usp:history). For 'what have I booked?' and finding a booking to change.",
   uspserver_bookings_quote:
     'What cancelling or rescheduling would cost now, changing nothing: fee, refund, what is due and whether paid now by link or at the appointment. Call it before usp_bookings_cancel or usp_bookings_reschedule once a free window passed; tell the person.',
+  uspserver_bookings_renew_payment:
+    'A booking canceled because its payment link lapsed: while its time is free, books it again with a fresh link under a new booking_id (use it from then on). Give the person the new link verbatim. ' +
+    RETRY,
   usp_waitlist_get: 'Read a waitlist entry: position, status, and once offered the slot and deadline offer_expires_at (tell the person).',
   usp_waitlist_leave: 'Take the person off a waitlist.',
   usp_waitlist_accept:
@@ -121,6 +125,7 @@ export const TEXT_PROMISES: Record<string, readonly TextFact[]> = {
   usp_bookings_create: BOOKING_FACTS,
   usp_bookings_get: BOOKING_FACTS,
   usp_bookings_reschedule: BOOKING_FACTS,
+  uspserver_bookings_renew_payment: BOOKING_FACTS,
   uspserver_bookings_list: ['counts', 'status', 'zone', 'next_step'],
   usp_waitlist_join: ['status', 'offer_channel', 'offer_window', 'later_access', 'next_step'],
 };
@@ -128,4 +133,4 @@ export const TEXT_PROMISES: Record<string, readonly TextFact[]> = {
 export const SERVER_INSTRUCTIONS = `This server is a scheduling business speaking the Universal Scheduling Protocol.
 Flow: usp_services_list (find the service) -> usp_availability_query (pick a slot; times are in the business time zone, say the zone) -> optionally usp_availability_hold (tell the person when the hold expires) -> usp_bookings_create with buyer details and an idempotency_key.
 After booking: if status is requires_action, give the person actions[0].continue_url verbatim and say it is not paid or confirmed until they complete it; if pending, the business must still confirm.
-_meta is optional: the server supplies your platform profile on stdio and from an OAuth token (else send _meta.usp.profile, your profile URL), and makes an idempotency_key for a write that has none (returned in the result's _meta.usp); send your own to retry safely. Every result's structuredContent carries usp (version, capabilities) and messages; business outcomes (slot taken, policy refusals) come back as messages with isError true: read the message and follow its next step.`;
+_meta is optional: the server supplies your platform profile on stdio and from an OAuth token (else send _meta.usp.profile, your profile URL), and makes an idempotency_key for a write that has none (returned in the result's _meta.usp); send your own to retry safely. _meta.usp may also carry profile, authorization and correlation_id. Every result's structuredContent carries usp (version, capabilities) and messages; business outcomes (slot taken, policy refusals) come back as messages with isError true: read the message and follow its next step.`;

@@ -5,6 +5,7 @@
  * reason and `data.content` the explanation alone.
  */
 import type { ProtocolError, ProtocolErrorCode } from '../../operations/index.js';
+import { protocolNextStep } from './next-steps.js';
 
 /**
  * The JSON-RPC 2.0 codes (and the Streamable HTTP transport's session code), by the `data.code`
@@ -89,7 +90,8 @@ export function toJsonRpcError(err: ProtocolError, correlationId?: string): Json
   if (err.retryAfter !== undefined) data.retry_after = err.retryAfter;
   if (err.extra) for (const [k, v] of Object.entries(err.extra)) if (!(k in data)) data[k] = v;
   if (correlationId) data.correlation_id = correlationId;
-  return { code: MCP_ERROR_CODES[err.code], message: errorSentence(WIRE_NAME[err.code] ?? err.code, err.message), data };
+  const next = protocolNextStep(err.code, err.detailCode);
+  return { code: MCP_ERROR_CODES[err.code], message: `${errorSentence(WIRE_NAME[err.code] ?? err.code, err.message)}${next ? ` ${next}` : ''}`, data };
 }
 
 /** "invalid_request: start_date: must be a date (YYYY-MM-DD)": the code first, then the explanation as a sentence. */

@@ -8,7 +8,8 @@
 import type { Business, ServiceTerms } from '../../operations/index.js';
 import { money, zoneLabel } from './format.js';
 import { contactWords } from './next-steps.js';
-import { lengthWords } from './terms-text.js';
+import { lengthWords, paymentWindowWords } from './terms-text.js';
+import { RENEW_TOOL } from './next-steps.js';
 
 function deliveredBy(biz: Business, serviceId: string): string | null {
   const s = biz.services.get(serviceId);
@@ -53,9 +54,9 @@ export function serviceCard(biz: Business, serviceId: string, t: ServiceTerms): 
       : 'Booked at once: the business does not confirm by hand.',
   );
   parts.push(`Times are in ${zoneLabel(biz.zone)}.`);
-  if (t.payment.timing === 'at_booking' || t.payment.timing === 'deposit_required') {
+  if (t.payment.window) {
     parts.push(
-      `Payment window: the payment link stays open ${lengthWords(settings.payment_ttl_seconds * 1000)} from booking (never past the start), however far off the appointment is; unpaid by then, the booking is canceled and the time freed. Book when the person can pay within that time.`,
+      `Payment window: the payment link is ${paymentWindowWords(t.payment.window, { full: true })}; unpaid by then, the booking is canceled and the time freed. If the link lapses while the time is still free, ${RENEW_TOOL} with the booking_id gives a fresh link instead of booking again.`,
     );
   }
   parts.push(refundWords(biz, t));

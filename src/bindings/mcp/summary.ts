@@ -5,7 +5,7 @@
 import type { Message } from '../../operations/index.js';
 import { dayAndClock, money, when, zoneLabel } from './format.js';
 import { bookingText, bookingsText, entryText, type BookingTextContext } from './booking-text.js';
-import { lengthWords, serviceWords } from './terms-text.js';
+import { paymentWindowWords, serviceWords } from './terms-text.js';
 import { serviceCard } from './service-card.js';
 import { contactWords, laterAccess, nextStep } from './next-steps.js';
 import { decodeSlotId, serviceTerms } from '../../operations/index.js';
@@ -154,8 +154,8 @@ function heldWhat(h: Record<string, any>, ctx: SummaryContext): string {
 function heldPayment(h: Record<string, any>, ctx: SummaryContext): string {
   const t = ctx.business ? serviceTerms(ctx.business, String(h.service_id)) : null;
   if (!t || (t.payment.timing !== 'at_booking' && t.payment.timing !== 'deposit_required')) return '';
-  const ttl = ctx.business!.def.settings.payment_ttl_seconds * 1000;
-  return ` Once booked, it must be paid within ${lengthWords(ttl)} by a payment link (never past the start), or the booking is canceled: book only when the person can pay in that time.`;
+  // The rule, not an instant: the hold's result carries no payment deadline, and a text states only what its result carries.
+  return ` Once booked, it must be paid by a payment link ${paymentWindowWords(t.payment.window!, { full: true })}; unpaid by then, the booking is canceled and its time freed. Book only when the person can pay within that window.`;
 }
 
 /** One service: its terms from the business definition when known, else what the published service says. */

@@ -5,7 +5,7 @@
  * or that it has closed and what the change costs now. The facts come from the operations
  * (serviceTerms), so the words follow the rules the operations apply.
  */
-import type { ServiceTerms, WindowFacts } from '../../operations/index.js';
+import { shortestWindowSeconds, type PaymentWindowSettings, type ServiceTerms, type WindowFacts } from '../../operations/index.js';
 import { money, shortWhen } from './format.js';
 
 export function lengthWords(ms: number): string {
@@ -31,16 +31,26 @@ function priceWords(t: ServiceTerms): string {
   return amount;
 }
 
-/** When the price is paid, in words. */
+/**
+ * The business's payment window (paymentDeadline's three settings) in words: the longest, the
+ * closing before the start, and (in full) the floor that lets a person who booked at night pay.
+ */
+export function paymentWindowWords(w: PaymentWindowSettings, opts: { full: boolean }): string {
+  const before = w.payment_due_before_start_seconds > 0 ? `${lengthWords(w.payment_due_before_start_seconds * 1000)} before the start` : 'the start';
+  const head = `open up to ${lengthWords(w.payment_ttl_seconds * 1000)} after booking, closing ${before} if that comes sooner`;
+  return opts.full ? `${head}, but never less than ${lengthWords(shortestWindowSeconds(w) * 1000)} after booking (nor past the start)` : head;
+}
+
+/** When the price is paid, in words (with the payment link's window, compactly, when there is one). */
 export function paymentWords(t: ServiceTerms): string {
   const p = t.payment;
   switch (p.timing) {
     case 'free':
       return 'nothing to pay';
     case 'at_booking':
-      return 'paid in full when booking, by a payment link';
+      return `paid in full when booking, by a payment link${p.window ? ` (${paymentWindowWords(p.window, { full: false })})` : ''}`;
     case 'deposit_required':
-      return `a ${p.deposit !== null ? money(p.deposit, t.currency) : ''} deposit${p.depositRefundable === false ? ' (not refundable)' : ''} paid when booking by a payment link, the rest at the appointment`.replace(
+      return `a ${p.deposit !== null ? money(p.deposit, t.currency) : ''} deposit${p.depositRefundable === false ? ' (not refundable)' : ''} paid when booking by a payment link${p.window ? ` (${paymentWindowWords(p.window, { full: false })})` : ''}, the rest at the appointment`.replace(
         'a  deposit',
         'a deposit',
       );

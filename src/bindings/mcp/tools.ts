@@ -26,7 +26,7 @@ export function metaMembers(op: OperationDef): string[] {
  * and nothing required. The profile is supplied by the server on stdio and taken from an OAuth
  * token's binding, and a missing idempotency key is generated (and returned in `_meta.usp`), so a
  * model that sends nothing is never refused for it. `authorization` and `correlation_id` are the
- * host's machinery, named in the object's description rather than each described in every tool:
+ * host's machinery, named once in the server instructions rather than described in every tool:
  * the same schema repeated in every tool was a third of `tools/list`. The server still refuses a
  * member the tier does not allow (readMeta), so the closed set is enforced where it matters.
  */
@@ -45,8 +45,8 @@ function metaSchema(op: OperationDef): Json {
   let schema = metaSchemas.get(key);
   if (!schema) {
     const shown = members.filter(said);
-    const rest = members.filter((m) => META_PROPS[m] === undefined);
-    const usp: Json = { type: 'object', description: `${shown.length ? 'Also' : 'Optional'}: ${rest.join(', ')}.` };
+    // The other members (profile, authorization, correlation_id) are named once, in the server instructions.
+    const usp: Json = { type: 'object' };
     if (shown.length) usp.properties = Object.fromEntries(shown.map((m) => [m, META_PROPS[m]]));
     schema = { type: 'object', properties: { usp } };
     metaSchemas.set(key, schema);

@@ -58,5 +58,7 @@ export const en: Words = {
     offer: 'Accept or decline the offer',
     reminders_off: 'Stop reminders for this booking',
     footer: (business) => `You receive this message because you booked with ${business}.`,
+    contact: (phone, email) =>
+      phone || email ? `Questions? ${[phone ? `Call ${phone}` : '', email ? `${phone ? 'or write to' : 'Write to'} ${email}` : ''].filter(Boolean).join(' ')}.` : undefined,
   },
 };

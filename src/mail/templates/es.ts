@@ -64,5 +64,7 @@ export const es: Words = {
     offer: 'Aceptar o rechazar la oferta',
     reminders_off: 'No enviar más recordatorios de esta reserva',
     footer: (business) => `Recibes este mensaje porque hiciste una reserva en ${business}.`,
+    contact: (phone, email) =>
+      phone || email ? `¿Preguntas? ${[phone ? `Llama al ${phone}` : '', email ? `${phone ? 'o escribe a' : 'Escribe a'} ${email}` : ''].filter(Boolean).join(' ')}.` : undefined,
   },
 };

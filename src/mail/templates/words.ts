@@ -51,5 +51,7 @@ export interface Words {
     offer: string;
     reminders_off: string;
     footer(business: string): string;
+    /** How to reach the business (its phone and email from the business definition); undefined when it publishes neither. */
+    contact(phone?: string, email?: string): string | undefined;
   };
 }

@@ -10,6 +10,7 @@ import {
   parseDuration,
   sameSlotId,
   operationPermitted,
+  paymentDeadline,
   type Message,
 } from '../../domain/index.js';
 import { feeAtService, spokenDuration } from '../steps/policy-fees.js';
@@ -113,7 +114,7 @@ export const rescheduleBooking = defineOperation({
       );
     }
     if (extra > 0 && collectsOnline) {
-      const expiresMs = Math.min(ctx.now + ctx.biz.def.settings.payment_ttl_seconds * 1000, slot.startMs);
+      const expiresMs = paymentDeadline(ctx.biz.def.settings, ctx.now, slot.startMs);
       move(rec, 'require_action', ctx);
       b.actions = [...(b.actions ?? []), paymentAction(ctx, rec, service, extra, expiresMs, 'reschedule')];
       b.expires_at = iso(expiresMs);

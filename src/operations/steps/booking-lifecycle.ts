@@ -21,6 +21,7 @@ import {
   infoMessage,
   errorMessage,
   noShowFee,
+  paymentDeadline,
 } from '../../domain/index.js';
 import { noShowCharge } from './policy-fees.js';
 import { ProtocolError } from '../errors.js';
@@ -45,6 +46,8 @@ export interface NewBooking {
   hold?: HoldRecord;
   postPaymentReturn?: { url: string; params?: Record<string, string> };
   waitlistEntryId?: string;
+  /** Whose booking it is when not the caller's (a renewed booking keeps its platform, profile and linked buyer). */
+  owner?: { principal: string | null; profile?: string | null; accountId?: string };
 }
 
 /** Create the booking and take (or inherit from the hold) its claims. Call only after checkSlot. */
@@ -83,8 +86,8 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
   const rec: BookingRecord = {
     booking,
     priv: {
-      principal: nb.hold?.priv.principal ?? ctx.caller.principal,
-      profile: nb.hold?.priv.profile ?? ctx.caller.profile,
+      principal: nb.owner?.principal ?? nb.hold?.priv.principal ?? ctx.caller.principal,
+      profile: nb.owner ? nb.owner.profile : (nb.hold?.priv.profile ?? ctx.caller.profile),
       slot_key: slot.key,
       start_ms: slot.startMs,
       end_ms: slot.endMs,
@@ -112,7 +115,7 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
 
   let expiresMs: number | undefined;
   if (dueNow > 0) {
-    expiresMs = Math.min(now + settings.payment_ttl_seconds * 1000, slot.startMs);
+    expiresMs = paymentDeadline(settings, now, slot.startMs);
     booking.actions = [paymentAction(ctx, rec, service, dueNow, expiresMs, 'booking')];
   } else if (pol.confirmation_mode === 'manual') {
     expiresMs = Math.min(now + settings.manual_confirmation_ttl_seconds * 1000, slot.startMs);
@@ -130,10 +133,11 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
   if (startsConfirmed(rec)) rec.priv.confirmed_once = true;
   // Made with a buyer-linked token: the booking belongs to the buyer as well as the platform.
   if (ctx.caller.account) rec.priv.account_id = ctx.caller.account.id;
+  if (nb.owner?.accountId) rec.priv.account_id = nb.owner.accountId;
   markPlatformMessages(ctx, rec);
   rememberLocale(ctx, rec);
   await ctx.tx.bookings.insert(rec);
-  if (ctx.caller.account) await ctx.tx.accounts.linkBooking(ctx.caller.account.id, id, now);
+  if (rec.priv.account_id) await ctx.tx.accounts.linkBooking(rec.priv.account_id, id, now);
   await queueCheckouts(ctx, rec);
   enterInitialStatus(ctx, rec);
   // A booking that waits (for payment or for the business) tells the buyer so; a confirmed one is mailed from its event.

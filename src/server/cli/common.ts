@@ -41,6 +41,8 @@ export const OPTIONS = {
   'no-availability-cache': { type: 'boolean' },
   'hold-ttl': { type: 'string' },
   'payment-ttl': { type: 'string' },
+  'payment-due-before-start': { type: 'string' },
+  'payment-min-window': { type: 'string' },
   'manual-confirmation-ttl': { type: 'string' },
   'waitlist-offer-ttl': { type: 'string' },
   'max-query-days': { type: 'string' },
@@ -176,6 +178,8 @@ export function settingsFromFlags(flags: Flags): Partial<BusinessDef['settings']
   };
   set('hold_ttl_seconds', intFlag(flags, 'hold-ttl', 1));
   set('payment_ttl_seconds', intFlag(flags, 'payment-ttl', 1));
+  set('payment_due_before_start_seconds', intFlag(flags, 'payment-due-before-start', 0));
+  set('payment_min_window_seconds', intFlag(flags, 'payment-min-window', 1));
   set('manual_confirmation_ttl_seconds', intFlag(flags, 'manual-confirmation-ttl', 1));
   set('waitlist_offer_ttl_seconds', intFlag(flags, 'waitlist-offer-ttl', 1));
   set('max_query_days', intFlag(flags, 'max-query-days', 1));
@@ -434,7 +438,9 @@ OAuth 2.0 (oauth2_bearer) is always on: /.well-known/oauth-authorization-server,
 
 export const SETTINGS_HELP = `Business settings (override the business file's "settings"):
   --hold-ttl SECONDS                    hold time-to-live (default 600)
-  --payment-ttl SECONDS                 how long a payment action stays open (default 1800)
+  --payment-ttl SECONDS                 longest a payment link stays open after booking (default 86400)
+  --payment-due-before-start SECONDS    a payment link closes this long before the start if sooner (default 3600)
+  --payment-min-window SECONDS          shortest a payment link stays open, never past the start (default 1800)
   --manual-confirmation-ttl SECONDS     how long a manual booking waits for the business (default 86400)
   --waitlist-offer-ttl SECONDS          how long a waitlist offer can be accepted (default 900)
   --max-query-days N                    longest availability query range in days (default 31)
