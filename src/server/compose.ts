@@ -17,6 +17,9 @@ import {
   DEFAULT_AVAILABILITY_CACHE_BYTES,
   type Logger,
   type OperationEnv,
+  type BusinessScope,
+  type CallScope,
+  singleScope,
   dashboardSessionGate,
   dashboardSignInEnv,
   loadWebhookResourceKey,
@@ -57,7 +60,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const log = opts.log ?? consoleLogger;
   checkPaymentOptions(opts.payments, opts.sandbox);
   checkMailOptions(opts.mail);
-  const { store, live, biz, source } = await openBusiness(opts, log);
+  const { store, live, biz, origin, source } = await openBusiness(opts, log);
   const effective = biz.def;
   // The webhook resources' names are keyed by the business's own secret, kept in its store.
   const webhookResourceUri = webhookResourceNamer(await loadWebhookResourceKey(store));
@@ -79,10 +82,10 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   announce(await syncCatalog(store, biz, clock, ids));
 
   // The public origin: the configured one (--public-url, else the business file's settings.public_url),
-  // else the address listened on, known after listen(); until then (stdio) where `serve` listens by default.
-  const configuredPublicUrl = effective.settings.public_url?.replace(/\/$/, '');
-  let baseUrl = biz.publicUrl;
-  let listenUrl: string | undefined;
+  // else the address listened on, known after listen() (`origin`, set once then); until then (stdio)
+  // where `serve` listens by default. Read from the business's latest snapshot each time.
+  const configuredPublicUrl = biz.publicUrlConfigured;
+  const baseUrlOf = (s: CallScope): string => s.business?.current().publicUrl ?? origin.get();
   const proxies = trustedProxies(opts.trustProxy);
   /** Who is on the other end (limits, lockouts, logs): the one resolver, trusted proxies honoured, IPv6 counted per /64. */
   const limitKey = (req: Request, env: unknown): string | undefined => clientLimitKey(req, env, proxies);
@@ -98,13 +101,11 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     clock,
     opts: opts.security ?? {},
     // Every URI the business is reachable at is an acceptable proof audience (spec 9.2.2).
-    profileUris: () => [...new Set([baseUrl, listenUrl].filter((u): u is string => Boolean(u)).map((u) => `${u}/.well-known/usp`))],
-    origins: () => [...new Set([baseUrl, listenUrl].filter((u): u is string => Boolean(u)))],
+    profileUris: () => [...new Set([live.current().publicUrl, origin.listenedAt].filter((u): u is string => Boolean(u)).map((u) => `${u}/.well-known/usp`))],
+    origins: () => [...new Set([live.current().publicUrl, origin.listenedAt].filter((u): u is string => Boolean(u)))],
   });
   const role = opts.role;
-  const mail: MailWiring = role ? {} : wireMail(opts.mail, { biz, store, now: () => clock.now(), log });
-  // What the texts tell an assistant about who writes to the person depends on it.
-  biz.mailSent = Boolean(mail.worker);
+  const mail: MailWiring = role ? {} : wireMail(opts.mail, { business: () => live.current(), store, now: () => clock.now(), log });
   // OAuth 2.0 (spec 10.2.3, 10.2.4): a door of the business role (buyer accounts are a business's), with a gate on MCP.
   // Composed in phases: the authorization server and its resource server first, then the policy
   // that takes its token verifier, frozen before anything (the pipeline, a door) can hold it.
@@ -118,9 +119,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
           sandbox: opts.sandbox,
           trustProxy: proxies.any,
           clientAddress: limitKey,
-          baseUrl: () => baseUrl,
+          baseUrl: () => live.current().publicUrl,
           businessName: biz.def.business.name,
-          capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
+          capabilities: (): string[] => Object.keys((profile(scope).usp as { capabilities: Record<string, unknown> }).capabilities),
           accepted: () => authPolicy.accepted,
           allowLoopback: Boolean(opts.security?.allowLoopbackProfiles),
           now: () => clock.now(),
@@ -156,27 +157,28 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     dashboardSignIn: dashboardSignInEnv({ sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes, log, onEvent: (e) => metrics?.recordAccountEvent(e) }),
   };
   let metrics: ServerMetrics | undefined;
-  const pipeline = new Pipeline({
+  // The business's scope: what each of its calls runs against (its snapshot, store, policy, services, workers).
+  const scope: BusinessScope = Object.freeze({
     store,
-    biz,
-    clock,
-    ids,
-    log,
     authPolicy,
-    onCommitted: announce,
     env: opts.role?.env ?? adminEnv,
-    refreshBusiness: opts.role ? undefined : () => live.refresh(),
     webhookResourceUri,
-    onCall: (call) => {
-      metrics?.recordCall(call);
-      // A committed call may have written a payment job: the worker looks soon rather than at its next poll.
-      if (call.ok) payments.worker?.nudge();
-      if (call.ok) mail.worker?.nudge();
-      if (call.ok) calendars?.pusher?.nudge();
+    onCommitted: announce,
+    // A committed call may have written a payment job, a message or a calendar push: its worker looks soon rather than at its next poll.
+    afterCall: () => {
+      payments.worker?.nudge();
+      mail.worker?.nudge();
+      calendars?.pusher?.nudge();
     },
+    business: live,
+    origin,
+    mailSent: Boolean(mail.worker),
   });
-  buyerData.bind(pipeline);
-  const payments = opts.role ? {} : wirePayments(opts.payments, { biz, store, pipeline, now: () => clock.now(), log });
+  // One business per deployment: every request is this business's.
+  const scopeOf = singleScope(scope);
+  const pipeline = new Pipeline({ clock, ids, log, onCall: (call) => metrics?.recordCall(call) });
+  buyerData.bind(pipeline, scope);
+  const payments = opts.role ? {} : wirePayments(opts.payments, { scope, scopeOf, pipeline, now: () => clock.now(), log });
   if (opts.payments?.startWorker !== false) payments.worker?.start();
   // Mail is written with the public origin (its links, From and Message-ID): it is sent only once the
   // origin is final, at once when configured, else when the listener knows its address. A message left
@@ -187,7 +189,14 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   if (configuredPublicUrl) startMail();
   const calendars = opts.role
     ? undefined
-    : wireCalendars(opts.calendars, { biz, store, now: () => clock.now(), log, allowLoopback: Boolean(opts.security?.allowLoopbackProfiles), refresh: () => live.refresh() });
+    : wireCalendars(opts.calendars, {
+        business: () => live.current(),
+        store,
+        now: () => clock.now(),
+        log,
+        allowLoopback: Boolean(opts.security?.allowLoopbackProfiles),
+        refresh: () => live.refresh(),
+      });
   await calendars?.start();
   const availabilityCache = adminEnv.availability;
   metrics = createMetrics({
@@ -203,44 +212,55 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const wh = opts.webhooks ?? {};
   const webhooks = wireWebhooks(wh, { store, clock, keyring, resolver, allowLoopback, hub, log, metrics: () => metrics });
   dispatcher = webhooks.dispatcher;
-  const profile = (): Record<string, unknown> =>
-    role
-      ? role.profile({ baseUrl, mechanisms: authPolicy.accepted, popAlgorithms: popAlgs })
-      : buildBusinessProfile(biz, {
+  // The profile of the scope a request is for, from its business's latest snapshot.
+  const profile = (s: CallScope): Record<string, unknown> => {
+    const baseUrl = baseUrlOf(s);
+    return role || !s.business
+      ? role!.profile({ baseUrl, mechanisms: authPolicy.accepted, popAlgorithms: popAlgs })
+      : buildBusinessProfile(s.business.current(), {
           baseUrl,
           mcpEndpoint: `${baseUrl}/mcp`,
           sandbox: opts.sandbox,
-          mechanisms: authPolicy.accepted,
+          mechanisms: s.authPolicy.accepted,
           popAlgorithms: popAlgs,
           keys: keyring.published(clock.now()),
           tokenEndpoint: oauth ? `${baseUrl}/oauth/token` : undefined,
           health: calendars ? () => calendars.health() : undefined,
         });
+  };
   const clientAddress = (c: Context): string | undefined => limitKey(c.req.raw, c.env);
-  let openapiDoc: Record<string, unknown> | undefined;
+  // One document per origin served (the origin is in it), built on first use.
+  const openapiDocs = new Map<string, Record<string, unknown>>();
+  const openapi = (s: CallScope): Record<string, unknown> => {
+    const baseUrl = baseUrlOf(s);
+    let doc = openapiDocs.get(baseUrl);
+    if (!doc) openapiDocs.set(baseUrl, (doc = buildOpenApi(baseUrl, role?.operations)));
+    return doc;
+  };
   const rest = createRestApp({
     pipeline,
+    scopeOf,
     profile,
-    openapi: () => (openapiDoc ??= buildOpenApi(baseUrl, role?.operations)),
+    openapi,
     operations: role?.operations,
     viaProxy: (c) => viaTrustedProxy(c.env, proxies),
     clientAddress: (c) => clientAddress(c),
     rateLimits,
   });
-  const mcpHttp = createMcpHttp({ pipeline, operations: role?.operations, instructions: role?.instructions }, hub, { clientAddress, ...(opts.mcpSessions ?? {}) });
+  const mcpHttp = createMcpHttp({ pipeline, scopeOf, operations: role?.operations, instructions: role?.instructions }, hub, { clientAddress, ...(opts.mcpSessions ?? {}) });
   // Filled at listen time with loopback names when listening on loopback and none were given.
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
   // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback. The buyer
   // pages belong to the business role only.
   const sessions = dashboardSessionGate({ store, now: () => clock.now(), sandbox: opts.sandbox });
   const doors: Door[] = role
-    ? [mcpDoor(mcpHttp.app), ...(role.doors?.({ pipeline, clientAddress: limitKey }) ?? []), restDoor(rest)]
+    ? [mcpDoor(mcpHttp.app), ...(role.doors?.({ pipeline, scopeOf, clientAddress: limitKey }) ?? []), restDoor(rest)]
     : [
         mcpDoor(mcpHttp.app, oauth),
         ...(oauth ? [oauthDoor(oauth)] : []),
-        dashboardDoor(pipeline, sessions, limitKey, mail.preview),
+        dashboardDoor(pipeline, scopeOf, sessions, limitKey, mail.preview),
         ...(payments.door ? [payments.door] : []),
-        pagesDoor(pipeline),
+        pagesDoor(pipeline, scopeOf),
         restDoor(rest, opts.corsOrigins),
       ];
   const app = createHost({
@@ -254,7 +274,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
 
   const stopSweeper = startSweeper(opts.sweepIntervalMs ?? 30_000, {
     store,
-    biz,
+    business: () => live.current(),
     clock,
     ids,
     log,
@@ -276,20 +296,15 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     tls: opts.tls,
     connections: opts.connections,
     sandbox: opts.sandbox,
-    configuredPublicUrl,
+    configuredPublicUrl: configuredPublicUrl ? biz.publicUrl : undefined,
     allowLoopbackProfiles: allowLoopback,
     allowedHosts,
     pipeline,
     onListening: (url) => {
-      listenUrl = url;
+      // The address listened on: the public origin when none was configured (set once, here).
+      origin.set(url);
       payments.announce?.();
-      // When no public URL was configured, advertise the address actually listened on.
-      if (!configuredPublicUrl) {
-        baseUrl = url;
-        biz.publicUrl = url;
-        openapiDoc = undefined;
-        startMail();
-      }
+      if (!configuredPublicUrl) startMail();
     },
     stopDeliveries: async (boundMs) => {
       stopSweeper();
@@ -308,7 +323,10 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   });
   return {
     metrics,
-    biz,
+    get biz() {
+      return live.current();
+    },
+    scope,
     definitionSource: source,
     store,
     availabilityCache: adminEnv.availability,
@@ -324,7 +342,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     hub,
     clock,
     ids,
-    profile,
+    profile: () => profile(scope),
     listen: (port, host) => listener.listen(port, host),
     close: () => listener.close(),
     shutdown: (timeoutMs) => listener.shutdown(timeoutMs),

@@ -3,7 +3,19 @@
  * back: the composition root's contract, apart from the composition itself.
  */
 import type { BusinessDef } from '../domain/index.js';
-import type { AvailabilityCache, Business, Clock, DefinitionSource, IdSource, Logger, OperationDef, OperationEnv, Pipeline } from '../operations/index.js';
+import type {
+  AvailabilityCache,
+  Business,
+  BusinessScope,
+  Clock,
+  DefinitionSource,
+  IdSource,
+  Logger,
+  OperationDef,
+  OperationEnv,
+  Pipeline,
+  ScopeResolver,
+} from '../operations/index.js';
 import type { OutboxEvent, Store, StoreTimeouts } from '../store/index.js';
 import type { ProfileResolver } from '../security/index.js';
 import type { RetryPolicy, SigningKeyring, WebhookDispatcher, WebhookSender } from '../webhooks/index.js';
@@ -110,11 +122,14 @@ export interface ServerRole {
   /** What MCP `initialize` tells the model this server is. */
   instructions?: string;
   /** The role's own doors besides MCP and REST (before REST, which takes what no other claims). */
-  doors?: (kit: { pipeline: Pipeline; clientAddress: (req: Request, env: unknown) => string | undefined }) => Door[];
+  doors?: (kit: { pipeline: Pipeline; scopeOf: ScopeResolver; clientAddress: (req: Request, env: unknown) => string | undefined }) => Door[];
 }
 
 export interface UspServer {
-  biz: Business;
+  /** The business's latest snapshot (a new one after each definition change; never changed itself). */
+  readonly biz: Business;
+  /** What the business's calls run against: hand it to `pipeline.execute` to call as this business. */
+  scope: BusinessScope;
   /** Where the business definition came from at start (the file imported, or the database's). */
   definitionSource: DefinitionSource;
   store: Store;

@@ -5,9 +5,8 @@
  */
 import type { Hono } from 'hono';
 import { createPaymentWebhook, paymentWebhookPath, paymentWebhookRefusal } from '../bindings/payments/index.js';
-import type { Business, Logger, PaymentProviderKind, Pipeline, ProtocolError } from '../operations/index.js';
+import type { Business, BusinessScope, Logger, PaymentProviderKind, Pipeline, ProtocolError, ScopeResolver } from '../operations/index.js';
 import { PaymentWorker, WebhookRejected, stripeProvider, type PaymentProvider, type StripeOptions } from '../payments/index.js';
-import type { Store } from '../store/index.js';
 import { underPaths, type Door } from './host.js';
 
 export interface PaymentOptions {
@@ -42,10 +41,15 @@ export function servicesNeedingPayment(biz: Business): string[] {
   return biz.def.services.filter((s) => s.policies.requires_payment && s.policies.payment_timing !== 'at_service' && s.pricing.model !== 'free').map((s) => s.id);
 }
 
-export function wirePayments(o: PaymentOptions | undefined, deps: { biz: Business; store: Store; pipeline: Pipeline; now: () => number; log: Logger }): PaymentWiring {
-  const kind = deps.biz.payments;
+/** `scope`: the business whose jobs the worker runs; `scopeOf`: the business a webhook delivery is for. */
+export function wirePayments(
+  o: PaymentOptions | undefined,
+  deps: { scope: BusinessScope; scopeOf: ScopeResolver; pipeline: Pipeline; now: () => number; log: Logger },
+): PaymentWiring {
+  const biz = deps.scope.business.current();
+  const kind = biz.payments;
   if (kind === 'none') {
-    const ids = servicesNeedingPayment(deps.biz);
+    const ids = servicesNeedingPayment(biz);
     if (ids.length === 0) return {};
     return {
       announce: () =>
@@ -57,9 +61,10 @@ export function wirePayments(o: PaymentOptions | undefined, deps: { biz: Busines
   }
   if (kind !== 'stripe') return {};
   const provider = o?.adapter ?? stripeProvider(o!.stripe!);
-  const worker = new PaymentWorker({ store: deps.store, provider, pipeline: deps.pipeline, now: deps.now, log: deps.log, pollMs: o?.pollMs });
+  const worker = new PaymentWorker({ store: deps.scope.store, scope: deps.scope, provider, pipeline: deps.pipeline, now: deps.now, log: deps.log, pollMs: o?.pollMs });
   const app: Hono = createPaymentWebhook({
     pipeline: deps.pipeline,
+    scopeOf: deps.scopeOf,
     provider: provider.name,
     signatureHeader: 'stripe-signature',
     log: deps.log,

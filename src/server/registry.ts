@@ -115,7 +115,7 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
       profile: (ctx) => registryProfile(ctx, opts.sandbox),
       env: { registry: env },
       instructions: REGISTRY_INSTRUCTIONS,
-      doors: (kit) => [registryFeedDoor(kit.pipeline, kit.clientAddress, () => kick())],
+      doors: (kit) => [registryFeedDoor(kit.pipeline, kit.scopeOf, kit.clientAddress, () => kick())],
     },
   });
   let running: Promise<unknown> | undefined;

@@ -8,7 +8,7 @@
 import type { JsonWebKey } from 'node:crypto';
 import { z } from 'zod';
 import { findKey, verifyRequestSignature } from '../../security/index.js';
-import { defineOperation, ok } from '../define.js';
+import { defineRegistryOperation, ok } from '../define.js';
 import { ProtocolError } from '../errors.js';
 import { registryEnv } from './env-of.js';
 
@@ -27,7 +27,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const REGISTRATION_ID = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/);
 const unknownRegistration = (detail: string) => new ProtocolError('not_found', detail, { detailCode: 'registration_not_found' });
 
-export const getPlatformProfile = defineOperation({
+export const getPlatformProfile = defineRegistryOperation({
   name: 'get_registry_platform_profile',
   rest: { method: 'GET', path: PLATFORM_PROFILE_PATH, input: 'none' },
   access: 'public',
@@ -44,7 +44,7 @@ export const getPlatformProfile = defineOperation({
   },
 });
 
-export const receiveCatalogEvent = defineOperation({
+export const receiveCatalogEvent = defineRegistryOperation({
   name: 'receive_catalog_event',
   rest: { method: 'POST', path: `${FEED_EVENTS_PATH}/{id}`, input: 'body' },
   access: 'public',
