@@ -19,6 +19,7 @@ import {
   type OperationEnv,
   type BusinessScope,
   type CallScope,
+  type ScopeResolver,
   singleScope,
   dashboardSessionGate,
   dashboardSignInEnv,
@@ -174,8 +175,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     origin,
     mailSent: Boolean(mail.worker),
   });
-  // One business per deployment: every request is this business's.
-  const scopeOf = singleScope(scope);
+  // One business per deployment: every request is this business's, unless the embedder resolves otherwise.
+  const resolveScope = opts.resolveScope;
+  const scopeOf: ScopeResolver<BusinessScope> = resolveScope ? (req) => resolveScope(req, scope) : singleScope(scope);
   const pipeline = new Pipeline({ clock, ids, log, onCall: (call) => metrics?.recordCall(call) });
   buyerData.bind(pipeline, scope);
   const payments = opts.role ? {} : wirePayments(opts.payments, { scope, scopeOf, pipeline, now: () => clock.now(), log });

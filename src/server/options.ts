@@ -88,6 +88,11 @@ export interface ServerOptions {
   onDefinitionChanged?: () => void;
   /** The OAuth authorization server and buyer account pages (on by default); false turns them off. */
   oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode' | 'deliverReset' | 'resetsPerAddressHour' | 'registration'>;
+  /**
+   * Which business a request is for, given the one this server composed: every door asks it per
+   * request (default: always that one). The seam a deployment hosting many businesses resolves by Host.
+   */
+  resolveScope?: (req: Request, own: BusinessScope) => BusinessScope;
   /** The role served instead of the business's (the discovery registry). */
   role?: ServerRole;
   /** Bytes of computed availability answers kept for reuse (default 32 MiB); 0 turns the cache off. */
