@@ -226,13 +226,14 @@ export class Pipeline {
           return { replayed: true, result: prior.body as StoredResult };
         }
       }
-      const ctx: OperationContext = {
+      // A registry operation's context has no business at all (RegistryContext); the check above keeps
+      // a business operation from running without one.
+      const ctx = {
         tx,
         env,
         prepared,
         now,
-        // A registry operation's context has no business (RegistryContext); the check above keeps a business operation from running without one.
-        biz: biz as Business,
+        ...(biz ? { biz } : {}),
         caller,
         ids: this.deps.ids,
         ifMatch,
@@ -244,7 +245,7 @@ export class Pipeline {
         emit: (e: RaisedEvent) => {
           events.push(outboxEvent(e, this.deps.ids, now));
         },
-      };
+      } as OperationContext;
       const res = await op.handle(input, ctx);
       const result: StoredResult = {
         status: res.messages?.some((m) => m.type === 'error') ? 200 : (res.status ?? (op.creates ? 201 : op.empty ? 204 : 200)),

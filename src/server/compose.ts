@@ -20,14 +20,16 @@ import {
   type BusinessScope,
   type CallScope,
   type ScopeResolver,
+  type LiveBusiness,
+  PublicOrigin,
   singleScope,
   dashboardSessionGate,
   dashboardSignInEnv,
   loadWebhookResourceKey,
   webhookResourceNamer,
 } from '../operations/index.js';
-import type { OutboxEvent } from '../store/index.js';
-import { openBusiness } from './definition-wiring.js';
+import type { OutboxEvent, Store } from '../store/index.js';
+import { openBusiness, openRoleStore } from './definition-wiring.js';
 import { probeHandler } from './probes.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { metricsHandler } from './metrics-endpoint.js';
@@ -47,22 +49,47 @@ import { checkPaymentOptions, wirePayments } from './payments-wiring.js';
 import { checkMailOptions, wireMail, type MailWiring } from './mail-wiring.js';
 import { staleMsOf, wireCalendars } from './calendar-wiring.js';
 import { createListener } from './listener.js';
-import type { ServerOptions, UspServer } from './options.js';
+import type { RoleServer, RoleServerOptions, ServerOptions, UspServer } from './options.js';
 
-export type { ServerOptions, ServerRole, UspServer } from './options.js';
+export type { RoleServer, RoleServerOptions, ServerOptions, ServerRole, UspServer } from './options.js';
 export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './listener.js';
 
 /** The default sink: pino on stderr at info, JSON lines (readable lines on a terminal), buyer data redacted. */
 export const consoleLogger: Logger = createLogger();
 
+/** A business's server: its store opened and its business chosen, then composed around them. */
 export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
+  checkPaymentOptions(opts.payments, opts.sandbox);
+  checkMailOptions(opts.mail);
+  const { store, live, origin, source } = await openBusiness(opts, opts.log ?? consoleLogger);
+  const { server, businessScope } = await composeServer(opts, { store, live, origin });
+  return Object.defineProperties(server, {
+    biz: { get: () => live.current(), enumerable: true },
+    scope: { value: businessScope, enumerable: true, writable: true },
+    definitionSource: { value: source, enumerable: true, writable: true },
+  }) as UspServer;
+}
+
+/** A server of another role (the discovery registry): its store, and no business at all. */
+export async function createRoleServer(opts: RoleServerOptions): Promise<RoleServer> {
+  const log = opts.log ?? consoleLogger;
+  const store = await openRoleStore(opts, log);
+  return (await composeServer(opts, { store, origin: new PublicOrigin() })).server;
+}
+
+/** What a server is composed around: its store, its business (none for another role), its public origin. */
+interface Opened {
+  store: Store;
+  live?: LiveBusiness;
+  origin: PublicOrigin;
+}
+
+async function composeServer(opts: Omit<ServerOptions, 'business'>, { store, live, origin }: Opened): Promise<{ server: RoleServer; businessScope?: BusinessScope }> {
   const clock = opts.clock ?? systemClock;
   const ids = opts.ids ?? randomIds;
   const log = opts.log ?? consoleLogger;
-  checkPaymentOptions(opts.payments, opts.sandbox);
-  checkMailOptions(opts.mail);
-  const { store, live, biz, origin, source } = await openBusiness(opts, log);
-  const effective = biz.def;
+  /** The public origin now: the business's latest snapshot's, else the role's. */
+  const publicUrl = (): string => live?.current().publicUrl ?? origin.get();
   // The webhook resources' names are keyed by the business's own secret, kept in its store.
   const webhookResourceUri = webhookResourceNamer(await loadWebhookResourceKey(store));
   const hub = new SessionHub(webhookResourceUri);
@@ -80,12 +107,12 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       }
     }
   };
-  announce(await syncCatalog(store, biz, clock, ids));
+  if (live) announce(await syncCatalog(store, live.current(), clock, ids));
 
   // The public origin: the configured one (--public-url, else the business file's settings.public_url),
   // else the address listened on, known after listen() (`origin`, set once then); until then (stdio)
   // where `serve` listens by default. Read from the business's latest snapshot each time.
-  const configuredPublicUrl = biz.publicUrlConfigured;
+  const configuredPublicUrl = live?.current().publicUrlConfigured ?? origin.configured;
   const baseUrlOf = (s: CallScope): string => s.business?.current().publicUrl ?? origin.get();
   const proxies = trustedProxies(opts.trustProxy);
   /** Who is on the other end (limits, lockouts, logs): the one resolver, trusted proxies honoured, IPv6 counted per /64. */
@@ -95,24 +122,24 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     resolver,
     limits: rateLimits,
   } = await buildAuthPolicy({
-    business: effective,
+    keys: live?.current().def ?? {},
     sandbox: opts.sandbox,
     adminKeys: opts.adminKeys ?? [],
     store,
     clock,
     opts: opts.security ?? {},
     // Every URI the business is reachable at is an acceptable proof audience (spec 9.2.2).
-    profileUris: () => [...new Set([live.current().publicUrl, origin.listenedAt].filter((u): u is string => Boolean(u)).map((u) => `${u}/.well-known/usp`))],
-    origins: () => [...new Set([live.current().publicUrl, origin.listenedAt].filter((u): u is string => Boolean(u)))],
+    profileUris: () => [...new Set([publicUrl(), origin.listenedAt].filter((u): u is string => Boolean(u)).map((u) => `${u}/.well-known/usp`))],
+    origins: () => [...new Set([publicUrl(), origin.listenedAt].filter((u): u is string => Boolean(u)))],
   });
   const role = opts.role;
-  const mail: MailWiring = role ? {} : wireMail(opts.mail, { business: () => live.current(), store, now: () => clock.now(), log });
+  const mail: MailWiring = !live ? {} : wireMail(opts.mail, { business: () => live.current(), store, now: () => clock.now(), log });
   // OAuth 2.0 (spec 10.2.3, 10.2.4): a door of the business role (buyer accounts are a business's), with a gate on MCP.
   // Composed in phases: the authorization server and its resource server first, then the policy
   // that takes its token verifier, frozen before anything (the pipeline, a door) can hold it.
   const buyerData = buyerDataWiring();
   const oauth: OAuthDoor | undefined =
-    opts.oauth === false || role
+    opts.oauth === false || !live
       ? undefined
       : await mountOAuth({
           store,
@@ -120,9 +147,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
           sandbox: opts.sandbox,
           trustProxy: proxies.any,
           clientAddress: limitKey,
-          baseUrl: () => live.current().publicUrl,
-          businessName: biz.def.business.name,
-          capabilities: (): string[] => Object.keys((profile(scope).usp as { capabilities: Record<string, unknown> }).capabilities),
+          baseUrl: publicUrl,
+          businessName: live.current().def.business.name,
+          capabilities: (): string[] => Object.keys((profile(businessScope!).usp as { capabilities: Record<string, unknown> }).capabilities),
           accepted: () => authPolicy.accepted,
           allowLoopback: Boolean(opts.security?.allowLoopbackProfiles),
           now: () => clock.now(),
@@ -158,8 +185,8 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     dashboardSignIn: dashboardSignInEnv({ sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes, log, onEvent: (e) => metrics?.recordAccountEvent(e) }),
   };
   let metrics: ServerMetrics | undefined;
-  // The business's scope: what each of its calls runs against (its snapshot, store, policy, services, workers).
-  const scope: BusinessScope = Object.freeze({
+  // The scope: what each call runs against (the business's snapshot, its store, policy, services, workers).
+  const common: CallScope = {
     store,
     authPolicy,
     env: opts.role?.env ?? adminEnv,
@@ -171,16 +198,18 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       mail.worker?.nudge();
       calendars?.pusher?.nudge();
     },
-    business: live,
     origin,
-    mailSent: Boolean(mail.worker),
-  });
+  };
+  // A role with no business (the registry) has a scope without one: its operations get no `biz`.
+  const businessScope: BusinessScope | undefined = live ? Object.freeze({ ...common, business: live, origin, mailSent: Boolean(mail.worker) }) : undefined;
+  const scope: CallScope = businessScope ?? Object.freeze(common);
   // One business per deployment: every request is this business's, unless the embedder resolves otherwise.
   const resolveScope = opts.resolveScope;
-  const scopeOf: ScopeResolver<BusinessScope> = resolveScope ? (req) => resolveScope(req, scope) : singleScope(scope);
+  const businessScopeOf: ScopeResolver<BusinessScope> | undefined = businessScope && (resolveScope ? (req) => resolveScope(req, businessScope) : singleScope(businessScope));
+  const scopeOf: ScopeResolver = businessScopeOf ?? singleScope(scope);
   const pipeline = new Pipeline({ clock, ids, log, onCall: (call) => metrics?.recordCall(call) });
   buyerData.bind(pipeline, scope);
-  const payments = opts.role ? {} : wirePayments(opts.payments, { scope, scopeOf, pipeline, now: () => clock.now(), log });
+  const payments = !businessScope ? {} : wirePayments(opts.payments, { scope: businessScope, scopeOf, pipeline, now: () => clock.now(), log });
   if (opts.payments?.startWorker !== false) payments.worker?.start();
   // Mail is written with the public origin (its links, From and Message-ID): it is sent only once the
   // origin is final, at once when configured, else when the listener knows its address. A message left
@@ -189,7 +218,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     if (opts.mail?.startWorker !== false) mail.worker?.start();
   };
   if (configuredPublicUrl) startMail();
-  const calendars = opts.role
+  const calendars = !live
     ? undefined
     : wireCalendars(opts.calendars, {
         business: () => live.current(),
@@ -255,12 +284,12 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback. The buyer
   // pages belong to the business role only.
   const sessions = dashboardSessionGate({ store, now: () => clock.now(), sandbox: opts.sandbox });
-  const doors: Door[] = role
-    ? [mcpDoor(mcpHttp.app), ...(role.doors?.({ pipeline, scopeOf, clientAddress: limitKey }) ?? []), restDoor(rest)]
+  const doors: Door[] = !businessScopeOf
+    ? [mcpDoor(mcpHttp.app), ...(role?.doors?.({ pipeline, scopeOf, clientAddress: limitKey }) ?? []), restDoor(rest)]
     : [
         mcpDoor(mcpHttp.app, oauth),
         ...(oauth ? [oauthDoor(oauth)] : []),
-        dashboardDoor(pipeline, scopeOf, sessions, limitKey, mail.preview),
+        dashboardDoor(pipeline, businessScopeOf, sessions, limitKey, mail.preview),
         ...(payments.door ? [payments.door] : []),
         pagesDoor(pipeline, scopeOf),
         restDoor(rest, opts.corsOrigins),
@@ -276,7 +305,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
 
   const stopSweeper = startSweeper(opts.sweepIntervalMs ?? 30_000, {
     store,
-    business: () => live.current(),
+    business: () => live?.current(),
     clock,
     ids,
     log,
@@ -298,7 +327,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     tls: opts.tls,
     connections: opts.connections,
     sandbox: opts.sandbox,
-    configuredPublicUrl: configuredPublicUrl ? biz.publicUrl : undefined,
+    configuredPublicUrl: configuredPublicUrl ? publicUrl() : undefined,
     allowLoopbackProfiles: allowLoopback,
     allowedHosts,
     pipeline,
@@ -323,13 +352,10 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     },
     closeStore: () => store.close(),
   });
-  return {
+  const server: RoleServer = {
     metrics,
-    get biz() {
-      return live.current();
-    },
+    origin,
     scope,
-    definitionSource: source,
     store,
     availabilityCache: adminEnv.availability,
     pipeline,
@@ -349,4 +375,5 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     close: () => listener.close(),
     shutdown: (timeoutMs) => listener.shutdown(timeoutMs),
   };
+  return { server, businessScope };
 }

@@ -67,5 +67,10 @@ export async function openBusiness(opts: ServerOptions, log: Logger): Promise<Op
   return { store, live, biz, origin: publicOrigin, source: chosen.source };
 }
 
+/** The store of a role without a business (the registry): opened, no definition chosen. */
+export async function openRoleStore(opts: Pick<ServerOptions, 'db' | 'dbTimeouts'>, log: Logger): Promise<Store> {
+  return openStore(opts.db, opts.dbTimeouts, (err) => log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }));
+}
+
 /** A database that belongs to another business than the one given (the demo's, or a file's): the start stops, saying why. */
 export class DefinitionClash extends Error {}

@@ -7,7 +7,9 @@ import type {
   AvailabilityCache,
   Business,
   BusinessScope,
+  CallScope,
   Clock,
+  PublicOrigin,
   DefinitionSource,
   IdSource,
   Logger,
@@ -130,13 +132,31 @@ export interface ServerRole {
   doors?: (kit: { pipeline: Pipeline; scopeOf: ScopeResolver; clientAddress: (req: Request, env: unknown) => string | undefined }) => Door[];
 }
 
-export interface UspServer {
+/** The options of a server of another role (the registry): no business, no definition. */
+export type RoleServerOptions = Omit<ServerOptions, 'business' | 'role' | 'definition' | 'definitionOrigin' | 'settingsOverride' | 'onDefinitionChanged' | 'resolveScope'> & {
+  role: ServerRole;
+};
+
+/** A business's server: the composed server with its business. */
+export interface UspServer extends ComposedServer {
   /** The business's latest snapshot (a new one after each definition change; never changed itself). */
   readonly biz: Business;
   /** What the business's calls run against: hand it to `pipeline.execute` to call as this business. */
   scope: BusinessScope;
   /** Where the business definition came from at start (the file imported, or the database's). */
   definitionSource: DefinitionSource;
+}
+
+/** A server of another role: no business at all. */
+export interface RoleServer extends ComposedServer {
+  /** What the role's calls run against (its store, policy and services; no business). */
+  scope: CallScope;
+}
+
+/** What a composed server gives, whichever role it serves. */
+export interface ComposedServer {
+  /** Where the server is reached: the configured origin, else the address it listens on (set once). */
+  origin: PublicOrigin;
   store: Store;
   pipeline: Pipeline;
   /** Computed availability answers kept for reuse; undefined when turned off. */

@@ -73,7 +73,7 @@ export function startSweeper(
   intervalMs: number,
   deps: {
     store: Store;
-    business: () => Business;
+    business: () => Business | undefined;
     clock: Clock;
     ids: IdSource;
     log: Logger;
