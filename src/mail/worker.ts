@@ -19,7 +19,8 @@ export interface MailWorkerLog {
 export interface MailWorkerOptions {
   store: Store;
   transport: MailTransport;
-  biz: Business;
+  /** The business the messages are from: its latest snapshot, read for each message. */
+  business: () => Business;
   /** The From header (read per message: the public URL it may name is known only once the server listens). */
   from: () => MailAddress;
   now: () => number;
@@ -67,7 +68,7 @@ export class MailWorker {
   private async send(m: MailMessage): Promise<void> {
     const attempts = m.attempts + 1;
     try {
-      const mail = renderMail(m, { biz: this.o.biz, from: this.o.from(), overrides: this.o.overrides });
+      const mail = renderMail(m, { biz: this.o.business(), from: this.o.from(), overrides: this.o.overrides });
       await this.o.transport.send(mail);
     } catch (err) {
       const now = this.o.now();

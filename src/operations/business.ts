@@ -1,9 +1,11 @@
 /** The business definition compiled once at start for fast lookups by the handlers. */
+import { PublicOrigin } from './public-origin.js';
 import { type BusinessDef, type ResourceDef, type ServiceDef, paidBeforeAppointment, publishService, type PublishedService, findSlotTagClash } from '../domain/index.js';
 
 /**
- * The business compiled for fast lookups. One object for the life of the process: when the stored
- * definition changes, its members are replaced at once (src/operations/live-business.ts).
+ * The business compiled for fast lookups: one snapshot of one stored definition version. A live
+ * business (src/operations/live-business.ts) publishes a new, frozen snapshot when the stored
+ * definition changes and never changes one it published: a call keeps the one it started with.
  */
 export interface Business {
   def: BusinessDef;
@@ -26,13 +28,14 @@ export interface Business {
   /** Development: http://127.0.0.1 callback URLs are accepted (--allow-loopback-profiles). */
   allowLoopbackUrls: boolean;
   /**
-   * The public origin (no trailing slash) of profile endpoints and checkout links: the configured
-   * public URL, else the address the server listens on once it does (the composition root sets it).
+   * The public origin (no trailing slash) of profile endpoints and checkout links: the definition's
+   * public URL, else the business's origin (./public-origin.ts: the configured one, else the address
+   * the server listens on once it does). Read from the origin, never written into the snapshot.
    */
-  publicUrl: string;
+  readonly publicUrl: string;
   /** Whether that origin was configured (--public-url or settings.public_url) rather than guessed from the listener. */
-  publicUrlConfigured: boolean;
-  /** Whether this process sends the buyers' mail (a transport is configured); set by the composition root. */
+  readonly publicUrlConfigured: boolean;
+  /** Whether this deployment sends the buyers' mail (a transport is configured): fixed when compiled. */
   mailSent: boolean;
   /** The stored definition's version this was compiled from (0: not from the store). */
   definitionVersion: number;
@@ -103,11 +106,19 @@ export function checkoutSystems(biz: Business): Array<'redirect' | 'embedded'> {
   return biz.payments === 'sandbox' || biz.def.settings.platform_payments ? ['redirect', 'embedded'] : ['redirect'];
 }
 
-/** The public origin before the server listens anywhere (stdio MCP): where `serve` listens by default. */
-const DEFAULT_PUBLIC_URL = 'http://localhost:8787';
+/** How a definition is compiled: the deployment's facts, and the business's origin (read, never written). */
+export interface CompileFacts {
+  sandbox?: boolean;
+  allowLoopbackUrls?: boolean;
+  payments?: PaymentProviderKind;
+  /** Where the business is reached; default: the default origin (a business compiled outside a server). */
+  origin?: PublicOrigin;
+  /** Whether this deployment sends the buyers' mail. */
+  mailSent?: boolean;
+}
 
 /** Throws SlotTagClash when two resource combinations of the business would share a slot id tag. */
-export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; allowLoopbackUrls?: boolean; payments?: PaymentProviderKind } = {}): Business {
+export function compileBusiness(def: BusinessDef, opts: CompileFacts = {}): Business {
   const choice = opts.payments ?? defaultPaymentProvider(def, opts.sandbox ?? false);
   const payments: PaymentMode = typeof choice === 'string' ? choice : 'provider';
   const suspendedWhy = new Map<string, string>();
@@ -117,6 +128,8 @@ export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; all
   const resources = new Map(def.resources.map((r) => [r.id, r] as const));
   const clash = findSlotTagClash(def.services, resources);
   if (clash) throw clash;
+  const origin = opts.origin ?? new PublicOrigin();
+  const own = def.settings.public_url?.replace(/\/$/, '');
   return {
     def,
     zone: def.business.timezone,
@@ -128,9 +141,11 @@ export function compileBusiness(def: BusinessDef, opts: { sandbox?: boolean; all
     payments,
     ...(typeof choice === 'string' ? {} : { provider: choice }),
     allowLoopbackUrls: opts.allowLoopbackUrls ?? false,
-    publicUrl: (def.settings.public_url ?? DEFAULT_PUBLIC_URL).replace(/\/$/, ''),
-    publicUrlConfigured: def.settings.public_url !== undefined,
-    mailSent: false,
+    get publicUrl() {
+      return own ?? origin.get();
+    },
+    publicUrlConfigured: own !== undefined || origin.configured,
+    mailSent: opts.mailSent ?? false,
     definitionVersion: 0,
     suspendedWhy,
   };

@@ -214,11 +214,23 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
    * after authentication and before the transaction; its result reaches `handle` as `ctx.prepared`.
    */
   prepare?: (input: z.output<S>, ctx: PrepareContext) => Promise<unknown>;
+  /** An operation of the registry role: it runs with no business (its context has no `biz`). */
+  registry?: true;
   handle(input: z.output<S>, ctx: OperationContext): Promise<OperationResult>;
 }
 
 export function defineOperation<S extends z.ZodType>(def: OperationDef<S>): OperationDef<S> {
   return def;
+}
+
+/** What a registry operation runs against: a call's context without a business (the registry has none). */
+export type RegistryContext = Omit<OperationContext, 'biz'>;
+
+/** A registry operation: its handler is given no business, so it cannot read one (src/operations/scope.ts). */
+export function defineRegistryOperation<S extends z.ZodType>(
+  def: Omit<OperationDef<S>, 'handle' | 'registry'> & { handle(input: z.output<S>, ctx: RegistryContext): Promise<OperationResult> },
+): OperationDef<S> {
+  return { ...def, registry: true };
 }
 
 /** Success: 200, or 201 / 204 when the row says the operation creates / answers with no content. */

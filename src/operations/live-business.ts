@@ -1,13 +1,16 @@
 /**
- * The one in-memory business of a process, kept equal to the stored definition: every call first
+ * A business kept equal to its stored definition, as a series of frozen snapshots: every call first
  * compares the store's definition version (one cheap statement) with the version compiled, and on a
- * difference reads the rows, checks and compiles them, and replaces the business's members in place,
- * so everything holding the business (handlers, doors, the sweeper) sees the new one on its next use.
- * Settings given on the command line stay over the stored ones.
+ * difference reads the rows, checks and compiles them into a new snapshot, which `current()` answers
+ * from then on. A snapshot is never changed: a call that took one finishes with it, and whoever reads
+ * the business (doors, workers) asks `current()` each time rather than holding one. Settings given
+ * on the command line stay over the stored ones.
  */
 import { checkBusinessDocument, withoutUnsafeTemplates, type BusinessDef, type BusinessSettings } from '../domain/index.js';
 import type { DefinitionEntry, Store, Tx } from '../store/index.js';
 import { compileBusiness, type Business, type PaymentProviderKind } from './business.js';
+import type { PublicOrigin } from './public-origin.js';
+import type { BusinessSource } from './scope.js';
 import { canonical, documentOf, entriesOf } from './steps/definition-document.js';
 
 export interface CompileOptions {
@@ -16,6 +19,10 @@ export interface CompileOptions {
   payments?: PaymentProviderKind;
   /** Settings that override the stored ones in this process (command-line flags). */
   settings?: Partial<BusinessSettings>;
+  /** Where the business is reached (read by every snapshot, set once at listen). */
+  origin?: PublicOrigin;
+  /** Whether this deployment sends the business's buyer mail. */
+  mailSent?: boolean;
 }
 
 /** The stored definition as a checked business, or undefined when the store holds none. */
@@ -88,9 +95,9 @@ export async function chooseDefinition(tx: Tx, file: BusinessDef, mode: 'import'
   return { def: file, version: summary.version, source: 'imported' };
 }
 
-export class LiveBusiness {
+export class LiveBusiness implements BusinessSource {
   private refreshing?: Promise<void>;
-  biz!: Business;
+  private snapshot?: Business;
   /** Told after the business took up a new stored definition. */
   onAdopt?: () => void;
 
@@ -100,27 +107,29 @@ export class LiveBusiness {
     private readonly onError: (err: unknown) => void = () => undefined,
   ) {}
 
-  /** Compile `def` as this process runs it (its flags' settings over the stored ones). */
+  /** The latest snapshot (frozen); throws before `start`. */
+  current(): Business {
+    if (!this.snapshot) throw new Error('the business has not started');
+    return this.snapshot;
+  }
+
+  /** Compile `def` as this process runs it (its flags' settings over the stored ones), frozen. */
   compile(def: BusinessDef, version: number): Business {
     const settings = { ...def.settings, ...(this.opts.settings ?? {}) };
     const b = compileBusiness({ ...def, settings }, this.opts);
     b.definitionVersion = version;
-    return b;
+    return Object.freeze(b);
   }
 
-  /** The process's business, compiled from `def` (throws SlotTagClash like compileBusiness). */
+  /** The first snapshot, compiled from `def` (throws SlotTagClash like compileBusiness). */
   start(def: BusinessDef, version: number): Business {
-    this.biz = this.compile(def, version);
-    return this.biz;
+    this.snapshot = this.compile(def, version);
+    return this.snapshot;
   }
 
-  /** Replace the business's members with `def` compiled (the public URL the process listens on stays). */
+  /** Publish `def` compiled as the new snapshot; the one before stays as it was for the calls holding it. */
   adopt(def: BusinessDef, version: number): void {
-    const publicUrl = this.biz.publicUrl;
-    const configured = this.biz.def.settings.public_url;
-    const mailSent = this.biz.mailSent;
-    const fresh = this.compile(def, version);
-    Object.assign(this.biz, fresh, { mailSent }, configured || fresh.def.settings.public_url ? {} : { publicUrl });
+    this.snapshot = this.compile(def, version);
     this.onAdopt?.();
   }
 
@@ -135,9 +144,9 @@ export class LiveBusiness {
   private async check(): Promise<void> {
     try {
       const version = await this.store.definitionVersion();
-      if (version === this.biz.definitionVersion) return;
+      if (version === this.current().definitionVersion) return;
       const stored = await this.store.read((tx) => storedDefinition(tx));
-      if (stored && stored.version !== this.biz.definitionVersion) this.adopt(stored.def, stored.version);
+      if (stored && stored.version !== this.current().definitionVersion) this.adopt(stored.def, stored.version);
     } catch (err) {
       this.onError(err);
     }

@@ -7,21 +7,22 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { errorMessage, negotiateLocale, type Message } from '../domain/index.js';
-import type { OutboxEvent, Store, StoreUnavailable } from '../store/index.js';
+import type { OutboxEvent, StoreUnavailable } from '../store/index.js';
 import { isStoreUnavailable } from './store-faults.js';
 import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
 import { RefusedMove } from './steps/invalid-transition.js';
 import type { OperationDef } from './define.js';
-import { outboxEvent, type OperationEnv, type Caller, type OperationContext, type RaisedEvent } from './context.js';
+import { outboxEvent, type Caller, type OperationContext, type RaisedEvent } from './context.js';
 import type { Clock } from './clock.js';
 import type { IdSource } from './ids.js';
-import type { Business } from './business.js';
+import type { CallScope } from './scope.js';
 import { USP_VERSION, uspEnvelope, type UspEnvelope } from './envelope.js';
 import { negotiatedEnvelope, prunedCapabilities, prunedData, sharesCapability } from './negotiation.js';
 import { authenticateCall, type Presented } from './authenticate.js';
 import type { Logger } from './logger.js';
 import { queueMailForEvents } from './steps/mail-messages.js';
-import { issueCredential, type AuthPolicy, type IssuedCredential, type RateQuota } from '../security/index.js';
+import { issueCredential, type IssuedCredential, type RateQuota } from '../security/index.js';
+import type { Business } from './business.js';
 
 /** Idempotency records are kept at least this long (spec 9.1.1). */
 const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
@@ -69,28 +70,31 @@ export interface CallRecord {
 
 /** `rate`: what the call's rate limit left its subjects (passed or refused), for a door's RateLimit fields; absent when unlimited. */
 export type OperationResponse = (
-  | { ok: true; status: 200 | 201 | 204; usp: UspEnvelope; data: Record<string, unknown>; messages: Message[]; replayed: boolean; caller: Caller }
+  | {
+      ok: true;
+      status: 200 | 201 | 204;
+      usp: UspEnvelope;
+      data: Record<string, unknown>;
+      messages: Message[];
+      replayed: boolean;
+      caller: Caller;
+      /** The business snapshot the call ran with (absent for the registry role): a door describing the answer uses this one. */
+      business?: Business;
+    }
   | { ok: false; error: ProtocolError }
 ) & { rate?: RateQuota };
 
+/**
+ * What the pipeline holds for every call of every business: the clock, the id source and the log.
+ * Everything per business (the business's snapshot, its store, auth policy, services and workers)
+ * comes with each call, in its scope (./scope.ts).
+ */
 export interface PipelineDeps {
-  store: Store;
-  biz: Business;
   clock: Clock;
   ids: IdSource;
   log: Logger;
-  /** Called after a transaction that raised events has committed. */
-  onCommitted?: (events: readonly OutboxEvent[]) => void;
-  /** How callers authenticate (mechanisms, sandbox, keys, profile checks). */
-  authPolicy: AuthPolicy;
-  /** Outbound services of the role served (the registry's fetcher); none for the business. */
-  env?: OperationEnv;
   /** Told about every answered call (metrics); the pipeline writes the call's log line itself. */
   onCall?: (call: CallRecord) => void;
-  /** Brings the business up to the stored definition before each call (src/operations/live-business.ts). */
-  refreshBusiness?: () => Promise<void>;
-  /** Names a principal's webhook resource under the business's key (./webhook-resource.ts). */
-  webhookResourceUri: (principal: string) => string;
 }
 
 interface StoredResult {
@@ -102,15 +106,6 @@ interface StoredResult {
 export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {}
 
-  get business(): Business {
-    return this.deps.biz;
-  }
-
-  /** Bring the business up to the stored definition now (a door about to render it outside a call). */
-  async refreshBusiness(): Promise<void> {
-    await this.deps.refreshBusiness?.();
-  }
-
   /** The pipeline's clock: what "now" is for the answers it gives. */
   now(): number {
     return this.deps.clock.now();
@@ -121,13 +116,8 @@ export class Pipeline {
    * store's outbox, so every process sharing the store answers the same. Only events already due
    * and dispatched; scheduled reminders are not news yet.
    */
-  async recentEvents(principal: string, limit: number): Promise<Record<string, unknown>[]> {
-    return this.deps.store.read((tx) => tx.outbox.recentBodies(principal, Math.max(1, Math.min(limit, 100))));
-  }
-
-  /** The webhook resource a platform principal hears its events on (an HMAC under the business's key, never a plain hash). */
-  webhookResourceUri(principal: string): string {
-    return this.deps.webhookResourceUri(principal);
+  async recentEvents(scope: CallScope, principal: string, limit: number): Promise<Record<string, unknown>[]> {
+    return scope.store.read((tx) => tx.outbox.recentBodies(principal, Math.max(1, Math.min(limit, 100))));
   }
 
   private active = 0;
@@ -153,7 +143,7 @@ export class Pipeline {
    * Run one call, whichever door brought it, and report it: the one place where every call is
    * logged (correlation id, operation, door, principal, outcome, duration) and measured.
    */
-  async execute(op: OperationDef, req: OperationRequest): Promise<OperationResponse> {
+  async execute(op: OperationDef, req: OperationRequest, scope: CallScope): Promise<OperationResponse> {
     const started = performance.now();
     const seen: { caller?: Caller; rate?: RateQuota } = {};
     const door = req.door ?? req.presented?.binding ?? (req.trustedCaller ? 'cli' : 'rest');
@@ -161,7 +151,7 @@ export class Pipeline {
     let res: OperationResponse;
     try {
       this.deps.log.debug?.('call received', { correlation_id: req.correlationId, operation: op.name, door, input: op.logInput ? op.logInput(req.input) : req.input });
-      res = await this.answer(op, req, seen);
+      res = await this.answer(op, req, scope, seen);
     } finally {
       if (--this.active === 0) for (const d of [...this.drained]) d();
     }
@@ -179,15 +169,16 @@ export class Pipeline {
     this.deps.log.info('call', call as unknown as Record<string, unknown>);
     try {
       this.deps.onCall?.(call);
+      if (call.ok) scope.afterCall?.();
     } catch (err) {
       this.deps.log.warn('call observer failed', { error: String(err) });
     }
     return seen.rate ? { ...res, rate: seen.rate } : res;
   }
 
-  private async answer(op: OperationDef, req: OperationRequest, seen: { caller?: Caller; rate?: RateQuota }): Promise<OperationResponse> {
+  private async answer(op: OperationDef, req: OperationRequest, scope: CallScope, seen: { caller?: Caller; rate?: RateQuota }): Promise<OperationResponse> {
     try {
-      return await this.run(op, req, seen);
+      return await this.run(op, req, scope, seen);
     } catch (err) {
       if (err instanceof ProtocolError) return { ok: false, error: err };
       if (isStoreUnavailable(err)) return { ok: false, error: storeUnavailable(op.name, err, this.deps.log) };
@@ -196,37 +187,41 @@ export class Pipeline {
     }
   }
 
-  private async run(op: OperationDef, req: OperationRequest, seen: { caller?: Caller; rate?: RateQuota }): Promise<OperationResponse> {
-    await this.deps.refreshBusiness?.();
+  private async run(op: OperationDef, req: OperationRequest, scope: CallScope, seen: { caller?: Caller; rate?: RateQuota }): Promise<OperationResponse> {
+    await scope.business?.refresh();
+    // The call's business: one snapshot, taken now and kept to the end whatever is adopted meanwhile.
+    const biz = scope.business?.current();
+    if (!biz && !op.registry) throw new Error(`${op.name} is a business operation and this scope serves no business`);
+    const store = scope.store;
     const input = parseInput(op.input, req.input);
-    const caller = req.trustedCaller ?? (await authenticateCall(op, input as Record<string, unknown>, req, this.deps, this.deps.clock.now(), seen));
+    const caller =
+      req.trustedCaller ??
+      (await authenticateCall(op, input as Record<string, unknown>, req, { store, authPolicy: scope.authPolicy, log: this.deps.log }, this.deps.clock.now(), seen));
     seen.caller = caller;
     const shared = caller.platform ? prunedCapabilities(caller.platform.capabilities) : null;
     const usp = shared ? negotiatedEnvelope(uspEnvelope(op), shared) : uspEnvelope(op);
     // A public read is answered whatever the platform declares; only extension data it lacks is left out.
     const refused = op.access === 'public' ? null : negotiate(op, caller, shared);
-    if (refused) return { ok: true, status: 200, usp, data: {}, messages: [refused], replayed: false, caller };
+    if (refused) return { ok: true, status: 200, usp, data: {}, messages: [refused], replayed: false, caller, business: biz };
 
     const key = op.mutating ? normalizeIdempotencyKey(req.idempotencyKey) : undefined;
-    const scope = key ? `${caller.principal ?? (caller.business ? 'business' : 'anonymous')}|${op.name}|${key}` : undefined;
-    const requestHash = scope ? hashOf(input) : '';
+    const scopeKey = key ? `${caller.principal ?? (caller.business ? 'business' : 'anonymous')}|${op.name}|${key}` : undefined;
+    const requestHash = scopeKey ? hashOf(input) : '';
     const ifMatch = op.conditional && req.ifMatch ? normalizeRevision(req.ifMatch) : undefined;
     const locale = negotiateLocale(req.locale ?? req.presented?.http?.headers['accept-language'], undefined);
 
-    const env = this.deps.env ?? {};
-    const prepared = op.prepare
-      ? await op.prepare(input, { now: this.deps.clock.now(), caller, env, read: (fn) => this.deps.store.read(fn), http: req.presented?.http })
-      : undefined;
+    const env = scope.env;
+    const prepared = op.prepare ? await op.prepare(input, { now: this.deps.clock.now(), caller, env, read: (fn) => store.read(fn), http: req.presented?.http }) : undefined;
 
     const events: OutboxEvent[] = [];
     const run = async (tx: OperationContext['tx']) => {
       // A store may run this again after a deadlock or serialization failure: start from scratch.
       events.length = 0;
       const now = this.deps.clock.now();
-      if (scope) {
+      if (scopeKey) {
         // One key, one execution, even when two processes receive it at once.
-        await tx.lock([`idempotency:${scope}`]);
-        const prior = await tx.idempotency.get(scope, now);
+        await tx.lock([`idempotency:${scopeKey}`]);
+        const prior = await tx.idempotency.get(scopeKey, now);
         if (prior) {
           if (prior.request_hash !== requestHash) {
             throw new ProtocolError('idempotency_conflict', 'This idempotency key was already used with different parameters; use a new key for a new request.');
@@ -234,12 +229,14 @@ export class Pipeline {
           return { replayed: true, result: prior.body as StoredResult };
         }
       }
-      const ctx: OperationContext = {
+      // A registry operation's context has no business at all (RegistryContext); the check above keeps
+      // a business operation from running without one.
+      const ctx = {
         tx,
         env,
         prepared,
         now,
-        biz: this.deps.biz,
+        ...(biz ? { biz } : {}),
         caller,
         ids: this.deps.ids,
         ifMatch,
@@ -251,7 +248,7 @@ export class Pipeline {
         emit: (e: RaisedEvent) => {
           events.push(outboxEvent(e, this.deps.ids, now));
         },
-      };
+      } as OperationContext;
       const res = await op.handle(input, ctx);
       const result: StoredResult = {
         status: res.messages?.some((m) => m.type === 'error') ? 200 : (res.status ?? (op.creates ? 201 : op.empty ? 204 : 200)),
@@ -259,7 +256,7 @@ export class Pipeline {
         messages: res.messages ?? [],
       };
       for (const e of events) await tx.outbox.add(e);
-      if (events.length > 0) await queueMailForEvents(tx, this.deps.biz, events, now);
+      if (events.length > 0 && biz) await queueMailForEvents(tx, biz, events, now);
       // Every state-changing call the business makes is recorded: who, what, on which resource, when.
       if (caller.business && op.mutating) {
         await tx.admin.addAudit({
@@ -270,9 +267,9 @@ export class Pipeline {
           outcome: result.messages.find((m) => m.type === 'error')?.code ?? 'ok',
         });
       }
-      if (scope) {
+      if (scopeKey) {
         await tx.idempotency.put({
-          scope,
+          scope: scopeKey,
           request_hash: requestHash,
           status: result.status,
           body: result,
@@ -285,18 +282,18 @@ export class Pipeline {
 
     let done: Awaited<ReturnType<typeof run>>;
     try {
-      done = op.writes || scope ? await this.deps.store.transaction(run) : await this.deps.store.read(run);
+      done = op.writes || scopeKey ? await store.transaction(run) : await store.read(run);
     } catch (err) {
       // A move the lifecycle forbids, found after the handler began: nothing it wrote is kept.
-      if (err instanceof RefusedMove) return refusedMove(err, caller, usp);
+      if (err instanceof RefusedMove) return refusedMove(err, caller, usp, biz);
       throw err;
     }
     const { replayed, result } = done;
-    if (events.length > 0 && this.deps.onCommitted) this.deps.onCommitted(events);
+    if (events.length > 0 && scope.onCommitted) scope.onCommitted(events);
     // The business's own change (its definition among them) is what this process runs from the answer on.
-    if (op.access === 'business_only' && op.mutating && !replayed) await this.deps.refreshBusiness?.();
+    if (op.access === 'business_only' && op.mutating && !replayed) await scope.business?.refresh();
     const data = shared ? prunedData(result.data, shared) : result.data;
-    return { ok: true, status: result.status, usp, data, messages: result.messages, replayed, caller };
+    return { ok: true, status: result.status, usp, data, messages: result.messages, replayed, caller, business: biz };
   }
 }
 
@@ -305,9 +302,9 @@ export class Pipeline {
  * `messages[]`, the resource unchanged. A platform that negotiated a version older than ours was
  * written against the pinned text's 409 family (5.3.6) and gets that (DECISIONS D2).
  */
-function refusedMove(err: RefusedMove, caller: Caller, usp: UspEnvelope): OperationResponse {
+function refusedMove(err: RefusedMove, caller: Caller, usp: UspEnvelope, business: Business | undefined): OperationResponse {
   if (caller.platform && caller.platform.version < USP_VERSION) return { ok: false, error: err.asConflict() };
-  return { ok: true, status: 200, usp, data: err.data, messages: [err.outcome], replayed: false, caller };
+  return { ok: true, status: 200, usp, data: err.data, messages: [err.outcome], replayed: false, caller, business };
 }
 
 /** The resource an audited call acted on: its scoped resource, else the first id-like member of its input. */

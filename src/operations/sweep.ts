@@ -4,7 +4,7 @@
  * offers (raising their events and passing freed places on) and purges old idempotency records,
  * lapsed claims and proofs, dispatched outbox events past their retention and expired credentials.
  */
-import type { OutboxEvent, Store } from '../store/index.js';
+import type { OutboxEvent, Store, Tx } from '../store/index.js';
 import { expireIfDue } from './steps/booking-lifecycle.js';
 import { expireOfferIfDue } from './steps/waitlist-offers.js';
 import { outboxEvent, type OperationContext } from './context.js';
@@ -31,39 +31,45 @@ export interface SweepOptions {
   personalDataRetentionMs?: number;
 }
 
-export async function sweep(store: Store, biz: Business, clock: Clock, ids: IdSource, opts: SweepOptions = {}): Promise<OutboxEvent[]> {
+/** `biz`: the business whose bookings and offers expire; absent for a role with none (the registry): only the purges run. */
+export async function sweep(store: Store, biz: Business | undefined, clock: Clock, ids: IdSource, opts: SweepOptions = {}): Promise<OutboxEvent[]> {
   const batch = opts.batch ?? 100;
   const events: OutboxEvent[] = [];
   await store.transaction(async (tx) => {
     events.length = 0; // the store may run this again after a deadlock
     const now = clock.now();
-    const ctx: OperationContext = {
-      tx,
-      now,
-      biz,
-      ids,
-      caller: { principal: 'business', profile: null, business: true },
-      issueCredential: async () => undefined,
-      emit: (e) => void events.push(outboxEvent(e, ids, now)),
-    };
-    for (const id of await tx.bookings.expiredPending(now, batch)) {
-      const rec = await tx.bookings.get(id);
-      if (rec) await expireIfDue(ctx, rec);
-    }
-    for (const id of await tx.waitlist.expiredOffers(now, batch)) {
-      const rec = await tx.waitlist.get(id);
-      if (rec) await expireOfferIfDue(ctx, rec);
-    }
+    if (biz) await expireDue(tx, biz, ids, now, batch, events);
     await tx.idempotency.purge(now);
     // Claims of past services and lapsed holds keep availability queries and re-checks fast.
     await tx.claims.purgeEnded(now - 86_400_000, now);
     await tx.security.purge(now);
     for (const e of events) await tx.outbox.add(e);
-    if (events.length > 0) await queueMailForEvents(tx, biz, events, now);
+    if (events.length > 0 && biz) await queueMailForEvents(tx, biz, events, now);
   });
   await purgeRetained(store, clock.now(), opts.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS);
-  if (opts.personalDataRetentionMs !== undefined) await erasePastBookings(store, biz, clock, ids, opts.personalDataRetentionMs);
+  if (biz && opts.personalDataRetentionMs !== undefined) await erasePastBookings(store, biz, clock, ids, opts.personalDataRetentionMs);
   return events;
+}
+
+/** Pending bookings and waitlist offers whose time ran out, expired as the business. */
+async function expireDue(tx: Tx, biz: Business, ids: IdSource, now: number, batch: number, events: OutboxEvent[]): Promise<void> {
+  const ctx: OperationContext = {
+    tx,
+    now,
+    biz,
+    ids,
+    caller: { principal: 'business', profile: null, business: true },
+    issueCredential: async () => undefined,
+    emit: (e) => void events.push(outboxEvent(e, ids, now)),
+  };
+  for (const id of await tx.bookings.expiredPending(now, batch)) {
+    const rec = await tx.bookings.get(id);
+    if (rec) await expireIfDue(ctx, rec);
+  }
+  for (const id of await tx.waitlist.expiredOffers(now, batch)) {
+    const rec = await tx.waitlist.get(id);
+    if (rec) await expireOfferIfDue(ctx, rec);
+  }
 }
 
 /**

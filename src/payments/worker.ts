@@ -8,7 +8,7 @@
  */
 import { BackgroundLoop } from '../outbox/index.js';
 import type { PaymentJob, Store } from '../store/index.js';
-import { operationForPaymentEvents, type Caller, type OperationDef, type PaymentEvent, type Pipeline } from '../operations/index.js';
+import { operationForPaymentEvents, type Caller, type OperationDef, type PaymentEvent, type Pipeline, type CallScope } from '../operations/index.js';
 import { ProviderError, type PaymentProvider } from './port.js';
 
 export interface PaymentWorkerLog {
@@ -20,6 +20,8 @@ export interface PaymentWorkerOptions {
   store: Store;
   provider: PaymentProvider;
   pipeline: Pipeline;
+  /** The business whose jobs these are: their answers run as its calls. */
+  scope: CallScope;
   now: () => number;
   log: PaymentWorkerLog;
   /** Poll interval when idle (default 1 s); nudges come sooner. */
@@ -81,7 +83,7 @@ export class PaymentWorker {
       const event = await this.call(job);
       result = event as unknown as Record<string, unknown>;
       if (event.type !== 'checkout_expired_by_us') {
-        const res = await this.o.pipeline.execute(this.op, { input: { provider: this.o.provider.name, event }, trustedCaller: this.caller, door: 'payments' });
+        const res = await this.o.pipeline.execute(this.op, { input: { provider: this.o.provider.name, event }, trustedCaller: this.caller, door: 'payments' }, this.o.scope);
         if (!res.ok) throw res.error;
       }
     } catch (err) {

@@ -56,14 +56,15 @@ export function staleMsOf(o: CalendarOptions | undefined): number {
 
 export function wireCalendars(
   o: CalendarOptions | undefined,
-  deps: { biz: Business; store: Store; now: () => number; log: Logger; allowLoopback: boolean; refresh?: () => Promise<void> },
+  deps: { business: () => Business; store: Store; now: () => number; log: Logger; allowLoopback: boolean; refresh?: () => Promise<void> },
 ): CalendarWiring {
-  const problems = calendarUrlProblems(calendarFeeds(deps.biz.def.resources), deps.allowLoopback);
+  const problems = calendarUrlProblems(calendarFeeds(deps.business().def.resources), deps.allowLoopback);
   if (problems.length > 0) throw new Error(problems.join('; '));
   // The live business's calendars, computed again only when its definition changed.
   let memo: { def: unknown; feeds: CalendarFeed[] } | undefined;
   const feeds = (): CalendarFeed[] => {
-    if (memo?.def !== deps.biz.def) memo = { def: deps.biz.def, feeds: calendarFeeds(deps.biz.def.resources) };
+    const { def } = deps.business();
+    if (memo?.def !== def) memo = { def, feeds: calendarFeeds(def.resources) };
     return memo.feeds;
   };
   const limits = { allowLoopback: deps.allowLoopback, ...o?.limits };
@@ -72,7 +73,7 @@ export function wireCalendars(
     store: deps.store,
     feeds,
     refresh: deps.refresh,
-    zone: deps.biz.def.business.timezone,
+    zone: deps.business().def.business.timezone,
     now: deps.now,
     log: deps.log,
     pollMs: (o?.pollSeconds ?? 300) * 1000,
@@ -89,8 +90,9 @@ export function wireCalendars(
     limits,
     env: o?.env,
     eventText: (rec) => {
-      const service = deps.biz.def.services.find((s) => s.id === rec.booking.service_id);
-      return bookingEventText(service?.name ?? rec.booking.service_id, rec.booking.buyer, deps.biz.def.settings.calendar_feed_buyer_data);
+      const { def } = deps.business();
+      const service = def.services.find((s) => s.id === rec.booking.service_id);
+      return bookingEventText(service?.name ?? rec.booking.service_id, rec.booking.buyer, def.settings.calendar_feed_buyer_data);
     },
   });
   const run = o?.startWorkers !== false;

@@ -17,13 +17,19 @@ import {
   DEFAULT_AVAILABILITY_CACHE_BYTES,
   type Logger,
   type OperationEnv,
+  type BusinessScope,
+  type CallScope,
+  type ScopeResolver,
+  type LiveBusiness,
+  PublicOrigin,
+  singleScope,
   dashboardSessionGate,
   dashboardSignInEnv,
   loadWebhookResourceKey,
   webhookResourceNamer,
 } from '../operations/index.js';
-import type { OutboxEvent } from '../store/index.js';
-import { openBusiness } from './definition-wiring.js';
+import type { OutboxEvent, Store } from '../store/index.js';
+import { openBusiness, openRoleStore } from './definition-wiring.js';
 import { probeHandler } from './probes.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { metricsHandler } from './metrics-endpoint.js';
@@ -43,22 +49,47 @@ import { checkPaymentOptions, wirePayments } from './payments-wiring.js';
 import { checkMailOptions, wireMail, type MailWiring } from './mail-wiring.js';
 import { staleMsOf, wireCalendars } from './calendar-wiring.js';
 import { createListener } from './listener.js';
-import type { ServerOptions, UspServer } from './options.js';
+import type { RoleServer, RoleServerOptions, ServerOptions, UspServer } from './options.js';
 
-export type { ServerOptions, ServerRole, UspServer } from './options.js';
+export type { RoleServer, RoleServerOptions, ServerOptions, ServerRole, UspServer } from './options.js';
 export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './listener.js';
 
 /** The default sink: pino on stderr at info, JSON lines (readable lines on a terminal), buyer data redacted. */
 export const consoleLogger: Logger = createLogger();
 
+/** A business's server: its store opened and its business chosen, then composed around them. */
 export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
+  checkPaymentOptions(opts.payments, opts.sandbox);
+  checkMailOptions(opts.mail);
+  const { store, live, origin, source } = await openBusiness(opts, opts.log ?? consoleLogger);
+  const { server, businessScope } = await composeServer(opts, { store, live, origin });
+  return Object.defineProperties(server, {
+    biz: { get: () => live.current(), enumerable: true },
+    scope: { value: businessScope, enumerable: true, writable: true },
+    definitionSource: { value: source, enumerable: true, writable: true },
+  }) as UspServer;
+}
+
+/** A server of another role (the discovery registry): its store, and no business at all. */
+export async function createRoleServer(opts: RoleServerOptions): Promise<RoleServer> {
+  const log = opts.log ?? consoleLogger;
+  const store = await openRoleStore(opts, log);
+  return (await composeServer(opts, { store, origin: new PublicOrigin() })).server;
+}
+
+/** What a server is composed around: its store, its business (none for another role), its public origin. */
+interface Opened {
+  store: Store;
+  live?: LiveBusiness;
+  origin: PublicOrigin;
+}
+
+async function composeServer(opts: Omit<ServerOptions, 'business'>, { store, live, origin }: Opened): Promise<{ server: RoleServer; businessScope?: BusinessScope }> {
   const clock = opts.clock ?? systemClock;
   const ids = opts.ids ?? randomIds;
   const log = opts.log ?? consoleLogger;
-  checkPaymentOptions(opts.payments, opts.sandbox);
-  checkMailOptions(opts.mail);
-  const { store, live, biz, source } = await openBusiness(opts, log);
-  const effective = biz.def;
+  /** The public origin now: the business's latest snapshot's, else the role's. */
+  const publicUrl = (): string => live?.current().publicUrl ?? origin.get();
   // The webhook resources' names are keyed by the business's own secret, kept in its store.
   const webhookResourceUri = webhookResourceNamer(await loadWebhookResourceKey(store));
   const hub = new SessionHub(webhookResourceUri);
@@ -76,13 +107,13 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
       }
     }
   };
-  announce(await syncCatalog(store, biz, clock, ids));
+  if (live) announce(await syncCatalog(store, live.current(), clock, ids));
 
   // The public origin: the configured one (--public-url, else the business file's settings.public_url),
-  // else the address listened on, known after listen(); until then (stdio) where `serve` listens by default.
-  const configuredPublicUrl = effective.settings.public_url?.replace(/\/$/, '');
-  let baseUrl = biz.publicUrl;
-  let listenUrl: string | undefined;
+  // else the address listened on, known after listen() (`origin`, set once then); until then (stdio)
+  // where `serve` listens by default. Read from the business's latest snapshot each time.
+  const configuredPublicUrl = live?.current().publicUrlConfigured ?? origin.configured;
+  const baseUrlOf = (s: CallScope): string => s.business?.current().publicUrl ?? origin.get();
   const proxies = trustedProxies(opts.trustProxy);
   /** Who is on the other end (limits, lockouts, logs): the one resolver, trusted proxies honoured, IPv6 counted per /64. */
   const limitKey = (req: Request, env: unknown): string | undefined => clientLimitKey(req, env, proxies);
@@ -91,26 +122,24 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     resolver,
     limits: rateLimits,
   } = await buildAuthPolicy({
-    business: effective,
+    keys: live?.current().def ?? {},
     sandbox: opts.sandbox,
     adminKeys: opts.adminKeys ?? [],
     store,
     clock,
     opts: opts.security ?? {},
     // Every URI the business is reachable at is an acceptable proof audience (spec 9.2.2).
-    profileUris: () => [...new Set([baseUrl, listenUrl].filter((u): u is string => Boolean(u)).map((u) => `${u}/.well-known/usp`))],
-    origins: () => [...new Set([baseUrl, listenUrl].filter((u): u is string => Boolean(u)))],
+    profileUris: () => [...new Set([publicUrl(), origin.listenedAt].filter((u): u is string => Boolean(u)).map((u) => `${u}/.well-known/usp`))],
+    origins: () => [...new Set([publicUrl(), origin.listenedAt].filter((u): u is string => Boolean(u)))],
   });
   const role = opts.role;
-  const mail: MailWiring = role ? {} : wireMail(opts.mail, { biz, store, now: () => clock.now(), log });
-  // What the texts tell an assistant about who writes to the person depends on it.
-  biz.mailSent = Boolean(mail.worker);
+  const mail: MailWiring = !live ? {} : wireMail(opts.mail, { business: () => live.current(), store, now: () => clock.now(), log });
   // OAuth 2.0 (spec 10.2.3, 10.2.4): a door of the business role (buyer accounts are a business's), with a gate on MCP.
   // Composed in phases: the authorization server and its resource server first, then the policy
   // that takes its token verifier, frozen before anything (the pipeline, a door) can hold it.
   const buyerData = buyerDataWiring();
   const oauth: OAuthDoor | undefined =
-    opts.oauth === false || role
+    opts.oauth === false || !live
       ? undefined
       : await mountOAuth({
           store,
@@ -118,9 +147,9 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
           sandbox: opts.sandbox,
           trustProxy: proxies.any,
           clientAddress: limitKey,
-          baseUrl: () => baseUrl,
-          businessName: biz.def.business.name,
-          capabilities: (): string[] => Object.keys((profile().usp as { capabilities: Record<string, unknown> }).capabilities),
+          baseUrl: publicUrl,
+          businessName: live.current().def.business.name,
+          capabilities: (): string[] => Object.keys((profile(businessScope!).usp as { capabilities: Record<string, unknown> }).capabilities),
           accepted: () => authPolicy.accepted,
           allowLoopback: Boolean(opts.security?.allowLoopbackProfiles),
           now: () => clock.now(),
@@ -156,27 +185,31 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     dashboardSignIn: dashboardSignInEnv({ sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes, log, onEvent: (e) => metrics?.recordAccountEvent(e) }),
   };
   let metrics: ServerMetrics | undefined;
-  const pipeline = new Pipeline({
+  // The scope: what each call runs against (the business's snapshot, its store, policy, services, workers).
+  const common: CallScope = {
     store,
-    biz,
-    clock,
-    ids,
-    log,
     authPolicy,
-    onCommitted: announce,
     env: opts.role?.env ?? adminEnv,
-    refreshBusiness: opts.role ? undefined : () => live.refresh(),
     webhookResourceUri,
-    onCall: (call) => {
-      metrics?.recordCall(call);
-      // A committed call may have written a payment job: the worker looks soon rather than at its next poll.
-      if (call.ok) payments.worker?.nudge();
-      if (call.ok) mail.worker?.nudge();
-      if (call.ok) calendars?.pusher?.nudge();
+    onCommitted: announce,
+    // A committed call may have written a payment job, a message or a calendar push: its worker looks soon rather than at its next poll.
+    afterCall: () => {
+      payments.worker?.nudge();
+      mail.worker?.nudge();
+      calendars?.pusher?.nudge();
     },
-  });
-  buyerData.bind(pipeline);
-  const payments = opts.role ? {} : wirePayments(opts.payments, { biz, store, pipeline, now: () => clock.now(), log });
+    origin,
+  };
+  // A role with no business (the registry) has a scope without one: its operations get no `biz`.
+  const businessScope: BusinessScope | undefined = live ? Object.freeze({ ...common, business: live, origin, mailSent: Boolean(mail.worker) }) : undefined;
+  const scope: CallScope = businessScope ?? Object.freeze(common);
+  // One business per deployment: every request is this business's, unless the embedder resolves otherwise.
+  const resolveScope = opts.resolveScope;
+  const businessScopeOf: ScopeResolver<BusinessScope> | undefined = businessScope && (resolveScope ? (req) => resolveScope(req, businessScope) : singleScope(businessScope));
+  const scopeOf: ScopeResolver = businessScopeOf ?? singleScope(scope);
+  const pipeline = new Pipeline({ clock, ids, log, onCall: (call) => metrics?.recordCall(call) });
+  buyerData.bind(pipeline, scope);
+  const payments = !businessScope ? {} : wirePayments(opts.payments, { scope: businessScope, scopeOf, pipeline, now: () => clock.now(), log });
   if (opts.payments?.startWorker !== false) payments.worker?.start();
   // Mail is written with the public origin (its links, From and Message-ID): it is sent only once the
   // origin is final, at once when configured, else when the listener knows its address. A message left
@@ -185,9 +218,16 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     if (opts.mail?.startWorker !== false) mail.worker?.start();
   };
   if (configuredPublicUrl) startMail();
-  const calendars = opts.role
+  const calendars = !live
     ? undefined
-    : wireCalendars(opts.calendars, { biz, store, now: () => clock.now(), log, allowLoopback: Boolean(opts.security?.allowLoopbackProfiles), refresh: () => live.refresh() });
+    : wireCalendars(opts.calendars, {
+        business: () => live.current(),
+        store,
+        now: () => clock.now(),
+        log,
+        allowLoopback: Boolean(opts.security?.allowLoopbackProfiles),
+        refresh: () => live.refresh(),
+      });
   await calendars?.start();
   const availabilityCache = adminEnv.availability;
   metrics = createMetrics({
@@ -203,45 +243,56 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   const wh = opts.webhooks ?? {};
   const webhooks = wireWebhooks(wh, { store, clock, keyring, resolver, allowLoopback, hub, log, metrics: () => metrics });
   dispatcher = webhooks.dispatcher;
-  const profile = (): Record<string, unknown> =>
-    role
-      ? role.profile({ baseUrl, mechanisms: authPolicy.accepted, popAlgorithms: popAlgs })
-      : buildBusinessProfile(biz, {
+  // The profile of the scope a request is for, from its business's latest snapshot.
+  const profile = (s: CallScope): Record<string, unknown> => {
+    const baseUrl = baseUrlOf(s);
+    return role || !s.business
+      ? role!.profile({ baseUrl, mechanisms: authPolicy.accepted, popAlgorithms: popAlgs })
+      : buildBusinessProfile(s.business.current(), {
           baseUrl,
           mcpEndpoint: `${baseUrl}/mcp`,
           sandbox: opts.sandbox,
-          mechanisms: authPolicy.accepted,
+          mechanisms: s.authPolicy.accepted,
           popAlgorithms: popAlgs,
           keys: keyring.published(clock.now()),
           tokenEndpoint: oauth ? `${baseUrl}/oauth/token` : undefined,
           health: calendars ? () => calendars.health() : undefined,
         });
+  };
   const clientAddress = (c: Context): string | undefined => limitKey(c.req.raw, c.env);
-  let openapiDoc: Record<string, unknown> | undefined;
+  // One document per origin served (the origin is in it), built on first use.
+  const openapiDocs = new Map<string, Record<string, unknown>>();
+  const openapi = (s: CallScope): Record<string, unknown> => {
+    const baseUrl = baseUrlOf(s);
+    let doc = openapiDocs.get(baseUrl);
+    if (!doc) openapiDocs.set(baseUrl, (doc = buildOpenApi(baseUrl, role?.operations)));
+    return doc;
+  };
   const rest = createRestApp({
     pipeline,
+    scopeOf,
     profile,
-    openapi: () => (openapiDoc ??= buildOpenApi(baseUrl, role?.operations)),
+    openapi,
     operations: role?.operations,
     viaProxy: (c) => viaTrustedProxy(c.env, proxies),
     clientAddress: (c) => clientAddress(c),
     rateLimits,
     log,
   });
-  const mcpHttp = createMcpHttp({ pipeline, operations: role?.operations, instructions: role?.instructions }, hub, { clientAddress, log, ...(opts.mcpSessions ?? {}) });
+  const mcpHttp = createMcpHttp({ pipeline, scopeOf, operations: role?.operations, instructions: role?.instructions }, hub, { clientAddress, log, ...(opts.mcpSessions ?? {}) });
   // Filled at listen time with loopback names when listening on loopback and none were given.
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
   // A new door (OAuth, the dashboard) goes in this list; REST stays last, the fallback. The buyer
   // pages belong to the business role only.
   const sessions = dashboardSessionGate({ store, now: () => clock.now(), sandbox: opts.sandbox });
-  const doors: Door[] = role
-    ? [mcpDoor(mcpHttp.app), ...(role.doors?.({ pipeline, clientAddress: limitKey }) ?? []), restDoor(rest)]
+  const doors: Door[] = !businessScopeOf
+    ? [mcpDoor(mcpHttp.app), ...(role?.doors?.({ pipeline, scopeOf, clientAddress: limitKey }) ?? []), restDoor(rest)]
     : [
         mcpDoor(mcpHttp.app, oauth),
         ...(oauth ? [oauthDoor(oauth)] : []),
-        dashboardDoor(pipeline, sessions, limitKey, mail.preview),
+        dashboardDoor(pipeline, businessScopeOf, sessions, limitKey, mail.preview),
         ...(payments.door ? [payments.door] : []),
-        pagesDoor(pipeline),
+        pagesDoor(pipeline, scopeOf),
         restDoor(rest, opts.corsOrigins),
       ];
   const app = createHost({
@@ -255,7 +306,7 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
 
   const stopSweeper = startSweeper(opts.sweepIntervalMs ?? 30_000, {
     store,
-    biz,
+    business: () => live?.current(),
     clock,
     ids,
     log,
@@ -277,20 +328,15 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     tls: opts.tls,
     connections: opts.connections,
     sandbox: opts.sandbox,
-    configuredPublicUrl,
+    configuredPublicUrl: configuredPublicUrl ? publicUrl() : undefined,
     allowLoopbackProfiles: allowLoopback,
     allowedHosts,
     pipeline,
     onListening: (url) => {
-      listenUrl = url;
+      // The address listened on: the public origin when none was configured (set once, here).
+      origin.set(url);
       payments.announce?.();
-      // When no public URL was configured, advertise the address actually listened on.
-      if (!configuredPublicUrl) {
-        baseUrl = url;
-        biz.publicUrl = url;
-        openapiDoc = undefined;
-        startMail();
-      }
+      if (!configuredPublicUrl) startMail();
     },
     stopDeliveries: async (boundMs) => {
       stopSweeper();
@@ -307,10 +353,10 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     },
     closeStore: () => store.close(),
   });
-  return {
+  const server: RoleServer = {
     metrics,
-    biz,
-    definitionSource: source,
+    origin,
+    scope,
     store,
     availabilityCache: adminEnv.availability,
     pipeline,
@@ -325,9 +371,10 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     hub,
     clock,
     ids,
-    profile,
+    profile: () => profile(scope),
     listen: (port, host) => listener.listen(port, host),
     close: () => listener.close(),
     shutdown: (timeoutMs) => listener.shutdown(timeoutMs),
   };
+  return { server, businessScope };
 }

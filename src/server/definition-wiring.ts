@@ -3,25 +3,37 @@
  * imported into an empty store, or always in `import` mode; the stored one when it differs in
  * `stored_first` mode, said in a warning) and compiled into the one live business of the process.
  */
-import { LiveBusiness, chooseDefinition, storedDefinition, type Business, type Logger } from '../operations/index.js';
+import { LiveBusiness, PublicOrigin, chooseDefinition, storedDefinition, type Business, type Logger } from '../operations/index.js';
 import { openStore, type Store } from '../store/index.js';
 import { differsAdvice, provenanceClash, readProvenance, recordProvenance } from './definition-provenance.js';
 import type { ServerOptions } from './options.js';
+import { sendsMail } from './mail-wiring.js';
 import { paymentChoice } from './payments-wiring.js';
 
 export interface OpenedBusiness {
   store: Store;
   live: LiveBusiness;
+  /** The first snapshot. */
   biz: Business;
+  /** Where the business is reached: set once at listen unless configured. */
+  origin: PublicOrigin;
   source: Awaited<ReturnType<typeof chooseDefinition>>['source'];
 }
 
 export async function openBusiness(opts: ServerOptions, log: Logger): Promise<OpenedBusiness> {
   // A connection that breaks (a database restart) is logged here and replaced; calls meanwhile answer 503.
   const store = await openStore(opts.db, opts.dbTimeouts, (err) => log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }));
+  const publicOrigin = new PublicOrigin(opts.settingsOverride?.public_url);
   const live = new LiveBusiness(
     store,
-    { sandbox: opts.sandbox, allowLoopbackUrls: opts.security?.allowLoopbackProfiles, payments: paymentChoice(opts.payments), settings: opts.settingsOverride },
+    {
+      sandbox: opts.sandbox,
+      allowLoopbackUrls: opts.security?.allowLoopbackProfiles,
+      payments: paymentChoice(opts.payments),
+      settings: opts.settingsOverride,
+      origin: publicOrigin,
+      mailSent: sendsMail(opts.mail),
+    },
     (err) => log.warn('could not check the stored business definition', { error: String(err) }),
   );
   live.onAdopt = opts.onDefinitionChanged;
@@ -53,7 +65,12 @@ export async function openBusiness(opts: ServerOptions, log: Logger): Promise<Op
       version: chosen.version,
     });
   }
-  return { store, live, biz, source: chosen.source };
+  return { store, live, biz, origin: publicOrigin, source: chosen.source };
+}
+
+/** The store of a role without a business (the registry): opened, no definition chosen. */
+export async function openRoleStore(opts: Pick<ServerOptions, 'db' | 'dbTimeouts'>, log: Logger): Promise<Store> {
+  return openStore(opts.db, opts.dbTimeouts, (err) => log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }));
 }
 
 /** A database that belongs to another business than the one given (the demo's, or a file's): the start stops, saying why. */

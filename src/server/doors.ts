@@ -9,7 +9,7 @@ import { createDashboard, dashboardRefusal, isDashboardRequest, type DashboardSe
 import { restCors } from '../bindings/rest/index.js';
 import { problemResponse } from '../web/index.js';
 import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse, readMcpBody } from '../bindings/mcp/index.js';
-import type { Pipeline } from '../operations/index.js';
+import type { BusinessScope, Pipeline, ScopeResolver } from '../operations/index.js';
 import type { OAuthDoor } from '../oauth/index.js';
 import { createRegistryFeedDoor, isRegistryFeedPath, registryFeedRefusal } from '../bindings/registry-feeds/index.js';
 import type { MailPreview } from '../mail/index.js';
@@ -65,8 +65,8 @@ export function oauthDoor(oauth: OAuthDoor): Door {
 }
 
 /** The buyer's pages: checkout, booking page, calendar file, their style sheet. */
-export function pagesDoor(pipeline: Pipeline): Door {
-  const app = createBuyerPages(pipeline);
+export function pagesDoor(pipeline: Pipeline, scopeOf: ScopeResolver): Door {
+  const app = createBuyerPages(pipeline, scopeOf);
   return {
     name: 'pages',
     claims: isPageRequest,
@@ -78,11 +78,12 @@ export function pagesDoor(pipeline: Pipeline): Door {
 /** The business's dashboard at /admin (its screens, login and style sheet; the admin API keeps the rest of /admin). */
 export function dashboardDoor(
   pipeline: Pipeline,
+  scopeOf: ScopeResolver<BusinessScope>,
   gate: DashboardSessionGate,
   clientAddress: (req: Request, env: unknown) => string | undefined,
   mailPreview?: () => MailPreview[],
 ): Door {
-  const app = createDashboard({ pipeline, gate, clientAddress, mailPreview });
+  const app = createDashboard({ pipeline, scopeOf, gate, clientAddress, mailPreview });
   return {
     name: 'dashboard',
     claims: isDashboardRequest,
@@ -92,8 +93,8 @@ export function dashboardDoor(
 }
 
 /** The registry's feed door: its platform profile and the businesses' catalog event callbacks. */
-export function registryFeedDoor(pipeline: Pipeline, clientAddress: (req: Request, env: unknown) => string | undefined, accepted: () => void): Door {
-  const app = createRegistryFeedDoor({ pipeline, clientAddress, accepted });
+export function registryFeedDoor(pipeline: Pipeline, scopeOf: ScopeResolver, clientAddress: (req: Request, env: unknown) => string | undefined, accepted: () => void): Door {
+  const app = createRegistryFeedDoor({ pipeline, scopeOf, clientAddress, accepted });
   return {
     name: 'registry-feeds',
     claims: (_req, path) => isRegistryFeedPath(path),

@@ -118,17 +118,26 @@ function readOverrides(biz: Business, base: string | undefined, log: Logger): Ma
   return out;
 }
 
-export function wireMail(o: MailOptions | undefined, deps: { biz: Business; store: Store; now: () => number; log: Logger }): MailWiring {
-  const overrides = readOverrides(deps.biz, o?.templateBase, deps.log);
+/** Whether the options name a transport: the business's buyer mail is sent (a fact the texts tell). */
+export function sendsMail(o: MailOptions | undefined): boolean {
+  return Boolean(o?.transport || o?.smtpUrl || o?.dir);
+}
+
+export function wireMail(o: MailOptions | undefined, deps: { business: () => Business; store: Store; now: () => number; log: Logger }): MailWiring {
+  const overrides = readOverrides(deps.business(), o?.templateBase, deps.log);
   const transport =
     o?.transport ?? (o?.smtpUrl ? smtpTransport(o.smtpUrl, { tlsRejectUnauthorized: o.tlsRejectUnauthorized }) : o?.dir ? dirTransport(o.dir, deps.now) : undefined);
   // The public URL may be set only once the server listens: read it at send time.
   // An address object, never a header string: a business name such as "Hair: Studio 5 <evil@x.test>" stays a name.
   const configured = o?.from !== undefined ? parseMailFrom(o.from) : null;
-  const from = (): MailAddress => configured ?? { name: displayName(deps.biz.def.business.name), address: `no-reply@${new URL(deps.biz.publicUrl).hostname}` };
-  const preview = () => previewMails({ biz: deps.biz, from: from(), overrides }, deps.now());
+  const from = (): MailAddress => {
+    if (configured) return configured;
+    const biz = deps.business();
+    return { name: displayName(biz.def.business.name), address: `no-reply@${new URL(biz.publicUrl).hostname}` };
+  };
+  const preview = () => previewMails({ biz: deps.business(), from: from(), overrides }, deps.now());
   if (!transport) return { preview };
-  const worker = new MailWorker({ store: deps.store, transport, biz: deps.biz, from, now: deps.now, log: deps.log, overrides, pollMs: o?.pollMs });
+  const worker = new MailWorker({ store: deps.store, transport, business: deps.business, from, now: deps.now, log: deps.log, overrides, pollMs: o?.pollMs });
   const deliverCode = (email: string, code: string) => {
     const now = deps.now();
     const id = `signup:${createHash('sha256').update(`${email}|${code}`).digest('hex').slice(0, 24)}|signup_code|${email.toLowerCase()}`;

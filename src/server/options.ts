@@ -3,7 +3,21 @@
  * back: the composition root's contract, apart from the composition itself.
  */
 import type { BusinessDef } from '../domain/index.js';
-import type { AvailabilityCache, Business, Clock, DefinitionSource, IdSource, Logger, OperationDef, OperationEnv, Pipeline } from '../operations/index.js';
+import type {
+  AvailabilityCache,
+  Business,
+  BusinessScope,
+  CallScope,
+  Clock,
+  PublicOrigin,
+  DefinitionSource,
+  IdSource,
+  Logger,
+  OperationDef,
+  OperationEnv,
+  Pipeline,
+  ScopeResolver,
+} from '../operations/index.js';
 import type { OutboxEvent, Store, StoreTimeouts } from '../store/index.js';
 import type { ProfileResolver } from '../security/index.js';
 import type { RetryPolicy, SigningKeyring, WebhookDispatcher, WebhookSender } from '../webhooks/index.js';
@@ -76,6 +90,11 @@ export interface ServerOptions {
   onDefinitionChanged?: () => void;
   /** The OAuth authorization server and buyer account pages (on by default); false turns them off. */
   oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode' | 'deliverReset' | 'resetsPerAddressHour' | 'registration'>;
+  /**
+   * Which business a request is for, given the one this server composed: every door asks it per
+   * request (default: always that one). The seam a deployment hosting many businesses resolves by Host.
+   */
+  resolveScope?: (req: Request, own: BusinessScope) => BusinessScope;
   /** The role served instead of the business's (the discovery registry). */
   role?: ServerRole;
   /** Bytes of computed availability answers kept for reuse (default 32 MiB); 0 turns the cache off. */
@@ -110,13 +129,34 @@ export interface ServerRole {
   /** What MCP `initialize` tells the model this server is. */
   instructions?: string;
   /** The role's own doors besides MCP and REST (before REST, which takes what no other claims). */
-  doors?: (kit: { pipeline: Pipeline; clientAddress: (req: Request, env: unknown) => string | undefined }) => Door[];
+  doors?: (kit: { pipeline: Pipeline; scopeOf: ScopeResolver; clientAddress: (req: Request, env: unknown) => string | undefined }) => Door[];
 }
 
-export interface UspServer {
-  biz: Business;
+/** The options of a server of another role (the registry): no business, no definition. */
+export type RoleServerOptions = Omit<ServerOptions, 'business' | 'role' | 'definition' | 'definitionOrigin' | 'settingsOverride' | 'onDefinitionChanged' | 'resolveScope'> & {
+  role: ServerRole;
+};
+
+/** A business's server: the composed server with its business. */
+export interface UspServer extends ComposedServer {
+  /** The business's latest snapshot (a new one after each definition change; never changed itself). */
+  readonly biz: Business;
+  /** What the business's calls run against: hand it to `pipeline.execute` to call as this business. */
+  scope: BusinessScope;
   /** Where the business definition came from at start (the file imported, or the database's). */
   definitionSource: DefinitionSource;
+}
+
+/** A server of another role: no business at all. */
+export interface RoleServer extends ComposedServer {
+  /** What the role's calls run against (its store, policy and services; no business). */
+  scope: CallScope;
+}
+
+/** What a composed server gives, whichever role it serves. */
+export interface ComposedServer {
+  /** Where the server is reached: the configured origin, else the address it listens on (set once). */
+  origin: PublicOrigin;
   store: Store;
   pipeline: Pipeline;
   /** Computed availability answers kept for reuse; undefined when turned off. */

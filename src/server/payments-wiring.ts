@@ -6,7 +6,7 @@
  */
 import type { Hono } from 'hono';
 import { createPaymentWebhook, paymentWebhookPath, paymentWebhookRefusal } from '../bindings/payments/index.js';
-import type { Business, Logger, PaymentProviderKind, Pipeline, ProtocolError } from '../operations/index.js';
+import type { Business, BusinessScope, Logger, PaymentProviderKind, Pipeline, ProtocolError, ScopeResolver } from '../operations/index.js';
 import {
   PaymentWorker,
   WebhookRejected,
@@ -17,7 +17,6 @@ import {
   type PaymentAdapter,
   type PaymentProvider,
 } from '../payments/index.js';
-import type { Store } from '../store/index.js';
 import { underPaths, type Door } from './host.js';
 
 export interface PaymentOptions {
@@ -69,10 +68,15 @@ export function servicesNeedingPayment(biz: Business): string[] {
   return biz.def.services.filter((s) => s.policies.requires_payment && s.policies.payment_timing !== 'at_service' && s.pricing.model !== 'free').map((s) => s.id);
 }
 
-export function wirePayments(o: PaymentOptions | undefined, deps: { biz: Business; store: Store; pipeline: Pipeline; now: () => number; log: Logger }): PaymentWiring {
-  const kind = deps.biz.payments;
+/** `scope`: the business whose jobs the worker runs; `scopeOf`: the business a webhook delivery is for. */
+export function wirePayments(
+  o: PaymentOptions | undefined,
+  deps: { scope: BusinessScope; scopeOf: ScopeResolver; pipeline: Pipeline; now: () => number; log: Logger },
+): PaymentWiring {
+  const biz = deps.scope.business.current();
+  const kind = biz.payments;
   if (kind === 'none') {
-    const ids = servicesNeedingPayment(deps.biz);
+    const ids = servicesNeedingPayment(biz);
     if (ids.length === 0) return {};
     return {
       announce: () =>
@@ -85,9 +89,10 @@ export function wirePayments(o: PaymentOptions | undefined, deps: { biz: Busines
   if (kind !== 'provider' || !o) return {};
   const adapter = adapterOf(o);
   const provider = o.adapter ?? adapter.create(o[adapter.facts.name]);
-  const worker = new PaymentWorker({ store: deps.store, provider, pipeline: deps.pipeline, now: deps.now, log: deps.log, pollMs: o?.pollMs });
+  const worker = new PaymentWorker({ store: deps.scope.store, scope: deps.scope, provider, pipeline: deps.pipeline, now: deps.now, log: deps.log, pollMs: o?.pollMs });
   const app: Hono = createPaymentWebhook({
     pipeline: deps.pipeline,
+    scopeOf: deps.scopeOf,
     provider: provider.name,
     signatureHeader: adapter.signatureHeader,
     log: deps.log,

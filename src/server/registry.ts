@@ -7,11 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_SETTINGS, type BusinessDef } from '../domain/index.js';
+import type { BusinessDef } from '../domain/index.js';
 import { REGISTRY_OPERATIONS, USP_VERSION, reindexDue, seedRegistration, systemClock, type Clock, type RegistrationInput, type RegistryEnv } from '../operations/index.js';
 import { createProfileResolver, parseJsonDocument } from '../security/index.js';
 import { REGISTRY_INSTRUCTIONS } from '../bindings/mcp/index.js';
-import { consoleLogger, createUspServer, type ServerOptions, type UspServer } from './compose.js';
+import { consoleLogger, createRoleServer, type RoleServer, type RoleServerOptions } from './compose.js';
 import { createFeedSubscriber, pinnedJsonPost, type FeedSubscriber, type PostJson } from './registry-feed-subscriber.js';
 import { registryFeedDoor } from './doors.js';
 
@@ -20,7 +20,7 @@ const DEFAULT_REINDEX_MS = 24 * 3600 * 1000;
 /** Consecutive failed re-fetches before a registration is removed (spec 6.7). */
 const DEFAULT_MAX_FAILURES = 5;
 
-export interface RegistryServerOptions extends Omit<ServerOptions, 'business' | 'role'> {
+export interface RegistryServerOptions extends Omit<RoleServerOptions, 'role'> {
   /** Shown in the registry's profile. */
   name?: string;
   /** How long an index stays current (at most 24 h). */
@@ -34,22 +34,12 @@ export interface RegistryServerOptions extends Omit<ServerOptions, 'business' | 
   postJson?: PostJson;
 }
 
-export interface RegistryServer extends UspServer {
+export interface RegistryServer extends RoleServer {
   env: RegistryEnv;
   /** Re-index what is due now (the timer calls it too). */
   reindexNow(): ReturnType<typeof reindexDue>;
   /** Catalog feed subscriptions at the businesses that offer them (spec 3.12.2). */
   feeds: FeedSubscriber;
-}
-
-function registryDef(name: string): BusinessDef {
-  // The pipeline is built around a business; the registry is one with no catalog of its own.
-  return {
-    business: { id: 'usp-registry', name, timezone: 'UTC', currency: 'USD', locations: [] },
-    resources: [],
-    services: [],
-    settings: { ...DEFAULT_SETTINGS },
-  } as unknown as BusinessDef;
 }
 
 function registryProfile(ctx: { baseUrl: string; mechanisms: readonly string[]; popAlgorithms: readonly string[] }, sandbox: boolean): Record<string, unknown> {
@@ -103,9 +93,9 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
   let kick: () => void = () => {};
   env.platformProfile = () => feeds!.platformProfile();
   env.log = (msg, fields) => log.warn(msg, fields);
-  const server = await createUspServer({
+  // The registry has no business: its server is composed around its store alone, and its operations get no `biz`.
+  const server = await createRoleServer({
     ...opts,
-    business: registryDef(opts.name ?? 'USP discovery registry'),
     // A registrant is a business, not a platform: its profile declares service capabilities, not
     // the registry's, so no capability negotiation against it (signatures still resolve its keys).
     security: { ...(opts.security ?? {}), fetchProfiles: false },
@@ -115,7 +105,7 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
       profile: (ctx) => registryProfile(ctx, opts.sandbox),
       env: { registry: env },
       instructions: REGISTRY_INSTRUCTIONS,
-      doors: (kit) => [registryFeedDoor(kit.pipeline, kit.clientAddress, () => kick())],
+      doors: (kit) => [registryFeedDoor(kit.pipeline, kit.scopeOf, kit.clientAddress, () => kick())],
     },
   });
   let running: Promise<unknown> | undefined;
@@ -147,7 +137,7 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
     env,
     clock,
     log,
-    baseUrl: () => server.biz.publicUrl,
+    baseUrl: () => server.origin.get(),
     post: opts.postJson ?? pinnedJsonPost(allowLoopback),
     reindex: () => kick(),
   });

@@ -57,7 +57,8 @@ const SANDBOX_RATE_LIMITS: Readonly<Record<RateBucket, number>> = { public: 12_0
 const ACCEPTED_MECHANISMS = ['platform_key_pop', 'booking_scoped_credential', 'http_message_signature', 'api_key'] as const;
 
 export async function buildAuthPolicy(args: {
-  business: BusinessDef;
+  /** The business's own key lists (none for a role without a business). */
+  keys: Pick<BusinessDef, 'admin_api_key_hashes' | 'platform_api_keys'>;
   sandbox: boolean;
   adminKeys: readonly string[];
   store: Store;
@@ -97,8 +98,8 @@ export async function buildAuthPolicy(args: {
 
   const policy: AuthPolicy = {
     sandbox: args.sandbox,
-    adminKeyHashes: [...(args.business.admin_api_key_hashes ?? []), ...args.adminKeys.map(hashApiKey)],
-    platformKeys: args.business.platform_api_keys ?? [],
+    adminKeyHashes: [...(args.keys.admin_api_key_hashes ?? []), ...args.adminKeys.map(hashApiKey)],
+    platformKeys: args.keys.platform_api_keys ?? [],
     findPlatformKey: (sha256) => args.store.read((tx) => tx.admin.platformKeyByHash(sha256)),
     audiences: () => [...args.profileUris(), ...(opts.profileUris ?? [])],
     origins: args.origins,

@@ -71,12 +71,20 @@ export function wireWebhooks(
 /** The periodic sweep (expiries, reminders, retention) every `intervalMs` (0: none); returns its stop. */
 export function startSweeper(
   intervalMs: number,
-  deps: { store: Store; biz: Business; clock: Clock; ids: IdSource; log: Logger; announce: (events: readonly OutboxEvent[]) => void; retention: Parameters<typeof sweep>[4] },
+  deps: {
+    store: Store;
+    business: () => Business | undefined;
+    clock: Clock;
+    ids: IdSource;
+    log: Logger;
+    announce: (events: readonly OutboxEvent[]) => void;
+    retention: Parameters<typeof sweep>[4];
+  },
 ): () => void {
   if (intervalMs <= 0) return () => {};
   const { log } = deps;
   const timer = setInterval(() => {
-    sweep(deps.store, deps.biz, deps.clock, deps.ids, deps.retention).then(deps.announce, (err) =>
+    sweep(deps.store, deps.business(), deps.clock, deps.ids, deps.retention).then(deps.announce, (err) =>
       err instanceof StoreUnavailable ? log.warn('sweep skipped: database unavailable', { reason: err.reason }) : log.error('sweep failed', { error: String(err) }),
     );
   }, intervalMs);

@@ -144,7 +144,7 @@ describe('a schedule change over live bookings names them in a warning and leave
     const before = await admin('POST', '/admin/time-off', { resource_id: staff, start: new Date(start - 3_600_000).toISOString(), end: booking.slot.start });
     expect(before.status).toBe(201);
     expect(warningOf(before.body)).toEqual([]);
-    const other = [...t.server.pipeline.business.resources.keys()].find((id) => id !== staff)!;
+    const other = [...t.server.biz.resources.keys()].find((id) => id !== staff)!;
     const elsewhere = await admin('POST', '/admin/time-off', { resource_id: other, start: booking.slot.start, end: booking.slot.end });
     expect(warningOf(elsewhere.body)).toEqual([]);
     const over = await admin('POST', '/admin/time-off', { resource_id: staff, start: booking.slot.start, end: booking.slot.end });

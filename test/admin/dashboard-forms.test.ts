@@ -39,7 +39,7 @@ describe('every new dashboard form refuses a POST without the session CSRF token
     const booking = await bookFirst('svc_haircut', day(1));
     const keysBefore = (await admin('GET', '/admin/signing-keys')).body.keys;
     expect(keysBefore.length).toBeGreaterThan(0);
-    const staff = [...t.server.pipeline.business.resources.keys()][0];
+    const staff = [...t.server.biz.resources.keys()][0];
     const forms: Array<[string, Record<string, string>]> = [
       ['/admin/ui/api-keys', { label: 'Forged' }],
       [`/admin/ui/api-keys/${key.id}/revoke`, {}],

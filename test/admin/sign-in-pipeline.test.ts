@@ -182,11 +182,15 @@ describe('signing out of the dashboard is a call through the pipeline as the sig
     const { url, store } = await start();
     const signedIn = await attempt(url, EMAIL, PASSWORD);
     const token = /usp_admin_session=([^;]+)/.exec(signedIn.headers.getSetCookie().join('\n'))?.[1] ?? '';
-    const res = await server!.pipeline.execute(operationForDashboard('sign_out'), {
-      input: { session_token: token },
-      trustedCaller: { principal: 'business', profile: null, business: true, authenticated: true, actor: 'user:someone-else@salon.example' },
-      door: 'dashboard',
-    });
+    const res = await server!.pipeline.execute(
+      operationForDashboard('sign_out'),
+      {
+        input: { session_token: token },
+        trustedCaller: { principal: 'business', profile: null, business: true, authenticated: true, actor: 'user:someone-else@salon.example' },
+        door: 'dashboard',
+      },
+      server!.scope,
+    );
     expect(res.ok ? 'ok' : res.error.code).toBe('not_found');
     expect(await dashboardSessionGate({ store, now: () => TEST_NOW, sandbox: false }).lookup(token)).not.toBeNull();
   });
@@ -204,7 +208,7 @@ describe('the sign-in rows are served by the dashboard door only', () => {
     expect(tools.length).toBeGreaterThan(10);
     expect(tools.filter((name) => /sign_in|sign_out|login|logout|set_up/.test(name))).toEqual([]);
     const { url } = await start();
-    const rest = createRestApp({ pipeline: server!.pipeline, profile: () => ({}), openapi: () => ({}) });
+    const rest = createRestApp({ pipeline: server!.pipeline, scopeOf: () => server!.scope, profile: () => ({}), openapi: () => ({}) });
     const res = await rest.fetch(
       new Request(`${url}/admin/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) }),
     );

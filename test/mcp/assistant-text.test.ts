@@ -123,7 +123,7 @@ describe("each tool's text carries what its description tells the model to say",
     const t = summarize('uspserver_bookings_list', { bookings, pagination: { has_more: true, next_cursor: 'c1' } }, [], {
       zone: 'America/New_York',
       currency: 'USD',
-      business: env.server!.server.pipeline.business,
+      business: env.server!.server.biz,
       now: env.now(),
     });
     expect(t).not.toContain('done.');

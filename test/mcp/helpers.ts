@@ -122,7 +122,7 @@ export async function connectMcp(line: SdkLine, kind: TransportKind, target?: st
     else if (kind === 'memory') {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       const { server } = target as TestServer;
-      await connectMcpSession({ pipeline: server.pipeline }, server.hub, serverSide as never, 'memory');
+      await connectMcpSession({ pipeline: server.pipeline, scope: server.scope }, server.hub, serverSide as never, 'memory');
       transport = clientSide;
     } else if (kind === 'http') transport = new HttpV2(new URL('/mcp', url));
     else transport = new SseV2(new URL('/sse', url));

@@ -7,10 +7,10 @@
 import { describe, expect, test } from 'vitest';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { createMcpHttp, createMcpServer, SessionHub, type McpDoorDeps, type NotifiableSession } from '../../src/bindings/mcp/index.js';
-import type { Pipeline } from '../../src/operations/index.js';
+import type { CallScope, Pipeline } from '../../src/operations/index.js';
 
 /** Listing tools and resources never reaches the pipeline. */
-const deps = (): McpDoorDeps => ({ pipeline: {} as Pipeline });
+const deps = (): McpDoorDeps => ({ pipeline: {} as Pipeline, scopeOf: () => ({}) as CallScope });
 
 /** A transport that keeps what the server sends, objects as the server built them (no serialization). */
 class CaptureTransport implements Transport {

@@ -74,7 +74,7 @@ describe('an availability summary lets a model answer "when can I get a haircut?
 describe('the text of a cached availability page is kept while the page comes back, and never outlives it', () => {
   // The pipeline's own answer, as the MCP binding gets it: cached slots arrive as the same frozen objects.
   const query = async (body: Record<string, unknown>) => {
-    const r = await t.server.pipeline.execute(operationForDashboard('free_slots'), { input: body, profile: 'https://platform.example/profiles/agent.json' });
+    const r = await t.server.pipeline.execute(operationForDashboard('free_slots'), { input: body, profile: 'https://platform.example/profiles/agent.json' }, t.server.scope);
     if (!r.ok) throw new Error(r.error.message);
     return r.data as Record<string, any>;
   };

@@ -49,7 +49,7 @@ describeConformance('registry MCP tools against the official OpenRPC', () => {
     ['usp_registry_search_business', { categories: ['wellness'] }],
     ['usp_registry_get', { id: 'reg_demo_sf_yoga' }],
   ])('%s answers a result valid against the official schema (%j)', async (tool, args) => {
-    const result = (await callTool(deps(), { name: tool, arguments: args }, undefined, null)) as { structuredContent: unknown; content: Array<{ text: string }> };
+    const result = (await callTool(deps(), { name: tool, arguments: args }, undefined, null, server.scope)) as { structuredContent: unknown; content: Array<{ text: string }> };
     expect(validateMcpResult(tool, result.structuredContent)).toEqual([]);
     expect(result.content[0].text.length).toBeGreaterThan(0);
   });
@@ -63,6 +63,7 @@ describeConformance('registry MCP tools against the official OpenRPC', () => {
       },
       undefined,
       null,
+      server.scope,
     )) as { structuredContent: { services: Array<Record<string, any>> } };
     const services = result.structuredContent.services;
     expect(services.length).toBeGreaterThan(0);
@@ -70,7 +71,7 @@ describeConformance('registry MCP tools against the official OpenRPC', () => {
   });
 
   it('an unknown registration is a not_found error on MCP', async () => {
-    await expect(callTool(deps(), { name: 'usp_registry_get', arguments: { id: 'reg_missing' } }, undefined, null)).rejects.toMatchObject({
+    await expect(callTool(deps(), { name: 'usp_registry_get', arguments: { id: 'reg_missing' } }, undefined, null, server.scope)).rejects.toMatchObject({
       data: expect.objectContaining({ code: 'registration_not_found' }),
     });
   });

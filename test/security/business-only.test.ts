@@ -259,10 +259,14 @@ describe('the handlers of business-only operations act only for the business (de
       const service = name === 'confirm_booking' ? 'svc_color_consult' : 'svc_haircut';
       const b = await book(url, apiKeyAuth(A), service);
       const before = await storedStatus(url, b.id);
-      const res = await server.pipeline.execute(operationByName(name), {
-        input: { booking_id: b.id },
-        trustedCaller: { principal: 'key:plat_a', profile: A, business: false, authenticated: true },
-      });
+      const res = await server.pipeline.execute(
+        operationByName(name),
+        {
+          input: { booking_id: b.id },
+          trustedCaller: { principal: 'key:plat_a', profile: A, business: false, authenticated: true },
+        },
+        server.scope,
+      );
       expect(res.ok).toBe(false);
       if (!res.ok) {
         expect(res.error.code).toBe('authentication_required');

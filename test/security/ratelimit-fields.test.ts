@@ -94,7 +94,11 @@ describe('RateLimit fields', () => {
     await start(2);
     const http: HttpEvidence = Object.freeze({ method: 'GET', url: 'http://127.0.0.1/services/svc_haircut', headers: Object.freeze({}), clientAddress: '203.0.113.7' });
     const call = () =>
-      server!.pipeline.execute(operationByName('get_service'), { correlationId: 'rate', input: { service_id: 'svc_haircut' }, presented: { binding: 'rest', http } });
+      server!.pipeline.execute(
+        operationByName('get_service'),
+        { correlationId: 'rate', input: { service_id: 'svc_haircut' }, presented: { binding: 'rest', http } },
+        server!.scope,
+      );
     const first = await call();
     expect(first.ok).toBe(true);
     expect(first.rate).toEqual({ bucket: 'public', limit: 2, remaining: 1, reset: expect.any(Number) });

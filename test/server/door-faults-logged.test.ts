@@ -19,7 +19,7 @@ describe('a fault a door lets escape goes to the logger, not the console', () =>
   test('REST: a 500 problem document, and one error line naming the path and the fault', async () => {
     const consoleError = vi.spyOn(console, 'error');
     const { log, lines } = recorder();
-    const rest = createRestApp({ pipeline: {} as Pipeline, profile: explode('profile'), openapi: () => ({}), log });
+    const rest = createRestApp({ pipeline: {} as Pipeline, scopeOf: () => ({}) as never, profile: explode('profile'), openapi: () => ({}), log });
     const res = await rest.fetch(new Request('http://127.0.0.1/.well-known/usp'));
     expect(res.status).toBe(500);
     expect(((await res.json()) as { code: string }).code).toBe('server_error');

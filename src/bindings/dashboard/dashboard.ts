@@ -13,7 +13,7 @@
  * redirect), and every page is `no-store`.
  */
 import { Hono, type Context } from 'hono';
-import type { Pipeline } from '../../operations/index.js';
+import type { BusinessScope, Pipeline, ScopeResolver } from '../../operations/index.js';
 import { html, styleSheet } from '../../web/index.js';
 import { mountApiKeys } from './api-keys.js';
 import { mountAudit } from './audit.js';
@@ -50,19 +50,22 @@ export function isDashboardRequest(_req: Request, path: string): boolean {
 /** `gate`: the session lookup (a read); `clientAddress`: who signs in, for the backoff (the server's one resolver, trusted proxies honoured). */
 export function createDashboard(deps: {
   pipeline: Pipeline;
+  /** The business a request is for: every screen shows that one's latest snapshot. */
+  scopeOf: ScopeResolver<BusinessScope>;
   gate: DashboardSessionGate;
   clientAddress?: (req: Request, env: unknown) => string | undefined;
   mailPreview?: () => MailPreviewView[];
 }): Hono<Env> {
-  const s = screens(deps.pipeline);
+  const s = screens(deps.pipeline, deps.scopeOf);
   const app = new Hono<Env>();
+  app.use((c, next) => s.within(c, next));
   // A fault (a form that cannot be read, anything unexpected) goes to the host, which answers it in this door's page and logs it.
   app.onError((err) => {
     throw err;
   });
   app.get(DASHBOARD_CSS_PATH, () => styleSheet(DASHBOARD_CSS));
   // The session gate: every screen mounted after it needs a session, and every form its CSRF token.
-  mountSignIn(app, { pipeline: deps.pipeline, gate: deps.gate, screens: s, clientAddress: deps.clientAddress });
+  mountSignIn(app, { pipeline: deps.pipeline, scopeOf: deps.scopeOf, gate: deps.gate, screens: s, clientAddress: deps.clientAddress });
   for (const mount of [
     mountToday,
     mountCalendar,

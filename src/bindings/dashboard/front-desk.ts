@@ -13,16 +13,24 @@ type Result = Awaited<ReturnType<Pipeline['execute']>>;
 const str = (v: unknown, max = 2000) => (typeof v === 'string' ? v.trim().slice(0, max) : '');
 
 export function mountFrontDesk(app: DashboardApp, s: Screens): void {
-  const { run, back, biz, zone } = s;
+  const { run, back } = s;
   // These screens are built as strings with the kit's one escaping, and handed to the layout as markup.
   const view = (c: ScreenContext, title: string, current: string, main: string, status?: number) => s.view(c, title, current, raw(main), status);
   const csrfField = (c: ScreenContext) => s.csrfField(c).toString();
   const flash = (c: ScreenContext) => s.flash(c).toString();
-  const timeFmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hour12: false });
-  const dayFmt = new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' });
-  const dateKey = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
-  const services = [...biz.services.values()].filter((s) => biz.published.get(s.id)?.status === 'active');
-  const staff = [...biz.resources.values()].filter((r) => r.type === 'staff');
+  // The request's business (its latest snapshot): its zone, its bookable services, its staff.
+  const timeFmt = { format: (ms: number) => s.timeFmt.format(ms) };
+  const dayFmts = new Map<string, Intl.DateTimeFormat>();
+  const dayFmt = {
+    format: (ms: number) => {
+      let f = dayFmts.get(s.zone);
+      if (!f) dayFmts.set(s.zone, (f = new Intl.DateTimeFormat('en-GB', { timeZone: s.zone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' })));
+      return f.format(ms);
+    },
+  };
+  const dateKey = { format: (ms: number) => s.dateKey.format(ms) };
+  const services = () => [...s.biz.services.values()].filter((v) => s.biz.published.get(v.id)?.status === 'active');
+  const staff = () => [...s.biz.resources.values()].filter((r) => r.type === 'staff');
   const opt = (v: string, label: string, cur: string) => `<option value="${esc(v)}"${v === cur ? ' selected' : ''}>${esc(label)}</option>`;
   const problemOf = (res: Result) => (!res.ok ? res.error.message : res.messages.find((m) => m.type === 'error')?.content);
 
@@ -35,9 +43,9 @@ export function mountFrontDesk(app: DashboardApp, s: Screens): void {
   // ---- walk-in and phone bookings -----------------------------------------------------------
   app.get('/admin/ui/walk-in', async (c) => {
     const q = c.req.query();
-    const serviceId = services.some((s) => s.id === q.service_id) ? q.service_id : (services[0]?.id ?? '');
+    const serviceId = services().some((s) => s.id === q.service_id) ? q.service_id : (services()[0]?.id ?? '');
     const date = q.date && /^\d{4}-\d{2}-\d{2}$/.test(q.date) ? q.date : dateKey.format(Date.now());
-    const who = staff.some((r) => r.id === q.staff) ? q.staff : '';
+    const who = staff().some((r) => r.id === q.staff) ? q.staff : '';
     const input: Record<string, unknown> = { service_id: serviceId, start_date: date, end_date: date };
     if (who) input.resource_id = who;
     const free = serviceId ? await run(c, 'free_slots', input) : null;
@@ -67,12 +75,14 @@ export function mountFrontDesk(app: DashboardApp, s: Screens): void {
       ? `<p class="flash bad" role="alert">${esc(problem)}</p>`
       : choices
         ? `<form method="post" action="/admin/ui/walk-in">${csrfField(c)}${hidden}<div class="stack">${personFields}</div>
-<div class="times" role="group" aria-labelledby="free-day"><h3 id="free-day">Free times on ${esc(dayFmt.format(Date.parse(`${date}T12:00:00Z`)))} (${esc(zone)})</h3>${choices}</div>
+<div class="times" role="group" aria-labelledby="free-day"><h3 id="free-day">Free times on ${esc(dayFmt.format(Date.parse(`${date}T12:00:00Z`)))} (${esc(s.zone)})</h3>${choices}</div>
 <p class="actions"><button class="primary" type="submit">Book this time</button></p></form>`
         : '<p class="note">No free time that day; pick another day, or book over the rules below.</p>';
     const overForm = `<form method="post" action="/admin/ui/walk-in">${csrfField(c)}${hidden}<input type="hidden" name="override_rules" value="on">
-<div class="stack"><label>Start (${esc(zone)})<input type="datetime-local" name="start" required value="${esc(date)}T09:00"></label>
-<label>With<select name="resource_id">${opt('', 'Whoever delivers it', who)}${staff.map((r) => opt(r.id, r.name, who)).join('')}</select></label>${personFields}</div>
+<div class="stack"><label>Start (${esc(s.zone)})<input type="datetime-local" name="start" required value="${esc(date)}T09:00"></label>
+<label>With<select name="resource_id">${opt('', 'Whoever delivers it', who)}${staff()
+      .map((r) => opt(r.id, r.name, who))
+      .join('')}</select></label>${personFields}</div>
 <p class="actions"><button class="danger" type="submit">Book over the rules</button></p>
 <p class="note">Outside opening hours, the booking window or the notice period. A staff member or room already booked then is never double-booked.</p></form>`;
     return view(
@@ -80,9 +90,13 @@ export function mountFrontDesk(app: DashboardApp, s: Screens): void {
       'Walk-in booking',
       '/admin/ui/walk-in',
       `<h1>Walk-in or phone booking</h1>${flash(c)}<section class="card" aria-labelledby="wf"><h2 id="wf">Find a free time</h2>
-<form class="filters" method="get" action="/admin/ui/walk-in"><label>Service<select name="service_id">${services.map((s) => opt(s.id, s.name, serviceId)).join('')}</select></label>
+<form class="filters" method="get" action="/admin/ui/walk-in"><label>Service<select name="service_id">${services()
+        .map((s) => opt(s.id, s.name, serviceId))
+        .join('')}</select></label>
 <label>Date<input type="date" name="date" value="${esc(date)}" required></label>
-<label>With<select name="staff">${opt('', 'Anyone', who)}${staff.map((r) => opt(r.id, r.name, who)).join('')}</select></label><button type="submit">Show free times</button></form>
+<label>With<select name="staff">${opt('', 'Anyone', who)}${staff()
+        .map((r) => opt(r.id, r.name, who))
+        .join('')}</select></label><button type="submit">Show free times</button></form>
 ${freeForm}</section><section class="card" aria-labelledby="wo"><h2 id="wo">Over the normal rules</h2>${overForm}</section>`,
     );
   });

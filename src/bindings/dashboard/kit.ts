@@ -3,9 +3,10 @@
  * the pipeline, never the store), the page around a screen, the CSRF field, the flash message after
  * a form and the redirect that carries it, and the business's clock faces (times in its zone).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHmac } from 'node:crypto';
 import type { Context, Hono } from 'hono';
-import { formatMoney, operationForDashboard, type Business, type DashboardAction, type Pipeline } from '../../operations/index.js';
+import { formatMoney, operationForDashboard, type Business, type BusinessScope, type DashboardAction, type Pipeline, type ScopeResolver } from '../../operations/index.js';
 import { html, sameText, type Html } from '../../web/index.js';
 import { doneWords, errorWords, type DoneCode } from './flash.js';
 import { layout, page } from './layout.js';
@@ -22,9 +23,13 @@ export type RunResult = Awaited<ReturnType<Pipeline['execute']>>;
 /** A flash message's seal: only the server, knowing the session's CSRF token, makes one. */
 const seal = (key: string, code: string, detail: string) => createHmac('sha256', key).update(`${code}\n${detail}`).digest('base64url');
 
-/** The screens' toolkit, made once per dashboard. */
+/**
+ * The screens' toolkit, made once per dashboard. What it says about the business is the business of
+ * the request being answered: the door resolves it per request (`Screens.within`) and every member
+ * reads that business's latest snapshot, never one held since the dashboard was made.
+ */
 export interface Screens {
-  biz: Business;
+  readonly biz: Business;
   bizName: string;
   zone: string;
   /** The business's currency (ISO 4217), every price is in it. */
@@ -53,6 +58,8 @@ export interface Screens {
   resourceName(id: string): string;
   /** Bring `biz` up to the stored definition (a screen that shows the catalog, before it renders). */
   refresh(): Promise<void>;
+  /** Answer `c` (the rest of the chain, `next`) as its business's dashboard. */
+  within(c: ScreenContext, next: () => Promise<void>): Promise<void>;
 }
 
 /** The clock faces of one time zone. */
@@ -65,11 +72,23 @@ function faces(zone: string) {
   };
 }
 
-export function screens(pipeline: Pipeline): Screens {
-  const biz = pipeline.business;
+export function screens(pipeline: Pipeline, scopeOf: ScopeResolver<BusinessScope>): Screens {
+  // The request's business, for the members that are not given the request (names, zone, money).
+  const request = new AsyncLocalStorage<BusinessScope>();
+  const scope = (): BusinessScope => {
+    const s = request.getStore();
+    if (!s) throw new Error('a dashboard screen ran outside a request');
+    return s;
+  };
+  const current = () => scope().business.current();
   // The name and the zone follow the stored definition (the business may change them on its own screen).
-  let clock = faces(biz.zone);
-  const now = () => (clock.zone === biz.zone ? clock : (clock = faces(biz.zone)));
+  const clocks = new Map<string, ReturnType<typeof faces>>();
+  const now = () => {
+    const zone = current().zone;
+    let clock = clocks.get(zone);
+    if (!clock) clocks.set(zone, (clock = faces(zone)));
+    return clock;
+  };
 
   /**
    * The redirect after a form carries a code, and the operation's own words only with a seal made
@@ -82,26 +101,32 @@ export function screens(pipeline: Pipeline): Screens {
   };
 
   return {
-    biz,
+    get biz() {
+      return current();
+    },
     get bizName() {
-      return biz.def.business.name;
+      return current().def.business.name;
     },
     get zone() {
-      return biz.zone;
+      return current().zone;
     },
     get currency() {
-      return biz.def.business.currency;
+      return current().def.business.currency;
     },
-    money: (minor) => formatMoney(minor, biz.def.business.currency),
+    money: (minor) => formatMoney(minor, current().def.business.currency),
     run: (c, action, input) =>
-      pipeline.execute(operationForDashboard(action), {
-        input,
-        trustedCaller: { principal: 'business', profile: null, business: true, authenticated: true, actor: `user:${c.get('session').email}` },
-        door: 'dashboard',
-        correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
-      }),
-    view: (c, title, current, main, status = 200) =>
-      page(layout(title, biz.def.business.name, main, { current, csrf: c.get('session').csrf, email: c.get('session').email }), status),
+      pipeline.execute(
+        operationForDashboard(action),
+        {
+          input,
+          trustedCaller: { principal: 'business', profile: null, business: true, authenticated: true, actor: `user:${c.get('session').email}` },
+          door: 'dashboard',
+          correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
+        },
+        scopeOf(c.req.raw),
+      ),
+    view: (c, title, here, main, status = 200) =>
+      page(layout(title, current().def.business.name, main, { current: here, csrf: c.get('session').csrf, email: c.get('session').email }), status),
     csrfField: (c) => html`<input type="hidden" name="_csrf" value="${c.get('session').csrf}">`,
     flash: (c) => {
       const ok = c.req.query('ok');
@@ -152,8 +177,9 @@ export function screens(pipeline: Pipeline): Screens {
     },
     hourOf: (ms) => Number(now().timeFmt.format(ms).slice(0, 2)),
     when: (ms) => `${now().dayFmt.format(ms)} ${now().timeFmt.format(ms)}`,
-    resourceName: (id) => biz.resources.get(id)?.name ?? id,
-    refresh: () => pipeline.refreshBusiness(),
+    resourceName: (id) => current().resources.get(id)?.name ?? id,
+    refresh: () => scope().business.refresh(),
+    within: (c, next) => request.run(scopeOf(c.req.raw), next),
   };
 }
 

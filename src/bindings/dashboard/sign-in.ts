@@ -7,7 +7,7 @@
  */
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { ProtocolError, operationForDashboard, type DashboardSessionGate, type Pipeline } from '../../operations/index.js';
+import { ProtocolError, operationForDashboard, type DashboardSessionGate, type Pipeline, type ScopeResolver } from '../../operations/index.js';
 import { html, isHttps, pageHeaders, readForm } from '../../web/index.js';
 import type { DashboardApp, Screens } from './kit.js';
 import { dashboardRefusal, errorPage, layout } from './layout.js';
@@ -67,7 +67,13 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : '');
  */
 export function mountSignIn(
   app: DashboardApp,
-  o: { pipeline: Pipeline; gate: DashboardSessionGate; screens: Screens; clientAddress?: (req: Request, env: unknown) => string | undefined },
+  o: {
+    pipeline: Pipeline;
+    scopeOf: ScopeResolver;
+    gate: DashboardSessionGate;
+    screens: Screens;
+    clientAddress?: (req: Request, env: unknown) => string | undefined;
+  },
 ): void {
   const { gate, screens: s } = o;
   const signInPage = (c: Context, message = '', status = 200) => {
@@ -81,13 +87,17 @@ export function mountSignIn(
     const form = await readForm(c);
     const expected = getCookie(c, LOGIN_COOKIE);
     if (!expected || form._csrf !== expected) return signInPage(c, 'The sign-in form expired; please try again.', 403);
-    const res = await o.pipeline.execute(operationForDashboard('sign_in'), {
-      input: { email: text(form.email), password: text(form.password) },
-      // Only the address: a browser's headers (its cookies) are nothing the pipeline authenticates.
-      presented: { binding: 'rest', http: { method: 'POST', url: c.req.url, headers: {}, clientAddress: o.clientAddress?.(c.req.raw, c.env) } },
-      door: 'dashboard',
-      correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
-    });
+    const res = await o.pipeline.execute(
+      operationForDashboard('sign_in'),
+      {
+        input: { email: text(form.email), password: text(form.password) },
+        // Only the address: a browser's headers (its cookies) are nothing the pipeline authenticates.
+        presented: { binding: 'rest', http: { method: 'POST', url: c.req.url, headers: {}, clientAddress: o.clientAddress?.(c.req.raw, c.env) } },
+        door: 'dashboard',
+        correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
+      },
+      o.scopeOf(c.req.raw),
+    );
     if (!res.ok) {
       const err = res.error;
       if (err.code === 'rate_limited') {
@@ -117,12 +127,16 @@ export function mountSignIn(
     const expected = getCookie(c, LOGIN_COOKIE);
     if (!expected || form._csrf !== expected) return setupPage(c, token, 'The form expired; please try again.', 403);
     if (text(form.password) !== text(form.password_again)) return setupPage(c, token, 'The two passwords differ; type the same one twice.', 400);
-    const res = await o.pipeline.execute(operationForDashboard('set_up_owner'), {
-      input: { token, email: text(form.email), password: text(form.password) },
-      presented: { binding: 'rest', http: { method: 'POST', url: c.req.url, headers: {}, clientAddress: o.clientAddress?.(c.req.raw, c.env) } },
-      door: 'dashboard',
-      correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
-    });
+    const res = await o.pipeline.execute(
+      operationForDashboard('set_up_owner'),
+      {
+        input: { token, email: text(form.email), password: text(form.password) },
+        presented: { binding: 'rest', http: { method: 'POST', url: c.req.url, headers: {}, clientAddress: o.clientAddress?.(c.req.raw, c.env) } },
+        door: 'dashboard',
+        correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
+      },
+      o.scopeOf(c.req.raw),
+    );
     if (!res.ok) {
       if (res.error.code === 'invalid_request' || res.error.code === 'authentication_required') {
         return setupPage(c, token, res.error.message, res.error.code === 'invalid_request' ? 400 : 401);

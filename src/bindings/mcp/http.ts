@@ -20,7 +20,7 @@ import {
   type Server,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { META_WEBHOOK, ProtocolError, type HttpEvidence, type Logger } from '../../operations/index.js';
+import { META_WEBHOOK, ProtocolError, type CallScope, type HttpEvidence, type Logger } from '../../operations/index.js';
 import { faultText } from '../../web/index.js';
 import { rateNoteOf, type RateNote } from './rate-note.js';
 
@@ -141,6 +141,10 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_SESSION_LIMITS.idleTimeoutMs,
   };
   const addressOf = (c: Context) => opts.clientAddress?.(c);
+  const scopeOf = (req: Request): CallScope => {
+    if (!deps.scopeOf) throw new Error('the MCP HTTP door needs a scope resolver');
+    return deps.scopeOf(req);
+  };
   /**
    * Room for a new session from `address`: 429 when this address holds its most already; when the
    * server holds its most, the longest-idle session of the heaviest address is closed to make room
@@ -186,7 +190,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     if (!principal) return;
     modern.bus.publish({
       kind: 'resource_updated',
-      uri: deps.pipeline.webhookResourceUri(principal),
+      uri: hub.resourceUriOf(principal),
       params: { ...payload, _meta: { [META_WEBHOOK]: payload, [FORMER_META_WEBHOOK]: payload } } as never,
     });
   });
@@ -199,9 +203,17 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
    * One session, either transport: its own server instance, registered with the hub so events find
    * their way back (the server records on it the principals it acts for), closed once.
    */
-  const openSession = async (id: string, transport: LiveSession['transport'], address: string | undefined, messages: number, queue: LiveSession['queue']): Promise<LiveSession> => {
+  const openSession = async (
+    id: string,
+    transport: LiveSession['transport'],
+    address: string | undefined,
+    messages: number,
+    queue: LiveSession['queue'],
+    scope: CallScope,
+  ): Promise<LiveSession> => {
     const live = new LiveSession(id, transport, address, messages, queue, door);
-    live.server = createMcpServer(deps, live);
+    // A session serves the business of the request that opened it, for its whole life.
+    live.server = createMcpServer(deps, live, scope);
     hub.register(live);
     sessions.set(id, live);
     await live.server.connect(guardSend(transport));
@@ -213,10 +225,15 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     // bearer keys are checked below the door, the same as on REST), and its parse is handed to the
     // SDK, which would otherwise read it twice more (the era check and the transport).
     const { req, parsedBody, authInfo } = await readPost(c.req.raw, addressOf(c), (c.env as { mcpBody?: McpBody } | undefined)?.mcpBody);
+    const scope = scopeOf(c.req.raw);
     if (!(await isLegacyRequest(req, parsedBody))) {
       // A listen naming a webhook resource is the pipeline's to allow first: the SDK would serve anyone.
-      const refused = await refusedListen(deps, parsedBody, authInfo.extra?.evidence as HttpEvidence | undefined, rateNoteOf(authInfo));
-      return finishPost(refused ?? (await modern.fetch(req, { authInfo, parsedBody })), rateNoteOf(authInfo));
+      const note = rateNoteOf(authInfo);
+      const refused = await refusedListen(deps, parsedBody, authInfo.extra?.evidence as HttpEvidence | undefined, scope, note);
+      if (refused) return finishPost(refused, note);
+      // The stateless era's server reads the request's scope from its auth info (one server per request).
+      authInfo.extra = { ...authInfo.extra, scope };
+      return finishPost(await modern.fetch(req, { authInfo, parsedBody }), note);
     }
 
     const sid = req.headers.get('mcp-session-id');
@@ -251,7 +268,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     // server choose it over an SSE stream): a tool call sends nothing before its result, and what a
     // session is told unasked (notifications) goes on its GET stream, never on a POST's response.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed, enableJsonResponse: true });
-    const live = await openSession(id, transport, address, 1, []);
+    const live = await openSession(id, transport, address, 1, [], scope);
     const res = await transport.handleRequest(req, { authInfo, parsedBody });
     if (!res.ok) await live.close();
     return finishPost(res, rateNoteOf(authInfo));
@@ -263,7 +280,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     const full = await admit(address);
     if (full) return full;
     const transport = new SseTransport(`/messages`);
-    const live = await openSession(transport.sessionId, transport, address, 0, null);
+    const live = await openSession(transport.sessionId, transport, address, 0, null, scopeOf(c.req.raw));
     transport.onclose = () => void live.close();
     return transport.response();
   });

@@ -27,6 +27,11 @@ export class SessionHub {
   /** `webhookResourceUri` names a principal's webhook resource (keyed by the business's secret; the pipeline's). */
   constructor(private readonly webhookResourceUri: (principal: string) => string) {}
 
+  /** The webhook resource a principal's events are published on (the business's naming). */
+  resourceUriOf(principal: string): string {
+    return this.webhookResourceUri(principal);
+  }
+
   register(s: NotifiableSession): () => void {
     this.sessions.set(s.id, s);
     return () => this.unregister(s);

@@ -8,7 +8,7 @@
  * or `_meta.usp` of the listen request's params (profile, authorization; a platform_key_pop proof
  * then covers the method `subscriptions/listen` and the params without `_meta`).
  */
-import { OPERATIONS, ProtocolError, WEBHOOK_RESOURCE_PREFIX, correlationIdOf, listenOperation, type HttpEvidence } from '../../operations/index.js';
+import { OPERATIONS, ProtocolError, WEBHOOK_RESOURCE_PREFIX, correlationIdOf, listenOperation, type CallScope, type HttpEvidence } from '../../operations/index.js';
 import { parseAgent } from '../../web/index.js';
 import { errorSentence, toJsonRpcError } from './errors.js';
 import { readMeta, sentCorrelationId, type McpDoorDeps } from './server.js';
@@ -34,7 +34,7 @@ function asListen(body: unknown): ListenRequest | null {
  * HTTP status of a token refusal when it is one); null when the SDK may serve it: not a listen
  * request, one naming no webhook resource, or one whose listener the pipeline let through.
  */
-export async function refusedListen(deps: McpDoorDeps, body: unknown, evidence: HttpEvidence | undefined, note?: RateNote): Promise<Response | null> {
+export async function refusedListen(deps: McpDoorDeps, body: unknown, evidence: HttpEvidence | undefined, scope: CallScope, note?: RateNote): Promise<Response | null> {
   const listen = asListen(body);
   if (!listen) return null;
   const subs = listen.params.notifications?.resourceSubscriptions;
@@ -52,12 +52,16 @@ export async function refusedListen(deps: McpDoorDeps, body: unknown, evidence: 
   try {
     const meta = readMeta(listen.params._meta, LISTEN_META);
     const { _meta: _ignored, ...signed } = listen.params;
-    const res = await deps.pipeline.execute(op, {
-      correlationId,
-      input: { resource_subscriptions: subs },
-      profile: meta.profile ?? parseAgent(evidence?.headers['usp-agent']) ?? deps.defaultProfile ?? null,
-      presented: { binding: 'mcp', mcp: { tool: 'subscriptions/listen', rawArguments: signed, authorization: meta.authorization }, http: evidence },
-    });
+    const res = await deps.pipeline.execute(
+      op,
+      {
+        correlationId,
+        input: { resource_subscriptions: subs },
+        profile: meta.profile ?? parseAgent(evidence?.headers['usp-agent']) ?? deps.defaultProfile ?? null,
+        presented: { binding: 'mcp', mcp: { tool: 'subscriptions/listen', rawArguments: signed, authorization: meta.authorization }, http: evidence },
+      },
+      scope,
+    );
     noteRate(note, res);
     return res.ok ? null : refuse(res.error);
   } catch (err) {

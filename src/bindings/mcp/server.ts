@@ -20,6 +20,8 @@ import {
   type OperationDef,
   type OperationRequest,
   type Pipeline,
+  type CallScope,
+  type ScopeResolver,
 } from '../../operations/index.js';
 import { SERVER_INSTRUCTIONS } from './descriptions.js';
 import { JSON_RPC, errorSentence, toJsonRpcError } from './errors.js';
@@ -38,6 +40,10 @@ export const SERVER_INFO = { name: 'usp-server', version: '0.1.0' };
 
 export interface McpDoorDeps {
   pipeline: Pipeline;
+  /** Over HTTP: the business (or role) each request is for; a session keeps the one it was opened for. */
+  scopeOf?: ScopeResolver;
+  /** A transport without requests (stdio, in memory): the one scope it serves. */
+  scope?: CallScope;
   /** The operations served as tools (default: the business's); the registry role passes its own. */
   operations?: readonly OperationDef[];
   /** What `initialize` tells the model this server is (default: a scheduling business). */
@@ -119,19 +125,26 @@ const listResourceTemplates = async () => RESOURCE_TEMPLATES as never;
  * transport; what does not depend on the session (options, tool list, fixed answers) is shared,
  * so an idle session costs the SDK's own per-connection state and little more.
  */
-export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server {
+export function createMcpServer(deps: McpDoorDeps, session: SessionLike, sessionScope?: CallScope): Server {
   const parts = sharedParts(deps);
+  /** The scope of a request: the session's (or the door's only one), else the one the HTTP door resolved for this request. */
+  const scopeOf = (ctx: unknown): CallScope => {
+    const scope = sessionScope ?? (ctx as { http?: { authInfo?: { extra?: { scope?: CallScope } } } }).http?.authInfo?.extra?.scope ?? deps.scope;
+    if (!scope) throw new Error('the MCP door has no scope for this request');
+    return scope;
+  };
   const server = new Server(SERVER_INFO, parts.options);
   server.setRequestHandler('resources/list', listResources);
   server.setRequestHandler('resources/templates/list', listResourceTemplates);
-  server.setRequestHandler('resources/read', async (request) => {
+  server.setRequestHandler('resources/read', async (request, ctx) => {
     const uri = String((request.params as { uri?: unknown }).uri ?? '');
     const view = viewByUri(uri);
     if (view) return readViewOrFail(view) as never;
-    const principal = session?.principals && uri.startsWith(WEBHOOK_RESOURCE_PREFIX) ? [...session.principals].find((p) => deps.pipeline.webhookResourceUri(p) === uri) : undefined;
-    if (!principal) throw resourceNotFound(uri, session !== null);
+    const scope = session?.principals && uri.startsWith(WEBHOOK_RESOURCE_PREFIX) ? scopeOf(ctx) : undefined;
+    const principal = scope ? [...session!.principals!].find((p) => scope.webhookResourceUri(p) === uri) : undefined;
+    if (!scope || !principal) throw resourceNotFound(uri, session !== null);
     // From the store's outbox, so the answer is the same whichever process (or door) delivered the events.
-    const events = await deps.pipeline.recentEvents(principal, WEBHOOK_RESOURCE_EVENTS);
+    const events = await deps.pipeline.recentEvents(scope, principal, WEBHOOK_RESOURCE_EVENTS);
     const text = JSON.stringify({
       events,
       note: `Your ${events.length} most recent booking and waitlist events (at most ${WEBHOOK_RESOURCE_EVENTS}), newest first; each has its event_id.`,
@@ -161,7 +174,14 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike): Server
   server.setRequestHandler('tools/list', async () => toolList as never);
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const authInfo = (ctx as { http?: { authInfo?: { extra?: { evidence?: HttpEvidence } } } }).http?.authInfo;
-    return (await callTool(deps, request.params as { name: string; arguments?: unknown }, authInfo?.extra?.evidence, session, rateNoteOf(authInfo))) as unknown as CallResult;
+    return (await callTool(
+      deps,
+      request.params as { name: string; arguments?: unknown },
+      authInfo?.extra?.evidence,
+      session,
+      scopeOf(ctx),
+      rateNoteOf(authInfo),
+    )) as unknown as CallResult;
   });
   return server;
 }
@@ -204,6 +224,7 @@ export async function callTool(
   params: { name: string; arguments?: unknown },
   evidence: HttpEvidence | undefined,
   session: SessionLike,
+  scope: CallScope,
   /** Where the HTTP door keeps what the answer says of the call's rate limit (absent on stdio). */
   rateNote?: RateNote,
 ): Promise<Record<string, unknown>> {
@@ -240,7 +261,7 @@ export async function callTool(
     if (err instanceof ProtocolError) throw rpcError(err, correlationId);
     throw err;
   }
-  const res = await deps.pipeline.execute(entry.op, req);
+  const res = await deps.pipeline.execute(entry.op, req, scope);
   noteRate(rateNote, res);
   if (!res.ok) throw rpcError(withIgnoredMembers(res.error, entry.op, input), correlationId);
   if (session && res.caller.principal && !res.caller.business) (session.principals ??= new Set()).add(res.caller.principal);
@@ -255,30 +276,30 @@ export async function callTool(
   const structuredContent = { usp: res.usp, ...res.data, messages };
   const uspMeta: Record<string, unknown> = { correlation_id: correlationId };
   // Ours, so under our key; `_meta.usp.webhook_resource` (the spec's namespace) is kept one release, deprecated.
-  const webhookResource = res.caller.principal && !res.caller.business ? deps.pipeline.webhookResourceUri(res.caller.principal) : undefined;
+  const webhookResource = res.caller.principal && !res.caller.business ? scope.webhookResourceUri(res.caller.principal) : undefined;
   if (webhookResource) uspMeta.webhook_resource = webhookResource;
   if (generatedKey) uspMeta.idempotency_key = generatedKey;
-  const biz = deps.pipeline.business;
-  const text =
-    entry.op.capability === 'dev.usp-protocol.discovery.registry'
-      ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, messages)
-      : summarize(entry.tool.name, res.data as Record<string, any>, messages, {
-          zone: biz.zone,
-          currency: biz.def.business.currency,
-          business: biz,
-          now: deps.pipeline.now(),
-          platformTells: res.caller.platform?.capabilities.includes(PLATFORM_MESSAGES_CAPABILITY) ?? false,
-          // stdio and the in-process transport are on this machine; over HTTP, a loopback client is too.
-          local: evidence === undefined || (evidence.clientAddress !== undefined && isLoopbackAddress(evidence.clientAddress)),
-          ...(typeof input.party_size === 'number' && Number.isInteger(input.party_size) && input.party_size > 0 ? { partySize: input.party_size } : {}),
-        });
+  // The snapshot the call ran with: the words describe the business as the call saw it.
+  const biz = res.business;
+  const text = !biz
+    ? summarizeRegistry(entry.tool.name, res.data as Record<string, any>, messages)
+    : summarize(entry.tool.name, res.data as Record<string, any>, messages, {
+        zone: biz.zone,
+        currency: biz.def.business.currency,
+        business: biz,
+        now: deps.pipeline.now(),
+        platformTells: res.caller.platform?.capabilities.includes(PLATFORM_MESSAGES_CAPABILITY) ?? false,
+        // stdio and the in-process transport are on this machine; over HTTP, a loopback client is too.
+        local: evidence === undefined || (evidence.clientAddress !== undefined && isLoopbackAddress(evidence.clientAddress)),
+        ...(typeof input.party_size === 'number' && Number.isInteger(input.party_size) && input.party_size > 0 ? { partySize: input.party_size } : {}),
+      });
   const result: Record<string, unknown> = {
     structuredContent,
     content: [{ type: 'text', text }],
     _meta: { usp: uspMeta, ...(webhookResource ? { [META_WEBHOOK_RESOURCE]: webhookResource } : {}) },
   };
   // A tool with a view: what the view shows beside the result (a client without views ignores it).
-  if (entry.op.view) (result._meta as Record<string, unknown>)[META_VIEW] = viewData(biz, res.data as Record<string, any>, deps.pipeline.now());
+  if (entry.op.view && biz) (result._meta as Record<string, unknown>)[META_VIEW] = viewData(biz, res.data as Record<string, any>, deps.pipeline.now());
   if (messages.some((m) => m.type === 'error')) result.isError = true;
   return result;
 }

@@ -23,7 +23,7 @@ export async function connectMcpSession(deps: McpDoorDeps, hub: SessionHub, tran
       server.notification({ method, params } as never).catch(() => undefined);
     },
   };
-  const server = createMcpServer(deps, session);
+  const server = createMcpServer(deps, session, deps.scope);
   const unregister = hub.register(session);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));

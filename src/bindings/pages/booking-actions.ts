@@ -8,7 +8,7 @@
  * nothing (mail scanners follow links); the confirm buttons post a CSRF-checked form.
  */
 import type { Context, Hono } from 'hono';
-import { operationForPage, type BookingPageView, type OperationResponse, type Pipeline } from '../../operations/index.js';
+import { operationForPage, type BookingPageView, type OperationResponse, type Pipeline, type ScopeResolver } from '../../operations/index.js';
 import { REST_ERRORS, csrfFor, csrfOk, errorCard, html, isHttps, readForm, type Html } from '../../web/index.js';
 import { negotiateLocale, page, Words, zoneWords } from './page-kit.js';
 import { asEntry, TOKEN } from './waitlist-offer.js';
@@ -48,9 +48,9 @@ const bookingHref = (id: string, token: string) => `/booking/${encodeURIComponen
  * The two links on the booking page for a visitor holding the booking's credential, only while the
  * booking can still change and the credential opens it (the cancel quote, read with it, says so).
  */
-export async function actionsCard(pipeline: Pipeline, c: Context, b: BookingPageView, token: string): Promise<Html | ''> {
+export async function actionsCard(pipeline: Pipeline, scopeOf: ScopeResolver, c: Context, b: BookingPageView, token: string): Promise<Html | ''> {
   if (!TOKEN.test(token) || !['confirmed', 'pending', 'requires_action'].includes(b.status)) return '';
-  const q = await pipeline.execute(operationForPage('booking_quote'), { input: { booking_id: b.booking_id, change: 'cancel' }, ...asEntry(c, token) });
+  const q = await pipeline.execute(operationForPage('booking_quote'), { input: { booking_id: b.booking_id, change: 'cancel' }, ...asEntry(c, token) }, scopeOf(c.req.raw));
   if (!q.ok) return '';
   const id = encodeURIComponent(b.booking_id);
   return html`<section class="card" aria-labelledby="change"><h2 id="change">Change your booking</h2><p>${(q.data.quote as Quote).summary} You see what a change costs before you confirm it.</p>
@@ -111,10 +111,10 @@ function slotPicker(slots: Slot[], w: Words): Html {
   )}`;
 }
 
-export function registerBookingActions(app: Hono, pipeline: Pipeline): void {
+export function registerBookingActions(app: Hono, pipeline: Pipeline, scopeOf: ScopeResolver): void {
   const words = (c: Context, b: { locale: string; zone: string }) => new Words(negotiateLocale(c.req.header('accept-language'), b.locale), b.zone);
   const run = (c: Context, which: 'booking_quote' | 'booking_cancel' | 'booking_move', input: Record<string, unknown>, token: string) =>
-    pipeline.execute(operationForPage(which), { input, ...asEntry(c, token) });
+    pipeline.execute(operationForPage(which), { input, ...asEntry(c, token) }, scopeOf(c.req.raw));
 
   /** The booking and the quote for a change, both read with the booking's credential. */
   const load = async (c: Context, change: 'cancel' | 'reschedule') => {
@@ -124,7 +124,7 @@ export function registerBookingActions(app: Hono, pipeline: Pipeline): void {
     const q = await run(c, 'booking_quote', { booking_id: id, change }, token);
     if (!q.ok) return { done: failed(q, id, token) };
     // The page view and the free times are public reads: they take no credential (one names a resource they do not have).
-    const v = await pipeline.execute(operationForPage('booking_page'), { input: { booking_id: id } });
+    const v = await pipeline.execute(operationForPage('booking_page'), { input: { booking_id: id } }, scopeOf(c.req.raw));
     if (!v.ok) return { done: failed(v, id, token) };
     return { id, token, quote: q.data.quote as Quote, b: v.data.booking_page as BookingPageView };
   };
@@ -192,9 +192,13 @@ export function registerBookingActions(app: Hono, pipeline: Pipeline): void {
     const { id, token, quote, b } = r;
     if (!quote.allowed) return refused(quote.summary, id, token, 409);
     const from = Date.parse(quote.quoted_at);
-    const q = await pipeline.execute(operationForPage('booking_slots'), {
-      input: { service_id: b.service_id, start_date: quote.quoted_at, end_date: new Date(from + MOVE_DAYS * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z'), limit: 200 },
-    });
+    const q = await pipeline.execute(
+      operationForPage('booking_slots'),
+      {
+        input: { service_id: b.service_id, start_date: quote.quoted_at, end_date: new Date(from + MOVE_DAYS * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z'), limit: 200 },
+      },
+      scopeOf(c.req.raw),
+    );
     if (!q.ok) return failed(q, id, token);
     const slots = (q.data.slots as Slot[]).filter((s) => Date.parse(s.start) !== Date.parse(b.start_at));
     const w = words(c, b);

@@ -7,7 +7,7 @@
  * (Accept-Language, else the business's locale).
  */
 import { Hono, type Context } from 'hono';
-import { operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError } from '../../operations/index.js';
+import { operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError, type ScopeResolver } from '../../operations/index.js';
 import { registerCalendarFeeds } from './calendar-feeds.js';
 import { isOfferPageRequest, registerWaitlistOffer } from './waitlist-offer.js';
 import { actionsCard, contactCard, registerBookingActions } from './booking-actions.js';
@@ -153,7 +153,8 @@ export function pageRefusal(status: number, err: ProtocolError): Response {
 }
 
 /** The buyer's pages as a door of their own; the host routes to it what isPageRequest() claims. */
-export function createBuyerPages(pipeline: Pipeline): Hono {
+/** `scopeOf`: the business a request is for; every page is that business's. */
+export function createBuyerPages(pipeline: Pipeline, scopeOf: ScopeResolver): Hono {
   const app = new Hono();
   // A form that cannot be read (or any fault) goes to the host, which answers with pageRefusal() and logs it.
   app.onError((err) => {
@@ -165,7 +166,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
   app.get(PAGES_CSS_PATH, () => styleSheet(CSS));
 
   app.get('/checkout/:booking_id', async (c) => {
-    const res = await pipeline.execute(operationForPage('checkout'), { input: { booking_id: c.req.param('booking_id') } });
+    const res = await pipeline.execute(operationForPage('checkout'), { input: { booking_id: c.req.param('booking_id') } }, scopeOf(c.req.raw));
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as CheckoutView;
     const csrf = csrfFor(c, { secure: isHttps(c) });
@@ -177,7 +178,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
   // Back from the provider's page (paid or not): on to the platform's return URL when it gave one
   // (spec 8.5.5), else to the booking's own page or, still unpaid, its checkout.
   app.get('/checkout/:booking_id/return', async (c) => {
-    const res = await pipeline.execute(operationForPage('checkout'), { input: { booking_id: c.req.param('booking_id') } });
+    const res = await pipeline.execute(operationForPage('checkout'), { input: { booking_id: c.req.param('booking_id') } }, scopeOf(c.req.raw));
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as CheckoutView;
     if (v.return_url) return c.redirect(v.return_url, 303);
@@ -191,7 +192,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
       return page('Payment form expired', errorCard({ heading: 'This payment form has expired', text: again }), 403);
     }
     const choice = form.choice === 'cancel' ? 'cancel' : 'pay';
-    const res = await pipeline.execute(operationForPage('checkout_form'), { input: { booking_id: c.req.param('booking_id'), choice } });
+    const res = await pipeline.execute(operationForPage('checkout_form'), { input: { booking_id: c.req.param('booking_id'), choice } }, scopeOf(c.req.raw));
     if (!res.ok) return page('Payment not possible', errorCard({ heading: res.error.message }), REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as CheckoutView;
     // Paid, failed, or abandoned: back to the platform when it asked (spec 8.5.5).
@@ -202,7 +203,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
   });
 
   app.get('/booking/:booking_id', async (c) => {
-    const res = await pipeline.execute(operationForPage('booking_page'), { input: { booking_id: c.req.param('booking_id') } });
+    const res = await pipeline.execute(operationForPage('booking_page'), { input: { booking_id: c.req.param('booking_id') } }, scopeOf(c.req.raw));
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const b = res.data.booking_page as BookingPageView;
     const w = words(c, b);
@@ -211,7 +212,10 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
         ? html`<section class="card" role="status"><h2>Payment needed</h2><p><a href="/checkout/${encodeURIComponent(b.booking_id)}">Pay now</a> to keep this booking.</p></section>`
         : '';
     // The mail's link carries the booking's own credential: with it, the page offers to cancel or move.
-    return page(`${b.service_name}: ${b.business_name}`, html`${bookingPage(b, w, lead)}${await actionsCard(pipeline, c, b, c.req.query('token') ?? '')}${contactCard(b)}`);
+    return page(
+      `${b.service_name}: ${b.business_name}`,
+      html`${bookingPage(b, w, lead)}${await actionsCard(pipeline, scopeOf, c, b, c.req.query('token') ?? '')}${contactCard(b)}`,
+    );
   });
   // The link in a reminder opens a page with one button: a GET never changes anything (mail scanners follow links).
   app.get('/booking/:booking_id/reminders', (c) => {
@@ -231,7 +235,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
     const id = encodeURIComponent(c.req.param('booking_id'));
     if (!csrfOk(c, form.csrf))
       return page('Form expired', errorCard({ heading: 'This form has expired', text: html`<a href="/booking/${id}/reminders">Open it again</a>; nothing was changed.` }), 403);
-    const res = await pipeline.execute(operationForPage('reminders_form'), { input: { booking_id: c.req.param('booking_id') } });
+    const res = await pipeline.execute(operationForPage('reminders_form'), { input: { booking_id: c.req.param('booking_id') } }, scopeOf(c.req.raw));
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     return page(
       'Reminders stopped',
@@ -239,7 +243,7 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
     );
   });
   app.get('/booking/:booking_id/calendar.ics', async (c) => {
-    const res = await pipeline.execute(operationForPage('calendar_file'), { input: { booking_id: c.req.param('booking_id') } });
+    const res = await pipeline.execute(operationForPage('calendar_file'), { input: { booking_id: c.req.param('booking_id') } }, scopeOf(c.req.raw));
     if (!res.ok) {
       // A program downloading the file gets the problem document its operation's REST route gives.
       if (!browser(c)) return problemResponse(c.req.path, res.error);
@@ -253,9 +257,9 @@ export function createBuyerPages(pipeline: Pipeline): Hono {
       },
     });
   });
-  registerCalendarFeeds(app, pipeline);
-  registerWaitlistOffer(app, pipeline);
-  registerBookingActions(app, pipeline);
+  registerCalendarFeeds(app, pipeline, scopeOf);
+  registerWaitlistOffer(app, pipeline, scopeOf);
+  registerBookingActions(app, pipeline, scopeOf);
   app.notFound(() => notFound(404));
   return app;
 }

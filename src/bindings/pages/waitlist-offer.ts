@@ -7,7 +7,7 @@
  * nothing (mail scanners follow links); the buttons post a CSRF-checked form.
  */
 import type { Context, Hono } from 'hono';
-import { formatMoney, operationForPage, type OperationResponse, type Pipeline, type WaitlistOfferView } from '../../operations/index.js';
+import { formatMoney, operationForPage, type OperationResponse, type Pipeline, type ScopeResolver, type WaitlistOfferView } from '../../operations/index.js';
 import { REST_ERRORS, csrfFor, csrfOk, errorCard, html, isHttps, readForm, type Html } from '../../web/index.js';
 import { negotiateLocale, page, Words, zoneWords } from './page-kit.js';
 
@@ -91,10 +91,10 @@ function render(v: WaitlistOfferView, w: Words, csrf: string, token: string): Re
   }
 }
 
-export function registerWaitlistOffer(app: Hono, pipeline: Pipeline): void {
+export function registerWaitlistOffer(app: Hono, pipeline: Pipeline, scopeOf: ScopeResolver): void {
   const words = (c: Context, v: { locale: string; zone: string }) => new Words(negotiateLocale(c.req.header('accept-language'), v.locale), v.zone);
   const show = async (c: Context, entryId: string, token: string) => {
-    const res = await pipeline.execute(operationForPage('waitlist_offer'), { input: { entry_id: entryId }, ...asEntry(c, token) });
+    const res = await pipeline.execute(operationForPage('waitlist_offer'), { input: { entry_id: entryId }, ...asEntry(c, token) }, scopeOf(c.req.raw));
     if (!res.ok) return refusal(res);
     const v = res.data.offer as WaitlistOfferView | undefined;
     if (!v) return linkDead();
@@ -122,10 +122,14 @@ export function registerWaitlistOffer(app: Hono, pipeline: Pipeline): void {
     }
     if (!token) return linkDead();
     const choice = form.choice === 'decline' ? 'decline' : 'accept';
-    const res = await pipeline.execute(operationForPage(choice === 'accept' ? 'waitlist_offer_accept' : 'waitlist_offer_decline'), {
-      input: { entry_id: entryId },
-      ...asEntry(c, token),
-    });
+    const res = await pipeline.execute(
+      operationForPage(choice === 'accept' ? 'waitlist_offer_accept' : 'waitlist_offer_decline'),
+      {
+        input: { entry_id: entryId },
+        ...asEntry(c, token),
+      },
+      scopeOf(c.req.raw),
+    );
     if (!res.ok) return refusal(res);
     const problem = res.messages.find((m) => m.type === 'error');
     if (problem) return page('Not possible', errorCard({ heading: problem.content ?? 'The offer could not be answered.', text: 'Nothing was booked.' }), 409);

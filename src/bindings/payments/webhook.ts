@@ -6,10 +6,12 @@
  * database that is away answers 503 so that the provider delivers again later.
  */
 import { Hono } from 'hono';
-import { operationForPaymentEvents, type Caller, type PaymentEvent, type Pipeline, type ProtocolError } from '../../operations/index.js';
+import { operationForPaymentEvents, type Caller, type PaymentEvent, type Pipeline, type ProtocolError, type ScopeResolver } from '../../operations/index.js';
 
 export interface PaymentWebhookOptions {
   pipeline: Pipeline;
+  /** The business a delivery is for. */
+  scopeOf: ScopeResolver;
   /** The provider's name (`stripe`): the path is /payments/<name>/webhook. */
   provider: string;
   /** Verify and translate; `rejected` names why a delivery cannot be trusted (logged, never echoed). */
@@ -36,7 +38,7 @@ export function createPaymentWebhook(o: PaymentWebhookOptions): Hono {
       return json(400, { error: 'invalid_signature', message: 'The webhook signature could not be verified.' });
     }
     for (const event of parsed.events) {
-      const res = await o.pipeline.execute(op, { input: { provider: o.provider, event }, trustedCaller: caller, door: 'payments' });
+      const res = await o.pipeline.execute(op, { input: { provider: o.provider, event }, trustedCaller: caller, door: 'payments' }, o.scopeOf(c.req.raw));
       if (!res.ok) return refusal(res.error);
     }
     return json(200, { received: true });

@@ -16,12 +16,15 @@ import {
   type OperationDef,
   type OperationResponse,
   type Pipeline,
+  type ScopeResolver,
 } from '../../operations/index.js';
 import type { HttpEvidence } from '../../security/index.js';
 import { problemResponse } from '../../web/index.js';
 
 export interface RegistryFeedDoorOptions {
   pipeline: Pipeline;
+  /** The registry a request is for. */
+  scopeOf: ScopeResolver;
   /** The client's address as the host sees it (rate limits per address). */
   clientAddress(req: Request, env: unknown): string | undefined;
   /** Told after a catalog event was accepted: the registration is due, re-index now. */
@@ -43,7 +46,7 @@ export function createRegistryFeedDoor(o: RegistryFeedDoorOptions): Hono {
     c.req.raw.headers.forEach((v, k) => (headers[k] = v));
     const http: HttpEvidence = { method: c.req.method, url: c.req.url, headers, body, clientAddress: o.clientAddress(c.req.raw, c.env) };
     const correlationId = (c.env as { correlationId?: string } | undefined)?.correlationId ?? correlationIdOf(c.req.header('usp-correlation-id'));
-    return o.pipeline.execute(op, { input, presented: { binding: 'rest', http }, correlationId, door: 'registry-feeds' });
+    return o.pipeline.execute(op, { input, presented: { binding: 'rest', http }, correlationId, door: 'registry-feeds' }, o.scopeOf(c.req.raw));
   };
   const answer = (c: Context, res: OperationResponse) => (res.ok ? json(res.status, res.data) : registryFeedRefusal(c.req.raw, res.error));
 

@@ -18,16 +18,20 @@ import {
   type OperationRequest,
   type Pipeline,
   type RestRoute,
+  type CallScope,
+  type ScopeResolver,
 } from '../../operations/index.js';
 import { rateLimitFields, type RateQuota } from '../../security/index.js';
 import { faultText, parseAgent, problemResponse } from '../../web/index.js';
 
 export interface RestAppOptions {
   pipeline: Pipeline;
-  /** The business profile document (served at /.well-known/usp). */
-  profile: () => Record<string, unknown>;
-  /** Our OpenAPI document (served at /openapi.json). */
-  openapi: () => Record<string, unknown>;
+  /** The business (or role) a request is for: each call and each document is that scope's. */
+  scopeOf: ScopeResolver;
+  /** The scope's profile document (served at /.well-known/usp). */
+  profile: (scope: CallScope) => Record<string, unknown>;
+  /** Our OpenAPI document for the scope (served at /openapi.json). */
+  openapi: (scope: CallScope) => Record<string, unknown>;
   /** The request came through a trusted TLS-terminating proxy: its X-Forwarded-Proto / X-Forwarded-Host are believed (the URL signatures cover). */
   viaProxy?: (c: Context) => boolean;
   /** The client's address (per-address rate limits), as the server resolves it; absent in-process. */
@@ -60,11 +64,11 @@ export function createRestApp(opts: RestAppOptions): Hono {
 
   app.get('/.well-known/usp', (c) => {
     c.header('Cache-Control', `public, max-age=${Math.max(60, opts.profileMaxAge ?? 300)}`);
-    return c.json(opts.profile());
+    return c.json(opts.profile(opts.scopeOf(c.req.raw)));
   });
   app.get('/openapi.json', (c) => {
     c.header('Cache-Control', 'public, max-age=300');
-    return c.json(opts.openapi());
+    return c.json(opts.openapi(opts.scopeOf(c.req.raw)));
   });
 
   // Each operation's route, and the former route a row keeps for one release (answered, marked deprecated).
@@ -130,7 +134,7 @@ async function answer(c: Context, op: OperationDef, opts: RestAppOptions, seen: 
     if (err instanceof ProtocolError) return problem(c, err);
     throw err;
   }
-  const res = await opts.pipeline.execute(op, req);
+  const res = await opts.pipeline.execute(op, req, opts.scopeOf(c.req.raw));
   seen.rate = res.rate;
   if (!res.ok) return problem(c, res.error);
   if (res.status === 204) return c.body(null, 204);

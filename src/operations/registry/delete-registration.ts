@@ -1,11 +1,11 @@
 /** Delete a registration (spec 6.6): only whoever proves control of the registered profile; its indexed services go with it. */
 import { z } from 'zod';
-import { defineOperation, ok } from '../define.js';
+import { defineRegistryOperation, ok } from '../define.js';
 import { id } from '../schemas.js';
 import { requireControl } from './control.js';
 import { loadRegistration } from './get-registration.js';
 
-export const deleteRegistration = defineOperation({
+export const deleteRegistration = defineRegistryOperation({
   name: 'delete_registration',
   tool: 'usp_registry_delete',
   rest: { method: 'DELETE', path: '/registry/businesses/{id}', input: 'none' },

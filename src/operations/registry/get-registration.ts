@@ -1,7 +1,7 @@
 /** Get a registration (spec 6.4): public; an unknown id is 404. */
 import { z } from 'zod';
 import type { RegistryBusinessRow, Tx } from '../../store/index.js';
-import { defineOperation, ok } from '../define.js';
+import { defineRegistryOperation, ok } from '../define.js';
 import { ProtocolError } from '../errors.js';
 import { id, Out } from '../schemas.js';
 import { presentEntry } from './indexing.js';
@@ -12,7 +12,7 @@ export async function loadRegistration(tx: Tx, regId: string): Promise<RegistryB
   return row;
 }
 
-export const getRegistration = defineOperation({
+export const getRegistration = defineRegistryOperation({
   name: 'get_registration',
   tool: 'usp_registry_get',
   rest: { method: 'GET', path: '/registry/businesses/{id}', input: 'none' },

@@ -3,12 +3,12 @@
  * subscriptions capability and the keys its subscriptions are signed with.
  */
 import { z } from 'zod';
-import { defineOperation, ok } from '../define.js';
+import { defineRegistryOperation, ok } from '../define.js';
 import { ProtocolError } from '../errors.js';
 import { registryEnv } from './env-of.js';
 import { PLATFORM_PROFILE_PATH } from './feed-paths.js';
 
-export const getPlatformProfile = defineOperation({
+export const getPlatformProfile = defineRegistryOperation({
   name: 'get_registry_platform_profile',
   rest: { method: 'GET', path: PLATFORM_PROFILE_PATH, input: 'none' },
   access: 'public',

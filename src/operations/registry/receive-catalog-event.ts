@@ -6,7 +6,7 @@
 import type { JsonWebKey } from 'node:crypto';
 import { z } from 'zod';
 import { findKey, verifyRequestSignature } from '../../security/index.js';
-import { defineOperation, ok } from '../define.js';
+import { defineRegistryOperation, ok } from '../define.js';
 import { ProtocolError } from '../errors.js';
 import { registryEnv } from './env-of.js';
 import { FEED_EVENTS_PATH, feedSubscriptionKey, type FeedSubscriptionNote } from './feed-paths.js';
@@ -15,7 +15,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const REGISTRATION_ID = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/);
 const unknownRegistration = (detail: string) => new ProtocolError('not_found', detail, { detailCode: 'registration_not_found' });
 
-export const receiveCatalogEvent = defineOperation({
+export const receiveCatalogEvent = defineRegistryOperation({
   name: 'receive_catalog_event',
   rest: { method: 'POST', path: `${FEED_EVENTS_PATH}/{id}`, input: 'body' },
   access: 'public',

@@ -4,7 +4,7 @@
  * is read through the business's own REST door and indexed. Only then is anything stored. A
  * profile already registered is refreshed in place and keeps its id.
  */
-import { defineOperation, ok, type RateRule } from '../define.js';
+import { defineRegistryOperation, ok, type RateRule } from '../define.js';
 import { Out } from '../schemas.js';
 import { outboundUrlProblem } from '../../security/index.js';
 import { invalidRequest } from '../errors.js';
@@ -49,7 +49,7 @@ export async function validateRegistration(input: RegistrationInput, ctx: Prepar
   return fetched;
 }
 
-export const registerBusiness = defineOperation({
+export const registerBusiness = defineRegistryOperation({
   name: 'register_business',
   tool: 'usp_registry_register',
   rest: { method: 'POST', path: '/registry/businesses', input: 'body' },

@@ -1,12 +1,12 @@
 /** Search registered businesses (spec 6.2) by place, vertical, category, text and deployment mode. */
 import { z } from 'zod';
-import { defineOperation, ok, outcome } from '../define.js';
+import { defineRegistryOperation, ok, outcome } from '../define.js';
 import { Out } from '../schemas.js';
 import { presentEntry } from './indexing.js';
 import { searchFields } from './schemas.js';
 import { page, planSearch } from './search.js';
 
-export const searchBusinesses = defineOperation({
+export const searchBusinesses = defineRegistryOperation({
   name: 'search_businesses',
   tool: 'usp_registry_search_business',
   rest: { method: 'POST', path: '/registry/search_business', input: 'body' },

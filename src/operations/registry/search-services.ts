@@ -3,13 +3,13 @@
  * result names its business and when it was indexed; it is a snapshot, not the business's word.
  */
 import { z } from 'zod';
-import { defineOperation, ok, outcome } from '../define.js';
+import { defineRegistryOperation, ok, outcome } from '../define.js';
 import { Out } from '../schemas.js';
 import { iso } from '../context.js';
 import { RangeMatch, searchFields } from './schemas.js';
 import { page, planSearch } from './search.js';
 
-export const searchServices = defineOperation({
+export const searchServices = defineRegistryOperation({
   name: 'search_services',
   tool: 'usp_registry_search_services',
   rest: { method: 'POST', path: '/registry/search_services', input: 'body' },

@@ -5,7 +5,7 @@
  * must stay on the same origin: moving elsewhere is a new registration.
  */
 import { z } from 'zod';
-import { defineOperation, ok } from '../define.js';
+import { defineRegistryOperation, ok } from '../define.js';
 import { invalidRequest } from '../errors.js';
 import { id, Out } from '../schemas.js';
 import { registryEnv } from './env-of.js';
@@ -22,7 +22,7 @@ const originOf = (u: string): string | null => {
   }
 };
 
-export const updateRegistration = defineOperation({
+export const updateRegistration = defineRegistryOperation({
   name: 'update_registration',
   tool: 'usp_registry_update',
   rest: { method: 'PUT', path: '/registry/businesses/{id}', input: 'body' },

@@ -66,7 +66,7 @@ async function run(flags: Flags, args: string[]): Promise<number> {
       input.outcome = flags.outcome;
       if (flags.refund !== undefined) input.refund_amount = intFlag(flags, 'refund', 1);
     }
-    printResponse(await server.pipeline.execute(op, { input, trustedCaller: caller }), db);
+    printResponse(await server.pipeline.execute(op, { input, trustedCaller: caller }, server.scope), db);
     return 0;
   } finally {
     await server.close();

@@ -79,7 +79,7 @@ async function run(flags: Flags): Promise<number> {
     await server.close();
     return 2;
   }
-  const stdio = await serveMcpStdio({ pipeline: server.pipeline, defaultProfile: platformProfile }, server.hub);
+  const stdio = await serveMcpStdio({ pipeline: server.pipeline, scope: server.scope, defaultProfile: platformProfile }, server.hub);
   log.info(`${server.biz.def.business.name}: MCP on stdio${sandbox ? ' (SANDBOX: privileged calls need no platform authentication)' : ''}`);
   log.info(`database: ${shownDb(db)}`);
   if (!server.biz.publicUrlConfigured) log.warn(publicUrlNotice(server.biz.publicUrl));

@@ -98,7 +98,7 @@ async function run(flags: Flags, args: string[]): Promise<number> {
     );
   }
   if (flags.stdio) {
-    const stdio = await serveMcpStdio({ pipeline: server.pipeline, operations: REGISTRY_OPERATIONS, instructions: REGISTRY_INSTRUCTIONS }, server.hub);
+    const stdio = await serveMcpStdio({ pipeline: server.pipeline, scope: server.scope, operations: REGISTRY_OPERATIONS, instructions: REGISTRY_INSTRUCTIONS }, server.hub);
     consoleLogger.info(`registry: MCP on stdio; database: ${shownDb(db)}`);
     const stop = async () => {
       await stdio.close().catch(() => undefined);

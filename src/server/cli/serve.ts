@@ -247,7 +247,7 @@ async function run(flags: Flags): Promise<number> {
     onEvents: (events) => {
       // An admin edit's events come before this process re-reads the definition: re-read it, then register again.
       if (events.some((e) => e.event.startsWith('service.')) && registrars.length > 0) {
-        void server.pipeline.refreshBusiness().finally(() => {
+        void server.scope.business.refresh().finally(() => {
           for (const r of registrars) r.catalogChanged();
         });
       }
