@@ -54,7 +54,7 @@ async function connect(cfg) {
 }
 
 /** Backend memory of the connection: its memory contexts (relcache and catcache live in CacheMemoryContext) and its private RSS. */
-async function backendMemory(c) {
+export async function backendMemory(c) {
   const r = (
     await c.query(`SELECT pg_backend_pid() AS pid, sum(total_bytes)::bigint AS total,
       (sum(total_bytes) FILTER (WHERE name = 'CacheMemoryContext' OR parent = 'CacheMemoryContext'))::bigint AS cache
@@ -70,12 +70,13 @@ async function backendMemory(c) {
   return { total: Number(r.total), cache: Number(r.cache), rssAnon };
 }
 
+/** Rows and size of this database's system catalog (the cluster-wide catalogs, shared with other databases, left out). */
 async function catalogSize(c) {
   const r = (
     await c.query(`SELECT (SELECT count(*) FROM pg_class)::bigint AS classes, (SELECT count(*) FROM pg_attribute)::bigint AS attributes,
       pg_database_size(current_database())::bigint AS db,
       (SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = 'pg_catalog' AND c.relkind = 'r')::bigint AS catalog`)
+        WHERE n.nspname = 'pg_catalog' AND c.relkind = 'r' AND NOT c.relisshared)::bigint AS catalog`)
   ).rows[0];
   return { classes: Number(r.classes), attributes: Number(r.attributes), db: Number(r.db), catalog: Number(r.catalog) };
 }
@@ -94,7 +95,7 @@ const READ = 'SELECT id, data FROM catalog WHERE deleted = FALSE ORDER BY id LIM
 const INSERT_HOLD = `INSERT INTO holds (id, service_id, status, principal, expires_at_ms, data) VALUES ($1, 'svc-1', 'active', 'bench', $2, '{}')`;
 
 /** One small request transaction: set the business, read its services, write a hold. */
-async function smallTx(c, design, i, seq) {
+export async function smallTx(c, design, i, seq) {
   await c.query('BEGIN');
   if (design === 'shared') await c.query(`SELECT set_config('usp.business', $1, true)`, [businessId(i)]);
   else await c.query(`SELECT set_config('search_path', $1, true)`, [schemaName(i)]);
@@ -141,9 +142,9 @@ async function whileServing(serve, work, minMs) {
 }
 
 export async function runPostgres({ quick, url }) {
-  const n = Number(process.env.USP_BENCH_TENANTS ?? (quick ? 20 : 10000));
+  const n = Number(process.env.USP_BENCH_TENANTS ?? (quick ? 10 : 10000));
   const touch = Math.min(n, quick ? 10 : 1000);
-  const requests = quick ? 60 : 2000;
+  const requests = quick ? 40 : 2000;
   const poolSize = 4;
   const loadAtStart = load();
   const admin = await connect({ connectionString: url });

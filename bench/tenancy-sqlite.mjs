@@ -148,16 +148,16 @@ function rss() {
 }
 
 export function runSqlite({ quick }) {
-  const n = Number(process.env.USP_BENCH_SQLITE_TENANTS ?? (quick ? 40 : 2000));
-  const capacity = Math.min(n, quick ? 10 : 200);
-  const requests = quick ? 60 : 2000;
+  const n = Number(process.env.USP_BENCH_SQLITE_TENANTS ?? (quick ? 20 : 2000));
+  const capacity = Math.min(n, quick ? 5 : 200);
+  const requests = quick ? 30 : 2000;
   const loadAtStart = load();
   const dir = mkdtempSync(join(os.tmpdir(), 'usp-tenancy-'));
   const out = { n, capacity, requests };
   try {
     // ---- one file per business ------------------------------------------------------------------
     const scratch = [];
-    for (let k = 0; k < (quick ? 2 : 10); k++) {
+    for (let k = 0; k < (quick ? 1 : 10); k++) {
       const t = now();
       migrateFile(join(dir, `scratch-${k}.db`)).close();
       scratch.push(msSince(t));

@@ -4,8 +4,8 @@
  * USP_BENCH_PG_URL names a server on which its user may create roles and databases (the test
  * cluster of scripts/pg-test-server.sh); without it that half is skipped with a note.
  *
- *   USP_BENCH_TENANTS=N          businesses on PostgreSQL (full 10,000; quick 20)
- *   USP_BENCH_SQLITE_TENANTS=N   businesses on SQLite (full 2,000; quick 40)
+ *   USP_BENCH_TENANTS=N          businesses on PostgreSQL (full 10,000; quick 10)
+ *   USP_BENCH_SQLITE_TENANTS=N   businesses on SQLite (full 2,000; quick 20)
  */
 import { postgresSection, runPostgres } from './tenancy-pg.mjs';
 import { runSqlite, sqliteSection } from './tenancy-sqlite.mjs';
