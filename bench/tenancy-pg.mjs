@@ -71,7 +71,7 @@ export async function backendMemory(c) {
 }
 
 /** Rows and size of this database's system catalog (the cluster-wide catalogs, shared with other databases, left out). */
-async function catalogSize(c) {
+export async function catalogSize(c) {
   const r = (
     await c.query(`SELECT (SELECT count(*) FROM pg_class)::bigint AS classes, (SELECT count(*) FROM pg_attribute)::bigint AS attributes,
       pg_database_size(current_database())::bigint AS db,
@@ -85,10 +85,10 @@ const businessId = (i) => `biz-${String(i).padStart(6, '0')}`;
 const schemaName = (i) => `b_${i}`;
 
 /** The seed each business gets at provisioning: a few services in `catalog` and its definition version. */
-function seedSql(keyed) {
+export function seedSql() {
   const rows = [0, 1, 2, 3, 4].map((k) => `('svc-${k}', '{"name":"Service ${k}","duration":"PT${30 + k * 15}M"}', 'fp${k}', 1, FALSE)`).join(', ');
   return `INSERT INTO catalog (id, data, fingerprint, modified_ms, deleted) VALUES ${rows};
-    INSERT INTO definition_version (one, version) VALUES (1, 1);${keyed ? '' : ''}`;
+    INSERT INTO definition_version (one, version) VALUES (1, 1);`;
 }
 
 const READ = 'SELECT id, data FROM catalog WHERE deleted = FALSE ORDER BY id LIMIT 20';
@@ -106,19 +106,19 @@ export async function smallTx(c, design, i, seq) {
 }
 
 /** The migrations as one script for a fresh schema (what the store's runner applies, in one transaction here). */
-const MIGRATION_SCRIPT = `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_ms BIGINT NOT NULL);
+export const MIGRATION_SCRIPT = `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_ms BIGINT NOT NULL);
 ${POSTGRES_MIGRATIONS.join(';\n')};
 INSERT INTO schema_migrations (version, applied_ms) SELECT g, 0 FROM generate_series(1, ${POSTGRES_MIGRATIONS.length}) g;`;
 
 /** The keyed copy of every business table of `tpl` in `app` (src/store/postgres/business-keyed.ts). Returns the number of tables. */
-async function keyedFromTemplate(c) {
+export async function keyedFromTemplate(c) {
   const sql = await keyedSchemaSql(c, 'tpl', 'app');
   await c.query(`BEGIN; ${sql} COMMIT;`);
   return (sql.match(/^CREATE TABLE /gm) ?? []).length;
 }
 
 /** Runs `serve` in a loop while `work` runs (and at least `minMs`); returns the latencies served meanwhile. */
-async function whileServing(serve, work, minMs) {
+export async function whileServing(serve, work, minMs) {
   const lat = [];
   let done = false;
   let seq = 0;
@@ -174,7 +174,7 @@ export async function runPostgres({ quick, url }) {
     out.sharedTables = await keyedFromTemplate(s);
     // The template stays: the keyed tables' generated keys draw from its sequences (one per table).
     out.sharedMigrateMs = msSince(t);
-    const seedKeyed = seedSql(true);
+    const seedKeyed = seedSql();
     t = now();
     for (let i = 0; i < n; i++) {
       await s.query(`BEGIN; SELECT set_config('usp.business', '${businessId(i)}', true); ${seedKeyed} COMMIT;`);
@@ -185,7 +185,7 @@ export async function runPostgres({ quick, url }) {
     // ---- a schema per business ----------------------------------------------------------------
     const b = await open(dbs.schemas);
     const perSchema = [];
-    const seed = seedSql(false);
+    const seed = seedSql();
     t = now();
     for (let i = 0; i < n; i++) {
       const ti = now();
