@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
@@ -10,8 +11,9 @@ import { defineConfig } from 'vitest/config';
  *   postgres    the PostgreSQL suites that start no process (skipped without USP_TEST_PG_URL)
  *   doors       the REST and MCP doors, pages, mail, payments, webhooks, calendars, registry, in process
  *   unit        the domain, the stores, the architecture rules, the harness
- * `npx vitest run --project unit` runs one. Files run in several workers even on 2 cores (vitest's
+ * `npx vitest run --project unit` runs one. Files run in three workers even on 2 cores (vitest's
  * default there is one): most files wait on sockets, children and timers far more than they compute.
+ * USP_TEST_WORKERS=N (or --maxWorkers=N) sets another count.
  */
 const PROCESS_MARKERS = /runCli|startServeCli|startRegistryCli|spawn\(|fork\(|StdioClientTransport|stdio|support\/cli\.js|registry\/processes\.js/;
 
@@ -43,7 +45,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
-    maxWorkers: Number(process.env.USP_TEST_WORKERS) || 3,
+    maxWorkers: Number(process.env.USP_TEST_WORKERS) || Math.max(3, availableParallelism() - 1),
     // A HOME and XDG_DATA_HOME of the run's own; fails the run if anything appears in the user's.
     globalSetup: ['test/support/global-home.ts'],
     projects: [

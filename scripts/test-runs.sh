@@ -9,8 +9,8 @@
 #                              America/New_York's next DST change)
 #   smoke                      the Node 24 pass of CI (with that Node first on PATH): the unit
 #                              project (domain, stores, native SQLite), the store contract on
-#                              PostgreSQL, and one process test per door (REST over `serve`, MCP
-#                              over stdio, the registry)
+#                              PostgreSQL, and one process test per door: `serve` (REST and MCP
+#                              over HTTP), `mcp` over stdio, the command line (init, import, export)
 #   bench [SHIFT]              the benchmark suite's smoke mode (`node bench/run.mjs --quick`, over
 #                              dist/, so `npm run build` first), on the real clock or, with SHIFT
 #                              (+Nd or dst, as above), under faketime: the benchmarks start processes
@@ -26,7 +26,7 @@ spec_files() { grep -rlE "support/spec\.js" test --include='*.test.ts' | sort; }
 process_files() { npx vitest list --filesOnly --project processes | sed 's/^\[processes\] //' | sort; }
 
 # The smoke run's process tests, one per door (see `smoke` above).
-SMOKE_PROCESS_FILES="SMOKEFILES"
+SMOKE_PROCESS_FILES="test/server/loopback-host.test.ts test/mcp/notifications.test.ts test/server/first-business.test.ts"
 
 # Days from now until two days before the next change of America/New_York's UTC offset.
 days_to_dst() {
@@ -73,7 +73,12 @@ case "${1:-}" in
     fi
     ;;
   smoke)
-    timed "smoke run under Node $(node --version)" npx vitest run --project unit --project postgres $SMOKE_PROCESS_FILES
+    smoke() {
+      npx vitest run --project unit --project postgres
+      # shellcheck disable=SC2086
+      npx vitest run --project processes $SMOKE_PROCESS_FILES
+    }
+    timed "smoke run under Node $(node --version)" smoke
     ;;
   list)
     case "${2:-}" in processes) process_files ;; spec) spec_files ;; *) echo "list processes|spec" >&2; exit 2 ;; esac

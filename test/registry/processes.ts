@@ -39,13 +39,5 @@ export function startRegistryCli(args: string[], timeoutMs = 20_000): Promise<Ru
   });
 }
 
-/** Poll `probe` until it returns something truthy, or fail after `ms`. */
-export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, ms: number, what: string): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Poll `probe` until it returns something truthy, or fail after `ms` naming `what` (the shared wait of test/support/time.ts). */
+export { waitUntil as eventually } from '../support/time.js';
