@@ -1,6 +1,7 @@
 /** Start `usp-server registry ...` (the built CLI) as a separate process, as an operator would. */
 import { spawn } from 'node:child_process';
 import { BIN, REPO_ROOT } from '../support/cli.js';
+import { waitUntil } from '../support/time.js';
 
 export interface RunningRegistry {
   url: string;
@@ -39,5 +40,5 @@ export function startRegistryCli(args: string[], timeoutMs = 20_000): Promise<Ru
   });
 }
 
-/** Poll `probe` until it returns something truthy, or fail after `ms` naming `what` (the shared wait of test/support/time.ts). */
-export { waitUntil as eventually } from '../support/time.js';
+/** Poll `probe` every 200 ms (each probe is a call to a child) until it answers a value, or fail after `ms` naming `what`. */
+export const eventually = <T>(probe: () => Promise<T | undefined | null | false>, ms: number, what: string): Promise<T> => waitUntil(probe, ms, what, 200);
