@@ -9,8 +9,8 @@
 #                              America/New_York's next DST change)
 #   smoke                      the Node 24 pass of CI (with that Node first on PATH): the unit
 #                              project (domain, stores, native SQLite), the store contract on
-#                              PostgreSQL, and one process test per door: `serve` (REST and MCP
-#                              over HTTP), `mcp` over stdio, the command line (init, import, export)
+#                              PostgreSQL, and one process test per way in: `serve` (REST and MCP
+#                              over HTTP), `mcp` over stdio
 #   bench [SHIFT]              the benchmark suite's smoke mode (`node bench/run.mjs --quick`, over
 #                              dist/, so `npm run build` first), on the real clock or, with SHIFT
 #                              (+Nd or dst, as above), under faketime: the benchmarks start processes
@@ -26,7 +26,7 @@ spec_files() { grep -rlE "support/spec\.js" test --include='*.test.ts' | sort; }
 process_files() { npx vitest list --filesOnly --project processes | sed 's/^\[processes\] //' | sort; }
 
 # The smoke run's process tests, one per door (see `smoke` above).
-SMOKE_PROCESS_FILES="test/server/loopback-host.test.ts test/mcp/notifications.test.ts test/server/first-business.test.ts"
+SMOKE_PROCESS_FILES="test/server/loopback-host.test.ts test/mcp/notifications.test.ts"
 
 # Days from now until two days before the next change of America/New_York's UTC offset.
 days_to_dst() {
