@@ -1,12 +1,61 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * The suite in five projects, each file in exactly one (test/architecture/projects.test.ts checks it):
+ *   processes   files that start a process (the CLI, `serve`, `mcp` over stdio, a second server on one
+ *               database): they mostly wait on children and timers; the shifted-clock runs take these
+ *   browser     *.browser.test.ts (Chromium through playwright-core)
+ *   postgres    the PostgreSQL suites that start no process (skipped without USP_TEST_PG_URL)
+ *   doors       the REST and MCP doors, pages, mail, payments, webhooks, calendars, registry, in process
+ *   unit        the domain, the stores, the architecture rules, the harness
+ * `npx vitest run --project unit` runs one. Files run in three workers even on 2 cores (vitest's
+ * default there is one): most files wait on sockets, children and timers far more than they compute.
+ * USP_TEST_WORKERS=N (or --maxWorkers=N) sets another count.
+ */
+const PROCESS_MARKERS = /runCli|startServeCli|startRegistryCli|spawn\(|fork\(|StdioClientTransport|stdio|support\/cli\.js|registry\/processes\.js/;
+
+function testFiles(dir = 'test'): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    return e.isDirectory() ? testFiles(p) : p.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+const all = testFiles().sort();
+const isBrowser = (f: string) => f.endsWith('.browser.test.ts');
+const isProcess = (f: string) => !isBrowser(f) && PROCESS_MARKERS.test(readFileSync(f, 'utf8'));
+const isPostgres = (f: string) =>
+  !isBrowser(f) && !isProcess(f) && (f.startsWith('test/pg/') || f === 'test/store/postgres.test.ts' || /USP_TEST_PG_URL/.test(readFileSync(f, 'utf8')));
+const UNIT_DIRS = ['test/domain/', 'test/store/', 'test/architecture/', 'test/harness/', 'test/outbox/'];
+const isUnit = (f: string) => !isBrowser(f) && !isProcess(f) && !isPostgres(f) && UNIT_DIRS.some((d) => f.startsWith(d));
+
+export const PROJECT_FILES: Record<string, string[]> = {
+  processes: all.filter(isProcess),
+  browser: all.filter(isBrowser),
+  postgres: all.filter(isPostgres),
+  unit: all.filter(isUnit),
+  doors: all.filter((f) => !isBrowser(f) && !isProcess(f) && !isPostgres(f) && !isUnit(f)),
+};
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    maxWorkers: Number(process.env.USP_TEST_WORKERS) || Math.max(3, availableParallelism() - 1),
     // A HOME and XDG_DATA_HOME of the run's own; fails the run if anything appears in the user's.
     globalSetup: ['test/support/global-home.ts'],
+    projects: [
+      // Process tests start children that load the whole server: on a loaded machine a start takes
+      // seconds, so these have more time per test and per hook than in-process tests.
+      { extends: true, test: { name: 'processes', include: PROJECT_FILES.processes, testTimeout: 40_000, hookTimeout: 40_000 } },
+      { extends: true, test: { name: 'browser', include: PROJECT_FILES.browser } },
+      { extends: true, test: { name: 'postgres', include: PROJECT_FILES.postgres } },
+      { extends: true, test: { name: 'doors', include: PROJECT_FILES.doors } },
+      { extends: true, test: { name: 'unit', include: PROJECT_FILES.unit } },
+    ],
   },
 });

@@ -4,7 +4,7 @@
  *
  *   npm run bench                      full mode (~4-5 minutes on the 2-core bench machine)
  *   node bench/run.mjs --quick         each benchmark for a fraction of a second: checks it runs (CI)
- *   node bench/run.mjs --only=rest,mcp run some of them (slots, mcp, rest, bookings, security, registry, avail, mcpmem, flow, payments, mail, views, calendars, tenancy)
+ *   node bench/run.mjs --only=rest,mcp run some of them (slots, mcp, rest, bookings, security, registry, avail, mcpmem, flow, payments, mail, views, calendars, tenancy, cli)
  *   node bench/run.mjs --cpu-prof      also write CPU profiles of the server children to bench/profiles/
  *   node bench/run.mjs --write         write docs/BENCHMARKS.md in quick mode too
  *   node bench/run.mjs --no-write      never write it (experiments with --only)
@@ -47,6 +47,7 @@ const MODULES = [
   ['views', './views.mjs'],
   ['calendars', './calendars.mjs'],
   ['tenancy', './tenancy.mjs'],
+  ['cli', './cli-start.mjs'],
 ];
 
 const started = new Date();
@@ -158,7 +159,7 @@ if (write && failures.length === 0) {
     '```',
     'npm run bench                      # full run, rewrites this file',
     'node bench/run.mjs --quick         # smoke run (CI): each benchmark for a fraction of a second',
-    'node bench/run.mjs --only=rest      # some of them: slots, mcp, rest, bookings, security, registry, avail, mcpmem, flow, payments, mail, views, calendars, tenancy',
+    'node bench/run.mjs --only=rest      # some of them: slots, mcp, rest, bookings, security, registry, avail, mcpmem, flow, payments, mail, views, calendars, tenancy, cli',
     'USP_BENCH_BASE_DIST=/path/to/old/dist node bench/run.mjs --only=mcpmem --no-write   # memory per idle MCP session, this build against an older one',
     'node bench/run.mjs --cpu-prof      # CPU profiles of the server children in bench/profiles/',
     'node bench/profile-summary.mjs bench/profiles/X.cpuprofile   # top functions of a profile',

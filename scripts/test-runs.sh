@@ -3,9 +3,14 @@
 #   spec-less                  the files that read the official USP artifacts, with USP_SPEC_DIR
 #                              pointing at an empty folder (a clone without ../shared/usp-spec)
 #   shifted SHIFT all|processes
-#                              the whole suite, or the files that start processes (the CLI, serve,
-#                              mcp over stdio), under Debian's faketime: SHIFT is +Nd (N days on)
-#                              or dst (two days before America/New_York's next DST change)
+#                              the whole suite, or the files that start processes (vitest's
+#                              `processes` project: the CLI, serve, mcp over stdio), under Debian's
+#                              faketime: SHIFT is +Nd (N days on) or dst (two days before
+#                              America/New_York's next DST change)
+#   smoke                      the Node 24 pass of CI (with that Node first on PATH): the unit
+#                              project (domain, stores, native SQLite), the store contract on
+#                              PostgreSQL, and one process test per way in: `serve` (REST and MCP
+#                              over HTTP), `mcp` over stdio
 #   bench [SHIFT]              the benchmark suite's smoke mode (`node bench/run.mjs --quick`, over
 #                              dist/, so `npm run build` first), on the real clock or, with SHIFT
 #                              (+Nd or dst, as above), under faketime: the benchmarks start processes
@@ -16,10 +21,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 spec_files() { grep -rlE "support/spec\.js" test --include='*.test.ts' | sort; }
-# Files that start a process themselves or through a helper that does.
-process_files() {
-  grep -rlE "runCli|startServeCli|startRegistryCli|spawn\(|fork\(|StdioClientTransport|stdio|support/cli\.js|registry/processes\.js" test --include='*.test.ts' | sort
-}
+# Files that start a process themselves or through a helper that does: vitest's `processes` project
+# (vitest.config.ts picks them).
+process_files() { npx vitest list --filesOnly --project processes | sed 's/^\[processes\] //' | sort; }
+
+# The smoke run's process tests, one per door (see `smoke` above).
+SMOKE_PROCESS_FILES="test/server/loopback-host.test.ts test/mcp/notifications.test.ts"
 
 # Days from now until two days before the next change of America/New_York's UTC offset.
 days_to_dst() {
@@ -51,9 +58,9 @@ case "${1:-}" in
     which=${3:-all}
     command -v faketime >/dev/null || { echo "faketime is not installed (apt-get install faketime)" >&2; exit 1; }
     if [ "$shift_arg" = dst ]; then shift_arg="+$(days_to_dst)d"; label="across the next DST change ($shift_arg)"; else label="$shift_arg"; fi
-    files=()
-    if [ "$which" = processes ]; then mapfile -t files < <(process_files); fi
-    timed "suite ($which) under faketime $label: $(faketime -f "$shift_arg" date -u +%FT%TZ)" faketime -f "$shift_arg" npx vitest run "${files[@]}"
+    projects=()
+    if [ "$which" = processes ]; then projects=(--project processes); fi
+    timed "suite ($which) under faketime $label: $(faketime -f "$shift_arg" date -u +%FT%TZ)" faketime -f "$shift_arg" npx vitest run "${projects[@]}"
     ;;
   bench)
     shift_arg=${2:-}
@@ -65,11 +72,19 @@ case "${1:-}" in
       timed "bench --quick under faketime $label: $(faketime -f "$shift_arg" date -u +%FT%TZ)" faketime -f "$shift_arg" node bench/run.mjs --quick
     fi
     ;;
+  smoke)
+    smoke() {
+      npx vitest run --project unit --project postgres
+      # shellcheck disable=SC2086
+      npx vitest run --project processes $SMOKE_PROCESS_FILES
+    }
+    timed "smoke run under Node $(node --version)" smoke
+    ;;
   list)
     case "${2:-}" in processes) process_files ;; spec) spec_files ;; *) echo "list processes|spec" >&2; exit 2 ;; esac
     ;;
   *)
-    sed -n '2,12p' "$0" >&2
+    sed -n '2,17p' "$0" >&2
     exit 2
     ;;
 esac

@@ -3,41 +3,12 @@
  * help text) is a file under ./cli/: `serve` runs the business, `mcp` speaks MCP over stdio,
  * `bookings` lets the business act on its own bookings against the same database, `webhooks` and
  * `keys` look after deliveries and signing keys, `validate` checks a business file, `hash-key`
- * prints the digest to put in a business file for an API key.
+ * prints the digest to put in a business file for an API key. A command's module is imported only
+ * when it is used (./cli/commands.ts), so `usp-server --help` loads none of the server.
  */
 import { parseArgs } from 'node:util';
-import { BusinessFileError } from './business-file.js';
-import { CommandError, OPTIONS, UsageError, type Command } from './cli/common.js';
-import { serveCommand } from './cli/serve.js';
-import { mcpCommand } from './cli/mcp.js';
-import { bookingsCommand } from './cli/bookings.js';
-import { webhooksCommand } from './cli/webhooks.js';
-import { keysCommand } from './cli/keys.js';
-import { validateCommand } from './cli/validate.js';
-import { hashKeyCommand } from './cli/hash-key.js';
-import { registryCommand } from './cli/registry.js';
-import { adminUserCommand } from './cli/admin-user.js';
-import { conformanceCommand } from './cli/conformance.js';
-import { connectCommand } from './cli/connect.js';
-import { exportCommand, importCommand } from './cli/catalog.js';
-import { initCommand } from './cli/init.js';
-
-const COMMANDS: readonly Command[] = [
-  initCommand,
-  serveCommand,
-  mcpCommand,
-  bookingsCommand,
-  webhooksCommand,
-  keysCommand,
-  validateCommand,
-  importCommand,
-  exportCommand,
-  hashKeyCommand,
-  registryCommand,
-  adminUserCommand,
-  conformanceCommand,
-  connectCommand,
-];
+import { COMMANDS, type CommandEntry } from './cli/commands.js';
+import { CommandError, OPTIONS, UsageError, optionsWithAdapters, type Command } from './cli/flags.js';
 
 export const HELP = `usp-server: a Universal Scheduling Protocol business server (REST + MCP)
 
@@ -72,10 +43,12 @@ export function bareTrustProxy(argv: readonly string[]): string[] {
 
 export async function main(argv: string[]): Promise<number> {
   let parsed;
+  // A command's run reads the adapters' flags too; the global help reads the light table alone.
+  const options: typeof OPTIONS = commandIn(argv) ? await optionsWithAdapters() : OPTIONS;
   try {
-    parsed = parseArgs({ args: bareTrustProxy(argv), options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: bareTrustProxy(argv), options, allowPositionals: true, strict: true });
   } catch (err) {
-    console.error(parseFailure(err as Error & { code?: string }, argv));
+    console.error(await parseFailure(err as Error & { code?: string }, argv, options));
     return 2;
   }
   const { values: flags, positionals } = parsed;
@@ -94,14 +67,15 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`usp-server: unknown command ${JSON.stringify(rest[0])} (see usp-server --help)`);
       return 2;
     }
-    console.log(target ? target.help : HELP);
+    console.log(target ? (await target.load()).help : HELP);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     console.error(`usp-server: unknown command ${JSON.stringify(name)} (see usp-server --help)`);
     return 2;
   }
+  const command = await entry.load();
   if (flags.help) {
     console.log(command.help);
     return 0;
@@ -113,6 +87,8 @@ export async function main(argv: string[]): Promise<number> {
       console.error(err.message.startsWith('Usage: ') ? err.message : `usp-server: ${err.message}`);
       return 2;
     }
+    // business-file.js is loaded by then: every command that reads a business file imports it.
+    const { BusinessFileError } = await import('./business-file.js');
     if (err instanceof BusinessFileError || err instanceof CommandError) {
       console.error(`usp-server: ${err.message}`);
       return 1;
@@ -123,7 +99,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** The command named in argv (the first word that is a command), for its usage line. */
-function commandIn(argv: string[]): Command | undefined {
+function commandIn(argv: string[]): CommandEntry | undefined {
   return COMMANDS.find((c) => argv.includes(c.name));
 }
 
@@ -161,15 +137,15 @@ function editDistance(a: string, b: string): number {
 }
 
 /** Node's parse errors in our words: the flag at fault, a near flag that exists, and the usage line. */
-function parseFailure(err: Error & { code?: string }, argv: string[]): string {
-  const usage = usageOf(commandIn(argv));
+async function parseFailure(err: Error & { code?: string }, argv: string[], options: typeof OPTIONS): Promise<string> {
+  const usage = usageOf(await commandIn(argv)?.load());
   const flag = /'(-{1,2}[^' ]+)/.exec(err.message)?.[1];
   if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) {
-    const near = nearestFlag(flag.replace(/^-+/, ''));
+    const near = nearestFlag(flag.replace(/^-+/, ''), Object.keys(options));
     return `usp-server: unknown option ${flag}${near ? ` (did you mean --${near}?)` : ''}\n${usage}`;
   }
   if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) {
-    const takesValue = (OPTIONS as Record<string, { type: string }>)[flag.replace(/^-+/, '')]?.type === 'string';
+    const takesValue = (options as Record<string, { type: string }>)[flag.replace(/^-+/, '')]?.type === 'string';
     return `usp-server: ${flag} ${takesValue ? 'needs a value' : 'takes no value'}\n${usage}`;
   }
   return `usp-server: ${err.message}\n${usage}`;

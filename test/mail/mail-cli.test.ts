@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startServeCli } from '../support/cli.js';
 import { nyDate } from '../mcp/helpers.js';
 import { startSmtpSink } from '../support/smtp-sink.js';
+import { waitUntil } from '../support/time.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'usp-mail-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,15 +33,8 @@ async function bookHaircut(url: string, email: string): Promise<string> {
   return ((await b.json()) as { booking: { id: string } }).booking.id;
 }
 
-async function until<T>(f: () => T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** The shared wait (it throws on timeout), with this file's longer default: children on the real clock take time. */
+const until = <T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>) => waitUntil(probe, 10_000);
 
 describe('serve and mail', () => {
   it('--smtp-url: a booking reaches the relay; the start-up line names the relay without its credentials, and no line carries them', async () => {

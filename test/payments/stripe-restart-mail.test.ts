@@ -16,21 +16,15 @@ import { ensureBuilt } from '../support/build.js';
 import { REPO_ROOT, startServeCli, type RunningCli } from '../support/cli.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 import { startStripeEmulator, type EmulatedStripe } from '../support/stripe-emulator.js';
+import { waitUntil } from '../support/time.js';
 
 const ADMIN = 'restart-admin-key-0123456789abcdef';
 const BUYER = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' };
 
 const kindOf = (m: ParsedMail) => String(m.headers.get('x-usp-message-kind') ?? '');
 
-async function until<T>(f: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** The shared wait (it throws on timeout), with this file's longer default: children on the real clock take time. */
+const until = <T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>) => waitUntil(probe, 20_000);
 
 describe('a crash and restart between reports of a paid Stripe session', () => {
   let dir: string;

@@ -1,6 +1,7 @@
 /** Start `usp-server registry ...` (the built CLI) as a separate process, as an operator would. */
 import { spawn } from 'node:child_process';
 import { BIN, REPO_ROOT } from '../support/cli.js';
+import { waitUntil } from '../support/time.js';
 
 export interface RunningRegistry {
   url: string;
@@ -39,13 +40,5 @@ export function startRegistryCli(args: string[], timeoutMs = 20_000): Promise<Ru
   });
 }
 
-/** Poll `probe` until it returns something truthy, or fail after `ms`. */
-export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, ms: number, what: string): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Poll `probe` every 200 ms (each probe is a call to a child) until it answers a value, or fail after `ms` naming `what`. */
+export const eventually = <T>(probe: () => Promise<T | undefined | null | false>, ms: number, what: string): Promise<T> => waitUntil(probe, ms, what, 200);

@@ -14,6 +14,27 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, ms = 
 }
 
 /**
+ * Polls `probe` every `everyMs` (50 ms) until it answers a value (anything but undefined, null or false) and
+ * resolves with that value; throws after `ms`, naming `what`. The wait to use when the test needs the
+ * value, or cannot go on without the condition: a timeout fails the test with its reason, and there
+ * is no result to drop (`waitFor` answers false on timeout, which the caller must assert).
+ */
+export async function waitUntil<T>(
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  ms = 5000,
+  what = 'the awaited condition',
+  everyMs = 50,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== null && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/**
  * The environment that puts a child process (the CLI, `serve`, `mcp`) on the test's clock, so that
  * every process in a test agrees on "now": `fixed` stands still at `ms` (as a test server's manual
  * clock does), `start` reads `ms` when the child starts and runs on from there. A child starts a

@@ -41,4 +41,4 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   }
 }
 
-export const adminUserCommand: Command = { name: 'admin-user', summary: 'dashboard accounts for the business (add)', help: HELP, run };
+export const adminUserCommand: Command = { name: 'admin-user', help: HELP, run };

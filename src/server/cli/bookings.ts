@@ -75,7 +75,6 @@ async function run(flags: Flags, args: string[]): Promise<number> {
 
 export const bookingsCommand: Command = {
   name: 'bookings',
-  summary: 'act on bookings as the business (list, get, confirm, start, complete, no-show, cancel, disputes)',
   help: HELP,
   run,
 };

@@ -119,5 +119,5 @@ async function runExport(flags: Flags): Promise<number> {
   return 0;
 }
 
-export const importCommand: Command = { name: 'import', summary: 'store a business file as the definition in the database', help: IMPORT_HELP, run: runImport };
-export const exportCommand: Command = { name: 'export', summary: 'print the stored definition as a business file', help: EXPORT_HELP, run: (flags) => runExport(flags) };
+export const importCommand: Command = { name: 'import', help: IMPORT_HELP, run: runImport };
+export const exportCommand: Command = { name: 'export', help: EXPORT_HELP, run: (flags) => runExport(flags) };

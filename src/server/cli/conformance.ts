@@ -73,4 +73,4 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   return report.passed ? 0 : 1;
 }
 
-export const conformanceCommand: Command = { name: 'conformance', summary: 'run the USP conformance suite against a server', help: HELP, run };
+export const conformanceCommand: Command = { name: 'conformance', help: HELP, run };

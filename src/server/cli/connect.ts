@@ -48,7 +48,6 @@ async function run(flags: Flags, args: string[]): Promise<number> {
 
 export const connectCommand: Command = {
   name: 'connect',
-  summary: 'book at any USP businesses from a desktop assistant (a stdio MCP server, your platform)',
   help: HELP,
   run,
 };

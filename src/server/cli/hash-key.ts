@@ -17,4 +17,4 @@ async function run(_flags: Flags, args: string[]): Promise<number> {
   return 0;
 }
 
-export const hashKeyCommand: Command = { name: 'hash-key', summary: 'print the sha-256 digest of an API key', help: HELP, run };
+export const hashKeyCommand: Command = { name: 'hash-key', help: HELP, run };

@@ -133,4 +133,4 @@ async function run(flags: Flags): Promise<number> {
   return 0;
 }
 
-export const initCommand: Command = { name: 'init', summary: 'write a business file for a new business (asks, or takes flags)', help: HELP, run };
+export const initCommand: Command = { name: 'init', help: HELP, run };

@@ -41,4 +41,4 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   }
 }
 
-export const keysCommand: Command = { name: 'keys', summary: 'webhook signing keys (list, rotate)', help: HELP, run };
+export const keysCommand: Command = { name: 'keys', help: HELP, run };

@@ -102,4 +102,4 @@ async function run(flags: Flags): Promise<number> {
   return -1; // keep running
 }
 
-export const mcpCommand: Command = { name: 'mcp', summary: 'speak MCP over stdio, for desktop assistants', help: HELP, run };
+export const mcpCommand: Command = { name: 'mcp', help: HELP, run };

@@ -131,4 +131,4 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   return -1;
 }
 
-export const registryCommand: Command = { name: 'registry', summary: 'run a discovery registry (spec 6), or list its registrations', help: HELP, run };
+export const registryCommand: Command = { name: 'registry', help: HELP, run };

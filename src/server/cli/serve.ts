@@ -343,6 +343,6 @@ function listenFailure(err: NodeJS.ErrnoException, host: string, port: number): 
   }
 }
 
-export const serveCommand: Command = { name: 'serve', summary: 'run the business over HTTP (REST and MCP)', help: HELP, run };
+export const serveCommand: Command = { name: 'serve', help: HELP, run };
 
 const daysMs = (days: number | undefined): number | undefined => (days === undefined ? undefined : days * 86_400_000);

@@ -18,4 +18,4 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   return 0;
 }
 
-export const validateCommand: Command = { name: 'validate', summary: 'check a business file and exit', help: HELP, run };
+export const validateCommand: Command = { name: 'validate', help: HELP, run };

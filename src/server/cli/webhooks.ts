@@ -43,4 +43,4 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   }
 }
 
-export const webhooksCommand: Command = { name: 'webhooks', summary: 'the webhook delivery log; retry failed deliveries', help: HELP, run };
+export const webhooksCommand: Command = { name: 'webhooks', help: HELP, run };
