@@ -18,7 +18,6 @@ const KNOWN_LONG: Record<string, number> = {
   'src/server/host.ts createHost': 109,
   'src/server/listener.ts createListener': 121,
   'src/server/metrics.ts createMetrics': 195,
-  'src/server/registry.ts createRegistryServer': 98,
 };
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 
