@@ -1,16 +1,14 @@
 /**
  * The buyer's own data requests from the account page, run through the pipeline as the business's
- * export and erase operations (the rows the dashboard's buttons use) on the signed-in buyer's email (the OAuth door is composed before the
- * pipeline, so the port is bound to it once the pipeline exists, before the server listens).
+ * export and erase operations (the rows the dashboard's buttons use) on the signed-in buyer's email.
+ * The OAuth door that holds this port is composed before the business's scope (the scope's policy
+ * takes the door's token verifier), so the port reads the scope when a request comes, not before.
  */
 import { operationForDashboard, type CallScope, type DashboardAction, type Pipeline } from '../operations/index.js';
 import type { BuyerDataPort } from '../oauth/index.js';
 
-export function buyerDataWiring(): { port: BuyerDataPort; bind(pipeline: Pipeline, scope: CallScope): void } {
-  let pipeline: Pipeline | undefined;
-  let scope: CallScope | undefined;
+export function buyerDataPort(pipeline: Pipeline, scope: () => CallScope): BuyerDataPort {
   const run = async (action: DashboardAction, email: string) => {
-    if (!pipeline || !scope) throw new Error('the buyer data port is used before the pipeline is composed');
     const res = await pipeline.execute(
       operationForDashboard(action),
       {
@@ -19,19 +17,13 @@ export function buyerDataWiring(): { port: BuyerDataPort; bind(pipeline: Pipelin
         trustedCaller: { principal: 'business', profile: null, business: true, authenticated: true, actor: 'buyer_self_service' },
         door: 'account',
       },
-      scope,
+      scope(),
     );
     if (!res.ok) throw res.error;
     return res.data;
   };
   return {
-    port: {
-      exportOf: async (email) => (await run('buyer_export', email)).export,
-      erase: async (email) => void (await run('buyer_erase', email)),
-    },
-    bind(p, s) {
-      pipeline = p;
-      scope = s;
-    },
+    exportOf: async (email) => (await run('buyer_export', email)).export,
+    erase: async (email) => void (await run('buyer_erase', email)),
   };
 }

@@ -7,7 +7,8 @@
  * doors browsers' scripts call, the body size limit, the correlation id and `nosniff`.
  *
  * A new door (OAuth endpoints, the dashboard, the registry's own set) is one more `Door` in the list
- * that src/server/compose.ts hands to createHost(): what it claims, its app, how it says no.
+ * a role's phase composes (src/server/compose-business.ts, compose-role.ts) and compose.ts hands to
+ * createHost(): what it claims, its app, how it says no.
  */
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';

@@ -8,7 +8,17 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BusinessDef } from '../domain/index.js';
-import { REGISTRY_OPERATIONS, USP_VERSION, reindexDue, seedRegistration, systemClock, type Clock, type RegistrationInput, type RegistryEnv } from '../operations/index.js';
+import {
+  REGISTRY_OPERATIONS,
+  USP_VERSION,
+  reindexDue,
+  seedRegistration,
+  systemClock,
+  type Clock,
+  type Logger,
+  type RegistrationInput,
+  type RegistryEnv,
+} from '../operations/index.js';
 import { createProfileResolver, parseJsonDocument } from '../security/index.js';
 import { REGISTRY_INSTRUCTIONS } from '../bindings/mcp/index.js';
 import { consoleLogger, createRoleServer, type RoleServer, type RoleServerOptions } from './compose.js';
@@ -72,27 +82,19 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
   const clock: Clock = opts.clock ?? systemClock;
   const log = opts.log ?? consoleLogger;
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
-  const reindexIntervalMs = Math.min(DEFAULT_REINDEX_MS, opts.reindexIntervalMs ?? DEFAULT_REINDEX_MS);
-  let fetchJson = opts.fetchJson;
-  if (!fetchJson) {
-    // Business profiles and catalog pages go through the outbound rules of platform profiles, uncached.
-    const fetcher = createProfileResolver({
-      allowLoopback,
-      minTtlSeconds: 0,
-      maxTtlSeconds: 0,
-      maxBytes: 4 * 1024 * 1024,
-      timeoutMs: 5000,
-      parse: parseJsonDocument,
-      now: () => clock.now(),
-    });
-    fetchJson = async (url) => (await fetcher.resolve(url)).raw;
-  }
-  const env: RegistryEnv = { fetchJson, allowLoopback, reindexIntervalMs, maxFailures: opts.maxFailures ?? DEFAULT_MAX_FAILURES };
-  // The subscriber needs the server's store and keys: the door and the rows reach it once it exists.
-  let feeds: FeedSubscriber | undefined;
-  let kick: () => void = () => {};
-  env.platformProfile = () => feeds!.platformProfile();
-  env.log = (msg, fields) => log.warn(msg, fields);
+  // The feed subscriber needs the server's store, keys and origin, so it is made once the server
+  // is; what the registry's operations and its feed door ask of it (and of the re-indexer) they ask
+  // when a request comes, through these closures.
+  const env: RegistryEnv = {
+    fetchJson: opts.fetchJson ?? outboundFetch(allowLoopback, clock),
+    allowLoopback,
+    reindexIntervalMs: Math.min(DEFAULT_REINDEX_MS, opts.reindexIntervalMs ?? DEFAULT_REINDEX_MS),
+    maxFailures: opts.maxFailures ?? DEFAULT_MAX_FAILURES,
+    platformProfile: () => feeds.platformProfile(),
+    log: (msg, fields) => log.warn(msg, fields),
+    indexed: (id, business) => feeds.indexed(id, business),
+  };
+  const reindex = reindexer(() => reindexDue(server.store, env, clock, log), log);
   // The registry has no business: its server is composed around its store alone, and its operations get no `biz`.
   const server = await createRoleServer({
     ...opts,
@@ -105,23 +107,67 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
       profile: (ctx) => registryProfile(ctx, opts.sandbox),
       env: { registry: env },
       instructions: REGISTRY_INSTRUCTIONS,
-      doors: (kit) => [registryFeedDoor(kit.pipeline, kit.scopeOf, kit.clientAddress, () => kick())],
+      doors: (kit) => [registryFeedDoor(kit.pipeline, kit.scopeOf, kit.clientAddress, () => reindex.kick())],
     },
   });
+  const feeds = createFeedSubscriber({
+    store: server.store,
+    keyring: server.keyring,
+    env,
+    clock,
+    log,
+    baseUrl: () => server.origin.get(),
+    post: opts.postJson ?? pinnedJsonPost(allowLoopback),
+    reindex: () => reindex.kick(),
+  });
+  reindex.start(opts.reindexPollMs ?? 60_000);
+  const close = server.close;
+  return Object.assign(server, {
+    env,
+    reindexNow: reindex.now,
+    feeds,
+    async close() {
+      const settled = reindex.stop();
+      feeds.close();
+      await settled;
+      await close();
+    },
+  });
+}
+
+/** Business profiles and catalog pages go through the outbound rules of platform profiles, uncached. */
+function outboundFetch(allowLoopback: boolean, clock: Clock): RegistryEnv['fetchJson'] {
+  const fetcher = createProfileResolver({
+    allowLoopback,
+    minTtlSeconds: 0,
+    maxTtlSeconds: 0,
+    maxBytes: 4 * 1024 * 1024,
+    timeoutMs: 5000,
+    parse: parseJsonDocument,
+    now: () => clock.now(),
+  });
+  return async (url) => (await fetcher.resolve(url)).raw;
+}
+
+/**
+ * The re-indexer: one pass at a time, on a timer every `pollMs` (skipped while one runs) and at
+ * once on a catalog event (or right after the pass in progress).
+ */
+function reindexer(pass: () => ReturnType<typeof reindexDue>, log: Logger) {
   let running: Promise<unknown> | undefined;
-  const reindexNow = () => {
-    const run = reindexDue(server.store, env, clock, log);
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  const now = () => {
+    const run = pass();
     running = run.catch(() => undefined);
     return run;
   };
-  let again = false;
-  // A catalog event: re-index now, or right after the run in progress.
-  kick = () => {
+  const kick = (): void => {
     if (running) {
       again = true;
       return;
     }
-    reindexNow()
+    now()
       .catch((err) => log.error('re-index failed', { error: String(err) }))
       .finally(() => {
         running = undefined;
@@ -131,40 +177,25 @@ export async function createRegistryServer(opts: RegistryServerOptions): Promise
         }
       });
   };
-  feeds = createFeedSubscriber({
-    store: server.store,
-    keyring: server.keyring,
-    env,
-    clock,
-    log,
-    baseUrl: () => server.origin.get(),
-    post: opts.postJson ?? pinnedJsonPost(allowLoopback),
-    reindex: () => kick(),
-  });
-  env.indexed = feeds.indexed;
-  const poll = opts.reindexPollMs ?? 60_000;
-  let timer: NodeJS.Timeout | undefined;
-  if (poll > 0) {
-    timer = setInterval(() => {
-      if (running) return;
-      reindexNow()
-        .catch((err) => log.error('re-index failed', { error: String(err) }))
-        .finally(() => (running = undefined));
-    }, poll);
-    timer.unref();
-  }
-  const close = server.close;
-  return Object.assign(server, {
-    env,
-    reindexNow,
-    feeds,
-    async close() {
-      if (timer) clearInterval(timer);
-      feeds!.close();
-      await running;
-      await close();
+  return {
+    now,
+    kick,
+    start(pollMs: number): void {
+      if (pollMs <= 0) return;
+      timer = setInterval(() => {
+        if (running) return;
+        now()
+          .catch((err) => log.error('re-index failed', { error: String(err) }))
+          .finally(() => (running = undefined));
+      }, pollMs);
+      timer.unref();
     },
-  });
+    /** Stop the timer; resolves when the pass in progress (if any) has ended. */
+    stop(): Promise<unknown> {
+      if (timer) clearInterval(timer);
+      return running ?? Promise.resolve();
+    },
+  };
 }
 
 /** The demo's businesses: stored as given (no fetching), so a newcomer can search at once. */

@@ -15,11 +15,9 @@ const MAX_LINES = 80;
 const KNOWN_LONG: Record<string, number> = {
   'src/server/calendar-wiring.ts wireCalendars': 120,
   'src/server/cli/serve.ts run': 107,
-  'src/server/compose.ts composeServer': 294, // +1 at the merge: the REST door takes the logger (the edge) beside the scope resolver
   'src/server/host.ts createHost': 109,
   'src/server/listener.ts createListener': 121,
   'src/server/metrics.ts createMetrics': 195,
-  'src/server/registry.ts createRegistryServer': 98,
 };
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 
