@@ -121,12 +121,12 @@ async function measure(db, businesses, iterations) {
     const rows = [];
     const targets = [];
     for (const [name, make] of Object.entries(SEARCHES)) {
-      for (let i = 0; i < 10; i++) await server.pipeline.execute(op, { input: make(i) });
+      for (let i = 0; i < 10; i++) await server.pipeline.execute(op, { input: make(i) }, server.scope);
       const samples = [];
       let found = 0;
       for (let i = 0; i < iterations; i++) {
         const t = process.hrtime.bigint();
-        const res = await server.pipeline.execute(op, { input: make(i) });
+        const res = await server.pipeline.execute(op, { input: make(i) }, server.scope);
         samples.push(Number(process.hrtime.bigint() - t) / 1e6);
         if (!res.ok || res.messages.length > 0) throw new Error(`${name} search failed: ${JSON.stringify(res.messages ?? res)}`);
         found += res.data.services.length;
