@@ -14,8 +14,15 @@ LOG="$WORK/output.log"
 export XDG_DATA_HOME="$WORK/data"
 export npm_config_update_notifier=false
 SERVER_PID=""
+# npm start runs the server as a grandchild (npm -> sh -> node): it is started in a process group of
+# its own and the whole group is stopped, or the server outlives the script (it did, in CI).
+stop_server() {
+  kill -- "-$SERVER_PID" 2>/dev/null || kill "$SERVER_PID" 2>/dev/null || true
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=""
+}
 cleanup() {
-  if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+  if [ -n "$SERVER_PID" ]; then stop_server; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -34,7 +41,7 @@ json() { node -e 'let d="";process.stdin.on("data",c=>d+=c).on("end",()=>{const 
 
 cd "$ROOT"
 say "npm start (the demo, on port $PORT)"
-PORT="$PORT" npm start >"$WORK/server.log" 2>&1 &
+PORT="$PORT" setsid npm start >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 200); do grep -q 'is open at' "$WORK/server.log" && break; sleep 0.1; done
 grep -q 'is open at' "$WORK/server.log" || fail "npm start did not say it is open: $(cat "$WORK/server.log")"
@@ -50,7 +57,7 @@ STEP4="$(bash -c "$(step 4 | sed "s/<slot id>/$SLOT/; s/<hold id>/$HOLD/")")"; B
 [ "$(json .booking.status <<<"$STEP4")" = confirmed ] || fail "step 4 did not book: $STEP4"
 STEP5="$(bash -c "$(step 5 | sed "s/<booking id>/$BOOKING/")")"
 [ "$(json .booking.status <<<"$STEP5")" = canceled ] || fail "step 5 did not cancel: $STEP5"
-kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""
+stop_server
 cat "$WORK/server.log" >>"$LOG"
 
 say "Your own business: init, validate, import, export"
