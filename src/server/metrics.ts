@@ -39,16 +39,36 @@ export interface ServerMetrics {
   readonly contentType: string;
 }
 
-export function createMetrics(deps: {
+type Deps = {
   store: Store;
   now: () => number;
   sessions: () => number;
   inFlight: () => number;
   availabilityCache?: () => AvailabilityCacheStats;
-}): ServerMetrics {
+};
+
+export function createMetrics(deps: Deps): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'usp_' });
+  const recordCall = callMetrics(registry);
+  const accounts = accountMetrics(registry);
+  liveGauges(registry, deps);
+  if (deps.availabilityCache) cacheMetrics(registry, deps.availabilityCache);
+  const readGauges = storeGauges(registry, deps);
+  return {
+    registry,
+    contentType: registry.contentType,
+    recordCall,
+    ...accounts,
+    async scrape() {
+      await readGauges();
+      return registry.metrics();
+    },
+  };
+}
 
+/** Calls by door, operation and outcome, their durations, and the rate-limit refusals among them. */
+function callMetrics(registry: Registry): ServerMetrics['recordCall'] {
   const labelNames = ['door', 'operation', 'outcome'] as const;
   const calls = new Counter({
     name: 'usp_calls_total',
@@ -70,107 +90,112 @@ export function createMetrics(deps: {
     labelNames: ['door', 'operation'],
     registers: [registry],
   });
-  const registrations = new Counter({
-    name: 'usp_oauth_client_registrations_total',
-    help: 'OAuth dynamic client registrations, by outcome: registered, or the reason one was refused (rate_limited, registrant_cap, profile_control_not_proven, invalid_redirect_uri, ...).',
-    labelNames: ['outcome'],
-    registers: [registry],
-  });
-  const attempts = new Counter({
-    name: 'usp_webhook_delivery_attempts_total',
-    help: 'Webhook delivery attempts recorded, by result (delivered, retry, failed, canceled, skipped).',
-    labelNames: ['result'],
-    registers: [registry],
-  });
-  const signInFailures = new Counter({
-    name: 'usp_sign_in_failures_total',
-    help: 'Sign-ins refused for a wrong password or an unknown email, by door (oauth: the buyer account pages; dashboard).',
-    labelNames: ['door'],
-    registers: [registry],
-  });
-  const lockouts = new Counter({
-    name: 'usp_sign_in_lockouts_total',
-    help: 'Sign-in, sign-up and code attempts refused unchecked because a limit holds them back, by door and limit (address, account, signup_email, signup_address, verify_address).',
-    labelNames: ['door', 'limit'],
-    registers: [registry],
-  });
-  const signUps = new Counter({
-    name: 'usp_sign_ups_total',
-    help: 'Buyer sign-up steps, by stage (started, completed, code_rejected).',
-    labelNames: ['stage'],
-    registers: [registry],
-  });
-  const passwordResets = new Counter({
-    name: 'usp_password_resets_total',
-    help: 'Buyer password reset steps, by stage (requested, mailed, held, completed, link_rejected).',
-    labelNames: ['stage'],
-    registers: [registry],
-  });
-  new Gauge({
-    name: 'usp_mcp_sessions',
-    help: 'MCP sessions open in this process (stdio and HTTP).',
-    registers: [registry],
-    collect() {
-      this.set(deps.sessions());
+  return (call) => {
+    // The label values are closed sets (door, operation, outcome code), so one pair of children
+    // per combination is kept: prom-client hashes the label object on every call otherwise.
+    const key = `${call.door}\u0000${call.operation}\u0000${call.outcome}`;
+    let series = perCall.get(key);
+    if (!series) {
+      const labels = { door: call.door, operation: call.operation, outcome: call.outcome };
+      perCall.set(key, (series = { calls: calls.labels(labels), duration: duration.labels(labels) }));
+    }
+    series.calls.inc();
+    series.duration.observe(call.duration_ms / 1000);
+    if (call.outcome === 'rate_limited') refusals.inc({ door: call.door, operation: call.operation });
+  };
+}
+
+/** Webhook attempts, sign-in and sign-up steps, password resets and OAuth client registrations. */
+function accountMetrics(registry: Registry): Pick<ServerMetrics, 'recordAttempt' | 'recordAccountEvent' | 'recordRegistration'> {
+  const counter = (name: string, help: string, labelNames: string[]) => new Counter({ name, help, labelNames, registers: [registry] });
+  const registrations = counter(
+    'usp_oauth_client_registrations_total',
+    'OAuth dynamic client registrations, by outcome: registered, or the reason one was refused (rate_limited, registrant_cap, profile_control_not_proven, invalid_redirect_uri, ...).',
+    ['outcome'],
+  );
+  const attempts = counter('usp_webhook_delivery_attempts_total', 'Webhook delivery attempts recorded, by result (delivered, retry, failed, canceled, skipped).', ['result']);
+  const signInFailures = counter('usp_sign_in_failures_total', 'Sign-ins refused for a wrong password or an unknown email, by door (oauth: the buyer account pages; dashboard).', [
+    'door',
+  ]);
+  const lockouts = counter(
+    'usp_sign_in_lockouts_total',
+    'Sign-in, sign-up and code attempts refused unchecked because a limit holds them back, by door and limit (address, account, signup_email, signup_address, verify_address).',
+    ['door', 'limit'],
+  );
+  const signUps = counter('usp_sign_ups_total', 'Buyer sign-up steps, by stage (started, completed, code_rejected).', ['stage']);
+  const passwordResets = counter('usp_password_resets_total', 'Buyer password reset steps, by stage (requested, mailed, held, completed, link_rejected).', ['stage']);
+  return {
+    recordAttempt(result) {
+      attempts.inc({ result });
     },
-  });
-  new Gauge({
-    name: 'usp_inflight_calls',
-    help: 'Calls being executed right now.',
-    registers: [registry],
-    collect() {
-      this.set(deps.inFlight());
+    recordAccountEvent(e) {
+      if (e.kind === 'sign_in_failed') signInFailures.inc({ door: e.door });
+      else if (e.kind === 'locked_out') lockouts.inc({ door: e.door, limit: e.limit });
+      else if (e.kind === 'password_reset') passwordResets.inc({ stage: e.stage });
+      else signUps.inc({ stage: e.stage });
     },
-  });
-  const cacheStats = deps.availabilityCache;
-  if (cacheStats) {
-    const counter = (name: string, help: string, key: 'hits' | 'misses' | 'evictions') =>
-      new Counter({
-        name,
-        help,
-        registers: [registry],
-        collect() {
-          this.reset();
-          this.inc(cacheStats()[key]);
-        },
-      });
-    counter('usp_availability_cache_hits_total', 'Availability queries answered from a cached computation still exact at the time.', 'hits');
-    counter('usp_availability_cache_misses_total', 'Availability queries computed afresh (nothing cached, or the store version or the clock moved past it).', 'misses');
-    counter('usp_availability_cache_evictions_total', 'Cached availability answers dropped to stay within the memory budget.', 'evictions');
+    recordRegistration(outcome) {
+      registrations.inc({ outcome: outcome.slice(0, 40) });
+    },
+  };
+}
+
+/** Gauges read from the process when scraped: open MCP sessions and calls in flight. */
+function liveGauges(registry: Registry, deps: Pick<Deps, 'sessions' | 'inFlight'>): void {
+  const gauge = (name: string, help: string, read: () => number) =>
     new Gauge({
-      name: 'usp_availability_cache_entries',
-      help: 'Availability answers cached.',
+      name,
+      help,
       registers: [registry],
       collect() {
-        this.set(cacheStats().entries);
+        this.set(read());
       },
     });
-    new Gauge({
-      name: 'usp_availability_cache_bytes',
-      help: 'Estimated memory held by cached availability answers (budget: --availability-cache-mb).',
+  gauge('usp_mcp_sessions', 'MCP sessions open in this process (stdio and HTTP).', deps.sessions);
+  gauge('usp_inflight_calls', 'Calls being executed right now.', deps.inFlight);
+}
+
+/** The availability cache's counters and size, read from its stats when scraped. */
+function cacheMetrics(registry: Registry, cacheStats: () => AvailabilityCacheStats): void {
+  const counter = (name: string, help: string, key: 'hits' | 'misses' | 'evictions') =>
+    new Counter({
+      name,
+      help,
       registers: [registry],
       collect() {
-        this.set(cacheStats().bytes);
+        this.reset();
+        this.inc(cacheStats()[key]);
       },
     });
-  }
+  counter('usp_availability_cache_hits_total', 'Availability queries answered from a cached computation still exact at the time.', 'hits');
+  counter('usp_availability_cache_misses_total', 'Availability queries computed afresh (nothing cached, or the store version or the clock moved past it).', 'misses');
+  counter('usp_availability_cache_evictions_total', 'Cached availability answers dropped to stay within the memory budget.', 'evictions');
+  const gauge = (name: string, help: string, key: 'entries' | 'bytes') =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(cacheStats()[key]);
+      },
+    });
+  gauge('usp_availability_cache_entries', 'Availability answers cached.', 'entries');
+  gauge('usp_availability_cache_bytes', 'Estimated memory held by cached availability answers (budget: --availability-cache-mb).', 'bytes');
+}
 
-  const bookings = new Gauge({ name: 'usp_bookings', help: 'Bookings in the database, by status (read at scrape time).', labelNames: ['status'], registers: [registry] });
-  const holds = new Gauge({ name: 'usp_holds_active', help: 'Holds active and not expired (read at scrape time).', registers: [registry] });
-  const outbox = new Gauge({ name: 'usp_outbox_due', help: 'Outbox events due and not yet dispatched (read at scrape time).', registers: [registry] });
-  const pending = new Gauge({ name: 'usp_webhook_deliveries_pending', help: 'Webhook deliveries waiting for an attempt (read at scrape time).', registers: [registry] });
-  const leased = new Gauge({ name: 'usp_webhook_deliveries_leased', help: 'Pending webhook deliveries a worker holds a lease on (read at scrape time).', registers: [registry] });
-  const stale = new Gauge({
-    name: 'usp_store_gauges_stale',
-    help: '1 when the last scrape could not read the database: the database gauges keep their previous values.',
-    registers: [registry],
-  });
-  const updated = new Gauge({
-    name: 'usp_store_gauges_updated_timestamp_seconds',
-    help: 'When the database gauges were last read successfully (Unix seconds).',
-    registers: [registry],
-  });
-
+/**
+ * The database gauges, read at scrape time within GAUGE_TIMEOUT_MS; when the database does not
+ * answer, the last values are kept and `usp_store_gauges_stale` says so. Returns the reader.
+ */
+function storeGauges(registry: Registry, deps: Pick<Deps, 'store' | 'now'>): () => Promise<void> {
+  const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
+  const bookings = gauge('usp_bookings', 'Bookings in the database, by status (read at scrape time).', ['status']);
+  const holds = gauge('usp_holds_active', 'Holds active and not expired (read at scrape time).');
+  const outbox = gauge('usp_outbox_due', 'Outbox events due and not yet dispatched (read at scrape time).');
+  const pending = gauge('usp_webhook_deliveries_pending', 'Webhook deliveries waiting for an attempt (read at scrape time).');
+  const leased = gauge('usp_webhook_deliveries_leased', 'Pending webhook deliveries a worker holds a lease on (read at scrape time).');
+  const stale = gauge('usp_store_gauges_stale', '1 when the last scrape could not read the database: the database gauges keep their previous values.');
+  const updated = gauge('usp_store_gauges_updated_timestamp_seconds', 'When the database gauges were last read successfully (Unix seconds).');
   const apply = (g: StoreGauges) => {
     bookings.reset();
     for (const [status, n] of Object.entries(g.bookings_by_status)) bookings.set({ status }, n);
@@ -181,8 +206,7 @@ export function createMetrics(deps: {
     stale.set(0);
     updated.set(Date.now() / 1000);
   };
-
-  const readGauges = async () => {
+  return async () => {
     let timer: NodeJS.Timeout | undefined;
     try {
       const g = await Promise.race([
@@ -198,39 +222,5 @@ export function createMetrics(deps: {
     } finally {
       clearTimeout(timer);
     }
-  };
-
-  return {
-    registry,
-    contentType: registry.contentType,
-    recordCall(call) {
-      // The label values are closed sets (door, operation, outcome code), so one pair of children
-      // per combination is kept: prom-client hashes the label object on every call otherwise.
-      const key = `${call.door}\u0000${call.operation}\u0000${call.outcome}`;
-      let series = perCall.get(key);
-      if (!series) {
-        const labels = { door: call.door, operation: call.operation, outcome: call.outcome };
-        perCall.set(key, (series = { calls: calls.labels(labels), duration: duration.labels(labels) }));
-      }
-      series.calls.inc();
-      series.duration.observe(call.duration_ms / 1000);
-      if (call.outcome === 'rate_limited') refusals.inc({ door: call.door, operation: call.operation });
-    },
-    recordAttempt(result) {
-      attempts.inc({ result });
-    },
-    recordAccountEvent(e) {
-      if (e.kind === 'sign_in_failed') signInFailures.inc({ door: e.door });
-      else if (e.kind === 'locked_out') lockouts.inc({ door: e.door, limit: e.limit });
-      else if (e.kind === 'password_reset') passwordResets.inc({ stage: e.stage });
-      else signUps.inc({ stage: e.stage });
-    },
-    recordRegistration(outcome) {
-      registrations.inc({ outcome: outcome.slice(0, 40) });
-    },
-    async scrape() {
-      await readGauges();
-      return registry.metrics();
-    },
   };
 }

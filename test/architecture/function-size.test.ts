@@ -17,7 +17,6 @@ const KNOWN_LONG: Record<string, number> = {
   'src/server/cli/serve.ts run': 107,
   'src/server/host.ts createHost': 109,
   'src/server/listener.ts createListener': 121,
-  'src/server/metrics.ts createMetrics': 195,
 };
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 
