@@ -213,9 +213,11 @@ export class Pipeline {
     const prepared = op.prepare ? await op.prepare(input, { now: this.deps.clock.now(), caller, env, read: (fn) => store.read(fn), http: req.presented?.http }) : undefined;
 
     const events: OutboxEvent[] = [];
+    let queued = false;
     const run = async (tx: OperationContext['tx']) => {
       // A store may run this again after a deadlock or serialization failure: start from scratch.
       events.length = 0;
+      queued = false;
       const now = this.deps.clock.now();
       if (scopeKey) {
         // One key, one execution, even when two processes receive it at once.
@@ -246,6 +248,9 @@ export class Pipeline {
         },
         emit: (e: RaisedEvent) => {
           events.push(outboxEvent(e, this.deps.ids, now));
+        },
+        queued: () => {
+          queued = true;
         },
       } as OperationContext;
       const res = await op.handle(input, ctx);
@@ -280,17 +285,16 @@ export class Pipeline {
     };
 
     let done: Awaited<ReturnType<typeof run>>;
-    const writes = Boolean(op.writes || scopeKey);
     try {
-      done = writes ? await store.transaction(run) : await store.read(run);
+      done = op.writes || scopeKey ? await store.transaction(run) : await store.read(run);
     } catch (err) {
       // A move the lifecycle forbids, found after the handler began: nothing it wrote is kept.
       if (err instanceof RefusedMove) return refusedMove(err, caller, usp, biz);
       throw err;
     }
     const { replayed, result } = done;
-    // Only a write that committed now can have queued anything (a replay committed it before).
-    if (!replayed && (writes || events.length > 0)) scope.channels.committed(events);
+    // A call that raised no event and queued nothing (a read, a lazy expiry with nothing due) wakes nobody.
+    if (events.length > 0 || queued) scope.channels.committed(events);
     // The business's own change (its definition among them) is what this process runs from the answer on.
     if (op.access === 'business_only' && op.mutating && !replayed) await scope.business?.refresh();
     const data = shared ? prunedData(result.data, shared) : result.data;
