@@ -53,8 +53,7 @@ export function notificationQueue(provider: NotificationProvider, o: Notificatio
     attempt: (m) => provider.send(m),
     failure: (err) => provider.failure(err),
     done: (tx, m, _r, end) => tx.mail.finish(m.id, { status: 'sent', attempts: end.attempts, due_ms: m.due_ms, sent_ms: end.now, last_error: null }),
-    failed: (tx, m, end) =>
-      tx.mail.finish(m.id, { status: end.giveUp ? 'failed' : 'queued', attempts: end.attempts, due_ms: end.retryAtMs, sent_ms: null, last_error: end.error }),
+    failed: (tx, m, end) => tx.mail.finish(m.id, { status: end.giveUp ? 'failed' : 'queued', attempts: end.attempts, due_ms: end.retryAtMs, sent_ms: null, last_error: end.error }),
     close: async () => {
       await provider.close?.();
     },

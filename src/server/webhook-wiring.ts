@@ -72,10 +72,7 @@ export function wireWebhooks(
  * The periodic sweep (expiries, reminders, retention) of one scope every `intervalMs` (0: none):
  * the events it raises reach the scope's channels as a call's do. Returns its stop.
  */
-export function startSweeper(
-  intervalMs: number,
-  deps: { scope: CallScope; clock: Clock; ids: IdSource; log: Logger; retention: Parameters<typeof sweep>[1] },
-): () => void {
+export function startSweeper(intervalMs: number, deps: { scope: CallScope; clock: Clock; ids: IdSource; log: Logger; retention: Parameters<typeof sweep>[1] }): () => void {
   if (intervalMs <= 0) return () => {};
   const { log, scope } = deps;
   const timer = setInterval(() => {

@@ -57,7 +57,12 @@ describe('the pipeline and the sweeper name no channel', () => {
     expect(channelImports('src/operations/sample.ts', before)).toEqual(['src/operations/sample.ts:1 ./steps/mail-messages.js']);
     const named = channelNamesInCode('src/operations/sample.ts', before);
     expect(named).toEqual(
-      expect.arrayContaining(['src/operations/sample.ts:4 queueMailForEvents', 'src/operations/sample.ts:6 payments', 'src/operations/sample.ts:6 worker', 'src/operations/sample.ts:6 nudge']),
+      expect.arrayContaining([
+        'src/operations/sample.ts:4 queueMailForEvents',
+        'src/operations/sample.ts:6 payments',
+        'src/operations/sample.ts:6 worker',
+        'src/operations/sample.ts:6 nudge',
+      ]),
     );
     // The comment is not code.
     expect(named.filter((n) => n.startsWith('src/operations/sample.ts:2 '))).toEqual([]);
