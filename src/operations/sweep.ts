@@ -48,10 +48,12 @@ export async function sweep(target: SweepTarget, opts: SweepOptions = {}): Promi
   const { store, biz, channels, clock, ids } = target;
   const batch = opts.batch ?? 100;
   const events: OutboxEvent[] = [];
+  const queued = { any: false };
   await store.transaction(async (tx) => {
     events.length = 0; // the store may run this again after a deadlock
+    queued.any = false;
     const now = clock.now();
-    if (biz) await expireDue(tx, biz, ids, now, batch, events);
+    if (biz) await expireDue(tx, biz, ids, now, batch, events, queued);
     await tx.idempotency.purge(now);
     // Claims of past services and lapsed holds keep availability queries and re-checks fast.
     await tx.claims.purgeEnded(now - 86_400_000, now);
@@ -59,14 +61,15 @@ export async function sweep(target: SweepTarget, opts: SweepOptions = {}): Promi
     for (const e of events) await tx.outbox.add(e);
     await channels.write(tx, { biz, events, now });
   });
-  channels.committed(events);
+  // As after a call: a sweep that expired nothing wakes nobody.
+  if (events.length > 0 || queued.any) channels.committed(events);
   await purgeRetained(store, clock.now(), opts.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS);
   if (biz && opts.personalDataRetentionMs !== undefined) await erasePastBookings(store, biz, clock, ids, opts.personalDataRetentionMs);
   return events;
 }
 
 /** Pending bookings and waitlist offers whose time ran out, expired as the business. */
-async function expireDue(tx: Tx, biz: Business, ids: IdSource, now: number, batch: number, events: OutboxEvent[]): Promise<void> {
+async function expireDue(tx: Tx, biz: Business, ids: IdSource, now: number, batch: number, events: OutboxEvent[], queued: { any: boolean }): Promise<void> {
   const ctx: OperationContext = {
     tx,
     now,
@@ -75,6 +78,9 @@ async function expireDue(tx: Tx, biz: Business, ids: IdSource, now: number, batc
     caller: { principal: 'business', profile: null, business: true },
     issueCredential: async () => undefined,
     emit: (e) => void events.push(outboxEvent(e, ids, now)),
+    queued: () => {
+      queued.any = true;
+    },
   };
   for (const id of await tx.bookings.expiredPending(now, batch)) {
     const rec = await tx.bookings.get(id);

@@ -9,6 +9,7 @@ import { BUYER, day, startTestServer, type TestServer } from '../support/server.
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 import { startStripeEmulator, type EmulatedStripe } from '../support/stripe-emulator.js';
 import { TEST_NOW } from '../support/time.js';
+import { sweep } from '../../src/operations/index.js';
 
 let t: TestServer;
 let sink: SmtpSink;
@@ -73,6 +74,27 @@ describe('a read wakes no worker; a committed write wakes the channels registere
     const again = await t.call('POST', '/bookings', first.body, { idempotencyKey: 'channels-replay-1' });
     expect(again.status).toBe(201);
     expect(again.body.booking.id).toBe(first.id);
+    nobodyWoken();
+  });
+
+  // Last: it moves the shared server's clock on.
+  test("the sweeper hands its expiries to the same channels: a lapsed booking's checkout is closed by a job and its workers woken; a sweep with nothing due wakes nobody", async () => {
+    const booking = await bookPaid('channels-sweep-1');
+    await t.server.paymentWorker!.tick(); // the checkout session is made, so closing it is a job
+    const scope = t.server.scope;
+    const target = () => ({ store: scope.store, biz: scope.business!.current(), channels: scope.channels, clock: t.clock, ids: t.server.ids });
+    t.clock.advance(86_400_000);
+    vi.clearAllMocks();
+    const events = await sweep(target());
+    expect(events.map((e) => [e.event, e.payload.booking_id])).toContainEqual(['booking.canceled', booking.id]);
+    const jobs = await t.server.store.read((tx) => tx.payments.forBooking(booking.id));
+    expect(jobs.map((j) => j.kind)).toContain('expire_checkout');
+    // The mail channel wrote the buyer's message in the sweep's transaction.
+    const mails = await t.server.store.read((tx) => tx.mail.forSubject(booking.id));
+    expect(mails.map((m) => m.kind)).toContain('booking_canceled');
+    expect({ mail: woken.mail(), payments: woken.payments(), webhooks: woken.webhooks() }).toEqual({ mail: 1, payments: 1, webhooks: 1 });
+    vi.clearAllMocks();
+    expect(await sweep(target())).toEqual([]);
     nobodyWoken();
   });
 });
