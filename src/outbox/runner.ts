@@ -30,7 +30,7 @@ export interface Finished {
   now: number;
 }
 
-export interface Failed<J> extends Finished {
+export interface Failed extends Finished {
   /** Permanent, or past the give-up age: the row is not tried again. */
   giveUp: boolean;
   /** When the row is due again (when not given up). */
@@ -38,7 +38,6 @@ export interface Failed<J> extends Finished {
   error: string;
   /** What threw (a port may keep a fact of it on the row: a provider's retry key). */
   cause: unknown;
-  job: J;
 }
 
 /** One queue as the runner drives it. */
@@ -67,7 +66,7 @@ export interface QueuePort<J extends LeasedRow, R = unknown> {
   /** Record a successful attempt (clears the lease). */
   done(tx: Tx, job: J, result: R, end: Finished): Promise<void>;
   /** Record a failed attempt: queued again at `retryAtMs`, or failed for good (clears the lease). */
-  failed(tx: Tx, job: J, end: Failed<J>): Promise<void>;
+  failed(tx: Tx, job: J, end: Failed): Promise<void>;
   /** Logged (info) after a successful attempt, when set ("mail sent"). */
   readonly doneMessage?: string;
   /** Release what the port holds (a transport's connections) once the runner stopped. */
@@ -129,7 +128,7 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
       const { permanent, error } = p.failure(err, job);
       const giveUp = permanent || now - job.created_ms > p.giveUpMs;
       this.o.log.warn(giveUp ? `${p.noun} failed for good` : `${p.noun} failed; it will be retried`, { ...p.describe(job), attempts, error });
-      await this.o.store.transaction((tx) => p.failed(tx, job, { attempts, now, giveUp, retryAtMs: now + p.retryDelayMs(attempts), error, cause: err, job }));
+      await this.o.store.transaction((tx) => p.failed(tx, job, { attempts, now, giveUp, retryAtMs: now + p.retryDelayMs(attempts), error, cause: err }));
       return;
     }
     const now = this.o.now();
