@@ -98,6 +98,11 @@ export interface OperationContext {
   /** Raise an event; it is written to the outbox in this transaction. */
   emit(e: RaisedEvent): void;
   /**
+   * Say this transaction queued work a worker sends after commit without raising an event (a payment
+   * job): the scope's channels are told once it commits, as they are for events (./channels.ts).
+   */
+  queued?(): void;
+  /**
    * Issue a booking-scoped credential for a resource just created (bound to the caller's proven
    * key when there is one); undefined for the business itself.
    */

@@ -31,7 +31,9 @@ export type { HttpEvidence, McpAuthorization, AuthPolicy } from '../security/ind
 export { isLoopbackAddress } from '../security/index.js';
 export { buildBusinessProfile } from './profile.js';
 export type { ProfileOptions } from './profile.js';
-export { sweep } from './sweep.js';
+export { sweep, type SweepTarget } from './sweep.js';
+export { EventChannels, type EventChannel, type RaisedInTransaction } from './channels.js';
+export { queueMailForEvents } from './steps/mail-messages.js';
 export { catalogEvent, syncCatalog, publishCatalog, publishedOf } from './catalog-sync.js';
 export { LiveBusiness, chooseDefinition, importDefinition, storedDefinition } from './live-business.js';
 export type { DefinitionSource, ImportSummary, CompileOptions } from './live-business.js';

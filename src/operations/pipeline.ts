@@ -2,7 +2,8 @@
  * The one path every call takes, whichever door it came through:
  * identify the caller -> check the access tier -> validate input -> idempotency replay? ->
  * handler in one store transaction (preconditions checked inside, events written to the outbox
- * in the same transaction) -> store the idempotent result -> announce committed events.
+ * in the same transaction, with the rows each registered channel writes for them) -> store the idempotent
+ * result -> tell the scope's channels a write committed (a read tells nobody).
  */
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
@@ -20,7 +21,6 @@ import { USP_VERSION, uspEnvelope, type UspEnvelope } from './envelope.js';
 import { negotiatedEnvelope, prunedCapabilities, prunedData, sharesCapability } from './negotiation.js';
 import { authenticateCall, type Presented } from './authenticate.js';
 import type { Logger } from './logger.js';
-import { queueMailForEvents } from './steps/mail-messages.js';
 import { issueCredential, type IssuedCredential, type RateQuota } from '../security/index.js';
 import type { Business } from './business.js';
 
@@ -169,7 +169,6 @@ export class Pipeline {
     this.deps.log.info('call', call as unknown as Record<string, unknown>);
     try {
       this.deps.onCall?.(call);
-      if (call.ok) scope.afterCall?.();
     } catch (err) {
       this.deps.log.warn('call observer failed', { error: String(err) });
     }
@@ -214,9 +213,11 @@ export class Pipeline {
     const prepared = op.prepare ? await op.prepare(input, { now: this.deps.clock.now(), caller, env, read: (fn) => store.read(fn), http: req.presented?.http }) : undefined;
 
     const events: OutboxEvent[] = [];
+    let queued = false;
     const run = async (tx: OperationContext['tx']) => {
       // A store may run this again after a deadlock or serialization failure: start from scratch.
       events.length = 0;
+      queued = false;
       const now = this.deps.clock.now();
       if (scopeKey) {
         // One key, one execution, even when two processes receive it at once.
@@ -248,6 +249,9 @@ export class Pipeline {
         emit: (e: RaisedEvent) => {
           events.push(outboxEvent(e, this.deps.ids, now));
         },
+        queued: () => {
+          queued = true;
+        },
       } as OperationContext;
       const res = await op.handle(input, ctx);
       const result: StoredResult = {
@@ -256,7 +260,7 @@ export class Pipeline {
         messages: res.messages ?? [],
       };
       for (const e of events) await tx.outbox.add(e);
-      if (events.length > 0 && biz) await queueMailForEvents(tx, biz, events, now);
+      await scope.channels.write(tx, { biz, events, now });
       // Every state-changing call the business makes is recorded: who, what, on which resource, when.
       if (caller.business && op.mutating) {
         await tx.admin.addAudit({
@@ -289,7 +293,8 @@ export class Pipeline {
       throw err;
     }
     const { replayed, result } = done;
-    if (events.length > 0 && scope.onCommitted) scope.onCommitted(events);
+    // A call that raised no event and queued nothing (a read, a lazy expiry with nothing due) wakes nobody.
+    if (events.length > 0 || queued) scope.channels.committed(events);
     // The business's own change (its definition among them) is what this process runs from the answer on.
     if (op.access === 'business_only' && op.mutating && !replayed) await scope.business?.refresh();
     const data = shared ? prunedData(result.data, shared) : result.data;

@@ -5,9 +5,10 @@
  * the doors holds a business of its own. A deployment of one business resolves every request to the
  * same scope; one that hosts many resolves by the request's host.
  */
-import type { OutboxEvent, Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import type { AuthPolicy } from '../security/index.js';
 import type { Business } from './business.js';
+import type { EventChannels } from './channels.js';
 import type { OperationEnv } from './context.js';
 import type { PublicOrigin } from './public-origin.js';
 
@@ -27,10 +28,11 @@ export interface CallScope {
   readonly env: OperationEnv;
   /** Names a principal's webhook resource under this scope's key (./webhook-resource.ts). */
   webhookResourceUri(principal: string): string;
-  /** Told after a transaction that raised events has committed (this scope's workers). */
-  onCommitted?(events: readonly OutboxEvent[]): void;
-  /** Told after every answered call that succeeded (wakes this scope's workers). */
-  afterCall?(): void;
+  /**
+   * What leaves the process when a write commits (./channels.ts): each module's in-transaction
+   * writer and after-commit nudge, registered at composition; the pipeline and the sweeper name none.
+   */
+  readonly channels: EventChannels;
   /** The business served; absent for the registry role, which has none. */
   readonly business?: BusinessSource;
   /** Where the business is reached (absent for the registry role). */

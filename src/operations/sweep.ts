@@ -3,6 +3,8 @@
  * is also applied whenever a resource is read. Expires overdue pending bookings and waitlist
  * offers (raising their events and passing freed places on) and purges old idempotency records,
  * lapsed claims and proofs, dispatched outbox events past their retention and expired credentials.
+ * The events it raises reach the scope's channels as a call's do (each writes its rows in the same
+ * transaction, and is told once it committed); it names none of them.
  */
 import type { OutboxEvent, Store, Tx } from '../store/index.js';
 import { expireIfDue } from './steps/booking-lifecycle.js';
@@ -11,7 +13,7 @@ import { outboxEvent, type OperationContext } from './context.js';
 import type { Clock } from './clock.js';
 import type { IdSource } from './ids.js';
 import type { Business } from './business.js';
-import { queueMailForEvents } from './steps/mail-messages.js';
+import type { EventChannels } from './channels.js';
 import { erasePastBookings } from './retention.js';
 
 /** Dispatched events are kept this long after they were due by default (spec-free: our own retention). */
@@ -31,28 +33,43 @@ export interface SweepOptions {
   personalDataRetentionMs?: number;
 }
 
-/** `biz`: the business whose bookings and offers expire; absent for a role with none (the registry): only the purges run. */
-export async function sweep(store: Store, biz: Business | undefined, clock: Clock, ids: IdSource, opts: SweepOptions = {}): Promise<OutboxEvent[]> {
+/** What a sweep runs against: one scope's store, business and channels, and the clock and ids. */
+export interface SweepTarget {
+  store: Store;
+  /** The business whose bookings and offers expire; absent for a role with none (the registry): only the purges run. */
+  biz: Business | undefined;
+  channels: EventChannels;
+  clock: Clock;
+  ids: IdSource;
+}
+
+/** One sweep; the events it raised, already handed to the channels. */
+export async function sweep(target: SweepTarget, opts: SweepOptions = {}): Promise<OutboxEvent[]> {
+  const { store, biz, channels, clock, ids } = target;
   const batch = opts.batch ?? 100;
   const events: OutboxEvent[] = [];
+  const queued = { any: false };
   await store.transaction(async (tx) => {
     events.length = 0; // the store may run this again after a deadlock
+    queued.any = false;
     const now = clock.now();
-    if (biz) await expireDue(tx, biz, ids, now, batch, events);
+    if (biz) await expireDue(tx, biz, ids, now, batch, events, queued);
     await tx.idempotency.purge(now);
     // Claims of past services and lapsed holds keep availability queries and re-checks fast.
     await tx.claims.purgeEnded(now - 86_400_000, now);
     await tx.security.purge(now);
     for (const e of events) await tx.outbox.add(e);
-    if (events.length > 0 && biz) await queueMailForEvents(tx, biz, events, now);
+    await channels.write(tx, { biz, events, now });
   });
+  // As after a call: a sweep that expired nothing wakes nobody.
+  if (events.length > 0 || queued.any) channels.committed(events);
   await purgeRetained(store, clock.now(), opts.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS);
   if (biz && opts.personalDataRetentionMs !== undefined) await erasePastBookings(store, biz, clock, ids, opts.personalDataRetentionMs);
   return events;
 }
 
 /** Pending bookings and waitlist offers whose time ran out, expired as the business. */
-async function expireDue(tx: Tx, biz: Business, ids: IdSource, now: number, batch: number, events: OutboxEvent[]): Promise<void> {
+async function expireDue(tx: Tx, biz: Business, ids: IdSource, now: number, batch: number, events: OutboxEvent[], queued: { any: boolean }): Promise<void> {
   const ctx: OperationContext = {
     tx,
     now,
@@ -61,6 +78,9 @@ async function expireDue(tx: Tx, biz: Business, ids: IdSource, now: number, batc
     caller: { principal: 'business', profile: null, business: true },
     issueCredential: async () => undefined,
     emit: (e) => void events.push(outboxEvent(e, ids, now)),
+    queued: () => {
+      queued.any = true;
+    },
   };
   for (const id of await tx.bookings.expiredPending(now, batch)) {
     const rec = await tx.bookings.get(id);

@@ -37,19 +37,20 @@ export async function composeBusiness(core: Core, opts: ComposeOptions, live: Li
     capabilities: () => Object.keys((profile(scope).usp as { capabilities: Record<string, unknown> }).capabilities),
   });
   const authPolicy = freezePolicy(withOAuth(core.basePolicy, oauth));
+  // What leaves the process when a write commits: the outbox's events, mail (written in the
+  // transaction), payment jobs and calendar pushes (written by their steps): each wakes its worker.
+  const channels = core
+    .channels()
+    .register(mail.channel)
+    .register({ name: 'payments', committed: () => payments.worker?.nudge() })
+    .register({ name: 'calendars', committed: () => calendars.pusher?.nudge() });
   // The scope: what each call runs against (the business's snapshot, its store, policy, services, workers).
   const scope: BusinessScope = Object.freeze({
     store,
     authPolicy,
     env: opts.role?.env ?? adminEnvOf(core, opts, authPolicy),
     webhookResourceUri: core.webhookResourceUri,
-    onCommitted: core.announce,
-    // A committed call may have written a payment job, a message or a calendar push: its worker looks soon rather than at its next poll.
-    afterCall: () => {
-      payments.worker?.nudge();
-      mail.worker?.nudge();
-      calendars.pusher?.nudge();
-    },
+    channels,
     business: live,
     origin: core.origin,
     mailSent: Boolean(mail.worker),

@@ -11,6 +11,7 @@ import type { BusinessDef } from '../domain/index.js';
 import {
   AvailabilityCache,
   DEFAULT_AVAILABILITY_CACHE_BYTES,
+  EventChannels,
   Pipeline,
   dashboardSignInEnv,
   loadWebhookResourceKey,
@@ -82,6 +83,8 @@ export interface Core {
   readonly webhooks: WebhookWiring;
   /** Tell the dispatcher and the embedder's listener about committed events. */
   readonly announce: (events: readonly OutboxEvent[]) => void;
+  /** A new scope's channels, the webhooks' registered (the outbox's events, announced once committed). */
+  readonly channels: () => EventChannels;
 }
 
 export async function composeCore(opts: ComposeOptions, inputs: CoreInputs): Promise<Core> {
@@ -119,6 +122,9 @@ export async function composeCore(opts: ComposeOptions, inputs: CoreInputs): Pro
   const pipeline = new Pipeline({ clock, ids, log, onCall: (call) => metrics.recordCall(call) });
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
   const webhooks = wireWebhooks(opts.webhooks ?? {}, { store, clock, keyring, resolver, allowLoopback, hub, log, metrics: () => metrics });
+  // Committed events go through the outbox: the dispatcher is nudged, expands them into signed
+  // deliveries and hands each to the MCP sessions when it is due (reminders later, the rest at once).
+  const announce = announcer([() => webhooks.dispatcher.nudge(), ...(opts.onEvents ? [opts.onEvents] : [])], log);
   return Object.freeze({
     store,
     clock,
@@ -139,9 +145,14 @@ export async function composeCore(opts: ComposeOptions, inputs: CoreInputs): Pro
     metrics,
     pipeline,
     webhooks,
-    // Committed events go through the outbox: the dispatcher is nudged, expands them into signed
-    // deliveries and hands each to the MCP sessions when it is due (reminders later, the rest at once).
-    announce: announcer([() => webhooks.dispatcher.nudge(), ...(opts.onEvents ? [opts.onEvents] : [])], log),
+    announce,
+    channels: () =>
+      new EventChannels(log).register({
+        name: 'webhooks',
+        committed: (events) => {
+          if (events.length > 0) announce(events);
+        },
+      }),
   });
 }
 

@@ -19,7 +19,8 @@ export function composeRole(core: Core, opts: ComposeOptions, role: ServerRole):
     authPolicy,
     env: role.env ?? adminEnvOf(core, opts, authPolicy),
     webhookResourceUri: core.webhookResourceUri,
-    onCommitted: core.announce,
+    // No business, no mail: only the outbox's events, announced once committed.
+    channels: core.channels(),
     origin: core.origin,
   });
   const scopeOf = singleScope(scope);

@@ -63,12 +63,10 @@ function serve(opts: ComposeOptions, core: Core, role: ComposedRole): RoleServer
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
   const app = createHost({ doors: role.doors, maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024, proxies, allowedHosts, allowedOrigins: opts.allowedOrigins ?? [], log });
   const stopSweeper = startSweeper(opts.sweepIntervalMs ?? 30_000, {
-    store,
-    business: () => role.scope.business?.current(),
+    scope: role.scope,
     clock: core.clock,
     ids: core.ids,
     log,
-    announce: core.announce,
     retention: { eventRetentionMs: opts.eventRetentionMs, personalDataRetentionMs: opts.personalDataRetentionMs },
   });
   // /healthz, /readyz and /metrics are answered before any door, so no door's rules apply to them.

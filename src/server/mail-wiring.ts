@@ -10,7 +10,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { TEMPLATE_PATH_RULE, isTemplatePath } from '../domain/index.js';
 import { MailWorker, checkSmtpUrl, dirTransport, previewMails, smtpTransport, type MailAddress, type MailPreview, type MailTransport } from '../mail/index.js';
-import type { Business, Logger } from '../operations/index.js';
+import { queueMailForEvents, type Business, type EventChannel, type Logger } from '../operations/index.js';
 import { accountMailSubject, type Store } from '../store/index.js';
 
 export interface MailOptions {
@@ -36,6 +36,11 @@ export interface MailOptions {
 
 export interface MailWiring {
   worker?: MailWorker;
+  /**
+   * The mail channel: its messages written in the transaction that raised their events (queued even
+   * with no transport, sent once one is configured), and its worker woken once that committed.
+   */
+  channel: EventChannel;
   /** Where mail goes, safe to print (`dir:/…`, `smtp://host:port`), or undefined. */
   describe?: string;
   /** Sign-up codes by mail (undefined: the OAuth door keeps its default). */
@@ -136,7 +141,10 @@ export function wireMail(o: MailOptions | undefined, deps: { business: () => Bus
     return { name: displayName(biz.def.business.name), address: `no-reply@${new URL(biz.publicUrl).hostname}` };
   };
   const preview = () => previewMails({ biz: deps.business(), from: from(), overrides }, deps.now());
-  if (!transport) return { preview };
+  const queue: EventChannel['write'] = async (tx, { biz, events, now }) => {
+    if (biz) await queueMailForEvents(tx, biz, events, now);
+  };
+  if (!transport) return { preview, channel: { name: 'mail', write: queue } };
   const worker = new MailWorker({ store: deps.store, transport, business: deps.business, from, now: deps.now, log: deps.log, overrides, pollMs: o?.pollMs });
   const deliverCode = (email: string, code: string) => {
     const now = deps.now();
@@ -166,5 +174,6 @@ export function wireMail(o: MailOptions | undefined, deps: { business: () => Bus
     );
     worker.nudge();
   };
-  return { worker, describe: transport.description, deliverCode, deliverReset, preview };
+  const channel: EventChannel = { name: 'mail', write: queue, committed: () => worker.nudge() };
+  return { worker, channel, describe: transport.description, deliverCode, deliverReset, preview };
 }

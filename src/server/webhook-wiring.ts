@@ -4,9 +4,9 @@
  * channel that tells every process (this one included) which events to hand its MCP sessions. Also
  * the periodic sweep, whose expiries and reminders reach the outbox like any other change.
  */
-import type { Business, Clock, IdSource, Logger } from '../operations/index.js';
+import type { CallScope, Clock, IdSource, Logger } from '../operations/index.js';
 import { sweep } from '../operations/index.js';
-import { StoreUnavailable, eventBody, type OutboxEvent, type Store } from '../store/index.js';
+import { StoreUnavailable, eventBody, type Store } from '../store/index.js';
 import type { ProfileResolver } from '../security/index.js';
 import type { SessionHub } from '../bindings/mcp/index.js';
 import { DEFAULT_RETRY, WebhookDispatcher, httpWebhookSender, type SigningKeyring } from '../webhooks/index.js';
@@ -68,23 +68,16 @@ export function wireWebhooks(
   return { dispatcher, unsubscribe: () => unsubscribe?.() };
 }
 
-/** The periodic sweep (expiries, reminders, retention) every `intervalMs` (0: none); returns its stop. */
-export function startSweeper(
-  intervalMs: number,
-  deps: {
-    store: Store;
-    business: () => Business | undefined;
-    clock: Clock;
-    ids: IdSource;
-    log: Logger;
-    announce: (events: readonly OutboxEvent[]) => void;
-    retention: Parameters<typeof sweep>[4];
-  },
-): () => void {
+/**
+ * The periodic sweep (expiries, reminders, retention) of one scope every `intervalMs` (0: none):
+ * the events it raises reach the scope's channels as a call's do. Returns its stop.
+ */
+export function startSweeper(intervalMs: number, deps: { scope: CallScope; clock: Clock; ids: IdSource; log: Logger; retention: Parameters<typeof sweep>[1] }): () => void {
   if (intervalMs <= 0) return () => {};
-  const { log } = deps;
+  const { log, scope } = deps;
   const timer = setInterval(() => {
-    sweep(deps.store, deps.business(), deps.clock, deps.ids, deps.retention).then(deps.announce, (err) =>
+    const target = { store: scope.store, biz: scope.business?.current(), channels: scope.channels, clock: deps.clock, ids: deps.ids };
+    sweep(target, deps.retention).then(undefined, (err) =>
       err instanceof StoreUnavailable ? log.warn('sweep skipped: database unavailable', { reason: err.reason }) : log.error('sweep failed', { error: String(err) }),
     );
   }, intervalMs);

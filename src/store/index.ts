@@ -31,7 +31,7 @@ export type { DefinitionEntry, DefinitionKind, DefinitionRepo } from './definiti
 export type { ClientNoteRow, FrontDeskRepo, PersonalTextRow } from './frontdesk-port.js';
 export type { PaymentJob, PaymentJobKind, PaymentJobStatus, PaymentRepo } from './payment-port.js';
 export type { MailMessage, MailRepo, MailStatus } from './mail-port.js';
-export { accountMailSubject } from './mail-port.js';
+export { EMAIL_CHANNEL, accountMailSubject } from './mail-port.js';
 export { CALENDAR_SLOT_KEY } from './calendar-port.js';
 export type { BusyInterval, CalendarFeedState, CalendarPushJob, CalendarRepo, PushedEvent } from './calendar-port.js';
 export { openSqliteStore } from './sqlite/sqlite-store.js';

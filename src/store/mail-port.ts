@@ -1,16 +1,22 @@
 /**
- * The mail outbox: one row per message a change means to send a person (a booking's confirmation,
- * a reminder, a waitlist offer, a sign-up code), written in the same transaction as the change and
- * sent after commit by the leased mail worker. The row's id is its unique key (what caused it, the
+ * The notification outbox (the mail outbox, grown a channel): one row per message a change means to
+ * send a person (a booking's confirmation, a reminder, a waitlist offer, a sign-up code), written in
+ * the same transaction as the change and sent after commit by its channel's leased runner (mail:
+ * `email`, the only channel so far). The row's id is its unique key (what caused it, the
  * recipient and the kind), so a retried transaction, a replay or a second process adds nothing.
  */
 import { createHash, randomUUID } from 'node:crypto';
+
+/** The channel of every message that names none: mail. */
+export const EMAIL_CHANNEL = 'email';
 
 export type MailStatus = 'queued' | 'sent' | 'failed' | 'canceled';
 
 export interface MailMessage {
   /** `<cause>|<kind>|<recipient>`: the cause is an event id, or what else made the message once. */
   id: string;
+  /** The channel that sends it (`email`; an SMS adapter would send `sms`): its provider's runner leases it. */
+  channel: string;
   kind: string;
   /** The booking, waitlist entry or account the message is about (the dashboard lists a booking's). */
   subject_id: string;
@@ -29,10 +35,10 @@ export interface MailMessage {
 }
 
 export interface MailRepo {
-  /** Queue a message; one with the same id already there is left as it is. True when added. */
-  enqueue(m: Omit<MailMessage, 'status' | 'attempts' | 'sent_ms' | 'last_error'>): Promise<boolean>;
-  /** Lease queued messages that are due and that no other worker holds, until `leaseUntilMs`. */
-  claimDue(nowMs: number, limit: number, leaseUntilMs: number): Promise<MailMessage[]>;
+  /** Queue a message (on `email` unless it names its channel); one with the same id already there is left as it is. True when added. */
+  enqueue(m: Omit<MailMessage, 'status' | 'attempts' | 'sent_ms' | 'last_error' | 'channel'> & { channel?: string }): Promise<boolean>;
+  /** Lease one channel's (default `email`) queued messages that are due and that no other worker holds, until `leaseUntilMs`. */
+  claimDue(nowMs: number, limit: number, leaseUntilMs: number, channel?: string): Promise<MailMessage[]>;
   /** Record an attempt's end: sent, failed for good, or queued again at `due_ms` (clears the lease). */
   finish(id: string, next: Pick<MailMessage, 'status' | 'attempts' | 'due_ms' | 'sent_ms' | 'last_error'>): Promise<void>;
   /** A subject's queued messages of one kind not yet sent are canceled (a reminder for a moved booking); how many. */

@@ -31,6 +31,24 @@ export function mailContract(write: Run, read: Run): void {
       expect(ids(await write((tx) => tx.mail.claimDue(NOW + MIN, 10, NOW + 3 * MIN)))).toEqual(['evt_1|booking_confirmed|ada@example.com']);
     });
 
+    test('the outbox is split by channel: a message names its channel (email unless it says), and each channel leases only its own', async () => {
+      await write(async (tx) => {
+        await tx.mail.enqueue(msg('ch_mail', { subject: 'bkg_ch' }));
+        await tx.mail.enqueue({ ...msg('ch_sms', { subject: 'bkg_ch' }), channel: 'sms', recipient: '+15555550100' });
+      });
+      const sms = await write((tx) => tx.mail.claimDue(NOW, 10, NOW + MIN, 'sms'));
+      expect(sms.map((m) => [m.id, m.channel, m.recipient])).toEqual([['ch_sms', 'sms', '+15555550100']]);
+      const email = await write((tx) => tx.mail.claimDue(NOW, 10, NOW + MIN, 'email'));
+      expect(email.map((m) => [m.id, m.channel])).toEqual([['ch_mail', 'email']]);
+      // Both leased now: neither channel gets the other's, nor its own again before the lease lapses.
+      expect(await write((tx) => tx.mail.claimDue(NOW + 1000, 10, NOW + MIN, 'sms'))).toEqual([]);
+      const all = await read((tx) => tx.mail.forSubject('bkg_ch'));
+      expect(all.map((m) => [m.id, m.channel])).toEqual([
+        ['ch_mail', 'email'],
+        ['ch_sms', 'sms'],
+      ]);
+    });
+
     test("a message due later (a reminder) is not claimed before its time, and canceling a subject's queued kind leaves sent ones alone", async () => {
       await write(async (tx) => {
         await tx.mail.enqueue(msg('r1', { kind: 'reminder', due: NOW + 10 * MIN, subject: 'bkg_r' }));

@@ -60,6 +60,7 @@ export async function queueCheckouts(ctx: OperationContext, rec: BookingRecord, 
         cancel_url: `${returnPageUrl(ctx, b.id)}?result=canceled`,
       },
     });
+    ctx.queued?.();
   }
 }
 
@@ -89,6 +90,7 @@ export async function queueExpiry(ctx: OperationContext, rec: BookingRecord, co:
     created_ms: ctx.now,
     payload: { booking_id: rec.booking.id, action_id: co.action_id, session_id: co.session_id },
   });
+  ctx.queued?.();
 }
 
 export { paidBeforeAppointment } from '../../domain/index.js';

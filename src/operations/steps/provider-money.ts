@@ -59,6 +59,7 @@ export async function requestRefund(ctx: OperationContext, rec: BookingRecord, a
       created_ms: ctx.now,
       payload: { booking_id: rec.booking.id, payment_ref: co.payment_ref, amount: part, currency: co.currency },
     });
+    ctx.queued?.();
   }
 }
 

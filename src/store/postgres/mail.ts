@@ -1,5 +1,5 @@
 /** The mail outbox on PostgreSQL: several processes lease from it without sending a message twice. */
-import { erasedMailId, erasedMailSubject, type MailRepo } from '../mail-port.js';
+import { EMAIL_CHANNEL, erasedMailId, erasedMailSubject, type MailRepo } from '../mail-port.js';
 import { MAIL_COLUMNS, MAIL_QUEUE, toMailMessage, type MailRow } from '../shared/mail-rows.js';
 import type { PgSession } from './session.js';
 import { pgFinishLeased, pgLeaseDue } from './leased-queue.js';
@@ -8,14 +8,14 @@ export function pgMail(s: PgSession): MailRepo {
   return {
     async enqueue(m) {
       const r = await s.query(
-        `INSERT INTO mail_messages (id, kind, subject_id, recipient, locale, payload, status, attempts, due_ms, created_ms) VALUES ($1, $2, $3, $4, $5, $6, 'queued', 0, $7, $8)
-         ON CONFLICT (id) DO NOTHING`,
-        [m.id, m.kind, m.subject_id, m.recipient, m.locale, JSON.stringify(m.payload), m.due_ms, m.created_ms],
+        `INSERT INTO mail_messages (id, channel, kind, subject_id, recipient, locale, payload, status, attempts, due_ms, created_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', 0, $8, $9) ON CONFLICT (id) DO NOTHING`,
+        [m.id, m.channel ?? EMAIL_CHANNEL, m.kind, m.subject_id, m.recipient, m.locale, JSON.stringify(m.payload), m.due_ms, m.created_ms],
       );
       return (r.rowCount ?? 0) > 0;
     },
-    async claimDue(nowMs, limit, leaseUntilMs) {
-      return (await pgLeaseDue<MailRow>(s, MAIL_QUEUE, nowMs, limit, leaseUntilMs)).map(toMailMessage);
+    async claimDue(nowMs, limit, leaseUntilMs, channel = EMAIL_CHANNEL) {
+      return (await pgLeaseDue<MailRow>(s, MAIL_QUEUE, nowMs, limit, leaseUntilMs, channel)).map(toMailMessage);
     },
     async finish(id, n) {
       await pgFinishLeased(s, MAIL_QUEUE, id, n);

@@ -148,4 +148,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   POSTGRES_FRONTDESK_MIGRATION,
   // Calendar busy claims (a source column on claims), feed state and the CalDAV push queue.
   POSTGRES_CALENDARS_MIGRATION,
+  // The mail outbox becomes the notification outbox: a channel on each message ('email' so far).
+  ddl.NOTIFICATION_CHANNEL_MIGRATION,
 ];

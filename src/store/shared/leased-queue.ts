@@ -11,13 +11,19 @@ export interface LeasedQueue<Next = unknown> {
   waiting: string;
   /** The column holding when a row is due. */
   dueColumn: string;
+  /** A column that splits the queue between runners (the notification outbox's `channel`): each leases only its own rows. */
+  partition?: string;
   /** The columns an attempt's end sets (the lease is cleared with them), and their values from the outcome. */
   finish: { columns: readonly string[]; values(next: Next): unknown[] };
 }
 
-/** The due rows, `now` as parameter `p(1)` and the limit as `p(2)`. */
-export function dueRowsSql(q: LeasedQueue, p: (n: 1 | 2) => string): string {
-  return `SELECT ${q.columns} FROM ${q.table} WHERE status = '${q.waiting}' AND ${q.dueColumn} <= ${p(1)} AND (lease_until_ms IS NULL OR lease_until_ms <= ${p(1)})
+/**
+ * The due rows, `now` as parameter `p(1)`, the limit as `p(2)` and, for a partitioned queue, the
+ * partition as `p(3)` (positional engines bind them in the order written: partition, now, now, limit).
+ */
+export function dueRowsSql(q: LeasedQueue, p: (n: 1 | 2 | 3) => string): string {
+  const part = q.partition ? ` AND ${q.partition} = ${p(3)}` : '';
+  return `SELECT ${q.columns} FROM ${q.table} WHERE status = '${q.waiting}'${part} AND ${q.dueColumn} <= ${p(1)} AND (lease_until_ms IS NULL OR lease_until_ms <= ${p(1)})
      ORDER BY ${q.dueColumn}, created_ms LIMIT ${p(2)}`;
 }
 

@@ -2,12 +2,13 @@
 import type Database from 'better-sqlite3';
 import { dueRowsSql, finishSql, type LeasedQueue } from '../shared/leased-queue.js';
 
-export function sqliteLeaseDue<R extends { id: string }>(db: Database.Database, q: LeasedQueue): (nowMs: number, limit: number, leaseUntilMs: number) => R[] {
-  // Positional parameters: `now` is bound twice.
+/** `partition`: the value of the queue's partition column whose rows are leased (a partitioned queue only). */
+export function sqliteLeaseDue<R extends { id: string }>(db: Database.Database, q: LeasedQueue): (nowMs: number, limit: number, leaseUntilMs: number, partition?: string) => R[] {
+  // Positional parameters, in the order written: the partition (if any), `now` twice, the limit.
   const due = db.prepare(dueRowsSql(q, () => '?'));
   const lease = db.prepare(`UPDATE ${q.table} SET lease_until_ms = ? WHERE id = ?`);
-  return (nowMs, limit, leaseUntilMs) => {
-    const rows = due.all(nowMs, nowMs, limit) as R[];
+  return (nowMs, limit, leaseUntilMs, partition) => {
+    const rows = (q.partition ? due.all(partition, nowMs, nowMs, limit) : due.all(nowMs, nowMs, limit)) as R[];
     for (const r of rows) lease.run(leaseUntilMs, r.id);
     return rows;
   };

@@ -1,13 +1,13 @@
 /** The mail outbox on SQLite. */
 import type Database from 'better-sqlite3';
-import { erasedMailId, erasedMailSubject, type MailRepo } from '../mail-port.js';
+import { EMAIL_CHANNEL, erasedMailId, erasedMailSubject, type MailRepo } from '../mail-port.js';
 import { MAIL_COLUMNS, MAIL_QUEUE, toMailMessage, type MailRow } from '../shared/mail-rows.js';
 import { sqliteFinishLeased, sqliteLeaseDue } from './leased-queue.js';
 
 export function sqliteMail(db: Database.Database): MailRepo {
   const q = {
     enqueue: db.prepare(
-      `INSERT INTO mail_messages (id, kind, subject_id, recipient, locale, payload, status, attempts, due_ms, created_ms) VALUES (?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)
+      `INSERT INTO mail_messages (id, channel, kind, subject_id, recipient, locale, payload, status, attempts, due_ms, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)
        ON CONFLICT (id) DO NOTHING`,
     ),
     due: sqliteLeaseDue<MailRow>(db, MAIL_QUEUE),
@@ -24,10 +24,10 @@ export function sqliteMail(db: Database.Database): MailRepo {
   };
   return {
     async enqueue(m) {
-      return q.enqueue.run(m.id, m.kind, m.subject_id, m.recipient, m.locale, JSON.stringify(m.payload), m.due_ms, m.created_ms).changes > 0;
+      return q.enqueue.run(m.id, m.channel ?? EMAIL_CHANNEL, m.kind, m.subject_id, m.recipient, m.locale, JSON.stringify(m.payload), m.due_ms, m.created_ms).changes > 0;
     },
-    async claimDue(nowMs, limit, leaseUntilMs) {
-      return q.due(nowMs, limit, leaseUntilMs).map(toMailMessage);
+    async claimDue(nowMs, limit, leaseUntilMs, channel = EMAIL_CHANNEL) {
+      return q.due(nowMs, limit, leaseUntilMs, channel).map(toMailMessage);
     },
     async finish(id, n) {
       q.finish(id, n);

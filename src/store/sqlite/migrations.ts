@@ -171,4 +171,6 @@ ${ftsTriggers('registry_services', 'registry_service_fts', 'rid')}${ftsTriggers(
   SQLITE_FRONTDESK_MIGRATION,
   // Calendar busy claims (a source column on claims), feed state and the CalDAV push queue.
   SQLITE_CALENDARS_MIGRATION,
+  // The mail outbox becomes the notification outbox: a channel on each message ('email' so far).
+  ddl.NOTIFICATION_CHANNEL_MIGRATION,
 ];

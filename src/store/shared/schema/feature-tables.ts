@@ -81,6 +81,16 @@ export const mailTables = (t: SqlTypes) => `
 `;
 
 /**
+ * The mail outbox becomes the notification outbox: each message says its channel (every message so
+ * far is mail), and each channel's runner leases its own due messages from the index.
+ */
+export const NOTIFICATION_CHANNEL_MIGRATION = `
+  ALTER TABLE mail_messages ADD COLUMN channel TEXT NOT NULL DEFAULT 'email';
+  CREATE INDEX mail_messages_due_by_channel ON mail_messages (channel, due_ms) WHERE status = 'queued';
+  DROP INDEX mail_messages_due;
+`;
+
+/**
  * Calendar busy claims (a source column on claims), feed state and the CalDAV push queue; each
  * engine adds the trigger that queues a push when a booking on a pushed resource changes.
  */
