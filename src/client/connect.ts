@@ -15,7 +15,7 @@ import { ProfileCache } from './discovery.js';
 import { PlatformIdentity } from './identity.js';
 import { connectHttpMcp } from './mcp-transport.js';
 import { CLIENT_OPERATIONS, type OperationName } from './operations.js';
-import { servePlatform, type PlatformServer } from './server.js';
+import { PROFILE_PATH, servePlatform, type PlatformServer } from './server.js';
 import { WebhookReceiver, type WebhookEvent } from './webhooks.js';
 
 export const EVENTS_URI = 'usp-connect://events';
@@ -104,6 +104,37 @@ async function toolsOf(biz: BusinessClient, slug: string, timeoutMs: number): Pr
   return tools;
 }
 
+/**
+ * The port the identity's profile was last served on, when it was served here on loopback: a
+ * business binds the platform's key to the profile URL it first saw, so each run of connect (an
+ * assistant starts one per session) must publish the profile at the same URL, or every call after
+ * the first session is refused as `profile_binding_mismatch`.
+ */
+function rememberedPort(identity: PlatformIdentity, host: string): number | undefined {
+  try {
+    const url = new URL(identity.profileUrl);
+    if (url.protocol !== 'http:' || url.hostname !== host || url.pathname !== PROFILE_PATH) return undefined;
+    return Number(url.port) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function servePlatformAgain(identity: PlatformIdentity, o: ConnectOptions, receiver: WebhookReceiver, log: (line: string) => void): Promise<PlatformServer> {
+  const host = o.host ?? '127.0.0.1';
+  const remembered = o.port || o.publicOrigin ? undefined : rememberedPort(identity, host);
+  const serve = (port: number | undefined) => servePlatform(identity, { receiver, host, port, publicOrigin: o.publicOrigin });
+  if (remembered === undefined) return serve(o.port);
+  try {
+    return await serve(remembered);
+  } catch (err) {
+    log(
+      `usp-server connect: port ${remembered} (where this platform's profile was served before) is taken (${(err as Error).message}); serving on another, so businesses that bound the key to ${identity.profileUrl} will refuse it (give --port ${remembered} once it is free)`,
+    );
+    return serve(0);
+  }
+}
+
 export interface RunningConnect {
   platform: PlatformServer;
   businesses: BusinessClient[];
@@ -129,7 +160,8 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
         .catch(() => undefined);
     },
   });
-  const platform = await servePlatform(identity, { receiver, host: o.host, port: o.port, publicOrigin: o.publicOrigin });
+  const platform = await servePlatformAgain(identity, o, receiver, log);
+  saveIdentity(identity, o.identityFile);
   log(`usp-server connect: platform profile ${platform.profileUrl}, webhooks at ${platform.webhookUrl}`);
   const credentials = o.credentials ?? memoryCredentials();
   const businesses: BusinessClient[] = [];

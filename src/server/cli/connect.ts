@@ -13,14 +13,16 @@ proved with the platform's key and carries an idempotency key, and what the busi
 text and structured content) is relayed. The platform's keys are kept in --identity (default
 $XDG_DATA_HOME/usp-server/platform-identity.json, else ~/.local/share/usp-server/...; made on first
 use, readable by its owner only). Its profile and webhook receiver listen on a local port (--port,
-default any free one, on --host, default 127.0.0.1): a business on this machine (or one started with
+default the one used last time, which the identity file remembers, else any free one; on --host,
+default 127.0.0.1): a business binds the platform's key to its profile URL, so the URL must stay
+the same from one session to the next. A business on this machine (or one started with
 --allow-loopback-profiles) reaches them; a business elsewhere needs --public-url, the origin of a
 tunnel or proxy to that port. Verified webhooks (a waitlist offer, a cancellation) become the
 resource usp-connect://events and a notification that it changed.
 
 Options:
   --identity FILE   the platform's keys
-  --port N          the local port for the profile and webhooks (default: any free port)
+  --port N          the local port for the profile and webhooks (default: the last one, else any free port)
   --host HOST       where that port listens (default 127.0.0.1)
   --public-url URL  the public origin that reaches the port
 `;
