@@ -30,7 +30,7 @@ describe("the suite's platform", () => {
     expect(platform.identity).toBeInstanceOf(PlatformIdentity);
     expect(platform.key).toBe(platform.identity.popKey);
     expect(platform.identity.profileUrl).toBe(platform.profile);
-    const doc = platform.identity.profileDocument();
+    const doc = platform.identity.profileDocument() as Record<string, any>;
     const normal = await fetchProfile(platform.profile);
     expect(normal).toEqual(doc);
     expect(normal.keys).toContainEqual(expect.objectContaining({ ...platform.key.publicJwk, alg: 'EdDSA' }));
