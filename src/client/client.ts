@@ -122,7 +122,7 @@ export class BusinessClient {
       return { ok: false, data: {} as T, messages: [], error, attempts: 0, ...base };
     }
     const resource = op.scoped ? input[op.scoped] : undefined;
-    const credential = opts.credential ?? (typeof resource === 'string' ? await this.o.credentials.get(this.profileUrl, resource) : undefined);
+    let credential = opts.credential ?? (typeof resource === 'string' ? await this.o.credentials.get(this.profileUrl, resource) : undefined);
     const retries = this.o.retries ?? 2;
     let attempts = 0;
     let nonceRetried = false;
@@ -135,6 +135,13 @@ export class BusinessClient {
         // A nonce challenge is answered once with the nonce it carried (a proof is single-use: a fresh one is made).
         if (e.code === 'proof_nonce_required' && sent.nonce && !nonceRetried) {
           nonceRetried = true;
+          attempts--;
+          continue;
+        }
+        // A stored credential the business no longer honours (revoked with a cancellation, expired):
+        // sent again once without it, on the platform's own authority (nothing was done: the same key).
+        if (e.code === 'credential_invalid' && credential && !opts.credential) {
+          credential = undefined;
           attempts--;
           continue;
         }

@@ -4,13 +4,16 @@
  * read); each business's tools are presented under the business's name; every call goes through
  * the library (proofs, idempotency keys, credentials); each result's text and structured content
  * are relayed. Webhooks come in on a local port (the profile's `webhook_url`), verified, and reach
- * the assistant as a resource it can read (`usp-connect://events`) and a notification that it changed.
+ * the assistant as a resource it can read (`usp-connect://events`) and a notification that it changed;
+ * a business that cannot reach that port (elsewhere, with no `publicOrigin`) is polled instead
+ * (connect-poll.ts), and what changed reaches the assistant the same way.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { BusinessClient, memoryCredentials, type CredentialStore } from './client.js';
+import { Poller, needsPolling } from './connect-poll.js';
 import { ProfileCache } from './discovery.js';
 import { PlatformIdentity } from './identity.js';
 import { connectHttpMcp } from './mcp-transport.js';
@@ -30,6 +33,12 @@ export interface ConnectOptions {
   /** The public origin that reaches the local port (a tunnel), when businesses are elsewhere. */
   publicOrigin?: string;
   credentials?: CredentialStore;
+  /**
+   * Poll every business this often (seconds) for changes to what the platform booked, webhooks or
+   * not. Default: only the businesses that cannot reach the local port (not on loopback, and no
+   * `publicOrigin`), every 60 s.
+   */
+  pollSeconds?: number;
   stdin?: NodeJS.ReadableStream;
   stdout?: NodeJS.WritableStream;
   log?: (line: string) => void;
@@ -145,19 +154,28 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
   const log = o.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const identity = loadIdentity(o.identityFile);
   const profiles = new ProfileCache();
-  const events: Array<WebhookEvent & { business: string }> = [];
+  const events: Array<WebhookEvent & { business: string; via: 'webhook' | 'poll' }> = [];
   let server: Server | null = null;
+  const announce = async (event: WebhookEvent, named: string, via: 'webhook' | 'poll') => {
+    events.unshift({ ...event, business: named, via });
+    events.length = Math.min(events.length, MAX_EVENTS);
+    await server?.notification({ method: 'notifications/resources/updated', params: { uri: EVENTS_URI } } as never).catch(() => undefined);
+    await server
+      ?.notification({ method: 'notifications/message', params: { level: 'notice', logger: 'usp-connect', data: `${named}: ${event.event} (${EVENTS_URI})` } } as never)
+      .catch(() => undefined);
+  };
+  const poller = new Poller({
+    intervalMs: (o.pollSeconds ?? 60) * 1000,
+    onEvent: (event, biz) => announce(event, biz.name, 'poll'),
+    log,
+  });
   const receiver = new WebhookReceiver({
     businesses: () => o.businesses,
     profiles,
     onEvent: async (event, ctx) => {
-      const named = businesses.find((b) => b.profileUrl === ctx.business)?.name ?? ctx.business;
-      events.unshift({ ...event, business: named });
-      events.length = Math.min(events.length, MAX_EVENTS);
-      await server?.notification({ method: 'notifications/resources/updated', params: { uri: EVENTS_URI } } as never).catch(() => undefined);
-      await server
-        ?.notification({ method: 'notifications/message', params: { level: 'notice', logger: 'usp-connect', data: `${named}: ${event.event} (${EVENTS_URI})` } } as never)
-        .catch(() => undefined);
+      const biz = businesses.find((b) => b.profileUrl === ctx.business);
+      if (biz) poller.noteEvent(biz, event);
+      await announce(event, biz?.name ?? ctx.business, 'webhook');
     },
   });
   const platform = await servePlatformAgain(identity, o, receiver, log);
@@ -165,6 +183,7 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
   log(`usp-server connect: platform profile ${platform.profileUrl}, webhooks at ${platform.webhookUrl}`);
   const credentials = o.credentials ?? memoryCredentials();
   const businesses: BusinessClient[] = [];
+  const polled = new Set<BusinessClient>();
   const tools = new Map<string, Tool>();
   const taken = new Set<string>();
   for (const url of o.businesses) {
@@ -172,7 +191,9 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
       const biz = await BusinessClient.connect(url, { identity, profiles, credentials });
       businesses.push(biz);
       for (const t of await toolsOf(biz, slugOf(biz.name, taken), 10_000)) tools.set(t.name, t);
-      log(`usp-server connect: ${biz.name} at ${url} over ${biz.binding}`);
+      const polling = o.pollSeconds !== undefined || needsPolling(url, o.publicOrigin);
+      if (polling) polled.add(biz);
+      log(`usp-server connect: ${biz.name} at ${url} over ${biz.binding}; its events ${polling ? `by polling every ${o.pollSeconds ?? 60} s` : 'by webhook'}`);
     } catch (err) {
       log(`usp-server connect: ${url} could not be reached (${(err as Error).message}); its tools are not offered`);
     }
@@ -193,6 +214,7 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
     if (!tool) return { content: [{ type: 'text', text: `No tool named ${params.name}; call tools/list.` }], isError: true } as never;
     const { _meta, ...args } = params.arguments ?? {};
     const a = await tool.business.call(tool.op, args);
+    if (a.ok && polled.has(tool.business)) poller.note(tool.business, a.data);
     const text =
       a.error && a.error.kind !== 'outcome'
         ? `${tool.business.name}: ${a.error.code} (${a.error.severity}; next: ${a.error.next}): ${a.error.message}`
@@ -203,7 +225,14 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
     'resources/list',
     async () =>
       ({
-        resources: [{ uri: EVENTS_URI, name: 'usp-events', description: 'Events the businesses sent (verified webhooks), newest first.', mimeType: 'application/json' }],
+        resources: [
+          {
+            uri: EVENTS_URI,
+            name: 'usp-events',
+            description: "Events at the businesses, newest first: verified webhooks (via 'webhook') and changes read by polling (via 'poll').",
+            mimeType: 'application/json',
+          },
+        ],
       }) as never,
   );
   server.setRequestHandler('resources/read', async (request) => {
@@ -214,10 +243,12 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
   server.setRequestHandler('resources/subscribe', async () => ({}) as never);
   server.setRequestHandler('resources/unsubscribe', async () => ({}) as never);
   await server.connect(new StdioServerTransport((o.stdin ?? process.stdin) as never, (o.stdout ?? process.stdout) as never));
+  if (polled.size > 0) poller.start();
   return {
     platform,
     businesses,
     async close() {
+      await poller.stop();
       await server?.close();
       for (const b of businesses) await b.close();
       await platform.close();

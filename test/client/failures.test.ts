@@ -3,7 +3,8 @@
  * (in process, its clock running from TEST_NOW, webhooks delivered to the library's receiver over
  * loopback): a business that is down is a transport error to retry; an answer lost on the way is
  * retried with the same idempotency key and books once; an answer without the protocol envelope is
- * refused (the breaking proxy); a webhook whose body or signature does not
+ * refused (the breaking proxy); a booking whose credential the business revoked (it canceled it) is
+ * read again without the credential, on the platform's own authority; a webhook whose body or signature does not
  * verify is refused (and one from a business publishing keys that do not sign its webhooks, the
  * conformance suite's breaking proxy), a delivery seen before is acknowledged and not handed on
  * twice, and a webhook signed by a key the business rotated to is accepted after the receiver reads
@@ -160,6 +161,20 @@ describe('a business that is down or loses an answer', () => {
     } finally {
       await proxy.close();
     }
+  });
+});
+
+describe('a credential the business no longer honours', () => {
+  it("a booking the business canceled (its credential revoked) is read again without it, on the platform's own authority", async () => {
+    const biz = await BusinessClient.connect(t.url, { identity, profiles: new ProfileCache() });
+    const made = await bookFirst(biz, 'svc_haircut', day(8));
+    const id = made.data.booking.id;
+    const canceled = await t.call('POST', `/bookings/${id}/cancel`, { reason: 'The stylist is ill.' }, null, { apiKey: ADMIN_KEY });
+    expect(canceled.status).toBe(200);
+    const read = await biz.call('get_booking', { booking_id: id });
+    expect(read.error).toBeNull();
+    expect(read.data.booking).toMatchObject({ id, status: 'canceled' });
+    expect(read.attempts).toBe(1);
   });
 });
 

@@ -5,7 +5,7 @@ import { dataDir, intFlag, UsageError, type Command, type Flags } from './common
 const HELP = `usp-server connect: book at any USP businesses from a desktop assistant (MCP over stdio)
 
 Usage:
-  usp-server connect URL [URL...] [--identity FILE] [--port N] [--host HOST] [--public-url ORIGIN]
+  usp-server connect URL [URL...] [--identity FILE] [--port N] [--host HOST] [--public-url ORIGIN] [--poll-seconds N]
 
 Speaks MCP on stdin and stdout, as the person's own platform at each business URL given: every
 business's tools are offered under its name (maple_pine_salon__usp_bookings_create), each call is
@@ -17,14 +17,18 @@ default the one used last time, which the identity file remembers, else any free
 default 127.0.0.1): a business binds the platform's key to its profile URL, so the URL must stay
 the same from one session to the next. A business on this machine (or one started with
 --allow-loopback-profiles) reaches them; a business elsewhere needs --public-url, the origin of a
-tunnel or proxy to that port. Verified webhooks (a waitlist offer, a cancellation) become the
-resource usp-connect://events and a notification that it changed.
+tunnel or proxy to that port; without one, connect polls such a business instead (every 60 s it
+reads again the bookings and waitlist entries made through it, and tells what changed). Verified
+webhooks and polled changes (a waitlist offer, a cancellation) become the resource
+usp-connect://events and a notification that it changed.
 
 Options:
   --identity FILE   the platform's keys
   --port N          the local port for the profile and webhooks (default: the last one, else any free port)
   --host HOST       where that port listens (default 127.0.0.1)
   --public-url URL  the public origin that reaches the port
+  --poll-seconds N  poll every business this often, webhooks or not (default: only those that
+                    cannot reach the port, every 60 s)
 `;
 
 async function run(flags: Flags, args: string[]): Promise<number> {
@@ -40,6 +44,7 @@ async function run(flags: Flags, args: string[]): Promise<number> {
     host: flags.host,
     port: intFlag(flags, 'port', 0),
     publicOrigin: flags['public-url'],
+    pollSeconds: intFlag(flags, 'poll-seconds', 1),
   });
   const stop = () => void running.close().finally(() => process.exit(0));
   process.stdin.once('end', stop);
