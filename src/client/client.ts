@@ -47,6 +47,8 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** The longest Retry-After honoured, seconds. Default 5. */
   maxRetryAfter?: number;
+  /** How every request to the business is sent (`pinnedFetch` for a business somebody else named); the global fetch by default. */
+  fetch?: typeof globalThis.fetch;
 }
 
 export interface CallOptions {
@@ -90,12 +92,12 @@ export class BusinessClient {
     private readonly o: ClientOptions & { credentials: CredentialStore },
   ) {
     this.binding = endpoints.rest && (o.prefer !== 'mcp' || !endpoints.mcp) ? 'rest' : 'mcp';
-    this.rest = endpoints.rest ? new RestClient(endpoints.rest, o.identity.profileUrl, o.timeoutMs ?? 10_000) : null;
+    this.rest = endpoints.rest ? new RestClient(endpoints.rest, o.identity.profileUrl, o.timeoutMs ?? 10_000, undefined, o.fetch) : null;
   }
 
   /** Discover the business at `url` (its base URL or profile URL) and agree on what both speak. */
   static async connect(url: string, o: ClientOptions): Promise<BusinessClient> {
-    const profiles = o.profiles ?? new ProfileCache({ timeoutMs: o.timeoutMs });
+    const profiles = o.profiles ?? new ProfileCache({ timeoutMs: o.timeoutMs, ...(o.fetch ? { fetch: o.fetch } : {}) });
     const profileUrl = profileUrlOf(url);
     const { profile } = await profiles.get(profileUrl);
     const endpoints = bindingsOf(profile);
@@ -241,7 +243,7 @@ export class BusinessClient {
     popKey: PopKey,
     proof: { nonce?: string; credential?: string },
   ): Promise<Sent> {
-    this.mcp ??= await connectHttpMcp(this.endpoints.mcp!, this.o.timeoutMs ?? 10_000);
+    this.mcp ??= await connectHttpMcp(this.endpoints.mcp!, this.o.timeoutMs ?? 10_000, this.o.fetch);
     const usp: Record<string, unknown> = { profile: this.o.identity.profileUrl };
     if (key) usp.idempotency_key = key;
     if (ifMatch) usp.if_match = ifMatch;

@@ -14,11 +14,13 @@ import { Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { BusinessClient, memoryCredentials, type CredentialStore } from './client.js';
 import { Poller, needsPolling } from './connect-poll.js';
+import { RegistrySearch, type ToolListing } from './connect-registry.js';
 import { ProfileCache } from './discovery.js';
 import { PlatformIdentity } from './identity.js';
 import { connectHttpMcp } from './mcp-transport.js';
 import { CLIENT_OPERATIONS, type OperationName } from './operations.js';
 import { PROFILE_PATH, servePlatform, type PlatformServer } from './server.js';
+import { pinnedFetch } from './pinned-fetch.js';
 import { WebhookReceiver, type WebhookEvent } from './webhooks.js';
 
 export const EVENTS_URI = 'usp-connect://events';
@@ -39,6 +41,10 @@ export interface ConnectOptions {
    * `publicOrigin`), every 60 s.
    */
   pollSeconds?: number;
+  /** A registry (`usp-server registry` or any USP registry): its searches become tools, and a business they find can be used. */
+  registry?: string;
+  /** Development only: a business a registry names may be on loopback over http. */
+  allowLoopbackProfiles?: boolean;
   stdin?: NodeJS.ReadableStream;
   stdout?: NodeJS.WritableStream;
   log?: (line: string) => void;
@@ -83,11 +89,11 @@ export function slugOf(name: string, taken: Set<string>): string {
 const BY_TOOL = new Map(Object.entries(CLIENT_OPERATIONS).map(([name, op]) => [op.tool, name as OperationName]));
 
 /** The business's own tool list when it offers MCP (its descriptions and schemas), else one from the client's table. */
-async function toolsOf(biz: BusinessClient, slug: string, timeoutMs: number): Promise<Tool[]> {
+async function toolsOf(biz: BusinessClient, slug: string, timeoutMs: number, fetcher?: typeof globalThis.fetch): Promise<Tool[]> {
   const mcpEndpoint = biz.profile.usp.services?.['dev.usp-protocol.services']?.find((b) => b.transport === 'mcp')?.endpoint;
   const listed = new Map<string, { description?: string; inputSchema?: Record<string, unknown> }>();
   if (mcpEndpoint) {
-    const mcp = await connectHttpMcp(mcpEndpoint, timeoutMs).catch(() => null);
+    const mcp = await connectHttpMcp(mcpEndpoint, timeoutMs, fetcher).catch(() => null);
     const a = await mcp?.request('tools/list').catch(() => null);
     for (const t of a?.result?.tools ?? []) listed.set(t.name, t);
     await mcp?.close();
@@ -153,7 +159,13 @@ export interface RunningConnect {
 export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
   const log = o.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const identity = loadIdentity(o.identityFile);
-  const profiles = new ProfileCache();
+  // The businesses the person named are reached as given; any other (one a registry named) only under
+  // the outbound rules for URLs somebody else chose, its profile re-reads (a webhook's new key) included.
+  const named = new Set(o.businesses.map((u) => new URL(u).origin));
+  const pinned = pinnedFetch({ allowLoopback: o.allowLoopbackProfiles === true });
+  const routed: typeof globalThis.fetch = (input, init) =>
+    named.has(new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).origin) ? fetch(input, init) : pinned(input, init);
+  const profiles = new ProfileCache({ fetch: routed });
   const events: Array<WebhookEvent & { business: string; via: 'webhook' | 'poll' }> = [];
   let server: Server | null = null;
   const announce = async (event: WebhookEvent, named: string, via: 'webhook' | 'poll') => {
@@ -170,7 +182,7 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
     log,
   });
   const receiver = new WebhookReceiver({
-    businesses: () => o.businesses,
+    businesses: () => [...o.businesses, ...businesses.map((b) => b.profileUrl)],
     profiles,
     onEvent: async (event, ctx) => {
       const biz = businesses.find((b) => b.profileUrl === ctx.business);
@@ -186,30 +198,58 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
   const polled = new Set<BusinessClient>();
   const tools = new Map<string, Tool>();
   const taken = new Set<string>();
+  /** Discover a business and add its tools; `found` when a registry named it (then every request is pinned). */
+  const addBusiness = async (url: string, found: boolean): Promise<{ biz: BusinessClient; names: string[] }> => {
+    const fetcher = found ? pinned : undefined;
+    const biz = await BusinessClient.connect(url, { identity, profiles, credentials, ...(fetcher ? { fetch: fetcher } : {}) });
+    const known = businesses.find((b) => b.profileUrl === biz.profileUrl);
+    if (known) return { biz: known, names: [...tools.values()].filter((t) => t.business === known).map((t) => t.name) };
+    businesses.push(biz);
+    const added = await toolsOf(biz, slugOf(biz.name, taken), 10_000, fetcher);
+    for (const t of added) tools.set(t.name, t);
+    const polling = o.pollSeconds !== undefined || needsPolling(biz.profileUrl, o.publicOrigin);
+    if (polling) polled.add(biz);
+    log(`usp-server connect: ${biz.name} at ${url} over ${biz.binding}; its events ${polling ? `by polling every ${o.pollSeconds ?? 60} s` : 'by webhook'}`);
+    return { biz, names: added.map((t) => t.name) };
+  };
   for (const url of o.businesses) {
     try {
-      const biz = await BusinessClient.connect(url, { identity, profiles, credentials });
-      businesses.push(biz);
-      for (const t of await toolsOf(biz, slugOf(biz.name, taken), 10_000)) tools.set(t.name, t);
-      const polling = o.pollSeconds !== undefined || needsPolling(url, o.publicOrigin);
-      if (polling) polled.add(biz);
-      log(`usp-server connect: ${biz.name} at ${url} over ${biz.binding}; its events ${polling ? `by polling every ${o.pollSeconds ?? 60} s` : 'by webhook'}`);
+      await addBusiness(url, false);
     } catch (err) {
       log(`usp-server connect: ${url} could not be reached (${(err as Error).message}); its tools are not offered`);
     }
+  }
+  let registry: RegistrySearch | null = null;
+  let registryTools: ToolListing[] = [];
+  if (o.registry) {
+    registry = new RegistrySearch(o.registry, {
+      timeoutMs: 10_000,
+      useBusiness: async (profileUrl) => {
+        const { biz, names } = await addBusiness(profileUrl, true);
+        if (polled.size > 0) poller.start();
+        await server?.notification({ method: 'notifications/tools/list_changed' } as never).catch(() => undefined);
+        return { name: biz.name, tools: names };
+      },
+    });
+    registryTools = await registry.tools();
+    log(`usp-server connect: searches at the registry ${registry.origin}`);
   }
 
   server = new Server(
     { name: 'usp-server-connect', version: '1' },
     {
-      capabilities: { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, logging: {} },
-      instructions: `Book at these USP businesses: ${businesses.map((b) => b.name).join('; ')}. Each tool name starts with the business it acts at. Events from the businesses (a waitlist offer, a cancellation) are in the resource ${EVENTS_URI}.`,
+      capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: false }, logging: {} },
+      instructions: `Book at these USP businesses: ${businesses.map((b) => b.name).join('; ') || 'none yet'}. Each tool name starts with the business it acts at.${registry ? ` Search more businesses with the registry__ tools, then registry__use_business to add one.` : ''} Events from the businesses (a waitlist offer, a cancellation) are in the resource ${EVENTS_URI}.`,
     },
   );
-  const list = [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
-  server.setRequestHandler('tools/list', async () => ({ tools: list }) as never);
+  const list = () => [...registryTools, ...[...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))];
+  server.setRequestHandler('tools/list', async () => ({ tools: list() }) as never);
   server.setRequestHandler('tools/call', async (request) => {
     const params = request.params as { name: string; arguments?: Record<string, unknown> };
+    if (registry?.handles(params.name)) {
+      const { _meta, ...args } = params.arguments ?? {};
+      return (await registry.call(params.name, args)) as never;
+    }
     const tool = tools.get(params.name);
     if (!tool) return { content: [{ type: 'text', text: `No tool named ${params.name}; call tools/list.` }], isError: true } as never;
     const { _meta, ...args } = params.arguments ?? {};

@@ -5,7 +5,7 @@ import { dataDir, intFlag, UsageError, type Command, type Flags } from './common
 const HELP = `usp-server connect: book at any USP businesses from a desktop assistant (MCP over stdio)
 
 Usage:
-  usp-server connect URL [URL...] [--identity FILE] [--port N] [--host HOST] [--public-url ORIGIN] [--poll-seconds N]
+  usp-server connect URL [URL...] [--registry URL] [--identity FILE] [--port N] [--host HOST] [--public-url ORIGIN] [--poll-seconds N]
 
 Speaks MCP on stdin and stdout, as the person's own platform at each business URL given: every
 business's tools are offered under its name (maple_pine_salon__usp_bookings_create), each call is
@@ -22,11 +22,20 @@ reads again the bookings and waitlist entries made through it, and tells what ch
 webhooks and polled changes (a waitlist offer, a cancellation) become the resource
 usp-connect://events and a notification that it changed.
 
+With --registry URL (a USP registry, such as usp-server registry), its searches are tools too
+(registry__search_services, registry__search_businesses), and registry__use_business adds a
+business a search returned to the session (its tools join, tools/list_changed is sent). Such a
+business is reached only over https at a public address (no redirects; every address checked),
+unless --allow-loopback-profiles (development) lets in http on loopback.
+
 Options:
   --identity FILE   the platform's keys
   --port N          the local port for the profile and webhooks (default: the last one, else any free port)
   --host HOST       where that port listens (default 127.0.0.1)
   --public-url URL  the public origin that reaches the port
+  --registry URL    search businesses at this registry and book at those found
+  --allow-loopback-profiles
+                    development: a business a registry names may be on loopback over http
   --poll-seconds N  poll every business this often, webhooks or not (default: only those that
                     cannot reach the port, every 60 s)
 `;
@@ -35,7 +44,9 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   const urls = args.filter((a) => /^https?:\/\//.test(a));
   const other = args.find((a) => !/^https?:\/\//.test(a));
   if (other !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(other)} (business URLs start with http:// or https://)`);
-  if (urls.length === 0) throw new UsageError('Usage: usp-server connect URL [URL...]   (usp-server connect --help says more)');
+  if (urls.length === 0 && !flags.registry) throw new UsageError('Usage: usp-server connect URL [URL...]   (usp-server connect --help says more)');
+  if (flags.registry && !/^https?:\/\//.test(flags.registry))
+    throw new UsageError(`--registry wants a URL starting with http:// or https://, got ${JSON.stringify(flags.registry)}`);
   // Loaded when the command runs: the client and its MCP server cost the other commands nothing at start.
   const { startConnect } = await import('../../client/index.js');
   const running = await startConnect({
@@ -45,6 +56,8 @@ async function run(flags: Flags, args: string[]): Promise<number> {
     port: intFlag(flags, 'port', 0),
     publicOrigin: flags['public-url'],
     pollSeconds: intFlag(flags, 'poll-seconds', 1),
+    ...(flags.registry ? { registry: flags.registry } : {}),
+    allowLoopbackProfiles: flags['allow-loopback-profiles'] === true,
   });
   const stop = () => void running.close().finally(() => process.exit(0));
   process.stdin.once('end', stop);

@@ -36,6 +36,7 @@ export const OPTIONS = {
   'public-url': { type: 'string' },
   identity: { type: 'string' },
   'poll-seconds': { type: 'string' },
+  registry: { type: 'string' },
   'checkout-url': { type: 'string' },
   payments: { type: 'string' },
   'smtp-url': { type: 'string' },
