@@ -4,7 +4,8 @@
  * loopback): a business that is down is a transport error to retry; an answer lost on the way is
  * retried with the same idempotency key and books once; an answer without the protocol envelope is
  * refused (the breaking proxy); a booking whose credential the business revoked (it canceled it) is
- * read again without the credential, on the platform's own authority; a webhook whose body or signature does not
+ * read again without the credential, on the platform's own authority; a business that moved its
+ * endpoint (the client's profile stale) is found again by reading the profile once more; a webhook whose body or signature does not
  * verify is refused (and one from a business publishing keys that do not sign its webhooks, the
  * conformance suite's breaking proxy), a delivery seen before is acknowledged and not handed on
  * twice, and a webhook signed by a key the business rotated to is accepted after the receiver reads
@@ -158,6 +159,77 @@ describe('a business that is down or loses an answer', () => {
       const mine = (listed.body.bookings ?? []).filter((b: any) => (b.booking ?? b).service_id === 'svc_haircut' && (b.booking ?? b).slot?.start === a.data.booking.slot.start);
       expect(listed.status).toBe(200);
       expect(mine).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+/** A proxy serving the business under a path prefix its profile names; `move` changes the prefix (the old one answers a plain 404). */
+async function startMovingProxy(target: string) {
+  let prefix = '/v1';
+  let origin = '';
+  const seen: Array<{ path: string; key?: string; status: number }> = [];
+  const server: Server = createServer(async (req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const url = req.url ?? '/';
+    const key = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
+    if (url === '/.well-known/usp') {
+      const answer = await fetch(`${target}${url}`);
+      const text = (await answer.text()).split(target).join(`${origin}${prefix}`);
+      res.writeHead(answer.status, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' }).end(text);
+      return;
+    }
+    if (!url.startsWith(`${prefix}/`)) {
+      seen.push({ path: url, ...(key ? { key } : {}), status: 404 });
+      res.writeHead(404, { 'Content-Type': 'text/html' }).end('<h1>Not Found</h1>');
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
+    const answer = await fetch(target + url.slice(prefix.length), { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    seen.push({ path: url, ...(key ? { key } : {}), status: answer.status });
+    res.writeHead(answer.status, { 'Content-Type': answer.headers.get('content-type') ?? 'application/json' }).end(await answer.text());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: origin,
+    seen,
+    move: (p: string) => void (prefix = p),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+describe('a profile gone stale', () => {
+  it('the business moved its endpoint: a 404 no USP business wrote makes the client read the profile again and send the call there, with the same idempotency key', async () => {
+    const proxy = await startMovingProxy(t.url);
+    try {
+      const cache = new ProfileCache();
+      const biz = await BusinessClient.connect(proxy.url, { identity, profiles: cache });
+      const q = await biz.call('query_availability', { service_id: 'svc_haircut', start_date: day(9), end_date: day(9) });
+      expect(q.ok).toBe(true);
+      const reads = cache.requests;
+      proxy.move('/v2');
+      const made = await biz.call('create_booking', { service_id: 'svc_haircut', slot_id: q.data.slots[0].id, buyer: BUYER });
+      expect(made.error).toBeNull();
+      expect(made.data.booking.status).toBe('confirmed');
+      expect(made.attempts).toBe(1);
+      expect(cache.requests).toBe(reads + 1);
+      const posts = proxy.seen.filter((r) => r.path.endsWith('/bookings'));
+      expect(posts.map((r) => [r.path, r.status, r.key])).toEqual([
+        ['/v1/bookings', 404, made.idempotencyKey],
+        ['/v2/bookings', 201, made.idempotencyKey],
+      ]);
+      // A 404 a USP business wrote (no such booking) is its answer: the profile is not read again.
+      const missing = await biz.call('get_booking', { booking_id: 'bkg_nope' });
+      expect(missing.error?.code).toBe('booking_not_found');
+      expect(cache.requests).toBe(reads + 1);
     } finally {
       await proxy.close();
     }
