@@ -5,8 +5,9 @@
  * retried with the same idempotency key and books once; an answer without the protocol envelope is
  * refused (the breaking proxy); a booking whose credential the business revoked (it canceled it) is
  * read again without the credential, on the platform's own authority; a business that moved its
- * endpoint (the client's profile stale) is found again by reading the profile once more; a webhook whose body or signature does not
- * verify is refused (and one from a business publishing keys that do not sign its webhooks, the
+ * endpoint (the client's profile stale) is found again by reading the profile once more; a business
+ * somebody else named is refused at a private or loopback address or over plain http; a webhook
+ * whose body or signature does not verify is refused (and one from a business publishing keys that do not sign its webhooks, the
  * conformance suite's breaking proxy), a delivery seen before is acknowledged and not handed on
  * twice, and a webhook signed by a key the business rotated to is accepted after the receiver reads
  * the profile again.
@@ -22,6 +23,7 @@ import {
   UspError,
   WebhookReceiver,
   isBookingEvent,
+  pinnedFetch,
   servePlatform,
   type PlatformServer,
   type WebhookEvent,
@@ -233,6 +235,26 @@ describe('a profile gone stale', () => {
     } finally {
       await proxy.close();
     }
+  });
+});
+
+describe('a business somebody else named, reached through pinnedFetch', () => {
+  it('a name resolving to a private address, a plain-http URL and a loopback one are refused before any connection, each saying why', async () => {
+    const lookups: string[] = [];
+    const fetcher = pinnedFetch({ allowLoopback: false, lookup: async (host) => (lookups.push(host), ['10.1.2.3']) });
+    const privateName = await BusinessClient.connect('https://salon.example', { identity, profiles: new ProfileCache({ fetch: fetcher }) }).catch((e) => e);
+    expect(privateName).toBeInstanceOf(UspError);
+    expect(privateName).toMatchObject({ kind: 'verification', code: 'address_refused', next: 'give_up' });
+    expect(privateName.message).toContain('10.1.2.3 is a special-use address');
+    expect(lookups).toEqual(['salon.example']);
+    const plain = await BusinessClient.connect('http://salon.example', { identity, fetch: fetcher }).catch((e) => e);
+    expect(plain).toMatchObject({ code: 'address_refused' });
+    expect(plain.message).toContain('must use https');
+    const loopback = await BusinessClient.connect(t.url, { identity, fetch: pinnedFetch({ allowLoopback: false }) }).catch((e) => e);
+    expect(loopback).toMatchObject({ code: 'address_refused' });
+    // In development the same business is reached through it.
+    const allowed = await BusinessClient.connect(t.url, { identity, fetch: pinnedFetch({ allowLoopback: true }) });
+    expect((await allowed.call('list_services', {})).ok).toBe(true);
   });
 });
 
