@@ -47,6 +47,8 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** The longest Retry-After honoured, seconds. Default 5. */
   maxRetryAfter?: number;
+  /** How every request to the business is sent (`pinnedFetch` for a business somebody else named); the global fetch by default. */
+  fetch?: typeof globalThis.fetch;
 }
 
 export interface CallOptions {
@@ -79,28 +81,55 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class BusinessClient {
   private mcp: McpClient | null = null;
   private nonce: string | undefined;
-  readonly binding: 'rest' | 'mcp';
-  private readonly rest: RestClient | null;
+  binding!: 'rest' | 'mcp';
+  private rest: RestClient | null = null;
 
   private constructor(
     readonly profileUrl: string,
-    readonly profile: BusinessProfile,
-    readonly negotiated: Negotiated,
-    private readonly endpoints: { rest?: string; mcp?: string },
-    private readonly o: ClientOptions & { credentials: CredentialStore },
+    public profile: BusinessProfile,
+    public negotiated: Negotiated,
+    private endpoints: { rest?: string; mcp?: string },
+    private readonly o: ClientOptions & { credentials: CredentialStore; profiles: ProfileCache },
   ) {
-    this.binding = endpoints.rest && (o.prefer !== 'mcp' || !endpoints.mcp) ? 'rest' : 'mcp';
-    this.rest = endpoints.rest ? new RestClient(endpoints.rest, o.identity.profileUrl, o.timeoutMs ?? 10_000) : null;
+    this.bind(endpoints);
+  }
+
+  private bind(endpoints: { rest?: string; mcp?: string }): void {
+    this.endpoints = endpoints;
+    this.binding = endpoints.rest && (this.o.prefer !== 'mcp' || !endpoints.mcp) ? 'rest' : 'mcp';
+    this.rest = endpoints.rest ? new RestClient(endpoints.rest, this.o.identity.profileUrl, this.o.timeoutMs ?? 10_000, undefined, this.o.fetch) : null;
+  }
+
+  /**
+   * Read the profile again, ignoring the cache (bounded by the request deadline): when the business
+   * moved its endpoints since it was read, the client binds to the new ones and answers true.
+   */
+  private async profileMoved(): Promise<boolean> {
+    const timeoutMs = this.o.timeoutMs ?? 10_000;
+    const read = await Promise.race([this.o.profiles.get(this.profileUrl, { force: true }).catch(() => null), sleep(timeoutMs).then(() => null)]);
+    if (!read) return false;
+    const endpoints = bindingsOf(read.profile);
+    if (!endpoints.rest && !endpoints.mcp) return false;
+    this.profile = read.profile;
+    this.negotiated = negotiate(read.profile, this.o.identity.capabilities);
+    if (endpoints.rest === this.endpoints.rest && endpoints.mcp === this.endpoints.mcp) return false;
+    await this.close();
+    this.bind(endpoints);
+    return true;
   }
 
   /** Discover the business at `url` (its base URL or profile URL) and agree on what both speak. */
   static async connect(url: string, o: ClientOptions): Promise<BusinessClient> {
-    const profiles = o.profiles ?? new ProfileCache({ timeoutMs: o.timeoutMs });
+    const profiles = o.profiles ?? new ProfileCache({ timeoutMs: o.timeoutMs, ...(o.fetch ? { fetch: o.fetch } : {}) });
     const profileUrl = profileUrlOf(url);
     const { profile } = await profiles.get(profileUrl);
     const endpoints = bindingsOf(profile);
     if (!endpoints.rest && !endpoints.mcp) throw verificationError('no_binding', `${profileUrl} offers neither a REST nor an MCP binding`);
-    return new BusinessClient(profileUrl, profile, negotiate(profile, o.identity.capabilities), endpoints, { ...o, credentials: o.credentials ?? memoryCredentials() });
+    return new BusinessClient(profileUrl, profile, negotiate(profile, o.identity.capabilities), endpoints, {
+      ...o,
+      profiles,
+      credentials: o.credentials ?? memoryCredentials(),
+    });
   }
 
   /** The business's name as its profile gives it. */
@@ -122,10 +151,11 @@ export class BusinessClient {
       return { ok: false, data: {} as T, messages: [], error, attempts: 0, ...base };
     }
     const resource = op.scoped ? input[op.scoped] : undefined;
-    const credential = opts.credential ?? (typeof resource === 'string' ? await this.o.credentials.get(this.profileUrl, resource) : undefined);
+    let credential = opts.credential ?? (typeof resource === 'string' ? await this.o.credentials.get(this.profileUrl, resource) : undefined);
     const retries = this.o.retries ?? 2;
     let attempts = 0;
     let nonceRetried = false;
+    let profileReread = false;
     for (;;) {
       attempts++;
       const sent = await this.send(op, input, key, opts.ifMatch, credential);
@@ -137,6 +167,22 @@ export class BusinessClient {
           nonceRetried = true;
           attempts--;
           continue;
+        }
+        // A stored credential the business no longer honours (revoked with a cancellation, expired):
+        // sent again once without it, on the platform's own authority (nothing was done: the same key).
+        if (e.code === 'credential_invalid' && credential && !opts.credential) {
+          credential = undefined;
+          attempts--;
+          continue;
+        }
+        // No USP answer (nothing there, or a 404 no USP business wrote): the profile may be stale, the
+        // business moved. Read once more; sent again where it now is, with the same idempotency key.
+        if (!profileReread && (e.kind === 'transport' || (e.details.status === 404 && typeof (e.details.body as { code?: unknown } | undefined)?.code !== 'string'))) {
+          profileReread = true;
+          if (await this.profileMoved()) {
+            attempts--;
+            continue;
+          }
         }
         const wait = e.details.retryAfter;
         if (e.retryable && attempts <= retries && (wait === undefined || wait <= (this.o.maxRetryAfter ?? 5))) {
@@ -234,7 +280,7 @@ export class BusinessClient {
     popKey: PopKey,
     proof: { nonce?: string; credential?: string },
   ): Promise<Sent> {
-    this.mcp ??= await connectHttpMcp(this.endpoints.mcp!, this.o.timeoutMs ?? 10_000);
+    this.mcp ??= await connectHttpMcp(this.endpoints.mcp!, this.o.timeoutMs ?? 10_000, this.o.fetch);
     const usp: Record<string, unknown> = { profile: this.o.identity.profileUrl };
     if (key) usp.idempotency_key = key;
     if (ifMatch) usp.if_match = ifMatch;

@@ -5,7 +5,7 @@
  * binding (REST or MCP) the business offers.
  */
 import type { JsonWebKey } from 'node:crypto';
-import { fromProblem, transportError, verificationError } from './errors.js';
+import { UspError, fromProblem, transportError, verificationError } from './errors.js';
 
 export interface CapabilityEntry {
   version: string;
@@ -97,6 +97,7 @@ export class ProfileCache {
       this.requests++;
       res = await this.fetch(url, { headers, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
     } catch (err) {
+      if (err instanceof UspError) throw err;
       throw transportError(`the business profile at ${url} could not be read: ${(err as Error).message}`, 1);
     }
     if (res.status === 304 && cached) {

@@ -24,6 +24,8 @@ export { RestClient, describeAnswer, messageCodes } from './rest-transport.js';
 export type { Authenticate, RestAnswer, RestRequest } from './rest-transport.js';
 export { connectHttpMcp, connectStdioMcp } from './mcp-transport.js';
 export type { McpClient, RpcAnswer, RpcError } from './mcp-transport.js';
+export { pinnedFetch } from './pinned-fetch.js';
+export type { PinnedFetchOptions } from './pinned-fetch.js';
 export { EVENTS_URI, slugOf, startConnect } from './connect.js';
 export type { ConnectOptions, RunningConnect } from './connect.js';
 export type { Booking, Hold, IssuedCredential, Message, OperationResults, Service, TimeSlot, WaitlistEntry } from './types.js';

@@ -76,6 +76,7 @@ class HttpMcp extends Base implements McpClient {
   constructor(
     private readonly endpoint: string,
     private readonly timeoutMs: number,
+    private readonly fetch: typeof globalThis.fetch = globalThis.fetch,
   ) {
     super();
   }
@@ -87,7 +88,7 @@ class HttpMcp extends Base implements McpClient {
   }
 
   async exchange(message: Record<string, unknown>): Promise<RpcAnswer> {
-    const res = await fetch(this.endpoint, { method: 'POST', headers: this.headers(), body: JSON.stringify(message), signal: AbortSignal.timeout(this.timeoutMs) });
+    const res = await this.fetch(this.endpoint, { method: 'POST', headers: this.headers(), body: JSON.stringify(message), signal: AbortSignal.timeout(this.timeoutMs) });
     const sid = res.headers.get('mcp-session-id');
     if (sid) this.session = sid;
     const text = await res.text();
@@ -107,7 +108,7 @@ class HttpMcp extends Base implements McpClient {
   }
 
   async notify(method: string): Promise<void> {
-    const res = await fetch(this.endpoint, {
+    const res = await this.fetch(this.endpoint, {
       method: 'POST',
       headers: this.headers(),
       body: JSON.stringify({ jsonrpc: '2.0', method }),
@@ -118,7 +119,7 @@ class HttpMcp extends Base implements McpClient {
 
   async close(): Promise<void> {
     if (!this.session) return;
-    await fetch(this.endpoint, { method: 'DELETE', headers: this.headers(), signal: AbortSignal.timeout(this.timeoutMs) }).then(
+    await this.fetch(this.endpoint, { method: 'DELETE', headers: this.headers(), signal: AbortSignal.timeout(this.timeoutMs) }).then(
       (r) => r.text(),
       () => undefined,
     );
@@ -186,8 +187,8 @@ class StdioMcp extends Base implements McpClient {
   }
 }
 
-export async function connectHttpMcp(endpoint: string, timeoutMs: number): Promise<McpClient> {
-  const c = new HttpMcp(endpoint, timeoutMs);
+export async function connectHttpMcp(endpoint: string, timeoutMs: number, fetcher: typeof globalThis.fetch = globalThis.fetch): Promise<McpClient> {
+  const c = new HttpMcp(endpoint, timeoutMs, fetcher);
   await c.initialize();
   return c;
 }

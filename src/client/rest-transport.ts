@@ -35,6 +35,8 @@ export class RestClient {
     private readonly timeoutMs: number,
     /** Adds authentication to a request (the suite's platform signs or proves); identity by default. */
     public authenticate: Authenticate = (_m, _u, h) => h,
+    /** How requests are sent (a pinned, vetted fetch for a business somebody else named); the global fetch by default. */
+    private readonly fetch: typeof globalThis.fetch = globalThis.fetch,
   ) {
     this.profile = profile;
   }
@@ -56,7 +58,7 @@ export class RestClient {
     if (!r.headers || !Object.keys(r.headers).some((k) => k.toLowerCase() === 'authorization' || k.toLowerCase() === 'dpop')) {
       headers = (r.auth ?? this.authenticate)(method, url, headers, body);
     }
-    let res = await fetch(url, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
+    let res = await this.fetch(url, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
     // A business's rate limit (10.2.2) is honoured once when it asks for a short wait; the retry
     // carries fresh authentication (a proof is single-use).
     const wait = Number(res.headers.get('retry-after'));
@@ -64,7 +66,7 @@ export class RestClient {
       await res.text();
       await new Promise((r) => setTimeout(r, wait * 1000));
       const again = r.headers && Object.keys(r.headers).some((k) => k.toLowerCase() === 'dpop') ? headers : (r.auth ?? this.authenticate)(method, url, { ...headers }, body);
-      res = await fetch(url, { method, headers: again, body, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
+      res = await this.fetch(url, { method, headers: again, body, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
     }
     const text = await res.text();
     let parsed: unknown;

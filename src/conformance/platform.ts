@@ -1,5 +1,6 @@
 /**
- * The platform the suite plays: a throwaway Ed25519 key for `platform_key_pop`, and a small
+ * The platform the suite plays: a throwaway identity of the client library (`PlatformIdentity`:
+ * its Ed25519 key for `platform_key_pop`, its signing key, its profile document), and a small
  * loopback HTTP server that publishes its platform profiles (spec 8.2.3) and receives the
  * business's webhooks. Several profiles are served, each a variant a check needs: the normal one
  * (the business's own version and capability keys), one declaring a newer protocol version, one
@@ -10,7 +11,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPopKey, type PopKey } from '../client/index.js';
+import { PlatformIdentity, type PopKey } from '../client/index.js';
 
 export interface ReceivedWebhook {
   method: string;
@@ -20,7 +21,10 @@ export interface ReceivedWebhook {
   at: number;
 }
 
-export interface PlatformIdentity {
+export interface SuitePlatform {
+  /** The library's identity the suite plays (its keys, its profile document). */
+  identity: PlatformIdentity;
+  /** The identity's current proof key. */
   key: PopKey;
   /** The profile URL the suite presents by default. */
   profile: string;
@@ -59,8 +63,7 @@ function readBody(req: IncomingMessage): Promise<Uint8Array> {
  * Start the platform. `business` is the business profile as fetched: its version and capability
  * keys shape the normal profile (a platform declaring what the business offers).
  */
-export async function startPlatform(business: Record<string, any> | null): Promise<PlatformIdentity> {
-  const key = createPopKey();
+export async function startPlatform(business: Record<string, any> | null): Promise<SuitePlatform> {
   const version: string = business?.usp?.version ?? '2026-08-20';
   const caps: Record<string, any[]> = {};
   for (const [k, entries] of Object.entries<any>(business?.usp?.capabilities ?? {})) {
@@ -73,21 +76,23 @@ export async function startPlatform(business: Record<string, any> | null): Promi
   const webhooks: ReceivedWebhook[] = [];
   const counts = new Map<string, number>();
   let origin = '';
+  const identity = new PlatformIdentity({ version, capabilities: caps });
+  // Each variant is the identity's own document (its keys, signing keys and webhook_url) with another `usp` declaration.
   const profileOf = (name: ProfileVariant) => {
-    const base = { keys: [{ ...key.publicJwk, kid: `pop-${key.jkt.slice(0, 8)}`, use: 'sig', alg: 'EdDSA' }], webhook_url: `${origin}/webhooks` };
+    const doc = identity.profileDocument();
     switch (name) {
       case 'platform':
-        return { usp: { version, capabilities: caps }, ...base };
+        return doc;
       case 'newer':
-        return { usp: { version: NEWER_VERSION, capabilities: caps }, ...base };
+        return { ...doc, usp: { version: NEWER_VERSION, capabilities: caps } };
       case 'older':
-        return { usp: { version: OLDER_VERSION, capabilities: caps }, ...base };
+        return { ...doc, usp: { version: OLDER_VERSION, capabilities: caps } };
       case 'no-capabilities':
-        return { usp: { version, capabilities: {} }, ...base };
+        return { ...doc, usp: { version, capabilities: {} } };
       case 'base-only':
-        return { usp: { version, capabilities: baseOnly }, ...base };
+        return { ...doc, usp: { version, capabilities: baseOnly } };
       case 'orphaned':
-        return { usp: { version, capabilities: orphaned }, ...base };
+        return { ...doc, usp: { version, capabilities: orphaned } };
     }
   };
   const server: Server = createServer(async (req, res) => {
@@ -112,8 +117,11 @@ export async function startPlatform(business: Record<string, any> | null): Promi
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const variant = (name: ProfileVariant) => `${origin}/profiles/${name}.json`;
+  identity.profileUrl = variant('platform');
+  identity.webhookUrl = `${origin}/webhooks`;
   return {
-    key,
+    identity,
+    key: identity.popKey,
     profile: variant('platform'),
     variant,
     webhookUrl: `${origin}/webhooks`,

@@ -6,7 +6,7 @@
 import type { RestClient } from '../client/index.js';
 import type { McpClient } from '../client/index.js';
 import type { SpecArtifacts } from './spec.js';
-import type { PlatformIdentity } from './platform.js';
+import type { SuitePlatform } from './platform.js';
 
 export type Level = 'MUST' | 'SHOULD';
 export type Verdict = 'PASS' | 'FAIL' | 'SKIP';
@@ -75,7 +75,7 @@ export interface CheckContext {
   /** Writes are allowed: a sandbox, or `--allow-writes`. */
   writes: boolean;
   /** The platform the suite plays (its own key and loopback profile), when it could start one. */
-  platform: PlatformIdentity;
+  platform: SuitePlatform;
   /** Cleanups registered by checks that made something (bookings to cancel, holds to release). */
   cleanups: Array<() => Promise<void>>;
   /** Facts one check finds for later ones (a bookable slot, the business's zone). */

@@ -3,8 +3,11 @@
  * (in process, its clock running from TEST_NOW, webhooks delivered to the library's receiver over
  * loopback): a business that is down is a transport error to retry; an answer lost on the way is
  * retried with the same idempotency key and books once; an answer without the protocol envelope is
- * refused (the breaking proxy); a webhook whose body or signature does not
- * verify is refused (and one from a business publishing keys that do not sign its webhooks, the
+ * refused (the breaking proxy); a booking whose credential the business revoked (it canceled it) is
+ * read again without the credential, on the platform's own authority; a business that moved its
+ * endpoint (the client's profile stale) is found again by reading the profile once more; a business
+ * somebody else named is refused at a private or loopback address or over plain http; a webhook
+ * whose body or signature does not verify is refused (and one from a business publishing keys that do not sign its webhooks, the
  * conformance suite's breaking proxy), a delivery seen before is acknowledged and not handed on
  * twice, and a webhook signed by a key the business rotated to is accepted after the receiver reads
  * the profile again.
@@ -20,6 +23,7 @@ import {
   UspError,
   WebhookReceiver,
   isBookingEvent,
+  pinnedFetch,
   servePlatform,
   type PlatformServer,
   type WebhookEvent,
@@ -160,6 +164,111 @@ describe('a business that is down or loses an answer', () => {
     } finally {
       await proxy.close();
     }
+  });
+});
+
+/** A proxy serving the business under a path prefix its profile names; `move` changes the prefix (the old one answers a plain 404). */
+async function startMovingProxy(target: string) {
+  let prefix = '/v1';
+  let origin = '';
+  const seen: Array<{ path: string; key?: string; status: number }> = [];
+  const server: Server = createServer(async (req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const url = req.url ?? '/';
+    const key = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
+    if (url === '/.well-known/usp') {
+      const answer = await fetch(`${target}${url}`);
+      const text = (await answer.text()).split(target).join(`${origin}${prefix}`);
+      res.writeHead(answer.status, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' }).end(text);
+      return;
+    }
+    if (!url.startsWith(`${prefix}/`)) {
+      seen.push({ path: url, ...(key ? { key } : {}), status: 404 });
+      res.writeHead(404, { 'Content-Type': 'text/html' }).end('<h1>Not Found</h1>');
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
+    const answer = await fetch(target + url.slice(prefix.length), { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    seen.push({ path: url, ...(key ? { key } : {}), status: answer.status });
+    res.writeHead(answer.status, { 'Content-Type': answer.headers.get('content-type') ?? 'application/json' }).end(await answer.text());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: origin,
+    seen,
+    move: (p: string) => void (prefix = p),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+describe('a profile gone stale', () => {
+  it('the business moved its endpoint: a 404 no USP business wrote makes the client read the profile again and send the call there, with the same idempotency key', async () => {
+    const proxy = await startMovingProxy(t.url);
+    try {
+      const cache = new ProfileCache();
+      const biz = await BusinessClient.connect(proxy.url, { identity, profiles: cache });
+      const q = await biz.call('query_availability', { service_id: 'svc_haircut', start_date: day(9), end_date: day(9) });
+      expect(q.ok).toBe(true);
+      const reads = cache.requests;
+      proxy.move('/v2');
+      const made = await biz.call('create_booking', { service_id: 'svc_haircut', slot_id: q.data.slots[0].id, buyer: BUYER });
+      expect(made.error).toBeNull();
+      expect(made.data.booking.status).toBe('confirmed');
+      expect(made.attempts).toBe(1);
+      expect(cache.requests).toBe(reads + 1);
+      const posts = proxy.seen.filter((r) => r.path.endsWith('/bookings'));
+      expect(posts.map((r) => [r.path, r.status, r.key])).toEqual([
+        ['/v1/bookings', 404, made.idempotencyKey],
+        ['/v2/bookings', 201, made.idempotencyKey],
+      ]);
+      // A 404 a USP business wrote (no such booking) is its answer: the profile is not read again.
+      const missing = await biz.call('get_booking', { booking_id: 'bkg_nope' });
+      expect(missing.error?.code).toBe('booking_not_found');
+      expect(cache.requests).toBe(reads + 1);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('a business somebody else named, reached through pinnedFetch', () => {
+  it('a name resolving to a private address, a plain-http URL and a loopback one are refused before any connection, each saying why', async () => {
+    const lookups: string[] = [];
+    const fetcher = pinnedFetch({ allowLoopback: false, lookup: async (host) => (lookups.push(host), ['10.1.2.3']) });
+    const privateName = await BusinessClient.connect('https://salon.example', { identity, profiles: new ProfileCache({ fetch: fetcher }) }).catch((e) => e);
+    expect(privateName).toBeInstanceOf(UspError);
+    expect(privateName).toMatchObject({ kind: 'verification', code: 'address_refused', next: 'give_up' });
+    expect(privateName.message).toContain('10.1.2.3 is a special-use address');
+    expect(lookups).toEqual(['salon.example']);
+    const plain = await BusinessClient.connect('http://salon.example', { identity, fetch: fetcher }).catch((e) => e);
+    expect(plain).toMatchObject({ code: 'address_refused' });
+    expect(plain.message).toContain('must use https');
+    const loopback = await BusinessClient.connect(t.url, { identity, fetch: pinnedFetch({ allowLoopback: false }) }).catch((e) => e);
+    expect(loopback).toMatchObject({ code: 'address_refused' });
+    // In development the same business is reached through it.
+    const allowed = await BusinessClient.connect(t.url, { identity, fetch: pinnedFetch({ allowLoopback: true }) });
+    expect((await allowed.call('list_services', {})).ok).toBe(true);
+  });
+});
+
+describe('a credential the business no longer honours', () => {
+  it("a booking the business canceled (its credential revoked) is read again without it, on the platform's own authority", async () => {
+    const biz = await BusinessClient.connect(t.url, { identity, profiles: new ProfileCache() });
+    const made = await bookFirst(biz, 'svc_haircut', day(8));
+    const id = made.data.booking.id;
+    const canceled = await t.call('POST', `/bookings/${id}/cancel`, { reason: 'The stylist is ill.' }, null, { apiKey: ADMIN_KEY });
+    expect(canceled.status).toBe(200);
+    const read = await biz.call('get_booking', { booking_id: id });
+    expect(read.error).toBeNull();
+    expect(read.data.booking).toMatchObject({ id, status: 'canceled' });
+    expect(read.attempts).toBe(1);
   });
 });
 

@@ -35,6 +35,8 @@ export const OPTIONS = {
   'max-waitlist': { type: 'string' },
   'public-url': { type: 'string' },
   identity: { type: 'string' },
+  'poll-seconds': { type: 'string' },
+  registry: { type: 'string' },
   'checkout-url': { type: 'string' },
   payments: { type: 'string' },
   'smtp-url': { type: 'string' },
