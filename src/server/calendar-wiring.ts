@@ -73,7 +73,8 @@ export function wireCalendars(
     store: deps.store,
     feeds,
     refresh: deps.refresh,
-    zone: deps.business().def.business.timezone,
+    // Read before every pass, like the feeds: an edit of the business's time zone reaches the next one.
+    zone: () => deps.business().zone,
     now: deps.now,
     log: deps.log,
     pollMs: (o?.pollSeconds ?? 300) * 1000,
