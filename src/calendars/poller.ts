@@ -40,6 +40,8 @@ export interface CalendarPollerOptions {
   horizonMs?: number;
   limits?: Partial<FetchLimits>;
   env?: NodeJS.ProcessEnv;
+  /** The business whose calendar secrets (`USP_CALENDAR_SECRET_<BUSINESS>__…`) alone may be read. */
+  businessId: string;
   /** UIDs of events this server pushed: not busy time. */
   ignoreUids?: (uid: string) => boolean;
 }
@@ -145,7 +147,7 @@ export class CalendarPoller {
       const fetched =
         feed.type === 'ics'
           ? await fetchIcs(feed, unconditional ? { etag: null, lastModified: null } : { etag: state.etag, lastModified: state.last_modified }, this.limits)
-          : await fetchCaldav(feed, basicAuth(feed, this.o.env ?? process.env), fromMs, toMs, this.limits);
+          : await fetchCaldav(feed, basicAuth(feed, this.o.env ?? process.env, this.o.businessId), fromMs, toMs, this.limits);
       if (fetched.kind === 'unchanged') {
         await this.o.store.transaction((tx) => tx.calendars.putFeedState({ ...state, last_attempt_ms: now, last_ok_ms: now, last_error: null }));
         return { feed: feed.key, resource_id: feed.resourceId, outcome: 'unchanged', busy: state.busy_count };

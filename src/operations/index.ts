@@ -43,7 +43,7 @@ export type { CheckoutView, BookingPageView } from './steps/booking-views.js';
 export type { WaitlistOfferView } from './waitlist/view-waitlist-offer.js';
 export { bookingPageView } from './steps/booking-views.js';
 export { PLATFORM_MESSAGES_CAPABILITY, mailableAddress, reminderOptOutKey, type MailKind } from './steps/mail-messages.js';
-export { CALENDAR_SECRET_ENV_PREFIX, formatMoney, majorAmount, parseMoney, negotiateLocale, moneyFacts, bookingDeadline } from '../domain/index.js';
+export { CALENDAR_SECRET_ENV_PREFIX, calendarSecretPrefix, formatMoney, majorAmount, parseMoney, negotiateLocale, moneyFacts, bookingDeadline } from '../domain/index.js';
 export type { MoneyFacts, BookingFactsInput } from '../domain/index.js';
 /** The start a slot id carries: a hold names its slot only by id, and the doors say when it starts. */
 export { decodeSlotId } from '../domain/index.js';

@@ -68,6 +68,8 @@ export function wireCalendars(
     return memo.feeds;
   };
   const limits = { allowLoopback: deps.allowLoopback, ...o?.limits };
+  // A business's id never changes (update_business refuses it): the secrets it may read are fixed with it.
+  const businessId = deps.business().def.business.id;
   const staleMs = staleMsOf(o);
   const poller = new CalendarPoller({
     store: deps.store,
@@ -80,6 +82,7 @@ export function wireCalendars(
     pollMs: (o?.pollSeconds ?? 300) * 1000,
     limits,
     env: o?.env,
+    businessId,
     ignoreUids: isPushedUid,
   });
   const pusher = new CalendarPushWorker({
@@ -90,6 +93,7 @@ export function wireCalendars(
     log: deps.log,
     limits,
     env: o?.env,
+    businessId,
     eventText: (rec) => {
       const { def } = deps.business();
       const service = def.services.find((s) => s.id === rec.booking.service_id);
