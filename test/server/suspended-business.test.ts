@@ -50,6 +50,9 @@ describe('a business its operator suspended takes no booking and says why', () =
     expect(entry.business_suspended.reason).toBe(REASON);
     expect(entry.suspended_services.map((s: { service_id: string }) => s.service_id)).toContain('svc_haircut');
     // The stored catalog's feed says what the services say (republished at once, not at the next start).
+    const list = (await t.call('POST', '/services/list', {})).body;
+    expect([list.services, codes(list)]).toEqual([[], ['business_suspended']]);
+    expect(said(list)).toContain(REASON);
     const feed = (await t.call('GET', '/services/feed', undefined, { profile: null })).body;
     expect(feed.items.find((i: { data: { id: string } }) => i.data.id === 'svc_haircut').data.status).toBe('suspended');
 
@@ -117,6 +120,8 @@ describe('a business its operator suspended takes no booking and says why', () =
 
     await t.server.setSuspended(REASON);
 
+    const listed = text(await mcp.call('usp_services_list', { ...meta() }));
+    expect(listed).toContain(REASON);
     const svc = text(await mcp.call('usp_services_get', { service_id: 'svc_haircut', ...meta() }));
     expect(svc).toContain('This service is suspended.');
     expect(svc).toContain(REASON);
