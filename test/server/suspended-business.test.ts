@@ -65,6 +65,9 @@ describe('a business its operator suspended takes no booking and says why', () =
     const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: later.id, buyer: BUYER });
     expect([b.status, b.body.booking, codes(b.body)]).toEqual([200, undefined, ['slot_unavailable']]);
     expect(said(b.body)).toContain(REASON);
+    const quote = await t.call('GET', `/ext/usp-server/bookings/${bookingId}/quote?change=reschedule`);
+    expect([quote.status, quote.body.quote?.allowed, quote.body.quote?.reason]).toEqual([200, false, 'service_unavailable']);
+    expect(quote.body.quote.summary).toContain(REASON);
     const r = await t.call('POST', `/bookings/${bookingId}/reschedule`, { slot_id: later.id });
     expect([r.status, codes(r.body)]).toEqual([200, ['slot_unavailable']]);
     expect(said(r.body)).toContain(REASON);
