@@ -21,11 +21,11 @@ export { systemClock, ManualClock, ShiftedClock, clockFromSetting, CLOCK_VARIABL
 export { AvailabilityCache, DEFAULT_AVAILABILITY_CACHE_BYTES } from './availability-cache.js';
 export type { AvailabilityCacheStats } from './availability-cache.js';
 export { randomIds } from './ids.js';
-export { compileBusiness } from './business.js';
+export { compileBusiness, suspensionSentence } from './business.js';
 export type { Caller } from './context.js';
 export type { Clock } from './clock.js';
 export type { IdSource } from './ids.js';
-export type { Business, PaymentMode, PaymentProviderFacts, PaymentProviderKind } from './business.js';
+export type { Business, BusinessSuspension, PaymentMode, PaymentProviderFacts, PaymentProviderKind } from './business.js';
 export type { Presented } from './authenticate.js';
 export type { HttpEvidence, McpAuthorization, AuthPolicy } from '../security/index.js';
 export { isLoopbackAddress } from '../security/index.js';

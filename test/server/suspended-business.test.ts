@@ -7,6 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { addBusinessUser } from '../../src/operations/index.js';
+import { signInDashboard } from '../support/dashboard-session.js';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, meta, type McpConn, type ToolResult } from '../mcp/helpers.js';
 
@@ -138,5 +140,28 @@ describe('a business its operator suspended takes no booking and says why', () =
     const cancelled = await mcp.call('usp_bookings_cancel', { booking_id: bookingId, ...meta(undefined, { idempotency_key: randomUUID() }) });
     expect(cancelled.structuredContent.booking.status).toBe('canceled');
     expect(text(cancelled)).toMatch(/cancel/i);
+  });
+
+  it("the business's own dashboard keeps working and says so on every screen: its bookings are listed, and one is canceled from it", async () => {
+    t = await startTestServer();
+    const slot = await firstSlot(t, 'svc_haircut');
+    const made = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER });
+    const bookingId = made.body.booking.id;
+    await addBusinessUser(t.server.store, 'owner@salon.example', 'correct horse battery staple', t.clock.now());
+    const d = await signInDashboard(t.url, 'owner@salon.example', 'correct horse battery staple');
+    expect(await (await d.get('/admin')).text()).not.toContain('Suspended by the operator');
+
+    await t.server.setSuspended(REASON);
+    const home = await (await d.get('/admin')).text();
+    expect(home).toContain('Suspended by the operator');
+    expect(home).toContain(REASON);
+    const card = await d.get(`/admin/ui/bookings/${bookingId}`);
+    expect(card.status).toBe(200);
+    const page = await card.text();
+    expect(page).toContain(bookingId);
+    expect(page).toContain(REASON);
+    const cancel = await d.post(`/admin/ui/bookings/${bookingId}/cancel`, { _csrf: d.csrf });
+    expect(cancel.status).toBe(303);
+    expect((await t.call('GET', `/bookings/${bookingId}`)).body.booking.status).toBe('canceled');
   });
 });
