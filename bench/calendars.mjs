@@ -111,7 +111,7 @@ export async function run({ quick }) {
       // A fresh poller and feed state each round: the first poll writes every busy claim.
       await store.transaction((tx) => tx.calendars.forgetFeedsExcept([]));
       conditional = false;
-      const poller = new CalendarPoller({ store, feeds, zone: ZONE, now: () => BENCH_NOW, log: silentLogger, limits: { allowLoopback: true } });
+      const poller = new CalendarPoller({ store, feeds, zone: ZONE, businessId: 'bench', now: () => BENCH_NOW, log: silentLogger, limits: { allowLoopback: true } });
       let t = performance.now();
       const first = await poller.pollAll();
       samples.first.push(performance.now() - t);

@@ -27,8 +27,11 @@ export interface CalendarPollerOptions {
   feeds: readonly CalendarFeed[] | (() => readonly CalendarFeed[]);
   /** Brings the business up to date before a pass (another process may have edited it). */
   refresh?: () => Promise<void>;
-  /** The business's zone (floating times and all-day events). */
-  zone: string;
+  /**
+   * The business's zone (floating times and all-day events): fixed, or read afresh before every pass
+   * (the live business's, so an edit of the business's time zone is taken up at the next pass).
+   */
+  zone: string | (() => string);
   now: () => number;
   log: LoopLog;
   /** Default 300 s. */
@@ -37,6 +40,8 @@ export interface CalendarPollerOptions {
   horizonMs?: number;
   limits?: Partial<FetchLimits>;
   env?: NodeJS.ProcessEnv;
+  /** The business whose calendar secrets (`USP_CALENDAR_SECRET_<BUSINESS>__…`) alone may be read. */
+  businessId: string;
   /** UIDs of events this server pushed: not busy time. */
   ignoreUids?: (uid: string) => boolean;
 }
@@ -56,6 +61,8 @@ export class CalendarPoller {
   /** The feed keys last reconciled with the store (undefined: not yet). */
   private known?: string;
   private lastStates: CalendarFeedState[] = [];
+  /** The zone the last pass expanded the feeds in (undefined: no pass yet in this process). */
+  private passZone?: string;
 
   constructor(private readonly o: CalendarPollerOptions) {
     this.limits = { ...DEFAULT_FETCH_LIMITS, ...o.limits };
@@ -64,6 +71,11 @@ export class CalendarPoller {
 
   get feeds(): readonly CalendarFeed[] {
     return typeof this.o.feeds === 'function' ? this.o.feeds() : this.o.feeds;
+  }
+
+  /** The zone this pass expands floating and all-day times in. */
+  get zone(): string {
+    return typeof this.o.zone === 'function' ? this.o.zone() : this.o.zone;
   }
 
   /** Every feed's state as the last pass left it (all processes' fetches: they share the store). */
@@ -94,9 +106,14 @@ export class CalendarPoller {
   async pollAll(): Promise<FeedPollResult[]> {
     await this.o.refresh?.();
     const feeds = this.feeds;
+    const zone = this.zone;
+    // The business moved to another zone since the last pass: every feed is read again in full, since
+    // its floating and all-day events now fall at other instants even where the feed itself is unchanged.
+    const rezoned = this.passZone !== undefined && this.passZone !== zone;
     await this.reconcile(feeds);
     const out: FeedPollResult[] = [];
-    for (const feed of feeds) out.push(await this.poll(feed));
+    for (const feed of feeds) out.push(await this.poll(feed, zone, rezoned));
+    this.passZone = zone;
     this.lastStates = await this.o.store.read((tx) => tx.calendars.feedStates());
     return out;
   }
@@ -107,8 +124,11 @@ export class CalendarPoller {
     return this.lastStates;
   }
 
-  /** Fetch, expand and store one feed; a failure is recorded on the feed and its busy times kept. */
-  async poll(feed: CalendarFeed): Promise<FeedPollResult> {
+  /**
+   * Fetch, expand (in `zone`, default the business's now) and store one feed; a failure is recorded
+   * on the feed and its busy times kept. `unconditional`: the stored validators are not sent.
+   */
+  async poll(feed: CalendarFeed, zone = this.zone, unconditional = false): Promise<FeedPollResult> {
     const now = this.o.now();
     const prior = await this.o.store.read((tx) => tx.calendars.feedState(feed.key));
     const state: CalendarFeedState = prior ?? {
@@ -126,13 +146,13 @@ export class CalendarPoller {
     try {
       const fetched =
         feed.type === 'ics'
-          ? await fetchIcs(feed, { etag: state.etag, lastModified: state.last_modified }, this.limits)
-          : await fetchCaldav(feed, basicAuth(feed, this.o.env ?? process.env), fromMs, toMs, this.limits);
+          ? await fetchIcs(feed, unconditional ? { etag: null, lastModified: null } : { etag: state.etag, lastModified: state.last_modified }, this.limits)
+          : await fetchCaldav(feed, basicAuth(feed, this.o.env ?? process.env, this.o.businessId), fromMs, toMs, this.limits);
       if (fetched.kind === 'unchanged') {
         await this.o.store.transaction((tx) => tx.calendars.putFeedState({ ...state, last_attempt_ms: now, last_ok_ms: now, last_error: null }));
         return { feed: feed.key, resource_id: feed.resourceId, outcome: 'unchanged', busy: state.busy_count };
       }
-      const busy = expandBusy(fetched.texts, { zone: this.o.zone, fromMs, toMs, ignoreUids: this.o.ignoreUids, maxEvents: this.limits.maxEvents });
+      const busy = expandBusy(fetched.texts, { zone, fromMs, toMs, ignoreUids: this.o.ignoreUids, maxEvents: this.limits.maxEvents });
       const changed = await this.o.store.transaction(async (tx) => {
         await tx.lock([`resource:${feed.resourceId}`]);
         const taken = (await tx.claims.active([feed.resourceId], fromMs, toMs, now))

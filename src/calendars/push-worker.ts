@@ -35,6 +35,8 @@ export interface PushWorkerOptions {
   pollMs?: number;
   limits?: Partial<FetchLimits>;
   env?: NodeJS.ProcessEnv;
+  /** The business whose calendar secrets (`USP_CALENDAR_SECRET_<BUSINESS>__…`) alone may be read. */
+  businessId: string;
 }
 
 export class CalendarPushWorker {
@@ -104,7 +106,7 @@ export class CalendarPushWorker {
   private async push(bookingId: string): Promise<void> {
     const { rec, pushed } = await this.o.store.read(async (tx) => ({ rec: await tx.bookings.get(bookingId), pushed: await tx.calendars.pushedEvents(bookingId) }));
     for (const cal of this.calendars) {
-      const auth = basicAuth(cal, this.o.env ?? process.env);
+      const auth = basicAuth(cal, this.o.env ?? process.env, this.o.businessId);
       const headers: Record<string, string> = auth ? { authorization: auth } : {};
       const fetch = pinnedFetch(this.limits);
       const existing = pushed.find((p) => p.calendar_key === cal.key);

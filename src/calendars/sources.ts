@@ -3,7 +3,7 @@
  * calendar, named by a key that stays the same while its resource, type and URL do (so a restart
  * keeps its busy times and validators), and the writable CalDAV calendars bookings are pushed to.
  */
-import { CALENDAR_SECRET_ENV_PREFIX, calendarKey, fetchableUrl, isCalendarSecretEnv, type CalendarSource } from '../domain/index.js';
+import { calendarKey, calendarSecretPrefix, fetchableUrl, isCalendarSecretEnv, type CalendarSource } from '../domain/index.js';
 
 export { fetchableUrl };
 
@@ -36,14 +36,17 @@ export function calendarFeeds(resources: ReadonlyArray<{ id: string; calendars?:
 export class SecretEnvRefused extends Error {}
 
 /**
- * The Authorization header of a CalDAV feed, from its environment variable (null when it is unset).
- * Only a `USP_CALENDAR_SECRET_…` variable is ever read (the definition is checked at input too;
- * this is the second line, should a definition reach a worker another way).
+ * The Authorization header of a CalDAV feed of business `businessId`, from its environment variable
+ * (null when it is unset). Only that business's `USP_CALENDAR_SECRET_<BUSINESS>__…` variables are
+ * ever read (the definition is checked at input too; this is the second line, should a definition
+ * reach a worker another way).
  */
-export function basicAuth(feed: CalendarFeed, env: NodeJS.ProcessEnv): string | null {
+export function basicAuth(feed: CalendarFeed, env: NodeJS.ProcessEnv, businessId: string): string | null {
   if (feed.type !== 'caldav' || !feed.passwordEnv) return null;
-  if (!isCalendarSecretEnv(feed.passwordEnv)) {
-    throw new SecretEnvRefused(`password_env ${feed.passwordEnv} is not a calendar secret (its name must start with ${CALENDAR_SECRET_ENV_PREFIX}): nothing sent`);
+  if (!isCalendarSecretEnv(feed.passwordEnv, businessId)) {
+    throw new SecretEnvRefused(
+      `password_env ${feed.passwordEnv} is not a calendar secret of this business (its name must start with ${calendarSecretPrefix(businessId)}): nothing sent`,
+    );
   }
   const secret = env[feed.passwordEnv];
   if (secret === undefined || secret === '') return null;

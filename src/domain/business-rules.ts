@@ -8,6 +8,8 @@
  * written once more below as data for the emitted schema.
  */
 
+import { calendarSecretIssues } from './calendar-config.js';
+
 export type PathSegment = string | number;
 
 /** Receives one problem: the path of the offending member and what is wrong with it. */
@@ -159,6 +161,9 @@ export function wholeFileRules(input: unknown, add: IssueSink): void {
 
   const locations = uniqueIds(records(business.locations), ['business', 'locations'], 'location id');
   const resourceList = records(input.resources);
+  // A calendar's secret is this business's (its prefix names the business), never another's.
+  const businessId = str(business.id);
+  if (businessId !== undefined) calendarSecretIssues(businessId, resourceList, add);
   uniqueIds(resourceList, ['resources'], 'resource id');
   const resourceTypes = new Map<string, string>();
   for (const [i, r] of resourceList) {

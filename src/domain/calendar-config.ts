@@ -6,9 +6,12 @@
  *
  * Whoever edits the business (a dashboard user, the admin key, the business file) chooses both the
  * calendar's URL and the variable whose value is sent there as a password, so the variable can only
- * be one the operator set aside for calendars: its name starts with `USP_CALENDAR_SECRET_`. Any
- * other name (`STRIPE_SECRET_KEY`, the database URL) is refused here, at every input, and again by
- * the workers before they send anything.
+ * be one the operator set aside for this business's calendars: its name starts with
+ * `USP_CALENDAR_SECRET_<BUSINESS>__` (`calendarSecretPrefix`), so on a deployment hosting many
+ * businesses one business cannot name another's secret. Any other name (`STRIPE_SECRET_KEY`, the
+ * database URL, another business's calendar secret) is refused at every input (the source's shape
+ * here, the business's prefix by the whole-file rules) and again by the workers before they send
+ * anything.
  */
 import { sha256 } from '@noble/hashes/sha2';
 import { z } from 'zod';
@@ -18,10 +21,56 @@ export const CALENDAR_SECRET_ENV_PREFIX = 'USP_CALENDAR_SECRET_';
 
 const SECRET_ENV_NAME = /^USP_CALENDAR_SECRET_[A-Za-z0-9_]+$/;
 
-/** Whether `name` is a variable the operator set aside for calendar secrets (`USP_CALENDAR_SECRET_…`). */
-export const isCalendarSecretEnv = (name: string): boolean => SECRET_ENV_NAME.test(name);
+/** Whether `name` has the shape of a calendar secret's variable (`USP_CALENDAR_SECRET_…`), whichever business's. */
+const isCalendarSecretShape = (name: string): boolean => SECRET_ENV_NAME.test(name);
+
+/**
+ * The prefix of business `businessId`'s calendar secrets: `USP_CALENDAR_SECRET_`, the id in capitals
+ * with every other character an underscore (runs of them one, none at the ends), then `__`. Since a
+ * normalised id never holds `__` nor ends with `_`, no variable carries the prefixes of two ids that
+ * normalise apart (`ROSA__` is not a prefix of `ROSA_X__…`); ids that normalise alike (`rosa-x`,
+ * `rosa.x`) share one, which a deployment hosting both must refuse.
+ */
+export function calendarSecretPrefix(businessId: string): string {
+  const id = businessId
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  return `${CALENDAR_SECRET_ENV_PREFIX}${id || 'BUSINESS'}__`;
+}
+
+/** Whether `name` is a variable the operator set aside for business `businessId`'s calendar secrets. */
+export function isCalendarSecretEnv(name: string, businessId: string): boolean {
+  const prefix = calendarSecretPrefix(businessId);
+  return isCalendarSecretShape(name) && name.startsWith(prefix) && name.length > prefix.length;
+}
 
 export const CALENDAR_SECRET_ENV_MESSAGE = `must name an environment variable starting with ${CALENDAR_SECRET_ENV_PREFIX} (only those hold calendar secrets)`;
+
+/** The refusal of a variable that is not this business's calendar secret, naming the prefix it must have. */
+export function calendarSecretEnvMessage(businessId: string): string {
+  return `must name an environment variable starting with ${calendarSecretPrefix(businessId)} (only those hold this business's calendar secrets)`;
+}
+
+/**
+ * Each CalDAV calendar of the raw file whose `password_env` has a calendar secret's shape but is not
+ * this business's (an old `USP_CALENDAR_SECRET_AVA`, or another business's): the whole-file rule,
+ * run where the business id is known. A name without the shape is the source schema's refusal.
+ */
+export function calendarSecretIssues(
+  businessId: string,
+  resources: ReadonlyArray<[number, Record<string, unknown>]>,
+  add: (path: Array<string | number>, message: string) => void,
+): void {
+  for (const [i, r] of resources) {
+    if (!Array.isArray(r.calendars)) continue;
+    r.calendars.forEach((c: unknown, j: number) => {
+      const name = (c as { password_env?: unknown } | null)?.password_env;
+      if (typeof name !== 'string' || !isCalendarSecretShape(name) || isCalendarSecretEnv(name, businessId)) return;
+      add(['resources', i, 'calendars', j, 'password_env'], calendarSecretEnvMessage(businessId));
+    });
+  }
+}
 
 const calendarUrl = () =>
   z
@@ -43,8 +92,10 @@ export const CalendarSourceSchema = z.discriminatedUnion('type', [
     password_env: z
       .string()
       .max(200)
-      .refine(isCalendarSecretEnv, CALENDAR_SECRET_ENV_MESSAGE)
-      .describe(`Name of the environment variable holding the password or app token; it starts with ${CALENDAR_SECRET_ENV_PREFIX}.`),
+      .refine(isCalendarSecretShape, CALENDAR_SECRET_ENV_MESSAGE)
+      .describe(
+        `Name of the environment variable holding the password or app token; it starts with ${CALENDAR_SECRET_ENV_PREFIX}, the business id in capitals (other characters as _), then __ (USP_CALENDAR_SECRET_MAPLE_PINE__AVA for business maple-pine).`,
+      ),
     write: z.boolean().optional().describe("Also put this resource's bookings in the calendar as events (default false)."),
   }),
 ]);

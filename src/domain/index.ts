@@ -12,6 +12,8 @@ export {
   bookingEventText,
   calendarKey,
   fetchableUrl,
+  calendarSecretEnvMessage,
+  calendarSecretPrefix,
   isCalendarSecretEnv,
 } from './calendar-config.js';
 export type { CalendarBuyerData, CalendarSource } from './calendar-config.js';

@@ -54,6 +54,8 @@ export const OUTCOME_SEVERITY = {
   already_in_state: 'recoverable',
   // Ours: a booking whose payment link lapsed was made again with a fresh link (renew_payment_link).
   payment_link_renewed: 'recoverable',
+  // Ours: the operator suspended the business (a warning on the catalog's list; bookings are refused as slot_unavailable).
+  business_suspended: 'recoverable',
   // Spec 9.4: no capability in common is an operator's configuration problem, not the buyer's.
   capabilities_incompatible: 'unrecoverable',
   // Not in spec 9.4: a service paid online before the appointment when no payment provider is set up (an operator's problem).

@@ -45,6 +45,23 @@ export interface Business {
    * refusals): a service paid online when booking while no payment provider is set up.
    */
   suspendedWhy: ReadonlyMap<string, string>;
+  /**
+   * The operator suspended the whole business (`ServerOptions.suspended`, `setSuspended`): every
+   * service is served `suspended` with the reason, nothing can be booked; reads, cancellations and
+   * the business's own administration go on. Absent while the business is open.
+   */
+  suspended?: BusinessSuspension;
+}
+
+/** Why an operator suspended a business: a reason said to buyers, platforms and models. */
+export interface BusinessSuspension {
+  readonly reason: string;
+}
+
+/** The sentence a suspended business's services, profile and refusals carry: it names the operator's reason. */
+export function suspensionSentence(s: BusinessSuspension): string {
+  const reason = s.reason.trim().replace(/[.\s]+$/, '');
+  return `Not bookable right now: this business is suspended${reason ? ` (${reason})` : ''}; bookings already made can still be read and cancelled.`;
 }
 
 /** Why a service paid online when booking is suspended while the business has no payment provider. */
@@ -55,12 +72,28 @@ export const NO_ONLINE_PAYMENT = 'Not bookable right now: it is paid online when
  * the end of its description, so every read (list, lookup, feed, availability, holds) follows the
  * catalog's rule for a suspended service.
  */
-function servedServices(services: readonly ServiceDef[], payments: PaymentMode, why: Map<string, string>): ServiceDef[] {
+function servedServices(services: readonly ServiceDef[], facts: ServingFacts, why: Map<string, string>): ServiceDef[] {
+  const closed = facts.suspended ? suspensionSentence(facts.suspended) : undefined;
   return services.map((s) => {
-    if (payments !== 'none' || (s.status ?? 'active') !== 'active' || !paidBeforeAppointment(s)) return s;
-    why.set(s.id, NO_ONLINE_PAYMENT);
-    return { ...s, status: 'suspended' as const, description: withSentence(s.description, NO_ONLINE_PAYMENT) };
+    if ((s.status ?? 'active') !== 'active') return s;
+    // The operator's suspension comes first: it says why for every service, paid or not.
+    const reason = closed ?? (facts.payments === 'none' && paidBeforeAppointment(s) ? NO_ONLINE_PAYMENT : undefined);
+    if (!reason) return s;
+    why.set(s.id, reason);
+    return { ...s, status: 'suspended' as const, description: withSentence(s.description, reason) };
   });
+}
+
+/** What decides how a business's services are served beside their definition: how it is paid, and whether it is suspended. */
+export type ServingFacts = Pick<Business, 'payments' | 'suspended'>;
+
+/**
+ * The catalog as served for `def` under a compiled business's facts (its payment mode, its
+ * suspension): what the stored catalog and its feed publish, at start, after an edit of the
+ * definition and after a suspension, so the feed says what `get_service` says.
+ */
+export function servedCatalog(def: BusinessDef, facts: ServingFacts): Map<string, Record<string, unknown>> {
+  return new Map(servedServices(def.services, facts, new Map()).map((s) => [s.id, publishService(s, def) as unknown as Record<string, unknown>] as const));
 }
 
 /** A description (a string, or `{ plain, markdown?, html? }`) with a sentence added at its end. */
@@ -115,6 +148,8 @@ export interface CompileFacts {
   origin?: PublicOrigin;
   /** Whether this deployment sends the buyers' mail. */
   mailSent?: boolean;
+  /** The operator suspended the business: nothing can be booked (see `Business.suspended`). */
+  suspended?: BusinessSuspension;
 }
 
 /** Throws SlotTagClash when two resource combinations of the business would share a slot id tag. */
@@ -122,7 +157,8 @@ export function compileBusiness(def: BusinessDef, opts: CompileFacts = {}): Busi
   const choice = opts.payments ?? defaultPaymentProvider(def, opts.sandbox ?? false);
   const payments: PaymentMode = typeof choice === 'string' ? choice : 'provider';
   const suspendedWhy = new Map<string, string>();
-  const served = servedServices(def.services, payments, suspendedWhy);
+  const suspended = opts.suspended ? Object.freeze({ reason: opts.suspended.reason }) : undefined;
+  const served = servedServices(def.services, { payments, suspended }, suspendedWhy);
   const services = new Map(served.map((s) => [s.id, s] as const));
   const published = new Map(served.map((s) => [s.id, publishService(s, def)] as const));
   const resources = new Map(def.resources.map((r) => [r.id, r] as const));
@@ -148,5 +184,6 @@ export function compileBusiness(def: BusinessDef, opts: CompileFacts = {}): Busi
     mailSent: opts.mailSent ?? false,
     definitionVersion: 0,
     suspendedWhy,
+    ...(suspended ? { suspended } : {}),
   };
 }

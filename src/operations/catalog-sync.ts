@@ -46,12 +46,17 @@ export function publishedOf(def: BusinessDef): Map<string, Record<string, unknow
   return new Map(def.services.map((s) => [s.id, publishService(s, def) as unknown as Record<string, unknown>] as const));
 }
 
-export async function syncCatalog(store: Store, biz: Business, clock: Clock, ids: IdSource): Promise<OutboxEvent[]> {
+/**
+ * Publish the catalog the business serves now (`business()` is read inside the transaction, so a
+ * retry, and every later sync, takes the latest snapshot: the one after an edit, a suspension or its
+ * end), returning the events raised for the caller to announce after the commit.
+ */
+export async function syncCatalog(store: Store, business: () => Business, clock: Clock, ids: IdSource): Promise<OutboxEvent[]> {
   const events: OutboxEvent[] = [];
   await store.transaction(async (tx) => {
     events.length = 0; // the store may run this again after a deadlock
     const now = clock.now();
-    await publishCatalog(tx, biz.published as unknown as ReadonlyMap<string, Record<string, unknown>>, now, (event, serviceId, data) => {
+    await publishCatalog(tx, business().published as unknown as ReadonlyMap<string, Record<string, unknown>>, now, (event, serviceId, data) => {
       const e = catalogEvent(ids, now, event, serviceId, data);
       events.push(e);
       return tx.outbox.add(e);

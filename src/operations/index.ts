@@ -21,11 +21,11 @@ export { systemClock, ManualClock, ShiftedClock, clockFromSetting, CLOCK_VARIABL
 export { AvailabilityCache, DEFAULT_AVAILABILITY_CACHE_BYTES } from './availability-cache.js';
 export type { AvailabilityCacheStats } from './availability-cache.js';
 export { randomIds } from './ids.js';
-export { compileBusiness } from './business.js';
+export { compileBusiness, suspensionSentence } from './business.js';
 export type { Caller } from './context.js';
 export type { Clock } from './clock.js';
 export type { IdSource } from './ids.js';
-export type { Business, PaymentMode, PaymentProviderFacts, PaymentProviderKind } from './business.js';
+export type { Business, BusinessSuspension, PaymentMode, PaymentProviderFacts, PaymentProviderKind } from './business.js';
 export type { Presented } from './authenticate.js';
 export type { HttpEvidence, McpAuthorization, AuthPolicy } from '../security/index.js';
 export { isLoopbackAddress } from '../security/index.js';
@@ -45,7 +45,7 @@ export type { CheckoutView, BookingPageView } from './steps/booking-views.js';
 export type { WaitlistOfferView } from './waitlist/view-waitlist-offer.js';
 export { bookingPageView } from './steps/booking-views.js';
 export { PLATFORM_MESSAGES_CAPABILITY, mailableAddress, reminderOptOutKey, type MailKind } from './steps/mail-messages.js';
-export { CALENDAR_SECRET_ENV_PREFIX, formatMoney, majorAmount, parseMoney, negotiateLocale, moneyFacts, bookingDeadline } from '../domain/index.js';
+export { CALENDAR_SECRET_ENV_PREFIX, calendarSecretPrefix, formatMoney, majorAmount, parseMoney, negotiateLocale, moneyFacts, bookingDeadline } from '../domain/index.js';
 export type { MoneyFacts, BookingFactsInput } from '../domain/index.js';
 /** The start a slot id carries: a hold names its slot only by id, and the doors say when it starts. */
 export { decodeSlotId } from '../domain/index.js';

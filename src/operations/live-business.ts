@@ -8,7 +8,7 @@
  */
 import { checkBusinessDocument, withoutUnsafeTemplates, type BusinessDef, type BusinessSettings } from '../domain/index.js';
 import type { DefinitionEntry, Store, Tx } from '../store/index.js';
-import { compileBusiness, type Business, type PaymentProviderKind } from './business.js';
+import { compileBusiness, type Business, type BusinessSuspension, type PaymentProviderKind } from './business.js';
 import type { PublicOrigin } from './public-origin.js';
 import type { BusinessSource } from './scope.js';
 import { canonical, documentOf, entriesOf } from './steps/definition-document.js';
@@ -23,6 +23,8 @@ export interface CompileOptions {
   origin?: PublicOrigin;
   /** Whether this deployment sends the business's buyer mail. */
   mailSent?: boolean;
+  /** The operator suspended the business (nothing can be booked); `setSuspended` changes it later. */
+  suspended?: BusinessSuspension;
 }
 
 /** The stored definition as a checked business, or undefined when the store holds none. */
@@ -98,6 +100,7 @@ export async function chooseDefinition(tx: Tx, file: BusinessDef, mode: 'import'
 export class LiveBusiness implements BusinessSource {
   private refreshing?: Promise<void>;
   private snapshot?: Business;
+  private suspension?: BusinessSuspension;
   /** Told after the business took up a new stored definition. */
   onAdopt?: () => void;
 
@@ -105,7 +108,9 @@ export class LiveBusiness implements BusinessSource {
     private readonly store: Store,
     private readonly opts: CompileOptions,
     private readonly onError: (err: unknown) => void = () => undefined,
-  ) {}
+  ) {
+    this.suspension = opts.suspended;
+  }
 
   /** The latest snapshot (frozen); throws before `start`. */
   current(): Business {
@@ -116,7 +121,7 @@ export class LiveBusiness implements BusinessSource {
   /** Compile `def` as this process runs it (its flags' settings over the stored ones), frozen. */
   compile(def: BusinessDef, version: number): Business {
     const settings = { ...def.settings, ...(this.opts.settings ?? {}) };
-    const b = compileBusiness({ ...def, settings }, this.opts);
+    const b = compileBusiness({ ...def, settings }, { ...this.opts, suspended: this.suspension });
     b.definitionVersion = version;
     return Object.freeze(b);
   }
@@ -131,6 +136,18 @@ export class LiveBusiness implements BusinessSource {
   adopt(def: BusinessDef, version: number): void {
     this.snapshot = this.compile(def, version);
     this.onAdopt?.();
+  }
+
+  /**
+   * Suspend the business with the operator's reason, or open it again (undefined): a new snapshot of
+   * the same definition is published at once, and the calls after it follow it. The stored catalog
+   * is the caller's to republish (`syncCatalog`).
+   */
+  setSuspended(suspension: BusinessSuspension | undefined): Business {
+    this.suspension = suspension ? Object.freeze({ reason: suspension.reason }) : undefined;
+    const now = this.current();
+    this.adopt(now.def, now.definitionVersion);
+    return this.current();
   }
 
   /**

@@ -3,7 +3,7 @@
  * REST and MCP doors are, what it can do, and how privileged calls authenticate.
  */
 import { USP_VERSION } from './envelope.js';
-import { checkoutSystems, type Business } from './business.js';
+import { checkoutSystems, suspensionSentence, type Business } from './business.js';
 import { EXTENSIONS } from './extensions.js';
 import { HEALTH_CAPABILITY, healthCapability, type ProfileHealth } from './profile-health.js';
 import { OPERATIONS } from './table.js';
@@ -86,10 +86,13 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
 /**
  * Services the business defines but cannot take right now (served `suspended`), each with why: a
  * platform reading the profile learns it without booking into a refusal. Absent when there are none.
+ * A business its operator suspended is named so too (`business_suspended`: the reason, the sentence).
  */
 function suspendedServices(biz: Business): Record<string, unknown> {
-  if (biz.suspendedWhy.size === 0) return {};
-  return { suspended_services: [...biz.suspendedWhy].map(([service_id, reason]) => ({ service_id, reason })) };
+  // The operator suspended the whole business: said once, with the reason, beside each service's entry.
+  const whole = biz.suspended ? { business_suspended: { reason: biz.suspended.reason, message: suspensionSentence(biz.suspended) } } : {};
+  if (biz.suspendedWhy.size === 0) return whole;
+  return { ...whole, suspended_services: [...biz.suspendedWhy].map(([service_id, reason]) => ({ service_id, reason })) };
 }
 
 function health(opts: ProfileOptions, zone: string): Record<string, Array<Record<string, unknown>>> {

@@ -68,27 +68,20 @@ export function wireCalendars(
     return memo.feeds;
   };
   const limits = { allowLoopback: deps.allowLoopback, ...o?.limits };
+  // What both workers share; a business's id never changes (update_business refuses it), nor the secrets it may read.
+  const common = { store: deps.store, refresh: deps.refresh, now: deps.now, log: deps.log, limits, env: o?.env, businessId: deps.business().def.business.id };
   const staleMs = staleMsOf(o);
   const poller = new CalendarPoller({
-    store: deps.store,
+    ...common,
     feeds,
-    refresh: deps.refresh,
-    zone: deps.business().def.business.timezone,
-    now: deps.now,
-    log: deps.log,
+    // Read before every pass, like the feeds: an edit of the business's time zone reaches the next one.
+    zone: () => deps.business().zone,
     pollMs: (o?.pollSeconds ?? 300) * 1000,
-    limits,
-    env: o?.env,
     ignoreUids: isPushedUid,
   });
   const pusher = new CalendarPushWorker({
-    store: deps.store,
+    ...common,
     calendars: () => feeds().filter((f) => f.write),
-    refresh: deps.refresh,
-    now: deps.now,
-    log: deps.log,
-    limits,
-    env: o?.env,
     eventText: (rec) => {
       const { def } = deps.business();
       const service = def.services.find((s) => s.id === rec.booking.service_id);

@@ -28,7 +28,7 @@ import { adminEnvOf, callDoors, type ComposeOptions, type ComposedRole, type Cor
 
 export async function composeBusiness(core: Core, opts: ComposeOptions, live: LiveBusiness): Promise<ComposedRole<BusinessScope>> {
   const { store, clock, ids, log, pipeline } = core;
-  core.announce(await syncCatalog(store, live.current(), clock, ids));
+  core.announce(await syncCatalog(store, () => live.current(), clock, ids));
   const mail: MailWiring = wireMail(opts.mail, { business: () => live.current(), store, now: () => clock.now(), log });
   const oauth = await businessOAuth(core, opts, live, {
     mail,

@@ -10,7 +10,7 @@
  * business (definition-wiring.ts), the auth policy (security-wiring.ts), webhooks and the sweep
  * (webhook-wiring.ts), payments, mail, calendars and the front desk's buyer data.
  */
-import { PublicOrigin, type Logger } from '../operations/index.js';
+import { PublicOrigin, syncCatalog, type LiveBusiness, type Logger } from '../operations/index.js';
 import { openBusiness, openRoleStore } from './definition-wiring.js';
 import { probeHandler } from './probes.js';
 import { metricsHandler } from './metrics-endpoint.js';
@@ -43,7 +43,20 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
     biz: { get: () => live.current(), enumerable: true },
     scope: { value: business.scope, enumerable: true, writable: true },
     definitionSource: { value: source, enumerable: true, writable: true },
+    setSuspended: { value: suspender(core, live), enumerable: true },
   }) as UspServer;
+}
+
+/**
+ * The operator's switch (`UspServer.setSuspended`): a new snapshot at once, then the stored catalog
+ * republished from it, so the feed and the catalog events (`service.suspended`, then
+ * `service.updated` when it opens again) say what the services say.
+ */
+function suspender(core: Core, live: LiveBusiness): UspServer['setSuspended'] {
+  return async (reason) => {
+    live.setSuspended(reason === undefined ? undefined : { reason });
+    core.announce(await syncCatalog(core.store, () => live.current(), core.clock, core.ids));
+  };
 }
 
 /** A server of another role (the discovery registry): its store, and no business at all. */

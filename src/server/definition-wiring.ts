@@ -33,6 +33,7 @@ export async function openBusiness(opts: ServerOptions, log: Logger): Promise<Op
       settings: opts.settingsOverride,
       origin: publicOrigin,
       mailSent: sendsMail(opts.mail),
+      suspended: opts.suspended,
     },
     (err) => log.warn('could not check the stored business definition', { error: String(err) }),
   );

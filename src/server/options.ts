@@ -118,6 +118,13 @@ export interface ServerOptions {
   settingsOverride?: Partial<BusinessDef['settings']>;
   /** Calendar sync: busy times from the resources' calendars, bookings pushed to writable CalDAV ones. */
   calendars?: CalendarOptions;
+  /**
+   * The operator suspended this business (a hosting deployment's switch, never the business's own):
+   * every service is served `suspended` with the reason, the profile says so, and availability,
+   * holds, bookings, reschedules and waitlist joins are refused naming it; reads, cancellations and
+   * the business's own admin API and dashboard go on. `UspServer.setSuspended` changes it while running.
+   */
+  suspended?: { reason: string };
 }
 
 /** A server role other than the business: its operations, its profile document, its outbound services. */
@@ -133,7 +140,10 @@ export interface ServerRole {
 }
 
 /** The options of a server of another role (the registry): no business, no definition. */
-export type RoleServerOptions = Omit<ServerOptions, 'business' | 'role' | 'definition' | 'definitionOrigin' | 'settingsOverride' | 'onDefinitionChanged' | 'resolveScope'> & {
+export type RoleServerOptions = Omit<
+  ServerOptions,
+  'business' | 'role' | 'definition' | 'definitionOrigin' | 'settingsOverride' | 'onDefinitionChanged' | 'resolveScope' | 'suspended'
+> & {
   role: ServerRole;
 };
 
@@ -145,6 +155,11 @@ export interface UspServer extends ComposedServer {
   scope: BusinessScope;
   /** Where the business definition came from at start (the file imported, or the database's). */
   definitionSource: DefinitionSource;
+  /**
+   * Suspend the business with the operator's reason, or open it again (undefined): the next call
+   * and every door's next read follow it, and the stored catalog is republished with its events.
+   */
+  setSuspended(reason: string | undefined): Promise<void>;
 }
 
 /** A server of another role: no business at all. */

@@ -130,8 +130,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
     await s.page.goto(`${t.url}/admin`);
     const row = s.page.locator('tr', { has: s.page.locator(`a[href="/admin/ui/bookings/${booking.id}"]`) });
     await row.locator('button', { hasText: 'Confirm' }).click();
-    const got = await waitFor(() => rx.requests('/hooks').some((r) => r.json?.event === 'booking.confirmed' && r.json?.booking_id === booking.id), 10_000);
-    expect(got).toBe(true);
+    await waitFor(() => rx.requests('/hooks').some((r) => r.json?.event === 'booking.confirmed' && r.json?.booking_id === booking.id), 10_000, 'booking.confirmed delivered');
     const after = await t.call('GET', `/admin/bookings/${booking.id}`, undefined, null, { apiKey: ADMIN_KEY });
     expect(after.body.booking.status).toBe('confirmed');
     // A second confirm is the transition map's answer, shown to the user, nothing changed.
@@ -182,19 +181,21 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
     const flaky = t.platform('flaky-app', rx.url('/flaky'));
     rx.setDefault('/flaky', 500);
     const booking = await book(t, flaky, 'svc_haircut', day(4));
-    const failed = await waitFor(async () => {
-      const r = await t.call('GET', '/admin/webhooks/deliveries?status=failed', undefined, null, { apiKey: ADMIN_KEY });
-      return r.body.deliveries.some((d: any) => d.resource_id === booking.id);
-    }, 15_000);
-    expect(failed).toBe(true);
+    await waitFor(
+      async () => {
+        const r = await t.call('GET', '/admin/webhooks/deliveries?status=failed', undefined, null, { apiKey: ADMIN_KEY });
+        return r.body.deliveries.some((d: any) => d.resource_id === booking.id);
+      },
+      15_000,
+      'a failed delivery listed',
+    );
     rx.setDefault('/flaky', 200);
     const s = await signedIn();
     await s.page.goto(`${t.url}/admin/ui/webhooks`);
     const row = s.page.locator('tr', { hasText: 'failed' }).first();
     await row.locator('button', { hasText: 'Retry' }).click();
     expect(await s.page.textContent('[role=status]')).toContain('queued again');
-    const ok = await waitFor(() => rx.requests('/flaky').some((r) => r.answered === 200 && r.json?.booking_id === booking.id), 10_000);
-    expect(ok).toBe(true);
+    await waitFor(() => rx.requests('/flaky').some((r) => r.answered === 200 && r.json?.booking_id === booking.id), 10_000, 'the retried delivery answered 200');
     await s.context.close();
   }, 30_000);
 
@@ -314,8 +315,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the business runs its day from the dashboard (s
     expect(await link.textContent()).toContain(slot.start.slice(11, 16));
     await s.page.goto(`${t.url}/admin/ui/calendar?date=${day(8)}&view=day`);
     expect(await s.page.locator(`a[href="/admin/ui/bookings/${booking.id}"]`).count()).toBe(0);
-    const heard = await waitFor(() => rx.requests('/hooks').some((r) => r.json?.event === 'booking.rescheduled' && r.json?.booking_id === booking.id), 10_000);
-    expect(heard).toBe(true);
+    await waitFor(() => rx.requests('/hooks').some((r) => r.json?.event === 'booking.rescheduled' && r.json?.booking_id === booking.id), 10_000, 'booking.rescheduled delivered');
     await s.context.close();
   }, 30_000);
 

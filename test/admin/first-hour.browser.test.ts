@@ -82,7 +82,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the owner's first hour, from init to the sent m
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain(`Next: npx usp-server serve --config ${file}`);
     server = await startServeCli(['--config', file, '--db', join(dir, 'rosa.db'), '--mail-dir', mailDir, '--port', '0'], { env, timeoutMs: 60_000 });
-    expect(await waitFor(() => /admin\/setup\?token=/.test(server.stderr()), 10_000)).toBe(true);
+    await waitFor(() => /admin\/setup\?token=/.test(server.stderr()), 10_000);
     setupLink = /https?:\/\/\S+\/admin\/setup\?token=[\w-]+/.exec(server.stderr())![0];
   }, 300_000);
   afterAll(async () => {
@@ -253,19 +253,22 @@ describe.skipIf(!HAVE_CHROMIUM)("the owner's first hour, from init to the sent m
     expect(await page.locator(`a[href="${bookingPath}"]`).count()).toBe(1);
 
     // The mail worker writes the confirmation to the mail folder; the Mail screen lists it as sent.
-    expect(await waitFor(() => existsSync(mailDir) && readdirSync(mailDir).some((f) => readFileSync(join(mailDir, f), 'utf8').includes('zoe@example.com')), 20_000)).toBe(true);
+    await waitFor(() => existsSync(mailDir) && readdirSync(mailDir).some((f) => readFileSync(join(mailDir, f), 'utf8').includes('zoe@example.com')), 20_000);
     let row = '';
-    const listed = waitFor(async () => {
-      await page.goto(`${server.url}/admin/ui/mail`);
-      const confirmation = page.locator('#mail-log ~ table tbody tr', { hasText: 'zoe@example.com' }).filter({ hasText: 'Booking confirmed' });
-      row =
-        (await confirmation
-          .first()
-          .textContent({ timeout: 1000 })
-          .catch(() => '')) ?? '';
-      return row.includes('sent');
-    }, 20_000);
-    expect(await listed).toBe(true);
+    await waitFor(
+      async () => {
+        await page.goto(`${server.url}/admin/ui/mail`);
+        const confirmation = page.locator('#mail-log ~ table tbody tr', { hasText: 'zoe@example.com' }).filter({ hasText: 'Booking confirmed' });
+        row =
+          (await confirmation
+            .first()
+            .textContent({ timeout: 1000 })
+            .catch(() => '')) ?? '';
+        return row.includes('sent');
+      },
+      20_000,
+      () => `the confirmation listed as sent on the Mail screen (last row: ${row})`,
+    );
     expect(row).toContain('Booking confirmed');
     expect(row).toContain('sent');
     await page.context().close();

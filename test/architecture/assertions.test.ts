@@ -1,8 +1,10 @@
 /**
  * Assertions that cannot fail, found by reading the tests (a real parser, so comments and strings
  * never count):
- * - a `waitFor(...)` whose result is dropped: it answers false on timeout, so the test goes on as if
- *   the condition held (it must be asserted, `expect(await waitFor(...)).toBe(true)`);
+ * - a `waitFor(...)` whose result is asserted, `expect(await waitFor(...)).toBe(true)`: the wait
+ *   throws on timeout (test/support/time.ts, checked below), so it is written `await waitFor(...)`,
+ *   and an assertion of a result that is always true only hides that (it once answered false on
+ *   timeout and a dropped result let the test go on as if the condition held);
  * - an `expect(...).resolves` / `.rejects` chain neither awaited nor returned: it is checked after
  *   the test has passed, or never;
  * - a test body that asserts nothing: no `expect`, no `assert`, and no call to a helper whose name
@@ -11,6 +13,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { waitFor } from '../support/time.js';
 import { children, lineIndex, type Node, parseProgram } from './ast.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -96,9 +99,7 @@ function findIn(path: string, text: string, program: Node, helpers: ReadonlySet<
     node.parent = parent;
     if (node.type === 'ExpressionStatement') {
       const e = node.expression.type === 'AwaitExpression' ? node.expression.argument : node.expression;
-      if (e?.type === 'CallExpression' && e.callee.type === 'Identifier' && e.callee.name === 'waitFor') {
-        out.push(`${path}:${lineOf(node.start)}: the result of waitFor is dropped (assert it: expect(await waitFor(...)).toBe(true))`);
-      }
+      if (assertsAWait(e)) out.push(`${path}:${lineOf(node.start)}: a waitFor's result is asserted (it throws on timeout: write await waitFor(..., ms, what))`);
       // expect(x).resolves.toBe(y) as a bare statement
       let m = node.expression;
       while (m?.type === 'CallExpression' || m?.type === 'MemberExpression') {
@@ -119,6 +120,17 @@ function findIn(path: string, text: string, program: Node, helpers: ReadonlySet<
   };
   walk(program, null);
   return out;
+}
+
+/** `expect(await waitFor(...)).toBe(true)` or `expect(await x.waitFor(...), why).toBe(true)`. */
+function assertsAWait(e: Node | undefined): boolean {
+  if (e?.type !== 'CallExpression' || e.callee.type !== 'MemberExpression') return false;
+  const subject = e.callee.object;
+  if (subject?.type !== 'CallExpression' || subject.callee.type !== 'Identifier' || subject.callee.name !== 'expect') return false;
+  const awaited = subject.arguments[0]?.type === 'AwaitExpression' ? subject.arguments[0].argument : undefined;
+  if (awaited?.type !== 'CallExpression') return false;
+  const callee = awaited.callee;
+  return (callee.type === 'Identifier' && callee.name === 'waitFor') || (callee.type === 'MemberExpression' && callee.property?.name === 'waitFor');
 }
 
 function tsFiles(dir: string): string[] {
@@ -144,12 +156,12 @@ describe('no assertion whose result is dropped', () => {
     expect(found).toEqual([]);
   });
 
-  test('the checker finds each kind (the stripe-mcp test as it was, an un-awaited resolves, an empty test)', () => {
+  test('the checker finds each kind (an asserted wait, an un-awaited resolves, an empty test)', () => {
     const src = `
       test('refund reaches the platform', async () => {
         const canceled = await conn.call('usp_bookings_cancel', {});
         expect(canceled.status).toBe('canceled');
-        await waitFor(() => conn.notifications.some((n) => n.event === 'booking.refund_issued'));
+        expect(await waitFor(() => conn.notifications.some((n) => n.event === 'booking.refund_issued'))).toBe(true);
       });
       test('resolves', () => {
         expect(load()).resolves.toBe(1);
@@ -158,7 +170,7 @@ describe('no assertion whose result is dropped', () => {
         await book();
       });
       test('fine', async () => {
-        expect(await waitFor(() => ready)).toBe(true);
+        await waitFor(() => ready, 1000, 'ready');
         await expect(load()).rejects.toThrow();
         await assertNoDoubleBooking();
         rejects((f) => delete f.name, 'name', /required/);
@@ -166,9 +178,23 @@ describe('no assertion whose result is dropped', () => {
       describe.skip('why skipped', () => { test('placeholder', () => {}); });`;
     const helpers = assertingHelpers([parse('h.ts', 'function rejects(m, path, re) { expect(check(m)).toMatch(re); }')]);
     expect(findDroppedAssertions('test/x.test.ts', src, helpers)).toEqual([
-      'test/x.test.ts:5: the result of waitFor is dropped (assert it: expect(await waitFor(...)).toBe(true))',
+      "test/x.test.ts:5: a waitFor's result is asserted (it throws on timeout: write await waitFor(..., ms, what))",
       'test/x.test.ts:8: expect(...).resolves is neither awaited nor returned',
       'test/x.test.ts:10: the test asserts nothing',
     ]);
+  });
+
+  test('a wait that times out throws, naming what it waited for (read at the timeout), so no test goes on past it', async () => {
+    let seen = 0;
+    await expect(
+      waitFor(
+        () => ++seen < 0,
+        40,
+        () => `seen ${seen > 0 ? 'some' : 'none'}`,
+      ),
+    ).rejects.toThrow(/^not within 40 ms: seen some$/);
+    await expect(waitFor(() => false, 20)).rejects.toThrow(/not within 20 ms: the awaited condition/);
+    const held = await waitFor(() => true, 20);
+    expect(held).toBe(true);
   });
 });

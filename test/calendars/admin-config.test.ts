@@ -110,7 +110,8 @@ describe("a resource's calendars through PATCH /admin/resources/{id}", () => {
   it('a booking made right after a writable CalDAV calendar is added by PATCH is queued for it, before any worker pass', async () => {
     const t = await start();
     expect(
-      (await patch(t, { calendars: [{ type: 'caldav', url: 'https://dav.example.com/cal/bo/', username: 'bo', password_env: 'USP_CALENDAR_SECRET_BO', write: true }] })).status,
+      (await patch(t, { calendars: [{ type: 'caldav', url: 'https://dav.example.com/cal/bo/', username: 'bo', password_env: 'USP_CALENDAR_SECRET_BIZ_CAL__BO', write: true }] }))
+        .status,
     ).toBe(200);
     const slots = (await t.call('POST', '/availability/query', { service_id: 'svc_b', start_date: '2026-10-28', end_date: '2026-10-28' })).body.slots;
     expect((await t.call('POST', '/bookings', { service_id: 'svc_b', slot_id: slots[0].id, buyer: BUYER })).status).toBe(201);
@@ -123,7 +124,7 @@ describe("a resource's calendars through PATCH /admin/resources/{id}", () => {
     try {
       const db = join(dir, 'biz.db');
       const t = await start({ db });
-      const cal = { type: 'caldav', url: 'https://dav.example.com/cal/bo/', username: 'bo', password_env: 'USP_CALENDAR_SECRET_BO_CALDAV', write: true };
+      const cal = { type: 'caldav', url: 'https://dav.example.com/cal/bo/', username: 'bo', password_env: 'USP_CALENDAR_SECRET_BIZ_CAL__BO_CALDAV', write: true };
       expect((await patch(t, { calendars: [cal] })).status).toBe(200);
       await open.pop()!.close();
       const out = JSON.parse(execFileSync(process.execPath, ['bin/usp-server.js', 'export', '--db', db], { encoding: 'utf8' }));

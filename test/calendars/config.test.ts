@@ -1,6 +1,6 @@
 /** A resource's `calendars` in the business file: secrets by environment variable name only, URLs without credentials. */
 import { describe, expect, it } from 'vitest';
-import { CalendarSourceSchema } from '../../src/domain/index.js';
+import { CalendarSourceSchema, calendarSecretPrefix, isCalendarSecretEnv } from '../../src/domain/index.js';
 
 const issues = (v: unknown) => {
   const r = CalendarSourceSchema.safeParse(v);
@@ -26,5 +26,16 @@ describe('calendars in the business file', () => {
     expect(issues({ type: 'ics', url: 'calendar.ics' }).join()).toMatch(/absolute https/);
     expect(issues({ type: 'ics', url: 'file:///etc/passwd' }).join()).toMatch(/absolute https/);
     expect(issues({ type: 'exchange', url: 'https://x.example/' }).length).toBeGreaterThan(0);
+  });
+
+  it("a business's calendar secrets are named after it, and no name is two businesses' (rosa's prefix is not a prefix of rosa_x's)", () => {
+    expect(calendarSecretPrefix('biz_maple-pine')).toBe('USP_CALENDAR_SECRET_BIZ_MAPLE_PINE__');
+    expect(calendarSecretPrefix('__odd..id__')).toBe('USP_CALENDAR_SECRET_ODD_ID__');
+    expect(isCalendarSecretEnv('USP_CALENDAR_SECRET_ROSA__AVA', 'rosa')).toBe(true);
+    expect(isCalendarSecretEnv('USP_CALENDAR_SECRET_ROSA_X__AVA', 'rosa')).toBe(false);
+    expect(isCalendarSecretEnv('USP_CALENDAR_SECRET_ROSA__AVA', 'rosa_x')).toBe(false);
+    expect(isCalendarSecretEnv('USP_CALENDAR_SECRET_ROSA__', 'rosa')).toBe(false);
+    expect(isCalendarSecretEnv('USP_CALENDAR_SECRET_AVA', 'rosa')).toBe(false);
+    expect(isCalendarSecretEnv('STRIPE_SECRET_KEY', 'rosa')).toBe(false);
   });
 });

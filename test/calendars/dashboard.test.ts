@@ -102,10 +102,10 @@ describe("the dashboard's staff screen sets a resource's calendars", () => {
       type: 'caldav',
       url: 'https://dav.example.com/cal/bo/',
       username: 'bo',
-      password_env: 'USP_CALENDAR_SECRET_BO',
+      password_env: 'USP_CALENDAR_SECRET_BIZ_CAL__BO',
       write: '1',
     });
-    expect(kept).toContain('CalDAV https://dav.example.com/cal/bo/ as bo (password in $USP_CALENDAR_SECRET_BO), bookings pushed');
+    expect(kept).toContain('CalDAV https://dav.example.com/cal/bo/ as bo (password in $USP_CALENDAR_SECRET_BIZ_CAL__BO), bookings pushed');
     expect(resB().map((f) => f.type)).toEqual(['ics', 'caldav']);
     const removed = await post(screen, screen, {});
     expect(removed).toContain('None yet.');
@@ -116,5 +116,12 @@ describe("the dashboard's staff screen sets a resource's calendars", () => {
     const refused = await post(screen, screen, { type: 'caldav', url: 'https://dav.example.com/cal/bo/', username: 'bo', password_env: 'not a name' });
     expect(refused).toMatch(/environment variable starting with USP_CALENDAR_SECRET_/);
     expect(resB()).toEqual([]);
+    // Another business's calendar secret (and the name without a business, as before) is not this one's to name.
+    for (const name of ['USP_CALENDAR_SECRET_BIZ_OTHER__BO', 'USP_CALENDAR_SECRET_BO']) {
+      const theirs = await post(screen, screen, { type: 'caldav', url: 'https://dav.example.com/cal/bo/', username: 'bo', password_env: name });
+      expect(theirs).toMatch(/environment variable starting with USP_CALENDAR_SECRET_BIZ_CAL__/);
+      expect(resB()).toEqual([]);
+    }
+    expect(await page(screen)).toContain('placeholder="USP_CALENDAR_SECRET_BIZ_CAL__AVA"');
   });
 });

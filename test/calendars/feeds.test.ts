@@ -197,6 +197,7 @@ describe('calendar URLs on loopback or private addresses are refused unless --al
       })).server.store,
       feeds: calendarFeeds(def.resources),
       zone: ZONE,
+      businessId: def.business.id,
       now: () => DST_NOW,
       log: silentLogger,
       limits: { lookup: async () => ['10.0.0.7'] },

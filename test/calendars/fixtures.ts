@@ -9,7 +9,7 @@ import { parseBusinessFile } from '../../src/server/business-file.js';
 
 export const ZONE = 'America/New_York';
 /** The environment variable the Radicale calendar's password is read from (a calendar secret's name). */
-export const CALDAV_SECRET_ENV = 'USP_CALENDAR_SECRET_RADICALE';
+export const CALDAV_SECRET_ENV = 'USP_CALENDAR_SECRET_BIZ_CAL__RADICALE';
 const EVERY_DAY = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ opens: '09:00', closes: '17:00' }]]));
 
 export function calendarBusiness(icsUrl: string, caldavUrl: string | null, opts: { write?: boolean } = {}): BusinessDef {

@@ -292,7 +292,7 @@ describe('webhooks that do not verify are refused, and each event is handed on o
     const biz = await BusinessClient.connect(t.url, { identity, profiles });
     const made = await bookFirst(biz, 'svc_haircut', day(5));
     const id = made.data.booking.id;
-    expect(await waitFor(() => events.some((e) => isBookingEvent(e) && e.booking_id === id))).toBe(true);
+    await waitFor(() => events.some((e) => isBookingEvent(e) && e.booking_id === id));
     const genuine = received.find((r) => r.status === 200 && String(r.body instanceof Uint8Array ? new TextDecoder().decode(r.body) : r.body).includes(id))!;
     const bodyText = new TextDecoder().decode(genuine.body as Uint8Array);
     const { 'content-length': _length, ...headers } = genuine.headers as Record<string, string>;
@@ -324,7 +324,7 @@ describe('webhooks that do not verify are refused, and each event is handed on o
       const from = received.length;
       const made = await bookFirst(biz, 'svc_haircut', day(6));
       expect(made.error).toBeNull();
-      expect(await waitFor(() => received.length > from)).toBe(true);
+      await waitFor(() => received.length > from);
       expect(received.slice(from).map((r) => [r.status, r.code])).toContainEqual([401, 'signature_invalid']);
       expect(events.some((e) => isBookingEvent(e) && e.booking_id === made.data.booking.id)).toBe(false);
     } finally {
@@ -344,7 +344,7 @@ describe('webhooks that do not verify are refused, and each event is handed on o
     const requests = profiles.requests;
     const made = await bookFirst(biz, 'svc_haircut', day(7));
     const id = made.data.booking.id;
-    expect(await waitFor(() => events.some((e) => isBookingEvent(e) && e.booking_id === id))).toBe(true);
+    await waitFor(() => events.some((e) => isBookingEvent(e) && e.booking_id === id));
     const delivery = received.find((r) => r.status === 200 && new TextDecoder().decode(r.body as Uint8Array).includes(id))!;
     const kid = /keyid="([^"]+)"/.exec((delivery.headers as Record<string, string>)['signature-input'])![1];
     expect(oldKids).not.toContain(kid);

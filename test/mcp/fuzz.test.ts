@@ -259,7 +259,7 @@ describe('malformed tools/call requests over stdio never crash the server proces
   it('a line that is not JSON gets -32700 with a null id; a message whose params is not an object gets -32600 with its id', async () => {
     const before = s.orphans.length;
     s.child.stdin.write('this is not json\n');
-    expect(await waitFor(() => s.orphans.length > before)).toBe(true);
+    await waitFor(() => s.orphans.length > before);
     expect(s.orphans[before].error).toMatchObject({ code: -32700 });
 
     for (const params of ['[]', '"x"', 'null', '42']) {

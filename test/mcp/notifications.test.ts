@@ -16,8 +16,11 @@ const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 /** Waits (bounded) for the `event` notification about `bookingId` and returns its params. */
 async function expectEvent(conn: McpConn, event: string, bookingId: string): Promise<Record<string, any>> {
   const find = () => conn.notifications.find((n) => n.event === event && n.booking_id === bookingId);
-  const arrived = await waitFor(() => find() !== undefined);
-  expect(arrived, `${conn.label}: ${event} for ${bookingId}; got ${JSON.stringify(conn.notifications.map((n) => [n.event, n.booking_id ?? n.entry_id]))}`).toBe(true);
+  await waitFor(
+    () => find() !== undefined,
+    5000,
+    () => `${conn.label}: ${event} for ${bookingId}; got ${JSON.stringify(conn.notifications.map((n) => [n.event, n.booking_id ?? n.entry_id]))}`,
+  );
   const n = find()!;
   expect(n).toMatchObject({ event, event_id: expect.any(String), booking_id: bookingId, timestamp: expect.stringMatching(ISO_UTC) });
   expect(n.data).toMatchObject({ id: bookingId });

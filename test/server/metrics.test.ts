@@ -187,7 +187,7 @@ describe('a dispatcher that stops releases the leases of deliveries it could not
     const profile = w.platform('stuck', hook);
     await book(w, profile, 'svc_haircut', day(2));
     const gauges = () => w.server.store.read((tx) => tx.bookings.gauges(w.clock.now()));
-    expect(await waitFor(async () => (await gauges()).deliveries_leased === 1, 5000)).toBe(true);
+    await waitFor(async () => (await gauges()).deliveries_leased === 1, 5000);
     const f = await scrape(w.url);
     expect(value(f, 'usp_webhook_deliveries_leased')).toBe(1);
     await w.server.dispatcher.stop(50);

@@ -54,6 +54,7 @@ export async function startTestServer(
     mail?: ServerOptions['mail'];
     calendars?: ServerOptions['calendars'];
     security?: ServerOptions['security'];
+    suspended?: ServerOptions['suspended'];
   } = {},
 ): Promise<TestServer> {
   const clock = new ManualClock(opts.now ?? TEST_NOW);
@@ -72,6 +73,7 @@ export async function startTestServer(
     mail: opts.mail,
     calendars: opts.calendars,
     security: opts.security,
+    suspended: opts.suspended,
   });
   const url = await server.listen(0, '127.0.0.1');
   const call: TestServer['call'] = async (method, path, body, o = {}) => {

@@ -3,12 +3,16 @@
 /** Tuesday 2026-12-01 12:00 in New York (17:00Z): the demo business is open every day after it. */
 export const TEST_NOW = Date.parse('2026-12-01T17:00:00Z');
 
-/** Polls `predicate` every 10 ms for at most `ms`; resolves true as soon as it holds, false on timeout. */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
+/**
+ * Polls `predicate` every 10 ms for at most `ms`; resolves true as soon as it holds, and throws on
+ * timeout naming `what` (a string, or a function read at the timeout for what was seen by then), so a
+ * wait that times out fails its test whether or not its result is looked at.
+ */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, ms = 5000, what: string | (() => string) = 'the awaited condition'): Promise<true> {
   const deadline = Date.now() + ms;
   for (;;) {
     if (await predicate()) return true;
-    if (Date.now() >= deadline) return false;
+    if (Date.now() >= deadline) throw new Error(`not within ${ms} ms: ${typeof what === 'function' ? what() : what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -16,8 +20,7 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, ms = 
 /**
  * Polls `probe` every `everyMs` (50 ms) until it answers a value (anything but undefined, null or false) and
  * resolves with that value; throws after `ms`, naming `what`. The wait to use when the test needs the
- * value, or cannot go on without the condition: a timeout fails the test with its reason, and there
- * is no result to drop (`waitFor` answers false on timeout, which the caller must assert).
+ * value (`waitFor` answers only true, or throws as this does).
  */
 export async function waitUntil<T>(
   probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,

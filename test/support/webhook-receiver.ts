@@ -57,8 +57,8 @@ export interface WebhookReceiver {
   requests(path?: string): ReceivedRequest[];
   /** TCP connections accepted so far. */
   connections(): number;
-  /** Polls every 10 ms for at most `timeoutMs`; resolves true as soon as `pred` holds. */
-  waitFor(pred: (reqs: ReceivedRequest[]) => boolean, timeoutMs?: number): Promise<boolean>;
+  /** Resolves true once `pred` holds of the requests received; throws after `timeoutMs` (default 5 s), naming `what`. */
+  waitFor(pred: (reqs: ReceivedRequest[]) => boolean, timeoutMs?: number, what?: string | (() => string)): Promise<true>;
   /** Forget the recorded requests (scripts and defaults stay). */
   clear(): void;
   /** Close, dropping any hanging requests. */
@@ -162,8 +162,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     },
     requests: (p) => (p === undefined ? [...log] : log.filter((r) => r.path === norm(p))),
     connections: () => conns,
-    waitFor(pred, timeoutMs = 5000) {
-      return waitFor(() => pred([...log]), timeoutMs);
+    waitFor(pred, timeoutMs = 5000, what = () => `the requests received (${log.length}: ${log.map((r) => r.path).join(', ')})`) {
+      return waitFor(() => pred([...log]), timeoutMs, what);
     },
     clear() {
       log.length = 0;

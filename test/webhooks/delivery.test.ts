@@ -112,7 +112,11 @@ const names = (bodies: any[]) => bodies.map((b) => b.event);
 
 /** Waits (bounded) until `resourceId` has received at least the events named, and returns its events. */
 async function expectEvents(rx: WebhookReceiver, path: string, resourceId: string, expected: string[], ms = 5000): Promise<any[]> {
-  await rx.waitFor(() => eventsFor(rx, path, resourceId).length >= expected.length, ms);
+  await rx.waitFor(
+    () => eventsFor(rx, path, resourceId).length >= expected.length,
+    ms,
+    () => `events for ${resourceId}: ${names(eventsFor(rx, path, resourceId)).join(', ')}`,
+  );
   const got = eventsFor(rx, path, resourceId);
   expect(names(got), `events for ${resourceId}`).toEqual(expected);
   return got;
@@ -204,8 +208,11 @@ function lifecycleRun(): Promise<LifecycleRun> {
     };
     // Everything the outbox holds for this platform (reminders are not due yet) arrives.
     const due = (await outbox(t)).filter((e) => e.due_ms <= t.clock.now() && e.principal !== null);
-    const arrived = await rx.waitFor(() => new Set(delivered(rx, '/life').map((r) => r.json.event_id)).size >= due.length, 8000);
-    expect(arrived, `${delivered(rx, '/life').length} of ${due.length} events delivered`).toBe(true);
+    await rx.waitFor(
+      () => new Set(delivered(rx, '/life').map((r) => r.json.event_id)).size >= due.length,
+      8000,
+      () => `${delivered(rx, '/life').length} of ${due.length} events delivered`,
+    );
     return { t, rx, ids };
   })();
   return lifecycle;
@@ -248,7 +255,7 @@ function catalogRun(): Promise<CatalogRun> {
     const db = tmpDb();
     const first = await startWebhookServer({ db });
     // The first start announces every service (service.created) before anyone subscribed.
-    expect(await waitFor(async () => (await first.server.store.read((tx) => tx.outbox.due(first.clock.now(), 10))).length === 0)).toBe(true);
+    await waitFor(async () => (await first.server.store.read((tx) => tx.outbox.due(first.clock.now(), 10))).length === 0);
     // Gap: the subscribe operation accepts only https callback URLs, so loopback subscribers
     // are written straight into the store.
     const subs = { all: 'sub_all', deleted: 'sub_deleted', massage: 'sub_massage', paused: 'sub_paused' };
@@ -262,11 +269,11 @@ function catalogRun(): Promise<CatalogRun> {
     });
     await first.close();
     const t = await server({ db, business: changedBusiness(), clock: new RunningClock(TEST_NOW + 3_600_000) }, true);
-    const arrived = await rx.waitFor(
+    await rx.waitFor(
       () => delivered(rx, `/catalog/${subs.all}`).length >= 5 && delivered(rx, `/catalog/${subs.deleted}`).length >= 1 && delivered(rx, `/catalog/${subs.massage}`).length >= 1,
       8000,
+      'the catalog events at every subscriber',
     );
-    expect(arrived).toBe(true);
     return { rx, t, subs };
   })();
   return catalog;
@@ -437,7 +444,7 @@ describe('retries: at least once, same event_id, on the configured schedule', ()
     const t = await server({ retry: { firstRetryMs: 50, maxRetries: 3 } });
     const p = t.platform('flaky', rx.url('/flaky'));
     const b = await book(t, p, 'svc_haircut', day(2));
-    expect(await rx.waitFor((r) => r.filter((x) => x.answered === 200).length >= 1, 5000)).toBe(true);
+    await rx.waitFor((r) => r.filter((x) => x.answered === 200).length >= 1, 5000);
 
     const reqs = rx.requests('/flaky');
     expect(reqs.map((r) => r.answered)).toEqual([500, 500, 200]);
@@ -466,8 +473,7 @@ describe('retries: at least once, same event_id, on the configured schedule', ()
     const t = await server({ db, retry: { firstRetryMs: 20, maxRetries: 2 } });
     const p = t.platform('down', rx.url('/down'));
     const b = await book(t, p, 'svc_haircut', day(2));
-    const failed = await waitFor(async () => (await t.server.store.read((tx) => tx.webhooks.list({ status: 'failed', limit: 10 }))).length === 1, 5000);
-    expect(failed).toBe(true);
+    await waitFor(async () => (await t.server.store.read((tx) => tx.webhooks.list({ status: 'failed', limit: 10 }))).length === 1, 5000, 'the delivery failed');
     expect(rx.requests('/down').map((r) => r.answered)).toEqual([500, 500, 500]);
     const [d] = await t.server.store.read((tx) => tx.webhooks.list({ limit: 10 }));
     expect(d).toMatchObject({ status: 'failed', attempts: 3, last_status: 500 });
@@ -494,7 +500,7 @@ describe('retries: at least once, same event_id, on the configured schedule', ()
     const retried = await runCli(['webhooks', 'retry', '--failed', '--db', db], { env: clockEnv(t.clock.now()) });
     expect(retried.code, retried.stderr).toBe(0);
     expect(retried.stdout).toMatch(/^1 delivery queued again/);
-    expect(await waitFor(async () => (await t.server.store.read((tx) => tx.webhooks.list({ status: 'delivered', limit: 10 }))).length === 1, 5000)).toBe(true);
+    await waitFor(async () => (await t.server.store.read((tx) => tx.webhooks.list({ status: 'delivered', limit: 10 }))).length === 1, 5000);
     const last = rx.requests('/down').at(-1)!;
     expect(last).toMatchObject({ answered: 200, json: { event_id: d.event_id, booking_id: b.id } });
   });
@@ -512,10 +518,10 @@ describe('isolation: one dead endpoint never holds up another platform', () => {
     const bp = t.platform('healthy', rxB.url('/hooks'));
 
     await book(t, a, 'svc_haircut', day(2));
-    expect(await rxA.waitFor((r) => r.length === 1, 1500)).toBe(true);
+    await rxA.waitFor((r) => r.length === 1, 1500);
     const started = performance.now();
     const bBooking = await book(t, bp, 'svc_haircut', day(3));
-    expect(await rxB.waitFor((r) => r.length === 1, 1500)).toBe(true);
+    await rxB.waitFor((r) => r.length === 1, 1500);
     // B arrived well inside A's timeout, while A's request is still open.
     expect(performance.now() - started).toBeLessThan(1500);
     expect(rxB.requests()[0]).toMatchObject({ answered: 200, json: { event: 'booking.confirmed', booking_id: bBooking.id } });
@@ -532,12 +538,12 @@ describe('causal order per booking survives retries', () => {
     const t = await server({ retry: { firstRetryMs: 200, maxRetries: 3 } });
     const p = t.platform('order', rx.url('/order'));
     const b = await book(t, p, 'svc_haircut', day(2));
-    expect(await rx.waitFor((r) => r.length >= 1, 3000)).toBe(true);
+    await rx.waitFor((r) => r.length >= 1, 3000);
     // The later events are committed while the first one waits for its retry.
     const moveTo = await firstSlot(t, 'svc_haircut', day(3), p);
     expect((await t.call('POST', `/bookings/${b.id}/reschedule`, { slot_id: moveTo.id }, p)).status).toBe(200);
     expect((await t.call('POST', `/bookings/${b.id}/cancel`, {}, p)).status).toBe(200);
-    expect(await rx.waitFor((r) => r.filter((x) => x.answered === 200).length >= 3, 5000)).toBe(true);
+    await rx.waitFor((r) => r.filter((x) => x.answered === 200).length >= 3, 5000);
 
     const seen = rx.requests('/order').map((r) => `${r.json.event}:${r.answered}`);
     expect(seen).toEqual(['booking.confirmed:500', 'booking.confirmed:200', 'booking.rescheduled:200', 'booking.canceled:200']);
@@ -557,7 +563,7 @@ describe('causal order per booking survives retries', () => {
     failing = true;
     const moveTo = await firstSlot(t, 'svc_haircut', day(3), p);
     expect((await t.call('POST', `/bookings/${a.id}/reschedule`, { slot_id: moveTo.id }, p)).status).toBe(200);
-    expect(await rx.waitFor((r) => r.some((x) => x.answered === 500), 3000)).toBe(true);
+    await rx.waitFor((r) => r.some((x) => x.answered === 500), 3000);
     expect((await t.call('POST', `/bookings/${a.id}/cancel`, {}, p)).status).toBe(200);
     // Another booking of the same platform goes through while A's reschedule keeps failing...
     const c = await book(t, p, 'svc_haircut', day(4));
@@ -603,7 +609,7 @@ describe('booking.reminder fires at its offset on the injected clock', () => {
      */
     const sentinel = async () => {
       const s = await book(t, p, 'svc_haircut', day(20 + n++));
-      expect(await rx.waitFor(() => eventsFor(rx, '/remind', s.id).length === 1, 5000), 'sentinel delivered').toBe(true);
+      await rx.waitFor(() => eventsFor(rx, '/remind', s.id).length === 1, 5000, 'sentinel delivered');
     };
     return { t, rx, p, sentinel };
   }
@@ -624,7 +630,7 @@ describe('booking.reminder fires at its offset on the injected clock', () => {
 
     t.clock.set(start - OFFSET + 1000);
     t.server.dispatcher.nudge();
-    expect(await rx.waitFor(() => reminders(rx, b.id).length === 1, 5000)).toBe(true);
+    await rx.waitFor(() => reminders(rx, b.id).length === 1, 5000);
     await sentinel();
     t.clock.advance(2 * OFFSET);
     await sentinel();
@@ -670,7 +676,7 @@ describe('booking.reminder fires at its offset on the injected clock', () => {
 
     t.clock.set(newStart - OFFSET + 1000);
     t.server.dispatcher.nudge();
-    expect(await rx.waitFor(() => reminders(rx, b.id).length === 1, 5000)).toBe(true);
+    await rx.waitFor(() => reminders(rx, b.id).length === 1, 5000);
     await sentinel();
     const [reminder] = reminders(rx, b.id);
     expect(reminders(rx, b.id)).toHaveLength(1);
@@ -758,7 +764,7 @@ describe('signing key rotation (D5: retired keys stay published 7 days)', () => 
     const first = await startWebhookServer({ db, profiles: shared, clock: new ManualClock(TEST_NOW) });
     const p = shared.addProfile('/platforms/rot.json', { webhook_url: rx.url('/rot') });
     await book(first, p, 'svc_haircut', day(2));
-    expect(await rx.waitFor((r) => r.length === 1)).toBe(true);
+    await rx.waitFor((r) => r.length === 1);
     const oldKeys = await publishedKeys(first.url);
     expect(oldKeys).toHaveLength(1);
     const oldKid = oldKeys[0].kid!;
@@ -778,7 +784,7 @@ describe('signing key rotation (D5: retired keys stay published 7 days)', () => 
     if (profile.signing_keys) expect(profile.signing_keys).toEqual(profile.keys);
 
     await book(second, p, 'svc_haircut', day(3));
-    expect(await rx.waitFor((r) => r.length === 2)).toBe(true);
+    await rx.waitFor((r) => r.length === 2);
     const req = rx.requests()[1];
     const keys = await publishedKeys(second.url);
     expect(await verifyDelivery(req, keys, clock.now())).toMatchObject({ ok: true, kid: newKid });
@@ -815,12 +821,12 @@ describe('signing key rotation (D5: retired keys stay published 7 days)', () => 
 
     clock.set(TEST_NOW + DEFAULT_KEY_OVERLAP_MS - 1000);
     await book(s, p, 'svc_haircut', day(2));
-    expect(await rx.waitFor((r) => r.length === 1)).toBe(true);
+    await rx.waitFor((r) => r.length === 1);
     expect((await verifyDelivery(rx.requests()[0], await publishedKeys(s.url), clock.now())).kid).toBe(oldKid);
 
     clock.set(TEST_NOW + DEFAULT_KEY_OVERLAP_MS + 1000);
     await book(s, p, 'svc_haircut', day(3));
-    expect(await rx.waitFor((r) => r.length === 2)).toBe(true);
+    await rx.waitFor((r) => r.length === 2);
     expect((await verifyDelivery(rx.requests()[1], await publishedKeys(s.url), clock.now())).kid).toBe(newKid);
     expect((await publishedKeys(s.url)).map((k) => k.kid)).toContain(oldKid);
   });
@@ -878,7 +884,7 @@ describeConformance('webhook payloads validate against the official webhook_even
     const b = await book(t, p, 'svc_haircut', day(2));
     t.clock.set(Date.parse(b.slot.start) - 3_599_000);
     t.server.dispatcher.nudge();
-    expect(await rx.waitFor((r) => r.some((x) => x.json.event === 'booking.reminder'), 5000)).toBe(true);
+    await rx.waitFor((r) => r.some((x) => x.json.event === 'booking.reminder'), 5000);
     for (const r of rx.requests('/r')) assertValid(validateSchemaDef('webhook_event.json', 'BookingEvent', r.json), r.json.event);
   });
 });

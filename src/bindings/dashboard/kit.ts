@@ -6,7 +6,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHmac } from 'node:crypto';
 import type { Context, Hono } from 'hono';
-import { formatMoney, operationForDashboard, type Business, type BusinessScope, type DashboardAction, type Pipeline, type ScopeResolver } from '../../operations/index.js';
+import {
+  formatMoney,
+  operationForDashboard,
+  suspensionSentence,
+  type Business,
+  type BusinessScope,
+  type DashboardAction,
+  type Pipeline,
+  type ScopeResolver,
+} from '../../operations/index.js';
 import { html, sameText, type Html } from '../../web/index.js';
 import { doneWords, errorWords, type DoneCode } from './flash.js';
 import { layout, page } from './layout.js';
@@ -125,8 +134,12 @@ export function screens(pipeline: Pipeline, scopeOf: ScopeResolver<BusinessScope
         },
         scopeOf(c.req.raw),
       ),
-    view: (c, title, here, main, status = 200) =>
-      page(layout(title, current().def.business.name, main, { current: here, csrf: c.get('session').csrf, email: c.get('session').email }), status),
+    view: (c, title, here, main, status = 200) => {
+      // The operator suspended the business: every screen says so first (its people keep working: reads, cancellations, edits).
+      const held = current().suspended;
+      const body = held ? html`<p class="flash warn" role="alert">Suspended by the operator: ${suspensionSentence(held)}</p>${main}` : main;
+      return page(layout(title, current().def.business.name, body, { current: here, csrf: c.get('session').csrf, email: c.get('session').email }), status);
+    },
     csrfField: (c) => html`<input type="hidden" name="_csrf" value="${c.get('session').csrf}">`,
     flash: (c) => {
       const ok = c.req.query('ok');

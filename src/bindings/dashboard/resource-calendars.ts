@@ -6,7 +6,7 @@
  * business file's (secrets by variable name only, the outbound rule on addresses) and its messages
  * come back in the flash.
  */
-import { CALENDAR_SECRET_ENV_PREFIX } from '../../operations/index.js';
+import { calendarSecretPrefix } from '../../operations/index.js';
 import { html, readForm } from '../../web/index.js';
 import type { DashboardApp, ScreenContext, Screens } from './kit.js';
 
@@ -39,13 +39,14 @@ export function mountResourceCalendars(app: DashboardApp, s: Screens): void {
     const resource = s.biz.def.resources.find((r) => r.id === id);
     if (!resource) return s.view(c, 'Calendars', '/admin/ui/staff', html`<h1>No such resource</h1><p><a href="/admin/ui/staff">Back to staff</a></p>`, 404);
     const current = currentOf(id);
+    const prefix = calendarSecretPrefix(s.biz.def.business.id);
     const rows = current.map((cal, i) => html`<li><label><input type="checkbox" name="keep_${String(i)}" value="1" checked> ${describe(cal)}</label></li>`);
     return s.view(
       c,
       `Calendars of ${resource.name}`,
       '/admin/ui/staff',
       html`<h1>Calendars of ${resource.name}</h1>${s.flash(c)}
-<p class="note">Busy times in these calendars take ${resource.name}'s slots away (read every few minutes). Passwords are never typed here: name the environment variable of the server that holds it, one the operator set for calendars (its name starts with ${CALENDAR_SECRET_ENV_PREFIX}).</p>
+<p class="note">Busy times in these calendars take ${resource.name}'s slots away (read every few minutes). Passwords are never typed here: name the environment variable of the server that holds it, one the operator set for this business's calendars (its name starts with ${prefix}).</p>
 <form class="stack" id="calendars-form" method="post" action="${path(id)}">${s.csrfField(c)}
 <section class="card" aria-labelledby="h-current"><h2 id="h-current">Calendars read now</h2>${
         rows.length
@@ -56,7 +57,7 @@ export function mountResourceCalendars(app: DashboardApp, s: Screens): void {
 <label>Kind<select name="type"><option value="ics">iCalendar address (Google, Outlook, Apple)</option><option value="caldav">CalDAV calendar</option></select></label>
 <label>Address<input name="url" type="url" placeholder="https://calendar.google.com/calendar/ical/.../basic.ics" size="60"></label>
 <label>CalDAV user<input name="username" autocomplete="off"></label>
-<label>CalDAV password: environment variable<input name="password_env" pattern="${CALENDAR_SECRET_ENV_PREFIX}[A-Za-z0-9_]+" placeholder="${CALENDAR_SECRET_ENV_PREFIX}AVA" autocomplete="off"></label>
+<label>CalDAV password: environment variable<input name="password_env" pattern="${prefix}[A-Za-z0-9_]+" placeholder="${prefix}AVA" autocomplete="off"></label>
 <label><input type="checkbox" name="write" value="1"> Put ${resource.name}'s bookings in this CalDAV calendar</label>
 </section>
 <button class="primary" type="submit">Save calendars</button></form>

@@ -45,6 +45,9 @@ function refundWords(biz: Business, t: ServiceTerms): string {
 /** The card's sentences, after the service's own line (serviceWords). */
 export function serviceCard(biz: Business, serviceId: string, t: ServiceTerms): string {
   const parts: string[] = [];
+  // A service served `suspended` (the business suspended by its operator, or no online payment) says so first, with why.
+  const why = biz.suspendedWhy.get(serviceId);
+  if (why) parts.push(`This service is suspended. ${why}`);
   const who = deliveredBy(biz, serviceId);
   if (who) parts.push(who);
   const settings = biz.def.settings;

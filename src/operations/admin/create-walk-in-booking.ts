@@ -3,7 +3,7 @@ import { errorMessage, isCapacityType } from '../../domain/index.js';
 import { BUSINESS_WRITE } from '../steps/change-rows.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
 import { checkSlot } from '../steps/slots.js';
-import { slotRefusal } from '../steps/slot-refusals.js';
+import { serviceUnavailable, slotRefusal } from '../steps/slot-refusals.js';
 import { paidBeforeAppointment } from '../steps/checkouts.js';
 import { createBookingRecord } from '../steps/booking-lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
@@ -38,6 +38,8 @@ export const createWalkInBooking = defineOperation({
   async handle(inp, ctx) {
     requireBusiness(ctx);
     const service = ctx.biz.services.get(inp.service_id);
+    // The operator suspended the business: not even its own front desk books, and it is told why.
+    if (service && ctx.biz.suspended) return outcome(serviceUnavailable(ctx, service.id));
     if (!service || ctx.biz.published.get(service.id)?.status !== 'active') {
       return outcome(errorMessage('validation_error', `No bookable service has the id ${JSON.stringify(inp.service_id)}.`, '$.service_id'));
     }

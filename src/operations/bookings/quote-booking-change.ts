@@ -59,6 +59,12 @@ export const quoteBookingChange = defineOperation({
     if (b.status !== 'confirmed' && b.status !== 'pending' && b.status !== 'requires_action') {
       return ok({ quote: { ...base, allowed: false, reason: 'state', fee: 0, amount_due: 0, summary: `A ${b.status} booking cannot be rescheduled.` } });
     }
+    // A service that takes no booking now (the business suspended, no online payment, archived) takes no move either: said with why.
+    const status = ctx.biz.published.get(service.id)?.status ?? 'suspended';
+    if (status !== 'active') {
+      const why = ctx.biz.suspendedWhy.get(service.id) ?? `The service is ${status}: it takes no booking now.`;
+      return ok({ quote: { ...base, allowed: false, reason: 'service_unavailable', fee: 0, amount_due: 0, summary: why } });
+    }
     const t = rescheduleTerms(service, rec.priv.start_ms, ctx.now, rec.priv.reschedule_count, parseDuration);
     if (!t.allowed) {
       const why =

@@ -24,6 +24,7 @@ import { checkRevision, emitBookingEvent, loadBooking, move, movePayment, paymen
 import { queueCheckouts } from '../steps/checkouts.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 import { holdView, loadHold } from '../steps/holds.js';
+import { serviceUnavailable } from '../steps/slot-refusals.js';
 
 export const rescheduleBooking = defineOperation({
   name: 'reschedule_booking',
@@ -47,6 +48,8 @@ export const rescheduleBooking = defineOperation({
     if (!operationPermitted(b.status, 'reschedule')) throw stateConflict(rec, 'rescheduled');
     checkRevision(ctx, b.revision);
     const service = ctx.biz.services.get(b.service_id)!;
+    // No move onto a new slot of a service that takes no booking now (suspended, archived), saying why.
+    if (ctx.biz.published.get(service.id)?.status !== 'active') return outcome(serviceUnavailable(ctx, service.id), { booking: b });
     const terms = rescheduleTerms(service, rec.priv.start_ms, ctx.now, rec.priv.reschedule_count, parseDuration);
     if (!terms.allowed) {
       return terms.reason === 'limit_reached'

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { primaryCategory, searchableText, type PublishedService } from '../../domain/index.js';
+import { primaryCategory, searchableText, warningMessage, type PublishedService } from '../../domain/index.js';
+import { suspensionSentence } from '../business.js';
 import { invalidRequest } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
 import { PaginationRequest, decodeCursor, encodeCursor, Out } from '../schemas.js';
@@ -65,7 +66,9 @@ export const listServices = defineOperation({
     const hasMore = offset + limit < scored.length;
     const services = [];
     for (const { s } of page) services.push(await withHint(ctx, s));
-    return ok({ services, pagination: { cursor: hasMore ? encodeCursor({ o: offset + limit }) : null, has_more: hasMore } });
+    const answer = ok({ services, pagination: { cursor: hasMore ? encodeCursor({ o: offset + limit }) : null, has_more: hasMore } });
+    // A business its operator suspended lists no service: the answer says why rather than looking empty.
+    return ctx.biz.suspended ? { ...answer, messages: [warningMessage('business_suspended', suspensionSentence(ctx.biz.suspended))] } : answer;
   },
 });
 

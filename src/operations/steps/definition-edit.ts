@@ -22,7 +22,8 @@ import {
 import type { OperationContext } from '../context.js';
 import { requireBusiness } from '../define.js';
 import { invalidRequest } from '../errors.js';
-import { publishCatalog, publishedOf } from '../catalog-sync.js';
+import { publishCatalog } from '../catalog-sync.js';
+import { servedCatalog } from '../business.js';
 import { importDefinition, storedDefinition } from '../live-business.js';
 import { documentOf } from './definition-document.js';
 import { calendarUrlIssues, syncPushTargets } from './resource-calendars.js';
@@ -174,7 +175,8 @@ export async function editDocument(ctx: OperationContext, change: DocumentChange
   }
   await importDefinition(ctx.tx, checked.def);
   if (change.resources) await syncPushTargets(ctx.tx, checked.def);
-  await publishCatalog(ctx.tx, publishedOf(checked.def), ctx.now, (event, serviceId, data) =>
+  // The catalog as this business serves it (a service it cannot take now stays `suspended`, with why).
+  await publishCatalog(ctx.tx, servedCatalog(checked.def, ctx.biz), ctx.now, (event, serviceId, data) =>
     ctx.emit({ event, orderKey: serviceId, principal: null, payload: { service_id: serviceId, data } }),
   );
   const messages =

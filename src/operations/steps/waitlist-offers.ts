@@ -142,6 +142,8 @@ export async function offerFreedPlace(ctx: OperationContext, service: ServiceDef
 async function offerOnePlace(ctx: OperationContext, service: ServiceDef, slot: FreedSlot): Promise<boolean> {
   if (!service.capacity?.waitlist) return false;
   if (slot.startMs <= ctx.now) return false;
+  // A service that takes no booking now (the business suspended) offers no place: the line keeps waiting.
+  if ((service.status ?? 'active') !== 'active') return false;
   const waiting = await ctx.tx.waitlist.byService(service.id, ['waiting']);
   if (waiting.length === 0) return false;
   await ctx.tx.lock([...slot.resourceIds].sort().map((r) => `resource:${r}`));

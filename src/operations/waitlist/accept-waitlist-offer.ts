@@ -9,6 +9,7 @@ import { entryConflict, entryNotFound } from '../steps/waitlist-entries.js';
 import type { OperationContext } from '../context.js';
 import { id, Out } from '../schemas.js';
 import { holdView } from '../steps/holds.js';
+import { serviceUnavailable } from '../steps/slot-refusals.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;
 
@@ -44,6 +45,7 @@ export const acceptWaitlistOffer = defineOperation({
 async function acceptOffer(ctx: OperationContext, rec: WaitlistRecord) {
   const e = rec.entry;
   const service = ctx.biz.services.get(e.service_id)!;
+  if (ctx.biz.published.get(service.id)?.status !== 'active') return outcome(serviceUnavailable(ctx, service.id), { entry: e });
   const hold = rec.priv.offer_hold_id ? await ctx.tx.holds.get(rec.priv.offer_hold_id) : null;
   const heldOk = hold && holdView(hold, ctx.now).status === 'active';
   const check = await checkSlot(ctx.tx, ctx.biz, service, e.offered_slot!.slot_id, partyOf(rec), ctx.now, heldOk ? [hold!.hold.id] : []);

@@ -6,6 +6,7 @@ import { defineOperation, ok, outcome } from '../define.js';
 import { iso, newRevision } from '../context.js';
 import { Buyer, id, Out } from '../schemas.js';
 import { markPlatformMessages, rememberLocale } from '../steps/mail-messages.js';
+import { serviceUnavailable } from '../steps/slot-refusals.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;
 
@@ -41,6 +42,8 @@ export const joinWaitlist = defineOperation({
   async handle(inp, ctx) {
     const service = ctx.biz.services.get(inp.service_id);
     if (!service) return outcome(errorMessage('validation_error', `No service has the id ${JSON.stringify(inp.service_id)}.`, '$.service_id'));
+    // A service that takes no booking now (suspended, archived) takes no one in line for it either, saying why.
+    if (ctx.biz.published.get(service.id)?.status !== 'active') return outcome(serviceUnavailable(ctx, service.id));
     if (!service.capacity?.waitlist) {
       return outcome(errorMessage('waitlist_not_available', 'This service has no waitlist; query availability for open slots instead.', '$.service_id'));
     }
