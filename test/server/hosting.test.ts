@@ -1,0 +1,240 @@
+/**
+ * Many businesses in one process, routed by Host (issue 39): the demo salon and Nord Studio
+ * (test/fixtures/hosting) hosted by one listener on their own `*.localhost` names, over real HTTP.
+ * Each publishes its own origin, books over REST and over MCP (the official SDK client), and refuses
+ * what the other business issued (admin key, booking id, booking credential) without changing
+ * anything; an unknown host learns nothing; suspension refuses, resumption serves; a business closed
+ * by the bounded pool opens again with its data. On SQLite, and on PostgreSQL (a schema per business)
+ * when USP_TEST_PG_URL is set.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import pg from 'pg';
+import { ManualClock } from '../../src/operations/index.js';
+import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
+import { createHosting, type Hosting } from '../../src/server/hosting.js';
+import { recorder } from '../support/log-recorder.js';
+import { BUYER, PLATFORM, day } from '../support/server.js';
+import { TEST_NOW } from '../support/time.js';
+import { hostCall, hostFetch } from '../support/host-fetch.js';
+import { PG_URL, schemaName } from '../pg/helpers.js';
+
+/** The PostgreSQL schemas the deployments made (a prefix per deployment), dropped at the end. */
+const pgSchemas: string[] = [];
+const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
+const KEYS: Record<string, string> = { biz_maple_pine: 'salon-admin-key-0123456789', biz_nord_studio: 'nord-admin-key-0123456789' };
+const SALON = { id: 'biz_maple_pine', host: 'salon.localhost', service: 'svc_haircut', name: 'Maple & Pine' };
+const NORD = { id: 'biz_nord_studio', host: 'nord.localhost', service: 'svc_nord_trim', name: 'Nord Studio' };
+type Biz = typeof SALON;
+const CUSTOM = 'Book.Maple-Pine.localhost';
+
+interface Deployment {
+  dir: string;
+  directory: DeploymentDirectory;
+  hosting: Hosting;
+  port: string;
+  log: ReturnType<typeof recorder>;
+  url(b: Biz | string): string;
+}
+
+async function deploy(db: string | undefined, o: { maxLoaded?: number } = {}): Promise<Deployment> {
+  const schemaPrefix = schemaName('host');
+  if (db) pgSchemas.push(...[SALON.id, NORD.id].map((id) => `${schemaPrefix}_${id}`));
+  const dir = mkdtempSync(join(tmpdir(), 'usp-hosting-'));
+  const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
+  directory.add({ id: SALON.id, hosts: [SALON.host, CUSTOM], origin: 'demo', addedAt: 1 });
+  directory.add({ id: NORD.id, hosts: [NORD.host], origin: NORD_FILE, addedAt: 2 });
+  const log = recorder();
+  const hosting = createHosting({
+    directory,
+    dataDir: dir,
+    db,
+    schemaPrefix: `${schemaPrefix}_`,
+    server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW), security: { allowLoopbackProfiles: true } },
+    serverFor: (b) => ({ adminKeys: [KEYS[b.id]!] }),
+    log: log.log,
+    maxLoaded: o.maxLoaded,
+  });
+  const port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+  return { dir, directory, hosting, port, log, url: (b) => `http://${typeof b === 'string' ? b : b.host}:${port}` };
+}
+
+async function undeploy(d: Deployment | undefined): Promise<void> {
+  if (!d) return;
+  await d.hosting.close();
+  rmSync(d.dir, { recursive: true, force: true });
+}
+
+const AGENT = { 'USP-Agent': `profile="${PLATFORM}"` };
+
+async function bookOverRest(d: Deployment, b: Biz, n = 2): Promise<{ id: string; credential: string }> {
+  const q = await hostCall(`${d.url(b)}/availability/query`, { method: 'POST', headers: AGENT, body: { service_id: b.service, start_date: day(n), end_date: day(n), limit: 5 } });
+  expect(q.status, q.text).toBe(200);
+  const r = await hostCall(`${d.url(b)}/bookings`, { method: 'POST', headers: AGENT, body: { service_id: b.service, slot_id: q.body.slots[0].id, buyer: BUYER } });
+  expect(r.status, r.text).toBe(201);
+  return { id: r.body.booking.id, credential: r.body.booking_scoped_credential.value };
+}
+
+const adminGet = (d: Deployment, b: Biz, path: string, key: string) => hostCall(`${d.url(b)}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+
+/** The services of the business's bookings on days 2 to 4, as its admin API lists them. */
+async function listed(d: Deployment, b: Biz): Promise<string[]> {
+  const days = await Promise.all([2, 3, 4].map((n) => adminGet(d, b, `/admin/bookings?date=${day(n)}`, KEYS[b.id]!)));
+  return days.flatMap((r) => r.body.bookings.map((x: any) => x.booking.service_id));
+}
+
+async function mcpClient(d: Deployment, b: Biz): Promise<Client> {
+  const client = new Client({ name: 'usp-hosting-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', d.url(b)), { fetch: hostFetch }));
+  return client;
+}
+
+const meta = { _meta: { usp: { profile: PLATFORM } } };
+
+function suite(engine: string, db: () => string | undefined) {
+  describe(`businesses hosted by Host on one listener (${engine})`, () => {
+    let d: Deployment;
+    beforeAll(async () => {
+      d = await deploy(db());
+    }, 60_000);
+    afterAll(() => undeploy(d));
+
+    test("each business's profile names its own origin, from configuration", async () => {
+      for (const [b, other] of [
+        [SALON, NORD],
+        [NORD, SALON],
+      ] as const) {
+        const p = await hostCall(`${d.url(b)}/.well-known/usp`);
+        expect(p.status).toBe(200);
+        expect(p.body.usp.business.name).toContain(b.name);
+        expect(p.text).toContain(`${d.url(b)}/mcp`);
+        expect(p.text).not.toContain(other.host);
+        expect(p.text).not.toContain(other.id);
+      }
+      // A second name (a custom domain) reaches the same business; its origin stays its own first name.
+      const custom = await hostCall(`${d.url(CUSTOM)}/.well-known/usp`);
+      expect(custom.body.usp.business.name).toContain(SALON.name);
+      expect(custom.text).toContain(`${d.url(SALON)}/mcp`);
+      // The listener's own address is no business's name.
+      expect((await hostCall(`http://127.0.0.1:${d.port}/.well-known/usp`)).status).toBe(404);
+    });
+
+    test('an unknown host gets a plain 404 that names no business', async () => {
+      const r = await hostCall(`${d.url('nobody.localhost')}/.well-known/usp`);
+      expect(r.status).toBe(404);
+      expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
+      for (const word of [SALON.id, NORD.id, SALON.name, NORD.name, SALON.host, NORD.host]) expect(r.text).not.toContain(word);
+    });
+
+    test('a booking on each over REST and over MCP lands in its own store only', async () => {
+      const salon = await bookOverRest(d, SALON);
+      const nord = await bookOverRest(d, NORD);
+      for (const [b, other] of [
+        [SALON, NORD],
+        [NORD, SALON],
+      ] as const) {
+        const client = await mcpClient(d, b);
+        try {
+          const q: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: b.service, start_date: day(3), end_date: day(3), ...meta } });
+          expect(q.isError ?? false).toBe(false);
+          const made: any = await client.callTool({
+            name: 'usp_bookings_create',
+            arguments: { service_id: b.service, slot_id: q.structuredContent.slots[0].id, buyer: BUYER, ...meta },
+          });
+          expect(made.isError ?? false, JSON.stringify(made)).toBe(false);
+          // The other business's service is not offered here.
+          const crossed: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: other.service, start_date: day(3), end_date: day(3), ...meta } });
+          expect(crossed.structuredContent?.slots ?? []).toEqual([]);
+        } finally {
+          await client.close();
+        }
+      }
+      expect(await listed(d, SALON)).toEqual([SALON.service, SALON.service]);
+      expect(await listed(d, NORD)).toEqual([NORD.service, NORD.service]);
+      expect(salon.id).not.toBe(nord.id);
+    });
+
+    test("what one business issued is refused at the other's host and changes nothing", async () => {
+      const salon = await bookOverRest(d, SALON, 4);
+      const nordBefore = await listed(d, NORD);
+      // Admin API: the salon's admin key at Nord's host.
+      expect((await adminGet(d, NORD, '/admin/bookings', KEYS[SALON.id]!)).status).toBe(401);
+      // REST: the salon's booking id, with and without its booking-scoped credential.
+      const byId = await hostCall(`${d.url(NORD)}/bookings/${salon.id}`, { headers: AGENT });
+      expect(byId.body.booking).toBeUndefined();
+      expect(byId.body.messages[0].code).toBe('booking_not_found');
+      const withCredential = await hostCall(`${d.url(NORD)}/bookings/${salon.id}/cancel`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${salon.credential}` },
+        body: { reason: 'crossed' },
+      });
+      expect([401, 403, 404]).toContain(withCredential.status);
+      // MCP: the salon's booking id at Nord's MCP endpoint.
+      const client = await mcpClient(d, NORD);
+      try {
+        const got: any = await client.callTool({ name: 'usp_bookings_get', arguments: { booking_id: salon.id, ...meta } });
+        expect(got.isError).toBe(true);
+        expect(JSON.stringify(got)).not.toContain(SALON.name);
+      } finally {
+        await client.close();
+      }
+      // Nothing changed: Nord has the bookings it had, the salon's booking is still confirmed.
+      expect(await listed(d, NORD)).toEqual(nordBefore);
+      const still = await hostCall(`${d.url(SALON)}/bookings/${salon.id}`, { headers: { ...AGENT, Authorization: `Bearer ${salon.credential}` } });
+      expect(still.body.booking.status).toBe('confirmed');
+    });
+
+    test('a suspended business answers 503 and is closed; resumed, it serves again', async () => {
+      await hostCall(`${d.url(NORD)}/.well-known/usp`);
+      expect(d.hosting.loaded).toContain(NORD.id);
+      d.directory.setStatus(NORD.id, 'suspended');
+      const refused = await hostCall(`${d.url(NORD)}/.well-known/usp`);
+      expect(refused.status).toBe(503);
+      expect(refused.text).not.toContain(NORD.name);
+      expect(d.hosting.loaded).not.toContain(NORD.id);
+      d.directory.setStatus(NORD.id, 'active');
+      expect((await hostCall(`${d.url(NORD)}/.well-known/usp`)).status).toBe(200);
+    });
+  });
+
+  describe(`a bounded pool of loaded businesses (${engine})`, () => {
+    let d: Deployment;
+    beforeAll(async () => {
+      d = await deploy(db(), { maxLoaded: 1 });
+    }, 60_000);
+    afterAll(() => undeploy(d));
+
+    test('concurrent first requests compose a business once', async () => {
+      const answers = await Promise.all(Array.from({ length: 5 }, () => hostCall(`${d.url(NORD)}/.well-known/usp`)));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(d.log.lines.filter((l) => l.msg === 'business opened' && l.fields?.business === NORD.id)).toHaveLength(1);
+    });
+
+    test('the least recently used business is closed, and its next request opens it with its data', async () => {
+      const nord = await bookOverRest(d, NORD);
+      expect(d.hosting.loaded).toEqual([NORD.id]);
+      await bookOverRest(d, SALON);
+      expect(d.hosting.loaded).toEqual([SALON.id]);
+      expect(d.log.lines.some((l) => l.msg === 'business closed, least recently used' && l.fields?.business === NORD.id)).toBe(true);
+      const again = await hostCall(`${d.url(NORD)}/bookings/${nord.id}`, { headers: { ...AGENT, Authorization: `Bearer ${nord.credential}` } });
+      expect(again.status, again.text).toBe(200);
+      expect(again.body.booking.status).toBe('confirmed');
+      expect(d.hosting.loaded).toEqual([NORD.id]);
+    });
+  });
+}
+
+suite('SQLite', () => undefined);
+
+if (PG_URL) {
+  suite('PostgreSQL', () => PG_URL);
+  afterAll(async () => {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    for (const s of pgSchemas) await client.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
+    await client.end();
+  });
+}
