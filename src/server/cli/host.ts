@@ -177,7 +177,7 @@ async function serve(flags: Flags): Promise<number> {
     throw e.code ? new CommandError(`cannot listen on ${address}:${port}: ${e.message}`) : new UsageError(e.message);
   }
   const active = directory.list().filter((b) => b.status === 'active');
-  log.info(`hosting ${active.length} business${active.length === 1 ? '' : 'es'} on ${url}${db ? ` (database: ${shownDb(db)})` : ''}`);
+  log.info(`the deployment of ${active.length} business${active.length === 1 ? '' : 'es'} is open at ${url} (each at its host name${db ? `; database: ${shownDb(db)}` : ''})`);
   const shownPort = flags['public-port'] ?? new URL(url).port;
   for (const b of active) log.info(`${b.id}: ${scheme ?? new URL(url).protocol.slice(0, -1)}://${b.hosts[0]}:${shownPort}/.well-known/usp`);
   if (sandbox) log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
