@@ -13,13 +13,14 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import pg from 'pg';
-import { ManualClock } from '../../src/operations/index.js';
+import { ManualClock, addBusinessUser } from '../../src/operations/index.js';
 import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
 import { createHosting, type Hosting } from '../../src/server/hosting.js';
 import { recorder } from '../support/log-recorder.js';
 import { BUYER, PLATFORM, day } from '../support/server.js';
 import { TEST_NOW } from '../support/time.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
+import { signInDashboard } from '../support/dashboard-session.js';
 import { PG_URL, schemaName } from '../pg/helpers.js';
 
 /** The PostgreSQL schemas the deployments made (a prefix per deployment), dropped at the end. */
@@ -185,6 +186,27 @@ function suite(engine: string, db: () => string | undefined) {
       expect(await listed(d, NORD)).toEqual(nordBefore);
       const still = await hostCall(`${d.url(SALON)}/bookings/${salon.id}`, { headers: { ...AGENT, Authorization: `Bearer ${salon.credential}` } });
       expect(still.body.booking.status).toBe('confirmed');
+    });
+
+    test("a dashboard session cookie and an idempotency key of one business mean nothing at the other's host", async () => {
+      await d.hosting.pool.use(SALON.id, (server) => addBusinessUser(server.store, 'owner@maple-pine.example', 'a long enough password', TEST_NOW));
+      const dash = await signInDashboard(d.url(SALON), 'owner@maple-pine.example', 'a long enough password', hostFetch);
+      expect((await dash.get('/admin')).status).toBe(200);
+      // The salon's cookie at Nord's dashboard: sent to sign in, nothing shown.
+      const crossed = await hostFetch(`${d.url(NORD)}/admin`, { headers: { cookie: dash.cookies() } });
+      expect(crossed.status).toBe(303);
+      expect(crossed.headers.get('location')).toMatch(/\/admin\/login/);
+      // One idempotency key on both hosts: two bookings, each its business's, no replay of the other's.
+      const key = 'idem-hosting-0001';
+      const made = async (b: Biz) => {
+        const q = await hostCall(`${d.url(b)}/availability/query`, { method: 'POST', headers: AGENT, body: { service_id: b.service, start_date: day(5), end_date: day(5), limit: 1 } });
+        return hostCall(`${d.url(b)}/bookings`, { method: 'POST', headers: { ...AGENT, 'Idempotency-Key': key }, body: { service_id: b.service, slot_id: q.body.slots[0].id, buyer: BUYER } });
+      };
+      const [a, b] = [await made(SALON), await made(NORD)];
+      expect([a.status, b.status]).toEqual([201, 201]);
+      expect(b.body.booking.id).not.toBe(a.body.booking.id);
+      expect(b.body.booking.service_id).toBe(NORD.service);
+      expect(b.headers.get('idempotent-replayed') ?? 'false').not.toBe('true');
     });
 
     test('a suspended business answers 503 and is closed; resumed, it serves again', async () => {
