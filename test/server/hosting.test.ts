@@ -199,8 +199,16 @@ function suite(engine: string, db: () => string | undefined) {
       // One idempotency key on both hosts: two bookings, each its business's, no replay of the other's.
       const key = 'idem-hosting-0001';
       const made = async (b: Biz) => {
-        const q = await hostCall(`${d.url(b)}/availability/query`, { method: 'POST', headers: AGENT, body: { service_id: b.service, start_date: day(5), end_date: day(5), limit: 1 } });
-        return hostCall(`${d.url(b)}/bookings`, { method: 'POST', headers: { ...AGENT, 'Idempotency-Key': key }, body: { service_id: b.service, slot_id: q.body.slots[0].id, buyer: BUYER } });
+        const q = await hostCall(`${d.url(b)}/availability/query`, {
+          method: 'POST',
+          headers: AGENT,
+          body: { service_id: b.service, start_date: day(5), end_date: day(5), limit: 1 },
+        });
+        return hostCall(`${d.url(b)}/bookings`, {
+          method: 'POST',
+          headers: { ...AGENT, 'Idempotency-Key': key },
+          body: { service_id: b.service, slot_id: q.body.slots[0].id, buyer: BUYER },
+        });
       };
       const [a, b] = [await made(SALON), await made(NORD)];
       expect([a.status, b.status]).toEqual([201, 201]);
