@@ -102,7 +102,7 @@ describe('the README hosts two businesses in one process in five commands', () =
     expect(unknown.text).not.toMatch(/Nord|Maple|biz_/);
   });
 
-  test('host list, suspend and resume act on the serving deployment', async () => {
+  test('host list, suspend and resume act on the serving deployment', { timeout: 90_000 }, async () => {
     const listed = await runCli(['host', 'list', '--json'], { cwd: work, env });
     expect(JSON.parse(listed.stdout).map((b: { id: string; hosts: string[] }) => [b.id, b.hosts])).toEqual([
       ['biz_maple_pine', ['salon.localhost']],
@@ -116,5 +116,26 @@ describe('the README hosts two businesses in one process in five commands', () =
     const unknown = await runCli(['host', 'suspend', 'biz_nobody'], { cwd: work, env });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('biz_nobody');
+  });
+});
+
+describe('the host command used wrongly says so', () => {
+  test('a missing or bad host name and an unknown subcommand exit 2; a business hosted twice exits 1', { timeout: 90_000 }, async () => {
+    const noName = await runCli(['host', 'add', '--demo'], { cwd: work, env });
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toContain('--host');
+    const badName = await runCli(['host', 'add', '--demo', '--host', 'salon.localhost:8787'], { cwd: work, env });
+    expect(badName.code).toBe(2);
+    expect(badName.stderr).toContain('is not a host name');
+    const unknown = await runCli(['host', 'frobnicate'], { cwd: work, env });
+    expect(unknown.code).toBe(2);
+    // A typo in a flag of `host serve` shows host's usage (not serve's, though the word is there).
+    const typo = await runCli(['host', 'serve', '--max-loded', '3'], { cwd: work, env });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('did you mean --max-loaded?');
+    expect(typo.stderr).toContain('usp-server host add FILE');
+    const twice = await runCli(['host', 'add', '--demo', '--host', 'other.localhost'], { cwd: work, env });
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain('already hosts biz_maple_pine');
   });
 });

@@ -182,6 +182,23 @@ function suite(engine: string, db: () => string | undefined) {
       } finally {
         await client.close();
       }
+      // MCP: a session the salon opened, presented at Nord's endpoint, is no session there.
+      const transport = new StreamableHTTPClientTransport(new URL('/mcp', d.url(SALON)), { fetch: hostFetch });
+      const salonClient = new Client({ name: 'usp-hosting-test', version: '1.0.0' });
+      await salonClient.connect(transport);
+      try {
+        const sessionId = transport.sessionId!;
+        expect(sessionId).toBeTruthy();
+        const crossed = await hostFetch(`${d.url(NORD)}/mcp`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'usp_bookings_get', arguments: { booking_id: salon.id, ...meta } } }),
+        });
+        expect(crossed.status).toBe(404);
+        expect(await crossed.text()).not.toContain(SALON.name);
+      } finally {
+        await salonClient.close();
+      }
       // Nothing changed: Nord has the bookings it had, the salon's booking is still confirmed.
       expect(await listed(d, NORD)).toEqual(nordBefore);
       const still = await hostCall(`${d.url(SALON)}/bookings/${salon.id}`, { headers: { ...AGENT, Authorization: `Bearer ${salon.credential}` } });
