@@ -13,7 +13,7 @@
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { BusinessDef } from '../domain/index.js';
-import type { Logger } from '../operations/index.js';
+import { offerDashboardSetup, type Logger } from '../operations/index.js';
 import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
 import { trustedProxies } from '../security/index.js';
 import { loadBusinessFile, parseBusinessFile } from './business-file.js';
@@ -151,7 +151,8 @@ export function createHosting(o: HostingOptions): Hosting {
 /** One business composed whole, at its own origin, on its own store, logging under its id. */
 async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b: HostedBusiness) => string): Promise<UspServer> {
   const own = o.serverFor?.(b) ?? {};
-  return createUspServer({
+  const log = withFields(o.log, { business: b.id });
+  const server = await createUspServer({
     ...o.server,
     ...own,
     business: await hostedDefinition(b),
@@ -161,8 +162,23 @@ async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b:
     dbTimeouts: { ...o.server.dbTimeouts, poolSize: o.poolSizePerBusiness ?? 2 },
     settingsOverride: { ...o.server.settingsOverride, ...own.settingsOverride, public_url: originOf(b) },
     allowedHosts: b.hosts,
-    log: withFields(o.log, { business: b.id }),
+    log,
   });
+  await offerSetup(server, log);
+  return server;
+}
+
+/** A business with no dashboard user yet: the one-time link to create the owner's account, as `serve` gives it. */
+async function offerSetup(server: UspServer, log: Logger): Promise<void> {
+  try {
+    const offer = await offerDashboardSetup(server.store, server.clock.now());
+    if (offer)
+      log.info(
+        `dashboard: no account yet. Create the owner's account in the browser (the link works once, for 24 hours): ${server.biz.publicUrl}/admin/setup?token=${offer.token}`,
+      );
+  } catch (err) {
+    log.warn('could not offer the dashboard setup link', { error: (err as Error).message });
+  }
 }
 
 function withFields(log: Logger, fields: Record<string, unknown>): Logger {

@@ -87,6 +87,16 @@ async function listed(d: Deployment, b: Biz): Promise<string[]> {
   return days.flatMap((r) => r.body.bookings.map((x: any) => x.booking.service_id));
 }
 
+/** The owner's first account through a business's setup page (its form and CSRF cookie), as the status of the form's answer. */
+async function setUpOwner(d: Deployment, b: Biz, token: string): Promise<number> {
+  const page = await hostFetch(`${d.url(b)}/admin/setup?token=${token}`);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  const cookie = (page.headers.getSetCookie()[0] ?? '').split(';')[0]!;
+  const form = new URLSearchParams({ _csrf: csrf, token, email: 'owner@nord-studio.example', password: 'a long enough password', password_again: 'a long enough password' });
+  const res = await hostFetch(`${d.url(b)}/admin/setup`, { method: 'POST', headers: { cookie, 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+  return res.status;
+}
+
 async function mcpClient(d: Deployment, b: Biz): Promise<Client> {
   const client = new Client({ name: 'usp-hosting-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', d.url(b)), { fetch: hostFetch }));
@@ -205,7 +215,7 @@ function suite(engine: string, db: () => string | undefined) {
       expect(still.body.booking.status).toBe('confirmed');
     });
 
-    test("a dashboard session cookie and an idempotency key of one business mean nothing at the other's host", async () => {
+    test("a dashboard cookie, a setup link and an idempotency key of one business mean nothing at the other's host", async () => {
       await d.hosting.pool.use(SALON.id, (server) => addBusinessUser(server.store, 'owner@maple-pine.example', 'a long enough password', TEST_NOW));
       const dash = await signInDashboard(d.url(SALON), 'owner@maple-pine.example', 'a long enough password', hostFetch);
       expect((await dash.get('/admin')).status).toBe(200);
@@ -213,6 +223,13 @@ function suite(engine: string, db: () => string | undefined) {
       const crossed = await hostFetch(`${d.url(NORD)}/admin`, { headers: { cookie: dash.cookies() } });
       expect(crossed.status).toBe(303);
       expect(crossed.headers.get('location')).toMatch(/\/admin\/login/);
+      // Nord's one-time setup link (logged when it was opened, naming its own origin) opens at Nord only.
+      const offer = d.log.lines.find((l) => l.fields?.business === NORD.id && l.msg.startsWith('dashboard: no account yet'));
+      const link = /(http:\S+\/admin\/setup\?token=\S+)/.exec(offer?.msg ?? '')?.[1];
+      expect(link?.startsWith(`${d.url(NORD)}/admin/setup?token=`)).toBe(true);
+      const token = new URL(link!).searchParams.get('token')!;
+      expect(await setUpOwner(d, SALON, token)).toBe(401);
+      expect(await setUpOwner(d, NORD, token)).toBe(303);
       // One idempotency key on both hosts: two bookings, each its business's, no replay of the other's.
       const key = 'idem-hosting-0001';
       const made = async (b: Biz) => {
