@@ -71,6 +71,12 @@ export function storeOf(opts: Pick<HostingOptions, 'dataDir' | 'db' | 'schemaPre
   return u.toString();
 }
 
+/** A hosted business's public origin: its name with the deployment's scheme and port (the scheme's default port left out). */
+export function publicOrigin(scheme: string, name: string, port: string): string {
+  const shownPort = (scheme === 'https' && port === '443') || (scheme === 'http' && port === '80') ? '' : `:${port}`;
+  return `${scheme}://${name}${shownPort}`;
+}
+
 /** A Host header's name: the port dropped, lowercased, a trailing dot dropped. */
 export function hostName(header: string | null): string {
   const h = (header ?? '').trim().toLowerCase();
@@ -90,11 +96,7 @@ export async function hostedDefinition(b: HostedBusiness): Promise<BusinessDef> 
 export function createHosting(o: HostingOptions): Hosting {
   const proxies = trustedProxies(o.trustProxy);
   let origin: { scheme: string; port: string } | undefined;
-  const originOf = (b: HostedBusiness) => {
-    const { scheme, port } = origin!;
-    const shownPort = (scheme === 'https' && port === '443') || (scheme === 'http' && port === '80') ? '' : `:${port}`;
-    return `${scheme}://${b.hosts[0]}${shownPort}`;
-  };
+  const originOf = (b: HostedBusiness) => publicOrigin(origin!.scheme, b.hosts[0]!, origin!.port);
   const pool = new BusinessPool<UspServer>({
     open: (id) => composeHosted(o, o.directory.get(id)!, originOf),
     maxLoaded: o.maxLoaded ?? 200,

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { isLoopbackAddress } from '../../security/index.js';
 import { DirectoryClash, openDeploymentDirectory, type DeploymentDirectory, type HostedBusiness } from '../../store/index.js';
 import { loadBusinessFile } from '../business-file.js';
-import { createHosting, hostedDefinition } from '../hosting.js';
+import { createHosting, hostedDefinition, publicOrigin } from '../hosting.js';
 import { proxyList } from './serve.js';
 import {
   CommandError,
@@ -178,8 +178,8 @@ async function serve(flags: Flags): Promise<number> {
   }
   const active = directory.list().filter((b) => b.status === 'active');
   log.info(`the deployment of ${active.length} business${active.length === 1 ? '' : 'es'} is open at ${url} (each at its host name${db ? `; database: ${shownDb(db)}` : ''})`);
-  const shownPort = flags['public-port'] ?? new URL(url).port;
-  for (const b of active) log.info(`${b.id}: ${scheme ?? new URL(url).protocol.slice(0, -1)}://${b.hosts[0]}:${shownPort}/.well-known/usp`);
+  const listened = new URL(url);
+  for (const b of active) log.info(`${b.id}: ${publicOrigin(scheme ?? listened.protocol.slice(0, -1), b.hosts[0]!, flags['public-port'] ?? listened.port)}/.well-known/usp`);
   if (sandbox) log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
   if (!isLoopbackAddress(address) && address !== 'localhost' && !scheme) log.warn('give --public-scheme https (and --public-port) when a TLS proxy fronts this deployment');
   const timeoutMs = shutdownTimeoutMs(flags);
