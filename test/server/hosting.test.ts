@@ -7,7 +7,7 @@
  * by the bounded pool opens again with its data. On SQLite, and on PostgreSQL (a schema per business)
  * when USP_TEST_PG_URL is set.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -18,7 +18,9 @@ import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/sto
 import { createHosting, type Hosting } from '../../src/server/hosting.js';
 import { recorder } from '../support/log-recorder.js';
 import { BUYER, PLATFORM, day } from '../support/server.js';
-import { TEST_NOW } from '../support/time.js';
+import { TEST_NOW, waitFor } from '../support/time.js';
+import { hostedMail } from '../../src/server/cli/host.js';
+import type { Flags } from '../../src/server/cli/flags.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
 import { signInDashboard } from '../support/dashboard-session.js';
 import { PG_URL, schemaName } from '../pg/helpers.js';
@@ -55,7 +57,8 @@ async function deploy(db: string | undefined, o: { maxLoaded?: number } = {}): P
     db,
     schemaPrefix: `${schemaPrefix}_`,
     server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW), security: { allowLoopbackProfiles: true } },
-    serverFor: (b) => ({ adminKeys: [KEYS[b.id]!] }),
+    // Each business's admin key, and its mail in a folder of its own, as `host serve --mail-dir` gives it.
+    serverFor: (b) => ({ adminKeys: [KEYS[b.id]!], mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
     log: log.log,
     maxLoaded: o.maxLoaded,
   });
@@ -166,6 +169,26 @@ function suite(engine: string, db: () => string | undefined) {
       expect(await listed(d, SALON)).toEqual([SALON.service, SALON.service]);
       expect(await listed(d, NORD)).toEqual([NORD.service, NORD.service]);
       expect(salon.id).not.toBe(nord.id);
+    });
+
+    test("each business's mail goes out in its own name, from its own origin, into its own folder", async () => {
+      await bookOverRest(d, SALON, 6);
+      await bookOverRest(d, NORD, 6);
+      const mailOf = (b: Biz) => {
+        const folder = join(d.dir, 'mail', b.id);
+        return existsSync(folder) ? readdirSync(folder).map((f) => readFileSync(join(folder, f), 'utf8')) : [];
+      };
+      expect(await waitFor(() => mailOf(SALON).length > 0 && mailOf(NORD).length > 0, 10_000)).toBe(true);
+      for (const [b, other] of [
+        [SALON, NORD],
+        [NORD, SALON],
+      ] as const) {
+        const all = mailOf(b).join('\n');
+        expect(all).toContain(`no-reply@${b.host}`);
+        expect(all).toContain(d.url(b));
+        expect(all).not.toContain(other.host);
+        expect(all).not.toContain(other.name);
+      }
     });
 
     test("what one business issued is refused at the other's host and changes nothing", async () => {

@@ -1,5 +1,6 @@
 /** `usp-server host`: many businesses in one process, each at its own host name (README "Hosting many businesses"). */
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import type { MailOptions } from '../mail-wiring.js';
 import { isLoopbackAddress } from '../../security/index.js';
 import { DirectoryClash, openDeploymentDirectory, type DeploymentDirectory, type HostedBusiness } from '../../store/index.js';
 import { loadBusinessFile } from '../business-file.js';
@@ -53,6 +54,9 @@ host serve:
   --public-scheme http|https  the scheme of the businesses' origins (default: the listener's); https
                               when a TLS proxy is in front
   --public-port N             the port of the businesses' origins (default: the listener's; 443 behind a proxy)
+  --smtp-url URL              send every business's mail through this relay (or SMTP_URL), each From its
+                              own name at no-reply@<its host name>
+  --mail-dir DIR              write each business's mail as .eml files in DIR/<business id> instead
   --tls-cert FILE --tls-key FILE   serve HTTPS directly
   --trust-proxy LIST          the TLS-terminating proxies in front (see usp-server serve --help)
 ${LOG_HELP}
@@ -139,6 +143,23 @@ function setStatus(flags: Flags, id: string | undefined, status: 'active' | 'sus
   return 0;
 }
 
+/**
+ * Each business's mail: through the one relay (--smtp-url), its From its own name at its own host;
+ * or written as .eml files in a folder of its own under --mail-dir. Its templates come from its
+ * business file's folder. Neither flag: queued in its store, sent once one is given.
+ */
+export function hostedMail(flags: Flags, b: HostedBusiness, env: NodeJS.ProcessEnv = process.env): MailOptions | undefined {
+  const smtpUrl = flags['smtp-url'] ?? env.SMTP_URL;
+  const dir = flags['mail-dir'];
+  if (smtpUrl && dir) throw new UsageError('--smtp-url (or SMTP_URL) and --mail-dir are exclusive: mail is either sent or written to folders');
+  if (smtpUrl && !/^smtps?:\/\/[^/]/.test(smtpUrl)) throw new UsageError('--smtp-url must be smtp://user:pass@host:port or smtps://user:pass@host:port');
+  if (!smtpUrl && !dir) return undefined;
+  return {
+    ...(smtpUrl ? { smtpUrl } : { dir: join(resolve(dir!), b.id) }),
+    ...(b.origin === 'demo' ? {} : { templateBase: dirname(b.origin) }),
+  };
+}
+
 function tls(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
   if (!flags['tls-cert'] && !flags['tls-key']) return undefined;
   if (!flags['tls-cert'] || !flags['tls-key']) throw new UsageError('give both --tls-cert and --tls-key');
@@ -154,12 +175,15 @@ async function serve(flags: Flags): Promise<number> {
   if (db && !/^postgres(ql)?:\/\//.test(db)) throw new UsageError('--db of host serve is a postgres:// URL (on SQLite, each business has its file in the --data folder)');
   const log = loggerFrom(flags);
   const sandbox = Boolean(flags.sandbox);
+  // The mail flags checked once before listening: a bad one is a usage error, not a failed opening per business.
+  hostedMail(flags, { id: 'check', origin: 'demo' } as HostedBusiness);
   const directory = openDirectory(flags);
   const hosting = createHosting({
     directory,
     dataDir: deploymentDir(flags),
     db,
     server: { sandbox, clock: processClock(), security: securityOptions(flags) },
+    serverFor: (b) => ({ mail: hostedMail(flags, b) }),
     log,
     maxLoaded: intFlag(flags, 'max-loaded', 1),
     idleCloseMs: ((intFlag(flags, 'idle-close', 0) ?? 600) * 1000) as number,
