@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import pg from 'pg';
 import { ManualClock, addBusinessUser } from '../../src/operations/index.js';
 import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
@@ -84,9 +84,9 @@ async function bookOverRest(d: Deployment, b: Biz, n = 2): Promise<{ id: string;
 
 const adminGet = (d: Deployment, b: Biz, path: string, key: string) => hostCall(`${d.url(b)}${path}`, { headers: { Authorization: `Bearer ${key}` } });
 
-/** The services of the business's bookings on days 2 to 4, as its admin API lists them. */
-async function listed(d: Deployment, b: Biz): Promise<string[]> {
-  const days = await Promise.all([2, 3, 4].map((n) => adminGet(d, b, `/admin/bookings?date=${day(n)}`, KEYS[b.id]!)));
+/** The services of the business's bookings on days 2 to 4 (or those given), as its admin API lists them. */
+async function listed(d: Deployment, b: Biz, on = [2, 3, 4]): Promise<string[]> {
+  const days = await Promise.all(on.map((n) => adminGet(d, b, `/admin/bookings?date=${day(n)}`, KEYS[b.id]!)));
   return days.flatMap((r) => r.body.bookings.map((x: any) => x.booking.service_id));
 }
 
@@ -191,11 +191,58 @@ function suite(engine: string, db: () => string | undefined) {
       }
     });
 
+    test("MCP's SSE era: each business books over its own stream; a stream's session is none at the other host", async () => {
+      const client = new Client({ name: 'usp-hosting-test', version: '1.0.0' });
+      await client.connect(new SSEClientTransport(new URL('/sse', d.url(NORD)), { fetch: hostFetch }));
+      try {
+        const q: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: NORD.service, start_date: day(7), end_date: day(7), ...meta } });
+        const made: any = await client.callTool({
+          name: 'usp_bookings_create',
+          arguments: { service_id: NORD.service, slot_id: q.structuredContent.slots[0].id, buyer: BUYER, ...meta },
+        });
+        expect(made.isError ?? false, JSON.stringify(made)).toBe(false);
+      } finally {
+        await client.close();
+      }
+      expect(await listed(d, NORD, [7])).toEqual([NORD.service]);
+      // The salon's stream announces where to post its messages; that endpoint at Nord's host is no session.
+      const stream = await hostFetch(`${d.url(SALON)}/sse`, { headers: { Accept: 'text/event-stream' } });
+      const reader = stream.body!.getReader();
+      let text = '';
+      while (!/^data: (\S+)$/m.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+      const endpoint = new URL(/^data: (\S+)$/m.exec(text)![1]!, d.url(SALON));
+      const post = (b: Biz) =>
+        hostFetch(`${d.url(b)}${endpoint.pathname}${endpoint.search}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        });
+      try {
+        expect((await post(NORD)).status).toBe(404);
+        expect((await post(SALON)).status).toBe(202);
+      } finally {
+        await reader.cancel();
+      }
+    });
+
     test("what one business issued is refused at the other's host and changes nothing", async () => {
       const salon = await bookOverRest(d, SALON, 4);
       const nordBefore = await listed(d, NORD);
       // Admin API: the salon's admin key at Nord's host.
       expect((await adminGet(d, NORD, '/admin/bookings', KEYS[SALON.id]!)).status).toBe(401);
+      // A platform key the salon issued: good at the salon, no key at Nord.
+      const issued = await hostCall(`${d.url(SALON)}/admin/api-keys`, { method: 'POST', headers: { Authorization: `Bearer ${KEYS[SALON.id]}` }, body: { label: 'Salon app' } });
+      expect(issued.status).toBe(201);
+      const asPlatform = (b: Biz) =>
+        hostCall(`${d.url(b)}/availability/query`, {
+          method: 'POST',
+          headers: { ...AGENT, Authorization: `Bearer ${issued.body.secret}` },
+          body: { service_id: b.service, start_date: day(4), end_date: day(4) },
+        });
+      expect((await asPlatform(SALON)).status).toBe(200);
+      const platformCrossed = await asPlatform(NORD);
+      expect(platformCrossed.status).toBe(401);
+      expect(platformCrossed.body.code).toBe('invalid_token');
       // REST: the salon's booking id, with and without its booking-scoped credential.
       const byId = await hostCall(`${d.url(NORD)}/bookings/${salon.id}`, { headers: AGENT });
       expect(byId.body.booking).toBeUndefined();
