@@ -253,6 +253,15 @@ function suite(engine: string, db: () => string | undefined) {
         body: { reason: 'crossed' },
       });
       expect([401, 403, 404]).toContain(withCredential.status);
+      // Buyer pages: the salon's booking page with its own credential, at the salon and at Nord.
+      const page = (b: Biz) => hostCall(`${d.url(b)}/booking/${salon.id}?token=${salon.credential}`, { headers: { Accept: 'text/html' } });
+      const own = await page(SALON);
+      expect(own.status).toBe(200);
+      expect(own.text).toContain('214 Hudson Street');
+      const foreign = await page(NORD);
+      expect(foreign.status).toBe(404);
+      expect(foreign.text).not.toContain('214 Hudson Street');
+      expect(foreign.text).not.toContain(SALON.name);
       // MCP: the salon's booking id at Nord's MCP endpoint.
       const client = await mcpClient(d, NORD);
       try {
