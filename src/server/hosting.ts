@@ -90,7 +90,7 @@ const plain = (status: number, text: string) =>
 /** A hosted business's definition, from where the operator added it (its file, or the built-in demo). */
 export async function hostedDefinition(b: HostedBusiness): Promise<BusinessDef> {
   if (b.origin !== 'demo') return loadBusinessFile(b.origin);
-  return parseBusinessFile(JSON.parse(readFileSync(join(import.meta.dirname, 'demo-business.json'), 'utf8')), 'demo-business.json');
+  return parseBusinessFile(JSON.parse(readFileSync(new URL('./demo-business.json', import.meta.url), 'utf8')), 'demo-business.json');
 }
 
 export function createHosting(o: HostingOptions): Hosting {
