@@ -98,9 +98,13 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** The command named in argv (the first word that is a command), for its usage line. */
+/** The command named in argv (the first word that is a command: `host serve` is `host`), for its usage line. */
 function commandIn(argv: string[]): CommandEntry | undefined {
-  return COMMANDS.find((c) => argv.includes(c.name));
+  for (const word of argv) {
+    const entry = COMMANDS.find((c) => c.name === word);
+    if (entry) return entry;
+  }
+  return undefined;
 }
 
 /** A command's usage line(s): what its help says under "Usage:". */

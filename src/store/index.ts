@@ -37,6 +37,7 @@ export type { BusyInterval, CalendarFeedState, CalendarPushJob, CalendarRepo, Pu
 export { openSqliteStore } from './sqlite/sqlite-store.js';
 export { eventBody, StoreUnavailable } from './port.js';
 export type { SqliteStoreOptions } from './sqlite/sqlite-store.js';
+export { DirectoryClash, openDeploymentDirectory, type DeploymentDirectory, type HostedBusiness, type HostedStatus } from './sqlite/deployment-directory.js';
 
 import type { Store as StoreT } from './port.js';
 import { openSqliteStore as openSqlite } from './sqlite/sqlite-store.js';
@@ -47,6 +48,8 @@ export interface StoreTimeouts {
   connectTimeoutMs?: number;
   /** PostgreSQL: statement_timeout; SQLite: how long to wait for another process's write lock (default 5000 ms). */
   statementTimeoutMs?: number;
+  /** PostgreSQL: most connections this store holds (default 10; a deployment hosting many businesses keeps it small). */
+  poolSize?: number;
 }
 
 /** Pick the engine from the location: a postgres:// URL selects PostgreSQL, anything else is a SQLite path. */
@@ -57,6 +60,7 @@ export async function openStore(location: string, timeouts: StoreTimeouts = {}, 
       url: location,
       connectTimeoutMs: timeouts.connectTimeoutMs,
       statementTimeoutMs: timeouts.statementTimeoutMs,
+      poolSize: timeouts.poolSize,
       onError: onConnectionError,
     });
   }

@@ -63,8 +63,13 @@ export interface RunningCli {
 
 /** Start `usp-server serve ...` and wait for the line that says where it is open. */
 export function startServeCli(args: string[], opts: CliOptions = {}): Promise<RunningCli> {
+  return startCliServer(['serve', ...args], opts);
+}
+
+/** Start `usp-server COMMAND ...` (a server: `serve`, `host serve`) and wait for the line that says where it is open. */
+export function startCliServer(args: string[], opts: CliOptions = {}): Promise<RunningCli> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', ...args], { cwd: opts.cwd ?? REPO_ROOT, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? REPO_ROOT, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     const stop = async () => {
@@ -73,7 +78,7 @@ export function startServeCli(args: string[], opts: CliOptions = {}): Promise<Ru
     };
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`usp-server serve did not start in time\n${stderr}`));
+      reject(new Error(`usp-server ${args[0]} did not start in time\n${stderr}`));
     }, opts.timeoutMs ?? 15_000);
     child.stderr!.on('data', (c: Buffer) => {
       stderr += c.toString('utf8');
@@ -85,7 +90,7 @@ export function startServeCli(args: string[], opts: CliOptions = {}): Promise<Ru
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`usp-server serve exited with ${code}\n${stderr}`));
+      reject(new Error(`usp-server ${args[0]} exited with ${code}\n${stderr}`));
     });
   });
 }

@@ -5,9 +5,11 @@ export interface DashboardClient {
   get(path: string): Promise<Response>;
   post(path: string, form: Record<string, string>): Promise<Response>;
   csrf: string;
+  /** The session's cookies as a Cookie header. */
+  cookies(): string;
 }
 
-export async function signInDashboard(baseUrl: string, email: string, password: string): Promise<DashboardClient> {
+export async function signInDashboard(baseUrl: string, email: string, password: string, fetchImpl: typeof fetch = fetch): Promise<DashboardClient> {
   const jar = new Map<string, string>();
   const cookies = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
   const keep = (res: Response) => {
@@ -18,10 +20,10 @@ export async function signInDashboard(baseUrl: string, email: string, password: 
     }
     return res;
   };
-  const get = async (path: string) => keep(await fetch(baseUrl + path, { headers: { cookie: cookies() }, redirect: 'manual' }));
+  const get = async (path: string) => keep(await fetchImpl(baseUrl + path, { headers: { cookie: cookies() }, redirect: 'manual' }));
   const post = async (path: string, form: Record<string, string>) =>
     keep(
-      await fetch(baseUrl + path, {
+      await fetchImpl(baseUrl + path, {
         method: 'POST',
         headers: { cookie: cookies(), 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams(form),
@@ -34,5 +36,5 @@ export async function signInDashboard(baseUrl: string, email: string, password: 
   expect(signed.status).toBe(303);
   const csrf = csrfOf(await (await get('/admin')).text());
   expect(csrf).not.toBe('');
-  return { get, post, csrf };
+  return { get, post, csrf, cookies };
 }

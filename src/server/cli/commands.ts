@@ -28,6 +28,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'import', summary: 'store a business file as the definition in the database', load: async () => (await import('./catalog.js')).importCommand },
   { name: 'export', summary: 'print the stored definition as a business file', load: async () => (await import('./catalog.js')).exportCommand },
   { name: 'hash-key', summary: 'print the sha-256 digest of an API key', load: async () => (await import('./hash-key.js')).hashKeyCommand },
+  { name: 'host', summary: 'host many businesses in one process, each at its own host name', load: async () => (await import('./host.js')).hostCommand },
   { name: 'registry', summary: 'run a discovery registry (spec 6), or list its registrations', load: async () => (await import('./registry.js')).registryCommand },
   { name: 'admin-user', summary: 'dashboard accounts for the business (add)', load: async () => (await import('./admin-user.js')).adminUserCommand },
   { name: 'conformance', summary: 'run the USP conformance suite against a server', load: async () => (await import('./conformance.js')).conformanceCommand },

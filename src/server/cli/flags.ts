@@ -107,6 +107,11 @@ export const OPTIONS = {
   staff: { type: 'string' },
   out: { type: 'string' },
   force: { type: 'boolean' },
+  data: { type: 'string' },
+  'max-loaded': { type: 'string' },
+  'idle-close': { type: 'string' },
+  'public-scheme': { type: 'string' },
+  'public-port': { type: 'string' },
 } as const;
 
 export type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];

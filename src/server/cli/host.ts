@@ -1,0 +1,232 @@
+/** `usp-server host`: many businesses in one process, each at its own host name (README "Hosting many businesses"). */
+import { dirname, join, resolve } from 'node:path';
+import type { MailOptions } from '../mail-wiring.js';
+import { isLoopbackAddress } from '../../security/index.js';
+import { DirectoryClash, openDeploymentDirectory, type DeploymentDirectory, type HostedBusiness } from '../../store/index.js';
+import { loadBusinessFile } from '../business-file.js';
+import { createHosting, hostedDefinition, publicOrigin } from '../hosting.js';
+import { proxyList } from './serve.js';
+import {
+  CommandError,
+  UsageError,
+  dataDir,
+  intFlag,
+  loggerFrom,
+  processClock,
+  securityOptions,
+  shownDb,
+  shutdownTimeoutMs,
+  stopOnSignals,
+  LOG_HELP,
+  type Command,
+  type Flags,
+} from './common.js';
+import { readFileSync } from 'node:fs';
+
+const HELP = `usp-server host: many businesses in one process, each at its own host name
+
+Usage:
+  usp-server host add FILE --host NAME[,NAME...]   host the business of a business file at these names
+  usp-server host add --demo --host NAME[,NAME...] host the built-in demo business
+  usp-server host list [--json]                    the businesses, their names and status
+  usp-server host suspend ID                       refuse its requests (503) until resumed
+  usp-server host resume ID                        serve it again
+  usp-server host serve [options]                  serve every active business on one port
+
+A request's Host (its port dropped) picks the business; a name no business has gets 404. Each
+business is composed whole (its own store, workers, keys, OAuth and dashboard) on its first request;
+its public origin is its first host name with the deployment's scheme and port. Names under
+.localhost (rosa.localhost) reach this machine without DNS; curl and browsers resolve them.
+
+Every subcommand:
+  --data DIR                  the deployment's folder: its directory (deployment.db) and, on SQLite,
+                              each business's database under businesses/ (default
+                              $XDG_DATA_HOME/usp-server/hosting, else ~/.local/share/usp-server/hosting)
+
+host serve:
+  --port N                    port to listen on (default 8787, or $PORT; 0 picks a free one)
+  --host ADDRESS              address to listen on (default 127.0.0.1)
+  --db postgres://...         keep every business in this PostgreSQL database, a schema each (usp_<id>)
+  --sandbox                   accept privileged calls without platform authentication (every business)
+  --allow-loopback-profiles   fetch platform profiles from loopback addresses (development)
+  --max-loaded N              most businesses composed at once; the least recently used is closed (default 200)
+  --idle-close SECONDS        close a business unused this long (default 600; 0: never)
+  --public-scheme http|https  the scheme of the businesses' origins (default: the listener's); https
+                              when a TLS proxy is in front
+  --public-port N             the port of the businesses' origins (default: the listener's; 443 behind a proxy)
+  --smtp-url URL              send every business's mail through this relay (or SMTP_URL), each From its
+                              own name at no-reply@<its host name>
+  --mail-dir DIR              write each business's mail as .eml files in DIR/<business id> instead
+  --tls-cert FILE --tls-key FILE   serve HTTPS directly
+  --trust-proxy LIST          the TLS-terminating proxies in front (see usp-server serve --help)
+${LOG_HELP}
+`;
+
+const NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** --data, else the per-user data folder's `hosting`. */
+function deploymentDir(flags: Flags): string {
+  return flags.data ? resolve(flags.data) : join(dataDir(), 'hosting');
+}
+
+function openDirectory(flags: Flags): DeploymentDirectory {
+  const dir = deploymentDir(flags);
+  try {
+    return openDeploymentDirectory(join(dir, 'deployment.db'));
+  } catch (err) {
+    throw new CommandError(`cannot open the deployment's directory in ${dir}: ${(err as Error).message}`);
+  }
+}
+
+/** --host as host names: comma-separated, lowercased, each a DNS name without a port. */
+function hostNames(flags: Flags): string[] {
+  const names = (flags.host ?? '')
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean);
+  if (names.length === 0) throw new UsageError('give the business its host names: --host rosa.localhost[,book.rosa.example]');
+  const bad = names.find((n) => !NAME.test(n));
+  if (bad) throw new UsageError(`--host: ${JSON.stringify(bad)} is not a host name (letters, digits, hyphens and dots; no port, no scheme)`);
+  return names;
+}
+
+async function add(flags: Flags, args: string[]): Promise<number> {
+  const file = args[0];
+  if (flags.demo && file) throw new UsageError('give either a business file or --demo, not both');
+  if (!flags.demo && !file) throw new UsageError('Usage: usp-server host add FILE --host NAME[,NAME...]   (or --demo instead of FILE)');
+  const names = hostNames(flags);
+  const origin = flags.demo ? 'demo' : resolve(file!);
+  const def = flags.demo ? await hostedDefinition({ origin } as HostedBusiness) : await loadBusinessFile(origin);
+  const directory = openDirectory(flags);
+  try {
+    directory.add({ id: def.business.id, hosts: names, origin, addedAt: Date.now() });
+  } catch (err) {
+    if (err instanceof DirectoryClash) throw new CommandError(err.message);
+    throw err;
+  } finally {
+    directory.close();
+  }
+  console.log(`${def.business.name} (${def.business.id}) is hosted at ${names.join(', ')}`);
+  console.log(`Next: npx usp-server host serve${flags.data ? ` --data ${flags.data}` : ''}, then http://${names[0]}:8787/.well-known/usp`);
+  return 0;
+}
+
+function list(flags: Flags): number {
+  const directory = openDirectory(flags);
+  try {
+    const all = directory.list();
+    if (flags.json)
+      console.log(
+        JSON.stringify(
+          all.map((b) => ({ id: b.id, status: b.status, hosts: b.hosts, origin: b.origin })),
+          null,
+          2,
+        ),
+      );
+    else if (all.length === 0) console.log('no business is hosted yet (usp-server host add FILE --host NAME)');
+    else for (const b of all) console.log(`${b.id}  ${b.status}  ${b.hosts.join(',')}  ${b.origin}`);
+    return 0;
+  } finally {
+    directory.close();
+  }
+}
+
+function setStatus(flags: Flags, id: string | undefined, status: 'active' | 'suspended'): number {
+  if (!id) throw new UsageError(`Usage: usp-server host ${status === 'active' ? 'resume' : 'suspend'} ID   (usp-server host list shows the ids)`);
+  const directory = openDirectory(flags);
+  try {
+    if (!directory.setStatus(id, status)) throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
+  } finally {
+    directory.close();
+  }
+  console.log(status === 'active' ? `${id} is served again` : `${id} is suspended: its host names answer 503 until usp-server host resume ${id}`);
+  return 0;
+}
+
+/**
+ * Each business's mail: through the one relay (--smtp-url), its From its own name at its own host;
+ * or written as .eml files in a folder of its own under --mail-dir. Its templates come from its
+ * business file's folder. Neither flag: queued in its store, sent once one is given.
+ */
+export function hostedMail(flags: Flags, b: HostedBusiness, env: NodeJS.ProcessEnv = process.env): MailOptions | undefined {
+  const smtpUrl = flags['smtp-url'] ?? env.SMTP_URL;
+  const dir = flags['mail-dir'];
+  if (smtpUrl && dir) throw new UsageError('--smtp-url (or SMTP_URL) and --mail-dir are exclusive: mail is either sent or written to folders');
+  if (smtpUrl && !/^smtps?:\/\/[^/]/.test(smtpUrl)) throw new UsageError('--smtp-url must be smtp://user:pass@host:port or smtps://user:pass@host:port');
+  if (!smtpUrl && !dir) return undefined;
+  return {
+    ...(smtpUrl ? { smtpUrl } : { dir: join(resolve(dir!), b.id) }),
+    ...(b.origin === 'demo' ? {} : { templateBase: dirname(b.origin) }),
+  };
+}
+
+function tls(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
+  if (!flags['tls-cert'] && !flags['tls-key']) return undefined;
+  if (!flags['tls-cert'] || !flags['tls-key']) throw new UsageError('give both --tls-cert and --tls-key');
+  return { cert: readFileSync(flags['tls-cert']), key: readFileSync(flags['tls-key']) };
+}
+
+async function serve(flags: Flags): Promise<number> {
+  const port = intFlag(flags, 'port', 0) ?? (process.env.PORT ? Number(process.env.PORT) : 8787);
+  const address = flags.host ?? '127.0.0.1';
+  const scheme = flags['public-scheme'];
+  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') throw new UsageError(`--public-scheme must be http or https, got ${JSON.stringify(scheme)}`);
+  const db = flags.db;
+  if (db && !/^postgres(ql)?:\/\//.test(db)) throw new UsageError('--db of host serve is a postgres:// URL (on SQLite, each business has its file in the --data folder)');
+  const log = loggerFrom(flags);
+  const sandbox = Boolean(flags.sandbox);
+  // The mail flags checked once before listening: a bad one is a usage error, not a failed opening per business.
+  hostedMail(flags, { id: 'check', origin: 'demo' } as HostedBusiness);
+  const directory = openDirectory(flags);
+  const hosting = createHosting({
+    directory,
+    dataDir: deploymentDir(flags),
+    db,
+    server: { sandbox, clock: processClock(), security: securityOptions(flags) },
+    serverFor: (b) => ({ mail: hostedMail(flags, b) }),
+    log,
+    maxLoaded: intFlag(flags, 'max-loaded', 1),
+    idleCloseMs: ((intFlag(flags, 'idle-close', 0) ?? 600) * 1000) as number,
+    publicScheme: scheme as 'http' | 'https' | undefined,
+    publicPort: intFlag(flags, 'public-port', 1),
+    tls: tls(flags),
+    trustProxy: proxyList(flags),
+  });
+  let url: string;
+  try {
+    url = await hosting.listen(port, address);
+  } catch (err) {
+    await hosting.close();
+    const e = err as NodeJS.ErrnoException;
+    throw e.code ? new CommandError(`cannot listen on ${address}:${port}: ${e.message}`) : new UsageError(e.message);
+  }
+  const active = directory.list().filter((b) => b.status === 'active');
+  log.info(`the deployment of ${active.length} business${active.length === 1 ? '' : 'es'} is open at ${url} (each at its host name${db ? `; database: ${shownDb(db)}` : ''})`);
+  const listened = new URL(url);
+  for (const b of active) log.info(`${b.id}: ${publicOrigin(scheme ?? listened.protocol.slice(0, -1), b.hosts[0]!, flags['public-port'] ?? listened.port)}/.well-known/usp`);
+  if (sandbox) log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
+  if (!isLoopbackAddress(address) && address !== 'localhost' && !scheme) log.warn('give --public-scheme https (and --public-port) when a TLS proxy fronts this deployment');
+  const timeoutMs = shutdownTimeoutMs(flags);
+  stopOnSignals(() => hosting.shutdown(timeoutMs), log, timeoutMs);
+  return -1;
+}
+
+async function run(flags: Flags, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'add':
+      return add(flags, rest);
+    case 'list':
+      return list(flags);
+    case 'suspend':
+      return setStatus(flags, rest[0], 'suspended');
+    case 'resume':
+      return setStatus(flags, rest[0], 'active');
+    case 'serve':
+      return serve(flags);
+    default:
+      throw new UsageError(`Usage: usp-server host add|list|suspend|resume|serve   (usp-server host --help says more)${sub ? `; not ${JSON.stringify(sub)}` : ''}`);
+  }
+}
+
+export const hostCommand: Command = { name: 'host', help: HELP, run };

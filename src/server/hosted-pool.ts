@@ -1,0 +1,140 @@
+/**
+ * The businesses a hosting deployment holds composed at once: each opened on its first request
+ * (concurrent first requests share one opening), at most `maxLoaded` of them, the least recently
+ * used closed first when one more is needed, and any left idle `idleCloseMs` closed by a periodic
+ * sweep. A business answering a request is never closed under it; closing one stops its workers and
+ * closes its store, and its next request opens it again from its store.
+ */
+import type { Logger } from '../operations/index.js';
+
+/** What the pool needs of a composed business: a way to close it. */
+export interface Closable {
+  close(): Promise<void>;
+}
+
+export interface PoolOptions<T extends Closable> {
+  open(id: string): Promise<T>;
+  maxLoaded: number;
+  /** Close a business unused this long (ms); 0 never closes for idleness. */
+  idleCloseMs: number;
+  /** Monotonic milliseconds (idleness is wall time, whatever clock the businesses run on). */
+  now(): number;
+  log: Logger;
+}
+
+interface Loaded<T> {
+  value: T;
+  lastUsed: number;
+  busy: number;
+}
+
+export class BusinessPool<T extends Closable> {
+  /** In use order: the first key is the least recently used. */
+  private readonly loaded = new Map<string, Loaded<T>>();
+  private readonly opening = new Map<string, Promise<Loaded<T>>>();
+  private readonly sweeper?: NodeJS.Timeout;
+
+  constructor(private readonly o: PoolOptions<T>) {
+    if (o.idleCloseMs > 0) {
+      this.sweeper = setInterval(() => void this.closeIdle(), Math.max(1_000, Math.min(30_000, Math.floor(o.idleCloseMs / 2))));
+      this.sweeper.unref();
+    }
+  }
+
+  /** The ids loaded now, least recently used first. */
+  get ids(): string[] {
+    return [...this.loaded.keys()];
+  }
+
+  /** Run `fn` with the business `id` loaded (opened first when it is not), and it kept open meanwhile. */
+  async use<R>(id: string, fn: (value: T) => Promise<R>): Promise<R> {
+    const entry = await this.acquire(id);
+    try {
+      return await fn(entry.value);
+    } finally {
+      entry.busy--;
+      entry.lastUsed = this.o.now();
+    }
+  }
+
+  /** Close business `id` if it is loaded (suspended, or told to). */
+  async close(id: string): Promise<void> {
+    const pending = this.opening.get(id);
+    if (pending) await pending.catch(() => undefined);
+    const entry = this.loaded.get(id);
+    if (!entry) return;
+    this.loaded.delete(id);
+    await this.shut(id, entry, 'closed');
+  }
+
+  /** Close every business unused for `idleCloseMs` (the sweep; a test may call it). */
+  async closeIdle(): Promise<void> {
+    const before = this.o.now() - this.o.idleCloseMs;
+    for (const [id, entry] of [...this.loaded]) {
+      if (entry.busy > 0 || entry.lastUsed > before) continue;
+      this.loaded.delete(id);
+      await this.shut(id, entry, 'closed after idling');
+    }
+  }
+
+  /** Close everything (the deployment stops). */
+  async closeAll(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    await Promise.allSettled([...this.opening.values()]);
+    const all = [...this.loaded];
+    this.loaded.clear();
+    await Promise.all(all.map(([id, entry]) => this.shut(id, entry, 'closed')));
+  }
+
+  private async acquire(id: string): Promise<Loaded<T>> {
+    const hit = this.loaded.get(id);
+    if (hit) {
+      // Most recently used: to the end of the order.
+      this.loaded.delete(id);
+      this.loaded.set(id, hit);
+      hit.busy++;
+      return hit;
+    }
+    let pending = this.opening.get(id);
+    if (!pending) {
+      pending = this.openOne(id);
+      this.opening.set(id, pending);
+    }
+    const entry = await pending;
+    entry.busy++;
+    return entry;
+  }
+
+  private async openOne(id: string): Promise<Loaded<T>> {
+    try {
+      const started = performance.now();
+      const value = await this.o.open(id);
+      const entry: Loaded<T> = { value, lastUsed: this.o.now(), busy: 0 };
+      this.loaded.set(id, entry);
+      this.o.log.info('business opened', { business: id, ms: Math.round(performance.now() - started), loaded: this.loaded.size });
+      await this.evictOverCap(id);
+      return entry;
+    } finally {
+      this.opening.delete(id);
+    }
+  }
+
+  /** Over the cap: the least recently used businesses not answering a request are closed. */
+  private async evictOverCap(opened: string): Promise<void> {
+    for (const [id, entry] of [...this.loaded]) {
+      if (this.loaded.size <= this.o.maxLoaded) return;
+      if (entry.busy > 0 || id === opened) continue;
+      this.loaded.delete(id);
+      await this.shut(id, entry, 'closed, least recently used');
+    }
+  }
+
+  private async shut(id: string, entry: Loaded<T>, why: string): Promise<void> {
+    try {
+      await entry.value.close();
+      this.o.log.info(`business ${why}`, { business: id, loaded: this.loaded.size });
+    } catch (err) {
+      this.o.log.error('could not close a business cleanly', { business: id, error: String(err) });
+    }
+  }
+}

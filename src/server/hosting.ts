@@ -1,0 +1,193 @@
+/**
+ * Many businesses in one process, one listener (`usp-server host serve`): the request's Host (port
+ * dropped, lowercased) is looked up in the deployment's directory, and the business it names answers
+ * through its own composed server (store, workers, keys, OAuth, dashboard: `createUspServer` whole),
+ * composed on its first request and kept in a bounded pool (hosted-pool.ts). A host the directory
+ * does not know gets a plain 404 that names no business; a suspended business's host a plain 503.
+ * Each business's public origin is configuration: its first host name with the deployment's public
+ * scheme and port, never what a request's headers say.
+ *
+ * Storage: SQLite, one file per business under `<data>/businesses/`; PostgreSQL, one schema per
+ * business (`usp_<id>`) on the one database, each with a small pool.
+ */
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import type { BusinessDef } from '../domain/index.js';
+import { offerDashboardSetup, type Logger } from '../operations/index.js';
+import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
+import { trustedProxies } from '../security/index.js';
+import { loadBusinessFile, parseBusinessFile } from './business-file.js';
+import { createUspServer, type ServerOptions, type UspServer } from './compose.js';
+import { createListener, type Listener } from './listener.js';
+import { BusinessPool } from './hosted-pool.js';
+
+/** What every hosted business is composed with (its own store, origin, hosts and log are the deployment's to set). */
+export type HostedServerOptions = Omit<
+  ServerOptions,
+  'business' | 'db' | 'definition' | 'definitionOrigin' | 'allowedHosts' | 'resolveScope' | 'role' | 'log' | 'tls' | 'connections' | 'trustProxy'
+>;
+
+export interface HostingOptions {
+  directory: DeploymentDirectory;
+  /** The deployment's data folder: each business's SQLite file is under `businesses/`. */
+  dataDir: string;
+  /** A postgres:// URL: every business gets a schema of its own on this database instead of a file. */
+  db?: string;
+  /** The start of each business's PostgreSQL schema name (default `usp_`; then the id). */
+  schemaPrefix?: string;
+  /** Connections each business's PostgreSQL pool holds (default 2). */
+  poolSizePerBusiness?: number;
+  server: HostedServerOptions;
+  /** Per business, more of its options (tests: an admin key each). */
+  serverFor?: (b: HostedBusiness) => Partial<HostedServerOptions>;
+  log: Logger;
+  /** Most businesses composed at once (default 200). */
+  maxLoaded?: number;
+  /** Close a business idle this long (ms; default 10 minutes; 0: never). */
+  idleCloseMs?: number;
+  /** The scheme and port of the businesses' public origins (default: the listener's). */
+  publicScheme?: 'http' | 'https';
+  publicPort?: number;
+  tls?: ServerOptions['tls'];
+  connections?: ServerOptions['connections'];
+  trustProxy?: ServerOptions['trustProxy'];
+}
+
+export interface Hosting {
+  listen(port: number, host?: string): Promise<string>;
+  /** The ids of the businesses composed now, least recently used first. */
+  readonly loaded: string[];
+  /** The composed server of a loaded business (tests, diagnostics). */
+  pool: BusinessPool<UspServer>;
+  close(): Promise<void>;
+  shutdown(timeoutMs: number): Promise<boolean>;
+}
+
+/** A business's SQLite file or PostgreSQL schema name, from its id. */
+export function storeOf(opts: Pick<HostingOptions, 'dataDir' | 'db' | 'schemaPrefix'>, id: string): string {
+  if (!opts.db) return join(opts.dataDir, 'businesses', `${id}.db`);
+  const u = new URL(opts.db);
+  u.searchParams.set('schema', `${opts.schemaPrefix ?? 'usp_'}${id.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`.slice(0, 63));
+  return u.toString();
+}
+
+/** A hosted business's public origin: its name with the deployment's scheme and port (the scheme's default port left out). */
+export function publicOrigin(scheme: string, name: string, port: string): string {
+  const shownPort = (scheme === 'https' && port === '443') || (scheme === 'http' && port === '80') ? '' : `:${port}`;
+  return `${scheme}://${name}${shownPort}`;
+}
+
+/** A Host header's name: the port dropped, lowercased, a trailing dot dropped. */
+export function hostName(header: string | null): string {
+  const h = (header ?? '').trim().toLowerCase();
+  const name = h.startsWith('[') ? h.slice(0, h.indexOf(']') + 1) : h.replace(/:\d*$/, '');
+  return name.replace(/\.$/, '');
+}
+
+const plain = (status: number, text: string) =>
+  new Response(`${text}\n`, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' } });
+
+/** A hosted business's definition, from where the operator added it (its file, or the built-in demo). */
+export async function hostedDefinition(b: HostedBusiness): Promise<BusinessDef> {
+  if (b.origin !== 'demo') return loadBusinessFile(b.origin);
+  return parseBusinessFile(JSON.parse(readFileSync(new URL('./demo-business.json', import.meta.url), 'utf8')), 'demo-business.json');
+}
+
+export function createHosting(o: HostingOptions): Hosting {
+  const proxies = trustedProxies(o.trustProxy);
+  let origin: { scheme: string; port: string } | undefined;
+  const originOf = (b: HostedBusiness) => publicOrigin(origin!.scheme, b.hosts[0]!, origin!.port);
+  const pool = new BusinessPool<UspServer>({
+    open: (id) => composeHosted(o, o.directory.get(id)!, originOf),
+    maxLoaded: o.maxLoaded ?? 200,
+    idleCloseMs: o.idleCloseMs ?? 600_000,
+    now: () => performance.now(),
+    log: o.log,
+  });
+  const fetch = async (req: Request, env: unknown): Promise<Response> => {
+    const b = o.directory.byHost(hostName(req.headers.get('host')));
+    if (!b) return plain(404, 'No business is served at this address.');
+    if (b.status !== 'active') {
+      if (pool.ids.includes(b.id)) await pool.close(b.id);
+      return plain(503, 'This business is not taking requests at the moment.');
+    }
+    try {
+      return await pool.use(b.id, async (server) => server.app.fetch(req, env));
+    } catch (err) {
+      o.log.error('could not open a hosted business', { business: b.id, error: String(err) });
+      return plain(503, 'This business cannot be reached at the moment. Try again later.');
+    }
+  };
+  const listener: Listener = createListener({
+    app: { fetch } as never,
+    proxies,
+    log: o.log,
+    early: (req) => (new URL(req.url).pathname === '/healthz' ? Promise.resolve(plain(listener.shuttingDown ? 503 : 200, 'ok')) : undefined),
+    tls: o.tls,
+    connections: o.connections,
+    sandbox: Boolean(o.server.sandbox),
+    // Off loopback, the businesses' origins must be https (the listener refuses to start otherwise, sandbox aside).
+    configuredPublicUrl: o.publicScheme === 'https' ? "https://(each business's host name)" : undefined,
+    allowLoopbackProfiles: Boolean(o.server.security?.allowLoopbackProfiles),
+    allowedHosts: [],
+    pipeline: { inFlight: 0, drain: async () => true },
+    onListening: (url) => {
+      const u = new URL(url);
+      origin = { scheme: o.publicScheme ?? u.protocol.slice(0, -1), port: String(o.publicPort ?? u.port) };
+    },
+    stopDeliveries: async () => undefined,
+    stopServices: () => pool.closeAll(),
+    closeStore: async () => o.directory.close(),
+  });
+  return {
+    listen: (port, host) => listener.listen(port, host),
+    get loaded() {
+      return pool.ids;
+    },
+    pool,
+    close: () => listener.close(),
+    shutdown: (ms) => listener.shutdown(ms),
+  };
+}
+
+/** One business composed whole, at its own origin, on its own store, logging under its id. */
+async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b: HostedBusiness) => string): Promise<UspServer> {
+  const own = o.serverFor?.(b) ?? {};
+  const log = withFields(o.log, { business: b.id });
+  const server = await createUspServer({
+    ...o.server,
+    ...own,
+    business: await hostedDefinition(b),
+    definition: 'stored_first',
+    definitionOrigin: b.origin === 'demo' ? { kind: 'demo' } : { kind: 'file', file: b.origin },
+    db: storeOf(o, b.id),
+    dbTimeouts: { ...o.server.dbTimeouts, poolSize: o.poolSizePerBusiness ?? 2 },
+    settingsOverride: { ...o.server.settingsOverride, ...own.settingsOverride, public_url: originOf(b) },
+    allowedHosts: b.hosts,
+    log,
+  });
+  await offerSetup(server, log);
+  return server;
+}
+
+/** A business with no dashboard user yet: the one-time link to create the owner's account, as `serve` gives it. */
+async function offerSetup(server: UspServer, log: Logger): Promise<void> {
+  try {
+    const offer = await offerDashboardSetup(server.store, server.clock.now());
+    if (offer)
+      log.info(
+        `dashboard: no account yet. Create the owner's account in the browser (the link works once, for 24 hours): ${server.biz.publicUrl}/admin/setup?token=${offer.token}`,
+      );
+  } catch (err) {
+    log.warn('could not offer the dashboard setup link', { error: (err as Error).message });
+  }
+}
+
+function withFields(log: Logger, fields: Record<string, unknown>): Logger {
+  return {
+    debug: (m, f) => log.debug?.(m, { ...fields, ...f }),
+    info: (m, f) => log.info(m, { ...fields, ...f }),
+    warn: (m, f) => log.warn(m, { ...fields, ...f }),
+    error: (m, f) => log.error(m, { ...fields, ...f }),
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * The deployment's directory of the businesses it hosts (`usp-server host`): each business's id, the
+ * host names that reach it (operator-assigned names and custom domains, lowercased, each naming one
+ * business), whether it is served (active) or refused (suspended), and where its definition came
+ * from. A small SQLite file in the deployment's data folder, apart from every business's own store.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type HostedStatus = 'active' | 'suspended';
+
+export interface HostedBusiness {
+  id: string;
+  /** Host names (no port), lowercased; the first is the business's own origin. */
+  hosts: string[];
+  status: HostedStatus;
+  /** Where the definition came from: a business file's absolute path, or `demo`. */
+  origin: string;
+  addedAt: number;
+}
+
+export interface DeploymentDirectory {
+  add(b: Omit<HostedBusiness, 'status'>): void;
+  list(): HostedBusiness[];
+  get(id: string): HostedBusiness | undefined;
+  /** The business a host name (no port, any case) reaches, if any. */
+  byHost(host: string): HostedBusiness | undefined;
+  /** False when no business has this id. */
+  setStatus(id: string, status: HostedStatus): boolean;
+  close(): void;
+}
+
+/** A host name or business id the directory already holds: the operator picks another. */
+export class DirectoryClash extends Error {}
+
+const MIGRATION = `
+CREATE TABLE IF NOT EXISTS hosted_businesses (
+  id TEXT PRIMARY KEY,
+  status TEXT NOT NULL CHECK (status IN ('active', 'suspended')),
+  origin TEXT NOT NULL,
+  added_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS hosted_names (
+  name TEXT PRIMARY KEY,
+  business_id TEXT NOT NULL REFERENCES hosted_businesses(id),
+  position INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS hosted_names_business ON hosted_names(business_id, position);
+`;
+
+type Row = { id: string; status: HostedStatus; origin: string; added_at: number };
+
+export function openDeploymentDirectory(path: string): DeploymentDirectory {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  db.exec(MIGRATION);
+  const namesOf = db.prepare<[string], { name: string }>('SELECT name FROM hosted_names WHERE business_id = ? ORDER BY position');
+  const rowOf = db.prepare<[string], Row>('SELECT id, status, origin, added_at FROM hosted_businesses WHERE id = ?');
+  const rowByHost = db.prepare<[string], Row>('SELECT b.id, b.status, b.origin, b.added_at FROM hosted_names n JOIN hosted_businesses b ON b.id = n.business_id WHERE n.name = ?');
+  const all = db.prepare<[], Row>('SELECT id, status, origin, added_at FROM hosted_businesses ORDER BY added_at, id');
+  const insert = db.prepare('INSERT INTO hosted_businesses (id, status, origin, added_at) VALUES (?, ?, ?, ?)');
+  const insertName = db.prepare('INSERT INTO hosted_names (name, business_id, position) VALUES (?, ?, ?)');
+  const nameTaken = db.prepare<[string], { business_id: string }>('SELECT business_id FROM hosted_names WHERE name = ?');
+  const updateStatus = db.prepare('UPDATE hosted_businesses SET status = ? WHERE id = ?');
+  const full = (r: Row | undefined): HostedBusiness | undefined =>
+    r && { id: r.id, status: r.status, origin: r.origin, addedAt: r.added_at, hosts: namesOf.all(r.id).map((n) => n.name) };
+  const add = db.transaction((b: Omit<HostedBusiness, 'status'>) => {
+    if (rowOf.get(b.id)) throw new DirectoryClash(`the deployment already hosts ${b.id}`);
+    insert.run(b.id, 'active', b.origin, b.addedAt);
+    b.hosts.forEach((name, i) => {
+      const holder = nameTaken.get(name);
+      if (holder) throw new DirectoryClash(`the host name ${name} already reaches ${holder.business_id}`);
+      insertName.run(name, b.id, i);
+    });
+  });
+  return {
+    add: (b) => add({ ...b, hosts: b.hosts.map((h) => h.toLowerCase()) }),
+    list: () => all.all().map((r) => full(r)!),
+    get: (id) => full(rowOf.get(id)),
+    byHost: (host) => full(rowByHost.get(host.toLowerCase())),
+    setStatus: (id, status) => updateStatus.run(status, id).changes > 0,
+    close: () => db.close(),
+  };
+}

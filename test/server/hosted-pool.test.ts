@@ -1,0 +1,92 @@
+/**
+ * The bounded pool of a hosting deployment's composed businesses, alone (hosting.test.ts runs it
+ * with real businesses over HTTP): one opening for concurrent first uses, the least recently used
+ * closed over the cap but never one answering a request, idle ones closed by the sweep, and a
+ * failed opening tried again on the next use.
+ */
+import { describe, expect, test } from 'vitest';
+import { silentLogger } from '../../src/operations/index.js';
+import { BusinessPool } from '../../src/server/hosted-pool.js';
+
+function pool(o: { maxLoaded?: number; failFirst?: string } = {}) {
+  const opened: string[] = [];
+  const closed: string[] = [];
+  let failing = o.failFirst;
+  const p = new BusinessPool({
+    open: async (id) => {
+      await new Promise((r) => setTimeout(r, 5));
+      if (failing === id) {
+        failing = undefined;
+        throw new Error('store unavailable');
+      }
+      opened.push(id);
+      return { close: async () => void closed.push(id) };
+    },
+    maxLoaded: o.maxLoaded ?? 2,
+    idleCloseMs: 0,
+    now: () => 0,
+    log: silentLogger,
+  });
+  return { p, opened, closed };
+}
+
+describe('the pool of composed businesses', () => {
+  test('concurrent first uses of a business open it once', async () => {
+    const { p, opened } = pool();
+    await Promise.all(Array.from({ length: 5 }, () => p.use('a', async () => 1)));
+    expect(opened).toEqual(['a']);
+    await p.closeAll();
+  });
+
+  test('over the cap the least recently used is closed, never one answering a request', async () => {
+    const { p, closed } = pool({ maxLoaded: 2 });
+    await p.use('a', async () => 1);
+    await p.use('b', async () => 1);
+    await p.use('a', async () => 1); // a is now the most recent: b goes first
+    await p.use('c', async () => 1);
+    expect(closed).toEqual(['b']);
+    expect(p.ids).toEqual(['a', 'c']);
+    // a busy business is kept over the cap until it is free.
+    let release!: () => void;
+    const busy = p.use('a', () => new Promise<void>((r) => (release = r)));
+    await new Promise((r) => setTimeout(r, 1));
+    await p.use('c', async () => 1);
+    await p.use('d', async () => 1);
+    expect(closed).toEqual(['b', 'c']);
+    expect(p.ids.sort()).toEqual(['a', 'd']);
+    release();
+    await busy;
+    await p.closeAll();
+    expect(closed.sort()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  test('a business idle past the bound is closed by the sweep; a used one stays', async () => {
+    let now = 0;
+    const closed: string[] = [];
+    const p = new BusinessPool({
+      open: async (id) => ({ close: async () => void closed.push(id) }),
+      maxLoaded: 10,
+      idleCloseMs: 60_000,
+      now: () => now,
+      log: silentLogger,
+    });
+    await p.use('a', async () => 1);
+    await p.use('b', async () => 1);
+    now += 45_000;
+    await p.use('b', async () => 1);
+    now += 30_000;
+    await p.closeIdle();
+    expect(closed).toEqual(['a']);
+    expect(p.ids).toEqual(['b']);
+    await p.closeAll();
+  });
+
+  test('an opening that fails is tried again on the next use', async () => {
+    const { p, opened } = pool({ failFirst: 'a' });
+    await expect(p.use('a', async () => 1)).rejects.toThrow('store unavailable');
+    expect(p.ids).toEqual([]);
+    expect(await p.use('a', async () => 2)).toBe(2);
+    expect(opened).toEqual(['a']);
+    await p.closeAll();
+  });
+});

@@ -1,0 +1,383 @@
+/**
+ * Many businesses in one process, routed by Host (issue 39): the demo salon and Nord Studio
+ * (test/fixtures/hosting) hosted by one listener on their own `*.localhost` names, over real HTTP.
+ * Each publishes its own origin, books over REST and over MCP (the official SDK client), and refuses
+ * what the other business issued (admin key, booking id, booking credential) without changing
+ * anything; an unknown host learns nothing; suspension refuses, resumption serves; a business closed
+ * by the bounded pool opens again with its data. On SQLite, and on PostgreSQL (a schema per business)
+ * when USP_TEST_PG_URL is set.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import pg from 'pg';
+import { ManualClock, addBusinessUser } from '../../src/operations/index.js';
+import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
+import { createHosting, type Hosting } from '../../src/server/hosting.js';
+import { recorder } from '../support/log-recorder.js';
+import { BUYER, PLATFORM, day } from '../support/server.js';
+import { TEST_NOW, waitFor } from '../support/time.js';
+import { hostedMail } from '../../src/server/cli/host.js';
+import type { Flags } from '../../src/server/cli/flags.js';
+import { hostCall, hostFetch } from '../support/host-fetch.js';
+import { signInDashboard } from '../support/dashboard-session.js';
+import { PG_URL, schemaName } from '../pg/helpers.js';
+
+/** The PostgreSQL schemas the deployments made (a prefix per deployment), dropped at the end. */
+const pgSchemas: string[] = [];
+const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
+const KEYS: Record<string, string> = { biz_maple_pine: 'salon-admin-key-0123456789', biz_nord_studio: 'nord-admin-key-0123456789' };
+const SALON = { id: 'biz_maple_pine', host: 'salon.localhost', service: 'svc_haircut', name: 'Maple & Pine' };
+const NORD = { id: 'biz_nord_studio', host: 'nord.localhost', service: 'svc_nord_trim', name: 'Nord Studio' };
+type Biz = typeof SALON;
+const CUSTOM = 'Book.Maple-Pine.localhost';
+
+interface Deployment {
+  dir: string;
+  directory: DeploymentDirectory;
+  hosting: Hosting;
+  port: string;
+  log: ReturnType<typeof recorder>;
+  url(b: Biz | string): string;
+}
+
+async function deploy(db: string | undefined, o: { maxLoaded?: number } = {}): Promise<Deployment> {
+  const schemaPrefix = schemaName('host');
+  if (db) pgSchemas.push(...[SALON.id, NORD.id].map((id) => `${schemaPrefix}_${id}`));
+  const dir = mkdtempSync(join(tmpdir(), 'usp-hosting-'));
+  const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
+  directory.add({ id: SALON.id, hosts: [SALON.host, CUSTOM], origin: 'demo', addedAt: 1 });
+  directory.add({ id: NORD.id, hosts: [NORD.host], origin: NORD_FILE, addedAt: 2 });
+  const log = recorder();
+  const hosting = createHosting({
+    directory,
+    dataDir: dir,
+    db,
+    schemaPrefix: `${schemaPrefix}_`,
+    server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW), security: { allowLoopbackProfiles: true } },
+    // Each business's admin key, and its mail in a folder of its own, as `host serve --mail-dir` gives it.
+    serverFor: (b) => ({ adminKeys: [KEYS[b.id]!], mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
+    log: log.log,
+    maxLoaded: o.maxLoaded,
+  });
+  const port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+  return { dir, directory, hosting, port, log, url: (b) => `http://${typeof b === 'string' ? b : b.host}:${port}` };
+}
+
+async function undeploy(d: Deployment | undefined): Promise<void> {
+  if (!d) return;
+  await d.hosting.close();
+  rmSync(d.dir, { recursive: true, force: true });
+}
+
+const AGENT = { 'USP-Agent': `profile="${PLATFORM}"` };
+
+async function bookOverRest(d: Deployment, b: Biz, n = 2): Promise<{ id: string; credential: string }> {
+  const q = await hostCall(`${d.url(b)}/availability/query`, { method: 'POST', headers: AGENT, body: { service_id: b.service, start_date: day(n), end_date: day(n), limit: 5 } });
+  expect(q.status, q.text).toBe(200);
+  const r = await hostCall(`${d.url(b)}/bookings`, { method: 'POST', headers: AGENT, body: { service_id: b.service, slot_id: q.body.slots[0].id, buyer: BUYER } });
+  expect(r.status, r.text).toBe(201);
+  return { id: r.body.booking.id, credential: r.body.booking_scoped_credential.value };
+}
+
+const adminGet = (d: Deployment, b: Biz, path: string, key: string) => hostCall(`${d.url(b)}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+
+/** The services of the business's bookings on days 2 to 4 (or those given), as its admin API lists them. */
+async function listed(d: Deployment, b: Biz, on = [2, 3, 4]): Promise<string[]> {
+  const days = await Promise.all(on.map((n) => adminGet(d, b, `/admin/bookings?date=${day(n)}`, KEYS[b.id]!)));
+  return days.flatMap((r) => r.body.bookings.map((x: any) => x.booking.service_id));
+}
+
+/** The owner's first account through a business's setup page (its form and CSRF cookie), as the status of the form's answer. */
+async function setUpOwner(d: Deployment, b: Biz, token: string): Promise<number> {
+  const page = await hostFetch(`${d.url(b)}/admin/setup?token=${token}`);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  const cookie = (page.headers.getSetCookie()[0] ?? '').split(';')[0]!;
+  const form = new URLSearchParams({ _csrf: csrf, token, email: 'owner@nord-studio.example', password: 'a long enough password', password_again: 'a long enough password' });
+  const res = await hostFetch(`${d.url(b)}/admin/setup`, { method: 'POST', headers: { cookie, 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+  return res.status;
+}
+
+async function mcpClient(d: Deployment, b: Biz): Promise<Client> {
+  const client = new Client({ name: 'usp-hosting-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', d.url(b)), { fetch: hostFetch }));
+  return client;
+}
+
+const meta = { _meta: { usp: { profile: PLATFORM } } };
+
+function suite(engine: string, db: () => string | undefined) {
+  describe(`businesses hosted by Host on one listener (${engine})`, () => {
+    let d: Deployment;
+    beforeAll(async () => {
+      d = await deploy(db());
+    }, 60_000);
+    afterAll(() => undeploy(d));
+
+    test("each business's profile names its own origin, from configuration", async () => {
+      for (const [b, other] of [
+        [SALON, NORD],
+        [NORD, SALON],
+      ] as const) {
+        const p = await hostCall(`${d.url(b)}/.well-known/usp`);
+        expect(p.status).toBe(200);
+        expect(p.body.usp.business.name).toContain(b.name);
+        expect(p.text).toContain(`${d.url(b)}/mcp`);
+        expect(p.text).not.toContain(other.host);
+        expect(p.text).not.toContain(other.id);
+      }
+      // A second name (a custom domain) reaches the same business; its origin stays its own first name.
+      const custom = await hostCall(`${d.url(CUSTOM)}/.well-known/usp`);
+      expect(custom.body.usp.business.name).toContain(SALON.name);
+      expect(custom.text).toContain(`${d.url(SALON)}/mcp`);
+      // The listener's own address is no business's name.
+      expect((await hostCall(`http://127.0.0.1:${d.port}/.well-known/usp`)).status).toBe(404);
+    });
+
+    test('an unknown host gets a plain 404 that names no business', async () => {
+      const r = await hostCall(`${d.url('nobody.localhost')}/.well-known/usp`);
+      expect(r.status).toBe(404);
+      expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
+      for (const word of [SALON.id, NORD.id, SALON.name, NORD.name, SALON.host, NORD.host]) expect(r.text).not.toContain(word);
+    });
+
+    test('a booking on each over REST and over MCP lands in its own store only', async () => {
+      const salon = await bookOverRest(d, SALON);
+      const nord = await bookOverRest(d, NORD);
+      for (const [b, other] of [
+        [SALON, NORD],
+        [NORD, SALON],
+      ] as const) {
+        const client = await mcpClient(d, b);
+        try {
+          const q: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: b.service, start_date: day(3), end_date: day(3), ...meta } });
+          expect(q.isError ?? false).toBe(false);
+          const made: any = await client.callTool({
+            name: 'usp_bookings_create',
+            arguments: { service_id: b.service, slot_id: q.structuredContent.slots[0].id, buyer: BUYER, ...meta },
+          });
+          expect(made.isError ?? false, JSON.stringify(made)).toBe(false);
+          // The other business's service is not offered here.
+          const crossed: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: other.service, start_date: day(3), end_date: day(3), ...meta } });
+          expect(crossed.structuredContent?.slots ?? []).toEqual([]);
+        } finally {
+          await client.close();
+        }
+      }
+      expect(await listed(d, SALON)).toEqual([SALON.service, SALON.service]);
+      expect(await listed(d, NORD)).toEqual([NORD.service, NORD.service]);
+      expect(salon.id).not.toBe(nord.id);
+    });
+
+    test("each business's mail goes out in its own name, from its own origin, into its own folder", async () => {
+      await bookOverRest(d, SALON, 6);
+      await bookOverRest(d, NORD, 6);
+      const mailOf = (b: Biz) => {
+        const folder = join(d.dir, 'mail', b.id);
+        return existsSync(folder) ? readdirSync(folder).map((f) => readFileSync(join(folder, f), 'utf8')) : [];
+      };
+      expect(await waitFor(() => mailOf(SALON).length > 0 && mailOf(NORD).length > 0, 10_000)).toBe(true);
+      for (const [b, other] of [
+        [SALON, NORD],
+        [NORD, SALON],
+      ] as const) {
+        const all = mailOf(b).join('\n');
+        expect(all).toContain(`no-reply@${b.host}`);
+        expect(all).toContain(d.url(b));
+        expect(all).not.toContain(other.host);
+        expect(all).not.toContain(other.name);
+      }
+    });
+
+    test("MCP's SSE era: each business books over its own stream; a stream's session is none at the other host", async () => {
+      const client = new Client({ name: 'usp-hosting-test', version: '1.0.0' });
+      await client.connect(new SSEClientTransport(new URL('/sse', d.url(NORD)), { fetch: hostFetch }));
+      try {
+        const q: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: NORD.service, start_date: day(7), end_date: day(7), ...meta } });
+        const made: any = await client.callTool({
+          name: 'usp_bookings_create',
+          arguments: { service_id: NORD.service, slot_id: q.structuredContent.slots[0].id, buyer: BUYER, ...meta },
+        });
+        expect(made.isError ?? false, JSON.stringify(made)).toBe(false);
+      } finally {
+        await client.close();
+      }
+      expect(await listed(d, NORD, [7])).toEqual([NORD.service]);
+      // The salon's stream announces where to post its messages; that endpoint at Nord's host is no session.
+      const stream = await hostFetch(`${d.url(SALON)}/sse`, { headers: { Accept: 'text/event-stream' } });
+      const reader = stream.body!.getReader();
+      let text = '';
+      while (!/^data: (\S+)$/m.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+      const endpoint = new URL(/^data: (\S+)$/m.exec(text)![1]!, d.url(SALON));
+      const post = (b: Biz) =>
+        hostFetch(`${d.url(b)}${endpoint.pathname}${endpoint.search}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        });
+      try {
+        expect((await post(NORD)).status).toBe(404);
+        expect((await post(SALON)).status).toBe(202);
+      } finally {
+        await reader.cancel();
+      }
+    });
+
+    test("what one business issued is refused at the other's host and changes nothing", async () => {
+      const salon = await bookOverRest(d, SALON, 4);
+      const nordBefore = await listed(d, NORD);
+      // Admin API: the salon's admin key at Nord's host.
+      expect((await adminGet(d, NORD, '/admin/bookings', KEYS[SALON.id]!)).status).toBe(401);
+      // A platform key the salon issued: good at the salon, no key at Nord.
+      const issued = await hostCall(`${d.url(SALON)}/admin/api-keys`, { method: 'POST', headers: { Authorization: `Bearer ${KEYS[SALON.id]}` }, body: { label: 'Salon app' } });
+      expect(issued.status).toBe(201);
+      const asPlatform = (b: Biz) =>
+        hostCall(`${d.url(b)}/availability/query`, {
+          method: 'POST',
+          headers: { ...AGENT, Authorization: `Bearer ${issued.body.secret}` },
+          body: { service_id: b.service, start_date: day(4), end_date: day(4) },
+        });
+      expect((await asPlatform(SALON)).status).toBe(200);
+      const platformCrossed = await asPlatform(NORD);
+      expect(platformCrossed.status).toBe(401);
+      expect(platformCrossed.body.code).toBe('invalid_token');
+      // REST: the salon's booking id, with and without its booking-scoped credential.
+      const byId = await hostCall(`${d.url(NORD)}/bookings/${salon.id}`, { headers: AGENT });
+      expect(byId.body.booking).toBeUndefined();
+      expect(byId.body.messages[0].code).toBe('booking_not_found');
+      const withCredential = await hostCall(`${d.url(NORD)}/bookings/${salon.id}/cancel`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${salon.credential}` },
+        body: { reason: 'crossed' },
+      });
+      expect([401, 403, 404]).toContain(withCredential.status);
+      // Buyer pages: the salon's booking page with its own credential, at the salon and at Nord.
+      const page = (b: Biz) => hostCall(`${d.url(b)}/booking/${salon.id}?token=${salon.credential}`, { headers: { Accept: 'text/html' } });
+      const own = await page(SALON);
+      expect(own.status).toBe(200);
+      expect(own.text).toContain('214 Hudson Street');
+      const foreign = await page(NORD);
+      expect(foreign.status).toBe(404);
+      expect(foreign.text).not.toContain('214 Hudson Street');
+      expect(foreign.text).not.toContain(SALON.name);
+      // MCP: the salon's booking id at Nord's MCP endpoint.
+      const client = await mcpClient(d, NORD);
+      try {
+        const got: any = await client.callTool({ name: 'usp_bookings_get', arguments: { booking_id: salon.id, ...meta } });
+        expect(got.isError).toBe(true);
+        expect(JSON.stringify(got)).not.toContain(SALON.name);
+      } finally {
+        await client.close();
+      }
+      // MCP: a session the salon opened, presented at Nord's endpoint, is no session there.
+      const transport = new StreamableHTTPClientTransport(new URL('/mcp', d.url(SALON)), { fetch: hostFetch });
+      const salonClient = new Client({ name: 'usp-hosting-test', version: '1.0.0' });
+      await salonClient.connect(transport);
+      try {
+        const sessionId = transport.sessionId!;
+        expect(sessionId).toBeTruthy();
+        const crossed = await hostFetch(`${d.url(NORD)}/mcp`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'usp_bookings_get', arguments: { booking_id: salon.id, ...meta } } }),
+        });
+        expect(crossed.status).toBe(404);
+        expect(await crossed.text()).not.toContain(SALON.name);
+      } finally {
+        await salonClient.close();
+      }
+      // Nothing changed: Nord has the bookings it had, the salon's booking is still confirmed.
+      expect(await listed(d, NORD)).toEqual(nordBefore);
+      const still = await hostCall(`${d.url(SALON)}/bookings/${salon.id}`, { headers: { ...AGENT, Authorization: `Bearer ${salon.credential}` } });
+      expect(still.body.booking.status).toBe('confirmed');
+    });
+
+    test("a dashboard cookie, a setup link and an idempotency key of one business mean nothing at the other's host", async () => {
+      await d.hosting.pool.use(SALON.id, (server) => addBusinessUser(server.store, 'owner@maple-pine.example', 'a long enough password', TEST_NOW));
+      const dash = await signInDashboard(d.url(SALON), 'owner@maple-pine.example', 'a long enough password', hostFetch);
+      expect((await dash.get('/admin')).status).toBe(200);
+      // The salon's cookie at Nord's dashboard: sent to sign in, nothing shown.
+      const crossed = await hostFetch(`${d.url(NORD)}/admin`, { headers: { cookie: dash.cookies() } });
+      expect(crossed.status).toBe(303);
+      expect(crossed.headers.get('location')).toMatch(/\/admin\/login/);
+      // Nord's one-time setup link (logged when it was opened, naming its own origin) opens at Nord only.
+      const offer = d.log.lines.find((l) => l.fields?.business === NORD.id && l.msg.startsWith('dashboard: no account yet'));
+      const link = /(http:\S+\/admin\/setup\?token=\S+)/.exec(offer?.msg ?? '')?.[1];
+      expect(link?.startsWith(`${d.url(NORD)}/admin/setup?token=`)).toBe(true);
+      const token = new URL(link!).searchParams.get('token')!;
+      expect(await setUpOwner(d, SALON, token)).toBe(401);
+      expect(await setUpOwner(d, NORD, token)).toBe(303);
+      // One idempotency key on both hosts: two bookings, each its business's, no replay of the other's.
+      const key = 'idem-hosting-0001';
+      const made = async (b: Biz) => {
+        const q = await hostCall(`${d.url(b)}/availability/query`, {
+          method: 'POST',
+          headers: AGENT,
+          body: { service_id: b.service, start_date: day(5), end_date: day(5), limit: 1 },
+        });
+        return hostCall(`${d.url(b)}/bookings`, {
+          method: 'POST',
+          headers: { ...AGENT, 'Idempotency-Key': key },
+          body: { service_id: b.service, slot_id: q.body.slots[0].id, buyer: BUYER },
+        });
+      };
+      const [a, b] = [await made(SALON), await made(NORD)];
+      expect([a.status, b.status]).toEqual([201, 201]);
+      expect(b.body.booking.id).not.toBe(a.body.booking.id);
+      expect(b.body.booking.service_id).toBe(NORD.service);
+      expect(b.headers.get('idempotent-replayed') ?? 'false').not.toBe('true');
+    });
+
+    test('a suspended business answers 503 and is closed; resumed, it serves again', async () => {
+      await hostCall(`${d.url(NORD)}/.well-known/usp`);
+      expect(d.hosting.loaded).toContain(NORD.id);
+      d.directory.setStatus(NORD.id, 'suspended');
+      const refused = await hostCall(`${d.url(NORD)}/.well-known/usp`);
+      expect(refused.status).toBe(503);
+      expect(refused.text).not.toContain(NORD.name);
+      expect(d.hosting.loaded).not.toContain(NORD.id);
+      d.directory.setStatus(NORD.id, 'active');
+      expect((await hostCall(`${d.url(NORD)}/.well-known/usp`)).status).toBe(200);
+    });
+  });
+
+  describe(`a bounded pool of loaded businesses (${engine})`, () => {
+    let d: Deployment;
+    beforeAll(async () => {
+      d = await deploy(db(), { maxLoaded: 1 });
+    }, 60_000);
+    afterAll(() => undeploy(d));
+
+    test('concurrent first requests compose a business once', async () => {
+      const answers = await Promise.all(Array.from({ length: 5 }, () => hostCall(`${d.url(NORD)}/.well-known/usp`)));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(d.log.lines.filter((l) => l.msg === 'business opened' && l.fields?.business === NORD.id)).toHaveLength(1);
+    });
+
+    test('the least recently used business is closed, and its next request opens it with its data', async () => {
+      const nord = await bookOverRest(d, NORD);
+      expect(d.hosting.loaded).toEqual([NORD.id]);
+      await bookOverRest(d, SALON);
+      expect(d.hosting.loaded).toEqual([SALON.id]);
+      expect(d.log.lines.some((l) => l.msg === 'business closed, least recently used' && l.fields?.business === NORD.id)).toBe(true);
+      const again = await hostCall(`${d.url(NORD)}/bookings/${nord.id}`, { headers: { ...AGENT, Authorization: `Bearer ${nord.credential}` } });
+      expect(again.status, again.text).toBe(200);
+      expect(again.body.booking.status).toBe('confirmed');
+      expect(d.hosting.loaded).toEqual([NORD.id]);
+    });
+  });
+}
+
+suite('SQLite', () => undefined);
+
+if (PG_URL) {
+  suite('PostgreSQL', () => PG_URL);
+  afterAll(async () => {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    for (const s of pgSchemas) await client.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
+    await client.end();
+  });
+}
