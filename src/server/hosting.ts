@@ -3,7 +3,9 @@
  * dropped, lowercased) is looked up in the deployment's directory, and the business it names answers
  * through its own composed server (store, workers, keys, OAuth, dashboard: `createUspServer` whole),
  * composed on its first request and kept in a bounded pool (hosted-pool.ts). A host the directory
- * does not know gets a plain 404 that names no business; a suspended business's host a plain 503.
+ * does not know gets a plain 404 that names no business. A business the operator suspended is still
+ * served, suspended (`UspServer.setSuspended`): its profile, catalog and tools say so and why, and
+ * nothing can be booked, while reads, cancellations and its dashboard keep working.
  * Each business's public origin is configuration: its first host name with the deployment's public
  * scheme and port, never what a request's headers say.
  *
@@ -107,12 +109,11 @@ export function createHosting(o: HostingOptions): Hosting {
   const fetch = async (req: Request, env: unknown): Promise<Response> => {
     const b = o.directory.byHost(hostName(req.headers.get('host')));
     if (!b) return plain(404, 'No business is served at this address.');
-    if (b.status !== 'active') {
-      if (pool.ids.includes(b.id)) await pool.close(b.id);
-      return plain(503, 'This business is not taking requests at the moment.');
-    }
     try {
-      return await pool.use(b.id, async (server) => server.app.fetch(req, env));
+      return await pool.use(b.id, async (server) => {
+        await followStatus(server, b);
+        return server.app.fetch(req, env);
+      });
     } catch (err) {
       o.log.error('could not open a hosted business', { business: b.id, error: String(err) });
       return plain(503, 'This business cannot be reached at the moment. Try again later.');
@@ -150,6 +151,14 @@ export function createHosting(o: HostingOptions): Hosting {
   };
 }
 
+/** The directory's word on suspension, taken up by a loaded business (another process may have changed it). */
+async function followStatus(server: UspServer, b: HostedBusiness): Promise<void> {
+  const wanted = b.status === 'suspended' ? suspensionReason(b) : undefined;
+  if (server.biz.suspended?.reason !== wanted) await server.setSuspended(wanted);
+}
+
+const suspensionReason = (b: HostedBusiness) => b.reason ?? 'The business is not taking bookings at the moment.';
+
 /** One business composed whole, at its own origin, on its own store, logging under its id. */
 async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b: HostedBusiness) => string): Promise<UspServer> {
   const own = o.serverFor?.(b) ?? {};
@@ -164,6 +173,7 @@ async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b:
     dbTimeouts: { ...o.server.dbTimeouts, poolSize: o.poolSizePerBusiness ?? 2 },
     settingsOverride: { ...o.server.settingsOverride, ...own.settingsOverride, public_url: originOf(b) },
     allowedHosts: b.hosts,
+    ...(b.status === 'suspended' ? { suspended: { reason: suspensionReason(b) } } : {}),
     log,
   });
   await offerSetup(server, log);

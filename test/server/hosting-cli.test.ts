@@ -108,11 +108,13 @@ describe('the README hosts two businesses in one process in five commands', () =
       ['biz_maple_pine', ['salon.localhost']],
       ['biz_nord_studio', ['nord.localhost']],
     ]);
-    expect((await runCli(['host', 'suspend', 'biz_nord_studio'], { cwd: work, env })).code).toBe(0);
-    expect((await hostCall(`http://nord.localhost:${port}/.well-known/usp`)).status).toBe(503);
-    expect((await hostCall(`http://salon.localhost:${port}/.well-known/usp`)).status).toBe(200);
+    expect((await runCli(['host', 'suspend', 'biz_nord_studio', '--reason', 'Closed for the holidays.'], { cwd: work, env })).code).toBe(0);
+    const suspended = await hostCall(`http://nord.localhost:${port}/.well-known/usp`);
+    expect(suspended.status).toBe(200);
+    expect(suspended.text).toContain('Closed for the holidays');
+    expect((await hostCall(`http://salon.localhost:${port}/.well-known/usp`)).text).not.toContain('holidays');
     expect((await runCli(['host', 'resume', 'biz_nord_studio'], { cwd: work, env })).code).toBe(0);
-    expect((await hostCall(`http://nord.localhost:${port}/.well-known/usp`)).status).toBe(200);
+    expect((await hostCall(`http://nord.localhost:${port}/.well-known/usp`)).text).not.toContain('holidays');
     const unknown = await runCli(['host', 'suspend', 'biz_nobody'], { cwd: work, env });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('biz_nobody');

@@ -330,16 +330,27 @@ function suite(engine: string, db: () => string | undefined) {
       expect(b.headers.get('idempotent-replayed') ?? 'false').not.toBe('true');
     });
 
-    test('a suspended business answers 503 and is closed; resumed, it serves again', async () => {
+    test('a suspended business says so and why and takes no booking; resumed, it books again', async () => {
       await hostCall(`${d.url(NORD)}/.well-known/usp`);
       expect(d.hosting.loaded).toContain(NORD.id);
-      d.directory.setStatus(NORD.id, 'suspended');
-      const refused = await hostCall(`${d.url(NORD)}/.well-known/usp`);
-      expect(refused.status).toBe(503);
-      expect(refused.text).not.toContain(NORD.name);
-      expect(d.hosting.loaded).not.toContain(NORD.id);
+      d.directory.setStatus(NORD.id, 'suspended', 'Closed for renovation until March');
+      const profile = await hostCall(`${d.url(NORD)}/.well-known/usp`);
+      expect(profile.status).toBe(200);
+      expect(JSON.stringify(profile.body)).toContain('Closed for renovation until March');
+      const service = await hostCall(`${d.url(NORD)}/services/${NORD.service}`, { headers: AGENT });
+      expect(service.body.service.status).toBe('suspended');
+      const q = await hostCall(`${d.url(NORD)}/availability/query`, {
+        method: 'POST',
+        headers: AGENT,
+        body: { service_id: NORD.service, start_date: day(3), end_date: day(3), limit: 5 },
+      });
+      expect(q.body.slots ?? []).toEqual([]);
+      expect(JSON.stringify(q.body)).toContain('Closed for renovation until March');
+      // The other business is not touched.
+      expect(JSON.stringify((await hostCall(`${d.url(SALON)}/.well-known/usp`)).body)).not.toContain('renovation');
       d.directory.setStatus(NORD.id, 'active');
-      expect((await hostCall(`${d.url(NORD)}/.well-known/usp`)).status).toBe(200);
+      expect(JSON.stringify((await hostCall(`${d.url(NORD)}/.well-known/usp`)).body)).not.toContain('renovation');
+      expect((await bookOverRest(d, NORD, 3)).id).toMatch(/./);
     });
   });
 

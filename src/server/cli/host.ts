@@ -29,9 +29,11 @@ Usage:
   usp-server host add FILE --host NAME[,NAME...]   host the business of a business file at these names
   usp-server host add --demo --host NAME[,NAME...] host the built-in demo business
   usp-server host list [--json]                    the businesses, their names and status
-  usp-server host suspend ID                       refuse its requests (503) until resumed
-  usp-server host resume ID                        serve it again
-  usp-server host serve [options]                  serve every active business on one port
+  usp-server host suspend ID [--reason TEXT]       nothing can be booked until resumed: its profile,
+                                                   catalog and tools say so (with the reason); reads,
+                                                   cancellations and its dashboard keep working
+  usp-server host resume ID                        take bookings again
+  usp-server host serve [options]                  serve every business on one port
 
 A request's Host (its port dropped) picks the business; a name no business has gets 404. Each
 business is composed whole (its own store, workers, keys, OAuth and dashboard) on its first request;
@@ -135,11 +137,14 @@ function setStatus(flags: Flags, id: string | undefined, status: 'active' | 'sus
   if (!id) throw new UsageError(`Usage: usp-server host ${status === 'active' ? 'resume' : 'suspend'} ID   (usp-server host list shows the ids)`);
   const directory = openDirectory(flags);
   try {
-    if (!directory.setStatus(id, status)) throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
+    const reason = flags.reason?.trim();
+    if (reason !== undefined && (reason === '' || reason.length > 300 || /[\u0000-\u001f\u007f]/.test(reason)))
+      throw new UsageError('--reason takes one line of at most 300 characters');
+    if (!directory.setStatus(id, status, reason)) throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
   } finally {
     directory.close();
   }
-  console.log(status === 'active' ? `${id} is served again` : `${id} is suspended: its host names answer 503 until usp-server host resume ${id}`);
+  console.log(status === 'active' ? `${id} is served again` : `${id} is suspended: it takes no booking until usp-server host resume ${id} (its profile and tools say why)`);
   return 0;
 }
 

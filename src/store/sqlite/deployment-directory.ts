@@ -15,6 +15,8 @@ export interface HostedBusiness {
   /** Host names (no port), lowercased; the first is the business's own origin. */
   hosts: string[];
   status: HostedStatus;
+  /** Why the operator suspended it (said by its profile and tools while suspended). */
+  reason?: string;
   /** Where the definition came from: a business file's absolute path, or `demo`. */
   origin: string;
   addedAt: number;
@@ -26,8 +28,8 @@ export interface DeploymentDirectory {
   get(id: string): HostedBusiness | undefined;
   /** The business a host name (no port, any case) reaches, if any. */
   byHost(host: string): HostedBusiness | undefined;
-  /** False when no business has this id. */
-  setStatus(id: string, status: HostedStatus): boolean;
+  /** False when no business has this id; a reason is kept only while suspended. */
+  setStatus(id: string, status: HostedStatus, reason?: string): boolean;
   close(): void;
 }
 
@@ -38,6 +40,7 @@ const MIGRATION = `
 CREATE TABLE IF NOT EXISTS hosted_businesses (
   id TEXT PRIMARY KEY,
   status TEXT NOT NULL CHECK (status IN ('active', 'suspended')),
+  reason TEXT,
   origin TEXT NOT NULL,
   added_at INTEGER NOT NULL
 );
@@ -49,7 +52,7 @@ CREATE TABLE IF NOT EXISTS hosted_names (
 CREATE INDEX IF NOT EXISTS hosted_names_business ON hosted_names(business_id, position);
 `;
 
-type Row = { id: string; status: HostedStatus; origin: string; added_at: number };
+type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: number };
 
 export function openDeploymentDirectory(path: string): DeploymentDirectory {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -59,15 +62,17 @@ export function openDeploymentDirectory(path: string): DeploymentDirectory {
   db.pragma('foreign_keys = ON');
   db.exec(MIGRATION);
   const namesOf = db.prepare<[string], { name: string }>('SELECT name FROM hosted_names WHERE business_id = ? ORDER BY position');
-  const rowOf = db.prepare<[string], Row>('SELECT id, status, origin, added_at FROM hosted_businesses WHERE id = ?');
-  const rowByHost = db.prepare<[string], Row>('SELECT b.id, b.status, b.origin, b.added_at FROM hosted_names n JOIN hosted_businesses b ON b.id = n.business_id WHERE n.name = ?');
-  const all = db.prepare<[], Row>('SELECT id, status, origin, added_at FROM hosted_businesses ORDER BY added_at, id');
+  const rowOf = db.prepare<[string], Row>('SELECT id, status, reason, origin, added_at FROM hosted_businesses WHERE id = ?');
+  const rowByHost = db.prepare<[string], Row>(
+    'SELECT b.id, b.status, b.reason, b.origin, b.added_at FROM hosted_names n JOIN hosted_businesses b ON b.id = n.business_id WHERE n.name = ?',
+  );
+  const all = db.prepare<[], Row>('SELECT id, status, reason, origin, added_at FROM hosted_businesses ORDER BY added_at, id');
   const insert = db.prepare('INSERT INTO hosted_businesses (id, status, origin, added_at) VALUES (?, ?, ?, ?)');
   const insertName = db.prepare('INSERT INTO hosted_names (name, business_id, position) VALUES (?, ?, ?)');
   const nameTaken = db.prepare<[string], { business_id: string }>('SELECT business_id FROM hosted_names WHERE name = ?');
-  const updateStatus = db.prepare('UPDATE hosted_businesses SET status = ? WHERE id = ?');
+  const updateStatus = db.prepare('UPDATE hosted_businesses SET status = ?, reason = ? WHERE id = ?');
   const full = (r: Row | undefined): HostedBusiness | undefined =>
-    r && { id: r.id, status: r.status, origin: r.origin, addedAt: r.added_at, hosts: namesOf.all(r.id).map((n) => n.name) };
+    r && { id: r.id, status: r.status, ...(r.reason ? { reason: r.reason } : {}), origin: r.origin, addedAt: r.added_at, hosts: namesOf.all(r.id).map((n) => n.name) };
   const add = db.transaction((b: Omit<HostedBusiness, 'status'>) => {
     if (rowOf.get(b.id)) throw new DirectoryClash(`the deployment already hosts ${b.id}`);
     insert.run(b.id, 'active', b.origin, b.addedAt);
@@ -82,7 +87,7 @@ export function openDeploymentDirectory(path: string): DeploymentDirectory {
     list: () => all.all().map((r) => full(r)!),
     get: (id) => full(rowOf.get(id)),
     byHost: (host) => full(rowByHost.get(host.toLowerCase())),
-    setStatus: (id, status) => updateStatus.run(status, id).changes > 0,
+    setStatus: (id, status, reason) => updateStatus.run(status, status === 'suspended' ? (reason ?? null) : null, id).changes > 0,
     close: () => db.close(),
   };
 }
