@@ -6,7 +6,7 @@
  * deployment serves (another process writing the directory), and an unknown name learns nothing.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -139,5 +139,12 @@ describe('the host command used wrongly says so', () => {
     const twice = await runCli(['host', 'add', '--demo', '--host', 'other.localhost'], { cwd: work, env });
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain('already hosts biz_maple_pine');
+    // An id that reads as a hosted one's in calendar secret names (biz-maple-pine ~ biz_maple_pine) is refused.
+    const twin = join(work, 'twin.json');
+    const demo = JSON.parse(readFileSync(join(import.meta.dirname, '../../src/server/demo-business.json'), 'utf8'));
+    writeFileSync(twin, JSON.stringify({ ...demo, business: { ...demo.business, id: 'biz-maple-pine' } }));
+    const alike = await runCli(['host', 'add', twin, '--host', 'twin.localhost'], { cwd: work, env });
+    expect(alike.code, alike.stderr).toBe(1);
+    expect(alike.stderr).toContain('reads as biz_maple_pine');
   });
 });

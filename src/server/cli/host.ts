@@ -22,6 +22,7 @@ import {
   type Flags,
 } from './common.js';
 import { readFileSync } from 'node:fs';
+import { calendarSecretPrefix } from '../../domain/index.js';
 
 const HELP = `usp-server host: many businesses in one process, each at its own host name
 
@@ -101,6 +102,9 @@ async function add(flags: Flags, args: string[]): Promise<number> {
   const def = flags.demo ? await hostedDefinition({ origin } as HostedBusiness) : await loadBusinessFile(origin);
   const directory = openDirectory(flags);
   try {
+    // Two ids that read alike as a calendar secret's name would share each other's secrets.
+    const alike = directory.list().find((b) => b.id !== def.business.id && calendarSecretPrefix(b.id) === calendarSecretPrefix(def.business.id));
+    if (alike) throw new CommandError(`the id ${def.business.id} reads as ${alike.id} in calendar secret names (${calendarSecretPrefix(alike.id)}); give the business another id`);
     directory.add({ id: def.business.id, hosts: names, origin, addedAt: Date.now() });
   } catch (err) {
     if (err instanceof DirectoryClash) throw new CommandError(err.message);
