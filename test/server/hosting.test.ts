@@ -178,7 +178,7 @@ function suite(engine: string, db: () => string | undefined) {
         const folder = join(d.dir, 'mail', b.id);
         return existsSync(folder) ? readdirSync(folder).map((f) => readFileSync(join(folder, f), 'utf8')) : [];
       };
-      expect(await waitFor(() => mailOf(SALON).length > 0 && mailOf(NORD).length > 0, 10_000)).toBe(true);
+      await waitFor(() => mailOf(SALON).length > 0 && mailOf(NORD).length > 0, 10_000, 'mail written for both businesses');
       for (const [b, other] of [
         [SALON, NORD],
         [NORD, SALON],
