@@ -77,6 +77,9 @@ const WIRE_NAME: Partial<Record<ProtocolErrorCode, string>> = {
   insufficient_scope: 'authentication_required',
 };
 
+/** The code `message` starts with: a not-found names what is missing (`booking_not_found`, spec-next 9.4.3), as its `data.code` does. */
+const wireName = (err: ProtocolError): string => (err.code === 'not_found' && err.detailCode ? err.detailCode : (WIRE_NAME[err.code] ?? err.code));
+
 export interface JsonRpcErrorShape {
   code: number;
   message: string;
@@ -91,7 +94,7 @@ export function toJsonRpcError(err: ProtocolError, correlationId?: string): Json
   if (err.extra) for (const [k, v] of Object.entries(err.extra)) if (!(k in data)) data[k] = v;
   if (correlationId) data.correlation_id = correlationId;
   const next = protocolNextStep(err.code, err.detailCode);
-  return { code: MCP_ERROR_CODES[err.code], message: `${errorSentence(WIRE_NAME[err.code] ?? err.code, err.message)}${next ? ` ${next}` : ''}`, data };
+  return { code: MCP_ERROR_CODES[err.code], message: `${errorSentence(wireName(err), err.message)}${next ? ` ${next}` : ''}`, data };
 }
 
 /** "invalid_request: start_date: must be a date (YYYY-MM-DD)": the code first, then the explanation as a sentence. */

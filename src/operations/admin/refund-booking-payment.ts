@@ -31,7 +31,7 @@ export const refundBookingPayment = defineOperation({
   async handle(inp, ctx) {
     requireBusiness(ctx);
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     checkRevision(ctx, rec.booking.revision);
     const viaProvider = refundsThroughProvider(ctx, rec);
     const left = refundableAmount(rec, viaProvider);

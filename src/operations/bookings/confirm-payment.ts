@@ -49,7 +49,7 @@ export const confirmPayment = defineOperation({
   }),
   async handle(inp, ctx) {
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     const b = rec.booking;
     if (b.status === 'canceled' && b.cancellation?.canceled_by === 'system' && b.actions?.some((a) => a.type === 'payment' && a.status === 'expired')) {
       return outcome(errorMessage('payment_expired', 'The payment window closed and the booking was canceled; book again.'), { booking: b });

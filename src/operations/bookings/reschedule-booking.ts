@@ -42,7 +42,7 @@ export const rescheduleBooking = defineOperation({
   }),
   async handle(inp, ctx) {
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     const b = rec.booking;
     if (!operationPermitted(b.status, 'reschedule')) throw stateConflict(rec, 'rescheduled');
     checkRevision(ctx, b.revision);
