@@ -82,14 +82,7 @@ const PROTOCOL_NEXT: Partial<Record<ProtocolErrorCode, string | ((detailCode: st
       ? 'Next: only the business can do this; tell the person so, and read the booking with usp_bookings_get to see when the business acts.'
       : 'Next: send what the message asks for (the platform profile in _meta.usp.profile, or the credential it names) and call again.',
   insufficient_scope: 'Next: the person must grant the scope the message names through the sign-in (OAuth) again; then call again.',
-  not_found: (detail) =>
-    detail === 'booking_not_found'
-      ? "Next: check the id; a booking made through another app or assistant (or on the business's own site) is not reachable from here, and uspserver_bookings_list lists only a linked buyer's. The person can manage it from their booking page (the link in the confirmation mail)."
-      : detail === 'entry_not_found'
-        ? 'Next: check the id; an entry made through another app is not reachable from here. To wait from here, join again with usp_waitlist_join.'
-        : detail === 'service_not_found'
-          ? 'Next: usp_services_list lists the services and their ids.'
-          : 'Next: check the id; usp_services_list, usp_bookings_get and usp_waitlist_get read what this platform may see.',
+  not_found: 'Next: check the id; usp_services_list, usp_bookings_get and usp_waitlist_get read what this platform may see.',
   version_unsupported: 'Next: call again with a protocol version the message lists.',
   service_unavailable: 'Next: wait data.retry_after seconds, then call again with the same _meta.usp.idempotency_key; nothing is done twice.',
   server_error: 'Next: call once more with the same _meta.usp.idempotency_key; if it fails again, the person can contact the business directly.',
@@ -102,8 +95,14 @@ const PROTOCOL_NEXT: Partial<Record<ProtocolErrorCode, string | ((detailCode: st
   confirmation_failed: 'Next: read the booking with usp_bookings_get; do not tell the person it is confirmed.',
 };
 
-/** The "Next:" sentence for a protocol error's code (and finer data.code), or undefined when there is none to add. */
-export function protocolNextStep(code: ProtocolErrorCode, detailCode?: string): string | undefined {
+/**
+ * The "Next:" sentence for a protocol error's code (and finer data.code), or undefined when there is
+ * none to add. A not-found naming what is missing (`booking_not_found`, a 404 since spec-next 9.4.1)
+ * says what its business outcome used to say, the business's contact included.
+ */
+export function protocolNextStep(code: ProtocolErrorCode, detailCode?: string, biz?: Business): string | undefined {
+  const named = code === 'not_found' && detailCode ? NEXT[detailCode] : undefined;
+  if (named) return named(biz);
   const n = PROTOCOL_NEXT[code];
   return typeof n === 'function' ? n(detailCode) : n;
 }
