@@ -73,6 +73,8 @@ describe('usp-server conformance against our own server', () => {
       'errors.rest-405',
       'catalog.unpayable-service',
       'catalog.lookup-unresolved',
+      'errors.path-not-found',
+      'payments.confirm-payment-unknown-booking',
     ]) {
       expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
     }
@@ -97,6 +99,7 @@ describe('usp-server conformance against our own server', () => {
       'lifecycle.invalid-transition',
       'errors.rest-405',
       'negotiation.extension-data-pruned',
+      'errors.path-not-found',
     ]) {
       expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
     }
@@ -142,6 +145,7 @@ describe('each check fails on the variant that breaks its rule', () => {
     { variant: 'offers-unpayable-service', checks: ['catalog.unpayable-service'] },
     { variant: 'lookup-says-service-not-found', checks: ['catalog.lookup-unresolved'] },
     { variant: 'leaks-extension-data', checks: ['negotiation.extension-data-pruned'], secured: true },
+    { variant: 'not-found-as-outcome', checks: ['errors.path-not-found', 'payments.confirm-payment-unknown-booking'] },
   ];
   for (const c of cases) {
     test(`a business that ${c.variant.replace(/-/g, ' ')}: ${c.checks.join(', ')} fail`, async () => {

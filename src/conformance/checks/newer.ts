@@ -2,14 +2,15 @@
  * Checks of what the newer protocol text changed (still under version 2026-08-20): a move the
  * permitted-transitions table forbids is the business outcome `invalid_transition` (5.1.1, 9.4.1,
  * 9.4.2), an unknown MCP tool carries no `data.code` (9.2.1), a 405 is RFC 9457 `about:blank` with
- * `Allow` (9.1, 9.4.3), and a paid service the business offers can be paid for (3.13, 8.5).
+ * `Allow` (9.1, 9.4.3), a paid service the business offers can be paid for (3.13, 8.5), and an
+ * unknown id in a request path is a 404 problem naming what is missing (3.12.3, 8.5.3, 9.4.1, 9.4.3).
  */
 import { randomUUID } from 'node:crypto';
 import { createPopKey, dpopProof } from '../../client/index.js';
 import { withVariant } from './protocol.js';
 import { describeAnswer, messageCodes, type RestAnswer } from '../../client/index.js';
 import { expectThat, fail, skip, type Check, type CheckContext } from '../types.js';
-import { book, bookOrFail, cancel, freshSlot, hold, mcpArgs, requireCapability, services, slotsOf } from './support.js';
+import { book, bookOrFail, cancel, freshSlot, hasCapability, hold, mcpArgs, requireCapability, services, slotsOf } from './support.js';
 
 const BOOKINGS = 'dev.usp-protocol.services.bookings';
 const CATALOG = 'dev.usp-protocol.services.catalog';
@@ -38,6 +39,25 @@ export const SPEC_OUTCOMES = new Set([
   'booking_not_found',
   'service_unresolved',
 ]);
+
+/**
+ * FAIL unless `a` is the newer text's answer for an unknown id in the path: 404 with the problem type
+ * of `code` (e.g. `booking-not-found`), never HTTP 200 with a message.
+ */
+function expectNotFound(a: RestAnswer, what: string, code: string): void {
+  const type = `https://usp-protocol.dev/errors/${code.replace(/_/g, '-')}`;
+  expectThat(a.status !== 200, `${what}: HTTP 200${messageCodes(a.body).length ? ` with messages [${messageCodes(a.body).join(', ')}]` : ''} in place of a 404`);
+  expectThat(a.status === 404 && a.body?.type === type, `${what}: expected 404 ${type}, got ${describeAnswer(a)}`);
+}
+
+/** FAIL unless an MCP tool call answered JSON-RPC -32602 with `data.code` `code` (the newer text's 9.4.3 row). */
+function expectMcpNotFound(m: { result?: any; error?: any }, what: string, code: string): void {
+  expectThat(
+    m.error,
+    `MCP ${what}: a result${messageCodes(m.result?.structuredContent).length ? ` with messages [${messageCodes(m.result?.structuredContent).join(', ')}]` : ''}, not a JSON-RPC error`,
+  );
+  expectThat(m.error.code === -32602 && m.error.data?.code === code, `MCP ${what}: expected -32602 with data.code ${code}, got ${m.error.code} ${m.error.data?.code ?? ''}`);
+}
 
 /** FAIL unless `a` is HTTP 200 with `invalid_transition` in messages[], no problem, the booking still `status`. */
 function expectRefusedMove(a: RestAnswer, what: string, status: string): void {
@@ -125,6 +145,50 @@ export const newerTextChecks: Check[] = [
       const type = a.body?.type ?? 'about:blank';
       expectThat(type === 'about:blank', `the 405 problem type is ${type}, not about:blank`);
       expectThat(a.body?.code === undefined, `the 405 carries a USP code ${JSON.stringify(a.body?.code)}`);
+    },
+  },
+  {
+    id: 'errors.path-not-found',
+    section: 'errors',
+    clause: '3.12.3, 9.4.1, 9.4.3, 11.1.6 (newer)',
+    level: 'MUST',
+    title:
+      'an unknown id in a request path (a service, a booking, a waitlist entry) is a 404 problem naming what is missing (service-not-found, booking-not-found, entry-not-found), never HTTP 200 with a message; on MCP -32602 with that data.code',
+    async run(ctx) {
+      requireCapability(ctx, CATALOG);
+      const unknown = 'conformance_unknown_id';
+      expectNotFound(await ctx.rest.send(`/services/${unknown}`), `GET /services/${unknown}`, 'service_not_found');
+      const checked = ['service'];
+      if (hasCapability(ctx, BOOKINGS)) {
+        expectNotFound(await ctx.rest.send(`/bookings/${unknown}`), `GET /bookings/${unknown}`, 'booking_not_found');
+        checked.push('booking');
+      }
+      if (hasCapability(ctx, WAITLIST)) {
+        expectNotFound(await ctx.rest.send(`/waitlist/${unknown}`), `GET /waitlist/${unknown}`, 'entry_not_found');
+        checked.push('waitlist entry');
+      }
+      if (ctx.mcp) {
+        expectMcpNotFound(await ctx.mcp.call('usp_services_get', mcpArgs(ctx, { service_id: unknown })), 'usp_services_get', 'service_not_found');
+        if (ctx.sandbox && hasCapability(ctx, BOOKINGS)) {
+          expectMcpNotFound(await ctx.mcp.call('usp_bookings_get', mcpArgs(ctx, { booking_id: unknown })), 'usp_bookings_get', 'booking_not_found');
+        }
+      }
+      return `checked: ${checked.join(', ')}${ctx.mcp ? ' (REST and MCP)' : ''}`;
+    },
+  },
+  {
+    id: 'payments.confirm-payment-unknown-booking',
+    section: 'errors',
+    clause: '8.5.3, 9.1, 9.4.3 (newer)',
+    level: 'MUST',
+    title: 'confirm-payment of an unknown booking_id is a 404 booking-not-found problem, no longer a booking_not_found business outcome',
+    writes: true,
+    async run(ctx) {
+      requireCapability(ctx, BOOKINGS);
+      const currency = ctx.profile?.usp?.business?.currency ?? 'USD';
+      const paid = { payment_result: { status: 'paid', transaction_id: `txn_conformance_${randomUUID().slice(0, 8)}`, amount_paid: 0, currency } };
+      const a = await ctx.rest.post('/bookings/conformance_unknown_id/confirm-payment', paid, { idempotencyKey: randomUUID() });
+      expectNotFound(a, 'confirm-payment of an unknown booking', 'booking_not_found');
     },
   },
   {
