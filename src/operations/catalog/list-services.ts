@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { primaryCategory, searchableText, type PublishedService } from '../../domain/index.js';
+import { minorAmount, primaryCategory, searchableText, type PublishedService } from '../../domain/index.js';
 import { invalidRequest } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
 import { PaginationRequest, decodeCursor, encodeCursor, Out } from '../schemas.js';
@@ -15,7 +15,7 @@ const input = z.object({
       category_id: z.string().max(200).optional(),
       categories: z.array(z.string().max(200)).max(50).optional(),
       location_id: z.string().max(200).optional(),
-      price: z.object({ min: z.number().int().optional(), max: z.number().int().optional() }).optional(),
+      price: z.object({ min: minorAmount(0).optional(), max: minorAmount(0).optional() }).optional(),
     })
     .optional(),
   context: z.record(z.string(), z.unknown()).optional(),
