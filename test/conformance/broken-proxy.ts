@@ -29,7 +29,23 @@ export type Variant =
   | 'offers-unpayable-service'
   | 'lookup-says-service-not-found'
   | 'leaks-extension-data'
-  | 'not-found-as-outcome';
+  | 'not-found-as-outcome'
+  | 'integer-money-only';
+
+/** The money members a business that reads only integers refuses as strings. */
+const MONEY = new Set(['amount_paid', 'amount', 'refund_amount', 'min', 'max']);
+
+/** The first money member of `v` written as a string, by its path. */
+function stringMoney(v: unknown, path = ''): string | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    const at = path ? `${path}.${k}` : k;
+    if (MONEY.has(k) && typeof x === 'string') return at;
+    const found = stringMoney(x, at);
+    if (found) return found;
+  }
+  return undefined;
+}
 
 /** The not-found codes the newer text makes 404 problems of (9.4.3), which the pinned text sent as outcomes. */
 const PATH_NOT_FOUND = /^(booking|entry|service)_not_found$/;
@@ -56,6 +72,26 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
     if (variant === 'answers-500' && req.method === 'POST' && body.length > 0 && !isWellFormed(body)) {
       res.writeHead(500, { 'Content-Type': 'application/problem+json' }).end('{"type":"about:blank","status":500}');
       return;
+    }
+    if (variant === 'integer-money-only' && req.method === 'POST' && body.length > 0) {
+      let member: string | undefined;
+      try {
+        member = stringMoney(JSON.parse(body.toString('utf8')));
+      } catch {
+        member = undefined;
+      }
+      if (member) {
+        const problem = {
+          type: 'https://usp-protocol.dev/errors/invalid-request',
+          title: 'Invalid request',
+          status: 400,
+          code: 'invalid_request',
+          detail: `${member}: expected integer`,
+          errors: [{ field: member, message: 'expected integer' }],
+        };
+        res.writeHead(400, { 'Content-Type': 'application/problem+json' }).end(JSON.stringify(problem));
+        return;
+      }
     }
     const asking = req.headers.origin;
     if (variant === 'reflects-any-origin' && asking && req.method === 'OPTIONS') {

@@ -75,6 +75,7 @@ describe('usp-server conformance against our own server', () => {
       'catalog.lookup-unresolved',
       'errors.path-not-found',
       'payments.confirm-payment-unknown-booking',
+      'money.digit-strings',
     ]) {
       expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
     }
@@ -145,6 +146,7 @@ describe('each check fails on the variant that breaks its rule', () => {
     { variant: 'offers-unpayable-service', checks: ['catalog.unpayable-service'] },
     { variant: 'lookup-says-service-not-found', checks: ['catalog.lookup-unresolved'] },
     { variant: 'leaks-extension-data', checks: ['negotiation.extension-data-pruned'], secured: true },
+    { variant: 'integer-money-only', checks: ['money.digit-strings'] },
     { variant: 'not-found-as-outcome', checks: ['errors.path-not-found', 'payments.confirm-payment-unknown-booking'] },
   ];
   for (const c of cases) {

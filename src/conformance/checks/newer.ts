@@ -192,6 +192,33 @@ export const newerTextChecks: Check[] = [
     },
   },
   {
+    id: 'money.digit-strings',
+    section: 'envelope',
+    clause: '1.1 (newer)',
+    level: 'MUST',
+    title:
+      'a minor-unit amount on input is accepted as a string of digits as well as an integer: the price filter of services/list answers alike, and (with writes) confirm-payment reads amount_paid "0" as it reads 0',
+    async run(ctx) {
+      requireCapability(ctx, CATALOG);
+      const listed = async (price: Record<string, unknown>) => ctx.rest.post('/services/list', { filters: { price }, pagination: { limit: 100 } });
+      const asInteger = await listed({ min: 0, max: 99_999_999 });
+      const asString = await listed({ min: '0', max: '99999999' });
+      expectThat(asInteger.status === 200, `services/list with an integer price filter: ${describeAnswer(asInteger)}`);
+      expectThat(asString.status === 200, `services/list with the price filter as digit strings: ${describeAnswer(asString)}`);
+      const ids = (a: RestAnswer) => (a.body?.services ?? []).map((s: any) => s?.id).join(',');
+      expectThat(ids(asString) === ids(asInteger), `the price filter as digit strings lists [${ids(asString)}], as integers [${ids(asInteger)}]`);
+      if (!ctx.writes || !hasCapability(ctx, BOOKINGS)) return 'the price filter (confirm-payment needs writes and bookings)';
+      const booking = await bookOrFail(ctx, await freshSlot(ctx));
+      await cancel(ctx, booking.id);
+      const currency = ctx.profile?.usp?.business?.currency ?? 'USD';
+      const paid = { payment_result: { status: 'paid', transaction_id: `txn_conformance_${randomUUID().slice(0, 8)}`, amount_paid: '0', currency } };
+      const a = await ctx.rest.post(`/bookings/${encodeURIComponent(booking.id)}/confirm-payment`, paid, { idempotencyKey: randomUUID() });
+      const named = JSON.stringify(a.body?.errors ?? a.body?.detail ?? '').includes('amount_paid');
+      expectThat(!(a.status === 400 || a.status === 422) || !named, `confirm-payment with amount_paid "0" refused the digit string: ${describeAnswer(a)}`);
+      return 'the price filter and confirm-payment';
+    },
+  },
+  {
     id: 'catalog.lookup-unresolved',
     section: 'discovery',
     clause: '3.12.4, 9.4.2 (newer)',
