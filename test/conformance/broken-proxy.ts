@@ -7,7 +7,8 @@
  * platform lacks (no pruning), giving CORS with credentials to whatever origin asks; and the newer
  * text's rules broken: a 409 problem for invalid_transition, a data.code on an unknown tool, a minted
  * 405 type without Allow, a paid service offered that no booking can pay for, an unknown id in the
- * path answered as HTTP 200 with a message (and as an MCP result) in place of the 404.
+ * path answered as HTTP 200 with a message (and as an MCP result) in place of the 404, an amount as a
+ * digit string refused, and a reschedule past the credential's life that issues no new one.
  */
 import { createHash, generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { createServer, request, type Server } from 'node:http';
@@ -30,7 +31,8 @@ export type Variant =
   | 'lookup-says-service-not-found'
   | 'leaks-extension-data'
   | 'not-found-as-outcome'
-  | 'integer-money-only';
+  | 'integer-money-only'
+  | 'keeps-old-credential';
 
 /** The money members a business that reads only integers refuses as strings. */
 const MONEY = new Set(['amount_paid', 'amount', 'refund_amount', 'min', 'max']);
@@ -163,6 +165,7 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
       if (variant === 'lookup-says-service-not-found' && path === '/services/lookup') {
         for (const m of json.messages ?? []) if (m.code === 'service_unresolved') m.code = 'service_not_found';
       }
+      if (variant === 'keeps-old-credential' && req.method === 'POST' && /\/reschedule$/.test(path)) delete json.booking_scoped_credential;
       if (variant === 'leaks-extension-data' && json.service?.capacity && json.service.type === 'group') json.service.capacity.waitlist = true;
       if (variant === 'drops-envelope' && path !== '/.well-known/usp') delete json.usp;
       if (variant === 'skips-pruning' && path.startsWith('/waitlist') && json.usp) {

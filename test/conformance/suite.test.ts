@@ -174,6 +174,21 @@ describe('each check fails on the variant that breaks its rule', () => {
   }, 60_000);
 });
 
+describe('a credential re-issued on a reschedule past it (newer 5.3.6, a SHOULD)', () => {
+  test('ours passes credentials.reschedule-reissue; a business whose reschedule answer carries no new credential fails it (a SHOULD: the run still passes)', async () => {
+    const ours = await runSuite(options(sandbox.url, { only: ['credentials.reschedule-reissue'] }));
+    expect(verdict(ours.results, 'credentials.reschedule-reissue')?.verdict).toBe('PASS');
+    const proxy = await startBrokenProxy(sandbox.url, 'keeps-old-credential');
+    try {
+      const report = await runSuite(options(proxy.url, { only: ['credentials.reschedule-reissue'], allowWrites: true }));
+      expect(verdict(report.results, 'credentials.reschedule-reissue')?.verdict).toBe('FAIL');
+      expect(report.passed).toBe(true);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+});
+
 describe('the served OpenAPI check', () => {
   test('fails on a document without answer schemas, the 200 outcome of a creation, webhooks or security schemes', () => {
     const bare = { openapi: '3.1.0', paths: { '/bookings': { post: { responses: { '201': { description: 'Created' } } } } } };

@@ -219,6 +219,31 @@ export const newerTextChecks: Check[] = [
     },
   },
   {
+    id: 'credentials.reschedule-reissue',
+    section: 'auth',
+    clause: '5.3.6 (newer)',
+    level: 'SHOULD',
+    title: 'a reschedule past the booking-scoped credential the booking was made with carries a fresh one for the new slot (the old one would lapse before it)',
+    writes: true,
+    async run(ctx) {
+      requireCapability(ctx, BOOKINGS);
+      const slot = await freshSlot(ctx);
+      const { booking, answer } = await book(ctx, slot);
+      if (!booking?.id) fail(`could not book a free slot (${slot.id}): ${describeAnswer(answer)}`);
+      const first = answer.body?.booking_scoped_credential;
+      if (!first?.expires_at) skip('the booking answer carried no booking_scoped_credential with expires_at');
+      const lapses = Date.parse(first.expires_at);
+      // A slot of the same service starting after the first credential lapses.
+      const later = (await slotsOf(ctx, slot.service_id, 21, 7)).find((s) => Date.parse(s.start) > lapses);
+      if (!later) skip(`no free slot of ${slot.service_id} after the credential lapses (${first.expires_at})`);
+      const moved = await ctx.rest.post(`/bookings/${encodeURIComponent(booking.id)}/reschedule`, { slot_id: later!.id }, { idempotencyKey: randomUUID() });
+      expectThat(moved.status === 200 && moved.body?.booking?.slot, `reschedule to ${later!.start}: ${describeAnswer(moved)}`);
+      const fresh = moved.body?.booking_scoped_credential;
+      expectThat(fresh?.value, `moved to ${later!.start}, past the credential's expiry ${first.expires_at}, and the answer carries no new booking_scoped_credential`);
+      expectThat(Date.parse(fresh.expires_at) > Date.parse(later!.start), `the new credential expires ${fresh.expires_at}, before the new slot ${later!.start}`);
+    },
+  },
+  {
     id: 'catalog.lookup-unresolved',
     section: 'discovery',
     clause: '3.12.4, 9.4.2 (newer)',
