@@ -32,7 +32,8 @@ export type Variant =
   | 'leaks-extension-data'
   | 'not-found-as-outcome'
   | 'integer-money-only'
-  | 'keeps-old-credential';
+  | 'keeps-old-credential'
+  | 'availability-says-service-not-found';
 
 /** The money members a business that reads only integers refuses as strings. */
 const MONEY = new Set(['amount_paid', 'amount', 'refund_amount', 'min', 'max']);
@@ -163,6 +164,9 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
         if (paying) json = { usp: json.usp, messages: [{ type: 'error', code: 'payment_not_configured', content: 'Online payment is not set up.' }] };
       }
       if (variant === 'lookup-says-service-not-found' && path === '/services/lookup') {
+        for (const m of json.messages ?? []) if (m.code === 'service_unresolved') m.code = 'service_not_found';
+      }
+      if (variant === 'availability-says-service-not-found' && path === '/availability/query') {
         for (const m of json.messages ?? []) if (m.code === 'service_unresolved') m.code = 'service_not_found';
       }
       if (variant === 'keeps-old-credential' && req.method === 'POST' && /\/reschedule$/.test(path)) delete json.booking_scoped_credential;

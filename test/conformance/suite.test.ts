@@ -76,6 +76,7 @@ describe('usp-server conformance against our own server', () => {
       'errors.path-not-found',
       'payments.confirm-payment-unknown-booking',
       'money.digit-strings',
+      'errors.families-disjoint',
     ]) {
       expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
     }
@@ -146,6 +147,7 @@ describe('each check fails on the variant that breaks its rule', () => {
     { variant: 'offers-unpayable-service', checks: ['catalog.unpayable-service'] },
     { variant: 'lookup-says-service-not-found', checks: ['catalog.lookup-unresolved'] },
     { variant: 'leaks-extension-data', checks: ['negotiation.extension-data-pruned'], secured: true },
+    { variant: 'availability-says-service-not-found', checks: ['errors.families-disjoint'] },
     { variant: 'integer-money-only', checks: ['money.digit-strings'] },
     { variant: 'not-found-as-outcome', checks: ['errors.path-not-found', 'payments.confirm-payment-unknown-booking'] },
   ];

@@ -29,6 +29,7 @@ const NEXT: Partial<Record<string, (biz: Business | undefined) => string>> = {
   capacity_exceeded: () => 'Next: ask usp_availability_query with party_size to see which times fit the whole party, or join the waitlist with usp_waitlist_join and party_size.',
   booking_window_violated: () => 'Next: choose a time usp_availability_query lists (it lists only times inside the booking window).',
   service_not_found: () => 'Next: usp_services_list lists the services and their ids.',
+  service_unresolved: () => 'Next: usp_services_list lists the services and their ids.',
   payment_expired: () =>
     `Next: nothing was charged; while the time is still free, ${RENEW_TOOL} with the booking_id gives a fresh payment link (the same booking details); otherwise ${again}.`,
   invalid_transition: () => 'Next: read it with usp_bookings_get (or usp_waitlist_get) to see its status and what can still be done with it.',

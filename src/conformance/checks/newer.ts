@@ -10,7 +10,7 @@ import { createPopKey, dpopProof } from '../../client/index.js';
 import { withVariant } from './protocol.js';
 import { describeAnswer, messageCodes, type RestAnswer } from '../../client/index.js';
 import { expectThat, fail, skip, type Check, type CheckContext } from '../types.js';
-import { book, bookOrFail, cancel, freshSlot, hasCapability, hold, mcpArgs, requireCapability, services, slotsOf } from './support.js';
+import { book, bookOrFail, businessNow, businessZone, cancel, freshSlot, hasCapability, hold, isoDate, mcpArgs, requireCapability, services, slotsOf } from './support.js';
 
 const BOOKINGS = 'dev.usp-protocol.services.bookings';
 const CATALOG = 'dev.usp-protocol.services.catalog';
@@ -39,6 +39,9 @@ export const SPEC_OUTCOMES = new Set([
   'booking_not_found',
   'service_unresolved',
 ]);
+
+/** The protocol errors of the newer text's 9.4.3 table a missing thing is named by: never a business outcome's code (9.4.1). */
+const NOT_FOUND_ERRORS = new Set(['service_not_found', 'booking_not_found', 'entry_not_found']);
 
 /**
  * FAIL unless `a` is the newer text's answer for an unknown id in the path: 404 with the problem type
@@ -189,6 +192,21 @@ export const newerTextChecks: Check[] = [
       const paid = { payment_result: { status: 'paid', transaction_id: `txn_conformance_${randomUUID().slice(0, 8)}`, amount_paid: 0, currency } };
       const a = await ctx.rest.post('/bookings/conformance_unknown_id/confirm-payment', paid, { idempotencyKey: randomUUID() });
       expectNotFound(a, 'confirm-payment of an unknown booking', 'booking_not_found');
+    },
+  },
+  {
+    id: 'errors.families-disjoint',
+    section: 'errors',
+    clause: '9.4.1 (newer)',
+    level: 'MUST',
+    title: 'an unknown service in a body (availability) is a business outcome whose code is not a protocol error code (service_not_found is the 404 of a path)',
+    async run(ctx) {
+      requireCapability(ctx, 'dev.usp-protocol.services.availability');
+      const day = isoDate((await businessNow(ctx)) + 2 * 86_400_000, businessZone(ctx));
+      const a = await ctx.rest.post('/availability/query', { service_id: 'svc_conformance_unknown', start_date: day, end_date: day });
+      expectThat(a.status === 200 && messageCodes(a.body).length > 0, `availability of an unknown service: ${describeAnswer(a)}`);
+      const both = messageCodes(a.body).filter((c) => NOT_FOUND_ERRORS.has(c));
+      expectThat(both.length === 0, `availability of an unknown service answers the outcome ${both.join(', ')}, which the newer text makes a 404 protocol error`);
     },
   },
   {
