@@ -75,6 +75,19 @@ describe('REST: an unknown id in the path is a 404 problem naming what is missin
     expectProblem(await t.call('POST', '/waitlist/wle_nope/decline', {}, { idempotencyKey: randomUUID() }), 'entry_not_found');
   });
 
+  it('the served OpenAPI documents the 404 problem on every path-addressed route, and not on one without an id in its path', async () => {
+    const doc = (await t.call('GET', '/openapi.json', undefined, { profile: null })).body;
+    for (const [path, method] of [
+      ['/bookings/{booking_id}', 'get'],
+      ['/bookings/{booking_id}/confirm-payment', 'post'],
+      ['/waitlist/{entry_id}', 'get'],
+      ['/services/{service_id}', 'get'],
+    ]) {
+      expect(doc.paths[path][method].responses['404']?.content?.['application/problem+json'], `${method} ${path}`).toBeDefined();
+    }
+    expect(doc.paths['/services/list'].post.responses['404']).toBeUndefined();
+  });
+
   it('a body-identified unknown id stays a business outcome: a lookup answers 200 with a service_unresolved warning', async () => {
     const r = await t.call('POST', '/services/lookup', { ids: ['svc_nope'] });
     expect([r.status, r.body.messages.map((m: any) => m.code)]).toEqual([200, ['service_unresolved']]);
