@@ -152,3 +152,24 @@ export function minorAmount(min = 0): z.ZodType<number, number | string> {
 }
 
 export const minorUnits = (description: string) => doc(minorAmount(0), `${description} (minor currency units: an integer, or a string of digits; stored as an integer)`);
+
+/** A deposit: a fixed amount (money, so an integer or a digit string, spec-next 1.1) or a percentage of the price (a number). */
+export const DepositSchema = z
+  .strictObject({
+    type: z.enum(['fixed', 'percentage']),
+    // A fixed deposit is money (an integer or a digit string, spec-next 1.1); a percentage stays a number.
+    value: doc(
+      z.union([z.number().positive(), z.string().regex(MINOR_UNITS_STRING_RE, 'a deposit written as a string must be digits (a fixed amount in minor units)')]),
+      'Deposit in minor units (fixed: an integer, or a string of digits) or percent of the price (percentage: a number).',
+    ),
+    refundable: z.boolean().optional(),
+  })
+  .superRefine((d, ctx) => {
+    if (typeof d.value === 'string' && d.type === 'percentage') ctx.addIssue({ code: 'custom', path: ['value'], message: 'a percentage deposit is a number, not a string' });
+    const value = Number(d.value);
+    if (d.type === 'percentage' && value > 100) ctx.addIssue({ code: 'custom', path: ['value'], message: 'a percentage deposit must be at most 100' });
+    if (d.type === 'fixed' && !Number.isSafeInteger(value))
+      ctx.addIssue({ code: 'custom', path: ['value'], message: 'a fixed deposit is an integer amount in minor currency units' });
+    if (value <= 0) ctx.addIssue({ code: 'custom', path: ['value'], message: 'a deposit must be more than 0' });
+  })
+  .transform((d) => ({ ...d, value: Number(d.value) }));
