@@ -56,7 +56,17 @@ export class UspError extends Error {
 }
 
 const RETRY = ['server_error', 'service_unavailable', 'rate_limited'];
-const REREAD = ['revision_mismatch', 'booking_state_conflict', 'entry_state_conflict', 'not_found', 'payment_unverifiable', 'confirmation_failed'];
+const REREAD = [
+  'revision_mismatch',
+  'booking_state_conflict',
+  'entry_state_conflict',
+  'not_found',
+  'booking_not_found',
+  'entry_not_found',
+  'service_not_found',
+  'payment_unverifiable',
+  'confirmation_failed',
+];
 const AUTH = [
   'authentication_required',
   'pop_proof_required',

@@ -133,4 +133,43 @@ export const httpUrl = (description: string) =>
     description,
   );
 
-export const minorUnits = (description: string) => doc(z.number().int().nonnegative(), `${description} (integer, minor currency units)`);
+/** A digit string as the newer text writes a minor-unit amount (spec-next 1.1: `^-?[0-9]+$`). */
+export const MINOR_UNITS_STRING_RE = /^-?[0-9]+$/;
+
+/**
+ * A minor-unit money amount on input: a JSON integer or a string of digits, both accepted (spec-next
+ * 1.1: a consumer MUST accept either), read as a safe integer of at least `min`. Anything else (a
+ * fraction, a string with other characters, more than 2^53 - 1) is refused naming the member. Counts,
+ * sizes and percentages stay integers: only money takes this.
+ */
+export function minorAmount(min = 0): z.ZodType<number, number | string> {
+  return z
+    .union([z.number().int(), z.string().regex(MINOR_UNITS_STRING_RE)], {
+      error: 'must be an amount in minor currency units: an integer, or a string of digits such as "4500"',
+    })
+    .transform((v) => (typeof v === 'string' ? Number(v) : v))
+    .pipe(z.number().min(min, `must be at least ${min}`).max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}`));
+}
+
+export const minorUnits = (description: string) => doc(minorAmount(0), `${description} (minor currency units: an integer, or a string of digits; stored as an integer)`);
+
+/** A deposit: a fixed amount (money, so an integer or a digit string, spec-next 1.1) or a percentage of the price (a number). */
+export const DepositSchema = z
+  .strictObject({
+    type: z.enum(['fixed', 'percentage']),
+    // A fixed deposit is money (an integer or a digit string, spec-next 1.1); a percentage stays a number.
+    value: doc(
+      z.union([z.number().positive(), z.string().regex(MINOR_UNITS_STRING_RE, 'a deposit written as a string must be digits (a fixed amount in minor units)')]),
+      'Deposit in minor units (fixed: an integer, or a string of digits) or percent of the price (percentage: a number).',
+    ),
+    refundable: z.boolean().optional(),
+  })
+  .superRefine((d, ctx) => {
+    if (typeof d.value === 'string' && d.type === 'percentage') ctx.addIssue({ code: 'custom', path: ['value'], message: 'a percentage deposit is a number, not a string' });
+    const value = Number(d.value);
+    if (d.type === 'percentage' && value > 100) ctx.addIssue({ code: 'custom', path: ['value'], message: 'a percentage deposit must be at most 100' });
+    if (d.type === 'fixed' && !Number.isSafeInteger(value))
+      ctx.addIssue({ code: 'custom', path: ['value'], message: 'a fixed deposit is an integer amount in minor currency units' });
+    if (value <= 0) ctx.addIssue({ code: 'custom', path: ['value'], message: 'a deposit must be more than 0' });
+  })
+  .transform((d) => ({ ...d, value: Number(d.value) }));

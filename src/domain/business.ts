@@ -33,6 +33,7 @@ import {
   timeZone,
   httpUrl,
   minorUnits,
+  DepositSchema,
 } from './business-fields.js';
 
 import { CategorySchema, DescriptionSchema, LinkSchema, LocalizedSchema, MediaSchema, RatingSchema } from './service-presentation.js';
@@ -206,18 +207,7 @@ const PricingSchema = doc(
         if (r.max < r.min) ctx.addIssue({ code: 'custom', path: ['max'], message: 'must not be less than min' });
       })
       .optional(),
-    deposit: z
-      .strictObject({
-        type: z.enum(['fixed', 'percentage']),
-        value: doc(z.number().positive(), 'Deposit in minor units (fixed) or percent of the price (percentage).'),
-        refundable: z.boolean().optional(),
-      })
-      .superRefine((d, ctx) => {
-        if (d.type === 'percentage' && d.value > 100) ctx.addIssue({ code: 'custom', path: ['value'], message: 'a percentage deposit must be at most 100' });
-        if (d.type === 'fixed' && !Number.isInteger(d.value))
-          ctx.addIssue({ code: 'custom', path: ['value'], message: 'a fixed deposit is an integer amount in minor currency units' });
-      })
-      .optional(),
+    deposit: DepositSchema.optional(),
   }),
   { id: 'Pricing', description: 'How the service is priced (amounts in minor currency units).' },
 );

@@ -4,6 +4,7 @@
  * Other layers import the domain through this file only.
  */
 export { WEEKDAYS, DEFAULT_SETTINGS, BusinessFileSchema, DurationSchema, ServiceSchema, businessDocs } from './business.js';
+export { minorAmount } from './business-fields.js';
 export {
   CALENDAR_SECRET_ENV_MESSAGE,
   CALENDAR_SECRET_ENV_PREFIX,

@@ -47,7 +47,7 @@ export const OUTCOME_SEVERITY = {
   offer_already_accepted: 'recoverable',
   hold_not_found: 'recoverable',
   service_not_found: 'recoverable',
-  // Spec-next 9.4.2: an id of a lookup that resolves to no service (the pinned text's service_not_found warning).
+  // Spec-next 9.4.2: an id in a body that resolves to no service (a lookup's warning, the pinned text's service_not_found; availability's error).
   service_unresolved: 'recoverable',
   subscription_not_found: 'recoverable',
   waitlist_not_available: 'recoverable',

@@ -3,6 +3,8 @@
  * (RFC 9457 problem + HTTP status, or a JSON-RPC error) through one exhaustive table.
  * Business outcomes are never ProtocolErrors: they are messages in a successful result.
  */
+import type { Message } from '../domain/index.js';
+
 export const PROTOCOL_ERROR_CODES = [
   'invalid_request',
   'invalid_profile_url',
@@ -66,4 +68,23 @@ export class ProtocolError extends Error {
 
 export function invalidRequest(message: string, errors?: FieldError[], detailCode?: string): ProtocolError {
   return new ProtocolError('invalid_request', message, { errors, detailCode });
+}
+
+/**
+ * An id in the request path that names nothing this caller may see (spec-next 9.4.1, 9.4.3): a
+ * protocol error, REST 404 with the type of `outcome.code` (`booking-not-found`, `entry-not-found`,
+ * `service-not-found`), MCP `-32602` with that `data.code`. Thrown so that nothing the operation
+ * began is kept; the pipeline answers it. A platform that negotiated a version older than ours gets
+ * the pinned text's business outcome instead: HTTP 200 with `outcome` in `messages[]` (DECISIONS D3).
+ */
+export class MissingResource extends Error {
+  constructor(readonly outcome: Message) {
+    super(outcome.content);
+    this.name = 'MissingResource';
+  }
+
+  /** The newer text's answer: the 404 protocol error named by the outcome's code. */
+  asError(): ProtocolError {
+    return new ProtocolError('not_found', this.outcome.content, { detailCode: this.outcome.code });
+  }
 }

@@ -8,7 +8,7 @@ export { PublicOrigin, DEFAULT_PUBLIC_URL } from './public-origin.js';
 export type { CallRecord, OperationRequest, OperationResponse, PipelineDeps } from './pipeline.js';
 export { silentLogger } from './logger.js';
 export type { Logger } from './logger.js';
-export { ProtocolError, PROTOCOL_ERROR_CODES } from './errors.js';
+export { MissingResource, ProtocolError, PROTOCOL_ERROR_CODES } from './errors.js';
 export { callerCorrelationId, correlationIdOf } from './correlation.js';
 export type { ProtocolErrorCode, FieldError } from './errors.js';
 export type { OperationDef, RegistryContext, ExtensionKey, CapabilityKey, RestRoute, RateBucket, BuyerPage, DashboardAction, AppView } from './define.js';

@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { errorMessage, negotiateLocale, type Message } from '../domain/index.js';
 import type { OutboxEvent, StoreUnavailable } from '../store/index.js';
 import { isStoreUnavailable } from './store-faults.js';
-import { ProtocolError, invalidRequest, type FieldError } from './errors.js';
+import { MissingResource, ProtocolError, invalidRequest, type FieldError } from './errors.js';
 import { RefusedMove } from './steps/invalid-transition.js';
 import type { OperationDef } from './define.js';
 import { outboxEvent, type Caller, type OperationContext, type RaisedEvent } from './context.js';
@@ -290,6 +290,7 @@ export class Pipeline {
     } catch (err) {
       // A move the lifecycle forbids, found after the handler began: nothing it wrote is kept.
       if (err instanceof RefusedMove) return refusedMove(err, caller, usp, biz);
+      if (err instanceof MissingResource) return missingResource(err, caller, usp, biz);
       throw err;
     }
     const { replayed, result } = done;
@@ -310,6 +311,16 @@ export class Pipeline {
 function refusedMove(err: RefusedMove, caller: Caller, usp: UspEnvelope, business: Business | undefined): OperationResponse {
   if (caller.platform && caller.platform.version < USP_VERSION) return { ok: false, error: err.asConflict() };
   return { ok: true, status: 200, usp, data: err.data, messages: [err.outcome], replayed: false, caller, business };
+}
+
+/**
+ * An unknown id in the request path is a 404 protocol error (spec-next 9.4.1, 9.4.3). A platform
+ * that negotiated a version older than ours was written against the pinned text's business outcome
+ * (HTTP 200 with the message, D3) and gets that.
+ */
+function missingResource(err: MissingResource, caller: Caller, usp: UspEnvelope, business: Business | undefined): OperationResponse {
+  if (caller.platform && caller.platform.version < USP_VERSION) return { ok: true, status: 200, usp, data: {}, messages: [err.outcome], replayed: false, caller, business };
+  return { ok: false, error: err.asError() };
 }
 
 /** The resource an audited call acted on: its scoped resource, else the first id-like member of its input. */

@@ -61,7 +61,7 @@ describe('admin services: create, change, archive', () => {
     const at = `services[${doc.services.length - 1}].`;
     const fileMessages = (file as any).issues.filter((i: any) => i.path.startsWith(at)).map((i: any) => `${i.path.slice(at.length)}: ${i.message}`);
     expect(res.body.errors.map((e: any) => `${e.field}: ${e.message}`).sort()).toEqual(fileMessages.sort());
-    expect((await t.call('GET', '/services/svc_beard_trim')).body.messages[0].code).toBe('service_not_found');
+    expect((await t.call('GET', '/services/svc_beard_trim')).body.code).toBe('service_not_found');
   });
 
   it('a duplicate service id is refused on id with the file message', async () => {

@@ -40,7 +40,7 @@ describe.each(ENGINES)('the front desk on %s', (engine) => {
       expect(r.body.booking).toMatchObject({ status: 'confirmed', buyer: WALK_IN, notes: 'Walked in', slot: { start: slot.start } });
       expect((await freeSlots('svc_haircut', day(1))).some((s) => s.id === slot.id)).toBe(false);
       // No platform owns it: a platform asking for it finds nothing.
-      expect((await t.call('GET', `/bookings/${r.body.booking.id}`)).body.messages?.[0]?.code).toBe('booking_not_found');
+      expect((await t.call('GET', `/bookings/${r.body.booking.id}`)).body.code).toBe('booking_not_found');
       const events = await t.server.store.read((tx) => tx.outbox.recent(20));
       const own = events.filter((e) => e.order_key === r.body.booking.id);
       expect(own.map((e) => e.event)).toEqual(expect.arrayContaining(['booking.confirmed', 'booking.reminder']));

@@ -105,3 +105,26 @@ describe('the problem type matches the code the problem carries', () => {
     }
   });
 });
+
+/** The outcome built inside `new MissingResource(...)`: the pinned answer, sent only to a platform of an older negotiated version (D3). */
+const PINNED_ONLY = FILES.flatMap(({ text }) => [...text.matchAll(/new MissingResource\(\s*errorMessage\(\s*'([a-z_]+)'/g)].map((m) => m[1]));
+
+describe('a code is a business outcome or a protocol error, never both (spec-next 9.4.1)', () => {
+  it('the walk finds the not-found errors of a path (guards the walk itself)', () => {
+    expect(PINNED_ONLY).toEqual(expect.arrayContaining(['booking_not_found', 'entry_not_found', 'service_not_found']));
+  });
+
+  it('no outcome a platform at our version can get carries the code of a protocol error', () => {
+    const errors = new Set<string>([...PROTOCOL_ERROR_CODES, ...DETAILED.map((d) => d.detail), ...PINNED_ONLY]);
+    // What the payment provider's own door answers about its events is no platform's answer.
+    const providerDoor = (file: string) => file.endsWith('steps/provider-events.ts');
+    const both = BUILDER_CALLS.filter((c) => errors.has(c.code) && !providerDoor(c.file) && !isPinnedOnly(c));
+    expect(both.map((c) => `${c.file}: ${c.code}`)).toEqual([]);
+  });
+});
+
+/** A builder call that is the argument of `new MissingResource(`. */
+function isPinnedOnly(c: { file: string; code: string }): boolean {
+  const text = FILES.find((f) => f.file === c.file)?.text ?? '';
+  return new RegExp(`new MissingResource\\(\\s*errorMessage\\(\\s*'${c.code}'`).test(text) && !new RegExp(`(?<!MissingResource\\(\\s*)errorMessage\\(\\s*'${c.code}'`).test(text);
+}

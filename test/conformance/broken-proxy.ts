@@ -6,7 +6,9 @@
  * sign its webhooks, answering 500 to bad input, answering with an extension whose base the
  * platform lacks (no pruning), giving CORS with credentials to whatever origin asks; and the newer
  * text's rules broken: a 409 problem for invalid_transition, a data.code on an unknown tool, a minted
- * 405 type without Allow, a paid service offered that no booking can pay for.
+ * 405 type without Allow, a paid service offered that no booking can pay for, an unknown id in the
+ * path answered as HTTP 200 with a message (and as an MCP result) in place of the 404, an amount as a
+ * digit string refused, and a reschedule past the credential's life that issues no new one.
  */
 import { createHash, generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { createServer, request, type Server } from 'node:http';
@@ -27,7 +29,29 @@ export type Variant =
   | 'minted-405'
   | 'offers-unpayable-service'
   | 'lookup-says-service-not-found'
-  | 'leaks-extension-data';
+  | 'leaks-extension-data'
+  | 'not-found-as-outcome'
+  | 'integer-money-only'
+  | 'keeps-old-credential'
+  | 'availability-says-service-not-found';
+
+/** The money members a business that reads only integers refuses as strings. */
+const MONEY = new Set(['amount_paid', 'amount', 'refund_amount', 'min', 'max']);
+
+/** The first money member of `v` written as a string, by its path. */
+function stringMoney(v: unknown, path = ''): string | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    const at = path ? `${path}.${k}` : k;
+    if (MONEY.has(k) && typeof x === 'string') return at;
+    const found = stringMoney(x, at);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The not-found codes the newer text makes 404 problems of (9.4.3), which the pinned text sent as outcomes. */
+const PATH_NOT_FOUND = /^(booking|entry|service)_not_found$/;
 
 export interface BrokenProxy {
   url: string;
@@ -51,6 +75,26 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
     if (variant === 'answers-500' && req.method === 'POST' && body.length > 0 && !isWellFormed(body)) {
       res.writeHead(500, { 'Content-Type': 'application/problem+json' }).end('{"type":"about:blank","status":500}');
       return;
+    }
+    if (variant === 'integer-money-only' && req.method === 'POST' && body.length > 0) {
+      let member: string | undefined;
+      try {
+        member = stringMoney(JSON.parse(body.toString('utf8')));
+      } catch {
+        member = undefined;
+      }
+      if (member) {
+        const problem = {
+          type: 'https://usp-protocol.dev/errors/invalid-request',
+          title: 'Invalid request',
+          status: 400,
+          code: 'invalid_request',
+          detail: `${member}: expected integer`,
+          errors: [{ field: member, message: 'expected integer' }],
+        };
+        res.writeHead(400, { 'Content-Type': 'application/problem+json' }).end(JSON.stringify(problem));
+        return;
+      }
     }
     const asking = req.headers.origin;
     if (variant === 'reflects-any-origin' && asking && req.method === 'OPTIONS') {
@@ -88,6 +132,22 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
       });
       if (json !== undefined) json = JSON.parse(text);
     }
+    if (variant === 'not-found-as-outcome' && path.startsWith('/mcp')) {
+      text = rewriteRpc(text, (m) => {
+        const code = m?.error?.data?.code;
+        if (typeof code !== 'string' || !PATH_NOT_FOUND.test(code)) return;
+        const message = { type: 'error', code, severity: 'recoverable', content: m.error.data.content ?? m.error.message };
+        m.result = { content: [{ type: 'text', text: m.error.message }], structuredContent: { messages: [message] }, isError: true };
+        delete m.error;
+      });
+      if (json !== undefined) json = JSON.parse(text);
+    }
+    if (variant === 'not-found-as-outcome' && status === 404 && PATH_NOT_FOUND.test(String(json?.code ?? ''))) {
+      status = 200;
+      out['content-type'] = 'application/json';
+      json = { usp: { version: '2026-08-20', capabilities: {} }, messages: [{ type: 'error', code: json.code, severity: 'recoverable', content: json.detail }] };
+      text = JSON.stringify(json);
+    }
     if (variant === 'minted-405' && status === 405) {
       delete out.allow;
       json = { ...(json ?? {}), type: 'https://usp-protocol.dev/errors/method-not-allowed', code: 'method_not_allowed' };
@@ -106,6 +166,10 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
       if (variant === 'lookup-says-service-not-found' && path === '/services/lookup') {
         for (const m of json.messages ?? []) if (m.code === 'service_unresolved') m.code = 'service_not_found';
       }
+      if (variant === 'availability-says-service-not-found' && path === '/availability/query') {
+        for (const m of json.messages ?? []) if (m.code === 'service_unresolved') m.code = 'service_not_found';
+      }
+      if (variant === 'keeps-old-credential' && req.method === 'POST' && /\/reschedule$/.test(path)) delete json.booking_scoped_credential;
       if (variant === 'leaks-extension-data' && json.service?.capacity && json.service.type === 'group') json.service.capacity.waitlist = true;
       if (variant === 'drops-envelope' && path !== '/.well-known/usp') delete json.usp;
       if (variant === 'skips-pruning' && path.startsWith('/waitlist') && json.usp) {
@@ -141,7 +205,8 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
     }
     if (variant === 'hides-ratelimit-status') delete out.ratelimit;
     if (variant === 'reflects-any-origin' && asking) Object.assign(out, { 'access-control-allow-origin': asking, 'access-control-allow-credentials': 'true' });
-    if (variant === 'accepts-replayed-proof' && proof && status < 400) replays.set(proof, { status, headers: out, body: text });
+    // A served answer is kept for the replay: a 404 for an unknown id is one (the probe reads an id never issued).
+    if (variant === 'accepts-replayed-proof' && proof && (status < 400 || status === 404)) replays.set(proof, { status, headers: out, body: text });
     res.writeHead(status, out).end(text);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -73,6 +73,10 @@ describe('usp-server conformance against our own server', () => {
       'errors.rest-405',
       'catalog.unpayable-service',
       'catalog.lookup-unresolved',
+      'errors.path-not-found',
+      'payments.confirm-payment-unknown-booking',
+      'money.digit-strings',
+      'errors.families-disjoint',
     ]) {
       expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
     }
@@ -97,6 +101,7 @@ describe('usp-server conformance against our own server', () => {
       'lifecycle.invalid-transition',
       'errors.rest-405',
       'negotiation.extension-data-pruned',
+      'errors.path-not-found',
     ]) {
       expect(verdict(report.results, id)?.verdict, id).toBe('PASS');
     }
@@ -142,6 +147,9 @@ describe('each check fails on the variant that breaks its rule', () => {
     { variant: 'offers-unpayable-service', checks: ['catalog.unpayable-service'] },
     { variant: 'lookup-says-service-not-found', checks: ['catalog.lookup-unresolved'] },
     { variant: 'leaks-extension-data', checks: ['negotiation.extension-data-pruned'], secured: true },
+    { variant: 'availability-says-service-not-found', checks: ['errors.families-disjoint'] },
+    { variant: 'integer-money-only', checks: ['money.digit-strings'] },
+    { variant: 'not-found-as-outcome', checks: ['errors.path-not-found', 'payments.confirm-payment-unknown-booking'] },
   ];
   for (const c of cases) {
     test(`a business that ${c.variant.replace(/-/g, ' ')}: ${c.checks.join(', ')} fail`, async () => {
@@ -162,6 +170,21 @@ describe('each check fails on the variant that breaks its rule', () => {
     try {
       const report = await runSuite(options(proxy.url, { only: ['envelope.rest', 'holds.exclusive', 'conditional.if-match', 'errors.no-server-error', 'webhooks.signed'] }));
       expect(mustFailures(report.results)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+});
+
+describe('a credential re-issued on a reschedule past it (newer 5.3.6, a SHOULD)', () => {
+  test('ours passes credentials.reschedule-reissue; a business whose reschedule answer carries no new credential fails it (a SHOULD: the run still passes)', async () => {
+    const ours = await runSuite(options(sandbox.url, { only: ['credentials.reschedule-reissue'] }));
+    expect(verdict(ours.results, 'credentials.reschedule-reissue')?.verdict).toBe('PASS');
+    const proxy = await startBrokenProxy(sandbox.url, 'keeps-old-credential');
+    try {
+      const report = await runSuite(options(proxy.url, { only: ['credentials.reschedule-reissue'], allowWrites: true }));
+      expect(verdict(report.results, 'credentials.reschedule-reissue')?.verdict).toBe('FAIL');
+      expect(report.passed).toBe(true);
     } finally {
       await proxy.close();
     }

@@ -195,9 +195,9 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
     await ok('usp_waitlist_accept', { entry_id: e2.id, ...meta(PLATFORM, key()) });
     await ok('usp_waitlist_leave', { entry_id: e3.id, ...meta(PLATFORM, key()) });
 
-    // Business outcomes are results too, without the payload: not validated against the success schema.
-    const missing = await call('usp_bookings_get', { booking_id: 'bkg_does_not_exist', ...meta() });
-    expect(errorCodes(missing)).toEqual(['booking_not_found']);
+    // An unknown id in the path is a protocol error, not a result (spec-next 9.4.1, 9.4.3).
+    const missing = await conn.callError('usp_bookings_get', { booking_id: 'bkg_does_not_exist', ...meta() });
+    expect([missing.code, missing.data.code]).toEqual([-32602, 'booking_not_found']);
 
     expect([...successes.keys()].sort()).toEqual(expectedTools().sort());
     expect(failures, failures.join('\n')).toEqual([]);

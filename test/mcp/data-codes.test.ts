@@ -29,6 +29,8 @@ function emittedCodes(): Map<string, string> {
   const out = new Map<string, string>();
   const patterns = [
     /detailCode:\s*'([a-z_]+)'/g,
+    // An unknown id in a path: the not-found problem named by its message's code (spec-next 9.4.3).
+    /new MissingResource\(\s*errorMessage\(\s*'([a-z_]+)'/g,
     /\b(?:fail|authFailure)\(\s*'[a-z_]+',\s*'([a-z_]+)'/g,
     /invalidRequest\([^;]*?\],\s*'([a-z_]+)'\)/gs,
     /override readonly code = '([a-z_]+)'/g,

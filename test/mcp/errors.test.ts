@@ -231,14 +231,11 @@ describe('an error message is a sentence that starts with the code and says what
   });
 });
 
-describe('an unknown service id is a business outcome on MCP too (D3)', () => {
-  it('usp_services_get with an unknown id -> result with isError and messages[0].code service_not_found, not -32602', async () => {
-    const r = await conn.call('usp_services_get', { service_id: 'svc_nope' });
-    expect(r.isError).toBe(true);
-    expect(r.structuredContent.messages).toEqual([
-      { type: 'error', code: 'service_not_found', severity: 'recoverable', path: '$.service_id', content: expect.stringContaining('usp_services_list') },
-    ]);
-    expect(r.structuredContent.service).toBeUndefined();
+describe('an unknown service id in the path is a protocol error on MCP (spec-next 3.12.3, 9.4.3)', () => {
+  it('usp_services_get with an unknown id -> -32602 with data.code service_not_found, not a result', async () => {
+    const e = await conn.callError('usp_services_get', { service_id: 'svc_nope' });
+    expect([e.code, e.data.code]).toEqual([-32602, 'service_not_found']);
+    expect(e.data.content).toContain('usp_services_list');
   });
 });
 
@@ -264,12 +261,10 @@ describe('business outcomes are results with messages and isError, never JSON-RP
     expect(second.content[0].text).toContain('slot_unavailable');
   });
 
-  it("reading another platform's booking -> result with messages[0].code booking_not_found", async () => {
+  it("reading another platform's booking -> -32602 with data.code booking_not_found (a 404 of the path, spec-next 9.4.1)", async () => {
     const b = await bookHaircut();
-    const r = await conn.call('usp_bookings_get', { booking_id: b.id, ...meta(OTHER_PLATFORM) });
-    expect(r.isError).toBe(true);
-    expect(r.structuredContent.messages[0]).toMatchObject({ type: 'error', code: 'booking_not_found' });
-    expect(r.structuredContent.booking).toBeUndefined();
+    const e = await conn.callError('usp_bookings_get', { booking_id: b.id, ...meta(OTHER_PLATFORM) });
+    expect([e.code, e.data.code]).toEqual([-32602, 'booking_not_found']);
   });
 
   it('cancelling inside the no-cancellation window -> result with messages[0].code cancellation_not_allowed', async () => {

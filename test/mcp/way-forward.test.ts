@@ -27,16 +27,17 @@ describe('every refusal has a way forward', () => {
       ...meta(OTHER_PLATFORM, { idempotency_key: randomUUID() }),
     });
     const id = elsewhere.structuredContent.booking.id;
-    const t = text(await env.conn.call('usp_bookings_get', { booking_id: id, ...meta() }));
-    expect(t).toContain('[booking_not_found]');
+    // Not found in the path is a JSON-RPC error (spec-next 9.4.3); its message is all a host shows the model.
+    const t = (await env.conn.callError('usp_bookings_get', { booking_id: id, ...meta() })).message;
+    expect(t).toMatch(/^booking_not_found: /);
     expect(t).toContain('booking page (the link in the confirmation mail)');
     expect(t).toContain('call +1 212 555 0147 or write to hello@maple-pine.example');
-    const unknown = text(await env.conn.call('usp_bookings_cancel', { booking_id: 'bk_nope', ...meta(undefined, { idempotency_key: randomUUID() }) }));
+    const unknown = (await env.conn.callError('usp_bookings_cancel', { booking_id: 'bk_nope', ...meta(undefined, { idempotency_key: randomUUID() }) })).message;
     expect(unknown).toContain('Maple & Pine Salon and Studio directly (call +1 212 555 0147');
   });
 
   it('an unknown service names the tool that lists them; a lapsed hold says to query again', async () => {
-    const svc = text(await env.conn.call('usp_services_get', { service_id: 'svc_nope', ...meta() }));
+    const svc = (await env.conn.callError('usp_services_get', { service_id: 'svc_nope', ...meta() })).message;
     expect(svc).toMatch(/Next: usp_services_list lists the services/);
     const hold = text(await env.conn.call('usp_availability_release', { hold_id: 'hld_nope', ...meta(undefined, { idempotency_key: randomUUID() }) }));
     expect(hold).toMatch(/Next: query availability again \(usp_availability_query\)/);

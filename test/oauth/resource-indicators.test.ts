@@ -19,8 +19,8 @@ describe('resource=<origin> and resource=<origin>/ name the same resource', () =
       expect({ resource, status: tok.status }).toEqual({ resource, status: 200 });
       // Past authentication (the audience is the REST API's): the booking is simply not this platform's.
       const res = await fetch(`${t.url}/bookings/bkg_missing`, { headers: { authorization: `Bearer ${tok.body.access_token}` } });
-      expect(res.status).toBe(200);
-      expect(((await res.json()) as any).messages[0].code).toBe('booking_not_found');
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as any).code).toBe('booking_not_found');
     }
     const other = await tokenRequest(t.url, { grant_type: 'client_credentials', resource: 'https://other.example', scope: 'usp:booking' }, { authorization: basic });
     expect(other).toMatchObject({ status: 400, body: { error: 'invalid_target' } });

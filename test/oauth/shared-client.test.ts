@@ -25,6 +25,8 @@ afterAll(async () => {
 });
 
 const codesOf = (r: { body: any }) => (r.body.result?.structuredContent?.messages ?? []).map((m: any) => m.code);
+/** A JSON-RPC error's number and data.code: an unknown id in the path is -32602 naming what is missing (spec-next 9.4.3). */
+const errorOf = (r: { body: any }) => [r.body.error?.code, r.body.error?.data?.code];
 
 describe('two buyers signed in through the same client cannot reach each otherâ€™s bookings', () => {
   test('buyer Bâ€™s get, update, reschedule and cancel of buyer Aâ€™s booking answer booking_not_found and change nothing', async () => {
@@ -42,7 +44,7 @@ describe('two buyers signed in through the same client cannot reach each otherâ€
     ] as const) {
       const r = await mcpCallAt(t.url, tool, args, b);
       expect(r.status, tool).toBe(200);
-      expect(codesOf(r), tool).toEqual(['booking_not_found']);
+      expect(errorOf(r), tool).toEqual([-32602, 'booking_not_found']);
     }
     const after = await t.server.store.read((tx) => tx.bookings.get(booking.id));
     expect(after?.booking).toEqual(before?.booking);
@@ -66,8 +68,8 @@ describe('two buyers signed in through the same client cannot reach each otherâ€
     const joined = await mcpCallAt(t.url, 'usp_waitlist_join', { service_id: 'svc_yoga_class', buyer: BUYER }, a);
     const entry = joined.body.result.structuredContent.entry;
     expect(entry.id).toBeTruthy();
-    expect(codesOf(await mcpCallAt(t.url, 'usp_waitlist_get', { entry_id: entry.id }, b))).toEqual(['entry_not_found']);
-    expect(codesOf(await mcpCallAt(t.url, 'usp_waitlist_leave', { entry_id: entry.id }, b))).toEqual(['entry_not_found']);
+    expect(errorOf(await mcpCallAt(t.url, 'usp_waitlist_get', { entry_id: entry.id }, b))).toEqual([-32602, 'entry_not_found']);
+    expect(errorOf(await mcpCallAt(t.url, 'usp_waitlist_leave', { entry_id: entry.id }, b))).toEqual([-32602, 'entry_not_found']);
     const listed = await mcpCallAt(t.url, 'usp_waitlist_list', {}, b);
     expect(listed.body.result.structuredContent.entries.map((e: any) => e.id)).not.toContain(entry.id);
     const still = await mcpCallAt(t.url, 'usp_waitlist_get', { entry_id: entry.id }, a);

@@ -187,11 +187,11 @@ describe('errors: protocol problems vs business outcomes (§4.3, §9.4, D11)', (
     expect(res.body.errors.map((e: { field: string }) => e.field)).toContain('end_date');
   });
 
-  it('an unknown service is a business outcome: 200 with service_not_found and no slots', async () => {
+  it('an unknown service in the body is a business outcome: 200 with service_unresolved (never the 404 code service_not_found, spec-next 9.4.1) and no slots', async () => {
     const res = await query({ service_id: 'svc_nope', start_date: day(1), end_date: day(1) });
     expect(res.status).toBe(200);
     expect(res.body.slots).toEqual([]);
-    expect(res.body.messages[0].code).toBe('service_not_found');
+    expect(res.body.messages[0].code).toBe('service_unresolved');
     expect(res.body.messages[0].type).toBe('error');
   });
 

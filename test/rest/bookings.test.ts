@@ -152,25 +152,22 @@ describe('invalid bookings are business outcomes (HTTP 200 + message) and store 
   });
 });
 
-describe('a booking is visible only to the platform that made it (D3: not found is a message, not 404)', () => {
-  it('another platform reading it gets 200 with booking_not_found and no booking', async () => {
+describe('a booking is visible only to the platform that made it (spec-next 9.4.1: not found in the path is a 404)', () => {
+  it('another platform reading it gets 404 booking-not-found and no booking', async () => {
     const [slot] = await availableSlots(t, 'svc_haircut', day(2));
     const booking = await bookOk(t, 'svc_haircut', slot.id);
     const r = await getBooking(t, booking.id, { profile: OTHER_PLATFORM });
-    expect(r.status).toBe(200);
+    expect([r.status, r.body.type, r.body.code]).toEqual([404, 'https://usp-protocol.dev/errors/booking-not-found', 'booking_not_found']);
     expect(r.body.booking).toBeUndefined();
-    expect(errorCodes(r.body)).toEqual(['booking_not_found']);
-    expect(r.body.messages[0].severity).toBe('recoverable');
 
     const own = await getBooking(t, booking.id);
     expect(own.status).toBe(200);
     expect(own.body.booking.id).toBe(booking.id);
   });
 
-  it('an unknown booking id answers booking_not_found the same way', async () => {
+  it('an unknown booking id answers 404 booking-not-found the same way', async () => {
     const r = await getBooking(t, 'bkg_doesnotexist');
-    expect(r.status).toBe(200);
-    expect(errorCodes(r.body)).toEqual(['booking_not_found']);
+    expect([r.status, r.body.code]).toEqual([404, 'booking_not_found']);
   });
 });
 

@@ -160,11 +160,11 @@ describe('get: one service, with a computed availability hint (§3.6, §3.12)', 
     expect(s.requirements).toBeUndefined();
   });
 
-  it('an unknown id is a business outcome (D3): 200 with an error message service_not_found on $.service_id and no service', async () => {
+  it('an unknown id is a protocol error (spec-next 3.12.3, 9.4.3): 404 service-not-found naming the id, and no service', async () => {
     const res = await t.call('GET', '/services/svc_nope', undefined, { profile: null });
-    expect(res.status).toBe(200);
+    expect([res.status, res.body.type, res.body.code]).toEqual([404, 'https://usp-protocol.dev/errors/service-not-found', 'service_not_found']);
     expect(res.body.service).toBeUndefined();
-    expect(res.body.messages).toEqual([{ type: 'error', code: 'service_not_found', severity: 'recoverable', path: '$.service_id', content: expect.stringContaining('svc_nope') }]);
+    expect(res.body.detail).toContain('svc_nope');
   });
 });
 

@@ -76,9 +76,9 @@ describe.each([
     for (const s of a.slots) expect(s.start).toMatch(/\+09:00$/);
   });
 
-  it('an unknown service still names both zones beside its service_not_found message', async () => {
+  it('an unknown service still names both zones beside its service_unresolved message', async () => {
     const a = await query({ service_id: 'svc_nope', start_date: d, end_date: d, date_bounds_timezone: TOKYO });
-    expect(a.messages.map((m: any) => m.code)).toEqual(['service_not_found']);
+    expect(a.messages.map((m: any) => m.code)).toEqual(['service_unresolved']);
     expect(a).toMatchObject({ applied_date_bounds_timezone: TOKYO, business_timezone: BUSINESS });
   });
 });

@@ -273,10 +273,8 @@ describe.each([{ kind: 'stdio' as const }, { kind: 'http' as const }])('platform
   });
 
   test('platform identity alone cannot read another platform booking (booking_not_found); the creator key can', async () => {
-    const theirs = await conn.call('usp_bookings_get', signed(conn, keyB, 'usp_bookings_get', { booking_id: st.bookingId, ...usp(B) }));
-    expect(errorCodes(theirs)).toEqual(['booking_not_found']);
-    expect(theirs.isError).toBe(true);
-    expect(theirs.structuredContent.booking).toBeUndefined();
+    const theirs = await conn.callError('usp_bookings_get', signed(conn, keyB, 'usp_bookings_get', { booking_id: st.bookingId, ...usp(B) }));
+    expect([theirs.code, theirs.data.code]).toEqual([-32602, 'booking_not_found']);
     const mine = await conn.call('usp_bookings_get', signed(conn, keyA, 'usp_bookings_get', { booking_id: st.bookingId, ...usp(A) }));
     expect(errorCodes(mine)).toEqual([]);
     expect(mine.structuredContent.booking.id).toBe(st.bookingId);
@@ -300,8 +298,8 @@ describe.each([{ kind: 'stdio' as const }, { kind: 'http' as const }])('platform
     expect(errorCodes(r2)).toEqual([]);
     expect(r2.structuredContent.booking_scoped_credential.cnf.jkt).toBe(k2.jkt);
     // Sharing a profile shares no access: k2 cannot read k1's booking.
-    const cross = await conn.call('usp_bookings_get', signed(conn, k2, 'usp_bookings_get', { booking_id: r1.structuredContent.booking.id, ...usp(SHARED) }));
-    expect(errorCodes(cross)).toEqual(['booking_not_found']);
+    const cross = await conn.callError('usp_bookings_get', signed(conn, k2, 'usp_bookings_get', { booking_id: r1.structuredContent.booking.id, ...usp(SHARED) }));
+    expect([cross.code, cross.data.code]).toEqual([-32602, 'booking_not_found']);
   });
 
   test('cancel with credential + proof; the credential is dead once the booking is terminal', async () => {

@@ -204,11 +204,11 @@ describe('RFC 9421 signatures keyed off the platform profile', () => {
     expect(read.status).toBe(200);
     expect(read.body.booking.id).toBe(bookingId);
 
-    // Another signer on the same profile is another principal: no access to this booking (D3: an outcome).
+    // Another signer on the same profile is another principal: no access to this booking (spec-next 9.4.1: a 404).
     const theirs = await send(readUrl, 'GET', signedHeaders(other, 'GET', readUrl, agent(SIG)));
-    expect(theirs.status).toBe(200);
+    expect(theirs.status).toBe(404);
     expect(theirs.body.booking).toBeUndefined();
-    expect(theirs.body.messages.map((m: any) => m.code)).toEqual(['booking_not_found']);
+    expect(theirs.body.code).toBe('booking_not_found');
   });
 
   test('a body changed by one byte after signing -> 400 .../digest-mismatch', async () => {

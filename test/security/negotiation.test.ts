@@ -133,6 +133,18 @@ describe('negotiation with the platform profile on privileged calls', () => {
     ]);
   });
 
+  it('an unknown booking in the path: a platform at our version gets the 404 problem booking-not-found; one of an older negotiated version the pinned 200 outcome (D3)', async () => {
+    const get = async (profile: string) => {
+      const key = createPopKey();
+      const res = await fetch(`${url}/bookings/bkg_nope`, { headers: { 'USP-Agent': `profile="${profile}"`, ...dpopHeaders(key, 'GET', `${url}/bookings/bkg_nope`) } });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const current = await get(profiles.setRaw('/current-nf.json', JSON.stringify(everything('2026-08-20')), 200, { 'Content-Type': 'application/json' }));
+    expect([current.status, current.body.type, current.body.code]).toEqual([404, 'https://usp-protocol.dev/errors/booking-not-found', 'booking_not_found']);
+    const older = await get(profiles.setRaw('/older-nf.json', JSON.stringify(everything('2025-10-01')), 200, { 'Content-Type': 'application/json' }));
+    expect([older.status, older.body.messages.map((m: any) => m.code), older.body.booking]).toEqual([200, ['booking_not_found'], undefined]);
+  });
+
   /** A public call presenting `profile` with a fresh proof: the platform authenticates on a public read. */
   async function publicCall(profile: string, method: string, path: string, body?: unknown) {
     const key = createPopKey();

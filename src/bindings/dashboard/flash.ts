@@ -75,6 +75,7 @@ const OUTCOME_WORDS: Record<string, string> = {
   already_in_state: 'The booking is already in that state.',
   invalid_transition: 'The booking is no longer in a state that allows this.',
   service_not_found: 'That service does not exist.',
+  service_unresolved: 'That service does not exist.',
   entry_not_found: 'That entry does not exist.',
   hold_expired: 'The hold expired.',
   hold_not_found: 'That hold does not exist.',

@@ -11,6 +11,9 @@ export const DATA_CODE_EXTENSIONS = {
   range_too_wide: 'newer_enum',
   hold_limit_exceeded: 'newer_enum',
   booking_not_found: 'newer_enum',
+  entry_not_found: 'newer_enum',
+  // The newer text's 9.4.3 row for an unknown service in a path (4 Oct); no stored OpenRPC enum has it yet.
+  service_not_found: 'ours',
   // The newer text's confirm-payment conflicts (its OpenAPI after 4 Oct; no stored OpenRPC enum has them yet).
   payment_unverifiable: 'ours',
   confirmation_failed: 'ours',

@@ -40,7 +40,7 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
     "Search this business's services; start here. The text gives the business and each service's id, duration, price and when it is paid, place, and cancellation, rescheduling and no-show terms. Next: usp_availability_query.",
   usp_services_get:
     'One service in full: duration, price and when it is paid (by link when booking, a deposit, or at the appointment), address, manual confirmation, cancellation, rescheduling and no-show terms. Before booking tell the person the price, when they pay and the cancellation terms.',
-  usp_services_lookup: 'Up to 100 services by id (ids: [...]), with the terms usp_services_list gives. Unknown ids are service_not_found warnings.',
+  usp_services_lookup: 'Up to 100 services by id (ids: [...]), with the terms usp_services_list gives. Unknown ids are service_unresolved warnings.',
   usp_services_feed: 'Catalog changes in modified_at order, to keep a copy in sync. Pass back pagination.next_cursor.',
   usp_services_feed_subscribe: 'Have the business POST catalog change events (service.created, updated, deleted, suspended) to an https callback_url.',
   usp_services_feed_subscription_get: 'Read your feed subscription: status (active, paused, canceled), events, callback_url.',

@@ -4,7 +4,7 @@
  * goes on with what to change (MCP hosts show the model only the message), `data.code` is the finer
  * reason and `data.content` the explanation alone.
  */
-import type { ProtocolError, ProtocolErrorCode } from '../../operations/index.js';
+import type { Business, ProtocolError, ProtocolErrorCode } from '../../operations/index.js';
 import { protocolNextStep } from './next-steps.js';
 
 /**
@@ -77,21 +77,25 @@ const WIRE_NAME: Partial<Record<ProtocolErrorCode, string>> = {
   insufficient_scope: 'authentication_required',
 };
 
+/** The code `message` starts with: a not-found names what is missing (`booking_not_found`, spec-next 9.4.3), as its `data.code` does. */
+const wireName = (err: ProtocolError): string => (err.code === 'not_found' && err.detailCode ? err.detailCode : (WIRE_NAME[err.code] ?? err.code));
+
 export interface JsonRpcErrorShape {
   code: number;
   message: string;
   data: Record<string, unknown>;
 }
 
-export function toJsonRpcError(err: ProtocolError, correlationId?: string): JsonRpcErrorShape {
+/** `biz`, when known, lets the next step name the business's contact. */
+export function toJsonRpcError(err: ProtocolError, correlationId?: string, biz?: Business): JsonRpcErrorShape {
   // An unknown tool is the one JSON-RPC error without `data.code` (spec-next 9.2.1); `reason` says what it is.
   const data: Record<string, unknown> = err.code === 'unknown_tool' ? { content: err.message, reason: 'unknown_tool' } : { code: err.detailCode ?? err.code, content: err.message };
   if (err.errors && err.errors.length > 0) data.errors = err.errors;
   if (err.retryAfter !== undefined) data.retry_after = err.retryAfter;
   if (err.extra) for (const [k, v] of Object.entries(err.extra)) if (!(k in data)) data[k] = v;
   if (correlationId) data.correlation_id = correlationId;
-  const next = protocolNextStep(err.code, err.detailCode);
-  return { code: MCP_ERROR_CODES[err.code], message: `${errorSentence(WIRE_NAME[err.code] ?? err.code, err.message)}${next ? ` ${next}` : ''}`, data };
+  const next = protocolNextStep(err.code, err.detailCode, biz);
+  return { code: MCP_ERROR_CODES[err.code], message: `${errorSentence(wireName(err), err.message)}${next ? ` ${next}` : ''}`, data };
 }
 
 /** "invalid_request: start_date: must be a date (YYYY-MM-DD)": the code first, then the explanation as a sentence. */

@@ -29,6 +29,7 @@ const NEXT: Partial<Record<string, (biz: Business | undefined) => string>> = {
   capacity_exceeded: () => 'Next: ask usp_availability_query with party_size to see which times fit the whole party, or join the waitlist with usp_waitlist_join and party_size.',
   booking_window_violated: () => 'Next: choose a time usp_availability_query lists (it lists only times inside the booking window).',
   service_not_found: () => 'Next: usp_services_list lists the services and their ids.',
+  service_unresolved: () => 'Next: usp_services_list lists the services and their ids.',
   payment_expired: () =>
     `Next: nothing was charged; while the time is still free, ${RENEW_TOOL} with the booking_id gives a fresh payment link (the same booking details); otherwise ${again}.`,
   invalid_transition: () => 'Next: read it with usp_bookings_get (or usp_waitlist_get) to see its status and what can still be done with it.',
@@ -95,8 +96,14 @@ const PROTOCOL_NEXT: Partial<Record<ProtocolErrorCode, string | ((detailCode: st
   confirmation_failed: 'Next: read the booking with usp_bookings_get; do not tell the person it is confirmed.',
 };
 
-/** The "Next:" sentence for a protocol error's code (and finer data.code), or undefined when there is none to add. */
-export function protocolNextStep(code: ProtocolErrorCode, detailCode?: string): string | undefined {
+/**
+ * The "Next:" sentence for a protocol error's code (and finer data.code), or undefined when there is
+ * none to add. A not-found naming what is missing (`booking_not_found`, a 404 since spec-next 9.4.1)
+ * says what its business outcome used to say, the business's contact included.
+ */
+export function protocolNextStep(code: ProtocolErrorCode, detailCode?: string, biz?: Business): string | undefined {
+  const named = code === 'not_found' && detailCode ? NEXT[detailCode] : undefined;
+  if (named) return named(biz);
   const n = PROTOCOL_NEXT[code];
   return typeof n === 'function' ? n(detailCode) : n;
 }

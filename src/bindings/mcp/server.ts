@@ -16,6 +16,7 @@ import {
   PLATFORM_MESSAGES_CAPABILITY,
   unknownMemberWarnings,
   correlationIdOf,
+  type Business,
   type HttpEvidence,
   type OperationDef,
   type OperationRequest,
@@ -214,8 +215,8 @@ function resourceNotFound(uri: string, stateful: boolean): SdkProtocolError {
   return new SdkProtocolError(JSON_RPC.invalid_params, errorSentence('resource_not_found', content), { code: 'resource_not_found', content, uri: uri.slice(0, 200) });
 }
 
-function rpcError(err: ProtocolError, correlationId?: string): SdkProtocolError {
-  const e = toJsonRpcError(err, correlationId);
+function rpcError(err: ProtocolError, correlationId?: string, biz?: Business): SdkProtocolError {
+  const e = toJsonRpcError(err, correlationId, biz);
   return new SdkProtocolError(e.code, e.message, e.data);
 }
 
@@ -263,7 +264,7 @@ export async function callTool(
   }
   const res = await deps.pipeline.execute(entry.op, req, scope);
   noteRate(rateNote, res);
-  if (!res.ok) throw rpcError(withIgnoredMembers(res.error, entry.op, input), correlationId);
+  if (!res.ok) throw rpcError(withIgnoredMembers(res.error, entry.op, input), correlationId, scope.business?.current());
   if (session && res.caller.principal && !res.caller.business) (session.principals ??= new Set()).add(res.caller.principal);
   if (session && res.caller.credential) (session.resources ??= new Set()).add(res.caller.credential.id);
   if (session && entry.op.subscribesSessionToCatalog && res.messages.length === 0) session.catalogSubscriber = true;

@@ -121,6 +121,8 @@ function responsesOf(op: OperationDef): Record<string, unknown> {
     // A creation that meets a business outcome (slot taken, window closed) answers 200 with messages[].
     out['200'] = { description: 'Not created: a business outcome in messages[].', content: json(answerSchema(op, ['messages'])) };
   } else out['200'] = { description: 'Success, or a business outcome in messages[].', content: json(answerSchema(op, [])) };
+  // An id in the path that names nothing the caller may see (spec-next 9.4.1, 9.4.3).
+  if (op.rest && /\{\w+\}/.test(op.rest.path)) out['404'] = { ...problem, description: 'The id in the path names nothing this caller may see (e.g. booking-not-found).' };
   out.default = problem;
   return out;
 }

@@ -44,6 +44,13 @@ export const CAPABILITY_OPERATIONS: Record<string, Array<{ method: string; route
 
 const concrete = (route: string) => route.replace(/\{[a-z_]+\}/g, 'conformance_unknown_id');
 
+/**
+ * The route is not served: a 405 or 501, or a 404 that names no missing resource. A 404 naming one
+ * (`booking_not_found`, `entry_not_found`, ...) is the route answering for the unknown id in its path
+ * (newer text 9.4.1).
+ */
+const routeMissing = (a: { status: number; body?: any }) => (a.status === 404 && !/_not_found$/.test(String(a.body?.code ?? ''))) || a.status === 405 || a.status === 501;
+
 export function restBinding(ctx: CheckContext): any | null {
   const bindings = ctx.profile?.usp?.services?.['dev.usp-protocol.services'];
   return Array.isArray(bindings) ? (bindings.find((b: any) => b?.transport === 'rest') ?? null) : null;
@@ -184,7 +191,8 @@ export const envelopeChecks: Check[] = [
       const answers = [
         ['POST /services/list', await ctx.rest.post('/services/list', { pagination: { limit: 1 } })],
         [`GET /services/${svc.id}`, await ctx.rest.send(`/services/${encodeURIComponent(svc.id)}`)],
-        ['GET /services/conformance_unknown_id', await ctx.rest.send('/services/conformance_unknown_id')],
+        // A business outcome (an unknown id in a body); an unknown id in a path is a 404 problem now (newer 9.4.1).
+        ['POST /services/lookup', await ctx.rest.post('/services/lookup', { ids: ['conformance_unknown_id'] })],
       ] as const;
       for (const [what, a] of answers) {
         const usp = a.body?.usp;
@@ -252,7 +260,7 @@ export const mappingChecks: Check[] = [
         if (!ctx.profile?.usp?.capabilities?.[cap]) continue;
         for (const op of ops) {
           const a = await ctx.rest.send(concrete(op.route), { method: op.method, body: op.method === 'GET' || op.method === 'DELETE' ? undefined : {} });
-          if (a.status === 404 || a.status === 405 || a.status === 501) missing.push(`${op.method} ${op.route} (${a.status})`);
+          if (routeMissing(a)) missing.push(`${op.method} ${op.route} (${a.status})`);
           if (a.status >= 500) fail(`${op.method} ${op.route} answered ${describeAnswer(a)} to an empty request`);
         }
       }

@@ -161,3 +161,12 @@ export function expectOutcome(a: RestAnswer, code: string, what: string): void {
 export function mcpArgs(ctx: CheckContext, args: Record<string, unknown>, usp: Record<string, unknown> = {}): Record<string, unknown> {
   return { ...args, _meta: { usp: { profile: ctx.rest.profile, ...usp } } };
 }
+
+/**
+ * A read of a booking id the business never issued was served, past authentication and
+ * negotiation: the 404 problem `booking-not-found` (newer text 9.4.1, 9.4.3), or for a platform of
+ * the pinned text HTTP 200 with a `booking_not_found` message.
+ */
+export function servedUnknownBooking(a: { status: number; body?: any }): boolean {
+  return (a.status === 404 && a.body?.code === 'booking_not_found') || (a.status === 200 && messageCodes(a.body).includes('booking_not_found'));
+}

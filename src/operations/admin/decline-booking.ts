@@ -23,7 +23,7 @@ export const declineBooking = defineOperation({
   async handle(inp, ctx) {
     requireBusiness(ctx);
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     // Only a booking still waiting for the business's word can be declined.
     if (rec.booking.status !== 'pending' || !nextStatus(rec.booking.status, 'cancel')) throw stateConflict(rec, 'declined');
     checkRevision(ctx, rec.booking.revision);

@@ -20,7 +20,7 @@ export const getBookingHistory = defineOperation({
   async handle(inp, ctx) {
     requireBusiness(ctx);
     const rec = await ctx.tx.bookings.get(inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     const events = await ctx.tx.admin.eventsOf(rec.booking.id);
     const jobs = await ctx.tx.payments.forBooking(rec.booking.id);
     const mail = await ctx.tx.mail.forSubject(rec.booking.id);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorMessage, formatMoney } from '../../domain/index.js';
+import { errorMessage, formatMoney, minorAmount } from '../../domain/index.js';
 import { iso } from '../context.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
 import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
@@ -25,13 +25,13 @@ export const refundBookingPayment = defineOperation({
   summary: "The business refunds a booking's payment, in full or in part (minor units, at most what is paid and not yet refunded).",
   input: z.object({
     booking_id: id('The booking id.'),
-    amount: z.number().int().min(1).optional().describe('Minor units to refund; all that is left to refund when omitted.'),
+    amount: minorAmount(1).optional().describe('Minor units to refund (an integer, or a string of digits); all that is left to refund when omitted.'),
     reason: z.string().trim().min(1, 'a reason is required').max(1000),
   }),
   async handle(inp, ctx) {
     requireBusiness(ctx);
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     checkRevision(ctx, rec.booking.revision);
     const viaProvider = refundsThroughProvider(ctx, rec);
     const left = refundableAmount(rec, viaProvider);

@@ -86,11 +86,15 @@ export const queryAvailability = defineOperation({
     const zones = { applied_date_bounds_timezone: boundsZone, business_timezone: ctx.biz.zone };
     const service = ctx.biz.services.get(inp.service_id);
     if (!service) {
-      return outcome(errorMessage('service_not_found', `No service has the id ${JSON.stringify(inp.service_id)}.`, '$.service_id'), {
-        service_id: inp.service_id,
-        ...zones,
-        slots: [],
-      });
+      // An id in the body that resolves to nothing: an outcome, never the code of the 404 for a path (spec-next 9.4.1, 9.4.2).
+      return outcome(
+        errorMessage('service_unresolved', `No service has the id ${JSON.stringify(inp.service_id)}; list services (usp_services_list) to find valid ids.`, '$.service_id'),
+        {
+          service_id: inp.service_id,
+          ...zones,
+          slots: [],
+        },
+      );
     }
     if ((service.status ?? 'active') !== 'active') {
       const why = ctx.biz.suspendedWhy.get(service.id);

@@ -23,7 +23,7 @@ export const cancelBooking = defineOperation({
   input: z.object({ booking_id: id('The booking id.'), reason: z.string().max(1000).optional() }),
   async handle(inp, ctx) {
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     const service = ctx.biz.services.get(rec.booking.service_id)!;
     const byBusiness = ctx.caller.business;
     // Refuse moves the state machine does not allow before anything else is evaluated.

@@ -18,7 +18,7 @@ export const confirmBooking = defineOperation({
   async handle(inp, ctx) {
     requireBusiness(ctx);
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     if (rec.booking.status === 'confirmed') {
       return { data: { booking: rec.booking }, messages: [alreadyMessage('The booking is already confirmed.')] };
     }

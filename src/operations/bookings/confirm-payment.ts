@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorMessage, formatMoney } from '../../domain/index.js';
+import { errorMessage, formatMoney, minorAmount } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { PLATFORM_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkRevision, loadBooking, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
@@ -41,7 +41,7 @@ export const confirmPayment = defineOperation({
     payment_result: z.object({
       status: z.enum(['paid', 'deposit_paid']),
       transaction_id: z.string().min(1).max(500),
-      amount_paid: z.number().int().min(0),
+      amount_paid: minorAmount(0).describe('What was paid, in minor currency units: an integer, or a string of digits.'),
       currency: z.string().min(3).max(3),
       provider: z.string().max(200).optional(),
       order_reference: z.string().max(500).optional(),
@@ -49,7 +49,7 @@ export const confirmPayment = defineOperation({
   }),
   async handle(inp, ctx) {
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     const b = rec.booking;
     if (b.status === 'canceled' && b.cancellation?.canceled_by === 'system' && b.actions?.some((a) => a.type === 'payment' && a.status === 'expired')) {
       return outcome(errorMessage('payment_expired', 'The payment window closed and the booking was canceled; book again.'), { booking: b });

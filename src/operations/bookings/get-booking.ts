@@ -16,7 +16,7 @@ export const getBooking = defineOperation({
   input: z.object({ booking_id: id('The booking id.') }),
   async handle(inp, ctx) {
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     return ok({ booking: rec.booking });
   },
 });

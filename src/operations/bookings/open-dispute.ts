@@ -24,7 +24,7 @@ export const openDispute = defineOperation({
   async handle(inp, ctx) {
     requireBusiness(ctx);
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     const b = rec.booking;
     if (b.dispute) throw disputeConflict(rec, 'opened again');
     if (rec.priv.amount_paid <= 0) {

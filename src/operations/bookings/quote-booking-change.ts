@@ -27,7 +27,7 @@ export const quoteBookingChange = defineOperation({
   }),
   async handle(inp, ctx) {
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     const b = rec.booking;
     const service = ctx.biz.services.get(b.service_id)!;
     const currency = service.pricing.currency;

@@ -40,7 +40,7 @@ export const renewPaymentLink = defineOperation({
   input: z.object({ booking_id: id('The booking whose payment link lapsed.') }),
   async handle(inp, ctx) {
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     const b = rec.booking;
     const zone = ctx.biz.zone;
     // Renewed already (a second call, a retry without its key): the booking it became.

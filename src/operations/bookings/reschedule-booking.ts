@@ -19,7 +19,7 @@ import { PLATFORM_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkSlot, claimRows } from '../steps/slots.js';
 import { iso } from '../context.js';
 import { enterHoldStatus, freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
-import { scheduleReminder, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { bookingCredentialExpiry, scheduleReminder, bookingNotFound } from '../steps/booking-lifecycle.js';
 import { checkRevision, emitBookingEvent, loadBooking, move, movePayment, paymentAction, stateConflict } from '../steps/booking-lifecycle.js';
 import { queueCheckouts } from '../steps/checkouts.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
@@ -43,7 +43,7 @@ export const rescheduleBooking = defineOperation({
   }),
   async handle(inp, ctx) {
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     const b = rec.booking;
     if (!operationPermitted(b.status, 'reschedule')) throw stateConflict(rec, 'rescheduled');
     checkRevision(ctx, b.revision);
@@ -79,6 +79,8 @@ export const rescheduleBooking = defineOperation({
       return outcome(errorMessage('slot_unavailable', 'The new slot is no longer available; query availability and pick another.', '$.slot_id'), { booking: b });
     }
     const old = freedSlotOf(rec.priv);
+    // The credential issued for the old slot lives until a day after it (bookingCredentialExpiry).
+    const credentialEnds = bookingCredentialExpiry(rec);
     const slot = check.slot;
     // Swap the claims: the booking's old claims go, new ones come (or the hold's are inherited).
     await ctx.tx.claims.removeOwner(b.id);
@@ -133,6 +135,10 @@ export const rescheduleBooking = defineOperation({
     await offerFreedPlace(ctx, service, old);
     emitBookingEvent(ctx, 'booking.rescheduled', rec, { previous_slot: { start: formatInstant(old.startMs, zone), end: formatInstant(old.endMs, zone) } });
     await scheduleReminder(ctx, rec);
-    return messages.length ? { data: { booking: b }, messages, status: 200 } : ok({ booking: b });
+    // Spec-next 5.3.6: a credential that would lapse before the new slot is over is re-issued here, to
+    // the same key, as on creation; the old one is left to expire on its own.
+    const credential = credentialEnds < slot.endMs ? await ctx.issueCredential('booking', b.id, bookingCredentialExpiry(rec)) : undefined;
+    const data = { booking: b, ...(credential ? { booking_scoped_credential: credential } : {}) };
+    return messages.length ? { data, messages, status: 200 } : ok(data);
   },
 });

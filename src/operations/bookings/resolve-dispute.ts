@@ -5,7 +5,7 @@
  * `booking.refund_issued`.
  */
 import { z } from 'zod';
-import { errorMessage, formatMoney, type DisputeMove } from '../../domain/index.js';
+import { errorMessage, formatMoney, minorAmount, type DisputeMove } from '../../domain/index.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
 import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
 import { checkRevision, loadBooking, bookingNotFound } from '../steps/booking-lifecycle.js';
@@ -21,12 +21,12 @@ export const resolveDispute = defineOperation({
   input: z.object({
     booking_id: id('The booking id.'),
     outcome: z.enum(['buyer', 'business']).describe('Who the dispute was resolved for.'),
-    refund_amount: z.number().int().min(1).optional().describe('Minor units refunded when resolved for the buyer; default everything collected.'),
+    refund_amount: minorAmount(1).optional().describe('Minor units refunded when resolved for the buyer (an integer, or a string of digits); default everything collected.'),
   }),
   async handle(inp, ctx) {
     requireBusiness(ctx);
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     const b = rec.booking;
     const move: DisputeMove = inp.outcome === 'buyer' ? 'resolve_buyer' : 'resolve_business';
     checkDisputeMove(rec, move);

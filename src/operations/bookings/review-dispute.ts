@@ -16,7 +16,7 @@ export const reviewDispute = defineOperation({
   async handle(inp, ctx) {
     requireBusiness(ctx);
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     checkDisputeMove(rec, 'review');
     checkRevision(ctx, rec.booking.revision);
     enterDisputeStatus(ctx, rec, 'review');

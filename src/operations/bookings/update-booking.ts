@@ -75,7 +75,7 @@ export const updateBooking = defineOperation({
     .loose(),
   async handle(inp, ctx) {
     const rec = await loadBooking(ctx, inp.booking_id);
-    if (!rec) return bookingNotFound(inp.booking_id);
+    if (!rec) throw bookingNotFound(inp.booking_id);
     const refused = immutableFieldsOutcome(inp, rec.booking);
     if (refused) return refused;
     if (!operationPermitted(rec.booking.status, 'update')) throw stateConflict(rec, 'updated');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorMessage } from '../../domain/index.js';
-import { defineOperation, ok, outcome } from '../define.js';
+import { defineOperation, ok } from '../define.js';
+import { MissingResource } from '../errors.js';
 import { id, Out } from '../schemas.js';
 import { withHint } from '../steps/present-service.js';
 
@@ -18,9 +19,9 @@ export const getService = defineOperation({
   input: z.object({ service_id: id('The service id, as listed by usp_services_list.') }),
   async handle(inp, ctx) {
     const s = ctx.biz.published.get(inp.service_id);
-    // As for bookings and waitlist entries, an unknown id is an outcome the model can read, not an error.
+    // An unknown id in the path is a 404 service_not_found, whatever its form (spec-next 3.12.3, 9.4.3).
     if (!s) {
-      return outcome(
+      throw new MissingResource(
         errorMessage('service_not_found', `No service has the id ${JSON.stringify(inp.service_id)}; list services (usp_services_list) to find valid ids.`, '$.service_id'),
       );
     }

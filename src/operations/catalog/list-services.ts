@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { primaryCategory, searchableText, warningMessage, type PublishedService } from '../../domain/index.js';
+import { minorAmount, primaryCategory, searchableText, warningMessage, type PublishedService } from '../../domain/index.js';
 import { suspensionSentence } from '../business.js';
 import { invalidRequest } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
@@ -16,7 +16,7 @@ const input = z.object({
       category_id: z.string().max(200).optional(),
       categories: z.array(z.string().max(200)).max(50).optional(),
       location_id: z.string().max(200).optional(),
-      price: z.object({ min: z.number().int().optional(), max: z.number().int().optional() }).optional(),
+      price: z.object({ min: minorAmount(0).optional(), max: minorAmount(0).optional() }).optional(),
     })
     .optional(),
   context: z.record(z.string(), z.unknown()).optional(),

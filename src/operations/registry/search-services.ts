@@ -3,6 +3,7 @@
  * result names its business and when it was indexed; it is a snapshot, not the business's word.
  */
 import { z } from 'zod';
+import { minorAmount } from '../../domain/index.js';
 import { defineRegistryOperation, ok, outcome } from '../define.js';
 import { Out } from '../schemas.js';
 import { iso } from '../context.js';
@@ -24,8 +25,8 @@ export const searchServices = defineRegistryOperation({
     ...searchFields,
     price_range: z
       .object({
-        min: z.number().int().optional(),
-        max: z.number().int().optional(),
+        min: minorAmount(0).optional(),
+        max: minorAmount(0).optional(),
         currency: z.string().max(10).optional(),
         match: RangeMatch.optional(),
       })

@@ -24,8 +24,8 @@ import {
   paymentDeadline,
 } from '../../domain/index.js';
 import { noShowCharge } from './policy-fees.js';
-import { ProtocolError } from '../errors.js';
-import { ok, outcome, requireBusiness, type OperationResult } from '../define.js';
+import { MissingResource, ProtocolError } from '../errors.js';
+import { ok, requireBusiness, type OperationResult } from '../define.js';
 import { iso, mayAct, newRevision, type OperationContext } from '../context.js';
 import { claimRows, slotResources } from './slots.js';
 import { enterHoldStatus } from './waitlist-offers.js';
@@ -254,8 +254,9 @@ export function alreadyMessage(content: string) {
   return infoMessage('already_in_state', content);
 }
 
+/** An unknown booking id in the path (or another platform's booking): thrown, a 404 `booking_not_found` (spec-next 9.4.1). */
 export const bookingNotFound = (bookingId: string) =>
-  outcome(errorMessage('booking_not_found', `No booking ${JSON.stringify(bookingId)} belongs to this platform.`, '$.booking_id'));
+  new MissingResource(errorMessage('booking_not_found', `No booking ${JSON.stringify(bookingId)} belongs to this platform.`, '$.booking_id'));
 
 /**
  * The business's own moves on a booking after it is confirmed (spec 5.1, 5.5.3): started,
@@ -264,7 +265,7 @@ export const bookingNotFound = (bookingId: string) =>
 export async function applyBusinessMove(ctx: OperationContext, bookingId: string, m: 'start' | 'complete' | 'no_show'): Promise<OperationResult> {
   requireBusiness(ctx);
   const rec = await loadBooking(ctx, bookingId);
-  if (!rec) return bookingNotFound(bookingId);
+  if (!rec) throw bookingNotFound(bookingId);
   checkRevision(ctx, rec.booking.revision);
   const service = ctx.biz.services.get(rec.booking.service_id);
   const fee = m === 'no_show' && service ? noShowFee(service, rec.priv.price_total) : 0;

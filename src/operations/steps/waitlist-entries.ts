@@ -3,11 +3,12 @@
  * bump of every write, and the answers for an entry the caller cannot see or a move its status forbids.
  */
 import { errorMessage, nextWaitlistStatus, type WaitlistMove, type WaitlistRecord, type WaitlistStatus } from '../../domain/index.js';
-import { ProtocolError } from '../errors.js';
-import { outcome } from '../define.js';
+import { MissingResource, ProtocolError } from '../errors.js';
 import { newRevision, type OperationContext } from '../context.js';
 
-export const entryNotFound = (entryId: string) => outcome(errorMessage('entry_not_found', `No waitlist entry ${JSON.stringify(entryId)} belongs to this platform.`, '$.entry_id'));
+/** An unknown entry id in the path (or another platform's entry): thrown, a 404 `entry_not_found` (spec-next 9.4.1, 11.1.6). */
+export const entryNotFound = (entryId: string) =>
+  new MissingResource(errorMessage('entry_not_found', `No waitlist entry ${JSON.stringify(entryId)} belongs to this platform.`, '$.entry_id'));
 
 export function entryConflict(rec: WaitlistRecord, what: string): ProtocolError {
   return new ProtocolError('booking_state_conflict', `This waitlist entry is ${rec.entry.status}; it cannot be ${what}.`, {

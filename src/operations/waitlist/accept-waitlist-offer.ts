@@ -32,7 +32,7 @@ export const acceptWaitlistOffer = defineOperation({
   input: z.object({ entry_id: id('The waitlist entry id.'), hold_id: z.string().max(512).optional() }),
   async handle(inp, ctx) {
     const rec = await loadEntry(ctx, inp.entry_id);
-    if (!rec) return entryNotFound(inp.entry_id);
+    if (!rec) throw entryNotFound(inp.entry_id);
     const e = rec.entry;
     if (e.status === 'accepted') return outcome(errorMessage('offer_already_accepted', 'This offer was already accepted.'), { entry: e });
     if (e.status === 'expired') return outcome(errorMessage('offer_expired', 'The offer window has passed; the buyer stays off the list until they join again.'), { entry: e });

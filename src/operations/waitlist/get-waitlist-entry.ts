@@ -25,7 +25,7 @@ export const getWaitlistEntry = defineOperation({
   input: byEntry,
   async handle(inp, ctx) {
     const rec = await loadEntry(ctx, inp.entry_id);
-    if (!rec) return entryNotFound(inp.entry_id);
+    if (!rec) throw entryNotFound(inp.entry_id);
     return ok({ entry: rec.entry });
   },
 });

@@ -17,7 +17,7 @@ export const leaveWaitlist = defineOperation({
   input: BY_ENTRY,
   async handle(inp, ctx) {
     const rec = await loadEntry(ctx, inp.entry_id);
-    if (!rec) return entryNotFound(inp.entry_id);
+    if (!rec) throw entryNotFound(inp.entry_id);
     if (rec.entry.status === 'removed') return ok({ entry: rec.entry });
     // With an open offer, leaving declines it first; otherwise the map says whether the entry may leave.
     if (rec.entry.status !== 'offered' && !nextWaitlistStatus(rec.entry.status, 'leave')) throw entryConflict(rec, 'left after its offer was accepted');

@@ -72,7 +72,7 @@ export const viewWaitlistOffer = defineOperation({
   input: z.object({ entry_id: id('The waitlist entry whose offer is shown.') }),
   async handle(inp, ctx) {
     const rec = await loadEntry(ctx, inp.entry_id);
-    if (!rec) return entryNotFound(inp.entry_id);
+    if (!rec) throw entryNotFound(inp.entry_id);
     return ok({ offer: waitlistOfferView(ctx, rec) });
   },
 });

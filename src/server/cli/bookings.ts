@@ -27,15 +27,15 @@ ${OFFLINE_HELP}
  * command pointed at another database than the server's.
  */
 function printResponse(res: OperationResponse, db: string): void {
+  if (!res.ok && res.error.detailCode === 'booking_not_found')
+    throw new CommandError(`booking_not_found: no such booking in ${shownDb(db)} (give the --demo or --config and the --db the server runs with)`);
   if (!res.ok) throw new CommandError(`${res.error.code}: ${res.error.message}`);
   const failures = res.messages.filter((m) => m.type === 'error');
   for (const m of res.messages) if (m.type !== 'error') console.error(`${m.type}: ${m.code}: ${m.content}`);
   const b = res.data.booking as Record<string, unknown> | undefined;
   if (b && failures.length === 0) console.log(JSON.stringify(b, null, 2));
   if (failures.length === 0) return;
-  const lines = failures.map((m) =>
-    m.code === 'booking_not_found' ? `${m.code}: no such booking in ${shownDb(db)} (give the --demo or --config and the --db the server runs with)` : `${m.code}: ${m.content}`,
-  );
+  const lines = failures.map((m) => `${m.code}: ${m.content}`);
   throw new CommandError(lines.join('\n'));
 }
 
