@@ -8,10 +8,10 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ensureBuilt } from '../support/build.js';
+import { REPO_ROOT, ensureBuilt } from '../support/build.js';
 import { inheritedEnv } from '../support/cli.js';
 import { PLATFORM } from '../support/server.js';
-import { REPO_ROOT, STDIO_ARGS } from './helpers.js';
+import { STDIO_ARGS } from './helpers.js';
 
 let client: Client;
 let transport: StdioClientTransport;
