@@ -6,16 +6,13 @@
  * one (a WeakMap, so it goes when the value does). Everything else is serialised as JSON.stringify
  * would, with the same text: member order, skipped `undefined` members, `toJSON`.
  *
- * Only the first levels of an answer are walked in JavaScript, where the shared values sit (the
- * answer itself, its members, their items); deeper values that are not frozen go to JSON.stringify
- * whole, so a large answer that shares nothing costs no more than before.
+ * Walked in JavaScript: the answer itself, a frozen value, and a list whose first item is frozen (the
+ * lists the core shares are of one kind: presented slots). Anything else goes to JSON.stringify
+ * whole, so an answer that shares nothing (a list of bookings) costs what it cost before.
  */
 
 /** Text of deep-frozen plain values, made once. */
 const made = new WeakMap<object, string>();
-
-/** Levels walked looking for shared values; deeper unfrozen values are serialised natively. */
-const WALK_DEPTH = 3;
 
 /** The JSON text of `value`: JSON.stringify(value), with deep-frozen parts reused. */
 export function jsonText(value: unknown): string {
@@ -28,13 +25,20 @@ function isPlain(v: object): boolean {
   return (proto === Object.prototype || proto === null) && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
 }
 
+/** A list of values the core shares: its first item is frozen. */
+function sharedList(v: object): boolean {
+  if (!Array.isArray(v) || v.length === 0) return false;
+  const first: unknown = v[0];
+  return first !== null && typeof first === 'object' && Object.isFrozen(first);
+}
+
 /** The text of `v` (undefined where JSON.stringify leaves a member out). */
 function write(v: unknown, depth: number): string | undefined {
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   const known = made.get(v);
   if (known !== undefined) return known;
   const frozen = Object.isFrozen(v);
-  if (!isPlain(v) || (!frozen && depth >= WALK_DEPTH)) return JSON.stringify(v);
+  if (!isPlain(v) || (!frozen && depth > 0 && !sharedList(v))) return JSON.stringify(v);
   // Frozen and every object in it kept: this value's text is kept too.
   let stable = frozen;
   let out: string;
