@@ -136,3 +136,4 @@ export {
 export type { Person } from './personal-data.js';
 export { negotiateLocale } from './locale.js';
 export { idFrom, uniqueIdFrom } from './id-from-name.js';
+export { deepFreeze } from './freeze.js';

@@ -5,18 +5,33 @@
  */
 
 const MONEY_FORMAT_LIMIT = 100;
-const moneyFormats = new Map<string, Intl.NumberFormat>();
+/** Amounts written per format and kept: prices repeat (every slot of a service has the same one). */
+const MONEY_TEXT_LIMIT = 1000;
 
-function numberFormat(locale: string, currency: string): Intl.NumberFormat | undefined {
+/**
+ * One currency in one locale: Intl's formatter, the digits of the minor unit (asked of ICU once:
+ * `resolvedOptions()` builds a new object on every call) and the amounts already written with it.
+ */
+interface MoneyFormat {
+  format: Intl.NumberFormat;
+  digits: number;
+  texts: Map<number, string>;
+}
+
+const moneyFormats = new Map<string, MoneyFormat>();
+
+function numberFormat(locale: string, currency: string): MoneyFormat | undefined {
   const key = `${locale}|${currency}`;
   let format = moneyFormats.get(key);
   if (format === undefined) {
+    let intl: Intl.NumberFormat;
     try {
-      format = new Intl.NumberFormat(locale, { style: 'currency', currency });
+      intl = new Intl.NumberFormat(locale, { style: 'currency', currency });
     } catch {
       return undefined;
     }
     if (moneyFormats.size >= MONEY_FORMAT_LIMIT) moneyFormats.clear();
+    format = { format: intl, digits: intl.resolvedOptions().maximumFractionDigits ?? 2, texts: new Map() };
     moneyFormats.set(key, format);
   }
   return format;
@@ -24,7 +39,7 @@ function numberFormat(locale: string, currency: string): Intl.NumberFormat | und
 
 /** The digits of `currency`'s minor unit (USD 2, JPY 0, KWD 3); 2 for a code Intl does not know. */
 export function currencyDigits(currency: string): number {
-  return numberFormat('en-US', currency)?.resolvedOptions().maximumFractionDigits ?? 2;
+  return numberFormat('en-US', currency)?.digits ?? 2;
 }
 
 /** An amount in minor units as the plain major-unit number a form field holds: 6500 USD is "65.00", 700 JPY is "700". */
@@ -42,7 +57,17 @@ export function majorAmount(amount: number, currency: string): string {
 export function formatMoney(amount: number, currency: string, locale = 'en-US'): string {
   const format = numberFormat(locale, currency);
   if (!format) return `${majorAmount(amount, currency)} ${currency}`;
-  return format.format(amount / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
+  // Kept for whole minor units only (-0 would share 0's entry, and Intl writes it "-$0.00").
+  const keep = Number.isInteger(amount) && !Object.is(amount, -0);
+  let text = keep ? format.texts.get(amount) : undefined;
+  if (text === undefined) {
+    text = format.format.format(amount / 10 ** format.digits);
+    if (keep) {
+      if (format.texts.size >= MONEY_TEXT_LIMIT) format.texts.clear();
+      format.texts.set(amount, text);
+    }
+  }
+  return text;
 }
 
 /** What a typed amount means: minor units, or why it was refused (in words, naming what was typed). */
@@ -57,7 +82,7 @@ export type ParsedMoney = { ok: true; amount: number } | { ok: false; message: s
 export function parseMoney(typed: string, currency: string): ParsedMoney {
   const digits = currencyDigits(currency);
   const symbol = numberFormat('en-US', currency)
-    ?.formatToParts(0)
+    ?.format.formatToParts(0)
     .find((p) => p.type === 'currency')?.value;
   let t = typed.trim();
   const example = majorAmount(6500 * 10 ** Math.max(0, digits - 2), currency);

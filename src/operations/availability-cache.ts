@@ -17,7 +17,7 @@
  * Bounded by an estimate of the bytes it holds, least recently used first out; presented slots (per
  * answer time zone) are kept beside the computed ones, frozen, and counted too.
  */
-import { clipToBookingWindow, lowerBound, type ServiceDef, type SlotCandidate } from '../domain/index.js';
+import { clipToBookingWindow, deepFreeze, lowerBound, type ServiceDef, type SlotCandidate } from '../domain/index.js';
 import type { ComputedSlots } from './steps/slots.js';
 
 /** Default budget: 32 MiB, a few hundred one-day answers of a busy service, or ten month-long ones. */
@@ -167,8 +167,9 @@ export class AvailabilityCache {
         const k = lo + i;
         let p = list[k];
         if (!p) {
-          // Shared by every answer that shows this slot: frozen (its own members), so a caller that tried to change it would fail loudly.
-          p = Object.freeze(make(e.slots[k]));
+          // Shared by every answer that shows this slot: frozen all the way down, so a caller that tried to
+          // change it would fail loudly, and a door may keep its JSON text (src/web/json.ts).
+          p = deepFreeze(make(e.slots[k]));
           list[k] = p;
           if (e.stored) {
             e.bytes += PRESENTED_BYTES;

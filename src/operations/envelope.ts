@@ -1,5 +1,6 @@
 /** The `usp` member on every response (spec 8.3, 8.4): our version and the capabilities in play. */
 import type { CapabilityKey, OperationDef } from './define.js';
+import { deepFreeze } from '../domain/index.js';
 
 export const USP_VERSION = '2026-08-20';
 
@@ -15,7 +16,8 @@ export function uspEnvelope(op: Pick<OperationDef, 'capability' | 'name'>): UspE
   if (!env) {
     const keys: CapabilityKey[] = [op.capability];
     if (op.capability === 'dev.usp-protocol.services.waitlist') keys.unshift('dev.usp-protocol.services.bookings');
-    env = { version: USP_VERSION, capabilities: Object.fromEntries(keys.map((k) => [k, [{ version: USP_VERSION }]])) };
+    // Shared by every answer of the operation: frozen, so a door may keep its JSON text.
+    env = deepFreeze({ version: USP_VERSION, capabilities: Object.fromEntries(keys.map((k) => [k, [{ version: USP_VERSION }]])) });
     cache.set(op.name, env);
   }
   return env;

@@ -25,8 +25,23 @@ export async function loadWebhookResourceKey(store: Store): Promise<Uint8Array> 
   return Buffer.from(hex, 'hex');
 }
 
-/** The function naming a principal's webhook resource under `key` (HMAC-SHA-256, base64url: 43 characters). */
+/** Names kept per namer (a principal's name is asked on every call it makes); past it, the memo starts over. */
+const NAMES_KEPT = 1000;
+
+/**
+ * The function naming a principal's webhook resource under `key` (HMAC-SHA-256, base64url: 43
+ * characters). Each name is computed once and kept: every MCP answer to a principal names its resource.
+ */
 export function webhookResourceNamer(key: Uint8Array): (principal: string) => string {
   const k = Buffer.from(key);
-  return (principal) => WEBHOOK_RESOURCE_PREFIX + createHmac('sha256', k).update(principal).digest('base64url');
+  const names = new Map<string, string>();
+  return (principal) => {
+    let name = names.get(principal);
+    if (name === undefined) {
+      name = WEBHOOK_RESOURCE_PREFIX + createHmac('sha256', k).update(principal).digest('base64url');
+      if (names.size >= NAMES_KEPT) names.clear();
+      names.set(principal, name);
+    }
+    return name;
+  };
 }

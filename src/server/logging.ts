@@ -24,7 +24,7 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Default: `pretty` when stderr is a terminal, else `json`. */
   format?: LogFormat;
-  /** Where lines go (tests); default stderr, written synchronously so nothing is lost at exit. */
+  /** Where lines go (tests); default stderr, through a bounded buffer flushed at exit (see createLogger). */
   destination?: NodeJS.WritableStream | { write(line: string): void };
 }
 
@@ -98,13 +98,22 @@ export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): 
   return out;
 }
 
+/**
+ * JSON lines leave through an in-memory buffer written to stderr asynchronously (pino flushes it
+ * synchronously when the process exits). Written synchronously, every call waited on whoever reads
+ * stderr: an MCP host reading it slowly slowed each stdio call, and one not reading it at all
+ * stopped the server once the pipe was full. Past this many bytes waiting, new lines are dropped,
+ * never the calls (docs/DECISIONS.md, "Doors near their floors").
+ */
+export const STDERR_BUFFER_BYTES = 4 * 1024 * 1024;
+
 export function createLogger(opts: LoggerOptions = {}): ServerLogger {
   const format = opts.format ?? (process.stderr.isTTY ? 'pretty' : 'json');
   const destination =
     opts.destination ??
     (format === 'pretty'
       ? pinoPretty({ destination: 2, sync: true, colorize: Boolean(process.stderr.isTTY), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
-      : pino.destination({ fd: 2, sync: true }));
+      : pino.destination({ fd: 2, sync: false, maxLength: STDERR_BUFFER_BYTES }));
   const p = pino(
     {
       level: opts.level ?? 'info',

@@ -22,7 +22,7 @@ import {
   type ScopeResolver,
 } from '../../operations/index.js';
 import { rateLimitFields, type RateQuota } from '../../security/index.js';
-import { faultText, parseAgent, problemResponse } from '../../web/index.js';
+import { faultText, jsonText, parseAgent, problemResponse } from '../../web/index.js';
 
 export interface RestAppOptions {
   pipeline: Pipeline;
@@ -58,6 +58,7 @@ function rateLimitPolicy(op: OperationDef, limits: RestAppOptions['rateLimits'])
 }
 
 const JSON_TYPE = 'application/json';
+const JSON_HEADERS = { 'Content-Type': JSON_TYPE };
 
 export function createRestApp(opts: RestAppOptions): Hono {
   const app = new Hono();
@@ -141,7 +142,8 @@ async function answer(c: Context, op: OperationDef, opts: RestAppOptions, seen: 
   const body: Record<string, unknown> = { usp: res.usp, ...res.data };
   const messages = warning ? [...res.messages, warning] : res.messages;
   if (messages.length > 0) body.messages = messages;
-  return c.json(body, res.status);
+  // What the core shares between answers (frozen) is serialised once (src/web/json.ts).
+  return c.body(jsonText(body), res.status, JSON_HEADERS);
 }
 
 async function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): Promise<OperationRequest> {

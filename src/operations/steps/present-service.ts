@@ -1,4 +1,4 @@
-import type { PublishedService } from '../../domain/index.js';
+import { deepFreeze, type PublishedService } from '../../domain/index.js';
 import { availabilityHint, type AvailabilityHint } from '../steps/slots.js';
 import type { OperationContext } from '../context.js';
 import { isStoreUnavailable } from '../store-faults.js';
@@ -25,6 +25,8 @@ export async function withHint(ctx: OperationContext, s: PublishedService): Prom
   let perHint = withHints.get(hint);
   if (!perHint) withHints.set(hint, (perHint = new WeakMap()));
   let out = perHint.get(s);
-  if (!out) perHint.set(s, (out = { ...s, availability_hint: hint }));
+  // A copy frozen all the way down (the snapshot's service stays as it is): shared by every answer
+  // until the hint changes, so a door may keep its JSON text (src/web/json.ts).
+  if (!out) perHint.set(s, (out = deepFreeze(structuredClone({ ...s, availability_hint: hint }))));
   return out;
 }
