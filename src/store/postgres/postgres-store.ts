@@ -72,6 +72,11 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** statement_timeout of every connection, and (plus a margin) how long we wait for any reply (default 5000 ms). */
   statementTimeoutMs?: number;
+  /**
+   * Told the text of every query a pooled connection sends (each is one round trip), for tests and
+   * benchmarks that count them; without it the pool uses pg's own client class, unwrapped.
+   */
+  onStatement?: (sql: string) => void;
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
@@ -118,7 +123,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
       throw err;
     }
   };
-  const pool = new pg.Pool({ ...base, max: opts.poolSize ?? 10, onConnect });
+  const pool = new pg.Pool({ ...base, max: opts.poolSize ?? 10, onConnect, ...(opts.onStatement ? { Client: countingClient(opts.onStatement) } : {}) });
   // An idle pooled connection that breaks is reported here and dropped by the pool.
   pool.on('error', (err) => onError(err));
   // A connection that breaks while checked out emits 'error' too, and pg-pool listens only while it
@@ -136,6 +141,17 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     const fault = connectionFault(err);
     throw fault ? new StoreUnavailable(fault, { cause: err }) : err;
   }
+}
+
+/** pg's client class telling `onStatement` the text of each query before sending it. */
+function countingClient(onStatement: (sql: string) => void): typeof pg.Client {
+  return class extends pg.Client {
+    override query(...args: unknown[]): any {
+      const q = args[0] as string | { text?: string };
+      onStatement(typeof q === 'string' ? q : (q?.text ?? ''));
+      return (super.query as (...a: unknown[]) => unknown)(...args);
+    }
+  } as typeof pg.Client;
 }
 
 /** A connection of a store opened on one schema resolved names elsewhere: it is never used. */
