@@ -9,7 +9,7 @@ export function pgIdempotency(s: PgSession): IdempotencyRepo {
       return r.length > 0 ? toIdempotency(r[0]) : null;
     },
     async put(rec) {
-      await s.query(
+      await s.write(
         `INSERT INTO idempotency (${IDEMPOTENCY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (scope) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status, body = EXCLUDED.body,
          created_ms = EXCLUDED.created_ms, expires_ms = EXCLUDED.expires_ms`,

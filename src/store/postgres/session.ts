@@ -1,7 +1,7 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { type DocumentRepo, type DocumentTable, parse } from '../shared/rows.js';
 import type { Dialect } from '../shared/sql.js';
-import { ClaimConflict, pgCode } from './faults.js';
+import { ClaimConflict, connectionFault, pgCode } from './faults.js';
 
 export type Mode = 'write' | 'read';
 
@@ -20,6 +20,67 @@ export interface PgSession {
   readonly forUpdate: string;
   /** A transaction-scoped advisory lock on a key (write transactions only). */
   lockKey(key: string): Promise<void>;
+  /**
+   * A write whose result nobody reads (an INSERT or UPDATE without RETURNING): in a write
+   * transaction it is held and sent in the round trip of the next statement, or before COMMIT, with
+   * the writes held beside it in one statement (data-modifying WITH). Every other statement sends
+   * what is held first, so each read still sees every write before it; a write to a table already
+   * held sends the held ones first (one statement never changes a row twice, nor misses a row a
+   * sibling wrote), except that rows of the same plain INSERT join its VALUES list, in order. Its error, if any, is thrown where the batch is sent, inside the transaction.
+   */
+  write(text: string, values: unknown[]): Promise<void>;
+  /** Send the held writes (run before COMMIT). */
+  flush(): Promise<void>;
+  /** Whether BEGIN was sent: a write transaction opens at its first statement. */
+  readonly opened: boolean;
+  /** The error of a statement sent on this session that failed, kept for COMMIT to name. */
+  readonly failure: unknown;
+}
+
+/** The statements a write transaction holds before sending them in one round trip: a cap on their parameters. */
+const MAX_HELD_PARAMS = 20_000;
+const WRITTEN_TABLE = /^\s*(?:INSERT\s+INTO|UPDATE)\s+(\w+)/i;
+
+interface Held {
+  text: string;
+  values: unknown[];
+  table: string;
+  /** Rows of a plain `INSERT ... VALUES ($1, ..., $n)` written by this one statement (more are appended as tuples). */
+  rows: number;
+  /** n, when the statement is such an INSERT; 0 otherwise. */
+  arity: number;
+}
+
+/** `VALUES ($1, $2, ..., $n)` ending a statement with no ON CONFLICT: more rows can join it. */
+const PLAIN_VALUES = /\sVALUES\s*\(\s*(\$\d+(?:\s*,\s*\$\d+)*)\s*\)\s*$/i;
+
+function held(text: string, values: unknown[]): Held {
+  const table = WRITTEN_TABLE.exec(text)?.[1] ?? '';
+  const m = PLAIN_VALUES.exec(text);
+  const params = m ? m[1].split(',').map((p) => p.trim()) : [];
+  const inOrder = params.length === values.length && params.every((p, i) => p === `$${i + 1}`);
+  return { text, values, table, rows: 1, arity: m && inOrder && !/ON\s+CONFLICT/i.test(text) ? params.length : 0 };
+}
+
+/** The statement of one held write: its rows as tuples of one VALUES list, inserted in the order written. */
+function rendered(w: Held): string {
+  if (w.rows === 1) return w.text;
+  const at = PLAIN_VALUES.exec(w.text)!.index;
+  const tuples = Array.from({ length: w.rows }, (_, r) => `(${Array.from({ length: w.arity }, (_, i) => `$${r * w.arity + i + 1}`).join(', ')})`);
+  return `${w.text.slice(0, at)} VALUES ${tuples.join(', ')}`;
+}
+
+/** Held writes as one statement: all but the last as data-modifying WITH queries, parameters renumbered. */
+function combined(batch: readonly Held[]): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const parts = batch.map((w) => {
+    const offset = values.length;
+    values.push(...w.values);
+    const text = rendered(w);
+    return offset === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+  });
+  const last = parts.pop();
+  return { text: parts.length === 0 ? (last ?? '') : `WITH ${parts.map((p, i) => `held_${i} AS (${p})`).join(', ')} ${last}`, values };
 }
 
 export const PG_DIALECT: Dialect = {
@@ -27,15 +88,46 @@ export const PG_DIALECT: Dialect = {
   nullSafeEq: 'IS NOT DISTINCT FROM',
 };
 
-export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode): PgSession {
-  const query = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
+/**
+ * `begin` (write transactions) is sent with the first statement: in its round trip when that
+ * statement has no parameters (an advisory lock, its key written as a literal), else just before it.
+ */
+export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, begin?: string): PgSession {
+  let opened = false;
+  let failure: unknown;
+  let pending: Held[] = [];
+  const send = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
     const client = await connection();
+    let beginning = false;
     try {
+      if (begin && !opened) {
+        opened = beginning = true;
+        if (values === undefined) {
+          // One simple query, two statements: pg answers with one result per statement.
+          const both = (await client.query(`${begin}; ${text}`)) as unknown as pg.QueryResult<R>[];
+          return both[both.length - 1];
+        }
+        await client.query(begin);
+      }
       return await client.query<R>(text, values);
     } catch (err) {
+      // A connection cut before BEGIN reached the server: nothing was begun (the store may retry on a fresh one).
+      if (beginning && connectionFault(err) && pgCode(err) !== '57014') opened = false;
+      failure ??= err;
       if (pgCode(err) === '23P01') throw new ClaimConflict((err as { detail?: string }).detail, { cause: err });
       throw err;
     }
+  };
+  const flush = async (): Promise<void> => {
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    const one = combined(batch);
+    await send(one.text, one.values);
+  };
+  const query = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
+    await flush();
+    return send<R>(text, values);
   };
   const rows = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) => (await query<R>(text, values)).rows;
   return {
@@ -50,7 +142,35 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode):
     },
     forUpdate: mode === 'write' ? ' FOR UPDATE' : '',
     async lockKey(key) {
-      if (mode === 'write') await query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+      // No parameter, so that a transaction's first lock travels with its BEGIN.
+      if (mode === 'write') await query(`SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0))`);
+    },
+    async write(text, values) {
+      if (mode === 'read') {
+        await query(text, values);
+        return;
+      }
+      const w = held(text, values);
+      if (!w.table) {
+        await query(text, values);
+        return;
+      }
+      if (pending.reduce((n, p) => n + p.values.length, values.length) > MAX_HELD_PARAMS) await flush();
+      const same = pending.find((p) => p.table === w.table);
+      if (same && same.arity > 0 && same.text === text) {
+        same.values.push(...values);
+        same.rows++;
+        return;
+      }
+      if (same) await flush();
+      pending.push(w);
+    },
+    flush,
+    get opened() {
+      return opened;
+    },
+    get failure() {
+      return failure;
     },
   };
 }
@@ -69,10 +189,10 @@ export function pgDocumentRepo<T>(s: PgSession, t: DocumentTable<T>): DocumentRe
       return s.document<T>(`SELECT data FROM ${t.table} WHERE id = $1${s.forUpdate}`, [id]);
     },
     async insert(rec) {
-      await s.query(insert, t.values(rec));
+      await s.write(insert, t.values(rec));
     },
     async update(rec) {
-      await s.query(update, t.updateValues(rec));
+      await s.write(update, t.updateValues(rec));
     },
   };
 }
