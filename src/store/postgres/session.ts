@@ -31,6 +31,12 @@ export interface PgSession {
   write(text: string, values: unknown[]): Promise<void>;
   /** Send the held writes (run before COMMIT). */
   flush(): Promise<void>;
+  /**
+   * A number that changes whenever a statement that may change `table` is issued on this session
+   * (a write to it, or a statement whose target is not recognized): what a document read back from
+   * memory checks.
+   */
+  changes(table: string): number;
   /** Whether BEGIN was sent: a write transaction opens at its first statement. */
   readonly opened: boolean;
   /** The error of a statement sent on this session that failed, kept for COMMIT to name. */
@@ -40,6 +46,7 @@ export interface PgSession {
 /** The statements a write transaction holds before sending them in one round trip: a cap on their parameters. */
 const MAX_HELD_PARAMS = 20_000;
 const WRITTEN_TABLE = /^\s*(?:INSERT\s+INTO|UPDATE)\s+(\w+)/i;
+const CHANGED_TABLE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)/i;
 
 interface Held {
   text: string;
@@ -96,6 +103,14 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
   let opened = false;
   let failure: unknown;
   let pending: Held[] = [];
+  // Statements that may change a table, per table, and those whose table we could not tell.
+  const changed = new Map<string, number>();
+  let unknownChanges = 0;
+  const issued = (text: string): void => {
+    const table = CHANGED_TABLE.exec(text)?.[1];
+    if (table) changed.set(table, (changed.get(table) ?? 0) + 1);
+    else if (!/^\s*SELECT\s/i.test(text)) unknownChanges++;
+  };
   const send = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
     const client = await connection();
     let beginning = false;
@@ -126,6 +141,7 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
     await send(one.text, one.values);
   };
   const query = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
+    issued(text);
     await flush();
     return send<R>(text, values);
   };
@@ -146,13 +162,15 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
       if (mode === 'write') await query(`SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0))`);
     },
     async write(text, values) {
+      issued(text);
       if (mode === 'read') {
-        await query(text, values);
+        await send(text, values);
         return;
       }
       const w = held(text, values);
       if (!w.table) {
-        await query(text, values);
+        await flush();
+        await send(text, values);
         return;
       }
       if (pending.reduce((n, p) => n + p.values.length, values.length) > MAX_HELD_PARAMS) await flush();
@@ -166,6 +184,7 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
       pending.push(w);
     },
     flush,
+    changes: (table) => unknownChanges + (changed.get(table) ?? 0),
     get opened() {
       return opened;
     },
@@ -180,19 +199,45 @@ export async function pgIds(s: PgSession, text: string, values: unknown[]): Prom
   return (await s.rows<{ id: string }>(text, values)).map((r) => r.id);
 }
 
-/** get (locked FOR UPDATE in a write transaction), insert and update of a document table. */
+/**
+ * get (locked FOR UPDATE in a write transaction), insert and update of a document table. A row this
+ * transaction wrote, or read and locked, is read back from memory (the same JSON text, parsed afresh) as long as
+ * nothing else may have changed the table since: the row is ours and locked already, so the
+ * statement would return exactly that.
+ */
 export function pgDocumentRepo<T>(s: PgSession, t: DocumentTable<T>): DocumentRepo<T> {
   const insert = `INSERT INTO ${t.table} (${t.columns.join(', ')}) VALUES (${t.columns.map((_, i) => `$${i + 1}`).join(', ')})`;
   const update = `UPDATE ${t.table} SET ${t.updated.map((c, i) => `${c} = $${i + 1}`).join(', ')} WHERE id = $${t.updated.length + 1}`;
+  const inserted = t.columns.indexOf('data');
+  const updated = t.updated.indexOf('data');
+  const written = new Map<string, { data: string; at: number }>();
+  const remember = (id: unknown, data: unknown): void => {
+    if (typeof id === 'string' && typeof data === 'string') written.set(id, { data, at: s.changes(t.table) });
+  };
   return {
-    get(id) {
-      return s.document<T>(`SELECT data FROM ${t.table} WHERE id = $1${s.forUpdate}`, [id]);
+    async get(id) {
+      const mine = written.get(id);
+      if (mine && mine.at === s.changes(t.table)) return parse<T>(mine.data);
+      const r = await s.rows<{ data: string }>(`SELECT data FROM ${t.table} WHERE id = $1${s.forUpdate}`, [id]);
+      if (r.length === 0) return null;
+      // Locked until commit in a write transaction: only this transaction can change it now.
+      if (s.forUpdate) remember(id, r[0].data);
+      return parse<T>(r[0].data);
     },
     async insert(rec) {
-      await s.write(insert, t.values(rec));
+      const values = t.values(rec);
+      await s.write(insert, values);
+      remember(values[0], values[inserted]);
     },
     async update(rec) {
-      await s.write(update, t.updateValues(rec));
+      const values = t.updateValues(rec);
+      // Only a row known to exist still (read or written here, nothing since): an update of a
+      // missing row changes nothing.
+      const id = values[values.length - 1] as string;
+      const known = written.get(id)?.at === s.changes(t.table);
+      await s.write(update, values);
+      if (known) remember(id, values[updated]);
+      else written.delete(id);
     },
   };
 }
