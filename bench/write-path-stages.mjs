@@ -4,7 +4,8 @@
  * commit batches as under load), under V8's CPU profiler. Each profiler sample is given to the stage
  * of the innermost frame on its stack that belongs to one (authentication, idempotency, availability
  * check, rows inserted, outbox, mail queueing, webhook dispatch after commit, the transaction and
- * driver), the rest is the HTTP door, the pipeline and the benchmark's own requests. Also: process
+ * driver), the rest is the HTTP door, the pipeline and the benchmark's own requests. Samples are
+ * taken on wall time, so a stage's milliseconds are its share of the samples times the process's CPU. Also: process
  * CPU per booking, and on PostgreSQL the database server's CPU per booking when its data directory
  * is given (USP_BENCH_PG_DATA: the postmaster and its children are read from /proc), and the
  * statements (SQLite) or round trips (PostgreSQL) per booking from the store's counter.
@@ -176,7 +177,7 @@ console.log(
 );
 if (ticks0 !== undefined) console.log(`  PostgreSQL server CPU per booking: ${((((ticks1 - ticks0) / 100) * 1000) / BOOKINGS).toFixed(2)} ms`);
 for (const [s, t] of [...time].sort((a, b) => b[1] - a[1]))
-  console.log(`  ${s.padEnd(36)} ${((100 * t) / total).toFixed(1).padStart(5)} %  ${(t / 1000 / BOOKINGS).toFixed(3)} ms/booking`);
+  console.log(`  ${s.padEnd(36)} ${((100 * t) / total).toFixed(1).padStart(5)} %  ${((t / total) * (cpuMs / BOOKINGS)).toFixed(3)} ms/booking`);
 if (process.env.USP_BENCH_KINDS) {
   for (const [k, n] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`    ${(n / BOOKINGS).toFixed(2).padStart(6)}  ${k}`);
 }

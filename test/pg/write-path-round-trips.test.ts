@@ -53,7 +53,15 @@ describe.skipIf(!PG_URL)(title('writes held for one round trip keep their meanin
     sent.length = 0;
     await store.transaction(async (tx) => {
       await tx.outbox.add(outboxEvent('evt_h1'));
-      await tx.security.putCredential({ value_hash: 'h_held', resource_kind: 'booking', resource_id: 'bkg_h', jkt: null, principal: 'P', expires_ms: TEST_NOW + 1, revoked: false });
+      await tx.security.putCredential({
+        value_hash: 'h_held',
+        resource_kind: 'booking',
+        resource_id: 'bkg_h',
+        jkt: null,
+        principal: 'P',
+        expires_ms: TEST_NOW + 1,
+        revoked: false,
+      });
       await tx.outbox.add(outboxEvent('evt_h2'));
       await tx.outbox.add(outboxEvent('evt_h3'));
     });
@@ -65,7 +73,15 @@ describe.skipIf(!PG_URL)(title('writes held for one round trip keep their meanin
 
   test('a statement after held writes sees them', async () => {
     const seen = await store.transaction(async (tx) => {
-      await tx.security.putCredential({ value_hash: 'h_seen', resource_kind: 'booking', resource_id: 'bkg_s', jkt: null, principal: 'P', expires_ms: TEST_NOW + 1, revoked: false });
+      await tx.security.putCredential({
+        value_hash: 'h_seen',
+        resource_kind: 'booking',
+        resource_id: 'bkg_s',
+        jkt: null,
+        principal: 'P',
+        expires_ms: TEST_NOW + 1,
+        revoked: false,
+      });
       return tx.security.credential('h_seen');
     });
     expect(seen?.resource_id).toBe('bkg_s');
