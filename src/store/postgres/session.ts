@@ -18,8 +18,13 @@ export interface PgSession {
   documents<T>(text: string, values?: unknown[]): Promise<T[]>;
   /** Keyed reads in a write transaction lock the row until commit (read-then-write stays serial): ` FOR UPDATE` or ''. */
   readonly forUpdate: string;
-  /** A transaction-scoped advisory lock on a key (write transactions only). */
+  /**
+   * A transaction-scoped advisory lock on a key (write transactions only), sent with the next
+   * statement: for a repository that reads right after it (the read then waits for the lock, in the
+   * same round trip). `lock` is the same, sent at once: resolved once the lock is granted.
+   */
   lockKey(key: string): Promise<void>;
+  lock(key: string): Promise<void>;
   /**
    * A write whose result nobody reads (an INSERT or UPDATE without RETURNING): in a write
    * transaction it is held and sent in the round trip of the next statement, or before COMMIT, with
@@ -77,6 +82,32 @@ function rendered(w: Held): string {
   return `${w.text.slice(0, at)} VALUES ${tuples.join(', ')}`;
 }
 
+/** The last result of a simple query (pg answers one per statement, or the one alone). */
+function last<R extends pg.QueryResultRow>(r: unknown): pg.QueryResult<R> {
+  return (Array.isArray(r) ? r[r.length - 1] : r) as pg.QueryResult<R>;
+}
+
+/** One parameter as an SQL literal, or undefined when it is not of a kind written here (then it stays a parameter). */
+function literal(v: unknown): string | undefined {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  // Parenthesized when negative: "x -$1" must not become the comment "x --5".
+  if (typeof v === 'number') return Number.isFinite(v) ? (v < 0 ? `(${v})` : String(v)) : undefined;
+  if (typeof v === 'string') return pg.escapeLiteral(v);
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.length === 0 ? "'{}'" : `ARRAY[${v.map((x) => pg.escapeLiteral(x)).join(', ')}]`;
+  return undefined;
+}
+
+/** A statement with its parameters written in as literals (to share a simple query with the locks before it), or undefined. */
+function inlined(text: string, values: readonly unknown[] | undefined): string | undefined {
+  if (!values || values.length === 0) return text;
+  const lits = values.map(literal);
+  if (lits.some((l) => l === undefined)) return undefined;
+  let unknown = false;
+  const out = text.replace(/\$(\d+)/g, (_, n: string) => lits[Number(n) - 1] ?? ((unknown = true), ''));
+  return unknown ? undefined : out;
+}
+
 /** Held writes as one statement: all but the last as data-modifying WITH queries, parameters renumbered. */
 function combined(batch: readonly Held[]): { text: string; values: unknown[] } {
   const values: unknown[] = [];
@@ -117,14 +148,10 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
     try {
       if (begin && !opened) {
         opened = beginning = true;
-        if (values === undefined) {
-          // One simple query, two statements: pg answers with one result per statement.
-          const both = (await client.query(`${begin}; ${text}`)) as unknown as pg.QueryResult<R>[];
-          return both[both.length - 1];
-        }
+        if (values === undefined) return last<R>(await client.query(`${begin}; ${text}`));
         await client.query(begin);
       }
-      return await client.query<R>(text, values);
+      return values === undefined ? last<R>(await client.query(text)) : await client.query<R>(text, values);
     } catch (err) {
       // A connection cut before BEGIN reached the server: nothing was begun (the store may retry on a fresh one).
       if (beginning && connectionFault(err) && pgCode(err) !== '57014') opened = false;
@@ -133,7 +160,18 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
       throw err;
     }
   };
+  // Advisory locks asked for and not sent yet: they travel with the next statement, in one simple
+  // query (each statement of it takes its own snapshot, so what follows a lock still sees what
+  // committed before the lock was granted). Never pending beside held writes.
+  let locks: string[] = [];
+  const sendLocks = async (): Promise<void> => {
+    if (locks.length === 0) return;
+    const l = locks;
+    locks = [];
+    await send(l.join('; '));
+  };
   const flush = async (): Promise<void> => {
+    await sendLocks();
     if (pending.length === 0) return;
     const batch = pending;
     pending = [];
@@ -142,6 +180,14 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
   };
   const query = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
     issued(text);
+    if (locks.length > 0) {
+      const literal = inlined(text, values);
+      if (literal !== undefined) {
+        const l = locks;
+        locks = [];
+        return send<R>(`${l.join('; ')}; ${literal}`);
+      }
+    }
     await flush();
     return send<R>(text, values);
   };
@@ -158,11 +204,18 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
     },
     forUpdate: mode === 'write' ? ' FOR UPDATE' : '',
     async lockKey(key) {
-      // No parameter, so that a transaction's first lock travels with its BEGIN.
-      if (mode === 'write') await query(`SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0))`);
+      if (mode !== 'write') return;
+      // Writes held before the lock go before it; the lock itself waits for the next statement.
+      if (pending.length > 0) await flush();
+      locks.push(`SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0))`);
+    },
+    async lock(key) {
+      await this.lockKey(key);
+      await sendLocks();
     },
     async write(text, values) {
       issued(text);
+      await sendLocks();
       if (mode === 'read') {
         await send(text, values);
         return;
