@@ -221,8 +221,7 @@ export class Pipeline {
       const now = this.deps.clock.now();
       if (scopeKey) {
         // One key, one execution, even when two processes receive it at once.
-        await tx.lock([`idempotency:${scopeKey}`]);
-        const prior = await tx.idempotency.get(scopeKey, now);
+        const prior = await tx.idempotency.claim(scopeKey, now);
         if (prior) {
           if (prior.request_hash !== requestHash) {
             throw new ProtocolError('idempotency_conflict', 'This idempotency key was already used with different parameters; use a new key for a new request.');

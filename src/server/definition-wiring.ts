@@ -22,7 +22,12 @@ export interface OpenedBusiness {
 
 export async function openBusiness(opts: ServerOptions, log: Logger): Promise<OpenedBusiness> {
   // A connection that breaks (a database restart) is logged here and replaced; calls meanwhile answer 503.
-  const store = await openStore(opts.db, opts.dbTimeouts, (err) => log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }));
+  const store = await openStore(
+    opts.db,
+    opts.dbTimeouts,
+    (err) => log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }),
+    opts.onDbStatement,
+  );
   const publicOrigin = new PublicOrigin(opts.settingsOverride?.public_url);
   const live = new LiveBusiness(
     store,
@@ -70,8 +75,8 @@ export async function openBusiness(opts: ServerOptions, log: Logger): Promise<Op
 }
 
 /** The store of a role without a business (the registry): opened, no definition chosen. */
-export async function openRoleStore(opts: Pick<ServerOptions, 'db' | 'dbTimeouts'>, log: Logger): Promise<Store> {
-  return openStore(opts.db, opts.dbTimeouts, (err) => log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }));
+export async function openRoleStore(opts: Pick<ServerOptions, 'db' | 'dbTimeouts' | 'onDbStatement'>, log: Logger): Promise<Store> {
+  return openStore(opts.db, opts.dbTimeouts, (err) => log.warn('database connection error', { error: err.message, code: (err as { code?: string }).code }), opts.onDbStatement);
 }
 
 /** A database that belongs to another business than the one given (the demo's, or a file's): the start stops, saying why. */

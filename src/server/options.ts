@@ -40,6 +40,8 @@ export interface ServerOptions {
   db: string;
   /** Bounds on waiting for the database (connect, statement or lock wait). */
   dbTimeouts?: StoreTimeouts;
+  /** Told every statement the store sends (tests and benchmarks count statements and round trips); default none. */
+  onDbStatement?: (sql: string) => void;
   sandbox: boolean;
   clock?: Clock;
   ids?: IdSource;

@@ -52,8 +52,12 @@ export interface StoreTimeouts {
   poolSize?: number;
 }
 
-/** Pick the engine from the location: a postgres:// URL selects PostgreSQL, anything else is a SQLite path. */
-export async function openStore(location: string, timeouts: StoreTimeouts = {}, onConnectionError?: (err: Error) => void): Promise<StoreT> {
+/**
+ * Pick the engine from the location: a postgres:// URL selects PostgreSQL, anything else is a SQLite path.
+ * `onStatement` (tests and benchmarks only; nothing is wrapped without it) is told every statement the
+ * store sends: on SQLite each statement executed, on PostgreSQL each query sent (one round trip each).
+ */
+export async function openStore(location: string, timeouts: StoreTimeouts = {}, onConnectionError?: (err: Error) => void, onStatement?: (sql: string) => void): Promise<StoreT> {
   if (/^postgres(ql)?:\/\//.test(location)) {
     const { openPostgresStore } = await import('./postgres/postgres-store.js');
     return openPostgresStore({
@@ -62,7 +66,8 @@ export async function openStore(location: string, timeouts: StoreTimeouts = {}, 
       statementTimeoutMs: timeouts.statementTimeoutMs,
       poolSize: timeouts.poolSize,
       onError: onConnectionError,
+      onStatement,
     });
   }
-  return openSqlite({ path: location, busyTimeoutMs: timeouts.statementTimeoutMs });
+  return openSqlite({ path: location, busyTimeoutMs: timeouts.statementTimeoutMs, onStatement });
 }

@@ -118,6 +118,12 @@ export interface IdempotencyRecord {
 
 export interface IdempotencyRepo {
   get(scope: string, nowMs: number): Promise<IdempotencyRecord | null>;
+  /**
+   * Lock the scope until commit (one execution per key, even when two processes receive it at
+   * once; the lock `Tx.lock([\`idempotency:${scope}\`])` takes), then read its live record. On
+   * PostgreSQL the lock and the read are one round trip.
+   */
+  claim(scope: string, nowMs: number): Promise<IdempotencyRecord | null>;
   put(rec: IdempotencyRecord): Promise<void>;
   purge(nowMs: number): Promise<number>;
 }

@@ -11,7 +11,7 @@
  * when a pass succeeds; a delivery sent but not recorded keeps its lease and is sent again after it lapses.
  */
 import { BackgroundLoop } from '../outbox/index.js';
-import { eventBody, type OutboxEvent, type Store, type WebhookDelivery } from '../store/index.js';
+import { eventBody, type OutboxEvent, type Store, type SubscriptionRepo, type WebhookDelivery, type WebhookRepo } from '../store/index.js';
 import { isReservedName, type PlatformProfile } from '../security/index.js';
 import { checkWebhookUrl, type WebhookSender } from './sender.js';
 import { nextAttempt, type RetryPolicy } from './schedule.js';
@@ -50,6 +50,9 @@ export interface DispatcherOptions {
 
 /** How an attempt ended: sent (2xx), to be retried, given up, canceled (no webhook_url), or skipped (reserved name). */
 export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'canceled' | 'skipped';
+
+/** The advisory lock one expansion of due events holds (across processes on one database). */
+const EXPAND_LOCK = 'webhooks:expand';
 
 /** Deliveries to a platform name its profile; the webhook_url is resolved when sending. */
 const PROFILE_TARGET = 'profile:';
@@ -118,30 +121,18 @@ export class WebhookDispatcher {
   private async expand(): Promise<void> {
     for (;;) {
       const now = this.o.now();
-      const events = await this.o.store.read((tx) => tx.outbox.due(now, 50));
-      if (events.length === 0) return;
-      const subscriptions = events.some((e) => e.principal === null) ? await this.o.store.read((tx) => tx.subscriptions.active()) : [];
-      const rows: Array<Parameters<import('../store/port.js').WebhookRepo['add']>[0]> = [];
-      for (const e of events) {
-        if (e.principal === null) {
-          const categories = categoryIds(e.payload.data);
-          for (const s of subscriptions) {
-            const sub = s.subscription;
-            if (sub.events && !sub.events.includes(e.event)) continue;
-            if (sub.categories && sub.categories.length > 0 && !sub.categories.some((c) => categories.includes(c))) continue;
-            if (checkWebhookUrl(sub.callback_url, this.o.allowLoopback)) continue;
-            rows.push(this.row(e, sub.callback_url, sub.id, now));
-          }
-        } else if (e.profile) {
-          // The platform's webhook_url is looked up when sending, so an unreachable profile is
-          // retried on the delivery schedule instead of losing the event.
-          rows.push(this.row(e, PROFILE_TARGET + e.profile, null, now));
-        }
-      }
-      const moved = await this.o.store.transaction(async (tx) => {
-        for (const r of rows) await tx.webhooks.add(r);
-        return tx.outbox.markDispatched(events.map((e) => e.seq));
+      const { events, moved } = await this.o.store.transaction(async (tx) => {
+        // One expansion at a time across every process on the database: a process waiting here then
+        // reads what the one before it left pending, instead of all of them reading the same events
+        // and racing to expand them (the losers' work thrown away, and more passes the more processes).
+        await tx.lock([EXPAND_LOCK]);
+        const due = await tx.outbox.due(now, 50);
+        if (due.length === 0) return { events: due, moved: [] };
+        const subscriptions = due.some((e) => e.principal === null) ? await tx.subscriptions.active() : [];
+        for (const r of this.rows(due, subscriptions, now)) await tx.webhooks.add(r);
+        return { events: due, moved: await tx.outbox.markDispatched(due.map((e) => e.seq)) };
       });
+      if (events.length === 0) return;
       // Only the worker that moved an event announces it: several processes may race on one outbox.
       const mine = new Set(moved);
       const announced = events.filter((e) => mine.has(e.seq));
@@ -155,6 +146,28 @@ export class WebhookDispatcher {
       }
       if (events.length < 50) return;
     }
+  }
+
+  /** The deliveries of due events: one per matching catalog subscription, or one to the owning platform. */
+  private rows(events: ReadonlyArray<OutboxEvent & { seq: number }>, subscriptions: Awaited<ReturnType<SubscriptionRepo['active']>>, now: number) {
+    const rows: Array<Parameters<WebhookRepo['add']>[0]> = [];
+    for (const e of events) {
+      if (e.principal === null) {
+        const categories = categoryIds(e.payload.data);
+        for (const s of subscriptions) {
+          const sub = s.subscription;
+          if (sub.events && !sub.events.includes(e.event)) continue;
+          if (sub.categories && sub.categories.length > 0 && !sub.categories.some((c) => categories.includes(c))) continue;
+          if (checkWebhookUrl(sub.callback_url, this.o.allowLoopback)) continue;
+          rows.push(this.row(e, sub.callback_url, sub.id, now));
+        }
+      } else if (e.profile) {
+        // The platform's webhook_url is looked up when sending, so an unreachable profile is
+        // retried on the delivery schedule instead of losing the event.
+        rows.push(this.row(e, PROFILE_TARGET + e.profile, null, now));
+      }
+    }
+    return rows;
   }
 
   private row(e: OutboxEvent & { seq: number }, url: string, subscriptionId: string | null, now: number) {

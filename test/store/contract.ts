@@ -537,6 +537,14 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         expect(await read((tx) => tx.idempotency.get('P|create_booking|key-2', NOW))).toBeNull();
       });
 
+      test('claim, in a write transaction, answers what get answers: the live record, or null', async () => {
+        const rec = idem('P|hold_slot|key-c', NOW + MIN, { hold: { id: 'hld_1' }, messages: [] });
+        await write((tx) => tx.idempotency.put(rec));
+        expect(await write((tx) => tx.idempotency.claim(rec.scope, NOW))).toEqual(rec);
+        expect(await write((tx) => tx.idempotency.claim(rec.scope, NOW + MIN))).toBeNull();
+        expect(await write((tx) => tx.idempotency.claim('P|hold_slot|key-d', NOW))).toBeNull();
+      });
+
       test('get ignores a record whose expiry has passed', async () => {
         await write((tx) => tx.idempotency.put(idem('s1', NOW)));
         expect(await read((tx) => tx.idempotency.get('s1', NOW - 1))).not.toBeNull();

@@ -48,6 +48,7 @@ export async function startTestServer(
     db?: string;
     log?: Logger;
     dbTimeouts?: StoreTimeouts;
+    onDbStatement?: ServerOptions['onDbStatement'];
     availabilityCacheBytes?: number;
     webhooks?: ServerOptions['webhooks'];
     payments?: ServerOptions['payments'];
@@ -62,6 +63,7 @@ export async function startTestServer(
     business: opts.business ?? demoBusiness(),
     db: opts.db ?? ':memory:',
     dbTimeouts: opts.dbTimeouts,
+    onDbStatement: opts.onDbStatement,
     sandbox: opts.sandbox ?? true,
     clock,
     log: opts.log ?? silentLogger,

@@ -127,6 +127,14 @@ export async function queueMailForEvents(tx: Tx, biz: Business, events: readonly
     if (!bookings.has(id)) bookings.set(id, await tx.bookings.get(id));
     return bookings.get(id) ?? null;
   };
+  // One booking page link per booking for all of this call's messages (a confirmation and its
+  // reminder): the same credential, issued once.
+  const links = new Map<string, string>();
+  const linkOf = async (rec: BookingRecord) => {
+    let link = links.get(rec.booking.id);
+    if (link === undefined) links.set(rec.booking.id, (link = await manageLink(tx, rec)));
+    return link;
+  };
   for (const e of events) {
     if (ENDS_REMINDER.has(e.event) && typeof e.payload.booking_id === 'string') await tx.mail.cancelQueued(e.payload.booking_id, 'reminder');
   }
@@ -145,7 +153,7 @@ export async function queueMailForEvents(tx: Tx, biz: Business, events: readonly
         ...(typeof e.payload.refund_amount === 'number' ? { refund_amount: e.payload.refund_amount } : {}),
       };
       // A booking that can still change: the link lets the buyer cancel or move it herself.
-      if (LIVE.has(at.booking.status) && recipientsOf(at).length > 0) payload.manage_path = await manageLink(tx, rec);
+      if (LIVE.has(at.booking.status) && recipientsOf(at).length > 0) payload.manage_path = await linkOf(rec);
       for (const to of recipientsOf(at)) await queue(tx, e.event_id, kind, at.booking.id, to, payload, localeOf(biz, at), now, kind === 'reminder' ? e.due_ms : now);
     } else if (e.event === 'waitlist.spot_offered' && typeof e.payload.entry_id === 'string') {
       const rec = await tx.waitlist.get(e.payload.entry_id);

@@ -19,7 +19,7 @@ export function pgClaims(s: PgSession): ClaimRepo {
     },
     async add(list) {
       if (list.length === 0) return;
-      await s.query(
+      await s.write(
         `INSERT INTO claims (${CLAIM_COLUMNS})
          SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::int[], $7::boolean[], $8::text[], $9::bigint[])`,
         [
@@ -35,7 +35,7 @@ export function pgClaims(s: PgSession): ClaimRepo {
         ],
       );
       const span = Math.max(...list.map((r) => r.end_ms - r.start_ms));
-      await s.query('UPDATE claim_span SET max_ms = $1 WHERE id = 1 AND max_ms < $1', [span]);
+      await s.write('UPDATE claim_span SET max_ms = $1 WHERE id = 1 AND max_ms < $1', [span]);
     },
     async removeOwner(ownerId) {
       await s.query('DELETE FROM claims WHERE owner_id = $1', [ownerId]);
@@ -44,7 +44,7 @@ export function pgClaims(s: PgSession): ClaimRepo {
       return (await s.query('DELETE FROM claims WHERE end_ms <= $1 OR (expires_at_ms IS NOT NULL AND expires_at_ms <= $2)', [endedBeforeMs, nowMs])).rowCount ?? 0;
     },
     async transfer(fromOwner, toOwner, expiresAtMs) {
-      await s.query('UPDATE claims SET owner_id = $1, is_hold = FALSE, expires_at_ms = $2 WHERE owner_id = $3', [toOwner, expiresAtMs, fromOwner]);
+      await s.write('UPDATE claims SET owner_id = $1, is_hold = FALSE, expires_at_ms = $2 WHERE owner_id = $3', [toOwner, expiresAtMs, fromOwner]);
     },
     async version(resourceIds) {
       if (resourceIds.length === 0) return 0;

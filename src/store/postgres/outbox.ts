@@ -6,7 +6,7 @@ import type { PgSession } from './session.js';
 export function pgOutbox(s: PgSession): OutboxRepo {
   return {
     async add(e) {
-      await s.query('INSERT INTO outbox (event_id, event, order_key, principal, profile, payload, created_ms, due_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', outboxValues(e));
+      await s.write('INSERT INTO outbox (event_id, event, order_key, principal, profile, payload, created_ms, due_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', outboxValues(e));
     },
     async recent(limit) {
       return (await s.rows(`SELECT ${OUTBOX_COLUMNS} FROM outbox ORDER BY seq DESC LIMIT $1`, [limit])).map(withoutSeq);

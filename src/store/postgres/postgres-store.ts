@@ -49,7 +49,7 @@ import { pgOutbox } from './outbox.js';
 import { postgresRegistryRepo } from './registry-repo.js';
 import { postgresAdminRepo } from './admin-repo.js';
 import { pgSecurity } from './security.js';
-import { type Mode, pgSession } from './session.js';
+import { type Mode, type PgSession, pgSession } from './session.js';
 import { pgSubscriptions } from './subscriptions.js';
 import { pgWaitlist } from './waitlist.js';
 import { pgWebhooks } from './webhooks.js';
@@ -72,6 +72,11 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** statement_timeout of every connection, and (plus a margin) how long we wait for any reply (default 5000 ms). */
   statementTimeoutMs?: number;
+  /**
+   * Told the text of every query a pooled connection sends (each is one round trip), for tests and
+   * benchmarks that count them; without it the pool uses pg's own client class, unwrapped.
+   */
+  onStatement?: (sql: string) => void;
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
@@ -118,7 +123,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
       throw err;
     }
   };
-  const pool = new pg.Pool({ ...base, max: opts.poolSize ?? 10, onConnect });
+  const pool = new pg.Pool({ ...base, max: opts.poolSize ?? 10, onConnect, ...(opts.onStatement ? { Client: countingClient(opts.onStatement) } : {}) });
   // An idle pooled connection that breaks is reported here and dropped by the pool.
   pool.on('error', (err) => onError(err));
   // A connection that breaks while checked out emits 'error' too, and pg-pool listens only while it
@@ -136,6 +141,17 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     const fault = connectionFault(err);
     throw fault ? new StoreUnavailable(fault, { cause: err }) : err;
   }
+}
+
+/** pg's client class telling `onStatement` the text of each query before sending it. */
+function countingClient(onStatement: (sql: string) => void): typeof pg.Client {
+  return class extends pg.Client {
+    override query(...args: unknown[]): any {
+      const q = args[0] as string | { text?: string };
+      onStatement(typeof q === 'string' ? q : (q?.text ?? ''));
+      return (super.query as (...a: unknown[]) => unknown)(...args);
+    }
+  } as typeof pg.Client;
 }
 
 /** A connection of a store opened on one schema resolved names elsewhere: it is never used. */
@@ -301,30 +317,38 @@ class PostgresStore implements Store {
     for (let attempt = 0; ; attempt++) {
       if (this.closed) throw new Error('store is closed');
       // A read transaction takes its connection at its first statement: a call answered from
-      // memory (the catalog) then works while the database is away.
+      // memory (the catalog) then works while the database is away. A write transaction takes it at
+      // once, and sends its BEGIN with its first statement (one round trip for both).
       let client: pg.PoolClient | undefined;
       let opening: Promise<pg.PoolClient> | undefined;
-      let begun = false;
+      let readBegun = false;
       const session = (): Promise<pg.PoolClient> =>
         (opening ??= (async () => {
           const c = await this.acquire();
           client = c;
-          await c.query(mode === 'write' ? 'BEGIN ISOLATION LEVEL READ COMMITTED' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-          begun = true;
+          if (mode === 'read') {
+            await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+            readBegun = true;
+          }
           return c;
         })());
+      const s = pgSession(session, mode, mode === 'write' ? 'BEGIN ISOLATION LEVEL READ COMMITTED' : undefined);
+      const begun = () => (mode === 'write' ? s.opened : readBegun);
       let broken = false;
       try {
         if (mode === 'write') await session();
-        const out = await fn(buildRepos(session, mode));
-        if (client) {
+        const out = await fn(buildRepos(s));
+        await s.flush();
+        if (client && begun()) {
           const end = await client.query(mode === 'write' ? 'COMMIT' : 'ROLLBACK');
           // COMMIT of a transaction a swallowed error had aborted answers ROLLBACK: nothing was written.
-          if (mode === 'write' && end.command === 'ROLLBACK') throw new Error('transaction was aborted by an earlier error and rolled back');
+          if (mode === 'write' && end.command === 'ROLLBACK') {
+            throw s.failure ?? new Error('transaction was aborted by an earlier error and rolled back');
+          }
         }
         return out;
       } catch (err) {
-        if (client) {
+        if (client && begun()) {
           try {
             await client.query('ROLLBACK');
           } catch {
@@ -336,7 +360,7 @@ class PostgresStore implements Store {
           broken = true;
           // A pooled connection that a restart had cut before we used it: nothing was done on it,
           // so one fresh connection may serve the call.
-          if (client && !begun && !staleRetried && !this.closed) {
+          if (client && !begun() && !staleRetried && !this.closed) {
             staleRetried = true;
             continue;
           }
@@ -355,14 +379,13 @@ class PostgresStore implements Store {
 }
 
 /** The repositories of one transaction, bound to its connection. */
-function buildRepos(connection: () => Promise<pg.PoolClient>, mode: Mode): Tx {
-  const s = pgSession(connection, mode);
+function buildRepos(s: PgSession): Tx {
   return {
     registry: postgresRegistryRepo(s.query, s.lockKey),
     admin: postgresAdminRepo(s.query),
     async lock(keys) {
       // One statement per key, in the order given (callers sort), so lock order is deterministic.
-      for (const k of keys) await s.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [k]);
+      for (const k of keys) await s.lock(k);
     },
     webhooks: pgWebhooks(s),
     security: pgSecurity(s),

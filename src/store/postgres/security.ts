@@ -5,7 +5,7 @@ import type { PgSession } from './session.js';
 export function pgSecurity(s: PgSession): SecurityRepo {
   return {
     async putCredential(c) {
-      await s.query(`INSERT INTO credentials (${CREDENTIAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+      await s.write(`INSERT INTO credentials (${CREDENTIAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
         c.value_hash,
         c.resource_kind,
         c.resource_id,

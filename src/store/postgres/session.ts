@@ -1,7 +1,7 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { type DocumentRepo, type DocumentTable, parse } from '../shared/rows.js';
 import type { Dialect } from '../shared/sql.js';
-import { ClaimConflict, pgCode } from './faults.js';
+import { ClaimConflict, connectionFault, pgCode } from './faults.js';
 
 export type Mode = 'write' | 'read';
 
@@ -18,8 +18,107 @@ export interface PgSession {
   documents<T>(text: string, values?: unknown[]): Promise<T[]>;
   /** Keyed reads in a write transaction lock the row until commit (read-then-write stays serial): ` FOR UPDATE` or ''. */
   readonly forUpdate: string;
-  /** A transaction-scoped advisory lock on a key (write transactions only). */
+  /**
+   * A transaction-scoped advisory lock on a key (write transactions only), sent with the next
+   * statement: for a repository that reads right after it (the read then waits for the lock, in the
+   * same round trip). `lock` is the same, sent at once: resolved once the lock is granted.
+   */
   lockKey(key: string): Promise<void>;
+  lock(key: string): Promise<void>;
+  /**
+   * A write whose result nobody reads (an INSERT or UPDATE without RETURNING): in a write
+   * transaction it is held and sent in the round trip of the next statement, or before COMMIT, with
+   * the writes held beside it in one statement (data-modifying WITH). Every other statement sends
+   * what is held first, so each read still sees every write before it; a write to a table already
+   * held sends the held ones first (one statement never changes a row twice, nor misses a row a
+   * sibling wrote), except that rows of the same plain INSERT join its VALUES list, in order. Its error, if any, is thrown where the batch is sent, inside the transaction.
+   */
+  write(text: string, values: unknown[]): Promise<void>;
+  /** Send the held writes (run before COMMIT). */
+  flush(): Promise<void>;
+  /**
+   * A number that changes whenever a statement that may change `table` is issued on this session
+   * (a write to it, or a statement whose target is not recognized): what a document read back from
+   * memory checks.
+   */
+  changes(table: string): number;
+  /** Whether BEGIN was sent: a write transaction opens at its first statement. */
+  readonly opened: boolean;
+  /** The error of a statement sent on this session that failed, kept for COMMIT to name. */
+  readonly failure: unknown;
+}
+
+/** The statements a write transaction holds before sending them in one round trip: a cap on their parameters. */
+const MAX_HELD_PARAMS = 20_000;
+const WRITTEN_TABLE = /^\s*(?:INSERT\s+INTO|UPDATE)\s+(\w+)/i;
+const CHANGED_TABLE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)/i;
+
+interface Held {
+  text: string;
+  values: unknown[];
+  table: string;
+  /** Rows of a plain `INSERT ... VALUES ($1, ..., $n)` written by this one statement (more are appended as tuples). */
+  rows: number;
+  /** n, when the statement is such an INSERT; 0 otherwise. */
+  arity: number;
+}
+
+/** `VALUES ($1, $2, ..., $n)` ending a statement with no ON CONFLICT: more rows can join it. */
+const PLAIN_VALUES = /\sVALUES\s*\(\s*(\$\d+(?:\s*,\s*\$\d+)*)\s*\)\s*$/i;
+
+function held(text: string, values: unknown[]): Held {
+  const table = WRITTEN_TABLE.exec(text)?.[1] ?? '';
+  const m = PLAIN_VALUES.exec(text);
+  const params = m ? m[1].split(',').map((p) => p.trim()) : [];
+  const inOrder = params.length === values.length && params.every((p, i) => p === `$${i + 1}`);
+  return { text, values, table, rows: 1, arity: m && inOrder && !/ON\s+CONFLICT/i.test(text) ? params.length : 0 };
+}
+
+/** The statement of one held write: its rows as tuples of one VALUES list, inserted in the order written. */
+function rendered(w: Held): string {
+  if (w.rows === 1) return w.text;
+  const at = PLAIN_VALUES.exec(w.text)!.index;
+  const tuples = Array.from({ length: w.rows }, (_, r) => `(${Array.from({ length: w.arity }, (_, i) => `$${r * w.arity + i + 1}`).join(', ')})`);
+  return `${w.text.slice(0, at)} VALUES ${tuples.join(', ')}`;
+}
+
+/** The last result of a simple query (pg answers one per statement, or the one alone). */
+function last<R extends pg.QueryResultRow>(r: unknown): pg.QueryResult<R> {
+  return (Array.isArray(r) ? r[r.length - 1] : r) as pg.QueryResult<R>;
+}
+
+/** One parameter as an SQL literal, or undefined when it is not of a kind written here (then it stays a parameter). */
+function literal(v: unknown): string | undefined {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  // Parenthesized when negative: "x -$1" must not become the comment "x --5".
+  if (typeof v === 'number') return Number.isFinite(v) ? (v < 0 ? `(${v})` : String(v)) : undefined;
+  if (typeof v === 'string') return pg.escapeLiteral(v);
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.length === 0 ? "'{}'" : `ARRAY[${v.map((x) => pg.escapeLiteral(x)).join(', ')}]`;
+  return undefined;
+}
+
+/** A statement with its parameters written in as literals (to share a simple query with the locks before it), or undefined. */
+function inlined(text: string, values: readonly unknown[] | undefined): string | undefined {
+  if (!values || values.length === 0) return text;
+  const lits = values.map(literal);
+  if (lits.some((l) => l === undefined)) return undefined;
+  let unknown = false;
+  const out = text.replace(/\$(\d+)/g, (_, n: string) => lits[Number(n) - 1] ?? ((unknown = true), ''));
+  return unknown ? undefined : out;
+}
+
+/** Held writes as one statement: all but the last as data-modifying WITH queries, parameters renumbered. */
+function combined(batch: readonly Held[]): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const parts = batch.map((w) => {
+    const offset = values.length;
+    values.push(...w.values);
+    const text = rendered(w);
+    return offset === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+  });
+  const last = parts.pop();
+  return { text: parts.length === 0 ? (last ?? '') : `WITH ${parts.map((p, i) => `held_${i} AS (${p})`).join(', ')} ${last}`, values };
 }
 
 export const PG_DIALECT: Dialect = {
@@ -27,15 +126,70 @@ export const PG_DIALECT: Dialect = {
   nullSafeEq: 'IS NOT DISTINCT FROM',
 };
 
-export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode): PgSession {
-  const query = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
+/**
+ * `begin` (write transactions) is sent with the first statement: in its round trip when that
+ * statement has no parameters (an advisory lock, its key written as a literal), else just before it.
+ */
+export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, begin?: string): PgSession {
+  let opened = false;
+  let failure: unknown;
+  let pending: Held[] = [];
+  // Statements that may change a table, per table, and those whose table we could not tell.
+  const changed = new Map<string, number>();
+  let unknownChanges = 0;
+  const issued = (text: string): void => {
+    const table = CHANGED_TABLE.exec(text)?.[1];
+    if (table) changed.set(table, (changed.get(table) ?? 0) + 1);
+    else if (!/^\s*SELECT\s/i.test(text)) unknownChanges++;
+  };
+  const send = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
     const client = await connection();
+    let beginning = false;
     try {
-      return await client.query<R>(text, values);
+      if (begin && !opened) {
+        opened = beginning = true;
+        if (values === undefined) return last<R>(await client.query(`${begin}; ${text}`));
+        await client.query(begin);
+      }
+      return values === undefined ? last<R>(await client.query(text)) : await client.query<R>(text, values);
     } catch (err) {
+      // A connection cut before BEGIN reached the server: nothing was begun (the store may retry on a fresh one).
+      if (beginning && connectionFault(err) && pgCode(err) !== '57014') opened = false;
+      failure ??= err;
       if (pgCode(err) === '23P01') throw new ClaimConflict((err as { detail?: string }).detail, { cause: err });
       throw err;
     }
+  };
+  // Advisory locks asked for and not sent yet: they travel with the next statement, in one simple
+  // query (each statement of it takes its own snapshot, so what follows a lock still sees what
+  // committed before the lock was granted). Never pending beside held writes.
+  let locks: string[] = [];
+  const sendLocks = async (): Promise<void> => {
+    if (locks.length === 0) return;
+    const l = locks;
+    locks = [];
+    await send(l.join('; '));
+  };
+  const flush = async (): Promise<void> => {
+    await sendLocks();
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    const one = combined(batch);
+    await send(one.text, one.values);
+  };
+  const query = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
+    issued(text);
+    if (locks.length > 0) {
+      const literal = inlined(text, values);
+      if (literal !== undefined) {
+        const l = locks;
+        locks = [];
+        return send<R>(`${l.join('; ')}; ${literal}`);
+      }
+    }
+    await flush();
+    return send<R>(text, values);
   };
   const rows = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) => (await query<R>(text, values)).rows;
   return {
@@ -50,7 +204,45 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode):
     },
     forUpdate: mode === 'write' ? ' FOR UPDATE' : '',
     async lockKey(key) {
-      if (mode === 'write') await query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+      if (mode !== 'write') return;
+      // Writes held before the lock go before it; the lock itself waits for the next statement.
+      if (pending.length > 0) await flush();
+      locks.push(`SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0))`);
+    },
+    async lock(key) {
+      await this.lockKey(key);
+      await sendLocks();
+    },
+    async write(text, values) {
+      issued(text);
+      await sendLocks();
+      if (mode === 'read') {
+        await send(text, values);
+        return;
+      }
+      const w = held(text, values);
+      if (!w.table) {
+        await flush();
+        await send(text, values);
+        return;
+      }
+      if (pending.reduce((n, p) => n + p.values.length, values.length) > MAX_HELD_PARAMS) await flush();
+      const same = pending.find((p) => p.table === w.table);
+      if (same && same.arity > 0 && same.text === text) {
+        same.values.push(...values);
+        same.rows++;
+        return;
+      }
+      if (same) await flush();
+      pending.push(w);
+    },
+    flush,
+    changes: (table) => unknownChanges + (changed.get(table) ?? 0),
+    get opened() {
+      return opened;
+    },
+    get failure() {
+      return failure;
     },
   };
 }
@@ -60,19 +252,45 @@ export async function pgIds(s: PgSession, text: string, values: unknown[]): Prom
   return (await s.rows<{ id: string }>(text, values)).map((r) => r.id);
 }
 
-/** get (locked FOR UPDATE in a write transaction), insert and update of a document table. */
+/**
+ * get (locked FOR UPDATE in a write transaction), insert and update of a document table. A row this
+ * transaction wrote, or read and locked, is read back from memory (the same JSON text, parsed afresh) as long as
+ * nothing else may have changed the table since: the row is ours and locked already, so the
+ * statement would return exactly that.
+ */
 export function pgDocumentRepo<T>(s: PgSession, t: DocumentTable<T>): DocumentRepo<T> {
   const insert = `INSERT INTO ${t.table} (${t.columns.join(', ')}) VALUES (${t.columns.map((_, i) => `$${i + 1}`).join(', ')})`;
   const update = `UPDATE ${t.table} SET ${t.updated.map((c, i) => `${c} = $${i + 1}`).join(', ')} WHERE id = $${t.updated.length + 1}`;
+  const inserted = t.columns.indexOf('data');
+  const updated = t.updated.indexOf('data');
+  const written = new Map<string, { data: string; at: number }>();
+  const remember = (id: unknown, data: unknown): void => {
+    if (typeof id === 'string' && typeof data === 'string') written.set(id, { data, at: s.changes(t.table) });
+  };
   return {
-    get(id) {
-      return s.document<T>(`SELECT data FROM ${t.table} WHERE id = $1${s.forUpdate}`, [id]);
+    async get(id) {
+      const mine = written.get(id);
+      if (mine && mine.at === s.changes(t.table)) return parse<T>(mine.data);
+      const r = await s.rows<{ data: string }>(`SELECT data FROM ${t.table} WHERE id = $1${s.forUpdate}`, [id]);
+      if (r.length === 0) return null;
+      // Locked until commit in a write transaction: only this transaction can change it now.
+      if (s.forUpdate) remember(id, r[0].data);
+      return parse<T>(r[0].data);
     },
     async insert(rec) {
-      await s.query(insert, t.values(rec));
+      const values = t.values(rec);
+      await s.write(insert, values);
+      remember(values[0], values[inserted]);
     },
     async update(rec) {
-      await s.query(update, t.updateValues(rec));
+      const values = t.updateValues(rec);
+      // Only a row known to exist still (read or written here, nothing since): an update of a
+      // missing row changes nothing.
+      const id = values[values.length - 1] as string;
+      const known = written.get(id)?.at === s.changes(t.table);
+      await s.write(update, values);
+      if (known) remember(id, values[updated]);
+      else written.delete(id);
     },
   };
 }

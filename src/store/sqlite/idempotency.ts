@@ -15,6 +15,11 @@ export function sqliteIdempotency(s: Statements): IdempotencyRepo {
       const r = get.get(scope, nowMs) as Record<string, unknown> | undefined;
       return r ? toIdempotency(r) : null;
     },
+    // One writer at a time already (the write transaction holds the file's lock): the read is the claim.
+    async claim(scope, nowMs) {
+      const r = get.get(scope, nowMs) as Record<string, unknown> | undefined;
+      return r ? toIdempotency(r) : null;
+    },
     async put(rec) {
       put.run(...idempotencyValues(rec));
     },

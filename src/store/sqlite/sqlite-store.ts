@@ -43,6 +43,11 @@ export interface SqliteStoreOptions {
    * (SQLite busy_timeout, default 5000 ms). The driver is synchronous: the wait blocks this process.
    */
   busyTimeoutMs?: number;
+  /**
+   * Told the text of every statement either connection executes (better-sqlite3's `verbose`), for
+   * tests and benchmarks that count statements; without it the driver reports nothing.
+   */
+  onStatement?: (sql: string) => void;
 }
 
 /**
@@ -78,10 +83,12 @@ function sqliteFault(err: unknown): StoreUnavailable | undefined {
 }
 
 export function openSqliteStore(opts: SqliteStoreOptions): Store {
+  const tell = opts.onStatement;
+  const verbose = tell ? { verbose: (sql?: unknown) => tell(String(sql)) } : {};
   if (opts.path !== ':memory:') mkdirSync(dirname(opts.path), { recursive: true });
   let db: Db | undefined;
   try {
-    db = new Database(opts.path);
+    db = new Database(opts.path, verbose);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
@@ -106,7 +113,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   if (file) {
     try {
       // The writer created the file; a reader never creates one (a file deleted meanwhile stays gone).
-      reader = new Database(opts.path, { fileMustExist: true });
+      reader = new Database(opts.path, { fileMustExist: true, ...verbose });
       reader.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
       reader.pragma('query_only = ON');
       reader.pragma(`cache_size = ${CACHE_KIB}`);

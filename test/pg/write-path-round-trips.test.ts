@@ -1,0 +1,115 @@
+/**
+ * The booking write path on PostgreSQL, counted: the round trips (queries sent) of a hold and a
+ * booking on it through the REST door. Each is a wait for the database, and under load the waits
+ * and the database's per-statement cost are what a booking costs; the count is pinned so that a
+ * change adding round trips to every booking fails here. Skipped, with the reason in the title,
+ * when no PostgreSQL URL is set.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Store } from '../../src/store/port.js';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { booking, outboxEvent } from '../support/records.js';
+import { TEST_NOW } from '../support/time.js';
+import { countBookings, countingServer } from '../support/write-path-count.js';
+import { PG_URL, dropSchema, noteSkipped, schemaName, urlWithSchema } from './helpers.js';
+
+/** Round trips per booking (hold + create) on PostgreSQL; see docs/BENCHMARKS.md for what they are. */
+const PG_ROUND_TRIPS_PER_BOOKING = 21;
+
+const title = (what: string) => (PG_URL ? what : noteSkipped(what));
+
+describe.skipIf(!PG_URL)(title('the booking write path on PostgreSQL makes a pinned number of round trips'), () => {
+  const schema = schemaName('usp_round_trips');
+  let s: Awaited<ReturnType<typeof countingServer>>;
+  beforeAll(async () => {
+    s = await countingServer(urlWithSchema(schema));
+  });
+  afterAll(async () => {
+    await s?.server.close();
+    await dropSchema(schema);
+  });
+
+  test(`hold + create makes at most ${PG_ROUND_TRIPS_PER_BOOKING} round trips, the same for every booking`, async () => {
+    const c = await countBookings(s, 5);
+    const shown = `hold (${c.hold.length}):\n  ${c.hold.join('\n  ')}\ncreate (${c.create.length}):\n  ${c.create.join('\n  ')}`;
+    expect(new Set(c.perBooking).size, shown).toBe(1);
+    expect(c.perBooking[0], shown).toBeLessThanOrEqual(PG_ROUND_TRIPS_PER_BOOKING);
+  });
+});
+
+describe.skipIf(!PG_URL)(title('writes held for one round trip keep their meaning'), () => {
+  const schema = schemaName('usp_held_writes');
+  const sent: string[] = [];
+  let store: Store;
+  beforeAll(async () => {
+    store = await openPostgresStore({ url: urlWithSchema(schema), onStatement: (sql) => sent.push(sql) });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await dropSchema(schema);
+  });
+
+  test('outbox events and a credential written in one transaction go in one statement, the events in the order raised', async () => {
+    sent.length = 0;
+    await store.transaction(async (tx) => {
+      await tx.outbox.add(outboxEvent('evt_h1'));
+      await tx.security.putCredential({
+        value_hash: 'h_held',
+        resource_kind: 'booking',
+        resource_id: 'bkg_h',
+        jkt: null,
+        principal: 'P',
+        expires_ms: TEST_NOW + 1,
+        revoked: false,
+      });
+      await tx.outbox.add(outboxEvent('evt_h2'));
+      await tx.outbox.add(outboxEvent('evt_h3'));
+    });
+    expect(sent).toHaveLength(3); // BEGIN, the writes, COMMIT
+    const due = await store.read((tx) => tx.outbox.due(TEST_NOW, 10));
+    expect(due.map((e) => e.event_id)).toEqual(['evt_h1', 'evt_h2', 'evt_h3']);
+    expect((await store.read((tx) => tx.security.credential('h_held')))?.resource_id).toBe('bkg_h');
+  });
+
+  test('a statement after held writes sees them', async () => {
+    const seen = await store.transaction(async (tx) => {
+      await tx.security.putCredential({
+        value_hash: 'h_seen',
+        resource_kind: 'booking',
+        resource_id: 'bkg_s',
+        jkt: null,
+        principal: 'P',
+        expires_ms: TEST_NOW + 1,
+        revoked: false,
+      });
+      return tx.security.credential('h_seen');
+    });
+    expect(seen?.resource_id).toBe('bkg_s');
+  });
+
+  test('a held write the database refuses fails its transaction, and nothing written beside it is kept', async () => {
+    await store.transaction((tx) => tx.bookings.insert(booking('bkg_dup')));
+    const err = await store
+      .transaction(async (tx) => {
+        await tx.outbox.add(outboxEvent('evt_lost'));
+        await tx.bookings.insert(booking('bkg_dup'));
+      })
+      .catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe('23505');
+    const recent = await store.read((tx) => tx.outbox.recent(50));
+    expect(recent.map((e) => e.event_id)).not.toContain('evt_lost');
+  });
+
+  test('a booking written in the transaction is read back as written, without a statement, and a later update is what is read', async () => {
+    await store.transaction(async (tx) => {
+      const rec = booking('bkg_mem');
+      await tx.bookings.insert(rec);
+      sent.length = 0;
+      expect((await tx.bookings.get('bkg_mem'))?.booking.status).toBe('confirmed');
+      expect(sent).toEqual([]);
+      await tx.bookings.update({ ...rec, booking: { ...rec.booking, status: 'canceled' } });
+      expect((await tx.bookings.get('bkg_mem'))?.booking.status).toBe('canceled');
+    });
+    expect((await store.read((tx) => tx.bookings.get('bkg_mem')))?.booking.status).toBe('canceled');
+  });
+});
