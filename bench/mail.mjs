@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createUspServer } from '../dist/server/compose.js';
 import { ManualClock, silentLogger } from '../dist/operations/index.js';
-import { queueMailForEvents } from '../dist/operations/steps/mail-messages.js';
+import { queueMailForEvents } from '../dist/operations/notifications/mail-messages.js';
 import { slotIdEncoder } from '../dist/domain/slot-id.js';
 import { BENCH_NOW, fmt, fmtMs, fmtX, generatedBusiness, seedSlot, staffId } from './lib.mjs';
 

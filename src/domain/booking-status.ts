@@ -57,7 +57,7 @@ export function holdsSlot(status: BookingStatus): boolean {
 /**
  * What entering a status does, whichever operation made the move (a move that keeps the status,
  * such as a reschedule, enters nothing). The operations apply this table in one place
- * (operations/steps/booking-effects.ts); no operation writes these effects itself.
+ * (operations/bookings/effects.ts); no operation writes these effects itself.
  * - `event`: the webhook event raised, after the booking is stored.
  * - `expiry`: `clear` drops `expires_at` and the claims' expiry (nothing more is waited for);
  *   `manual_window` gives the business its confirmation window (capped at the start); `keep` leaves it.

@@ -31,7 +31,7 @@ export function nextDisputeStatus(from: DisputeStatus, move: DisputeMove): Dispu
 /**
  * What entering a status does, whichever operation (or provider event) made the move; a new
  * dispute enters `opened`. The operations apply this table in one place
- * (operations/steps/disputes.ts `enterDisputeStatus`); none writes these effects itself. The
+ * (operations/payments/disputes.ts `enterDisputeStatus`); none writes these effects itself. The
  * booking's own status never changes.
  * - `event`: the webhook event raised on the booking.
  * - `resolved`: the dispute is closed: `resolved_at` is set.

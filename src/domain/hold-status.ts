@@ -24,7 +24,7 @@ export function nextHoldStatus(from: HoldStatus, move: HoldMove): HoldStatus | n
 
 /**
  * What entering a status does, whichever operation made the move. The operations apply this
- * table in one place (operations/steps/holds.ts `enterHoldStatus`); no operation writes these
+ * table in one place (operations/availability/holds.ts `enterHoldStatus`); no operation writes these
  * effects itself. Holds raise no events.
  * - `claims`: `free` removes the hold's claims, revokes its credential and offers the freed place
  *   to the waitlist; `transfer` passes the claims to the booking that took the hold's place (which

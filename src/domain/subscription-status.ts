@@ -18,7 +18,7 @@ export function nextSubscriptionStatus(from: SubscriptionStatus, move: Subscript
 }
 
 /**
- * What entering a status does (operations/steps/feed-subscriptions.ts `enterSubscriptionStatus`
+ * What entering a status does (operations/catalog/feed-subscriptions.ts `enterSubscriptionStatus`
  * applies it). A subscription raises no event of its own; `delivers` says whether the catalog
  * events that follow are sent to its callback (the dispatcher fans them out to the subscriptions
  * that deliver).

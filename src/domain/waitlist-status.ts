@@ -29,7 +29,7 @@ export function nextWaitlistStatus(from: WaitlistStatus, move: WaitlistMove): Wa
 
 /**
  * What entering a status does, whichever operation made the move. The operations apply this
- * table in one place (operations/steps/waitlist-entries.ts `enterEntryStatus`); no operation
+ * table in one place (operations/waitlist/entries.ts `enterEntryStatus`); no operation
  * writes these effects itself.
  * - `event`: the webhook event raised, after the entry is stored.
  * - `offer`: `close` ends the open offer (its expiry goes, and its hold is released, or expires

@@ -18,7 +18,7 @@
  * answer time zone) are kept beside the computed ones, frozen, and counted too.
  */
 import { clipToBookingWindow, deepFreeze, lowerBound, type ServiceDef, type SlotCandidate } from '../domain/index.js';
-import type { ComputedSlots } from './steps/slots.js';
+import type { ComputedSlots } from './availability/slots.js';
 
 /** Default budget: 32 MiB, a few hundred one-day answers of a busy service, or ten month-long ones. */
 export const DEFAULT_AVAILABILITY_CACHE_BYTES = 32 * 1024 * 1024;

@@ -11,7 +11,7 @@ import type { DefinitionEntry, Store, Tx } from '../store/index.js';
 import { compileBusiness, type Business, type BusinessSuspension, type PaymentProviderKind } from './business.js';
 import type { PublicOrigin } from './public-origin.js';
 import type { BusinessSource } from './scope.js';
-import { canonical, documentOf, entriesOf } from './steps/definition-document.js';
+import { canonical, documentOf, entriesOf } from './catalog-admin/definition-document.js';
 
 export interface CompileOptions {
   sandbox?: boolean;

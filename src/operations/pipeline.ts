@@ -11,7 +11,7 @@ import { errorMessage, negotiateLocale, type Message } from '../domain/index.js'
 import type { OutboxEvent, StoreUnavailable } from '../store/index.js';
 import { isStoreUnavailable } from './store-faults.js';
 import { MissingResource, ProtocolError, invalidRequest, type FieldError } from './errors.js';
-import { RefusedMove } from './steps/invalid-transition.js';
+import { RefusedMove } from './invalid-transition.js';
 import type { OperationDef } from './define.js';
 import { outboxEvent, type Caller, type OperationContext, type RaisedEvent } from './context.js';
 import type { Clock } from './clock.js';

@@ -11,7 +11,7 @@ import type { Business } from './business.js';
 import type { Clock } from './clock.js';
 import { outboxEvent, type OperationContext } from './context.js';
 import type { IdSource } from './ids.js';
-import { erasePersonEverywhere } from './steps/personal-data.js';
+import { erasePersonEverywhere } from './admin/personal-data.js';
 
 const WATERMARK = 'retention:personal_data_ended_before_ms';
 const BATCH = 100;

@@ -7,8 +7,8 @@
  * transaction, and is told once it committed); it names none of them.
  */
 import type { OutboxEvent, Store, Tx } from '../store/index.js';
-import { expireIfDue } from './steps/booking-lifecycle.js';
-import { expireOfferIfDue } from './steps/waitlist-offers.js';
+import { expireIfDue } from './bookings/lifecycle.js';
+import { expireOfferIfDue } from './waitlist/offers.js';
 import { outboxEvent, type OperationContext } from './context.js';
 import type { Clock } from './clock.js';
 import type { IdSource } from './ids.js';

@@ -117,7 +117,7 @@ describe('a code is a business outcome or a protocol error, never both (spec-nex
   it('no outcome a platform at our version can get carries the code of a protocol error', () => {
     const errors = new Set<string>([...PROTOCOL_ERROR_CODES, ...DETAILED.map((d) => d.detail), ...PINNED_ONLY]);
     // What the payment provider's own door answers about its events is no platform's answer.
-    const providerDoor = (file: string) => file.endsWith('steps/provider-events.ts');
+    const providerDoor = (file: string) => file.endsWith('payments/provider-events.ts');
     const both = BUILDER_CALLS.filter((c) => errors.has(c.code) && !providerDoor(c.file) && !isPinnedOnly(c));
     expect(both.map((c) => `${c.file}: ${c.code}`)).toEqual([]);
   });

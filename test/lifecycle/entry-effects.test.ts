@@ -24,9 +24,9 @@ import {
 } from '../../src/domain/index.js';
 import type { OperationContext } from '../../src/operations/context.js';
 import { ProtocolError } from '../../src/operations/errors.js';
-import { enterDisputeStatus, openDisputeOn } from '../../src/operations/steps/disputes.js';
-import { RefusedMove } from '../../src/operations/steps/invalid-transition.js';
-import { enterEntryStatus, enterHoldStatus } from '../../src/operations/steps/waitlist-offers.js';
+import { enterDisputeStatus, openDisputeOn } from '../../src/operations/payments/disputes.js';
+import { RefusedMove } from '../../src/operations/invalid-transition.js';
+import { enterEntryStatus, enterHoldStatus } from '../../src/operations/waitlist/offers.js';
 import { TEST_NOW } from '../support/time.js';
 
 const HOUR = 3_600_000;

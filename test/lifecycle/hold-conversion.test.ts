@@ -4,7 +4,7 @@
  * of the hold, and that no booking is made when conversion cannot proceed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holdView } from '../../src/operations/steps/holds.js';
+import { holdView } from '../../src/operations/availability/holds.js';
 import { BUYER, OTHER_PLATFORM, day, startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, errorCodes, meta, type McpConn } from '../mcp/helpers.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BUSINESS_WRITE } from '../steps/change-rows.js';
+import { BUSINESS_WRITE } from '../change-rows.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { invalidRequest } from '../errors.js';
 import { Out } from '../schemas.js';

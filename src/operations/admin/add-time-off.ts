@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { addDays, localToUtcMs } from '../../domain/index.js';
 import { instantOrLocal } from './walk-in-input.js';
-import { BUSINESS_WRITE } from '../steps/change-rows.js';
+import { BUSINESS_WRITE } from '../change-rows.js';
 import { defineOperation, requireBusiness } from '../define.js';
 import { invalidRequest } from '../errors.js';
 import { Out } from '../schemas.js';

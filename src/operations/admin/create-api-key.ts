@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import { ISSUED_KEY_PREFIX, hashApiKey } from '../../security/index.js';
 import type { PlatformKeyRow } from '../../store/index.js';
-import { BUSINESS_WRITE } from '../steps/change-rows.js';
+import { BUSINESS_WRITE } from '../change-rows.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { Out } from '../schemas.js';
 

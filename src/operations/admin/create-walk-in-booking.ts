@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { errorMessage, isCapacityType } from '../../domain/index.js';
-import { BUSINESS_WRITE } from '../steps/change-rows.js';
+import { BUSINESS_WRITE } from '../change-rows.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
-import { checkSlot } from '../steps/slots.js';
-import { serviceUnavailable, slotRefusal } from '../steps/slot-refusals.js';
-import { paidBeforeAppointment } from '../steps/checkouts.js';
-import { createBookingRecord } from '../steps/booking-lifecycle.js';
+import { checkSlot } from '../availability/slots.js';
+import { serviceUnavailable, slotRefusal } from '../availability/slot-refusals.js';
+import { paidBeforeAppointment } from '../payments/checkouts.js';
+import { createBookingRecord } from '../bookings/lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 import { instantOrLocal, overrideSlot, WalkInBuyer, walkInBuyer } from './walk-in-input.js';
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { nextStatus } from '../../domain/index.js';
 import { iso } from '../context.js';
-import { refundableAmount, refundsThroughProvider, requestRefund } from '../steps/provider-money.js';
+import { refundableAmount, refundsThroughProvider, requestRefund } from '../payments/provider-money.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
-import { checkRevision, endBooking, loadBooking, movePayment, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { BUSINESS_BOOKING_CHANGE } from '../change-rows.js';
+import { checkRevision, endBooking, loadBooking, movePayment, stateConflict, bookingNotFound } from '../bookings/lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 
 /**

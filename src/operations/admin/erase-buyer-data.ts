@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { BUSINESS_WRITE } from '../steps/change-rows.js';
+import { BUSINESS_WRITE } from '../change-rows.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { Out } from '../schemas.js';
-import { erasePersonEverywhere } from '../steps/personal-data.js';
+import { erasePersonEverywhere } from './personal-data.js';
 import { PersonInput, personFrom } from './person-input.js';
 
 /**

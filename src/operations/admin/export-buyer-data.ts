@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { BUSINESS_READ } from '../steps/change-rows.js';
+import { BUSINESS_READ } from '../change-rows.js';
 import { Out } from '../schemas.js';
-import { exportPerson } from '../steps/personal-data.js';
+import { exportPerson } from './personal-data.js';
 import { PersonInput, personFrom } from './person-input.js';
 
 /**

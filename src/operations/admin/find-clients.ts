@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { isoUtc, nameMatches, normalizeEmail } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { BUSINESS_READ } from '../steps/change-rows.js';
+import { BUSINESS_READ } from '../change-rows.js';
 import { Out } from '../schemas.js';
-import { bookingsByName } from '../steps/personal-data.js';
+import { bookingsByName } from './personal-data.js';
 
 /** At most this many people are listed for one name search; a longer list asks for more letters. */
 const MAX_CLIENTS = 50;

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { BUSINESS_READ } from '../steps/change-rows.js';
-import { bookingNotFound } from '../steps/booking-lifecycle.js';
+import { BUSINESS_READ } from '../change-rows.js';
+import { bookingNotFound } from '../bookings/lifecycle.js';
 import { id, Out } from '../schemas.js';
 import { calendarRow } from './present.js';
 import { moneyView } from './money-view.js';
-import { refundsThroughProvider } from '../steps/provider-money.js';
+import { refundsThroughProvider } from '../payments/provider-money.js';
 
 /** One booking as the business sees it, with every event it raised (its history). */
 export const getBookingHistory = defineOperation({

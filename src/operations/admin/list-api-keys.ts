@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { BUSINESS_READ } from '../steps/change-rows.js';
+import { BUSINESS_READ } from '../change-rows.js';
 import { Out } from '../schemas.js';
 import { presentKey } from './create-api-key.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { BUSINESS_READ } from '../steps/change-rows.js';
+import { BUSINESS_READ } from '../change-rows.js';
 import { Out } from '../schemas.js';
 
 /** The audit log: every state-changing call made as the business (who, what, on which resource, when), newest first. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { BUSINESS_READ } from '../steps/change-rows.js';
+import { BUSINESS_READ } from '../change-rows.js';
 import { Out } from '../schemas.js';
 import { buyerMatches, calendarRow, dayRange, today } from './present.js';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import type { OperationContext } from '../context.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { BUSINESS_READ } from '../steps/change-rows.js';
+import { BUSINESS_READ } from '../change-rows.js';
 import { Out } from '../schemas.js';
 
 /** The webhook signing keys the profile publishes: the next one (signing from `signs_from`), the one in use and those in their grace period. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import type { WebhookDelivery } from '../../store/index.js';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { BUSINESS_READ } from '../steps/change-rows.js';
+import { BUSINESS_READ } from '../change-rows.js';
 import { Out } from '../schemas.js';
 
 function presentDelivery(d: WebhookDelivery): Record<string, unknown> {

@@ -5,7 +5,7 @@
  */
 import type { BookingRecord } from '../../domain/index.js';
 import type { PaymentJob } from '../../store/index.js';
-import { refundableAmount } from '../steps/provider-money.js';
+import { refundableAmount } from '../payments/provider-money.js';
 
 export interface MoneyView {
   currency: string;

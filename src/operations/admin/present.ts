@@ -4,7 +4,7 @@
  */
 import { DAY_MS, addDays, localDate, localToUtcMs, weekdayOf, type BookingRecord } from '../../domain/index.js';
 import type { OperationContext } from '../context.js';
-import { forgetHints } from '../steps/slots.js';
+import { forgetHints } from '../availability/slots.js';
 
 /** [fromMs, toMs) of the local day, or of the Monday-to-Sunday week holding `date`, in the business's zone. */
 export function dayRange(date: string, view: 'day' | 'week', zone: string): { from: string; to: string; fromMs: number; toMs: number } {

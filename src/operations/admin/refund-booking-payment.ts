@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { errorMessage, formatMoney, minorAmount } from '../../domain/index.js';
 import { iso } from '../context.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
-import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
-import { checkRevision, emitBookingEvent, loadBooking, bookingNotFound, movePayment, touch } from '../steps/booking-lifecycle.js';
-import { refundableAmount, refundsThroughProvider, requestRefund } from '../steps/provider-money.js';
+import { BUSINESS_BOOKING_CHANGE } from '../change-rows.js';
+import { checkRevision, emitBookingEvent, loadBooking, bookingNotFound, movePayment, touch } from '../bookings/lifecycle.js';
+import { refundableAmount, refundsThroughProvider, requestRefund } from '../payments/provider-money.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 
 /**

@@ -13,7 +13,7 @@ import type { Store } from '../../store/index.js';
 import { defineOperation, ok } from '../define.js';
 import { ProtocolError } from '../errors.js';
 import { SESSION_TTL_MS, normalizeBusinessEmail, sessionIdHash } from './dashboard-sessions.js';
-import { DASHBOARD_SESSION_FORM } from '../steps/change-rows.js';
+import { DASHBOARD_SESSION_FORM } from '../change-rows.js';
 
 /** How long a setup link works. */
 export const SETUP_TTL_MS = 24 * 3600 * 1000;

@@ -17,7 +17,7 @@ import { ProtocolError } from '../errors.js';
 import { SESSION_TTL_MS, normalizeBusinessEmail, sessionIdHash } from './dashboard-sessions.js';
 import type { OperationEnv } from '../context.js';
 import type { DashboardSignInEnv } from './sign-in-env.js';
-import { DASHBOARD_SESSION_FORM } from '../steps/change-rows.js';
+import { DASHBOARD_SESSION_FORM } from '../change-rows.js';
 
 /** The sign-in's services; the row served without them (a role without a dashboard) is a wiring fault. */
 function signInEnvOf(env: OperationEnv | undefined): DashboardSignInEnv {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { errorMessage, isCapacityType } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
-import { PLATFORM_CREATE } from '../steps/change-rows.js';
+import { PLATFORM_CREATE } from '../change-rows.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkSlot, claimRows } from '../steps/slots.js';
-import { serviceUnavailable } from '../steps/slot-refusals.js';
+import { checkSlot, claimRows } from './slots.js';
+import { serviceUnavailable } from './slot-refusals.js';
 import { iso } from '../context.js';
 import { id, Out } from '../schemas.js';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type ServiceDef, type SlotCandidate, openingHours, errorMessage, DAY_MS, addDays, isIsoDate, isValidTimeZone, localToUtcMs, parseInstant } from '../../domain/index.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { candidateResourceIds, computeSlots, presentSlot, type SlotFilters } from '../steps/slots.js';
+import { candidateResourceIds, computeSlots, presentSlot, type SlotFilters } from './slots.js';
 import { AHEAD_MS, availabilityKey, uncachedView, type SlotsView } from '../availability-cache.js';
 import type { OperationContext } from '../context.js';
 import { DateOrInstant, decodeCursor, encodeCursor, id, Out } from '../schemas.js';

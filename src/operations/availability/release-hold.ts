@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { errorMessage } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { id, Out } from '../schemas.js';
-import { enterHoldStatus } from '../steps/waitlist-offers.js';
-import { holdView, loadHold } from '../steps/holds.js';
+import { enterHoldStatus } from '../waitlist/offers.js';
+import { holdView, loadHold } from './holds.js';
 
 export const releaseHold = defineOperation({
   name: 'release_hold',

@@ -5,11 +5,11 @@
  * received; no MCP tool. The business may also post an event itself (reconciliation), audited.
  */
 import { z } from 'zod';
-import { BUSINESS_WRITE } from '../steps/change-rows.js';
+import { BUSINESS_WRITE } from '../change-rows.js';
 import { defineOperation, requireBusiness } from '../define.js';
 import { invalidRequest } from '../errors.js';
 import { PAYMENT_EVENT } from '../payment-events.js';
-import { applyProviderEvent } from '../steps/provider-events.js';
+import { applyProviderEvent } from '../payments/provider-events.js';
 
 export const applyPaymentEvent = defineOperation({
   name: 'apply_payment_event',

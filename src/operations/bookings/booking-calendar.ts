@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { bookingCalendar } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
-import { bookingPageView, loadBookingByLink } from '../steps/booking-views.js';
+import { bookingPageView, loadBookingByLink } from './views.js';
 import { id } from '../schemas.js';
 
 export const bookingCalendarFile = defineOperation({

@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import { defineOperation, type DashboardAction } from '../define.js';
-import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
-import { applyBusinessMove } from '../steps/booking-lifecycle.js';
+import { BUSINESS_BOOKING_CHANGE } from '../change-rows.js';
+import { applyBusinessMove } from './lifecycle.js';
 import { id } from '../schemas.js';
 
 export type Move = 'start' | 'complete' | 'no_show';

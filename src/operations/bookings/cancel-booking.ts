@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { errorMessage, cancellationTerms, formatMoney, parseDuration, operationPermitted, type Booking, type Message } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { PLATFORM_BOOKING_CHANGE } from '../steps/change-rows.js';
-import { checkRevision, emitBookingEvent, endBooking, loadBooking, movePayment, stateConflict, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { PLATFORM_BOOKING_CHANGE } from '../change-rows.js';
+import { checkRevision, emitBookingEvent, endBooking, loadBooking, movePayment, stateConflict, bookingNotFound } from './lifecycle.js';
 import { iso } from '../context.js';
-import { refundableAmount, refundsThroughProvider, requestRefund } from '../steps/provider-money.js';
+import { refundableAmount, refundsThroughProvider, requestRefund } from '../payments/provider-money.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
-import { spokenDuration } from '../steps/policy-fees.js';
+import { spokenDuration } from './policy-fees.js';
 
 export const cancelBooking = defineOperation({
   name: 'cancel_booking',

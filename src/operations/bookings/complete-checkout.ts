@@ -6,9 +6,9 @@
 import { z } from 'zod';
 import { ProtocolError } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
-import { checkoutView } from '../steps/booking-views.js';
+import { checkoutView } from './views.js';
 import { id } from '../schemas.js';
-import { recordPayment } from '../steps/payments.js';
+import { recordPayment } from '../payments/record-payment.js';
 
 export const completeCheckout = defineOperation({
   name: 'complete_checkout',

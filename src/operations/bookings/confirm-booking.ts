@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
-import { alreadyMessage, checkRevision, loadBooking, stateConflict, transition, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { BUSINESS_BOOKING_CHANGE } from '../change-rows.js';
+import { alreadyMessage, checkRevision, loadBooking, stateConflict, transition, bookingNotFound } from './lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 
 /** The business approves a manual-confirmation booking (spec 5.3.4). Business-only: only the business's admin key confirms. */

@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { errorMessage, isCapacityType, sameSlotId } from '../../domain/index.js';
-import { PLATFORM_CREATE } from '../steps/change-rows.js';
+import { PLATFORM_CREATE } from '../change-rows.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkSlot } from '../steps/slots.js';
-import { serviceUnavailable, slotRefusal } from '../steps/slot-refusals.js';
-import { createBookingRecord } from '../steps/booking-lifecycle.js';
+import { checkSlot } from '../availability/slots.js';
+import { serviceUnavailable, slotRefusal } from '../availability/slot-refusals.js';
+import { createBookingRecord } from './lifecycle.js';
 import { Buyer, DeliveryAddress, id, BOOKING_OUTPUT } from '../schemas.js';
-import { holdView, loadHold } from '../steps/holds.js';
+import { holdView, loadHold } from '../availability/holds.js';
 import { mayAct } from '../context.js';
 import { returnUrlProblem } from '../../security/index.js';
-import { bookingCredentialExpiry } from '../steps/booking-lifecycle.js';
+import { bookingCredentialExpiry } from './lifecycle.js';
 
 export const createBooking = defineOperation({
   name: 'create_booking',

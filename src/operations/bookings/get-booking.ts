@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { PLATFORM_BOOKING_READ } from '../steps/change-rows.js';
+import { PLATFORM_BOOKING_READ } from '../change-rows.js';
 import { defineOperation, ok } from '../define.js';
-import { bookingNotFound, loadBooking } from '../steps/booking-lifecycle.js';
+import { bookingNotFound, loadBooking } from './lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 
 export const getBooking = defineOperation({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { OAuthScope } from '../../domain/index.js';
 import { defineOperation, ok } from '../define.js';
 import { ProtocolError, invalidRequest } from '../errors.js';
-import { expireIfDue } from '../steps/booking-lifecycle.js';
+import { expireIfDue } from './lifecycle.js';
 import { decodeCursor, encodeCursor, Out } from '../schemas.js';
 
 /** The scope that lets a linked assistant see and manage the buyer's bookings from any platform (spec 10.2.4). */

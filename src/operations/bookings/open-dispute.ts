@@ -6,9 +6,9 @@
 import { z } from 'zod';
 import { errorMessage } from '../../domain/index.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
-import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
-import { checkRevision, loadBooking, bookingNotFound } from '../steps/booking-lifecycle.js';
-import { disputeConflict, openDisputeOn } from '../steps/disputes.js';
+import { BUSINESS_BOOKING_CHANGE } from '../change-rows.js';
+import { checkRevision, loadBooking, bookingNotFound } from './lifecycle.js';
+import { disputeConflict, openDisputeOn } from '../payments/disputes.js';
 import { id } from '../schemas.js';
 
 export const openDispute = defineOperation({

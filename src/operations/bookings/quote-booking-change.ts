@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { cancellationTerms, nextStatus, parseDuration, rescheduleTerms, formatMoney } from '../../domain/index.js';
-import { PLATFORM_BOOKING_READ } from '../steps/change-rows.js';
+import { PLATFORM_BOOKING_READ } from '../change-rows.js';
 import { defineOperation, ok } from '../define.js';
-import { bookingNotFound, loadBooking } from '../steps/booking-lifecycle.js';
+import { bookingNotFound, loadBooking } from './lifecycle.js';
 import { iso } from '../context.js';
 import { id, Out } from '../schemas.js';
 

@@ -10,11 +10,11 @@
  */
 import { z } from 'zod';
 import { errorMessage, formatInstant, infoMessage, type BookingRecord } from '../../domain/index.js';
-import { PLATFORM_BOOKING_CHANGE } from '../steps/change-rows.js';
+import { PLATFORM_BOOKING_CHANGE } from '../change-rows.js';
 import { defineOperation, outcome } from '../define.js';
-import { bookingCredentialExpiry, bookingNotFound, checkRevision, createBookingRecord, loadBooking } from '../steps/booking-lifecycle.js';
-import { checkSlot } from '../steps/slots.js';
-import { serviceUnavailable } from '../steps/slot-refusals.js';
+import { bookingCredentialExpiry, bookingNotFound, checkRevision, createBookingRecord, loadBooking } from './lifecycle.js';
+import { checkSlot } from '../availability/slots.js';
+import { serviceUnavailable } from '../availability/slot-refusals.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 
 /** Canceled by the system because its only payment action lapsed unpaid. */

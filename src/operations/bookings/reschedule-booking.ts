@@ -13,18 +13,18 @@ import {
   paymentDeadline,
   type Message,
 } from '../../domain/index.js';
-import { feeAtService, spokenDuration } from '../steps/policy-fees.js';
+import { feeAtService, spokenDuration } from './policy-fees.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { PLATFORM_BOOKING_CHANGE } from '../steps/change-rows.js';
-import { checkSlot, claimRows } from '../steps/slots.js';
+import { PLATFORM_BOOKING_CHANGE } from '../change-rows.js';
+import { checkSlot, claimRows } from '../availability/slots.js';
 import { iso } from '../context.js';
-import { enterHoldStatus, freedSlotOf, offerFreedPlace } from '../steps/waitlist-offers.js';
-import { bookingCredentialExpiry, scheduleReminder, bookingNotFound } from '../steps/booking-lifecycle.js';
-import { checkRevision, emitBookingEvent, loadBooking, move, movePayment, paymentAction, stateConflict } from '../steps/booking-lifecycle.js';
-import { queueCheckouts } from '../steps/checkouts.js';
+import { enterHoldStatus, freedSlotOf, offerFreedPlace } from '../waitlist/offers.js';
+import { bookingCredentialExpiry, scheduleReminder, bookingNotFound } from './lifecycle.js';
+import { checkRevision, emitBookingEvent, loadBooking, move, movePayment, paymentAction, stateConflict } from './lifecycle.js';
+import { queueCheckouts } from '../payments/checkouts.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
-import { holdView, loadHold } from '../steps/holds.js';
-import { serviceUnavailable } from '../steps/slot-refusals.js';
+import { holdView, loadHold } from '../availability/holds.js';
+import { serviceUnavailable } from '../availability/slot-refusals.js';
 
 export const rescheduleBooking = defineOperation({
   name: 'reschedule_booking',

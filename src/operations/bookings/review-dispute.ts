@@ -1,9 +1,9 @@
 /** The open dispute on a booking is put under review (spec 5.5.2). Business-only. */
 import { z } from 'zod';
 import { defineOperation, ok, requireBusiness } from '../define.js';
-import { BUSINESS_BOOKING_CHANGE } from '../steps/change-rows.js';
-import { checkRevision, loadBooking, bookingNotFound } from '../steps/booking-lifecycle.js';
-import { checkDisputeMove, enterDisputeStatus } from '../steps/disputes.js';
+import { BUSINESS_BOOKING_CHANGE } from '../change-rows.js';
+import { checkRevision, loadBooking, bookingNotFound } from './lifecycle.js';
+import { checkDisputeMove, enterDisputeStatus } from '../payments/disputes.js';
 import { id } from '../schemas.js';
 
 export const reviewDispute = defineOperation({

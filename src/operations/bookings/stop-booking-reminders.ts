@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import { defineOperation, ok } from '../define.js';
 import { iso } from '../context.js';
-import { loadBookingByLink } from '../steps/booking-views.js';
-import { reminderOptOutKey } from '../steps/mail-messages.js';
+import { loadBookingByLink } from './views.js';
+import { reminderOptOutKey } from '../notifications/mail-messages.js';
 import { id } from '../schemas.js';
 
 export const stopBookingReminders = defineOperation({

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { operationPermitted, errorMessage, type Message } from '../../domain/index.js';
 import { defineOperation, ok, type OperationResult } from '../define.js';
-import { PLATFORM_BOOKING_CHANGE } from '../steps/change-rows.js';
-import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch, bookingNotFound } from '../steps/booking-lifecycle.js';
+import { PLATFORM_BOOKING_CHANGE } from '../change-rows.js';
+import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch, bookingNotFound } from './lifecycle.js';
 import { Buyer, DeliveryAddress, id, BOOKING_OUTPUT } from '../schemas.js';
 
 const RESCHEDULE = 'move it to another time with reschedule_booking (POST /bookings/{booking_id}/reschedule, MCP usp_bookings_reschedule)';

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { defineOperation, ok } from '../define.js';
-import { bookingPageView, loadBookingByLink } from '../steps/booking-views.js';
+import { bookingPageView, loadBookingByLink } from './views.js';
 import { id } from '../schemas.js';
 
 export const viewBookingPage = defineOperation({

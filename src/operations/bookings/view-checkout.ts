@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { defineOperation, ok } from '../define.js';
-import { checkoutView } from '../steps/booking-views.js';
+import { checkoutView } from './views.js';
 import { id } from '../schemas.js';
 
 export const viewCheckout = defineOperation({

@@ -1,5 +1,5 @@
 import { defineOperation } from '../define.js';
-import { updateRow } from '../steps/definition-rows.js';
+import { updateRow } from './definition-rows.js';
 
 /**
  * Archive a service: it is no longer offered (no new holds or bookings), its existing bookings stand,

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { BUSINESS_WRITE } from '../steps/change-rows.js';
+import { BUSINESS_WRITE } from '../change-rows.js';
 import { defineOperation, ok } from '../define.js';
 import { Out } from '../schemas.js';
-import { addCategory, categoriesInUse, keyOf } from '../steps/categories.js';
-import { editDocument } from '../steps/definition-edit.js';
+import { addCategory, categoriesInUse, keyOf } from './categories.js';
+import { editDocument } from './definition-edit.js';
 import { SERVICE_IDS, TAXONOMY } from './category-input.js';
 
 /**

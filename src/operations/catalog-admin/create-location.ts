@@ -1,5 +1,5 @@
 import { defineOperation } from '../define.js';
-import { createRow } from '../steps/definition-rows.js';
+import { createRow } from './definition-rows.js';
 
 /** Add a place of business. */
 export const createLocation = defineOperation(

@@ -1,5 +1,5 @@
 import { defineOperation } from '../define.js';
-import { createRow } from '../steps/definition-rows.js';
+import { createRow } from './definition-rows.js';
 
 /** Add a service to the catalog: the business file's Service object; it is published at once with service.created. */
 export const createService = defineOperation(

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { BUSINESS_WRITE } from '../steps/change-rows.js';
+import { BUSINESS_WRITE } from '../change-rows.js';
 import { defineOperation, ok } from '../define.js';
 import { Out } from '../schemas.js';
-import { keyOf, removeCategory } from '../steps/categories.js';
-import { editDocument } from '../steps/definition-edit.js';
+import { keyOf, removeCategory } from './categories.js';
+import { editDocument } from './definition-edit.js';
 import { TAXONOMY } from './category-input.js';
 
 /** Take a category off every service that carries it (the services stay, and get service.updated). */

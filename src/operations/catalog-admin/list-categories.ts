@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOperation, ok, requireBusiness } from '../define.js';
 import { Out } from '../schemas.js';
-import { categoriesInUse } from '../steps/categories.js';
+import { categoriesInUse } from './categories.js';
 
 /** The categories the services carry (those with an id), each with the services that carry it. */
 export const listCategories = defineOperation({

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { BUSINESS_WRITE } from '../steps/change-rows.js';
+import { BUSINESS_WRITE } from '../change-rows.js';
 import { defineOperation, ok } from '../define.js';
 import { Out } from '../schemas.js';
-import { categoriesInUse, changeCategory, keyOf } from '../steps/categories.js';
-import { mergePatch } from '../steps/definition-document.js';
-import { editDocument } from '../steps/definition-edit.js';
+import { categoriesInUse, changeCategory, keyOf } from './categories.js';
+import { mergePatch } from './definition-document.js';
+import { editDocument } from './definition-edit.js';
 import { FORCE, SERVICE_IDS, TAXONOMY } from './category-input.js';
 
 type Json = Record<string, unknown>;

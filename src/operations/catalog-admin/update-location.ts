@@ -1,5 +1,5 @@
 import { defineOperation } from '../define.js';
-import { updateRow } from '../steps/definition-rows.js';
+import { updateRow } from './definition-rows.js';
 
 /** Change a location (a merge patch: name, address, coordinates); the services offered there are republished. */
 export const updateLocation = defineOperation(

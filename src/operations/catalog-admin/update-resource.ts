@@ -1,5 +1,5 @@
 import { defineOperation } from '../define.js';
-import { updateRow } from '../steps/definition-rows.js';
+import { updateRow } from './definition-rows.js';
 
 /** Change a resource (a merge patch: name, type, weekly hours, exceptions, location); the services it delivers are republished. */
 export const updateResource = defineOperation(

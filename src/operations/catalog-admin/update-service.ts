@@ -1,5 +1,5 @@
 import { defineOperation } from '../define.js';
-import { updateRow } from '../steps/definition-rows.js';
+import { updateRow } from './definition-rows.js';
 
 /** Change a service (a merge patch of its business-file object: name, description, price, duration and buffers, policies, capacity, resources, locations); platforms get service.updated. */
 export const updateService = defineOperation(

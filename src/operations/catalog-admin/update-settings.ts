@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { BUSINESS_WRITE } from '../steps/change-rows.js';
+import { BUSINESS_WRITE } from '../change-rows.js';
 import { defineOperation, ok } from '../define.js';
 import { Out } from '../schemas.js';
-import { editDocument } from '../steps/definition-edit.js';
-import { mergePatch } from '../steps/definition-document.js';
+import { editDocument } from './definition-edit.js';
+import { mergePatch } from './definition-document.js';
 
 type Json = Record<string, unknown>;
 

@@ -9,7 +9,7 @@ import { checkProfileUrl } from '../../security/index.js';
 import { Out } from '../schemas.js';
 import { defineOperation, ok } from '../define.js';
 import { iso } from '../context.js';
-import { CATALOG_EVENTS } from '../steps/feed-subscriptions.js';
+import { CATALOG_EVENTS } from './feed-subscriptions.js';
 
 export const createFeedSubscription = defineOperation({
   name: 'create_feed_subscription',

@@ -3,7 +3,7 @@ import { errorMessage } from '../../domain/index.js';
 import { defineOperation, ok } from '../define.js';
 import { MissingResource } from '../errors.js';
 import { id, Out } from '../schemas.js';
-import { withHint } from '../steps/present-service.js';
+import { withHint } from './present-service.js';
 
 export const getService = defineOperation({
   name: 'get_service',

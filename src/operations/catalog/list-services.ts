@@ -4,7 +4,7 @@ import { suspensionSentence } from '../business.js';
 import { invalidRequest } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
 import { PaginationRequest, decodeCursor, encodeCursor, Out } from '../schemas.js';
-import { withHint } from '../steps/present-service.js';
+import { withHint } from './present-service.js';
 
 const DEFAULT_LIMIT = 20;
 

@@ -3,7 +3,7 @@ import { warningMessage, type Message } from '../../domain/index.js';
 import { ProtocolError } from '../errors.js';
 import { Out } from '../schemas.js';
 import { defineOperation } from '../define.js';
-import { withHint } from '../steps/present-service.js';
+import { withHint } from './present-service.js';
 
 /** Most ids one lookup accepts (the spec requires at least 50); published in the profile as `max_lookup_ids`. */
 export const MAX_LOOKUP_IDS = 100;

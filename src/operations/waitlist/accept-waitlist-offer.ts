@@ -2,14 +2,14 @@
 import { z } from 'zod';
 import { errorMessage, nextWaitlistStatus, type WaitlistRecord } from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../define.js';
-import { checkSlot } from '../steps/slots.js';
-import { bookingCredentialExpiry, checkRevision, createBookingRecord } from '../steps/booking-lifecycle.js';
-import { enterEntryStatus, loadEntry, partyOf } from '../steps/waitlist-offers.js';
-import { entryConflict, entryNotFound } from '../steps/waitlist-entries.js';
+import { checkSlot } from '../availability/slots.js';
+import { bookingCredentialExpiry, checkRevision, createBookingRecord } from '../bookings/lifecycle.js';
+import { enterEntryStatus, loadEntry, partyOf } from './offers.js';
+import { entryConflict, entryNotFound } from './entries.js';
 import type { OperationContext } from '../context.js';
 import { id, Out } from '../schemas.js';
-import { holdView } from '../steps/holds.js';
-import { serviceUnavailable } from '../steps/slot-refusals.js';
+import { holdView } from '../availability/holds.js';
+import { serviceUnavailable } from '../availability/slot-refusals.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;
 

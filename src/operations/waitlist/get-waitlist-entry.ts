@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOperation, ok } from '../define.js';
-import { loadEntry } from '../steps/waitlist-offers.js';
-import { entryNotFound } from '../steps/waitlist-entries.js';
+import { loadEntry } from './offers.js';
+import { entryNotFound } from './entries.js';
 import { id, ENTRY_OUTPUT } from '../schemas.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;

@@ -1,12 +1,12 @@
 /** Join a waitlist (spec 11.1); the entry is visible only to the principal that created it. */
 import { z } from 'zod';
 import { errorMessage, type WaitlistRecord, resolveSlotId } from '../../domain/index.js';
-import { PLATFORM_CREATE } from '../steps/change-rows.js';
+import { PLATFORM_CREATE } from '../change-rows.js';
 import { defineOperation, ok, outcome } from '../define.js';
 import { iso, newRevision } from '../context.js';
 import { Buyer, id, Out } from '../schemas.js';
-import { markPlatformMessages, rememberLocale } from '../steps/mail-messages.js';
-import { serviceUnavailable } from '../steps/slot-refusals.js';
+import { markPlatformMessages, rememberLocale } from '../notifications/mail-messages.js';
+import { serviceUnavailable } from '../availability/slot-refusals.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;
 

@@ -1,9 +1,9 @@
-import { BY_ENTRY, ENTRY_CHANGE } from '../steps/change-rows.js';
+import { BY_ENTRY, ENTRY_CHANGE } from '../change-rows.js';
 import { defineOperation, ok } from '../define.js';
-import { checkRevision } from '../steps/booking-lifecycle.js';
-import { enterEntryStatus, loadEntry } from '../steps/waitlist-offers.js';
+import { checkRevision } from '../bookings/lifecycle.js';
+import { enterEntryStatus, loadEntry } from './offers.js';
 import { nextWaitlistStatus } from '../../domain/index.js';
-import { entryConflict, entryNotFound } from '../steps/waitlist-entries.js';
+import { entryConflict, entryNotFound } from './entries.js';
 import { ENTRY_OUTPUT } from '../schemas.js';
 
 export const leaveWaitlist = defineOperation({

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { invalidRequest } from '../errors.js';
 import { defineOperation, ok } from '../define.js';
-import { settleEntry } from '../steps/waitlist-offers.js';
+import { settleEntry } from './offers.js';
 import { decodeCursor, encodeCursor, Out } from '../schemas.js';
 
 const CAP = 'dev.usp-protocol.services.waitlist' as const;

@@ -8,8 +8,8 @@ import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import { defineOperation, ok } from '../define.js';
 import type { OperationContext } from '../context.js';
-import { loadEntry } from '../steps/waitlist-offers.js';
-import { entryNotFound } from '../steps/waitlist-entries.js';
+import { loadEntry } from './offers.js';
+import { entryNotFound } from './entries.js';
 import { id } from '../schemas.js';
 import type { WaitlistRecord } from '../../domain/index.js';
 

@@ -1,6 +1,6 @@
 /**
  * The tables that hold a buyer's personal data inside JSON text, and where: export and erase go
- * through every one (src/operations/steps/personal-data.ts). A new table that keeps a buyer's data
+ * through every one (src/operations/admin/personal-data.ts). A new table that keeps a buyer's data
  * (an outbox of mail, say) joins export and erasure by one line here.
  */
 export interface PersonalTextTable {

@@ -7,7 +7,7 @@
  */
 import type { BookingRecord, ProviderMoney } from '../../domain/index.js';
 import type { OperationContext } from '../context.js';
-import { emitBookingEvent, movePayment } from './booking-effects.js';
+import { emitBookingEvent, movePayment } from '../bookings/effects.js';
 import { moneyOf } from './checkouts.js';
 
 /** Does a refund of this booking go through the provider (it was paid there)? */

@@ -26,7 +26,7 @@ const PARTICIPLE: Record<WaitlistMove, string> = { offer: 'offered a place', acc
 
 /**
  * Apply a move of the entry lifecycle (the record only) and return the new status, or refuse it
- * with entry_state_conflict. Entering the new status is `enterEntryStatus` (waitlist-offers.ts).
+ * with entry_state_conflict. Entering the new status is `enterEntryStatus` (waitlist/offers.ts).
  */
 export function moveEntry(rec: WaitlistRecord, m: WaitlistMove, ctx: OperationContext): WaitlistStatus {
   const to = nextWaitlistStatus(rec.entry.status, m);

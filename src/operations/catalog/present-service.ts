@@ -1,5 +1,5 @@
 import { deepFreeze, type PublishedService } from '../../domain/index.js';
-import { availabilityHint, type AvailabilityHint } from '../steps/slots.js';
+import { availabilityHint, type AvailabilityHint } from '../availability/slots.js';
 import type { OperationContext } from '../context.js';
 import { isStoreUnavailable } from '../store-faults.js';
 

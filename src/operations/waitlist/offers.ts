@@ -21,9 +21,9 @@ import {
   localDate,
 } from '../../domain/index.js';
 import { iso, mayAct, type OperationContext } from '../context.js';
-import { moveHold } from './holds.js';
-import { moveEntry, touchEntry } from './waitlist-entries.js';
-import { claimRows, loadClaims, scheduledResources } from './slots.js';
+import { moveHold } from '../availability/holds.js';
+import { moveEntry, touchEntry } from './entries.js';
+import { claimRows, loadClaims, scheduledResources } from '../availability/slots.js';
 
 export interface FreedSlot {
   key: string;

@@ -5,10 +5,10 @@
  * through the payment map the same way.
  */
 import { BOOKING_ENTRY_EFFECTS, allowedMoves, nextPaymentStatus, nextStatus, type Booking, type BookingMove, type BookingRecord, type PaymentMove } from '../../domain/index.js';
-import { invalidTransition, type RefusedMove } from './invalid-transition.js';
+import { invalidTransition, type RefusedMove } from '../invalid-transition.js';
 import { iso, newRevision, type OperationContext } from '../context.js';
-import { freedSlotOf, offerFreedPlace } from './waitlist-offers.js';
-import { closeCheckouts } from './checkouts.js';
+import { freedSlotOf, offerFreedPlace } from '../waitlist/offers.js';
+import { closeCheckouts } from '../payments/checkouts.js';
 
 const PARTICIPLE: Record<BookingMove, string> = {
   confirm: 'confirmed',

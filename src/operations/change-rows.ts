@@ -8,7 +8,7 @@
  * spreads one of them and adds the rest.
  */
 import { z } from 'zod';
-import { id } from '../schemas.js';
+import { id } from './schemas.js';
 
 const CHANGES_A_BOOKING = {
   resource: { kind: 'booking', key: 'booking_id' },

@@ -27,13 +27,13 @@ import { noShowCharge } from './policy-fees.js';
 import { MissingResource, ProtocolError } from '../errors.js';
 import { ok, requireBusiness, type OperationResult } from '../define.js';
 import { iso, mayAct, newRevision, type OperationContext } from '../context.js';
-import { claimRows, slotResources } from './slots.js';
-import { enterHoldStatus } from './waitlist-offers.js';
-import { queueCheckouts, returnPageUrl, trackCheckout } from './checkouts.js';
-import { markPlatformMessages, queueBookingWaiting, rememberLocale } from './mail-messages.js';
-import { enterInitialStatus, scheduleReminder, startsConfirmed, transition } from './booking-effects.js';
+import { claimRows, slotResources } from '../availability/slots.js';
+import { enterHoldStatus } from '../waitlist/offers.js';
+import { queueCheckouts, returnPageUrl, trackCheckout } from '../payments/checkouts.js';
+import { markPlatformMessages, queueBookingWaiting, rememberLocale } from '../notifications/mail-messages.js';
+import { enterInitialStatus, scheduleReminder, startsConfirmed, transition } from './effects.js';
 
-export { emitBookingEvent, move, movePayment, remindIfInsideWindow, scheduleReminder, stateConflict, touch, transition } from './booking-effects.js';
+export { emitBookingEvent, move, movePayment, remindIfInsideWindow, scheduleReminder, stateConflict, touch, transition } from './effects.js';
 
 export interface NewBooking {
   service: ServiceDef;

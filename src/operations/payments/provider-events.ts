@@ -9,9 +9,9 @@
 import { errorMessage, formatMoney, infoMessage, nextDisputeStatus, type BookingRecord, type Message } from '../../domain/index.js';
 import { ok, outcome, type OperationResult } from '../define.js';
 import { iso, type OperationContext } from '../context.js';
-import { endBooking, expireIfDue } from './booking-lifecycle.js';
+import { endBooking, expireIfDue } from '../bookings/lifecycle.js';
 import { moneyOf, queueCheckouts, queueExpiry } from './checkouts.js';
-import { recordPayment } from './payments.js';
+import { recordPayment } from './record-payment.js';
 import { recordRefunded, requestRefund } from './provider-money.js';
 import { enterDisputeStatus, openDisputeOn } from './disputes.js';
 import type { PaymentEvent } from '../payment-events.js';

@@ -4,7 +4,7 @@
  * booking is confirmed (or waits for the business in manual mode), its expiry and reminders follow.
  */
 import type { Action, BookingRecord } from '../../domain/index.js';
-import { movePayment, touch, transition } from './booking-effects.js';
+import { movePayment, touch, transition } from '../bookings/effects.js';
 import type { OperationContext } from '../context.js';
 
 export interface PaymentReport {

@@ -1,11 +1,11 @@
 /**
  * Holds as the operations read them: the caller's own hold, its status as of now, and the check of
- * a move against the hold map (entering the new status is `enterHoldStatus` in waitlist-offers.ts,
+ * a move against the hold map (entering the new status is `enterHoldStatus` in waitlist/offers.ts,
  * beside the waitlist that a freed place goes to).
  */
 import { HOLD_TRANSITIONS, nextHoldStatus, type HoldMove, type HoldRecord, type HoldStatus } from '../../domain/index.js';
 import { mayAct, type OperationContext } from '../context.js';
-import { invalidTransition } from './invalid-transition.js';
+import { invalidTransition } from '../invalid-transition.js';
 
 /** A hold past its expiry reads as expired, whether or not anything has swept it yet. */
 export function holdView(rec: HoldRecord, now: number): HoldRecord['hold'] {

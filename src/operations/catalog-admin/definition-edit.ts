@@ -26,7 +26,7 @@ import { publishCatalog } from '../catalog-sync.js';
 import { servedCatalog } from '../business.js';
 import { importDefinition, storedDefinition } from '../live-business.js';
 import { documentOf } from './definition-document.js';
-import { calendarUrlIssues, syncPushTargets } from './resource-calendars.js';
+import { calendarUrlIssues, syncPushTargets } from '../calendars/resource-calendars.js';
 
 type Json = Record<string, unknown>;
 
