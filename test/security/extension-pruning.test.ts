@@ -2,7 +2,8 @@
  * Spec 8.3 step 4: an extension the platform declares without its base capability is orphaned and
  * pruned from the negotiation. Both doors: a waitlist call from a platform that declares waitlist
  * but not bookings is refused as capabilities_incompatible and its `usp` object names neither;
- * a platform declaring both is served and the answer names both.
+ * a platform declaring both is served: its call reaches the operation, which answers the unknown
+ * entry as the newer text does (404 `entry_not_found`; MCP -32602 with that code).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -60,10 +61,9 @@ describe('pruning orphaned extensions (8.3 step 4)', () => {
     expect(Object.keys(r.body.usp.capabilities ?? {})).toEqual([]);
   });
 
-  test('REST: waitlist declared with bookings is served, and the usp object names both', async () => {
+  test('REST: waitlist declared with bookings is served: the operation itself answers the unknown entry', async () => {
     const r = await restWaitlistGet(whole);
-    expect(r.body.messages.map((m: any) => m.code)).not.toContain('capabilities_incompatible');
-    expect(Object.keys(r.body.usp.capabilities).sort()).toEqual([BOOKINGS, WAITLIST]);
+    expect([r.status, r.body.code]).toEqual([404, 'entry_not_found']);
   });
 
   test('MCP: the same pruning on the other door', async () => {
@@ -77,9 +77,8 @@ describe('pruning orphaned extensions (8.3 step 4)', () => {
       const pruned = await call(orphan);
       expect(pruned.structuredContent.messages.map((m: any) => m.code)).toEqual(['capabilities_incompatible']);
       expect(Object.keys(pruned.structuredContent.usp.capabilities ?? {})).toEqual([]);
-      const served = await call(whole);
-      expect(served.structuredContent.messages.map((m: any) => m.code)).not.toContain('capabilities_incompatible');
-      expect(Object.keys(served.structuredContent.usp.capabilities).sort()).toEqual([BOOKINGS, WAITLIST]);
+      // Served: the negotiation let it through, and the operation answers the unknown entry.
+      await expect(call(whole)).rejects.toMatchObject({ code: -32602, data: { code: 'entry_not_found' } });
     } finally {
       await client.close();
     }
