@@ -1,0 +1,98 @@
+/**
+ * Fair workers across hosted businesses (issue 39, item 4): one business whose platform's webhook
+ * endpoint hangs, with a backlog of deliveries, delays neither another business's webhooks nor its
+ * mail. Each hosted business runs its own dispatcher and mail runner (the first hosting step composes
+ * each business whole), so a backlog stays the business's own; this test keeps it so when the
+ * workers come to be shared.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { silentLogger } from '../../src/operations/index.js';
+import { openDeploymentDirectory } from '../../src/store/index.js';
+import { createHosting, type Hosting } from '../../src/server/hosting.js';
+import { hostedMail } from '../../src/server/cli/host.js';
+import type { Flags } from '../../src/server/cli/flags.js';
+import { hostCall } from '../support/host-fetch.js';
+import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { BUYER, day } from '../support/server.js';
+import { TEST_NOW, waitFor } from '../support/time.js';
+import { RunningClock } from '../webhooks/helpers.js';
+
+const SALON = { id: 'biz_maple_pine', host: 'salon.localhost', service: 'svc_haircut' };
+const NORD = { id: 'biz_nord_studio', host: 'nord.localhost', service: 'svc_nord_trim' };
+const BACKLOG = 12;
+
+let dir: string;
+let hosting: Hosting;
+let port: string;
+let profiles: ProfileServer;
+let stuck: WebhookReceiver;
+let healthy: WebhookReceiver;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'usp-hosting-fair-'));
+  profiles = await startProfileServer();
+  [stuck, healthy] = [await startWebhookReceiver(), await startWebhookReceiver()];
+  stuck.setDefault('/hooks', 'hang');
+  const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
+  directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
+  directory.add({ id: NORD.id, hosts: [NORD.host], origin: resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json'), addedAt: 2 });
+  hosting = createHosting({
+    directory,
+    dataDir: dir,
+    server: {
+      sandbox: true,
+      sweepIntervalMs: 0,
+      clock: new RunningClock(TEST_NOW),
+      security: { allowLoopbackProfiles: true },
+      webhooks: { timeoutMs: 30_000, pollMs: 25, retry: { firstRetryMs: 50, maxRetries: 3, maxTotalMs: 60_000 } },
+    },
+    serverFor: (b) => ({ mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
+    log: silentLogger,
+  });
+  port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+}, 60_000);
+
+afterAll(async () => {
+  await stuck?.close();
+  await healthy?.close();
+  await hosting?.close();
+  await profiles?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function book(b: typeof SALON, profile: string, n: number): Promise<string> {
+  const agent = { 'USP-Agent': `profile="${profile}"` };
+  const base = `http://${b.host}:${port}`;
+  const q = await hostCall(`${base}/availability/query`, { method: 'POST', headers: agent, body: { service_id: b.service, start_date: day(n), end_date: day(n), limit: 1 } });
+  expect(q.status, q.text).toBe(200);
+  const r = await hostCall(`${base}/bookings`, { method: 'POST', headers: agent, body: { service_id: b.service, slot_id: q.body.slots[0].id, buyer: BUYER } });
+  expect(r.status, r.text).toBe(201);
+  return r.body.booking.id;
+}
+
+const mailOf = (id: string) => {
+  const folder = join(dir, 'mail', id);
+  return existsSync(folder) ? readdirSync(folder) : [];
+};
+
+describe('fair workers across hosted businesses', () => {
+  test("a business whose webhook endpoint hangs, with a backlog, delays neither another's webhooks nor its mail", async () => {
+    const hangs = profiles.addProfile('/platforms/hangs.json', { webhook_url: stuck.url('/hooks') });
+    const answers = profiles.addProfile('/platforms/answers.json', { webhook_url: healthy.url('/hooks') });
+    for (let i = 0; i < BACKLOG; i++) await book(SALON, hangs, 2 + (i % 5));
+    // The salon's deliveries are open and unanswered.
+    await stuck.waitFor((r) => r.length >= 1, 5_000, "the salon's first delivery");
+    expect(stuck.requests().every((r) => r.answered === null)).toBe(true);
+    const started = performance.now();
+    const id = await book(NORD, answers, 3);
+    await healthy.waitFor((r) => r.some((x) => x.json?.booking_id === id), 3_000, "Nord's booking.confirmed");
+    await waitFor(() => mailOf(NORD.id).length > 0, 3_000, "Nord's confirmation mail");
+    // Both well inside the salon's 30 s delivery timeout, while its requests are still open.
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(stuck.requests().every((r) => r.answered === null)).toBe(true);
+  });
+});
