@@ -57,8 +57,9 @@ beforeAll(async () => {
   demo.business = { ...demo.business, id: 'biz_harbor', name: 'Harbor Barbers' };
   writeFileSync(join(dir, 'harbor.json'), JSON.stringify(demo));
   const common = ['--allow-loopback-profiles', '--db', ':memory:', '--port', '0'];
-  [maple, harbor] = await Promise.all([startServeCli(['--demo', '--require-auth', ...common]), startServeCli(['--config', join(dir, 'harbor.json'), ...common])]);
-}, 60_000);
+  const slow = { timeoutMs: 60_000 }; // two servers starting at once on a loaded 2-core machine
+  [maple, harbor] = await Promise.all([startServeCli(['--demo', '--require-auth', ...common], slow), startServeCli(['--config', join(dir, 'harbor.json'), ...common], slow)]);
+}, 120_000);
 afterAll(async () => {
   await maple?.stop();
   await harbor?.stop();

@@ -44,7 +44,7 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`usp-server ${args.join(' ')} did not finish in time\n${stderr}`));
-    }, opts.timeoutMs ?? 15_000);
+    }, opts.timeoutMs ?? 30_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -79,7 +79,7 @@ export function startCliServer(args: string[], opts: CliOptions = {}): Promise<R
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`usp-server ${args[0]} did not start in time\n${stderr}`));
-    }, opts.timeoutMs ?? 15_000);
+    }, opts.timeoutMs ?? 30_000);
     child.stderr!.on('data', (c: Buffer) => {
       stderr += c.toString('utf8');
       const m = /is open at (\S+)/.exec(stderr);
