@@ -385,7 +385,8 @@ function buildRepos(s: PgSession): Tx {
     admin: postgresAdminRepo(s.query),
     async lock(keys) {
       // One statement per key, in the order given (callers sort), so lock order is deterministic.
-      for (const k of keys) await s.lock(k);
+      // Sent with the next statement, in its round trip (see Tx.lock).
+      for (const k of keys) await s.lockKey(k);
     },
     webhooks: pgWebhooks(s),
     security: pgSecurity(s),
