@@ -34,8 +34,14 @@ export interface PgSession {
    * sibling wrote), except that rows of the same plain INSERT join its VALUES list, in order. Its error, if any, is thrown where the batch is sent, inside the transaction.
    */
   write(text: string, values: unknown[]): Promise<void>;
-  /** Send the held writes (run before COMMIT). */
+  /** Send the held writes. */
   flush(): Promise<void>;
+  /**
+   * End a write transaction: the held writes and COMMIT, in one simple query once BEGIN has been
+   * sent and the writes' parameters can be written as literals (else the writes, then COMMIT).
+   * COMMIT's result, or undefined when nothing was begun (nothing to commit).
+   */
+  commit(): Promise<pg.QueryResult | undefined>;
   /**
    * A number that changes whenever a statement that may change `table` is issued on this session
    * (a write to it, or a statement whose target is not recognized): what a document read back from
@@ -95,17 +101,36 @@ function literal(v: unknown): string | undefined {
   if (typeof v === 'number') return Number.isFinite(v) ? (v < 0 ? `(${v})` : String(v)) : undefined;
   if (typeof v === 'string') return pg.escapeLiteral(v);
   if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.length === 0 ? "'{}'" : `ARRAY[${v.map((x) => pg.escapeLiteral(x)).join(', ')}]`;
+  // Arrays of one scalar kind (and NULLs) where the statement casts them (`$n::bigint[]`, as the claims insert does).
+  if (Array.isArray(v) && v.length > 0) {
+    const kinds = new Set(v.filter((x) => x !== null).map((x) => typeof x));
+    if (kinds.size === 1 && (kinds.has('number') || kinds.has('boolean'))) {
+      const items = v.map(literal);
+      if (items.every((x) => x !== undefined)) return `ARRAY[${items.join(', ')}]`;
+    }
+  }
   return undefined;
 }
 
-/** A statement with its parameters written in as literals (to share a simple query with the locks before it), or undefined. */
-function inlined(text: string, values: readonly unknown[] | undefined): string | undefined {
+/** A statement with its parameters written in as literals (to share a simple query with the statements around it), or undefined. */
+function inlined(text: string, values: readonly unknown[] | undefined, typedArrays = false): string | undefined {
   if (!values || values.length === 0) return text;
+  // A number or boolean array is written only where the statement casts every use of it.
+  if (!typedArrays && values.some((v) => Array.isArray(v) && v.some((x) => typeof x !== 'string'))) return undefined;
   const lits = values.map(literal);
   if (lits.some((l) => l === undefined)) return undefined;
   let unknown = false;
   const out = text.replace(/\$(\d+)/g, (_, n: string) => lits[Number(n) - 1] ?? ((unknown = true), ''));
   return unknown ? undefined : out;
+}
+
+/** Whether every number or boolean array parameter is used only with an array cast (`$n::type[]`). */
+function typedArrays(text: string, values: readonly unknown[]): boolean {
+  return values.every((v, i) => {
+    if (!Array.isArray(v) || v.every((x) => typeof x === 'string')) return true;
+    const uses = text.match(new RegExp(`\\$${i + 1}(?!\\d)(::\\w+\\[\\])?`, 'g')) ?? [];
+    return uses.length > 0 && uses.every((u) => u.includes('::'));
+  });
 }
 
 /** Held writes as one statement: all but the last as data-modifying WITH queries, parameters renumbered. */
@@ -237,6 +262,25 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
       pending.push(w);
     },
     flush,
+    async commit() {
+      if (mode !== 'write') throw new Error('commit of a read session');
+      // Before BEGIN went out, COMMIT travels alone: a connection cut while it is in flight must
+      // not be taken for "nothing was begun" (the store would run the call again).
+      if (!opened || pending.length === 0) {
+        await flush();
+        return opened ? send('COMMIT') : undefined;
+      }
+      const one = combined(pending);
+      const text = inlined(one.text, one.values, typedArrays(one.text, one.values));
+      if (text === undefined) {
+        await flush();
+        return send('COMMIT');
+      }
+      const l = locks;
+      pending = [];
+      locks = [];
+      return send([...l, text, 'COMMIT'].join('; '));
+    },
     changes: (table) => unknownChanges + (changed.get(table) ?? 0),
     get opened() {
       return opened;
