@@ -69,23 +69,27 @@ interface Held {
   arity: number;
 }
 
-/** `VALUES ($1, $2, ..., $n)` ending a statement with no ON CONFLICT: more rows can join it. */
-const PLAIN_VALUES = /\sVALUES\s*\(\s*(\$\d+(?:\s*,\s*\$\d+)*)\s*\)\s*$/i;
+/**
+ * `VALUES ($1, $2, ..., $n)` ending a statement, or followed only by `ON CONFLICT (...) DO NOTHING`:
+ * more rows can join it (a later row whose key an earlier one took is skipped, as it would be by a
+ * statement of its own; DO UPDATE could not touch one row twice, so it never joins).
+ */
+const PLAIN_VALUES = /\sVALUES\s*\(\s*(\$\d+(?:\s*,\s*\$\d+)*)\s*\)(\s+ON\s+CONFLICT\s*\([\w\s,]*\)\s*DO\s+NOTHING)?\s*$/i;
 
 function held(text: string, values: unknown[]): Held {
   const table = WRITTEN_TABLE.exec(text)?.[1] ?? '';
   const m = PLAIN_VALUES.exec(text);
   const params = m ? m[1].split(',').map((p) => p.trim()) : [];
   const inOrder = params.length === values.length && params.every((p, i) => p === `$${i + 1}`);
-  return { text, values, table, rows: 1, arity: m && inOrder && !/ON\s+CONFLICT/i.test(text) ? params.length : 0 };
+  return { text, values, table, rows: 1, arity: m && inOrder ? params.length : 0 };
 }
 
 /** The statement of one held write: its rows as tuples of one VALUES list, inserted in the order written. */
 function rendered(w: Held): string {
   if (w.rows === 1) return w.text;
-  const at = PLAIN_VALUES.exec(w.text)!.index;
+  const m = PLAIN_VALUES.exec(w.text)!;
   const tuples = Array.from({ length: w.rows }, (_, r) => `(${Array.from({ length: w.arity }, (_, i) => `$${r * w.arity + i + 1}`).join(', ')})`);
-  return `${w.text.slice(0, at)} VALUES ${tuples.join(', ')}`;
+  return `${w.text.slice(0, m.index)} VALUES ${tuples.join(', ')}${m[2] ?? ''}`;
 }
 
 /** The last result of a simple query (pg answers one per statement, or the one alone). */
