@@ -17,6 +17,8 @@ export interface RaisedInTransaction {
   /** The events the transaction raised, already in its outbox (never empty). */
   readonly events: readonly OutboxEvent[];
   readonly now: number;
+  /** Bookings the transaction created, when its caller said (a booking created here has no stored choice of its own yet). */
+  readonly created?: ReadonlySet<string>;
 }
 
 export interface EventChannel {

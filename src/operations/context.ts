@@ -102,6 +102,8 @@ export interface OperationContext {
    * job): the scope's channels are told once it commits, as they are for events (./channels.ts).
    */
   queued?(): void;
+  /** Say this transaction created the booking `id` (it cannot have opted out of anything yet: see RaisedInTransaction.created). */
+  created?(bookingId: string): void;
   /**
    * Issue a booking-scoped credential for a resource just created (bound to the caller's proven
    * key when there is one); undefined for the business itself.

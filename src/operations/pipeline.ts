@@ -213,6 +213,7 @@ export class Pipeline {
     const prepared = op.prepare ? await op.prepare(input, { now: this.deps.clock.now(), caller, env, read: (fn) => store.read(fn), http: req.presented?.http }) : undefined;
 
     const events: OutboxEvent[] = [];
+    const created = new Set<string>();
     let queued = false;
     const run = async (tx: OperationContext['tx']) => {
       // A store may run this again after a deadlock or serialization failure: start from scratch.
@@ -251,6 +252,9 @@ export class Pipeline {
         queued: () => {
           queued = true;
         },
+        created: (bookingId: string) => {
+          created.add(bookingId);
+        },
       } as OperationContext;
       const res = await op.handle(input, ctx);
       const result: StoredResult = {
@@ -259,7 +263,7 @@ export class Pipeline {
         messages: res.messages ?? [],
       };
       for (const e of events) await tx.outbox.add(e);
-      await scope.channels.write(tx, { biz, events, now });
+      await scope.channels.write(tx, { biz, events, now, created });
       // Every state-changing call the business makes is recorded: who, what, on which resource, when.
       if (caller.business && op.mutating) {
         await tx.admin.addAudit({

@@ -141,8 +141,8 @@ export function wireMail(o: MailOptions | undefined, deps: { business: () => Bus
     return { name: displayName(biz.def.business.name), address: `no-reply@${new URL(biz.publicUrl).hostname}` };
   };
   const preview = () => previewMails({ biz: deps.business(), from: from(), overrides }, deps.now());
-  const queue: EventChannel['write'] = async (tx, { biz, events, now }) => {
-    if (biz) await queueMailForEvents(tx, biz, events, now);
+  const queue: EventChannel['write'] = async (tx, { biz, events, now, created }) => {
+    if (biz) await queueMailForEvents(tx, biz, events, now, created);
   };
   if (!transport) return { preview, channel: { name: 'mail', write: queue } };
   const worker = new MailWorker({ store: deps.store, transport, business: deps.business, from, now: deps.now, log: deps.log, overrides, pollMs: o?.pollMs });

@@ -35,8 +35,11 @@ export interface MailMessage {
 }
 
 export interface MailRepo {
-  /** Queue a message (on `email` unless it names its channel); one with the same id already there is left as it is. True when added. */
-  enqueue(m: Omit<MailMessage, 'status' | 'attempts' | 'sent_ms' | 'last_error' | 'channel'> & { channel?: string }): Promise<boolean>;
+  /**
+   * Queue a message (on `email` unless it names its channel); one with the same id already there is
+   * left as it is. It answers nothing, so a store may send it with the transaction's other writes.
+   */
+  enqueue(m: Omit<MailMessage, 'status' | 'attempts' | 'sent_ms' | 'last_error' | 'channel'> & { channel?: string }): Promise<void>;
   /** Lease one channel's (default `email`) queued messages that are due and that no other worker holds, until `leaseUntilMs`. */
   claimDue(nowMs: number, limit: number, leaseUntilMs: number, channel?: string): Promise<MailMessage[]>;
   /** Record an attempt's end: sent, failed for good, or queued again at `due_ms` (clears the lease). */

@@ -274,8 +274,11 @@ export interface Tx {
    * Serialize this transaction with any other that locks one of the same keys, until commit.
    * Check-and-reserve locks the slot's resources (sorted) so that two processes can never both
    * see a slot free and both take it. A no-op where transactions are already serial (SQLite).
+   * Resolved once the locks are granted, unless `beforeRead`: the caller's next step is a read of
+   * the store, and a store may send the locks with that read, in its round trip (the read still runs
+   * once they are granted and sees what committed before), so the call may resolve before.
    */
-  lock(keys: readonly string[]): Promise<void>;
+  lock(keys: readonly string[], o?: { beforeRead?: boolean }): Promise<void>;
   security: SecurityRepo;
   webhooks: WebhookRepo;
   claims: ClaimRepo;

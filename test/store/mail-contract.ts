@@ -21,8 +21,8 @@ export function mailContract(write: Run, read: Run): void {
     const ids = (rows: Array<{ id: string }>) => rows.map((r) => r.id);
 
     test('a message queued twice under one key is one message; a leased message is not claimed again until its lease lapses', async () => {
-      expect(await write((tx) => tx.mail.enqueue(msg('evt_1|booking_confirmed|ada@example.com')))).toBe(true);
-      expect(await write((tx) => tx.mail.enqueue({ ...msg('evt_1|booking_confirmed|ada@example.com'), payload: { other: true } }))).toBe(false);
+      await write((tx) => tx.mail.enqueue(msg('evt_1|booking_confirmed|ada@example.com')));
+      await write((tx) => tx.mail.enqueue({ ...msg('evt_1|booking_confirmed|ada@example.com'), payload: { other: true } }));
       const first = await write((tx) => tx.mail.claimDue(NOW, 10, NOW + MIN));
       expect(first.map((m) => [m.id, m.status, m.attempts, m.payload])).toEqual([
         ['evt_1|booking_confirmed|ada@example.com', 'queued', 0, { booking: { id: 'bkg_1', nested: [1] } }],

@@ -149,8 +149,12 @@ export async function checkSlot(
   // A tag of no current combination: a resource left the service since the id was issued.
   if (!combination) return { ok: false, reason: 'unavailable' };
   const parts: SlotIdParts = { serviceId: service.id, startMs: ref.startMs, resourceIds: [...combination] };
-  // Check-and-reserve: hold the slot's resources until commit so no other process can take them meanwhile.
-  await tx.lock([...parts.resourceIds].sort().map((r) => `resource:${r}`));
+  // Check-and-reserve: hold the slot's resources until commit so no other process can take them
+  // meanwhile. The claims read follows at once: the locks may travel with it.
+  await tx.lock(
+    [...parts.resourceIds].sort().map((r) => `resource:${r}`),
+    { beforeRead: true },
+  );
   // Only the slot's own resources can make it unavailable.
   const claims = await loadClaims(tx, service, parts.startMs, parts.startMs + 1, nowMs, ignoreOwners, parts.resourceIds);
   const resources = await scheduledResources(tx, biz, parts.resourceIds);

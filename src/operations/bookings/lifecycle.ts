@@ -137,6 +137,7 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
   markPlatformMessages(ctx, rec);
   rememberLocale(ctx, rec);
   await ctx.tx.bookings.insert(rec);
+  ctx.created?.(id);
   if (rec.priv.account_id) await ctx.tx.accounts.linkBooking(rec.priv.account_id, id, now);
   await queueCheckouts(ctx, rec);
   enterInitialStatus(ctx, rec);

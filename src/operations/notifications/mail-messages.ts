@@ -121,7 +121,7 @@ function bookingKind(event: string, rec: BookingRecord): MailKind | null {
 const ENDS_REMINDER = new Set(['booking.canceled', 'booking.rescheduled', 'booking.completed', 'booking.no_show']);
 
 /** Queue the messages the events of one transaction send (called in that transaction, after its outbox rows). */
-export async function queueMailForEvents(tx: Tx, biz: Business, events: readonly OutboxEvent[], now: number): Promise<void> {
+export async function queueMailForEvents(tx: Tx, biz: Business, events: readonly OutboxEvent[], now: number, created: ReadonlySet<string> = new Set()): Promise<void> {
   const bookings = new Map<string, BookingRecord | null>();
   const load = async (id: string) => {
     if (!bookings.has(id)) bookings.set(id, await tx.bookings.get(id));
@@ -146,7 +146,7 @@ export async function queueMailForEvents(tx: Tx, biz: Business, events: readonly
       const at: BookingRecord = { booking: (e.payload.data as BookingRecord['booking']) ?? rec.booking, priv: rec.priv };
       const kind = bookingKind(e.event, at);
       if (!kind) continue;
-      if (kind === 'reminder' && !(await remindersOn(tx, biz, at.booking.id))) continue;
+      if (kind === 'reminder' && !(await remindersOn(tx, biz, at.booking.id, created.has(at.booking.id)))) continue;
       // A refund's message says how much came back (the event's amount: one of several refunds, or a dispute's).
       const payload: Record<string, unknown> = {
         ...bookingPayload(biz, at),
@@ -190,8 +190,10 @@ async function manageLink(tx: Tx, rec: BookingRecord): Promise<string> {
   return `/booking/${encodeURIComponent(rec.booking.id)}?token=${encodeURIComponent(c.value)}`;
 }
 
-async function remindersOn(tx: Tx, biz: Business, bookingId: string): Promise<boolean> {
+/** Whether the booking's reminder is sent: the business sends reminders and the buyer has not stopped them (a booking created by this call has not, so nothing is read). */
+async function remindersOn(tx: Tx, biz: Business, bookingId: string, createdHere: boolean): Promise<boolean> {
   if (biz.def.settings.mail_reminders === false) return false;
+  if (createdHere) return true;
   return (await tx.kv.get(reminderOptOutKey(bookingId))) === null;
 }
 

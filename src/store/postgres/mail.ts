@@ -7,12 +7,13 @@ import { pgFinishLeased, pgLeaseDue } from './leased-queue.js';
 export function pgMail(s: PgSession): MailRepo {
   return {
     async enqueue(m) {
-      const r = await s.query(
+      // Nobody reads whether it inserted: held, and sent with the transaction's other writes.
+      await s.write(
         `INSERT INTO mail_messages (id, channel, kind, subject_id, recipient, locale, payload, status, attempts, due_ms, created_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', 0, $8, $9) ON CONFLICT (id) DO NOTHING`,
-        [m.id, m.channel ?? EMAIL_CHANNEL, m.kind, m.subject_id, m.recipient, m.locale, JSON.stringify(m.payload), m.due_ms, m.created_ms],
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
+        // Every value a parameter: the messages of one transaction then join one VALUES list.
+        [m.id, m.channel ?? EMAIL_CHANNEL, m.kind, m.subject_id, m.recipient, m.locale, JSON.stringify(m.payload), 'queued', 0, m.due_ms, m.created_ms],
       );
-      return (r.rowCount ?? 0) > 0;
     },
     async claimDue(nowMs, limit, leaseUntilMs, channel = EMAIL_CHANNEL) {
       return (await pgLeaseDue<MailRow>(s, MAIL_QUEUE, nowMs, limit, leaseUntilMs, channel)).map(toMailMessage);

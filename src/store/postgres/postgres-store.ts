@@ -338,14 +338,12 @@ class PostgresStore implements Store {
       try {
         if (mode === 'write') await session();
         const out = await fn(buildRepos(s));
-        await s.flush();
-        if (client && begun()) {
-          const end = await client.query(mode === 'write' ? 'COMMIT' : 'ROLLBACK');
+        if (mode === 'write') {
+          // The held writes and COMMIT, in one round trip where they allow it.
+          const end = await s.commit();
           // COMMIT of a transaction a swallowed error had aborted answers ROLLBACK: nothing was written.
-          if (mode === 'write' && end.command === 'ROLLBACK') {
-            throw s.failure ?? new Error('transaction was aborted by an earlier error and rolled back');
-          }
-        }
+          if (end?.command === 'ROLLBACK') throw s.failure ?? new Error('transaction was aborted by an earlier error and rolled back');
+        } else if (client && begun()) await client.query('ROLLBACK');
         return out;
       } catch (err) {
         if (client && begun()) {
@@ -383,9 +381,11 @@ function buildRepos(s: PgSession): Tx {
   return {
     registry: postgresRegistryRepo(s.query, s.lockKey),
     admin: postgresAdminRepo(s.query),
-    async lock(keys) {
+    async lock(keys, o) {
       // One statement per key, in the order given (callers sort), so lock order is deterministic.
-      for (const k of keys) await s.lock(k);
+      // Before a read: sent with it, in its round trip (each statement of a simple query takes its
+      // own snapshot under READ COMMITTED, so the read sees what committed before the grant).
+      for (const k of keys) await (o?.beforeRead ? s.lockKey(k) : s.lock(k));
     },
     webhooks: pgWebhooks(s),
     security: pgSecurity(s),

@@ -34,8 +34,14 @@ export interface PgSession {
    * sibling wrote), except that rows of the same plain INSERT join its VALUES list, in order. Its error, if any, is thrown where the batch is sent, inside the transaction.
    */
   write(text: string, values: unknown[]): Promise<void>;
-  /** Send the held writes (run before COMMIT). */
+  /** Send the held writes. */
   flush(): Promise<void>;
+  /**
+   * End a write transaction: the held writes and COMMIT, in one simple query once BEGIN has been
+   * sent and the writes' parameters can be written as literals (else the writes, then COMMIT).
+   * COMMIT's result, or undefined when nothing was begun (nothing to commit).
+   */
+  commit(): Promise<pg.QueryResult | undefined>;
   /**
    * A number that changes whenever a statement that may change `table` is issued on this session
    * (a write to it, or a statement whose target is not recognized): what a document read back from
@@ -63,23 +69,27 @@ interface Held {
   arity: number;
 }
 
-/** `VALUES ($1, $2, ..., $n)` ending a statement with no ON CONFLICT: more rows can join it. */
-const PLAIN_VALUES = /\sVALUES\s*\(\s*(\$\d+(?:\s*,\s*\$\d+)*)\s*\)\s*$/i;
+/**
+ * `VALUES ($1, $2, ..., $n)` ending a statement, or followed only by `ON CONFLICT (...) DO NOTHING`:
+ * more rows can join it (a later row whose key an earlier one took is skipped, as it would be by a
+ * statement of its own; DO UPDATE could not touch one row twice, so it never joins).
+ */
+const PLAIN_VALUES = /\sVALUES\s*\(\s*(\$\d+(?:\s*,\s*\$\d+)*)\s*\)(\s+ON\s+CONFLICT\s*\([\w\s,]*\)\s*DO\s+NOTHING)?\s*$/i;
 
 function held(text: string, values: unknown[]): Held {
   const table = WRITTEN_TABLE.exec(text)?.[1] ?? '';
   const m = PLAIN_VALUES.exec(text);
   const params = m ? m[1].split(',').map((p) => p.trim()) : [];
   const inOrder = params.length === values.length && params.every((p, i) => p === `$${i + 1}`);
-  return { text, values, table, rows: 1, arity: m && inOrder && !/ON\s+CONFLICT/i.test(text) ? params.length : 0 };
+  return { text, values, table, rows: 1, arity: m && inOrder ? params.length : 0 };
 }
 
 /** The statement of one held write: its rows as tuples of one VALUES list, inserted in the order written. */
 function rendered(w: Held): string {
   if (w.rows === 1) return w.text;
-  const at = PLAIN_VALUES.exec(w.text)!.index;
+  const m = PLAIN_VALUES.exec(w.text)!;
   const tuples = Array.from({ length: w.rows }, (_, r) => `(${Array.from({ length: w.arity }, (_, i) => `$${r * w.arity + i + 1}`).join(', ')})`);
-  return `${w.text.slice(0, at)} VALUES ${tuples.join(', ')}`;
+  return `${w.text.slice(0, m.index)} VALUES ${tuples.join(', ')}${m[2] ?? ''}`;
 }
 
 /** The last result of a simple query (pg answers one per statement, or the one alone). */
@@ -95,17 +105,36 @@ function literal(v: unknown): string | undefined {
   if (typeof v === 'number') return Number.isFinite(v) ? (v < 0 ? `(${v})` : String(v)) : undefined;
   if (typeof v === 'string') return pg.escapeLiteral(v);
   if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.length === 0 ? "'{}'" : `ARRAY[${v.map((x) => pg.escapeLiteral(x)).join(', ')}]`;
+  // Arrays of one scalar kind (and NULLs) where the statement casts them (`$n::bigint[]`, as the claims insert does).
+  if (Array.isArray(v) && v.length > 0) {
+    const kinds = new Set(v.filter((x) => x !== null).map((x) => typeof x));
+    if (kinds.size === 1 && (kinds.has('number') || kinds.has('boolean'))) {
+      const items = v.map(literal);
+      if (items.every((x) => x !== undefined)) return `ARRAY[${items.join(', ')}]`;
+    }
+  }
   return undefined;
 }
 
-/** A statement with its parameters written in as literals (to share a simple query with the locks before it), or undefined. */
-function inlined(text: string, values: readonly unknown[] | undefined): string | undefined {
+/** A statement with its parameters written in as literals (to share a simple query with the statements around it), or undefined. */
+function inlined(text: string, values: readonly unknown[] | undefined, typedArrays = false): string | undefined {
   if (!values || values.length === 0) return text;
+  // A number or boolean array is written only where the statement casts every use of it.
+  if (!typedArrays && values.some((v) => Array.isArray(v) && v.some((x) => typeof x !== 'string'))) return undefined;
   const lits = values.map(literal);
   if (lits.some((l) => l === undefined)) return undefined;
   let unknown = false;
   const out = text.replace(/\$(\d+)/g, (_, n: string) => lits[Number(n) - 1] ?? ((unknown = true), ''));
   return unknown ? undefined : out;
+}
+
+/** Whether every number or boolean array parameter is used only with an array cast (`$n::type[]`). */
+function typedArrays(text: string, values: readonly unknown[]): boolean {
+  return values.every((v, i) => {
+    if (!Array.isArray(v) || v.every((x) => typeof x === 'string')) return true;
+    const uses = text.match(new RegExp(`\\$${i + 1}(?!\\d)(::\\w+\\[\\])?`, 'g')) ?? [];
+    return uses.length > 0 && uses.every((u) => u.includes('::'));
+  });
 }
 
 /** Held writes as one statement: all but the last as data-modifying WITH queries, parameters renumbered. */
@@ -237,6 +266,25 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
       pending.push(w);
     },
     flush,
+    async commit() {
+      if (mode !== 'write') throw new Error('commit of a read session');
+      // Before BEGIN went out, COMMIT travels alone: a connection cut while it is in flight must
+      // not be taken for "nothing was begun" (the store would run the call again).
+      if (!opened || pending.length === 0) {
+        await flush();
+        return opened ? send('COMMIT') : undefined;
+      }
+      const one = combined(pending);
+      const text = inlined(one.text, one.values, typedArrays(one.text, one.values));
+      if (text === undefined) {
+        await flush();
+        return send('COMMIT');
+      }
+      const l = locks;
+      pending = [];
+      locks = [];
+      return send([...l, text, 'COMMIT'].join('; '));
+    },
     changes: (table) => unknownChanges + (changed.get(table) ?? 0),
     get opened() {
       return opened;

@@ -24,7 +24,7 @@ export function sqliteMail(db: Database.Database): MailRepo {
   };
   return {
     async enqueue(m) {
-      return q.enqueue.run(m.id, m.channel ?? EMAIL_CHANNEL, m.kind, m.subject_id, m.recipient, m.locale, JSON.stringify(m.payload), m.due_ms, m.created_ms).changes > 0;
+      q.enqueue.run(m.id, m.channel ?? EMAIL_CHANNEL, m.kind, m.subject_id, m.recipient, m.locale, JSON.stringify(m.payload), m.due_ms, m.created_ms);
     },
     async claimDue(nowMs, limit, leaseUntilMs, channel = EMAIL_CHANNEL) {
       return q.due(nowMs, limit, leaseUntilMs, channel).map(toMailMessage);
