@@ -100,7 +100,7 @@ const inSession = (d: Deployment, b: Biz, sessionId: string, method: string, par
 
 /** Read inside a business, past the router (so a broken route cannot hide a change). */
 async function inside(d: Deployment, b: Biz, path: string, headers: Record<string, string>): Promise<any> {
-  const res = await d.hosting.pool.use(b.id, (server) => server.app.fetch(new Request(`${d.url(b)}${path}`, { headers }), {}));
+  const res = await d.hosting.pool.use(b.id, async (server): Promise<Response> => server.app.fetch(new Request(`${d.url(b)}${path}`, { headers }), {}));
   return { status: res.status, body: await res.json() };
 }
 
