@@ -14,7 +14,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createPopKey, withMcpProof, type PopKey } from '../../src/client/platform-auth.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
+import { TEST_NOW } from '../support/time.js';
 import { BUYER, PLATFORM, day } from '../support/server.js';
 import { KEYS, NORD, SALON, deployTwo, undeploy, type Biz, type Deployment } from '../support/hosting.js';
 
@@ -28,9 +30,16 @@ interface Issued {
   subscription: string;
   calendarFeed: URL;
   webhookResource: string;
+  /** A key the platform proved at the salon (platform_key_pop), and the booking it made there. */
+  pop: { key: PopKey; booking: string };
   /** A stateful MCP session of the salon (the 2025-06-18 era) that booked, so may read its webhook resource. */
   session: { id: string; resource: string; close(): Promise<void> };
 }
+
+/** Proofs are dated by the businesses' clock (the fixed test instant). */
+const IAT = Math.floor(TEST_NOW / 1000);
+/** What a platform_key_pop proof is bound to: the business's profile, at its origin. */
+const audOf = (d: Deployment, b: Biz) => `${d.url(b)}/.well-known/usp`;
 
 /** A 2026-07-28 MCP client at a business's host, naming the platform on every request. */
 async function modernClient(d: Deployment, b: Biz): Promise<Client> {
@@ -60,7 +69,12 @@ async function issueAtSalon(d: Deployment): Promise<Issued> {
     });
     expect(booked.isError ?? false, JSON.stringify(booked)).toBe(false);
     const session = await sessionThatBooked(d);
+    const pop = createPopKey();
+    const popArgs = { service_id: SALON.service, slot_id: slots.structuredContent.slots[1].id, buyer: BUYER, ...meta };
+    const popBooked: any = await client.callTool({ name: 'usp_bookings_create', arguments: withMcpProof(pop, 'usp_bookings_create', popArgs, audOf(d, SALON), { iat: IAT }) });
+    expect(popBooked.isError ?? false, JSON.stringify(popBooked)).toBe(false);
     return {
+      pop: { key: pop, booking: popBooked.structuredContent.booking.id },
       session,
       booking: { id: made.body.booking.id, credential: made.body.booking_scoped_credential.value },
       platformKey: key.body.secret,
@@ -226,6 +240,23 @@ const ROWS: Row[] = [
         const text = await r.text();
         expect(text).not.toContain(BUYER.email);
         expect(text).not.toContain(SALON.name);
+      }
+    },
+  },
+  {
+    door: 'MCP',
+    holds: "a signed call (platform_key_pop proof bound to the salon's origin)",
+    run: async (d, issued) => {
+      const client = await modernClient(d, NORD);
+      try {
+        const args = { booking_id: issued.pop.booking, ...meta };
+        const got = await refusedCall(
+          client.callTool({ name: 'usp_bookings_get', arguments: withMcpProof(issued.pop.key, 'usp_bookings_get', args, audOf(d, SALON), { iat: IAT }) }),
+        );
+        expect([got.refused, got.data?.code], JSON.stringify(got)).toEqual([true, 'pop_proof_invalid']);
+        expect(JSON.stringify(got)).not.toContain(BUYER.email);
+      } finally {
+        await client.close();
       }
     },
   },
