@@ -12,11 +12,12 @@
  * `route` sending one door's paths at Nord's host to the salon, Host and all, and every row of that
  * door must fail under it.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createPopKey, withMcpProof, type PopKey } from '../../src/client/platform-auth.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
 import { TEST_NOW } from '../support/time.js';
+import { csrfOf, linkedTokens, tokenRequest, type OAuthTestServer } from '../oauth/support.js';
 import { BUYER, PLATFORM, day } from '../support/server.js';
 import { KEYS, NORD, SALON, deployTwo, undeploy, type Biz, type Deployment } from '../support/hosting.js';
 
@@ -32,6 +33,8 @@ interface Issued {
   webhookResource: string;
   /** A key the platform proved at the salon (platform_key_pop), and the booking it made there. */
   pop: { key: PopKey; booking: string };
+  /** A buyer's account at the salon (made by linking an assistant): its page's cookie, and the assistant's tokens. */
+  account: { email: string; cookie: string; clientId: string; refreshToken: string };
   /** A stateful MCP session of the salon (the 2025-06-18 era) that booked, so may read its webhook resource. */
   session: { id: string; resource: string; close(): Promise<void> };
 }
@@ -69,11 +72,13 @@ async function issueAtSalon(d: Deployment): Promise<Issued> {
     });
     expect(booked.isError ?? false, JSON.stringify(booked)).toBe(false);
     const session = await sessionThatBooked(d);
+    const account = await accountAtSalon(d);
     const pop = createPopKey();
     const popArgs = { service_id: SALON.service, slot_id: slots.structuredContent.slots[1].id, buyer: BUYER, ...meta };
     const popBooked: any = await client.callTool({ name: 'usp_bookings_create', arguments: withMcpProof(pop, 'usp_bookings_create', popArgs, audOf(d, SALON), { iat: IAT }) });
     expect(popBooked.isError ?? false, JSON.stringify(popBooked)).toBe(false);
     return {
+      account,
       pop: { key: pop, booking: popBooked.structuredContent.booking.id },
       session,
       booking: { id: made.body.booking.id, credential: made.body.booking_scoped_credential.value },
@@ -85,6 +90,27 @@ async function issueAtSalon(d: Deployment): Promise<Issued> {
   } finally {
     await client.close();
   }
+}
+
+const ACCOUNT = { email: 'grace@example.com', password: 'correct horse battery' };
+
+/** A buyer links an assistant at the salon (signing up), then signs in to the salon's account page: its cookie, the assistant's refresh token. */
+async function accountAtSalon(d: Deployment): Promise<Issued['account']> {
+  // The OAuth helpers call the global fetch: theirs reaches `*.localhost` here.
+  const { client, tokens } = await linkedTokens({ url: d.url(SALON), codes: d.codes } as unknown as OAuthTestServer, ACCOUNT.email, { password: ACCOUNT.password });
+  const login = await hostFetch(`${d.url(SALON)}/account`);
+  const csrfCookie = login.headers.getSetCookie().map((c) => c.split(';')[0]!);
+  const form = new URLSearchParams({ csrf: csrfOf(await login.text()), email: ACCOUNT.email, password: ACCOUNT.password });
+  const signedIn = await hostFetch(`${d.url(SALON)}/account/login`, {
+    method: 'POST',
+    headers: { cookie: csrfCookie.join('; '), 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  });
+  expect(signedIn.status).toBe(303);
+  const cookie = [...csrfCookie, ...signedIn.headers.getSetCookie().map((c) => c.split(';')[0]!)].join('; ');
+  // Good at the salon: the account page shows the buyer.
+  expect(await (await hostFetch(`${d.url(SALON)}/account`, { headers: { cookie } })).text()).toContain(ACCOUNT.email);
+  return { email: ACCOUNT.email, cookie, clientId: client.client_id, refreshToken: tokens.refresh_token };
 }
 
 /** A salon MCP session (stateful era) that booked: it may read its webhook resource and the MCP Apps views. */
@@ -276,7 +302,32 @@ const ROWS: Row[] = [
   },
 ];
 
+const OAUTH_ROWS: Row[] = [
+  {
+    door: 'OAuth and account pages',
+    holds: "a buyer's account cookie",
+    run: async (d, issued) => {
+      const r = await hostFetch(`${d.url(NORD)}/account`, { headers: { cookie: issued.account.cookie } });
+      const text = await r.text();
+      expect(r.status).toBe(200);
+      expect(text).toContain('<h1>Sign in</h1>');
+      expect(text).not.toContain(issued.account.email);
+    },
+  },
+  {
+    door: 'OAuth and account pages',
+    holds: "an assistant's refresh token and client",
+    run: async (d, issued) => {
+      const r = await tokenRequest(d.url(NORD), { grant_type: 'refresh_token', refresh_token: issued.account.refreshToken, client_id: issued.account.clientId });
+      expect([400, 401]).toContain(r.status);
+      expect(r.body.error).toMatch(/invalid_(grant|client)/);
+    },
+  },
+];
+ROWS.push(...OAUTH_ROWS);
+
 const DOORS: Record<string, string[]> = {
+  'OAuth and account pages': ['/account', '/oauth/'],
   'admin API': ['/admin/'],
   REST: ['/availability/', '/bookings', '/services/'],
   'buyer pages': ['/booking/'],
@@ -295,6 +346,13 @@ async function outcome(d: Deployment, issued: Issued, row: Row): Promise<string 
     return String((err as Error).message).split('\n')[0];
   }
 }
+
+beforeAll(() => {
+  vi.stubGlobal('fetch', hostFetch);
+});
+afterAll(() => {
+  vi.unstubAllGlobals();
+});
 
 describe("the isolation matrix: what the salon issued, at Nord's host", () => {
   let d: Deployment;

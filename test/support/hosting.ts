@@ -26,6 +26,8 @@ export interface Deployment {
   hosting: Hosting;
   port: string;
   log: ReturnType<typeof recorder>;
+  /** The one-time codes each business's OAuth sign-up sent, by email. */
+  codes: Map<string, string>;
   url(b: Biz | string): string;
 }
 
@@ -36,16 +38,27 @@ export async function deployTwo(o: { route?: HostingOptions['route'] } = {}): Pr
   directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
   directory.add({ id: NORD.id, hosts: [NORD.host], origin: NORD_FILE, addedAt: 2 });
   const log = recorder();
+  const codes = new Map<string, string>();
   const hosting = createHosting({
     directory,
     dataDir: dir,
-    server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW), security: { allowLoopbackProfiles: true } },
+    server: {
+      sandbox: true,
+      sweepIntervalMs: 0,
+      clock: new ManualClock(TEST_NOW),
+      security: { allowLoopbackProfiles: true },
+      oauth: {
+        loginLimits: { perAddress: 1000, signupsPerAddress: 1000 },
+        deliverCode: (email: string, code: string) => void codes.set(email, code),
+        registration: { perAddressPerMinute: 1000, totalPerMinute: 1000, perRegistrant: 1000 },
+      },
+    },
     serverFor: (b) => ({ adminKeys: [KEYS[b.id]!], mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
     log: log.log,
     route: o.route,
   });
   const port = new URL(await hosting.listen(0, '127.0.0.1')).port;
-  return { dir, directory, hosting, port, log, url: (b) => `http://${typeof b === 'string' ? b : b.host}:${port}` };
+  return { dir, directory, hosting, port, log, codes, url: (b) => `http://${typeof b === 'string' ? b : b.host}:${port}` };
 }
 
 export async function undeploy(d: Deployment | undefined): Promise<void> {
