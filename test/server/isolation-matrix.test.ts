@@ -370,6 +370,16 @@ describe("the isolation matrix: what the salon issued, at Nord's host", () => {
     expect(await outcome(d, issued, row)).toBeUndefined();
   });
 
+  test("after the matrix, no log line of Nord's carries what the salon issued; each business's server logs under its own id", () => {
+    const secrets = [issued.booking.id, issued.booking.credential, issued.platformKey, issued.subscription, issued.account.email, issued.account.refreshToken, issued.session.id];
+    const nordLines = d.log.lines.filter((l) => l.fields?.business === NORD.id);
+    expect(nordLines.length).toBeGreaterThan(0);
+    for (const line of nordLines) for (const secret of secrets) expect(JSON.stringify(line), line.msg).not.toContain(secret);
+    // Every line of a business's server names it.
+    const opened = d.log.lines.filter((l) => l.msg === 'business opened').map((l) => l.fields?.business);
+    expect(opened.sort()).toEqual([SALON.id, NORD.id].sort());
+  });
+
   test('every door of the matrix has a row', () => {
     expect([...new Set(ROWS.map((r) => r.door))].sort()).toEqual(Object.keys(DOORS).sort());
   });
