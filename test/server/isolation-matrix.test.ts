@@ -203,7 +203,7 @@ const ROWS: Row[] = [
     run: async (d, issued) => {
       const r = await hostCall(`${d.url(NORD)}/bookings/${issued.booking.id}/cancel`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${issued.booking.credential}` },
+        headers: { ...AGENT, Authorization: `Bearer ${issued.booking.credential}` },
         body: { reason: 'crossed' },
       });
       expect([401, 403, 404]).toContain(r.status);
