@@ -3,9 +3,8 @@
  * business A (the demo salon) issued, presented at business B's (Nord Studio's) host through the real
  * door (HTTP, the official MCP SDK client). Each row asserts the refusal, and that nothing changed at
  * either business (their bookings and the salon's feed subscription, read inside each business, past
- * the router). Rows the other hosting tests hold: the admin key, platform key, booking id and
- * credential, MCP sessions (both eras) and the dashboard cookie, setup link and idempotency key in
- * hosting.test.ts; OAuth tokens and clients in hosting-oauth.test.ts.
+ * the router). Rows the other hosting tests hold: MCP sessions (both eras), the dashboard's setup
+ * link and an idempotency key in hosting.test.ts; an OAuth access token in hosting-oauth.test.ts.
  *
  * Then the matrix is shown to catch a broken check: in hosting mode the business check is the
  * routing (each business has its own store and keys), so the fault is the hosting's test seam
@@ -15,7 +14,9 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createPopKey, withMcpProof, type PopKey } from '../../src/client/platform-auth.js';
+import { addBusinessUser } from '../../src/operations/index.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
+import { signInDashboard } from '../support/dashboard-session.js';
 import { TEST_NOW } from '../support/time.js';
 import { csrfOf, linkedTokens, tokenRequest, type OAuthTestServer } from '../oauth/support.js';
 import { BUYER, PLATFORM, day } from '../support/server.js';
@@ -33,6 +34,8 @@ interface Issued {
   webhookResource: string;
   /** A key the platform proved at the salon (platform_key_pop), and the booking it made there. */
   pop: { key: PopKey; booking: string };
+  /** The salon owner's dashboard session, as its Cookie header. */
+  dashboardCookie: string;
   /** A buyer's account at the salon (made by linking an assistant): its page's cookie, and the assistant's tokens. */
   account: { email: string; cookie: string; clientId: string; refreshToken: string };
   /** A stateful MCP session of the salon (the 2025-06-18 era) that booked, so may read its webhook resource. */
@@ -73,11 +76,18 @@ async function issueAtSalon(d: Deployment): Promise<Issued> {
     expect(booked.isError ?? false, JSON.stringify(booked)).toBe(false);
     const session = await sessionThatBooked(d);
     const account = await accountAtSalon(d);
+    const owner = { email: 'owner@maple-pine.example', password: 'a long enough password' };
+    await d.hosting.pool.use(SALON.id, (server) => addBusinessUser(server.store, owner.email, owner.password, TEST_NOW));
+    const dash = await signInDashboard(d.url(SALON), owner.email, owner.password, hostFetch);
+    const home = await dash.get('/admin');
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain('Maple');
     const pop = createPopKey();
     const popArgs = { service_id: SALON.service, slot_id: slots.structuredContent.slots[1].id, buyer: BUYER, ...meta };
     const popBooked: any = await client.callTool({ name: 'usp_bookings_create', arguments: withMcpProof(pop, 'usp_bookings_create', popArgs, audOf(d, SALON), { iat: IAT }) });
     expect(popBooked.isError ?? false, JSON.stringify(popBooked)).toBe(false);
     return {
+      dashboardCookie: dash.cookies(),
       account,
       pop: { key: pop, booking: popBooked.structuredContent.booking.id },
       session,
@@ -302,7 +312,17 @@ const ROWS: Row[] = [
   },
 ];
 
-const OAUTH_ROWS: Row[] = [
+const SIGNED_IN_ROWS: Row[] = [
+  {
+    door: 'dashboard',
+    holds: "the owner's dashboard cookie",
+    run: async (d, issued) => {
+      const r = await hostFetch(`${d.url(NORD)}/admin`, { headers: { cookie: issued.dashboardCookie, Accept: 'text/html' }, redirect: 'manual' });
+      expect(r.status).toBe(303);
+      expect(r.headers.get('location')).toMatch(/\/admin\/login/);
+      expect(await r.text()).not.toContain('Maple');
+    },
+  },
   {
     door: 'OAuth and account pages',
     holds: "a buyer's account cookie",
@@ -324,15 +344,22 @@ const OAUTH_ROWS: Row[] = [
     },
   },
 ];
-ROWS.push(...OAUTH_ROWS);
+ROWS.push(...SIGNED_IN_ROWS);
 
-const DOORS: Record<string, string[]> = {
-  'OAuth and account pages': ['/account', '/oauth/'],
-  'admin API': ['/admin/'],
-  REST: ['/availability/', '/bookings', '/services/'],
-  'buyer pages': ['/booking/'],
-  'calendar feeds': ['/calendars/'],
-  MCP: ['/mcp'],
+/** Each door's paths (at Nord's host, what its break sends to the salon). */
+const under =
+  (...prefixes: string[]) =>
+  (path: string) =>
+    prefixes.some((p) => path.startsWith(p));
+const DOORS: Record<string, (path: string) => boolean> = {
+  'OAuth and account pages': under('/account', '/oauth/'),
+  // The dashboard's home; its other pages share /admin/ with the admin API, whose break covers them.
+  dashboard: (path) => path === '/admin',
+  'admin API': under('/admin/'),
+  REST: under('/availability/', '/bookings', '/services/'),
+  'buyer pages': under('/booking/'),
+  'calendar feeds': under('/calendars/'),
+  MCP: under('/mcp'),
 };
 
 /** Runs a row at a deployment, with the state of both businesses compared before and after: the row's failure, or undefined. */
@@ -388,8 +415,8 @@ describe("the isolation matrix: what the salon issued, at Nord's host", () => {
 describe("the matrix catches a broken check: one door's paths at Nord's host routed to the salon", () => {
   test.each(Object.entries(DOORS))(
     '%s misrouted: every row of that door fails',
-    async (door, prefixes) => {
-      const d = await deployTwo({ route: (name, path) => (name === NORD.host && prefixes.some((p) => path.startsWith(p)) ? SALON.host : name) });
+    async (door, isDoors) => {
+      const d = await deployTwo({ route: (name, path) => (name === NORD.host && isDoors(path) ? SALON.host : name) });
       try {
         const issued = await issueAtSalon(d);
         const failing: string[] = [];
