@@ -53,6 +53,12 @@ export interface HostingOptions {
   tls?: ServerOptions['tls'];
   connections?: ServerOptions['connections'];
   trustProxy?: ServerOptions['trustProxy'];
+  /**
+   * Tests only, never set by the CLI: the host name a request is routed by, from its own name and
+   * path. The isolation matrix's fault injection (test/server/isolation-matrix.test.ts) uses it to
+   * misroute one door's paths to another business, Host and all, to show each row catches it.
+   */
+  route?: (name: string, path: string) => string;
 }
 
 export interface Hosting {
@@ -106,7 +112,8 @@ export function createHosting(o: HostingOptions): Hosting {
     now: () => performance.now(),
     log: o.log,
   });
-  const fetch = async (req: Request, env: unknown): Promise<Response> => {
+  const fetch = async (sent: Request, env: unknown): Promise<Response> => {
+    const req = o.route ? rerouted(sent, o.route) : sent;
     const b = o.directory.byHost(hostName(req.headers.get('host')));
     if (!b) return plain(404, 'No business is served at this address.');
     try {
@@ -149,6 +156,16 @@ export function createHosting(o: HostingOptions): Hosting {
     close: () => listener.close(),
     shutdown: (ms) => listener.shutdown(ms),
   };
+}
+
+/** The request as the test seam `route` sends it on: to the host name it names, in its Host header too. */
+function rerouted(req: Request, route: (name: string, path: string) => string): Request {
+  const name = hostName(req.headers.get('host'));
+  const to = route(name, new URL(req.url).pathname);
+  if (to === name) return req;
+  const headers = new Headers(req.headers);
+  headers.set('host', to);
+  return new Request(req, { headers, duplex: 'half' } as RequestInit);
 }
 
 /** The directory's word on suspension, taken up by a loaded business (another process may have changed it). */
