@@ -22,6 +22,7 @@ import { loadBusinessFile, parseBusinessFile } from './business-file.js';
 import { createUspServer, type ServerOptions, type UspServer } from './compose.js';
 import { createListener, type Listener } from './listener.js';
 import { BusinessPool } from './hosted-pool.js';
+import { operatorApi, type OperatorOptions } from './operator-api.js';
 
 /** What every hosted business is composed with (its own store, origin, hosts and log are the deployment's to set). */
 export type HostedServerOptions = Omit<
@@ -53,6 +54,8 @@ export interface HostingOptions {
   tls?: ServerOptions['tls'];
   connections?: ServerOptions['connections'];
   trustProxy?: ServerOptions['trustProxy'];
+  /** The operator's admin API at a host name of its own (operator-api.ts); none when not given. */
+  operator?: OperatorOptions;
 }
 
 export interface Hosting {
@@ -106,8 +109,11 @@ export function createHosting(o: HostingOptions): Hosting {
     now: () => performance.now(),
     log: o.log,
   });
+  const operator = o.operator && operatorApi({ ...o.operator, directory: o.directory, pool, dataDir: o.dataDir, proxies, log: o.log, now: () => Date.now() });
   const fetch = async (req: Request, env: unknown): Promise<Response> => {
-    const b = o.directory.byHost(hostName(req.headers.get('host')));
+    const name = hostName(req.headers.get('host'));
+    if (operator && name === o.operator!.host) return operator(req, env);
+    const b = o.directory.byHost(name);
     if (!b) return plain(404, 'No business is served at this address.');
     try {
       return await pool.use(b.id, async (server) => {
