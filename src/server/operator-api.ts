@@ -64,7 +64,8 @@ class Refusal extends Error {
 
 /** The operator API's fetch handler (the hosting listener sends it the requests for the operator host). */
 export function operatorApi(d: OperatorDeps): (req: Request, env: unknown) => Promise<Response> {
-  const backoff = loginBackoff();
+  // A few free mistakes (a mistyped key), then each failure from the address waits twice as long as the last.
+  const backoff = loginBackoff({ free: 5 });
   return async (req, env) => {
     const who = `operator:${clientLimitKey(req, env, d.proxies) ?? 'unknown'}`;
     const now = d.now();
