@@ -70,7 +70,8 @@ export function operatorApi(d: OperatorDeps): (req: Request, env: unknown) => Pr
     const who = `operator:${clientLimitKey(req, env, d.proxies) ?? 'unknown'}`;
     const now = d.now();
     const wait = backoff.wait([who], now);
-    if (wait > 0) return problem(429, 'Too many failed attempts', 'Too many failed attempts from this address; try again later.', {}, { 'Retry-After': String(Math.ceil(wait / 1000)) });
+    if (wait > 0)
+      return problem(429, 'Too many failed attempts', 'Too many failed attempts from this address; try again later.', {}, { 'Retry-After': String(Math.ceil(wait / 1000)) });
     const auth = req.headers.get('authorization') ?? '';
     const key = /^Bearer\s+(\S+)$/i.exec(auth)?.[1];
     if (!key || !apiKeyMatches(key, d.keyHashes)) {
@@ -124,8 +125,7 @@ async function route(d: OperatorDeps, req: Request): Promise<Response> {
   if (action === 'resume') d.directory.setStatus(b.id, 'active');
   else d.directory.setStatus(b.id, 'suspended', reasonOf((await body(req, true)).reason));
   // A loaded business takes the new status up on its next request (hosting.ts followStatus); this makes it now.
-  const loaded = d.pool.ids.includes(b.id);
-  if (loaded) await d.pool.use(b.id, (s) => s.setSuspended(action === 'resume' ? undefined : (d.directory.get(b.id)!.reason ?? 'The business is not taking bookings at the moment.')));
+  await d.pool.peek(b.id, (s) => s.setSuspended(action === 'resume' ? undefined : (d.directory.get(b.id)!.reason ?? 'The business is not taking bookings at the moment.')));
   return json(200, { business: await health(d, d.directory.get(b.id)!) });
 }
 
@@ -194,13 +194,13 @@ async function create(d: OperatorDeps, input: Record<string, unknown>): Promise<
 
 /** A business as the operator sees it: directory facts, and for a loaded one what needs attention. */
 async function health(d: OperatorDeps, b: HostedBusiness): Promise<Record<string, unknown>> {
-  const base = { id: b.id, status: b.status, ...(b.reason ? { reason: b.reason } : {}), hosts: b.hosts, loaded: d.pool.ids.includes(b.id) };
-  if (!base.loaded) return base;
+  const base = { id: b.id, status: b.status, ...(b.reason ? { reason: b.reason } : {}), hosts: b.hosts };
   try {
-    return { ...base, health: await d.pool.use(b.id, (s) => measure(s)) };
+    const health = await d.pool.peek(b.id, (s) => measure(s));
+    return health ? { ...base, loaded: true, health } : { ...base, loaded: false };
   } catch (err) {
-    d.log.warn('could not read a business health', { business: b.id, error: String(err) });
-    return { ...base, health: null };
+    d.log.warn('could not read the health of a business', { business: b.id, error: String(err) });
+    return { ...base, loaded: true, health: null };
   }
 }
 

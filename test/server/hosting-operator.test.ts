@@ -16,6 +16,8 @@ import { recorder } from '../support/log-recorder.js';
 import { BUYER, PLATFORM, day } from '../support/server.js';
 import { TEST_NOW } from '../support/time.js';
 import { hostCall } from '../support/host-fetch.js';
+import { operatorFlags } from '../../src/server/cli/host.js';
+import type { Flags } from '../../src/server/cli/flags.js';
 
 const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
 const OPERATOR_KEY = 'operator-key-0123456789abcdef';
@@ -101,11 +103,15 @@ describe('the operator API of a hosting deployment', () => {
 
     const made = await op('/businesses', { method: 'POST', body: { business, hosts: [NORD.host] } });
     expect(made.status, made.text).toBe(201);
-    expect(made.body.business).toMatchObject({ id: NORD.id, status: 'active', hosts: [NORD.host] });
+    expect(made.body.business).toEqual({ id: NORD.id, status: 'active', hosts: [NORD.host], loaded: false });
     expect(existsSync(join(dir, 'files', `${NORD.id}.json`))).toBe(true);
     expect((await op('/businesses', { method: 'POST', body: { business, hosts: ['other.localhost'] } })).status).toBe(409);
 
-    const q = await hostCall(url(NORD.host, '/availability/query'), { method: 'POST', headers: AGENT, body: { service_id: NORD.service, start_date: day(2), end_date: day(2), limit: 5 } });
+    const q = await hostCall(url(NORD.host, '/availability/query'), {
+      method: 'POST',
+      headers: AGENT,
+      body: { service_id: NORD.service, start_date: day(2), end_date: day(2), limit: 5 },
+    });
     expect(q.status, q.text).toBe(200);
     const r = await hostCall(url(NORD.host, '/bookings'), { method: 'POST', headers: AGENT, body: { service_id: NORD.service, slot_id: q.body.slots[0].id, buyer: BUYER } });
     expect(r.status, r.text).toBe(201);
@@ -125,7 +131,11 @@ describe('the operator API of a hosting deployment', () => {
     expect(s.status, s.text).toBe(200);
     expect(s.body.business).toMatchObject({ status: 'suspended', reason: 'Unpaid invoice' });
     expect(JSON.stringify((await hostCall(url(SALON.host, '/.well-known/usp'))).body)).toContain('Unpaid invoice');
-    const q = await hostCall(url(SALON.host, '/availability/query'), { method: 'POST', headers: AGENT, body: { service_id: SALON.service, start_date: day(3), end_date: day(3), limit: 5 } });
+    const q = await hostCall(url(SALON.host, '/availability/query'), {
+      method: 'POST',
+      headers: AGENT,
+      body: { service_id: SALON.service, start_date: day(3), end_date: day(3), limit: 5 },
+    });
     expect(q.body.slots ?? []).toEqual([]);
     const back = await op(`/businesses/${SALON.id}/resume`, { method: 'POST' });
     expect(back.status, back.text).toBe(200);
@@ -146,5 +156,30 @@ describe('the operator API of a hosting deployment', () => {
     expect(last).toBe(429);
     // Even the right key waits its turn from that address.
     expect((await op('/businesses')).status).toBe(429);
+  });
+});
+
+describe('host serve --operator-host', () => {
+  test('needs a key, a host name of its own, and keys that are keys; none without it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'usp-operator-flags-'));
+    const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
+    try {
+      directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
+      const flags = (f: Record<string, unknown>) => operatorFlags(f as Flags, directory);
+      expect(flags({})).toBeUndefined();
+      expect(() => flags({ 'operator-key': [OPERATOR_KEY] })).toThrow(/need --operator-host/);
+      expect(() => flags({ 'operator-host': 'operator.localhost' })).toThrow(/needs --operator-key/);
+      expect(() => flags({ 'operator-host': SALON.host, 'operator-key': [OPERATOR_KEY] })).toThrow(/already reaches the business/);
+      expect(() => flags({ 'operator-host': 'op.localhost:80', 'operator-key': [OPERATOR_KEY] })).toThrow(/not a host name/);
+      expect(() => flags({ 'operator-host': 'op.localhost', 'operator-key': ['short'] })).toThrow(/at least 16/);
+      expect(() => flags({ 'operator-host': 'op.localhost', 'operator-key-hash': ['abc'] })).toThrow(/64 hex/);
+      expect(flags({ 'operator-host': 'Op.Localhost', 'operator-key': [OPERATOR_KEY], 'operator-key-hash': ['A'.repeat(64)] })).toEqual({
+        host: 'op.localhost',
+        keyHashes: [hashApiKey(OPERATOR_KEY), 'a'.repeat(64)],
+      });
+    } finally {
+      directory.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -94,7 +94,11 @@ export function openDeploymentDirectory(path: string): DeploymentDirectory {
     });
   });
   return {
-    setHosts: (id, hosts) => setHosts(id, hosts.map((h) => h.toLowerCase())),
+    setHosts: (id, hosts) =>
+      setHosts(
+        id,
+        hosts.map((h) => h.toLowerCase()),
+      ),
     add: (b) => add({ ...b, hosts: b.hosts.map((h) => h.toLowerCase()) }),
     list: () => all.all().map((r) => full(r)!),
     get: (id) => full(rowOf.get(id)),
