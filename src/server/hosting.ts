@@ -22,13 +22,20 @@ import { loadBusinessFile, parseBusinessFile } from './business-file.js';
 import { createUspServer, type ServerOptions, type UspServer } from './compose.js';
 import { createListener, type Listener } from './listener.js';
 import { BusinessPool } from './hosted-pool.js';
-import { operatorApi, type OperatorOptions } from './operator-api.js';
+import { createOperatorDoor } from '../bindings/operator/index.js';
+import { DEFAULT_SUSPENSION, operatorDesk } from './operator-desk.js';
 
 /** What every hosted business is composed with (its own store, origin, hosts and log are the deployment's to set). */
 export type HostedServerOptions = Omit<
   ServerOptions,
   'business' | 'db' | 'definition' | 'definitionOrigin' | 'allowedHosts' | 'resolveScope' | 'role' | 'log' | 'tls' | 'connections' | 'trustProxy'
 >;
+
+/** The operator's host name (no port, lowercased) and the sha-256 hex digests of its keys. */
+export interface OperatorOptions {
+  host: string;
+  keyHashes: readonly string[];
+}
 
 export interface HostingOptions {
   directory: DeploymentDirectory;
@@ -54,7 +61,7 @@ export interface HostingOptions {
   tls?: ServerOptions['tls'];
   connections?: ServerOptions['connections'];
   trustProxy?: ServerOptions['trustProxy'];
-  /** The operator's admin API at a host name of its own (operator-api.ts); none when not given. */
+  /** The operator's admin API at a host name of its own (src/bindings/operator); none when not given. */
   operator?: OperatorOptions;
 }
 
@@ -109,7 +116,15 @@ export function createHosting(o: HostingOptions): Hosting {
     now: () => performance.now(),
     log: o.log,
   });
-  const operator = o.operator && operatorApi({ ...o.operator, directory: o.directory, pool, dataDir: o.dataDir, proxies, log: o.log, now: () => Date.now() });
+  const operator =
+    o.operator &&
+    createOperatorDoor({
+      desk: operatorDesk({ operatorHost: o.operator.host, directory: o.directory, pool, dataDir: o.dataDir, log: o.log }),
+      keyHashes: o.operator.keyHashes,
+      proxies,
+      log: o.log,
+      now: () => Date.now(),
+    });
   const fetch = async (req: Request, env: unknown): Promise<Response> => {
     const name = hostName(req.headers.get('host'));
     if (operator && name === o.operator!.host) return operator(req, env);
@@ -163,7 +178,7 @@ async function followStatus(server: UspServer, b: HostedBusiness): Promise<void>
   if (server.biz.suspended?.reason !== wanted) await server.setSuspended(wanted);
 }
 
-const suspensionReason = (b: HostedBusiness) => b.reason ?? 'The business is not taking bookings at the moment.';
+const suspensionReason = (b: HostedBusiness) => b.reason ?? DEFAULT_SUSPENSION;
 
 /** One business composed whole, at its own origin, on its own store, logging under its id. */
 async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b: HostedBusiness) => string): Promise<UspServer> {

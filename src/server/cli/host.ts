@@ -2,10 +2,10 @@
 import { dirname, join, resolve } from 'node:path';
 import type { MailOptions } from '../mail-wiring.js';
 import { hashApiKey, isLoopbackAddress } from '../../security/index.js';
-import { HOST_NAME, type OperatorOptions } from '../operator-api.js';
+import { HOST_NAME } from '../operator-desk.js';
 import { DirectoryClash, openDeploymentDirectory, type DeploymentDirectory, type HostedBusiness } from '../../store/index.js';
 import { loadBusinessFile } from '../business-file.js';
-import { createHosting, hostedDefinition, publicOrigin } from '../hosting.js';
+import { createHosting, hostedDefinition, publicOrigin, type OperatorOptions } from '../hosting.js';
 import { proxyList } from './serve.js';
 import {
   CommandError,

@@ -1,0 +1,160 @@
+/**
+ * The operator's door of a hosting deployment (`host serve --operator-host NAME`): JSON at one host
+ * name of its own, behind an operator credential that is no business's (sha-256 digests compared in
+ * constant time; failures from an address slow it down, a few free). It only frames HTTP: what a
+ * business is, how it is added, named, suspended or measured is the desk's (src/server/operator-desk.ts).
+ *
+ *   GET  /businesses                 every business with its health
+ *   POST /businesses                 { business: <business file JSON>, hosts: [names] }
+ *   GET  /businesses/{id}
+ *   PUT  /businesses/{id}/hosts      { hosts: [names] }
+ *   POST /businesses/{id}/suspend    { reason? }
+ *   POST /businesses/{id}/resume
+ */
+import type { Logger } from '../../operations/index.js';
+import { apiKeyMatches, clientLimitKey, loginBackoff, type TrustedProxies } from '../../security/index.js';
+
+/** A business as the operator sees it (directory facts, and the health of a loaded one). */
+export type OperatorBusiness = Record<string, unknown> & { id: string };
+
+/** What the operator may do with the deployment's businesses; refusals are OperatorRefusal. */
+export interface OperatorDesk {
+  list(): Promise<OperatorBusiness[]>;
+  get(id: string): Promise<OperatorBusiness | undefined>;
+  create(business: unknown, hosts: unknown): Promise<OperatorBusiness>;
+  setHosts(id: string, hosts: unknown): Promise<OperatorBusiness>;
+  suspend(id: string, reason: unknown): Promise<OperatorBusiness>;
+  resume(id: string): Promise<OperatorBusiness>;
+}
+
+const REFUSALS = {
+  invalid: { status: 400, title: 'Bad request' },
+  invalid_file: { status: 422, title: 'Invalid business file' },
+  not_found: { status: 404, title: 'Not found' },
+  conflict: { status: 409, title: 'Conflict' },
+} as const;
+
+/** The desk's (or the door's) no: a kind that picks the status, and a sentence for the operator. */
+export class OperatorRefusal extends Error {
+  constructor(
+    readonly kind: keyof typeof REFUSALS,
+    detail: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(detail);
+  }
+}
+
+export interface OperatorDoorOptions {
+  desk: OperatorDesk;
+  /** Sha-256 hex digests of the operator keys. */
+  keyHashes: readonly string[];
+  proxies: TrustedProxies;
+  log: Logger;
+  /** Wall milliseconds (the failure backoff). */
+  now(): number;
+}
+
+const MAX_BODY = 1_000_000;
+const HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+
+const json = (status: number, body: unknown) => Response.json(body, { status, headers: HEADERS });
+
+const problem = (status: number, title: string, detail: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ type: 'about:blank', title, status, detail, ...extra }), {
+    status,
+    headers: { 'Content-Type': 'application/problem+json; charset=utf-8', ...HEADERS, ...headers },
+  });
+
+class DoorStatus extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+/** The operator door's fetch handler (the hosting listener sends it the operator host's requests). */
+export function createOperatorDoor(o: OperatorDoorOptions): (req: Request, env: unknown) => Promise<Response> {
+  // A few free mistakes (a mistyped key), then each failure from the address waits twice as long as the last.
+  const backoff = loginBackoff({ free: 5 });
+  return async (req, env) => {
+    const who = `operator:${clientLimitKey(req, env, o.proxies) ?? 'unknown'}`;
+    const now = o.now();
+    const wait = backoff.wait([who], now);
+    if (wait > 0)
+      return problem(429, 'Too many failed attempts', 'Too many failed attempts from this address; try again later.', {}, { 'Retry-After': String(Math.ceil(wait / 1000)) });
+    const key = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
+    if (!key || !apiKeyMatches(key, o.keyHashes)) {
+      backoff.fail([who], now);
+      return problem(401, 'Unauthorized', 'The operator key is missing or wrong.', {}, { 'WWW-Authenticate': 'Bearer realm="usp-operator"' });
+    }
+    backoff.clear([who]);
+    try {
+      return await route(o.desk, req);
+    } catch (err) {
+      if (err instanceof OperatorRefusal) return problem(REFUSALS[err.kind].status, REFUSALS[err.kind].title, err.message, err.extra);
+      if (err instanceof DoorStatus) return problem(err.status, err.title, err.message);
+      o.log.error('operator API call failed', { error: String(err) });
+      return problem(500, 'Internal error', 'The operator API could not answer; the deployment log says why.');
+    }
+  };
+}
+
+async function route(desk: OperatorDesk, req: Request): Promise<Response> {
+  const path = new URL(req.url).pathname.replace(/\/+$/, '') || '/';
+  const m = /^\/businesses(?:\/([^/]+)(?:\/(hosts|suspend|resume))?)?$/.exec(path);
+  if (!m) throw new OperatorRefusal('not_found', `The operator API has no ${path}; it serves /businesses.`);
+  const allow = (method: string) => {
+    if (req.method !== method) throw new DoorStatus(405, 'Method not allowed', `${path} takes ${method}.`);
+  };
+  if (!m[1]) {
+    if (req.method === 'GET') return json(200, { businesses: await desk.list() });
+    allow('POST');
+    const input = await body(req);
+    return json(201, { business: await desk.create(input.business, input.hosts) });
+  }
+  const id = safeDecode(m[1]);
+  switch (m[2]) {
+    case undefined: {
+      allow('GET');
+      const b = await desk.get(id);
+      if (!b) throw new OperatorRefusal('not_found', `No hosted business has the id ${JSON.stringify(id)}.`);
+      return json(200, { business: b });
+    }
+    case 'hosts':
+      allow('PUT');
+      return json(200, { business: await desk.setHosts(id, (await body(req)).hosts) });
+    case 'suspend':
+      allow('POST');
+      return json(200, { business: await desk.suspend(id, (await body(req, true)).reason) });
+    default:
+      allow('POST');
+      return json(200, { business: await desk.resume(id) });
+  }
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw new OperatorRefusal('invalid', 'The id in the path is not valid percent-encoding.');
+  }
+}
+
+async function body(req: Request, optional = false): Promise<Record<string, unknown>> {
+  if (Number(req.headers.get('content-length') ?? 0) > MAX_BODY) throw new DoorStatus(413, 'Payload too large', `The body is over ${MAX_BODY} characters.`);
+  const text = await req.text();
+  if (text.length > MAX_BODY) throw new DoorStatus(413, 'Payload too large', `The body is over ${MAX_BODY} characters.`);
+  if (optional && text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new OperatorRefusal('invalid', 'The body must be a JSON object.');
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new OperatorRefusal('invalid', 'The body must be a JSON object.');
+  return value as Record<string, unknown>;
+}
