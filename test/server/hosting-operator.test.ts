@@ -115,6 +115,10 @@ describe('the operator API of a hosting deployment', () => {
     expect(q.status, q.text).toBe(200);
     const r = await hostCall(url(NORD.host, '/bookings'), { method: 'POST', headers: AGENT, body: { service_id: NORD.service, slot_id: q.body.slots[0].id, buyer: BUYER } });
     expect(r.status, r.text).toBe(201);
+    // Its health is its own store's: the confirmation and reminder wait in its mail outbox (no transport given).
+    const seen = await op(`/businesses/${NORD.id}`);
+    expect(seen.body.business).toMatchObject({ loaded: true, health: { mail_failed: 0, failing_webhook_deliveries: 0 } });
+    expect(seen.body.business.health.mail_queued).toBeGreaterThan(0);
   });
 
   test('assigns host names: the new one reaches the business, the old one nothing', async () => {
