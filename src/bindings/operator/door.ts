@@ -10,9 +10,12 @@
  *   PUT  /businesses/{id}/hosts      { hosts: [names] }
  *   POST /businesses/{id}/suspend    { reason? }
  *   POST /businesses/{id}/resume
+ *
+ * and the same as a small web screen under /console (screen.ts), signed in with the operator key.
  */
 import type { Logger } from '../../operations/index.js';
 import { apiKeyMatches, clientLimitKey, loginBackoff, type TrustedProxies } from '../../security/index.js';
+import { SCREEN_PREFIX, createOperatorScreen } from './screen.js';
 
 /** A business as the operator sees it (directory facts, and the health of a loaded one). */
 export type OperatorBusiness = Record<string, unknown> & { id: string };
@@ -80,8 +83,25 @@ class DoorStatus extends Error {
 export function createOperatorDoor(o: OperatorDoorOptions): (req: Request, env: unknown) => Promise<Response> {
   // A few free mistakes (a mistyped key), then each failure from the address waits twice as long as the last.
   const backoff = loginBackoff({ free: 5 });
+  const whoOf = (req: Request, env: unknown) => `operator:${clientLimitKey(req, env, o.proxies) ?? 'unknown'}`;
+  const screen = createOperatorScreen({
+    desk: o.desk,
+    now: o.now,
+    signIn: (key, req, env) => {
+      const who = whoOf(req, env);
+      if (backoff.wait([who], o.now()) > 0) return 'wait';
+      if (!apiKeyMatches(key, o.keyHashes)) {
+        backoff.fail([who], o.now());
+        return 'wrong';
+      }
+      backoff.clear([who]);
+      return 'ok';
+    },
+  });
   return async (req, env) => {
-    const who = `operator:${clientLimitKey(req, env, o.proxies) ?? 'unknown'}`;
+    const path = new URL(req.url).pathname;
+    if (path === '/' || path === SCREEN_PREFIX || path.startsWith(`${SCREEN_PREFIX}/`)) return screen(req, env);
+    const who = whoOf(req, env);
     const now = o.now();
     const wait = backoff.wait([who], now);
     if (wait > 0)
