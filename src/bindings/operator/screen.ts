@@ -23,7 +23,8 @@ form{margin:.2rem 0}
 label{display:block}
 input[type=text],input[type=password]{padding:.3rem;border:1px solid #555;min-width:12rem}
 button{padding:.3rem .8rem;border:1px solid #1b1b1b;background:#fff;color:#1b1b1b;cursor:pointer}
-.error{color:#8a1c00}`;
+.error{color:#8a1c00}
+.wide{overflow-x:auto}`;
 
 interface Session {
   csrf: string;
@@ -136,7 +137,7 @@ function listPage(all: OperatorBusiness[], s: Session, error?: string, status = 
   });
   return page(
     'Businesses',
-    html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}<table><caption>Every hosted business, its status and health</caption><thead><tr><th scope="col">Id</th><th scope="col">Status</th><th scope="col">Host names</th><th scope="col">Health</th><th scope="col">Action</th></tr></thead><tbody>${rows}</tbody></table><form method="post" action="${SCREEN_PREFIX}/sign-out"><input type="hidden" name="csrf" value="${s.csrf}"><p><button type="submit">Sign out</button></p></form>`,
+    html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}<div class="wide"><table><caption>Every hosted business, its status and health</caption><thead><tr><th scope="col">Id</th><th scope="col">Status</th><th scope="col">Host names</th><th scope="col">Health</th><th scope="col">Action</th></tr></thead><tbody>${rows}</tbody></table></div><form method="post" action="${SCREEN_PREFIX}/sign-out"><input type="hidden" name="csrf" value="${s.csrf}"><p><button type="submit">Sign out</button></p></form>`,
     status,
   );
 }
