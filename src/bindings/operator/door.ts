@@ -15,38 +15,8 @@
  */
 import type { Logger } from '../../operations/index.js';
 import { apiKeyMatches, clientLimitKey, loginBackoff, type TrustedProxies } from '../../security/index.js';
+import { OperatorRefusal, REFUSALS, type OperatorDesk } from './desk.js';
 import { SCREEN_PREFIX, createOperatorScreen } from './screen.js';
-
-/** A business as the operator sees it (directory facts, and the health of a loaded one). */
-export type OperatorBusiness = Record<string, unknown> & { id: string };
-
-/** What the operator may do with the deployment's businesses; refusals are OperatorRefusal. */
-export interface OperatorDesk {
-  list(): Promise<OperatorBusiness[]>;
-  get(id: string): Promise<OperatorBusiness | undefined>;
-  create(business: unknown, hosts: unknown): Promise<OperatorBusiness>;
-  setHosts(id: string, hosts: unknown): Promise<OperatorBusiness>;
-  suspend(id: string, reason: unknown): Promise<OperatorBusiness>;
-  resume(id: string): Promise<OperatorBusiness>;
-}
-
-const REFUSALS = {
-  invalid: { status: 400, title: 'Bad request' },
-  invalid_file: { status: 422, title: 'Invalid business file' },
-  not_found: { status: 404, title: 'Not found' },
-  conflict: { status: 409, title: 'Conflict' },
-} as const;
-
-/** The desk's (or the door's) no: a kind that picks the status, and a sentence for the operator. */
-export class OperatorRefusal extends Error {
-  constructor(
-    readonly kind: keyof typeof REFUSALS,
-    detail: string,
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super(detail);
-  }
-}
 
 export interface OperatorDoorOptions {
   desk: OperatorDesk;

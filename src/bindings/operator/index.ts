@@ -1,2 +1,4 @@
-export { OperatorRefusal, createOperatorDoor } from './door.js';
-export type { OperatorBusiness, OperatorDesk, OperatorDoorOptions } from './door.js';
+export { createOperatorDoor } from './door.js';
+export type { OperatorDoorOptions } from './door.js';
+export { OperatorRefusal } from './desk.js';
+export type { OperatorBusiness, OperatorDesk } from './desk.js';

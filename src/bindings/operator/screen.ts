@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { documentShell, html, htmlResponse, sameText, styleSheet, type Html } from '../../web/index.js';
-import type { OperatorBusiness, OperatorDesk } from './door.js';
+import type { OperatorBusiness, OperatorDesk } from './desk.js';
 
 export const SCREEN_PREFIX = '/console';
 const COOKIE = 'usp_operator';
