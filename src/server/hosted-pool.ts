@@ -57,6 +57,21 @@ export class BusinessPool<T extends Closable> {
     }
   }
 
+  /**
+   * Run `fn` on business `id` only if it is loaded now, without opening it or counting as a use (an
+   * operator reading its health keeps nothing loaded); undefined when it is not loaded.
+   */
+  async peek<R>(id: string, fn: (value: T) => Promise<R>): Promise<R | undefined> {
+    const entry = this.loaded.get(id);
+    if (!entry) return undefined;
+    entry.busy++;
+    try {
+      return await fn(entry.value);
+    } finally {
+      entry.busy--;
+    }
+  }
+
   /** Close business `id` if it is loaded (suspended, or told to). */
   async close(id: string): Promise<void> {
     const pending = this.opening.get(id);

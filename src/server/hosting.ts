@@ -22,12 +22,20 @@ import { loadBusinessFile, parseBusinessFile } from './business-file.js';
 import { createUspServer, type ServerOptions, type UspServer } from './compose.js';
 import { createListener, type Listener } from './listener.js';
 import { BusinessPool } from './hosted-pool.js';
+import { createOperatorDoor } from '../bindings/operator/index.js';
+import { DEFAULT_SUSPENSION, operatorDesk } from './operator-desk.js';
 
 /** What every hosted business is composed with (its own store, origin, hosts and log are the deployment's to set). */
 export type HostedServerOptions = Omit<
   ServerOptions,
   'business' | 'db' | 'definition' | 'definitionOrigin' | 'allowedHosts' | 'resolveScope' | 'role' | 'log' | 'tls' | 'connections' | 'trustProxy'
 >;
+
+/** The operator's host name (no port, lowercased) and the sha-256 hex digests of its keys. */
+export interface OperatorOptions {
+  host: string;
+  keyHashes: readonly string[];
+}
 
 export interface HostingOptions {
   directory: DeploymentDirectory;
@@ -59,6 +67,8 @@ export interface HostingOptions {
    * misroute one door's paths to another business, Host and all, to show each row catches it.
    */
   route?: (name: string, path: string) => string;
+  /** The operator's admin API at a host name of its own (src/bindings/operator); none when not given. */
+  operator?: OperatorOptions;
 }
 
 export interface Hosting {
@@ -112,9 +122,20 @@ export function createHosting(o: HostingOptions): Hosting {
     now: () => performance.now(),
     log: o.log,
   });
+  const operator =
+    o.operator &&
+    createOperatorDoor({
+      desk: operatorDesk({ operatorHost: o.operator.host, directory: o.directory, pool, dataDir: o.dataDir, log: o.log }),
+      keyHashes: o.operator.keyHashes,
+      proxies,
+      log: o.log,
+      now: () => Date.now(),
+    });
   const fetch = async (sent: Request, env: unknown): Promise<Response> => {
     const req = o.route ? rerouted(sent, o.route) : sent;
-    const b = o.directory.byHost(hostName(req.headers.get('host')));
+    const name = hostName(req.headers.get('host'));
+    if (operator && name === o.operator!.host) return operator(req, env);
+    const b = o.directory.byHost(name);
     if (!b) return plain(404, 'No business is served at this address.');
     try {
       return await pool.use(b.id, async (server) => {
@@ -174,7 +195,7 @@ async function followStatus(server: UspServer, b: HostedBusiness): Promise<void>
   if (server.biz.suspended?.reason !== wanted) await server.setSuspended(wanted);
 }
 
-const suspensionReason = (b: HostedBusiness) => b.reason ?? 'The business is not taking bookings at the moment.';
+const suspensionReason = (b: HostedBusiness) => b.reason ?? DEFAULT_SUSPENSION;
 
 /** One business composed whole, at its own origin, on its own store, logging under its id. */
 async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b: HostedBusiness) => string): Promise<UspServer> {

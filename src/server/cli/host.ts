@@ -1,10 +1,11 @@
 /** `usp-server host`: many businesses in one process, each at its own host name (README "Hosting many businesses"). */
 import { dirname, join, resolve } from 'node:path';
 import type { MailOptions } from '../mail-wiring.js';
-import { isLoopbackAddress } from '../../security/index.js';
+import { hashApiKey, isLoopbackAddress } from '../../security/index.js';
+import { HOST_NAME } from '../operator-desk.js';
 import { DirectoryClash, openDeploymentDirectory, type DeploymentDirectory, type HostedBusiness } from '../../store/index.js';
 import { loadBusinessFile } from '../business-file.js';
-import { createHosting, hostedDefinition, publicOrigin } from '../hosting.js';
+import { createHosting, hostedDefinition, publicOrigin, type OperatorOptions } from '../hosting.js';
 import { proxyList } from './serve.js';
 import {
   CommandError,
@@ -62,6 +63,11 @@ host serve:
   --mail-dir DIR              write each business's mail as .eml files in DIR/<business id> instead
   --tls-cert FILE --tls-key FILE   serve HTTPS directly
   --trust-proxy LIST          the TLS-terminating proxies in front (see usp-server serve --help)
+  --operator-host NAME        serve the operator's admin API (JSON, /businesses) at this host name
+                              only; no business can have it. Needs an operator key:
+  --operator-key KEY          the operator's key (Authorization: Bearer KEY), no business's; repeatable
+  --operator-key-hash SHA256  the same given as its sha-256 hex digest (keeps the key out of the
+                              process list); repeatable
 ${LOG_HELP}
 `;
 
@@ -175,6 +181,24 @@ function tls(flags: Flags): { cert: Buffer; key: Buffer } | undefined {
   return { cert: readFileSync(flags['tls-cert']), key: readFileSync(flags['tls-key']) };
 }
 
+/** --operator-host with its keys, checked before listening; none without --operator-host. */
+export function operatorFlags(flags: Flags, directory: DeploymentDirectory): OperatorOptions | undefined {
+  const host = flags['operator-host']?.trim().toLowerCase();
+  const keys = flags['operator-key'] ?? [];
+  const hashes = (flags['operator-key-hash'] ?? []).map((h) => h.trim().toLowerCase());
+  if (host === undefined) {
+    if (keys.length || hashes.length) throw new UsageError('--operator-key and --operator-key-hash need --operator-host NAME');
+    return undefined;
+  }
+  if (!HOST_NAME.test(host)) throw new UsageError(`--operator-host: ${JSON.stringify(host)} is not a host name (no port, no scheme)`);
+  const holder = directory.byHost(host);
+  if (holder) throw new UsageError(`--operator-host: ${host} already reaches the business ${holder.id}; give the operator a name of its own`);
+  if (keys.length + hashes.length === 0) throw new UsageError('--operator-host needs --operator-key KEY or --operator-key-hash SHA256');
+  if (keys.some((k) => k.length < 16)) throw new UsageError('--operator-key must be at least 16 characters');
+  if (hashes.some((h) => !/^[0-9a-f]{64}$/.test(h))) throw new UsageError('--operator-key-hash takes a sha-256 digest: 64 hex digits');
+  return { host, keyHashes: [...keys.map(hashApiKey), ...hashes] };
+}
+
 async function serve(flags: Flags): Promise<number> {
   const port = intFlag(flags, 'port', 0) ?? (process.env.PORT ? Number(process.env.PORT) : 8787);
   const address = flags.host ?? '127.0.0.1';
@@ -200,6 +224,7 @@ async function serve(flags: Flags): Promise<number> {
     publicPort: intFlag(flags, 'public-port', 1),
     tls: tls(flags),
     trustProxy: proxyList(flags),
+    operator: operatorFlags(flags, directory),
   });
   let url: string;
   try {

@@ -30,6 +30,8 @@ export interface DeploymentDirectory {
   byHost(host: string): HostedBusiness | undefined;
   /** False when no business has this id; a reason is kept only while suspended. */
   setStatus(id: string, status: HostedStatus, reason?: string): boolean;
+  /** Replace a business's host names (the first is its origin); a name another business holds is a DirectoryClash. */
+  setHosts(id: string, hosts: string[]): void;
   close(): void;
 }
 
@@ -82,7 +84,21 @@ export function openDeploymentDirectory(path: string): DeploymentDirectory {
       insertName.run(name, b.id, i);
     });
   });
+  const dropNames = db.prepare('DELETE FROM hosted_names WHERE business_id = ?');
+  const setHosts = db.transaction((id: string, hosts: string[]) => {
+    dropNames.run(id);
+    hosts.forEach((name, i) => {
+      const holder = nameTaken.get(name);
+      if (holder) throw new DirectoryClash(`the host name ${name} already reaches ${holder.business_id}`);
+      insertName.run(name, id, i);
+    });
+  });
   return {
+    setHosts: (id, hosts) =>
+      setHosts(
+        id,
+        hosts.map((h) => h.toLowerCase()),
+      ),
     add: (b) => add({ ...b, hosts: b.hosts.map((h) => h.toLowerCase()) }),
     list: () => all.all().map((r) => full(r)!),
     get: (id) => full(rowOf.get(id)),

@@ -1,0 +1,32 @@
+/** What the operator door asks of the deployment (the desk, src/server/operator-desk.ts), and how it says no. */
+
+/** A business as the operator sees it (directory facts, and the health of a loaded one). */
+export type OperatorBusiness = Record<string, unknown> & { id: string };
+
+/** What the operator may do with the deployment's businesses; refusals are OperatorRefusal. */
+export interface OperatorDesk {
+  list(): Promise<OperatorBusiness[]>;
+  get(id: string): Promise<OperatorBusiness | undefined>;
+  create(business: unknown, hosts: unknown): Promise<OperatorBusiness>;
+  setHosts(id: string, hosts: unknown): Promise<OperatorBusiness>;
+  suspend(id: string, reason: unknown): Promise<OperatorBusiness>;
+  resume(id: string): Promise<OperatorBusiness>;
+}
+
+export const REFUSALS = {
+  invalid: { status: 400, title: 'Bad request' },
+  invalid_file: { status: 422, title: 'Invalid business file' },
+  not_found: { status: 404, title: 'Not found' },
+  conflict: { status: 409, title: 'Conflict' },
+} as const;
+
+/** The desk's (or the door's) no: a kind that picks the status, and a sentence for the operator. */
+export class OperatorRefusal extends Error {
+  constructor(
+    readonly kind: keyof typeof REFUSALS,
+    detail: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(detail);
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * What the operator of a hosting deployment may do with its businesses (behind the operator door,
+ * src/bindings/operator): list them with their health, add one from a business file's JSON (checked
+ * like `host add`, written to `<data>/files/<id>.json` so that it lives in the data folder), set its
+ * host names, suspend it with a reason and resume it. A loaded business's health is read through its
+ * own operations and store (today's figures, calendar sync, the mail outbox), never by HTTP to
+ * itself; one not loaded is not opened to be measured, and measuring one does not keep it loaded.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { OperatorRefusal, type OperatorBusiness, type OperatorDesk } from '../bindings/operator/index.js';
+import { calendarSecretPrefix } from '../domain/index.js';
+import { operationByName, type Logger } from '../operations/index.js';
+import { DirectoryClash, type DeploymentDirectory, type HostedBusiness } from '../store/index.js';
+import { BusinessFileError, parseBusinessFile } from './business-file.js';
+import type { BusinessPool } from './hosted-pool.js';
+import type { UspServer } from './options.js';
+
+/** A host name: DNS labels, no port, no scheme. */
+export const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const FILE_ID = /^[A-Za-z0-9_-]{1,100}$/;
+export const DEFAULT_SUSPENSION = 'The business is not taking bookings at the moment.';
+
+export interface OperatorDeskDeps {
+  /** The operator's own host name: no business may have it. */
+  operatorHost: string;
+  directory: DeploymentDirectory;
+  pool: BusinessPool<UspServer>;
+  dataDir: string;
+  log: Logger;
+}
+
+export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
+  const known = (id: string): HostedBusiness => {
+    const b = d.directory.get(id);
+    if (!b) throw new OperatorRefusal('not_found', `No hosted business has the id ${JSON.stringify(id)}.`);
+    return b;
+  };
+  const status = async (id: string, suspended: boolean, reason?: string) => {
+    d.directory.setStatus(id, suspended ? 'suspended' : 'active', reason);
+    // A loaded business would take the new status up on its next request (hosting.ts); this makes it now.
+    await d.pool.peek(id, (s) => s.setSuspended(suspended ? (reason ?? DEFAULT_SUSPENSION) : undefined));
+    return health(d, known(id));
+  };
+  return {
+    list: () => Promise.all(d.directory.list().map((b) => health(d, b))),
+    get: async (id) => {
+      const b = d.directory.get(id);
+      return b && health(d, b);
+    },
+    create: async (business, hosts) => health(d, create(d, business, hosts)),
+    setHosts: async (id, hosts) => {
+      known(id);
+      const names = hostNames(d, hosts, id);
+      clash(() => d.directory.setHosts(id, names));
+      // Its origin and allowed hosts were composed from the old names: its next request composes it afresh.
+      await d.pool.close(id);
+      d.log.info('operator set the host names of a business', { business: id, hosts: names });
+      return health(d, known(id));
+    },
+    suspend: (id, reason) => {
+      known(id);
+      return status(id, true, reasonOf(reason));
+    },
+    resume: (id) => {
+      known(id);
+      return status(id, false);
+    },
+  };
+}
+
+function clash<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof DirectoryClash) throw new OperatorRefusal('conflict', err.message);
+    throw err;
+  }
+}
+
+function reasonOf(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v.trim() === '' || v.trim().length > 300 || /[\u0000-\u001f\u007f]/.test(v))
+    throw new OperatorRefusal('invalid', 'reason is one line of at most 300 characters.');
+  return v.trim();
+}
+
+function hostNames(d: OperatorDeskDeps, v: unknown, id: string): string[] {
+  if (!Array.isArray(v) || v.length === 0 || v.length > 20 || v.some((n) => typeof n !== 'string'))
+    throw new OperatorRefusal('invalid', 'hosts is a list of 1 to 20 host names, e.g. ["rosa.localhost"].');
+  const names = [...new Set((v as string[]).map((n) => n.trim().toLowerCase().replace(/\.$/, '')))];
+  const bad = names.find((n) => !HOST_NAME.test(n));
+  if (bad) throw new OperatorRefusal('invalid', `${JSON.stringify(bad)} is not a host name (letters, digits, hyphens and dots; no port, no scheme).`);
+  if (names.includes(d.operatorHost)) throw new OperatorRefusal('conflict', `${d.operatorHost} is the operator's host name; no business can have it.`);
+  const holder = names.map((n) => d.directory.byHost(n)).find((h) => h && h.id !== id);
+  if (holder) throw new OperatorRefusal('conflict', `a host name given already reaches ${holder.id}.`);
+  return names;
+}
+
+/** A business from a business file's JSON: checked like `host add`, its file written under `<data>/files/`. */
+function create(d: OperatorDeskDeps, business: unknown, hosts: unknown): HostedBusiness {
+  let id: string;
+  try {
+    id = parseBusinessFile(business, 'business').business.id;
+  } catch (err) {
+    if (err instanceof BusinessFileError) throw new OperatorRefusal('invalid_file', err.message, { issues: err.issues });
+    throw err;
+  }
+  if (!FILE_ID.test(id)) throw new OperatorRefusal('invalid_file', `the business id ${JSON.stringify(id)} cannot name a file (letters, digits, _ and -).`);
+  const names = hostNames(d, hosts, id);
+  if (d.directory.get(id)) throw new OperatorRefusal('conflict', `the deployment already hosts ${id}.`);
+  // Two ids that read alike as a calendar secret's name would share each other's secrets.
+  const alike = d.directory.list().find((b) => calendarSecretPrefix(b.id) === calendarSecretPrefix(id));
+  if (alike) throw new OperatorRefusal('conflict', `the id ${id} reads as ${alike.id} in calendar secret names; give the business another id.`);
+  const dir = join(d.dataDir, 'files');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `${id}.json`);
+  writeFileSync(file, `${JSON.stringify(business, null, 2)}\n`, { mode: 0o600 });
+  clash(() => d.directory.add({ id, hosts: names, origin: file, addedAt: Date.now() }));
+  d.log.info('operator added a business', { business: id, hosts: names });
+  return d.directory.get(id)!;
+}
+
+/** A business as the operator sees it: directory facts, and for a loaded one what needs attention. */
+async function health(d: OperatorDeskDeps, b: HostedBusiness): Promise<OperatorBusiness> {
+  const base = { id: b.id, status: b.status, ...(b.reason ? { reason: b.reason } : {}), hosts: b.hosts };
+  try {
+    const measured = await d.pool.peek(b.id, measure);
+    return measured ? { ...base, loaded: true, health: measured } : { ...base, loaded: false };
+  } catch (err) {
+    d.log.warn('could not read the health of a business', { business: b.id, error: String(err) });
+    return { ...base, loaded: true, health: null };
+  }
+}
+
+const AS_OPERATOR = { principal: 'business', profile: null, business: true, authenticated: true, actor: 'operator' } as const;
+
+/** What the business's own admin API computes (its figures, its calendar sync), and its mail outbox. */
+async function measure(s: UspServer): Promise<Record<string, number>> {
+  const call = async (name: string) => {
+    const res = await s.pipeline.execute(operationByName(name), { input: {}, trustedCaller: { ...AS_OPERATOR }, door: 'operator' }, s.scope);
+    if (!res.ok) throw new Error(`${name}: ${res.error.message}`);
+    return res.data as Record<string, any>;
+  };
+  const figures = (await call('get_day_figures')).figures;
+  const feeds: Array<{ stale: boolean }> = (await call('list_calendar_sync')).feeds;
+  const mail = await s.store.read((tx) => tx.mail.recent(500));
+  return {
+    bookings_today: figures.bookings,
+    failing_webhook_deliveries: figures.failed_deliveries,
+    mail_failed: mail.filter((m) => m.status === 'failed').length,
+    mail_queued: mail.filter((m) => m.status === 'queued').length,
+    stale_calendars: feeds.filter((f) => f.stale).length,
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * The operator's screen in a real browser (JavaScript off): signed in with the operator key at the
+ * operator host, it lists the businesses with their health and suspends and resumes one with its
+ * forms (the business's profile says so at its own host); a wrong key signs nobody in; a form without
+ * the session's CSRF token changes nothing; the screens are axe-clean at phone and desktop widths.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/operations/index.js';
+import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
+import { createHosting, type Hosting } from '../../src/server/hosting.js';
+import { hashApiKey } from '../../src/security/index.js';
+import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+import { recorder } from '../support/log-recorder.js';
+import { TEST_NOW } from '../support/time.js';
+import { hostCall, hostFetch } from '../support/host-fetch.js';
+
+noteWithoutChromium('hosting-operator.browser');
+const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
+const KEY = 'operator-key-0123456789abcdef';
+const SALON = { id: 'biz_maple_pine', host: 'salon.localhost' };
+
+describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/chromium)', () => {
+  let dir: string;
+  let directory: DeploymentDirectory;
+  let hosting: Hosting;
+  let port: string;
+  let browser: import('playwright-core').Browser;
+  const consoleUrl = () => `http://operator.localhost:${port}/console`;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    dir = mkdtempSync(join(tmpdir(), 'usp-operator-screen-'));
+    directory = openDeploymentDirectory(join(dir, 'deployment.db'));
+    directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
+    hosting = createHosting({
+      directory,
+      dataDir: dir,
+      server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW), security: { allowLoopbackProfiles: true } },
+      log: recorder().log,
+      operator: { host: 'operator.localhost', keyHashes: [hashApiKey(KEY)] },
+    });
+    port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+    // Loaded, so that its health is shown.
+    expect((await hostCall(`http://${SALON.host}:${port}/.well-known/usp`)).status).toBe(200);
+  }, 90_000);
+  afterAll(async () => {
+    await browser?.close();
+    await hosting?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function signedIn(size: keyof typeof SIZES = 'desktop', key = KEY) {
+    const context = await browser.newContext({ viewport: SIZES[size], javaScriptEnabled: false, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(consoleUrl());
+    await page.fill('input[name=key]', key);
+    await page.click('button[type=submit]');
+    return { context, page };
+  }
+
+  it('a wrong key signs nobody in and shows no business', async () => {
+    const { context, page } = await signedIn('desktop', 'not-the-operator-key-000');
+    expect(await page.textContent('body')).toContain('That is not the operator key.');
+    expect(await page.textContent('body')).not.toContain(SALON.id);
+    await context.close();
+  });
+
+  it('lists the businesses with health, suspends one with a reason and resumes it', async () => {
+    const { context, page } = await signedIn();
+    expect(new URL(page.url()).pathname).toBe('/console');
+    const row = page.locator('tr', { hasText: SALON.id });
+    expect(await row.textContent()).toContain('bookings today');
+    await page.fill(`#reason-${SALON.id}`, 'Closed for renovation');
+    await page.click(`text=Suspend ${SALON.id}`);
+    expect(await page.locator('tr', { hasText: SALON.id }).textContent()).toContain('suspended: Closed for renovation');
+    expect(directory.get(SALON.id)).toMatchObject({ status: 'suspended', reason: 'Closed for renovation' });
+    expect(JSON.stringify((await hostCall(`http://${SALON.host}:${port}/.well-known/usp`)).body)).toContain('Closed for renovation');
+    await page.click(`text=Resume ${SALON.id}`);
+    expect(directory.get(SALON.id)!.status).toBe('active');
+    await context.close();
+  });
+
+  it('a form without the session CSRF token changes nothing', async () => {
+    const { context } = await signedIn();
+    const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const res = await hostFetch(`${consoleUrl()}/businesses/${SALON.id}/suspend`, {
+      method: 'POST',
+      headers: { Cookie: cookies, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'csrf=forged&reason=x',
+    });
+    expect(res.status).toBe(403);
+    expect(directory.get(SALON.id)!.status).toBe('active');
+    await context.close();
+  });
+
+  it.each(['phone', 'desktop'] as const)(
+    '%s: sign-in and the list are axe-clean and have no horizontal scroll',
+    async (size) => {
+      const { context } = await signedIn(size);
+      for (const signed of [false, true]) {
+        const c2 = await browser.newContext({ viewport: SIZES[size], bypassCSP: true });
+        if (signed) await c2.addCookies(await context.cookies());
+        const p2 = await c2.newPage();
+        await p2.goto(consoleUrl());
+        expect(await p2.textContent('h1')).toBe(signed ? 'Businesses' : 'Operator sign-in');
+        const overflow = await p2.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        expect(overflow).toBeLessThanOrEqual(0);
+        await p2.addScriptTag({ content: AXE });
+        const result: any = await p2.evaluate('axe.run(document, { resultTypes: ["violations"] })');
+        const bad = (result.violations as any[]).filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
+        expect(bad).toEqual([]);
+        await c2.close();
+      }
+      await context.close();
+    },
+    120_000,
+  );
+});
