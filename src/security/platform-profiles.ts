@@ -122,6 +122,9 @@ function cacheKey(url: URL): string {
 // ------------------------------------------------------------------------------------------------
 
 async function defaultLookup(host: string): Promise<string[]> {
+  // RFC 6761 6.3: localhost names are loopback without asking DNS (loopback is then refused unless allowed).
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return ['127.0.0.1'];
   const answers: LookupAddress[] = await dnsLookup(host, { all: true, verbatim: true });
   return answers.map((a) => a.address);
 }
