@@ -14,7 +14,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureBuilt } from '../support/build.js';
 import { runCli, startCliServer, type RunningCli } from '../support/cli.js';
-import { hostCall } from '../support/host-fetch.js';
+import { hostCall, hostFetch } from '../support/host-fetch.js';
+import { signInDashboard } from '../support/dashboard-session.js';
 import { eventually, startRegistryCli, type RunningRegistry } from '../registry/processes.js';
 
 const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
@@ -65,6 +66,8 @@ beforeAll(async () => {
   ensureBuilt();
   registry = await startRegistryCli(['--port', '0', '--db', ':memory:', '--allow-loopback-profiles', '--no-rate-limit', '--require-auth']);
   expect((await host(['add', NORD_FILE, '--host', 'nord.localhost'])).code).toBe(0);
+  // Without --allow-loopback-profiles the businesses refuse the registry's feed subscription (its
+  // callback is on loopback): a catalog change reaches the registry only by registering again.
   served = await startCliServer(
     ['host', 'serve', '--data', data, '--port', '0', '--register-with', registry.url, '--directory-scan', '1', '--allow-loopback-profiles', '--sandbox'],
     { cwd: work, env, timeoutMs: 30_000 },
@@ -86,6 +89,42 @@ describe('host serve --register-with registers every hosted business', () => {
     const salon = await eventually(async () => (await registered('salon.localhost'))[0], 30_000, 'the salon (added while serving) is registered');
     expect(salon.name).toBe('Maple & Pine Salon and Studio');
     expect(served.stderr()).toMatch(/registered with the registry/);
+  });
+
+  test("a service added on a business's dashboard is found at the registry soon after", { timeout: 90_000 }, async () => {
+    await eventually(async () => (await registered('nord.localhost'))[0], 30_000, 'Nord Studio is registered');
+    const owner = { email: 'owner@nord.example', password: 'a long enough password' };
+    const made = await runCli(['admin-user', 'add', owner.email, '--config', NORD_FILE, '--db', join(data, 'businesses', 'biz_nord_studio.db')], {
+      cwd: work,
+      env: { ...env, USP_ADMIN_PASSWORD: owner.password },
+      timeoutMs: 30_000,
+    });
+    expect(made.code, made.stderr).toBe(0);
+    const dash = await signInDashboard(`http://nord.localhost:${port}`, owner.email, owner.password, hostFetch);
+    const saved = await dash.post('/admin/ui/services', { _csrf: dash.csrf, name: 'Deep Tissue Massage', template: 'svc_nord_trim', amount: '900', minutes: '60' });
+    expect(decodeURIComponent(saved.headers.get('location') ?? '')).toMatch(/ok=saved/);
+    const logged = () =>
+      served
+        .stderr()
+        .split('\n')
+        .filter((l) => /regist|catalog|service/i.test(l))
+        .slice(-8)
+        .join('\n');
+    const found = await eventually(
+      async () => {
+        const res = await fetch(`${registry.url}/registry/search_services`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ query: 'massage' }),
+        });
+        return ((await res.json()) as { services: Array<Record<string, any>> }).services.find((x) => x.service_id === 'svc_deep_tissue_massage');
+      },
+      30_000,
+      'the new service is indexed',
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; the deployment logged:\n${logged()}`);
+    });
+    expect(found.business.profile_url).toBe(`http://nord.localhost:${port}/.well-known/usp`);
   });
 });
 
