@@ -66,8 +66,6 @@ beforeAll(async () => {
   ensureBuilt();
   registry = await startRegistryCli(['--port', '0', '--db', ':memory:', '--allow-loopback-profiles', '--no-rate-limit', '--require-auth']);
   expect((await host(['add', NORD_FILE, '--host', 'nord.localhost'])).code).toBe(0);
-  // Without --allow-loopback-profiles the businesses refuse the registry's feed subscription (its
-  // callback is on loopback): a catalog change reaches the registry only by registering again.
   served = await startCliServer(
     ['host', 'serve', '--data', data, '--port', '0', '--register-with', registry.url, '--directory-scan', '1', '--allow-loopback-profiles', '--sandbox'],
     { cwd: work, env, timeoutMs: 30_000 },
@@ -125,6 +123,12 @@ describe('host serve --register-with registers every hosted business', () => {
       throw new Error(`${err.message}; the deployment logged:\n${logged()}`);
     });
     expect(found.business.profile_url).toBe(`http://nord.localhost:${port}/.well-known/usp`);
+    // The registry's feed subscription may bring the change too: the deployment registered it again itself.
+    await eventually(
+      async () => served.stderr().split('\n').some((l) => l.includes('registration refreshed') && l.includes('"business":"biz_nord_studio"')),
+      20_000,
+      'Nord Studio registers again after its catalog changed',
+    );
   });
 });
 
