@@ -2,7 +2,8 @@
  * The registry knows the deployment (issue 39 item 6): `usp-server host serve --register-with URL`
  * registers every hosted business with a registry in another process (`usp-server registry
  * --require-auth`: only a request signed with the key the business's own profile publishes is
- * accepted), each at its own origin, including one added while the deployment serves. `host remove
+ * accepted), each at its own origin, including one added while the deployment serves; a service
+ * added on a business's dashboard makes it register again. `host remove
  * ID --export FILE` copies the business's database (its bookings in it), removes its registration
  * (gone from the registry's search), frees its host name (404) and deletes its store, while the other
  * business stays registered and served. Every process runs on the real clock; dates come from it.
@@ -125,7 +126,11 @@ describe('host serve --register-with registers every hosted business', () => {
     expect(found.business.profile_url).toBe(`http://nord.localhost:${port}/.well-known/usp`);
     // The registry's feed subscription may bring the change too: the deployment registered it again itself.
     await eventually(
-      async () => served.stderr().split('\n').some((l) => l.includes('registration refreshed') && l.includes('"business":"biz_nord_studio"')),
+      async () =>
+        served
+          .stderr()
+          .split('\n')
+          .some((l) => l.includes('registration refreshed') && l.includes('"business":"biz_nord_studio"')),
       20_000,
       'Nord Studio registers again after its catalog changed',
     );
