@@ -9,7 +9,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { outboundUrlProblem } from './profile-url.js';
+import { isLocalhostName, outboundUrlProblem } from './profile-url.js';
 import { isLoopbackAddress, isSpecialUseAddress } from './ssrf.js';
 
 export interface PinnedPostOptions {
@@ -39,7 +39,8 @@ export function outboundPostProblem(url: string, allowLoopback: boolean): string
   return p === null ? null : URL_PROBLEM[p];
 }
 
-const systemLookup = async (host: string) => (await dnsLookup(host, { all: true })).map((a) => a.address);
+// Localhost names are loopback without asking DNS (RFC 6761 6.3); loopback is then refused unless allowed.
+const systemLookup = async (host: string) => (isLocalhostName(host) ? ['127.0.0.1'] : (await dnsLookup(host, { all: true })).map((a) => a.address));
 
 /** A `lookup` for node's request that answers the vetted address, whatever is asked (no second DNS answer). */
 export function pinnedLookup(address: string, family: number): LookupFunction {

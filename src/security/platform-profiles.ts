@@ -5,7 +5,7 @@
  * rebinding); no redirects; a deadline and a byte cap enforced while streaming; successes cached
  * for max(60 s, max-age), failures for a sixth of the floor; concurrent resolves share one fetch.
  */
-import { outboundUrlProblem } from './profile-url.js';
+import { isLocalhostName, outboundUrlProblem } from './profile-url.js';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import type { JsonWebKey } from 'node:crypto';
@@ -122,6 +122,8 @@ function cacheKey(url: URL): string {
 // ------------------------------------------------------------------------------------------------
 
 async function defaultLookup(host: string): Promise<string[]> {
+  // RFC 6761 6.3: localhost names are loopback without asking DNS (loopback is then refused unless allowed).
+  if (isLocalhostName(host)) return ['127.0.0.1'];
   const answers: LookupAddress[] = await dnsLookup(host, { all: true, verbatim: true });
   return answers.map((a) => a.address);
 }

@@ -15,6 +15,11 @@ export function isLoopbackHost(host: string): boolean {
   return host.toLowerCase() === 'localhost' || isLoopbackAddress(host);
 }
 
+/** A name under `.localhost` (rosa.localhost): loopback by RFC 6761 6.3, as a hosting deployment names its businesses locally. */
+export function isLocalhostName(host: string): boolean {
+  return host.toLowerCase().replace(/\.$/, '').endsWith('.localhost');
+}
+
 /** The problem with `raw` as an outbound URL, or null when it is acceptable. */
 export function outboundUrlProblem(raw: string, allowLoopbackHttp: boolean, opts: { refuseCredentials?: boolean } = {}): 'not_absolute' | 'credentials' | 'not_https' | null {
   let url: URL;
@@ -25,7 +30,7 @@ export function outboundUrlProblem(raw: string, allowLoopbackHttp: boolean, opts
   }
   if (opts.refuseCredentials && (url.username !== '' || url.password !== '')) return 'credentials';
   if (url.protocol === 'https:') return null;
-  if (url.protocol === 'http:' && allowLoopbackHttp && isLoopbackHost(url.hostname)) return null;
+  if (url.protocol === 'http:' && allowLoopbackHttp && (isLoopbackHost(url.hostname) || isLocalhostName(url.hostname))) return null;
   return 'not_https';
 }
 

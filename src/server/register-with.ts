@@ -28,6 +28,10 @@ export interface RegistrarOptions {
   /** The key the business's profile publishes (its active webhook signing key). */
   signingKey(): { kid: string; privateKey: KeyObject };
   log: Logger;
+  /** Run before each registration (a hosted business: compose it and read its newest definition and key). */
+  prepare?: () => Promise<void>;
+  /** The registry accepted a registration (a hosted deployment records the id, to remove it later). */
+  onRegistered?: (id: string) => void;
   intervalMs?: number;
   firstRetryMs?: number;
   settleMs?: number;
@@ -81,6 +85,33 @@ function signedRegistration(registryUrl: string, body: RegistrationInput, key: {
   return { url, init: { method: 'POST', headers: { ...headers, ...sig }, body: text } };
 }
 
+/**
+ * Remove a registration (DELETE /registry/businesses/{id}), signed like the registration: the
+ * registry fetches the profile to check the key, so the profile must still be served when this is
+ * sent. Resolves with whether the registry removed it (or no longer knew it). Never throws.
+ */
+export async function deregister(
+  o: { registryUrl: string; registrationId: string; profileUrl: string; signingKey: { kid: string; privateKey: KeyObject }; log: Logger },
+  nowMs = Date.now(),
+): Promise<boolean> {
+  const url = `${o.registryUrl.replace(/\/$/, '')}/registry/businesses/${encodeURIComponent(o.registrationId)}`;
+  const headers: Record<string, string> = { 'USP-Agent': `profile="${o.profileUrl}"` };
+  const components = uspRequiredComponents({ url, headers });
+  try {
+    const sig = signRequest({ method: 'DELETE', url, headers }, o.signingKey, { components, created: Math.floor(nowMs / 1000) });
+    const res = await fetch(url, { method: 'DELETE', headers: { ...headers, ...sig }, signal: AbortSignal.timeout(30_000) });
+    const body = (await res.json().catch(() => ({}))) as Record<string, any>;
+    if (res.ok || res.status === 404) {
+      o.log.info('registration removed from the registry', { registry: o.registryUrl, id: o.registrationId });
+      return true;
+    }
+    o.log.warn('the registry refused to remove the registration', { registry: o.registryUrl, id: o.registrationId, status: res.status, code: body.code ?? body.error?.code });
+  } catch (err) {
+    o.log.warn('could not reach the registry to remove the registration', { registry: o.registryUrl, error: String((err as Error).message ?? err) });
+  }
+  return false;
+}
+
 export function createRegistrar(o: RegistrarOptions): Registrar {
   const interval = o.intervalMs ?? DEFAULT_REREGISTER_MS;
   const firstRetry = o.firstRetryMs ?? FIRST_RETRY_MS;
@@ -99,14 +130,16 @@ export function createRegistrar(o: RegistrarOptions): Registrar {
   };
 
   const attempt = async (): Promise<boolean> => {
-    const profileUrl = o.profileUrl();
     try {
+      await o.prepare?.();
+      const profileUrl = o.profileUrl();
       const { url, init } = signedRegistration(o.registryUrl, registrationOf(o.business(), profileUrl), o.signingKey(), Date.now());
       const res = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
       const body = (await res.json().catch(() => ({}))) as Record<string, any>;
       if (res.status === 201 || res.status === 200) {
         const known = id !== undefined;
         id = body.registration?.id ?? id;
+        if (id) o.onRegistered?.(id);
         o.log.info(known ? 'registration refreshed' : 'registered with the registry', { registry: o.registryUrl, id });
         failures = 0;
         return true;

@@ -86,6 +86,8 @@ export const OPTIONS = {
   'max-failures': { type: 'string' },
   'register-with': { type: 'string', multiple: true },
   'register-interval': { type: 'string' },
+  'directory-scan': { type: 'string' },
+  export: { type: 'string' },
   stdio: { type: 'boolean' },
   'log-level': { type: 'string' },
   'log-format': { type: 'string' },

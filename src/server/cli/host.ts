@@ -6,7 +6,9 @@ import { HOST_NAME } from '../operator-desk.js';
 import { DirectoryClash, openDeploymentDirectory, type DeploymentDirectory, type HostedBusiness } from '../../store/index.js';
 import { loadBusinessFile } from '../business-file.js';
 import { createHosting, hostedDefinition, publicOrigin, type OperatorOptions } from '../hosting.js';
-import { proxyList } from './serve.js';
+import { proxyList, registryUrls } from './serve.js';
+import { DEFAULT_REREGISTER_MS } from '../register-with.js';
+import { followDirectory, removeHostedBusiness, type HostedRegistrations } from '../hosted-registry.js';
 import {
   CommandError,
   UsageError,
@@ -22,7 +24,7 @@ import {
   type Command,
   type Flags,
 } from './common.js';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { calendarSecretPrefix } from '../../domain/index.js';
 
 const HELP = `usp-server host: many businesses in one process, each at its own host name
@@ -35,6 +37,12 @@ Usage:
                                                    catalog and tools say so (with the reason); reads,
                                                    cancellations and its dashboard keep working
   usp-server host resume ID                        take bookings again
+  usp-server host remove ID [--export FILE]        export then delete a business: its registrations
+                                                   removed (a serving deployment must still serve it
+                                                   for the registry to check the signature), its host
+                                                   names freed, its store deleted (SQLite file removed,
+                                                   PostgreSQL schema dropped: give the serve's --db);
+                                                   --export FILE first copies its SQLite database
   usp-server host serve [options]                  serve every business on one port
 
 A request's Host (its port dropped) picks the business; a name no business has gets 404. Each
@@ -68,6 +76,12 @@ host serve:
   --operator-key KEY          the operator's key (Authorization: Bearer KEY), no business's; repeatable
   --operator-key-hash SHA256  the same given as its sha-256 hex digest (keeps the key out of the
                               process list); repeatable
+  --register-with URL         register every business with the registry at URL (repeatable), each at
+                              its own profile URL, signed with its own key; again after its catalog
+                              changes and every --register-interval; a business added while serving is
+                              registered at the next directory scan, one removed is forgotten
+  --register-interval SECONDS register again this often (default ${DEFAULT_REREGISTER_MS / 1000}; at most 86400)
+  --directory-scan SECONDS    read the directory for added and removed businesses this often (default 5)
 ${LOG_HELP}
 `;
 
@@ -210,13 +224,25 @@ async function serve(flags: Flags): Promise<number> {
   const sandbox = Boolean(flags.sandbox);
   // The mail flags checked once before listening: a bad one is a usage error, not a failed opening per business.
   hostedMail(flags, { id: 'check', origin: 'demo' } as HostedBusiness);
+  const registries = registryUrls(flags);
+  const reRegister = intFlag(flags, 'register-interval', 1);
+  if (reRegister !== undefined && reRegister > 86_400) throw new UsageError('--register-interval must be at most 86400 seconds (registries re-index at least daily)');
+  const scanSeconds = intFlag(flags, 'directory-scan', 1) ?? 5;
+  let followed: HostedRegistrations | undefined;
   const directory = openDirectory(flags);
   const hosting = createHosting({
     directory,
     dataDir: deploymentDir(flags),
     db,
     server: { sandbox, clock: processClock(), security: securityOptions(flags) },
-    serverFor: (b) => ({ mail: hostedMail(flags, b) }),
+    serverFor: (b) => ({
+      mail: hostedMail(flags, b),
+      // A new definition or a catalog change is news for every registry.
+      onDefinitionChanged: () => followed?.catalogChanged(b.id),
+      onEvents: (events) => {
+        if (events.some((e) => e.event.startsWith('service.'))) followed?.catalogChanged(b.id);
+      },
+    }),
     log,
     maxLoaded: intFlag(flags, 'max-loaded', 1),
     idleCloseMs: ((intFlag(flags, 'idle-close', 0) ?? 600) * 1000) as number,
@@ -240,9 +266,51 @@ async function serve(flags: Flags): Promise<number> {
   for (const b of active) log.info(`${b.id}: ${publicOrigin(scheme ?? listened.protocol.slice(0, -1), b.hosts[0]!, flags['public-port'] ?? listened.port)}/.well-known/usp`);
   if (sandbox) log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
   if (!isLoopbackAddress(address) && address !== 'localhost' && !scheme) log.warn('give --public-scheme https (and --public-port) when a TLS proxy fronts this deployment');
+  followed = followDirectory({
+    registries,
+    directory,
+    use: (id, fn) => hosting.pool.use(id, fn),
+    closeBusiness: (id) => hosting.pool.close(id),
+    log,
+    intervalMs: reRegister === undefined ? undefined : reRegister * 1000,
+    scanMs: scanSeconds * 1000,
+  });
+  void followed.scan();
   const timeoutMs = shutdownTimeoutMs(flags);
-  stopOnSignals(() => hosting.shutdown(timeoutMs), log, timeoutMs);
+  stopOnSignals(
+    () => {
+      followed?.stop();
+      return hosting.shutdown(timeoutMs);
+    },
+    log,
+    timeoutMs,
+  );
   return -1;
+}
+
+async function remove(flags: Flags, id: string | undefined): Promise<number> {
+  if (!id) throw new UsageError('Usage: usp-server host remove ID [--export FILE]   (usp-server host list shows the ids)');
+  const db = flags.db;
+  if (db && !/^postgres(ql)?:\/\//.test(db)) throw new UsageError('--db of host remove is the postgres:// URL the deployment serves with');
+  const exportTo = flags.export ? resolve(flags.export) : undefined;
+  if (exportTo && db) throw new UsageError('--export copies a SQLite database; on PostgreSQL dump the business first (pg_dump --schema=usp_<id>), then remove it');
+  if (exportTo && existsSync(exportTo)) throw new UsageError(`--export: ${exportTo} exists already; give a new file`);
+  const directory = openDirectory(flags);
+  try {
+    const b = directory.get(id);
+    if (!b) throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
+    const report = await removeHostedBusiness(
+      { directory, dataDir: deploymentDir(flags), db, exportTo, log: loggerFrom({ ...flags, 'log-level': flags['log-level'] ?? 'warn' }) },
+      b,
+    );
+    if (exportTo) console.log(`${id}: its database is copied to ${exportTo}`);
+    for (const r of report.told) console.log(`${id}: removed from the registry ${r}`);
+    for (const r of report.untold) console.error(`${id}: the registry ${r} could not be told (it drops the registration once re-indexing finds the profile gone)`);
+    console.log(`${id} is removed: its host names ${b.hosts.join(', ')} are free and its store is deleted`);
+    return 0;
+  } finally {
+    directory.close();
+  }
 }
 
 async function run(flags: Flags, args: string[]): Promise<number> {
@@ -256,10 +324,12 @@ async function run(flags: Flags, args: string[]): Promise<number> {
       return setStatus(flags, rest[0], 'suspended');
     case 'resume':
       return setStatus(flags, rest[0], 'active');
+    case 'remove':
+      return remove(flags, rest[0]);
     case 'serve':
       return serve(flags);
     default:
-      throw new UsageError(`Usage: usp-server host add|list|suspend|resume|serve   (usp-server host --help says more)${sub ? `; not ${JSON.stringify(sub)}` : ''}`);
+      throw new UsageError(`Usage: usp-server host add|list|suspend|resume|remove|serve   (usp-server host --help says more)${sub ? `; not ${JSON.stringify(sub)}` : ''}`);
   }
 }
 

@@ -165,7 +165,8 @@ export function retentionOptions(flags: Flags): Pick<ServerOptions, 'eventRetent
   return { eventRetentionMs: daysMs(intFlag(flags, 'event-retention-days', 1)), personalDataRetentionMs: daysMs(intFlag(flags, 'retention-days', 1)) };
 }
 
-function registryUrls(flags: Flags): string[] {
+/** --register-with as the registries' base URLs (serve and host serve). */
+export function registryUrls(flags: Flags): string[] {
   return (flags['register-with'] ?? []).map((v) => {
     let u: URL;
     try {

@@ -32,6 +32,13 @@ export interface DeploymentDirectory {
   setStatus(id: string, status: HostedStatus, reason?: string): boolean;
   /** Replace a business's host names (the first is its origin); a name another business holds is a DirectoryClash. */
   setHosts(id: string, hosts: string[]): void;
+
+  /** The business leaves the deployment: its names are freed and its registrations forgotten. False when unknown. */
+  remove(id: string): boolean;
+  /** A registry accepted the business's registration under this id (`host serve --register-with`). */
+  recordRegistration(id: string, registry: string, registrationId: string, profileUrl: string): void;
+  /** The registrations recorded for a business, to remove them when it leaves. */
+  registrationsOf(id: string): Array<{ registry: string; registrationId: string; profileUrl: string }>;
   close(): void;
 }
 
@@ -52,6 +59,13 @@ CREATE TABLE IF NOT EXISTS hosted_names (
   position INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS hosted_names_business ON hosted_names(business_id, position);
+CREATE TABLE IF NOT EXISTS hosted_registrations (
+  business_id TEXT NOT NULL REFERENCES hosted_businesses(id),
+  registry TEXT NOT NULL,
+  registration_id TEXT NOT NULL,
+  profile_url TEXT NOT NULL,
+  PRIMARY KEY (business_id, registry)
+);
 `;
 
 type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: number };
@@ -73,6 +87,17 @@ export function openDeploymentDirectory(path: string): DeploymentDirectory {
   const insertName = db.prepare('INSERT INTO hosted_names (name, business_id, position) VALUES (?, ?, ?)');
   const nameTaken = db.prepare<[string], { business_id: string }>('SELECT business_id FROM hosted_names WHERE name = ?');
   const updateStatus = db.prepare('UPDATE hosted_businesses SET status = ?, reason = ? WHERE id = ?');
+  const upsertRegistration = db.prepare(
+    'INSERT INTO hosted_registrations (business_id, registry, registration_id, profile_url) SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM hosted_businesses WHERE id = ?) ON CONFLICT (business_id, registry) DO UPDATE SET registration_id = excluded.registration_id, profile_url = excluded.profile_url',
+  );
+  const registrations = db.prepare<[string], { registry: string; registration_id: string; profile_url: string }>(
+    'SELECT registry, registration_id, profile_url FROM hosted_registrations WHERE business_id = ? ORDER BY registry',
+  );
+  const remove = db.transaction((id: string) => {
+    db.prepare('DELETE FROM hosted_registrations WHERE business_id = ?').run(id);
+    db.prepare('DELETE FROM hosted_names WHERE business_id = ?').run(id);
+    return db.prepare('DELETE FROM hosted_businesses WHERE id = ?').run(id).changes > 0;
+  });
   const full = (r: Row | undefined): HostedBusiness | undefined =>
     r && { id: r.id, status: r.status, ...(r.reason ? { reason: r.reason } : {}), origin: r.origin, addedAt: r.added_at, hosts: namesOf.all(r.id).map((n) => n.name) };
   const add = db.transaction((b: Omit<HostedBusiness, 'status'>) => {
@@ -104,6 +129,9 @@ export function openDeploymentDirectory(path: string): DeploymentDirectory {
     get: (id) => full(rowOf.get(id)),
     byHost: (host) => full(rowByHost.get(host.toLowerCase())),
     setStatus: (id, status, reason) => updateStatus.run(status, status === 'suspended' ? (reason ?? null) : null, id).changes > 0,
+    remove: (id) => remove(id),
+    recordRegistration: (id, registry, registrationId, profileUrl) => void upsertRegistration.run(id, registry, registrationId, profileUrl, id),
+    registrationsOf: (id) => registrations.all(id).map((r) => ({ registry: r.registry, registrationId: r.registration_id, profileUrl: r.profile_url })),
     close: () => db.close(),
   };
 }
