@@ -69,3 +69,4 @@ export { unknownMemberWarnings } from './unknown-members.js';
 export { WEBHOOK_RESOURCE_PREFIX, loadWebhookResourceKey, webhookResourceNamer } from './webhook-resource.js';
 export { EXTENSIONS, OUR_NAMESPACE, META_WEBHOOK, META_WEBHOOK_RESOURCE, deprecatedNameWarning } from './extensions.js';
 export type { ExtensionCapability } from './extensions.js';
+export { businessHealth, type BusinessHealth } from './admin/business-health.js';

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OperatorRefusal, type OperatorBusiness, type OperatorDesk } from '../bindings/operator/index.js';
 import { calendarSecretPrefix } from '../domain/index.js';
-import { operationByName, type Logger } from '../operations/index.js';
+import { businessHealth, type Logger } from '../operations/index.js';
 import { DirectoryClash, type DeploymentDirectory, type HostedBusiness } from '../store/index.js';
 import { BusinessFileError, parseBusinessFile } from './business-file.js';
 import type { BusinessPool } from './hosted-pool.js';
@@ -137,19 +137,5 @@ const AS_OPERATOR = { principal: 'business', profile: null, business: true, auth
 
 /** What the business's own admin API computes (its figures, its calendar sync), and its mail outbox. */
 async function measure(s: UspServer): Promise<Record<string, number>> {
-  const call = async (name: string) => {
-    const res = await s.pipeline.execute(operationByName(name), { input: {}, trustedCaller: { ...AS_OPERATOR }, door: 'operator' }, s.scope);
-    if (!res.ok) throw new Error(`${name}: ${res.error.message}`);
-    return res.data as Record<string, any>;
-  };
-  const figures = (await call('get_day_figures')).figures;
-  const feeds: Array<{ stale: boolean }> = (await call('list_calendar_sync')).feeds;
-  const mail = await s.store.read((tx) => tx.mail.recent(500));
-  return {
-    bookings_today: figures.bookings,
-    failing_webhook_deliveries: figures.failed_deliveries,
-    mail_failed: mail.filter((m) => m.status === 'failed').length,
-    mail_queued: mail.filter((m) => m.status === 'queued').length,
-    stale_calendars: feeds.filter((f) => f.stale).length,
-  };
+  return { ...(await businessHealth(s.pipeline, s.scope, { ...AS_OPERATOR })) };
 }
