@@ -58,7 +58,11 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'harbor.json'), JSON.stringify(demo));
   const common = ['--allow-loopback-profiles', '--db', ':memory:', '--port', '0'];
   const slow = { timeoutMs: 60_000 }; // two servers starting at once on a loaded 2-core machine
-  [maple, harbor] = await Promise.all([startServeCli(['--demo', '--require-auth', ...common], slow), startServeCli(['--config', join(dir, 'harbor.json'), ...common], slow)]);
+  // Both settle before either is kept, so a server that started is stopped in afterAll even when the other did not start.
+  const [m, h] = await Promise.allSettled([startServeCli(['--demo', '--require-auth', ...common], slow), startServeCli(['--config', join(dir, 'harbor.json'), ...common], slow)]);
+  if (m.status === 'fulfilled') maple = m.value;
+  if (h.status === 'fulfilled') harbor = h.value;
+  for (const r of [m, h]) if (r.status === 'rejected') throw r.reason;
 }, 120_000);
 afterAll(async () => {
   await maple?.stop();
