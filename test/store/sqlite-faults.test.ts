@@ -53,6 +53,27 @@ async function expectUnavailable(res: { status: number; body: any; headers: Head
   expect(res.headers.get('retry-after')).toBe('2');
 }
 
+/**
+ * Take the write lock on `db` once the server lets go of it. The server runs in this process, and a
+ * background pass (the outbox runner's claim) may hold an open group commit whose COMMIT is due on
+ * the next turn of the event loop: a synchronous busy wait here would block that turn and never get
+ * the lock. So try without waiting, and yield between tries.
+ */
+async function takeWriteLock(db: Database.Database): Promise<void> {
+  db.pragma('busy_timeout = 0');
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      begin.run();
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+}
+
 async function expectIntact(file: string, bookingIds: string[]) {
   const db = new Database(file, { readonly: true });
   try {
@@ -72,9 +93,7 @@ describe('a SQLite database locked by another process past the busy timeout answ
     expect(first.status).toBe(201);
 
     const other = new Database(file);
-    // The server may be mid-commit (start-up writes, a group commit): wait for our turn to take the lock.
-    other.pragma('busy_timeout = 10000');
-    other.prepare('BEGIN IMMEDIATE').run();
+    await takeWriteLock(other);
     try {
       const t0 = Date.now();
       await expectUnavailable(await book(server, b, 'locked-key'));
