@@ -65,6 +65,7 @@ describe('public calls are limited per client address, weighted by cost', () => 
     const url = await start();
     let passed = 0;
     let refusedAt = -1;
+    const t0 = Date.now();
     for (let i = 0; i < 1500; i++) {
       const r = await query31(url);
       await r.arrayBuffer();
@@ -75,10 +76,12 @@ describe('public calls are limited per client address, weighted by cost', () => 
       expect(r.status).toBe(200);
       passed++;
     }
+    const seconds = (Date.now() - t0) / 1000;
     expect(refusedAt).toBeGreaterThan(0);
-    // 12,000 / 31 = 387 full queries, plus what refills while they run.
+    // 12,000 / 31 = 387 full queries, plus what refills while they run (200 tokens a second): on a
+    // loaded machine the run is slower and more refills, so the ceiling follows the time it took.
     expect(passed).toBeGreaterThanOrEqual(380);
-    expect(passed).toBeLessThan(450);
+    expect(passed).toBeLessThanOrEqual(Math.ceil((12_000 + 200 * seconds) / 31) + 1);
   }, 60_000);
 });
 
