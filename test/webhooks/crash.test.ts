@@ -70,7 +70,7 @@ async function startChild(db: string): Promise<Child> {
     } catch {
       return false;
     }
-  }, 15_000).catch(() => false);
+  }, 30_000).catch(() => false);
   if (!up || dead) {
     proc.kill('SIGKILL');
     throw new Error(`usp-server did not start:\n${err}`);
@@ -203,5 +203,5 @@ describe('SIGKILL between commit and delivery loses nothing', () => {
     await waitFor(() => readDb(db, (d) => (d.prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status != 'delivered'`).get() as { n: number }).n === 0), 5000);
     const states = readDb(db, (d) => d.prepare('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status').all());
     expect(states).toEqual([{ status: 'delivered', n: committed.length }]);
-  }, 60_000);
+  }, 90_000);
 });
