@@ -6,7 +6,7 @@
  * `channel: 'sms'` by the event channel that decides them (docs/ARCHITECTURE.md, "Channels").
  */
 import type { MailMessage, Tx } from '../store/index.js';
-import type { Failure, QueuePort } from './runner.js';
+import { backoff, type Failure, type QueuePort } from './runner.js';
 
 /** One channel's way out: what sends a message queued on it. */
 export interface NotificationProvider {
@@ -44,8 +44,7 @@ export function notificationQueue(provider: NotificationProvider, o: Notificatio
     leaseMs: o.leaseMs ?? 120_000,
     batch: o.batch ?? 20,
     concurrency: 1,
-    giveUpMs: GIVE_UP_MS,
-    retryDelayMs: notificationRetryDelayMs,
+    retryAt: backoff(notificationRetryDelayMs, GIVE_UP_MS),
     doneMessage: `${provider.noun} sent`,
     // The message's cause, never its recipient (the key's last part).
     describe: (m) => ({ [provider.noun]: m.id.split('|')[0], kind: m.kind }),

@@ -1,20 +1,23 @@
 /**
- * The one runner of every leased queue (the notification outbox, the payment jobs): on the shared
- * BackgroundLoop it leases the due rows in one transaction (another process, or this one after a
- * crash, takes a row over once its lease lapses), attempts each with bounded concurrency, and
- * records the end in a transaction of its own: done, queued again after a growing delay, or failed
- * for good (a permanent refusal, or the queue's give-up age reached). What a row is, how it is
- * leased, attempted and finished is the queue's port (`QueuePort`); the runner knows none of them.
+ * The one runner of every leased queue (the notification outbox, the payment jobs, the webhook
+ * deliveries, the calendar pushes): on the shared BackgroundLoop it leases the due rows in one
+ * transaction (another process, or this one after a crash, takes a row over once its lease lapses),
+ * attempts each with bounded concurrency, and records the end in a transaction of its own: done,
+ * queued again after a growing delay, or failed for good (a permanent refusal, or the queue's
+ * schedule gives up). What a row is, how it is leased, attempted and finished is the queue's port
+ * (`QueuePort`); the runner knows none of them.
+ *
+ * A queue whose rows have lanes (webhooks: one target each) keeps at most one row per lane in flight
+ * and does not wait for its attempts before the next pass, so one slow lane never holds up another;
+ * a stop gives them a moment and releases the leases of those it cut short.
  */
-import type { Store, Tx } from '../store/index.js';
+import { StoreUnavailable, type Store, type Tx } from '../store/index.js';
 import { BackgroundLoop, type LoopLog } from './loop.js';
 
 /** What the runner reads of every leased row. */
 export interface LeasedRow {
-  id: string;
   /** Attempts made before this one. */
   attempts: number;
-  created_ms: number;
 }
 
 /** How an attempt that threw reads: whether trying again can help, and its text for the row and the log. */
@@ -27,17 +30,24 @@ export interface Failure {
 export interface Finished {
   /** Attempts made, this one included. */
   attempts: number;
+  /** When the attempt began. */
+  startedMs: number;
   now: number;
 }
 
 export interface Failed extends Finished {
-  /** Permanent, or past the give-up age: the row is not tried again. */
+  /** Permanent, or the queue's schedule gave up: the row is not tried again. */
   giveUp: boolean;
   /** When the row is due again (when not given up). */
   retryAtMs: number;
   error: string;
-  /** What threw (a port may keep a fact of it on the row: a provider's retry key). */
+  /** What threw (a port may keep a fact of it on the row: a provider's retry key, an HTTP status). */
   cause: unknown;
+}
+
+/** The common schedule: the next attempt after `delayMs(attempts)`, given up once the row is older than `giveUpMs`. */
+export function backoff<J extends LeasedRow & { created_ms: number }>(delayMs: (attempts: number) => number, giveUpMs: number) {
+  return (job: J, end: Finished): number | null => (end.now - job.created_ms > giveUpMs ? null : end.now + delayMs(end.attempts));
 }
 
 /** One queue as the runner drives it. */
@@ -52,14 +62,19 @@ export interface QueuePort<J extends LeasedRow, R = unknown> {
   readonly batch: number;
   /** Most rows attempted at once. */
   readonly concurrency: number;
-  /** Past this age (from `created_ms`) a failing row is failed for good. */
-  readonly giveUpMs: number;
-  /** The delay before attempt n+1. */
-  retryDelayMs(attempts: number): number;
+  /** When a failed row is due again (growing with `attempts`), or null to fail it for good. */
+  retryAt(job: J, end: Finished): number | null;
   /** What a log line about a row says (its key and kind; never a recipient or contents). */
   describe(job: J): Record<string, unknown>;
-  /** Lease up to `limit` due rows until `leaseUntilMs`. */
-  claim(tx: Tx, now: number, limit: number, leaseUntilMs: number): Promise<J[]>;
+  /** Before each pass (webhooks: expand due events into deliveries); false: nothing to lease this pass. */
+  beforePass?(): Promise<boolean | undefined>;
+  /**
+   * Rows of one lane never run side by side (webhooks: one target, so its events arrive in order).
+   * With lanes, `claim` is told the lanes in flight, and a pass does not wait for its attempts.
+   */
+  lane?(job: J): string;
+  /** Lease up to `limit` due rows until `leaseUntilMs` (none of the `busy` lanes). */
+  claim(tx: Tx, now: number, limit: number, leaseUntilMs: number, busy: readonly string[]): Promise<J[]>;
   /** Do the row's work (send the message, call the provider); throws when it failed. */
   attempt(job: J): Promise<R>;
   failure(err: unknown, job: J): Failure;
@@ -67,6 +82,10 @@ export interface QueuePort<J extends LeasedRow, R = unknown> {
   done(tx: Tx, job: J, result: R, end: Finished): Promise<void>;
   /** Record a failed attempt: queued again at `retryAtMs`, or failed for good (clears the lease). */
   failed(tx: Tx, job: J, end: Failed): Promise<void>;
+  /** Clear the leases of rows a stop cut short (lanes only; unset, they lapse by themselves). */
+  release?(tx: Tx, jobs: readonly J[]): Promise<void>;
+  /** Told each attempt's end once it is recorded (metrics). */
+  recorded?(job: J, end: { result: R } | { failed: Failed }): void;
   /** Logged (info) after a successful attempt, when set ("mail sent"). */
   readonly doneMessage?: string;
   /** Release what the port holds (a transport's connections) once the runner stopped. */
@@ -79,24 +98,48 @@ export interface RunnerOptions {
   log: LoopLog;
   /** Poll interval when idle (default 1 s); nudges come sooner. */
   pollMs?: number;
+  /** How long a nudge waits, so that one pass serves a burst of commits (default 5 ms). */
+  debounceMs?: number;
 }
 
 export class LeasedRunner<J extends LeasedRow, R = unknown> {
   private readonly loop: BackgroundLoop;
+  /** Lanes only: the attempts under way, and the rows leased and not yet recorded (a stop releases them). */
+  private readonly inFlight = new Map<J, Promise<void>>();
+  private readonly leased = new Set<J>();
+  /** Lanes only: the claim under way, if any (a stop waits for it). */
+  private claiming: Promise<unknown> | undefined;
 
   constructor(
     private readonly port: QueuePort<J, R>,
     private readonly o: RunnerOptions,
   ) {
-    this.loop = new BackgroundLoop({ name: port.name, pass: () => this.tick(), log: o.log, pollMs: o.pollMs });
+    this.loop = new BackgroundLoop({ name: port.name, pass: async () => void (await this.tick()), log: o.log, pollMs: o.pollMs, debounceMs: o.debounceMs });
   }
 
   start(): void {
     this.loop.start();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stop polling; a pass under way ends first. Attempts of a queue with lanes get `graceMs` to finish;
+   * the leases of any cut short are released, so another process (or the next run) takes them at once.
+   */
+  async stop(graceMs = 1000): Promise<void> {
     await this.loop.stop();
+    await this.claiming?.catch(() => undefined);
+    if (this.inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...this.inFlight.values()]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
+    }
+    const release = this.port.release;
+    if (this.leased.size > 0 && release) {
+      const jobs = [...this.leased];
+      await this.o.store
+        .transaction((tx) => release(tx, jobs))
+        .catch((err) => this.o.log.warn(`could not release ${this.port.noun} leases; they lapse by themselves`, { rows: jobs.length, error: String(err) }));
+    }
     await this.port.close?.();
   }
 
@@ -105,34 +148,103 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
     this.loop.nudge();
   }
 
-  /** One pass over the due rows; resolves when each is done or put back (tests call it directly). */
-  async tick(): Promise<void> {
-    const p = this.port;
-    const now = this.o.now();
-    const due = await this.o.store.transaction((tx) => p.claim(tx, now, p.batch, now + p.leaseMs));
-    let next = 0;
-    const lane = async () => {
-      while (next < due.length) await this.run(due[next++]);
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(p.concurrency, due.length)) }, lane));
+  /** Started and not stopped. */
+  get isRunning(): boolean {
+    return this.loop.isRunning;
   }
 
-  private async run(job: J): Promise<void> {
+  /** True while the database is unavailable (the runner retries every poll). */
+  get isPaused(): boolean {
+    return this.loop.isPaused;
+  }
+
+  /**
+   * One pass over the due rows (tests call it directly). Resolves when each is done or put back, and
+   * says how many were done; with lanes, once the rows are launched (a stopped runner launches none),
+   * saying how many were (`idle()` waits for them).
+   */
+  async tick(): Promise<number> {
+    const p = this.port;
+    if (p.beforePass && (await p.beforePass()) === false) return 0;
+    if (p.lane) return this.launch(p.lane);
+    const now = this.o.now();
+    const due = await this.o.store.transaction((tx) => p.claim(tx, now, p.batch, now + p.leaseMs, []));
+    let next = 0;
+    let done = 0;
+    const lane = async () => {
+      while (next < due.length) if (await this.run(due[next++])) done++;
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(p.concurrency, due.length)) }, lane));
+    return done;
+  }
+
+  /** Wait until no attempt is in flight (lanes; tests). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  /** Lease what the free room and the idle lanes allow, and start each attempt without waiting for it. */
+  private async launch(laneOf: (job: J) => string): Promise<number> {
+    const p = this.port;
+    const room = Math.min(p.batch, p.concurrency - this.inFlight.size);
+    if (room <= 0 || !this.loop.isRunning) return 0;
+    const now = this.o.now();
+    const busy = [...new Set([...this.inFlight.keys()].map(laneOf))];
+    // The claimed rows count as leased the moment the claim commits, and stop() waits for a claim
+    // under way: a stop that lands meanwhile releases them with the rest.
+    const claim = this.o.store
+      .transaction((tx) => p.claim(tx, now, room, now + p.leaseMs, busy))
+      .then((due) => {
+        for (const job of due) this.leased.add(job);
+        return due;
+      });
+    this.claiming = claim;
+    const due = await claim.finally(() => {
+      if (this.claiming === claim) this.claiming = undefined;
+    });
+    if (!this.loop.isRunning) return 0;
+    for (const job of due) {
+      const run = this.run(job)
+        .then(
+          () => undefined,
+          (err) => this.o.log.warn(`${p.noun} could not be recorded; it will be retried`, { ...p.describe(job), error: String(err) }),
+        )
+        .finally(() => {
+          this.leased.delete(job);
+          this.inFlight.delete(job);
+          // A finished row may free its lane for the next one.
+          this.nudge();
+        });
+      this.inFlight.set(job, run);
+    }
+    return due.length;
+  }
+
+  /** Attempt one row and record its end; true when it was done. */
+  private async run(job: J): Promise<boolean> {
     const p = this.port;
     const attempts = job.attempts + 1;
+    const startedMs = this.o.now();
     let result: R;
     try {
       result = await p.attempt(job);
     } catch (err) {
+      // The database went away, not the row's work: its lease lapses and the loop pauses.
+      if (err instanceof StoreUnavailable) throw err;
       const now = this.o.now();
       const { permanent, error } = p.failure(err, job);
-      const giveUp = permanent || now - job.created_ms > p.giveUpMs;
-      this.o.log.warn(giveUp ? `${p.noun} failed for good` : `${p.noun} failed; it will be retried`, { ...p.describe(job), attempts, error });
-      await this.o.store.transaction((tx) => p.failed(tx, job, { attempts, now, giveUp, retryAtMs: now + p.retryDelayMs(attempts), error, cause: err }));
-      return;
+      const at = permanent ? null : p.retryAt(job, { attempts, startedMs, now });
+      const end: Failed = { attempts, startedMs, now, giveUp: at === null, retryAtMs: at ?? now, error, cause: err };
+      this.o.log.warn(end.giveUp ? `${p.noun} failed for good` : `${p.noun} failed; it will be retried`, { ...p.describe(job), attempts, error });
+      await this.o.store.transaction((tx) => p.failed(tx, job, end));
+      p.recorded?.(job, { failed: end });
+      if (!end.giveUp) this.loop.schedule(Math.max(0, end.retryAtMs - this.o.now()));
+      return false;
     }
-    const now = this.o.now();
-    await this.o.store.transaction((tx) => p.done(tx, job, result, { attempts, now }));
+    const end: Finished = { attempts, startedMs, now: this.o.now() };
+    await this.o.store.transaction((tx) => p.done(tx, job, result, end));
+    p.recorded?.(job, { result });
     if (p.doneMessage) this.o.log.info(p.doneMessage, p.describe(job));
+    return true;
   }
 }

@@ -7,7 +7,7 @@
  * refund), and given up after a day. This file is the queue's port: the provider call, its answer
  * through the pipeline, and what a job's end records.
  */
-import { LeasedRunner, type QueuePort } from '../outbox/index.js';
+import { LeasedRunner, backoff, type QueuePort } from '../outbox/index.js';
 import type { PaymentJob, Store } from '../store/index.js';
 import { operationForPaymentEvents, type Caller, type OperationDef, type PaymentEvent, type Pipeline, type CallScope } from '../operations/index.js';
 import { ProviderError, type PaymentProvider } from './port.js';
@@ -57,8 +57,7 @@ function paymentJobQueue(o: PaymentWorkerOptions): QueuePort<PaymentJob, Record<
     batch: o.batch ?? 20,
     // Every job of a pass at once: each is one provider call, and they are for different bookings.
     concurrency: o.batch ?? 20,
-    giveUpMs: GIVE_UP_MS,
-    retryDelayMs,
+    retryAt: backoff(retryDelayMs, GIVE_UP_MS),
     describe: (job) => ({ job: job.id, kind: job.kind }),
     claim: (tx, now, limit, leaseUntilMs) => tx.payments.claimDue(now, limit, leaseUntilMs),
     async attempt(job) {

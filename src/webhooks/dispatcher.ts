@@ -7,13 +7,16 @@
  *   and target, retries on the configured schedule, and one slow or dead endpoint never holds up
  *   another (at most one delivery in flight per target; others proceed concurrently).
  * Nothing is lost in a crash: undelivered events and deliveries are rows, picked up on restart.
- * While the database is unavailable the dispatcher pauses (one log line), keeps polling, and resumes
- * when a pass succeeds; a delivery sent but not recorded keeps its lease and is sent again after it lapses.
+ * The dispatcher is the shared leased runner (src/outbox/runner.ts) over the deliveries: this file is
+ * the queue's port. Expansion runs before each pass; a delivery's lane is its target (one in flight
+ * per target, and the claim skips a target in flight); the retry schedule is the spec's. While the
+ * database is unavailable the dispatcher pauses (one log line), keeps polling, and resumes when a pass
+ * succeeds; a delivery sent but not recorded keeps its lease and is sent again after it lapses.
  */
-import { BackgroundLoop } from '../outbox/index.js';
+import { LeasedRunner, type Failed, type QueuePort } from '../outbox/index.js';
 import { eventBody, type OutboxEvent, type Store, type SubscriptionRepo, type WebhookDelivery, type WebhookRepo } from '../store/index.js';
 import { isReservedName, type PlatformProfile } from '../security/index.js';
-import { checkWebhookUrl, type WebhookSender } from './sender.js';
+import { checkWebhookUrl, type SendResult, type WebhookSender } from './sender.js';
 import { nextAttempt, type RetryPolicy } from './schedule.js';
 import type { SigningKeyring } from './signing-keys.js';
 
@@ -57,188 +60,47 @@ const EXPAND_LOCK = 'webhooks:expand';
 /** Deliveries to a platform name its profile; the webhook_url is resolved when sending. */
 const PROFILE_TARGET = 'profile:';
 
-export class WebhookDispatcher {
-  private readonly loop: BackgroundLoop;
-  private readonly inFlight = new Map<string, Promise<void>>();
-  /** Ids of the deliveries in flight (their leases are released if a stop cuts them short). */
-  private readonly leased = new Set<number>();
-  /** The claim of due deliveries under way, if any (stop() waits for it). */
-  private claiming: Promise<unknown> | undefined;
+/** What a recorded attempt was, for the delivery's row and its attempt log. */
+interface Attempted {
+  status: 'delivered' | 'canceled' | 'skipped';
+  at: number;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+/** A POST that was not answered 2xx (or could not be made): the runner retries it on the schedule. */
+class DeliveryFailed extends Error {
+  constructor(
+    readonly res: SendResult,
+    readonly at: number,
+  ) {
+    super(res.error ?? `HTTP ${res.status}`);
+  }
+}
+
+/** The webhook deliveries as a queue of the shared leased runner, with the expansion of due events before each pass. */
+function webhookQueue(o: DispatcherOptions): QueuePort<WebhookDelivery, Attempted> {
   /** Reserved-name targets already logged (each is logged once per process; bounded). */
-  private readonly skippedLogged = new Set<string>();
-  constructor(private readonly o: DispatcherOptions) {
-    this.loop = new BackgroundLoop({ name: 'webhook dispatcher', pass: () => this.tick(), log: o.log, pollMs: o.pollMs, debounceMs: o.debounceMs });
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Something was committed: look soon. A few milliseconds' wait lets one pass serve a burst of commits. */
-  nudge(): void {
-    this.loop.nudge();
-  }
-
-  /**
-   * Stop; in-flight deliveries get a moment to finish. The leases of any cut short are released, so
-   * another process (or the next run) sends them at once rather than after the lease lapses.
-   */
-  async stop(graceMs = 1000): Promise<void> {
-    await this.loop.stop();
-    await this.claiming?.catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.inFlight.values()]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
-    clearTimeout(timer);
-    if (this.leased.size > 0) {
-      const ids = [...this.leased];
-      await this.o.store
-        .transaction((tx) => tx.webhooks.releaseLeases(ids))
-        .catch((err) => this.o.log.warn('could not release delivery leases; they lapse by themselves', { deliveries: ids.length, error: String(err) }));
-    }
-  }
-
-  /** Started and not stopped. */
-  get isRunning(): boolean {
-    return this.loop.isRunning;
-  }
-
-  /** One pass: expand due events, then launch due deliveries. Resolves when launched, not when finished. */
-  async tick(): Promise<void> {
-    await this.expand();
-    await this.launch();
-  }
-
-  /** True while the database is unavailable to the dispatcher (it retries every poll). */
-  get isPaused(): boolean {
-    return this.loop.isPaused;
-  }
-
-  /** Wait until nothing is in flight (tests). */
-  async idle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
-  }
-
-  private async expand(): Promise<void> {
-    for (;;) {
-      const now = this.o.now();
-      const { events, moved } = await this.o.store.transaction(async (tx) => {
-        // One expansion at a time across every process on the database: a process waiting here then
-        // reads what the one before it left pending, instead of all of them reading the same events
-        // and racing to expand them (the losers' work thrown away, and more passes the more processes).
-        await tx.lock([EXPAND_LOCK]);
-        const due = await tx.outbox.due(now, 50);
-        if (due.length === 0) return { events: due, moved: [] };
-        const subscriptions = due.some((e) => e.principal === null) ? await tx.subscriptions.active() : [];
-        for (const r of this.rows(due, subscriptions, now)) await tx.webhooks.add(r);
-        return { events: due, moved: await tx.outbox.markDispatched(due.map((e) => e.seq)) };
-      });
-      if (events.length === 0) return;
-      // Only the worker that moved an event announces it: several processes may race on one outbox.
-      const mine = new Set(moved);
-      const announced = events.filter((e) => mine.has(e.seq));
-      if (announced.length > 0 && this.o.onAnnounce) await this.o.onAnnounce(announced.map((e) => e.seq));
-      for (const e of announced) {
-        try {
-          this.o.onDue?.(e);
-        } catch (err) {
-          this.o.log.warn('MCP fan-out failed', { error: String(err) });
-        }
-      }
-      if (events.length < 50) return;
-    }
-  }
-
-  /** The deliveries of due events: one per matching catalog subscription, or one to the owning platform. */
-  private rows(events: ReadonlyArray<OutboxEvent & { seq: number }>, subscriptions: Awaited<ReturnType<SubscriptionRepo['active']>>, now: number) {
-    const rows: Array<Parameters<WebhookRepo['add']>[0]> = [];
-    for (const e of events) {
-      if (e.principal === null) {
-        const categories = categoryIds(e.payload.data);
-        for (const s of subscriptions) {
-          const sub = s.subscription;
-          if (sub.events && !sub.events.includes(e.event)) continue;
-          if (sub.categories && sub.categories.length > 0 && !sub.categories.some((c) => categories.includes(c))) continue;
-          if (checkWebhookUrl(sub.callback_url, this.o.allowLoopback)) continue;
-          rows.push(this.row(e, sub.callback_url, sub.id, now));
-        }
-      } else if (e.profile) {
-        // The platform's webhook_url is looked up when sending, so an unreachable profile is
-        // retried on the delivery schedule instead of losing the event.
-        rows.push(this.row(e, PROFILE_TARGET + e.profile, null, now));
-      }
-    }
-    return rows;
-  }
-
-  private row(e: OutboxEvent & { seq: number }, url: string, subscriptionId: string | null, now: number) {
-    return {
-      event_id: e.event_id,
-      event: e.event,
-      seq: e.seq,
-      order_key: e.order_key,
-      target_url: url,
-      subscription_id: subscriptionId,
-      body: JSON.stringify(eventBody(e, subscriptionId ? { subscription_id: subscriptionId } : {})),
-      next_attempt_ms: now,
-      created_ms: now,
-    };
-  }
-
-  /** The platform's webhook_url, null when it registers none (or one we refuse); throws when the profile is unreachable. */
-  private async webhookUrl(profileUrl: string): Promise<string | null> {
-    const p = await this.o.resolveProfile(profileUrl);
-    if (!p.webhook_url) return null;
-    const problem = checkWebhookUrl(p.webhook_url, this.o.allowLoopback);
-    if (problem) {
-      this.o.log.warn('platform webhook_url refused', { profile: profileUrl, problem });
-      return null;
-    }
-    return p.webhook_url;
-  }
+  const skippedLogged = new Set<string>();
 
   /** Where a delivery goes now: a subscription's callback, or the owning platform's current webhook_url. */
-  private async target(d: WebhookDelivery): Promise<{ url: string | null; error?: string }> {
+  async function target(d: WebhookDelivery): Promise<{ url: string | null; error?: string }> {
     if (!d.target_url.startsWith(PROFILE_TARGET)) return { url: d.target_url };
+    const profileUrl = d.target_url.slice(PROFILE_TARGET.length);
+    let p: PlatformProfile;
     try {
-      return { url: await this.webhookUrl(d.target_url.slice(PROFILE_TARGET.length)) };
+      p = await o.resolveProfile(profileUrl);
     } catch (err) {
       return { url: null, error: `platform profile unavailable: ${String((err as Error).message ?? err)}` };
     }
-  }
-
-  private async launch(): Promise<void> {
-    const max = this.o.maxInFlight ?? 32;
-    const room = max - this.inFlight.size;
-    if (room <= 0) return;
-    const now = this.o.now();
-    const lease = now + (this.o.leaseMs ?? 60_000);
-    const busy = [...this.inFlight.keys()];
-    if (!this.loop.isRunning) return;
-    // The claimed deliveries count as leased the moment the claim commits, and stop() waits for a
-    // claim under way: a stop that lands meanwhile releases them with the rest, instead of leaving
-    // them leased until the lease lapses.
-    const claim = this.o.store
-      .transaction((tx) => tx.webhooks.claimDue(now, room, lease, busy))
-      .then((due) => {
-        for (const d of due) this.leased.add(d.id);
-        return due;
-      });
-    this.claiming = claim;
-    const due = await claim.finally(() => {
-      if (this.claiming === claim) this.claiming = undefined;
-    });
-    if (!this.loop.isRunning) return;
-    for (const d of due) {
-      const p = this.deliver(d)
-        .catch((err) => this.o.log.warn('webhook delivery could not be recorded; it will be retried', { event_id: d.event_id, error: String(err) }))
-        .finally(() => {
-          this.leased.delete(d.id);
-          this.inFlight.delete(d.target_url);
-          // A finished delivery may unblock the next event for that target.
-          this.nudge();
-        });
-      this.inFlight.set(d.target_url, p);
+    if (!p.webhook_url) return { url: null };
+    const problem = checkWebhookUrl(p.webhook_url, o.allowLoopback);
+    if (problem) {
+      o.log.warn('platform webhook_url refused', { profile: profileUrl, problem });
+      return { url: null };
     }
+    return { url: p.webhook_url };
   }
 
   /**
@@ -246,75 +108,148 @@ export class WebhookDispatcher {
    * contacted: no DNS look-up, no connection. Plain `localhost` stays usable when loopback
    * targets are allowed (development).
    */
-  private reservedHost(url: string): string | null {
+  function reservedHost(url: string): string | null {
     let host: string;
     try {
       host = new URL(url).hostname;
     } catch {
       return null;
     }
-    if (this.o.allowLoopback && host.toLowerCase() === 'localhost') return null;
+    if (o.allowLoopback && host.toLowerCase() === 'localhost') return null;
     return isReservedName(host) ? host : null;
   }
 
-  /** Record a delivery to a reserved name as skipped, and say so in the log once per target. */
-  private async skip(d: WebhookDelivery, attempt: number, at: number, host: string): Promise<void> {
-    const key = d.target_url;
-    if (!this.skippedLogged.has(key)) {
-      if (this.skippedLogged.size >= 1000) this.skippedLogged.clear();
-      this.skippedLogged.add(key);
-      this.o.log.warn('webhook target is a reserved name (RFC 2606, RFC 6761): its deliveries are skipped', { target: d.target_url, host });
+  /** A delivery to a reserved name is skipped; the log says so once per target. */
+  function skip(d: WebhookDelivery, at: number, host: string): Attempted {
+    if (!skippedLogged.has(d.target_url)) {
+      if (skippedLogged.size >= 1000) skippedLogged.clear();
+      skippedLogged.add(d.target_url);
+      o.log.warn('webhook target is a reserved name (RFC 2606, RFC 6761): its deliveries are skipped', { target: d.target_url, host });
     }
-    await this.o.store.transaction((tx) =>
-      tx.webhooks.recordAttempt(
-        { delivery_id: d.id, attempt, at_ms: at, status_code: null, latency_ms: 0, error: `skipped: ${host} is a reserved name` },
-        { status: 'skipped', next_attempt_ms: at },
-      ),
-    );
-    this.o.onAttempt?.('skipped');
+    return { status: 'skipped', at, status_code: null, latency_ms: 0, error: `skipped: ${host} is a reserved name` };
   }
 
-  private async deliver(d: WebhookDelivery): Promise<void> {
-    const attempt = d.attempts + 1;
-    const at = this.o.now();
-    // A profile or callback on a reserved name is skipped before its profile is fetched.
-    const named = this.reservedHost(d.target_url.startsWith(PROFILE_TARGET) ? d.target_url.slice(PROFILE_TARGET.length) : d.target_url);
-    if (named) return this.skip(d, attempt, at, named);
-    const target = await this.target(d);
-    const hookName = target.url ? this.reservedHost(target.url) : null;
-    if (hookName) return this.skip(d, attempt, at, hookName);
-    if (target.url === null && !target.error) {
+  return {
+    name: 'webhook dispatcher',
+    noun: 'webhook delivery',
+    // A lease outlasts one attempt; a busy target is never claimed twice by this process anyway.
+    leaseMs: o.leaseMs ?? 60_000,
+    batch: o.maxInFlight ?? 32,
+    concurrency: o.maxInFlight ?? 32,
+    // The spec's schedule, from the delivery's first attempt (its creation, for later ones).
+    retryAt: (d, end) => nextAttempt(o.retry, end.attempts, end.attempts === 1 ? end.startedMs : d.created_ms, end.now),
+    describe: (d) => ({ event_id: d.event_id, target: d.target_url }),
+    beforePass: async () => {
+      await expand(o);
+      return true;
+    },
+    lane: (d) => d.target_url,
+    claim: (tx, now, limit, leaseUntilMs, busy) => tx.webhooks.claimDue(now, limit, leaseUntilMs, busy),
+    async attempt(d) {
+      const at = o.now();
+      // A profile or callback on a reserved name is skipped before its profile is fetched.
+      const named = reservedHost(d.target_url.startsWith(PROFILE_TARGET) ? d.target_url.slice(PROFILE_TARGET.length) : d.target_url);
+      if (named) return skip(d, at, named);
+      const t = await target(d);
+      const hookName = t.url ? reservedHost(t.url) : null;
+      if (hookName) return skip(d, at, hookName);
       // The platform registers no webhook_url: it hears about the event through MCP, if at all.
-      await this.o.store.transaction((tx) =>
-        tx.webhooks.recordAttempt(
-          { delivery_id: d.id, attempt, at_ms: at, status_code: null, latency_ms: 0, error: 'the platform profile registers no webhook_url' },
-          { status: 'canceled', next_attempt_ms: at },
-        ),
+      if (t.url === null && !t.error) return { status: 'canceled', at, status_code: null, latency_ms: 0, error: 'the platform profile registers no webhook_url' };
+      const res = t.url ? await o.sender.send(t.url, d.body, o.keyring.active(at), at) : { status: null, latencyMs: 0, error: t.error ?? 'no target' };
+      if (res.status === null || res.status < 200 || res.status >= 300) throw new DeliveryFailed(res, at);
+      return { status: 'delivered', at, status_code: res.status, latency_ms: res.latencyMs, error: res.error };
+    },
+    failure: (err) => ({ permanent: false, error: err instanceof DeliveryFailed ? (err.res.error ?? err.message) : String(err) }),
+    done: (tx, d, a) =>
+      tx.webhooks.recordAttempt(
+        { delivery_id: d.id, attempt: d.attempts + 1, at_ms: a.at, status_code: a.status_code, latency_ms: a.latency_ms, error: a.error },
+        { status: a.status, next_attempt_ms: a.at },
+      ),
+    failed(tx, d, end: Failed) {
+      const sent = end.cause instanceof DeliveryFailed ? end.cause : null;
+      const at = sent?.at ?? end.startedMs;
+      return tx.webhooks.recordAttempt(
+        { delivery_id: d.id, attempt: end.attempts, at_ms: at, status_code: sent?.res.status ?? null, latency_ms: sent?.res.latencyMs ?? 0, error: sent?.res.error ?? end.error },
+        { status: end.giveUp ? 'failed' : 'pending', next_attempt_ms: end.giveUp ? at : end.retryAtMs },
       );
-      this.o.onAttempt?.('canceled');
-      return;
-    }
-    const res = target.url ? await this.o.sender.send(target.url, d.body, this.o.keyring.active(at), at) : { status: null, latencyMs: 0, error: target.error ?? 'no target' };
-    const ok = res.status !== null && res.status >= 200 && res.status < 300;
-    let status: WebhookDelivery['status'] = 'delivered';
-    let next = at;
-    if (!ok) {
-      const firstMs = attempt === 1 ? at : d.created_ms;
-      const n = nextAttempt(this.o.retry, attempt, firstMs, this.o.now());
-      if (n === null) {
-        status = 'failed';
-        this.o.log.warn('webhook delivery gave up', { event_id: d.event_id, target: d.target_url, attempts: attempt, error: res.error });
-      } else {
-        status = 'pending';
-        next = n;
+    },
+    release: (tx, ds) => tx.webhooks.releaseLeases(ds.map((d) => d.id)),
+    recorded: (_d, end) => o.onAttempt?.('result' in end ? end.result.status : end.failed.giveUp ? 'failed' : 'retry'),
+  };
+}
+
+/** The dispatcher: the shared leased runner over the webhook deliveries. */
+export class WebhookDispatcher extends LeasedRunner<WebhookDelivery, Attempted> {
+  constructor(o: DispatcherOptions) {
+    super(webhookQueue(o), { store: o.store, now: o.now, log: o.log, pollMs: o.pollMs, debounceMs: o.debounceMs });
+  }
+}
+
+/** Turn due events into their deliveries, and hand each to the MCP sessions. */
+async function expand(o: DispatcherOptions): Promise<void> {
+  for (;;) {
+    const now = o.now();
+    const { events, moved } = await o.store.transaction(async (tx) => {
+      // One expansion at a time across every process on the database: a process waiting here then
+      // reads what the one before it left pending, instead of all of them reading the same events
+      // and racing to expand them (the losers' work thrown away, and more passes the more processes).
+      await tx.lock([EXPAND_LOCK]);
+      const due = await tx.outbox.due(now, 50);
+      if (due.length === 0) return { events: due, moved: [] };
+      const subscriptions = due.some((e) => e.principal === null) ? await tx.subscriptions.active() : [];
+      for (const r of deliveryRows(due, subscriptions, now, o.allowLoopback)) await tx.webhooks.add(r);
+      return { events: due, moved: await tx.outbox.markDispatched(due.map((e) => e.seq)) };
+    });
+    if (events.length === 0) return;
+    // Only the worker that moved an event announces it: several processes may race on one outbox.
+    const mine = new Set(moved);
+    const announced = events.filter((e) => mine.has(e.seq));
+    if (announced.length > 0 && o.onAnnounce) await o.onAnnounce(announced.map((e) => e.seq));
+    for (const e of announced) {
+      try {
+        o.onDue?.(e);
+      } catch (err) {
+        o.log.warn('MCP fan-out failed', { error: String(err) });
       }
     }
-    await this.o.store.transaction((tx) =>
-      tx.webhooks.recordAttempt({ delivery_id: d.id, attempt, at_ms: at, status_code: res.status, latency_ms: res.latencyMs, error: res.error }, { status, next_attempt_ms: next }),
-    );
-    this.o.onAttempt?.(status === 'pending' ? 'retry' : status === 'failed' ? 'failed' : 'delivered');
-    if (status === 'pending') this.loop.schedule(Math.max(0, next - this.o.now()));
+    if (events.length < 50) return;
   }
+}
+
+/** The deliveries of due events: one per matching catalog subscription, or one to the owning platform. */
+function deliveryRows(events: ReadonlyArray<OutboxEvent & { seq: number }>, subscriptions: Awaited<ReturnType<SubscriptionRepo['active']>>, now: number, allowLoopback: boolean) {
+  const rows: Array<Parameters<WebhookRepo['add']>[0]> = [];
+  for (const e of events) {
+    if (e.principal === null) {
+      const categories = categoryIds(e.payload.data);
+      for (const s of subscriptions) {
+        const sub = s.subscription;
+        if (sub.events && !sub.events.includes(e.event)) continue;
+        if (sub.categories && sub.categories.length > 0 && !sub.categories.some((c) => categories.includes(c))) continue;
+        if (checkWebhookUrl(sub.callback_url, allowLoopback)) continue;
+        rows.push(deliveryRow(e, sub.callback_url, sub.id, now));
+      }
+    } else if (e.profile) {
+      // The platform's webhook_url is looked up when sending, so an unreachable profile is
+      // retried on the delivery schedule instead of losing the event.
+      rows.push(deliveryRow(e, PROFILE_TARGET + e.profile, null, now));
+    }
+  }
+  return rows;
+}
+
+function deliveryRow(e: OutboxEvent & { seq: number }, url: string, subscriptionId: string | null, now: number) {
+  return {
+    event_id: e.event_id,
+    event: e.event,
+    seq: e.seq,
+    order_key: e.order_key,
+    target_url: url,
+    subscription_id: subscriptionId,
+    body: JSON.stringify(eventBody(e, subscriptionId ? { subscription_id: subscriptionId } : {})),
+    next_attempt_ms: now,
+    created_ms: now,
+  };
 }
 
 function categoryIds(data: unknown): string[] {
