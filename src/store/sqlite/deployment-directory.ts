@@ -1,49 +1,24 @@
 /**
- * The deployment's directory of the businesses it hosts (`usp-server host`): each business's id, the
- * host names that reach it (operator-assigned names and custom domains, lowercased, each naming one
- * business), whether it is served (active) or refused (suspended), and where its definition came
- * from. A small SQLite file in the deployment's data folder, apart from every business's own store.
+ * The deployment's directory (deployment-port.ts) in a small SQLite file in the deployment's data
+ * folder, apart from every business's own store. Its writes are synchronous: a test or command may
+ * call them without awaiting.
  */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { DirectoryClash, type DeploymentDirectory, type HostedBusiness, type HostedRegistration, type HostedStatus } from '../deployment-port.js';
 
-export type HostedStatus = 'active' | 'suspended';
-
-export interface HostedBusiness {
-  id: string;
-  /** Host names (no port), lowercased; the first is the business's own origin. */
-  hosts: string[];
-  status: HostedStatus;
-  /** Why the operator suspended it (said by its profile and tools while suspended). */
-  reason?: string;
-  /** Where the definition came from: a business file's absolute path, or `demo`. */
-  origin: string;
-  addedAt: number;
-}
-
-export interface DeploymentDirectory {
+/** The SQLite directory: the port with its writes done before they return. */
+export interface SqliteDeploymentDirectory extends DeploymentDirectory {
   add(b: Omit<HostedBusiness, 'status'>): void;
-  list(): HostedBusiness[];
-  get(id: string): HostedBusiness | undefined;
-  /** The business a host name (no port, any case) reaches, if any. */
-  byHost(host: string): HostedBusiness | undefined;
-  /** False when no business has this id; a reason is kept only while suspended. */
   setStatus(id: string, status: HostedStatus, reason?: string): boolean;
-  /** Replace a business's host names (the first is its origin); a name another business holds is a DirectoryClash. */
   setHosts(id: string, hosts: string[]): void;
-
-  /** The business leaves the deployment: its names are freed and its registrations forgotten. False when unknown. */
   remove(id: string): boolean;
-  /** A registry accepted the business's registration under this id (`host serve --register-with`). */
   recordRegistration(id: string, registry: string, registrationId: string, profileUrl: string): void;
-  /** The registrations recorded for a business, to remove them when it leaves. */
-  registrationsOf(id: string): Array<{ registry: string; registrationId: string; profileUrl: string }>;
+  registrationsOf(id: string): HostedRegistration[];
+  ready(): boolean;
   close(): void;
 }
-
-/** A host name or business id the directory already holds: the operator picks another. */
-export class DirectoryClash extends Error {}
 
 const MIGRATION = `
 CREATE TABLE IF NOT EXISTS hosted_businesses (
@@ -70,7 +45,7 @@ CREATE TABLE IF NOT EXISTS hosted_registrations (
 
 type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: number };
 
-export function openDeploymentDirectory(path: string): DeploymentDirectory {
+export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
@@ -132,6 +107,13 @@ export function openDeploymentDirectory(path: string): DeploymentDirectory {
     remove: (id) => remove(id),
     recordRegistration: (id, registry, registrationId, profileUrl) => void upsertRegistration.run(id, registry, registrationId, profileUrl, id),
     registrationsOf: (id) => registrations.all(id).map((r) => ({ registry: r.registry, registrationId: r.registration_id, profileUrl: r.profile_url })),
+    ready: () => {
+      try {
+        return db.prepare('SELECT 1 AS ok').get() !== undefined;
+      } catch {
+        return false;
+      }
+    },
     close: () => db.close(),
   };
 }
