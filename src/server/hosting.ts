@@ -24,6 +24,7 @@ import { createListener, type Listener } from './listener.js';
 import { BusinessPool } from './hosted-pool.js';
 import { createOperatorDoor } from '../bindings/operator/index.js';
 import { DEFAULT_SUSPENSION, operatorDesk } from './operator-desk.js';
+import { hostedProbes } from './hosted-probes.js';
 
 /** What every hosted business is composed with (its own store, origin, hosts and log are the deployment's to set). */
 export type HostedServerOptions = Omit<
@@ -69,6 +70,8 @@ export interface HostingOptions {
   route?: (name: string, path: string) => string;
   /** The operator's admin API at a host name of its own (src/bindings/operator); none when not given. */
   operator?: OperatorOptions;
+  /** Most businesses labelled each on the deployment's /metrics (default hosted-probes.ts MAX_LABELLED). */
+  metricsLabelled?: number;
 }
 
 export interface Hosting {
@@ -131,12 +134,24 @@ export function createHosting(o: HostingOptions): Hosting {
       log: o.log,
       now: () => Date.now(),
     });
+  // /readyz and /metrics: a business's own at its host, the deployment's at any other name (hosted-probes.ts).
+  const probes = hostedProbes({
+    directory: o.directory,
+    pool,
+    proxies,
+    operatorKeyHashes: o.operator?.keyHashes ?? [],
+    shuttingDown: () => listener.shuttingDown,
+    webhooksEnabled: (b) => ({ ...o.server, ...o.serverFor?.(b) }).webhooks?.enabled !== false,
+    maxLabelled: o.metricsLabelled,
+  });
   const fetch = async (sent: Request, env: unknown): Promise<Response> => {
     const req = o.route ? rerouted(sent, o.route) : sent;
     const name = hostName(req.headers.get('host'));
-    if (operator && name === o.operator!.host) return operator(req, env);
+    if (operator && name === o.operator!.host) return (await probes.deployment(req, env)) ?? operator(req, env);
     const b = o.directory.byHost(name);
-    if (!b) return plain(404, 'No business is served at this address.');
+    if (!b) return (await probes.deployment(req, env)) ?? plain(404, 'No business is served at this address.');
+    const probed = probes.business(req, env, b);
+    if (probed) return probed;
     try {
       return await pool.use(b.id, async (server) => {
         await followStatus(server, b);

@@ -52,7 +52,7 @@ else
   describe('two host serve processes on one PostgreSQL database share the deployment directory', () => {
     const work = mkdtempSync(join(tmpdir(), 'usp-hosting-pg-'));
     const dbName = `usp_hostpg_${process.pid}_${randomBytes(3).toString('hex')}`;
-    const u = new URL(PG_URL);
+    const u = new URL(PG_URL!);
     u.pathname = `/${dbName}`;
     const db = u.toString();
     const procs: RunningCli[] = [];
@@ -110,7 +110,11 @@ else
         body: { reason: 'Closed for renovation' },
       });
       expect(s.status, s.text).toBe(200);
-      await waitFor(async () => JSON.stringify((await hostCall(`http://${NORD.host}:${two}/.well-known/usp`)).body).includes('Closed for renovation'), 3000, 'the suspension in force at the other process');
+      await waitFor(
+        async () => JSON.stringify((await hostCall(`http://${NORD.host}:${two}/.well-known/usp`)).body).includes('Closed for renovation'),
+        3000,
+        'the suspension in force at the other process',
+      );
       const refused = await book(two, NORD);
       expect(refused.status).not.toBe(201);
       expect(refused.text).toContain('Closed for renovation');
