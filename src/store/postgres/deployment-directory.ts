@@ -237,7 +237,9 @@ class PgDirectory implements DeploymentDirectory {
     } finally {
       c.release();
     }
-    await this.reread(id);
+    // Committed: this process's copy is read again now (a failure here is not the write's: the
+    // notification, a reconnect or the periodic pass reads it again).
+    await this.reread(id).catch(() => undefined);
   }
 
   /** Read one business (or, without an id, the whole directory) again, after every re-read asked before. */
