@@ -141,7 +141,7 @@ export async function removeHostedBusiness(
   const registrations = o.directory.registrationsOf(b.id);
   if (registrations.length > 0) {
     const server = await createUspServer({
-      business: await hostedDefinition(b),
+      business: await hostedDefinition(b, o.directory),
       definition: 'stored_first',
       db: store,
       sandbox: true,

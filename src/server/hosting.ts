@@ -13,7 +13,7 @@
  * business (`usp_<id>`) on the one database, each with a small pool.
  */
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { BusinessDef } from '../domain/index.js';
 import { offerDashboardSetup, type Logger } from '../operations/index.js';
 import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
@@ -108,9 +108,16 @@ export function hostName(header: string | null): string {
 const plain = (status: number, text: string) =>
   new Response(`${text}\n`, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' } });
 
-/** A hosted business's definition, from where the operator added it (its file, or the built-in demo). */
-export async function hostedDefinition(b: HostedBusiness): Promise<BusinessDef> {
-  if (b.origin !== 'demo') return loadBusinessFile(b.origin);
+/**
+ * A hosted business's definition, from where the operator added it (its file, or the built-in demo);
+ * where the file is not on this machine (another process of the deployment added it), the copy of
+ * it the directory kept.
+ */
+export async function hostedDefinition(b: HostedBusiness, directory?: Pick<DeploymentDirectory, 'definitionOf'>): Promise<BusinessDef> {
+  if (b.origin !== 'demo') {
+    const kept = directory && !existsSync(b.origin) ? await directory.definitionOf(b.id) : undefined;
+    return kept === undefined ? loadBusinessFile(b.origin) : parseBusinessFile(JSON.parse(kept), b.origin);
+  }
   return parseBusinessFile(JSON.parse(readFileSync(new URL('./demo-business.json', import.meta.url), 'utf8')), 'demo-business.json');
 }
 
@@ -219,7 +226,7 @@ async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b:
   const server = await createUspServer({
     ...o.server,
     ...own,
-    business: await hostedDefinition(b),
+    business: await hostedDefinition(b, o.directory),
     definition: 'stored_first',
     definitionOrigin: b.origin === 'demo' ? { kind: 'demo' } : { kind: 'file', file: b.origin },
     db: storeOf(o, b.id),

@@ -116,7 +116,7 @@ async function create(d: OperatorDeskDeps, business: unknown, hosts: unknown): P
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, `${id}.json`);
   writeFileSync(file, `${JSON.stringify(business, null, 2)}\n`, { mode: 0o600 });
-  await clash(() => d.directory.add({ id, hosts: names, origin: file, addedAt: Date.now() }));
+  await clash(() => d.directory.add({ id, hosts: names, origin: file, addedAt: Date.now(), definition: JSON.stringify(business) }));
   d.log.info('operator added a business', { business: id, hosts: names });
   return d.directory.get(id)!;
 }

@@ -34,9 +34,18 @@ export interface HostedRegistration {
 /** A write's result, now (SQLite) or once the database answered (PostgreSQL). */
 export type Awaitable<T> = T | Promise<T>;
 
+/** A business as added: `definition` is its business file's JSON text at that moment (none for the demo). */
+export type NewHostedBusiness = Omit<HostedBusiness, 'status'> & { definition?: string };
+
 export interface DeploymentDirectory {
   /** A host name or id another business holds is a DirectoryClash. */
-  add(b: Omit<HostedBusiness, 'status'>): Awaitable<void>;
+  add(b: NewHostedBusiness): Awaitable<void>;
+  /**
+   * The business file's JSON text as it was added, kept in the directory so that a process on another
+   * machine (where the file's path means nothing) composes the business too. Read on demand, not kept
+   * in memory (a definition is kilobytes; a deployment has thousands).
+   */
+  definitionOf(id: string): Awaitable<string | undefined>;
   list(): HostedBusiness[];
   get(id: string): HostedBusiness | undefined;
   /** The business a host name (no port, any case) reaches, if any. */

@@ -7,7 +7,7 @@
  * without USP_TEST_PG_URL; the test makes a database of its own and drops it.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -125,6 +125,24 @@ else
       for (const port of ports) {
         await waitFor(async () => !JSON.stringify((await hostCall(`http://${NORD.host}:${port}/.well-known/usp`)).body).includes('renovation'), 3000, `resumed at :${port}`);
         expect((await book(port, NORD)).status).toBe(201);
+      }
+    }, 60_000);
+
+    test("a business whose file is not on the serving machine is composed from the directory's copy of it", async () => {
+      // As when `host add` ran on another machine: the path it recorded means nothing here.
+      const far = JSON.parse(readFileSync(NORD_FILE, 'utf8'));
+      far.business.id = 'biz_far_studio';
+      far.business.name = 'Far Studio';
+      const file = join(work, 'elsewhere', 'far.json');
+      mkdirSync(join(work, 'elsewhere'));
+      writeFileSync(file, JSON.stringify(far));
+      const added = await host(['add', file, '--host', 'far.localhost']);
+      expect(added.code, added.stderr).toBe(0);
+      rmSync(file);
+      for (const port of ports) {
+        await waitFor(async () => (await hostCall(`http://far.localhost:${port}/.well-known/usp`)).status === 200, 5000, `Far Studio served at :${port}`);
+        expect(JSON.stringify((await hostCall(`http://far.localhost:${port}/.well-known/usp`)).body)).toContain('Far Studio');
+        expect((await book(port, { id: 'biz_far_studio', host: 'far.localhost', service: NORD.service })).status).toBe(201);
       }
     }, 60_000);
 

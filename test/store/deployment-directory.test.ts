@@ -61,6 +61,15 @@ function directoryContract(name: string, deployment: () => { open: Opener; done:
       expect(a.get('biz_nord')?.hosts).toEqual(['n2.localhost', 'nord.localhost']);
     });
 
+    test("a business file's text is kept for every process, read on demand", async () => {
+      await a.add({ id: 'biz_rosa', hosts: ['rosa.localhost'], origin: '/elsewhere/rosa.json', addedAt: 1, definition: '{"business":{"id":"biz_rosa"}}' });
+      await a.add({ id: 'biz_demo', hosts: ['demo.localhost'], origin: 'demo', addedAt: 2 });
+      expect(await b.definitionOf('biz_rosa')).toBe('{"business":{"id":"biz_rosa"}}');
+      expect(await b.definitionOf('biz_demo')).toBeUndefined();
+      expect(await b.definitionOf('biz_none')).toBeUndefined();
+      expect(a.get('biz_rosa')).not.toHaveProperty('definition');
+    });
+
     test('suspension keeps its reason until resumed; an unknown id is false', async () => {
       await a.add({ id: 'biz_rosa', hosts: ['rosa.localhost'], origin: 'demo', addedAt: 1 });
       expect(await a.setStatus('biz_rosa', 'suspended', 'Closed for renovation')).toBe(true);

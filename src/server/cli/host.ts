@@ -138,7 +138,8 @@ async function add(flags: Flags, args: string[]): Promise<number> {
     // Two ids that read alike as a calendar secret's name would share each other's secrets.
     const alike = directory.list().find((b) => b.id !== def.business.id && calendarSecretPrefix(b.id) === calendarSecretPrefix(def.business.id));
     if (alike) throw new CommandError(`the id ${def.business.id} reads as ${alike.id} in calendar secret names (${calendarSecretPrefix(alike.id)}); give the business another id`);
-    await directory.add({ id: def.business.id, hosts: names, origin, addedAt: Date.now() });
+    // The file's text kept in the directory: a process on another machine composes the business from it.
+    await directory.add({ id: def.business.id, hosts: names, origin, addedAt: Date.now(), ...(flags.demo ? {} : { definition: readFileSync(origin, 'utf8') }) });
   } catch (err) {
     if (err instanceof DirectoryClash) throw new CommandError(err.message);
     throw err;

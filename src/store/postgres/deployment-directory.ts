@@ -13,7 +13,7 @@
  * read is never overwritten by an earlier one.
  */
 import pg from 'pg';
-import { DirectoryClash, type DeploymentDirectory, type HostedBusiness, type HostedRegistration, type HostedStatus } from '../deployment-port.js';
+import { DirectoryClash, type DeploymentDirectory, type HostedBusiness, type HostedRegistration, type HostedStatus, type NewHostedBusiness } from '../deployment-port.js';
 import { ident, pgCode } from './faults.js';
 
 export interface PgDirectoryOptions {
@@ -40,7 +40,8 @@ CREATE TABLE IF NOT EXISTS ${s}.hosted_businesses (
   status TEXT NOT NULL CHECK (status IN ('active', 'suspended')),
   reason TEXT,
   origin TEXT NOT NULL,
-  added_at BIGINT NOT NULL
+  added_at BIGINT NOT NULL,
+  definition TEXT
 );
 CREATE TABLE IF NOT EXISTS ${s}.hosted_names (
   name TEXT PRIMARY KEY,
@@ -54,7 +55,8 @@ CREATE TABLE IF NOT EXISTS ${s}.hosted_registrations (
   registration_id TEXT NOT NULL,
   profile_url TEXT NOT NULL,
   PRIMARY KEY (business_id, registry)
-);`;
+);
+ALTER TABLE ${s}.hosted_businesses ADD COLUMN IF NOT EXISTS definition TEXT;`;
 
 /** Open (creating if needed) the directory and read it whole; resolves once this process is listening. */
 export async function openPgDeploymentDirectory(o: PgDirectoryOptions): Promise<DeploymentDirectory> {
@@ -137,14 +139,18 @@ class PgDirectory implements DeploymentDirectory {
     return (this.regs.get(id) ?? []).map((r) => ({ ...r }));
   }
 
-  async add(b: Omit<HostedBusiness, 'status'>): Promise<void> {
+  async definitionOf(id: string): Promise<string | undefined> {
+    const r = await this.pool.query<{ definition: string | null }>(`SELECT definition FROM ${this.s}.hosted_businesses WHERE id = $1`, [id]);
+    return r.rows[0]?.definition ?? undefined;
+  }
+
+  async add(b: NewHostedBusiness): Promise<void> {
     const hosts = b.hosts.map((h) => h.toLowerCase());
     await this.write(b.id, async (c) => {
-      const made = await c.query(`INSERT INTO ${this.s}.hosted_businesses (id, status, origin, added_at) VALUES ($1, 'active', $2, $3) ON CONFLICT (id) DO NOTHING`, [
-        b.id,
-        b.origin,
-        b.addedAt,
-      ]);
+      const made = await c.query(
+        `INSERT INTO ${this.s}.hosted_businesses (id, status, origin, added_at, definition) VALUES ($1, 'active', $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
+        [b.id, b.origin, b.addedAt, b.definition ?? null],
+      );
       if (made.rowCount === 0) throw new DirectoryClash(`the deployment already hosts ${b.id}`);
       await this.insertNames(c, b.id, hosts);
     });

@@ -6,11 +6,12 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DirectoryClash, type DeploymentDirectory, type HostedBusiness, type HostedRegistration, type HostedStatus } from '../deployment-port.js';
+import { DirectoryClash, type DeploymentDirectory, type HostedBusiness, type HostedRegistration, type HostedStatus, type NewHostedBusiness } from '../deployment-port.js';
 
 /** The SQLite directory: the port with its writes done before they return. */
 export interface SqliteDeploymentDirectory extends DeploymentDirectory {
-  add(b: Omit<HostedBusiness, 'status'>): void;
+  add(b: NewHostedBusiness): void;
+  definitionOf(id: string): string | undefined;
   setStatus(id: string, status: HostedStatus, reason?: string): boolean;
   setHosts(id: string, hosts: string[]): void;
   remove(id: string): boolean;
@@ -52,13 +53,17 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.exec(MIGRATION);
+  // Files made before the directory kept each business file's text.
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(hosted_businesses)').all();
+  if (!columns.some((c) => c.name === 'definition')) db.exec('ALTER TABLE hosted_businesses ADD COLUMN definition TEXT');
   const namesOf = db.prepare<[string], { name: string }>('SELECT name FROM hosted_names WHERE business_id = ? ORDER BY position');
   const rowOf = db.prepare<[string], Row>('SELECT id, status, reason, origin, added_at FROM hosted_businesses WHERE id = ?');
   const rowByHost = db.prepare<[string], Row>(
     'SELECT b.id, b.status, b.reason, b.origin, b.added_at FROM hosted_names n JOIN hosted_businesses b ON b.id = n.business_id WHERE n.name = ?',
   );
   const all = db.prepare<[], Row>('SELECT id, status, reason, origin, added_at FROM hosted_businesses ORDER BY added_at, id');
-  const insert = db.prepare('INSERT INTO hosted_businesses (id, status, origin, added_at) VALUES (?, ?, ?, ?)');
+  const insert = db.prepare('INSERT INTO hosted_businesses (id, status, origin, added_at, definition) VALUES (?, ?, ?, ?, ?)');
+  const definitionOf = db.prepare<[string], { definition: string | null }>('SELECT definition FROM hosted_businesses WHERE id = ?');
   const insertName = db.prepare('INSERT INTO hosted_names (name, business_id, position) VALUES (?, ?, ?)');
   const nameTaken = db.prepare<[string], { business_id: string }>('SELECT business_id FROM hosted_names WHERE name = ?');
   const updateStatus = db.prepare('UPDATE hosted_businesses SET status = ?, reason = ? WHERE id = ?');
@@ -75,9 +80,9 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
   });
   const full = (r: Row | undefined): HostedBusiness | undefined =>
     r && { id: r.id, status: r.status, ...(r.reason ? { reason: r.reason } : {}), origin: r.origin, addedAt: r.added_at, hosts: namesOf.all(r.id).map((n) => n.name) };
-  const add = db.transaction((b: Omit<HostedBusiness, 'status'>) => {
+  const add = db.transaction((b: NewHostedBusiness) => {
     if (rowOf.get(b.id)) throw new DirectoryClash(`the deployment already hosts ${b.id}`);
-    insert.run(b.id, 'active', b.origin, b.addedAt);
+    insert.run(b.id, 'active', b.origin, b.addedAt, b.definition ?? null);
     b.hosts.forEach((name, i) => {
       const holder = nameTaken.get(name);
       if (holder) throw new DirectoryClash(`the host name ${name} already reaches ${holder.business_id}`);
@@ -102,6 +107,7 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
     add: (b) => add({ ...b, hosts: b.hosts.map((h) => h.toLowerCase()) }),
     list: () => all.all().map((r) => full(r)!),
     get: (id) => full(rowOf.get(id)),
+    definitionOf: (id) => definitionOf.get(id)?.definition ?? undefined,
     byHost: (host) => full(rowByHost.get(host.toLowerCase())),
     setStatus: (id, status, reason) => updateStatus.run(status, status === 'suspended' ? (reason ?? null) : null, id).changes > 0,
     remove: (id) => remove(id),
