@@ -223,4 +223,7 @@ function flows(engine: string, db: () => string | undefined) {
 
 flows('SQLite', () => undefined);
 if (PG_URL) flows('PostgreSQL', () => PG_URL);
-else describe.skip(noteSkipped('two businesses on one process: booking, payment, mail and OAuth (PostgreSQL)'), () => test('skipped', () => undefined));
+else
+  describe.skip(noteSkipped('two businesses on one process: booking, payment, mail and OAuth (PostgreSQL)'), () => {
+    test('each business books, is paid, mails and signs in at its own host', () => {});
+  });

@@ -47,7 +47,10 @@ async function book(port: string, b: typeof SALON): Promise<{ status: number; te
   return { status: 0, text: 'no free slot in ten days' };
 }
 
-if (!PG_URL) describe.skip(noteSkipped('two host serve processes on one PostgreSQL'), () => test('skipped', () => undefined));
+if (!PG_URL)
+  describe.skip(noteSkipped('two host serve processes on one PostgreSQL'), () => {
+    test('a business added at one process is served by both; suspended at one, refused at the other', () => {});
+  });
 else
   describe('two host serve processes on one PostgreSQL database share the deployment directory', () => {
     const work = mkdtempSync(join(tmpdir(), 'usp-hosting-pg-'));
