@@ -18,6 +18,12 @@ export interface StripeOptions {
   /** Seconds a signed event stays acceptable (default the SDK's 300). */
   toleranceS?: number;
   timeoutMs?: number;
+  /**
+   * Stripe Connect: the business's connected account (`acct_...`). Every call is made on its behalf
+   * (the `Stripe-Account` header), and an event of any other account is refused (a deployment's
+   * businesses share the platform's webhook secret, never each other's payments).
+   */
+  account?: string;
 }
 
 /**
@@ -39,8 +45,18 @@ export const stripeAdapter: PaymentAdapter<StripeOptions> = {
       help: ['signing secret of the webhook endpoint (or STRIPE_WEBHOOK_SECRET); Stripe posts', 'events to <public URL>/payments/stripe/webhook'],
     },
     { name: 'stripe-api-url', value: 'URL', url: true, help: ["Stripe's API (default https://api.stripe.com; stripe-mock or an emulator in tests)"] },
+    {
+      name: 'stripe-account',
+      value: 'ACCT',
+      help: ['Stripe Connect: take payments for this connected account (acct_...) with the', "platform's key; events of other accounts are refused"],
+    },
   ],
-  options: (v) => ({ secretKey: v['stripe-secret-key'] ?? '', webhookSecret: v['stripe-webhook-secret'] ?? '', ...(v['stripe-api-url'] ? { apiUrl: v['stripe-api-url'] } : {}) }),
+  options: (v) => ({
+    secretKey: v['stripe-secret-key'] ?? '',
+    webhookSecret: v['stripe-webhook-secret'] ?? '',
+    ...(v['stripe-api-url'] ? { apiUrl: v['stripe-api-url'] } : {}),
+    ...(v['stripe-account'] ? { account: v['stripe-account'] } : {}),
+  }),
   incomplete: (o) => !o?.secretKey || !o.webhookSecret,
   create: (o) => stripeProvider(o),
 };
@@ -71,6 +87,7 @@ export function stripeProvider(o: StripeOptions): PaymentProvider {
     timeout: o.timeoutMs ?? 20_000,
     telemetry: false,
     appInfo: { name: 'usp-server' },
+    ...(o.account ? { stripeAccount: o.account } : {}),
   });
 
   const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
@@ -145,6 +162,8 @@ export function stripeProvider(o: StripeOptions): PaymentProvider {
       } catch (err) {
         throw new WebhookRejected(String((err as Error).message ?? err));
       }
+      // Connect: the platform's endpoint secret signs every connected account's events; only this business's count here.
+      if (o.account && event.account !== o.account) throw new WebhookRejected('the event is of another connected account');
       return toEvents(event);
     },
   };

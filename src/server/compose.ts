@@ -120,6 +120,7 @@ function serve(opts: ComposeOptions, core: Core, role: ComposedRole): RoleServer
   });
   return {
     metrics,
+    adminKeyHashes: role.authPolicy.adminKeyHashes,
     origin,
     scope: role.scope,
     store,

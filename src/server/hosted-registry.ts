@@ -64,7 +64,10 @@ export function followDirectory(o: HostedRegistrationsOptions): HostedRegistrati
         profileUrl: () => snap!.profileUrl,
         business: () => snap!.def,
         signingKey: () => snap!.key,
-        onRegistered: (regId) => o.directory.recordRegistration(b.id, registryUrl, regId, snap!.profileUrl),
+        onRegistered: (regId) =>
+          void Promise.resolve(o.directory.recordRegistration(b.id, registryUrl, regId, snap!.profileUrl)).catch((err) =>
+            o.log.warn('could not record a registration in the deployment directory', { business: b.id, registry: registryUrl, error: String(err) }),
+          ),
         log: withBusiness(o.log, b.id),
         intervalMs: o.intervalMs,
       }),
@@ -138,7 +141,7 @@ export async function removeHostedBusiness(
   const registrations = o.directory.registrationsOf(b.id);
   if (registrations.length > 0) {
     const server = await createUspServer({
-      business: await hostedDefinition(b),
+      business: await hostedDefinition(b, o.directory),
       definition: 'stored_first',
       db: store,
       sandbox: true,
@@ -156,7 +159,7 @@ export async function removeHostedBusiness(
       await server.close();
     }
   }
-  o.directory.remove(b.id);
+  await o.directory.remove(b.id);
   if (o.db) {
     const schema = new URL(store).searchParams.get('schema')!;
     const client = new pg.Client({ connectionString: o.db });

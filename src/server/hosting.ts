@@ -13,7 +13,7 @@
  * business (`usp_<id>`) on the one database, each with a small pool.
  */
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { BusinessDef } from '../domain/index.js';
 import { offerDashboardSetup, type Logger } from '../operations/index.js';
 import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
@@ -24,6 +24,7 @@ import { createListener, type Listener } from './listener.js';
 import { BusinessPool } from './hosted-pool.js';
 import { createOperatorDoor } from '../bindings/operator/index.js';
 import { DEFAULT_SUSPENSION, operatorDesk } from './operator-desk.js';
+import { hostedProbes } from './hosted-probes.js';
 
 /** What every hosted business is composed with (its own store, origin, hosts and log are the deployment's to set). */
 export type HostedServerOptions = Omit<
@@ -69,6 +70,8 @@ export interface HostingOptions {
   route?: (name: string, path: string) => string;
   /** The operator's admin API at a host name of its own (src/bindings/operator); none when not given. */
   operator?: OperatorOptions;
+  /** Most businesses labelled each on the deployment's /metrics (default hosted-probes.ts MAX_LABELLED). */
+  metricsLabelled?: number;
 }
 
 export interface Hosting {
@@ -105,9 +108,16 @@ export function hostName(header: string | null): string {
 const plain = (status: number, text: string) =>
   new Response(`${text}\n`, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' } });
 
-/** A hosted business's definition, from where the operator added it (its file, or the built-in demo). */
-export async function hostedDefinition(b: HostedBusiness): Promise<BusinessDef> {
-  if (b.origin !== 'demo') return loadBusinessFile(b.origin);
+/**
+ * A hosted business's definition, from where the operator added it (its file, or the built-in demo);
+ * where the file is not on this machine (another process of the deployment added it), the copy of
+ * it the directory kept.
+ */
+export async function hostedDefinition(b: HostedBusiness, directory?: Pick<DeploymentDirectory, 'definitionOf'>): Promise<BusinessDef> {
+  if (b.origin !== 'demo') {
+    const kept = directory && !existsSync(b.origin) ? await directory.definitionOf(b.id) : undefined;
+    return kept === undefined ? loadBusinessFile(b.origin) : parseBusinessFile(JSON.parse(kept), b.origin);
+  }
   return parseBusinessFile(JSON.parse(readFileSync(new URL('./demo-business.json', import.meta.url), 'utf8')), 'demo-business.json');
 }
 
@@ -131,12 +141,24 @@ export function createHosting(o: HostingOptions): Hosting {
       log: o.log,
       now: () => Date.now(),
     });
+  // /readyz and /metrics: a business's own at its host, the deployment's at any other name (hosted-probes.ts).
+  const probes = hostedProbes({
+    directory: o.directory,
+    pool,
+    proxies,
+    operatorKeyHashes: o.operator?.keyHashes ?? [],
+    shuttingDown: () => listener.shuttingDown,
+    webhooksEnabled: (b) => ({ ...o.server, ...o.serverFor?.(b) }).webhooks?.enabled !== false,
+    maxLabelled: o.metricsLabelled,
+  });
   const fetch = async (sent: Request, env: unknown): Promise<Response> => {
     const req = o.route ? rerouted(sent, o.route) : sent;
     const name = hostName(req.headers.get('host'));
-    if (operator && name === o.operator!.host) return operator(req, env);
+    if (operator && name === o.operator!.host) return (await probes.deployment(req, env)) ?? operator(req, env);
     const b = o.directory.byHost(name);
-    if (!b) return plain(404, 'No business is served at this address.');
+    if (!b) return (await probes.deployment(req, env)) ?? plain(404, 'No business is served at this address.');
+    const probed = probes.business(req, env, b);
+    if (probed) return probed;
     try {
       return await pool.use(b.id, async (server) => {
         await followStatus(server, b);
@@ -204,7 +226,7 @@ async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b:
   const server = await createUspServer({
     ...o.server,
     ...own,
-    business: await hostedDefinition(b),
+    business: await hostedDefinition(b, o.directory),
     definition: 'stored_first',
     definitionOrigin: b.origin === 'demo' ? { kind: 'demo' } : { kind: 'file', file: b.origin },
     db: storeOf(o, b.id),

@@ -37,7 +37,7 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
     return b;
   };
   const status = async (id: string, suspended: boolean, reason?: string) => {
-    d.directory.setStatus(id, suspended ? 'suspended' : 'active', reason);
+    await d.directory.setStatus(id, suspended ? 'suspended' : 'active', reason);
     // A loaded business would take the new status up on its next request (hosting.ts); this makes it now.
     await d.pool.peek(id, (s) => s.setSuspended(suspended ? (reason ?? DEFAULT_SUSPENSION) : undefined));
     return health(d, known(id));
@@ -48,11 +48,11 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
       const b = d.directory.get(id);
       return b && health(d, b);
     },
-    create: async (business, hosts) => health(d, create(d, business, hosts)),
+    create: async (business, hosts) => health(d, await create(d, business, hosts)),
     setHosts: async (id, hosts) => {
       known(id);
       const names = hostNames(d, hosts, id);
-      clash(() => d.directory.setHosts(id, names));
+      await clash(() => d.directory.setHosts(id, names));
       // Its origin and allowed hosts were composed from the old names: its next request composes it afresh.
       await d.pool.close(id);
       d.log.info('operator set the host names of a business', { business: id, hosts: names });
@@ -69,9 +69,9 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
   };
 }
 
-function clash<T>(fn: () => T): T {
+async function clash<T>(fn: () => T | Promise<T>): Promise<T> {
   try {
-    return fn();
+    return await fn();
   } catch (err) {
     if (err instanceof DirectoryClash) throw new OperatorRefusal('conflict', err.message);
     throw err;
@@ -98,7 +98,7 @@ function hostNames(d: OperatorDeskDeps, v: unknown, id: string): string[] {
 }
 
 /** A business from a business file's JSON: checked like `host add`, its file written under `<data>/files/`. */
-function create(d: OperatorDeskDeps, business: unknown, hosts: unknown): HostedBusiness {
+async function create(d: OperatorDeskDeps, business: unknown, hosts: unknown): Promise<HostedBusiness> {
   let id: string;
   try {
     id = parseBusinessFile(business, 'business').business.id;
@@ -116,7 +116,7 @@ function create(d: OperatorDeskDeps, business: unknown, hosts: unknown): HostedB
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, `${id}.json`);
   writeFileSync(file, `${JSON.stringify(business, null, 2)}\n`, { mode: 0o600 });
-  clash(() => d.directory.add({ id, hosts: names, origin: file, addedAt: Date.now() }));
+  await clash(() => d.directory.add({ id, hosts: names, origin: file, addedAt: Date.now(), definition: JSON.stringify(business) }));
   d.log.info('operator added a business', { business: id, hosts: names });
   return d.directory.get(id)!;
 }

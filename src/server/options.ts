@@ -201,6 +201,8 @@ export interface ComposedServer {
   profile(): Record<string, unknown>;
   /** Prometheus metrics (served at /metrics by the HTTP host). */
   metrics: ServerMetrics;
+  /** The sha-256 digests of the admin API keys this server accepts (a hosting deployment's /metrics at its host). */
+  adminKeyHashes: readonly string[];
   /** Listen on host:port (port 0 picks a free one); resolves with the base URL. */
   listen(port: number, host?: string): Promise<string>;
   /** Stop at once: in-flight HTTP requests are cut (tests, failed starts). */

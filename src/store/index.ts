@@ -37,10 +37,15 @@ export type { BusyInterval, CalendarFeedState, CalendarPushJob, CalendarRepo, Pu
 export { openSqliteStore } from './sqlite/sqlite-store.js';
 export { eventBody, StoreUnavailable } from './port.js';
 export type { SqliteStoreOptions } from './sqlite/sqlite-store.js';
-export { DirectoryClash, openDeploymentDirectory, type DeploymentDirectory, type HostedBusiness, type HostedStatus } from './sqlite/deployment-directory.js';
+export { DirectoryClash, type DeploymentDirectory, type HostedBusiness, type HostedRegistration, type HostedStatus, type NewHostedBusiness } from './deployment-port.js';
+export { openDeploymentDirectory, type SqliteDeploymentDirectory } from './sqlite/deployment-directory.js';
+export type { PgDirectoryOptions } from './postgres/deployment-directory.js';
 
 import type { Store as StoreT } from './port.js';
+import type { DeploymentDirectory as DirectoryT } from './deployment-port.js';
+import type { PgDirectoryOptions as PgDirectoryOptionsT } from './postgres/deployment-directory.js';
 import { openSqliteStore as openSqlite } from './sqlite/sqlite-store.js';
+import { openDeploymentDirectory as openFileDirectory } from './sqlite/deployment-directory.js';
 
 /** Bounds on waiting for the database, so that an outage answers quickly instead of hanging calls. */
 export interface StoreTimeouts {
@@ -70,4 +75,16 @@ export async function openStore(location: string, timeouts: StoreTimeouts = {}, 
     });
   }
   return openSqlite({ path: location, busyTimeoutMs: timeouts.statementTimeoutMs, onStatement });
+}
+
+/**
+ * The deployment's directory where its businesses live: on PostgreSQL (a postgres:// URL) a schema of
+ * its own in that database, shared by every process serving it; otherwise the SQLite file at `path`.
+ */
+export async function openDeploymentDirectoryAt(location: { db?: string; path: string }, pgOptions: Omit<PgDirectoryOptionsT, 'url'> = {}): Promise<DirectoryT> {
+  if (location.db && /^postgres(ql)?:\/\//.test(location.db)) {
+    const { openPgDeploymentDirectory } = await import('./postgres/deployment-directory.js');
+    return openPgDeploymentDirectory({ ...pgOptions, url: location.db });
+  }
+  return openFileDirectory(location.path);
 }

@@ -386,8 +386,16 @@ export const RULES = {
  * the listener, the probes and /metrics): a route, a Hono app or a Response built there is a door
  * that bypasses the pipeline. Comments are left out.
  */
-// hosting.ts: the deployment's router answers, before any business, only an unknown host (404), a suspended one (503) and /healthz.
-const HOST_ENDPOINTS = new Set(['src/server/host.ts', 'src/server/listener.ts', 'src/server/probes.ts', 'src/server/metrics-endpoint.ts', 'src/server/hosting.ts']);
+// hosting.ts: the deployment's router answers, before any business, only an unknown host (404), a suspended one (503) and /healthz;
+// hosted-probes.ts: /readyz and /metrics by host name in host mode (a business's own, or the deployment's).
+const HOST_ENDPOINTS = new Set([
+  'src/server/host.ts',
+  'src/server/listener.ts',
+  'src/server/probes.ts',
+  'src/server/metrics-endpoint.ts',
+  'src/server/hosting.ts',
+  'src/server/hosted-probes.ts',
+]);
 export function doorsInServer(sources: readonly SourceFile[]): string[] {
   const door = /new Response\(|new Hono\b|\.(?:get|post|put|patch|delete|all|on)\(\s*(?:\[[^\]]*\]\s*,\s*)?['"`]\//;
   return sources

@@ -32,7 +32,7 @@ export interface Deployment {
 }
 
 /** The salon and Nord hosted on SQLite in a new temp folder (`route`: the hosting's test seam). */
-export async function deployTwo(o: { route?: HostingOptions['route'] } = {}): Promise<Deployment> {
+export async function deployTwo(o: Pick<HostingOptions, 'route' | 'operator' | 'trustProxy' | 'metricsLabelled'> = {}): Promise<Deployment> {
   const dir = mkdtempSync(join(tmpdir(), 'usp-hosting-'));
   const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
   directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
@@ -56,6 +56,9 @@ export async function deployTwo(o: { route?: HostingOptions['route'] } = {}): Pr
     serverFor: (b) => ({ adminKeys: [KEYS[b.id]!], mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
     log: log.log,
     route: o.route,
+    operator: o.operator,
+    trustProxy: o.trustProxy,
+    metricsLabelled: o.metricsLabelled,
   });
   const port = new URL(await hosting.listen(0, '127.0.0.1')).port;
   return { dir, directory, hosting, port, log, codes, url: (b) => `http://${typeof b === 'string' ? b : b.host}:${port}` };

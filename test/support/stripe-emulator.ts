@@ -38,7 +38,7 @@ export interface EmulatedStripe {
   /** The checkout.session.expired events of sessions expired through the API, to deliver when a test wants. */
   expiredEvents: Obj[];
   /** Requests by path, for assertions ("a retried create makes no second session"). */
-  requests: Array<{ method: string; path: string; idempotencyKey?: string; body: Obj }>;
+  requests: Array<{ method: string; path: string; idempotencyKey?: string; body: Obj; account?: string }>;
   /** Answer the next N calls to a path with HTTP 500 (a flaky Stripe). */
   failNext(path: string, times?: number): void;
   /** Pay an open session (amount as charged, default its total); returns the checkout.session.completed event. Throws on a session not open. */
@@ -70,19 +70,23 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
   let n = 0;
   const id = (prefix: string) => `${prefix}_test_${(++n).toString().padStart(6, '0')}`;
   const nowS = () => Math.floor(o.now() / 1000);
-  const event = (type: string, object: Obj): Obj => ({
+  // Stripe Connect: an object made for a connected account (its requests' Stripe-Account header) is that
+  // account's alone, and its events name the account.
+  const event = (type: string, object: Obj, account?: string): Obj => ({
     id: id('evt'),
     object: 'event',
     api_version: Stripe.API_VERSION,
     created: nowS(),
     livemode: false,
+    ...(account ? { account } : {}),
     type,
     data: { object: structuredClone(object) },
   });
   const error = (status: number, type: string, message: string, extra: Obj = {}) => ({ status, body: { error: { type, message, ...extra } } });
   let base = '';
 
-  const routes = (method: string, path: string, body: Obj): { status: number; body: Obj } => {
+  const routes = (method: string, path: string, body: Obj, account: string | undefined): { status: number; body: Obj } => {
+    const own = (x: Obj | undefined) => (x && x._account === account ? x : undefined);
     if (method === 'POST' && path === '/v1/checkout/sessions') {
       if (body.mode !== 'payment') return error(400, 'invalid_request_error', 'mode must be payment here', { param: 'mode' });
       const item = body.line_items?.[0];
@@ -110,6 +114,7 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
         payment_intent: null,
         url: `${base}/pay/${sid}`,
         _intent_metadata: body.payment_intent_data?.metadata ?? {},
+        _account: account,
       };
       sessions.set(sid, s);
       return { status: 200, body: s };
@@ -117,20 +122,20 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
     const x = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(path);
     if (method === 'POST' && x) {
       // As Stripe documents it: only an open session can be expired; another is an error.
-      const s = sessions.get(x[1]);
+      const s = own(sessions.get(x[1]));
       if (!s) return error(404, 'invalid_request_error', `No such checkout.session: '${x[1]}'`, { code: 'resource_missing' });
       if (s.status !== 'open') return error(400, 'invalid_request_error', `Only Checkout Sessions with a status in ["open"] can be expired; this one is ${s.status}.`);
       s.status = 'expired';
-      expiredEvents.push(event('checkout.session.expired', visibleOf(s)));
+      expiredEvents.push(event('checkout.session.expired', visibleOf(s), account));
       return { status: 200, body: s };
     }
     const m = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path);
     if (method === 'GET' && m) {
-      const s = sessions.get(m[1]);
+      const s = own(sessions.get(m[1]));
       return s ? { status: 200, body: s } : error(404, 'invalid_request_error', `No such checkout.session: '${m[1]}'`, { code: 'resource_missing' });
     }
     if (method === 'POST' && path === '/v1/refunds') {
-      const pi = intents.get(body.payment_intent);
+      const pi = own(intents.get(body.payment_intent));
       if (!pi) return error(400, 'invalid_request_error', `No such payment_intent: '${body.payment_intent}'`, { code: 'resource_missing', param: 'payment_intent' });
       const amount = body.amount === undefined ? pi.amount - pi.refunded : Number(body.amount);
       if (amount > pi.amount - pi.refunded)
@@ -151,10 +156,12 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
     };
     if (req.headers.authorization !== `Bearer ${secretKey}`) return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
     const body = parseStripeForm(raw);
+    const account = req.headers['stripe-account'] as string | undefined;
+    // Idempotency keys are per account, as Stripe keeps them.
     const key = req.headers['idempotency-key'] as string | undefined;
-    requests.push({ method: req.method!, path, idempotencyKey: key, body });
+    requests.push({ method: req.method!, path, idempotencyKey: key, body, ...(account ? { account } : {}) });
     if (key && req.method === 'POST') {
-      const prior = idem.get(key);
+      const prior = idem.get(`${account ?? ''} ${key}`);
       if (prior) {
         if (prior.body !== raw)
           return send(400, { error: { type: 'idempotency_error', message: 'Keys for idempotent requests can only be used with the same parameters they were first used with.' } });
@@ -164,10 +171,10 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
     }
     const fail = failures.get(path) ?? 0;
     // As Stripe does: a 5xx once execution began is saved under the idempotency key and replayed.
-    const out = fail > 0 ? error(500, 'api_error', 'An unknown error occurred.') : routes(req.method!, path, body);
+    const out = fail > 0 ? error(500, 'api_error', 'An unknown error occurred.') : routes(req.method!, path, body, account);
     if (fail > 0) failures.set(path, fail - 1);
     const visible = Object.fromEntries(Object.entries(out.body).filter(([k]) => !k.startsWith('_')));
-    if (key && req.method === 'POST') idem.set(key, { body: raw, status: out.status, response: visible });
+    if (key && req.method === 'POST') idem.set(`${account ?? ''} ${key}`, { body: raw, status: out.status, response: visible });
     send(out.status, visible);
   };
 
@@ -187,10 +194,10 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
       // Stripe takes payment only on an open session (an expired one shows the buyer that it expired).
       if (s.status !== 'open') throw new Error(`checkout session ${sessionId} is ${s.status}: it cannot be paid`);
       const amount = opts.amount ?? s.amount_total;
-      const pi = { id: id('pi'), charge: id('ch'), amount, currency: opts.currency ?? s.currency, refunded: 0, metadata: s._intent_metadata };
+      const pi = { id: id('pi'), charge: id('ch'), amount, currency: opts.currency ?? s.currency, refunded: 0, metadata: s._intent_metadata, _account: s._account };
       intents.set(pi.id, pi);
       Object.assign(s, { status: 'complete', payment_status: 'paid', payment_intent: pi.id, amount_total: amount, currency: pi.currency });
-      return event('checkout.session.completed', visibleOf(s));
+      return event('checkout.session.completed', visibleOf(s), s._account);
     },
     expire(sessionId) {
       const s = sessions.get(sessionId)!;

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { MailOptions } from '../mail-wiring.js';
 import { hashApiKey, isLoopbackAddress } from '../../security/index.js';
 import { HOST_NAME } from '../operator-desk.js';
-import { DirectoryClash, openDeploymentDirectory, type DeploymentDirectory, type HostedBusiness } from '../../store/index.js';
+import { DirectoryClash, openDeploymentDirectoryAt, type DeploymentDirectory, type HostedBusiness } from '../../store/index.js';
 import { loadBusinessFile } from '../business-file.js';
 import { createHosting, hostedDefinition, publicOrigin, type OperatorOptions } from '../hosting.js';
 import { proxyList, registryUrls } from './serve.js';
@@ -54,11 +54,15 @@ Every subcommand:
   --data DIR                  the deployment's folder: its directory (deployment.db) and, on SQLite,
                               each business's database under businesses/ (default
                               $XDG_DATA_HOME/usp-server/hosting, else ~/.local/share/usp-server/hosting)
+  --db postgres://...         the deployment is on this PostgreSQL database: every business a schema of
+                              its own (usp_<id>), and the directory too (schema "usp-deployment"), so
+                              every process serving the database (behind any load balancer) shares
+                              it: a business added, suspended or removed through one is so at every
+                              other within moments. Give it to every subcommand.
 
 host serve:
   --port N                    port to listen on (default 8787, or $PORT; 0 picks a free one)
   --host ADDRESS              address to listen on (default 127.0.0.1)
-  --db postgres://...         keep every business in this PostgreSQL database, a schema each (usp_<id>)
   --sandbox                   accept privileged calls without platform authentication (every business)
   --allow-loopback-profiles   fetch platform profiles from loopback addresses (development)
   --max-loaded N              most businesses composed at once; the least recently used is closed (default 200)
@@ -92,12 +96,21 @@ function deploymentDir(flags: Flags): string {
   return flags.data ? resolve(flags.data) : join(dataDir(), 'hosting');
 }
 
-function openDirectory(flags: Flags): DeploymentDirectory {
+/** --db: a postgres:// URL, where the businesses and the deployment's directory live. */
+function pgUrl(flags: Flags, sub: string): string | undefined {
+  const db = flags.db;
+  if (db && !/^postgres(ql)?:\/\//.test(db)) throw new UsageError(`--db of host ${sub} is a postgres:// URL (on SQLite, each business has its file in the --data folder)`);
+  return db;
+}
+
+/** The deployment's directory: in the PostgreSQL database with --db (shared by every process serving it), else the --data folder's deployment.db. */
+async function openDirectory(flags: Flags, sub: string, onError?: (err: Error) => void): Promise<DeploymentDirectory> {
   const dir = deploymentDir(flags);
+  const db = pgUrl(flags, sub);
   try {
-    return openDeploymentDirectory(join(dir, 'deployment.db'));
+    return await openDeploymentDirectoryAt({ db, path: join(dir, 'deployment.db') }, { onError });
   } catch (err) {
-    throw new CommandError(`cannot open the deployment's directory in ${dir}: ${(err as Error).message}`);
+    throw new CommandError(`cannot open the deployment's directory ${db ? 'in the --db database' : `in ${dir}`}: ${(err as Error).message}`);
   }
 }
 
@@ -120,25 +133,26 @@ async function add(flags: Flags, args: string[]): Promise<number> {
   const names = hostNames(flags);
   const origin = flags.demo ? 'demo' : resolve(file!);
   const def = flags.demo ? await hostedDefinition({ origin } as HostedBusiness) : await loadBusinessFile(origin);
-  const directory = openDirectory(flags);
+  const directory = await openDirectory(flags, 'add');
   try {
     // Two ids that read alike as a calendar secret's name would share each other's secrets.
     const alike = directory.list().find((b) => b.id !== def.business.id && calendarSecretPrefix(b.id) === calendarSecretPrefix(def.business.id));
     if (alike) throw new CommandError(`the id ${def.business.id} reads as ${alike.id} in calendar secret names (${calendarSecretPrefix(alike.id)}); give the business another id`);
-    directory.add({ id: def.business.id, hosts: names, origin, addedAt: Date.now() });
+    // The file's text kept in the directory: a process on another machine composes the business from it.
+    await directory.add({ id: def.business.id, hosts: names, origin, addedAt: Date.now(), ...(flags.demo ? {} : { definition: readFileSync(origin, 'utf8') }) });
   } catch (err) {
     if (err instanceof DirectoryClash) throw new CommandError(err.message);
     throw err;
   } finally {
-    directory.close();
+    await directory.close();
   }
   console.log(`${def.business.name} (${def.business.id}) is hosted at ${names.join(', ')}`);
   console.log(`Next: npx usp-server host serve${flags.data ? ` --data ${flags.data}` : ''}, then http://${names[0]}:8787/.well-known/usp`);
   return 0;
 }
 
-function list(flags: Flags): number {
-  const directory = openDirectory(flags);
+async function list(flags: Flags): Promise<number> {
+  const directory = await openDirectory(flags, 'list');
   try {
     const all = directory.list();
     if (flags.json)
@@ -153,20 +167,20 @@ function list(flags: Flags): number {
     else for (const b of all) console.log(`${b.id}  ${b.status}  ${b.hosts.join(',')}  ${b.origin}`);
     return 0;
   } finally {
-    directory.close();
+    await directory.close();
   }
 }
 
-function setStatus(flags: Flags, id: string | undefined, status: 'active' | 'suspended'): number {
+async function setStatus(flags: Flags, id: string | undefined, status: 'active' | 'suspended'): Promise<number> {
   if (!id) throw new UsageError(`Usage: usp-server host ${status === 'active' ? 'resume' : 'suspend'} ID   (usp-server host list shows the ids)`);
-  const directory = openDirectory(flags);
+  const directory = await openDirectory(flags, status === 'active' ? 'resume' : 'suspend');
   try {
     const reason = flags.reason?.trim();
     if (reason !== undefined && (reason === '' || reason.length > 300 || /[\u0000-\u001f\u007f]/.test(reason)))
       throw new UsageError('--reason takes one line of at most 300 characters');
-    if (!directory.setStatus(id, status, reason)) throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
+    if (!(await directory.setStatus(id, status, reason))) throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
   } finally {
-    directory.close();
+    await directory.close();
   }
   console.log(status === 'active' ? `${id} is served again` : `${id} is suspended: it takes no booking until usp-server host resume ${id} (its profile and tools say why)`);
   return 0;
@@ -218,8 +232,7 @@ async function serve(flags: Flags): Promise<number> {
   const address = flags.host ?? '127.0.0.1';
   const scheme = flags['public-scheme'];
   if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') throw new UsageError(`--public-scheme must be http or https, got ${JSON.stringify(scheme)}`);
-  const db = flags.db;
-  if (db && !/^postgres(ql)?:\/\//.test(db)) throw new UsageError('--db of host serve is a postgres:// URL (on SQLite, each business has its file in the --data folder)');
+  const db = pgUrl(flags, 'serve');
   const log = loggerFrom(flags);
   const sandbox = Boolean(flags.sandbox);
   // The mail flags checked once before listening: a bad one is a usage error, not a failed opening per business.
@@ -229,7 +242,14 @@ async function serve(flags: Flags): Promise<number> {
   if (reRegister !== undefined && reRegister > 86_400) throw new UsageError('--register-interval must be at most 86400 seconds (registries re-index at least daily)');
   const scanSeconds = intFlag(flags, 'directory-scan', 1) ?? 5;
   let followed: HostedRegistrations | undefined;
-  const directory = openDirectory(flags);
+  const directory = await openDirectory(flags, 'serve', (err) => log.warn('deployment directory', { error: err.message }));
+  let operator: OperatorOptions | undefined;
+  try {
+    operator = operatorFlags(flags, directory);
+  } catch (err) {
+    await directory.close();
+    throw err;
+  }
   const hosting = createHosting({
     directory,
     dataDir: deploymentDir(flags),
@@ -250,7 +270,7 @@ async function serve(flags: Flags): Promise<number> {
     publicPort: intFlag(flags, 'public-port', 1),
     tls: tls(flags),
     trustProxy: proxyList(flags),
-    operator: operatorFlags(flags, directory),
+    operator,
   });
   let url: string;
   try {
@@ -290,12 +310,11 @@ async function serve(flags: Flags): Promise<number> {
 
 async function remove(flags: Flags, id: string | undefined): Promise<number> {
   if (!id) throw new UsageError('Usage: usp-server host remove ID [--export FILE]   (usp-server host list shows the ids)');
-  const db = flags.db;
-  if (db && !/^postgres(ql)?:\/\//.test(db)) throw new UsageError('--db of host remove is the postgres:// URL the deployment serves with');
+  const db = pgUrl(flags, 'remove');
   const exportTo = flags.export ? resolve(flags.export) : undefined;
   if (exportTo && db) throw new UsageError('--export copies a SQLite database; on PostgreSQL dump the business first (pg_dump --schema=usp_<id>), then remove it');
   if (exportTo && existsSync(exportTo)) throw new UsageError(`--export: ${exportTo} exists already; give a new file`);
-  const directory = openDirectory(flags);
+  const directory = await openDirectory(flags, 'remove');
   try {
     const b = directory.get(id);
     if (!b) throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
@@ -309,7 +328,7 @@ async function remove(flags: Flags, id: string | undefined): Promise<number> {
     console.log(`${id} is removed: its host names ${b.hosts.join(', ')} are free and its store is deleted`);
     return 0;
   } finally {
-    directory.close();
+    await directory.close();
   }
 }
 

@@ -1,49 +1,25 @@
 /**
- * The deployment's directory of the businesses it hosts (`usp-server host`): each business's id, the
- * host names that reach it (operator-assigned names and custom domains, lowercased, each naming one
- * business), whether it is served (active) or refused (suspended), and where its definition came
- * from. A small SQLite file in the deployment's data folder, apart from every business's own store.
+ * The deployment's directory (deployment-port.ts) in a small SQLite file in the deployment's data
+ * folder, apart from every business's own store. Its writes are synchronous: a test or command may
+ * call them without awaiting.
  */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { DirectoryClash, type DeploymentDirectory, type HostedBusiness, type HostedRegistration, type HostedStatus, type NewHostedBusiness } from '../deployment-port.js';
 
-export type HostedStatus = 'active' | 'suspended';
-
-export interface HostedBusiness {
-  id: string;
-  /** Host names (no port), lowercased; the first is the business's own origin. */
-  hosts: string[];
-  status: HostedStatus;
-  /** Why the operator suspended it (said by its profile and tools while suspended). */
-  reason?: string;
-  /** Where the definition came from: a business file's absolute path, or `demo`. */
-  origin: string;
-  addedAt: number;
-}
-
-export interface DeploymentDirectory {
-  add(b: Omit<HostedBusiness, 'status'>): void;
-  list(): HostedBusiness[];
-  get(id: string): HostedBusiness | undefined;
-  /** The business a host name (no port, any case) reaches, if any. */
-  byHost(host: string): HostedBusiness | undefined;
-  /** False when no business has this id; a reason is kept only while suspended. */
+/** The SQLite directory: the port with its writes done before they return. */
+export interface SqliteDeploymentDirectory extends DeploymentDirectory {
+  add(b: NewHostedBusiness): void;
+  definitionOf(id: string): string | undefined;
   setStatus(id: string, status: HostedStatus, reason?: string): boolean;
-  /** Replace a business's host names (the first is its origin); a name another business holds is a DirectoryClash. */
   setHosts(id: string, hosts: string[]): void;
-
-  /** The business leaves the deployment: its names are freed and its registrations forgotten. False when unknown. */
   remove(id: string): boolean;
-  /** A registry accepted the business's registration under this id (`host serve --register-with`). */
   recordRegistration(id: string, registry: string, registrationId: string, profileUrl: string): void;
-  /** The registrations recorded for a business, to remove them when it leaves. */
-  registrationsOf(id: string): Array<{ registry: string; registrationId: string; profileUrl: string }>;
+  registrationsOf(id: string): HostedRegistration[];
+  ready(): boolean;
   close(): void;
 }
-
-/** A host name or business id the directory already holds: the operator picks another. */
-export class DirectoryClash extends Error {}
 
 const MIGRATION = `
 CREATE TABLE IF NOT EXISTS hosted_businesses (
@@ -70,20 +46,24 @@ CREATE TABLE IF NOT EXISTS hosted_registrations (
 
 type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: number };
 
-export function openDeploymentDirectory(path: string): DeploymentDirectory {
+export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.exec(MIGRATION);
+  // Files made before the directory kept each business file's text.
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(hosted_businesses)').all();
+  if (!columns.some((c) => c.name === 'definition')) db.exec('ALTER TABLE hosted_businesses ADD COLUMN definition TEXT');
   const namesOf = db.prepare<[string], { name: string }>('SELECT name FROM hosted_names WHERE business_id = ? ORDER BY position');
   const rowOf = db.prepare<[string], Row>('SELECT id, status, reason, origin, added_at FROM hosted_businesses WHERE id = ?');
   const rowByHost = db.prepare<[string], Row>(
     'SELECT b.id, b.status, b.reason, b.origin, b.added_at FROM hosted_names n JOIN hosted_businesses b ON b.id = n.business_id WHERE n.name = ?',
   );
   const all = db.prepare<[], Row>('SELECT id, status, reason, origin, added_at FROM hosted_businesses ORDER BY added_at, id');
-  const insert = db.prepare('INSERT INTO hosted_businesses (id, status, origin, added_at) VALUES (?, ?, ?, ?)');
+  const insert = db.prepare('INSERT INTO hosted_businesses (id, status, origin, added_at, definition) VALUES (?, ?, ?, ?, ?)');
+  const definitionOf = db.prepare<[string], { definition: string | null }>('SELECT definition FROM hosted_businesses WHERE id = ?');
   const insertName = db.prepare('INSERT INTO hosted_names (name, business_id, position) VALUES (?, ?, ?)');
   const nameTaken = db.prepare<[string], { business_id: string }>('SELECT business_id FROM hosted_names WHERE name = ?');
   const updateStatus = db.prepare('UPDATE hosted_businesses SET status = ?, reason = ? WHERE id = ?');
@@ -100,9 +80,9 @@ export function openDeploymentDirectory(path: string): DeploymentDirectory {
   });
   const full = (r: Row | undefined): HostedBusiness | undefined =>
     r && { id: r.id, status: r.status, ...(r.reason ? { reason: r.reason } : {}), origin: r.origin, addedAt: r.added_at, hosts: namesOf.all(r.id).map((n) => n.name) };
-  const add = db.transaction((b: Omit<HostedBusiness, 'status'>) => {
+  const add = db.transaction((b: NewHostedBusiness) => {
     if (rowOf.get(b.id)) throw new DirectoryClash(`the deployment already hosts ${b.id}`);
-    insert.run(b.id, 'active', b.origin, b.addedAt);
+    insert.run(b.id, 'active', b.origin, b.addedAt, b.definition ?? null);
     b.hosts.forEach((name, i) => {
       const holder = nameTaken.get(name);
       if (holder) throw new DirectoryClash(`the host name ${name} already reaches ${holder.business_id}`);
@@ -127,11 +107,19 @@ export function openDeploymentDirectory(path: string): DeploymentDirectory {
     add: (b) => add({ ...b, hosts: b.hosts.map((h) => h.toLowerCase()) }),
     list: () => all.all().map((r) => full(r)!),
     get: (id) => full(rowOf.get(id)),
+    definitionOf: (id) => definitionOf.get(id)?.definition ?? undefined,
     byHost: (host) => full(rowByHost.get(host.toLowerCase())),
     setStatus: (id, status, reason) => updateStatus.run(status, status === 'suspended' ? (reason ?? null) : null, id).changes > 0,
     remove: (id) => remove(id),
     recordRegistration: (id, registry, registrationId, profileUrl) => void upsertRegistration.run(id, registry, registrationId, profileUrl, id),
     registrationsOf: (id) => registrations.all(id).map((r) => ({ registry: r.registry, registrationId: r.registration_id, profileUrl: r.profile_url })),
+    ready: () => {
+      try {
+        return db.prepare('SELECT 1 AS ok').get() !== undefined;
+      } catch {
+        return false;
+      }
+    },
     close: () => db.close(),
   };
 }

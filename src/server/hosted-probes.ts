@@ -1,0 +1,180 @@
+/**
+ * /readyz and /metrics of a hosting deployment (`usp-server host serve`), answered by host name before
+ * the business's doors (/healthz, the process being up, is answered at every name by the listener):
+ *
+ * - At a business's host: its own readiness (its store answers and takes writes, its webhook
+ *   dispatcher runs, the process is not shutting down), composing it first if it is not loaded, as
+ *   any request to it would; and its own figures only, every sample labelled `business="<id>"`,
+ *   without the process's (which are every business's together). Open to a loopback client, or to
+ *   that business's admin API key: another business's key opens nothing here.
+ * - At the operator's host, and at any name no business has (a load balancer probing by address):
+ *   the deployment's readiness (its directory answers, the process is not shutting down; it names no
+ *   business), and at /metrics the deployment's figures: businesses hosted by status and loaded, the
+ *   process's, and each loaded business's labelled by business; open to a loopback client or the
+ *   operator's key. The labels are bounded: the MAX_LABELLED most recently used loaded businesses
+ *   have a label each, the others are added up under `business="_other"` (docs/DECISIONS.md).
+ */
+import { AggregatorRegistry, Gauge, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import { apiKeyMatches, clientAddress, isLoopbackAddress, type TrustedProxies } from '../security/index.js';
+import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
+import type { BusinessPool } from './hosted-pool.js';
+import { probeHandler } from './probes.js';
+import type { UspServer } from './compose.js';
+
+/** Most businesses with a `business` label of their own on the deployment's /metrics; the rest are `_other`. */
+export const MAX_LABELLED = 100;
+export const OTHER_BUSINESSES = '_other';
+const READY_TIMEOUT_MS = 2000;
+
+export interface HostedProbeDeps {
+  directory: DeploymentDirectory;
+  pool: BusinessPool<UspServer>;
+  proxies: TrustedProxies;
+  /** The operator's key digests (none: the deployment's /metrics is open on loopback only). */
+  operatorKeyHashes: readonly string[];
+  shuttingDown: () => boolean;
+  /** Whether a business runs a webhook dispatcher (false: turned off on purpose, not a failure). */
+  webhooksEnabled: (b: HostedBusiness) => boolean;
+  maxLabelled?: number;
+}
+
+export interface HostedProbes {
+  /** At a business's host: its /readyz or /metrics, or undefined for any other request. */
+  business(req: Request, env: unknown, b: HostedBusiness): Promise<Response> | undefined;
+  /** At the operator's host or a name no business has: the deployment's /readyz or /metrics, or undefined. */
+  deployment(req: Request, env: unknown): Promise<Response> | undefined;
+}
+
+export function hostedProbes(d: HostedProbeDeps): HostedProbes {
+  const own = deploymentRegistry(d);
+  const probe = (req: Request): 'readyz' | 'metrics' | undefined => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+    const path = new URL(req.url).pathname;
+    return path === '/readyz' ? 'readyz' : path === '/metrics' ? 'metrics' : undefined;
+  };
+  const allowed = (req: Request, env: unknown, keyHashes: readonly string[]): boolean => {
+    const client = clientAddress(req, env, d.proxies);
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
+    return Boolean((client && isLoopbackAddress(client)) || (bearer && keyHashes.length > 0 && apiKeyMatches(bearer, keyHashes)));
+  };
+  return {
+    business(req, env, b) {
+      const what = probe(req);
+      if (what === 'readyz') {
+        if (d.shuttingDown()) return Promise.resolve(reply(503, { status: 'shutting_down' }, { 'Retry-After': '2' }));
+        return d.pool
+          .use(b.id, async (server) => {
+            const dispatcher = server.dispatcher;
+            const handler = probeHandler(server.store, {
+              dispatcher: () => (!d.webhooksEnabled(b) ? 'disabled' : !dispatcher.isRunning ? 'stopped' : dispatcher.isPaused ? 'paused' : 'running'),
+              shuttingDown: d.shuttingDown,
+            });
+            return (await handler(req))!;
+          })
+          .catch(() => reply(503, { status: 'unavailable', reason: 'the business cannot be opened' }, { 'Retry-After': '2' }));
+      }
+      if (what === 'metrics')
+        return d.pool
+          .use(b.id, async (server) => {
+            if (!allowed(req, env, server.adminKeyHashes)) return refused('its admin API key');
+            return text(req, await AggregatorRegistry.aggregate([await businessFigures(server, b.id)]).metrics());
+          })
+          .catch(() => reply(503, { status: 'unavailable', reason: 'the business cannot be opened' }, { 'Retry-After': '2' }));
+      return undefined;
+    },
+    deployment(req, env) {
+      const what = probe(req);
+      if (what === 'readyz') return deploymentReady(d);
+      if (what !== 'metrics') return undefined;
+      if (!allowed(req, env, d.operatorKeyHashes)) return Promise.resolve(refused("the operator's key"));
+      return deploymentMetrics(d, own).then((body) => text(req, body));
+    },
+  };
+}
+
+async function deploymentReady(d: HostedProbeDeps): Promise<Response> {
+  if (d.shuttingDown()) return reply(503, { status: 'shutting_down' }, { 'Retry-After': '2' });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const ok = await Promise.race([
+      Promise.resolve(d.directory.ready()),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
+      }),
+    ]);
+    return ok
+      ? reply(200, { status: 'ready', directory: 'ready' })
+      : reply(503, { status: 'unavailable', reason: "the deployment's directory does not answer" }, { 'Retry-After': '2' });
+  } catch {
+    return reply(503, { status: 'unavailable', reason: "the deployment's directory does not answer" }, { 'Retry-After': '2' });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The deployment's own figures: businesses by status, businesses loaded, and the process's. */
+function deploymentRegistry(d: HostedProbeDeps): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'usp_' });
+  new Gauge({
+    name: 'usp_hosting_businesses',
+    help: "Businesses in the deployment's directory, by status (active, suspended).",
+    labelNames: ['status'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const all = d.directory.list();
+      for (const status of ['active', 'suspended'] as const) this.set({ status }, all.filter((b) => b.status === status).length);
+    },
+  });
+  new Gauge({
+    name: 'usp_hosting_businesses_loaded',
+    help: 'Businesses composed in this process now (the others open on their first request).',
+    registers: [registry],
+    collect() {
+      this.set(d.pool.ids.length);
+    },
+  });
+  return registry;
+}
+
+/** Loaded businesses, most recently used first: the first MAX_LABELLED by id, the rest as one. */
+async function deploymentMetrics(d: HostedProbeDeps, own: Registry): Promise<string> {
+  const max = d.maxLabelled ?? MAX_LABELLED;
+  const ids = [...d.pool.ids].reverse();
+  const parts: MetricObjectWithValues<MetricValue<string>>[][] = [(await own.getMetricsAsJSON()) as MetricObjectWithValues<MetricValue<string>>[]];
+  for (const [i, id] of ids.entries()) {
+    const figures = await d.pool.peek(id, (server) => businessFigures(server, i < max ? id : OTHER_BUSINESSES));
+    if (figures) parts.push(figures);
+  }
+  return AggregatorRegistry.aggregate(parts).metrics();
+}
+
+/** A business's figures (the database gauges read afresh), without the process's, each sample labelled with `label`. */
+async function businessFigures(server: UspServer, label: string): Promise<MetricObjectWithValues<MetricValue<string>>[]> {
+  await server.metrics.scrape();
+  const all = (await server.metrics.registry.getMetricsAsJSON()) as MetricObjectWithValues<MetricValue<string>>[];
+  return all
+    .filter((m) => !/^usp_(process_|nodejs_)/.test(m.name))
+    .map((m) => ({
+      ...m,
+      // Figures added up across businesses whatever their own aggregators say (the process's are per process).
+      aggregator: /_timestamp_seconds$|_stale$/.test(m.name) ? 'max' : 'sum',
+      values: m.values.map((v) => ({ ...v, labels: { ...v.labels, business: label } })),
+    }));
+}
+
+function text(req: Request, body: string): Response {
+  return new Response(req.method === 'HEAD' ? null : body, { status: 200, headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' } });
+}
+
+function refused(what: string): Response {
+  return new Response(JSON.stringify({ error: `metrics are open on loopback; from elsewhere send ${what} as a Bearer token` }), {
+    status: 401,
+    headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' },
+  });
+}
+
+function reply(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers } });
+}

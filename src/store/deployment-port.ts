@@ -1,0 +1,69 @@
+/**
+ * The deployment's directory of the businesses it hosts (`usp-server host`): each business's id, the
+ * host names that reach it (operator-assigned names and custom domains, lowercased, each naming one
+ * business), whether it is served (active) or refused (suspended), and where its definition came
+ * from. On SQLite a small file in the deployment's data folder (sqlite/deployment-directory.ts); on
+ * PostgreSQL a schema of its own in the businesses' database (postgres/deployment-directory.ts), so
+ * every process serving that database shares it.
+ *
+ * Reads answer at once (every request looks its Host up): from the file on SQLite, from a copy in
+ * memory on PostgreSQL that follows the other processes' writes (LISTEN/NOTIFY). A write may be
+ * asynchronous (`await` it): once it resolves, this process's reads show it.
+ */
+
+export type HostedStatus = 'active' | 'suspended';
+
+export interface HostedBusiness {
+  id: string;
+  /** Host names (no port), lowercased; the first is the business's own origin. */
+  hosts: string[];
+  status: HostedStatus;
+  /** Why the operator suspended it (said by its profile and tools while suspended). */
+  reason?: string;
+  /** Where the definition came from: a business file's absolute path, or `demo`. */
+  origin: string;
+  addedAt: number;
+}
+
+export interface HostedRegistration {
+  registry: string;
+  registrationId: string;
+  profileUrl: string;
+}
+
+/** A write's result, now (SQLite) or once the database answered (PostgreSQL). */
+export type Awaitable<T> = T | Promise<T>;
+
+/** A business as added: `definition` is its business file's JSON text at that moment (none for the demo). */
+export type NewHostedBusiness = Omit<HostedBusiness, 'status'> & { definition?: string };
+
+export interface DeploymentDirectory {
+  /** A host name or id another business holds is a DirectoryClash. */
+  add(b: NewHostedBusiness): Awaitable<void>;
+  /**
+   * The business file's JSON text as it was added, kept in the directory so that a process on another
+   * machine (where the file's path means nothing) composes the business too. Read on demand, not kept
+   * in memory (a definition is kilobytes; a deployment has thousands).
+   */
+  definitionOf(id: string): Awaitable<string | undefined>;
+  list(): HostedBusiness[];
+  get(id: string): HostedBusiness | undefined;
+  /** The business a host name (no port, any case) reaches, if any. */
+  byHost(host: string): HostedBusiness | undefined;
+  /** False when no business has this id; a reason is kept only while suspended. */
+  setStatus(id: string, status: HostedStatus, reason?: string): Awaitable<boolean>;
+  /** Replace a business's host names (the first is its origin); a name another business holds is a DirectoryClash. */
+  setHosts(id: string, hosts: string[]): Awaitable<void>;
+  /** The business leaves the deployment: its names are freed and its registrations forgotten. False when unknown. */
+  remove(id: string): Awaitable<boolean>;
+  /** A registry accepted the business's registration under this id (`host serve --register-with`). */
+  recordRegistration(id: string, registry: string, registrationId: string, profileUrl: string): Awaitable<void>;
+  /** The registrations recorded for a business, to remove them when it leaves. */
+  registrationsOf(id: string): HostedRegistration[];
+  /** Whether the directory can be read now (PostgreSQL: its copy follows the database; /readyz asks). */
+  ready(): Awaitable<boolean>;
+  close(): Awaitable<void>;
+}
+
+/** A host name or business id the directory already holds: the operator picks another. */
+export class DirectoryClash extends Error {}
