@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ManualClock, silentLogger } from '../../src/operations/index.js';
 import { openDeploymentDirectory } from '../../src/store/index.js';
 import { createHosting, type Hosting } from '../../src/server/hosting.js';
+import { restRouteTables } from '../../src/bindings/rest/index.js';
 import { hostFetch } from '../support/host-fetch.js';
 import { NORD_FILE } from '../support/hosting.js';
 import { TEST_NOW } from '../support/time.js';
@@ -91,6 +92,27 @@ describe('one more hosted business, opened by its first request', () => {
     // About 170 statements on each of two connections were prepared when a store opened.
     expect(prepare.mock.calls.length).toBeLessThan(120);
     prepare.mockRestore();
+  });
+
+  test('builds no REST routes of its own: every hosted business answers through the route table of the process', async () => {
+    await profileOf(0);
+    const tables = restRouteTables();
+    await hosting.pool.close('biz_cost_4');
+    await hosting.pool.close('biz_cost_2');
+    // Two businesses opened anew, each answering its own profile and a REST operation of its own.
+    for (const i of [4, 2]) {
+      expect((await profileOf(i)).usp.business_id ?? `biz_cost_${i}`).toBe(`biz_cost_${i}`);
+      const res = await hostFetch(`http://b${i}.localhost:${port}/services/list`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'USP-Agent': 'profile="https://platform.example/p.json"' },
+        body: '{}',
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { services: Array<{ business_id: string }> };
+      expect(body.services.length).toBeGreaterThan(0);
+      expect(new Set(body.services.map((x) => x.business_id))).toEqual(new Set([`biz_cost_${i}`]));
+    }
+    expect(restRouteTables()).toBe(tables);
   });
 
   test('keeps each business its own secrets: two copies of the schema sign with different keys', async () => {
