@@ -14,6 +14,18 @@ import { ManualClock, silentLogger } from '../../src/operations/index.js';
 import { openDeploymentDirectory } from '../../src/store/index.js';
 import { createHosting, type Hosting } from '../../src/server/hosting.js';
 import { restRouteTables } from '../../src/bindings/rest/index.js';
+import { createDashboard } from '../../src/bindings/dashboard/index.js';
+import { createBuyerPages } from '../../src/bindings/pages/index.js';
+
+// The dashboard's and the buyer pages' apps, counted as the server builds them (the real ones).
+vi.mock('../../src/bindings/dashboard/index.js', async (original) => {
+  const m = await original<typeof import('../../src/bindings/dashboard/index.js')>();
+  return { ...m, createDashboard: vi.fn(m.createDashboard) };
+});
+vi.mock('../../src/bindings/pages/index.js', async (original) => {
+  const m = await original<typeof import('../../src/bindings/pages/index.js')>();
+  return { ...m, createBuyerPages: vi.fn(m.createBuyerPages) };
+});
 import { hostFetch } from '../support/host-fetch.js';
 import { NORD_FILE } from '../support/hosting.js';
 import { TEST_NOW } from '../support/time.js';
@@ -113,6 +125,19 @@ describe('one more hosted business, opened by its first request', () => {
       expect(new Set(body.services.map((x) => x.business_id))).toEqual(new Set([`biz_cost_${i}`]));
     }
     expect(restRouteTables()).toBe(tables);
+  });
+
+  test('builds its dashboard and buyer pages on their first request, not when it is loaded', async () => {
+    for (let i = 0; i < COUNT; i++) await profileOf(i);
+    expect(hosting.loaded).toHaveLength(COUNT);
+    expect(vi.mocked(createDashboard)).not.toHaveBeenCalled();
+    expect(vi.mocked(createBuyerPages)).not.toHaveBeenCalled();
+    const login = await hostFetch(`http://b1.localhost:${port}/admin/login`, { headers: { Accept: 'text/html' } });
+    expect(login.status).toBe(200);
+    expect(await login.text()).toContain('<form');
+    expect(vi.mocked(createDashboard)).toHaveBeenCalledTimes(1);
+    await hostFetch(`http://b1.localhost:${port}/admin/login`, { headers: { Accept: 'text/html' } });
+    expect(vi.mocked(createDashboard)).toHaveBeenCalledTimes(1);
   });
 
   test('keeps each business its own secrets: two copies of the schema sign with different keys', async () => {
