@@ -84,11 +84,6 @@ let shared: SharedWorker | undefined;
 let nextSlot = 0;
 const freeSlots: number[] = [];
 
-/** The worker threads serving checkpoints now: 0 or 1 (tests; diagnostics). */
-export function checkpointWorkers(): number {
-  return shared && !shared.stopping ? 1 : 0;
-}
-
 function fallBack(db: Db): void {
   try {
     db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);

@@ -30,7 +30,7 @@ export class Statements {
  * businesses paid on each business's first request (docs/SCALING.md). Once prepared, the statement is
  * kept and reused as before. A repository runs its statements with run, get, all and iterate only.
  */
-export function lazyStatement(db: Db, sql: string): Statement {
+function lazyStatement(db: Db, sql: string): Statement {
   return new LazyStatement(db, sql) as unknown as Statement;
 }
 
