@@ -62,7 +62,7 @@ export async function run({ quick }) {
       },
     ],
     notes: [
-      `Each business is composed whole (its store, workers, keys, OAuth, dashboard, pipeline and doors: docs/SCALING.md says where the heap goes). Heap and RSS: growth after a full GC from one loaded business to all of them, divided by their number. Bookings: ${fmt(r.bookings, 0)} per setup in ${r.rounds} interleaved rounds, ${CLIENTS} clients, distinct slots, after one untimed round each (the many-business setup's first booking on each business prepares its statements).`,
+      `Each business has its own store, workers, keys, OAuth, pipeline and door instances (the REST route table is the process's; the dashboard and buyer pages are built on their first request): docs/SCALING.md says where the heap goes. Heap and RSS: growth after a full GC from one loaded business to all of them, divided by their number. Bookings: ${fmt(r.bookings, 0)} per setup in ${r.rounds} interleaved rounds, ${CLIENTS} clients, distinct slots, after one untimed round each (the many-business setup's first booking on each business prepares its statements).`,
     ],
     targets: [
       {
