@@ -1,92 +1,231 @@
 /**
- * Hosting many businesses in one process (`usp-server host serve`, issue 39), the first step: what
- * one more LOADED business costs when each is composed whole (its own store, workers, keys, OAuth,
- * dashboard), and how long the first request of a business not yet loaded takes. N copies of the
- * Nord Studio fixture (ids of their own) are hosted on one listener on SQLite in a temporary folder;
- * each gets one profile request (the first composes it), timed; the heap is read after a full GC
- * every step. Run from the built tree: `npm run build && node --expose-gc bench/hosting.mjs`
- * (USP_BENCH_HOSTED=N, default 40).
+ * Many businesses on one process (`usp-server host serve`, issue 39 item 7), against the issue's
+ * floors: heap per idle loaded business under 50 KB with many loaded, the first request of a business
+ * not yet loaded under 50 ms at the median, and bookings per second across many businesses at least
+ * 0.9 of one business's. N copies of a generated business (50 staff, 15-minute slots a year ahead,
+ * free, auto-confirmed; ids of their own) are hosted on one listener on SQLite in a temporary folder,
+ * on a clock pinned to BENCH_NOW, rate limits off. Each gets one profile request (the first opens it:
+ * its file, store and composition), timed; the heap is read after a full GC before and after. Then
+ * bookings (POST /bookings on distinct slots, 16 clients, keep-alive) in interleaved rounds: all on
+ * one business, or each on the next business in turn.
+ *
+ * The measuring runs in a child process with --expose-gc (its heap is the hosting's alone):
+ *   npm run build && node bench/hosting.mjs      (or `node bench/run.mjs --only=hosting`)
+ *   USP_BENCH_HOSTED=N                           loaded businesses (full 200, quick 5; try 1000)
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHosting } from '../dist/server/hosting.js';
-import { openDeploymentDirectory } from '../dist/store/index.js';
+import { fileURLToPath } from 'node:url';
+import { BENCH_NOW, fmt, fmtMs, fmtX, generatedBusiness, seedSlot, staffId } from './lib.mjs';
 
-const N = Number(process.env.USP_BENCH_HOSTED ?? 40);
-const gc = globalThis.gc ?? (() => {});
-const quiet = { info() {}, warn() {}, error() {} };
+const HEAP_FLOOR_KB = 50;
+const FIRST_FLOOR_MS = 50;
+const RATIO_FLOOR = 0.9;
+const CLIENTS = 16;
 
-function get(port, host, path) {
+export async function run({ quick }) {
+  const n = Number(process.env.USP_BENCH_HOSTED ?? (quick ? 5 : 200));
+  const bookings = quick ? 20 : 600;
+  const out = await new Promise((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ['--expose-gc', fileURLToPath(import.meta.url), '--child'],
+      { env: { ...process.env, USP_BENCH_HOSTED: String(n), USP_BENCH_HOSTED_BOOKINGS: String(bookings) }, maxBuffer: 1 << 20 },
+      (err, stdout, stderr) => (err ? reject(new Error(`hosting: ${err.message}\n${stderr}`)) : resolve(stdout)),
+    ),
+  );
+  const r = JSON.parse(out.trim().split('\n').pop());
+  const ratio = r.bookings_per_s.many / r.bookings_per_s.one;
+  return {
+    id: 'hosting',
+    title: '13. Many businesses on one process: what each loaded business costs',
+    sections: [
+      {
+        caption: `${fmt(r.businesses, 0)} businesses loaded on one process (SQLite, a file each)`,
+        header: ['measure', 'value'],
+        rows: [
+          ['heap per idle loaded business', `${fmt(r.heap_per_loaded_business_kb, 0)} KB`],
+          ['RSS per idle loaded business', `${fmt(r.rss_per_loaded_business_kb / 1024, 2)} MB`],
+          [
+            'first request of a business not yet loaded (new file), p50 / p90 / max',
+            `${fmtMs(r.first_request_ms.p50)} / ${fmtMs(r.first_request_ms.p90)} / ${fmtMs(r.first_request_ms.max)}`,
+          ],
+          ['first request of a business closed and opened again, p50 / p90', `${fmtMs(r.reopened_first_request_ms.p50)} / ${fmtMs(r.reopened_first_request_ms.p90)}`],
+          ['the first business of the process (modules, JIT)', fmtMs(r.first_business_ms)],
+          ['bookings/s, all on one business', fmt(r.bookings_per_s.one, 0)],
+          [`bookings/s, each on the next of ${fmt(r.businesses, 0)} businesses`, fmt(r.bookings_per_s.many, 0)],
+        ],
+      },
+    ],
+    notes: [
+      `Each business has its own store, workers, keys, OAuth, pipeline and door instances (the REST route table is the process's; the dashboard and buyer pages are built on their first request): docs/SCALING.md says where the heap goes. Heap and RSS: growth after a full GC from one loaded business to all of them, divided by their number. Bookings: ${fmt(r.bookings, 0)} per setup in ${r.rounds} interleaved rounds, ${CLIENTS} clients, distinct slots, after one untimed round each (the many-business setup's first booking on each business prepares its statements).`,
+    ],
+    targets: [
+      {
+        name: `Heap per idle business, ${fmt(r.businesses, 0)} loaded on one process`,
+        target: `< ${HEAP_FLOOR_KB} KB`,
+        value: `${fmt(r.heap_per_loaded_business_kb, 0)} KB`,
+        ok: r.heap_per_loaded_business_kb < HEAP_FLOOR_KB,
+      },
+      {
+        name: 'First request of a business not yet loaded, median',
+        target: `< ${FIRST_FLOOR_MS} ms`,
+        value: fmtMs(r.first_request_ms.p50),
+        ok: r.first_request_ms.p50 < FIRST_FLOOR_MS,
+      },
+      { name: `Bookings/s across ${fmt(r.businesses, 0)} businesses vs one`, target: `>= ${RATIO_FLOOR}`, value: fmtX(ratio), ok: ratio >= RATIO_FLOOR },
+    ],
+  };
+}
+
+/** One request with the given Host; resolves with its status and parsed body. */
+function call(agent, port, host, method, path, body, profile) {
   return new Promise((resolve, reject) => {
-    const r = request({ host: '127.0.0.1', port, path, headers: { Host: `${host}:${port}` }, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode));
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const headers = { host: `${host}:${port}`, 'usp-agent': `profile="${profile}"`, 'idempotency-key': randomUUID() };
+    if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(payload.length) });
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
     });
-    r.on('error', reject);
-    r.end();
+    req.on('error', reject);
+    req.end(payload);
   });
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'usp-bench-hosting-'));
-const fixture = JSON.parse(readFileSync(new URL('../test/fixtures/hosting/nord-studio.json', import.meta.url), 'utf8'));
-const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
-for (let i = 0; i < N + 1; i++) {
-  const file = join(dir, `b${i}.json`);
-  writeFileSync(file, JSON.stringify({ ...fixture, business: { ...fixture.business, id: `biz_bench_${i}` } }));
-  directory.add({ id: `biz_bench_${i}`, hosts: [`b${i}.localhost`], origin: file, addedAt: i });
+async function child() {
+  const { createHosting } = await import('../dist/server/hosting.js');
+  const { openDeploymentDirectory } = await import('../dist/store/index.js');
+  const { ManualClock } = await import('../dist/operations/index.js');
+  const { slotIdEncoder } = await import('../dist/domain/slot-id.js');
+  const N = Number(process.env.USP_BENCH_HOSTED ?? 10);
+  const BOOKINGS = Number(process.env.USP_BENCH_HOSTED_BOOKINGS ?? 40);
+  const gc = globalThis.gc ?? (() => {});
+  const quiet = { info() {}, warn() {}, error() {}, debug() {} };
+  const dir = mkdtempSync(join(tmpdir(), 'usp-bench-hosting-'));
+  const def = generatedBusiness({ staff: 50, maxAdvanceDays: 365 });
+  const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
+  for (let i = 0; i <= N; i++) {
+    const file = join(dir, `b${i}.json`);
+    writeFileSync(file, JSON.stringify({ ...def, business: { ...def.business, id: `biz_bench_${i}` } }));
+    directory.add({ id: `biz_bench_${i}`, hosts: [`b${i}.localhost`], origin: file, addedAt: i });
+  }
+  const hosting = createHosting({
+    directory,
+    dataDir: dir,
+    server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(BENCH_NOW), security: { rateLimits: false } },
+    log: quiet,
+    maxLoaded: N + 1,
+    idleCloseMs: 0,
+  });
+  const port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+  // Keep-alive within a burst only: a socket left idle past the server's keep-alive timeout (a long
+  // GC between phases at 1,000 businesses) is closed by it, and reusing it would be reset.
+  let agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+  const get = async (i) => {
+    const r = await call(false, port, `b${i}.localhost`, 'GET', '/.well-known/usp', undefined, 'https://platform.example/p.json');
+    if (r.status !== 200) throw new Error(`b${i}: ${r.status} ${r.body.slice(0, 200)}`);
+  };
+  // The first business pays for the process's warm-up (modules, JIT): measured apart.
+  let t = performance.now();
+  await get(0);
+  const warmup = performance.now() - t;
+  gc();
+  const m0 = process.memoryUsage();
+  const firsts = [];
+  for (let i = 1; i <= N; i++) {
+    t = performance.now();
+    await get(i);
+    firsts.push(performance.now() - t);
+  }
+  gc();
+  const mN = process.memoryUsage();
+
+  // Bookings: distinct slots of each business, consecutive ones on different days.
+  const encoder = slotIdEncoder('svc_bench', [staffId(0)]);
+  const encoders = new Map();
+  const slotOf = (j) => {
+    const s = seedSlot(j, 1, 360);
+    const rid = staffId(s.staff);
+    let e = encoders.get(rid);
+    if (!e) encoders.set(rid, (e = rid === staffId(0) ? encoder : slotIdEncoder('svc_bench', [rid])));
+    return e(s.startMs);
+  };
+  const next = new Map();
+  const book = async (w, i) => {
+    const j = next.get(i) ?? 0;
+    next.set(i, j + 1);
+    const buyer = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' };
+    const r = await call(agent, port, `b${i}.localhost`, 'POST', '/bookings', { service_id: 'svc_bench', slot_id: slotOf(j), buyer }, `https://platform-${w}.example/profile.json`);
+    if (r.status !== 201) throw new Error(`booking at b${i}: ${r.status} ${r.body.slice(0, 300)}`);
+  };
+  /** `count` bookings by CLIENTS workers; `target(k)` the business of the k-th; bookings per second. */
+  const burst = async (count, target) => {
+    let k = 0;
+    agent.destroy();
+    agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, w) => {
+        while (k < count) await book(w, target(k++));
+      }),
+    );
+    return count / ((performance.now() - started) / 1000);
+  };
+  let rr = 0;
+  const many = () => 1 + (rr++ % N);
+  await burst(Math.max(CLIENTS, Math.min(BOOKINGS, N)), many);
+  await burst(CLIENTS, () => 1);
+  const rounds = 3;
+  const rates = { one: [], many: [] };
+  for (let round = 0; round < rounds; round++) {
+    rates.one.push(await burst(Math.ceil(BOOKINGS / rounds), () => 1));
+    rates.many.push(await burst(Math.ceil(BOOKINGS / rounds), many));
+  }
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+  // Closed and opened again from an existing store: no copy, no catalog import.
+  await hosting.pool.closeAll();
+  const reopens = [];
+  for (let i = 1; i <= Math.min(N, 100); i++) {
+    t = performance.now();
+    await get(i);
+    reopens.push(performance.now() - t);
+  }
+  const pctOf = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return (p) => Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))]);
+  };
+  const pct = pctOf(firsts);
+  const re = pctOf(reopens);
+  agent.destroy();
+  await hosting.close();
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    businesses: N,
+    first_business_ms: Math.round(warmup),
+    first_request_ms: { p50: pct(0.5), p90: pct(0.9), max: pct(1) },
+    reopened_first_request_ms: { p50: re(0.5), p90: re(0.9), max: re(1) },
+    heap_per_loaded_business_kb: Math.round((mN.heapUsed - m0.heapUsed) / N / 1024),
+    rss_per_loaded_business_kb: Math.round((mN.rss - m0.rss) / N / 1024),
+    bookings: BOOKINGS,
+    rounds,
+    bookings_per_s: { one: mean(rates.one), many: mean(rates.many) },
+  };
 }
-const hosting = createHosting({ directory, dataDir: dir, server: { sandbox: true, sweepIntervalMs: 0 }, log: quiet, maxLoaded: N + 1, idleCloseMs: 0 });
-const port = new URL(await hosting.listen(0, '127.0.0.1')).port;
-// The first business pays for the process's warm-up (modules, JIT): measured apart.
-let t = performance.now();
-await get(port, 'b0.localhost', '/.well-known/usp');
-const warmup = performance.now() - t;
-gc();
-const heap0 = process.memoryUsage().heapUsed;
-const rss0 = process.memoryUsage().rss;
-const firsts = [];
-for (let i = 1; i <= N; i++) {
-  t = performance.now();
-  const status = await get(port, `b${i}.localhost`, '/.well-known/usp');
-  firsts.push(performance.now() - t);
-  if (status !== 200) throw new Error(`b${i}: ${status}`);
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--child')) {
+    console.log(JSON.stringify(await child()));
+    process.exit(0);
+  } else {
+    const r = await run({ quick: process.argv.includes('--quick') });
+    console.log(JSON.stringify(r, null, 2));
+  }
 }
-gc();
-const heapN = process.memoryUsage().heapUsed;
-const rssN = process.memoryUsage().rss;
-t = performance.now();
-for (let i = 1; i <= N; i++) await get(port, `b${i}.localhost`, '/.well-known/usp');
-const warm = (performance.now() - t) / N;
-// Closed (evicted) and opened again from an existing store: no migration, no catalog import.
-await hosting.pool.closeAll();
-const reopens = [];
-for (let i = 1; i <= N; i++) {
-  t = performance.now();
-  await get(port, `b${i}.localhost`, '/.well-known/usp');
-  reopens.push(performance.now() - t);
-}
-const pctOf = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return (p) => Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))]);
-};
-const pct = pctOf(firsts);
-const re = pctOf(reopens);
-console.log(
-  JSON.stringify(
-    {
-      businesses: N,
-      first_business_ms: Math.round(warmup),
-      first_request_ms: { p50: pct(0.5), p90: pct(0.9), max: pct(1) },
-      reopened_first_request_ms: { p50: re(0.5), p90: re(0.9), max: re(1) },
-      warm_request_ms: Number(warm.toFixed(2)),
-      heap_per_loaded_business_kb: Math.round((heapN - heap0) / N / 1024),
-      rss_per_loaded_business_kb: Math.round((rssN - rss0) / N / 1024),
-    },
-    null,
-    2,
-  ),
-);
-await hosting.close();
-rmSync(dir, { recursive: true, force: true });

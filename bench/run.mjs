@@ -4,7 +4,7 @@
  *
  *   npm run bench                      full mode (~4-5 minutes on the 2-core bench machine)
  *   node bench/run.mjs --quick         each benchmark for a fraction of a second: checks it runs (CI)
- *   node bench/run.mjs --only=rest,mcp run some of them (slots, mcp, rest, bookings, security, registry, avail, mcpmem, flow, payments, mail, views, calendars, tenancy, cli)
+ *   node bench/run.mjs --only=rest,mcp run some of them (slots, mcp, rest, bookings, security, registry, avail, mcpmem, flow, payments, mail, views, calendars, tenancy, hosting, cli)
  *   node bench/run.mjs --cpu-prof      also write CPU profiles of the server children to bench/profiles/
  *   node bench/run.mjs --write         write docs/BENCHMARKS.md in quick mode too
  *   node bench/run.mjs --no-write      never write it (experiments with --only)
@@ -48,6 +48,7 @@ const MODULES = [
   ['views', './views.mjs'],
   ['calendars', './calendars.mjs'],
   ['tenancy', './tenancy.mjs'],
+  ['hosting', './hosting.mjs'],
   ['cli', './cli-start.mjs'],
 ];
 
@@ -160,7 +161,7 @@ if (write && failures.length === 0) {
     '```',
     'npm run bench                      # full run, rewrites this file',
     'node bench/run.mjs --quick         # smoke run (CI): each benchmark for a fraction of a second',
-    'node bench/run.mjs --only=rest      # some of them: slots, mcp, rest, bookings, security, registry, avail, mcpmem, flow, payments, mail, views, calendars, tenancy, cli',
+    'node bench/run.mjs --only=rest      # some of them: slots, mcp, rest, bookings, security, registry, avail, mcpmem, flow, payments, mail, views, calendars, tenancy, hosting, cli',
     'USP_BENCH_BASE_DIST=/path/to/old/dist node bench/run.mjs --only=mcpmem --no-write   # memory per idle MCP session, this build against an older one',
     'node bench/run.mjs --cpu-prof      # CPU profiles of the server children in bench/profiles/',
     'node bench/profile-summary.mjs bench/profiles/X.cpuprofile   # top functions of a profile',
@@ -168,6 +169,7 @@ if (write && failures.length === 0) {
     'USP_BENCH_BASE_DIST=/path/to/old/dist node bench/run.mjs --only=bookings --no-write   # this build against an older one, interleaved',
     'USP_BENCH_SCALE=0 node bench/run.mjs --only=bookings --no-write   # leave out the 0 / 10,000 / 100,000 bookings part',
     'USP_BENCH_PG_URL=postgres://... node bench/run.mjs --only=tenancy --no-write   # many businesses: both storage designs per engine (USP_BENCH_TENANTS=10000 on PostgreSQL by default)',
+    'USP_BENCH_HOSTED=1000 node bench/run.mjs --only=hosting --no-write   # many businesses loaded on one process (full 200 by default)',
     '```',
     '',
   );

@@ -26,6 +26,8 @@ import { createOperatorDoor } from '../bindings/operator/index.js';
 import { DEFAULT_SUSPENSION, operatorDesk } from './operator-desk.js';
 import { hostedProbes } from './hosted-probes.js';
 
+import { seedSqliteFile } from './hosted-store-template.js';
+
 /** What every hosted business is composed with (its own store, origin, hosts and log are the deployment's to set). */
 export type HostedServerOptions = Omit<
   ServerOptions,
@@ -223,13 +225,16 @@ const suspensionReason = (b: HostedBusiness) => b.reason ?? DEFAULT_SUSPENSION;
 async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b: HostedBusiness) => string): Promise<UspServer> {
   const own = o.serverFor?.(b) ?? {};
   const log = withFields(o.log, { business: b.id });
+  const db = storeOf(o, b.id);
+  // A new business's file starts as a copy of the migrated schema (./hosted-store-template.ts).
+  if (!o.db) await seedSqliteFile(db);
   const server = await createUspServer({
     ...o.server,
     ...own,
     business: await hostedDefinition(b, o.directory),
     definition: 'stored_first',
     definitionOrigin: b.origin === 'demo' ? { kind: 'demo' } : { kind: 'file', file: b.origin },
-    db: storeOf(o, b.id),
+    db,
     dbTimeouts: { ...o.server.dbTimeouts, poolSize: o.poolSizePerBusiness ?? 2 },
     settingsOverride: { ...o.server.settingsOverride, ...own.settingsOverride, public_url: originOf(b) },
     allowedHosts: b.hosts,

@@ -60,14 +60,46 @@ function rateLimitPolicy(op: OperationDef, limits: RestAppOptions['rateLimits'])
 const JSON_TYPE = 'application/json';
 const JSON_HEADERS = { 'Content-Type': JSON_TYPE };
 
+/** Where a request carries its deployment's options into the shared route table. */
+type RestEnv = { uspRest: RestAppOptions };
+const optsOf = (c: Context): RestAppOptions => (c.env as RestEnv).uspRest;
+
+/**
+ * The REST door of one deployment (a business, or a role such as the registry): a thin front that
+ * hands each request, with this deployment's options, to the route table its operations share with
+ * every other deployment in the process. The routes depend on the operations table only; everything
+ * that depends on the business (the scope, its profile and documents, its limits, its log) is in
+ * the options, read per request. A process hosting many businesses builds the routes once instead
+ * of once per business (about 84 KB of heap and the route compilation each; docs/SCALING.md).
+ */
 export function createRestApp(opts: RestAppOptions): Hono {
-  const app = new Hono();
+  const routes = routeTable(opts.operations ?? OPERATIONS);
+  const front = new Hono();
+  front.all('*', (c) => routes.fetch(c.req.raw, { ...(c.env as object | undefined), uspRest: opts }));
+  return front;
+}
+
+const tables = new Map<readonly OperationDef[], Hono>();
+
+/** The route tables built in this process so far, one per operations table (tests; diagnostics). */
+export function restRouteTables(): number {
+  return tables.size;
+}
+
+/** The routes of an operations table, built once per process. */
+function routeTable(operations: readonly OperationDef[]): Hono {
+  let app = tables.get(operations);
+  if (app) return app;
+  app = new Hono();
+  tables.set(operations, app);
 
   app.get('/.well-known/usp', (c) => {
+    const opts = optsOf(c);
     c.header('Cache-Control', `public, max-age=${Math.max(60, opts.profileMaxAge ?? 300)}`);
     return c.json(opts.profile(opts.scopeOf(c.req.raw)));
   });
   app.get('/openapi.json', (c) => {
+    const opts = optsOf(c);
     c.header('Cache-Control', 'public, max-age=300');
     return c.json(opts.openapi(opts.scopeOf(c.req.raw)));
   });
@@ -75,14 +107,14 @@ export function createRestApp(opts: RestAppOptions): Hono {
   // Each operation's route, and the former route a row keeps for one release (answered, marked deprecated).
   const byPath = new Map<string, Array<{ op: OperationDef; route: RestRoute; former: boolean }>>();
   const add = (op: OperationDef, route: RestRoute, former: boolean) => byPath.set(route.path, [...(byPath.get(route.path) ?? []), { op, route, former }]);
-  for (const op of jsonDoorRows(opts.operations ?? OPERATIONS)) {
+  for (const op of jsonDoorRows(operations)) {
     add(op, op.rest, false);
     if (op.formerly?.rest) add(op, op.formerly.rest, true);
   }
   for (const [path, ops] of byPath) {
     const honoPath = path.replace(/\{(\w+)\}/g, ':$1');
     for (const { op, route, former } of ops) {
-      app.on(route.method, honoPath, (c) => (former ? handleFormer(c, op, opts) : handle(c, op, opts)));
+      app.on(route.method, honoPath, (c) => (former ? handleFormer(c, op, optsOf(c)) : handle(c, op, optsOf(c))));
     }
     const allowed = ops.map((o) => o.route.method).join(', ');
     app.all(honoPath, (c) => {
@@ -95,7 +127,7 @@ export function createRestApp(opts: RestAppOptions): Hono {
 
   app.notFound((c) => problem(c, new ProtocolError('not_found', `No USP endpoint at ${c.req.path}.`)));
   app.onError((err, c) => {
-    opts.log?.error('unexpected REST failure', { path: c.req.path, error: faultText(err) });
+    optsOf(c).log?.error('unexpected REST failure', { path: c.req.path, error: faultText(err) });
     return problem(c, new ProtocolError('server_error', 'The business could not process the request.'));
   });
   return app;

@@ -2,9 +2,16 @@
  * WAL checkpoints off the event loop. By default SQLite copies the write-ahead log back into the
  * database file inside the COMMIT that pushes the log past 1,000 pages: with the synchronous driver
  * that copy (and its fsync) blocked every request for the length of it, a third of the commit time
- * under booking load. A worker thread with its own connection runs a PASSIVE checkpoint every
- * `intervalMs` instead (it never blocks the writer or readers); the writer's automatic checkpoint is
- * off while the worker runs, and comes back on if the worker ever stops on its own.
+ * under booking load. A worker thread with its own connection to each file runs a PASSIVE checkpoint
+ * every `intervalMs` instead (it never blocks the writer or readers); the writer's automatic
+ * checkpoint is off while the worker serves its file, and comes back on if the worker cannot.
+ *
+ * One worker per process, whatever the number of files: a thread is a V8 isolate of its own (about
+ * 10 MB resident and hundreds of milliseconds to start on a loaded machine), which a deployment
+ * hosting many businesses, a file each, paid once per business (docs/SCALING.md). The worker
+ * checkpoints only the files written since their last complete checkpoint: a commit raises the
+ * file's flag in memory shared with the worker (no message per commit), and an idle file costs it
+ * nothing. It starts with the first file and ends with the last, as a single store's worker did.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -13,62 +20,154 @@ import type { Db } from './statements.js';
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-// fileMustExist: a worker that starts after the file was deleted must not create an empty one in its
-// place (the writer would then see a different file, and a reader would find empty tables). Failing
-// here ends the worker, and the writer's own automatic checkpoints come back.
-const db = new Database(workerData.path, { fileMustExist: true });
+const flags = new Int32Array(workerData.flags);
+const files = new Map();
+parentPort.on('message', (m) => {
+  if (m.add !== undefined) {
+    // fileMustExist: a file deleted before the worker reached it must not be created empty in its
+    // place (the writer would then see a different file). The writer takes its own checkpoints back.
+    try {
+      files.set(m.add, new Database(m.path, { fileMustExist: true }));
+    } catch {
+      parentPort.postMessage({ failed: m.add });
+    }
+  } else if (m.remove !== undefined) {
+    files.get(m.remove)?.close();
+    files.delete(m.remove);
+    parentPort.postMessage({ removed: m.remove });
+  } else if (m === 'stop') {
+    clearInterval(timer);
+    for (const db of files.values()) db.close();
+    parentPort.close();
+  }
+});
 const timer = setInterval(() => {
-  try {
-    db.pragma('wal_checkpoint(PASSIVE)');
-  } catch {
-    // The file is busy, moved or gone: the writer reports faults; try again at the next tick.
+  for (const [slot, db] of files) {
+    if (Atomics.exchange(flags, slot, 0) === 0) continue;
+    try {
+      const [r] = db.pragma('wal_checkpoint(PASSIVE)');
+      // A reader on an older snapshot kept some frames: try again at the next tick.
+      if (r.busy !== 0 || r.checkpointed < r.log) Atomics.store(flags, slot, 1);
+    } catch {
+      // The file is busy, moved or gone: the writer reports faults; try again at the next tick.
+      Atomics.store(flags, slot, 1);
+    }
   }
 }, workerData.intervalMs);
-parentPort.on('message', (m) => {
-  if (m !== 'stop') return;
-  clearInterval(timer);
-  db.close();
-  parentPort.close();
-});
 `;
 
-/** Default pause between background checkpoints. */
+/** Pause between background checkpoints. */
 const CHECKPOINT_INTERVAL_MS = 100;
 /** SQLite's own default for wal_autocheckpoint (pages). */
 const AUTO_CHECKPOINT_PAGES = 1000;
+/** Files the worker serves at once; a file beyond them keeps SQLite's own checkpoints. */
+const MAX_FILES = 16_384;
 
 export interface Checkpointer {
+  /** A commit wrote to the log: the worker checkpoints the file at its next tick. */
+  wrote(): void;
   stop(): Promise<void>;
 }
 
-export function startCheckpointer(db: Db, path: string, intervalMs = CHECKPOINT_INTERVAL_MS): Checkpointer {
+/** The one worker of the process, with its files by slot (its index in the shared flags). */
+interface SharedWorker {
+  worker: Worker;
+  flags: Int32Array;
+  /** The writer connection of each file served, to give its own checkpoints back if the worker cannot. */
+  writers: Map<number, Db>;
+  removals: Map<number, () => void>;
+  exited: Promise<void>;
+  stopping: boolean;
+}
+
+let shared: SharedWorker | undefined;
+let nextSlot = 0;
+const freeSlots: number[] = [];
+
+function fallBack(db: Db): void {
+  try {
+    db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+  } catch {
+    /* the connection is closed */
+  }
+}
+
+function startWorker(intervalMs: number): SharedWorker {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path, intervalMs } });
+  const flags = new Int32Array(new SharedArrayBuffer(MAX_FILES * 4));
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, flags: flags.buffer, intervalMs } });
   worker.unref();
-  let stopping = false;
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  const fallBack = () => {
-    if (stopping) return;
-    try {
-      db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
-    } catch {
-      /* the connection is closed */
-    }
+  const w: SharedWorker = {
+    worker,
+    flags,
+    writers: new Map(),
+    removals: new Map(),
+    exited: new Promise<void>((resolve) => worker.once('exit', () => resolve())),
+    stopping: false,
   };
-  worker.on('error', fallBack);
-  worker.on('exit', fallBack);
+  const lost = () => {
+    if (shared === w) shared = undefined;
+    if (w.stopping) return;
+    for (const db of w.writers.values()) fallBack(db);
+    for (const done of w.removals.values()) done();
+  };
+  worker.on('error', lost);
+  worker.on('exit', lost);
+  worker.on('message', (m: { failed?: number; removed?: number }) => {
+    if (m.failed !== undefined) {
+      const db = w.writers.get(m.failed);
+      if (db) fallBack(db);
+    }
+    if (m.removed !== undefined) w.removals.get(m.removed)?.();
+  });
+  return w;
+}
+
+export function startCheckpointer(db: Db, path: string, intervalMs = CHECKPOINT_INTERVAL_MS): Checkpointer | undefined {
+  const slot = freeSlots.pop() ?? (nextSlot < MAX_FILES ? nextSlot++ : undefined);
+  if (slot === undefined) return undefined;
+  if (!shared) shared = startWorker(intervalMs);
+  const w = shared;
+  w.writers.set(slot, db);
+  Atomics.store(w.flags, slot, 1);
+  w.worker.postMessage({ add: slot, path });
   db.pragma('wal_autocheckpoint = 0');
+  let stopped: Promise<void> | undefined;
   return {
-    async stop() {
-      if (stopping) return exited;
-      stopping = true;
-      // Unref'd so that it never keeps a process alive by itself; waiting for its exit must.
-      worker.ref();
-      worker.postMessage('stop');
-      const timer = setTimeout(() => void worker.terminate(), 2000);
-      timer.unref();
-      await exited;
-      clearTimeout(timer);
+    wrote: () => Atomics.store(w.flags, slot, 1),
+    stop() {
+      stopped ??= removeFile(w, slot);
+      return stopped;
     },
   };
+}
+
+/** The worker lets the file go (its connection closed before the writer's); the last file ends the worker. */
+async function removeFile(w: SharedWorker, slot: number): Promise<void> {
+  if (w.writers.delete(slot) && shared === w) {
+    // Unref'd so that it never keeps a process alive by itself; waiting for an answer must.
+    w.worker.ref();
+    const removed = new Promise<void>((resolve) => w.removals.set(slot, resolve));
+    w.worker.postMessage({ remove: slot });
+    const timer = setTimeout(() => w.removals.get(slot)?.(), 2000);
+    timer.unref();
+    await removed;
+    clearTimeout(timer);
+    w.removals.delete(slot);
+    if (w.removals.size === 0) w.worker.unref();
+  }
+  Atomics.store(w.flags, slot, 0);
+  freeSlots.push(slot);
+  if (w.writers.size === 0 && shared === w) await stopWorker(w);
+}
+
+async function stopWorker(w: SharedWorker): Promise<void> {
+  shared = undefined;
+  w.stopping = true;
+  w.worker.ref();
+  w.worker.postMessage('stop');
+  const timer = setTimeout(() => void w.worker.terminate(), 2000);
+  timer.unref();
+  await w.exited;
+  clearTimeout(timer);
 }

@@ -24,7 +24,7 @@ import { sqliteDefinition } from './definition.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteOutbox } from './outbox.js';
 import { sqliteSecurity } from './security.js';
-import { type Db, Statements } from './statements.js';
+import { type Db, Statements, lazilyPreparing } from './statements.js';
 import { sqliteSubscriptions } from './subscriptions.js';
 import { sqliteWaitlist } from './waitlist.js';
 import { sqliteWebhooks } from './webhooks.js';
@@ -244,6 +244,7 @@ class SqliteStore implements Store {
     this.batch = undefined;
     try {
       this.commit.run();
+      this.checkpointer?.wrote();
     } catch (err) {
       this.abort();
       const fault = sqliteFault(err) ?? err;
@@ -397,8 +398,10 @@ const PING_DONE = Symbol('ping done');
 /** Readiness fails below this much free space next to the database file. */
 const MIN_FREE_BYTES = 256 * 1024;
 
-function buildRepos(db: Db): Tx {
-  const s = new Statements(db);
+function buildRepos(connection: Db): Tx {
+  // Every repository's statements are prepared on first use (./statements.ts).
+  const db = lazilyPreparing(connection);
+  const s = new Statements(connection);
   return {
     registry: sqliteRegistryRepo(db),
     admin: sqliteAdminRepo(db),

@@ -16,11 +16,61 @@ export class Statements {
   prepare(sql: string): Statement {
     let stmt = this.cache.get(sql);
     if (!stmt) {
-      stmt = this.db.prepare(sql);
+      stmt = lazyStatement(this.db, sql);
       this.cache.set(sql, stmt);
     }
     return stmt;
   }
+}
+
+/**
+ * A statement prepared on its first run, not when its repository is built: a store's repositories
+ * name about 170 statements on each of its two connections, and a request uses a few of them. Prepared
+ * up front they cost a new store 10 to 20 ms and about 100 KB of heap, which a deployment hosting many
+ * businesses paid on each business's first request (docs/SCALING.md). Once prepared, the statement is
+ * kept and reused as before. A repository runs its statements with run, get, all and iterate only.
+ */
+function lazyStatement(db: Db, sql: string): Statement {
+  return new LazyStatement(db, sql) as unknown as Statement;
+}
+
+/** Three fields and the class's methods: smaller than a prepared statement's wrapper, and no native statement. */
+class LazyStatement {
+  private stmt: Statement | undefined;
+  constructor(
+    private readonly db: Db,
+    private readonly sql: string,
+  ) {}
+  private real(): Statement {
+    this.stmt ??= this.db.prepare(this.sql);
+    return this.stmt;
+  }
+  run(...args: unknown[]) {
+    return this.real().run(...args);
+  }
+  get(...args: unknown[]) {
+    return this.real().get(...args);
+  }
+  all(...args: unknown[]) {
+    return this.real().all(...args);
+  }
+  iterate(...args: unknown[]) {
+    return this.real().iterate(...args);
+  }
+}
+
+/**
+ * The connection as a repository sees it: the same connection, its `prepare` lazy (above). Other
+ * members (functions, pragmas) are the connection's own.
+ */
+export function lazilyPreparing(db: Db): Db {
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'prepare') return (sql: string) => lazyStatement(target, sql);
+      const v = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
 }
 
 export const SQLITE_DIALECT: Dialect = {

@@ -1,0 +1,149 @@
+/**
+ * What one more hosted business costs the process (issue 39, item 7; docs/SCALING.md): its first
+ * request, over HTTP at its own host name, opens its store without a thread of its own for WAL
+ * checkpoints (one per process serves every file), without running the migrations (its file is a
+ * copy of the migrated schema), and without preparing every statement of every repository (they are
+ * prepared on first use). The copy carries no secret: each business still signs with keys of its own.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { ManualClock, silentLogger } from '../../src/operations/index.js';
+import { openDeploymentDirectory } from '../../src/store/index.js';
+import { createHosting, type Hosting } from '../../src/server/hosting.js';
+import { restRouteTables } from '../../src/bindings/rest/index.js';
+import { createDashboard } from '../../src/bindings/dashboard/index.js';
+import { createBuyerPages } from '../../src/bindings/pages/index.js';
+
+// The dashboard's and the buyer pages' apps, counted as the server builds them (the real ones).
+vi.mock('../../src/bindings/dashboard/index.js', async (original) => {
+  const m = await original<typeof import('../../src/bindings/dashboard/index.js')>();
+  return { ...m, createDashboard: vi.fn(m.createDashboard) };
+});
+vi.mock('../../src/bindings/pages/index.js', async (original) => {
+  const m = await original<typeof import('../../src/bindings/pages/index.js')>();
+  return { ...m, createBuyerPages: vi.fn(m.createBuyerPages) };
+});
+import { hostFetch } from '../support/host-fetch.js';
+import { NORD_FILE } from '../support/hosting.js';
+import { TEST_NOW } from '../support/time.js';
+
+const COUNT = 5;
+const fixture = JSON.parse(readFileSync(NORD_FILE, 'utf8'));
+let dir: string;
+let hosting: Hosting;
+let port: string;
+/** Statements each business's store ran, by business id (`onDbStatement`). */
+const statements = new Map<string, string[]>();
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'usp-hosting-cost-'));
+  const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
+  for (let i = 0; i < COUNT; i++) {
+    const file = join(dir, `b${i}.json`);
+    writeFileSync(file, JSON.stringify({ ...fixture, business: { ...fixture.business, id: `biz_cost_${i}` } }));
+    directory.add({ id: `biz_cost_${i}`, hosts: [`b${i}.localhost`], origin: file, addedAt: i });
+  }
+  hosting = createHosting({
+    directory,
+    dataDir: dir,
+    server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW) },
+    serverFor: (b) => {
+      const seen: string[] = [];
+      statements.set(b.id, seen);
+      return { onDbStatement: (sql: string) => void seen.push(sql) };
+    },
+    log: silentLogger,
+  });
+  port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+}, 60_000);
+
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await hosting?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const profileOf = async (i: number) => {
+  const res = await hostFetch(`http://b${i}.localhost:${port}/.well-known/usp`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as { keys?: Array<{ kid: string }>; usp: { business_id?: string } };
+};
+
+/** The process's threads now (Linux: one entry per thread under /proc/self/task). */
+const threads = () => readdirSync('/proc/self/task').length;
+
+describe('one more hosted business, opened by its first request', () => {
+  test('runs no migration: its new file is a copy of the migrated schema, and it answers from it', async () => {
+    await profileOf(0);
+    const ran = statements.get('biz_cost_0')!;
+    expect(ran.length).toBeGreaterThan(0);
+    // The store's own check of the migrations table runs on every open; nothing is created or recorded.
+    const schema = ran.filter((sql) => /\bCREATE\s+(TABLE|INDEX|TRIGGER|VIRTUAL)\b|INTO schema_migrations/i.test(sql));
+    expect(schema).toEqual(['CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL)']);
+    expect(existsSync(join(dir, 'businesses', 'biz_cost_0.db'))).toBe(true);
+  });
+
+  test.skipIf(!existsSync('/proc/self/task'))('starts no thread of its own: one checkpoint thread serves every business file', async () => {
+    await profileOf(1);
+    const before = threads();
+    for (let i = 2; i < COUNT; i++) await profileOf(i);
+    // Three more businesses loaded, each store open with its writer, reader and log: no thread more
+    // (one checkpoint thread each would be three, plus their isolates' own).
+    expect(threads() - before).toBeLessThan(2);
+    expect(hosting.loaded).toHaveLength(COUNT);
+  });
+
+  test('prepares the statements its requests use, not every repository statement', async () => {
+    const prepare = vi.spyOn(Database.prototype, 'prepare');
+    await hosting.pool.close('biz_cost_3');
+    prepare.mockClear();
+    await profileOf(3);
+    // About 170 statements on each of two connections were prepared when a store opened.
+    expect(prepare.mock.calls.length).toBeLessThan(120);
+    prepare.mockRestore();
+  });
+
+  test('builds no REST routes of its own: every hosted business answers through the route table of the process', async () => {
+    await profileOf(0);
+    const tables = restRouteTables();
+    await hosting.pool.close('biz_cost_4');
+    await hosting.pool.close('biz_cost_2');
+    // Two businesses opened anew, each answering its own profile and a REST operation of its own.
+    for (const i of [4, 2]) {
+      expect((await profileOf(i)).usp.business_id ?? `biz_cost_${i}`).toBe(`biz_cost_${i}`);
+      const res = await hostFetch(`http://b${i}.localhost:${port}/services/list`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'USP-Agent': 'profile="https://platform.example/p.json"' },
+        body: '{}',
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { services: Array<{ business_id: string }> };
+      expect(body.services.length).toBeGreaterThan(0);
+      expect(new Set(body.services.map((x) => x.business_id))).toEqual(new Set([`biz_cost_${i}`]));
+    }
+    expect(restRouteTables()).toBe(tables);
+  });
+
+  test('builds its dashboard and buyer pages on their first request, not when it is loaded', async () => {
+    for (let i = 0; i < COUNT; i++) await profileOf(i);
+    expect(hosting.loaded).toHaveLength(COUNT);
+    expect(vi.mocked(createDashboard)).not.toHaveBeenCalled();
+    expect(vi.mocked(createBuyerPages)).not.toHaveBeenCalled();
+    const login = await hostFetch(`http://b1.localhost:${port}/admin/login`, { headers: { Accept: 'text/html' } });
+    expect(login.status).toBe(200);
+    expect(await login.text()).toContain('<form');
+    expect(vi.mocked(createDashboard)).toHaveBeenCalledTimes(1);
+    await hostFetch(`http://b1.localhost:${port}/admin/login`, { headers: { Accept: 'text/html' } });
+    expect(vi.mocked(createDashboard)).toHaveBeenCalledTimes(1);
+  });
+
+  test('keeps each business its own secrets: two copies of the schema sign with different keys', async () => {
+    const [a, b] = [await profileOf(0), await profileOf(1)];
+    const kids = (p: typeof a) => (p.keys ?? []).map((k) => k.kid);
+    expect(kids(a).length).toBeGreaterThan(0);
+    expect(kids(a).filter((k) => kids(b).includes(k))).toEqual([]);
+  });
+});
