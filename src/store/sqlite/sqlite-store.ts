@@ -96,6 +96,9 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     // Erased personal data must not linger in freed space of the file (a buyer's erasure, spec 10.1.3).
     db.pragma('secure_delete = ON');
     db.pragma(`cache_size = ${CACHE_KIB}`);
+    // Each group-committed transaction runs in a savepoint, whose undo copies of the pages it touches
+    // (the sub-journal) spilled to a temporary file past 64 KB: a write syscall per page per booking.
+    db.pragma('temp_store = MEMORY');
     migrate(db);
   } catch (err) {
     db?.close();
