@@ -5,7 +5,7 @@
  * in the same transaction, with the rows each registered channel writes for them) -> store the idempotent
  * result -> tell the scope's channels a write committed (a read tells nobody).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { z } from 'zod';
 import { errorMessage, negotiateLocale, type Message } from '../domain/index.js';
 import type { OutboxEvent, StoreUnavailable } from '../store/index.js';
@@ -412,7 +412,7 @@ function normalizeRevision(v: string): string {
 
 /** Canonical hash of validated input: object keys sorted, so member order never matters. */
 export function hashOf(value: unknown): string {
-  return createHash('sha256').update(stableJson(value)).digest('base64url');
+  return hash('sha256', stableJson(value), 'base64url');
 }
 
 function stableJson(v: unknown): string {
