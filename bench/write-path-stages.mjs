@@ -14,10 +14,13 @@
  * own pool, dispatcher and LISTEN connection, worker w calling server w mod n: what more processes
  * cost the database per booking, and which statements they add (printed per booking, by kind).
  *
+ * USP_BENCH_COUNT=0 runs without the statement counter (its cost is in the profile otherwise).
+ * USP_BENCH_PROFILE=file.cpuprofile keeps the profile (bench/profile-summary.mjs reads it).
+ *
  *   node bench/write-path-stages.mjs [sqlite | postgres://...] [bookings]
  */
 import { Session } from 'node:inspector/promises';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -52,14 +55,18 @@ for (let i = 0; i < INSTANCES; i++)
       log: silentLogger,
       sweepIntervalMs: 0,
       security: { rateLimits: false },
-      onDbStatement: (sql) => {
-        statements++;
-        const kind = sql
-          .replace(/\s+/g, ' ')
-          .replace(/'[^']*'/g, "'?'")
-          .slice(0, 70);
-        kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
-      },
+      // The counter asks the driver for each statement's expanded text: USP_BENCH_COUNT=0 profiles without it.
+      onDbStatement:
+        process.env.USP_BENCH_COUNT === '0'
+          ? undefined
+          : (sql) => {
+              statements++;
+              const kind = sql
+                .replace(/\s+/g, ' ')
+                .replace(/'[^']*'/g, "'?'")
+                .slice(0, 70);
+              kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+            },
     }),
   );
 
@@ -142,6 +149,7 @@ const t0 = performance.now();
 await session.post('Profiler.start');
 await run(BOOKINGS);
 const { profile } = await session.post('Profiler.stop');
+if (process.env.USP_BENCH_PROFILE) writeFileSync(process.env.USP_BENCH_PROFILE, JSON.stringify(profile));
 const wall = performance.now() - t0;
 const cpu = process.cpuUsage(c0);
 const ticks1 = pgTicks();

@@ -303,5 +303,7 @@ export function parseInstant(s: unknown): number | null {
 
 /** An instant as RFC 3339 UTC without fractional seconds, e.g. "2026-12-01T17:00:00Z". */
 export function isoUtc(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const s = new Date(ms).toISOString();
+  // Years 0000-9999 print as 24 characters; others (±YYYYYY) go through the general form.
+  return s.length === 24 ? `${s.slice(0, 19)}Z` : s.replace(/\.\d{3}Z$/, 'Z');
 }

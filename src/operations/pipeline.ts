@@ -5,7 +5,7 @@
  * in the same transaction, with the rows each registered channel writes for them) -> store the idempotent
  * result -> tell the scope's channels a write committed (a read tells nobody).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { z } from 'zod';
 import { errorMessage, negotiateLocale, type Message } from '../domain/index.js';
 import type { OutboxEvent, StoreUnavailable } from '../store/index.js';
@@ -412,16 +412,29 @@ function normalizeRevision(v: string): string {
 
 /** Canonical hash of validated input: object keys sorted, so member order never matters. */
 export function hashOf(value: unknown): string {
-  return createHash('sha256').update(stableJson(value)).digest('base64url');
+  return hash('sha256', stableJson(value), 'base64url');
 }
 
+/**
+ * JSON with object keys sorted and undefined members left out. Stored request hashes are compared
+ * with new ones, so the text must never change; built in one pass (no intermediate arrays per object).
+ */
 function stableJson(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
-  const keys = Object.keys(v as object)
-    .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) out += i === 0 ? stableJson(v[i]) : `,${stableJson(v[i])}`;
+    return `${out}]`;
+  }
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o).sort();
+  let out = '{';
+  for (const k of keys) {
+    const x = o[k];
+    if (x === undefined) continue;
+    out += `${out.length === 1 ? '' : ','}${JSON.stringify(k)}:${stableJson(x)}`;
+  }
+  return `${out}}`;
 }
 
 function describe(err: unknown): string {

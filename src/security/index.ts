@@ -14,6 +14,7 @@ export type {
   AccessTokenCheck,
 } from './auth-contract.js';
 export { issueCredential, credentialHash, base32 } from './credentials.js';
+export { pooledRandomBytes } from './random-pool.js';
 export type { IssuedCredential } from './credentials.js';
 export { hmacNonces } from './nonces.js';
 export type { NonceSource } from './nonces.js';

@@ -9,6 +9,7 @@ import {
   isIsoDate,
   isTimeOfDay,
   isValidTimeZone,
+  isoUtc,
   localDate,
   localToUtcMs,
   parseDuration,
@@ -219,5 +220,15 @@ describe('calendar dates are pure arithmetic on YYYY-MM-DD', () => {
   test('isTimeOfDay accepts 00:00 to 24:00', () => {
     expect(['00:00', '09:30', '23:59', '24:00'].every(isTimeOfDay)).toBe(true);
     expect(['24:01', '9:30', '12:60', '25:00', ''].some(isTimeOfDay)).toBe(false);
+  });
+
+  test('isoUtc drops the milliseconds, for four-digit years and beyond them', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -8.64e15, max: 8.64e15 }), (ms) => {
+        expect(isoUtc(ms)).toBe(new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z'));
+      }),
+    );
+    expect(isoUtc(Date.UTC(2026, 11, 1, 17, 0, 0, 999))).toBe('2026-12-01T17:00:00Z');
+    expect(isoUtc(Date.UTC(10000, 0, 1))).toBe('+010000-01-01T00:00:00Z');
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Group commit on SQLite: write transactions that start in the same turn of the event loop share
- * one COMMIT, each in its own savepoint. What callers can observe must not change: a transaction
+ * one COMMIT, each after the first in its own savepoint. What callers can observe must not change: a transaction
  * is answered only once it is committed, one that throws leaves no trace and takes no neighbour
  * with it, and reads see committed data only (on a second connection, so they never queue behind writes).
  */
@@ -78,6 +78,34 @@ describe('write transactions started together share one commit, and each is answ
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     const keys = (other!.prepare('SELECT key FROM kv ORDER BY key').all() as Array<{ key: string }>).map((r) => r.key);
     expect(keys).toEqual(['a', 'c']);
+  });
+
+  test('the first transaction of a batch (no savepoint of its own) that throws leaves no trace, and those after it commit once answered', async () => {
+    const { store } = open();
+    await store.transaction((tx) => tx.kv.set('before', '1'));
+    const seen: string[] = [];
+    const answered = (key: string) => () => {
+      if (other!.prepare('SELECT 1 FROM kv WHERE key = ?').get(key) !== undefined) seen.push(key);
+    };
+    const results = await Promise.allSettled([
+      store.transaction(async (tx) => {
+        await tx.kv.set('a', '1');
+        throw new Error('refused');
+      }),
+      store.transaction((tx) => tx.kv.set('b', '1')).then(answered('b')),
+      store.transaction(async (tx) => {
+        await tx.kv.set('c', '1');
+        throw new Error('refused too');
+      }),
+      store.transaction((tx) => tx.kv.set('d', '1')).then(answered('d')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(seen).toEqual(['b', 'd']);
+    const keys = (other!.prepare('SELECT key FROM kv ORDER BY key').all() as Array<{ key: string }>).map((r) => r.key);
+    expect(keys).toEqual(['b', 'before', 'd']);
+    // The batch closed by the refusal leaves the store taking writes as before.
+    await store.transaction((tx) => tx.kv.set('e', '1'));
+    expect(await store.read((tx) => tx.kv.get('e'))).toBe('1');
   });
 
   test('a read never sees a write that is not committed yet, and sees every write already answered', async () => {

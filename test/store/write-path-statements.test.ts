@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { countBookings, countingServer } from '../support/write-path-count.js';
 
 /** Statements per booking (hold + create) on SQLite; see docs/BENCHMARKS.md for what they are. */
-const SQLITE_STATEMENTS_PER_BOOKING = 35;
+const SQLITE_STATEMENTS_PER_BOOKING = 31;
 
 describe('the booking write path on SQLite executes a pinned number of statements', () => {
   let s: Awaited<ReturnType<typeof countingServer>>;

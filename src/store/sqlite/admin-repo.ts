@@ -13,12 +13,12 @@ export function sqliteAdminRepo(db: Database.Database): AdminRepo {
   // Every hold and booking re-validates its slot against the schedule changes of its resources:
   // that statement is prepared once per number of resources (preparing cost more than running it).
   const s = new Statements(db);
+  const changesByCount: Array<Database.Statement | undefined> = [];
+  const changesFor = (n: number) => (changesByCount[n] ??= s.prepare(`SELECT * FROM schedule_changes WHERE resource_id IN (${placeholders(n)}) ORDER BY created_ms, id`));
   return {
     async scheduleChanges(resourceIds) {
       if (resourceIds && resourceIds.length === 0) return [];
-      const rows = resourceIds
-        ? s.prepare(`SELECT * FROM schedule_changes WHERE resource_id IN (${placeholders(resourceIds.length)}) ORDER BY created_ms, id`).all(...resourceIds)
-        : s.prepare('SELECT * FROM schedule_changes ORDER BY created_ms, id').all();
+      const rows = resourceIds ? changesFor(resourceIds.length).all(...resourceIds) : s.prepare('SELECT * FROM schedule_changes ORDER BY created_ms, id').all();
       return rows.map(toChange);
     },
     async addScheduleChange(c) {

@@ -81,5 +81,7 @@ export const SQLITE_DIALECT: Dialect = {
   nullSafeEq: 'IS',
 };
 
-/** `?, ?, ?` for n values. */
-export const placeholders = (n: number): string => Array(n).fill('?').join(',');
+const PLACEHOLDERS: string[] = [];
+
+/** `?, ?, ?` for n values (memoised: statements are looked up by their text on every call). */
+export const placeholders = (n: number): string => (PLACEHOLDERS[n] ??= Array(n).fill('?').join(','));
