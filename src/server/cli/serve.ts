@@ -214,45 +214,14 @@ async function run(flags: Flags): Promise<number> {
   const shutdownMs = shutdownTimeoutMs(flags);
   const registries = registryUrls(flags);
   const reRegister = intFlag(flags, 'register-interval', 1);
-  if (reRegister !== undefined && reRegister > 86_400) throw new UsageError('--register-interval must be at most 86400 seconds (registries re-index at least daily)');
+  if (reRegister !== undefined && reRegister > 86_400) {
+    throw new UsageError('--register-interval must be at most 86400 seconds (registries re-index at least daily)');
+  }
   const registrars: Registrar[] = [];
-  const server = await createUspServer({
+  const server: UspServer = await createUspServer({
+    ...serverOptions(flags, def, db, sandbox),
     log,
-    clock: processClock(),
-    business: def,
-    // The database's definition wins when it holds one (said on stderr when the file differs); --reimport stores the file's.
-    definition: flags.reimport ? 'import' : 'stored_first',
-    definitionOrigin: originOf(flags),
-    settingsOverride: settingsFromFlags(flags),
-    db,
-    dbTimeouts: { connectTimeoutMs: intFlag(flags, 'db-connect-timeout', 100), statementTimeoutMs: intFlag(flags, 'db-statement-timeout', 100) },
-    sandbox,
-    adminKeys: flags['admin-key'],
-    maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
-    ...retentionOptions(flags),
-    availabilityCacheBytes: availabilityCacheBytes(flags),
-    calendars: calendarOptions(flags),
-    security: securityOptions(flags),
-    webhooks: webhookOptions(flags),
-    trustProxy: proxyList(flags),
-    tls: tlsOptions(flags),
-    payments: paymentOptions(flags),
-    mail: mailOptions(flags),
-    ...httpOptions(flags),
-    ...oauthOptions(flags),
-    // A new definition (the business's details, its settings) is news for every registry too.
-    onDefinitionChanged: () => {
-      for (const r of registrars) r.catalogChanged();
-    },
-    // A catalog change (a service added, changed, suspended, removed) is news for every registry.
-    onEvents: (events) => {
-      // An admin edit's events come before this process re-reads the definition: re-read it, then register again.
-      if (events.some((e) => e.event.startsWith('service.')) && registrars.length > 0) {
-        void server.scope.business.refresh().finally(() => {
-          for (const r of registrars) r.catalogChanged();
-        });
-      }
-    },
+    ...registryNews(registrars, () => server),
   });
   let url: string;
   try {
@@ -261,33 +230,7 @@ async function run(flags: Flags): Promise<number> {
     await server.close();
     throw listenFailure(err as NodeJS.ErrnoException, host, port);
   }
-  log.info(`database: ${shownDb(db)}`);
-  log.info(
-    server.mailDestination
-      ? `mail to buyers: ${server.mailDestination.startsWith('dir:') ? `written as .eml files to ${server.mailDestination.slice(4)}` : `sent through ${server.mailDestination}`}`
-      : 'mail to buyers: queued, not sent (give --smtp-url or --mail-dir)',
-  );
-  const clockLine = clockNotice();
-  if (clockLine) log.warn(clockLine);
-  // Before the line that says where it is open, which is what a supervisor waits for.
-  // A warning where people elsewhere can reach the server but not its links; listening on loopback
-  // only (the demo's default), nobody elsewhere reaches it at all, so the links are as good as the
-  // server and the line is information (npm start prints no warning but the sandbox's).
-  if (!server.biz.publicUrlConfigured) {
-    const loopbackOnly = host === 'localhost' || isLoopbackAddress(host);
-    if (loopbackOnly) log.info(publicUrlNotice(url));
-    else log.warn(publicUrlNotice(url));
-  }
-  log.info(`${server.biz.def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
-  const base = server.biz.publicUrl || url;
-  log.info(`dashboard: ${base}/admin`);
-  log.info(`MCP endpoint: ${base}/mcp (Streamable HTTP; over stdio: npx usp-server mcp ${flags.config ? `--config ${flags.config}` : '--demo'})`);
-  await offerSetup(server, base, log);
-  if (sandbox) {
-    log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
-  } else {
-    log.info('privileged operations require authentication: platform_key_pop, booking_scoped_credential, http_message_signature or api_key');
-  }
+  await announce(server, { url, host, db, sandbox, config: flags.config, log });
   for (const registryUrl of registries) {
     const r = createRegistrar({
       registryUrl,
@@ -309,6 +252,96 @@ async function run(flags: Flags): Promise<number> {
     shutdownMs,
   );
   return -1; // keep running
+}
+
+/** The server's options from the flags (all but the logger and the registries' news). */
+function serverOptions(flags: Flags, def: ServerOptions['business'], db: string, sandbox: boolean): ServerOptions {
+  const dbTimeouts = {
+    connectTimeoutMs: intFlag(flags, 'db-connect-timeout', 100),
+    statementTimeoutMs: intFlag(flags, 'db-statement-timeout', 100),
+  };
+  return {
+    clock: processClock(),
+    business: def,
+    // The database's definition wins when it holds one (said on stderr when the file differs); --reimport stores the file's.
+    definition: flags.reimport ? 'import' : 'stored_first',
+    definitionOrigin: originOf(flags),
+    settingsOverride: settingsFromFlags(flags),
+    db,
+    dbTimeouts,
+    sandbox,
+    adminKeys: flags['admin-key'],
+    maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
+    ...retentionOptions(flags),
+    availabilityCacheBytes: availabilityCacheBytes(flags),
+    calendars: calendarOptions(flags),
+    security: securityOptions(flags),
+    webhooks: webhookOptions(flags),
+    trustProxy: proxyList(flags),
+    tls: tlsOptions(flags),
+    payments: paymentOptions(flags),
+    mail: mailOptions(flags),
+    ...httpOptions(flags),
+    ...oauthOptions(flags),
+  };
+}
+
+/** What tells the registries to register again: a new definition, or a catalog change. */
+function registryNews(registrars: readonly Registrar[], server: () => UspServer): Pick<ServerOptions, 'onDefinitionChanged' | 'onEvents'> {
+  return {
+    // A new definition (the business's details, its settings) is news for every registry too.
+    onDefinitionChanged: () => {
+      for (const r of registrars) r.catalogChanged();
+    },
+    // A catalog change (a service added, changed, suspended, removed) is news for every registry.
+    onEvents: (events) => {
+      // An admin edit's events come before this process re-reads the definition: re-read it, then register again.
+      if (events.some((e) => e.event.startsWith('service.')) && registrars.length > 0) {
+        void server()
+          .scope.business.refresh()
+          .finally(() => {
+            for (const r of registrars) r.catalogChanged();
+          });
+      }
+    },
+  };
+}
+
+/** The lines that say where the business is open and how (and the dashboard's setup link, when it has no user yet). */
+async function announce(server: UspServer, at: { url: string; host: string; db: string; sandbox: boolean; config?: string; log: ServerLogger }): Promise<void> {
+  const { url, host, log } = at;
+  log.info(`database: ${shownDb(at.db)}`);
+  log.info(mailLine(server.mailDestination));
+  const clockLine = clockNotice();
+  if (clockLine) log.warn(clockLine);
+  // Before the line that says where it is open, which is what a supervisor waits for.
+  // A warning where people elsewhere can reach the server but not its links; listening on loopback
+  // only (the demo's default), nobody elsewhere reaches it at all, so the links are as good as the
+  // server and the line is information (npm start prints no warning but the sandbox's).
+  if (!server.biz.publicUrlConfigured) {
+    const loopbackOnly = host === 'localhost' || isLoopbackAddress(host);
+    if (loopbackOnly) log.info(publicUrlNotice(url));
+    else log.warn(publicUrlNotice(url));
+  }
+  log.info(`${server.biz.def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
+  const base = server.biz.publicUrl || url;
+  log.info(`dashboard: ${base}/admin`);
+  const stdio = `npx usp-server mcp ${at.config ? `--config ${at.config}` : '--demo'}`;
+  log.info(`MCP endpoint: ${base}/mcp (Streamable HTTP; over stdio: ${stdio})`);
+  await offerSetup(server, base, log);
+  if (at.sandbox) {
+    log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
+  } else {
+    const schemes = 'platform_key_pop, booking_scoped_credential, http_message_signature or api_key';
+    log.info(`privileged operations require authentication: ${schemes}`);
+  }
+}
+
+/** Where mail to buyers goes, as the start says it. */
+function mailLine(destination: string | undefined): string {
+  if (!destination) return 'mail to buyers: queued, not sent (give --smtp-url or --mail-dir)';
+  if (destination.startsWith('dir:')) return `mail to buyers: written as .eml files to ${destination.slice(4)}`;
+  return `mail to buyers: sent through ${destination}`;
 }
 
 /**
