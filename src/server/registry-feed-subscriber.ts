@@ -92,30 +92,7 @@ export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
     keys: d.keyring.published(d.clock.now()),
   });
 
-  const subscribe = async (id: string, endpoint: string): Promise<'done' | 'retry'> => {
-    const [row, raw] = await d.store.read(async (tx) => [await tx.registry.get(id), await tx.kv.get(kvKey(id))] as const);
-    if (!row) return 'retry'; // not committed yet, or deleted: a few tries, then forgotten
-    const note = raw ? (JSON.parse(raw) as SubscriptionNote) : null;
-    if (note && note.endpoint === endpoint) return 'done';
-    const url = `${endpoint}/services/feed/subscriptions`;
-    const text = JSON.stringify({ callback_url: `${d.baseUrl()}${FEED_EVENTS_PATH}/${encodeURIComponent(id)}` });
-    const bytes = new TextEncoder().encode(text);
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'usp-agent': `profile="${platformProfileUrl()}"`, 'content-digest': contentDigest(bytes) };
-    const sig = signRequest({ method: 'POST', url, headers, body: bytes }, d.keyring.active(d.clock.now()), {
-      components: uspRequiredComponents({ url, headers }),
-      created: Math.floor(d.clock.now() / 1000),
-    });
-    const res = await d.post(url, { ...headers, 'signature-input': sig['Signature-Input'], signature: sig.Signature }, text);
-    const sub = isObject(res.body.subscription) ? res.body.subscription : null;
-    if (res.status !== 201 || !sub || typeof sub.id !== 'string') {
-      d.log.warn('feed subscription refused; the registration is re-indexed on the interval', { id, endpoint, status: res.status, code: res.body.code });
-      return 'retry';
-    }
-    const fresh: SubscriptionNote = { subscription_id: sub.id, endpoint, created_ms: d.clock.now() };
-    await d.store.transaction((tx) => tx.kv.set(kvKey(id), JSON.stringify(fresh)));
-    d.log.info('subscribed to a business catalog feed', { id, subscription: sub.id });
-    return 'done';
-  };
+  const subscribe = (id: string, endpoint: string) => subscribeTo(d, id, endpoint, platformProfileUrl());
 
   const subscribePending = async () => {
     for (const [id, p] of [...pending]) {
@@ -155,4 +132,35 @@ export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
       if (timer) clearTimeout(timer);
     },
   };
+}
+
+/** Subscribes to one indexed business's catalog feed, signed as the platform; 'retry' when it could not yet. */
+async function subscribeTo(d: FeedSubscriberDeps, id: string, endpoint: string, profileUrl: string): Promise<'done' | 'retry'> {
+  const [row, raw] = await d.store.read(async (tx) => [await tx.registry.get(id), await tx.kv.get(kvKey(id))] as const);
+  if (!row) return 'retry'; // not committed yet, or deleted: a few tries, then forgotten
+  const note = raw ? (JSON.parse(raw) as SubscriptionNote) : null;
+  if (note && note.endpoint === endpoint) return 'done';
+  const url = `${endpoint}/services/feed/subscriptions`;
+  const text = JSON.stringify({ callback_url: `${d.baseUrl()}${FEED_EVENTS_PATH}/${encodeURIComponent(id)}` });
+  const bytes = new TextEncoder().encode(text);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'usp-agent': `profile="${profileUrl}"`,
+    'content-digest': contentDigest(bytes),
+  };
+  const sig = signRequest({ method: 'POST', url, headers, body: bytes }, d.keyring.active(d.clock.now()), {
+    components: uspRequiredComponents({ url, headers }),
+    created: Math.floor(d.clock.now() / 1000),
+  });
+  const res = await d.post(url, { ...headers, 'signature-input': sig['Signature-Input'], signature: sig.Signature }, text);
+  const sub = isObject(res.body.subscription) ? res.body.subscription : null;
+  if (res.status !== 201 || !sub || typeof sub.id !== 'string') {
+    const fields = { id, endpoint, status: res.status, code: res.body.code };
+    d.log.warn('feed subscription refused; the registration is re-indexed on the interval', fields);
+    return 'retry';
+  }
+  const fresh: SubscriptionNote = { subscription_id: sub.id, endpoint, created_ms: d.clock.now() };
+  await d.store.transaction((tx) => tx.kv.set(kvKey(id), JSON.stringify(fresh)));
+  d.log.info('subscribed to a business catalog feed', { id, subscription: sub.id });
+  return 'done';
 }
