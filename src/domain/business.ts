@@ -53,7 +53,7 @@ const ResourceSchema = doc(
       time_off: z.array(TimeOffSchema).optional(),
       calendars: doc(
         z.array(CalendarSourceSchema),
-        'Calendars the resource is busy in (read in the background; a CalDAV one with write: true also receives its bookings).',
+        'Calendars the resource is busy in (read in the background; ' + 'a CalDAV one with write: true also receives its bookings).',
       ).optional(),
     })
     .superRefine((r, ctx) => {
@@ -107,7 +107,7 @@ const SettingsSchema = doc(
       mail_reminders: doc(z.boolean(), 'False: buyers get no reminder mail (confirmations, changes and payment requests always go).').default(d.mail_reminders),
       calendar_feed_buyer_data: CalendarBuyerDataSchema,
       mail_templates: MailTemplatesSchema,
-      public_url: httpUrl('Public origin of the server (absolute http(s) URL); --public-url overrides it. Absent: the address the server listens on.').optional(),
+      public_url: httpUrl('Public origin of the server (absolute http(s) URL); --public-url overrides it. ' + 'Absent: the address the server listens on.').optional(),
       checkout_url_template: doc(
         z
           .string()
@@ -117,7 +117,8 @@ const SettingsSchema = doc(
       ).optional(),
       platform_payments: doc(
         z.boolean(),
-        "True: platforms may charge the buyer themselves and report it with confirm-payment (the profile's checkout_systems then lists embedded). False: only the business's own checkout completes a payment.",
+        'True: platforms may charge the buyer themselves and report it with confirm-payment ' +
+          "(the profile's checkout_systems then lists embedded). False: only the business's own checkout completes a payment.",
       ).default(d.platform_payments),
     })
     .superRefine(checkPaymentWindow)
@@ -174,7 +175,7 @@ export const BusinessFileSchema = z.strictObject({
         sha256: z.string().regex(SHA256_HEX_RE, 'must be a lowercase hex SHA-256 digest (64 characters)'),
       }),
     ),
-    'Pre-established platforms: an id each and the SHA-256 hex digest of the API key it presents (Authorization: Bearer).',
+    'Pre-established platforms: an id each and the SHA-256 hex digest of the API key it presents ' + '(Authorization: Bearer).',
   ).optional(),
 });
 

@@ -46,7 +46,8 @@ export const WeeklyHoursSchema = doc(
   {
     id: 'WeeklyHours',
     description:
-      'Weekly recurring local hours, by weekday; a missing day is closed. On a resource: its working hours. On a service: the window in which bookings must start and end (e.g. a class timetable).',
+      'Weekly recurring local hours, by weekday; a missing day is closed. On a resource: its working hours. ' +
+      'On a service: the window in which bookings must start and end (e.g. a class timetable).',
   },
 );
 

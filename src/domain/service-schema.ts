@@ -163,7 +163,7 @@ const ServiceObject = z.strictObject({
     z
       .string()
       .max(200, 'must be at most 200 characters')
-      .regex(SERVICE_TYPE_RE, 'must be appointment, group, reservation, rental, field_service or a reverse-domain vertical such as "com.example.lessons"'),
+      .regex(SERVICE_TYPE_RE, 'must be appointment, group, reservation, rental, field_service ' + 'or a reverse-domain vertical such as "com.example.lessons"'),
     'Service vertical.',
   ),
   status: z.enum(['active', 'suspended', 'archived']).optional(),
@@ -196,7 +196,8 @@ export const ServiceSchema = doc(
   {
     id: 'Service',
     description:
-      'A bookable service: the published USP Service fields (without business_id, availability_hint, resources and locations, which the server derives) plus how it is delivered.',
+      'A bookable service: the published USP Service fields (without business_id, availability_hint, ' +
+      'resources and locations, which the server derives) plus how it is delivered.',
   },
 );
 

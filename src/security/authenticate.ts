@@ -7,8 +7,8 @@
  * the platform profile), `key:<id>` (a pre-established API key), `business` (the business's own
  * admin key), `oauth:<client_id>` (a platform's own OAuth access token from this business's
  * authorization server) and `oauth:<client_id>#<account>` (a buyer-linked one: the buyer through
- * that client, so buyers sharing one hosted assistant never act on each other's bookings). A booking-scoped credential adds
- * access to one resource on top of (or instead of) a principal.
+ * that client, so buyers sharing one hosted assistant never act on each other's bookings). A
+ * booking-scoped credential adds access to one resource on top of (or instead of) a principal.
  */
 import type { SecurityRepo } from '../store/index.js';
 import { ISSUED_KEY_PREFIX, apiKeyMatches, hashApiKey } from './api-key.js';
@@ -37,7 +37,8 @@ const fail = authFailure;
 
 export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<SecurityRepo>, now: number): Promise<AuthenticatedCaller> {
   const profile = req.profile;
-  // An OAuth token fixes the profile itself (checked against the token); every other path needs an acceptable profile URL.
+  // An OAuth token fixes the profile itself (checked against the token); every other path needs an
+  // acceptable profile URL.
   const urlProblem = profile !== null ? checkProfileUrl(profile, policy.sandbox || policy.allowLoopbackProfiles) : null;
   const acceptableProfile = () => {
     if (urlProblem) throw fail('invalid_profile_url', 'invalid_profile_url', `The platform profile URL ${urlProblem}.`);
@@ -240,7 +241,7 @@ async function viaAccessToken(req: AuthRequest, policy: AuthPolicy, now: number,
     throw fail(
       'authentication_required',
       'profile_binding_mismatch',
-      `This access token acts for the platform profile ${info.profile}: leave the profile out (_meta.usp.profile, or USP-Agent on REST) and the call acts for it.`,
+      `This access token acts for the platform profile ${info.profile}: leave the profile out ` + '(_meta.usp.profile, or USP-Agent on REST) and the call acts for it.',
       `${info.clientId} bound to ${info.profile}, presented ${req.profile}`,
     );
   }

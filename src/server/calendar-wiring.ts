@@ -46,7 +46,9 @@ export interface CalendarWiring {
 export function calendarUrlProblems(feeds: readonly CalendarFeed[], allowLoopback: boolean): string[] {
   return feeds.flatMap((f) => {
     const p = outboundPostProblem(f.url, allowLoopback);
-    return p ? [`resources.${f.resourceId}.calendars: ${f.type} calendar URL ${p}${p === 'must use https' ? ' (loopback only with --allow-loopback-profiles)' : ''}`] : [];
+    if (!p) return [];
+    const hint = p === 'must use https' ? ' (loopback only with --allow-loopback-profiles)' : '';
+    return [`resources.${f.resourceId}.calendars: ${f.type} calendar URL ${p}${hint}`];
   });
 }
 

@@ -50,9 +50,15 @@ export interface HostOptions {
   doors: readonly Door[];
   /** Largest accepted request body in bytes on every door that sets none of its own (413 above it). */
   maxBodyBytes: number;
-  /** The TLS-terminating proxies in front: when any is named, requests a proxy did not mark https are refused (spec 10.2.1). */
+  /**
+   * The TLS-terminating proxies in front: when any is named, requests a proxy did not mark https are
+   * refused (spec 10.2.1).
+   */
   proxies?: TrustedProxies;
-  /** Host header values accepted by `browsers` doors (host or host:port); empty means any. Read per request, so it may be filled at listen time. */
+  /**
+   * Host header values accepted by `browsers` doors (host or host:port); empty means any. Read per
+   * request, so it may be filled at listen time.
+   */
   allowedHosts: readonly string[];
   /** Browser origins accepted by `browsers` doors besides the server's own. */
   allowedOrigins: readonly string[];

@@ -21,7 +21,10 @@ export interface ConnectionLimits {
   requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this. Default 5 s. */
   keepAliveTimeoutMs: number;
-  /** Most sockets at once; at it, a newcomer replaces the socket idle the longest, or is closed when all are busy. Default 1000. */
+  /**
+   * Most sockets at once; at it, a newcomer replaces the socket idle the longest, or is closed when
+   * all are busy. Default 1000.
+   */
   maxConnections: number;
   /** Most sockets one client address holds (a trusted proxy is not counted as one client). Default 100. */
   maxConnectionsPerAddress: number;

@@ -47,7 +47,10 @@ export interface Registrar {
   stop(): void;
 }
 
-/** What the registry indexes about the business, read from its business file (schemas/registry.json RegistrationRequest). */
+/**
+ * What the registry indexes about the business, read from its business file (schemas/registry.json
+ * RegistrationRequest).
+ */
 function registrationOf(def: BusinessDef, profileUrl: string): RegistrationInput {
   const active = def.services.filter((s) => (s as { status?: string }).status !== 'archived');
   const categories = new Set<string>();

@@ -5,8 +5,8 @@
  * each business whose profile offers subscriptions (`create_feed_subscription`, signed RFC 9421
  * under that platform profile) with a callback URL on the registry, and on each callback, verified
  * against the keys the business's own profile publishes (the feed door, src/bindings/registry-feeds,
- * and its rows in src/operations/registry/receive-catalog-event.ts and get-registry-platform-profile.ts), marks the registration due and re-indexes
- * it at once. This file is the subscribing side. Businesses without subscriptions, and any failure
+ * and its rows in src/operations/registry/receive-catalog-event.ts and
+ * get-registry-platform-profile.ts), marks the registration due and re-indexes it at once. This file is the subscribing side. Businesses without subscriptions, and any failure
  * here, fall back to the re-index interval (at most 24 h).
  */
 import {
@@ -40,7 +40,10 @@ function offersSubscriptions(profile: Record<string, unknown>): boolean {
   return isObject(usp) && isObject(usp.capabilities) && SUBSCRIPTIONS in usp.capabilities;
 }
 
-/** A POST to an outbound URL: every resolved address vetted, the connection pinned to it, a deadline, a 64 KiB answer cap. */
+/**
+ * A POST to an outbound URL: every resolved address vetted, the connection pinned to it, a deadline,
+ * a 64 KiB answer cap.
+ */
 export type PostJson = (url: string, headers: Record<string, string>, body: string) => Promise<{ status: number; body: Record<string, unknown> }>;
 
 export function pinnedJsonPost(allowLoopback: boolean, timeoutMs = 10_000): PostJson {

@@ -64,14 +64,18 @@ ${CALENDAR_HELP}
   --trust-proxy LIST          behind TLS-terminating proxies: the addresses or CIDRs they connect from, comma-separated
                               (e.g. 10.0.0.0/8,127.0.0.1); only their X-Forwarded-For/Proto/Host are believed, and
                               requests they did not mark https are refused. Bare --trust-proxy means loopback only
-  --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g. http://localhost:6274; repeatable
-  --cors-origin ORIGIN        a browser platform's origin given CORS on the REST door (* for any, then without credentials); repeatable
+  --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g.
+                              http://localhost:6274; repeatable
+  --cors-origin ORIGIN        a browser platform's origin given CORS on the REST door (* for any, then without
+                              credentials); repeatable
   --headers-timeout SECONDS   a request's headers must arrive within this (default 10)
   --request-timeout SECONDS   a whole request must arrive within this (default 30)
   --keep-alive-timeout SECONDS  idle keep-alive connections are closed after this (default 5)
   --max-connections N         most connections at once (default 1000); at it a newcomer replaces the connection
-                              idle the longest, or is closed when all are busy; from 90 % on, connections idle 1 s are closed
-  --max-connections-per-address N  most connections one client address holds (default 100; a trusted proxy is not capped)
+                              idle the longest, or is closed when all are busy; from 90 % on, connections idle
+                              1 s are closed
+  --max-connections-per-address N  most connections one client address holds (default 100; a trusted proxy is
+                              not capped)
   --mcp-max-sessions N        MCP sessions open at once; at it, a newcomer replaces the longest-idle
                               session of the address holding the most (default 1000)
   --mcp-max-sessions-per-address N  MCP sessions one client address may hold; over it 429 (default 100)
@@ -92,7 +96,8 @@ Webhooks:
   --webhook-max-total SECONDS     give up after (default 900)
   --webhook-timeout SECONDS       per attempt (default 10)
   --signing-key FILE --signing-kid KID   sign webhooks with this P-256 PEM key instead of a generated one
-  --key-overlap SECONDS           after a key rotation, publish the next key this long before signing with it (default 3600, at least 300: the profile's cache lifetime)
+  --key-overlap SECONDS           after a key rotation, publish the next key this long before signing with it
+                                  (default 3600, at least 300: the profile's cache lifetime)
 
 OAuth authorization server:
   --oauth-unused-client-hours N   forget a dynamically registered client that never completed a grant
@@ -155,8 +160,10 @@ function originFlag(name: string, v: string): string {
   } catch {
     origin = undefined;
   }
-  if (!origin || origin === 'null' || origin !== v)
-    throw new UsageError(`--${name} must be an origin such as http://localhost:6274 (scheme, host, port; no path), got ${JSON.stringify(v)}`);
+  if (!origin || origin === 'null' || origin !== v) {
+    const example = 'http://localhost:6274 (scheme, host, port; no path)';
+    throw new UsageError(`--${name} must be an origin such as ${example}, got ${JSON.stringify(v)}`);
+  }
   return origin;
 }
 
@@ -263,7 +270,8 @@ function serverOptions(flags: Flags, def: ServerOptions['business'], db: string,
   return {
     clock: processClock(),
     business: def,
-    // The database's definition wins when it holds one (said on stderr when the file differs); --reimport stores the file's.
+    // The database's definition wins when it holds one (said on stderr when the file differs);
+    // --reimport stores the file's.
     definition: flags.reimport ? 'import' : 'stored_first',
     definitionOrigin: originOf(flags),
     settingsOverride: settingsFromFlags(flags),
@@ -352,11 +360,14 @@ async function offerSetup(server: UspServer, base: string, log: ServerLogger): P
   try {
     const offer = await offerDashboardSetup(server.store, server.clock.now());
     if (!offer) return;
-    log.info(`dashboard: no account yet. Create the owner's account in the browser (the link works once, for 24 hours): ${base}/admin/setup?token=${offer.token}`);
+    const link = `${base}/admin/setup?token=${offer.token}`;
+    log.info(`dashboard: no account yet. ` + `Create the owner's account in the browser (the link works once, for 24 hours): ${link}`);
   } catch (err) {
     log.warn('could not offer the dashboard setup link', { error: (err as Error).message });
   }
 }
+
+const PICK_PORT = 'stop it or pick another --port';
 
 /**
  * Why listening failed, as the command reports it: the address being taken or not ours to use is a
@@ -367,7 +378,7 @@ function listenFailure(err: NodeJS.ErrnoException, host: string, port: number): 
   const where = `${host}:${port}`;
   switch (err.code) {
     case 'EADDRINUSE':
-      return new CommandError(`cannot listen on ${where}: the address is already in use (another usp-server?); stop it or pick another --port`);
+      return new CommandError(`cannot listen on ${where}: the address is already in use (another usp-server?); ${PICK_PORT}`);
     case 'EACCES':
       return new CommandError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); pick another --port`);
     case 'EADDRNOTAVAIL':
