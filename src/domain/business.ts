@@ -118,7 +118,8 @@ const SettingsSchema = doc(
       platform_payments: doc(
         z.boolean(),
         'True: platforms may charge the buyer themselves and report it with confirm-payment ' +
-          "(the profile's checkout_systems then lists embedded). False: only the business's own checkout completes a payment.",
+          "(the profile's checkout_systems then lists embedded). " +
+          "False: only the business's own checkout completes a payment.",
       ).default(d.platform_payments),
     })
     .superRefine(checkPaymentWindow)

@@ -6,8 +6,9 @@
  * under that platform profile) with a callback URL on the registry, and on each callback, verified
  * against the keys the business's own profile publishes (the feed door, src/bindings/registry-feeds,
  * and its rows in src/operations/registry/receive-catalog-event.ts and
- * get-registry-platform-profile.ts), marks the registration due and re-indexes it at once. This file is the subscribing side. Businesses without subscriptions, and any failure
- * here, fall back to the re-index interval (at most 24 h).
+ * get-registry-platform-profile.ts), marks the registration due and re-indexes it at once. This
+ * file is the subscribing side. Businesses without subscriptions, and any failure here, fall back to
+ * the re-index interval (at most 24 h).
  */
 import {
   FEED_EVENTS_PATH,
