@@ -1,3 +1,7 @@
+/**
+ * The business file's opening hours: local intervals within a day, the weekly hours (of a resource,
+ * or the window of a service), dated exceptions and time off. Part of the schema of business.ts.
+ */
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import type { PathSegment } from './business-rules.js';

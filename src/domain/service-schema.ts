@@ -1,3 +1,8 @@
+/**
+ * The business file's services: duration, pricing, channel, policies, capacity, the resources a
+ * service requires, and the service itself (with the protocol's rules from business-rules.ts).
+ * Part of the schema of business.ts.
+ */
 import { z } from 'zod';
 import { RESOURCE_TYPES, serviceRules } from './business-rules.js';
 import {
