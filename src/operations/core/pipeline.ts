@@ -5,8 +5,8 @@
  * in the same transaction, with the rows each registered channel writes for them) -> store the idempotent
  * result -> tell the scope's channels a write committed (a read tells nobody).
  */
-import { errorMessage, negotiateLocale, type Message } from '../domain/index.js';
-import type { OutboxEvent, StoreUnavailable } from '../store/index.js';
+import { errorMessage, negotiateLocale, type Message } from '../../domain/index.js';
+import type { OutboxEvent, StoreUnavailable } from '../../store/index.js';
 import { isStoreUnavailable } from './store-faults.js';
 import { MissingResource, ProtocolError } from './errors.js';
 import { RefusedMove } from './invalid-transition.js';
@@ -19,8 +19,8 @@ import { USP_VERSION, uspEnvelope, type UspEnvelope } from './envelope.js';
 import { negotiatedEnvelope, prunedCapabilities, prunedData, sharesCapability } from './negotiation.js';
 import { authenticateCall, type Presented } from './authenticate.js';
 import type { Logger } from './logger.js';
-import { issueCredential, type IssuedCredential, type RateQuota } from '../security/index.js';
-import type { Business } from './business.js';
+import { issueCredential, type IssuedCredential, type RateQuota } from '../../security/index.js';
+import type { Business } from '../business.js';
 import { hashOf, normalizeIdempotencyKey, normalizeRevision, parseInput } from './call-input.js';
 
 /** Idempotency records are kept at least this long (spec 9.1.1). */

@@ -1,6 +1,6 @@
 /** The injected id source: random opaque ids with a readable prefix by default. */
 import { randomBytes } from 'node:crypto';
-import { base32 } from '../security/index.js';
+import { base32 } from '../../security/index.js';
 
 export interface IdSource {
   /** A new opaque id with a readable prefix, e.g. `bkg_3k9...` (at least 128 random bits). */
