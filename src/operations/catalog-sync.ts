@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { publishService, type BusinessDef } from '../domain/index.js';
 import type { OutboxEvent, Store, Tx } from '../store/index.js';
-import type { Clock } from './clock.js';
-import type { IdSource } from './ids.js';
+import type { Clock } from './core/clock.js';
+import type { IdSource } from './core/ids.js';
 import type { Business } from './business.js';
 
 /** Raises one catalog event (`service.created`, ...) for a service, with the published service as data. */

@@ -10,7 +10,7 @@ import { checkBusinessDocument, withoutUnsafeTemplates, type BusinessDef, type B
 import type { DefinitionEntry, Store, Tx } from '../store/index.js';
 import { compileBusiness, type Business, type BusinessSuspension, type PaymentProviderKind } from './business.js';
 import type { PublicOrigin } from './public-origin.js';
-import type { BusinessSource } from './scope.js';
+import type { BusinessSource } from './core/scope.js';
 import { canonical, documentOf, entriesOf } from './catalog-admin/definition-document.js';
 
 export interface CompileOptions {

@@ -2,9 +2,9 @@
  * The business profile served at /.well-known/usp (spec 8.2): who the business is, where its
  * REST and MCP doors are, what it can do, and how privileged calls authenticate.
  */
-import { USP_VERSION } from './envelope.js';
+import { USP_VERSION } from './core/envelope.js';
 import { checkoutSystems, suspensionSentence, type Business } from './business.js';
-import { EXTENSIONS } from './extensions.js';
+import { EXTENSIONS } from './core/extensions.js';
 import { HEALTH_CAPABILITY, healthCapability, type ProfileHealth } from './profile-health.js';
 import { OPERATIONS } from './table.js';
 import { MAX_LOOKUP_IDS } from './catalog/lookup-services.js';

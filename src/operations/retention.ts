@@ -8,9 +8,9 @@
 import { ERASED_BUYER, personOf } from '../domain/index.js';
 import type { Store } from '../store/index.js';
 import type { Business } from './business.js';
-import type { Clock } from './clock.js';
-import { outboxEvent, type OperationContext } from './context.js';
-import type { IdSource } from './ids.js';
+import type { Clock } from './core/clock.js';
+import { outboxEvent, type OperationContext } from './core/context.js';
+import type { IdSource } from './core/ids.js';
 import { erasePersonEverywhere } from './admin/personal-data.js';
 
 const WATERMARK = 'retention:personal_data_ended_before_ms';

@@ -9,11 +9,11 @@
 import type { OutboxEvent, Store, Tx } from '../store/index.js';
 import { expireIfDue } from './bookings/lifecycle.js';
 import { expireOfferIfDue } from './waitlist/offers.js';
-import { outboxEvent, type OperationContext } from './context.js';
-import type { Clock } from './clock.js';
-import type { IdSource } from './ids.js';
+import { outboxEvent, type OperationContext } from './core/context.js';
+import type { Clock } from './core/clock.js';
+import type { IdSource } from './core/ids.js';
 import type { Business } from './business.js';
-import type { EventChannels } from './channels.js';
+import type { EventChannels } from './core/channels.js';
 import { erasePastBookings } from './retention.js';
 
 /** Dispatched events are kept this long after they were due by default (spec-free: our own retention). */

@@ -2,7 +2,7 @@
  * The operations table: every operation the business serves, defined once. The REST routes, the
  * MCP tools and the published OpenAPI document are all generated from this list.
  */
-import type { BuyerPage, DashboardAction, OperationDef } from './define.js';
+import type { BuyerPage, DashboardAction, OperationDef } from './core/define.js';
 import { ADMIN_OPERATIONS } from './admin/table.js';
 import { CATALOG_ADMIN_OPERATIONS } from './catalog-admin/table.js';
 import { listServices } from './catalog/list-services.js';

@@ -7,8 +7,8 @@
  * the platform profile), `key:<id>` (a pre-established API key), `business` (the business's own
  * admin key), `oauth:<client_id>` (a platform's own OAuth access token from this business's
  * authorization server) and `oauth:<client_id>#<account>` (a buyer-linked one: the buyer through
- * that client, so buyers sharing one hosted assistant never act on each other's bookings). A booking-scoped credential adds
- * access to one resource on top of (or instead of) a principal.
+ * that client, so buyers sharing one hosted assistant never act on each other's bookings). A
+ * booking-scoped credential adds access to one resource on top of (or instead of) a principal.
  */
 import type { SecurityRepo } from '../store/index.js';
 import { ISSUED_KEY_PREFIX, apiKeyMatches, hashApiKey } from './api-key.js';
@@ -16,18 +16,8 @@ import { credentialHash } from './credentials.js';
 import { argumentsDigest } from './jcs.js';
 import { PopFailure, POP_IAT_WINDOW_S, stripQuery, verifyPopProof } from './pop.js';
 import { checkProfileUrl } from './profile-url.js';
-import { SecurityFailure } from './failures.js';
-import {
-  type AuthFailure,
-  TokenRefused,
-  authFailure,
-  type AuthFailureCode,
-  type AuthPolicy,
-  type AuthRequest,
-  type AuthenticatedCaller,
-  type HttpEvidence,
-  type OAuthTokenInfo,
-} from './auth-contract.js';
+import { POP_PUBLIC, businessOnly, guarded, insufficientScope, popError, refuseToken } from './auth-refusals.js';
+import { TokenRefused, authFailure, type AuthPolicy, type AuthRequest, type AuthenticatedCaller, type HttpEvidence, type OAuthTokenInfo } from './auth-contract.js';
 
 export { AuthFailure, TokenRefused } from './auth-contract.js';
 export type {
@@ -45,23 +35,10 @@ export type {
 
 const fail = authFailure;
 
-const POP_PUBLIC: Record<string, string> = {
-  pop_proof_missing: 'A proof of possession is required with this credential.',
-  pop_proof_invalid: 'The proof of possession is not valid.',
-  pop_key_mismatch: 'The proof was not made with the key this credential is bound to.',
-  pop_proof_replayed: 'This proof was already used; make a new one for every call.',
-  proof_nonce_required: 'Repeat the call with a proof that carries the nonce given.',
-};
-
-function popError(e: PopFailure, policy: AuthPolicy, now: number): AuthFailure {
-  const extra: Record<string, unknown> = {};
-  if (e.code === 'proof_nonce_required') extra.nonce = policy.nonces.issue(now);
-  return fail('pop_proof_required', e.code, POP_PUBLIC[e.code], e.detail, extra);
-}
-
 export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<SecurityRepo>, now: number): Promise<AuthenticatedCaller> {
   const profile = req.profile;
-  // An OAuth token fixes the profile itself (checked against the token); every other path needs an acceptable profile URL.
+  // An OAuth token fixes the profile itself (checked against the token); every other path needs an
+  // acceptable profile URL.
   const urlProblem = profile !== null ? checkProfileUrl(profile, policy.sandbox || policy.allowLoopbackProfiles) : null;
   const acceptableProfile = () => {
     if (urlProblem) throw fail('invalid_profile_url', 'invalid_profile_url', `The platform profile URL ${urlProblem}.`);
@@ -264,7 +241,7 @@ async function viaAccessToken(req: AuthRequest, policy: AuthPolicy, now: number,
     throw fail(
       'authentication_required',
       'profile_binding_mismatch',
-      `This access token acts for the platform profile ${info.profile}: leave the profile out (_meta.usp.profile, or USP-Agent on REST) and the call acts for it.`,
+      `This access token acts for the platform profile ${info.profile}: leave the profile out ` + '(_meta.usp.profile, or USP-Agent on REST) and the call acts for it.',
       `${info.clientId} bound to ${info.profile}, presented ${req.profile}`,
     );
   }
@@ -286,27 +263,6 @@ async function viaAccessToken(req: AuthRequest, policy: AuthPolicy, now: number,
   }
   return caller;
 }
-
-/** The one answer for a token that is not good here; the precise cause goes to the log. */
-function refuseToken(logDetail: string): never {
-  throw fail('authentication_required', 'invalid_token', 'The access token is not valid here: unknown, expired, revoked, for another resource, or without its proof.', logDetail);
-}
-
-/** RFC 6750 section 3.1: the token is good but was not granted what this call needs (403 on HTTP). */
-function insufficientScope(needed: readonly string[], info: OAuthTokenInfo): AuthFailure {
-  const named = needed.length === 1 ? `the scope ${needed[0]}` : `one of the scopes ${needed.join(', ')}`;
-  return fail(
-    'insufficient_scope',
-    'insufficient_scope',
-    `This call needs ${named}, which this access token was not granted; authorize again asking for scope ${needed[0]}.`,
-    `oauth client ${info.clientId} has scopes [${info.scopes.join(' ')}], needs one of [${needed.join(' ')}]`,
-    // The scope to ask for (the row's first), named in the challenge.
-    { scope: needed[0] },
-  );
-}
-
-const businessOnly = (logDetail: string) =>
-  fail('authentication_required', 'business_credential_required', 'Only the business itself may do this; authenticate with the business API key.', logDetail);
 
 async function finish(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<SecurityRepo>, now: number, caller: AuthenticatedCaller): Promise<AuthenticatedCaller> {
   // Whatever a platform proved, it is not the business.
@@ -360,39 +316,6 @@ async function finish(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<
     }
   }
   return caller;
-}
-
-const SECURITY_PUBLIC: Record<string, string> = {
-  signature_missing: 'This request must be signed (RFC 9421).',
-  signature_invalid: 'The request signature does not verify.',
-  signature_expired: 'The request signature is too old.',
-  key_not_found: "The signing key is not in the platform profile's keys.",
-  digest_mismatch: 'Content-Digest does not match the request body.',
-  algorithm_unsupported: 'The signature algorithm is not supported (use ES256).',
-  profile_unreachable: 'The platform profile could not be fetched.',
-  profile_malformed: 'The platform profile is not a valid USP platform profile.',
-  profile_not_trusted: 'The platform profile is not on this business allowlist.',
-  invalid_profile_url: 'The platform profile URL is not acceptable.',
-};
-
-/** Run a check that throws SecurityFailure, and fold its failure into the one wire answer. */
-async function guarded<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    if (!(e instanceof SecurityFailure)) throw e;
-    const code: AuthFailureCode =
-      e.code === 'digest_mismatch' || e.code === 'algorithm_unsupported' || e.code.startsWith('profile_') || e.code === 'invalid_profile_url'
-        ? (e.code as AuthFailureCode)
-        : 'signature_invalid';
-    throw fail(
-      code,
-      e.code,
-      SECURITY_PUBLIC[e.code] ?? 'Authentication failed.',
-      e.detail,
-      e.code.startsWith('signature') || e.code === 'key_not_found' ? { mechanism: 'http_message_signature' } : {},
-    );
-  }
 }
 
 /** Acceptable `htu` values: the URL as received and the same path on every public origin. */

@@ -46,7 +46,9 @@ export interface CalendarWiring {
 export function calendarUrlProblems(feeds: readonly CalendarFeed[], allowLoopback: boolean): string[] {
   return feeds.flatMap((f) => {
     const p = outboundPostProblem(f.url, allowLoopback);
-    return p ? [`resources.${f.resourceId}.calendars: ${f.type} calendar URL ${p}${p === 'must use https' ? ' (loopback only with --allow-loopback-profiles)' : ''}`] : [];
+    if (!p) return [];
+    const hint = p === 'must use https' ? ' (loopback only with --allow-loopback-profiles)' : '';
+    return [`resources.${f.resourceId}.calendars: ${f.type} calendar URL ${p}${hint}`];
   });
 }
 
@@ -54,41 +56,22 @@ export function staleMsOf(o: CalendarOptions | undefined): number {
   return (o?.staleHours ?? DEFAULT_CALENDAR_STALE_HOURS) * 3_600_000;
 }
 
-export function wireCalendars(
-  o: CalendarOptions | undefined,
-  deps: { business: () => Business; store: Store; now: () => number; log: Logger; allowLoopback: boolean; refresh?: () => Promise<void> },
-): CalendarWiring {
+type WiringDeps = {
+  business: () => Business;
+  store: Store;
+  now: () => number;
+  log: Logger;
+  allowLoopback: boolean;
+  refresh?: () => Promise<void>;
+};
+
+export function wireCalendars(o: CalendarOptions | undefined, deps: WiringDeps): CalendarWiring {
   const problems = calendarUrlProblems(calendarFeeds(deps.business().def.resources), deps.allowLoopback);
   if (problems.length > 0) throw new Error(problems.join('; '));
-  // The live business's calendars, computed again only when its definition changed.
-  let memo: { def: unknown; feeds: CalendarFeed[] } | undefined;
-  const feeds = (): CalendarFeed[] => {
-    const { def } = deps.business();
-    if (memo?.def !== def) memo = { def, feeds: calendarFeeds(def.resources) };
-    return memo.feeds;
-  };
-  const limits = { allowLoopback: deps.allowLoopback, ...o?.limits };
-  // What both workers share; a business's id never changes (update_business refuses it), nor the secrets it may read.
-  const common = { store: deps.store, refresh: deps.refresh, now: deps.now, log: deps.log, limits, env: o?.env, businessId: deps.business().def.business.id };
-  const staleMs = staleMsOf(o);
-  const poller = new CalendarPoller({
-    ...common,
-    feeds,
-    // Read before every pass, like the feeds: an edit of the business's time zone reaches the next one.
-    zone: () => deps.business().zone,
-    pollMs: (o?.pollSeconds ?? 300) * 1000,
-    ignoreUids: isPushedUid,
-  });
-  const pusher = new CalendarPushWorker({
-    ...common,
-    calendars: () => feeds().filter((f) => f.write),
-    eventText: (rec) => {
-      const { def } = deps.business();
-      const service = def.services.find((s) => s.id === rec.booking.service_id);
-      return bookingEventText(service?.name ?? rec.booking.service_id, rec.booking.buyer, def.settings.calendar_feed_buyer_data);
-    },
-  });
+  const feeds = liveFeeds(deps.business);
+  const { poller, pusher } = calendarWorkers(o, deps, feeds);
   const run = o?.startWorkers !== false;
+  const staleMs = staleMsOf(o);
   const health = () => calendarHealth(feeds(), poller.states, deps.now(), staleMs);
   return {
     poller,
@@ -104,66 +87,123 @@ export function wireCalendars(
       await poller.stop();
       await pusher.stop();
     },
-    registerMetrics(registry) {
-      // One read per scrape, shared by the gauges: prom-client starts their collects together, so
-      // the read is shared while it is in flight and the next scrape reads afresh.
-      let shared: Promise<{ feeds: CalendarFeedState[]; backlog: CalendarPushJob[] } | null> | undefined;
-      const snapshot = () => {
-        shared ??= deps.store
-          .read(async (tx) => ({ feeds: await tx.calendars.feedStates(), backlog: await tx.calendars.pushBacklog(1000) }))
-          .catch(() => null)
-          .finally(() => {
-            shared = undefined;
-          });
-        return shared;
-      };
-      type Snapshot = { feeds: CalendarFeedState[]; backlog: CalendarPushJob[] };
-      /** A gauge per feed (resource, feed key), filled from one snapshot at each scrape. */
-      const feedGauge = (name: string, help: string, fill: (set: (resource: string, feed: string, v: number) => void, s: Snapshot) => void) =>
-        new Gauge({
-          name,
-          help,
-          labelNames: ['resource', 'feed'] as const,
-          registers: [registry],
-          async collect() {
-            const s = await snapshot();
-            if (!s) return;
-            this.reset();
-            fill((resource, feed, v) => this.set({ resource, feed }, v), s);
-          },
-        });
-      feedGauge('usp_calendar_feed_failing', '1 while the last fetch of a calendar feed failed (its last good busy times are kept).', (set, s) => {
-        for (const f of s.feeds) set(f.resource_id, f.feed_key, f.last_error ? 1 : 0);
-      });
-      feedGauge('usp_calendar_feed_age_seconds', 'Seconds since a calendar feed was last read successfully.', (set, s) => {
-        for (const f of s.feeds) if (f.last_ok_ms !== null) set(f.resource_id, f.feed_key, Math.max(0, (deps.now() - f.last_ok_ms) / 1000));
-      });
-      feedGauge(
-        'usp_calendar_feed_stale',
-        `1 while a calendar feed has gone longer than --calendar-stale-hours (${staleMs / 3_600_000} h) without a good read (the profile's health says so too).`,
-        (set, s) => {
-          const stale = new Set(calendarHealth(feeds(), s.feeds, deps.now(), staleMs).stale.map((f) => f.feed));
-          for (const f of feeds()) set(f.resourceId, f.key, stale.has(f.key) ? 1 : 0);
-        },
-      );
-      new Gauge({
-        name: 'usp_calendar_pushes_pending',
-        help: 'Bookings waiting to be pushed to a CalDAV calendar (failed ones included).',
-        registers: [registry],
-        async collect() {
-          const s = await snapshot();
-          if (s) this.set(s.backlog.length);
-        },
-      });
-      new Gauge({
-        name: 'usp_calendar_pushes_failing',
-        help: 'Bookings whose last push to a CalDAV calendar failed (retried with backoff).',
-        registers: [registry],
-        async collect() {
-          const s = await snapshot();
-          if (s) this.set(s.backlog.filter((j) => j.last_error !== null).length);
-        },
-      });
+    registerMetrics: (registry) => registerCalendarMetrics(registry, { store: deps.store, now: deps.now, feeds, staleMs }),
+  };
+}
+
+/** The live business's calendars, computed again only when its definition changed. */
+function liveFeeds(business: () => Business): () => CalendarFeed[] {
+  let memo: { def: unknown; feeds: CalendarFeed[] } | undefined;
+  return () => {
+    const { def } = business();
+    if (memo?.def !== def) memo = { def, feeds: calendarFeeds(def.resources) };
+    return memo.feeds;
+  };
+}
+
+/** The poller (busy times of every feed) and the push worker (bookings into the `write` calendars). */
+function calendarWorkers(o: CalendarOptions | undefined, deps: WiringDeps, feeds: () => CalendarFeed[]): { poller: CalendarPoller; pusher: CalendarPushWorker } {
+  const limits = { allowLoopback: deps.allowLoopback, ...o?.limits };
+  // What both workers share; a business's id never changes (update_business refuses it), nor the secrets it may read.
+  const common = {
+    store: deps.store,
+    refresh: deps.refresh,
+    now: deps.now,
+    log: deps.log,
+    limits,
+    env: o?.env,
+    businessId: deps.business().def.business.id,
+  };
+  const poller = new CalendarPoller({
+    ...common,
+    feeds,
+    // Read before every pass, like the feeds: an edit of the business's time zone reaches the next one.
+    zone: () => deps.business().zone,
+    pollMs: (o?.pollSeconds ?? 300) * 1000,
+    ignoreUids: isPushedUid,
+  });
+  const pusher = new CalendarPushWorker({
+    ...common,
+    calendars: () => feeds().filter((f) => f.write),
+    eventText: (rec) => {
+      const { def } = deps.business();
+      const service = def.services.find((s) => s.id === rec.booking.service_id);
+      const buyerData = def.settings.calendar_feed_buyer_data;
+      return bookingEventText(service?.name ?? rec.booking.service_id, rec.booking.buyer, buyerData);
     },
+  });
+  return { poller, pusher };
+}
+
+type Snapshot = { feeds: CalendarFeedState[]; backlog: CalendarPushJob[] };
+type MetricsDeps = { store: Store; now: () => number; feeds: () => CalendarFeed[]; staleMs: number };
+
+/** Feed and push gauges on `registry`, read from the store at each scrape. */
+function registerCalendarMetrics(registry: Registry, deps: MetricsDeps): void {
+  const snapshot = sharedSnapshot(deps.store);
+  const { now, feeds, staleMs } = deps;
+  /** A gauge per feed (resource, feed key), filled from one snapshot at each scrape. */
+  type Fill = (set: (resource: string, feed: string, v: number) => void, s: Snapshot) => void;
+  const feedGauge = (name: string, help: string, fill: Fill) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['resource', 'feed'] as const,
+      registers: [registry],
+      async collect() {
+        const s = await snapshot();
+        if (!s) return;
+        this.reset();
+        fill((resource, feed, v) => this.set({ resource, feed }, v), s);
+      },
+    });
+  feedGauge('usp_calendar_feed_failing', '1 while the last fetch of a calendar feed failed (its last good busy times are kept).', (set, s) => {
+    for (const f of s.feeds) set(f.resource_id, f.feed_key, f.last_error ? 1 : 0);
+  });
+  feedGauge('usp_calendar_feed_age_seconds', 'Seconds since a calendar feed was last read successfully.', (set, s) => {
+    for (const f of s.feeds) {
+      if (f.last_ok_ms !== null) set(f.resource_id, f.feed_key, Math.max(0, (now() - f.last_ok_ms) / 1000));
+    }
+  });
+  feedGauge(
+    'usp_calendar_feed_stale',
+    `1 while a calendar feed has gone longer than --calendar-stale-hours (${staleMs / 3_600_000} h) ` + "without a good read (the profile's health says so too).",
+    (set, s) => {
+      const stale = new Set(calendarHealth(feeds(), s.feeds, now(), staleMs).stale.map((f) => f.feed));
+      for (const f of feeds()) set(f.resourceId, f.key, stale.has(f.key) ? 1 : 0);
+    },
+  );
+  const backlogGauge = (name: string, help: string, count: (backlog: CalendarPushJob[]) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        const s = await snapshot();
+        if (s) this.set(count(s.backlog));
+      },
+    });
+  backlogGauge('usp_calendar_pushes_pending', 'Bookings waiting to be pushed to a CalDAV calendar (failed ones included).', (backlog) => backlog.length);
+  backlogGauge(
+    'usp_calendar_pushes_failing',
+    'Bookings whose last push to a CalDAV calendar failed (retried with backoff).',
+    (backlog) => backlog.filter((j) => j.last_error !== null).length,
+  );
+}
+
+/**
+ * One read per scrape, shared by the gauges: prom-client starts their collects together, so the
+ * read is shared while it is in flight and the next scrape reads afresh.
+ */
+function sharedSnapshot(store: Store): () => Promise<Snapshot | null> {
+  let shared: Promise<Snapshot | null> | undefined;
+  return () => {
+    shared ??= store
+      .read(async (tx) => ({ feeds: await tx.calendars.feedStates(), backlog: await tx.calendars.pushBacklog(1000) }))
+      .catch(() => null)
+      .finally(() => {
+        shared = undefined;
+      });
+    return shared;
   };
 }

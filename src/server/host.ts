@@ -50,9 +50,15 @@ export interface HostOptions {
   doors: readonly Door[];
   /** Largest accepted request body in bytes on every door that sets none of its own (413 above it). */
   maxBodyBytes: number;
-  /** The TLS-terminating proxies in front: when any is named, requests a proxy did not mark https are refused (spec 10.2.1). */
+  /**
+   * The TLS-terminating proxies in front: when any is named, requests a proxy did not mark https are
+   * refused (spec 10.2.1).
+   */
   proxies?: TrustedProxies;
-  /** Host header values accepted by `browsers` doors (host or host:port); empty means any. Read per request, so it may be filled at listen time. */
+  /**
+   * Host header values accepted by `browsers` doors (host or host:port); empty means any. Read per
+   * request, so it may be filled at listen time.
+   */
   allowedHosts: readonly string[];
   /** Browser origins accepted by `browsers` doors besides the server's own. */
   allowedOrigins: readonly string[];
@@ -73,7 +79,65 @@ export function createHost(opts: HostOptions): HostApp {
   if (opts.doors.length === 0) throw new Error('the host needs at least one door');
   const fallback = opts.doors[opts.doors.length - 1];
   const pick = (req: Request, path: string) => opts.doors.find((d) => d !== fallback && d.claims(req, path)) ?? fallback;
+  const app = new Hono<HostEnv>();
+  app.use('*', async (c, next) => {
+    const door = pick(c.req.raw, c.req.path);
+    // The caller's id (or a fresh one) answers every response, whichever door gave it.
+    const correlationId = correlationIdOf(c.req.header('usp-correlation-id'));
+    c.set('door', door);
+    c.set('correlationId', correlationId);
+    await next();
+    c.res.headers.set('X-Content-Type-Options', 'nosniff');
+    c.res.headers.set('USP-Correlation-Id', correlationId);
+    // Over https (served directly, or by a trusted proxy that says so), browsers are told to stay on
+    // https (RFC 6797; spec 10.2.1 transport security). Never on plain http, where it means nothing.
+    if (new URL(c.req.url).protocol === 'https:' || forwardedHttps(c, opts.proxies)) {
+      c.res.headers.set('Strict-Transport-Security', 'max-age=31536000');
+    }
+  });
+  // Plaintext only where nobody can listen in: behind --trust-proxy, a trusted proxy must say it was
+  // https (anyone else's X-Forwarded-Proto is not believed).
+  app.use('*', async (c, next) => {
+    if (opts.proxies?.any && !forwardedHttps(c, opts.proxies) && new URL(c.req.url).protocol !== 'https:') {
+      const https = new ProtocolError('invalid_request', 'Use HTTPS: this business does not accept plaintext requests.', {
+        detailCode: 'https_required',
+      });
+      return c.get('door').refuse(c.req.raw, 400, https);
+    }
+    await next();
+  });
+  app.use('*', browserChecks(opts));
+  const limits = new Map(opts.doors.map((d) => [d, bodyLimitOf(d, d.maxBodyBytes ?? opts.maxBodyBytes)]));
+  app.use('*', (c, next) => limits.get(c.get('door'))!(c, next));
+  app.all('*', (c) => c.get('door').fetch(c.req.raw, { ...(c.env as object), correlationId: c.get('correlationId') }));
+  app.onError((err, c) => {
+    const door = c.get('door') ?? fallback;
+    // A form that does not parse is the sender's mistake: 400 in the door's format, and a line for the operator.
+    if (err instanceof MalformedBody) {
+      const fields = { door: door.name, path: c.req.path, error: String(err.cause) };
+      (opts.log?.warn ?? opts.log?.error)?.call(opts.log, 'malformed request body', fields);
+      const malformed = new ProtocolError('invalid_request', 'The form could not be read. Go back and send it again.', {
+        detailCode: 'malformed_body',
+      });
+      return door.refuse(c.req.raw, 400, malformed);
+    }
+    opts.log?.error('unexpected HTTP failure', { error: String(err), path: c.req.path });
+    return door.refuse(c.req.raw, 500, new ProtocolError('server_error', 'The business could not process the request.'));
+  });
+  return app;
+}
 
+/** A trusted proxy forwarded the request and says it came over https. */
+function forwardedHttps(c: Context<HostEnv>, proxies: TrustedProxies | undefined): boolean {
+  return proxies ? viaTrustedProxy(c.env, proxies) && c.req.header('x-forwarded-proto') === 'https' : false;
+}
+
+/**
+ * Host and Origin first (preflights included: a refused origin gets 403, never a CORS answer);
+ * then CORS for the origins allowed, so browser-based clients can connect. A door with its own
+ * CORS runs it instead.
+ */
+function browserChecks(opts: HostOptions): MiddlewareHandler<HostEnv> {
   const originAllowed = (origin: string, host: string): boolean => {
     if (opts.allowedOrigins.includes(origin)) return true;
     try {
@@ -90,7 +154,9 @@ export function createHost(opts: HostOptions): HostApp {
       return new ProtocolError('invalid_request', 'Host not allowed', { detailCode: 'host_not_allowed' });
     }
     const origin = req.headers.get('origin');
-    if (origin && !originAllowed(origin, host)) return new ProtocolError('invalid_request', 'Origin not allowed', { detailCode: 'origin_not_allowed' });
+    if (origin && !originAllowed(origin, host)) {
+      return new ProtocolError('invalid_request', 'Origin not allowed', { detailCode: 'origin_not_allowed' });
+    }
     return null;
   };
   const corsFor = new Map<Door, MiddlewareHandler>();
@@ -107,74 +173,32 @@ export function createHost(opts: HostOptions): HostApp {
       }),
     );
   }
-
-  const app = new Hono<HostEnv>();
-  app.use('*', async (c, next) => {
-    const door = pick(c.req.raw, c.req.path);
-    // The caller's id (or a fresh one) answers every response, whichever door gave it.
-    const correlationId = correlationIdOf(c.req.header('usp-correlation-id'));
-    c.set('door', door);
-    c.set('correlationId', correlationId);
-    await next();
-    c.res.headers.set('X-Content-Type-Options', 'nosniff');
-    c.res.headers.set('USP-Correlation-Id', correlationId);
-    // Over https (served directly, or by a trusted proxy that says so), browsers are told to stay on
-    // https (RFC 6797; spec 10.2.1 transport security). Never on plain http, where it means nothing.
-    const proxies = opts.proxies;
-    const https = new URL(c.req.url).protocol === 'https:' || (proxies ? viaTrustedProxy(c.env, proxies) && c.req.header('x-forwarded-proto') === 'https' : false);
-    if (https) c.res.headers.set('Strict-Transport-Security', 'max-age=31536000');
-  });
-  // Plaintext only where nobody can listen in: behind --trust-proxy, a trusted proxy must say it was
-  // https (anyone else's X-Forwarded-Proto is not believed).
-  app.use('*', async (c, next) => {
-    const proxies = opts.proxies;
-    const forwardedHttps = proxies ? viaTrustedProxy(c.env, proxies) && c.req.header('x-forwarded-proto') === 'https' : false;
-    if (proxies?.any && !forwardedHttps && new URL(c.req.url).protocol !== 'https:') {
-      return c
-        .get('door')
-        .refuse(c.req.raw, 400, new ProtocolError('invalid_request', 'Use HTTPS: this business does not accept plaintext requests.', { detailCode: 'https_required' }));
-    }
-    await next();
-  });
-  // Host and Origin first (preflights included: a refused origin gets 403, never a CORS answer);
-  // then CORS for the origins allowed, so browser-based clients can connect.
-  app.use('*', async (c, next) => {
+  return async (c, next) => {
     const door = c.get('door');
     if (door.cors) return door.cors(c, next);
     if (!door.browsers) return next();
     const refused = foreign(c.req.raw);
     if (refused) return door.refuse(c.req.raw, 403, refused);
     return corsFor.get(door)!(c, next);
-  });
-  const limits = new Map<Door, MiddlewareHandler>();
-  for (const d of opts.doors) {
-    const max = d.maxBodyBytes ?? opts.maxBodyBytes;
-    const tooLarge = (c: Context) => d.refuse(c.req.raw, 413, new ProtocolError('payload_too_large', `Request bodies are limited to ${max} bytes.`));
-    const counted = bodyLimit({ maxSize: max, onError: tooLarge });
-    limits.set(d, async (c, next) => {
-      // Hono's bodyLimit asks for `req.body` first, which makes @hono/node-server build a whole
-      // WHATWG Request (abort signal, body stream) even for a GET, and takes away its fast path
-      // for reading the body: ~12% of a GET's CPU, and a Request that an open SSE stream (MCP's GET)
-      // then keeps for its whole life (~3.5 KB per idle session). GET and HEAD carry no body; a declared length
-      // is checked as bodyLimit checks it; only chunked bodies are counted by bodyLimit itself.
-      const method = c.req.method;
-      if (method === 'GET' || method === 'HEAD') return next();
-      const length = c.req.raw.headers.get('content-length');
-      if (length !== null && !c.req.raw.headers.has('transfer-encoding')) return parseInt(length || '0', 10) > max ? tooLarge(c) : next();
-      return counted(c, next);
-    });
-  }
-  app.use('*', (c, next) => limits.get(c.get('door'))!(c, next));
-  app.all('*', (c) => c.get('door').fetch(c.req.raw, { ...(c.env as object), correlationId: c.get('correlationId') }));
-  app.onError((err, c) => {
-    const door = c.get('door') ?? fallback;
-    // A form that does not parse is the sender's mistake: 400 in the door's format, and a line for the operator.
-    if (err instanceof MalformedBody) {
-      (opts.log?.warn ?? opts.log?.error)?.call(opts.log, 'malformed request body', { door: door.name, path: c.req.path, error: String(err.cause) });
-      return door.refuse(c.req.raw, 400, new ProtocolError('invalid_request', 'The form could not be read. Go back and send it again.', { detailCode: 'malformed_body' }));
+  };
+}
+
+/** A door's body limit: `max` bytes, 413 in the door's format above it. */
+function bodyLimitOf(d: Door, max: number): MiddlewareHandler {
+  const tooLarge = (c: Context) => d.refuse(c.req.raw, 413, new ProtocolError('payload_too_large', `Request bodies are limited to ${max} bytes.`));
+  const counted = bodyLimit({ maxSize: max, onError: tooLarge });
+  return async (c, next) => {
+    // Hono's bodyLimit asks for `req.body` first, which makes @hono/node-server build a whole
+    // WHATWG Request (abort signal, body stream) even for a GET, and takes away its fast path
+    // for reading the body: ~12% of a GET's CPU, and a Request that an open SSE stream (MCP's GET)
+    // then keeps for its whole life (~3.5 KB per idle session). GET and HEAD carry no body; a declared
+    // length is checked as bodyLimit checks it; only chunked bodies are counted by bodyLimit itself.
+    const method = c.req.method;
+    if (method === 'GET' || method === 'HEAD') return next();
+    const length = c.req.raw.headers.get('content-length');
+    if (length !== null && !c.req.raw.headers.has('transfer-encoding')) {
+      return parseInt(length || '0', 10) > max ? tooLarge(c) : next();
     }
-    opts.log?.error('unexpected HTTP failure', { error: String(err), path: c.req.path });
-    return door.refuse(c.req.raw, 500, new ProtocolError('server_error', 'The business could not process the request.'));
-  });
-  return app;
+    return counted(c, next);
+  };
 }

@@ -21,7 +21,10 @@ export interface ConnectionLimits {
   requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this. Default 5 s. */
   keepAliveTimeoutMs: number;
-  /** Most sockets at once; at it, a newcomer replaces the socket idle the longest, or is closed when all are busy. Default 1000. */
+  /**
+   * Most sockets at once; at it, a newcomer replaces the socket idle the longest, or is closed when
+   * all are busy. Default 1000.
+   */
   maxConnections: number;
   /** Most sockets one client address holds (a trusted proxy is not counted as one client). Default 100. */
   maxConnectionsPerAddress: number;
@@ -75,21 +78,20 @@ export function createListener(o: ListenerOptions): Listener {
   let http: ServerType | undefined;
   let shuttingDown = false;
   // Requests being answered by the host (a shutdown waits for them).
-  let hostInFlight = 0;
-  const hostIdle = new Set<() => void>();
+  const host = inFlight();
   const hostFetch = o.app.fetch as (r: Request, ...a: unknown[]) => Response | Promise<Response>;
   const fetch = async (req: Request, ...rest: unknown[]): Promise<Response> => {
     forgetForwarding(rest[0], o.proxies);
     const early = o.early(req, rest[0]);
     if (early) return early;
-    hostInFlight++;
+    host.enter();
     try {
       const res = await hostFetch(req, ...rest);
       // Shutting down: no keep-alive, so each client's next request opens a connection the closed listener refuses.
       if (shuttingDown) return withHeader(res, 'Connection', 'close');
       return res;
     } finally {
-      if (--hostInFlight === 0) for (const f of [...hostIdle]) f();
+      host.leave();
     }
   };
   const close = async () => {
@@ -107,46 +109,15 @@ export function createListener(o: ListenerOptions): Listener {
     get shuttingDown() {
       return shuttingDown;
     },
-    async listen(port, host = '127.0.0.1') {
-      const loopback = isLoopbackHost(host);
-      // Plaintext only where nobody can listen in: loopback, or a proxy that terminated TLS (spec 10.2.1).
-      if (!o.tls && !loopback && !o.proxies.any) {
-        throw new Error(`refusing to serve plain HTTP on ${host}: give --tls-cert/--tls-key, listen on loopback, or run behind a TLS proxy with --trust-proxy`);
-      }
-      const limits = { ...DEFAULT_CONNECTION_LIMITS, ...(o.connections ?? {}) };
-      if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-        throw new Error(
-          `the header deadline (${limits.headersTimeoutMs / 1000} s) must not exceed the request deadline (${limits.requestTimeoutMs / 1000} s): adjust --headers-timeout or --request-timeout`,
-        );
-      }
-      // Node checks the header and request deadlines on this interval (30 s by default): keep it a
-      // fraction of the shortest deadline so a slow client is cut close to its deadline.
-      const timing = {
-        headersTimeout: limits.headersTimeoutMs,
-        requestTimeout: limits.requestTimeoutMs,
-        keepAliveTimeout: limits.keepAliveTimeoutMs,
-        connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4))),
-      };
-      // Reachable from elsewhere: checkout links and profile endpoints must name the https origin
-      // platforms and buyers reach, which the listening address does not tell.
-      if (!loopback && !o.sandbox && !o.configuredPublicUrl?.startsWith('https://')) {
-        throw new Error(
-          `refusing to start on ${host} without an https public URL${o.configuredPublicUrl ? ` (got ${o.configuredPublicUrl})` : ''}: give --public-url https://<the address platforms and buyers reach>`,
-        );
-      }
+    async listen(port, hostname = '127.0.0.1') {
+      const loopback = isLoopbackHost(hostname);
+      const limits = startLimits(o, hostname, loopback);
       await new Promise<void>((resolve, reject) => {
-        http = o.tls
-          ? serve({ fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { cert: o.tls.cert, key: o.tls.key, ...timing } }, () => resolve())
-          : serve({ fetch, port, hostname: host, serverOptions: timing }, () => resolve());
+        http = startServer(o, fetch, { port, hostname, limits }, resolve);
         http.once('error', reject);
-        const server = http as HttpServer;
-        server.headersTimeout = limits.headersTimeoutMs;
-        server.requestTimeout = limits.requestTimeoutMs;
-        server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-        guardConnections(server, { ...limits, maxConnectionsPerAddress: Math.min(limits.maxConnectionsPerAddress, limits.maxConnections) }, o.proxies);
       });
       const addr = http!.address() as AddressInfo;
-      const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+      const shownHost = hostname.includes(':') ? `[${hostname}]` : hostname === '0.0.0.0' ? '127.0.0.1' : hostname;
       // The address listened on is a name clients use too (127.0.0.2 is not among the usual ones).
       if (o.allowedHosts.length === 0 && loopback) o.allowedHosts.push(...new Set([...LOOPBACK_HOSTS, shownHost]));
       const url = `${o.tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
@@ -159,38 +130,109 @@ export function createListener(o: ListenerOptions): Listener {
     close,
     async shutdown(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
+      const left = () => Math.max(0, deadline - Date.now());
       shuttingDown = true;
-      o.log.info('shutting down', { timeout_ms: timeoutMs, in_flight: Math.max(hostInFlight, o.pipeline.inFlight) });
+      o.log.info('shutting down', { timeout_ms: timeoutMs, in_flight: Math.max(host.count, o.pipeline.inFlight) });
       // Stop accepting: the listener closes, idle keep-alive connections with it; busy ones finish their request.
       const h = http as (ServerType & { closeIdleConnections?: () => void }) | undefined;
       h?.close();
       h?.closeIdleConnections?.();
-      const hostDrained =
-        hostInFlight === 0 ||
-        (await new Promise<boolean>((resolve) => {
-          const t = setTimeout(
-            () => {
-              hostIdle.delete(done);
-              resolve(false);
-            },
-            Math.max(0, deadline - Date.now()),
-          );
-          const done = () => {
-            clearTimeout(t);
-            hostIdle.delete(done);
-            resolve(true);
-          };
-          hostIdle.add(done);
-        }));
+      const hostDrained = await host.idle(left());
       // Calls from other doors (stdio MCP) finish too.
-      const drained = hostDrained && (await o.pipeline.drain(Math.max(0, deadline - Date.now())));
-      if (!drained) o.log.warn('shutdown deadline reached with calls in flight; cutting them', { in_flight: Math.max(hostInFlight, o.pipeline.inFlight) });
+      const drained = hostDrained && (await o.pipeline.drain(left()));
+      if (!drained) {
+        const inFlightNow = Math.max(host.count, o.pipeline.inFlight);
+        o.log.warn('shutdown deadline reached with calls in flight; cutting them', { in_flight: inFlightNow });
+      }
       // Deliveries in flight get what is left of the bound (at most a second); the leases of the rest are released.
-      await o.stopDeliveries(Math.max(0, Math.min(1000, deadline - Date.now())));
+      await o.stopDeliveries(Math.min(1000, left()));
       await close();
       return drained;
     },
   };
+}
+
+/** A count of calls in flight, and a wait (bounded) for it to reach zero. */
+function inFlight(): { readonly count: number; enter(): void; leave(): void; idle(ms: number): Promise<boolean> } {
+  let count = 0;
+  const idle = new Set<() => void>();
+  return {
+    get count() {
+      return count;
+    },
+    enter() {
+      count++;
+    },
+    leave() {
+      if (--count === 0) for (const f of [...idle]) f();
+    },
+    async idle(ms) {
+      if (count === 0) return true;
+      return new Promise<boolean>((resolve) => {
+        const t = setTimeout(() => {
+          idle.delete(done);
+          resolve(false);
+        }, ms);
+        const done = () => {
+          clearTimeout(t);
+          idle.delete(done);
+          resolve(true);
+        };
+        idle.add(done);
+      });
+    },
+  };
+}
+
+/** The connection limits to listen with, after the refusals of unsafe or contradictory starts. */
+function startLimits(o: ListenerOptions, host: string, loopback: boolean): ConnectionLimits {
+  // Plaintext only where nobody can listen in: loopback, or a proxy that terminated TLS (spec 10.2.1).
+  if (!o.tls && !loopback && !o.proxies.any) {
+    throw new Error(`refusing to serve plain HTTP on ${host}: give --tls-cert/--tls-key, listen on loopback, ` + 'or run behind a TLS proxy with --trust-proxy');
+  }
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, ...(o.connections ?? {}) };
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new Error(
+      `the header deadline (${limits.headersTimeoutMs / 1000} s) must not exceed the request deadline ` +
+        `(${limits.requestTimeoutMs / 1000} s): adjust --headers-timeout or --request-timeout`,
+    );
+  }
+  // Reachable from elsewhere: checkout links and profile endpoints must name the https origin
+  // platforms and buyers reach, which the listening address does not tell.
+  if (!loopback && !o.sandbox && !o.configuredPublicUrl?.startsWith('https://')) {
+    const got = o.configuredPublicUrl ? ` (got ${o.configuredPublicUrl})` : '';
+    throw new Error(`refusing to start on ${host} without an https public URL${got}: ` + 'give --public-url https://<the address platforms and buyers reach>');
+  }
+  return limits;
+}
+
+/** The Node server (HTTPS with the certificate given), its deadlines set and its connections guarded. */
+function startServer(
+  o: ListenerOptions,
+  fetch: (req: Request, ...rest: unknown[]) => Promise<Response>,
+  at: { port: number; hostname: string; limits: ConnectionLimits },
+  listening: () => void,
+): ServerType {
+  const { port, hostname, limits } = at;
+  // Node checks the header and request deadlines on this interval (30 s by default): keep it a
+  // fraction of the shortest deadline so a slow client is cut close to its deadline.
+  const shortest = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
+  const timing = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(shortest / 4))),
+  };
+  const http = o.tls
+    ? serve({ fetch, port, hostname, createServer: createHttpsServer, serverOptions: { cert: o.tls.cert, key: o.tls.key, ...timing } }, listening)
+    : serve({ fetch, port, hostname, serverOptions: timing }, listening);
+  const server = http as HttpServer;
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  const perAddress = Math.min(limits.maxConnectionsPerAddress, limits.maxConnections);
+  guardConnections(server, { ...limits, maxConnectionsPerAddress: perAddress }, o.proxies);
+  return http;
 }
 
 /** `res` with one more header (a Response's headers may be immutable: copy it then). */

@@ -47,7 +47,10 @@ export interface Registrar {
   stop(): void;
 }
 
-/** What the registry indexes about the business, read from its business file (schemas/registry.json RegistrationRequest). */
+/**
+ * What the registry indexes about the business, read from its business file (schemas/registry.json
+ * RegistrationRequest).
+ */
 function registrationOf(def: BusinessDef, profileUrl: string): RegistrationInput {
   const active = def.services.filter((s) => (s as { status?: string }).status !== 'archived');
   const categories = new Set<string>();
@@ -115,8 +118,6 @@ export async function deregister(
 export function createRegistrar(o: RegistrarOptions): Registrar {
   const interval = o.intervalMs ?? DEFAULT_REREGISTER_MS;
   const firstRetry = o.firstRetryMs ?? FIRST_RETRY_MS;
-  let failures = 0;
-  let id: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let inFlight: Promise<boolean> | undefined;
@@ -129,35 +130,8 @@ export function createRegistrar(o: RegistrarOptions): Registrar {
     timer.unref();
   };
 
-  const attempt = async (): Promise<boolean> => {
-    try {
-      await o.prepare?.();
-      const profileUrl = o.profileUrl();
-      const { url, init } = signedRegistration(o.registryUrl, registrationOf(o.business(), profileUrl), o.signingKey(), Date.now());
-      const res = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
-      const body = (await res.json().catch(() => ({}))) as Record<string, any>;
-      if (res.status === 201 || res.status === 200) {
-        const known = id !== undefined;
-        id = body.registration?.id ?? id;
-        if (id) o.onRegistered?.(id);
-        o.log.info(known ? 'registration refreshed' : 'registered with the registry', { registry: o.registryUrl, id });
-        failures = 0;
-        return true;
-      }
-      failures++;
-      o.log.warn('the registry refused the registration', {
-        registry: o.registryUrl,
-        status: res.status,
-        code: body.code ?? body.error?.code,
-        detail: body.detail ?? body.error?.message,
-        failures,
-      });
-    } catch (err) {
-      failures++;
-      o.log.warn('could not reach the registry', { registry: o.registryUrl, error: String((err as Error).message ?? err), failures });
-    }
-    return false;
-  };
+  const state: AttemptState = { id: undefined, failures: 0 };
+  const attempt = () => attemptRegistration(o, state);
 
   const register = (): Promise<boolean> => {
     if (stopped) return Promise.resolve(false);
@@ -172,7 +146,7 @@ export function createRegistrar(o: RegistrarOptions): Registrar {
         again = false;
         schedule(0);
       } else {
-        schedule(ok ? interval : Math.min(interval, firstRetry * 2 ** (failures - 1)));
+        schedule(ok ? interval : Math.min(interval, firstRetry * 2 ** (state.failures - 1)));
       }
       return ok;
     });
@@ -184,10 +158,48 @@ export function createRegistrar(o: RegistrarOptions): Registrar {
     catalogChanged() {
       schedule(o.settleMs ?? CATALOG_SETTLE_MS);
     },
-    registrationId: () => id,
+    registrationId: () => state.id,
     stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
     },
   };
+}
+
+/** The registration known so far and the failures in a row since the last success. */
+interface AttemptState {
+  id: string | undefined;
+  failures: number;
+}
+
+/** One signed registration sent; true when the registry took it (`state` follows the outcome). */
+async function attemptRegistration(o: RegistrarOptions, state: AttemptState): Promise<boolean> {
+  try {
+    await o.prepare?.();
+    const registration = registrationOf(o.business(), o.profileUrl());
+    const { url, init } = signedRegistration(o.registryUrl, registration, o.signingKey(), Date.now());
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
+    const body = (await res.json().catch(() => ({}))) as Record<string, any>;
+    if (res.status === 201 || res.status === 200) {
+      const known = state.id !== undefined;
+      state.id = body.registration?.id ?? state.id;
+      if (state.id) o.onRegistered?.(state.id);
+      o.log.info(known ? 'registration refreshed' : 'registered with the registry', { registry: o.registryUrl, id: state.id });
+      state.failures = 0;
+      return true;
+    }
+    state.failures++;
+    o.log.warn('the registry refused the registration', {
+      registry: o.registryUrl,
+      status: res.status,
+      code: body.code ?? body.error?.code,
+      detail: body.detail ?? body.error?.message,
+      failures: state.failures,
+    });
+  } catch (err) {
+    state.failures++;
+    const error = String((err as Error).message ?? err);
+    o.log.warn('could not reach the registry', { registry: o.registryUrl, error, failures: state.failures });
+  }
+  return false;
 }

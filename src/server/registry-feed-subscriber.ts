@@ -5,9 +5,10 @@
  * each business whose profile offers subscriptions (`create_feed_subscription`, signed RFC 9421
  * under that platform profile) with a callback URL on the registry, and on each callback, verified
  * against the keys the business's own profile publishes (the feed door, src/bindings/registry-feeds,
- * and its rows in src/operations/registry/receive-catalog-event.ts and get-registry-platform-profile.ts), marks the registration due and re-indexes
- * it at once. This file is the subscribing side. Businesses without subscriptions, and any failure
- * here, fall back to the re-index interval (at most 24 h).
+ * and its rows in src/operations/registry/receive-catalog-event.ts and
+ * get-registry-platform-profile.ts), marks the registration due and re-indexes it at once. This
+ * file is the subscribing side. Businesses without subscriptions, and any failure here, fall back to
+ * the re-index interval (at most 24 h).
  */
 import {
   FEED_EVENTS_PATH,
@@ -40,7 +41,10 @@ function offersSubscriptions(profile: Record<string, unknown>): boolean {
   return isObject(usp) && isObject(usp.capabilities) && SUBSCRIPTIONS in usp.capabilities;
 }
 
-/** A POST to an outbound URL: every resolved address vetted, the connection pinned to it, a deadline, a 64 KiB answer cap. */
+/**
+ * A POST to an outbound URL: every resolved address vetted, the connection pinned to it, a deadline,
+ * a 64 KiB answer cap.
+ */
 export type PostJson = (url: string, headers: Record<string, string>, body: string) => Promise<{ status: number; body: Record<string, unknown> }>;
 
 export function pinnedJsonPost(allowLoopback: boolean, timeoutMs = 10_000): PostJson {
@@ -92,30 +96,7 @@ export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
     keys: d.keyring.published(d.clock.now()),
   });
 
-  const subscribe = async (id: string, endpoint: string): Promise<'done' | 'retry'> => {
-    const [row, raw] = await d.store.read(async (tx) => [await tx.registry.get(id), await tx.kv.get(kvKey(id))] as const);
-    if (!row) return 'retry'; // not committed yet, or deleted: a few tries, then forgotten
-    const note = raw ? (JSON.parse(raw) as SubscriptionNote) : null;
-    if (note && note.endpoint === endpoint) return 'done';
-    const url = `${endpoint}/services/feed/subscriptions`;
-    const text = JSON.stringify({ callback_url: `${d.baseUrl()}${FEED_EVENTS_PATH}/${encodeURIComponent(id)}` });
-    const bytes = new TextEncoder().encode(text);
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'usp-agent': `profile="${platformProfileUrl()}"`, 'content-digest': contentDigest(bytes) };
-    const sig = signRequest({ method: 'POST', url, headers, body: bytes }, d.keyring.active(d.clock.now()), {
-      components: uspRequiredComponents({ url, headers }),
-      created: Math.floor(d.clock.now() / 1000),
-    });
-    const res = await d.post(url, { ...headers, 'signature-input': sig['Signature-Input'], signature: sig.Signature }, text);
-    const sub = isObject(res.body.subscription) ? res.body.subscription : null;
-    if (res.status !== 201 || !sub || typeof sub.id !== 'string') {
-      d.log.warn('feed subscription refused; the registration is re-indexed on the interval', { id, endpoint, status: res.status, code: res.body.code });
-      return 'retry';
-    }
-    const fresh: SubscriptionNote = { subscription_id: sub.id, endpoint, created_ms: d.clock.now() };
-    await d.store.transaction((tx) => tx.kv.set(kvKey(id), JSON.stringify(fresh)));
-    d.log.info('subscribed to a business catalog feed', { id, subscription: sub.id });
-    return 'done';
-  };
+  const subscribe = (id: string, endpoint: string) => subscribeTo(d, id, endpoint, platformProfileUrl());
 
   const subscribePending = async () => {
     for (const [id, p] of [...pending]) {
@@ -155,4 +136,35 @@ export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
       if (timer) clearTimeout(timer);
     },
   };
+}
+
+/** Subscribes to one indexed business's catalog feed, signed as the platform; 'retry' when it could not yet. */
+async function subscribeTo(d: FeedSubscriberDeps, id: string, endpoint: string, profileUrl: string): Promise<'done' | 'retry'> {
+  const [row, raw] = await d.store.read(async (tx) => [await tx.registry.get(id), await tx.kv.get(kvKey(id))] as const);
+  if (!row) return 'retry'; // not committed yet, or deleted: a few tries, then forgotten
+  const note = raw ? (JSON.parse(raw) as SubscriptionNote) : null;
+  if (note && note.endpoint === endpoint) return 'done';
+  const url = `${endpoint}/services/feed/subscriptions`;
+  const text = JSON.stringify({ callback_url: `${d.baseUrl()}${FEED_EVENTS_PATH}/${encodeURIComponent(id)}` });
+  const bytes = new TextEncoder().encode(text);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'usp-agent': `profile="${profileUrl}"`,
+    'content-digest': contentDigest(bytes),
+  };
+  const sig = signRequest({ method: 'POST', url, headers, body: bytes }, d.keyring.active(d.clock.now()), {
+    components: uspRequiredComponents({ url, headers }),
+    created: Math.floor(d.clock.now() / 1000),
+  });
+  const res = await d.post(url, { ...headers, 'signature-input': sig['Signature-Input'], signature: sig.Signature }, text);
+  const sub = isObject(res.body.subscription) ? res.body.subscription : null;
+  if (res.status !== 201 || !sub || typeof sub.id !== 'string') {
+    const fields = { id, endpoint, status: res.status, code: res.body.code };
+    d.log.warn('feed subscription refused; the registration is re-indexed on the interval', fields);
+    return 'retry';
+  }
+  const fresh: SubscriptionNote = { subscription_id: sub.id, endpoint, created_ms: d.clock.now() };
+  await d.store.transaction((tx) => tx.kv.set(kvKey(id), JSON.stringify(fresh)));
+  d.log.info('subscribed to a business catalog feed', { id, subscription: sub.id });
+  return 'done';
 }

@@ -11,7 +11,7 @@ import { parseImports } from './layering.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CHANNEL = /mail|payment|calendar|webhook|dispatcher|worker|nudge/i;
-const BLIND = ['src/operations/pipeline.ts', 'src/operations/sweep.ts', 'src/operations/channels.ts'];
+const BLIND = ['src/operations/core/pipeline.ts', 'src/operations/sweep.ts', 'src/operations/core/channels.ts'];
 
 /** The imports of a file that reach a channel's module, as `file:line specifier`. */
 function channelImports(path: string, text: string): string[] {

@@ -244,6 +244,16 @@ describe('the layering checker reports what breaks a rule and nothing else', () 
     expect(check(RULES.oauth, 'src/oauth/x.ts', toDoor)).toHaveLength(2);
   });
 
+  test('the pipeline machinery importing an operation context is reported; the business beside it and a type are fine', () => {
+    const text =
+      "import { cancelBooking } from '../bookings/cancel-booking.js';\nimport type { Business } from '../business.js';\n" +
+      "import { x } from './errors.js';\nimport type { RegistryEnv } from '../registry/env.js';";
+    expect(check(RULES.operationsCore, 'src/operations/core/pipeline.ts', text)).toEqual([
+      "src/operations/core/pipeline.ts:1 imports '../bookings/cancel-booking.js' (the context src/operations/bookings/ is built on the core, not the other way round)",
+    ]);
+    expect(check(RULES.operationsCore, 'src/operations/bookings/cancel-booking.ts', "import { y } from '../availability/holds.js';")).toEqual([]);
+  });
+
   test('a rule only judges files in its own folder', () => {
     expect(check(RULES.domain, 'src/server/compose.ts', "import Database from 'better-sqlite3';")).toEqual([]);
   });

@@ -280,6 +280,26 @@ const separateDoors: LayerRule = {
   },
 };
 
+/**
+ * The pipeline machinery (src/operations/core: the pipeline, what a handler runs against, the table's
+ * row type, the call's scope and channels, clock, ids, errors) knows no operation: it may import its
+ * own files and the business it runs against beside it (src/operations/*.ts), never a context
+ * folder (bookings/, availability/, registry/, ...), whose operations are built on it. The one
+ * exception is a type: the handler's environment names the parts a context needs from outside the
+ * store (`registry/env.ts`, `admin/sign-in-env.ts`), erased at runtime.
+ */
+const operationsCore: LayerRule = {
+  name: 'src/operations/core imports no operation context (types aside): its own files and src/operations/*.ts',
+  folder: 'src/operations/core/',
+  check(imp) {
+    const t = imp.target;
+    if (t.kind !== 'src' || t.layer !== 'operations') return null;
+    const parts = t.path.split('/');
+    if (parts.length === 3 || parts[2] === 'core' || imp.typeOnly) return null;
+    return `the context src/operations/${parts[2]}/ is built on the core, not the other way round`;
+  },
+};
+
 /** The rules of docs/ARCHITECTURE.md ("Layers and what each may import"). */
 export const RULES = {
   // zod is allowed: the business definition's shape is written once, as a zod schema in the domain,
@@ -301,6 +321,7 @@ export const RULES = {
     packages: ['zod'],
     node: ['crypto'],
   }),
+  operationsCore,
   // Node built-ins are allowed: a door frames bytes (streams, stdio, request ids) and needs them.
   bindings: allowOnly('src/bindings imports only src/operations, src/security, src/web, its own folder and packages: never the store or the domain', 'src/bindings/', {
     layers: ['bindings', 'operations', 'security', 'web'],

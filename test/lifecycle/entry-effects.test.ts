@@ -22,10 +22,10 @@ import {
   type WaitlistRecord,
   type WaitlistStatus,
 } from '../../src/domain/index.js';
-import type { OperationContext } from '../../src/operations/context.js';
-import { ProtocolError } from '../../src/operations/errors.js';
+import type { OperationContext } from '../../src/operations/core/context.js';
+import { ProtocolError } from '../../src/operations/core/errors.js';
 import { enterDisputeStatus, openDisputeOn } from '../../src/operations/payments/disputes.js';
-import { RefusedMove } from '../../src/operations/invalid-transition.js';
+import { RefusedMove } from '../../src/operations/core/invalid-transition.js';
 import { enterEntryStatus, enterHoldStatus } from '../../src/operations/waitlist/offers.js';
 import { TEST_NOW } from '../support/time.js';
 

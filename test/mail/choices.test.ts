@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import type { BookingRecord } from '../../src/domain/records.js';
 import { PLATFORM_MESSAGES_CAPABILITY } from '../../src/operations/index.js';
 import { markPlatformMessages, queueMailForEvents } from '../../src/operations/notifications/mail-messages.js';
-import type { OperationContext } from '../../src/operations/context.js';
+import type { OperationContext } from '../../src/operations/core/context.js';
 import { BUYER, day, demoBusiness, startTestServer, type TestServer } from '../support/server.js';
 
 let t: TestServer;

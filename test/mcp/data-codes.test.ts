@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it, beforeAll } from 'vitest';
 import { DATA_CODE_EXTENSIONS } from '../../src/bindings/mcp/data-codes.js';
-import type { PROTOCOL_ERROR_CODES } from '../../src/operations/errors.js';
+import type { PROTOCOL_ERROR_CODES } from '../../src/operations/core/errors.js';
 import { JSON_RPC, toJsonRpcError } from '../../src/bindings/mcp/errors.js';
 import { ProtocolError } from '../../src/operations/index.js';
 import { describeConformance, openrpcDoc } from '../support/spec.js';

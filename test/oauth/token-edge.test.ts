@@ -65,7 +65,7 @@ describe('an access token is verified once: the pipeline gets a caller in at mos
   });
 
   test('the authentication policy is frozen once composed, with the authorization server’s verifier and oauth2_bearer in it', () => {
-    // The policy is the business's, carried by its scope with every call (src/operations/scope.ts).
+    // The policy is the business's, carried by its scope with every call (src/operations/core/scope.ts).
     const policy = t.server.scope.authPolicy as { accepted: readonly string[]; verifyAccessToken?: unknown };
     expect(Object.isFrozen(policy)).toBe(true);
     expect(Object.isFrozen(policy.accepted)).toBe(true);

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { REGISTRY_OPERATIONS, operationByName, silentLogger, type OperationDef } from '../../src/operations/index.js';
-import { defineRegistryOperation } from '../../src/operations/define.js';
+import { defineRegistryOperation } from '../../src/operations/core/define.js';
 import { createRegistryServer, type RegistryServer } from '../../src/server/registry.js';
 
 let server: RegistryServer | undefined;

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { hashOf } from '../../src/operations/pipeline.js';
+import { hashOf } from '../../src/operations/core/call-input.js';
 
 function reference(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';

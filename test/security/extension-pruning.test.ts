@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createPopKey, dpopHeaders, withMcpProof } from '../../src/client/platform-auth.js';
 import { silentLogger } from '../../src/operations/index.js';
-import { prunedCapabilities } from '../../src/operations/negotiation.js';
+import { prunedCapabilities } from '../../src/operations/core/negotiation.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
 import { demoBusiness } from '../support/server.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BUSINESS_WRITE } from '../change-rows.js';
-import { defineOperation, ok, requireBusiness } from '../define.js';
-import { invalidRequest } from '../errors.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
+import { invalidRequest } from '../core/errors.js';
 import { Out } from '../schemas.js';
 import { addDays } from '../../domain/index.js';
 import { presentChange } from './list-schedule-changes.js';

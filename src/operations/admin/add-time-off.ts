@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { addDays, localToUtcMs } from '../../domain/index.js';
 import { instantOrLocal } from './walk-in-input.js';
 import { BUSINESS_WRITE } from '../change-rows.js';
-import { defineOperation, requireBusiness } from '../define.js';
-import { invalidRequest } from '../errors.js';
+import { defineOperation, requireBusiness } from '../core/define.js';
+import { invalidRequest } from '../core/errors.js';
 import { Out } from '../schemas.js';
 import { checkTimeOff, recordScheduleChange, resourceOf } from './schedule-input.js';
 

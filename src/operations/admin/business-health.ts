@@ -3,10 +3,10 @@
  * what the business's own admin API computes, run through the pipeline as the business itself with
  * the actor `operator` (its figures for today, its calendar sync), and its mail outbox.
  */
-import type { Caller } from '../context.js';
-import type { OperationDef } from '../define.js';
-import type { Pipeline } from '../pipeline.js';
-import type { CallScope } from '../scope.js';
+import type { Caller } from '../core/context.js';
+import type { OperationDef } from '../core/define.js';
+import type { Pipeline } from '../core/pipeline.js';
+import type { CallScope } from '../core/scope.js';
 import { listCalendarSync } from '../calendars/list-calendar-sync.js';
 import { getDayFigures } from './get-day-figures.js';
 

@@ -4,7 +4,7 @@ import { isoUtc } from '../../domain/index.js';
 import { ISSUED_KEY_PREFIX, hashApiKey } from '../../security/index.js';
 import type { PlatformKeyRow } from '../../store/index.js';
 import { BUSINESS_WRITE } from '../change-rows.js';
-import { defineOperation, ok, requireBusiness } from '../define.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
 import { Out } from '../schemas.js';
 
 export function presentKey(k: PlatformKeyRow): Record<string, unknown> {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorMessage, isCapacityType } from '../../domain/index.js';
 import { BUSINESS_WRITE } from '../change-rows.js';
-import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
+import { defineOperation, ok, outcome, requireBusiness } from '../core/define.js';
 import { checkSlot } from '../availability/slots.js';
 import { serviceUnavailable, slotRefusal } from '../availability/slot-refusals.js';
 import { paidBeforeAppointment } from '../payments/checkouts.js';

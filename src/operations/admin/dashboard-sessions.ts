@@ -8,8 +8,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { hashPassword } from '../../security/index.js';
 import type { Store } from '../../store/index.js';
-import { ProtocolError } from '../errors.js';
-import { isStoreUnavailable } from '../store-faults.js';
+import { ProtocolError } from '../core/errors.js';
+import { isStoreUnavailable } from '../core/store-faults.js';
 
 /** A signed-in business user, as the dashboard sees them. */
 export interface DashboardSession {

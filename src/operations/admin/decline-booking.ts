@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { nextStatus } from '../../domain/index.js';
-import { iso } from '../context.js';
+import { iso } from '../core/context.js';
 import { refundableAmount, refundsThroughProvider, requestRefund } from '../payments/provider-money.js';
-import { defineOperation, ok, requireBusiness } from '../define.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
 import { BUSINESS_BOOKING_CHANGE } from '../change-rows.js';
 import { checkRevision, endBooking, loadBooking, movePayment, stateConflict, bookingNotFound } from '../bookings/lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BUSINESS_WRITE } from '../change-rows.js';
-import { defineOperation, ok, requireBusiness } from '../define.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
 import { Out } from '../schemas.js';
 import { erasePersonEverywhere } from './personal-data.js';
 import { PersonInput, personFrom } from './person-input.js';

@@ -1,5 +1,5 @@
 /** The front desk's admin operations: walk-in and phone bookings, clients and their notes, a buyer's data exported or erased. */
-import type { OperationDef } from '../define.js';
+import type { OperationDef } from '../core/define.js';
 import { createWalkInBooking } from './create-walk-in-booking.js';
 import { findClients } from './find-clients.js';
 import { getClient } from './get-client.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { invalidRequest } from '../errors.js';
-import { defineOperation, ok, requireBusiness } from '../define.js';
+import { invalidRequest } from '../core/errors.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
 import { BUSINESS_READ } from '../change-rows.js';
 import { Out } from '../schemas.js';
 import { buyerMatches, calendarRow, dayRange, today } from './present.js';

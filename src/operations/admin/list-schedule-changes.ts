@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatInstant, isoUtc } from '../../domain/index.js';
 import type { ScheduleChangeRow } from '../../store/index.js';
-import { defineOperation, ok, requireBusiness } from '../define.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
 import { Out } from '../schemas.js';
 
 /** A run-time schedule change as the admin API answers it. */

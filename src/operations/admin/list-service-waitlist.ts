@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineOperation, ok, requireBusiness } from '../define.js';
-import { ProtocolError } from '../errors.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
+import { ProtocolError } from '../core/errors.js';
 import { id, Out } from '../schemas.js';
 
 /** Everyone waiting for (or offered) a place on one service, oldest first: the business's view of the line. */

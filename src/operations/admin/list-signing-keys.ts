@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
-import type { OperationContext } from '../context.js';
-import { defineOperation, ok, requireBusiness } from '../define.js';
+import type { OperationContext } from '../core/context.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
 import { BUSINESS_READ } from '../change-rows.js';
 import { Out } from '../schemas.js';
 

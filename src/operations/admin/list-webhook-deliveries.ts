@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import type { WebhookDelivery } from '../../store/index.js';
-import { defineOperation, ok, requireBusiness } from '../define.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
 import { BUSINESS_READ } from '../change-rows.js';
 import { Out } from '../schemas.js';
 

@@ -1,7 +1,7 @@
 /** The person a client or personal-data operation is about, as the business names them: an email and/or a phone. */
 import { z } from 'zod';
 import { personOf, type Person } from '../../domain/index.js';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest } from '../core/errors.js';
 
 export const PersonInput = {
   email: z.string().trim().max(320).optional().describe("The person's email (matched case-insensitively)."),

@@ -6,7 +6,7 @@
  * (src/store/shared/personal-tables.ts).
  */
 import { erasePerson, isoUtc, mentionsPerson, nameMatches, personNeedles, type BookingRecord, type Person } from '../../domain/index.js';
-import type { OperationContext } from '../context.js';
+import type { OperationContext } from '../core/context.js';
 
 /** What one export or erasure is about: a person, everywhere, or only where one booking is concerned (retention). */
 export interface PersonalScope {

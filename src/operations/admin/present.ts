@@ -3,7 +3,7 @@
  * calendar row, and the raising of catalog events when a resource's schedule changes at run time.
  */
 import { DAY_MS, addDays, localDate, localToUtcMs, weekdayOf, type BookingRecord } from '../../domain/index.js';
-import type { OperationContext } from '../context.js';
+import type { OperationContext } from '../core/context.js';
 import { forgetHints } from '../availability/slots.js';
 
 /** [fromMs, toMs) of the local day, or of the Monday-to-Sunday week holding `date`, in the business's zone. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorMessage, formatMoney, minorAmount } from '../../domain/index.js';
-import { iso } from '../context.js';
-import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
+import { iso } from '../core/context.js';
+import { defineOperation, ok, outcome, requireBusiness } from '../core/define.js';
 import { BUSINESS_BOOKING_CHANGE } from '../change-rows.js';
 import { checkRevision, emitBookingEvent, loadBooking, bookingNotFound, movePayment, touch } from '../bookings/lifecycle.js';
 import { refundableAmount, refundsThroughProvider, requestRefund } from '../payments/provider-money.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BUSINESS_WRITE } from '../change-rows.js';
-import { defineOperation, ok, requireBusiness } from '../define.js';
-import { ProtocolError } from '../errors.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
+import { ProtocolError } from '../core/errors.js';
 import { id, Out } from '../schemas.js';
 import { presentKey } from './create-api-key.js';
 

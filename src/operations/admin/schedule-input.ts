@@ -16,9 +16,9 @@ import {
   type ResourceDef,
 } from '../../domain/index.js';
 import type { ScheduleChangeRow } from '../../store/index.js';
-import type { OperationContext } from '../context.js';
-import { ok, type OperationResult } from '../define.js';
-import { invalidRequest } from '../errors.js';
+import type { OperationContext } from '../core/context.js';
+import { ok, type OperationResult } from '../core/define.js';
+import { invalidRequest } from '../core/errors.js';
 import { presentChange } from './list-schedule-changes.js';
 import { announceScheduleChange } from './present.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
 import { BUSINESS_WRITE } from '../change-rows.js';
-import { defineOperation, ok, requireBusiness } from '../define.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
 import { Out } from '../schemas.js';
 import { clientKeys } from './personal-data.js';
 import { PersonInput, personFrom } from './person-input.js';

@@ -10,8 +10,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { emailRef, hashPassword } from '../../security/index.js';
 import type { Store } from '../../store/index.js';
-import { defineOperation, ok } from '../define.js';
-import { ProtocolError } from '../errors.js';
+import { defineOperation, ok } from '../core/define.js';
+import { ProtocolError } from '../core/errors.js';
 import { SESSION_TTL_MS, normalizeBusinessEmail, sessionIdHash } from './dashboard-sessions.js';
 import { DASHBOARD_SESSION_FORM } from '../change-rows.js';
 

@@ -12,10 +12,10 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { apiKeyMatches, emailRef, verifyPassword } from '../../security/index.js';
-import { defineOperation, ok } from '../define.js';
-import { ProtocolError } from '../errors.js';
+import { defineOperation, ok } from '../core/define.js';
+import { ProtocolError } from '../core/errors.js';
 import { SESSION_TTL_MS, normalizeBusinessEmail, sessionIdHash } from './dashboard-sessions.js';
-import type { OperationEnv } from '../context.js';
+import type { OperationEnv } from '../core/context.js';
 import type { DashboardSignInEnv } from './sign-in-env.js';
 import { DASHBOARD_SESSION_FORM } from '../change-rows.js';
 

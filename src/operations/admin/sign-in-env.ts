@@ -5,7 +5,7 @@
  * 2 s, 4 s ... at most 15 minutes, in memory per process like the rate limits, and where the
  * failures and refusals are logged and counted (`AccountEvent`, on /metrics).
  */
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 import { loginBackoff, type AccountEvent, type LoginBackoff } from '../../security/index.js';
 
 export interface DashboardSignInEnv {

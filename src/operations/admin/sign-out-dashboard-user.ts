@@ -4,8 +4,8 @@
  * stops opening anything at once, in every process sharing the store.
  */
 import { z } from 'zod';
-import { defineOperation, ok, requireBusiness } from '../define.js';
-import { ProtocolError } from '../errors.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
+import { ProtocolError } from '../core/errors.js';
 import { sessionIdHash } from './dashboard-sessions.js';
 
 export const signOutDashboardUser = defineOperation({

@@ -5,7 +5,7 @@
  * by the same pipeline; the dashboard door calls them too. Signing in to the dashboard and out of it
  * are rows too, served by the dashboard's forms only (`onlyDoor`).
  */
-import type { OperationDef } from '../define.js';
+import type { OperationDef } from '../core/define.js';
 import { listBookings } from './list-bookings.js';
 import { getBookingHistory } from './get-booking-history.js';
 import { declineBooking } from './decline-booking.js';

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { errorMessage, isCapacityType } from '../../domain/index.js';
-import { ProtocolError } from '../errors.js';
+import { ProtocolError } from '../core/errors.js';
 import { PLATFORM_CREATE } from '../change-rows.js';
-import { defineOperation, ok, outcome } from '../define.js';
+import { defineOperation, ok, outcome } from '../core/define.js';
 import { checkSlot, claimRows } from './slots.js';
 import { serviceUnavailable } from './slot-refusals.js';
-import { iso } from '../context.js';
+import { iso } from '../core/context.js';
 import { id, Out } from '../schemas.js';
 
 export const holdSlot = defineOperation({

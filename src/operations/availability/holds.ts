@@ -4,8 +4,8 @@
  * beside the waitlist that a freed place goes to).
  */
 import { HOLD_TRANSITIONS, nextHoldStatus, type HoldMove, type HoldRecord, type HoldStatus } from '../../domain/index.js';
-import { mayAct, type OperationContext } from '../context.js';
-import { invalidTransition } from '../invalid-transition.js';
+import { mayAct, type OperationContext } from '../core/context.js';
+import { invalidTransition } from '../core/invalid-transition.js';
 
 /** A hold past its expiry reads as expired, whether or not anything has swept it yet. */
 export function holdView(rec: HoldRecord, now: number): HoldRecord['hold'] {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { type ServiceDef, type SlotCandidate, openingHours, errorMessage, DAY_MS, addDays, isIsoDate, isValidTimeZone, localToUtcMs, parseInstant } from '../../domain/index.js';
-import { ProtocolError, invalidRequest } from '../errors.js';
-import { defineOperation, ok, outcome } from '../define.js';
+import { ProtocolError, invalidRequest } from '../core/errors.js';
+import { defineOperation, ok, outcome } from '../core/define.js';
 import { candidateResourceIds, computeSlots, presentSlot, type SlotFilters } from './slots.js';
 import { AHEAD_MS, availabilityKey, uncachedView, type SlotsView } from '../availability-cache.js';
-import type { OperationContext } from '../context.js';
+import type { OperationContext } from '../core/context.js';
 import { DateOrInstant, decodeCursor, encodeCursor, id, Out } from '../schemas.js';
 
 /** Large enough that one day of one service fits one answer (the demo's busiest day has 108 slots). */

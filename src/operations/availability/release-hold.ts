@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorMessage } from '../../domain/index.js';
-import { defineOperation, ok, outcome } from '../define.js';
+import { defineOperation, ok, outcome } from '../core/define.js';
 import { id, Out } from '../schemas.js';
 import { enterHoldStatus } from '../waitlist/offers.js';
 import { holdView, loadHold } from './holds.js';

@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import { BUSINESS_WRITE } from '../change-rows.js';
-import { defineOperation, requireBusiness } from '../define.js';
-import { invalidRequest } from '../errors.js';
+import { defineOperation, requireBusiness } from '../core/define.js';
+import { invalidRequest } from '../core/errors.js';
 import { PAYMENT_EVENT } from '../payment-events.js';
 import { applyProviderEvent } from '../payments/provider-events.js';
 

@@ -1,8 +1,8 @@
 /** The booking as an iCalendar file, reached by the booking's own link like its page. */
 import { z } from 'zod';
 import { bookingCalendar } from '../../domain/index.js';
-import { ProtocolError } from '../errors.js';
-import { defineOperation, ok } from '../define.js';
+import { ProtocolError } from '../core/errors.js';
+import { defineOperation, ok } from '../core/define.js';
 import { bookingPageView, loadBookingByLink } from './views.js';
 import { id } from '../schemas.js';
 

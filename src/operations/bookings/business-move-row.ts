@@ -5,7 +5,7 @@
  * the dashboard; each is one legal move of the booking's transition map (applyBusinessMove).
  */
 import { z } from 'zod';
-import { defineOperation, type DashboardAction } from '../define.js';
+import { defineOperation, type DashboardAction } from '../core/define.js';
 import { BUSINESS_BOOKING_CHANGE } from '../change-rows.js';
 import { applyBusinessMove } from './lifecycle.js';
 import { id } from '../schemas.js';

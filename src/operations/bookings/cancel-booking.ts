@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { errorMessage, cancellationTerms, formatMoney, parseDuration, operationPermitted, type Booking, type Message } from '../../domain/index.js';
-import { defineOperation, ok, outcome } from '../define.js';
+import { defineOperation, ok, outcome } from '../core/define.js';
 import { PLATFORM_BOOKING_CHANGE } from '../change-rows.js';
 import { checkRevision, emitBookingEvent, endBooking, loadBooking, movePayment, stateConflict, bookingNotFound } from './lifecycle.js';
-import { iso } from '../context.js';
+import { iso } from '../core/context.js';
 import { refundableAmount, refundsThroughProvider, requestRefund } from '../payments/provider-money.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 import { spokenDuration } from './policy-fees.js';

@@ -4,8 +4,8 @@
  * platform's `post_payment_return_request` URL with its params appended verbatim.
  */
 import { z } from 'zod';
-import { ProtocolError } from '../errors.js';
-import { defineOperation, ok } from '../define.js';
+import { ProtocolError } from '../core/errors.js';
+import { defineOperation, ok } from '../core/define.js';
 import { checkoutView } from './views.js';
 import { id } from '../schemas.js';
 import { recordPayment } from '../payments/record-payment.js';

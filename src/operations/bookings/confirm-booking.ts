@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation, ok, requireBusiness } from '../define.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
 import { BUSINESS_BOOKING_CHANGE } from '../change-rows.js';
 import { alreadyMessage, checkRevision, loadBooking, stateConflict, transition, bookingNotFound } from './lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';

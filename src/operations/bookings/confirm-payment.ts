@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { errorMessage, formatMoney, minorAmount } from '../../domain/index.js';
-import { defineOperation, ok, outcome } from '../define.js';
+import { defineOperation, ok, outcome } from '../core/define.js';
 import { PLATFORM_BOOKING_CHANGE } from '../change-rows.js';
 import { checkRevision, loadBooking, stateConflict, bookingNotFound } from './lifecycle.js';
 import { recordPayment } from '../payments/record-payment.js';
-import { ProtocolError } from '../errors.js';
-import { RefusedMove } from '../invalid-transition.js';
+import { ProtocolError } from '../core/errors.js';
+import { RefusedMove } from '../core/invalid-transition.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 import { checkoutSystems } from '../business.js';
 import type { Booking } from '../../domain/index.js';

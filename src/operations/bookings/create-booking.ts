@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { errorMessage, isCapacityType, sameSlotId } from '../../domain/index.js';
 import { PLATFORM_CREATE } from '../change-rows.js';
-import { defineOperation, ok, outcome } from '../define.js';
+import { defineOperation, ok, outcome } from '../core/define.js';
 import { checkSlot } from '../availability/slots.js';
 import { serviceUnavailable, slotRefusal } from '../availability/slot-refusals.js';
 import { createBookingRecord } from './lifecycle.js';
 import { Buyer, DeliveryAddress, id, BOOKING_OUTPUT } from '../schemas.js';
 import { holdView, loadHold } from '../availability/holds.js';
-import { mayAct } from '../context.js';
+import { mayAct } from '../core/context.js';
 import { returnUrlProblem } from '../../security/index.js';
 import { bookingCredentialExpiry } from './lifecycle.js';
 

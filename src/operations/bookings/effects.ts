@@ -5,8 +5,8 @@
  * through the payment map the same way.
  */
 import { BOOKING_ENTRY_EFFECTS, allowedMoves, nextPaymentStatus, nextStatus, type Booking, type BookingMove, type BookingRecord, type PaymentMove } from '../../domain/index.js';
-import { invalidTransition, type RefusedMove } from '../invalid-transition.js';
-import { iso, newRevision, type OperationContext } from '../context.js';
+import { invalidTransition, type RefusedMove } from '../core/invalid-transition.js';
+import { iso, newRevision, type OperationContext } from '../core/context.js';
 import { freedSlotOf, offerFreedPlace } from '../waitlist/offers.js';
 import { closeCheckouts } from '../payments/checkouts.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PLATFORM_BOOKING_READ } from '../change-rows.js';
-import { defineOperation, ok } from '../define.js';
+import { defineOperation, ok } from '../core/define.js';
 import { bookingNotFound, loadBooking } from './lifecycle.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 

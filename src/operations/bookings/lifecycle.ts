@@ -24,9 +24,9 @@ import {
   paymentDeadline,
 } from '../../domain/index.js';
 import { noShowCharge } from './policy-fees.js';
-import { MissingResource, ProtocolError } from '../errors.js';
-import { ok, requireBusiness, type OperationResult } from '../define.js';
-import { iso, mayAct, newRevision, type OperationContext } from '../context.js';
+import { MissingResource, ProtocolError } from '../core/errors.js';
+import { ok, requireBusiness, type OperationResult } from '../core/define.js';
+import { iso, mayAct, newRevision, type OperationContext } from '../core/context.js';
 import { claimRows, slotResources } from '../availability/slots.js';
 import { enterHoldStatus } from '../waitlist/offers.js';
 import { queueCheckouts, returnPageUrl, trackCheckout } from '../payments/checkouts.js';

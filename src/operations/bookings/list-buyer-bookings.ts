@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { OAuthScope } from '../../domain/index.js';
-import { defineOperation, ok } from '../define.js';
-import { ProtocolError, invalidRequest } from '../errors.js';
+import { defineOperation, ok } from '../core/define.js';
+import { ProtocolError, invalidRequest } from '../core/errors.js';
 import { expireIfDue } from './lifecycle.js';
 import { decodeCursor, encodeCursor, Out } from '../schemas.js';
 

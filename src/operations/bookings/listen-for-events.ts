@@ -7,8 +7,8 @@
  * Resources outside that namespace (the views) never change and are let through.
  */
 import { z } from 'zod';
-import { defineOperation, ok } from '../define.js';
-import { ProtocolError } from '../errors.js';
+import { defineOperation, ok } from '../core/define.js';
+import { ProtocolError } from '../core/errors.js';
 import { WEBHOOK_RESOURCE_PREFIX } from '../webhook-resource.js';
 
 export const listenForEvents = defineOperation({

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { errorMessage } from '../../domain/index.js';
-import { defineOperation, ok, outcome, requireBusiness } from '../define.js';
+import { defineOperation, ok, outcome, requireBusiness } from '../core/define.js';
 import { BUSINESS_BOOKING_CHANGE } from '../change-rows.js';
 import { checkRevision, loadBooking, bookingNotFound } from './lifecycle.js';
 import { disputeConflict, openDisputeOn } from '../payments/disputes.js';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { cancellationTerms, nextStatus, parseDuration, rescheduleTerms, formatMoney } from '../../domain/index.js';
 import { PLATFORM_BOOKING_READ } from '../change-rows.js';
-import { defineOperation, ok } from '../define.js';
+import { defineOperation, ok } from '../core/define.js';
 import { bookingNotFound, loadBooking } from './lifecycle.js';
-import { iso } from '../context.js';
+import { iso } from '../core/context.js';
 import { id, Out } from '../schemas.js';
 
 /**

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { errorMessage, formatInstant, infoMessage, type BookingRecord } from '../../domain/index.js';
 import { PLATFORM_BOOKING_CHANGE } from '../change-rows.js';
-import { defineOperation, outcome } from '../define.js';
+import { defineOperation, outcome } from '../core/define.js';
 import { bookingCredentialExpiry, bookingNotFound, checkRevision, createBookingRecord, loadBooking } from './lifecycle.js';
 import { checkSlot } from '../availability/slots.js';
 import { serviceUnavailable } from '../availability/slot-refusals.js';

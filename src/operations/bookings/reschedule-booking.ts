@@ -14,10 +14,10 @@ import {
   type Message,
 } from '../../domain/index.js';
 import { feeAtService, spokenDuration } from './policy-fees.js';
-import { defineOperation, ok, outcome } from '../define.js';
+import { defineOperation, ok, outcome } from '../core/define.js';
 import { PLATFORM_BOOKING_CHANGE } from '../change-rows.js';
 import { checkSlot, claimRows } from '../availability/slots.js';
-import { iso } from '../context.js';
+import { iso } from '../core/context.js';
 import { enterHoldStatus, freedSlotOf, offerFreedPlace } from '../waitlist/offers.js';
 import { bookingCredentialExpiry, scheduleReminder, bookingNotFound } from './lifecycle.js';
 import { checkRevision, emitBookingEvent, loadBooking, move, movePayment, paymentAction, stateConflict } from './lifecycle.js';

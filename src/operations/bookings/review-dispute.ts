@@ -1,6 +1,6 @@
 /** The open dispute on a booking is put under review (spec 5.5.2). Business-only. */
 import { z } from 'zod';
-import { defineOperation, ok, requireBusiness } from '../define.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
 import { BUSINESS_BOOKING_CHANGE } from '../change-rows.js';
 import { checkRevision, loadBooking, bookingNotFound } from './lifecycle.js';
 import { checkDisputeMove, enterDisputeStatus } from '../payments/disputes.js';

@@ -4,8 +4,8 @@
  * changes: confirmations and changes still go, and the platform still gets booking.reminder.
  */
 import { z } from 'zod';
-import { defineOperation, ok } from '../define.js';
-import { iso } from '../context.js';
+import { defineOperation, ok } from '../core/define.js';
+import { iso } from '../core/context.js';
 import { loadBookingByLink } from './views.js';
 import { reminderOptOutKey } from '../notifications/mail-messages.js';
 import { id } from '../schemas.js';

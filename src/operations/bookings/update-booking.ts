@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { operationPermitted, errorMessage, type Message } from '../../domain/index.js';
-import { defineOperation, ok, type OperationResult } from '../define.js';
+import { defineOperation, ok, type OperationResult } from '../core/define.js';
 import { PLATFORM_BOOKING_CHANGE } from '../change-rows.js';
 import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch, bookingNotFound } from './lifecycle.js';
 import { Buyer, DeliveryAddress, id, BOOKING_OUTPUT } from '../schemas.js';

@@ -4,7 +4,7 @@
  * confirms, reschedules or cancels shows the new state.
  */
 import { z } from 'zod';
-import { defineOperation, ok } from '../define.js';
+import { defineOperation, ok } from '../core/define.js';
 import { bookingPageView, loadBookingByLink } from './views.js';
 import { id } from '../schemas.js';
 

@@ -4,7 +4,7 @@
  * explicitly.
  */
 import { z } from 'zod';
-import { defineOperation, ok } from '../define.js';
+import { defineOperation, ok } from '../core/define.js';
 import { checkoutView } from './views.js';
 import { id } from '../schemas.js';
 

@@ -6,9 +6,9 @@
 import type { Business } from '../business.js';
 import { bookingDeadline, formatMoney, formatInstant, isoUtc, moneyFacts, parseDuration, type BookingRecord, type ServiceDef } from '../../domain/index.js';
 import { returnUrlProblem } from '../../security/index.js';
-import { ProtocolError } from '../errors.js';
+import { ProtocolError } from '../core/errors.js';
 import { expireIfDue } from './lifecycle.js';
-import type { OperationContext } from '../context.js';
+import type { OperationContext } from '../core/context.js';
 import type { PaymentMode } from '../business.js';
 
 export interface CheckoutView {

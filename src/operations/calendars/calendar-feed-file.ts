@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import { bookingEventText, bookingEventUid, calendarObject, type CalendarEvent } from '../../domain/index.js';
-import { defineOperation, ok } from '../define.js';
-import { ProtocolError } from '../errors.js';
+import { defineOperation, ok } from '../core/define.js';
+import { ProtocolError } from '../core/errors.js';
 import { BUSINESS_FEED, checkFeedToken, requireResource } from './feed-tokens.js';
 
 const DAY_MS = 86_400_000;

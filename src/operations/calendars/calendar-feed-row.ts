@@ -4,8 +4,8 @@
  * (`rotate-calendar-feed.ts`: a new token, the old address answering not_found from then on).
  */
 import { z } from 'zod';
-import { ok, requireBusiness } from '../define.js';
-import type { OperationContext } from '../context.js';
+import { ok, requireBusiness } from '../core/define.js';
+import type { OperationContext } from '../core/context.js';
 import { Out } from '../schemas.js';
 import { type feedToken, feedUrl, requireResource } from './feed-tokens.js';
 

@@ -6,8 +6,8 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Tx } from '../../store/index.js';
-import type { OperationContext } from '../context.js';
-import { ProtocolError } from '../errors.js';
+import type { OperationContext } from '../core/context.js';
+import { ProtocolError } from '../core/errors.js';
 
 /** The business-wide feed's name where a resource id goes (no resource id starts with `_`). */
 export const BUSINESS_FEED = '_business';

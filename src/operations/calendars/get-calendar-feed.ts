@@ -1,5 +1,5 @@
 /** The secret iCalendar feed address of a resource (or `_business`), its token made on first use. */
-import { defineOperation } from '../define.js';
+import { defineOperation } from '../core/define.js';
 import { FEED_ROW, feedAddress } from './calendar-feed-row.js';
 import { feedToken } from './feed-tokens.js';
 

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { calendarKey, formatInstant, isoUtc } from '../../domain/index.js';
-import { defineOperation, ok, requireBusiness } from '../define.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
 import { Out } from '../schemas.js';
 
 /** Busy times older than this are reported stale unless the process says otherwise (`--calendar-stale-hours`). */

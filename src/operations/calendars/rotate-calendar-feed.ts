@@ -1,5 +1,5 @@
 /** A new token for a resource's calendar feed: the old address answers not_found from then on. */
-import { defineOperation } from '../define.js';
+import { defineOperation } from '../core/define.js';
 import { FEED_ROW, feedAddress } from './calendar-feed-row.js';
 import { rotateFeedToken } from './feed-tokens.js';
 

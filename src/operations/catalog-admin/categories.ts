@@ -5,7 +5,7 @@
  * off them all, each as one edit of the business file checked with the file's messages.
  */
 import type { BusinessDef } from '../../domain/index.js';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest } from '../core/errors.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import { defineOperation } from '../define.js';
+import { defineOperation } from '../core/define.js';
 import { createRow } from './definition-rows.js';
 
 /** Add a staff member, room or piece of equipment with its weekly hours. */

@@ -1,4 +1,4 @@
-import { defineOperation } from '../define.js';
+import { defineOperation } from '../core/define.js';
 import { createRow } from './definition-rows.js';
 
 /** Add a service to the catalog: the business file's Service object; it is published at once with service.created. */

@@ -19,9 +19,9 @@ import {
   type OtherClaim,
   type StrandedBooking,
 } from '../../domain/index.js';
-import type { OperationContext } from '../context.js';
-import { requireBusiness } from '../define.js';
-import { invalidRequest } from '../errors.js';
+import type { OperationContext } from '../core/context.js';
+import { requireBusiness } from '../core/define.js';
+import { invalidRequest } from '../core/errors.js';
 import { publishCatalog } from '../catalog-sync.js';
 import { servedCatalog } from '../business.js';
 import { importDefinition, storedDefinition } from '../live-business.js';

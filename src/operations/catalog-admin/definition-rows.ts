@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import { uniqueIdFrom } from '../../domain/index.js';
-import { ok, type DashboardAction, type OperationDef, type OperationResult } from '../define.js';
-import type { OperationContext } from '../context.js';
+import { ok, type DashboardAction, type OperationDef, type OperationResult } from '../core/define.js';
+import type { OperationContext } from '../core/context.js';
 import { Out } from '../schemas.js';
 import { editDefinition, type DefinitionChange } from './definition-edit.js';
 import { mergePatch } from './definition-document.js';

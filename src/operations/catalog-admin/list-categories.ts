@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation, ok, requireBusiness } from '../define.js';
+import { defineOperation, ok, requireBusiness } from '../core/define.js';
 import { Out } from '../schemas.js';
 import { categoriesInUse } from './categories.js';
 

@@ -3,7 +3,7 @@
  * their weekly hours, locations, the business's details and settings, and the services' categories. Business-only rows of the one operations table (REST under
  * /admin), each audited by the pipeline and answered with its catalog events.
  */
-import type { OperationDef } from '../define.js';
+import type { OperationDef } from '../core/define.js';
 import { createService } from './create-service.js';
 import { updateService } from './update-service.js';
 import { archiveService } from './archive-service.js';

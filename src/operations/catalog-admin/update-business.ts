@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BUSINESS_WRITE } from '../change-rows.js';
-import { defineOperation, ok } from '../define.js';
-import { invalidRequest } from '../errors.js';
+import { defineOperation, ok } from '../core/define.js';
+import { invalidRequest } from '../core/errors.js';
 import { Out } from '../schemas.js';
 import { editDocument } from './definition-edit.js';
 import { mergePatch } from './definition-document.js';

@@ -1,4 +1,4 @@
-import { defineOperation } from '../define.js';
+import { defineOperation } from '../core/define.js';
 import { updateRow } from './definition-rows.js';
 
 /** Change a resource (a merge patch: name, type, weekly hours, exceptions, location); the services it delivers are republished. */

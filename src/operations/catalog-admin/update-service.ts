@@ -1,4 +1,4 @@
-import { defineOperation } from '../define.js';
+import { defineOperation } from '../core/define.js';
 import { updateRow } from './definition-rows.js';
 
 /** Change a service (a merge patch of its business-file object: name, description, price, duration and buffers, policies, capacity, resources, locations); platforms get service.updated. */

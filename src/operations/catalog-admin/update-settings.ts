@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BUSINESS_WRITE } from '../change-rows.js';
-import { defineOperation, ok } from '../define.js';
+import { defineOperation, ok } from '../core/define.js';
 import { Out } from '../schemas.js';
 import { editDocument } from './definition-edit.js';
 import { mergePatch } from './definition-document.js';

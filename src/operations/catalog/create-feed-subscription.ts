@@ -4,11 +4,11 @@
  */
 import { z } from 'zod';
 import type { SubscriptionRecord } from '../../domain/index.js';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest } from '../core/errors.js';
 import { checkProfileUrl } from '../../security/index.js';
 import { Out } from '../schemas.js';
-import { defineOperation, ok } from '../define.js';
-import { iso } from '../context.js';
+import { defineOperation, ok } from '../core/define.js';
+import { iso } from '../core/context.js';
 import { CATALOG_EVENTS } from './feed-subscriptions.js';
 
 export const createFeedSubscription = defineOperation({

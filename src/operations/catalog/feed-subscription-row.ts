@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { SubscriptionMove } from '../../domain/index.js';
-import { defineOperation, ok, type RestRoute } from '../define.js';
+import { defineOperation, ok, type RestRoute } from '../core/define.js';
 import { loadOwned, moveSubscription } from './feed-subscriptions.js';
 import { id, Out } from '../schemas.js';
 

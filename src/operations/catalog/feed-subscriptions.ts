@@ -3,9 +3,9 @@
  * creating principal; delivery is the webhook dispatcher's job.
  */
 import { nextSubscriptionStatus, type SubscriptionMove, type SubscriptionRecord, type SubscriptionStatus } from '../../domain/index.js';
-import { ProtocolError } from '../errors.js';
-import { ok, type OperationResult } from '../define.js';
-import { mayAct, type OperationContext } from '../context.js';
+import { ProtocolError } from '../core/errors.js';
+import { ok, type OperationResult } from '../core/define.js';
+import { mayAct, type OperationContext } from '../core/context.js';
 
 export const CATALOG_EVENTS = ['service.created', 'service.updated', 'service.deleted', 'service.suspended'] as const;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorMessage } from '../../domain/index.js';
-import { defineOperation, ok } from '../define.js';
-import { MissingResource } from '../errors.js';
+import { defineOperation, ok } from '../core/define.js';
+import { MissingResource } from '../core/errors.js';
 import { id, Out } from '../schemas.js';
 import { withHint } from './present-service.js';
 

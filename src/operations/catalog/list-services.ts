@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { minorAmount, primaryCategory, searchableText, warningMessage, type PublishedService } from '../../domain/index.js';
 import { suspensionSentence } from '../business.js';
-import { invalidRequest } from '../errors.js';
-import { defineOperation, ok } from '../define.js';
+import { invalidRequest } from '../core/errors.js';
+import { defineOperation, ok } from '../core/define.js';
 import { PaginationRequest, decodeCursor, encodeCursor, Out } from '../schemas.js';
 import { withHint } from './present-service.js';
 

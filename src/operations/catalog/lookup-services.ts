@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { warningMessage, type Message } from '../../domain/index.js';
-import { ProtocolError } from '../errors.js';
+import { ProtocolError } from '../core/errors.js';
 import { Out } from '../schemas.js';
-import { defineOperation } from '../define.js';
+import { defineOperation } from '../core/define.js';
 import { withHint } from './present-service.js';
 
 /** Most ids one lookup accepts (the spec requires at least 50); published in the profile as `max_lookup_ids`. */

@@ -1,7 +1,7 @@
 import { deepFreeze, type PublishedService } from '../../domain/index.js';
 import { availabilityHint, type AvailabilityHint } from '../availability/slots.js';
-import type { OperationContext } from '../context.js';
-import { isStoreUnavailable } from '../store-faults.js';
+import type { OperationContext } from '../core/context.js';
+import { isStoreUnavailable } from '../core/store-faults.js';
 
 /** The service with a given hint, built once per (service, hint): hints are cached for minutes. */
 const withHints = new WeakMap<AvailabilityHint, WeakMap<PublishedService, Record<string, unknown>>>();

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { invalidRequest } from '../errors.js';
-import { defineOperation, ok } from '../define.js';
+import { invalidRequest } from '../core/errors.js';
+import { defineOperation, ok } from '../core/define.js';
 import { decodeCursor, encodeCursor, Out } from '../schemas.js';
-import { iso } from '../context.js';
+import { iso } from '../core/context.js';
 
 const DEFAULT_LIMIT = 50;
 

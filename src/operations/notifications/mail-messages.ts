@@ -16,7 +16,7 @@ import type { BookingRecord } from '../../domain/index.js';
 import type { OutboxEvent, Tx } from '../../store/index.js';
 import { issueCredential } from '../../security/index.js';
 import type { Business } from '../business.js';
-import type { OperationContext } from '../context.js';
+import type { OperationContext } from '../core/context.js';
 
 /** The platform capability that says it tells buyers itself. */
 export const PLATFORM_MESSAGES_CAPABILITY = 'dev.usp-server.buyer_messages';

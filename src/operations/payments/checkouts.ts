@@ -1,6 +1,6 @@
 /** The provider's record of a booking's money, and the checkout a new payment action gets there and the job that creates it after commit (no imports of the lifecycle). */
 import type { BookingRecord, ProviderCheckout, ProviderMoney } from '../../domain/index.js';
-import type { OperationContext } from '../context.js';
+import type { OperationContext } from '../core/context.js';
 
 /** The booking's record at the provider, begun under `provider` (the name its ids and events are stored under) when there is none yet. */
 export function moneyOf(rec: BookingRecord, provider = ''): ProviderMoney {

@@ -4,8 +4,8 @@
  * table says, in one place.
  */
 import { DISPUTE_ENTRY_EFFECTS, nextDisputeStatus, type BookingRecord, type DisputeMove, type DisputeStatus } from '../../domain/index.js';
-import { ProtocolError } from '../errors.js';
-import { iso, type OperationContext } from '../context.js';
+import { ProtocolError } from '../core/errors.js';
+import { iso, type OperationContext } from '../core/context.js';
 import { emitBookingEvent, movePayment, touch } from '../bookings/effects.js';
 
 const PARTICIPLE: Record<DisputeMove, string> = { review: 'put under review', resolve_buyer: 'resolved', resolve_business: 'resolved' };

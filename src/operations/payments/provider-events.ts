@@ -7,8 +7,8 @@
  * that lands after the action lapsed is refunded rather than reviving the booking.
  */
 import { errorMessage, formatMoney, infoMessage, nextDisputeStatus, type BookingRecord, type Message } from '../../domain/index.js';
-import { ok, outcome, type OperationResult } from '../define.js';
-import { iso, type OperationContext } from '../context.js';
+import { ok, outcome, type OperationResult } from '../core/define.js';
+import { iso, type OperationContext } from '../core/context.js';
 import { endBooking, expireIfDue } from '../bookings/lifecycle.js';
 import { moneyOf, queueCheckouts, queueExpiry } from './checkouts.js';
 import { recordPayment } from './record-payment.js';

@@ -6,7 +6,7 @@
  * `apply_payment_event` calls, applied here in one transaction each.
  */
 import type { BookingRecord, ProviderMoney } from '../../domain/index.js';
-import type { OperationContext } from '../context.js';
+import type { OperationContext } from '../core/context.js';
 import { emitBookingEvent, movePayment } from '../bookings/effects.js';
 import { moneyOf } from './checkouts.js';
 

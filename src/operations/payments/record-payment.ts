@@ -5,7 +5,7 @@
  */
 import type { Action, BookingRecord } from '../../domain/index.js';
 import { movePayment, touch, transition } from '../bookings/effects.js';
-import type { OperationContext } from '../context.js';
+import type { OperationContext } from '../core/context.js';
 
 export interface PaymentReport {
   amount_paid: number;

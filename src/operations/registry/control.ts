@@ -6,8 +6,8 @@
  * signature under that profile is made by whoever controls the profile document. The registry's
  * own operators (its admin API key) may act on any registration.
  */
-import { ProtocolError } from '../errors.js';
-import type { Caller } from '../context.js';
+import { ProtocolError } from '../core/errors.js';
+import type { Caller } from '../core/context.js';
 import { normalizeUrl } from './indexing.js';
 
 function provesControl(caller: Caller, profileUrl: string): boolean {

@@ -1,6 +1,6 @@
 /** Delete a registration (spec 6.6): only whoever proves control of the registered profile; its indexed services go with it. */
 import { z } from 'zod';
-import { defineRegistryOperation, ok } from '../define.js';
+import { defineRegistryOperation, ok } from '../core/define.js';
 import { id } from '../schemas.js';
 import { requireControl } from './control.js';
 import { loadRegistration } from './get-registration.js';

@@ -1,5 +1,5 @@
-import { ProtocolError } from '../errors.js';
-import type { OperationEnv } from '../context.js';
+import { ProtocolError } from '../core/errors.js';
+import type { OperationEnv } from '../core/context.js';
 import type { RegistryEnv } from './env.js';
 
 /** The registry's outbound services; a registry operation served without them is a wiring fault. */

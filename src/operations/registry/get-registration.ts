@@ -1,8 +1,8 @@
 /** Get a registration (spec 6.4): public; an unknown id is 404. */
 import { z } from 'zod';
 import type { RegistryBusinessRow, Tx } from '../../store/index.js';
-import { defineRegistryOperation, ok } from '../define.js';
-import { ProtocolError } from '../errors.js';
+import { defineRegistryOperation, ok } from '../core/define.js';
+import { ProtocolError } from '../core/errors.js';
 import { id, Out } from '../schemas.js';
 import { presentEntry } from './indexing.js';
 

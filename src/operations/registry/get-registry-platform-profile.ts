@@ -3,8 +3,8 @@
  * subscriptions capability and the keys its subscriptions are signed with.
  */
 import { z } from 'zod';
-import { defineRegistryOperation, ok } from '../define.js';
-import { ProtocolError } from '../errors.js';
+import { defineRegistryOperation, ok } from '../core/define.js';
+import { ProtocolError } from '../core/errors.js';
 import { registryEnv } from './env-of.js';
 import { PLATFORM_PROFILE_PATH } from './feed-paths.js';
 

@@ -6,8 +6,8 @@
  */
 import { categoryTerms, durationInterval, flatCategory, priceInterval, searchableText, type PublishedService } from '../../domain/index.js';
 import type { DeploymentMode, RegistryBusinessRow, RegistryServiceRow } from '../../store/index.js';
-import { ProtocolError, invalidRequest } from '../errors.js';
-import { iso } from '../context.js';
+import { ProtocolError, invalidRequest } from '../core/errors.js';
+import { iso } from '../core/context.js';
 import { canonicalArguments } from '../../security/index.js';
 import type { FetchFailure, RegistryEnv } from './env.js';
 import type { RegistrationInput } from './schemas.js';

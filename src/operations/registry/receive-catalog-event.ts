@@ -6,8 +6,8 @@
 import type { JsonWebKey } from 'node:crypto';
 import { z } from 'zod';
 import { findKey, verifyRequestSignature } from '../../security/index.js';
-import { defineRegistryOperation, ok } from '../define.js';
-import { ProtocolError } from '../errors.js';
+import { defineRegistryOperation, ok } from '../core/define.js';
+import { ProtocolError } from '../core/errors.js';
 import { registryEnv } from './env-of.js';
 import { FEED_EVENTS_PATH, feedSubscriptionKey, type FeedSubscriptionNote } from './feed-paths.js';
 

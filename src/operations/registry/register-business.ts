@@ -4,11 +4,11 @@
  * is read through the business's own REST door and indexed. Only then is anything stored. A
  * profile already registered is refreshed in place and keeps its id.
  */
-import { defineRegistryOperation, ok, type RateRule } from '../define.js';
+import { defineRegistryOperation, ok, type RateRule } from '../core/define.js';
 import { Out } from '../schemas.js';
 import { outboundUrlProblem } from '../../security/index.js';
-import { invalidRequest } from '../errors.js';
-import type { PrepareContext } from '../context.js';
+import { invalidRequest } from '../core/errors.js';
+import type { PrepareContext } from '../core/context.js';
 import { registryEnv } from './env-of.js';
 import { requireControl } from './control.js';
 import { checkLocation, fetchBusiness, presentEntry, registrationRow, serviceRows, type FetchedBusiness } from './indexing.js';

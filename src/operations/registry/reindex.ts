@@ -5,8 +5,8 @@
  * consecutive failures. Network first, then one short write per business.
  */
 import type { RegistryBusinessRow, Store } from '../../store/index.js';
-import type { Logger } from '../logger.js';
-import type { Clock } from '../clock.js';
+import type { Logger } from '../core/logger.js';
+import type { Clock } from '../core/clock.js';
 import type { RegistryEnv } from './env.js';
 import { fetchBusiness, registrationRow, serviceRows } from './indexing.js';
 import type { RegistrationInput } from './schemas.js';

@@ -1,6 +1,6 @@
 /** Search registered businesses (spec 6.2) by place, vertical, category, text and deployment mode. */
 import { z } from 'zod';
-import { defineRegistryOperation, ok, outcome } from '../define.js';
+import { defineRegistryOperation, ok, outcome } from '../core/define.js';
 import { Out } from '../schemas.js';
 import { presentEntry } from './indexing.js';
 import { searchFields } from './schemas.js';

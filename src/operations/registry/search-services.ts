@@ -4,9 +4,9 @@
  */
 import { z } from 'zod';
 import { minorAmount } from '../../domain/index.js';
-import { defineRegistryOperation, ok, outcome } from '../define.js';
+import { defineRegistryOperation, ok, outcome } from '../core/define.js';
 import { Out } from '../schemas.js';
-import { iso } from '../context.js';
+import { iso } from '../core/context.js';
 import { RangeMatch, searchFields } from './schemas.js';
 import { page, planSearch } from './search.js';
 

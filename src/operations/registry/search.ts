@@ -7,7 +7,7 @@
 import { boundingBox, errorMessage, queryTokens, MAX_RADIUS_KM, type Message } from '../../domain/index.js';
 import type { RegistryFilter } from '../../store/index.js';
 import { decodeCursor, encodeCursor } from '../schemas.js';
-import { hashOf } from '../pipeline.js';
+import { hashOf } from '../core/call-input.js';
 
 export const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;

@@ -2,7 +2,7 @@
  * The registry's operations table (spec 6): what `usp-server registry` serves instead of the
  * business's operations, through the same pipeline and doors.
  */
-import type { OperationDef } from '../define.js';
+import type { OperationDef } from '../core/define.js';
 import { registerBusiness } from './register-business.js';
 import { searchBusinesses } from './search-businesses.js';
 import { searchServices } from './search-services.js';

@@ -5,8 +5,8 @@
  * must stay on the same origin: moving elsewhere is a new registration.
  */
 import { z } from 'zod';
-import { defineRegistryOperation, ok } from '../define.js';
-import { invalidRequest } from '../errors.js';
+import { defineRegistryOperation, ok } from '../core/define.js';
+import { invalidRequest } from '../core/errors.js';
 import { id, Out } from '../schemas.js';
 import { registryEnv } from './env-of.js';
 import { loadRegistration } from './get-registration.js';

@@ -1,12 +1,12 @@
 /** Accept a waitlist offer (spec 11.1): books the offered place atomically, in the same transaction. */
 import { z } from 'zod';
 import { errorMessage, nextWaitlistStatus, type WaitlistRecord } from '../../domain/index.js';
-import { defineOperation, ok, outcome } from '../define.js';
+import { defineOperation, ok, outcome } from '../core/define.js';
 import { checkSlot } from '../availability/slots.js';
 import { bookingCredentialExpiry, checkRevision, createBookingRecord } from '../bookings/lifecycle.js';
 import { enterEntryStatus, loadEntry, partyOf } from './offers.js';
 import { entryConflict, entryNotFound } from './entries.js';
-import type { OperationContext } from '../context.js';
+import type { OperationContext } from '../core/context.js';
 import { id, Out } from '../schemas.js';
 import { holdView } from '../availability/holds.js';
 import { serviceUnavailable } from '../availability/slot-refusals.js';

@@ -1,6 +1,6 @@
 import { errorMessage, nextWaitlistStatus } from '../../domain/index.js';
 import { BY_ENTRY, ENTRY_CHANGE } from '../change-rows.js';
-import { defineOperation, ok, outcome } from '../define.js';
+import { defineOperation, ok, outcome } from '../core/define.js';
 import { checkRevision } from '../bookings/lifecycle.js';
 import { enterEntryStatus, loadEntry } from './offers.js';
 import { entryConflict, entryNotFound } from './entries.js';

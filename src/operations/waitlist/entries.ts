@@ -3,8 +3,8 @@
  * bump of every write, and the answers for an entry the caller cannot see or a move its status forbids.
  */
 import { errorMessage, nextWaitlistStatus, type WaitlistMove, type WaitlistRecord, type WaitlistStatus } from '../../domain/index.js';
-import { MissingResource, ProtocolError } from '../errors.js';
-import { newRevision, type OperationContext } from '../context.js';
+import { MissingResource, ProtocolError } from '../core/errors.js';
+import { newRevision, type OperationContext } from '../core/context.js';
 
 /** An unknown entry id in the path (or another platform's entry): thrown, a 404 `entry_not_found` (spec-next 9.4.1, 11.1.6). */
 export const entryNotFound = (entryId: string) =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation, ok } from '../define.js';
+import { defineOperation, ok } from '../core/define.js';
 import { loadEntry } from './offers.js';
 import { entryNotFound } from './entries.js';
 import { id, ENTRY_OUTPUT } from '../schemas.js';

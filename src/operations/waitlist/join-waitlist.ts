@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { errorMessage, type WaitlistRecord, resolveSlotId } from '../../domain/index.js';
 import { PLATFORM_CREATE } from '../change-rows.js';
-import { defineOperation, ok, outcome } from '../define.js';
-import { iso, newRevision } from '../context.js';
+import { defineOperation, ok, outcome } from '../core/define.js';
+import { iso, newRevision } from '../core/context.js';
 import { Buyer, id, Out } from '../schemas.js';
 import { markPlatformMessages, rememberLocale } from '../notifications/mail-messages.js';
 import { serviceUnavailable } from '../availability/slot-refusals.js';

@@ -1,5 +1,5 @@
 import { BY_ENTRY, ENTRY_CHANGE } from '../change-rows.js';
-import { defineOperation, ok } from '../define.js';
+import { defineOperation, ok } from '../core/define.js';
 import { checkRevision } from '../bookings/lifecycle.js';
 import { enterEntryStatus, loadEntry } from './offers.js';
 import { nextWaitlistStatus } from '../../domain/index.js';

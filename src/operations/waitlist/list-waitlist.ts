@@ -1,7 +1,7 @@
 /** List the caller's waitlist entries (spec 11.1); only its own, never another principal's. */
 import { z } from 'zod';
-import { invalidRequest } from '../errors.js';
-import { defineOperation, ok } from '../define.js';
+import { invalidRequest } from '../core/errors.js';
+import { defineOperation, ok } from '../core/define.js';
 import { settleEntry } from './offers.js';
 import { decodeCursor, encodeCursor, Out } from '../schemas.js';
 

@@ -20,7 +20,7 @@ import {
   formatInstant,
   localDate,
 } from '../../domain/index.js';
-import { iso, mayAct, type OperationContext } from '../context.js';
+import { iso, mayAct, type OperationContext } from '../core/context.js';
 import { moveHold } from '../availability/holds.js';
 import { moveEntry, touchEntry } from './entries.js';
 import { claimRows, loadClaims, scheduledResources } from '../availability/slots.js';

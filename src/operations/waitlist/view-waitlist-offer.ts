@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import { isoUtc } from '../../domain/index.js';
-import { defineOperation, ok } from '../define.js';
-import type { OperationContext } from '../context.js';
+import { defineOperation, ok } from '../core/define.js';
+import type { OperationContext } from '../core/context.js';
 import { loadEntry } from './offers.js';
 import { entryNotFound } from './entries.js';
 import { id } from '../schemas.js';

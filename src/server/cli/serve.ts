@@ -64,14 +64,18 @@ ${CALENDAR_HELP}
   --trust-proxy LIST          behind TLS-terminating proxies: the addresses or CIDRs they connect from, comma-separated
                               (e.g. 10.0.0.0/8,127.0.0.1); only their X-Forwarded-For/Proto/Host are believed, and
                               requests they did not mark https are refused. Bare --trust-proxy means loopback only
-  --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g. http://localhost:6274; repeatable
-  --cors-origin ORIGIN        a browser platform's origin given CORS on the REST door (* for any, then without credentials); repeatable
+  --allow-origin ORIGIN       a browser origin allowed on /mcp, /sse and /messages (CORS), e.g.
+                              http://localhost:6274; repeatable
+  --cors-origin ORIGIN        a browser platform's origin given CORS on the REST door (* for any, then without
+                              credentials); repeatable
   --headers-timeout SECONDS   a request's headers must arrive within this (default 10)
   --request-timeout SECONDS   a whole request must arrive within this (default 30)
   --keep-alive-timeout SECONDS  idle keep-alive connections are closed after this (default 5)
   --max-connections N         most connections at once (default 1000); at it a newcomer replaces the connection
-                              idle the longest, or is closed when all are busy; from 90 % on, connections idle 1 s are closed
-  --max-connections-per-address N  most connections one client address holds (default 100; a trusted proxy is not capped)
+                              idle the longest, or is closed when all are busy; from 90 % on, connections idle
+                              1 s are closed
+  --max-connections-per-address N  most connections one client address holds (default 100; a trusted proxy is
+                              not capped)
   --mcp-max-sessions N        MCP sessions open at once; at it, a newcomer replaces the longest-idle
                               session of the address holding the most (default 1000)
   --mcp-max-sessions-per-address N  MCP sessions one client address may hold; over it 429 (default 100)
@@ -92,7 +96,8 @@ Webhooks:
   --webhook-max-total SECONDS     give up after (default 900)
   --webhook-timeout SECONDS       per attempt (default 10)
   --signing-key FILE --signing-kid KID   sign webhooks with this P-256 PEM key instead of a generated one
-  --key-overlap SECONDS           after a key rotation, publish the next key this long before signing with it (default 3600, at least 300: the profile's cache lifetime)
+  --key-overlap SECONDS           after a key rotation, publish the next key this long before signing with it
+                                  (default 3600, at least 300: the profile's cache lifetime)
 
 OAuth authorization server:
   --oauth-unused-client-hours N   forget a dynamically registered client that never completed a grant
@@ -155,8 +160,10 @@ function originFlag(name: string, v: string): string {
   } catch {
     origin = undefined;
   }
-  if (!origin || origin === 'null' || origin !== v)
-    throw new UsageError(`--${name} must be an origin such as http://localhost:6274 (scheme, host, port; no path), got ${JSON.stringify(v)}`);
+  if (!origin || origin === 'null' || origin !== v) {
+    const example = 'http://localhost:6274 (scheme, host, port; no path)';
+    throw new UsageError(`--${name} must be an origin such as ${example}, got ${JSON.stringify(v)}`);
+  }
   return origin;
 }
 
@@ -214,45 +221,14 @@ async function run(flags: Flags): Promise<number> {
   const shutdownMs = shutdownTimeoutMs(flags);
   const registries = registryUrls(flags);
   const reRegister = intFlag(flags, 'register-interval', 1);
-  if (reRegister !== undefined && reRegister > 86_400) throw new UsageError('--register-interval must be at most 86400 seconds (registries re-index at least daily)');
+  if (reRegister !== undefined && reRegister > 86_400) {
+    throw new UsageError('--register-interval must be at most 86400 seconds (registries re-index at least daily)');
+  }
   const registrars: Registrar[] = [];
-  const server = await createUspServer({
+  const server: UspServer = await createUspServer({
+    ...serverOptions(flags, def, db, sandbox),
     log,
-    clock: processClock(),
-    business: def,
-    // The database's definition wins when it holds one (said on stderr when the file differs); --reimport stores the file's.
-    definition: flags.reimport ? 'import' : 'stored_first',
-    definitionOrigin: originOf(flags),
-    settingsOverride: settingsFromFlags(flags),
-    db,
-    dbTimeouts: { connectTimeoutMs: intFlag(flags, 'db-connect-timeout', 100), statementTimeoutMs: intFlag(flags, 'db-statement-timeout', 100) },
-    sandbox,
-    adminKeys: flags['admin-key'],
-    maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
-    ...retentionOptions(flags),
-    availabilityCacheBytes: availabilityCacheBytes(flags),
-    calendars: calendarOptions(flags),
-    security: securityOptions(flags),
-    webhooks: webhookOptions(flags),
-    trustProxy: proxyList(flags),
-    tls: tlsOptions(flags),
-    payments: paymentOptions(flags),
-    mail: mailOptions(flags),
-    ...httpOptions(flags),
-    ...oauthOptions(flags),
-    // A new definition (the business's details, its settings) is news for every registry too.
-    onDefinitionChanged: () => {
-      for (const r of registrars) r.catalogChanged();
-    },
-    // A catalog change (a service added, changed, suspended, removed) is news for every registry.
-    onEvents: (events) => {
-      // An admin edit's events come before this process re-reads the definition: re-read it, then register again.
-      if (events.some((e) => e.event.startsWith('service.')) && registrars.length > 0) {
-        void server.scope.business.refresh().finally(() => {
-          for (const r of registrars) r.catalogChanged();
-        });
-      }
-    },
+    ...registryNews(registrars, () => server),
   });
   let url: string;
   try {
@@ -261,33 +237,7 @@ async function run(flags: Flags): Promise<number> {
     await server.close();
     throw listenFailure(err as NodeJS.ErrnoException, host, port);
   }
-  log.info(`database: ${shownDb(db)}`);
-  log.info(
-    server.mailDestination
-      ? `mail to buyers: ${server.mailDestination.startsWith('dir:') ? `written as .eml files to ${server.mailDestination.slice(4)}` : `sent through ${server.mailDestination}`}`
-      : 'mail to buyers: queued, not sent (give --smtp-url or --mail-dir)',
-  );
-  const clockLine = clockNotice();
-  if (clockLine) log.warn(clockLine);
-  // Before the line that says where it is open, which is what a supervisor waits for.
-  // A warning where people elsewhere can reach the server but not its links; listening on loopback
-  // only (the demo's default), nobody elsewhere reaches it at all, so the links are as good as the
-  // server and the line is information (npm start prints no warning but the sandbox's).
-  if (!server.biz.publicUrlConfigured) {
-    const loopbackOnly = host === 'localhost' || isLoopbackAddress(host);
-    if (loopbackOnly) log.info(publicUrlNotice(url));
-    else log.warn(publicUrlNotice(url));
-  }
-  log.info(`${server.biz.def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
-  const base = server.biz.publicUrl || url;
-  log.info(`dashboard: ${base}/admin`);
-  log.info(`MCP endpoint: ${base}/mcp (Streamable HTTP; over stdio: npx usp-server mcp ${flags.config ? `--config ${flags.config}` : '--demo'})`);
-  await offerSetup(server, base, log);
-  if (sandbox) {
-    log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
-  } else {
-    log.info('privileged operations require authentication: platform_key_pop, booking_scoped_credential, http_message_signature or api_key');
-  }
+  await announce(server, { url, host, db, sandbox, config: flags.config, log });
   for (const registryUrl of registries) {
     const r = createRegistrar({
       registryUrl,
@@ -311,6 +261,97 @@ async function run(flags: Flags): Promise<number> {
   return -1; // keep running
 }
 
+/** The server's options from the flags (all but the logger and the registries' news). */
+function serverOptions(flags: Flags, def: ServerOptions['business'], db: string, sandbox: boolean): ServerOptions {
+  const dbTimeouts = {
+    connectTimeoutMs: intFlag(flags, 'db-connect-timeout', 100),
+    statementTimeoutMs: intFlag(flags, 'db-statement-timeout', 100),
+  };
+  return {
+    clock: processClock(),
+    business: def,
+    // The database's definition wins when it holds one (said on stderr when the file differs);
+    // --reimport stores the file's.
+    definition: flags.reimport ? 'import' : 'stored_first',
+    definitionOrigin: originOf(flags),
+    settingsOverride: settingsFromFlags(flags),
+    db,
+    dbTimeouts,
+    sandbox,
+    adminKeys: flags['admin-key'],
+    maxBodyBytes: intFlag(flags, 'max-body-bytes', 1024),
+    ...retentionOptions(flags),
+    availabilityCacheBytes: availabilityCacheBytes(flags),
+    calendars: calendarOptions(flags),
+    security: securityOptions(flags),
+    webhooks: webhookOptions(flags),
+    trustProxy: proxyList(flags),
+    tls: tlsOptions(flags),
+    payments: paymentOptions(flags),
+    mail: mailOptions(flags),
+    ...httpOptions(flags),
+    ...oauthOptions(flags),
+  };
+}
+
+/** What tells the registries to register again: a new definition, or a catalog change. */
+function registryNews(registrars: readonly Registrar[], server: () => UspServer): Pick<ServerOptions, 'onDefinitionChanged' | 'onEvents'> {
+  return {
+    // A new definition (the business's details, its settings) is news for every registry too.
+    onDefinitionChanged: () => {
+      for (const r of registrars) r.catalogChanged();
+    },
+    // A catalog change (a service added, changed, suspended, removed) is news for every registry.
+    onEvents: (events) => {
+      // An admin edit's events come before this process re-reads the definition: re-read it, then register again.
+      if (events.some((e) => e.event.startsWith('service.')) && registrars.length > 0) {
+        void server()
+          .scope.business.refresh()
+          .finally(() => {
+            for (const r of registrars) r.catalogChanged();
+          });
+      }
+    },
+  };
+}
+
+/** The lines that say where the business is open and how (and the dashboard's setup link, when it has no user yet). */
+async function announce(server: UspServer, at: { url: string; host: string; db: string; sandbox: boolean; config?: string; log: ServerLogger }): Promise<void> {
+  const { url, host, log } = at;
+  log.info(`database: ${shownDb(at.db)}`);
+  log.info(mailLine(server.mailDestination));
+  const clockLine = clockNotice();
+  if (clockLine) log.warn(clockLine);
+  // Before the line that says where it is open, which is what a supervisor waits for.
+  // A warning where people elsewhere can reach the server but not its links; listening on loopback
+  // only (the demo's default), nobody elsewhere reaches it at all, so the links are as good as the
+  // server and the line is information (npm start prints no warning but the sandbox's).
+  if (!server.biz.publicUrlConfigured) {
+    const loopbackOnly = host === 'localhost' || isLoopbackAddress(host);
+    if (loopbackOnly) log.info(publicUrlNotice(url));
+    else log.warn(publicUrlNotice(url));
+  }
+  log.info(`${server.biz.def.business.name} is open at ${url} (profile: ${url}/.well-known/usp)`);
+  const base = server.biz.publicUrl || url;
+  log.info(`dashboard: ${base}/admin`);
+  const stdio = `npx usp-server mcp ${at.config ? `--config ${at.config}` : '--demo'}`;
+  log.info(`MCP endpoint: ${base}/mcp (Streamable HTTP; over stdio: ${stdio})`);
+  await offerSetup(server, base, log);
+  if (at.sandbox) {
+    log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
+  } else {
+    const schemes = 'platform_key_pop, booking_scoped_credential, http_message_signature or api_key';
+    log.info(`privileged operations require authentication: ${schemes}`);
+  }
+}
+
+/** Where mail to buyers goes, as the start says it. */
+function mailLine(destination: string | undefined): string {
+  if (!destination) return 'mail to buyers: queued, not sent (give --smtp-url or --mail-dir)';
+  if (destination.startsWith('dir:')) return `mail to buyers: written as .eml files to ${destination.slice(4)}`;
+  return `mail to buyers: sent through ${destination}`;
+}
+
 /**
  * A business with no dashboard user yet: one line with a one-time link to create the owner's account
  * in the browser (its token stored hashed, replaced at each such start, 24 hours).
@@ -319,11 +360,14 @@ async function offerSetup(server: UspServer, base: string, log: ServerLogger): P
   try {
     const offer = await offerDashboardSetup(server.store, server.clock.now());
     if (!offer) return;
-    log.info(`dashboard: no account yet. Create the owner's account in the browser (the link works once, for 24 hours): ${base}/admin/setup?token=${offer.token}`);
+    const link = `${base}/admin/setup?token=${offer.token}`;
+    log.info(`dashboard: no account yet. ` + `Create the owner's account in the browser (the link works once, for 24 hours): ${link}`);
   } catch (err) {
     log.warn('could not offer the dashboard setup link', { error: (err as Error).message });
   }
 }
+
+const PICK_PORT = 'stop it or pick another --port';
 
 /**
  * Why listening failed, as the command reports it: the address being taken or not ours to use is a
@@ -334,7 +378,7 @@ function listenFailure(err: NodeJS.ErrnoException, host: string, port: number): 
   const where = `${host}:${port}`;
   switch (err.code) {
     case 'EADDRINUSE':
-      return new CommandError(`cannot listen on ${where}: the address is already in use (another usp-server?); stop it or pick another --port`);
+      return new CommandError(`cannot listen on ${where}: the address is already in use (another usp-server?); ${PICK_PORT}`);
     case 'EACCES':
       return new CommandError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); pick another --port`);
     case 'EADDRNOTAVAIL':

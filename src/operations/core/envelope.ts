@@ -1,6 +1,6 @@
 /** The `usp` member on every response (spec 8.3, 8.4): our version and the capabilities in play. */
 import type { CapabilityKey, OperationDef } from './define.js';
-import { deepFreeze } from '../domain/index.js';
+import { deepFreeze } from '../../domain/index.js';
 
 export const USP_VERSION = '2026-08-20';
 

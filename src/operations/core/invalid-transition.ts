@@ -5,7 +5,7 @@
  * before finding out is rolled back; the pipeline answers it. A platform that negotiated a version
  * older than ours gets the pinned text's 409 instead (`asConflict`, DECISIONS D2).
  */
-import { errorMessage, type Message } from '../domain/index.js';
+import { errorMessage, type Message } from '../../domain/index.js';
 import { ProtocolError } from './errors.js';
 
 export class RefusedMove extends Error {

@@ -3,7 +3,7 @@
  * (RFC 9457 problem + HTTP status, or a JSON-RPC error) through one exhaustive table.
  * Business outcomes are never ProtocolErrors: they are messages in a successful result.
  */
-import type { Message } from '../domain/index.js';
+import type { Message } from '../../domain/index.js';
 
 export const PROTOCOL_ERROR_CODES = [
   'invalid_request',

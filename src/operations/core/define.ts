@@ -4,7 +4,7 @@
  * precondition (conditional write), its input schema and its handler.
  */
 import type { z } from 'zod';
-import type { AccessTier, Message, OAuthScope, ResourceKind } from '../domain/index.js';
+import type { AccessTier, Message, OAuthScope, ResourceKind } from '../../domain/index.js';
 import type { OperationContext, PrepareContext } from './context.js';
 import { ProtocolError } from './errors.js';
 
@@ -16,7 +16,7 @@ export type CapabilityKey =
   | 'dev.usp-protocol.services.waitlist'
   | 'dev.usp-protocol.discovery.registry';
 
-/** Our own extension capabilities, in our namespace (published by src/operations/extensions.ts). */
+/** Our own extension capabilities, in our namespace (published by src/operations/core/extensions.ts). */
 export type ExtensionKey = 'dev.usp-server.services.bookings';
 
 /**
@@ -197,7 +197,7 @@ export interface OperationDef<S extends z.ZodType = z.ZodType> {
   paymentEvents?: boolean;
   /** The view a host that renders MCP Apps shows this tool's result in (`_meta.ui.resourceUri` on the tool). */
   view?: AppView;
-  /** Our own extension capability (src/operations/extensions.ts) this operation belongs to: the profile advertises it. */
+  /** Our own extension capability (src/operations/core/extensions.ts) this operation belongs to: the profile advertises it. */
   extension?: ExtensionKey;
   /**
    * The names this operation answered to before it moved into our namespace, kept working until
@@ -226,7 +226,7 @@ export function defineOperation<S extends z.ZodType>(def: OperationDef<S>): Oper
 /** What a registry operation runs against: a call's context without a business (the registry has none). */
 export type RegistryContext = Omit<OperationContext, 'biz'>;
 
-/** A registry operation: its handler is given no business, so it cannot read one (src/operations/scope.ts). */
+/** A registry operation: its handler is given no business, so it cannot read one (src/operations/core/scope.ts). */
 export function defineRegistryOperation<S extends z.ZodType>(
   def: Omit<OperationDef<S>, 'handle' | 'registry'> & { handle(input: z.output<S>, ctx: RegistryContext): Promise<OperationResult> },
 ): OperationDef<S> {

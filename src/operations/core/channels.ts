@@ -6,8 +6,8 @@
  * runners, the calendar pusher). The pipeline and the sweeper hand every committed write to the
  * scope's channels and name none of them; a read commits nothing and tells nobody.
  */
-import type { OutboxEvent, Tx } from '../store/index.js';
-import type { Business } from './business.js';
+import type { OutboxEvent, Tx } from '../../store/index.js';
+import type { Business } from '../business.js';
 import type { Logger } from './logger.js';
 
 /** What a transaction raised, as an in-transaction writer sees it. */

@@ -5,7 +5,7 @@
  * never silently lost.
  */
 import { z } from 'zod';
-import { warningMessage, type Message } from '../domain/index.js';
+import { warningMessage, type Message } from '../../domain/index.js';
 
 type Shape = Record<string, z.ZodType>;
 

@@ -6,7 +6,7 @@
  * `/ext/usp-server/...` paths and `dev.usp-server/` `_meta` keys. An operation of ours names its
  * capability on its row (`extension`); the profile advertises each one a row uses.
  */
-import { warningMessage, type Message } from '../domain/index.js';
+import { warningMessage, type Message } from '../../domain/index.js';
 import type { CapabilityKey, ExtensionKey, OperationDef } from './define.js';
 
 /** Our reverse-domain namespace (the domain usp-server.dev), for capabilities and `_meta` keys. */

@@ -5,12 +5,12 @@
  * the doors holds a business of its own. A deployment of one business resolves every request to the
  * same scope; one that hosts many resolves by the request's host.
  */
-import type { Store } from '../store/index.js';
-import type { AuthPolicy } from '../security/index.js';
-import type { Business } from './business.js';
+import type { Store } from '../../store/index.js';
+import type { AuthPolicy } from '../../security/index.js';
+import type { Business } from '../business.js';
 import type { EventChannels } from './channels.js';
 import type { OperationEnv } from './context.js';
-import type { PublicOrigin } from './public-origin.js';
+import type { PublicOrigin } from '../public-origin.js';
 
 /** The business a scope serves: its latest snapshot, and a way to bring it up to the stored definition. */
 export interface BusinessSource {

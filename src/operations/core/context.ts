@@ -3,14 +3,14 @@
  * transaction, the caller, the id source, and the events it raises; and the small rules every
  * handler shares (who may act on a resource, a new revision, an outbox row).
  */
-import { type CredentialKind, isoUtc } from '../domain/index.js';
-import type { OutboxEvent, Tx } from '../store/index.js';
-import type { HttpEvidence, IssuedCredential } from '../security/index.js';
-import type { Business } from './business.js';
+import { type CredentialKind, isoUtc } from '../../domain/index.js';
+import type { OutboxEvent, Tx } from '../../store/index.js';
+import type { HttpEvidence, IssuedCredential } from '../../security/index.js';
+import type { Business } from '../business.js';
 import type { IdSource } from './ids.js';
-import type { RegistryEnv } from './registry/env.js';
-import type { AvailabilityCache } from './availability-cache.js';
-import type { DashboardSignInEnv } from './admin/sign-in-env.js';
+import type { RegistryEnv } from '../registry/env.js';
+import type { AvailabilityCache } from '../availability-cache.js';
+import type { DashboardSignInEnv } from '../admin/sign-in-env.js';
 
 /**
  * Who is calling, as the security module authenticated it (src/security/authenticate.ts): the

@@ -1,5 +1,5 @@
 /** The injected id source: random opaque ids with a readable prefix by default. */
-import { base32, pooledRandomBytes } from '../security/index.js';
+import { base32, pooledRandomBytes } from '../../security/index.js';
 
 export interface IdSource {
   /** A new opaque id with a readable prefix, e.g. `bkg_3k9...` (at least 128 random bits). */

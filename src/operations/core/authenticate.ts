@@ -2,8 +2,8 @@
  * The pipeline's view of authentication: hand what the door carried to the security module and
  * turn its one failure type into the protocol error the spec names for it.
  */
-import { AuthFailure, authenticateRequest, popAlgorithms, type AuthPolicy, type HttpEvidence, type McpAuthorization, type RateQuota } from '../security/index.js';
-import type { SecurityRepo, Store } from '../store/index.js';
+import { AuthFailure, authenticateRequest, popAlgorithms, type AuthPolicy, type HttpEvidence, type McpAuthorization, type RateQuota } from '../../security/index.js';
+import type { SecurityRepo, Store } from '../../store/index.js';
 import { ProtocolError, type ProtocolErrorCode } from './errors.js';
 import { rateRuleOf, scopesOf, type OperationDef } from './define.js';
 import type { Caller } from './context.js';
