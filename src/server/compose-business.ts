@@ -73,7 +73,28 @@ export async function composeBusiness(core: Core, opts: ComposeOptions, live: Li
   await calendars.start();
   calendars.registerMetrics(core.metrics.registry);
   const profile = businessProfile(core, opts, { authPolicy, oauth, calendars });
-  const { rest, mcpHttp } = callDoors(core, opts, { scopeOf, profile });
+  return businessRecord(core, opts, { authPolicy, scope, scopeOf, oauth, mail, payments, calendars, profile, configured, ...callDoors(core, opts, { scopeOf, profile }) });
+}
+
+type BusinessParts = {
+  authPolicy: AuthPolicy;
+  scope: BusinessScope;
+  scopeOf: ScopeResolver<BusinessScope>;
+  oauth: OAuthDoor | undefined;
+  mail: MailWiring;
+  payments: ReturnType<typeof wirePayments>;
+  calendars: CalendarWiring;
+  profile: (s: CallScope) => Record<string, unknown>;
+  configured: boolean;
+} & ReturnType<typeof callDoors>;
+
+/** The business role's frozen record: its doors in order, its workers and what the listener calls. */
+function businessRecord(core: Core, opts: ComposeOptions, p: BusinessParts): ComposedRole<BusinessScope> {
+  const { authPolicy, scope, scopeOf, oauth, mail, payments, calendars, profile, configured, rest, mcpHttp } = p;
+  const { store, clock, pipeline } = core;
+  const startMail = () => {
+    if (opts.mail?.startWorker !== false) mail.worker?.start();
+  };
   const sessions = dashboardSessionGate({ store, now: () => clock.now(), sandbox: opts.sandbox });
   return Object.freeze({
     authPolicy,

@@ -118,6 +118,13 @@ function serve(opts: ComposeOptions, core: Core, role: ComposedRole): RoleServer
     },
     closeStore: () => store.close(),
   });
+  return roleServer(core, role, app, listener);
+}
+
+/** What the composed server offers its embedder: its parts, and the listener's listen, close and shutdown. */
+function roleServer(core: Core, role: ComposedRole, app: RoleServer['app'], listener: ReturnType<typeof createListener>): RoleServer {
+  const { store, metrics, origin } = core;
+  const { dispatcher } = core.webhooks;
   return {
     metrics,
     adminKeyHashes: role.authPolicy.adminKeyHashes,

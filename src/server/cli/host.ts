@@ -26,6 +26,7 @@ import {
 } from './common.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { calendarSecretPrefix } from '../../domain/index.js';
+import type { Logger } from '../../operations/index.js';
 
 const HELP = `usp-server host: many businesses in one process, each at its own host name
 
@@ -227,6 +228,38 @@ export function operatorFlags(flags: Flags, directory: DeploymentDirectory): Ope
   return { host, keyHashes: [...keys.map(hashApiKey), ...hashes] };
 }
 
+/** The operator's options from the flags; a bad flag closes the directory opened before it. */
+async function operatorOrClose(flags: Flags, directory: DeploymentDirectory): Promise<OperatorOptions | undefined> {
+  try {
+    return operatorFlags(flags, directory);
+  } catch (err) {
+    await directory.close();
+    throw err;
+  }
+}
+
+/** Listen, or close what was opened and say why: a taken port is the command's failure, a bad address a usage error. */
+async function listenOrClose(hosting: ReturnType<typeof createHosting>, port: number, address: string): Promise<string> {
+  try {
+    return await hosting.listen(port, address);
+  } catch (err) {
+    await hosting.close();
+    const e = err as NodeJS.ErrnoException;
+    throw e.code ? new CommandError(`cannot listen on ${address}:${port}: ${e.message}`) : new UsageError(e.message);
+  }
+}
+
+/** The start-up lines: where the deployment listens, each active business's profile, and the warnings. */
+function startLines(flags: Flags, o: { log: Logger; directory: DeploymentDirectory; url: string; db?: string; sandbox: boolean; scheme?: string; address: string }): void {
+  const { log, url, db, scheme, address } = o;
+  const active = o.directory.list().filter((b) => b.status === 'active');
+  log.info(`the deployment of ${active.length} business${active.length === 1 ? '' : 'es'} is open at ${url} (each at its host name${db ? `; database: ${shownDb(db)}` : ''})`);
+  const listened = new URL(url);
+  for (const b of active) log.info(`${b.id}: ${publicOrigin(scheme ?? listened.protocol.slice(0, -1), b.hosts[0]!, flags['public-port'] ?? listened.port)}/.well-known/usp`);
+  if (o.sandbox) log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
+  if (!isLoopbackAddress(address) && address !== 'localhost' && !scheme) log.warn('give --public-scheme https (and --public-port) when a TLS proxy fronts this deployment');
+}
+
 async function serve(flags: Flags): Promise<number> {
   const port = intFlag(flags, 'port', 0) ?? (process.env.PORT ? Number(process.env.PORT) : 8787);
   const address = flags.host ?? '127.0.0.1';
@@ -243,13 +276,7 @@ async function serve(flags: Flags): Promise<number> {
   const scanSeconds = intFlag(flags, 'directory-scan', 1) ?? 5;
   let followed: HostedRegistrations | undefined;
   const directory = await openDirectory(flags, 'serve', (err) => log.warn('deployment directory', { error: err.message }));
-  let operator: OperatorOptions | undefined;
-  try {
-    operator = operatorFlags(flags, directory);
-  } catch (err) {
-    await directory.close();
-    throw err;
-  }
+  const operator = await operatorOrClose(flags, directory);
   const hosting = createHosting({
     directory,
     dataDir: deploymentDir(flags),
@@ -272,20 +299,8 @@ async function serve(flags: Flags): Promise<number> {
     trustProxy: proxyList(flags),
     operator,
   });
-  let url: string;
-  try {
-    url = await hosting.listen(port, address);
-  } catch (err) {
-    await hosting.close();
-    const e = err as NodeJS.ErrnoException;
-    throw e.code ? new CommandError(`cannot listen on ${address}:${port}: ${e.message}`) : new UsageError(e.message);
-  }
-  const active = directory.list().filter((b) => b.status === 'active');
-  log.info(`the deployment of ${active.length} business${active.length === 1 ? '' : 'es'} is open at ${url} (each at its host name${db ? `; database: ${shownDb(db)}` : ''})`);
-  const listened = new URL(url);
-  for (const b of active) log.info(`${b.id}: ${publicOrigin(scheme ?? listened.protocol.slice(0, -1), b.hosts[0]!, flags['public-port'] ?? listened.port)}/.well-known/usp`);
-  if (sandbox) log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
-  if (!isLoopbackAddress(address) && address !== 'localhost' && !scheme) log.warn('give --public-scheme https (and --public-port) when a TLS proxy fronts this deployment');
+  const url = await listenOrClose(hosting, port, address);
+  startLines(flags, { log, directory, url, db, sandbox, scheme, address });
   followed = followDirectory({
     registries,
     directory,
