@@ -153,24 +153,7 @@ export function createHosting(o: HostingOptions): Hosting {
     webhooksEnabled: (b) => ({ ...o.server, ...o.serverFor?.(b) }).webhooks?.enabled !== false,
     maxLabelled: o.metricsLabelled,
   });
-  const fetch = async (sent: Request, env: unknown): Promise<Response> => {
-    const req = o.route ? rerouted(sent, o.route) : sent;
-    const name = hostName(req.headers.get('host'));
-    if (operator && name === o.operator!.host) return (await probes.deployment(req, env)) ?? operator(req, env);
-    const b = o.directory.byHost(name);
-    if (!b) return (await probes.deployment(req, env)) ?? plain(404, 'No business is served at this address.');
-    const probed = probes.business(req, env, b);
-    if (probed) return probed;
-    try {
-      return await pool.use(b.id, async (server) => {
-        await followStatus(server, b);
-        return server.app.fetch(req, env);
-      });
-    } catch (err) {
-      o.log.error('could not open a hosted business', { business: b.id, error: String(err) });
-      return plain(503, 'This business cannot be reached at the moment. Try again later.');
-    }
-  };
+  const fetch = hostedFetch(o, { operator, probes, pool });
   const listener: Listener = createListener({
     app: { fetch } as never,
     proxies,
@@ -200,6 +183,32 @@ export function createHosting(o: HostingOptions): Hosting {
     pool,
     close: () => listener.close(),
     shutdown: (ms) => listener.shutdown(ms),
+  };
+}
+
+/** The deployment's one fetch: the operator's host, a business's probes, then the business itself (opened on first use). */
+function hostedFetch(
+  o: HostingOptions,
+  p: { operator: ReturnType<typeof createOperatorDoor> | undefined; probes: ReturnType<typeof hostedProbes>; pool: BusinessPool<UspServer> },
+): (sent: Request, env: unknown) => Promise<Response> {
+  const { operator, probes, pool } = p;
+  return async (sent, env) => {
+    const req = o.route ? rerouted(sent, o.route) : sent;
+    const name = hostName(req.headers.get('host'));
+    if (operator && name === o.operator!.host) return (await probes.deployment(req, env)) ?? operator(req, env);
+    const b = o.directory.byHost(name);
+    if (!b) return (await probes.deployment(req, env)) ?? plain(404, 'No business is served at this address.');
+    const probed = probes.business(req, env, b);
+    if (probed) return probed;
+    try {
+      return await pool.use(b.id, async (server) => {
+        await followStatus(server, b);
+        return server.app.fetch(req, env);
+      });
+    } catch (err) {
+      o.log.error('could not open a hosted business', { business: b.id, error: String(err) });
+      return plain(503, 'This business cannot be reached at the moment. Try again later.');
+    }
   };
 }
 
