@@ -167,27 +167,35 @@ function checkBooking(b: Record<string, any>, c: { platformTells: boolean; local
 }
 
 describe('a text states only what its structured result carries', () => {
-  it(`bookings: every amount, deadline and state (${RUNS} cases)`, () => {
-    fc.assert(
-      fc.property(booking, context, (b, c) => checkBooking(b, c)),
-      { numRuns: RUNS },
-    );
-  }, CPU_BOUND_MS);
+  it(
+    `bookings: every amount, deadline and state (${RUNS} cases)`,
+    () => {
+      fc.assert(
+        fc.property(booking, context, (b, c) => checkBooking(b, c)),
+        { numRuns: RUNS },
+      );
+    },
+    CPU_BOUND_MS,
+  );
 
-  it(`holds and waitlist entries: every deadline and state (${RUNS} cases)`, () => {
-    fc.assert(
-      fc.property(hold, entry, (h, e) => {
-        const ht = summarize('usp_availability_hold', { hold: h }, [], CTX);
-        for (const m of ht.matchAll(LONG_WHEN)) expect(m[0], ht).toBe(when(h.expires_at, ZONE));
-        for (const m of ht.matchAll(/is (\w+)\./g)) expect(m[1], ht).toBe(h.status);
-        expect(amountsIn(ht), ht).toEqual([]);
-        const et = summarize('usp_waitlist_get', { entry: e }, [], CTX);
-        const carried = [e.offered_slot?.start, e.offer_expires_at].filter(Boolean).map((i) => when(i, ZONE));
-        for (const m of et.matchAll(LONG_WHEN)) expect(carried, et).toContain(m[0]);
-        expect(et, et).toContain(`: ${e.status}, position ${e.position}`);
-        expect(amountsIn(et), et).toEqual([]);
-      }),
-      { numRuns: RUNS },
-    );
-  }, CPU_BOUND_MS);
+  it(
+    `holds and waitlist entries: every deadline and state (${RUNS} cases)`,
+    () => {
+      fc.assert(
+        fc.property(hold, entry, (h, e) => {
+          const ht = summarize('usp_availability_hold', { hold: h }, [], CTX);
+          for (const m of ht.matchAll(LONG_WHEN)) expect(m[0], ht).toBe(when(h.expires_at, ZONE));
+          for (const m of ht.matchAll(/is (\w+)\./g)) expect(m[1], ht).toBe(h.status);
+          expect(amountsIn(ht), ht).toEqual([]);
+          const et = summarize('usp_waitlist_get', { entry: e }, [], CTX);
+          const carried = [e.offered_slot?.start, e.offer_expires_at].filter(Boolean).map((i) => when(i, ZONE));
+          for (const m of et.matchAll(LONG_WHEN)) expect(carried, et).toContain(m[0]);
+          expect(et, et).toContain(`: ${e.status}, position ${e.position}`);
+          expect(amountsIn(et), et).toEqual([]);
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    CPU_BOUND_MS,
+  );
 });
