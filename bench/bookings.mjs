@@ -410,10 +410,29 @@ export async function run({ quick, cpuProf }) {
       } else {
         targets.push({
           name: 'PostgreSQL: 3 processes ÷ 1 process, bookings/s uncontended',
-          target: '> 1×',
+          target: '(reported: 2 cores)',
           value: `${fmtX(rate(u[1]) / rate(u[0]))} (${fmt(rate(u[1]), 0)} vs ${fmt(rate(u[0]), 0)}/s)`,
-          ok: rate(u[1]) > rate(u[0]),
+          ok: null,
         });
+        // Issue 40's scale-out target is cost, not throughput (this machine has 2 cores): server CPU per
+        // booking with three processes within 1.2× of one. PostgreSQL's own CPU is measured by
+        // bench/write-path-stages.mjs (USP_BENCH_PG_DATA), not here.
+        const perBooking = (st) => st.cpuMs / st.booked;
+        targets.push({
+          name: 'PostgreSQL: 3 processes ÷ 1 process, server CPU per booking',
+          target: '≤ 1.2×',
+          value: `${fmtX(perBooking(u[1]) / perBooking(u[0]))} (${fmtMs(perBooking(u[1]))} vs ${fmtMs(perBooking(u[0]))})`,
+          ok: perBooking(u[1]) / perBooking(u[0]) <= 1.2,
+        });
+        if (data.SQLite) {
+          const ratio = perBooking(u[0]) / data.SQLite.uncontended.cpuMsPerBooking;
+          targets.push({
+            name: 'PostgreSQL ÷ SQLite, server CPU per booking (1 process)',
+            target: '≤ 2×',
+            value: `${fmtX(ratio)} (${fmtMs(perBooking(u[0]))} vs ${fmtMs(data.SQLite.uncontended.cpuMsPerBooking)})`,
+            ok: ratio <= 2,
+          });
+        }
         targets.push({
           name: 'PostgreSQL: 3 processes ÷ 1 process, contended rounds/s',
           target: '(reported)',
