@@ -148,6 +148,26 @@ describe.skipIf(!PG_URL)(title('writes held for one round trip keep their meanin
     expect((await store.read((tx) => tx.mail.get('m_b')))?.payload).toEqual({ n: 2 });
   });
 
+  test('the definition version goes with BEGIN, and reads run together go with the lock before them: one round trip', async () => {
+    const v = await store.transaction((tx) => tx.definition.bump());
+    await store.transaction((tx) => tx.bookings.insert(booking('bkg_rt')));
+    sent.length = 0;
+    await store.transaction(async (tx) => {
+      await tx.definition.verifyVersion(v);
+      await tx.lock(['rt:k'], { beforeRead: true });
+      const [b, h] = await tx.together(
+        () => tx.bookings.get('bkg_rt'),
+        () => tx.holds.get('hld_none'),
+      );
+      expect(b?.booking.id).toBe('bkg_rt');
+      expect(h).toBeNull();
+    });
+    expect(sent, sent.join('\n')).toHaveLength(2); // the version, the lock and both reads with BEGIN; COMMIT
+    expect(sent[0]).toMatch(
+      /^BEGIN [^;]*; SELECT version FROM definition_version[^;]*; SELECT pg_advisory_xact_lock[^;]*; SELECT data FROM bookings [^;]*; SELECT data FROM holds /,
+    );
+  });
+
   test('a booking written in the transaction is read back as written, without a statement, and a later update is what is read', async () => {
     await store.transaction(async (tx) => {
       const rec = booking('bkg_mem');
