@@ -233,18 +233,9 @@ export class Pipeline {
       // A store may run this again after a deadlock or serialization failure: start from scratch.
       events.length = 0;
       queued = false;
+      created.clear();
       if (verify !== undefined) await tx.definition.verifyVersion(verify);
       const now = this.deps.clock.now();
-      if (scopeKey) {
-        // One key, one execution, even when two processes receive it at once.
-        const prior = await tx.idempotency.claim(scopeKey, now);
-        if (prior) {
-          if (prior.request_hash !== requestHash) {
-            throw new ProtocolError('idempotency_conflict', 'This idempotency key was already used with different parameters; use a new key for a new request.');
-          }
-          return { replayed: true, result: prior.body as StoredResult };
-        }
-      }
       // A registry operation's context has no business at all (RegistryContext); the check above keeps
       // a business operation from running without one.
       const ctx = {
@@ -271,7 +262,28 @@ export class Pipeline {
           created.add(bookingId);
         },
       } as OperationContext;
-      const res = await op.handle(input, ctx);
+      let res: Awaited<ReturnType<typeof op.handle>>;
+      if (scopeKey) {
+        // One key, one execution, even when two processes receive it at once. The key's lock and
+        // record are read together with the handler's first reads (after that lock, one round trip);
+        // a key already used rolls back whatever the handler did, as a retried attempt's is.
+        const [prior, handled] = await tx.together(
+          () => tx.idempotency.claim(scopeKey, now),
+          () =>
+            (async () => op.handle(input, ctx))().then(
+              (r) => ({ r }),
+              (error: unknown) => ({ error }),
+            ),
+        );
+        if (prior) {
+          if (prior.request_hash !== requestHash) {
+            throw new ProtocolError('idempotency_conflict', 'This idempotency key was already used with different parameters; use a new key for a new request.');
+          }
+          throw new Replayed(prior.body as StoredResult);
+        }
+        if ('error' in handled) throw handled.error;
+        res = handled.r;
+      } else res = await op.handle(input, ctx);
       const result: StoredResult = {
         status: res.messages?.some((m) => m.type === 'error') ? 200 : (res.status ?? (op.creates ? 201 : op.empty ? 204 : 200)),
         data: res.data,
@@ -308,6 +320,13 @@ export class Pipeline {
         done = writes ? await store.transaction(run) : await store.read(run);
         break;
       } catch (err) {
+        // The key's stored answer: the attempt was rolled back, and nothing it raised leaves.
+        if (err instanceof Replayed) {
+          events.length = 0;
+          queued = false;
+          done = { replayed: true, result: err.result };
+          break;
+        }
         // Another process changed the definition: nothing was kept. The call runs again on the stored
         // one, taken up first (as any call's check before it, not again in the transaction).
         if (verify !== undefined && isDefinitionChanged(err)) {
@@ -328,6 +347,13 @@ export class Pipeline {
     if (op.access === 'business_only' && op.mutating && !replayed) await scope.business?.refresh();
     const data = shared ? prunedData(result.data, shared) : result.data;
     return { ok: true, status: result.status, usp, data, messages: result.messages, replayed, caller, business: biz };
+  }
+}
+
+/** The call's Idempotency-Key already has an answer (thrown to roll back the attempt that found it). */
+class Replayed extends Error {
+  constructor(readonly result: StoredResult) {
+    super('replayed');
   }
 }
 

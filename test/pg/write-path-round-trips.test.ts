@@ -14,7 +14,7 @@ import { countBookings, countingServer } from '../support/write-path-count.js';
 import { PG_URL, dropSchema, noteSkipped, schemaName, urlWithSchema } from './helpers.js';
 
 /** Round trips per booking (hold + create) on PostgreSQL; see docs/BENCHMARKS.md for what they are. */
-const PG_ROUND_TRIPS_PER_BOOKING = 6;
+const PG_ROUND_TRIPS_PER_BOOKING = 4;
 
 const title = (what: string) => (PG_URL ? what : noteSkipped(what));
 
