@@ -168,6 +168,26 @@ describe.skipIf(!PG_URL)(title('writes held for one round trip keep their meanin
     );
   });
 
+  test('a write issued while another branch waits on its read goes after that read, and its own branch then reads it', async () => {
+    await store.transaction((tx) => tx.bookings.insert(booking('bkg_w0')));
+    sent.length = 0;
+    const [first, events] = await store.transaction((tx) =>
+      tx.together(
+        () => tx.bookings.get('bkg_w0'),
+        async () => {
+          await tx.outbox.add(outboxEvent('evt_w1'));
+          return tx.outbox.recent(50);
+        },
+      ),
+    );
+    expect(first?.booking.id).toBe('bkg_w0');
+    expect(events.map((e) => e.event_id)).toContain('evt_w1');
+    const read = sent.findIndex((q) => q.includes('FROM bookings'));
+    const written = sent.findIndex((q) => q.includes('INSERT INTO outbox'));
+    expect(read, sent.join('\n')).toBeGreaterThanOrEqual(0);
+    expect(written, sent.join('\n')).toBeGreaterThan(read);
+  });
+
   test('a booking written in the transaction is read back as written, without a statement, and a later update is what is read', async () => {
     await store.transaction(async (tx) => {
       const rec = booking('bkg_mem');

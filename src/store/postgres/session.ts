@@ -3,6 +3,7 @@ import { type DocumentRepo, type DocumentTable, parse } from '../shared/rows.js'
 import { settleAll } from '../shared/settle-all.js';
 import type { Dialect } from '../shared/sql.js';
 import { ClaimConflict, connectionFault, pgCode } from './faults.js';
+import { inlined, typedArrays } from './literals.js';
 
 export type Mode = 'write' | 'read';
 
@@ -117,46 +118,6 @@ function all(r: unknown): pg.QueryResult[] {
   return (Array.isArray(r) ? r : [r]) as pg.QueryResult[];
 }
 
-/** One parameter as an SQL literal, or undefined when it is not of a kind written here (then it stays a parameter). */
-function literal(v: unknown): string | undefined {
-  if (v === null || v === undefined) return 'NULL';
-  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
-  // Parenthesized when negative: "x -$1" must not become the comment "x --5".
-  if (typeof v === 'number') return Number.isFinite(v) ? (v < 0 ? `(${v})` : String(v)) : undefined;
-  if (typeof v === 'string') return pg.escapeLiteral(v);
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.length === 0 ? "'{}'" : `ARRAY[${v.map((x) => pg.escapeLiteral(x)).join(', ')}]`;
-  // Arrays of one scalar kind (and NULLs) where the statement casts them (`$n::bigint[]`, as the claims insert does).
-  if (Array.isArray(v) && v.length > 0) {
-    const kinds = new Set(v.filter((x) => x !== null).map((x) => typeof x));
-    if (kinds.size === 1 && (kinds.has('number') || kinds.has('boolean'))) {
-      const items = v.map(literal);
-      if (items.every((x) => x !== undefined)) return `ARRAY[${items.join(', ')}]`;
-    }
-  }
-  return undefined;
-}
-
-/** A statement with its parameters written in as literals (to share a simple query with the statements around it), or undefined. */
-function inlined(text: string, values: readonly unknown[] | undefined, typedArrays = false): string | undefined {
-  if (!values || values.length === 0) return text;
-  // A number or boolean array is written only where the statement casts every use of it.
-  if (!typedArrays && values.some((v) => Array.isArray(v) && v.some((x) => typeof x !== 'string'))) return undefined;
-  const lits = values.map(literal);
-  if (lits.some((l) => l === undefined)) return undefined;
-  let unknown = false;
-  const out = text.replace(/\$(\d+)/g, (_, n: string) => lits[Number(n) - 1] ?? ((unknown = true), ''));
-  return unknown ? undefined : out;
-}
-
-/** Whether every number or boolean array parameter is used only with an array cast (`$n::type[]`). */
-function typedArrays(text: string, values: readonly unknown[]): boolean {
-  return values.every((v, i) => {
-    if (!Array.isArray(v) || v.every((x) => typeof x === 'string')) return true;
-    const uses = text.match(new RegExp(`\\$${i + 1}(?!\\d)(::\\w+\\[\\])?`, 'g')) ?? [];
-    return uses.length > 0 && uses.every((u) => u.includes('::'));
-  });
-}
-
 /** Held writes as one statement: all but the last as data-modifying WITH queries, parameters renumbered. */
 function combined(batch: readonly Held[]): { text: string; values: unknown[] } {
   const values: unknown[] = [];
@@ -262,14 +223,17 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
   };
   // `together`: while a batch is open (depth > 0), statements queue (locks in their place) until no
   // branch is running, that is every branch waits on a queued read or has finished.
-  type Queued = { lock: string } | { text: string; values?: unknown[]; resolve: (r: pg.QueryResult) => void; reject: (e: unknown) => void };
+  // A write issued while statements are queued takes its place among them (it is after them).
+  type Queued = { lock: string } | { write: string; values: unknown[] } | { text: string; values?: unknown[]; resolve: (r: pg.QueryResult) => void; reject: (e: unknown) => void };
+  type Read = Extract<Queued, { resolve: unknown }>;
+  const isRead = (q: Queued): q is Read => 'resolve' in q;
   let depth = 0;
   let running = 1;
   let queue: Queued[] = [];
   const dispatch = async (): Promise<void> => {
     const items = queue;
     queue = [];
-    const reads = items.filter((i) => !('lock' in i));
+    const reads = items.filter(isRead);
     running += reads.length;
     const answers = new Map<Queued, pg.QueryResult>();
     let parts: string[] = [];
@@ -293,6 +257,11 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
           owners.push(undefined);
           continue;
         }
+        if ('write' in it) {
+          await sendParts();
+          await send(it.write, it.values);
+          continue;
+        }
         const literal = inlined(it.text, it.values);
         if (literal !== undefined) {
           parts.push(literal);
@@ -304,10 +273,10 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
       }
       await sendParts();
     } catch (err) {
-      for (const r of reads) if (!('lock' in r)) r.reject(err);
+      for (const r of reads) r.reject(err);
       return;
     }
-    for (const r of reads) if (!('lock' in r)) r.resolve(answers.get(r)!);
+    for (const r of reads) r.resolve(answers.get(r)!);
   };
   const query = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
     issued(text);
@@ -359,6 +328,10 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
     },
     async write(text, values) {
       issued(text);
+      if (depth > 0 && queue.length > 0) {
+        queue.push({ write: text, values });
+        return;
+      }
       await sendLocks();
       if (mode === 'read') {
         await send(text, values);
@@ -390,8 +363,13 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
       let left = list.length;
       const done = (): void => {
         if (--left === 0) {
-          // Locks a branch asked for and no read took along wait for the next statement, as outside.
-          if (--depth === 0) for (const q of queue.splice(0)) if ('lock' in q) locks.push(q.lock);
+          // Locks and writes a branch left and no read took along (locks, then writes) wait for the
+          // next statement, as outside.
+          if (--depth === 0)
+            for (const q of queue.splice(0)) {
+              if ('lock' in q) locks.push(q.lock);
+              else if ('write' in q) pending.push(held(q.write, q.values));
+            }
           return;
         }
         if (--running === 0 && queue.length > 0) void dispatch();
