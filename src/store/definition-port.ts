@@ -21,6 +21,13 @@ export interface DefinitionEntry {
 export interface DefinitionRepo {
   /** The definition's version: 0 before anything was stored, then bumped by every change. */
   version(): Promise<number>;
+  /**
+   * The transaction runs on the definition of `version`: when the stored version differs, it fails
+   * with DefinitionChanged, before anything it wrote is committed. A store may read the version with
+   * the transaction's next statement (PostgreSQL: in that statement's round trip, with BEGIN), and
+   * at the latest before COMMIT; the call may therefore resolve before the check is made.
+   */
+  verifyVersion(version: number): Promise<void>;
   /** Every row, by kind then position. Inside a write transaction the rows stay locked until commit. */
   entries(): Promise<DefinitionEntry[]>;
   /** Insert or replace one row (by kind and id). */
@@ -29,4 +36,20 @@ export interface DefinitionRepo {
   clear(): Promise<void>;
   /** Bump the version in this transaction; returns the new one. */
   bump(): Promise<number>;
+}
+
+/**
+ * The stored definition is not the one the transaction was told it runs on (`verifyVersion`): it
+ * was rolled back. The caller takes up the stored definition and runs the call again.
+ */
+export class DefinitionChanged extends Error {
+  override readonly name = 'DefinitionChanged';
+  /** Brand: layers that import the store for types only recognise it by this. */
+  readonly definitionChanged = true as const;
+  constructor(
+    readonly expected: number,
+    readonly stored: number,
+  ) {
+    super(`the business definition changed (version ${expected} expected, ${stored} stored)`);
+  }
 }

@@ -28,6 +28,7 @@ export type { AdminRepo, AdminSessionRow, AuditRow, BusinessUserRow, PlatformKey
 export type { RegistryRepo, RegistryBusinessRow, RegistryServiceRow, RegistryFilter, RegistryServiceHit, DeploymentMode } from './registry-port.js';
 export type { OAuthRecord, OAuthRepo, BuyerAccount, AccountRepo } from './oauth-port.js';
 export type { DefinitionEntry, DefinitionKind, DefinitionRepo } from './definition-port.js';
+export { DefinitionChanged } from './definition-port.js';
 export type { ClientNoteRow, FrontDeskRepo, PersonalTextRow } from './frontdesk-port.js';
 export type { PaymentJob, PaymentJobKind, PaymentJobStatus, PaymentRepo } from './payment-port.js';
 export type { MailMessage, MailRepo, MailStatus } from './mail-port.js';

@@ -279,6 +279,13 @@ export interface Tx {
    * once they are granted and sees what committed before), so the call may resolve before.
    */
   lock(keys: readonly string[], o?: { beforeRead?: boolean }): Promise<void>;
+  /**
+   * Independent reads, run side by side: a store may send their statements together, in one round
+   * trip (PostgreSQL: each branch's next statement waits until every other branch has one too, and
+   * each still runs in the order issued, after the locks asked for before it). Settles once every
+   * branch has (the first error is thrown then), so nothing of a branch outlives the call.
+   */
+  together<T extends readonly unknown[]>(...fns: { readonly [K in keyof T]: () => Promise<T[K]> }): Promise<T>;
   security: SecurityRepo;
   webhooks: WebhookRepo;
   claims: ClaimRepo;

@@ -13,6 +13,7 @@ import type { ClaimRow, IdempotencyRecord, OutboxEvent, Store, Tx } from '../../
 import type { RegistryBusinessRow, RegistryServiceRow } from '../../src/store/registry-port.js';
 import { booking, claim, hold, idempotencyRecord as idem, outboxEvent, storedService as service, subscription, waitlistEntry as entry } from '../support/records.js';
 import { TEST_NOW as NOW } from '../support/time.js';
+import { definitionCheckContract } from './definition-check-contract.js';
 import { mailContract } from './mail-contract.js';
 
 const MIN = 60_000;
@@ -964,6 +965,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     mailContract(write, read);
+
+    describe('a write transaction checks the definition version it runs on; independent reads run together', () => {
+      definitionCheckContract(() => store);
+    });
 
     describe('payments keeps provider jobs (leased, each once), applied provider events and provider ids', () => {
       const job = (id: string, bookingId = 'bkg_1') => ({ id, kind: 'checkout' as const, booking_id: bookingId, payload: { amount: 5000, nested: { a: [1] } }, created_ms: NOW });

@@ -32,14 +32,18 @@ export const holdSlot = defineOperation({
       return outcome(errorMessage('validation_error', 'Only group classes and reservations can hold more than one spot.', '$.spots'));
     }
     const settings = ctx.biz.def.settings;
-    const active = await ctx.tx.holds.countActive(ctx.caller.principal, null, service.id, ctx.now);
+    // The platform's active holds (the limit, below) and the slot: independent reads, so a store may
+    // send them in one round trip; a refusal for the limit leaves the check unused.
+    const [active, check] = await ctx.tx.together(
+      () => ctx.tx.holds.countActive(ctx.caller.principal, null, service.id, ctx.now),
+      () => checkSlot(ctx.tx, ctx.biz, service, inp.slot_id, spots, ctx.now),
+    );
     if (active >= settings.max_active_holds_per_buyer) {
       throw new ProtocolError('rate_limited', `At most ${settings.max_active_holds_per_buyer} active holds per platform and buyer on one service; release or use one first.`, {
         detailCode: 'hold_limit_exceeded',
         retryAfter: 60,
       });
     }
-    const check = await checkSlot(ctx.tx, ctx.biz, service, inp.slot_id, spots, ctx.now);
     if (!check.ok) {
       if (check.reason === 'malformed' || check.reason === 'wrong_service') {
         return outcome(errorMessage('slot_unavailable', 'That slot id does not belong to this service; query availability again.', '$.slot_id'));

@@ -155,9 +155,12 @@ export async function checkSlot(
     [...parts.resourceIds].sort().map((r) => `resource:${r}`),
     { beforeRead: true },
   );
-  // Only the slot's own resources can make it unavailable.
-  const claims = await loadClaims(tx, service, parts.startMs, parts.startMs + 1, nowMs, ignoreOwners, parts.resourceIds);
-  const resources = await scheduledResources(tx, biz, parts.resourceIds);
+  // Only the slot's own resources can make it unavailable. Their claims and schedule changes are
+  // independent reads: a store may send both with the locks, in one round trip.
+  const [claims, resources] = await tx.together(
+    () => loadClaims(tx, service, parts.startMs, parts.startMs + 1, nowMs, ignoreOwners, parts.resourceIds),
+    () => scheduledResources(tx, biz, parts.resourceIds),
+  );
   const base = { service, resources, zone: biz.zone, nowMs, claims, partySize };
   const slot = findSlot(base, { startMs: parts.startMs, resourceIds: parts.resourceIds });
   if (slot && slot.state !== 'waitlist') return { ok: true, slot, parts };

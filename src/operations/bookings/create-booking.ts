@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { errorMessage, isCapacityType, sameSlotId } from '../../domain/index.js';
 import { PLATFORM_CREATE } from '../change-rows.js';
 import { defineOperation, ok, outcome } from '../core/define.js';
-import { checkSlot } from '../availability/slots.js';
+import { checkSlot, type SlotCheck } from '../availability/slots.js';
 import { serviceUnavailable, slotRefusal } from '../availability/slot-refusals.js';
 import { createBookingRecord } from './lifecycle.js';
 import { Buyer, DeliveryAddress, id, BOOKING_OUTPUT } from '../schemas.js';
@@ -54,16 +54,26 @@ export const createBooking = defineOperation({
     }
 
     let hold;
+    let check: SlotCheck | undefined;
     if (inp.hold_id) {
+      const holdId = inp.hold_id;
+      // The booking the hold may already be, the hold, and the slot checked as that hold's (what a
+      // valid hold leads to): independent reads, so a store may send them in one round trip. The
+      // answers below that refuse or replay leave the check unused (its locks held to commit).
+      const [existing, loaded, checked] = await ctx.tx.together(
+        () => ctx.tx.bookings.byHold(holdId),
+        () => loadHold(ctx, holdId),
+        () => checkSlot(ctx.tx, ctx.biz, service, inp.slot_id, partySize, ctx.now, [holdId]),
+      );
       // The same hold booked twice answers with the booking it already became (spec 5.3.1).
-      const existing = await ctx.tx.bookings.byHold(inp.hold_id);
       if (existing && mayAct(ctx.caller, existing.priv.principal, existing.booking.id)) return ok({ booking: existing.booking });
-      hold = await loadHold(ctx, inp.hold_id);
+      hold = loaded;
+      check = checked;
       if (!hold) return outcome(errorMessage('validation_error', `No hold ${JSON.stringify(inp.hold_id)} belongs to this platform.`, '$.hold_id'));
       const view = holdView(hold, ctx.now);
       // A lapsed hold (expired or released) is hold_expired while its slot is still bookable, else slot_unavailable (spec-next 4.2.1).
       if (view.status === 'expired' || view.status === 'released') {
-        const still = await checkSlot(ctx.tx, ctx.biz, service, inp.slot_id, partySize, ctx.now, [hold.hold.id]);
+        const still = checked;
         const why = view.status === 'expired' ? 'The hold expired' : 'The hold was released';
         if (still.ok) return outcome(errorMessage('hold_expired', `${why}; hold the slot again.`, '$.hold_id'));
         return outcome(errorMessage('slot_unavailable', `${why} and the slot has been taken since; query availability and pick another.`, '$.slot_id'));
@@ -77,7 +87,8 @@ export const createBooking = defineOperation({
       }
     }
 
-    const check = await checkSlot(ctx.tx, ctx.biz, service, inp.slot_id, partySize, ctx.now, hold ? [hold.hold.id] : []);
+    // A hold found by its id is that id's: the check made above counted it as its own.
+    check ??= await checkSlot(ctx.tx, ctx.biz, service, inp.slot_id, partySize, ctx.now, hold ? [hold.hold.id] : []);
     if (!check.ok) return outcome(slotRefusal(check, partySize));
     if (inp.resource_id && !check.slot.resourceIds.includes(inp.resource_id)) {
       return outcome(errorMessage('validation_error', 'resource_id is not part of that slot; pick a slot with that resource.', '$.resource_id'));

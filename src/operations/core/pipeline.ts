@@ -7,7 +7,7 @@
  */
 import { errorMessage, negotiateLocale, type Message } from '../../domain/index.js';
 import type { OutboxEvent, StoreUnavailable } from '../../store/index.js';
-import { isStoreUnavailable } from './store-faults.js';
+import { isDefinitionChanged, isStoreUnavailable } from './store-faults.js';
 import { MissingResource, ProtocolError } from './errors.js';
 import { RefusedMove } from './invalid-transition.js';
 import type { OperationDef } from './define.js';
@@ -186,9 +186,16 @@ export class Pipeline {
   }
 
   private async run(op: OperationDef, req: OperationRequest, scope: CallScope, seen: { caller?: Caller; rate?: RateQuota }): Promise<OperationResponse> {
-    await scope.business?.refresh();
     // The call's business: one snapshot, taken now and kept to the end whatever is adopted meanwhile.
-    const biz = scope.business?.current();
+    // A call that may write has its definition version checked inside its write transaction, with
+    // its first statement (`verifyVersion`); any other call brings the business up to date first.
+    const deferred = op.writes || op.mutating;
+    if (!deferred) await scope.business?.refresh();
+    let biz = scope.business?.current();
+    const refreshed = async (): Promise<void> => {
+      await scope.business?.refresh();
+      biz = scope.business?.current();
+    };
     if (!biz && !op.registry) throw new Error(`${op.name} is a business operation and this scope serves no business`);
     const store = scope.store;
     const input = parseInput(op.input, req.input);
@@ -200,7 +207,10 @@ export class Pipeline {
     const usp = shared ? negotiatedEnvelope(uspEnvelope(op), shared) : uspEnvelope(op);
     // A public read is answered whatever the platform declares; only extension data it lacks is left out.
     const refused = op.access === 'public' ? null : negotiate(op, caller, shared);
-    if (refused) return { ok: true, status: 200, usp, data: {}, messages: [refused], replayed: false, caller, business: biz };
+    if (refused) {
+      if (deferred) await refreshed();
+      return { ok: true, status: 200, usp, data: {}, messages: [refused], replayed: false, caller, business: biz };
+    }
 
     const key = op.mutating ? normalizeIdempotencyKey(req.idempotencyKey) : undefined;
     const scopeKey = key ? `${caller.principal ?? (caller.business ? 'business' : 'anonymous')}|${op.name}|${key}` : undefined;
@@ -214,21 +224,17 @@ export class Pipeline {
     const events: OutboxEvent[] = [];
     const created = new Set<string>();
     let queued = false;
+    const writes = Boolean(op.writes || scopeKey);
+    if (deferred && !writes) await refreshed();
+    // The version the call's snapshot was compiled from, checked in the transaction; see below.
+    let verify = deferred && writes ? biz?.definitionVersion : undefined;
     const run = async (tx: OperationContext['tx']) => {
       // A store may run this again after a deadlock or serialization failure: start from scratch.
       events.length = 0;
       queued = false;
+      created.clear();
+      if (verify !== undefined) await tx.definition.verifyVersion(verify);
       const now = this.deps.clock.now();
-      if (scopeKey) {
-        // One key, one execution, even when two processes receive it at once.
-        const prior = await tx.idempotency.claim(scopeKey, now);
-        if (prior) {
-          if (prior.request_hash !== requestHash) {
-            throw new ProtocolError('idempotency_conflict', 'This idempotency key was already used with different parameters; use a new key for a new request.');
-          }
-          return { replayed: true, result: prior.body as StoredResult };
-        }
-      }
       // A registry operation's context has no business at all (RegistryContext); the check above keeps
       // a business operation from running without one.
       const ctx = {
@@ -255,7 +261,28 @@ export class Pipeline {
           created.add(bookingId);
         },
       } as OperationContext;
-      const res = await op.handle(input, ctx);
+      let res: Awaited<ReturnType<typeof op.handle>>;
+      if (scopeKey) {
+        // One key, one execution, even when two processes receive it at once. The key's lock and
+        // record are read together with the handler's first reads (after that lock, one round trip);
+        // a key already used rolls back whatever the handler did, as a retried attempt's is.
+        const [prior, handled] = await tx.together(
+          () => tx.idempotency.claim(scopeKey, now),
+          () =>
+            (async () => op.handle(input, ctx))().then(
+              (r) => ({ r }),
+              (error: unknown) => ({ error }),
+            ),
+        );
+        if (prior) {
+          if (prior.request_hash !== requestHash) {
+            throw new ProtocolError('idempotency_conflict', 'This idempotency key was already used with different parameters; use a new key for a new request.');
+          }
+          throw new Replayed(prior.body as StoredResult);
+        }
+        if ('error' in handled) throw handled.error;
+        res = handled.r;
+      } else res = await op.handle(input, ctx);
       const result: StoredResult = {
         status: res.messages?.some((m) => m.type === 'error') ? 200 : (res.status ?? (op.creates ? 201 : op.empty ? 204 : 200)),
         data: res.data,
@@ -287,13 +314,30 @@ export class Pipeline {
     };
 
     let done: Awaited<ReturnType<typeof run>>;
-    try {
-      done = op.writes || scopeKey ? await store.transaction(run) : await store.read(run);
-    } catch (err) {
-      // A move the lifecycle forbids, found after the handler began: nothing it wrote is kept.
-      if (err instanceof RefusedMove) return refusedMove(err, caller, usp, biz);
-      if (err instanceof MissingResource) return missingResource(err, caller, usp, biz);
-      throw err;
+    for (;;) {
+      try {
+        done = writes ? await store.transaction(run) : await store.read(run);
+        break;
+      } catch (err) {
+        // The key's stored answer: the attempt was rolled back, and nothing it raised leaves.
+        if (err instanceof Replayed) {
+          events.length = 0;
+          queued = false;
+          done = { replayed: true, result: err.result };
+          break;
+        }
+        // Another process changed the definition: nothing was kept. The call runs again on the stored
+        // one, taken up first (as any call's check before it, not again in the transaction).
+        if (verify !== undefined && isDefinitionChanged(err)) {
+          verify = undefined;
+          await refreshed();
+          continue;
+        }
+        // A move the lifecycle forbids, found after the handler began: nothing it wrote is kept.
+        if (err instanceof RefusedMove) return refusedMove(err, caller, usp, biz);
+        if (err instanceof MissingResource) return missingResource(err, caller, usp, biz);
+        throw err;
+      }
     }
     const { replayed, result } = done;
     // A call that raised no event and queued nothing (a read, a lazy expiry with nothing due) wakes nobody.
@@ -302,6 +346,13 @@ export class Pipeline {
     if (op.access === 'business_only' && op.mutating && !replayed) await scope.business?.refresh();
     const data = shared ? prunedData(result.data, shared) : result.data;
     return { ok: true, status: result.status, usp, data, messages: result.messages, replayed, caller, business: biz };
+  }
+}
+
+/** The call's Idempotency-Key already has an answer (thrown to roll back the attempt that found it). */
+class Replayed extends Error {
+  constructor(readonly result: StoredResult) {
+    super('replayed');
   }
 }
 

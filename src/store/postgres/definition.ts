@@ -1,12 +1,21 @@
-import type { DefinitionRepo } from '../definition-port.js';
+import { DefinitionChanged, type DefinitionRepo } from '../definition-port.js';
 import { DEFINITION_COLUMNS, DEFINITION_KIND_ORDER, toDefinitionEntry } from '../shared/definition-rows.js';
 import type { PgSession } from './session.js';
+
+const VERSION = 'SELECT version FROM definition_version WHERE one = 1';
 
 export function pgDefinition(s: PgSession): DefinitionRepo {
   return {
     async version() {
-      const r = await s.rows<{ version: string }>('SELECT version FROM definition_version WHERE one = 1');
+      const r = await s.rows<{ version: string }>(VERSION);
       return r.length > 0 ? Number(r[0].version) : 0;
+    },
+    async verifyVersion(expected) {
+      // Sent ahead of the transaction's next statement, in its round trip.
+      s.verify(VERSION, (r) => {
+        const stored = r.rows.length > 0 ? Number(r.rows[0].version) : 0;
+        return stored === expected ? undefined : new DefinitionChanged(expected, stored);
+      });
     },
     async entries() {
       // Read-modify-write of the definition (an admin edit, an import) from several processes: one at a time.

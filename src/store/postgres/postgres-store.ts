@@ -387,6 +387,7 @@ function buildRepos(s: PgSession): Tx {
       // own snapshot under READ COMMITTED, so the read sees what committed before the grant).
       for (const k of keys) await (o?.beforeRead ? s.lockKey(k) : s.lock(k));
     },
+    together: (...fns) => s.together(fns),
     webhooks: pgWebhooks(s),
     security: pgSecurity(s),
     claims: pgClaims(s),

@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { type DocumentRepo, type DocumentTable, parse } from '../shared/rows.js';
+import { settleAll } from '../shared/settle-all.js';
 import type { Dialect } from '../shared/sql.js';
 import { ClaimConflict, connectionFault, pgCode } from './faults.js';
+import { inlined, typedArrays } from './literals.js';
 
 export type Mode = 'write' | 'read';
 
@@ -36,6 +38,20 @@ export interface PgSession {
   write(text: string, values: unknown[]): Promise<void>;
   /** Send the held writes. */
   flush(): Promise<void>;
+  /**
+   * Run `fns` side by side, their statements batched: a statement of one waits until every other has
+   * issued one too (or finished), then they go in one simple query, in the order issued, each read's
+   * parameters written as literals (else it keeps a round trip of its own). For independent reads:
+   * a write in a branch is held as ever. Settles once every branch has; the first error is thrown.
+   */
+  together<T extends readonly unknown[]>(fns: { readonly [K in keyof T]: () => Promise<T[K]> }): Promise<T>;
+  /**
+   * A read sent ahead of the transaction's next statement (with BEGIN, in its round trip) whose
+   * answer `check` judges: an error it returns fails that statement, and the transaction, before
+   * anything sent after that round trip. Never in the round trip of a write or COMMIT: a check still
+   * waiting at commit goes alone first.
+   */
+  verify(text: string, check: (r: pg.QueryResult) => Error | undefined): void;
   /**
    * End a write transaction: the held writes and COMMIT, in one simple query once BEGIN has been
    * sent and the writes' parameters can be written as literals (else the writes, then COMMIT).
@@ -97,44 +113,9 @@ function last<R extends pg.QueryResultRow>(r: unknown): pg.QueryResult<R> {
   return (Array.isArray(r) ? r[r.length - 1] : r) as pg.QueryResult<R>;
 }
 
-/** One parameter as an SQL literal, or undefined when it is not of a kind written here (then it stays a parameter). */
-function literal(v: unknown): string | undefined {
-  if (v === null || v === undefined) return 'NULL';
-  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
-  // Parenthesized when negative: "x -$1" must not become the comment "x --5".
-  if (typeof v === 'number') return Number.isFinite(v) ? (v < 0 ? `(${v})` : String(v)) : undefined;
-  if (typeof v === 'string') return pg.escapeLiteral(v);
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.length === 0 ? "'{}'" : `ARRAY[${v.map((x) => pg.escapeLiteral(x)).join(', ')}]`;
-  // Arrays of one scalar kind (and NULLs) where the statement casts them (`$n::bigint[]`, as the claims insert does).
-  if (Array.isArray(v) && v.length > 0) {
-    const kinds = new Set(v.filter((x) => x !== null).map((x) => typeof x));
-    if (kinds.size === 1 && (kinds.has('number') || kinds.has('boolean'))) {
-      const items = v.map(literal);
-      if (items.every((x) => x !== undefined)) return `ARRAY[${items.join(', ')}]`;
-    }
-  }
-  return undefined;
-}
-
-/** A statement with its parameters written in as literals (to share a simple query with the statements around it), or undefined. */
-function inlined(text: string, values: readonly unknown[] | undefined, typedArrays = false): string | undefined {
-  if (!values || values.length === 0) return text;
-  // A number or boolean array is written only where the statement casts every use of it.
-  if (!typedArrays && values.some((v) => Array.isArray(v) && v.some((x) => typeof x !== 'string'))) return undefined;
-  const lits = values.map(literal);
-  if (lits.some((l) => l === undefined)) return undefined;
-  let unknown = false;
-  const out = text.replace(/\$(\d+)/g, (_, n: string) => lits[Number(n) - 1] ?? ((unknown = true), ''));
-  return unknown ? undefined : out;
-}
-
-/** Whether every number or boolean array parameter is used only with an array cast (`$n::type[]`). */
-function typedArrays(text: string, values: readonly unknown[]): boolean {
-  return values.every((v, i) => {
-    if (!Array.isArray(v) || v.every((x) => typeof x === 'string')) return true;
-    const uses = text.match(new RegExp(`\\$${i + 1}(?!\\d)(::\\w+\\[\\])?`, 'g')) ?? [];
-    return uses.length > 0 && uses.every((u) => u.includes('::'));
-  });
+/** Every result of a simple query, in statement order (pg answers one result alone when there was one statement). */
+function all(r: unknown): pg.QueryResult[] {
+  return (Array.isArray(r) ? r : [r]) as pg.QueryResult[];
 }
 
 /** Held writes as one statement: all but the last as data-modifying WITH queries, parameters renumbered. */
@@ -171,24 +152,57 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
     if (table) changed.set(table, (changed.get(table) ?? 0) + 1);
     else if (!/^\s*SELECT\s/i.test(text)) unknownChanges++;
   };
-  const send = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
+  // Reads whose answers are judged before anything after their round trip (`verify`).
+  let checks: Array<{ text: string; check: (r: pg.QueryResult) => Error | undefined }> = [];
+  // The error of a check that failed: every later statement, and COMMIT, fails with it (even if the
+  // caller caught it: the database saw no error, so only this keeps the transaction from committing).
+  let refused: Error | undefined;
+  const judgeAll = (judged: typeof checks, answers: pg.QueryResult[]): void => {
+    for (let i = 0; i < judged.length; i++) {
+      const err = judged[i].check(answers[i]);
+      if (err) {
+        refused ??= err;
+        fail(err);
+      }
+    }
+  };
+  const fail = (err: unknown): never => {
+    failure ??= err;
+    if (pgCode(err) === '23P01') throw new ClaimConflict((err as { detail?: string }).detail, { cause: err });
+    throw err;
+  };
+  /**
+   * `text` (one or more statements) with BEGIN and the checks waiting before it: in one simple query
+   * without `values`, else the prefix and then the statement. The results of `text` alone.
+   */
+  const sendAll = async (text: string, values?: unknown[]): Promise<pg.QueryResult[]> => {
+    if (refused) throw refused;
     const client = await connection();
     let beginning = false;
+    const prefix: string[] = [];
+    if (begin && !opened) {
+      opened = beginning = true;
+      prefix.push(begin);
+    }
+    const judged = checks;
+    checks = [];
+    prefix.push(...judged.map((c) => c.text));
+    const judge = (rs: pg.QueryResult[]): void => judgeAll(judged, rs.slice(beginning ? 1 : 0, prefix.length));
     try {
-      if (begin && !opened) {
-        opened = beginning = true;
-        if (values === undefined) return last<R>(await client.query(`${begin}; ${text}`));
-        await client.query(begin);
+      if (values === undefined) {
+        const rs = all(await client.query([...prefix, text].filter((t) => t !== '').join('; ')));
+        judge(rs);
+        return rs.slice(prefix.length);
       }
-      return values === undefined ? last<R>(await client.query(text)) : await client.query<R>(text, values);
+      if (prefix.length > 0) judge(all(await client.query(prefix.join('; '))));
+      return [await client.query(text, values)];
     } catch (err) {
       // A connection cut before BEGIN reached the server: nothing was begun (the store may retry on a fresh one).
       if (beginning && connectionFault(err) && pgCode(err) !== '57014') opened = false;
-      failure ??= err;
-      if (pgCode(err) === '23P01') throw new ClaimConflict((err as { detail?: string }).detail, { cause: err });
-      throw err;
+      return fail(err);
     }
   };
+  const send = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => last<R>(await sendAll(text, values));
   // Advisory locks asked for and not sent yet: they travel with the next statement, in one simple
   // query (each statement of it takes its own snapshot, so what follows a lock still sees what
   // committed before the lock was granted). Never pending beside held writes.
@@ -207,8 +221,71 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
     const one = combined(batch);
     await send(one.text, one.values);
   };
+  // `together`: while a batch is open (depth > 0), statements queue (locks in their place) until no
+  // branch is running, that is every branch waits on a queued read or has finished.
+  // A write issued while statements are queued takes its place among them (it is after them).
+  type Queued = { lock: string } | { write: string; values: unknown[] } | { text: string; values?: unknown[]; resolve: (r: pg.QueryResult) => void; reject: (e: unknown) => void };
+  type Read = Extract<Queued, { resolve: unknown }>;
+  const isRead = (q: Queued): q is Read => 'resolve' in q;
+  let depth = 0;
+  let running = 1;
+  let queue: Queued[] = [];
+  const dispatch = async (): Promise<void> => {
+    const items = queue;
+    queue = [];
+    const reads = items.filter(isRead);
+    running += reads.length;
+    const answers = new Map<Queued, pg.QueryResult>();
+    let parts: string[] = [];
+    let owners: Array<Queued | undefined> = [];
+    const sendParts = async (): Promise<void> => {
+      if (parts.length === 0) return;
+      const rs = await sendAll(parts.join('; '));
+      owners.forEach((o, i) => o && answers.set(o, rs[i]));
+      parts = [];
+      owners = [];
+    };
+    try {
+      // Writes held before the batch go first (its reads see them); locks asked for before it lead it.
+      if (pending.length > 0) await flush();
+      parts = locks;
+      owners = locks.map(() => undefined);
+      locks = [];
+      for (const it of items) {
+        if ('lock' in it) {
+          parts.push(it.lock);
+          owners.push(undefined);
+          continue;
+        }
+        if ('write' in it) {
+          await sendParts();
+          await send(it.write, it.values);
+          continue;
+        }
+        const literal = inlined(it.text, it.values);
+        if (literal !== undefined) {
+          parts.push(literal);
+          owners.push(it);
+          continue;
+        }
+        await sendParts();
+        answers.set(it, await send(it.text, it.values));
+      }
+      await sendParts();
+    } catch (err) {
+      for (const r of reads) r.reject(err);
+      return;
+    }
+    for (const r of reads) r.resolve(answers.get(r)!);
+  };
   const query = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
     issued(text);
+    if (depth > 0) {
+      return new Promise<pg.QueryResult<R>>((resolve, reject) => {
+        queue.push({ text, values, resolve: resolve as (r: pg.QueryResult) => void, reject });
+        if (--running === 0) void dispatch();
+      });
+    }
     if (locks.length > 0) {
       const literal = inlined(text, values);
       if (literal !== undefined) {
@@ -221,6 +298,7 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
     return send<R>(text, values);
   };
   const rows = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) => (await query<R>(text, values)).rows;
+  const lockText = (key: string) => `SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0))`;
   return {
     query,
     rows,
@@ -236,14 +314,24 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
       if (mode !== 'write') return;
       // Writes held before the lock go before it; the lock itself waits for the next statement.
       if (pending.length > 0) await flush();
-      locks.push(`SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0))`);
+      if (depth > 0) queue.push({ lock: lockText(key) });
+      else locks.push(lockText(key));
     },
     async lock(key) {
       await this.lockKey(key);
+      if (depth > 0) {
+        // Resolved once granted, as ever: the batch sends it with what is queued before it.
+        await query('SELECT 1');
+        return;
+      }
       await sendLocks();
     },
     async write(text, values) {
       issued(text);
+      if (depth > 0 && queue.length > 0) {
+        queue.push({ write: text, values });
+        return;
+      }
       await sendLocks();
       if (mode === 'read') {
         await send(text, values);
@@ -266,8 +354,44 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
       pending.push(w);
     },
     flush,
+    async together<T extends readonly unknown[]>(fns: { readonly [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
+      const list = fns as readonly (() => Promise<unknown>)[];
+      if (list.length === 0) return [] as unknown as T;
+      depth++;
+      // This flow becomes the branches; the last to finish hands it back.
+      running += list.length - 1;
+      let left = list.length;
+      const done = (): void => {
+        if (--left === 0) {
+          // Locks and writes a branch left and no read took along (locks, then writes) wait for the
+          // next statement, as outside.
+          if (--depth === 0)
+            for (const q of queue.splice(0)) {
+              if ('lock' in q) locks.push(q.lock);
+              else if ('write' in q) pending.push(held(q.write, q.values));
+            }
+          return;
+        }
+        if (--running === 0 && queue.length > 0) void dispatch();
+      };
+      return settleAll(list.map((fn) => (async () => fn())().finally(done))) as unknown as Promise<T>;
+    },
+    verify(text, check) {
+      checks.push({ text, check });
+    },
     async commit() {
       if (mode !== 'write') throw new Error('commit of a read session');
+      if (refused) throw refused;
+      // A check never shares COMMIT's round trip: judged first, alone (without BEGIN when nothing was begun).
+      if (checks.length > 0 && (opened || pending.length === 0)) {
+        if (opened) await sendAll('');
+        else {
+          const judged = checks;
+          checks = [];
+          const client = await connection();
+          judgeAll(judged, all(await client.query(judged.map((c) => c.text).join('; ')).catch(fail)));
+        }
+      }
       // Before BEGIN went out, COMMIT travels alone: a connection cut while it is in flight must
       // not be taken for "nothing was begun" (the store would run the call again).
       if (!opened || pending.length === 0) {

@@ -1,4 +1,4 @@
-import type { DefinitionRepo } from '../definition-port.js';
+import { DefinitionChanged, type DefinitionRepo } from '../definition-port.js';
 import { DEFINITION_COLUMNS, DEFINITION_KIND_ORDER, toDefinitionEntry } from '../shared/definition-rows.js';
 import type { Statements } from './statements.js';
 
@@ -17,6 +17,10 @@ export function sqliteDefinition(s: Statements): DefinitionRepo {
   return {
     async version() {
       return (version.get() as { version: number } | undefined)?.version ?? 0;
+    },
+    async verifyVersion(expected) {
+      const stored = (version.get() as { version: number } | undefined)?.version ?? 0;
+      if (stored !== expected) throw new DefinitionChanged(expected, stored);
     },
     async entries() {
       return (entries.all() as any[]).map(toDefinitionEntry);

@@ -21,6 +21,7 @@ import { sqliteHolds } from './holds.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteKeyValue } from './kv.js';
 import { sqliteDefinition } from './definition.js';
+import { settleAll } from '../shared/settle-all.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteOutbox } from './outbox.js';
 import { sqliteSecurity } from './security.js';
@@ -428,6 +429,8 @@ function buildRepos(connection: Db): Tx {
     async lock() {
       // Transactions are already serial in this process (one connection, BEGIN IMMEDIATE).
     },
+    // Statements run at once, in process: the branches in turn.
+    together: (...fns) => settleAll(fns.map((fn) => (async () => fn())())) as never,
     security: sqliteSecurity(s),
     webhooks: sqliteWebhooks(s),
     claims: sqliteClaims(s),
