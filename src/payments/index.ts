@@ -3,7 +3,7 @@ export type { PaymentProvider, CheckoutRequest, CheckoutSession, RefundRequest, 
 export { flagHelp, requiredFlagWords } from './adapter.js';
 export type { PaymentAdapter, PaymentFlag } from './adapter.js';
 export { paymentAdapter, paymentAdapters, paymentChoices, paymentFlagTable, registerPaymentAdapter } from './adapters.js';
-export { stripeProvider, toEvents } from './stripe.js';
+export { stripeEventVerifier, stripeProvider, toEvents } from './stripe.js';
 export type { StripeOptions } from './stripe.js';
 export { PaymentWorker, retryDelayMs } from './worker.js';
 export type { PaymentWorkerOptions, PaymentWorkerLog } from './worker.js';

@@ -102,6 +102,8 @@ export function stripeProvider(o: StripeOptions): PaymentProvider {
     }
   };
 
+  const verifyEvent = stripeEventVerifier(o, stripe);
+
   const session = (s: Stripe.Checkout.Session): CheckoutSession => ({
     id: s.id,
     url: s.url ?? '',
@@ -152,20 +154,33 @@ export function stripeProvider(o: StripeOptions): PaymentProvider {
       return { id: r.id, status };
     },
     parseWebhook(rawBody, signature, nowMs) {
-      if (!signature) throw new WebhookRejected('no Stripe-Signature header');
-      // The SDK bounds only the age of a signature; one dated ahead of the tolerance is refused too.
-      const signedS = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
-      if (signedS > nowMs / 1000 + (o.toleranceS ?? DEFAULT_TOLERANCE_S)) throw new WebhookRejected('signature timestamp is in the future, beyond the tolerance');
-      let event: Stripe.Event;
-      try {
-        event = stripe.webhooks.constructEvent(rawBody, signature, o.webhookSecret, o.toleranceS, undefined, nowMs);
-      } catch (err) {
-        throw new WebhookRejected(String((err as Error).message ?? err));
-      }
+      const event = verifyEvent(rawBody, signature, nowMs);
       // Connect: the platform's endpoint secret signs every connected account's events; only this business's count here.
       if (o.account && event.account !== o.account) throw new WebhookRejected('the event is of another connected account');
       return toEvents(event);
     },
+  };
+}
+
+/**
+ * A Stripe event's signature checked with the endpoint's secret (the SDK's check of its age, and here
+ * of a date ahead of the tolerance): the event, or WebhookRejected. The deployment's Connect endpoint
+ * (server/hosted-connect.ts) checks with the platform's secret before it routes an event by its account.
+ */
+export function stripeEventVerifier(
+  o: Pick<StripeOptions, 'secretKey' | 'webhookSecret' | 'toleranceS'>,
+  stripe: Stripe = new Stripe(o.secretKey, { telemetry: false }),
+): (rawBody: string, signature: string | undefined, nowMs: number) => Stripe.Event {
+  return (rawBody, signature, nowMs) => {
+    if (!signature) throw new WebhookRejected('no Stripe-Signature header');
+    // The SDK bounds only the age of a signature; one dated ahead of the tolerance is refused too.
+    const signedS = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
+    if (signedS > nowMs / 1000 + (o.toleranceS ?? DEFAULT_TOLERANCE_S)) throw new WebhookRejected('signature timestamp is in the future, beyond the tolerance');
+    try {
+      return stripe.webhooks.constructEvent(rawBody, signature, o.webhookSecret, o.toleranceS, undefined, nowMs);
+    } catch (err) {
+      throw new WebhookRejected(String((err as Error).message ?? err));
+    }
   };
 }
 
