@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ManualClock } from '../../src/operations/index.js';
 import { openDeploymentDirectoryAt, type DeploymentDirectory } from '../../src/store/index.js';
 import { createHosting, type Hosting } from '../../src/server/hosting.js';
+import { hashApiKey } from '../../src/security/index.js';
 import { recorder } from '../support/log-recorder.js';
 import { BUYER, PLATFORM, day } from '../support/server.js';
 import { TEST_NOW, waitFor } from '../support/time.js';
@@ -24,6 +25,7 @@ const SALON = { id: 'biz_maple_pine', host: 'salon.localhost', paid: 'svc_massag
 const NORD = { id: 'biz_nord_studio', host: 'nord.localhost', paid: 'svc_nord_trim', account: 'acct_1NordStudio' };
 type Biz = typeof SALON;
 const AGENT = { 'USP-Agent': `profile="${PLATFORM}"` };
+const OPERATOR_KEY = 'operator-key-0123456789abcdef';
 
 interface Rig {
   hosting: Hosting;
@@ -31,6 +33,7 @@ interface Rig {
   stripe: EmulatedStripe;
   logs: ReturnType<typeof recorder>;
   url(b: Biz): string;
+  op(path: string, method: string, body?: unknown): ReturnType<typeof hostCall>;
   close(): Promise<void>;
 }
 
@@ -57,6 +60,7 @@ async function deploy(db: string | undefined): Promise<Rig> {
     // The platform's keys only: each business's account comes from the directory.
     stripeConnect: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url },
     log: logs.log,
+    operator: { host: 'operator.localhost', keyHashes: [hashApiKey(OPERATOR_KEY)] },
   });
   const port = new URL(await hosting.listen(0, '127.0.0.1')).port;
   return {
@@ -65,6 +69,7 @@ async function deploy(db: string | undefined): Promise<Rig> {
     stripe,
     logs,
     url: (b) => `http://${b.host}:${port}`,
+    op: (path, method, body) => hostCall(`http://operator.localhost:${port}${path}`, { method, body, headers: { Authorization: `Bearer ${OPERATOR_KEY}` } }),
     async close() {
       await hosting.close();
       await stripe.close();
@@ -164,6 +169,32 @@ function connect(engine: string, db: () => string | undefined) {
       expect((await bookingAt(r, NORD, booking.id)).body.booking.status).toBe('requires_action');
       expect((await post(r, SALON, paid)).status).toBe(200);
       expect((await bookingAt(r, NORD, booking.id)).body.booking.status).toBe('confirmed');
+    });
+
+    test("the operator API sets, forgets and checks a business's connected account; the Connect endpoint follows it", async () => {
+      const lina = JSON.parse(readFileSync(NORD_FILE, 'utf8'));
+      lina.business.id = 'biz_lina_studio';
+      const bad = await r.op('/businesses', 'POST', { business: lina, hosts: ['lina.localhost'], stripe_account: 'acct_not-valid' });
+      expect(bad.status, bad.text).toBe(400);
+      expect(r.directory.get('biz_lina_studio')).toBeUndefined();
+      const taken = await r.op('/businesses', 'POST', { business: lina, hosts: ['lina.localhost'], stripe_account: SALON.account });
+      expect(taken.status, taken.text).toBe(409);
+      expect(r.directory.get('biz_lina_studio')).toBeUndefined();
+      const made = await r.op('/businesses', 'POST', { business: lina, hosts: ['lina.localhost'], stripe_account: 'acct_1LinaStudio' });
+      expect(made.status, made.text).toBe(201);
+      expect(made.body.business.stripe_account).toBe('acct_1LinaStudio');
+      expect((await r.op('/businesses/biz_lina_studio/stripe-account', 'PUT', { stripe_account: NORD.account })).status).toBe(409);
+      expect((await r.op('/businesses/biz_lina_studio/stripe-account', 'PUT', { stripe_account: 42 })).status).toBe(400);
+      expect((await r.op('/businesses/biz_nobody/stripe-account', 'PUT', { stripe_account: 'acct_1Nobody' })).status).toBe(404);
+      // Salon's account forgotten: an event naming it is acknowledged and applied nowhere.
+      const { booking, session } = await paidBooking(r, SALON, 7);
+      const forgot = await r.op(`/businesses/${SALON.id}/stripe-account`, 'PUT', { stripe_account: null });
+      expect(forgot.status, forgot.text).toBe(200);
+      expect(forgot.body.business.stripe_account).toBeUndefined();
+      expect((await post(r, SALON, r.stripe.pay(session.id))).status).toBe(200);
+      expect((await bookingAt(r, SALON, booking.id)).body.booking.status).toBe('requires_action');
+      const back = await r.op(`/businesses/${SALON.id}/stripe-account`, 'PUT', { stripe_account: SALON.account });
+      expect(back.body.business.stripe_account).toBe(SALON.account);
     });
   });
 }
