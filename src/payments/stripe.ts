@@ -59,6 +59,18 @@ export const stripeAdapter: PaymentAdapter<StripeOptions> = {
   }),
   incomplete: (o) => !o?.secretKey || !o.webhookSecret,
   create: (o) => stripeProvider(o),
+  // Stripe Connect: the platform's endpoint receives every connected account's events, each with `account`.
+  connect: {
+    accountFlag: 'stripe-account',
+    account: /^acct_[A-Za-z0-9]{1,64}$/,
+    webhookPath: '/stripe/connect/webhook',
+    verify: (o, rawBody, signature, nowMs) => {
+      const { account: _own, ...platform } = o;
+      const event = stripeEventVerifier(platform)(rawBody, signature, nowMs);
+      return { id: event.id, type: event.type, ...(event.account ? { account: event.account } : {}) };
+    },
+    withAccount: (o, account) => ({ ...o, account }),
+  },
 };
 
 /** Stripe's dispute reasons in the spec's well-known words where one fits (spec 5.5.2); others pass through. */

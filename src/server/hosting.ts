@@ -25,7 +25,7 @@ import { BusinessPool } from './hosted-pool.js';
 import { createOperatorDoor } from '../bindings/operator/index.js';
 import { DEFAULT_SUSPENSION, operatorDesk } from './operator-desk.js';
 import { hostedProbes } from './hosted-probes.js';
-import { connectWebhookDoor, type StripePlatform } from './hosted-connect.js';
+import { connectedPayments, connectWebhookDoor, type ConnectAnswer, type ConnectPlatform } from './hosted-connect.js';
 
 import { seedSqliteFile } from './hosted-store-template.js';
 
@@ -76,11 +76,11 @@ export interface HostingOptions {
   /** Most businesses labelled each on the deployment's /metrics (default hosted-probes.ts MAX_LABELLED). */
   metricsLabelled?: number;
   /**
-   * Stripe Connect: the platform's keys. A business with a connected account in the directory takes
-   * payments with Stripe on it, and the deployment answers Stripe's one Connect webhook endpoint
-   * (hosted-connect.ts) at any of its host names.
+   * Connected accounts (Stripe Connect): the platform's payment options. A business with an account in
+   * the directory takes payments on it, and the deployment answers the provider's one endpoint for every
+   * account's events (hosted-connect.ts) at any of its host names.
    */
-  stripeConnect?: StripePlatform;
+  paymentConnect?: ConnectPlatform;
 }
 
 export interface Hosting {
@@ -161,9 +161,9 @@ export function createHosting(o: HostingOptions): Hosting {
     maxLabelled: o.metricsLabelled,
   });
   const connect =
-    o.stripeConnect &&
+    o.paymentConnect &&
     connectWebhookDoor({
-      platform: o.stripeConnect,
+      platform: o.paymentConnect,
       directory: o.directory,
       originOf,
       now: () => o.server.clock?.now() ?? Date.now(),
@@ -217,7 +217,7 @@ function hostedFetch(
   return async (sent, env) => {
     const req = o.route ? rerouted(sent, o.route) : sent;
     const connected = connect?.(req);
-    if (connected) return connected;
+    if (connected) return framed(await connected);
     const name = hostName(req.headers.get('host'));
     if (operator && name === o.operator!.host) return (await probes.deployment(req, env)) ?? operator(req, env);
     const b = o.directory.byHost(name);
@@ -274,7 +274,7 @@ async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b:
     definitionOrigin: b.origin === 'demo' ? { kind: 'demo' } : { kind: 'file', file: b.origin },
     db,
     dbTimeouts: { ...o.server.dbTimeouts, poolSize: o.poolSizePerBusiness ?? 2 },
-    payments: connectPayments(o, b, own.payments ?? o.server.payments),
+    payments: connectedPayments(o.paymentConnect, b, own.payments ?? o.server.payments),
     settingsOverride: { ...o.server.settingsOverride, ...own.settingsOverride, public_url: originOf(b) },
     allowedHosts: b.hosts,
     ...(b.status === 'suspended' ? { suspended: { reason: suspensionReason(b) } } : {}),
@@ -284,10 +284,12 @@ async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b:
   return server;
 }
 
-/** A business with a connected account, with the platform's keys: Stripe on its account, whatever else the deployment's default is. */
-function connectPayments(o: HostingOptions, b: HostedBusiness, base: ServerOptions['payments']): ServerOptions['payments'] {
-  if (!o.stripeConnect || !b.stripeAccount) return base;
-  return { ...base, provider: 'stripe', stripe: { ...o.stripeConnect, account: b.stripeAccount } };
+/** The Connect endpoint's plain answers, framed as the router's own. */
+function framed(a: ConnectAnswer): Response {
+  if (a instanceof Response) return a;
+  const r = plain(a.status, a.text);
+  if (a.allow) r.headers.set('Allow', a.allow);
+  return r;
 }
 
 /** A business with no dashboard user yet: the one-time link to create the owner's account, as `serve` gives it. */

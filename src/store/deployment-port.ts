@@ -24,7 +24,7 @@ export interface HostedBusiness {
   origin: string;
   addedAt: number;
   /** Stripe Connect: the business's connected account (`acct_...`), none of another business's. */
-  stripeAccount?: string;
+  paymentAccount?: string;
 }
 
 export interface HostedRegistration {
@@ -60,9 +60,9 @@ export interface DeploymentDirectory {
    * Record (or, undefined, forget) a business's Stripe connected account: one no other business of the
    * deployment has (a DirectoryClash otherwise). False when no business has this id.
    */
-  setStripeAccount(id: string, account: string | undefined): Awaitable<boolean>;
+  setPaymentAccount(id: string, account: string | undefined): Awaitable<boolean>;
   /** The business whose connected account this is, if any (the Connect webhook routes by it). */
-  byStripeAccount(account: string): HostedBusiness | undefined;
+  byPaymentAccount(account: string): HostedBusiness | undefined;
   /** The business leaves the deployment: its names are freed and its registrations forgotten. False when unknown. */
   remove(id: string): Awaitable<boolean>;
   /** A registry accepted the business's registration under this id (`host serve --register-with`). */
@@ -78,10 +78,9 @@ export interface DeploymentDirectory {
 export class DirectoryClash extends Error {}
 
 /** A Stripe connected account id as Stripe gives it: `acct_` then letters and digits. */
-export const STRIPE_ACCOUNT = /^acct_[A-Za-z0-9]{1,64}$/;
+export const PAYMENT_ACCOUNT = /^acct_[A-Za-z0-9]{1,64}$/;
 
 /** The account checked before the directory keeps it: a malformed one is the caller's error, named. */
-export function checkStripeAccount(account: string | undefined): void {
-  if (account !== undefined && !STRIPE_ACCOUNT.test(account))
-    throw new RangeError(`${JSON.stringify(account)} is not a Stripe connected account id (acct_ then letters and digits)`);
+export function checkPaymentAccount(account: string | undefined): void {
+  if (account !== undefined && !PAYMENT_ACCOUNT.test(account)) throw new RangeError(`${JSON.stringify(account)} is not a connected account id (acct_ then letters and digits)`);
 }

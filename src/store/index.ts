@@ -38,9 +38,9 @@ export { openSqliteStore } from './sqlite/sqlite-store.js';
 export { eventBody, StoreUnavailable } from './port.js';
 export type { SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export {
-  checkStripeAccount,
+  checkPaymentAccount,
   DirectoryClash,
-  STRIPE_ACCOUNT,
+  PAYMENT_ACCOUNT,
   type DeploymentDirectory,
   type HostedBusiness,
   type HostedRegistration,

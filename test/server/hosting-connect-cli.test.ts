@@ -1,6 +1,6 @@
 /**
  * Stripe Connect through the CLI (the built `bin/usp-server.js`, on the real clock): `host add
- * --stripe-account` and `host stripe-account` record each business's connected account (checked, never
+ * --stripe-account` and `host payment-account` record each business's connected account (checked, never
  * two businesses'), `host list --json` shows it, and `host serve` with only the platform's keys takes a
  * business's payment on its own account (the emulator sees its `Stripe-Account`) and applies the event
  * Stripe posts to the deployment's one Connect endpoint.
@@ -40,24 +40,24 @@ afterAll(async () => {
 });
 
 describe('Stripe Connect through the host CLI', () => {
-  test('host add --stripe-account and host stripe-account keep one account per business, checked', async () => {
+  test('host add --stripe-account and host payment-account keep one account per business, checked', async () => {
     expect((await host(['add', '--demo', '--host', 'salon.localhost', '--stripe-account', 'acct_bad-1'])).code).toBe(2);
     const added = await host(['add', '--demo', '--host', 'salon.localhost', '--stripe-account', 'acct_1SalonCli']);
     expect(added.code, added.stderr).toBe(0);
     expect((await host(['add', NORD_FILE, '--host', 'nord.localhost'])).code).toBe(0);
-    const shared = await host(['stripe-account', 'biz_nord_studio', 'acct_1SalonCli']);
+    const shared = await host(['payment-account', 'biz_nord_studio', 'acct_1SalonCli']);
     expect(shared.code).toBe(1);
     expect(shared.stderr).toContain('acct_1SalonCli');
-    expect((await host(['stripe-account', 'biz_nord_studio', 'cus_123'])).code).toBe(2);
-    expect((await host(['stripe-account', 'biz_nobody', 'acct_1Nobody'])).code).toBe(1);
-    expect((await host(['stripe-account', 'biz_nord_studio', 'acct_1NordCli'])).code).toBe(0);
+    expect((await host(['payment-account', 'biz_nord_studio', 'cus_123'])).code).toBe(2);
+    expect((await host(['payment-account', 'biz_nobody', 'acct_1Nobody'])).code).toBe(1);
+    expect((await host(['payment-account', 'biz_nord_studio', 'acct_1NordCli'])).code).toBe(0);
     const listed = JSON.parse((await host(['list', '--json'])).stdout);
-    expect(Object.fromEntries(listed.map((b: { id: string; stripe_account?: string }) => [b.id, b.stripe_account]))).toEqual({
+    expect(Object.fromEntries(listed.map((b: { id: string; payment_account?: string }) => [b.id, b.payment_account]))).toEqual({
       biz_maple_pine: 'acct_1SalonCli',
       biz_nord_studio: 'acct_1NordCli',
     });
-    expect((await host(['stripe-account', 'biz_nord_studio', '--none'])).code).toBe(0);
-    expect(JSON.parse((await host(['list', '--json'])).stdout)[1].stripe_account).toBeUndefined();
+    expect((await host(['payment-account', 'biz_nord_studio', '--none'])).code).toBe(0);
+    expect(JSON.parse((await host(['list', '--json'])).stdout)[1].payment_account).toBeUndefined();
   }, 60_000);
 
   test("host serve with the platform's keys: a business is paid on its own account, its event applied through the Connect endpoint", async () => {

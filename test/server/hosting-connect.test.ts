@@ -45,9 +45,9 @@ async function deploy(db: string | undefined): Promise<Rig> {
   const nordFile = join(dir, 'nord-studio.json');
   writeFileSync(nordFile, JSON.stringify(nord));
   const directory = await openDeploymentDirectoryAt({ db, path: join(dir, 'deployment.db') }, { schema: `${prefix}_directory` });
-  await directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1, stripeAccount: SALON.account });
+  await directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1, paymentAccount: SALON.account });
   await directory.add({ id: NORD.id, hosts: [NORD.host], origin: nordFile, addedAt: 2 });
-  await directory.setStripeAccount(NORD.id, NORD.account);
+  await directory.setPaymentAccount(NORD.id, NORD.account);
   const clock = new ManualClock(TEST_NOW);
   const stripe = await startStripeEmulator({ now: () => clock.now() });
   const logs = recorder();
@@ -58,7 +58,7 @@ async function deploy(db: string | undefined): Promise<Rig> {
     schemaPrefix: `${prefix}_`,
     server: { sandbox: true, sweepIntervalMs: 0, clock, security: { allowLoopbackProfiles: true }, payments: { provider: 'sandbox', startWorker: false } },
     // The platform's keys only: each business's account comes from the directory.
-    stripeConnect: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url },
+    paymentConnect: { provider: 'stripe', options: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url } },
     log: logs.log,
     operator: { host: 'operator.localhost', keyHashes: [hashApiKey(OPERATOR_KEY)] },
   });
@@ -174,27 +174,27 @@ function connect(engine: string, db: () => string | undefined) {
     test("the operator API sets, forgets and checks a business's connected account; the Connect endpoint follows it", async () => {
       const lina = JSON.parse(readFileSync(NORD_FILE, 'utf8'));
       lina.business.id = 'biz_lina_studio';
-      const bad = await r.op('/businesses', 'POST', { business: lina, hosts: ['lina.localhost'], stripe_account: 'acct_not-valid' });
+      const bad = await r.op('/businesses', 'POST', { business: lina, hosts: ['lina.localhost'], payment_account: 'acct_not-valid' });
       expect(bad.status, bad.text).toBe(400);
       expect(r.directory.get('biz_lina_studio')).toBeUndefined();
-      const taken = await r.op('/businesses', 'POST', { business: lina, hosts: ['lina.localhost'], stripe_account: SALON.account });
+      const taken = await r.op('/businesses', 'POST', { business: lina, hosts: ['lina.localhost'], payment_account: SALON.account });
       expect(taken.status, taken.text).toBe(409);
       expect(r.directory.get('biz_lina_studio')).toBeUndefined();
-      const made = await r.op('/businesses', 'POST', { business: lina, hosts: ['lina.localhost'], stripe_account: 'acct_1LinaStudio' });
+      const made = await r.op('/businesses', 'POST', { business: lina, hosts: ['lina.localhost'], payment_account: 'acct_1LinaStudio' });
       expect(made.status, made.text).toBe(201);
-      expect(made.body.business.stripe_account).toBe('acct_1LinaStudio');
-      expect((await r.op('/businesses/biz_lina_studio/stripe-account', 'PUT', { stripe_account: NORD.account })).status).toBe(409);
-      expect((await r.op('/businesses/biz_lina_studio/stripe-account', 'PUT', { stripe_account: 42 })).status).toBe(400);
-      expect((await r.op('/businesses/biz_nobody/stripe-account', 'PUT', { stripe_account: 'acct_1Nobody' })).status).toBe(404);
+      expect(made.body.business.payment_account).toBe('acct_1LinaStudio');
+      expect((await r.op('/businesses/biz_lina_studio/payment-account', 'PUT', { payment_account: NORD.account })).status).toBe(409);
+      expect((await r.op('/businesses/biz_lina_studio/payment-account', 'PUT', { payment_account: 42 })).status).toBe(400);
+      expect((await r.op('/businesses/biz_nobody/payment-account', 'PUT', { payment_account: 'acct_1Nobody' })).status).toBe(404);
       // Salon's account forgotten: an event naming it is acknowledged and applied nowhere.
       const { booking, session } = await paidBooking(r, SALON, 7);
-      const forgot = await r.op(`/businesses/${SALON.id}/stripe-account`, 'PUT', { stripe_account: null });
+      const forgot = await r.op(`/businesses/${SALON.id}/payment-account`, 'PUT', { payment_account: null });
       expect(forgot.status, forgot.text).toBe(200);
-      expect(forgot.body.business.stripe_account).toBeUndefined();
+      expect(forgot.body.business.payment_account).toBeUndefined();
       expect((await post(r, SALON, r.stripe.pay(session.id))).status).toBe(200);
       expect((await bookingAt(r, SALON, booking.id)).body.booking.status).toBe('requires_action');
-      const back = await r.op(`/businesses/${SALON.id}/stripe-account`, 'PUT', { stripe_account: SALON.account });
-      expect(back.body.business.stripe_account).toBe(SALON.account);
+      const back = await r.op(`/businesses/${SALON.id}/payment-account`, 'PUT', { payment_account: SALON.account });
+      expect(back.body.business.payment_account).toBe(SALON.account);
     });
   });
 }

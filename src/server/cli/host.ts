@@ -3,10 +3,11 @@ import { dirname, join, resolve } from 'node:path';
 import type { MailOptions } from '../mail-wiring.js';
 import { hashApiKey, isLoopbackAddress } from '../../security/index.js';
 import { HOST_NAME } from '../operator-desk.js';
-import { checkStripeAccount, DirectoryClash, openDeploymentDirectoryAt, type DeploymentDirectory, type HostedBusiness } from '../../store/index.js';
+import { checkPaymentAccount, DirectoryClash, openDeploymentDirectoryAt, type DeploymentDirectory, type HostedBusiness } from '../../store/index.js';
 import { loadBusinessFile } from '../business-file.js';
 import { createHosting, hostedDefinition, publicOrigin, type OperatorOptions } from '../hosting.js';
-import type { StripePlatform } from '../hosted-connect.js';
+import type { ConnectPlatform } from '../hosted-connect.js';
+import { paymentAdapters, requiredFlagWords } from '../../payments/index.js';
 import { proxyList, registryUrls } from './serve.js';
 import { DEFAULT_REREGISTER_MS } from '../register-with.js';
 import { followDirectory, removeHostedBusiness, type HostedRegistrations } from '../hosted-registry.js';
@@ -29,14 +30,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { calendarSecretPrefix } from '../../domain/index.js';
 import type { Logger } from '../../operations/index.js';
 
+/** The payment adapters with connected accounts (Stripe Connect). */
+const CONNECT = paymentAdapters().filter((a) => a.connect);
+
 const HELP = `usp-server host: many businesses in one process, each at its own host name
 
 Usage:
   usp-server host add FILE --host NAME[,NAME...]   host the business of a business file at these names
   usp-server host add --demo --host NAME[,NAME...] host the built-in demo business
-      [--stripe-account acct_...]                  (either) its Stripe connected account (Stripe Connect)
-  usp-server host stripe-account ID acct_...|--none   set or forget a business's connected account; no two
-                                                   businesses share one
+${CONNECT.map((a) => `      [--${a.connect!.accountFlag} ACCOUNT]`.padEnd(51) + `(either) its ${a.facts.label} connected account`).join('\n')}
+  usp-server host payment-account ID ACCOUNT|--none   set or forget a business's connected payment account;
+                                                   no two businesses share one
   usp-server host list [--json]                    the businesses, their names and status
   usp-server host suspend ID [--reason TEXT]       nothing can be booked until resumed: its profile,
                                                    catalog and tools say so (with the reason); reads,
@@ -91,12 +95,10 @@ host serve:
                               registered at the next directory scan, one removed is forgotten
   --register-interval SECONDS register again this often (default ${DEFAULT_REREGISTER_MS / 1000}; at most 86400)
   --directory-scan SECONDS    read the directory for added and removed businesses this often (default 5)
-  --stripe-secret-key KEY --stripe-webhook-secret SECRET   (or STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET)
-                              Stripe Connect with the platform's keys: each business with a connected
-                              account takes payments on it; Stripe posts every account's events to
-                              <any business's origin>/stripe/connect/webhook (one endpoint for the
-                              deployment), each applied at the business its account names
-  --stripe-api-url URL        Stripe's API (default https://api.stripe.com; an emulator in tests)
+${CONNECT.map(
+  (a) =>
+    `  ${requiredFlagWords(a)}\n                              ${a.facts.label}'s connected accounts with the platform's keys (the\n                              adapter's other flags too): each business with an account takes payments\n                              on it; every account's events go to <any business's origin>${a.connect!.webhookPath}`,
+).join('\n')}
 ${LOG_HELP}
 `;
 
@@ -144,7 +146,7 @@ async function add(flags: Flags, args: string[]): Promise<number> {
   const names = hostNames(flags);
   const origin = flags.demo ? 'demo' : resolve(file!);
   const def = flags.demo ? await hostedDefinition({ origin } as HostedBusiness) : await loadBusinessFile(origin);
-  const account = stripeAccountFlag(flags);
+  const account = accountFlag(flags);
   const directory = await openDirectory(flags, 'add');
   try {
     // Two ids that read alike as a calendar secret's name would share each other's secrets.
@@ -156,7 +158,7 @@ async function add(flags: Flags, args: string[]): Promise<number> {
       hosts: names,
       origin,
       addedAt: Date.now(),
-      ...(account ? { stripeAccount: account } : {}),
+      ...(account ? { paymentAccount: account } : {}),
       ...(flags.demo ? {} : { definition: readFileSync(origin, 'utf8') }),
     });
   } catch (err) {
@@ -177,7 +179,7 @@ async function list(flags: Flags): Promise<number> {
     if (flags.json)
       console.log(
         JSON.stringify(
-          all.map((b) => ({ id: b.id, status: b.status, hosts: b.hosts, origin: b.origin, ...(b.stripeAccount ? { stripe_account: b.stripeAccount } : {}) })),
+          all.map((b) => ({ id: b.id, status: b.status, hosts: b.hosts, origin: b.origin, ...(b.paymentAccount ? { payment_account: b.paymentAccount } : {}) })),
           null,
           2,
         ),
@@ -205,47 +207,59 @@ async function setStatus(flags: Flags, id: string | undefined, status: 'active' 
   return 0;
 }
 
-/** `--stripe-account`: a connected account id as Stripe gives it, checked before the directory is opened. */
-function stripeAccountFlag(flags: Flags): string | undefined {
-  const account = (flags as Record<string, unknown>)['stripe-account'];
-  if (typeof account !== 'string') return undefined;
+/** A business's account from an adapter's account flag (`host add`), checked before the directory is opened. */
+function accountFlag(flags: Flags): string | undefined {
+  const f = flags as Record<string, unknown>;
+  const a = CONNECT.find((c) => typeof f[c.connect!.accountFlag] === 'string');
+  if (!a) return undefined;
+  return checkedAccount(String(f[a.connect!.accountFlag]), `--${a.connect!.accountFlag}`);
+}
+
+function checkedAccount(account: string, what: string): string {
   try {
-    checkStripeAccount(account);
+    checkPaymentAccount(account);
   } catch (err) {
-    throw new UsageError(`--stripe-account: ${(err as Error).message}`);
+    throw new UsageError(`${what}: ${(err as Error).message}`);
   }
   return account;
 }
 
-/** `host stripe-account ID acct_...|--none`: the business's Stripe connected account, set or forgotten. */
-async function stripeAccount(flags: Flags, id: string | undefined, account: string | undefined): Promise<number> {
-  if (!id || (account === undefined) === !flags.none) throw new UsageError('Usage: usp-server host stripe-account ID acct_...|--none');
-  const given = stripeAccountFlag({ ...flags, 'stripe-account': account } as Flags);
-  const directory = await openDirectory(flags, 'stripe-account');
+/** `host payment-account ID ACCOUNT|--none`: the business's connected payment account, set or forgotten. */
+async function paymentAccount(flags: Flags, id: string | undefined, account: string | undefined): Promise<number> {
+  if (!id || (account === undefined) === !flags.none) throw new UsageError('Usage: usp-server host payment-account ID ACCOUNT|--none');
+  const given = account === undefined ? undefined : checkedAccount(account, 'ACCOUNT');
+  const directory = await openDirectory(flags, 'payment-account');
   try {
-    if (!(await directory.setStripeAccount(id, given))) throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
+    if (!(await directory.setPaymentAccount(id, given))) throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
   } catch (err) {
     if (err instanceof DirectoryClash) throw new CommandError(err.message);
     throw err;
   } finally {
     await directory.close();
   }
-  console.log(given ? `${id} takes payments on the Stripe account ${given}` : `${id} has no Stripe connected account now`);
+  console.log(given ? `${id} takes payments on the connected account ${given}` : `${id} has no connected payment account now`);
   return 0;
 }
 
-/** `host serve`'s Stripe Connect: the platform's keys from the flags or the environment, both or neither. */
-export function stripePlatform(flags: Flags, env: NodeJS.ProcessEnv = process.env): StripePlatform | undefined {
+/** `host serve`'s connected accounts: the platform's options from an adapter's flags (or environment), its required ones all or none. */
+export function connectPlatform(flags: Flags, env: NodeJS.ProcessEnv = process.env): ConnectPlatform | undefined {
   const f = flags as Record<string, unknown>;
-  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  const secretKey = str(f['stripe-secret-key']) ?? str(env.STRIPE_SECRET_KEY);
-  const webhookSecret = str(f['stripe-webhook-secret']) ?? str(env.STRIPE_WEBHOOK_SECRET);
-  const apiUrl = str(f['stripe-api-url']);
-  if (!secretKey && !webhookSecret) return undefined;
-  if (!secretKey || !webhookSecret)
-    throw new UsageError('Stripe Connect needs both --stripe-secret-key and --stripe-webhook-secret (or STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET)');
-  if (apiUrl !== undefined && !/^https?:\/\/[^/]/.test(apiUrl)) throw new UsageError(`--stripe-api-url must be an http(s) URL, got ${JSON.stringify(apiUrl)}`);
-  return { secretKey, webhookSecret, ...(apiUrl ? { apiUrl } : {}) };
+  for (const a of CONNECT) {
+    const values: Record<string, string | undefined> = {};
+    for (const flag of a.flags) {
+      const v = f[flag.name] ?? (flag.env ? env[flag.env] : undefined);
+      values[flag.name] = typeof v === 'string' && v !== '' ? v : undefined;
+    }
+    const required = a.flags.filter((flag) => flag.required);
+    const given = required.filter((flag) => values[flag.name] !== undefined);
+    if (given.length === 0) continue;
+    if (given.length < required.length) throw new UsageError(`${a.facts.label}'s connected accounts need ${requiredFlagWords(a)}`);
+    const bad = a.flags.find((flag) => flag.url && values[flag.name] !== undefined && !/^https?:\/\/[^/]/.test(values[flag.name]!));
+    if (bad) throw new UsageError(`--${bad.name} must be an http(s) URL, got ${JSON.stringify(values[bad.name])}`);
+    values[a.connect!.accountFlag] = undefined;
+    return { provider: a.facts.name, options: a.options(values) };
+  }
+  return undefined;
 }
 
 /**
@@ -336,7 +350,7 @@ async function serve(flags: Flags): Promise<number> {
   if (reRegister !== undefined && reRegister > 86_400) throw new UsageError('--register-interval must be at most 86400 seconds (registries re-index at least daily)');
   const scanSeconds = intFlag(flags, 'directory-scan', 1) ?? 5;
   let followed: HostedRegistrations | undefined;
-  const stripeConnect = stripePlatform(flags);
+  const paymentConnect = connectPlatform(flags);
   const directory = await openDirectory(flags, 'serve', (err) => log.warn('deployment directory', { error: err.message }));
   const operator = await operatorOrClose(flags, directory);
   const hosting = createHosting({
@@ -360,7 +374,7 @@ async function serve(flags: Flags): Promise<number> {
     tls: tls(flags),
     trustProxy: proxyList(flags),
     operator,
-    stripeConnect,
+    paymentConnect,
   });
   const url = await listenOrClose(hosting, port, address);
   startLines(flags, { log, directory, url, db, sandbox, scheme, address });
@@ -425,11 +439,11 @@ async function run(flags: Flags, args: string[]): Promise<number> {
       return remove(flags, rest[0]);
     case 'serve':
       return serve(flags);
-    case 'stripe-account':
-      return stripeAccount(flags, rest[0], rest[1]);
+    case 'payment-account':
+      return paymentAccount(flags, rest[0], rest[1]);
     default:
       throw new UsageError(
-        `Usage: usp-server host add|list|suspend|resume|remove|stripe-account|serve   (usp-server host --help says more)${sub ? `; not ${JSON.stringify(sub)}` : ''}`,
+        `Usage: usp-server host add|list|suspend|resume|remove|payment-account|serve   (usp-server host --help says more)${sub ? `; not ${JSON.stringify(sub)}` : ''}`,
       );
   }
 }

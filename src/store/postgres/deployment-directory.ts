@@ -14,7 +14,7 @@
  */
 import pg from 'pg';
 import {
-  checkStripeAccount,
+  checkPaymentAccount,
   DirectoryClash,
   type DeploymentDirectory,
   type HostedBusiness,
@@ -37,8 +37,8 @@ export interface PgDirectoryOptions {
 
 export const DEFAULT_DIRECTORY_SCHEMA = 'usp-deployment';
 
-type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: string | number; stripe_account: string | null };
-const COLS = 'id, status, reason, origin, added_at, stripe_account';
+type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: string | number; payment_account: string | null };
+const COLS = 'id, status, reason, origin, added_at, payment_account';
 type NameRow = { name: string; business_id: string };
 type RegRow = { business_id: string; registry: string; registration_id: string; profile_url: string };
 
@@ -66,8 +66,8 @@ CREATE TABLE IF NOT EXISTS ${s}.hosted_registrations (
   PRIMARY KEY (business_id, registry)
 );
 ALTER TABLE ${s}.hosted_businesses ADD COLUMN IF NOT EXISTS definition TEXT;
-ALTER TABLE ${s}.hosted_businesses ADD COLUMN IF NOT EXISTS stripe_account TEXT;
-CREATE UNIQUE INDEX IF NOT EXISTS hosted_businesses_stripe_account ON ${s}.hosted_businesses(stripe_account);`;
+ALTER TABLE ${s}.hosted_businesses ADD COLUMN IF NOT EXISTS payment_account TEXT;
+CREATE UNIQUE INDEX IF NOT EXISTS hosted_businesses_payment_account ON ${s}.hosted_businesses(payment_account);`;
 
 /** Open (creating if needed) the directory and read it whole; resolves once this process is listening. */
 export async function openPgDeploymentDirectory(o: PgDirectoryOptions): Promise<DeploymentDirectory> {
@@ -147,13 +147,13 @@ class PgDirectory implements DeploymentDirectory {
     return id === undefined ? undefined : this.get(id);
   }
 
-  byStripeAccount(account: string): HostedBusiness | undefined {
+  byPaymentAccount(account: string): HostedBusiness | undefined {
     const id = this.accounts.get(account);
     return id === undefined ? undefined : this.get(id);
   }
 
-  async setStripeAccount(id: string, account: string | undefined): Promise<boolean> {
-    checkStripeAccount(account);
+  async setPaymentAccount(id: string, account: string | undefined): Promise<boolean> {
+    checkPaymentAccount(account);
     let changed = false;
     await this.write(id, async (c) => {
       changed = await this.updateAccount(c, id, account);
@@ -171,7 +171,7 @@ class PgDirectory implements DeploymentDirectory {
   }
 
   async add(b: NewHostedBusiness): Promise<void> {
-    checkStripeAccount(b.stripeAccount);
+    checkPaymentAccount(b.paymentAccount);
     const hosts = b.hosts.map((h) => h.toLowerCase());
     await this.write(b.id, async (c) => {
       const made = await c.query(
@@ -180,7 +180,7 @@ class PgDirectory implements DeploymentDirectory {
       );
       if (made.rowCount === 0) throw new DirectoryClash(`the deployment already hosts ${b.id}`);
       await this.insertNames(c, b.id, hosts);
-      if (b.stripeAccount !== undefined) await this.updateAccount(c, b.id, b.stripeAccount);
+      if (b.paymentAccount !== undefined) await this.updateAccount(c, b.id, b.paymentAccount);
     });
   }
 
@@ -249,10 +249,10 @@ class PgDirectory implements DeploymentDirectory {
 
   private async updateAccount(c: pg.PoolClient, id: string, account: string | undefined): Promise<boolean> {
     if (account !== undefined) {
-      const held = await c.query<{ id: string }>(`SELECT id FROM ${this.s}.hosted_businesses WHERE stripe_account = $1 AND id <> $2`, [account, id]);
-      if (held.rows[0]) throw new DirectoryClash(`the Stripe account ${account} is already ${held.rows[0].id}'s`);
+      const held = await c.query<{ id: string }>(`SELECT id FROM ${this.s}.hosted_businesses WHERE payment_account = $1 AND id <> $2`, [account, id]);
+      if (held.rows[0]) throw new DirectoryClash(`the payment account ${account} is already ${held.rows[0].id}'s`);
     }
-    const r = await c.query(`UPDATE ${this.s}.hosted_businesses SET stripe_account = $1 WHERE id = $2`, [account ?? null, id]);
+    const r = await c.query(`UPDATE ${this.s}.hosted_businesses SET payment_account = $1 WHERE id = $2`, [account ?? null, id]);
     return (r.rowCount ?? 0) > 0;
   }
 
@@ -329,7 +329,7 @@ class PgDirectory implements DeploymentDirectory {
   private forget(id: string): void {
     const was = this.byId.get(id);
     for (const name of was?.hosts ?? []) if (this.names.get(name) === id) this.names.delete(name);
-    if (was?.stripeAccount && this.accounts.get(was.stripeAccount) === id) this.accounts.delete(was.stripeAccount);
+    if (was?.paymentAccount && this.accounts.get(was.paymentAccount) === id) this.accounts.delete(was.paymentAccount);
     this.byId.delete(id);
     this.regs.delete(id);
   }
@@ -343,10 +343,10 @@ class PgDirectory implements DeploymentDirectory {
       origin: row.origin,
       addedAt: Number(row.added_at),
       hosts,
-      ...(row.stripe_account ? { stripeAccount: row.stripe_account } : {}),
+      ...(row.payment_account ? { paymentAccount: row.payment_account } : {}),
     });
     for (const name of hosts) this.names.set(name, row.id);
-    if (row.stripe_account) this.accounts.set(row.stripe_account, row.id);
+    if (row.payment_account) this.accounts.set(row.payment_account, row.id);
     if (regs.length > 0)
       this.regs.set(
         row.id,

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
-  checkStripeAccount,
+  checkPaymentAccount,
   DirectoryClash,
   type DeploymentDirectory,
   type HostedBusiness,
@@ -22,7 +22,7 @@ export interface SqliteDeploymentDirectory extends DeploymentDirectory {
   definitionOf(id: string): string | undefined;
   setStatus(id: string, status: HostedStatus, reason?: string): boolean;
   setHosts(id: string, hosts: string[]): void;
-  setStripeAccount(id: string, account: string | undefined): boolean;
+  setPaymentAccount(id: string, account: string | undefined): boolean;
   remove(id: string): boolean;
   recordRegistration(id: string, registry: string, registrationId: string, profileUrl: string): void;
   registrationsOf(id: string): HostedRegistration[];
@@ -53,8 +53,8 @@ CREATE TABLE IF NOT EXISTS hosted_registrations (
 );
 `;
 
-type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: number; stripe_account: string | null };
-const COLS = 'b.id, b.status, b.reason, b.origin, b.added_at, b.stripe_account';
+type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: number; payment_account: string | null };
+const COLS = 'b.id, b.status, b.reason, b.origin, b.added_at, b.payment_account';
 
 export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -67,17 +67,17 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
   const columns = db.prepare<[], { name: string }>('PRAGMA table_info(hosted_businesses)').all();
   if (!columns.some((c) => c.name === 'definition')) db.exec('ALTER TABLE hosted_businesses ADD COLUMN definition TEXT');
   // Files made before the directory kept each business's Stripe connected account (one business each).
-  if (!columns.some((c) => c.name === 'stripe_account')) db.exec('ALTER TABLE hosted_businesses ADD COLUMN stripe_account TEXT');
-  db.exec('CREATE UNIQUE INDEX IF NOT EXISTS hosted_businesses_stripe_account ON hosted_businesses(stripe_account)');
+  if (!columns.some((c) => c.name === 'payment_account')) db.exec('ALTER TABLE hosted_businesses ADD COLUMN payment_account TEXT');
+  db.exec('CREATE UNIQUE INDEX IF NOT EXISTS hosted_businesses_payment_account ON hosted_businesses(payment_account)');
   const namesOf = db.prepare<[string], { name: string }>('SELECT name FROM hosted_names WHERE business_id = ? ORDER BY position');
   const rowOf = db.prepare<[string], Row>(`SELECT ${COLS} FROM hosted_businesses b WHERE b.id = ?`);
   const rowByHost = db.prepare<[string], Row>(`SELECT ${COLS} FROM hosted_names n JOIN hosted_businesses b ON b.id = n.business_id WHERE n.name = ?`);
-  const rowByAccount = db.prepare<[string], Row>(`SELECT ${COLS} FROM hosted_businesses b WHERE b.stripe_account = ?`);
-  const updateAccount = db.prepare('UPDATE hosted_businesses SET stripe_account = ? WHERE id = ?');
+  const rowByAccount = db.prepare<[string], Row>(`SELECT ${COLS} FROM hosted_businesses b WHERE b.payment_account = ?`);
+  const updateAccount = db.prepare('UPDATE hosted_businesses SET payment_account = ? WHERE id = ?');
   const setAccount = db.transaction((id: string, account: string | undefined) => {
-    checkStripeAccount(account);
+    checkPaymentAccount(account);
     const holder = account === undefined ? undefined : rowByAccount.get(account);
-    if (holder && holder.id !== id) throw new DirectoryClash(`the Stripe account ${account} is already ${holder.id}'s`);
+    if (holder && holder.id !== id) throw new DirectoryClash(`the payment account ${account} is already ${holder.id}'s`);
     return updateAccount.run(account ?? null, id).changes > 0;
   });
   const all = db.prepare<[], Row>(`SELECT ${COLS} FROM hosted_businesses b ORDER BY b.added_at, b.id`);
@@ -105,12 +105,12 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
       origin: r.origin,
       addedAt: r.added_at,
       hosts: namesOf.all(r.id).map((n) => n.name),
-      ...(r.stripe_account ? { stripeAccount: r.stripe_account } : {}),
+      ...(r.payment_account ? { paymentAccount: r.payment_account } : {}),
     };
   const add = db.transaction((b: NewHostedBusiness) => {
     if (rowOf.get(b.id)) throw new DirectoryClash(`the deployment already hosts ${b.id}`);
     insert.run(b.id, 'active', b.origin, b.addedAt, b.definition ?? null);
-    if (b.stripeAccount !== undefined) setAccount(b.id, b.stripeAccount);
+    if (b.paymentAccount !== undefined) setAccount(b.id, b.paymentAccount);
     b.hosts.forEach((name, i) => {
       const holder = nameTaken.get(name);
       if (holder) throw new DirectoryClash(`the host name ${name} already reaches ${holder.business_id}`);
@@ -139,8 +139,8 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
     byHost: (host) => full(rowByHost.get(host.toLowerCase())),
     setStatus: (id, status, reason) => updateStatus.run(status, status === 'suspended' ? (reason ?? null) : null, id).changes > 0,
     remove: (id) => remove(id),
-    setStripeAccount: (id, account) => setAccount(id, account),
-    byStripeAccount: (account) => full(rowByAccount.get(account)),
+    setPaymentAccount: (id, account) => setAccount(id, account),
+    byPaymentAccount: (account) => full(rowByAccount.get(account)),
     recordRegistration: (id, registry, registrationId, profileUrl) => void upsertRegistration.run(id, registry, registrationId, profileUrl, id),
     registrationsOf: (id) => registrations.all(id).map((r) => ({ registry: r.registry, registrationId: r.registration_id, profileUrl: r.profile_url })),
     ready: () => {
