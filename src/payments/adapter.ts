@@ -35,6 +35,26 @@ export interface PaymentAdapter<O = unknown> {
   /** Whether options given by a program (not the CLI) miss something the provider cannot work without. */
   incomplete(options: O | undefined): boolean;
   create(options: O): PaymentProvider;
+  /** Connected accounts (a platform taking payments for many businesses), if the provider has them. */
+  readonly connect?: PaymentConnect<O>;
+}
+
+/**
+ * A provider's connected accounts: a hosting deployment keeps each business's account and takes its
+ * payments with the platform's options on it; the provider posts every account's events to one
+ * endpoint of the platform, each naming its account.
+ */
+export interface PaymentConnect<O = unknown> {
+  /** The flag naming a business's account (`host add --<flag>`); the adapter's own flag of that name. */
+  readonly accountFlag: string;
+  /** A well-formed account id. */
+  readonly account: RegExp;
+  /** The deployment's one endpoint for every account's events (a path). */
+  readonly webhookPath: string;
+  /** An event posted there, checked with the platform's options: its id, type and account (none: the platform's own); WebhookRejected otherwise. */
+  verify(platform: O, rawBody: string, signature: string | undefined, nowMs: number): { id: string; type: string; account?: string };
+  /** The platform's options, for one account. */
+  withAccount(platform: O, account: string): O;
 }
 
 /** A flag as the help lists it: `--name VALUE`, its text from column 41, further lines under it. */

@@ -59,6 +59,18 @@ export const stripeAdapter: PaymentAdapter<StripeOptions> = {
   }),
   incomplete: (o) => !o?.secretKey || !o.webhookSecret,
   create: (o) => stripeProvider(o),
+  // Stripe Connect: the platform's endpoint receives every connected account's events, each with `account`.
+  connect: {
+    accountFlag: 'stripe-account',
+    account: /^acct_[A-Za-z0-9]{1,64}$/,
+    webhookPath: '/stripe/connect/webhook',
+    verify: (o, rawBody, signature, nowMs) => {
+      const { account: _own, ...platform } = o;
+      const event = stripeEventVerifier(platform)(rawBody, signature, nowMs);
+      return { id: event.id, type: event.type, ...(event.account ? { account: event.account } : {}) };
+    },
+    withAccount: (o, account) => ({ ...o, account }),
+  },
 };
 
 /** Stripe's dispute reasons in the spec's well-known words where one fits (spec 5.5.2); others pass through. */
@@ -101,6 +113,8 @@ export function stripeProvider(o: StripeOptions): PaymentProvider {
       throw new ProviderError(`Stripe ${what} failed${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(err)}`, retryable, status);
     }
   };
+
+  const verifyEvent = stripeEventVerifier(o, stripe);
 
   const session = (s: Stripe.Checkout.Session): CheckoutSession => ({
     id: s.id,
@@ -152,20 +166,33 @@ export function stripeProvider(o: StripeOptions): PaymentProvider {
       return { id: r.id, status };
     },
     parseWebhook(rawBody, signature, nowMs) {
-      if (!signature) throw new WebhookRejected('no Stripe-Signature header');
-      // The SDK bounds only the age of a signature; one dated ahead of the tolerance is refused too.
-      const signedS = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
-      if (signedS > nowMs / 1000 + (o.toleranceS ?? DEFAULT_TOLERANCE_S)) throw new WebhookRejected('signature timestamp is in the future, beyond the tolerance');
-      let event: Stripe.Event;
-      try {
-        event = stripe.webhooks.constructEvent(rawBody, signature, o.webhookSecret, o.toleranceS, undefined, nowMs);
-      } catch (err) {
-        throw new WebhookRejected(String((err as Error).message ?? err));
-      }
+      const event = verifyEvent(rawBody, signature, nowMs);
       // Connect: the platform's endpoint secret signs every connected account's events; only this business's count here.
       if (o.account && event.account !== o.account) throw new WebhookRejected('the event is of another connected account');
       return toEvents(event);
     },
+  };
+}
+
+/**
+ * A Stripe event's signature checked with the endpoint's secret (the SDK's check of its age, and here
+ * of a date ahead of the tolerance): the event, or WebhookRejected. The deployment's Connect endpoint
+ * (server/hosted-connect.ts) checks with the platform's secret before it routes an event by its account.
+ */
+export function stripeEventVerifier(
+  o: Pick<StripeOptions, 'secretKey' | 'webhookSecret' | 'toleranceS'>,
+  stripe: Stripe = new Stripe(o.secretKey, { telemetry: false }),
+): (rawBody: string, signature: string | undefined, nowMs: number) => Stripe.Event {
+  return (rawBody, signature, nowMs) => {
+    if (!signature) throw new WebhookRejected('no Stripe-Signature header');
+    // The SDK bounds only the age of a signature; one dated ahead of the tolerance is refused too.
+    const signedS = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
+    if (signedS > nowMs / 1000 + (o.toleranceS ?? DEFAULT_TOLERANCE_S)) throw new WebhookRejected('signature timestamp is in the future, beyond the tolerance');
+    try {
+      return stripe.webhooks.constructEvent(rawBody, signature, o.webhookSecret, o.toleranceS, undefined, nowMs);
+    } catch (err) {
+      throw new WebhookRejected(String((err as Error).message ?? err));
+    }
   };
 }
 

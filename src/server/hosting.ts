@@ -25,6 +25,7 @@ import { BusinessPool } from './hosted-pool.js';
 import { createOperatorDoor } from '../bindings/operator/index.js';
 import { DEFAULT_SUSPENSION, operatorDesk } from './operator-desk.js';
 import { hostedProbes } from './hosted-probes.js';
+import { connectedPayments, connectWebhookDoor, type ConnectAnswer, type ConnectPlatform } from './hosted-connect.js';
 
 import { seedSqliteFile } from './hosted-store-template.js';
 
@@ -74,6 +75,12 @@ export interface HostingOptions {
   operator?: OperatorOptions;
   /** Most businesses labelled each on the deployment's /metrics (default hosted-probes.ts MAX_LABELLED). */
   metricsLabelled?: number;
+  /**
+   * Connected accounts (Stripe Connect): the platform's payment options. A business with an account in
+   * the directory takes payments on it, and the deployment answers the provider's one endpoint for every
+   * account's events (hosted-connect.ts) at any of its host names.
+   */
+  paymentConnect?: ConnectPlatform;
 }
 
 export interface Hosting {
@@ -153,7 +160,17 @@ export function createHosting(o: HostingOptions): Hosting {
     webhooksEnabled: (b) => ({ ...o.server, ...o.serverFor?.(b) }).webhooks?.enabled !== false,
     maxLabelled: o.metricsLabelled,
   });
-  const fetch = hostedFetch(o, { operator, probes, pool });
+  const connect =
+    o.paymentConnect &&
+    connectWebhookDoor({
+      platform: o.paymentConnect,
+      directory: o.directory,
+      originOf,
+      now: () => o.server.clock?.now() ?? Date.now(),
+      log: o.log,
+      deliver: (b, req) => open(o, pool, b, req, undefined),
+    });
+  const fetch = hostedFetch(o, { operator, probes, pool, connect });
   const listener: Listener = createListener({
     app: { fetch } as never,
     proxies,
@@ -189,27 +206,39 @@ export function createHosting(o: HostingOptions): Hosting {
 /** The deployment's one fetch: the operator's host, a business's probes, then the business itself (opened on first use). */
 function hostedFetch(
   o: HostingOptions,
-  p: { operator: ReturnType<typeof createOperatorDoor> | undefined; probes: ReturnType<typeof hostedProbes>; pool: BusinessPool<UspServer> },
+  p: {
+    operator: ReturnType<typeof createOperatorDoor> | undefined;
+    probes: ReturnType<typeof hostedProbes>;
+    pool: BusinessPool<UspServer>;
+    connect: ReturnType<typeof connectWebhookDoor> | undefined;
+  },
 ): (sent: Request, env: unknown) => Promise<Response> {
-  const { operator, probes, pool } = p;
+  const { operator, probes, pool, connect } = p;
   return async (sent, env) => {
     const req = o.route ? rerouted(sent, o.route) : sent;
+    const connected = connect?.(req);
+    if (connected) return framed(await connected);
     const name = hostName(req.headers.get('host'));
     if (operator && name === o.operator!.host) return (await probes.deployment(req, env)) ?? operator(req, env);
     const b = o.directory.byHost(name);
     if (!b) return (await probes.deployment(req, env)) ?? plain(404, 'No business is served at this address.');
     const probed = probes.business(req, env, b);
     if (probed) return probed;
-    try {
-      return await pool.use(b.id, async (server) => {
-        await followStatus(server, b);
-        return server.app.fetch(req, env);
-      });
-    } catch (err) {
-      o.log.error('could not open a hosted business', { business: b.id, error: String(err) });
-      return plain(503, 'This business cannot be reached at the moment. Try again later.');
-    }
+    return open(o, pool, b, req, env);
   };
+}
+
+/** A request answered by business `b`, opened first if it is not loaded. */
+async function open(o: HostingOptions, pool: BusinessPool<UspServer>, b: HostedBusiness, req: Request, env: unknown): Promise<Response> {
+  try {
+    return await pool.use(b.id, async (server) => {
+      await followStatus(server, b);
+      return server.app.fetch(req, env);
+    });
+  } catch (err) {
+    o.log.error('could not open a hosted business', { business: b.id, error: String(err) });
+    return plain(503, 'This business cannot be reached at the moment. Try again later.');
+  }
 }
 
 /** The request as the test seam `route` sends it on: to the host name it names, in its Host header too. */
@@ -245,6 +274,7 @@ async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b:
     definitionOrigin: b.origin === 'demo' ? { kind: 'demo' } : { kind: 'file', file: b.origin },
     db,
     dbTimeouts: { ...o.server.dbTimeouts, poolSize: o.poolSizePerBusiness ?? 2 },
+    payments: connectedPayments(o.paymentConnect, b, own.payments ?? o.server.payments),
     settingsOverride: { ...o.server.settingsOverride, ...own.settingsOverride, public_url: originOf(b) },
     allowedHosts: b.hosts,
     ...(b.status === 'suspended' ? { suspended: { reason: suspensionReason(b) } } : {}),
@@ -252,6 +282,14 @@ async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b:
   });
   await offerSetup(server, log);
   return server;
+}
+
+/** The Connect endpoint's plain answers, framed as the router's own. */
+function framed(a: ConnectAnswer): Response {
+  if (a instanceof Response) return a;
+  const r = plain(a.status, a.text);
+  if (a.allow) r.headers.set('Allow', a.allow);
+  return r;
 }
 
 /** A business with no dashboard user yet: the one-time link to create the owner's account, as `serve` gives it. */

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { OperatorRefusal, type OperatorBusiness, type OperatorDesk } from '../bindings/operator/index.js';
 import { calendarSecretPrefix } from '../domain/index.js';
 import { businessHealth, type Logger } from '../operations/index.js';
-import { DirectoryClash, type DeploymentDirectory, type HostedBusiness } from '../store/index.js';
+import { DirectoryClash, PAYMENT_ACCOUNT, type DeploymentDirectory, type HostedBusiness } from '../store/index.js';
 import { BusinessFileError, parseBusinessFile } from './business-file.js';
 import type { BusinessPool } from './hosted-pool.js';
 import type { UspServer } from './options.js';
@@ -48,7 +48,15 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
       const b = d.directory.get(id);
       return b && health(d, b);
     },
-    create: async (business, hosts) => health(d, await create(d, business, hosts)),
+    create: async (business, hosts, paymentAccount) => health(d, await create(d, business, hosts, accountOf(paymentAccount, true))),
+    setPaymentAccount: async (id, account) => {
+      known(id);
+      await clash(() => d.directory.setPaymentAccount(id, accountOf(account, false)));
+      // Its payments were composed with the old account: its next request composes it afresh.
+      await d.pool.close(id);
+      d.log.info('operator set the payment account of a business', { business: id });
+      return health(d, known(id));
+    },
     setHosts: async (id, hosts) => {
       known(id);
       const names = hostNames(d, hosts, id);
@@ -78,6 +86,14 @@ async function clash<T>(fn: () => T | Promise<T>): Promise<T> {
   }
 }
 
+/** A Stripe connected account as given: `acct_` then letters and digits; null (or, when optional, absent) is none. */
+function accountOf(v: unknown, optional: boolean): string | undefined {
+  if (v === null || (optional && v === undefined)) return undefined;
+  if (typeof v !== 'string' || !PAYMENT_ACCOUNT.test(v))
+    throw new OperatorRefusal('invalid', 'payment_account is a connected payment account id (acct_ then letters and digits), or null for none.');
+  return v;
+}
+
 function reasonOf(v: unknown): string | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== 'string' || v.trim() === '' || v.trim().length > 300 || /[\u0000-\u001f\u007f]/.test(v))
@@ -98,7 +114,7 @@ function hostNames(d: OperatorDeskDeps, v: unknown, id: string): string[] {
 }
 
 /** A business from a business file's JSON: checked like `host add`, its file written under `<data>/files/`. */
-async function create(d: OperatorDeskDeps, business: unknown, hosts: unknown): Promise<HostedBusiness> {
+async function create(d: OperatorDeskDeps, business: unknown, hosts: unknown, paymentAccount: string | undefined): Promise<HostedBusiness> {
   let id: string;
   try {
     id = parseBusinessFile(business, 'business').business.id;
@@ -116,14 +132,14 @@ async function create(d: OperatorDeskDeps, business: unknown, hosts: unknown): P
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, `${id}.json`);
   writeFileSync(file, `${JSON.stringify(business, null, 2)}\n`, { mode: 0o600 });
-  await clash(() => d.directory.add({ id, hosts: names, origin: file, addedAt: Date.now(), definition: JSON.stringify(business) }));
+  await clash(() => d.directory.add({ id, hosts: names, origin: file, addedAt: Date.now(), definition: JSON.stringify(business), ...(paymentAccount ? { paymentAccount } : {}) }));
   d.log.info('operator added a business', { business: id, hosts: names });
   return d.directory.get(id)!;
 }
 
 /** A business as the operator sees it: directory facts, and for a loaded one what needs attention. */
 async function health(d: OperatorDeskDeps, b: HostedBusiness): Promise<OperatorBusiness> {
-  const base = { id: b.id, status: b.status, ...(b.reason ? { reason: b.reason } : {}), hosts: b.hosts };
+  const base = { id: b.id, status: b.status, ...(b.reason ? { reason: b.reason } : {}), hosts: b.hosts, ...(b.paymentAccount ? { payment_account: b.paymentAccount } : {}) };
   try {
     const measured = await d.pool.peek(b.id, measure);
     return measured ? { ...base, loaded: true, health: measured } : { ...base, loaded: false };

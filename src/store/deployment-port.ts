@@ -23,6 +23,8 @@ export interface HostedBusiness {
   /** Where the definition came from: a business file's absolute path, or `demo`. */
   origin: string;
   addedAt: number;
+  /** Stripe Connect: the business's connected account (`acct_...`), none of another business's. */
+  paymentAccount?: string;
 }
 
 export interface HostedRegistration {
@@ -54,6 +56,13 @@ export interface DeploymentDirectory {
   setStatus(id: string, status: HostedStatus, reason?: string): Awaitable<boolean>;
   /** Replace a business's host names (the first is its origin); a name another business holds is a DirectoryClash. */
   setHosts(id: string, hosts: string[]): Awaitable<void>;
+  /**
+   * Record (or, undefined, forget) a business's Stripe connected account: one no other business of the
+   * deployment has (a DirectoryClash otherwise). False when no business has this id.
+   */
+  setPaymentAccount(id: string, account: string | undefined): Awaitable<boolean>;
+  /** The business whose connected account this is, if any (the Connect webhook routes by it). */
+  byPaymentAccount(account: string): HostedBusiness | undefined;
   /** The business leaves the deployment: its names are freed and its registrations forgotten. False when unknown. */
   remove(id: string): Awaitable<boolean>;
   /** A registry accepted the business's registration under this id (`host serve --register-with`). */
@@ -65,5 +74,13 @@ export interface DeploymentDirectory {
   close(): Awaitable<void>;
 }
 
-/** A host name or business id the directory already holds: the operator picks another. */
+/** A host name, business id or connected account the directory already holds: the operator picks another. */
 export class DirectoryClash extends Error {}
+
+/** A Stripe connected account id as Stripe gives it: `acct_` then letters and digits. */
+export const PAYMENT_ACCOUNT = /^acct_[A-Za-z0-9]{1,64}$/;
+
+/** The account checked before the directory keeps it: a malformed one is the caller's error, named. */
+export function checkPaymentAccount(account: string | undefined): void {
+  if (account !== undefined && !PAYMENT_ACCOUNT.test(account)) throw new RangeError(`${JSON.stringify(account)} is not a connected account id (acct_ then letters and digits)`);
+}

@@ -111,6 +111,33 @@ function directoryContract(name: string, deployment: () => { open: Opener; done:
       await waitFor(() => b.get('biz_rosa') === undefined && b.byHost('rosa2.localhost') === undefined, 3000, 'the removal seen');
       expect(b.list()).toEqual([]);
     });
+
+    test('a Stripe connected account is kept per business: well formed, never two businesses, seen by every process', async () => {
+      const attempt = (f: () => unknown) => Promise.resolve().then(f);
+      await a.add({ id: 'biz_rosa', hosts: ['rosa.localhost'], origin: 'demo', addedAt: 1, paymentAccount: 'acct_1RosaA' });
+      await a.add({ id: 'biz_nord', hosts: ['nord.localhost'], origin: 'demo', addedAt: 2 });
+      expect(a.get('biz_rosa')?.paymentAccount).toBe('acct_1RosaA');
+      expect(a.byPaymentAccount('acct_1RosaA')?.id).toBe('biz_rosa');
+      await expect(attempt(() => a.setPaymentAccount('biz_nord', 'acct_1RosaA'))).rejects.toBeInstanceOf(DirectoryClash);
+      await expect(attempt(() => a.add({ id: 'biz_lina', hosts: ['lina.localhost'], origin: 'demo', addedAt: 3, paymentAccount: 'acct_1RosaA' }))).rejects.toBeInstanceOf(
+        DirectoryClash,
+      );
+      expect(a.get('biz_lina')).toBeUndefined();
+      for (const bad of ['acct_', 'acct_1-x', 'cus_123', 'acct_1 ', ''])
+        await expect(
+          attempt(() => a.setPaymentAccount('biz_nord', bad)),
+          bad,
+        ).rejects.toBeInstanceOf(RangeError);
+      expect(a.get('biz_nord')?.paymentAccount).toBeUndefined();
+      expect(await a.setPaymentAccount('biz_none', 'acct_1None')).toBe(false);
+      expect(await a.setPaymentAccount('biz_nord', 'acct_1NordB')).toBe(true);
+      await waitFor(() => b.byPaymentAccount('acct_1NordB')?.id === 'biz_nord', 3000, 'the account seen by the other process');
+      expect(await b.setPaymentAccount('biz_rosa', undefined)).toBe(true);
+      await waitFor(() => a.byPaymentAccount('acct_1RosaA') === undefined && a.get('biz_rosa')?.paymentAccount === undefined, 3000, 'the account forgotten');
+      // Forgotten, the account may go to another business.
+      expect(await a.setPaymentAccount('biz_nord', 'acct_1RosaA')).toBe(true);
+      expect(a.byPaymentAccount('acct_1NordB')).toBeUndefined();
+    });
   });
 }
 

@@ -7,8 +7,10 @@ export type OperatorBusiness = Record<string, unknown> & { id: string };
 export interface OperatorDesk {
   list(): Promise<OperatorBusiness[]>;
   get(id: string): Promise<OperatorBusiness | undefined>;
-  create(business: unknown, hosts: unknown): Promise<OperatorBusiness>;
+  create(business: unknown, hosts: unknown, paymentAccount?: unknown): Promise<OperatorBusiness>;
   setHosts(id: string, hosts: unknown): Promise<OperatorBusiness>;
+  /** Its Stripe connected account (`acct_...`), or null to forget it. */
+  setPaymentAccount(id: string, account: unknown): Promise<OperatorBusiness>;
   suspend(id: string, reason: unknown): Promise<OperatorBusiness>;
   resume(id: string): Promise<OperatorBusiness>;
 }

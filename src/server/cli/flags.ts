@@ -112,6 +112,7 @@ export const OPTIONS = {
   staff: { type: 'string' },
   out: { type: 'string' },
   force: { type: 'boolean' },
+  none: { type: 'boolean' },
   data: { type: 'string' },
   'max-loaded': { type: 'string' },
   'idle-close': { type: 'string' },

@@ -3,9 +3,11 @@ import { dirname, join, resolve } from 'node:path';
 import type { MailOptions } from '../mail-wiring.js';
 import { hashApiKey, isLoopbackAddress } from '../../security/index.js';
 import { HOST_NAME } from '../operator-desk.js';
-import { DirectoryClash, openDeploymentDirectoryAt, type DeploymentDirectory, type HostedBusiness } from '../../store/index.js';
+import { checkPaymentAccount, DirectoryClash, openDeploymentDirectoryAt, type DeploymentDirectory, type HostedBusiness } from '../../store/index.js';
 import { loadBusinessFile } from '../business-file.js';
 import { createHosting, hostedDefinition, publicOrigin, type OperatorOptions } from '../hosting.js';
+import type { ConnectPlatform } from '../hosted-connect.js';
+import { paymentAdapters, requiredFlagWords } from '../../payments/index.js';
 import { proxyList, registryUrls } from './serve.js';
 import { DEFAULT_REREGISTER_MS } from '../register-with.js';
 import { followDirectory, removeHostedBusiness, type HostedRegistrations } from '../hosted-registry.js';
@@ -28,11 +30,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { calendarSecretPrefix } from '../../domain/index.js';
 import type { Logger } from '../../operations/index.js';
 
+/** The payment adapters with connected accounts (Stripe Connect). */
+const CONNECT = paymentAdapters().filter((a) => a.connect);
+
 const HELP = `usp-server host: many businesses in one process, each at its own host name
 
 Usage:
   usp-server host add FILE --host NAME[,NAME...]   host the business of a business file at these names
   usp-server host add --demo --host NAME[,NAME...] host the built-in demo business
+${CONNECT.map((a) => `      [--${a.connect!.accountFlag} ACCOUNT]`.padEnd(51) + `(either) its ${a.facts.label} connected account`).join('\n')}
+  usp-server host payment-account ID ACCOUNT|--none   set or forget a business's connected payment account;
+                                                   no two businesses share one
   usp-server host list [--json]                    the businesses, their names and status
   usp-server host suspend ID [--reason TEXT]       nothing can be booked until resumed: its profile,
                                                    catalog and tools say so (with the reason); reads,
@@ -87,6 +95,10 @@ host serve:
                               registered at the next directory scan, one removed is forgotten
   --register-interval SECONDS register again this often (default ${DEFAULT_REREGISTER_MS / 1000}; at most 86400)
   --directory-scan SECONDS    read the directory for added and removed businesses this often (default 5)
+${CONNECT.map(
+  (a) =>
+    `  ${requiredFlagWords(a)}\n                              ${a.facts.label}'s connected accounts with the platform's keys (the\n                              adapter's other flags too): each business with an account takes payments\n                              on it; every account's events go to <any business's origin>${a.connect!.webhookPath}`,
+).join('\n')}
 ${LOG_HELP}
 `;
 
@@ -134,13 +146,21 @@ async function add(flags: Flags, args: string[]): Promise<number> {
   const names = hostNames(flags);
   const origin = flags.demo ? 'demo' : resolve(file!);
   const def = flags.demo ? await hostedDefinition({ origin } as HostedBusiness) : await loadBusinessFile(origin);
+  const account = accountFlag(flags);
   const directory = await openDirectory(flags, 'add');
   try {
     // Two ids that read alike as a calendar secret's name would share each other's secrets.
     const alike = directory.list().find((b) => b.id !== def.business.id && calendarSecretPrefix(b.id) === calendarSecretPrefix(def.business.id));
     if (alike) throw new CommandError(`the id ${def.business.id} reads as ${alike.id} in calendar secret names (${calendarSecretPrefix(alike.id)}); give the business another id`);
     // The file's text kept in the directory: a process on another machine composes the business from it.
-    await directory.add({ id: def.business.id, hosts: names, origin, addedAt: Date.now(), ...(flags.demo ? {} : { definition: readFileSync(origin, 'utf8') }) });
+    await directory.add({
+      id: def.business.id,
+      hosts: names,
+      origin,
+      addedAt: Date.now(),
+      ...(account ? { paymentAccount: account } : {}),
+      ...(flags.demo ? {} : { definition: readFileSync(origin, 'utf8') }),
+    });
   } catch (err) {
     if (err instanceof DirectoryClash) throw new CommandError(err.message);
     throw err;
@@ -159,7 +179,7 @@ async function list(flags: Flags): Promise<number> {
     if (flags.json)
       console.log(
         JSON.stringify(
-          all.map((b) => ({ id: b.id, status: b.status, hosts: b.hosts, origin: b.origin })),
+          all.map((b) => ({ id: b.id, status: b.status, hosts: b.hosts, origin: b.origin, ...(b.paymentAccount ? { payment_account: b.paymentAccount } : {}) })),
           null,
           2,
         ),
@@ -185,6 +205,61 @@ async function setStatus(flags: Flags, id: string | undefined, status: 'active' 
   }
   console.log(status === 'active' ? `${id} is served again` : `${id} is suspended: it takes no booking until usp-server host resume ${id} (its profile and tools say why)`);
   return 0;
+}
+
+/** A business's account from an adapter's account flag (`host add`), checked before the directory is opened. */
+function accountFlag(flags: Flags): string | undefined {
+  const f = flags as Record<string, unknown>;
+  const a = CONNECT.find((c) => typeof f[c.connect!.accountFlag] === 'string');
+  if (!a) return undefined;
+  return checkedAccount(String(f[a.connect!.accountFlag]), `--${a.connect!.accountFlag}`);
+}
+
+function checkedAccount(account: string, what: string): string {
+  try {
+    checkPaymentAccount(account);
+  } catch (err) {
+    throw new UsageError(`${what}: ${(err as Error).message}`);
+  }
+  return account;
+}
+
+/** `host payment-account ID ACCOUNT|--none`: the business's connected payment account, set or forgotten. */
+async function paymentAccount(flags: Flags, id: string | undefined, account: string | undefined): Promise<number> {
+  if (!id || (account === undefined) === !flags.none) throw new UsageError('Usage: usp-server host payment-account ID ACCOUNT|--none');
+  const given = account === undefined ? undefined : checkedAccount(account, 'ACCOUNT');
+  const directory = await openDirectory(flags, 'payment-account');
+  try {
+    if (!(await directory.setPaymentAccount(id, given))) throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
+  } catch (err) {
+    if (err instanceof DirectoryClash) throw new CommandError(err.message);
+    throw err;
+  } finally {
+    await directory.close();
+  }
+  console.log(given ? `${id} takes payments on the connected account ${given}` : `${id} has no connected payment account now`);
+  return 0;
+}
+
+/** `host serve`'s connected accounts: the platform's options from an adapter's flags (or environment), its required ones all or none. */
+export function connectPlatform(flags: Flags, env: NodeJS.ProcessEnv = process.env): ConnectPlatform | undefined {
+  const f = flags as Record<string, unknown>;
+  for (const a of CONNECT) {
+    const values: Record<string, string | undefined> = {};
+    for (const flag of a.flags) {
+      const v = f[flag.name] ?? (flag.env ? env[flag.env] : undefined);
+      values[flag.name] = typeof v === 'string' && v !== '' ? v : undefined;
+    }
+    const required = a.flags.filter((flag) => flag.required);
+    const given = required.filter((flag) => values[flag.name] !== undefined);
+    if (given.length === 0) continue;
+    if (given.length < required.length) throw new UsageError(`${a.facts.label}'s connected accounts need ${requiredFlagWords(a)}`);
+    const bad = a.flags.find((flag) => flag.url && values[flag.name] !== undefined && !/^https?:\/\/[^/]/.test(values[flag.name]!));
+    if (bad) throw new UsageError(`--${bad.name} must be an http(s) URL, got ${JSON.stringify(values[bad.name])}`);
+    values[a.connect!.accountFlag] = undefined;
+    return { provider: a.facts.name, options: a.options(values) };
+  }
+  return undefined;
 }
 
 /**
@@ -275,6 +350,7 @@ async function serve(flags: Flags): Promise<number> {
   if (reRegister !== undefined && reRegister > 86_400) throw new UsageError('--register-interval must be at most 86400 seconds (registries re-index at least daily)');
   const scanSeconds = intFlag(flags, 'directory-scan', 1) ?? 5;
   let followed: HostedRegistrations | undefined;
+  const paymentConnect = connectPlatform(flags);
   const directory = await openDirectory(flags, 'serve', (err) => log.warn('deployment directory', { error: err.message }));
   const operator = await operatorOrClose(flags, directory);
   const hosting = createHosting({
@@ -298,6 +374,7 @@ async function serve(flags: Flags): Promise<number> {
     tls: tls(flags),
     trustProxy: proxyList(flags),
     operator,
+    paymentConnect,
   });
   const url = await listenOrClose(hosting, port, address);
   startLines(flags, { log, directory, url, db, sandbox, scheme, address });
@@ -362,8 +439,12 @@ async function run(flags: Flags, args: string[]): Promise<number> {
       return remove(flags, rest[0]);
     case 'serve':
       return serve(flags);
+    case 'payment-account':
+      return paymentAccount(flags, rest[0], rest[1]);
     default:
-      throw new UsageError(`Usage: usp-server host add|list|suspend|resume|remove|serve   (usp-server host --help says more)${sub ? `; not ${JSON.stringify(sub)}` : ''}`);
+      throw new UsageError(
+        `Usage: usp-server host add|list|suspend|resume|remove|payment-account|serve   (usp-server host --help says more)${sub ? `; not ${JSON.stringify(sub)}` : ''}`,
+      );
   }
 }
 

@@ -13,7 +13,15 @@
  * read is never overwritten by an earlier one.
  */
 import pg from 'pg';
-import { DirectoryClash, type DeploymentDirectory, type HostedBusiness, type HostedRegistration, type HostedStatus, type NewHostedBusiness } from '../deployment-port.js';
+import {
+  checkPaymentAccount,
+  DirectoryClash,
+  type DeploymentDirectory,
+  type HostedBusiness,
+  type HostedRegistration,
+  type HostedStatus,
+  type NewHostedBusiness,
+} from '../deployment-port.js';
 import { ident, pgCode } from './faults.js';
 
 export interface PgDirectoryOptions {
@@ -29,7 +37,8 @@ export interface PgDirectoryOptions {
 
 export const DEFAULT_DIRECTORY_SCHEMA = 'usp-deployment';
 
-type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: string | number };
+type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: string | number; payment_account: string | null };
+const COLS = 'id, status, reason, origin, added_at, payment_account';
 type NameRow = { name: string; business_id: string };
 type RegRow = { business_id: string; registry: string; registration_id: string; profile_url: string };
 
@@ -56,7 +65,9 @@ CREATE TABLE IF NOT EXISTS ${s}.hosted_registrations (
   profile_url TEXT NOT NULL,
   PRIMARY KEY (business_id, registry)
 );
-ALTER TABLE ${s}.hosted_businesses ADD COLUMN IF NOT EXISTS definition TEXT;`;
+ALTER TABLE ${s}.hosted_businesses ADD COLUMN IF NOT EXISTS definition TEXT;
+ALTER TABLE ${s}.hosted_businesses ADD COLUMN IF NOT EXISTS payment_account TEXT;
+CREATE UNIQUE INDEX IF NOT EXISTS hosted_businesses_payment_account ON ${s}.hosted_businesses(payment_account);`;
 
 /** Open (creating if needed) the directory and read it whole; resolves once this process is listening. */
 export async function openPgDeploymentDirectory(o: PgDirectoryOptions): Promise<DeploymentDirectory> {
@@ -78,6 +89,7 @@ class PgDirectory implements DeploymentDirectory {
   private readonly s: string;
   private readonly byId = new Map<string, HostedBusiness>();
   private readonly names = new Map<string, string>();
+  private readonly accounts = new Map<string, string>();
   private readonly regs = new Map<string, HostedRegistration[]>();
   /** Re-reads, one after another. */
   private queue: Promise<void> = Promise.resolve();
@@ -135,6 +147,20 @@ class PgDirectory implements DeploymentDirectory {
     return id === undefined ? undefined : this.get(id);
   }
 
+  byPaymentAccount(account: string): HostedBusiness | undefined {
+    const id = this.accounts.get(account);
+    return id === undefined ? undefined : this.get(id);
+  }
+
+  async setPaymentAccount(id: string, account: string | undefined): Promise<boolean> {
+    checkPaymentAccount(account);
+    let changed = false;
+    await this.write(id, async (c) => {
+      changed = await this.updateAccount(c, id, account);
+    });
+    return changed;
+  }
+
   registrationsOf(id: string): HostedRegistration[] {
     return (this.regs.get(id) ?? []).map((r) => ({ ...r }));
   }
@@ -145,6 +171,7 @@ class PgDirectory implements DeploymentDirectory {
   }
 
   async add(b: NewHostedBusiness): Promise<void> {
+    checkPaymentAccount(b.paymentAccount);
     const hosts = b.hosts.map((h) => h.toLowerCase());
     await this.write(b.id, async (c) => {
       const made = await c.query(
@@ -153,6 +180,7 @@ class PgDirectory implements DeploymentDirectory {
       );
       if (made.rowCount === 0) throw new DirectoryClash(`the deployment already hosts ${b.id}`);
       await this.insertNames(c, b.id, hosts);
+      if (b.paymentAccount !== undefined) await this.updateAccount(c, b.id, b.paymentAccount);
     });
   }
 
@@ -219,6 +247,15 @@ class PgDirectory implements DeploymentDirectory {
     await this.pool.end().catch(() => undefined);
   }
 
+  private async updateAccount(c: pg.PoolClient, id: string, account: string | undefined): Promise<boolean> {
+    if (account !== undefined) {
+      const held = await c.query<{ id: string }>(`SELECT id FROM ${this.s}.hosted_businesses WHERE payment_account = $1 AND id <> $2`, [account, id]);
+      if (held.rows[0]) throw new DirectoryClash(`the payment account ${account} is already ${held.rows[0].id}'s`);
+    }
+    const r = await c.query(`UPDATE ${this.s}.hosted_businesses SET payment_account = $1 WHERE id = $2`, [account ?? null, id]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
   private async insertNames(c: pg.PoolClient, id: string, hosts: string[]): Promise<void> {
     const held = await c.query<NameRow>(`SELECT name, business_id FROM ${this.s}.hosted_names WHERE name = ANY($1::text[]) AND business_id <> $2 LIMIT 1`, [hosts, id]);
     const holder = held.rows[0];
@@ -257,7 +294,7 @@ class PgDirectory implements DeploymentDirectory {
 
   private async readOne(id: string): Promise<void> {
     const [b, n, r] = await Promise.all([
-      this.pool.query<Row>(`SELECT id, status, reason, origin, added_at FROM ${this.s}.hosted_businesses WHERE id = $1`, [id]),
+      this.pool.query<Row>(`SELECT ${COLS} FROM ${this.s}.hosted_businesses WHERE id = $1`, [id]),
       this.pool.query<NameRow>(`SELECT name, business_id FROM ${this.s}.hosted_names WHERE business_id = $1 ORDER BY position`, [id]),
       this.pool.query<RegRow>(`SELECT business_id, registry, registration_id, profile_url FROM ${this.s}.hosted_registrations WHERE business_id = $1 ORDER BY registry`, [id]),
     ]);
@@ -272,7 +309,7 @@ class PgDirectory implements DeploymentDirectory {
     try {
       // One snapshot for the three tables.
       await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const b = await c.query<Row>(`SELECT id, status, reason, origin, added_at FROM ${this.s}.hosted_businesses`);
+      const b = await c.query<Row>(`SELECT ${COLS} FROM ${this.s}.hosted_businesses`);
       const n = await c.query<NameRow>(`SELECT name, business_id FROM ${this.s}.hosted_names ORDER BY business_id, position`);
       const r = await c.query<RegRow>(`SELECT business_id, registry, registration_id, profile_url FROM ${this.s}.hosted_registrations ORDER BY business_id, registry`);
       await c.query('COMMIT');
@@ -284,12 +321,15 @@ class PgDirectory implements DeploymentDirectory {
     const regsOf = group(rows.r);
     this.byId.clear();
     this.names.clear();
+    this.accounts.clear();
     this.regs.clear();
     for (const row of rows.b) this.keep(row, namesOf.get(row.id) ?? [], regsOf.get(row.id) ?? []);
   }
 
   private forget(id: string): void {
-    for (const name of this.byId.get(id)?.hosts ?? []) if (this.names.get(name) === id) this.names.delete(name);
+    const was = this.byId.get(id);
+    for (const name of was?.hosts ?? []) if (this.names.get(name) === id) this.names.delete(name);
+    if (was?.paymentAccount && this.accounts.get(was.paymentAccount) === id) this.accounts.delete(was.paymentAccount);
     this.byId.delete(id);
     this.regs.delete(id);
   }
@@ -303,8 +343,10 @@ class PgDirectory implements DeploymentDirectory {
       origin: row.origin,
       addedAt: Number(row.added_at),
       hosts,
+      ...(row.payment_account ? { paymentAccount: row.payment_account } : {}),
     });
     for (const name of hosts) this.names.set(name, row.id);
+    if (row.payment_account) this.accounts.set(row.payment_account, row.id);
     if (regs.length > 0)
       this.regs.set(
         row.id,

@@ -6,7 +6,15 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DirectoryClash, type DeploymentDirectory, type HostedBusiness, type HostedRegistration, type HostedStatus, type NewHostedBusiness } from '../deployment-port.js';
+import {
+  checkPaymentAccount,
+  DirectoryClash,
+  type DeploymentDirectory,
+  type HostedBusiness,
+  type HostedRegistration,
+  type HostedStatus,
+  type NewHostedBusiness,
+} from '../deployment-port.js';
 
 /** The SQLite directory: the port with its writes done before they return. */
 export interface SqliteDeploymentDirectory extends DeploymentDirectory {
@@ -14,6 +22,7 @@ export interface SqliteDeploymentDirectory extends DeploymentDirectory {
   definitionOf(id: string): string | undefined;
   setStatus(id: string, status: HostedStatus, reason?: string): boolean;
   setHosts(id: string, hosts: string[]): void;
+  setPaymentAccount(id: string, account: string | undefined): boolean;
   remove(id: string): boolean;
   recordRegistration(id: string, registry: string, registrationId: string, profileUrl: string): void;
   registrationsOf(id: string): HostedRegistration[];
@@ -44,7 +53,8 @@ CREATE TABLE IF NOT EXISTS hosted_registrations (
 );
 `;
 
-type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: number };
+type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: number; payment_account: string | null };
+const COLS = 'b.id, b.status, b.reason, b.origin, b.added_at, b.payment_account';
 
 export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -56,12 +66,21 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
   // Files made before the directory kept each business file's text.
   const columns = db.prepare<[], { name: string }>('PRAGMA table_info(hosted_businesses)').all();
   if (!columns.some((c) => c.name === 'definition')) db.exec('ALTER TABLE hosted_businesses ADD COLUMN definition TEXT');
+  // Files made before the directory kept each business's Stripe connected account (one business each).
+  if (!columns.some((c) => c.name === 'payment_account')) db.exec('ALTER TABLE hosted_businesses ADD COLUMN payment_account TEXT');
+  db.exec('CREATE UNIQUE INDEX IF NOT EXISTS hosted_businesses_payment_account ON hosted_businesses(payment_account)');
   const namesOf = db.prepare<[string], { name: string }>('SELECT name FROM hosted_names WHERE business_id = ? ORDER BY position');
-  const rowOf = db.prepare<[string], Row>('SELECT id, status, reason, origin, added_at FROM hosted_businesses WHERE id = ?');
-  const rowByHost = db.prepare<[string], Row>(
-    'SELECT b.id, b.status, b.reason, b.origin, b.added_at FROM hosted_names n JOIN hosted_businesses b ON b.id = n.business_id WHERE n.name = ?',
-  );
-  const all = db.prepare<[], Row>('SELECT id, status, reason, origin, added_at FROM hosted_businesses ORDER BY added_at, id');
+  const rowOf = db.prepare<[string], Row>(`SELECT ${COLS} FROM hosted_businesses b WHERE b.id = ?`);
+  const rowByHost = db.prepare<[string], Row>(`SELECT ${COLS} FROM hosted_names n JOIN hosted_businesses b ON b.id = n.business_id WHERE n.name = ?`);
+  const rowByAccount = db.prepare<[string], Row>(`SELECT ${COLS} FROM hosted_businesses b WHERE b.payment_account = ?`);
+  const updateAccount = db.prepare('UPDATE hosted_businesses SET payment_account = ? WHERE id = ?');
+  const setAccount = db.transaction((id: string, account: string | undefined) => {
+    checkPaymentAccount(account);
+    const holder = account === undefined ? undefined : rowByAccount.get(account);
+    if (holder && holder.id !== id) throw new DirectoryClash(`the payment account ${account} is already ${holder.id}'s`);
+    return updateAccount.run(account ?? null, id).changes > 0;
+  });
+  const all = db.prepare<[], Row>(`SELECT ${COLS} FROM hosted_businesses b ORDER BY b.added_at, b.id`);
   const insert = db.prepare('INSERT INTO hosted_businesses (id, status, origin, added_at, definition) VALUES (?, ?, ?, ?, ?)');
   const definitionOf = db.prepare<[string], { definition: string | null }>('SELECT definition FROM hosted_businesses WHERE id = ?');
   const insertName = db.prepare('INSERT INTO hosted_names (name, business_id, position) VALUES (?, ?, ?)');
@@ -79,10 +98,19 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
     return db.prepare('DELETE FROM hosted_businesses WHERE id = ?').run(id).changes > 0;
   });
   const full = (r: Row | undefined): HostedBusiness | undefined =>
-    r && { id: r.id, status: r.status, ...(r.reason ? { reason: r.reason } : {}), origin: r.origin, addedAt: r.added_at, hosts: namesOf.all(r.id).map((n) => n.name) };
+    r && {
+      id: r.id,
+      status: r.status,
+      ...(r.reason ? { reason: r.reason } : {}),
+      origin: r.origin,
+      addedAt: r.added_at,
+      hosts: namesOf.all(r.id).map((n) => n.name),
+      ...(r.payment_account ? { paymentAccount: r.payment_account } : {}),
+    };
   const add = db.transaction((b: NewHostedBusiness) => {
     if (rowOf.get(b.id)) throw new DirectoryClash(`the deployment already hosts ${b.id}`);
     insert.run(b.id, 'active', b.origin, b.addedAt, b.definition ?? null);
+    if (b.paymentAccount !== undefined) setAccount(b.id, b.paymentAccount);
     b.hosts.forEach((name, i) => {
       const holder = nameTaken.get(name);
       if (holder) throw new DirectoryClash(`the host name ${name} already reaches ${holder.business_id}`);
@@ -111,6 +139,8 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
     byHost: (host) => full(rowByHost.get(host.toLowerCase())),
     setStatus: (id, status, reason) => updateStatus.run(status, status === 'suspended' ? (reason ?? null) : null, id).changes > 0,
     remove: (id) => remove(id),
+    setPaymentAccount: (id, account) => setAccount(id, account),
+    byPaymentAccount: (account) => full(rowByAccount.get(account)),
     recordRegistration: (id, registry, registrationId, profileUrl) => void upsertRegistration.run(id, registry, registrationId, profileUrl, id),
     registrationsOf: (id) => registrations.all(id).map((r) => ({ registry: r.registry, registrationId: r.registration_id, profileUrl: r.profile_url })),
     ready: () => {
