@@ -141,15 +141,7 @@ export function createHosting(o: HostingOptions): Hosting {
     now: () => performance.now(),
     log: o.log,
   });
-  const operator =
-    o.operator &&
-    createOperatorDoor({
-      desk: operatorDesk({ operatorHost: o.operator.host, directory: o.directory, pool, dataDir: o.dataDir, log: o.log }),
-      keyHashes: o.operator.keyHashes,
-      proxies,
-      log: o.log,
-      now: () => Date.now(),
-    });
+  const operator = operatorDoorOf(o, pool, proxies);
   // /readyz and /metrics: a business's own at its host, the deployment's at any other name (hosted-probes.ts).
   const probes = hostedProbes({
     directory: o.directory,
@@ -201,6 +193,18 @@ export function createHosting(o: HostingOptions): Hosting {
     close: () => listener.close(),
     shutdown: (ms) => listener.shutdown(ms),
   };
+}
+
+/** The operator's door at its own host name, when the deployment has an operator. */
+function operatorDoorOf(o: HostingOptions, pool: BusinessPool<UspServer>, proxies: ReturnType<typeof trustedProxies>) {
+  if (!o.operator) return undefined;
+  return createOperatorDoor({
+    desk: operatorDesk({ operatorHost: o.operator.host, directory: o.directory, pool, dataDir: o.dataDir, log: o.log }),
+    keyHashes: o.operator.keyHashes,
+    proxies,
+    log: o.log,
+    now: () => Date.now(),
+  });
 }
 
 /** The deployment's one fetch: the operator's host, a business's probes, then the business itself (opened on first use). */
