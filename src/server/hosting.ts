@@ -15,7 +15,7 @@
 import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
 import type { BusinessDef } from '../domain/index.js';
-import { offerDashboardSetup, type Logger } from '../operations/index.js';
+import { dashboardSetupPending, offerDashboardSetup, type Logger } from '../operations/index.js';
 import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
 import { trustedProxies } from '../security/index.js';
 import { loadBusinessFile, parseBusinessFile } from './business-file.js';
@@ -257,6 +257,8 @@ async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b:
 /** A business with no dashboard user yet: the one-time link to create the owner's account, as `serve` gives it. */
 async function offerSetup(server: UspServer, log: Logger): Promise<void> {
   try {
+    // A link offered before (logged, or mailed to the owner by the operator) keeps working across reloads.
+    if (await dashboardSetupPending(server.store, server.clock.now())) return;
     const offer = await offerDashboardSetup(server.store, server.clock.now());
     if (offer)
       log.info(

@@ -2,7 +2,7 @@
  * What the operator of a hosting deployment may do with its businesses (behind the operator door,
  * src/bindings/operator): list them with their health, add one from a business file's JSON (checked
  * like `host add`, written to `<data>/files/<id>.json` so that it lives in the data folder), set its
- * host names, suspend it with a reason and resume it. A loaded business's health is read through its
+ * host names, invite its owner by mail (./operator-invite.ts), suspend it with a reason and resume it. A loaded business's health is read through its
  * own operations and store (today's figures, calendar sync, the mail outbox), never by HTTP to
  * itself; one not loaded is not opened to be measured, and measuring one does not keep it loaded.
  */
@@ -10,10 +10,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OperatorRefusal, type OperatorBusiness, type OperatorDesk } from '../bindings/operator/index.js';
 import { calendarSecretPrefix } from '../domain/index.js';
-import { businessHealth, type Logger } from '../operations/index.js';
+import { businessHealth, mailableAddress, type Logger } from '../operations/index.js';
 import { DirectoryClash, type DeploymentDirectory, type HostedBusiness } from '../store/index.js';
 import { BusinessFileError, parseBusinessFile } from './business-file.js';
 import type { BusinessPool } from './hosted-pool.js';
+import { inviteOwner } from './operator-invite.js';
 import type { UspServer } from './options.js';
 
 /** A host name: DNS labels, no port, no scheme. */
@@ -42,13 +43,34 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
     await d.pool.peek(id, (s) => s.setSuspended(suspended ? (reason ?? DEFAULT_SUSPENSION) : undefined));
     return health(d, known(id));
   };
+  const invite = async (id: string, email: unknown) => {
+    known(id);
+    await d.pool.use(id, (s) => inviteOwner(s, email));
+    d.log.info('operator invited the owner of a business', { business: id });
+  };
   return {
     list: () => Promise.all(d.directory.list().map((b) => health(d, b))),
     get: async (id) => {
       const b = d.directory.get(id);
       return b && health(d, b);
     },
-    create: async (business, hosts) => health(d, await create(d, business, hosts)),
+    create: async (business, hosts, ownerEmail) => {
+      if (ownerEmail !== undefined && !mailableAddress(ownerEmail)) throw new OperatorRefusal('invalid', 'owner_email is the owner’s email address, e.g. "owner@example.com".');
+      const b = await create(d, business, hosts);
+      if (ownerEmail === undefined) return health(d, b);
+      // The business exists either way: an invitation that could not go says why beside it.
+      try {
+        await invite(b.id, ownerEmail);
+        return { ...(await health(d, known(b.id))), invited: true };
+      } catch (err) {
+        if (!(err instanceof OperatorRefusal)) throw err;
+        return { ...(await health(d, known(b.id))), invited: false, invite_refused: err.message };
+      }
+    },
+    invite: async (id, email) => {
+      await invite(id, email);
+      return health(d, known(id));
+    },
     setHosts: async (id, hosts) => {
       known(id);
       const names = hostNames(d, hosts, id);

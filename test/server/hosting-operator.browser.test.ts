@@ -1,10 +1,10 @@
 /**
  * The operator's screen in a real browser (JavaScript off): signed in with the operator key at the
  * operator host, it lists the businesses with their health and suspends and resumes one with its
- * forms (the business's profile says so at its own host); a wrong key signs nobody in; a form without
+ * forms (the business's profile says so at its own host), and mails its owner a setup link; a wrong key signs nobody in; a form without
  * the session's CSRF token changes nothing; the screens are axe-clean at phone and desktop widths.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +14,10 @@ import { createHosting, type Hosting } from '../../src/server/hosting.js';
 import { hashApiKey } from '../../src/security/index.js';
 import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
 import { recorder } from '../support/log-recorder.js';
-import { TEST_NOW } from '../support/time.js';
+import { TEST_NOW, waitFor } from '../support/time.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
+import { hostedMail } from '../../src/server/cli/host.js';
+import type { Flags } from '../../src/server/cli/flags.js';
 
 noteWithoutChromium('hosting-operator.browser');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
@@ -39,6 +41,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
       directory,
       dataDir: dir,
       server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW), security: { allowLoopbackProfiles: true } },
+      serverFor: (b) => ({ mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
       log: recorder().log,
       operator: { host: 'operator.localhost', keyHashes: [hashApiKey(KEY)] },
     });
@@ -80,6 +83,24 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
     expect(JSON.stringify((await hostCall(`http://${SALON.host}:${port}/.well-known/usp`)).body)).toContain('Closed for renovation');
     await page.click(`text=Resume ${SALON.id}`);
     expect(directory.get(SALON.id)!.status).toBe('active');
+    await context.close();
+  });
+
+  it("mails the owner a one-time setup link at the business's origin with the invite form", async () => {
+    const { context, page } = await signedIn();
+    await page.fill(`#owner-${SALON.id}`, 'owner@maple-pine.example');
+    await page.click(`text=Invite the owner of ${SALON.id}`);
+    expect(await page.textContent('[role=status]')).toContain(`The owner of ${SALON.id} was mailed a one-time setup link.`);
+    const folder = join(dir, 'mail', SALON.id);
+    const sent = () => (existsSync(folder) ? readdirSync(folder).map((f) => readFileSync(join(folder, f), 'utf8')) : []);
+    await waitFor(() => sent().some((m) => m.includes('owner_invite')), 10_000, 'the invitation mail');
+    const mail = sent().find((m) => m.includes('owner_invite'))!;
+    expect(mail).toContain('owner@maple-pine.example');
+    expect(mail.replace(/=\r?\n/g, '')).toContain(`http://${SALON.host}:${port}/admin/setup?token=`);
+    // A bad address: the list again, saying why, and nothing mailed.
+    await page.fill(`#owner-${SALON.id}`, 'x@y.invalid');
+    await page.click(`text=Invite the owner of ${SALON.id}`);
+    expect(await page.textContent('[role=alert]')).toContain('email address');
     await context.close();
   });
 

@@ -7,7 +7,10 @@ export type OperatorBusiness = Record<string, unknown> & { id: string };
 export interface OperatorDesk {
   list(): Promise<OperatorBusiness[]>;
   get(id: string): Promise<OperatorBusiness | undefined>;
-  create(business: unknown, hosts: unknown): Promise<OperatorBusiness>;
+  /** A new business; with ownerEmail, its owner is invited as `invite` does. */
+  create(business: unknown, hosts: unknown, ownerEmail?: unknown): Promise<OperatorBusiness>;
+  /** Mail the business's owner a one-time dashboard setup link at the business's origin, through its mail. */
+  invite(id: string, email: unknown): Promise<OperatorBusiness>;
   setHosts(id: string, hosts: unknown): Promise<OperatorBusiness>;
   suspend(id: string, reason: unknown): Promise<OperatorBusiness>;
   resume(id: string): Promise<OperatorBusiness>;

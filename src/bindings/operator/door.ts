@@ -5,11 +5,12 @@
  * business is, how it is added, named, suspended or measured is the desk's (src/server/operator-desk.ts).
  *
  *   GET  /businesses                 every business with its health
- *   POST /businesses                 { business: <business file JSON>, hosts: [names] }
+ *   POST /businesses                 { business: <business file JSON>, hosts: [names], owner_email? }
  *   GET  /businesses/{id}
  *   PUT  /businesses/{id}/hosts      { hosts: [names] }
  *   POST /businesses/{id}/suspend    { reason? }
  *   POST /businesses/{id}/resume
+ *   POST /businesses/{id}/invite     { email }: the owner's one-time setup link, by the business's mail
  *
  * and the same as a small web screen under /console (screen.ts), signed in with the operator key.
  */
@@ -95,7 +96,7 @@ export function createOperatorDoor(o: OperatorDoorOptions): (req: Request, env: 
 
 async function route(desk: OperatorDesk, req: Request): Promise<Response> {
   const path = new URL(req.url).pathname.replace(/\/+$/, '') || '/';
-  const m = /^\/businesses(?:\/([^/]+)(?:\/(hosts|suspend|resume))?)?$/.exec(path);
+  const m = /^\/businesses(?:\/([^/]+)(?:\/(hosts|suspend|resume|invite))?)?$/.exec(path);
   if (!m) throw new OperatorRefusal('not_found', `The operator API has no ${path}; it serves /businesses.`);
   const allow = (method: string) => {
     if (req.method !== method) throw new DoorStatus(405, 'Method not allowed', `${path} takes ${method}.`);
@@ -104,7 +105,7 @@ async function route(desk: OperatorDesk, req: Request): Promise<Response> {
     if (req.method === 'GET') return json(200, { businesses: await desk.list() });
     allow('POST');
     const input = await body(req);
-    return json(201, { business: await desk.create(input.business, input.hosts) });
+    return json(201, { business: await desk.create(input.business, input.hosts, input.owner_email) });
   }
   const id = safeDecode(m[1]);
   switch (m[2]) {
@@ -117,6 +118,9 @@ async function route(desk: OperatorDesk, req: Request): Promise<Response> {
     case 'hosts':
       allow('PUT');
       return json(200, { business: await desk.setHosts(id, (await body(req)).hosts) });
+    case 'invite':
+      allow('POST');
+      return json(202, { business: await desk.invite(id, (await body(req)).email) });
     case 'suspend':
       allow('POST');
       return json(200, { business: await desk.suspend(id, (await body(req, true)).reason) });
