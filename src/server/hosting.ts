@@ -24,6 +24,7 @@ import { createListener, type Listener } from './listener.js';
 import { BusinessPool } from './hosted-pool.js';
 import { createOperatorDoor } from '../bindings/operator/index.js';
 import { DEFAULT_SUSPENSION, operatorDesk } from './operator-desk.js';
+import type { TxtResolver } from './operator-domains.js';
 import { hostedProbes } from './hosted-probes.js';
 
 import { seedSqliteFile } from './hosted-store-template.js';
@@ -38,6 +39,8 @@ export type HostedServerOptions = Omit<
 export interface OperatorOptions {
   host: string;
   keyHashes: readonly string[];
+  /** Reads a custom domain's verification TXT record (default: node:dns/promises; tests inject one). */
+  resolveTxt?: TxtResolver;
 }
 
 export interface HostingOptions {
@@ -137,7 +140,7 @@ export function createHosting(o: HostingOptions): Hosting {
   const operator =
     o.operator &&
     createOperatorDoor({
-      desk: operatorDesk({ operatorHost: o.operator.host, directory: o.directory, pool, dataDir: o.dataDir, log: o.log }),
+      desk: operatorDesk({ operatorHost: o.operator.host, directory: o.directory, pool, dataDir: o.dataDir, log: o.log, resolveTxt: o.operator.resolveTxt }),
       keyHashes: o.operator.keyHashes,
       proxies,
       log: o.log,

@@ -2,7 +2,7 @@
  * What the operator of a hosting deployment may do with its businesses (behind the operator door,
  * src/bindings/operator): list them with their health, add one from a business file's JSON (checked
  * like `host add`, written to `<data>/files/<id>.json` so that it lives in the data folder), set its
- * host names, invite its owner by mail (./operator-invite.ts), suspend it with a reason and resume it. A loaded business's health is read through its
+ * host names, add a custom domain verified by DNS (./operator-domains.ts), invite its owner by mail (./operator-invite.ts), suspend it with a reason and resume it. A loaded business's health is read through its
  * own operations and store (today's figures, calendar sync, the mail outbox), never by HTTP to
  * itself; one not loaded is not opened to be measured, and measuring one does not keep it loaded.
  */
@@ -15,6 +15,7 @@ import { DirectoryClash, type DeploymentDirectory, type HostedBusiness } from '.
 import { BusinessFileError, parseBusinessFile } from './business-file.js';
 import type { BusinessPool } from './hosted-pool.js';
 import { inviteOwner } from './operator-invite.js';
+import { claimDomain, defaultTxtResolver, pendingDomain, txtProves, type TxtResolver } from './operator-domains.js';
 import type { UspServer } from './options.js';
 
 /** A host name: DNS labels, no port, no scheme. */
@@ -29,6 +30,8 @@ export interface OperatorDeskDeps {
   pool: BusinessPool<UspServer>;
   dataDir: string;
   log: Logger;
+  /** Reads a custom domain's `_usp-verify` TXT record (default: node:dns). */
+  resolveTxt?: TxtResolver;
 }
 
 export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
@@ -78,6 +81,27 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
       // Its origin and allowed hosts were composed from the old names: its next request composes it afresh.
       await d.pool.close(id);
       d.log.info('operator set the host names of a business', { business: id, hosts: names });
+      return health(d, known(id));
+    },
+    addDomain: async (id, domain) => {
+      known(id);
+      if (typeof domain !== 'string') throw new OperatorRefusal('invalid', 'domain is a host name, e.g. "book.rosa.example".');
+      const [name] = hostNames(d, [domain], id);
+      await clash(() => claimDomain(d.directory, id, name!, Date.now()));
+      d.log.info('operator added a custom domain, pending its DNS record', { business: id, domain: name });
+      return health(d, known(id));
+    },
+    verifyDomain: async (id, domain) => {
+      known(id);
+      const name = domain.trim().toLowerCase().replace(/\.$/, '');
+      const claim = (await d.directory.domainClaimsOf(id)).find((c) => c.name === name);
+      if (!claim) throw new OperatorRefusal('not_found', `${id} has no pending domain ${JSON.stringify(name)}; add it first.`);
+      if (!(await txtProves(d.resolveTxt ?? defaultTxtResolver, claim)))
+        throw new OperatorRefusal('unverified', `no TXT record ${pendingDomain(claim).txt_name} holds ${claim.token} yet (DNS changes can take a while to be seen).`);
+      await clash(() => d.directory.confirmDomain(id, name));
+      // Its allowed hosts were composed from the old names: its next request composes it afresh.
+      await d.pool.close(id);
+      d.log.info('operator verified a custom domain', { business: id, domain: name });
       return health(d, known(id));
     },
     suspend: (id, reason) => {
@@ -145,7 +169,8 @@ async function create(d: OperatorDeskDeps, business: unknown, hosts: unknown): P
 
 /** A business as the operator sees it: directory facts, and for a loaded one what needs attention. */
 async function health(d: OperatorDeskDeps, b: HostedBusiness): Promise<OperatorBusiness> {
-  const base = { id: b.id, status: b.status, ...(b.reason ? { reason: b.reason } : {}), hosts: b.hosts };
+  const pending = (await d.directory.domainClaimsOf(b.id)).map(pendingDomain);
+  const base = { id: b.id, status: b.status, ...(b.reason ? { reason: b.reason } : {}), hosts: b.hosts, ...(pending.length ? { pending_domains: pending } : {}) };
   try {
     const measured = await d.pool.peek(b.id, measure);
     return measured ? { ...base, loaded: true, health: measured } : { ...base, loaded: false };

@@ -37,7 +37,15 @@ export type { BusyInterval, CalendarFeedState, CalendarPushJob, CalendarRepo, Pu
 export { openSqliteStore } from './sqlite/sqlite-store.js';
 export { eventBody, StoreUnavailable } from './port.js';
 export type { SqliteStoreOptions } from './sqlite/sqlite-store.js';
-export { DirectoryClash, type DeploymentDirectory, type HostedBusiness, type HostedRegistration, type HostedStatus, type NewHostedBusiness } from './deployment-port.js';
+export {
+  DirectoryClash,
+  type DeploymentDirectory,
+  type DomainClaim,
+  type HostedBusiness,
+  type HostedRegistration,
+  type HostedStatus,
+  type NewHostedBusiness,
+} from './deployment-port.js';
 export { openDeploymentDirectory, type SqliteDeploymentDirectory } from './sqlite/deployment-directory.js';
 export type { PgDirectoryOptions } from './postgres/deployment-directory.js';
 

@@ -1,7 +1,8 @@
 /**
  * The operator's screen in a real browser (JavaScript off): signed in with the operator key at the
  * operator host, it lists the businesses with their health and suspends and resumes one with its
- * forms (the business's profile says so at its own host), and mails its owner a setup link; a wrong key signs nobody in; a form without
+ * forms (the business's profile says so at its own host), mails its owner a setup link, and adds and
+ * verifies a custom domain (DNS injected); a wrong key signs nobody in; a form without
  * the session's CSRF token changes nothing; the screens are axe-clean at phone and desktop widths.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -30,6 +31,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
   let hosting: Hosting;
   let port: string;
   let browser: import('playwright-core').Browser;
+  /** The injected DNS: TXT records by name. */
+  const txt = new Map<string, string[][]>();
   const consoleUrl = () => `http://operator.localhost:${port}/console`;
 
   beforeAll(async () => {
@@ -43,7 +46,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
       server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW), security: { allowLoopbackProfiles: true } },
       serverFor: (b) => ({ mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
       log: recorder().log,
-      operator: { host: 'operator.localhost', keyHashes: [hashApiKey(KEY)] },
+      operator: { host: 'operator.localhost', keyHashes: [hashApiKey(KEY)], resolveTxt: async (name) => txt.get(name) ?? [] },
     });
     port = new URL(await hosting.listen(0, '127.0.0.1')).port;
     // Loaded, so that its health is shown.
@@ -101,6 +104,27 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
     await page.fill(`#owner-${SALON.id}`, 'x@y.invalid');
     await page.click(`text=Invite the owner of ${SALON.id}`);
     expect(await page.textContent('[role=alert]')).toContain('email address');
+    await context.close();
+  });
+
+  it('adds a custom domain, shows the TXT record that verifies it, and routes it once the record holds the token', async () => {
+    const { context, page } = await signedIn();
+    const domain = 'shop.salon.localhost';
+    await page.fill(`#domain-${SALON.id}`, domain);
+    await page.click(`text=Add the domain to ${SALON.id}`);
+    const [claim] = await directory.domainClaimsOf(SALON.id);
+    expect(await page.locator('tr', { hasText: SALON.id }).textContent()).toContain(`_usp-verify.${domain}`);
+    expect(await page.locator('tr', { hasText: SALON.id }).textContent()).toContain(claim!.token);
+    await page.click(`text=Verify ${domain}`);
+    expect(await page.textContent('[role=alert]')).toContain('no TXT record');
+    expect((await hostCall(`http://${domain}:${port}/.well-known/usp`)).status).toBe(404);
+    txt.set(`_usp-verify.${domain}`, [[claim!.token]]);
+    await page.click(`text=Verify ${domain}`);
+    expect(await page.locator('tr', { hasText: SALON.id }).textContent()).toContain(`${SALON.host}, ${domain}`);
+    expect((await hostCall(`http://${domain}:${port}/.well-known/usp`)).status).toBe(200);
+    // One left pending, so that the screens checked below show a pending domain's form too.
+    await page.fill(`#domain-${SALON.id}`, 'later.salon.localhost');
+    await page.click(`text=Add the domain to ${SALON.id}`);
     await context.close();
   });
 

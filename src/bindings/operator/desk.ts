@@ -12,6 +12,10 @@ export interface OperatorDesk {
   /** Mail the business's owner a one-time dashboard setup link at the business's origin, through its mail. */
   invite(id: string, email: unknown): Promise<OperatorBusiness>;
   setHosts(id: string, hosts: unknown): Promise<OperatorBusiness>;
+  /** A custom domain added as pending: the TXT record that verifies it. */
+  addDomain(id: string, domain: unknown): Promise<OperatorBusiness>;
+  /** The pending domain checked by DNS; once proven, it reaches the business. */
+  verifyDomain(id: string, domain: string): Promise<OperatorBusiness>;
   suspend(id: string, reason: unknown): Promise<OperatorBusiness>;
   resume(id: string): Promise<OperatorBusiness>;
 }
@@ -21,6 +25,7 @@ export const REFUSALS = {
   invalid_file: { status: 422, title: 'Invalid business file' },
   not_found: { status: 404, title: 'Not found' },
   conflict: { status: 409, title: 'Conflict' },
+  unverified: { status: 422, title: 'Not verified' },
 } as const;
 
 /** The desk's (or the door's) no: a kind that picks the status, and a sentence for the operator. */

@@ -10,6 +10,8 @@
  *   PUT  /businesses/{id}/hosts      { hosts: [names] }
  *   POST /businesses/{id}/suspend    { reason? }
  *   POST /businesses/{id}/resume
+ *   POST /businesses/{id}/domains    { domain }: a custom domain, pending its `_usp-verify` TXT record
+ *   POST /businesses/{id}/domains/{domain}/verify
  *   POST /businesses/{id}/invite     { email }: the owner's one-time setup link, by the business's mail
  *
  * and the same as a small web screen under /console (screen.ts), signed in with the operator key.
@@ -96,8 +98,8 @@ export function createOperatorDoor(o: OperatorDoorOptions): (req: Request, env: 
 
 async function route(desk: OperatorDesk, req: Request): Promise<Response> {
   const path = new URL(req.url).pathname.replace(/\/+$/, '') || '/';
-  const m = /^\/businesses(?:\/([^/]+)(?:\/(hosts|suspend|resume|invite))?)?$/.exec(path);
-  if (!m) throw new OperatorRefusal('not_found', `The operator API has no ${path}; it serves /businesses.`);
+  const m = /^\/businesses(?:\/([^/]+)(?:\/(hosts|suspend|resume|invite|domains)(?:\/([^/]+)\/(verify))?)?)?$/.exec(path);
+  if (!m || (m[3] && m[2] !== 'domains')) throw new OperatorRefusal('not_found', `The operator API has no ${path}; it serves /businesses.`);
   const allow = (method: string) => {
     if (req.method !== method) throw new DoorStatus(405, 'Method not allowed', `${path} takes ${method}.`);
   };
@@ -118,6 +120,10 @@ async function route(desk: OperatorDesk, req: Request): Promise<Response> {
     case 'hosts':
       allow('PUT');
       return json(200, { business: await desk.setHosts(id, (await body(req)).hosts) });
+    case 'domains':
+      allow('POST');
+      if (m[3]) return json(200, { business: await desk.verifyDomain(id, safeDecode(m[3])) });
+      return json(201, { business: await desk.addDomain(id, (await body(req)).domain) });
     case 'invite':
       allow('POST');
       return json(202, { business: await desk.invite(id, (await body(req)).email) });

@@ -1,6 +1,7 @@
 /**
  * The operator's screen at the operator host (`/console`): the businesses with their health, and a
- * suspend (with reason) or resume form on each, and a form that mails the owner her setup link. Server-rendered with the web kit's shell and page
+ * suspend (with reason) or resume form on each, a form that mails the owner her setup link, and
+ * one that adds a custom domain, with the DNS record that verifies it and its verify button. Server-rendered with the web kit's shell and page
  * policy (no script), working without JavaScript. Sign-in with the operator key sets a session cookie
  * (random, HttpOnly, SameSite=Strict, 8 hours, in memory: a restart signs everyone out); every form
  * carries the session's CSRF token, compared in constant time, and a post another site sent is refused.
@@ -24,7 +25,8 @@ label{display:block}
 input[type=text],input[type=password],input[type=email]{padding:.3rem;border:1px solid #555;min-width:12rem}
 button{padding:.3rem .8rem;border:1px solid #1b1b1b;background:#fff;color:#1b1b1b;cursor:pointer}
 .error{color:#8a1c00}
-.wide{overflow-x:auto}`;
+.wide{overflow-x:auto}
+code{overflow-wrap:anywhere}`;
 
 interface Session {
   csrf: string;
@@ -80,11 +82,14 @@ export function createOperatorScreen(o: ScreenOptions): (req: Request, env: unkn
       sessions.delete(cookie(req, COOKIE)!);
       return redirect(SCREEN_PREFIX, `${COOKIE}=; Path=${SCREEN_PREFIX}; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`);
     }
-    const m = new RegExp(`^${SCREEN_PREFIX}/businesses/([^/]+)/(suspend|resume|invite)$`).exec(path);
-    if (!m) return page('Not found', html`<p>Nothing here. <a href="${SCREEN_PREFIX}">The businesses</a></p>`, 404);
+    const m = new RegExp(`^${SCREEN_PREFIX}/businesses/([^/]+)/(suspend|resume|invite|domains)(?:/([^/]+)/verify)?$`).exec(path);
+    if (!m || (m[3] && m[2] !== 'domains')) return page('Not found', html`<p>Nothing here. <a href="${SCREEN_PREFIX}">The businesses</a></p>`, 404);
     const id = decodeURIComponent(m[1]!);
     try {
-      if (m[2] === 'suspend') {
+      if (m[2] === 'domains') {
+        if (m[3]) await o.desk.verifyDomain(id, decodeURIComponent(m[3]));
+        else await o.desk.addDomain(id, fields.get('domain')?.trim() ?? '');
+      } else if (m[2] === 'suspend') {
         const reason = fields.get('reason')?.trim();
         await o.desk.suspend(id, reason ? reason : undefined);
       } else if (m[2] === 'invite') await o.desk.invite(id, fields.get('email')?.trim() ?? '');
@@ -139,7 +144,12 @@ function listPage(all: OperatorBusiness[], s: Session, error?: string, status = 
         ? html`<form method="post" action="${action}"><input type="hidden" name="csrf" value="${s.csrf}"><button type="submit">Resume ${b.id}</button></form>`
         : html`<form method="post" action="${action}"><input type="hidden" name="csrf" value="${s.csrf}"><label for="reason-${b.id}">Reason</label><input id="reason-${b.id}" name="reason" type="text" maxlength="300"><button type="submit">Suspend ${b.id}</button></form>`;
     const invite = html`<form method="post" action="${SCREEN_PREFIX}/businesses/${encodeURIComponent(b.id)}/invite"><input type="hidden" name="csrf" value="${s.csrf}"><label for="owner-${b.id}">Owner's email</label><input id="owner-${b.id}" name="email" type="email" autocomplete="off" required maxlength="254"><button type="submit">Invite the owner of ${b.id}</button></form>`;
-    return html`<tr><td>${b.id}</td><td class="${b.status === 'suspended' ? 'suspended' : ''}">${b.status}${b.reason ? html`: ${String(b.reason)}` : ''}</td><td>${(b.hosts as string[]).join(', ')}</td><td>${health}</td><td>${control}${invite}</td></tr>`;
+    const pending = (b.pending_domains ?? []) as Array<{ domain: string; txt_name: string; txt_value: string }>;
+    const domains = html`${pending.map(
+      (p) =>
+        html`<form method="post" action="${SCREEN_PREFIX}/businesses/${encodeURIComponent(b.id)}/domains/${encodeURIComponent(p.domain)}/verify"><input type="hidden" name="csrf" value="${s.csrf}"><p>${p.domain}, pending: publish a TXT record <code>${p.txt_name}</code> with the value <code>${p.txt_value}</code>.</p><button type="submit">Verify ${p.domain}</button></form>`,
+    )}<form method="post" action="${SCREEN_PREFIX}/businesses/${encodeURIComponent(b.id)}/domains"><input type="hidden" name="csrf" value="${s.csrf}"><label for="domain-${b.id}">Custom domain</label><input id="domain-${b.id}" name="domain" type="text" required maxlength="253" autocomplete="off"><button type="submit">Add the domain to ${b.id}</button></form>`;
+    return html`<tr><td>${b.id}</td><td class="${b.status === 'suspended' ? 'suspended' : ''}">${b.status}${b.reason ? html`: ${String(b.reason)}` : ''}</td><td>${(b.hosts as string[]).join(', ')}${domains}</td><td>${health}</td><td>${control}${invite}</td></tr>`;
   });
   return page(
     'Businesses',
