@@ -140,7 +140,16 @@ export function createHosting(o: HostingOptions): Hosting {
   const operator =
     o.operator &&
     createOperatorDoor({
-      desk: operatorDesk({ operatorHost: o.operator.host, directory: o.directory, pool, dataDir: o.dataDir, log: o.log, resolveTxt: o.operator.resolveTxt }),
+      desk: operatorDesk({
+        operatorHost: o.operator.host,
+        directory: o.directory,
+        pool,
+        dataDir: o.dataDir,
+        db: o.db,
+        schemaPrefix: o.schemaPrefix,
+        log: o.log,
+        resolveTxt: o.operator.resolveTxt,
+      }),
       keyHashes: o.operator.keyHashes,
       proxies,
       log: o.log,

@@ -2,7 +2,7 @@
  * What the operator of a hosting deployment may do with its businesses (behind the operator door,
  * src/bindings/operator): list them with their health, add one from a business file's JSON (checked
  * like `host add`, written to `<data>/files/<id>.json` so that it lives in the data folder), set its
- * host names, add a custom domain verified by DNS (./operator-domains.ts), invite its owner by mail (./operator-invite.ts), suspend it with a reason and resume it. A loaded business's health is read through its
+ * host names, add a custom domain verified by DNS (./operator-domains.ts), invite its owner by mail (./operator-invite.ts), export then delete it (./operator-removal.ts), suspend it with a reason and resume it. A loaded business's health is read through its
  * own operations and store (today's figures, calendar sync, the mail outbox), never by HTTP to
  * itself; one not loaded is not opened to be measured, and measuring one does not keep it loaded.
  */
@@ -15,6 +15,7 @@ import { DirectoryClash, type DeploymentDirectory, type HostedBusiness } from '.
 import { BusinessFileError, parseBusinessFile } from './business-file.js';
 import type { BusinessPool } from './hosted-pool.js';
 import { inviteOwner } from './operator-invite.js';
+import { exportBusiness, removeBusiness } from './operator-removal.js';
 import { claimDomain, defaultTxtResolver, pendingDomain, txtProves, type TxtResolver } from './operator-domains.js';
 import type { UspServer } from './options.js';
 
@@ -30,6 +31,9 @@ export interface OperatorDeskDeps {
   pool: BusinessPool<UspServer>;
   dataDir: string;
   log: Logger;
+  /** A postgres:// URL when the businesses live on PostgreSQL (their export is a dump then). */
+  db?: string;
+  schemaPrefix?: string;
   /** Reads a custom domain's `_usp-verify` TXT record (default: node:dns). */
   resolveTxt?: TxtResolver;
 }
@@ -104,6 +108,11 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
       d.log.info('operator verified a custom domain', { business: id, domain: name });
       return health(d, known(id));
     },
+    exportBusiness: async (id) => {
+      known(id);
+      return exportBusiness(d, id);
+    },
+    remove: (id, confirm) => removeBusiness(d, id, confirm),
     suspend: (id, reason) => {
       known(id);
       return status(id, true, reasonOf(reason));

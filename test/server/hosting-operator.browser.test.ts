@@ -2,12 +2,12 @@
  * The operator's screen in a real browser (JavaScript off): signed in with the operator key at the
  * operator host, it lists the businesses with their health and suspends and resumes one with its
  * forms (the business's profile says so at its own host), mails its owner a setup link, and adds and
- * verifies a custom domain (DNS injected); a wrong key signs nobody in; a form without
+ * verifies a custom domain (DNS injected), exports then deletes a business; a wrong key signs nobody in; a form without
  * the session's CSRF token changes nothing; the screens are axe-clean at phone and desktop widths.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/operations/index.js';
 import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
@@ -24,6 +24,8 @@ noteWithoutChromium('hosting-operator.browser');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
 const KEY = 'operator-key-0123456789abcdef';
 const SALON = { id: 'biz_maple_pine', host: 'salon.localhost' };
+const NORD = { id: 'biz_nord_studio', host: 'nord.localhost' };
+const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
 
 describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/chromium)', () => {
   let dir: string;
@@ -40,6 +42,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
     dir = mkdtempSync(join(tmpdir(), 'usp-operator-screen-'));
     directory = openDeploymentDirectory(join(dir, 'deployment.db'));
     directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
+    directory.add({ id: NORD.id, hosts: [NORD.host], origin: NORD_FILE, addedAt: Date.now(), definition: readFileSync(NORD_FILE, 'utf8') });
     hosting = createHosting({
       directory,
       dataDir: dir,
@@ -125,6 +128,23 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
     // One left pending, so that the screens checked below show a pending domain's form too.
     await page.fill(`#domain-${SALON.id}`, 'later.salon.localhost');
     await page.click(`text=Add the domain to ${SALON.id}`);
+    await context.close();
+  });
+
+  it('exports a business (a download), refuses its delete until then, then deletes it and frees its name', async () => {
+    const { context, page } = await signedIn();
+    await page.click(`text=Delete ${NORD.id}`);
+    expect(await page.textContent('[role=alert]')).toContain(`take the export of ${NORD.id} first`);
+    expect(directory.get(NORD.id)).toBeDefined();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`text=Export the data of ${NORD.id}`)]);
+    expect(download.suggestedFilename()).toBe(`${NORD.id}.db`);
+    const saved = join(dir, 'saved.db');
+    await download.saveAs(saved);
+    expect(readFileSync(saved).subarray(0, 15).toString()).toBe('SQLite format 3');
+    await page.click(`text=Delete ${NORD.id}`);
+    expect(await page.textContent('[role=status]')).toContain(`${NORD.id} is deleted; its host names are free.`);
+    expect(directory.get(NORD.id)).toBeUndefined();
+    expect((await hostCall(`http://${NORD.host}:${port}/.well-known/usp`)).status).toBe(404);
     await context.close();
   });
 

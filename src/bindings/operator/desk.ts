@@ -16,6 +16,10 @@ export interface OperatorDesk {
   addDomain(id: string, domain: unknown): Promise<OperatorBusiness>;
   /** The pending domain checked by DNS; once proven, it reaches the business. */
   verifyDomain(id: string, domain: string): Promise<OperatorBusiness>;
+  /** The business's data as a SQLite database (what `host remove --export` writes). */
+  exportBusiness(id: string): Promise<Uint8Array>;
+  /** The business deleted and its names freed: refused until its export was taken, unless confirm is true. */
+  remove(id: string, confirm: unknown): Promise<Record<string, unknown>>;
   suspend(id: string, reason: unknown): Promise<OperatorBusiness>;
   resume(id: string): Promise<OperatorBusiness>;
 }

@@ -7,6 +7,8 @@
  *   GET  /businesses                 every business with its health
  *   POST /businesses                 { business: <business file JSON>, hosts: [names], owner_email? }
  *   GET  /businesses/{id}
+ *   GET  /businesses/{id}/export     its data, a SQLite database (what `host remove --export` writes)
+ *   DELETE /businesses/{id}          { confirm? }: refused until its export was taken, unless confirm is true
  *   PUT  /businesses/{id}/hosts      { hosts: [names] }
  *   POST /businesses/{id}/suspend    { reason? }
  *   POST /businesses/{id}/resume
@@ -98,7 +100,7 @@ export function createOperatorDoor(o: OperatorDoorOptions): (req: Request, env: 
 
 async function route(desk: OperatorDesk, req: Request): Promise<Response> {
   const path = new URL(req.url).pathname.replace(/\/+$/, '') || '/';
-  const m = /^\/businesses(?:\/([^/]+)(?:\/(hosts|suspend|resume|invite|domains)(?:\/([^/]+)\/(verify))?)?)?$/.exec(path);
+  const m = /^\/businesses(?:\/([^/]+)(?:\/(hosts|suspend|resume|invite|domains|export)(?:\/([^/]+)\/(verify))?)?)?$/.exec(path);
   if (!m || (m[3] && m[2] !== 'domains')) throw new OperatorRefusal('not_found', `The operator API has no ${path}; it serves /businesses.`);
   const allow = (method: string) => {
     if (req.method !== method) throw new DoorStatus(405, 'Method not allowed', `${path} takes ${method}.`);
@@ -112,6 +114,7 @@ async function route(desk: OperatorDesk, req: Request): Promise<Response> {
   const id = safeDecode(m[1]);
   switch (m[2]) {
     case undefined: {
+      if (req.method === 'DELETE') return json(200, await desk.remove(id, (await body(req, true)).confirm));
       allow('GET');
       const b = await desk.get(id);
       if (!b) throw new OperatorRefusal('not_found', `No hosted business has the id ${JSON.stringify(id)}.`);
@@ -120,6 +123,14 @@ async function route(desk: OperatorDesk, req: Request): Promise<Response> {
     case 'hosts':
       allow('PUT');
       return json(200, { business: await desk.setHosts(id, (await body(req)).hosts) });
+    case 'export': {
+      allow('GET');
+      const data = await desk.exportBusiness(id);
+      return new Response(data, {
+        status: 200,
+        headers: { ...HEADERS, 'Content-Type': 'application/vnd.sqlite3', 'Content-Disposition': `attachment; filename="${id.replace(/[^A-Za-z0-9_-]/g, '_')}.db"` },
+      });
+    }
     case 'domains':
       allow('POST');
       if (m[3]) return json(200, { business: await desk.verifyDomain(id, safeDecode(m[3])) });
