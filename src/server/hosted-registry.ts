@@ -15,7 +15,7 @@ import type { BusinessDef } from '../domain/index.js';
 import type { Logger } from '../operations/index.js';
 import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
 import { createUspServer, type UspServer } from './compose.js';
-import { hostedDefinition, storeOf, type HostingOptions } from './hosting.js';
+import { hostedDefinition, storeOf, type HostedStoreOptions } from './hosted-stores.js';
 import { createRegistrar, deregister, type Registrar } from './register-with.js';
 
 export interface HostedRegistrationsOptions {
@@ -127,7 +127,7 @@ export interface RemovalReport {
  * A hosted business's data as one file: its SQLite database copied with `VACUUM INTO` (consistent
  * while it serves). The copy must not exist yet. On PostgreSQL there is none: the schema is dumped.
  */
-export function exportHostedStore(o: Pick<HostingOptions, 'dataDir' | 'db' | 'schemaPrefix'>, id: string, to: string): void {
+export function exportHostedStore(o: HostedStoreOptions, id: string, to: string): void {
   if (o.db) throw new Error('an export is a copy of the SQLite file; on PostgreSQL dump the schema first (pg_dump --schema=...)');
   const source = new Database(storeOf(o, id), { readonly: true, fileMustExist: true });
   try {
@@ -137,10 +137,7 @@ export function exportHostedStore(o: Pick<HostingOptions, 'dataDir' | 'db' | 'sc
   }
 }
 
-export async function removeHostedBusiness(
-  o: Pick<HostingOptions, 'dataDir' | 'db' | 'schemaPrefix'> & { directory: DeploymentDirectory; log: Logger; exportTo?: string },
-  b: HostedBusiness,
-): Promise<RemovalReport> {
+export async function removeHostedBusiness(o: HostedStoreOptions & { directory: DeploymentDirectory; log: Logger; exportTo?: string }, b: HostedBusiness): Promise<RemovalReport> {
   const store = storeOf(o, b.id);
   if (o.exportTo) exportHostedStore(o, b.id, o.exportTo);
   const report: RemovalReport = { told: [], untold: [] };

@@ -16,7 +16,7 @@ import { BusinessFileError, parseBusinessFile } from './business-file.js';
 import type { BusinessPool } from './hosted-pool.js';
 import { inviteOwner } from './operator-invite.js';
 import { exportBusiness, removeBusiness } from './operator-removal.js';
-import { claimDomain, defaultTxtResolver, pendingDomain, txtProves, type TxtResolver } from './operator-domains.js';
+import { claimDomain, defaultTxtResolver, pendingDomain, verifyClaim, type TxtResolver } from './operator-domains.js';
 import type { UspServer } from './options.js';
 
 /** A host name: DNS labels, no port, no scheme. */
@@ -66,13 +66,8 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
       const b = await create(d, business, hosts);
       if (ownerEmail === undefined) return health(d, b);
       // The business exists either way: an invitation that could not go says why beside it.
-      try {
-        await invite(b.id, ownerEmail);
-        return { ...(await health(d, known(b.id))), invited: true };
-      } catch (err) {
-        if (!(err instanceof OperatorRefusal)) throw err;
-        return { ...(await health(d, known(b.id))), invited: false, invite_refused: err.message };
-      }
+      const sent = await invite(b.id, ownerEmail).then(() => ({ invited: true }), refusedBeside);
+      return { ...(await health(d, known(b.id))), ...sent };
     },
     invite: async (id, email) => {
       await invite(id, email);
@@ -97,12 +92,7 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
     },
     verifyDomain: async (id, domain) => {
       known(id);
-      const name = domain.trim().toLowerCase().replace(/\.$/, '');
-      const claim = (await d.directory.domainClaimsOf(id)).find((c) => c.name === name);
-      if (!claim) throw new OperatorRefusal('not_found', `${id} has no pending domain ${JSON.stringify(name)}; add it first.`);
-      if (!(await txtProves(d.resolveTxt ?? defaultTxtResolver, claim)))
-        throw new OperatorRefusal('unverified', `no TXT record ${pendingDomain(claim).txt_name} holds ${claim.token} yet (DNS changes can take a while to be seen).`);
-      await clash(() => d.directory.confirmDomain(id, name));
+      const name = await clash(() => verifyClaim(d.directory, d.resolveTxt ?? defaultTxtResolver, id, domain));
       // Its allowed hosts were composed from the old names: its next request composes it afresh.
       await d.pool.close(id);
       d.log.info('operator verified a custom domain', { business: id, domain: name });
@@ -122,6 +112,12 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
       return status(id, false);
     },
   };
+}
+
+/** A refusal as facts beside a result (anything else still fails the call). */
+function refusedBeside(err: unknown): { invited: false; invite_refused: string } {
+  if (!(err instanceof OperatorRefusal)) throw err;
+  return { invited: false, invite_refused: err.message };
 }
 
 async function clash<T>(fn: () => T | Promise<T>): Promise<T> {

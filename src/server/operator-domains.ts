@@ -36,3 +36,14 @@ export async function txtProves(resolve: TxtResolver, claim: DomainClaim): Promi
   }
   return records.some((chunks) => chunks.join('') === claim.token);
 }
+
+/** Business `id`'s pending domain confirmed once its TXT record holds the token (its name); refused otherwise. */
+export async function verifyClaim(directory: DeploymentDirectory, resolve: TxtResolver, id: string, domain: string): Promise<string> {
+  const name = domain.trim().toLowerCase().replace(/\.$/, '');
+  const claim = (await directory.domainClaimsOf(id)).find((c) => c.name === name);
+  if (!claim) throw new OperatorRefusal('not_found', `${id} has no pending domain ${JSON.stringify(name)}; add it first.`);
+  if (!(await txtProves(resolve, claim)))
+    throw new OperatorRefusal('unverified', `no TXT record ${VERIFY_LABEL}.${name} holds ${claim.token} yet (DNS changes can take a while to be seen).`);
+  await directory.confirmDomain(id, name);
+  return name;
+}
