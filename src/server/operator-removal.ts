@@ -24,7 +24,8 @@ export interface RemovalDeps {
   log: Logger;
 }
 
-const exportFile = (d: RemovalDeps, id: string) => join(d.dataDir, 'exports', `${id}.db`);
+// An id names a file here only through letters, digits, _ and -: none reaches outside the folder.
+const exportFile = (d: RemovalDeps, id: string) => join(d.dataDir, 'exports', `${id.replace(/[^A-Za-z0-9_-]/g, '_')}.db`);
 
 /** The business's data now, as a SQLite database (kept under `<data>/exports/`, replacing an earlier one). */
 export async function exportBusiness(d: RemovalDeps, id: string): Promise<Uint8Array> {
