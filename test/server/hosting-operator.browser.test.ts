@@ -131,29 +131,6 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
     await context.close();
   });
 
-  it('exports a business (a download), refuses its delete until then, then deletes it and frees its name', async () => {
-    const { context, page } = await signedIn();
-    await page.click(`text=Delete ${NORD.id}`);
-    expect(await page.textContent('[role=alert]')).toContain(`take the export of ${NORD.id} first`);
-    expect(directory.get(NORD.id)).toBeDefined();
-    // The page's export link, fetched with the browser's session (a download event is not waited for: it raced under load).
-    const href = await page.getAttribute(`text=Export the data of ${NORD.id}`, 'href');
-    const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-    const exported = await hostFetch(new URL(href!, page.url()), { headers: { Cookie: cookies } });
-    expect(exported.status).toBe(200);
-    expect(exported.headers.get('content-disposition')).toContain(`${NORD.id}.db`);
-    expect(
-      Buffer.from(await exported.arrayBuffer())
-        .subarray(0, 15)
-        .toString(),
-    ).toBe('SQLite format 3');
-    await page.click(`text=Delete ${NORD.id}`);
-    expect(await page.textContent('[role=status]')).toContain(`${NORD.id} is deleted; its host names are free.`);
-    expect(directory.get(NORD.id)).toBeUndefined();
-    expect((await hostCall(`http://${NORD.host}:${port}/.well-known/usp`)).status).toBe(404);
-    await context.close();
-  });
-
   it('a form without the session CSRF token changes nothing', async () => {
     const { context } = await signedIn();
     const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
@@ -189,4 +166,27 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
     },
     120_000,
   );
+
+  it('exports a business (a download), refuses its delete until then, then deletes it and frees its name', async () => {
+    const { context, page } = await signedIn();
+    await page.click(`text=Delete ${NORD.id}`);
+    expect(await page.textContent('[role=alert]')).toContain(`take the export of ${NORD.id} first`);
+    expect(directory.get(NORD.id)).toBeDefined();
+    // The page's export link, fetched with the browser's session (a download event is not waited for: it raced under load).
+    const href = await page.getAttribute(`text=Export the data of ${NORD.id}`, 'href');
+    const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const exported = await hostFetch(new URL(href!, page.url()), { headers: { Cookie: cookies } });
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-disposition')).toContain(`${NORD.id}.db`);
+    expect(
+      Buffer.from(await exported.arrayBuffer())
+        .subarray(0, 15)
+        .toString(),
+    ).toBe('SQLite format 3');
+    await page.click(`text=Delete ${NORD.id}`);
+    expect(await page.textContent('[role=status]')).toContain(`${NORD.id} is deleted; its host names are free.`);
+    expect(directory.get(NORD.id)).toBeUndefined();
+    expect((await hostCall(`http://${NORD.host}:${port}/.well-known/usp`)).status).toBe(404);
+    await context.close();
+  });
 });
