@@ -57,7 +57,7 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
   const publicUrl = new URL(biz.publicUrl);
   const def = biz.def.business;
   const { lang, words: w } = wordsFor(m.locale, def.locale, 'en');
-  if (m.kind === 'signup_code' || m.kind === 'password_reset') return accountMail(m, rc, w, lang, publicUrl);
+  if (m.kind === 'signup_code' || m.kind === 'password_reset' || m.kind === 'owner_invite') return accountMail(m, rc, w, lang, publicUrl);
   const fmt = words(lang, biz.zone);
   const kind = m.kind as BookingKind;
   let facts: Facts;
@@ -130,7 +130,12 @@ function contactLine(w: Words, biz: Business): string | undefined {
 /** A message about the buyer's account (a sign-up code, a reset link): no booking, no invite. */
 function accountMail(m: MailMessage, rc: RenderContext, w: Words, lang: string, publicUrl: URL): OutgoingMail {
   const business = rc.biz.def.business.name;
-  const a = m.kind === 'signup_code' ? w.account.signup(String(m.payload.code)) : w.account.reset(String(m.payload.url), String(m.payload.minutes));
+  const a =
+    m.kind === 'signup_code'
+      ? w.account.signup(String(m.payload.code))
+      : m.kind === 'owner_invite'
+        ? w.account.ownerInvite(String(m.payload.url), String(m.payload.hours))
+        : w.account.reset(String(m.payload.url), String(m.payload.minutes));
   const contact = contactLine(w, rc.biz);
   const text =
     [w.greeting(), '', ...a.lines, ...(a.link ? ['', `${a.linkLabel ?? a.link}: ${a.link}`] : []), '', '--', business, ...(contact ? [contact] : []), a.footer].join('\n') + '\n';

@@ -51,7 +51,7 @@ export type { MoneyFacts, BookingFactsInput } from '../domain/index.js';
 export { decodeSlotId } from '../domain/index.js';
 export { REGISTRY_FEED_OPERATIONS, REGISTRY_OPERATIONS } from './registry/table.js';
 export { addBusinessUser, dashboardSessionGate, normalizeBusinessEmail } from './admin/dashboard-sessions.js';
-export { offerDashboardSetup, SETUP_TTL_MS } from './admin/set-up-dashboard-owner.js';
+export { dashboardSetupPending, offerDashboardSetup, SETUP_TTL_MS } from './admin/set-up-dashboard-owner.js';
 export type { DashboardSession, DashboardSessionGate } from './admin/dashboard-sessions.js';
 export { dashboardSignInEnv } from './admin/sign-in-env.js';
 export { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, feedSubscriptionKey } from './registry/feed-paths.js';

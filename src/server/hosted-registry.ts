@@ -15,7 +15,7 @@ import type { BusinessDef } from '../domain/index.js';
 import type { Logger } from '../operations/index.js';
 import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
 import { createUspServer, type UspServer } from './compose.js';
-import { hostedDefinition, storeOf, type HostingOptions } from './hosting.js';
+import { hostedDefinition, storeOf, type HostedStoreOptions } from './hosted-stores.js';
 import { createRegistrar, deregister, type Registrar } from './register-with.js';
 
 export interface HostedRegistrationsOptions {
@@ -123,20 +123,23 @@ export interface RemovalReport {
  * deleted (its SQLite file, or its PostgreSQL schema dropped). An export, when asked, comes first and
  * is a consistent copy of its SQLite database (`VACUUM INTO`), taken while it may be serving.
  */
-export async function removeHostedBusiness(
-  o: Pick<HostingOptions, 'dataDir' | 'db' | 'schemaPrefix'> & { directory: DeploymentDirectory; log: Logger; exportTo?: string },
-  b: HostedBusiness,
-): Promise<RemovalReport> {
-  const store = storeOf(o, b.id);
-  if (o.exportTo) {
-    if (o.db) throw new Error('an export is a copy of the SQLite file; on PostgreSQL dump the schema first (pg_dump --schema=...)');
-    const source = new Database(store, { readonly: true, fileMustExist: true });
-    try {
-      source.prepare('VACUUM INTO ?').run(o.exportTo);
-    } finally {
-      source.close();
-    }
+/**
+ * A hosted business's data as one file: its SQLite database copied with `VACUUM INTO` (consistent
+ * while it serves). The copy must not exist yet. On PostgreSQL there is none: the schema is dumped.
+ */
+export function exportHostedStore(o: HostedStoreOptions, id: string, to: string): void {
+  if (o.db) throw new Error('an export is a copy of the SQLite file; on PostgreSQL dump the schema first (pg_dump --schema=...)');
+  const source = new Database(storeOf(o, id), { readonly: true, fileMustExist: true });
+  try {
+    source.prepare('VACUUM INTO ?').run(to);
+  } finally {
+    source.close();
   }
+}
+
+export async function removeHostedBusiness(o: HostedStoreOptions & { directory: DeploymentDirectory; log: Logger; exportTo?: string }, b: HostedBusiness): Promise<RemovalReport> {
+  const store = storeOf(o, b.id);
+  if (o.exportTo) exportHostedStore(o, b.id, o.exportTo);
   const report: RemovalReport = { told: [], untold: [] };
   const registrations = o.directory.registrationsOf(b.id);
   if (registrations.length > 0) {

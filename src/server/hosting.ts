@@ -12,22 +12,22 @@
  * Storage: SQLite, one file per business under `<data>/businesses/`; PostgreSQL, one schema per
  * business (`usp_<id>`) on the one database, each with a small pool.
  */
-import { join } from 'node:path';
-import { existsSync, readFileSync } from 'node:fs';
-import type { BusinessDef } from '../domain/index.js';
-import { offerDashboardSetup, type Logger } from '../operations/index.js';
+import { dashboardSetupPending, offerDashboardSetup, type Logger } from '../operations/index.js';
 import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
 import { trustedProxies } from '../security/index.js';
-import { loadBusinessFile, parseBusinessFile } from './business-file.js';
 import { createUspServer, type ServerOptions, type UspServer } from './compose.js';
 import { createListener, type Listener } from './listener.js';
 import { BusinessPool } from './hosted-pool.js';
 import { createOperatorDoor } from '../bindings/operator/index.js';
 import { DEFAULT_SUSPENSION, operatorDesk } from './operator-desk.js';
+import type { TxtResolver } from './operator-domains.js';
 import { hostedProbes } from './hosted-probes.js';
 import { connectedPayments, connectWebhookDoor, type ConnectAnswer, type ConnectPlatform } from './hosted-connect.js';
 
 import { seedSqliteFile } from './hosted-store-template.js';
+import { hostedDefinition, storeOf } from './hosted-stores.js';
+
+export { hostedDefinition, storeOf } from './hosted-stores.js';
 
 /** What every hosted business is composed with (its own store, origin, hosts and log are the deployment's to set). */
 export type HostedServerOptions = Omit<
@@ -39,6 +39,8 @@ export type HostedServerOptions = Omit<
 export interface OperatorOptions {
   host: string;
   keyHashes: readonly string[];
+  /** Reads a custom domain's verification TXT record (default: node:dns/promises; tests inject one). */
+  resolveTxt?: TxtResolver;
 }
 
 export interface HostingOptions {
@@ -93,14 +95,6 @@ export interface Hosting {
   shutdown(timeoutMs: number): Promise<boolean>;
 }
 
-/** A business's SQLite file or PostgreSQL schema name, from its id. */
-export function storeOf(opts: Pick<HostingOptions, 'dataDir' | 'db' | 'schemaPrefix'>, id: string): string {
-  if (!opts.db) return join(opts.dataDir, 'businesses', `${id}.db`);
-  const u = new URL(opts.db);
-  u.searchParams.set('schema', `${opts.schemaPrefix ?? 'usp_'}${id.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`.slice(0, 63));
-  return u.toString();
-}
-
 /** A hosted business's public origin: its name with the deployment's scheme and port (the scheme's default port left out). */
 export function publicOrigin(scheme: string, name: string, port: string): string {
   const shownPort = (scheme === 'https' && port === '443') || (scheme === 'http' && port === '80') ? '' : `:${port}`;
@@ -116,19 +110,6 @@ export function hostName(header: string | null): string {
 
 const plain = (status: number, text: string) =>
   new Response(`${text}\n`, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' } });
-
-/**
- * A hosted business's definition, from where the operator added it (its file, or the built-in demo);
- * where the file is not on this machine (another process of the deployment added it), the copy of
- * it the directory kept.
- */
-export async function hostedDefinition(b: HostedBusiness, directory?: Pick<DeploymentDirectory, 'definitionOf'>): Promise<BusinessDef> {
-  if (b.origin !== 'demo') {
-    const kept = directory && !existsSync(b.origin) ? await directory.definitionOf(b.id) : undefined;
-    return kept === undefined ? loadBusinessFile(b.origin) : parseBusinessFile(JSON.parse(kept), b.origin);
-  }
-  return parseBusinessFile(JSON.parse(readFileSync(new URL('./demo-business.json', import.meta.url), 'utf8')), 'demo-business.json');
-}
 
 export function createHosting(o: HostingOptions): Hosting {
   const proxies = trustedProxies(o.trustProxy);
@@ -199,7 +180,16 @@ export function createHosting(o: HostingOptions): Hosting {
 function operatorDoorOf(o: HostingOptions, pool: BusinessPool<UspServer>, proxies: ReturnType<typeof trustedProxies>) {
   if (!o.operator) return undefined;
   return createOperatorDoor({
-    desk: operatorDesk({ operatorHost: o.operator.host, directory: o.directory, pool, dataDir: o.dataDir, log: o.log }),
+    desk: operatorDesk({
+      operatorHost: o.operator.host,
+      directory: o.directory,
+      pool,
+      dataDir: o.dataDir,
+      db: o.db,
+      schemaPrefix: o.schemaPrefix,
+      log: o.log,
+      resolveTxt: o.operator.resolveTxt,
+    }),
     keyHashes: o.operator.keyHashes,
     proxies,
     log: o.log,
@@ -299,6 +289,8 @@ function framed(a: ConnectAnswer): Response {
 /** A business with no dashboard user yet: the one-time link to create the owner's account, as `serve` gives it. */
 async function offerSetup(server: UspServer, log: Logger): Promise<void> {
   try {
+    // A link offered before (logged, or mailed to the owner by the operator) keeps working across reloads.
+    if (await dashboardSetupPending(server.store, server.clock.now())) return;
     const offer = await offerDashboardSetup(server.store, server.clock.now());
     if (offer)
       log.info(

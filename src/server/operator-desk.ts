@@ -2,7 +2,7 @@
  * What the operator of a hosting deployment may do with its businesses (behind the operator door,
  * src/bindings/operator): list them with their health, add one from a business file's JSON (checked
  * like `host add`, written to `<data>/files/<id>.json` so that it lives in the data folder), set its
- * host names, suspend it with a reason and resume it. A loaded business's health is read through its
+ * host names, add a custom domain verified by DNS (./operator-domains.ts), invite its owner by mail (./operator-invite.ts), export then delete it (./operator-removal.ts), suspend it with a reason and resume it. A loaded business's health is read through its
  * own operations and store (today's figures, calendar sync, the mail outbox), never by HTTP to
  * itself; one not loaded is not opened to be measured, and measuring one does not keep it loaded.
  */
@@ -10,10 +10,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OperatorRefusal, type OperatorBusiness, type OperatorDesk } from '../bindings/operator/index.js';
 import { calendarSecretPrefix } from '../domain/index.js';
-import { businessHealth, type Logger } from '../operations/index.js';
+import { businessHealth, mailableAddress, type Logger } from '../operations/index.js';
 import { DirectoryClash, PAYMENT_ACCOUNT, type DeploymentDirectory, type HostedBusiness } from '../store/index.js';
 import { BusinessFileError, parseBusinessFile } from './business-file.js';
 import type { BusinessPool } from './hosted-pool.js';
+import { inviteOwner } from './operator-invite.js';
+import { exportBusiness, removeBusiness } from './operator-removal.js';
+import { claimDomain, defaultTxtResolver, pendingDomain, verifyClaim, type TxtResolver } from './operator-domains.js';
 import type { UspServer } from './options.js';
 
 /** A host name: DNS labels, no port, no scheme. */
@@ -28,6 +31,11 @@ export interface OperatorDeskDeps {
   pool: BusinessPool<UspServer>;
   dataDir: string;
   log: Logger;
+  /** A postgres:// URL when the businesses live on PostgreSQL (their export is a dump then). */
+  db?: string;
+  schemaPrefix?: string;
+  /** Reads a custom domain's `_usp-verify` TXT record (default: node:dns). */
+  resolveTxt?: TxtResolver;
 }
 
 export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
@@ -42,19 +50,36 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
     await d.pool.peek(id, (s) => s.setSuspended(suspended ? (reason ?? DEFAULT_SUSPENSION) : undefined));
     return health(d, known(id));
   };
+  const invite = async (id: string, email: unknown) => {
+    known(id);
+    await d.pool.use(id, (s) => inviteOwner(s, email));
+    d.log.info('operator invited the owner of a business', { business: id });
+  };
   return {
     list: () => Promise.all(d.directory.list().map((b) => health(d, b))),
     get: async (id) => {
       const b = d.directory.get(id);
       return b && health(d, b);
     },
-    create: async (business, hosts, paymentAccount) => health(d, await create(d, business, hosts, accountOf(paymentAccount, true))),
+    create: async (business, hosts, extra = {}) => {
+      const { ownerEmail, paymentAccount } = extra;
+      if (ownerEmail !== undefined && !mailableAddress(ownerEmail)) throw new OperatorRefusal('invalid', 'owner_email is the owner’s email address, e.g. "owner@example.com".');
+      const b = await create(d, business, hosts, accountOf(paymentAccount, true));
+      if (ownerEmail === undefined) return health(d, b);
+      // The business exists either way: an invitation that could not go says why beside it.
+      const sent = await invite(b.id, ownerEmail).then(() => ({ invited: true }), refusedBeside);
+      return { ...(await health(d, known(b.id))), ...sent };
+    },
     setPaymentAccount: async (id, account) => {
       known(id);
       await clash(() => d.directory.setPaymentAccount(id, accountOf(account, false)));
       // Its payments were composed with the old account: its next request composes it afresh.
       await d.pool.close(id);
       d.log.info('operator set the payment account of a business', { business: id });
+      return health(d, known(id));
+    },
+    invite: async (id, email) => {
+      await invite(id, email);
       return health(d, known(id));
     },
     setHosts: async (id, hosts) => {
@@ -66,6 +91,27 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
       d.log.info('operator set the host names of a business', { business: id, hosts: names });
       return health(d, known(id));
     },
+    addDomain: async (id, domain) => {
+      known(id);
+      if (typeof domain !== 'string') throw new OperatorRefusal('invalid', 'domain is a host name, e.g. "book.rosa.example".');
+      const [name] = hostNames(d, [domain], id);
+      await clash(() => claimDomain(d.directory, id, name!, Date.now()));
+      d.log.info('operator added a custom domain, pending its DNS record', { business: id, domain: name });
+      return health(d, known(id));
+    },
+    verifyDomain: async (id, domain) => {
+      known(id);
+      const name = await clash(() => verifyClaim(d.directory, d.resolveTxt ?? defaultTxtResolver, id, domain));
+      // Its allowed hosts were composed from the old names: its next request composes it afresh.
+      await d.pool.close(id);
+      d.log.info('operator verified a custom domain', { business: id, domain: name });
+      return health(d, known(id));
+    },
+    exportBusiness: async (id) => {
+      known(id);
+      return exportBusiness(d, id);
+    },
+    remove: (id, confirm) => removeBusiness(d, id, confirm),
     suspend: (id, reason) => {
       known(id);
       return status(id, true, reasonOf(reason));
@@ -75,6 +121,12 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
       return status(id, false);
     },
   };
+}
+
+/** A refusal as facts beside a result (anything else still fails the call). */
+function refusedBeside(err: unknown): { invited: false; invite_refused: string } {
+  if (!(err instanceof OperatorRefusal)) throw err;
+  return { invited: false, invite_refused: err.message };
 }
 
 async function clash<T>(fn: () => T | Promise<T>): Promise<T> {
@@ -139,7 +191,15 @@ async function create(d: OperatorDeskDeps, business: unknown, hosts: unknown, pa
 
 /** A business as the operator sees it: directory facts, and for a loaded one what needs attention. */
 async function health(d: OperatorDeskDeps, b: HostedBusiness): Promise<OperatorBusiness> {
-  const base = { id: b.id, status: b.status, ...(b.reason ? { reason: b.reason } : {}), hosts: b.hosts, ...(b.paymentAccount ? { payment_account: b.paymentAccount } : {}) };
+  const pending = (await d.directory.domainClaimsOf(b.id)).map(pendingDomain);
+  const base = {
+    id: b.id,
+    status: b.status,
+    ...(b.reason ? { reason: b.reason } : {}),
+    hosts: b.hosts,
+    ...(b.paymentAccount ? { payment_account: b.paymentAccount } : {}),
+    ...(pending.length ? { pending_domains: pending } : {}),
+  };
   try {
     const measured = await d.pool.peek(b.id, measure);
     return measured ? { ...base, loaded: true, health: measured } : { ...base, loaded: false };

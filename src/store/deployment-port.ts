@@ -69,9 +69,26 @@ export interface DeploymentDirectory {
   recordRegistration(id: string, registry: string, registrationId: string, profileUrl: string): Awaitable<void>;
   /** The registrations recorded for a business, to remove them when it leaves. */
   registrationsOf(id: string): HostedRegistration[];
+  /**
+   * A custom domain the operator added to a business, pending until its DNS proves it is the
+   * business's (it reaches nothing meanwhile): a name any business holds, or another's claim, is a
+   * DirectoryClash; the business's own claim again answers the claim it has (its token kept).
+   */
+  claimDomain(id: string, name: string, token: string, at: number): Awaitable<DomainClaim>;
+  /** A business's pending custom domains, oldest first. */
+  domainClaimsOf(id: string): Awaitable<DomainClaim[]>;
+  /** The claim verified: the domain becomes the business's last host name. False without such a claim. */
+  confirmDomain(id: string, name: string): Awaitable<boolean>;
   /** Whether the directory can be read now (PostgreSQL: its copy follows the database; /readyz asks). */
   ready(): Awaitable<boolean>;
   close(): Awaitable<void>;
+}
+
+/** A pending custom domain: the token its `_usp-verify` TXT record must hold. */
+export interface DomainClaim {
+  name: string;
+  token: string;
+  claimedAt: number;
 }
 
 /** A host name, business id or connected account the directory already holds: the operator picks another. */

@@ -43,6 +43,7 @@ export {
   DirectoryClash,
   PAYMENT_ACCOUNT,
   type DeploymentDirectory,
+  type DomainClaim,
   type HostedBusiness,
   type HostedRegistration,
   type HostedStatus,

@@ -1,12 +1,13 @@
 /**
  * The operator's screen in a real browser (JavaScript off): signed in with the operator key at the
  * operator host, it lists the businesses with their health and suspends and resumes one with its
- * forms (the business's profile says so at its own host); a wrong key signs nobody in; a form without
+ * forms (the business's profile says so at its own host), mails its owner a setup link, and adds and
+ * verifies a custom domain (DNS injected), exports then deletes a business; a wrong key signs nobody in; a form without
  * the session's CSRF token changes nothing; the screens are axe-clean at phone and desktop widths.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/operations/index.js';
 import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
@@ -14,13 +15,17 @@ import { createHosting, type Hosting } from '../../src/server/hosting.js';
 import { hashApiKey } from '../../src/security/index.js';
 import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
 import { recorder } from '../support/log-recorder.js';
-import { TEST_NOW } from '../support/time.js';
+import { TEST_NOW, waitFor } from '../support/time.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
+import { hostedMail } from '../../src/server/cli/host.js';
+import type { Flags } from '../../src/server/cli/flags.js';
 
 noteWithoutChromium('hosting-operator.browser');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
 const KEY = 'operator-key-0123456789abcdef';
 const SALON = { id: 'biz_maple_pine', host: 'salon.localhost' };
+const NORD = { id: 'biz_nord_studio', host: 'nord.localhost' };
+const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
 
 describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/chromium)', () => {
   let dir: string;
@@ -28,6 +33,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
   let hosting: Hosting;
   let port: string;
   let browser: import('playwright-core').Browser;
+  /** The injected DNS: TXT records by name. */
+  const txt = new Map<string, string[][]>();
   const consoleUrl = () => `http://operator.localhost:${port}/console`;
 
   beforeAll(async () => {
@@ -35,12 +42,14 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
     dir = mkdtempSync(join(tmpdir(), 'usp-operator-screen-'));
     directory = openDeploymentDirectory(join(dir, 'deployment.db'));
     directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
+    directory.add({ id: NORD.id, hosts: [NORD.host], origin: NORD_FILE, addedAt: Date.now(), definition: readFileSync(NORD_FILE, 'utf8') });
     hosting = createHosting({
       directory,
       dataDir: dir,
       server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW), security: { allowLoopbackProfiles: true } },
+      serverFor: (b) => ({ mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
       log: recorder().log,
-      operator: { host: 'operator.localhost', keyHashes: [hashApiKey(KEY)] },
+      operator: { host: 'operator.localhost', keyHashes: [hashApiKey(KEY)], resolveTxt: async (name) => txt.get(name) ?? [] },
     });
     port = new URL(await hosting.listen(0, '127.0.0.1')).port;
     // Loaded, so that its health is shown.
@@ -83,6 +92,45 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
     await context.close();
   });
 
+  it("mails the owner a one-time setup link at the business's origin with the invite form", async () => {
+    const { context, page } = await signedIn();
+    await page.fill(`#owner-${SALON.id}`, 'owner@maple-pine.example');
+    await page.click(`text=Invite the owner of ${SALON.id}`);
+    expect(await page.textContent('[role=status]')).toContain(`The owner of ${SALON.id} was mailed a one-time setup link.`);
+    const folder = join(dir, 'mail', SALON.id);
+    const sent = () => (existsSync(folder) ? readdirSync(folder).map((f) => readFileSync(join(folder, f), 'utf8')) : []);
+    await waitFor(() => sent().some((m) => m.includes('owner_invite')), 10_000, 'the invitation mail');
+    const mail = sent().find((m) => m.includes('owner_invite'))!;
+    expect(mail).toContain('owner@maple-pine.example');
+    expect(mail.replace(/=\r?\n/g, '')).toContain(`http://${SALON.host}:${port}/admin/setup?token=`);
+    // A bad address: the list again, saying why, and nothing mailed.
+    await page.fill(`#owner-${SALON.id}`, 'x@y.invalid');
+    await page.click(`text=Invite the owner of ${SALON.id}`);
+    expect(await page.textContent('[role=alert]')).toContain('email address');
+    await context.close();
+  });
+
+  it('adds a custom domain, shows the TXT record that verifies it, and routes it once the record holds the token', async () => {
+    const { context, page } = await signedIn();
+    const domain = 'shop.salon.localhost';
+    await page.fill(`#domain-${SALON.id}`, domain);
+    await page.click(`text=Add the domain to ${SALON.id}`);
+    const [claim] = await directory.domainClaimsOf(SALON.id);
+    expect(await page.locator('tr', { hasText: SALON.id }).textContent()).toContain(`_usp-verify.${domain}`);
+    expect(await page.locator('tr', { hasText: SALON.id }).textContent()).toContain(claim!.token);
+    await page.click(`text=Verify ${domain}`);
+    expect(await page.textContent('[role=alert]')).toContain('no TXT record');
+    expect((await hostCall(`http://${domain}:${port}/.well-known/usp`)).status).toBe(404);
+    txt.set(`_usp-verify.${domain}`, [[claim!.token]]);
+    await page.click(`text=Verify ${domain}`);
+    expect(await page.locator('tr', { hasText: SALON.id }).textContent()).toContain(`${SALON.host}, ${domain}`);
+    expect((await hostCall(`http://${domain}:${port}/.well-known/usp`)).status).toBe(200);
+    // One left pending, so that the screens checked below show a pending domain's form too.
+    await page.fill(`#domain-${SALON.id}`, 'later.salon.localhost');
+    await page.click(`text=Add the domain to ${SALON.id}`);
+    await context.close();
+  });
+
   it('a form without the session CSRF token changes nothing', async () => {
     const { context } = await signedIn();
     const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
@@ -118,4 +166,27 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
     },
     120_000,
   );
+
+  it('exports a business (a download), refuses its delete until then, then deletes it and frees its name', async () => {
+    const { context, page } = await signedIn();
+    await page.click(`text=Delete ${NORD.id}`);
+    expect(await page.textContent('[role=alert]')).toContain(`take the export of ${NORD.id} first`);
+    expect(directory.get(NORD.id)).toBeDefined();
+    // The page's export link, fetched with the browser's session (a download event is not waited for: it raced under load).
+    const href = await page.getAttribute(`text=Export the data of ${NORD.id}`, 'href');
+    const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const exported = await hostFetch(new URL(href!, page.url()), { headers: { Cookie: cookies } });
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-disposition')).toContain(`${NORD.id}.db`);
+    expect(
+      Buffer.from(await exported.arrayBuffer())
+        .subarray(0, 15)
+        .toString(),
+    ).toBe('SQLite format 3');
+    await page.click(`text=Delete ${NORD.id}`);
+    expect(await page.textContent('[role=status]')).toContain(`${NORD.id} is deleted; its host names are free.`);
+    expect(directory.get(NORD.id)).toBeUndefined();
+    expect((await hostCall(`http://${NORD.host}:${port}/.well-known/usp`)).status).toBe(404);
+    await context.close();
+  });
 });

@@ -95,6 +95,30 @@ function directoryContract(name: string, deployment: () => { open: Opener; done:
       expect(a.byHost('rosa.localhost')?.id).toBe('biz_other');
     });
 
+    test('a custom domain is pending (reaching nothing) until confirmed, one business at a time, freed with its business', async () => {
+      await a.add({ id: 'biz_rosa', hosts: ['rosa.localhost'], origin: 'demo', addedAt: 1 });
+      await a.add({ id: 'biz_nord', hosts: ['nord.localhost'], origin: 'demo', addedAt: 2 });
+      expect(await a.claimDomain('biz_rosa', 'Book.Rosa.example', 'tok-1', 10)).toEqual({ name: 'book.rosa.example', token: 'tok-1', claimedAt: 10 });
+      // Claimed again by its business: the same claim, its token kept.
+      expect(await a.claimDomain('biz_rosa', 'book.rosa.example', 'tok-2', 11)).toEqual({ name: 'book.rosa.example', token: 'tok-1', claimedAt: 10 });
+      await expect(Promise.resolve().then(() => a.claimDomain('biz_nord', 'book.rosa.example', 'tok-3', 12))).rejects.toBeInstanceOf(DirectoryClash);
+      await expect(Promise.resolve().then(() => a.claimDomain('biz_nord', 'rosa.localhost', 'tok-4', 12))).rejects.toBeInstanceOf(DirectoryClash);
+      expect(await a.domainClaimsOf('biz_rosa')).toEqual([{ name: 'book.rosa.example', token: 'tok-1', claimedAt: 10 }]);
+      expect(await a.domainClaimsOf('biz_nord')).toEqual([]);
+      expect(a.byHost('book.rosa.example')).toBeUndefined();
+      expect(await a.confirmDomain('biz_nord', 'book.rosa.example')).toBe(false);
+      expect(await a.confirmDomain('biz_rosa', 'BOOK.rosa.example')).toBe(true);
+      expect(a.get('biz_rosa')?.hosts).toEqual(['rosa.localhost', 'book.rosa.example']);
+      expect(a.byHost('book.rosa.example')?.id).toBe('biz_rosa');
+      await waitFor(() => b.byHost('book.rosa.example')?.id === 'biz_rosa', 3000, 'the confirmed domain seen by the other process');
+      expect(await a.domainClaimsOf('biz_rosa')).toEqual([]);
+      expect(await a.confirmDomain('biz_rosa', 'book.rosa.example')).toBe(false);
+      await a.claimDomain('biz_nord', 'nord.example', 'tok-5', 13);
+      expect(await a.remove('biz_nord')).toBe(true);
+      expect(await a.domainClaimsOf('biz_nord')).toEqual([]);
+      expect(await a.claimDomain('biz_rosa', 'nord.example', 'tok-6', 14)).toMatchObject({ token: 'tok-6' });
+    });
+
     test("another process's adds, suspensions, name changes and removals are seen here within a bounded time", async () => {
       await a.add({ id: 'biz_rosa', hosts: ['rosa.localhost'], origin: 'demo', addedAt: 1 });
       await waitFor(() => b.byHost('rosa.localhost')?.id === 'biz_rosa', 3000, 'the add seen by the other process');

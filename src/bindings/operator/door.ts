@@ -5,12 +5,17 @@
  * business is, how it is added, named, suspended or measured is the desk's (src/server/operator-desk.ts).
  *
  *   GET  /businesses                 every business with its health
- *   POST /businesses                 { business: <business file JSON>, hosts: [names], payment_account? }
+ *   POST /businesses                 { business: <business file JSON>, hosts: [names], payment_account?, owner_email? }
  *   GET  /businesses/{id}
+ *   GET  /businesses/{id}/export     its data, a SQLite database (what `host remove --export` writes)
+ *   DELETE /businesses/{id}          { confirm? }: refused until its export was taken, unless confirm is true
  *   PUT  /businesses/{id}/hosts      { hosts: [names] }
  *   PUT  /businesses/{id}/payment-account   { payment_account: "acct_..." | null }
  *   POST /businesses/{id}/suspend    { reason? }
  *   POST /businesses/{id}/resume
+ *   POST /businesses/{id}/domains    { domain }: a custom domain, pending its `_usp-verify` TXT record
+ *   POST /businesses/{id}/domains/{domain}/verify
+ *   POST /businesses/{id}/invite     { email }: the owner's one-time setup link, by the business's mail
  *
  * and the same as a small web screen under /console (screen.ts), signed in with the operator key.
  */
@@ -96,8 +101,8 @@ export function createOperatorDoor(o: OperatorDoorOptions): (req: Request, env: 
 
 async function route(desk: OperatorDesk, req: Request): Promise<Response> {
   const path = new URL(req.url).pathname.replace(/\/+$/, '') || '/';
-  const m = /^\/businesses(?:\/([^/]+)(?:\/(hosts|payment-account|suspend|resume))?)?$/.exec(path);
-  if (!m) throw new OperatorRefusal('not_found', `The operator API has no ${path}; it serves /businesses.`);
+  const m = /^\/businesses(?:\/([^/]+)(?:\/(hosts|payment-account|suspend|resume|invite|domains|export)(?:\/([^/]+)\/(verify))?)?)?$/.exec(path);
+  if (!m || (m[3] && m[2] !== 'domains')) throw new OperatorRefusal('not_found', `The operator API has no ${path}; it serves /businesses.`);
   const allow = (method: string) => {
     if (req.method !== method) throw new DoorStatus(405, 'Method not allowed', `${path} takes ${method}.`);
   };
@@ -105,11 +110,12 @@ async function route(desk: OperatorDesk, req: Request): Promise<Response> {
     if (req.method === 'GET') return json(200, { businesses: await desk.list() });
     allow('POST');
     const input = await body(req);
-    return json(201, { business: await desk.create(input.business, input.hosts, input.payment_account) });
+    return json(201, { business: await desk.create(input.business, input.hosts, { paymentAccount: input.payment_account, ownerEmail: input.owner_email }) });
   }
   const id = safeDecode(m[1]);
   switch (m[2]) {
     case undefined: {
+      if (req.method === 'DELETE') return json(200, await desk.remove(id, (await body(req, true)).confirm));
       allow('GET');
       const b = await desk.get(id);
       if (!b) throw new OperatorRefusal('not_found', `No hosted business has the id ${JSON.stringify(id)}.`);
@@ -121,6 +127,21 @@ async function route(desk: OperatorDesk, req: Request): Promise<Response> {
     case 'payment-account':
       allow('PUT');
       return json(200, { business: await desk.setPaymentAccount(id, (await body(req)).payment_account) });
+    case 'export': {
+      allow('GET');
+      const data = await desk.exportBusiness(id);
+      return new Response(data, {
+        status: 200,
+        headers: { ...HEADERS, 'Content-Type': 'application/vnd.sqlite3', 'Content-Disposition': `attachment; filename="${id.replace(/[^A-Za-z0-9_-]/g, '_')}.db"` },
+      });
+    }
+    case 'domains':
+      allow('POST');
+      if (m[3]) return json(200, { business: await desk.verifyDomain(id, safeDecode(m[3])) });
+      return json(201, { business: await desk.addDomain(id, (await body(req)).domain) });
+    case 'invite':
+      allow('POST');
+      return json(202, { business: await desk.invite(id, (await body(req)).email) });
     case 'suspend':
       allow('POST');
       return json(200, { business: await desk.suspend(id, (await body(req, true)).reason) });

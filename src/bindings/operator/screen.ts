@@ -1,6 +1,8 @@
 /**
  * The operator's screen at the operator host (`/console`): the businesses with their health, and a
- * suspend (with reason) or resume form on each. Server-rendered with the web kit's shell and page
+ * suspend (with reason) or resume form on each, a form that mails the owner her setup link, and
+ * one that adds a custom domain, with the DNS record that verifies it and its verify button; the
+ * export of its data (a download) and a delete form, refused until the export was taken unless ticked. Server-rendered with the web kit's shell and page
  * policy (no script), working without JavaScript. Sign-in with the operator key sets a session cookie
  * (random, HttpOnly, SameSite=Strict, 8 hours, in memory: a restart signs everyone out); every form
  * carries the session's CSRF token, compared in constant time, and a post another site sent is refused.
@@ -21,10 +23,12 @@ th,td{border:1px solid #ccc;padding:.4rem;text-align:left;vertical-align:top}
 .attention{color:#8a1c00}
 form{margin:.2rem 0}
 label{display:block}
-input[type=text],input[type=password]{padding:.3rem;border:1px solid #555;min-width:12rem}
+label.inline{display:inline;margin:0 .4rem 0 .2rem}
+input[type=text],input[type=password],input[type=email]{padding:.3rem;border:1px solid #555;min-width:12rem}
 button{padding:.3rem .8rem;border:1px solid #1b1b1b;background:#fff;color:#1b1b1b;cursor:pointer}
 .error{color:#8a1c00}
-.wide{overflow-x:auto}`;
+.wide{overflow-x:auto}
+code{overflow-wrap:anywhere}`;
 
 interface Session {
   csrf: string;
@@ -66,7 +70,29 @@ export function createOperatorScreen(o: ScreenOptions): (req: Request, env: unkn
     }
     const session = current(req);
     if (!session) return signInPage(undefined, req.method === 'GET' && path === SCREEN_PREFIX ? 200 : 401);
-    if (req.method === 'GET' && path === SCREEN_PREFIX) return listPage(await o.desk.list(), session);
+    if (req.method === 'GET' && path === SCREEN_PREFIX) {
+      const all = await o.desk.list();
+      const invited = all.find((b) => b.id === url.searchParams.get('invited'));
+      const deleted = url.searchParams.get('deleted');
+      const gone = deleted && !all.some((b) => b.id === deleted) && /^[A-Za-z0-9_-]{1,100}$/.test(deleted) ? `${deleted} is deleted; its host names are free.` : undefined;
+      return listPage(all, session, undefined, 200, invited ? `The owner of ${invited.id} was mailed a one-time setup link.` : gone);
+    }
+    const exp = new RegExp(`^${SCREEN_PREFIX}/businesses/([^/]+)/export$`).exec(path);
+    if (req.method === 'GET' && exp) {
+      const id = decodeURIComponent(exp[1]!);
+      try {
+        const data = await o.desk.exportBusiness(id);
+        return new Response(data, {
+          headers: {
+            'Content-Type': 'application/vnd.sqlite3',
+            'Content-Disposition': `attachment; filename="${id.replace(/[^A-Za-z0-9_-]/g, '_')}.db"`,
+            'Cache-Control': 'no-store',
+          },
+        });
+      } catch (err) {
+        return listPage(await o.desk.list(), session, (err as Error).message, 400);
+      }
+    }
     if (req.method !== 'POST') return page('Not found', html`<p>Nothing here. <a href="${SCREEN_PREFIX}">The businesses</a></p>`, 404);
     const fields = await form(req);
     const token = fields.get('csrf') ?? '';
@@ -76,18 +102,25 @@ export function createOperatorScreen(o: ScreenOptions): (req: Request, env: unkn
       sessions.delete(cookie(req, COOKIE)!);
       return redirect(SCREEN_PREFIX, `${COOKIE}=; Path=${SCREEN_PREFIX}; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`);
     }
-    const m = new RegExp(`^${SCREEN_PREFIX}/businesses/([^/]+)/(suspend|resume)$`).exec(path);
-    if (!m) return page('Not found', html`<p>Nothing here. <a href="${SCREEN_PREFIX}">The businesses</a></p>`, 404);
+    const m = new RegExp(`^${SCREEN_PREFIX}/businesses/([^/]+)/(suspend|resume|invite|domains|delete)(?:/([^/]+)/verify)?$`).exec(path);
+    if (!m || (m[3] && m[2] !== 'domains')) return page('Not found', html`<p>Nothing here. <a href="${SCREEN_PREFIX}">The businesses</a></p>`, 404);
     const id = decodeURIComponent(m[1]!);
     try {
-      if (m[2] === 'suspend') {
+      if (m[2] === 'domains') {
+        if (m[3]) await o.desk.verifyDomain(id, decodeURIComponent(m[3]));
+        else await o.desk.addDomain(id, fields.get('domain')?.trim() ?? '');
+      } else if (m[2] === 'delete') {
+        await o.desk.remove(id, fields.get('confirm') === 'yes');
+        return redirect(`${SCREEN_PREFIX}?deleted=${encodeURIComponent(id)}`);
+      } else if (m[2] === 'suspend') {
         const reason = fields.get('reason')?.trim();
         await o.desk.suspend(id, reason ? reason : undefined);
-      } else await o.desk.resume(id);
+      } else if (m[2] === 'invite') await o.desk.invite(id, fields.get('email')?.trim() ?? '');
+      else await o.desk.resume(id);
     } catch (err) {
       return listPage(await o.desk.list(), session, (err as Error).message, 400);
     }
-    return redirect(SCREEN_PREFIX);
+    return redirect(m[2] === 'invite' ? `${SCREEN_PREFIX}?invited=${encodeURIComponent(id)}` : SCREEN_PREFIX);
   };
 }
 
@@ -124,7 +157,7 @@ function signInPage(error: string | undefined, status: number): Response {
   );
 }
 
-function listPage(all: OperatorBusiness[], s: Session, error?: string, status = 200): Response {
+function listPage(all: OperatorBusiness[], s: Session, error?: string, status = 200, notice?: string): Response {
   const rows = all.map((b) => {
     const h = b.health as Record<string, number> | null | undefined;
     const health = !b.loaded ? 'not loaded' : h ? healthText(h) : 'its store did not answer';
@@ -133,11 +166,19 @@ function listPage(all: OperatorBusiness[], s: Session, error?: string, status = 
       b.status === 'suspended'
         ? html`<form method="post" action="${action}"><input type="hidden" name="csrf" value="${s.csrf}"><button type="submit">Resume ${b.id}</button></form>`
         : html`<form method="post" action="${action}"><input type="hidden" name="csrf" value="${s.csrf}"><label for="reason-${b.id}">Reason</label><input id="reason-${b.id}" name="reason" type="text" maxlength="300"><button type="submit">Suspend ${b.id}</button></form>`;
-    return html`<tr><td>${b.id}</td><td class="${b.status === 'suspended' ? 'suspended' : ''}">${b.status}${b.reason ? html`: ${String(b.reason)}` : ''}</td><td>${(b.hosts as string[]).join(', ')}</td><td>${health}</td><td>${control}</td></tr>`;
+    const invite = html`<form method="post" action="${SCREEN_PREFIX}/businesses/${encodeURIComponent(b.id)}/invite"><input type="hidden" name="csrf" value="${s.csrf}"><label for="owner-${b.id}">Owner's email</label><input id="owner-${b.id}" name="email" type="email" autocomplete="off" required maxlength="254"><button type="submit">Invite the owner of ${b.id}</button></form>`;
+    const pending = (b.pending_domains ?? []) as Array<{ domain: string; txt_name: string; txt_value: string }>;
+    const domains = html`${pending.map(
+      (p) =>
+        html`<form method="post" action="${SCREEN_PREFIX}/businesses/${encodeURIComponent(b.id)}/domains/${encodeURIComponent(p.domain)}/verify"><input type="hidden" name="csrf" value="${s.csrf}"><p>${p.domain}, pending: publish a TXT record <code>${p.txt_name}</code> with the value <code>${p.txt_value}</code>.</p><button type="submit">Verify ${p.domain}</button></form>`,
+    )}<form method="post" action="${SCREEN_PREFIX}/businesses/${encodeURIComponent(b.id)}/domains"><input type="hidden" name="csrf" value="${s.csrf}"><label for="domain-${b.id}">Custom domain</label><input id="domain-${b.id}" name="domain" type="text" required maxlength="253" autocomplete="off"><button type="submit">Add the domain to ${b.id}</button></form>`;
+    const ref = encodeURIComponent(b.id);
+    const removal = html`<p><a href="${SCREEN_PREFIX}/businesses/${ref}/export" download>Export the data of ${b.id}</a></p><form method="post" action="${SCREEN_PREFIX}/businesses/${ref}/delete"><input type="hidden" name="csrf" value="${s.csrf}"><input id="confirm-${b.id}" name="confirm" type="checkbox" value="yes"><label for="confirm-${b.id}" class="inline">Delete without an export</label><button type="submit">Delete ${b.id}</button></form>`;
+    return html`<tr><td>${b.id}</td><td class="${b.status === 'suspended' ? 'suspended' : ''}">${b.status}${b.reason ? html`: ${String(b.reason)}` : ''}</td><td>${(b.hosts as string[]).join(', ')}${domains}</td><td>${health}</td><td>${control}${invite}${removal}</td></tr>`;
   });
   return page(
     'Businesses',
-    html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}<div class="wide"><table><caption>Every hosted business, its status and health</caption><thead><tr><th scope="col">Id</th><th scope="col">Status</th><th scope="col">Host names</th><th scope="col">Health</th><th scope="col">Action</th></tr></thead><tbody>${rows}</tbody></table></div><form method="post" action="${SCREEN_PREFIX}/sign-out"><input type="hidden" name="csrf" value="${s.csrf}"><p><button type="submit">Sign out</button></p></form>`,
+    html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}${notice ? html`<p role="status">${notice}</p>` : ''}<div class="wide"><table><caption>Every hosted business, its status and health</caption><thead><tr><th scope="col">Id</th><th scope="col">Status</th><th scope="col">Host names</th><th scope="col">Health</th><th scope="col">Action</th></tr></thead><tbody>${rows}</tbody></table></div><form method="post" action="${SCREEN_PREFIX}/sign-out"><input type="hidden" name="csrf" value="${s.csrf}"><p><button type="submit">Sign out</button></p></form>`,
     status,
   );
 }

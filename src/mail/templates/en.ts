@@ -45,6 +45,13 @@ export const en: Words = {
       linkLabel: 'Choose a new password',
       footer: 'If you did not ask for this, ignore this message: your password stays as it is.',
     }),
+    ownerInvite: (url, hours) => ({
+      subject: 'Set up your dashboard',
+      lines: [`Your booking site is ready. Choose the password of your dashboard account with the link below: it works once, for ${hours} hours.`],
+      link: url,
+      linkLabel: 'Set up my account',
+      footer: 'If you were not expecting this, ignore this message: no account is made without the link.',
+    }),
   },
   labels: {
     when: 'When',

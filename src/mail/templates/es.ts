@@ -51,6 +51,13 @@ export const es: Words = {
       linkLabel: 'Elegir una contraseña nueva',
       footer: 'Si no lo has pedido tú, ignora este mensaje: tu contraseña sigue siendo la misma.',
     }),
+    ownerInvite: (url, hours) => ({
+      subject: 'Configura tu panel',
+      lines: [`Tu web de reservas está lista. Elige la contraseña de tu cuenta del panel con el enlace de abajo: sirve una sola vez, durante ${hours} horas.`],
+      link: url,
+      linkLabel: 'Configurar mi cuenta',
+      footer: 'Si no esperabas este mensaje, ignóralo: sin el enlace no se crea ninguna cuenta.',
+    }),
   },
   labels: {
     when: 'Cuándo',

@@ -20,7 +20,7 @@ export interface Facts {
 }
 
 /** The messages about a booking or a waitlist entry (the account messages have words of their own). */
-export type BookingKind = Exclude<MailKind, 'signup_code' | 'password_reset'>;
+export type BookingKind = Exclude<MailKind, 'signup_code' | 'password_reset' | 'owner_invite'>;
 
 export interface AccountWords {
   subject: string;
@@ -38,6 +38,8 @@ export interface Words {
   account: {
     signup(code: string): AccountWords;
     reset(url: string, minutes: string): AccountWords;
+    /** The deployment's operator invites the business's owner to make her dashboard account. */
+    ownerInvite(url: string, hours: string): AccountWords;
   };
   labels: {
     when: string;

@@ -41,6 +41,18 @@ export async function offerDashboardSetup(store: Store, nowMs: number): Promise<
   });
 }
 
+/**
+ * Whether a setup link offered earlier still works (not used, not expired, no user yet): a hosted
+ * business reloaded after an idle close keeps the link its operator mailed rather than replace it.
+ */
+export async function dashboardSetupPending(store: Store, nowMs: number): Promise<boolean> {
+  return store.read(async (tx) => {
+    const raw = await tx.kv.get(KV_KEY);
+    if (!raw || (await tx.admin.hasUsers())) return false;
+    return (JSON.parse(raw) as StoredSetup).expires_ms > nowMs;
+  });
+}
+
 const INVALID = 'This setup link no longer works: it was used, a newer start replaced it, or it expired. Restart the server for a new one, or sign in.';
 
 export const setUpDashboardOwner = defineOperation({

@@ -32,7 +32,8 @@ export type MailKind =
   | 'reminder'
   | 'waitlist_offer'
   | 'signup_code'
-  | 'password_reset';
+  | 'password_reset'
+  | 'owner_invite';
 
 /**
  * A recipient address of a plausible form (one @, a dotted domain, nothing a header could be split

@@ -17,6 +17,7 @@ import {
   checkPaymentAccount,
   DirectoryClash,
   type DeploymentDirectory,
+  type DomainClaim,
   type HostedBusiness,
   type HostedRegistration,
   type HostedStatus,
@@ -40,6 +41,7 @@ export const DEFAULT_DIRECTORY_SCHEMA = 'usp-deployment';
 type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: string | number; payment_account: string | null };
 const COLS = 'id, status, reason, origin, added_at, payment_account';
 type NameRow = { name: string; business_id: string };
+type ClaimRow = { name: string; business_id: string; token: string; claimed_at: string | number };
 type RegRow = { business_id: string; registry: string; registration_id: string; profile_url: string };
 
 const migration = (s: string) => `
@@ -67,7 +69,13 @@ CREATE TABLE IF NOT EXISTS ${s}.hosted_registrations (
 );
 ALTER TABLE ${s}.hosted_businesses ADD COLUMN IF NOT EXISTS definition TEXT;
 ALTER TABLE ${s}.hosted_businesses ADD COLUMN IF NOT EXISTS payment_account TEXT;
-CREATE UNIQUE INDEX IF NOT EXISTS hosted_businesses_payment_account ON ${s}.hosted_businesses(payment_account);`;
+CREATE UNIQUE INDEX IF NOT EXISTS hosted_businesses_payment_account ON ${s}.hosted_businesses(payment_account);
+CREATE TABLE IF NOT EXISTS ${s}.hosted_domain_claims (
+  name TEXT PRIMARY KEY,
+  business_id TEXT NOT NULL REFERENCES ${s}.hosted_businesses(id),
+  token TEXT NOT NULL,
+  claimed_at BIGINT NOT NULL
+);`;
 
 /** Open (creating if needed) the directory and read it whole; resolves once this process is listening. */
 export async function openPgDeploymentDirectory(o: PgDirectoryOptions): Promise<DeploymentDirectory> {
@@ -208,6 +216,7 @@ class PgDirectory implements DeploymentDirectory {
     let removed = false;
     await this.write(id, async (c) => {
       await c.query(`DELETE FROM ${this.s}.hosted_registrations WHERE business_id = $1`, [id]);
+      await c.query(`DELETE FROM ${this.s}.hosted_domain_claims WHERE business_id = $1`, [id]);
       await c.query(`DELETE FROM ${this.s}.hosted_names WHERE business_id = $1`, [id]);
       removed = ((await c.query(`DELETE FROM ${this.s}.hosted_businesses WHERE id = $1`, [id])).rowCount ?? 0) > 0;
     });
@@ -221,6 +230,49 @@ class PgDirectory implements DeploymentDirectory {
         [id, registry, registrationId, profileUrl],
       ),
     );
+  }
+
+  async claimDomain(id: string, domain: string, token: string, at: number): Promise<DomainClaim> {
+    const name = domain.toLowerCase();
+    let out: DomainClaim = { name, token, claimedAt: at };
+    await this.write(id, async (c) => {
+      const held = await c.query<NameRow>(`SELECT name, business_id FROM ${this.s}.hosted_names WHERE name = $1`, [name]);
+      if (held.rows[0]) throw new DirectoryClash(`the host name ${name} already reaches ${held.rows[0].business_id}`);
+      await c.query(`INSERT INTO ${this.s}.hosted_domain_claims (name, business_id, token, claimed_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING`, [
+        name,
+        id,
+        token,
+        at,
+      ]);
+      const claim = (await c.query<ClaimRow>(`SELECT name, business_id, token, claimed_at FROM ${this.s}.hosted_domain_claims WHERE name = $1`, [name])).rows[0]!;
+      if (claim.business_id !== id) throw new DirectoryClash(`the domain ${name} is claimed by another business`);
+      out = asClaim(claim);
+    });
+    return out;
+  }
+
+  async domainClaimsOf(id: string): Promise<DomainClaim[]> {
+    const r = await this.pool.query<ClaimRow>(`SELECT name, business_id, token, claimed_at FROM ${this.s}.hosted_domain_claims WHERE business_id = $1 ORDER BY claimed_at, name`, [
+      id,
+    ]);
+    return r.rows.map(asClaim);
+  }
+
+  async confirmDomain(id: string, domain: string): Promise<boolean> {
+    const name = domain.toLowerCase();
+    let confirmed = false;
+    await this.write(id, async (c) => {
+      const gone = await c.query(`DELETE FROM ${this.s}.hosted_domain_claims WHERE name = $1 AND business_id = $2`, [name, id]);
+      if ((gone.rowCount ?? 0) === 0) return;
+      const held = await c.query<NameRow>(`SELECT name, business_id FROM ${this.s}.hosted_names WHERE name = $1`, [name]);
+      if (held.rows[0]) throw new DirectoryClash(`the host name ${name} already reaches ${held.rows[0].business_id}`);
+      await c.query(
+        `INSERT INTO ${this.s}.hosted_names (name, business_id, position) SELECT $1, $2, COALESCE(MAX(position) + 1, 0) FROM ${this.s}.hosted_names WHERE business_id = $2`,
+        [name, id],
+      );
+      confirmed = true;
+    });
+    return confirmed;
   }
 
   /** Ready while the copy follows the database: listening, and the database answers. */
@@ -409,6 +461,10 @@ class PgDirectory implements DeploymentDirectory {
     }, delay);
     this.retryTimer.unref();
   }
+}
+
+function asClaim(r: ClaimRow): DomainClaim {
+  return { name: r.name, token: r.token, claimedAt: Number(r.claimed_at) };
 }
 
 function copy(b: HostedBusiness): HostedBusiness {

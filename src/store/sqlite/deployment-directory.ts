@@ -10,6 +10,7 @@ import {
   checkPaymentAccount,
   DirectoryClash,
   type DeploymentDirectory,
+  type DomainClaim,
   type HostedBusiness,
   type HostedRegistration,
   type HostedStatus,
@@ -26,6 +27,9 @@ export interface SqliteDeploymentDirectory extends DeploymentDirectory {
   remove(id: string): boolean;
   recordRegistration(id: string, registry: string, registrationId: string, profileUrl: string): void;
   registrationsOf(id: string): HostedRegistration[];
+  claimDomain(id: string, name: string, token: string, at: number): DomainClaim;
+  domainClaimsOf(id: string): DomainClaim[];
+  confirmDomain(id: string, name: string): boolean;
   ready(): boolean;
   close(): void;
 }
@@ -50,6 +54,12 @@ CREATE TABLE IF NOT EXISTS hosted_registrations (
   registration_id TEXT NOT NULL,
   profile_url TEXT NOT NULL,
   PRIMARY KEY (business_id, registry)
+);
+CREATE TABLE IF NOT EXISTS hosted_domain_claims (
+  name TEXT PRIMARY KEY,
+  business_id TEXT NOT NULL REFERENCES hosted_businesses(id),
+  token TEXT NOT NULL,
+  claimed_at INTEGER NOT NULL
 );
 `;
 
@@ -94,6 +104,7 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
   );
   const remove = db.transaction((id: string) => {
     db.prepare('DELETE FROM hosted_registrations WHERE business_id = ?').run(id);
+    db.prepare('DELETE FROM hosted_domain_claims WHERE business_id = ?').run(id);
     db.prepare('DELETE FROM hosted_names WHERE business_id = ?').run(id);
     return db.prepare('DELETE FROM hosted_businesses WHERE id = ?').run(id).changes > 0;
   });
@@ -126,7 +137,32 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
       insertName.run(name, id, i);
     });
   });
+  type ClaimRow = { name: string; business_id: string; token: string; claimed_at: number };
+  const claimOf = db.prepare<[string], ClaimRow>('SELECT name, business_id, token, claimed_at FROM hosted_domain_claims WHERE name = ?');
+  const claimsOf = db.prepare<[string], ClaimRow>('SELECT name, business_id, token, claimed_at FROM hosted_domain_claims WHERE business_id = ? ORDER BY claimed_at, name');
+  const asClaim = (r: ClaimRow): DomainClaim => ({ name: r.name, token: r.token, claimedAt: r.claimed_at });
+  const claimDomain = db.transaction((id: string, name: string, token: string, at: number): DomainClaim => {
+    const holder = nameTaken.get(name);
+    if (holder) throw new DirectoryClash(`the host name ${name} already reaches ${holder.business_id}`);
+    const claim = claimOf.get(name);
+    if (claim && claim.business_id !== id) throw new DirectoryClash(`the domain ${name} is claimed by another business`);
+    if (claim) return asClaim(claim);
+    db.prepare('INSERT INTO hosted_domain_claims (name, business_id, token, claimed_at) VALUES (?, ?, ?, ?)').run(name, id, token, at);
+    return { name, token, claimedAt: at };
+  });
+  const confirmDomain = db.transaction((id: string, name: string): boolean => {
+    const claim = claimOf.get(name);
+    if (!claim || claim.business_id !== id) return false;
+    const holder = nameTaken.get(name);
+    if (holder) throw new DirectoryClash(`the host name ${name} already reaches ${holder.business_id}`);
+    db.prepare('DELETE FROM hosted_domain_claims WHERE name = ?').run(name);
+    insertName.run(name, id, namesOf.all(id).length);
+    return true;
+  });
   return {
+    claimDomain: (id, name, token, at) => claimDomain(id, name.toLowerCase(), token, at),
+    domainClaimsOf: (id) => claimsOf.all(id).map(asClaim),
+    confirmDomain: (id, name) => confirmDomain(id, name.toLowerCase()),
     setHosts: (id, hosts) =>
       setHosts(
         id,
