@@ -39,57 +39,34 @@ export interface OperatorDeskDeps {
 }
 
 export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
-  const known = (id: string): HostedBusiness => {
-    const b = d.directory.get(id);
-    if (!b) throw new OperatorRefusal('not_found', `No hosted business has the id ${JSON.stringify(id)}.`);
-    return b;
-  };
-  const status = async (id: string, suspended: boolean, reason?: string) => {
-    await d.directory.setStatus(id, suspended ? 'suspended' : 'active', reason);
-    // A loaded business would take the new status up on its next request (hosting.ts); this makes it now.
-    await d.pool.peek(id, (s) => s.setSuspended(suspended ? (reason ?? DEFAULT_SUSPENSION) : undefined));
-    return health(d, known(id));
-  };
-  const invite = async (id: string, email: unknown) => {
-    known(id);
-    await d.pool.use(id, (s) => inviteOwner(s, email));
-    d.log.info('operator invited the owner of a business', { business: id });
-  };
+  const { known, status, recompose, invite } = deskSteps(d);
   return {
     list: () => Promise.all(d.directory.list().map((b) => health(d, b))),
     get: async (id) => {
       const b = d.directory.get(id);
       return b && health(d, b);
     },
-    create: async (business, hosts, extra = {}) => {
-      const { ownerEmail, paymentAccount } = extra;
-      if (ownerEmail !== undefined && !mailableAddress(ownerEmail)) throw new OperatorRefusal('invalid', 'owner_email is the owner’s email address, e.g. "owner@example.com".');
-      const b = await create(d, business, hosts, accountOf(paymentAccount, true));
-      if (ownerEmail === undefined) return health(d, b);
-      // The business exists either way: an invitation that could not go says why beside it.
-      const sent = await invite(b.id, ownerEmail).then(() => ({ invited: true }), refusedBeside);
-      return { ...(await health(d, known(b.id))), ...sent };
-    },
-    setPaymentAccount: async (id, account) => {
-      known(id);
-      await clash(() => d.directory.setPaymentAccount(id, accountOf(account, false)));
-      // Its payments were composed with the old account: its next request composes it afresh.
-      await d.pool.close(id);
-      d.log.info('operator set the payment account of a business', { business: id });
-      return health(d, known(id));
-    },
+    create: (business, hosts, extra = {}) => createWithExtras(d, { business, hosts, ...extra }, invite),
+    setPaymentAccount: (id, account) =>
+      recompose(
+        id,
+        () => d.directory.setPaymentAccount(id, accountOf(account, false)),
+        'operator set the payment account of a business',
+        () => ({}),
+      ),
     invite: async (id, email) => {
       await invite(id, email);
       return health(d, known(id));
     },
-    setHosts: async (id, hosts) => {
+    setHosts: (id, hosts) => {
       known(id);
       const names = hostNames(d, hosts, id);
-      await clash(() => d.directory.setHosts(id, names));
-      // Its origin and allowed hosts were composed from the old names: its next request composes it afresh.
-      await d.pool.close(id);
-      d.log.info('operator set the host names of a business', { business: id, hosts: names });
-      return health(d, known(id));
+      return recompose(
+        id,
+        () => d.directory.setHosts(id, names),
+        'operator set the host names of a business',
+        () => ({ hosts: names }),
+      );
     },
     addDomain: async (id, domain) => {
       known(id);
@@ -99,14 +76,13 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
       d.log.info('operator added a custom domain, pending its DNS record', { business: id, domain: name });
       return health(d, known(id));
     },
-    verifyDomain: async (id, domain) => {
-      known(id);
-      const name = await clash(() => verifyClaim(d.directory, d.resolveTxt ?? defaultTxtResolver, id, domain));
-      // Its allowed hosts were composed from the old names: its next request composes it afresh.
-      await d.pool.close(id);
-      d.log.info('operator verified a custom domain', { business: id, domain: name });
-      return health(d, known(id));
-    },
+    verifyDomain: (id, domain) =>
+      recompose(
+        id,
+        () => verifyClaim(d.directory, d.resolveTxt ?? defaultTxtResolver, id, domain),
+        'operator verified a custom domain',
+        (name) => ({ domain: name }),
+      ),
     exportBusiness: async (id) => {
       known(id);
       return exportBusiness(d, id);
@@ -187,6 +163,52 @@ async function create(d: OperatorDeskDeps, business: unknown, hosts: unknown, pa
   await clash(() => d.directory.add({ id, hosts: names, origin: file, addedAt: Date.now(), definition: JSON.stringify(business), ...(paymentAccount ? { paymentAccount } : {}) }));
   d.log.info('operator added a business', { business: id, hosts: names });
   return d.directory.get(id)!;
+}
+
+/** The steps the desk's answers share: a known business, a status set now, a recomposing change, an invitation. */
+function deskSteps(d: OperatorDeskDeps) {
+  const known = (id: string): HostedBusiness => {
+    const b = d.directory.get(id);
+    if (!b) throw new OperatorRefusal('not_found', `No hosted business has the id ${JSON.stringify(id)}.`);
+    return b;
+  };
+  const status = async (id: string, suspended: boolean, reason?: string) => {
+    await d.directory.setStatus(id, suspended ? 'suspended' : 'active', reason);
+    // A loaded business would take the new status up on its next request (hosting.ts); this makes it now.
+    await d.pool.peek(id, (s) => s.setSuspended(suspended ? (reason ?? DEFAULT_SUSPENSION) : undefined));
+    return health(d, known(id));
+  };
+  // A change the business was composed with (its names, its account): written, then the loaded business is
+  // closed so that its next request composes it afresh.
+  const recompose = async <T>(id: string, write: () => T | Promise<T>, line: string, fields: (r: T) => Record<string, unknown>) => {
+    known(id);
+    const r = await clash(write);
+    await d.pool.close(id);
+    d.log.info(line, { business: id, ...fields(r) });
+    return health(d, known(id));
+  };
+  const invite = async (id: string, email: unknown) => {
+    known(id);
+    await d.pool.use(id, (s) => inviteOwner(s, email));
+    d.log.info('operator invited the owner of a business', { business: id });
+  };
+  return { known, status, recompose, invite };
+}
+
+/** A new business from the operator's form, with its connected account; with an owner's email, its owner invited. */
+async function createWithExtras(
+  d: OperatorDeskDeps,
+  input: { business: unknown; hosts: unknown; paymentAccount?: unknown; ownerEmail?: unknown },
+  invite: (id: string, email: unknown) => Promise<void>,
+): Promise<OperatorBusiness> {
+  const { ownerEmail } = input;
+  if (ownerEmail !== undefined && !mailableAddress(ownerEmail)) throw new OperatorRefusal('invalid', 'owner_email is the owner’s email address, e.g. "owner@example.com".');
+  const b = await create(d, input.business, input.hosts, accountOf(input.paymentAccount, true));
+  if (ownerEmail === undefined) return health(d, b);
+  // The business exists either way: an invitation that could not go says why beside it.
+  const sent = await invite(b.id, ownerEmail).then(() => ({ invited: true }), refusedBeside);
+  const now = d.directory.get(b.id) ?? b;
+  return { ...(await health(d, now)), ...sent };
 }
 
 /** A business as the operator sees it: directory facts, and for a loaded one what needs attention. */
